@@ -1,0 +1,1 @@
+#include "config/cluster_yaml.h"

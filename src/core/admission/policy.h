@@ -1,0 +1,40 @@
+// AdmissionPolicy: decides, for one queue in one cycle, which of its pending jobs start
+// (R-ADM-2). Implementations: fifo, easy_backfill (bounded_backfill lands with #4).
+//
+// Contract for Admit():
+//  - Walk the queue's pending jobs in queue order; skip jobs failed by this cycle's
+//    classification (ctx.FailedThisCycle).
+//  - Start a job only through ctx.Nominate + ctx.Start, so capacity stays consistent.
+//  - When ctx.explain is set, call ctx.Pend exactly once for every job left pending, with at
+//    least one reason.
+#pragma once
+
+#include <memory>
+
+#include "core/cycle/cycle_context.h"
+#include "core/model/cluster_state.h"
+
+namespace sluice::core {
+
+class AdmissionPolicy {
+ public:
+  virtual ~AdmissionPolicy() = default;
+  virtual void Admit(const Queue& queue, CycleContext& ctx) const = 0;
+};
+
+std::unique_ptr<AdmissionPolicy> MakeFifoPolicy();
+std::unique_ptr<AdmissionPolicy> MakeEasyBackfillPolicy();
+
+// The shared first phase of every policy: starts jobs in queue order while they fit.
+// Returns the iterator of the first job that does not fit (the blocked head) with its
+// reasons in `head_reasons`, or queue.pending.end() when every job started.
+PendingSet::const_iterator StartInOrder(const Queue& queue, CycleContext& ctx,
+                                        PendingReasons& head_reasons);
+
+PendingReasons HeldReasons();
+
+// Explains the jobs after `from` as waiting behind `head` (PRIORITY_WAIT).
+void PendBehindHead(const Queue& queue, PendingSet::const_iterator from, const Job& head,
+                    CycleContext& ctx);
+
+}  // namespace sluice::core

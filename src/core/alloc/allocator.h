@@ -1,0 +1,47 @@
+// Allocator: finds where a job's whole request fits, all or nothing (R-AL-1).
+//
+// The cycle and the admission policies talk to this interface only, so the plan/host-iterator
+// allocator (R-AL-2 … R-AL-7) replaces the implementation, not the callers. Implementations
+// are stateless and const: everything a decision depends on is passed in.
+#pragma once
+
+#include <string>
+
+#include "core/alloc/capacity.h"
+#include "core/model/cluster_state.h"
+#include "core/model/job.h"
+#include "core/reasons/reason.h"
+
+namespace sluice::core {
+
+// kPreempt asks "would this fit if the candidate victims were gone" (R-AL-6); the first
+// allocator knows only kNormal.
+enum class AllocMode { kNormal, kPreempt };
+
+struct AllocOutcome {
+  bool ok = false;
+  Allocation allocation;   // when ok: hosts in host-index order
+  PendingReasons reasons;  // when !ok: why it does not fit now
+};
+
+struct Feasibility {
+  bool ok = true;
+  std::string why;  // when !ok: what can never be met, in words a user can act on
+};
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+
+  // Nominate: computes an allocation for the job's whole request from `capacity` without
+  // changing it. Outcomes: ok with an allocation the caller may Debit; or !ok with reasons,
+  // and then nothing was claimed (rollback is the allocator's duty).
+  virtual AllocOutcome Nominate(const Job& job, const ClusterState& state,
+                                const Capacity& capacity, AllocMode mode) const = 0;
+
+  // Static feasibility (R-ADM-1): could the request ever be met by the configured hosts,
+  // counting hosts in every state as capacity? !ok means the job is UNSCHEDULABLE.
+  virtual Feasibility CheckFeasible(const Job& job, const ClusterState& state) const = 0;
+};
+
+}  // namespace sluice::core

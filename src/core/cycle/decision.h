@@ -1,0 +1,54 @@
+// Decisions out of a scheduling cycle (R-ARCH-1) and the cycle's result.
+//
+// A cycle emits, in the order it made them: StartJob (with the allocation), FailJob (a job
+// that can never run ends EXIT with a machine-readable cause and a message), and — when the
+// caller asks for explanations — one PendJob per job left pending, with its reasons, in
+// cycle order (queues in cycle order, jobs in queue order). docs/design/decisions-format.md
+// describes the format drivers write.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/time.h"
+#include "core/model/job.h"
+#include "core/reasons/reason.h"
+
+namespace sluice::core {
+
+struct StartJob {
+  JobId job = kNoJob;
+  Allocation allocation;
+  bool backfilled = false;  // started ahead of a blocked head
+};
+
+struct FailJob {
+  JobId job = kNoJob;
+  ExitCause cause = ExitCause::kUnschedulable;
+  std::string message;
+};
+
+struct PendJob {
+  JobId job = kNoJob;
+  PendingReasons reasons;
+};
+
+using Decision = std::variant<StartJob, FailJob, PendJob>;
+
+struct CycleStats {
+  int64_t evaluated = 0;  // allocation attempts (Nominate calls)
+  int64_t started = 0;
+  int64_t backfilled = 0;
+  int64_t failed = 0;
+};
+
+struct CycleResult {
+  std::vector<Decision> decisions;
+  std::optional<Instant> wake_at;  // the next time the core needs a cycle without an event
+  CycleStats stats;
+};
+
+}  // namespace sluice::core

@@ -1,0 +1,51 @@
+// Events in: everything that changes the cluster between cycles (R-ARCH-1).
+//
+// Drivers (server, simulator) turn the outside world into these values and Apply() them to
+// the state; the store journals the same values. Apply is pure state transition: no I/O,
+// no clock (the time of the event is passed in).
+#pragma once
+
+#include <string>
+#include <variant>
+
+#include "base/status.h"
+#include "base/time.h"
+#include "core/model/cluster_state.h"
+
+namespace sluice::core {
+
+struct JobSubmitted {
+  JobSpec spec;
+};
+struct JobCancelled {
+  JobId job = kNoJob;
+};
+struct JobFinished {
+  JobId job = kNoJob;
+  int32_t exit_code = 0;
+  ExitCause cause = ExitCause::kNone;  // kRunLimit when killed at its limit
+};
+struct HostAdded {
+  HostSpec host;
+};
+struct HostChanged {
+  std::string host;
+  HostState state = HostState::kOk;
+};
+// The host's agent was lost; the host becomes `unavail` (what happens to its jobs is the
+// server's on_host_loss policy, applied as JobFinished/requeue events).
+struct HostLost {
+  std::string host;
+};
+struct ConfigChanged {
+  ClusterConfig config;
+};
+
+using Event = std::variant<JobSubmitted, JobCancelled, JobFinished, HostAdded, HostChanged,
+                           HostLost, ConfigChanged>;
+
+// Applies one event at time `now`. On error the state is unchanged and the Status says
+// which event was refused and why (unknown job, duplicate id, ...).
+Status Apply(const Event& event, Instant now, ClusterState& state);
+
+}  // namespace sluice::core

@@ -1,0 +1,91 @@
+#include "core/cycle/scheduler.h"
+
+#include <algorithm>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/alloc/any_slot_allocator.h"
+
+namespace sluice::core {
+
+Scheduler::Scheduler() : allocator_(std::make_unique<AnySlotAllocator>()) {
+  policies_[static_cast<size_t>(PolicyKind::kFifo)] = MakeFifoPolicy();
+  policies_[static_cast<size_t>(PolicyKind::kEasyBackfill)] = MakeEasyBackfillPolicy();
+}
+
+Scheduler::~Scheduler() = default;
+
+Status Scheduler::CheckSupported(const ClusterConfig& config) {
+  for (const QueueSpec& queue : config.queues) {
+    if (queue.policy == PolicyKind::kBoundedBackfill) {
+      return Status(StatusCode::kFailedPrecondition,
+                    "queue '" + queue.name + "': policy bounded_backfill is not implemented yet");
+    }
+  }
+  return Status::Ok();
+}
+
+void Scheduler::ClassifyNewJobs(CycleContext& ctx) const {
+  for (JobId id : ctx.state.unclassified()) {
+    const Job* job = ctx.state.FindJob(id);
+    if (job == nullptr || (job->state != JobState::kPending && job->state != JobState::kHeld)) {
+      continue;
+    }
+    Feasibility feasibility = allocator_->CheckFeasible(*job, ctx.state);
+    if (feasibility.ok) continue;
+    ctx.failed.push_back(id);
+    ++ctx.result.stats.failed;
+    ctx.result.decisions.push_back(
+        FailJob{id, ExitCause::kUnschedulable, std::move(feasibility.why)});
+  }
+  std::sort(ctx.failed.begin(), ctx.failed.end());
+}
+
+namespace {
+
+std::vector<const Queue*> OrderQueues(const ClusterState& state) {
+  std::vector<const Queue*> order;
+  order.reserve(state.queues().size());
+  for (const Queue& queue : state.queues()) order.push_back(&queue);
+  std::sort(order.begin(), order.end(), [](const Queue* a, const Queue* b) {
+    if (a->spec.priority != b->spec.priority) return a->spec.priority > b->spec.priority;
+    return a->spec.name < b->spec.name;
+  });
+  return order;
+}
+
+}  // namespace
+
+CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
+                                const CycleOptions& options) const {
+  CycleContext ctx{.state = state,
+                   .now = now,
+                   .allocator = *allocator_,
+                   .explain = options.explain,
+                   .capacity = Capacity(state),
+                   .result = {},
+                   .started = {},
+                   .failed = {}};
+  ClassifyNewJobs(ctx);
+  for (const Queue* queue : OrderQueues(state)) {
+    if (queue->pending.empty()) continue;
+    const AdmissionPolicy* policy = policies_[static_cast<size_t>(queue->spec.policy)].get();
+    SLUICE_CHECK(policy != nullptr);  // CheckSupported() guards configs
+    policy->Admit(*queue, ctx);
+  }
+  return std::move(ctx.result);
+}
+
+void Commit(const CycleResult& result, Instant now, ClusterState& state) {
+  for (const Decision& decision : result.decisions) {
+    if (const auto* start = std::get_if<StartJob>(&decision)) {
+      state.Start(start->job, start->allocation, now);
+    } else if (const auto* fail = std::get_if<FailJob>(&decision)) {
+      state.Fail(fail->job, fail->cause, now);
+    }
+  }
+  state.MarkClassified();
+}
+
+}  // namespace sluice::core

@@ -1,0 +1,292 @@
+#include "core/model/cluster_state.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace sluice::core {
+
+Result<ClusterState> ClusterState::Create(const ClusterConfig& config) {
+  ClusterState state;
+  for (const HostSpec& spec : config.hosts) {
+    SLUICE_RETURN_IF_ERROR(state.AddHost(spec));
+  }
+  if (config.queues.empty()) {
+    return InvalidArgument("queues: at least one queue is required");
+  }
+  for (const QueueSpec& spec : config.queues) {
+    SLUICE_RETURN_IF_ERROR(state.AddQueue(spec));
+  }
+  if (!config.default_queue.empty()) {
+    auto queue = state.FindQueue(config.default_queue);
+    if (!queue) return NotFound("default_queue: no queue named '" + config.default_queue + "'");
+    state.default_queue_ = *queue;
+  }
+  state.config_ = config;
+  return state;
+}
+
+Status ClusterState::AddHost(HostSpec spec) {
+  if (spec.slots < 0) {
+    return InvalidArgument("host '" + spec.name + "': slots must be >= 0");
+  }
+  if (host_by_name_.contains(spec.name)) {
+    return Status(StatusCode::kAlreadyExists, "host '" + spec.name + "' is defined twice");
+  }
+  Host host;
+  host.index = static_cast<HostIndex>(hosts_.size());
+  host.spec = std::move(spec);
+  total_slots_ += host.spec.slots;
+  if (host.AcceptsWork()) free_slots_ += host.spec.slots;
+  host_by_name_.emplace(host.spec.name, host.index);
+  hosts_.push_back(std::move(host));
+  return Status::Ok();
+}
+
+Status ClusterState::AddQueue(const QueueSpec& spec) {
+  if (queue_by_name_.contains(spec.name)) {
+    return Status(StatusCode::kAlreadyExists, "queue '" + spec.name + "' is defined twice");
+  }
+  Queue queue;
+  queue.index = static_cast<QueueIndex>(queues_.size());
+  queue.spec = spec;
+  queue_by_name_.emplace(spec.name, queue.index);
+  queues_.push_back(std::move(queue));
+  return Status::Ok();
+}
+
+std::optional<HostIndex> ClusterState::FindHost(std::string_view name) const {
+  auto it = host_by_name_.find(std::string(name));
+  if (it == host_by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<QueueIndex> ClusterState::FindQueue(std::string_view name) const {
+  auto it = queue_by_name_.find(std::string(name));
+  if (it == queue_by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+const Job* ClusterState::FindJob(JobId id) const {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+Job* ClusterState::MutableJob(JobId id) {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+Status ClusterState::Submit(JobSpec spec) {
+  if (jobs_.contains(spec.id)) {
+    return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.id) + " exists");
+  }
+  if (spec.min_tasks < 1 || spec.max_tasks < spec.min_tasks) {
+    return InvalidArgument("job " + std::to_string(spec.id) + ": tasks must satisfy 1 <= min (" +
+                           std::to_string(spec.min_tasks) + ") <= max (" +
+                           std::to_string(spec.max_tasks) + ")");
+  }
+  QueueIndex queue_index = default_queue_;
+  if (!spec.queue.empty()) {
+    auto found = FindQueue(spec.queue);
+    if (!found) {
+      return NotFound("job " + std::to_string(spec.id) + ": no queue named '" + spec.queue + "'");
+    }
+    queue_index = *found;
+  }
+  const JobId id = spec.id;
+  Job& job = jobs_[id];
+  job.spec = std::move(spec);
+  job.queue = queue_index;
+  job.seq = next_seq_++;
+  job.state = job.spec.hold ? JobState::kHeld : JobState::kPending;
+  queues_[queue_index].pending.insert(PendingEntry{-job.spec.priority, job.seq, &job});
+  unclassified_.push_back(id);
+  return Status::Ok();
+}
+
+void ClusterState::RemovePending(Job& job) {
+  size_t erased = queues_[job.queue].pending.erase(PendingEntry{-job.spec.priority, job.seq, &job});
+  SLUICE_CHECK(erased == 1);
+}
+
+void ClusterState::Release(Job& job) {
+  for (const HostGrant& grant : job.allocation.hosts) {
+    Host& host = hosts_[grant.host];
+    host.used_slots -= grant.slots;
+    host.running_jobs -= 1;
+    SLUICE_CHECK(host.used_slots >= 0);
+    if (host.AcceptsWork()) free_slots_ += grant.slots;
+  }
+  Queue& queue = queues_[job.queue];
+  queue.running_jobs -= 1;
+  queue.used_slots -= job.allocation.TotalSlots();
+  running_.erase(RunningEntry{job.start_seq, &job});
+  job.allocation.hosts.clear();
+}
+
+Status ClusterState::Cancel(JobId id, Instant now) {
+  Job* job = MutableJob(id);
+  if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
+  switch (job->state) {
+    case JobState::kPending:
+    case JobState::kHeld:
+      RemovePending(*job);
+      break;
+    case JobState::kAdmitting:
+    case JobState::kRunning:
+      Release(*job);
+      break;
+    default:
+      return FailedPrecondition("job " + std::to_string(id) + " is already " +
+                                std::string(ToString(job->state)));
+  }
+  job->state = JobState::kCancelled;
+  job->end_time = now;
+  return Status::Ok();
+}
+
+Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause cause) {
+  Job* job = MutableJob(id);
+  if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
+  if (job->state != JobState::kRunning && job->state != JobState::kAdmitting) {
+    return FailedPrecondition("job " + std::to_string(id) + " is not running but " +
+                              std::string(ToString(job->state)));
+  }
+  Release(*job);
+  if (cause == ExitCause::kNone && exit_code != 0) cause = ExitCause::kNonZeroExit;
+  job->state = cause == ExitCause::kNone ? JobState::kDone : JobState::kExit;
+  job->exit_cause = cause;
+  job->exit_code = exit_code;
+  job->end_time = now;
+  return Status::Ok();
+}
+
+void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
+  Job* job = MutableJob(id);
+  SLUICE_CHECK(job != nullptr && job->state == JobState::kPending);
+  RemovePending(*job);
+  for (const HostGrant& grant : allocation.hosts) {
+    Host& host = hosts_[grant.host];
+    SLUICE_CHECK(grant.slots > 0 && grant.slots <= host.FreeSlots() && host.AcceptsWork());
+    host.used_slots += grant.slots;
+    host.running_jobs += 1;
+    free_slots_ -= grant.slots;
+  }
+  Queue& queue = queues_[job->queue];
+  queue.running_jobs += 1;
+  queue.used_slots += allocation.TotalSlots();
+  job->allocation = std::move(allocation);
+  job->state = JobState::kRunning;
+  job->start_time = now;
+  job->start_seq = next_start_seq_++;
+  running_.insert(RunningEntry{job->start_seq, job});
+}
+
+void ClusterState::Fail(JobId id, ExitCause cause, Instant now) {
+  Job* job = MutableJob(id);
+  SLUICE_CHECK(job != nullptr &&
+               (job->state == JobState::kPending || job->state == JobState::kHeld));
+  RemovePending(*job);
+  job->state = JobState::kExit;
+  job->exit_cause = cause;
+  job->end_time = now;
+}
+
+Status ClusterState::SetHostState(std::string_view name, HostState new_state) {
+  auto index = FindHost(name);
+  if (!index) return NotFound("no host named '" + std::string(name) + "'");
+  Host& host = hosts_[*index];
+  if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
+  host.spec.state = new_state;
+  if (host.AcceptsWork()) free_slots_ += host.FreeSlots();
+  return Status::Ok();
+}
+
+Status ClusterState::Reconfigure(const ClusterConfig& config) {
+  // Validate whole before touching anything, so a rejected config changes nothing.
+  for (const Host& host : hosts_) {
+    bool kept = std::any_of(config.hosts.begin(), config.hosts.end(),
+                            [&](const HostSpec& s) { return s.name == host.spec.name; });
+    if (!kept && host.running_jobs > 0) {
+      return FailedPrecondition("host '" + host.spec.name + "' still runs jobs");
+    }
+  }
+  for (const Queue& queue : queues_) {
+    bool kept = std::any_of(config.queues.begin(), config.queues.end(),
+                            [&](const QueueSpec& s) { return s.name == queue.spec.name; });
+    if (!kept && (queue.running_jobs > 0 || !queue.pending.empty())) {
+      return FailedPrecondition("queue '" + queue.spec.name + "' still has jobs");
+    }
+  }
+  for (const HostSpec& spec : config.hosts) {
+    auto index = FindHost(spec.name);
+    if (!index) continue;
+    if (spec.slots < hosts_[*index].used_slots) {
+      return FailedPrecondition("host '" + spec.name + "': slots " + std::to_string(spec.slots) +
+                                " below the " + std::to_string(hosts_[*index].used_slots) +
+                                " in use");
+    }
+  }
+  // A removed host or queue stays in its vector (indices never move); hosts become unavail
+  // and queues inactive and closed.
+  for (const HostSpec& spec : config.hosts) {
+    auto index = FindHost(spec.name);
+    if (!index) {
+      SLUICE_RETURN_IF_ERROR(AddHost(spec));
+      continue;
+    }
+    Host& host = hosts_[*index];
+    if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
+    total_slots_ += spec.slots - host.spec.slots;
+    host.spec = spec;
+    if (host.AcceptsWork()) free_slots_ += host.FreeSlots();
+  }
+  for (Host& host : hosts_) {
+    bool kept = std::any_of(config.hosts.begin(), config.hosts.end(),
+                            [&](const HostSpec& s) { return s.name == host.spec.name; });
+    if (!kept) SLUICE_RETURN_IF_ERROR(SetHostState(host.spec.name, HostState::kUnavail));
+  }
+  for (const QueueSpec& spec : config.queues) {
+    auto index = FindQueue(spec.name);
+    if (!index) {
+      SLUICE_RETURN_IF_ERROR(AddQueue(spec));
+    } else {
+      queues_[*index].spec = spec;
+    }
+  }
+  for (Queue& queue : queues_) {
+    bool kept = std::any_of(config.queues.begin(), config.queues.end(),
+                            [&](const QueueSpec& s) { return s.name == queue.spec.name; });
+    if (!kept) {
+      queue.spec.open = false;
+      queue.spec.active = false;
+    }
+  }
+  default_queue_ = 0;
+  if (!config.default_queue.empty()) {
+    auto queue = FindQueue(config.default_queue);
+    if (queue) default_queue_ = *queue;
+  } else if (!config.queues.empty()) {
+    default_queue_ = *FindQueue(config.queues.front().name);
+  }
+  config_ = config;
+  // R-ADM-1: every pending job is classified again after a configuration change.
+  unclassified_.clear();
+  for (const Queue& queue : queues_) {
+    for (const PendingEntry& entry : queue.pending) {
+      entry.job->classified = false;
+      unclassified_.push_back(entry.job->spec.id);
+    }
+  }
+  return Status::Ok();
+}
+
+void ClusterState::MarkClassified() {
+  for (JobId id : unclassified_) {
+    Job* job = MutableJob(id);
+    if (job != nullptr) job->classified = true;
+  }
+  unclassified_.clear();
+}
+
+}  // namespace sluice::core

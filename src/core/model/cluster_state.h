@@ -1,0 +1,145 @@
+// ClusterState: everything the scheduling core knows — hosts, queues and jobs — kept
+// incrementally between cycles (events and committed decisions update it in place).
+//
+// Representation:
+//  - hosts_ and queues_ are dense vectors addressed by HostIndex / QueueIndex; entries never
+//    move or disappear once created (a host that leaves becomes `unavail`).
+//  - jobs_ maps JobId to Job; it is node-based so Job pointers stay valid for the job's life.
+//    It is never iterated where order matters (R-ARCH-2): ordered views are the per-queue
+//    pending sets (queue order, R-ADM-2) and the running set (start order).
+// Invariants (checked by tests/property): a host's used slots equal the sum of the grants of
+// the jobs running on it and never exceed its slots; every PENDING/HELD job is in exactly one
+// queue's pending set; every RUNNING/ADMITTING job is in running_.
+// Thread-safety: none; the drivers own the state and call into it from one thread.
+// Implements the model of SPEC §2.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/status.h"
+#include "base/time.h"
+#include "core/model/config.h"
+#include "core/model/job.h"
+
+namespace sluice::core {
+
+struct Host {
+  HostSpec spec;
+  HostIndex index = 0;
+  int32_t used_slots = 0;
+  int32_t running_jobs = 0;
+
+  int32_t FreeSlots() const { return spec.slots - used_slots; }
+  bool AcceptsWork() const { return spec.state == HostState::kOk; }
+};
+
+// One entry of a queue's pending set, in queue order: job priority descending, then
+// enqueue sequence (R-ADM-2). The job pointer is not part of the order.
+struct PendingEntry {
+  int32_t neg_priority = 0;
+  uint64_t seq = 0;
+  Job* job = nullptr;
+
+  friend bool operator<(const PendingEntry& a, const PendingEntry& b) {
+    if (a.neg_priority != b.neg_priority) return a.neg_priority < b.neg_priority;
+    return a.seq < b.seq;
+  }
+};
+using PendingSet = std::set<PendingEntry>;
+
+struct Queue {
+  QueueSpec spec;
+  QueueIndex index = 0;
+  PendingSet pending;
+  int32_t running_jobs = 0;
+  int64_t used_slots = 0;
+};
+
+// Running jobs in start order.
+struct RunningEntry {
+  uint64_t start_seq = 0;
+  Job* job = nullptr;
+
+  friend bool operator<(const RunningEntry& a, const RunningEntry& b) {
+    return a.start_seq < b.start_seq;
+  }
+};
+
+class ClusterState {
+ public:
+  // Builds the state of a cluster with no jobs. Fails on duplicate host or queue names and
+  // queues naming unknown host groups (the YAML loader reports these with line numbers
+  // first; this is the last line of defence for configs built in code).
+  static Result<ClusterState> Create(const ClusterConfig& config);
+
+  ClusterState(ClusterState&&) = default;
+  ClusterState& operator=(ClusterState&&) = default;
+
+  const ClusterConfig& config() const { return config_; }
+  const std::vector<Host>& hosts() const { return hosts_; }
+  const std::vector<Queue>& queues() const { return queues_; }
+  const std::set<RunningEntry>& running() const { return running_; }
+  // Jobs no cycle has classified yet (arrived since the last commit), in arrival order.
+  const std::vector<JobId>& unclassified() const { return unclassified_; }
+
+  std::optional<HostIndex> FindHost(std::string_view name) const;
+  std::optional<QueueIndex> FindQueue(std::string_view name) const;
+  const Job* FindJob(JobId id) const;
+
+  // Slots configured on all hosts, whatever their state (classification capacity, R-ADM-1).
+  int64_t total_slots() const { return total_slots_; }
+  // Free slots on hosts that accept work.
+  int64_t free_slots() const { return free_slots_; }
+  int64_t job_count() const { return static_cast<int64_t>(jobs_.size()); }
+
+  // --- Mutations. Apply() (events) and Commit() (decisions) are the only callers. ---
+
+  // Adds a PENDING job (HELD when spec.hold) at the tail of its queue's order.
+  // Errors: kAlreadyExists for a reused id, kNotFound for an unknown queue,
+  // kInvalidArgument for a task range that is empty or not positive.
+  Status Submit(JobSpec spec);
+  // Ends a PENDING/HELD job as CANCELLED (R-ADM-4), or a RUNNING job (its slots are released).
+  Status Cancel(JobId id, Instant now);
+  // Ends a RUNNING job: DONE when exit_code is 0 and cause kNone, EXIT otherwise.
+  Status Finish(JobId id, Instant now, int32_t exit_code, ExitCause cause);
+  // REQUIRES: the job is PENDING and the allocation fits the hosts' free slots.
+  void Start(JobId id, Allocation allocation, Instant now);
+  // REQUIRES: the job is PENDING or HELD.
+  void Fail(JobId id, ExitCause cause, Instant now);
+  Status SetHostState(std::string_view host, HostState state);
+  Status AddHost(HostSpec spec);
+  // Replaces the configuration: hosts and queues may be added or changed, not removed while
+  // they still have jobs. Every pending job is classified again in the next cycle.
+  Status Reconfigure(const ClusterConfig& config);
+  void MarkClassified();
+
+ private:
+  ClusterState() = default;
+  Job* MutableJob(JobId id);
+  Status AddQueue(const QueueSpec& spec);
+  void Release(Job& job);
+  void RemovePending(Job& job);
+
+  ClusterConfig config_;
+  std::vector<Host> hosts_;
+  std::vector<Queue> queues_;
+  std::unordered_map<std::string, HostIndex> host_by_name_;
+  std::unordered_map<std::string, QueueIndex> queue_by_name_;
+  std::unordered_map<JobId, Job> jobs_;
+  std::set<RunningEntry> running_;
+  std::vector<JobId> unclassified_;
+  QueueIndex default_queue_ = 0;
+  uint64_t next_seq_ = 1;
+  uint64_t next_start_seq_ = 1;
+  int64_t total_slots_ = 0;
+  int64_t free_slots_ = 0;
+};
+
+}  // namespace sluice::core

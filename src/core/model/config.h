@@ -1,0 +1,93 @@
+// ClusterConfig: the operator's description of a cluster (SPEC §2), as plain data.
+//
+// Drivers fill it from the cluster YAML (src/config) or from flags (`sluice sim --hosts`);
+// the core turns it into a ClusterState. Keys the current issues do not act on yet (capacity,
+// limits, windows, ...) are still carried so a valid config never loses information.
+// Implements the data side of SPEC §2. Value type; no invariants beyond what the loader checks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/time.h"
+
+namespace sluice::core {
+
+enum class HostState { kOk, kClosed, kUnavail, kDraining };
+std::string_view ToString(HostState state);
+std::optional<HostState> ParseHostState(std::string_view text);
+
+enum class PolicyKind { kFifo, kBoundedBackfill, kEasyBackfill };
+std::string_view ToString(PolicyKind policy);
+std::optional<PolicyKind> ParsePolicyKind(std::string_view text);
+
+enum class OnHostLoss { kRequeue, kExit };
+std::string_view ToString(OnHostLoss action);
+
+struct HostSpec {
+  std::string name;
+  int32_t slots = 1;
+  std::map<std::string, int64_t> resources;        // consumables, e.g. mem (MB), gpu
+  std::map<std::string, std::string> attributes;   // type, model, arch, key=value
+  std::vector<std::string> tags;
+  HostState state = HostState::kOk;
+};
+
+struct QueueSpec {
+  std::string name;
+  int32_t priority = 0;
+  PolicyKind policy = PolicyKind::kFifo;
+  int32_t max_bypass = 50;       // bounded_backfill: bypasses before the head's gate closes
+  Duration max_head_wait = 3600;  // bounded_backfill: seconds before the head's gate closes
+  std::optional<double> capacity;  // guaranteed % of cluster slots
+  double max_capacity = 100;
+  double user_limit_pct = 0;
+  Duration reclaim_after = 300;
+  std::optional<int32_t> run_limit;   // max running jobs
+  std::optional<int64_t> slot_limit;  // max slots in use
+  std::string host_group;            // empty: every host
+  std::vector<std::string> windows;  // "19:00-07:00"
+  OnHostLoss on_host_loss = OnHostLoss::kRequeue;
+  std::optional<std::vector<std::string>> submit_users;
+  std::string default_resreq;
+  bool open = true;    // accepts submissions
+  bool active = true;  // dispatches
+};
+
+// A limit's scope along one dimension (users, queues, hosts, projects): unset means no
+// restriction; `names` empty with `per_each` means "every one separately" (per_user: all).
+struct LimitScope {
+  bool set = false;
+  bool per_each = false;
+  std::vector<std::string> names;  // empty: all
+};
+
+struct LimitSpec {
+  std::string name;
+  LimitScope users;
+  LimitScope queues;
+  LimitScope hosts;
+  LimitScope projects;
+  std::optional<int64_t> slots;
+  std::optional<int64_t> jobs;
+  std::map<std::string, int64_t> resources;
+};
+
+struct ClusterConfig {
+  std::vector<HostSpec> hosts;  // names already expanded (h[001-004] -> h001 ... h004)
+  std::map<std::string, std::vector<std::string>> host_groups;
+  std::map<std::string, int64_t> shared_resources;
+  std::vector<QueueSpec> queues;
+  std::vector<LimitSpec> limits;
+  std::string default_queue;  // empty: the first queue listed
+};
+
+// The simulator's default: `hosts` hosts of `slots` slots named h1..hN (zero-padded to the
+// width of N), one fifo queue named "normal".
+ClusterConfig UniformCluster(int32_t hosts, int32_t slots);
+
+}  // namespace sluice::core

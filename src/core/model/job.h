@@ -1,0 +1,81 @@
+// Job: what a user submitted (JobSpec, immutable) and where it is in its life (Job).
+//
+// States follow SPEC §2: PENDING and HELD wait in their queue; ADMITTING is the server's
+// recorded-but-not-yet-launched phase; RUNNING holds an Allocation; DONE, EXIT and CANCELLED
+// are terminal. An EXIT job carries an ExitCause. Invariant: a job holds an allocation
+// exactly when it is ADMITTING or RUNNING.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/time.h"
+
+namespace sluice::core {
+
+enum class JobState { kPending, kHeld, kAdmitting, kRunning, kDone, kExit, kCancelled };
+std::string_view ToString(JobState state);
+bool IsTerminal(JobState state);
+
+// Why a job ended in EXIT (machine-readable; the message carries the human text).
+enum class ExitCause { kNone, kNonZeroExit, kUnschedulable, kRunLimit, kHostLost };
+std::string_view ToString(ExitCause cause);
+
+// Immutable specification of a job, as submitted (SPEC §2, R-SIM-4).
+struct JobSpec {
+  JobId id = kNoJob;
+  std::string name;
+  std::string user;
+  std::string project;
+  std::string queue;       // empty: the cluster's default queue
+  std::string command;
+  std::string resreq;      // resource request string (SPEC §3); empty: any slots
+  int32_t min_tasks = 1;
+  int32_t max_tasks = 1;
+  std::optional<Duration> run_limit;  // kill limit and backfill estimate; none: never assumed to end
+  int32_t priority = 0;
+  Instant submit_time = 0;
+  Instant begin_time = 0;
+  std::string depend;
+  bool exclusive = false;
+  bool hold = false;
+};
+
+// Slots (and later resources) granted on one host.
+struct HostGrant {
+  HostIndex host = 0;
+  int32_t slots = 0;
+
+  friend bool operator==(const HostGrant&, const HostGrant&) = default;
+};
+
+// Everything a started job holds; hosts are sorted by host index.
+struct Allocation {
+  std::vector<HostGrant> hosts;
+
+  int32_t TotalSlots() const;
+  friend bool operator==(const Allocation&, const Allocation&) = default;
+};
+
+struct Job {
+  JobSpec spec;
+  JobState state = JobState::kPending;
+  QueueIndex queue = 0;
+  uint64_t seq = 0;          // enqueue sequence: the final tie-break of queue order
+  bool classified = false;   // static feasibility checked (R-ADM-1) by some cycle
+  Instant start_time = 0;    // valid when RUNNING or after
+  uint64_t start_seq = 0;    // global start order, for EASY's tie-break
+  Instant end_time = 0;      // valid when terminal
+  ExitCause exit_cause = ExitCause::kNone;
+  int32_t exit_code = 0;
+  Allocation allocation;     // valid when ADMITTING or RUNNING
+
+  // start_time + run_limit, or kInfinite when the job has no run limit.
+  Instant EstimatedEnd() const { return AddDuration(start_time, spec.run_limit.value_or(kInfinite)); }
+};
+
+}  // namespace sluice::core

@@ -1,0 +1,66 @@
+// Pending reasons as data (R-PR-1): why a job that could be waiting is waiting.
+//
+// A job's PendingReasons hold a main code, chosen by severity (kSeverityOrder below: the
+// reason a user can do least about and that would still block the job if everything else
+// were fine comes first), plus detail entries: per resource (needed / available), the job it
+// waits behind, the time a reservation begins. Renderers turn them into `jobs -p` text
+// (render.h); the JSON names are the ToString() codes.
+// Codes are added together with their text, JSON name, a unit test and a golden case
+// (STYLE.md), so this list grows with the issues that implement each mechanism.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/time.h"
+
+namespace sluice::core {
+
+enum class ReasonCode : uint8_t {
+  kNewJob,        // submitted after the last cycle; not evaluated yet
+  kHeld,          // held by its owner or an administrator
+  kPriorityWait,  // behind the queue's head under fifo
+  kReserved,      // would fit now, but would delay the reservation of the queue's head
+  kNoResource,    // hosts that accept work lack free slots (or resources)
+};
+inline constexpr ReasonCode kAllReasonCodes[] = {
+    ReasonCode::kNewJob,
+    ReasonCode::kHeld,
+    ReasonCode::kPriorityWait,
+    ReasonCode::kReserved,
+    ReasonCode::kNoResource,
+};
+
+// The JSON name: "NEW_JOB", "PRIORITY_WAIT", ...
+std::string_view ToString(ReasonCode code);
+// The plain-words headline used by `jobs -p`.
+std::string_view Headline(ReasonCode code);
+// Higher is more severe; the main reason is the most severe detail.
+int Severity(ReasonCode code);
+
+struct ReasonDetail {
+  ReasonCode code = ReasonCode::kNewJob;
+  std::string resource;        // kNoResource: "slots" or a resource name
+  int64_t needed = 0;          // kNoResource
+  int64_t available = 0;       // kNoResource
+  int32_t hosts = 0;           // kNoResource: hosts that accept work but lack room
+  JobId job = kNoJob;          // kPriorityWait / kReserved: the head it waits behind
+  Instant time = kInfinite;    // kReserved: when the head's reservation begins
+
+  friend bool operator==(const ReasonDetail&, const ReasonDetail&) = default;
+};
+
+struct PendingReasons {
+  ReasonCode main = ReasonCode::kNewJob;
+  std::vector<ReasonDetail> details;
+
+  // Adds a detail and raises `main` when the detail is more severe than all before it.
+  void Add(ReasonDetail detail);
+  bool empty() const { return details.empty(); }
+  friend bool operator==(const PendingReasons&, const PendingReasons&) = default;
+};
+
+}  // namespace sluice::core

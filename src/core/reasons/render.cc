@@ -1,0 +1,60 @@
+#include "core/reasons/render.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace sluice::core {
+namespace {
+
+std::string TimeText(Instant t) { return t == kInfinite ? "an unknown time" : "t=" + std::to_string(t); }
+
+std::string TasksText(const JobSpec& spec) {
+  if (spec.min_tasks == spec.max_tasks) {
+    return std::to_string(spec.max_tasks) + (spec.max_tasks == 1 ? " task" : " tasks");
+  }
+  return std::to_string(spec.min_tasks) + "-" + std::to_string(spec.max_tasks) + " tasks";
+}
+
+}  // namespace
+
+std::string RenderReason(const ReasonDetail& detail) {
+  std::string line(Headline(detail.code));
+  switch (detail.code) {
+    case ReasonCode::kNoResource:
+      line += ": needs " + std::to_string(detail.needed) + ", " + std::to_string(detail.available) +
+              " free on " + std::to_string(detail.hosts) + (detail.hosts == 1 ? " host" : " hosts");
+      if (detail.resource != "slots") line = "Not enough " + detail.resource + line.substr(line.find(':'));
+      break;
+    case ReasonCode::kPriorityWait:
+      line = "Waiting behind job " + std::to_string(detail.job) + " (queue head)";
+      break;
+    case ReasonCode::kReserved:
+      line = "Free slots are reserved for job " + std::to_string(detail.job) +
+             " (queue head), which is expected to start at " + TimeText(detail.time);
+      break;
+    case ReasonCode::kNewJob:
+    case ReasonCode::kHeld:
+      break;
+  }
+  return line;
+}
+
+std::string RenderPendingJob(const Job& job, const ClusterState& state,
+                             const PendingReasons& reasons) {
+  std::string out = "Job " + std::to_string(job.spec.id) + ": user " +
+                    (job.spec.user.empty() ? "-" : job.spec.user) + ", queue " +
+                    state.queues()[job.queue].spec.name + ", " + TasksText(job.spec) +
+                    ", submitted at " + TimeText(job.spec.submit_time) + "\n";
+  // Most severe first; equal severity keeps detail order.
+  std::vector<const ReasonDetail*> ordered;
+  for (const ReasonDetail& detail : reasons.details) ordered.push_back(&detail);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const ReasonDetail* a, const ReasonDetail* b) {
+    return Severity(a->code) > Severity(b->code);
+  });
+  for (const ReasonDetail* detail : ordered) out += " " + RenderReason(*detail) + "\n";
+  if (ordered.empty()) out += " " + std::string(Headline(ReasonCode::kNewJob)) + "\n";
+  return out;
+}
+
+}  // namespace sluice::core
