@@ -19,6 +19,7 @@ struct WorkloadJob {
   core::JobSpec spec;
   Duration runtime = 0;             // how long the job really runs
   std::optional<Instant> cancel_at;  // JSONL `cancel_at`
+  int64_t line = 0;                  // source line, for error messages
 };
 
 struct Workload {

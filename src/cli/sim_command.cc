@@ -1,0 +1,7 @@
+#include "cli/commands.h"
+
+namespace sluice::cli {
+
+void RegisterSimCommand(CLI::App& app) { app.add_subcommand("sim", "replay a workload"); }
+
+}  // namespace sluice::cli
