@@ -9,10 +9,11 @@ namespace sluice::cli {
 int Main(int argc, char** argv) {
   CLI::App app{"sluice: a batch workload scheduler for clusters"};
   app.require_subcommand(1);
-  RegisterSimCommand(app);
-  RegisterGenCommand(app);
+  int exit_code = 0;
+  RegisterSimCommand(app, exit_code);
+  RegisterGenCommand(app, exit_code);
   CLI11_PARSE(app, argc, argv);
-  return 0;
+  return exit_code;
 }
 
 }  // namespace sluice::cli

@@ -6,7 +6,9 @@
 
 namespace sluice::cli {
 
-void RegisterSimCommand(CLI::App& app);
-void RegisterGenCommand(CLI::App& app);
+// Each subcommand's callback stores its exit code in `exit_code` (0 ok, 1 runtime failure,
+// 2 bad input or usage).
+void RegisterSimCommand(CLI::App& app, int& exit_code);
+void RegisterGenCommand(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::cli

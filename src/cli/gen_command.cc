@@ -2,6 +2,6 @@
 
 namespace sluice::cli {
 
-void RegisterGenCommand(CLI::App& app) { app.add_subcommand("gen", "write a synthetic workload"); }
+void RegisterGenCommand(CLI::App& app, int& /*exit_code*/) { app.add_subcommand("gen", "write a synthetic workload"); }
 
 }  // namespace sluice::cli

@@ -2,6 +2,6 @@
 
 namespace sluice::cli {
 
-void RegisterSimCommand(CLI::App& app) { app.add_subcommand("sim", "replay a workload"); }
+void RegisterSimCommand(CLI::App& app, int& /*exit_code*/) { app.add_subcommand("sim", "replay a workload"); }
 
 }  // namespace sluice::cli
