@@ -1,7 +1,176 @@
+// `sluice sim`: replays a workload through the core (R-SIM-1 … R-SIM-4).
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
 #include "cli/commands.h"
+#include "config/cluster_yaml.h"
+#include "core/cycle/scheduler.h"
+#include "sim/decision_log.h"
+#include "sim/jsonl_reader.h"
+#include "sim/metrics.h"
+#include "sim/pending_report.h"
+#include "sim/simulator.h"
+#include "sim/swf_reader.h"
 
 namespace sluice::cli {
+namespace {
 
-void RegisterSimCommand(CLI::App& app, int& /*exit_code*/) { app.add_subcommand("sim", "replay a workload"); }
+struct SimFlags {
+  std::string trace;
+  std::string workload;
+  std::string config;
+  int32_t hosts = 0;
+  int32_t slots = 1;
+  int32_t procs = 0;
+  int64_t max_jobs = -1;
+  std::string policy;
+  std::optional<int32_t> max_bypass;
+  std::optional<int64_t> max_head_wait;
+  bool json = false;
+  std::string decisions;
+  std::optional<Instant> pending_at;
+  bool kill_at_limit = false;
+  bool no_progress = false;
+};
+
+Result<sim::Workload> LoadWorkload(const SimFlags& flags) {
+  if (!flags.trace.empty()) {
+    return sim::ReadSwf(flags.trace, sim::SwfOptions{.procs = flags.procs, .max_jobs = flags.max_jobs});
+  }
+  return sim::ReadJsonl(flags.workload, sim::JsonlOptions{.max_jobs = flags.max_jobs});
+}
+
+Result<core::ClusterConfig> BuildCluster(const SimFlags& flags, const sim::Workload& workload) {
+  core::ClusterConfig config;
+  if (!flags.config.empty()) {
+    Result<core::ClusterConfig> loaded = config::LoadClusterConfig(flags.config);
+    if (!loaded) return loaded.error();
+    config = std::move(*loaded);
+  } else if (flags.hosts > 0) {
+    config = core::UniformCluster(flags.hosts, flags.slots);
+  } else if (!flags.trace.empty()) {
+    config = core::UniformCluster(workload.procs, 1);  // R-SIM-1c: P hosts of 1 slot
+  } else {
+    return InvalidArgument("a workload needs a cluster: give --config FILE or --hosts H [--slots S]");
+  }
+  for (core::QueueSpec& queue : config.queues) {
+    if (!flags.policy.empty()) {
+      auto policy = core::ParsePolicyKind(flags.policy);
+      if (!policy) {
+        return InvalidArgument("--policy: expected fifo, bounded_backfill or easy_backfill, got '" +
+                               flags.policy + "'");
+      }
+      queue.policy = *policy;
+    }
+    if (flags.max_bypass) queue.max_bypass = *flags.max_bypass;
+    if (flags.max_head_wait) queue.max_head_wait = *flags.max_head_wait;
+  }
+  SLUICE_RETURN_IF_ERROR(core::Scheduler::CheckSupported(config));
+  return config;
+}
+
+std::string Title(const SimFlags& flags, const core::ClusterState& state) {
+  std::string policies;
+  for (const core::Queue& queue : state.queues()) {
+    if (!policies.empty()) policies += ",";
+    policies += std::string(core::ToString(queue.spec.policy));
+  }
+  return fmt::format("sluice sim: {} on {} slots ({} hosts), policy {}",
+                     flags.trace.empty() ? flags.workload : flags.trace, state.total_slots(),
+                     state.hosts().size(), policies);
+}
+
+void DrawProgress(double fraction) {
+  const int width = 40;
+  const int filled = static_cast<int>(fraction * width);
+  std::fprintf(stderr, "\r[%s%s] %3d%%", std::string(filled, '#').c_str(),
+               std::string(width - filled, ' ').c_str(), static_cast<int>(fraction * 100));
+  if (fraction >= 1.0) std::fprintf(stderr, "\r%*s\r", width + 8, "");
+  std::fflush(stderr);
+}
+
+int RunSim(const SimFlags& flags) {
+  if (flags.trace.empty() == flags.workload.empty()) {
+    std::fprintf(stderr, "sluice sim: give exactly one of --trace FILE or --workload FILE\n");
+    return 2;
+  }
+  Result<sim::Workload> workload = LoadWorkload(flags);
+  if (!workload) {
+    std::fprintf(stderr, "sluice sim: %s\n", workload.error().message().c_str());
+    return 2;
+  }
+  Result<core::ClusterConfig> config = BuildCluster(flags, *workload);
+  if (!config) {
+    std::fprintf(stderr, "sluice sim: %s\n", config.error().message().c_str());
+    return 2;
+  }
+  Result<core::ClusterState> state = core::ClusterState::Create(*config);
+  if (!state) {
+    std::fprintf(stderr, "sluice sim: %s\n", state.error().message().c_str());
+    return 2;
+  }
+  const std::string title = Title(flags, *state);
+
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> decisions_file(nullptr, &std::fclose);
+  std::unique_ptr<sim::DecisionLog> log;
+  if (!flags.decisions.empty()) {
+    decisions_file.reset(std::fopen(flags.decisions.c_str(), "w"));
+    if (!decisions_file) {
+      std::fprintf(stderr, "sluice sim: --decisions: cannot write '%s'\n", flags.decisions.c_str());
+      return 2;
+    }
+    log = std::make_unique<sim::DecisionLog>(decisions_file.get());
+  }
+
+  sim::SimOptions options{.kill_at_limit = flags.kill_at_limit, .pending_at = flags.pending_at};
+  if (!flags.no_progress && isatty(STDERR_FILENO)) options.progress = DrawProgress;
+  sim::Simulator simulator(std::move(*state), *workload, std::move(options));
+  Result<sim::SimResult> result = simulator.Run(log.get());
+  if (log) log->Flush();
+  if (!result) {
+    std::fprintf(stderr, "sluice sim: %s\n", result.error().message().c_str());
+    return 2;
+  }
+  std::string out;
+  if (flags.pending_at) {
+    out = flags.json ? sim::PendingReportJsonLines(result->pending)
+                     : sim::PendingReportText(result->pending, simulator.state(), result->pending_time);
+  } else {
+    sim::Metrics metrics =
+        sim::ComputeMetrics(*result, simulator.state().total_slots(), workload->skipped);
+    out = flags.json ? sim::MetricsToJson(metrics) : sim::MetricsToTable(metrics, title);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+void RegisterSimCommand(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<SimFlags>();
+  CLI::App* sim = app.add_subcommand("sim", "replay a workload (SWF trace or Sluice JSONL) through the scheduler");
+  sim->add_option("--trace", flags->trace, "SWF trace (.swf or .swf.gz)");
+  sim->add_option("--workload", flags->workload, "Sluice workload (JSON lines)");
+  sim->add_option("--config", flags->config, "cluster YAML");
+  sim->add_option("--hosts", flags->hosts, "uniform cluster: number of hosts")->check(CLI::PositiveNumber);
+  sim->add_option("--slots", flags->slots, "uniform cluster: slots per host")->check(CLI::PositiveNumber);
+  sim->add_option("--procs", flags->procs, "SWF machine size P (default: trace header)")->check(CLI::PositiveNumber);
+  sim->add_option("--max-jobs", flags->max_jobs, "replay only the first N jobs that pass the loading rules")->check(CLI::PositiveNumber);
+  sim->add_option("--policy", flags->policy, "admission policy of every queue: fifo | bounded_backfill | easy_backfill");
+  sim->add_option("--max-bypass", flags->max_bypass, "bounded_backfill: bypasses before the head's gate closes")->check(CLI::NonNegativeNumber);
+  sim->add_option("--max-head-wait", flags->max_head_wait, "bounded_backfill: seconds before the head's gate closes")->check(CLI::NonNegativeNumber);
+  sim->add_flag("--json", flags->json, "print JSON instead of a table");
+  sim->add_option("--decisions", flags->decisions, "write every decision as JSON lines to FILE");
+  sim->add_option("--pending-at", flags->pending_at, "print the pending jobs and their reasons at simulated time T")->check(CLI::NonNegativeNumber);
+  sim->add_flag("--kill-at-limit", flags->kill_at_limit, "kill jobs that reach their run limit");
+  sim->add_flag("--no-progress", flags->no_progress, "no progress bar on stderr");
+  sim->callback([flags, &exit_code] { exit_code = RunSim(*flags); });
+}
 
 }  // namespace sluice::cli

@@ -227,8 +227,8 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
                                 " in use");
     }
   }
-  // A removed host or queue stays in its vector (indices never move); hosts become unavail
-  // and queues inactive and closed.
+  // A removed host or queue stays in its vector (indices never move): a host becomes unavail
+  // with no slots (no longer capacity), a queue inactive and closed.
   for (const HostSpec& spec : config.hosts) {
     auto index = FindHost(spec.name);
     if (!index) {
@@ -244,7 +244,11 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
   for (Host& host : hosts_) {
     bool kept = std::any_of(config.hosts.begin(), config.hosts.end(),
                             [&](const HostSpec& s) { return s.name == host.spec.name; });
-    if (!kept) SLUICE_RETURN_IF_ERROR(SetHostState(host.spec.name, HostState::kUnavail));
+    if (!kept) {
+      SLUICE_RETURN_IF_ERROR(SetHostState(host.spec.name, HostState::kUnavail));
+      total_slots_ -= host.spec.slots;
+      host.spec.slots = 0;
+    }
   }
   for (const QueueSpec& spec : config.queues) {
     auto index = FindQueue(spec.name);

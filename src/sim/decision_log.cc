@@ -1,0 +1,56 @@
+#include "sim/decision_log.h"
+
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+namespace sluice::sim {
+
+void DecisionLog::OnStart(Instant t, const core::Job& job, const core::ClusterState& state) {
+  auto out = std::back_inserter(buffer_);
+  fmt::format_to(out, R"({{"t":{},"job":{},"event":"start","hosts":{{)", t, job.spec.id);
+  bool first = true;
+  for (const core::HostGrant& grant : job.allocation.hosts) {
+    // Host names come from the config and may need escaping.
+    fmt::format_to(out, "{}{}:{}", first ? "" : ",",
+                   nlohmann::json(state.hosts()[grant.host].spec.name).dump(), grant.slots);
+    first = false;
+  }
+  fmt::format_to(out, "}}}}\n");
+  MaybeFlush();
+}
+
+void DecisionLog::OnFinish(Instant t, const core::Job& job) {
+  if (job.state == core::JobState::kExit) {
+    fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"exit","cause":"{}"}})"
+                   "\n", t, job.spec.id, core::ToString(job.exit_cause));
+  } else {
+    fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"finish"}})"
+                   "\n", t, job.spec.id);
+  }
+  MaybeFlush();
+}
+
+void DecisionLog::OnExit(Instant t, JobId job, core::ExitCause cause, const std::string& message) {
+  fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"exit","cause":"{}","message":{}}})"
+                 "\n", t, job, core::ToString(cause), nlohmann::json(message).dump());
+  MaybeFlush();
+}
+
+void DecisionLog::OnCancel(Instant t, JobId job) {
+  fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"cancel"}})"
+                 "\n", t, job);
+  MaybeFlush();
+}
+
+void DecisionLog::MaybeFlush() {
+  if (buffer_.size() >= (1 << 16)) Flush();
+}
+
+void DecisionLog::Flush() {
+  if (buffer_.size() > 0) std::fwrite(buffer_.data(), 1, buffer_.size(), out_);
+  buffer_.clear();
+  std::fflush(out_);
+}
+
+}  // namespace sluice::sim

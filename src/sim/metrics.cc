@@ -1,0 +1,159 @@
+#include "sim/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace sluice::sim {
+namespace {
+
+// Accumulates one group's waits.
+struct WaitAccumulator {
+  int64_t jobs = 0;
+  std::vector<int64_t> waits;
+  double bsld_sum = 0;
+
+  void Add(const JobRecord& record) {
+    ++jobs;
+    if (record.start < 0) return;
+    const int64_t wait = record.start - record.submit;
+    const int64_t end = record.end >= 0 ? record.end : record.start;
+    const double run = static_cast<double>(end - record.start);
+    waits.push_back(wait);
+    bsld_sum += std::max(1.0, (static_cast<double>(wait) + run) / std::max(run, 10.0));
+  }
+
+  WaitStats Finish() {
+    WaitStats stats;
+    stats.jobs = jobs;
+    stats.started = static_cast<int64_t>(waits.size());
+    if (waits.empty()) return stats;
+    double sum = 0;
+    for (int64_t w : waits) sum += static_cast<double>(w);
+    stats.avg_wait = sum / static_cast<double>(waits.size());
+    stats.avg_bsld = bsld_sum / static_cast<double>(waits.size());
+    std::sort(waits.begin(), waits.end());
+    auto rank = [&](double p) {
+      size_t k = static_cast<size_t>(std::ceil(p * static_cast<double>(waits.size())));
+      return waits[std::clamp<size_t>(k, 1, waits.size()) - 1];
+    };
+    stats.max_wait = waits.back();
+    stats.p50_wait = rank(0.50);
+    stats.p95_wait = rank(0.95);
+    stats.p99_wait = rank(0.99);
+    return stats;
+  }
+};
+
+nlohmann::ordered_json GroupJson(const WaitStats& s) {
+  nlohmann::ordered_json j;
+  j["jobs"] = s.jobs;
+  j["started"] = s.started;
+  j["avg_wait"] = s.avg_wait;
+  j["max_wait"] = s.max_wait;
+  j["p50_wait"] = s.p50_wait;
+  j["p95_wait"] = s.p95_wait;
+  j["p99_wait"] = s.p99_wait;
+  j["avg_bsld"] = s.avg_bsld;
+  return j;
+}
+
+}  // namespace
+
+Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t skipped) {
+  Metrics metrics;
+  metrics.skipped = skipped;
+  metrics.total_slots = total_slots;
+  metrics.cycles = result.cycles;
+  WaitAccumulator all;
+  std::map<std::string, WaitAccumulator> by_queue;
+  std::map<std::string, WaitAccumulator> by_user;
+  Instant first_submit = std::numeric_limits<Instant>::max();
+  Instant last_end = std::numeric_limits<Instant>::min();
+  double work = 0;
+  for (const JobRecord& record : result.records) {
+    all.Add(record);
+    by_queue[record.queue.empty() ? "default" : record.queue].Add(record);
+    by_user[record.user.empty() ? "-" : record.user].Add(record);
+    first_submit = std::min(first_submit, record.submit);
+    if (record.end >= 0) last_end = std::max(last_end, record.end);
+    if (record.start >= 0 && record.end >= 0) {
+      work += static_cast<double>(record.end - record.start) * record.slots;
+    }
+    if (record.cause == core::ExitCause::kUnschedulable) ++metrics.unschedulable;
+    if (record.state == core::JobState::kCancelled) ++metrics.cancelled;
+    if (record.start < 0 && record.end < 0) ++metrics.never_started;
+  }
+  metrics.all = all.Finish();
+  for (auto& [name, acc] : by_queue) metrics.by_queue[name] = acc.Finish();
+  for (auto& [name, acc] : by_user) metrics.by_user[name] = acc.Finish();
+  if (last_end > first_submit) {
+    metrics.makespan = last_end - first_submit;
+    if (total_slots > 0) {
+      metrics.utilization =
+          work / (static_cast<double>(total_slots) * static_cast<double>(metrics.makespan));
+    }
+  }
+  return metrics;
+}
+
+std::string MetricsToJson(const Metrics& m) {
+  nlohmann::ordered_json j;
+  j["jobs"] = m.all.jobs;
+  j["skipped"] = m.skipped;
+  j["avg_wait"] = m.all.avg_wait;
+  j["max_wait"] = m.all.max_wait;
+  j["avg_bsld"] = m.all.avg_bsld;
+  j["utilization"] = m.utilization;
+  j["makespan"] = m.makespan;
+  j["started"] = m.all.started;
+  j["p50_wait"] = m.all.p50_wait;
+  j["p95_wait"] = m.all.p95_wait;
+  j["p99_wait"] = m.all.p99_wait;
+  j["unschedulable"] = m.unschedulable;
+  j["cancelled"] = m.cancelled;
+  j["never_started"] = m.never_started;
+  j["total_slots"] = m.total_slots;
+  j["cycles"] = m.cycles;
+  nlohmann::ordered_json queues = nlohmann::ordered_json::object();
+  for (const auto& [name, stats] : m.by_queue) queues[name] = GroupJson(stats);
+  j["queues"] = std::move(queues);
+  nlohmann::ordered_json users = nlohmann::ordered_json::object();
+  for (const auto& [name, stats] : m.by_user) users[name] = GroupJson(stats);
+  j["users"] = std::move(users);
+  return j.dump() + "\n";
+}
+
+std::string MetricsToTable(const Metrics& m, const std::string& title) {
+  std::string out = title + "\n";
+  auto row = [&](std::string_view name, const std::string& value) {
+    out += fmt::format("  {:<22}{:>16}\n", name, value);
+  };
+  row("jobs", fmt::format("{}", m.all.jobs));
+  row("skipped (load rules)", fmt::format("{}", m.skipped));
+  row("started", fmt::format("{}", m.all.started));
+  if (m.unschedulable > 0) row("unschedulable", fmt::format("{}", m.unschedulable));
+  if (m.cancelled > 0) row("cancelled", fmt::format("{}", m.cancelled));
+  if (m.never_started > 0) row("never started", fmt::format("{}", m.never_started));
+  row("avg wait (s)", fmt::format("{:.1f}", m.all.avg_wait));
+  row("p50 / p95 / p99 wait", fmt::format("{} / {} / {}", m.all.p50_wait, m.all.p95_wait,
+                                           m.all.p99_wait));
+  row("max wait (s)", fmt::format("{}", m.all.max_wait));
+  row("avg bounded slowdown", fmt::format("{:.3f}", m.all.avg_bsld));
+  row("utilization", fmt::format("{:.2f} %", 100 * m.utilization));
+  row("makespan (s)", fmt::format("{}", m.makespan));
+  row("cycles", fmt::format("{}", m.cycles));
+  if (m.by_queue.size() > 1) {
+    out += "  per queue:\n";
+    for (const auto& [name, s] : m.by_queue) {
+      out += fmt::format("    {:<14} jobs {:>8}  avg wait {:>10.1f} s  max wait {:>8} s  bsld {:.3f}\n",
+                         name, s.jobs, s.avg_wait, s.max_wait, s.avg_bsld);
+    }
+  }
+  return out;
+}
+
+}  // namespace sluice::sim

@@ -1,0 +1,51 @@
+// Metrics of a simulation (R-SIM-1c, R-SIM-2): waits, bounded slowdown, utilization,
+// makespan, with per-queue and per-user breakdowns.
+//
+// Definitions: wait = start - submit; bounded slowdown = max(1, (wait + run) / max(run, 10));
+// makespan = last end - first submit; utilization = sum(run x slots) / (slots x makespan),
+// where run = end - start. Averages are over jobs that started. Percentiles use the
+// nearest-rank method on the sorted waits.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/simulator.h"
+
+namespace sluice::sim {
+
+struct WaitStats {
+  int64_t jobs = 0;     // jobs submitted
+  int64_t started = 0;  // jobs that started
+  double avg_wait = 0;
+  int64_t max_wait = 0;
+  int64_t p50_wait = 0;
+  int64_t p95_wait = 0;
+  int64_t p99_wait = 0;
+  double avg_bsld = 0;
+};
+
+struct Metrics {
+  WaitStats all;
+  int64_t skipped = 0;        // workload lines the loading rules dropped
+  int64_t unschedulable = 0;  // jobs ended EXIT UNSCHEDULABLE
+  int64_t cancelled = 0;
+  int64_t never_started = 0;  // still pending when the run ended
+  double utilization = 0;
+  int64_t makespan = 0;
+  int64_t total_slots = 0;
+  int64_t cycles = 0;
+  std::map<std::string, WaitStats> by_queue;
+  std::map<std::string, WaitStats> by_user;
+};
+
+Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t skipped);
+
+// One JSON object (R-SIM-4 keys first, then the rest), newline-terminated.
+std::string MetricsToJson(const Metrics& metrics);
+// The human-readable table printed by default.
+std::string MetricsToTable(const Metrics& metrics, const std::string& title);
+
+}  // namespace sluice::sim

@@ -1,0 +1,164 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+#include <utility>
+
+#include "core/cycle/events.h"
+
+namespace sluice::sim {
+namespace {
+
+struct FinishEvent {
+  Instant time = 0;
+  JobId job = kNoJob;
+  bool killed = false;  // reached its run limit (kill_at_limit)
+
+  friend bool operator>(const FinishEvent& a, const FinishEvent& b) {
+    if (a.time != b.time) return a.time > b.time;
+    return a.job > b.job;
+  }
+};
+
+}  // namespace
+
+Simulator::Simulator(core::ClusterState state, const Workload& workload, SimOptions options)
+    : state_(std::move(state)), workload_(workload), options_(std::move(options)) {}
+
+Result<SimResult> Simulator::Run(DecisionSink* sink) {
+  const std::vector<WorkloadJob>& jobs = workload_.jobs;
+  SimResult result;
+  result.records.resize(jobs.size());
+  std::unordered_map<JobId, size_t> index_of;
+  index_of.reserve(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const core::JobSpec& spec = jobs[i].spec;
+    JobRecord& record = result.records[i];
+    record.id = spec.id;
+    record.user = spec.user;
+    record.queue = spec.queue;
+    record.slots = spec.min_tasks;
+    record.submit = spec.submit_time;
+    if (!index_of.emplace(spec.id, i).second) {
+      return InvalidArgument("line " + std::to_string(jobs[i].line) + ": job id " +
+                             std::to_string(spec.id) + " appears twice");
+    }
+  }
+
+  // Submissions by (submit time, id); cancels by (time, id).
+  std::vector<size_t> order(jobs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (jobs[a].spec.submit_time != jobs[b].spec.submit_time) {
+      return jobs[a].spec.submit_time < jobs[b].spec.submit_time;
+    }
+    return jobs[a].spec.id < jobs[b].spec.id;
+  });
+  std::vector<std::pair<Instant, JobId>> cancels;
+  for (const WorkloadJob& job : jobs) {
+    if (job.cancel_at) cancels.emplace_back(std::max(*job.cancel_at, job.spec.submit_time), job.spec.id);
+  }
+  std::sort(cancels.begin(), cancels.end());
+
+  std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finishes;
+  std::optional<Instant> wake;
+  size_t next_submit = 0;
+  size_t next_cancel = 0;
+  size_t progress_step = std::max<size_t>(1, order.size() / 100);
+
+  auto next_event_time = [&]() {
+    Instant t = kInfinite;
+    if (next_submit < order.size()) t = std::min(t, jobs[order[next_submit]].spec.submit_time);
+    if (!finishes.empty()) t = std::min(t, finishes.top().time);
+    if (next_cancel < cancels.size()) t = std::min(t, cancels[next_cancel].first);
+    if (wake) t = std::min(t, *wake);
+    return t;
+  };
+
+  std::vector<FinishEvent> due;
+  while (true) {
+    const Instant t = next_event_time();
+    if (t == kInfinite) break;
+    if (options_.pending_at && t > *options_.pending_at) break;
+    if (wake && *wake <= t) wake.reset();
+
+    // 1. Finishes at t, by job id (the heap orders equal times by id).
+    due.clear();
+    while (!finishes.empty() && finishes.top().time == t) {
+      due.push_back(finishes.top());
+      finishes.pop();
+    }
+    for (const FinishEvent& event : due) {
+      const core::ExitCause cause = event.killed ? core::ExitCause::kRunLimit : core::ExitCause::kNone;
+      SLUICE_RETURN_IF_ERROR(core::Apply(core::JobFinished{event.job, 0, cause}, t, state_));
+      JobRecord& record = result.records[index_of[event.job]];
+      const core::Job& job = *state_.FindJob(event.job);
+      record.end = t;
+      record.state = job.state;
+      record.cause = job.exit_cause;
+      if (sink != nullptr) sink->OnFinish(t, job);
+    }
+    // 2. Cancels at t: pending or running jobs end CANCELLED; finished ones are left alone.
+    for (; next_cancel < cancels.size() && cancels[next_cancel].first == t; ++next_cancel) {
+      const JobId id = cancels[next_cancel].second;
+      const core::Job* job = state_.FindJob(id);
+      if (job == nullptr || core::IsTerminal(job->state)) continue;
+      SLUICE_RETURN_IF_ERROR(core::Apply(core::JobCancelled{id}, t, state_));
+      JobRecord& record = result.records[index_of[id]];
+      record.end = t;
+      record.state = core::JobState::kCancelled;
+      if (sink != nullptr) sink->OnCancel(t, id);
+    }
+    // 3. Submissions at t, by job id.
+    for (; next_submit < order.size() && jobs[order[next_submit]].spec.submit_time == t;
+         ++next_submit) {
+      const WorkloadJob& job = jobs[order[next_submit]];
+      Status status = core::Apply(core::JobSubmitted{job.spec}, t, state_);
+      if (!status.ok()) return status.WithPrefix("line " + std::to_string(job.line));
+      if (options_.progress && next_submit % progress_step == 0) {
+        options_.progress(static_cast<double>(next_submit) / static_cast<double>(order.size()));
+      }
+    }
+
+    // 4. One cycle at t; explained when it may be the last one at or before pending_at.
+    const bool explain = options_.explain_every_cycle ||
+                         (options_.pending_at && next_event_time() > *options_.pending_at);
+    core::CycleResult cycle = scheduler_.RunCycle(state_, t, core::CycleOptions{.explain = explain});
+    core::Commit(cycle, t, state_);
+    ++result.cycles;
+    result.evaluations += cycle.stats.evaluated;
+    if (explain && options_.pending_at) {
+      result.pending.clear();
+      result.pending_time = t;
+    }
+    for (core::Decision& decision : cycle.decisions) {
+      if (auto* start = std::get_if<core::StartJob>(&decision)) {
+        const WorkloadJob& wjob = jobs[index_of[start->job]];
+        JobRecord& record = result.records[index_of[start->job]];
+        record.start = t;
+        record.slots = start->allocation.TotalSlots();
+        record.state = core::JobState::kRunning;
+        const bool killed = options_.kill_at_limit && wjob.spec.run_limit &&
+                            wjob.runtime > *wjob.spec.run_limit;
+        finishes.push(FinishEvent{
+            AddDuration(t, killed ? *wjob.spec.run_limit : wjob.runtime), start->job, killed});
+        if (sink != nullptr) sink->OnStart(t, *state_.FindJob(start->job), state_);
+      } else if (auto* fail = std::get_if<core::FailJob>(&decision)) {
+        JobRecord& record = result.records[index_of[fail->job]];
+        record.end = t;
+        record.state = core::JobState::kExit;
+        record.cause = fail->cause;
+        if (sink != nullptr) sink->OnExit(t, fail->job, fail->cause, fail->message);
+      } else if (auto* pend = std::get_if<core::PendJob>(&decision)) {
+        if (options_.pending_at) result.pending.push_back(std::move(*pend));
+      }
+    }
+    if (cycle.wake_at && *cycle.wake_at > t) wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
+    if (options_.after_cycle) options_.after_cycle(state_, t, cycle);
+  }
+  if (options_.progress) options_.progress(1.0);
+  return result;
+}
+
+}  // namespace sluice::sim
