@@ -1,0 +1,46 @@
+# Entry points. Each target installs what it needs first (scripts/setup is idempotent).
+#   make run    build, generate a workload, replay it through `sluice sim`
+#   make test   build, run all tests (plus the core's tests under ASan+UBSan, plus fuzz smoke runs)
+#   make build  build ./build/sluice and the test binaries
+#   make bench  run the Google Benchmark suite
+#   make fuzz   longer fuzzing runs (FUZZ_SECONDS per target, default 300)
+
+JOBS ?= 2
+FUZZ_SECONDS ?= 300
+
+.PHONY: setup build build-asan test run bench fuzz clean
+
+setup:
+	@scripts/setup
+
+build: setup
+	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build build -j $(JOBS)
+
+build-asan: setup
+	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=ON \
+	  -DSLUICE_CORE_TESTS_ONLY=ON >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+
+test: build build-asan
+	@ctest --test-dir build --output-on-failure -j $(JOBS) --timeout 600
+	@ctest --test-dir build-asan --output-on-failure -j $(JOBS) --timeout 600
+	@scripts/fuzz 10
+
+run: build
+	@build/sluice gen --jobs 5000 --procs 128 --load 0.85 --seed 1 -o build/demo.jsonl
+	@echo "== fifo =="
+	@build/sluice sim --workload build/demo.jsonl --hosts 32 --slots 4 --policy fifo
+	@echo "== easy_backfill =="
+	@build/sluice sim --workload build/demo.jsonl --hosts 32 --slots 4 --policy easy_backfill \
+	  --decisions build/demo.decisions.jsonl
+	@echo "decisions: build/demo.decisions.jsonl"
+
+bench: build
+	@build/sluice_bench
+
+fuzz: setup
+	@scripts/fuzz $(FUZZ_SECONDS)
+
+clean:
+	rm -rf build build-asan build-fuzz
