@@ -1,0 +1,251 @@
+// Property tests on seeded random workloads and clusters (STYLE.md "Property tests"): the
+// invariants below are checked after every cycle of a full simulation. The seed is printed
+// on failure (SCOPED_TRACE).
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/cycle/scheduler.h"
+#include "sim/decision_log.h"
+#include "sim/simulator.h"
+#include "sim/workload.h"
+#include "testing/builders.h"
+
+namespace sluice::sim {
+namespace {
+
+struct Scenario {
+  core::ClusterConfig config;
+  Workload workload;
+};
+
+Scenario RandomScenario(uint64_t seed, core::PolicyKind policy) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+  };
+  Scenario s;
+  const int hosts = static_cast<int>(uniform(1, 8));
+  int64_t total = 0;
+  for (int h = 0; h < hosts; ++h) {
+    core::HostSpec host;
+    host.name = "h" + std::to_string(h);
+    host.slots = static_cast<int32_t>(uniform(1, 4));
+    if (uniform(0, 9) == 0) host.state = core::HostState::kClosed;  // capacity, not usable
+    total += host.slots;
+    s.config.hosts.push_back(host);
+  }
+  s.config.queues.push_back(core::QueueSpec{.name = "normal", .policy = policy});
+  const int jobs = static_cast<int>(uniform(1, 80));
+  Instant t = 0;
+  for (int i = 0; i < jobs; ++i) {
+    WorkloadJob job;
+    job.spec.id = i + 1;
+    job.spec.user = "u" + std::to_string(uniform(1, 3));
+    t += uniform(0, 3) == 0 ? 0 : uniform(0, 30);  // many ties
+    job.spec.submit_time = t;
+    const int32_t tasks = static_cast<int32_t>(uniform(1, total + (uniform(0, 15) == 0 ? 2 : 0)));
+    job.spec.min_tasks = job.spec.max_tasks = tasks;
+    if (uniform(0, 6) == 0) job.spec.min_tasks = static_cast<int32_t>(uniform(1, tasks));
+    job.runtime = uniform(0, 5) == 0 ? 0 : uniform(1, 200);
+    switch (uniform(0, 3)) {
+      case 0:
+        break;  // no run limit
+      case 1:
+        job.spec.run_limit = std::max<Duration>(1, job.runtime / 2);  // overruns
+        break;
+      default:
+        job.spec.run_limit = job.runtime + uniform(0, 100);
+    }
+    job.line = i + 1;
+    s.workload.jobs.push_back(job);
+  }
+  return s;
+}
+
+// Writes the decision log of one run into a string.
+class StringLog {
+ public:
+  StringLog() : file_(open_memstream(&data_, &size_)), log_(file_) {}
+  ~StringLog() {
+    std::fclose(file_);
+    std::free(data_);
+  }
+  DecisionLog* log() { return &log_; }
+  std::string Text() {
+    log_.Flush();
+    return std::string(data_, size_);
+  }
+
+ private:
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  std::FILE* file_;
+  DecisionLog log_;
+};
+
+std::string RunToLog(const Scenario& s, SimOptions options) {
+  Result<core::ClusterState> state = core::ClusterState::Create(s.config);
+  SLUICE_CHECK(state.has_value());
+  StringLog log;
+  Simulator simulator(std::move(*state), s.workload, std::move(options));
+  Result<SimResult> result = simulator.Run(log.log());
+  SLUICE_CHECK(result.has_value());
+  return log.Text();
+}
+
+// Independent of the core's reservation code: the earliest time at which `needed` slots
+// are free if every running job ends at max(start + limit, now) and no job ends otherwise.
+Instant EarliestStart(int64_t needed, int64_t free_now, Instant now,
+                      const std::vector<std::pair<Instant, int64_t>>& ends) {
+  std::map<Instant, int64_t> released;
+  for (auto [end, slots] : ends) {
+    if (end != kInfinite) released[std::max(end, now)] += slots;
+  }
+  if (free_now >= needed) return now;
+  int64_t free = free_now;
+  for (auto [time, slots] : released) {
+    free += slots;
+    if (free >= needed) return time;
+  }
+  return kInfinite;
+}
+
+void CheckCycle(const core::ClusterState& state, Instant now, const core::CycleResult& cycle,
+                core::PolicyKind policy) {
+  // 1. No slot double-booked: each host's grants add up to its used slots, within its size.
+  std::vector<int64_t> granted(state.hosts().size(), 0);
+  for (const core::RunningEntry& entry : state.running()) {
+    for (const core::HostGrant& grant : entry.job->allocation.hosts) granted[grant.host] += grant.slots;
+  }
+  int64_t used = 0;
+  for (const core::Host& host : state.hosts()) {
+    ASSERT_EQ(granted[host.index], host.used_slots) << host.spec.name;
+    ASSERT_LE(host.used_slots, host.spec.slots) << host.spec.name;
+    used += host.used_slots;
+  }
+  // 2. Capacity never exceeded.
+  ASSERT_LE(used, state.total_slots());
+  ASSERT_EQ(state.free_slots(), [&] {
+    int64_t free = 0;
+    for (const core::Host& host : state.hosts()) free += host.AcceptsWork() ? host.FreeSlots() : 0;
+    return free;
+  }());
+  // 3. Every pending job has a reason, exactly once.
+  std::set<JobId> pending;
+  for (const core::Queue& queue : state.queues()) {
+    for (const core::PendingEntry& entry : queue.pending) pending.insert(entry.job->spec.id);
+  }
+  std::set<JobId> explained;
+  for (const core::Decision& d : cycle.decisions) {
+    if (const auto* pend = std::get_if<core::PendJob>(&d)) {
+      ASSERT_FALSE(pend->reasons.empty()) << "job " << pend->job;
+      ASSERT_TRUE(explained.insert(pend->job).second) << "job " << pend->job << " twice";
+    }
+  }
+  ASSERT_EQ(pending, explained);
+  // 4. EASY: backfilled jobs never delay the head's earliest start.
+  if (policy != core::PolicyKind::kEasyBackfill || state.queues()[0].pending.empty()) return;
+  std::set<JobId> backfilled;
+  for (const core::Decision& d : cycle.decisions) {
+    if (const auto* start = std::get_if<core::StartJob>(&d); start && start->backfilled) {
+      backfilled.insert(start->job);
+    }
+  }
+  if (backfilled.empty()) return;
+  const core::Job& head = *state.queues()[0].pending.begin()->job;
+  std::vector<std::pair<Instant, int64_t>> with, without;
+  int64_t freed = 0;
+  for (const core::RunningEntry& entry : state.running()) {
+    const core::Job& job = *entry.job;
+    const int64_t slots = job.allocation.TotalSlots();
+    with.emplace_back(job.EstimatedEnd(), slots);
+    if (backfilled.contains(job.spec.id)) {
+      freed += slots;
+    } else {
+      without.emplace_back(job.EstimatedEnd(), slots);
+    }
+  }
+  const int64_t free_now = state.free_slots();
+  const Instant with_backfill = EarliestStart(head.spec.min_tasks, free_now, now, with);
+  const Instant without_backfill = EarliestStart(head.spec.min_tasks, free_now + freed, now, without);
+  ASSERT_LE(with_backfill, without_backfill) << "backfill delayed head " << head.spec.id;
+}
+
+class SimPropertyTest : public ::testing::TestWithParam<core::PolicyKind> {};
+
+TEST_P(SimPropertyTest, InvariantsHoldAfterEveryCycle) {
+  const core::PolicyKind policy = GetParam();
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Scenario s = RandomScenario(seed, policy);
+    int64_t cycles = 0;
+    SimOptions options;
+    options.explain_every_cycle = true;
+    options.after_cycle = [&](const core::ClusterState& state, Instant now,
+                              const core::CycleResult& cycle) {
+      ++cycles;
+      CheckCycle(state, now, cycle, policy);
+    };
+    RunToLog(s, std::move(options));
+    ASSERT_GT(cycles, 0);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_P(SimPropertyTest, SameInputSameBytesEvenWhenShuffledOrExplained) {
+  const core::PolicyKind policy = GetParam();
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Scenario s = RandomScenario(seed, policy);
+    const std::string first = RunToLog(s, {});
+    EXPECT_EQ(first, RunToLog(s, {}));
+    SimOptions explain;
+    explain.explain_every_cycle = true;
+    EXPECT_EQ(first, RunToLog(s, std::move(explain)));
+    Scenario shuffled = s;
+    std::mt19937_64 rng(seed);
+    std::shuffle(shuffled.workload.jobs.begin(), shuffled.workload.jobs.end(), rng);
+    EXPECT_EQ(first, RunToLog(shuffled, {}));
+  }
+}
+
+TEST_P(SimPropertyTest, EveryFeasibleJobEventuallyRunsOrFailsAtOnce) {
+  const core::PolicyKind policy = GetParam();
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Scenario s = RandomScenario(seed, policy);
+    Result<core::ClusterState> state = core::ClusterState::Create(s.config);
+    ASSERT_TRUE(state.has_value());
+    const int64_t total = state->total_slots();
+    int64_t usable = 0;
+    for (const core::Host& host : state->hosts()) usable += host.AcceptsWork() ? host.spec.slots : 0;
+    Simulator simulator(std::move(*state), s.workload, {});
+    Result<SimResult> result = simulator.Run(nullptr);
+    ASSERT_TRUE(result.has_value());
+    for (size_t i = 0; i < result->records.size(); ++i) {
+      const JobRecord& record = result->records[i];
+      const int32_t min_tasks = s.workload.jobs[i].spec.min_tasks;
+      if (min_tasks > total) {
+        EXPECT_EQ(record.cause, core::ExitCause::kUnschedulable) << "job " << record.id;
+        EXPECT_EQ(record.end, record.submit) << "job " << record.id << " not failed promptly";
+      } else if (min_tasks <= usable) {
+        EXPECT_GE(record.start, record.submit) << "job " << record.id << " never started";
+        EXPECT_EQ(record.state, core::JobState::kDone) << "job " << record.id;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, SimPropertyTest,
+                         ::testing::Values(core::PolicyKind::kFifo, core::PolicyKind::kEasyBackfill),
+                         [](const auto& info) { return std::string(core::ToString(info.param)); });
+
+}  // namespace
+}  // namespace sluice::sim
