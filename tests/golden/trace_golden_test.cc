@@ -32,7 +32,7 @@
 #include <thread>
 #include <vector>
 
-#include "../testing/reference_sim.h"
+#include "testing/reference_sim.h"
 
 extern char** environ;
 

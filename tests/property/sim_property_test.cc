@@ -245,7 +245,9 @@ TEST_P(SimPropertyTest, EveryFeasibleJobEventuallyRunsOrFailsAtOnce) {
 
 INSTANTIATE_TEST_SUITE_P(Policies, SimPropertyTest,
                          ::testing::Values(core::PolicyKind::kFifo, core::PolicyKind::kEasyBackfill),
-                         [](const auto& info) { return std::string(core::ToString(info.param)); });
+                         [](const ::testing::TestParamInfo<core::PolicyKind>& param) {
+                           return std::string(core::ToString(param.param));
+                         });
 
 }  // namespace
 }  // namespace sluice::sim

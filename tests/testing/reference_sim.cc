@@ -1,5 +1,5 @@
 // Reference simulator; see reference_sim.h. Written from SPEC.md §9 only.
-#include "reference_sim.h"
+#include "testing/reference_sim.h"
 
 #include <zlib.h>
 

@@ -1,6 +1,6 @@
 // Hand-computed checks of the reference simulator itself (R-SIM-1b..1e, R-SIM-2), so that a
 // disagreement with `sluice sim` can be blamed on the right side.
-#include "reference_sim.h"
+#include "testing/reference_sim.h"
 
 #include <gtest/gtest.h>
 
