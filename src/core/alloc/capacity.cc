@@ -3,28 +3,72 @@
 namespace sluice::core {
 
 Capacity::Capacity(const ClusterState& state) {
-  free_slots_.reserve(state.hosts().size());
+  const size_t hosts = state.hosts().size();
+  resource_count_ = state.host_resources().size();
+  free_slots_.reserve(hosts);
+  total_slots_.reserve(hosts);
+  accepts_work_.reserve(hosts);
+  idle_.reserve(hosts);
+  free_resources_.assign(hosts * resource_count_, 0);
   for (const Host& host : state.hosts()) {
-    const int32_t free = host.AcceptsWork() ? host.FreeSlots() : 0;
-    free_slots_.push_back(free);
-    total_free_ += free;
-    if (host.AcceptsWork()) ++working_hosts_;
+    const bool works = host.AcceptsWork();
+    free_slots_.push_back(works ? host.FreeSlots() : 0);
+    total_slots_.push_back(host.spec.slots);
+    accepts_work_.push_back(works);
+    idle_.push_back(works && host.running_jobs == 0);
+    if (works) {
+      total_free_ += host.FreeSlots();
+      ++working_hosts_;
+      for (ResourceId r = 0; r < resource_count_; ++r) {
+        free_resources_[host.index * resource_count_ + r] = host.ResourceFree(r);
+      }
+    }
+  }
+  free_shared_.reserve(state.shared_resources().size());
+  for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
+    free_shared_.push_back(state.SharedTotal(r) - state.SharedUsed(r));
+  }
+}
+
+void Capacity::ClaimHost(const HostGrant& grant) {
+  const int32_t slots = grant.whole_host ? free_slots_[grant.host] : grant.slots;
+  SLUICE_CHECK(slots <= free_slots_[grant.host]);
+  free_slots_[grant.host] -= slots;
+  total_free_ -= slots;
+  undo_.push_back(Undo{.index = grant.host, .slots = slots});
+  for (const ResourceAmount& r : grant.resources) {
+    int64_t& free = free_resources_[grant.host * resource_count_ + r.id];
+    SLUICE_CHECK(r.amount <= free);
+    free -= r.amount;
+    undo_.push_back(Undo{.index = grant.host, .resource = r.id, .amount = r.amount});
+  }
+}
+
+void Capacity::ClaimShared(const ResourceAmount& amount) {
+  SLUICE_CHECK(amount.amount <= free_shared_[amount.id]);
+  free_shared_[amount.id] -= amount.amount;
+  undo_.push_back(Undo{.shared = true, .index = amount.id, .amount = amount.amount});
+}
+
+void Capacity::Rollback(size_t mark) {
+  while (undo_.size() > mark) {
+    const Undo& u = undo_.back();
+    if (u.shared) {
+      free_shared_[u.index] += u.amount;
+    } else if (u.amount != 0) {
+      free_resources_[u.index * resource_count_ + u.resource] += u.amount;
+    } else {
+      free_slots_[u.index] += u.slots;
+      total_free_ += u.slots;
+    }
+    undo_.pop_back();
   }
 }
 
 void Capacity::Debit(const Allocation& allocation) {
-  for (const HostGrant& grant : allocation.hosts) {
-    SLUICE_CHECK(grant.slots <= free_slots_[grant.host]);
-    free_slots_[grant.host] -= grant.slots;
-    total_free_ -= grant.slots;
-  }
-}
-
-void Capacity::Credit(const Allocation& allocation) {
-  for (const HostGrant& grant : allocation.hosts) {
-    free_slots_[grant.host] += grant.slots;
-    total_free_ += grant.slots;
-  }
+  for (const HostGrant& grant : allocation.hosts) ClaimHost(grant);
+  for (const ResourceAmount& amount : allocation.shared) ClaimShared(amount);
+  undo_.clear();  // committed: nothing to roll back to
 }
 
 }  // namespace sluice::core

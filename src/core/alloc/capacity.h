@@ -1,9 +1,15 @@
-// Capacity: free slots per host as one scheduling cycle sees them.
+// Capacity: free slots and resources as one scheduling cycle sees them.
 //
 // Built from the ClusterState at the start of a cycle, then debited by every allocation the
 // cycle makes, so later decisions in the same cycle see earlier ones. Hosts that do not
-// accept work (closed, unavail, draining) have zero free slots here. Within a cycle capacity
-// only shrinks (R-AL-5). Cost: O(hosts) to build, O(hosts of the allocation) per debit.
+// accept work (closed, unavail, draining) have nothing free here. Within a cycle capacity
+// only shrinks (R-AL-5).
+//
+// The allocator also claims tentatively while it tries plans, compound parts and
+// alternatives: Claim*() append to an undo log and Rollback(mark) returns to an earlier
+// Mark(), so a failed attempt leaves no trace (R-AL-1). Debit() is the committed form.
+// Representation: dense vectors by host (and host x resource, row-major).
+// Cost: O(hosts x resources) to build; O(1) per claim and per rollback step.
 #pragma once
 
 #include <cstdint>
@@ -19,21 +25,51 @@ class Capacity {
  public:
   explicit Capacity(const ClusterState& state);
 
+  size_t host_count() const { return free_slots_.size(); }
+  size_t resource_count() const { return resource_count_; }
   int32_t FreeSlots(HostIndex host) const { return free_slots_[host]; }
+  int64_t FreeResource(HostIndex host, ResourceId id) const {
+    return id < resource_count_ ? free_resources_[host * resource_count_ + id] : 0;
+  }
+  int64_t FreeShared(ResourceId id) const { return free_shared_[id]; }
+  // No job runs on the host and nothing was claimed on it: an exclusive job may take it.
+  bool Idle(HostIndex host) const { return idle_[host] && free_slots_[host] == total_slots_[host]; }
+  int32_t TotalSlots(HostIndex host) const { return total_slots_[host]; }
+  bool AcceptsWork(HostIndex host) const { return accepts_work_[host]; }
   // Free slots on all hosts that accept work.
   int64_t TotalFree() const { return total_free_; }
   // Hosts that accept work, whatever their free slots.
   int32_t WorkingHosts() const { return working_hosts_; }
-  size_t host_count() const { return free_slots_.size(); }
 
-  // REQUIRES: every grant fits the host's free slots.
+  // Tentative claims, undone by Rollback(). REQUIRES: the amounts are free.
+  void ClaimHost(const HostGrant& grant);
+  void ClaimShared(const ResourceAmount& amount);
+  size_t Mark() const { return undo_.size(); }
+  void Rollback(size_t mark);
+
+  // Commits a nominated allocation for the rest of the cycle.
+  // REQUIRES: every grant and shared amount fits.
   void Debit(const Allocation& allocation);
-  void Credit(const Allocation& allocation);
 
  private:
+  struct Undo {
+    bool shared = false;
+    uint32_t index = 0;  // host, or shared resource id
+    int32_t slots = 0;
+    ResourceId resource = 0;
+    int64_t amount = 0;
+  };
+
   std::vector<int32_t> free_slots_;
+  std::vector<int32_t> total_slots_;
+  std::vector<bool> accepts_work_;
+  std::vector<bool> idle_;
+  std::vector<int64_t> free_resources_;
+  std::vector<int64_t> free_shared_;
+  size_t resource_count_ = 0;
   int64_t total_free_ = 0;
   int32_t working_hosts_ = 0;
+  std::vector<Undo> undo_;
 };
 
 }  // namespace sluice::core

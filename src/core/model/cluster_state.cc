@@ -16,6 +16,7 @@ Result<ClusterState> ClusterState::Create(const ClusterConfig& config) {
   for (const QueueSpec& spec : config.queues) {
     SLUICE_RETURN_IF_ERROR(state.AddQueue(spec));
   }
+  state.SetSharedResources(config.shared_resources);
   if (!config.default_queue.empty()) {
     auto queue = state.FindQueue(config.default_queue);
     if (!queue) return NotFound("default_queue: no queue named '" + config.default_queue + "'");
@@ -32,14 +33,68 @@ Status ClusterState::AddHost(HostSpec spec) {
   if (host_by_name_.contains(spec.name)) {
     return Status(StatusCode::kAlreadyExists, "host '" + spec.name + "' is defined twice");
   }
+  for (const auto& [name, amount] : spec.resources) {
+    if (amount < 0) {
+      return InvalidArgument("host '" + spec.name + "': resource " + name + " must be >= 0");
+    }
+  }
   Host host;
   host.index = static_cast<HostIndex>(hosts_.size());
-  host.spec = std::move(spec);
+  host_by_name_.emplace(spec.name, host.index);
+  SetHostSpec(host, std::move(spec));
   total_slots_ += host.spec.slots;
   if (host.AcceptsWork()) free_slots_ += host.spec.slots;
-  host_by_name_.emplace(host.spec.name, host.index);
   hosts_.push_back(std::move(host));
   return Status::Ok();
+}
+
+void ClusterState::SetHostSpec(Host& host, HostSpec spec) {
+  host.spec = std::move(spec);
+  host.resource_total.assign(host_resources_.size(), 0);
+  for (const auto& [name, amount] : host.spec.resources) {
+    const ResourceId id = InternHostResource(name);
+    if (id >= host.resource_total.size()) host.resource_total.resize(id + 1, 0);
+    host.resource_total[id] = amount;
+  }
+}
+
+ResourceId ClusterState::InternHostResource(const std::string& name) {
+  for (ResourceId id = 0; id < host_resources_.size(); ++id) {
+    if (host_resources_[id] == name) return id;
+  }
+  host_resources_.push_back(name);
+  return static_cast<ResourceId>(host_resources_.size() - 1);
+}
+
+void ClusterState::SetSharedResources(const std::map<std::string, int64_t>& totals) {
+  for (const auto& [name, total] : totals) {
+    auto id = FindSharedResource(name);
+    if (!id) {
+      shared_resources_.push_back(name);
+      shared_total_.push_back(0);
+      shared_used_.push_back(0);
+      id = static_cast<ResourceId>(shared_resources_.size() - 1);
+    }
+    shared_total_[*id] = total;
+  }
+  // A shared resource dropped from the configuration keeps its id with no capacity.
+  for (ResourceId id = 0; id < shared_resources_.size(); ++id) {
+    if (!totals.contains(shared_resources_[id])) shared_total_[id] = 0;
+  }
+}
+
+std::optional<ResourceId> ClusterState::FindHostResource(std::string_view name) const {
+  for (ResourceId id = 0; id < host_resources_.size(); ++id) {
+    if (host_resources_[id] == name) return id;
+  }
+  return std::nullopt;
+}
+
+std::optional<ResourceId> ClusterState::FindSharedResource(std::string_view name) const {
+  for (ResourceId id = 0; id < shared_resources_.size(); ++id) {
+    if (shared_resources_[id] == name) return id;
+  }
+  return std::nullopt;
 }
 
 Status ClusterState::AddQueue(const QueueSpec& spec) {
@@ -112,11 +167,14 @@ void ClusterState::RemovePending(Job& job) {
 void ClusterState::Release(Job& job) {
   for (const HostGrant& grant : job.allocation.hosts) {
     Host& host = hosts_[grant.host];
-    host.used_slots -= grant.slots;
+    const int32_t taken = host.SlotsTaken(grant);
+    host.used_slots -= taken;
     host.running_jobs -= 1;
     SLUICE_CHECK(host.used_slots >= 0);
-    if (host.AcceptsWork()) free_slots_ += grant.slots;
+    if (host.AcceptsWork()) free_slots_ += taken;
+    for (const ResourceAmount& r : grant.resources) host.resource_used[r.id] -= r.amount;
   }
+  for (const ResourceAmount& r : job.allocation.shared) shared_used_[r.id] -= r.amount;
   Queue& queue = queues_[job.queue];
   queue.running_jobs -= 1;
   queue.used_slots -= job.allocation.TotalSlots();
@@ -167,10 +225,21 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
   RemovePending(*job);
   for (const HostGrant& grant : allocation.hosts) {
     Host& host = hosts_[grant.host];
-    SLUICE_CHECK(grant.slots > 0 && grant.slots <= host.FreeSlots() && host.AcceptsWork());
-    host.used_slots += grant.slots;
+    const int32_t taken = host.SlotsTaken(grant);
+    SLUICE_CHECK(grant.slots > 0 && taken <= host.FreeSlots() && host.AcceptsWork());
+    SLUICE_CHECK(!grant.whole_host || host.running_jobs == 0);
+    host.used_slots += taken;
     host.running_jobs += 1;
-    free_slots_ -= grant.slots;
+    free_slots_ -= taken;
+    for (const ResourceAmount& r : grant.resources) {
+      SLUICE_CHECK(r.amount <= host.ResourceFree(r.id));
+      if (r.id >= host.resource_used.size()) host.resource_used.resize(r.id + 1, 0);
+      host.resource_used[r.id] += r.amount;
+    }
+  }
+  for (const ResourceAmount& r : allocation.shared) {
+    SLUICE_CHECK(r.amount <= shared_total_[r.id] - shared_used_[r.id]);
+    shared_used_[r.id] += r.amount;
   }
   Queue& queue = queues_[job->queue];
   queue.running_jobs += 1;
@@ -238,9 +307,10 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
     Host& host = hosts_[*index];
     if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
     total_slots_ += spec.slots - host.spec.slots;
-    host.spec = spec;
+    SetHostSpec(host, spec);
     if (host.AcceptsWork()) free_slots_ += host.FreeSlots();
   }
+  SetSharedResources(config.shared_resources);
   for (Host& host : hosts_) {
     bool kept = std::any_of(config.hosts.begin(), config.hosts.end(),
                             [&](const HostSpec& s) { return s.name == host.spec.name; });

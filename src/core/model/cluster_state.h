@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -35,9 +36,22 @@ struct Host {
   HostIndex index = 0;
   int32_t used_slots = 0;
   int32_t running_jobs = 0;
+  std::vector<int64_t> resource_total;  // by host ResourceId; shorter vectors mean 0
+  std::vector<int64_t> resource_used;
 
   int32_t FreeSlots() const { return spec.slots - used_slots; }
   bool AcceptsWork() const { return spec.state == HostState::kOk; }
+  int64_t ResourceTotal(ResourceId id) const {
+    return id < resource_total.size() ? resource_total[id] : 0;
+  }
+  int64_t ResourceUsed(ResourceId id) const {
+    return id < resource_used.size() ? resource_used[id] : 0;
+  }
+  int64_t ResourceFree(ResourceId id) const { return ResourceTotal(id) - ResourceUsed(id); }
+  // Slots a grant takes from this host: all of them for an exclusive (whole-host) grant.
+  int32_t SlotsTaken(const HostGrant& grant) const {
+    return grant.whole_host ? spec.slots : grant.slots;
+  }
 };
 
 // One entry of a queue's pending set, in queue order: job priority descending, then
@@ -89,6 +103,16 @@ class ClusterState {
   // Jobs no cycle has classified yet (arrived since the last commit), in arrival order.
   const std::vector<JobId>& unclassified() const { return unclassified_; }
 
+  // Consumable resource names by ResourceId: host resources (mem, gpu, ...) and shared
+  // resources (licenses) have separate id spaces. Ids are assigned in order of first
+  // appearance and never change.
+  const std::vector<std::string>& host_resources() const { return host_resources_; }
+  const std::vector<std::string>& shared_resources() const { return shared_resources_; }
+  std::optional<ResourceId> FindHostResource(std::string_view name) const;
+  std::optional<ResourceId> FindSharedResource(std::string_view name) const;
+  int64_t SharedTotal(ResourceId id) const { return shared_total_[id]; }
+  int64_t SharedUsed(ResourceId id) const { return shared_used_[id]; }
+
   std::optional<HostIndex> FindHost(std::string_view name) const;
   std::optional<QueueIndex> FindQueue(std::string_view name) const;
   const Job* FindJob(JobId id) const;
@@ -124,6 +148,9 @@ class ClusterState {
   ClusterState() = default;
   Job* MutableJob(JobId id);
   Status AddQueue(const QueueSpec& spec);
+  ResourceId InternHostResource(const std::string& name);
+  void SetSharedResources(const std::map<std::string, int64_t>& totals);
+  void SetHostSpec(Host& host, HostSpec spec);
   void Release(Job& job);
   void RemovePending(Job& job);
 
@@ -133,6 +160,10 @@ class ClusterState {
   std::unordered_map<std::string, HostIndex> host_by_name_;
   std::unordered_map<std::string, QueueIndex> queue_by_name_;
   std::unordered_map<JobId, Job> jobs_;
+  std::vector<std::string> host_resources_;
+  std::vector<std::string> shared_resources_;
+  std::vector<int64_t> shared_total_;
+  std::vector<int64_t> shared_used_;
   std::set<RunningEntry> running_;
   std::vector<JobId> unclassified_;
   QueueIndex default_queue_ = 0;

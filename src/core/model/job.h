@@ -45,10 +45,21 @@ struct JobSpec {
   bool hold = false;
 };
 
-// Slots (and later resources) granted on one host.
+// An amount of one consumable resource (host or shared, by context).
+struct ResourceAmount {
+  ResourceId id = 0;
+  int64_t amount = 0;
+
+  friend bool operator==(const ResourceAmount&, const ResourceAmount&) = default;
+};
+
+// Tasks and resources granted on one host. An exclusive job's grant holds the whole host
+// (`whole_host`): no other job may use it while the job runs (R-AL-7), whatever `slots` is.
 struct HostGrant {
   HostIndex host = 0;
-  int32_t slots = 0;
+  int32_t slots = 0;                       // tasks placed on the host
+  bool whole_host = false;
+  std::vector<ResourceAmount> resources;  // host resources, by ResourceId
 
   friend bool operator==(const HostGrant&, const HostGrant&) = default;
 };
@@ -56,6 +67,7 @@ struct HostGrant {
 // Everything a started job holds; hosts are sorted by host index.
 struct Allocation {
   std::vector<HostGrant> hosts;
+  std::vector<ResourceAmount> shared;  // cluster-wide resources (licenses), per job
 
   int32_t TotalSlots() const;
   friend bool operator==(const Allocation&, const Allocation&) = default;
