@@ -1,0 +1,290 @@
+#include "sim/swf_reader.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace sluice::sim {
+namespace {
+
+constexpr int kMinFields = 9;
+constexpr int kUsedFields = 12;  // fields past the 12th are validated, not kept
+
+// One data line that passed the syntax check (rule 2), before the machine-size rules.
+struct SwfRecord {
+  int64_t id = 0;
+  int64_t submit = 0;
+  int64_t runtime = 0;
+  int64_t allocated_procs = 0;
+  int64_t requested_procs = 0;
+  int64_t requested_time = 0;
+  int64_t user = -1;
+  int64_t line = 0;
+};
+
+struct SwfHeader {
+  std::optional<int64_t> max_procs;
+  std::optional<int64_t> max_nodes;
+  std::optional<int64_t> unix_start_time;
+};
+
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string_view TrimLeft(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && IsBlank(s[i])) ++i;
+  return s.substr(i);
+}
+
+// A whole token as a number: integers exactly; decimals (some archive fields are averages)
+// truncated toward zero and saturated to the int64 range. nullopt for anything else.
+std::optional<int64_t> ParseNumber(std::string_view token) {
+  const char* first = token.data();
+  const char* last = token.data() + token.size();
+  int64_t integer = 0;
+  auto [end, ec] = std::from_chars(first, last, integer);
+  if (ec == std::errc() && end == last) return integer;
+  double real = 0;
+  auto [real_end, real_ec] = std::from_chars(first, last, real);
+  if (real_ec != std::errc() || real_end != last || !std::isfinite(real)) return std::nullopt;
+  if (real >= 9.2e18) return INT64_MAX;
+  if (real <= -9.2e18) return INT64_MIN;
+  return static_cast<int64_t>(real);
+}
+
+// Reads `; Key: N` header comments (rule 1). `body` is the text after the `;`.
+void ReadHeaderComment(std::string_view body, SwfHeader& header) {
+  body = TrimLeft(body);
+  const auto read_value = [&body](std::string_view key, std::optional<int64_t>& out) {
+    if (out.has_value() || !body.starts_with(key)) return;
+    std::string_view rest = TrimLeft(body.substr(key.size()));
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
+    if (ec == std::errc() && end != rest.data()) out = value;
+  };
+  read_value("MaxProcs:", header.max_procs);
+  read_value("MaxNodes:", header.max_nodes);
+  read_value("UnixStartTime:", header.unix_start_time);
+}
+
+// Splits a data line into fields and fills `record`. False when the line is malformed
+// (rule 2).
+bool ParseDataLine(std::string_view line, SwfRecord& record) {
+  std::array<int64_t, kUsedFields> fields;
+  fields.fill(-1);
+  int count = 0;
+  size_t i = 0;
+  while (true) {
+    while (i < line.size() && IsBlank(line[i])) ++i;
+    if (i == line.size()) break;
+    size_t start = i;
+    while (i < line.size() && !IsBlank(line[i])) ++i;
+    std::optional<int64_t> value = ParseNumber(line.substr(start, i - start));
+    if (!value.has_value()) return false;
+    if (count < kUsedFields) fields[count] = *value;
+    ++count;
+  }
+  if (count < kMinFields) return false;
+  record.id = fields[0];
+  record.submit = fields[1];
+  record.runtime = fields[3];
+  record.allocated_procs = fields[4];
+  record.requested_procs = fields[7];
+  record.requested_time = fields[8];
+  record.user = count >= 12 ? fields[11] : -1;
+  return true;
+}
+
+// Rule 3: the machine size, or 0 when none is known.
+int64_t MachineSize(const SwfOptions& options, const SwfHeader& header) {
+  if (options.procs > 0) return options.procs;
+  if (header.max_procs.value_or(0) > 0) return *header.max_procs;
+  return std::max<int64_t>(header.max_nodes.value_or(0), 0);
+}
+
+// Rules 4 and 5: sets each record's processor count (field 8, else 5) and removes, in place
+// and keeping file order, the records the rules skip. Returns how many were removed.
+int64_t ApplyJobRules(int64_t procs, std::vector<SwfRecord>& records) {
+  size_t kept = 0;
+  for (SwfRecord& record : records) {
+    const int64_t job_procs =
+        record.requested_procs > 0 ? record.requested_procs : record.allocated_procs;
+    if (record.runtime < 0 || job_procs <= 0 || job_procs > procs || record.submit < 0) continue;
+    record.requested_procs = job_procs;
+    records[kept++] = record;
+  }
+  const int64_t removed = static_cast<int64_t>(records.size() - kept);
+  records.resize(kept);
+  return removed;
+}
+
+// REQUIRES: `record` passed ApplyJobRules (requested_procs holds the job's processors).
+WorkloadJob MakeJob(const SwfRecord& record) {
+  const int64_t procs = record.requested_procs;
+  WorkloadJob job;
+  job.spec.id = record.id;
+  job.spec.submit_time = record.submit;
+  job.spec.min_tasks = static_cast<int32_t>(procs);
+  job.spec.max_tasks = static_cast<int32_t>(procs);
+  job.spec.run_limit = record.requested_time > 0 ? record.requested_time : record.runtime;
+  if (record.user >= 0) job.spec.user = "u" + std::to_string(record.user);
+  job.runtime = record.runtime;
+  job.line = record.line;
+  return job;
+}
+
+// Closes a zlib inflate stream on every return path.
+class InflateStream {
+ public:
+  InflateStream() = default;
+  InflateStream(const InflateStream&) = delete;
+  InflateStream& operator=(const InflateStream&) = delete;
+  ~InflateStream() {
+    if (initialized_) inflateEnd(&stream_);
+  }
+  bool Init() {
+    // 15 + 16: a gzip wrapper with the largest window.
+    initialized_ = inflateInit2(&stream_, 15 + 16) == Z_OK;
+    return initialized_;
+  }
+  z_stream& stream() { return stream_; }
+
+ private:
+  z_stream stream_{};
+  bool initialized_ = false;
+};
+
+Result<std::string> Gunzip(const std::string& path, std::string_view compressed) {
+  InflateStream inflater;
+  if (!inflater.Init()) return Internal(path + ": gzip: cannot initialize zlib");
+  z_stream& zs = inflater.stream();
+  std::string out;
+  out.resize(std::max<size_t>(compressed.size() * 8, 1 << 16));
+  size_t in_pos = 0;
+  size_t out_pos = 0;
+  while (true) {
+    if (zs.avail_in == 0 && in_pos < compressed.size()) {
+      size_t chunk = std::min<size_t>(compressed.size() - in_pos, UINT_MAX);
+      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data() + in_pos));
+      zs.avail_in = static_cast<uInt>(chunk);
+      in_pos += chunk;
+    }
+    if (out_pos == out.size()) out.resize(out.size() * 2);
+    size_t room = std::min<size_t>(out.size() - out_pos, UINT_MAX);
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + out_pos);
+    zs.avail_out = static_cast<uInt>(room);
+    int rc = inflate(&zs, Z_NO_FLUSH);
+    out_pos += room - zs.avail_out;
+    if (rc == Z_STREAM_END) {
+      // Another gzip member may follow (concatenated .gz files are valid gzip).
+      if (zs.avail_in == 0 && in_pos == compressed.size()) break;
+      if (inflateReset(&zs) != Z_OK) return Internal(path + ": gzip: cannot reset zlib");
+      continue;
+    }
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_pos == compressed.size()) {
+      return InvalidArgument(path + ": gzip: truncated stream");
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      std::string what = zs.msg != nullptr ? zs.msg : "corrupt stream";
+      return InvalidArgument(path + ": gzip: " + what);
+    }
+  }
+  out.resize(out_pos);
+  return out;
+}
+
+}  // namespace
+
+Result<Workload> ParseSwf(std::string_view text, const SwfOptions& options) {
+  // 1. One pass over the lines: header comments, and the syntax check of data lines.
+  Workload workload;
+  SwfHeader header;
+  std::vector<SwfRecord> records;
+  records.reserve(text.size() / 64 + 1);
+  int64_t line_number = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = TrimLeft(text.substr(pos, end - pos));
+    pos = end + 1;
+    ++line_number;
+    if (line.empty()) continue;
+    if (line.front() == ';') {
+      ReadHeaderComment(line.substr(1), header);
+      continue;
+    }
+    SwfRecord record;
+    record.line = line_number;
+    if (ParseDataLine(line, record)) {
+      records.push_back(record);
+    } else {
+      ++workload.skipped;
+    }
+  }
+
+  // 2. The machine size P (rule 3), needed by the processor rule.
+  const int64_t procs = MachineSize(options, header);
+  if (procs <= 0) {
+    return InvalidArgument(
+        "machine size unknown: no --procs and no positive MaxProcs or MaxNodes header");
+  }
+  if (procs > INT32_MAX) return InvalidArgument("machine size too large: " + std::to_string(procs));
+  workload.procs = static_cast<int32_t>(procs);
+  workload.unix_start_time = header.unix_start_time.value_or(0);
+
+  // 3. The filtering rules (4, 5).
+  workload.skipped += ApplyJobRules(procs, records);
+
+  // 4. Stable sort by submit time (archive traces are usually sorted already), then max_jobs.
+  const auto by_submit = [](const SwfRecord& a, const SwfRecord& b) { return a.submit < b.submit; };
+  if (!std::is_sorted(records.begin(), records.end(), by_submit)) {
+    std::stable_sort(records.begin(), records.end(), by_submit);
+  }
+  if (options.max_jobs >= 0 && static_cast<uint64_t>(options.max_jobs) < records.size()) {
+    records.resize(static_cast<size_t>(options.max_jobs));
+  }
+
+  // 5. Build the jobs.
+  workload.jobs.reserve(records.size());
+  for (const SwfRecord& record : records) {
+    workload.jobs.push_back(MakeJob(record));
+  }
+  return workload;
+}
+
+Result<std::string> ReadMaybeGzipFile(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return NotFound(path + ": cannot open: " + std::strerror(errno));
+  std::string raw;
+  std::array<char, 1 << 16> buffer;
+  size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), file)) > 0) raw.append(buffer.data(), n);
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return NotFound(path + ": cannot read");
+  const bool gzip = raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
+                    static_cast<unsigned char>(raw[1]) == 0x8b;
+  if (!gzip) return raw;
+  return Gunzip(path, raw);
+}
+
+Result<Workload> ReadSwf(const std::string& path, const SwfOptions& options) {
+  Result<std::string> text = ReadMaybeGzipFile(path);
+  if (!text) return text.error();
+  Result<Workload> workload = ParseSwf(*text, options);
+  if (!workload) return workload.error().WithPrefix(path);
+  return workload;
+}
+
+}  // namespace sluice::sim
