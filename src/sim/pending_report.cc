@@ -11,6 +11,18 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       j["needed"] = detail.needed;
       j["available"] = detail.available;
       j["hosts"] = detail.hosts;
+      if (detail.one_host) j["one_host"] = true;
+      break;
+    case core::ReasonCode::kSharedResource:
+      j["resource"] = detail.resource;
+      j["needed"] = detail.needed;
+      j["available"] = detail.available;
+      break;
+    case core::ReasonCode::kNoMatch:
+    case core::ReasonCode::kExclusive:
+    case core::ReasonCode::kHostClosed:
+    case core::ReasonCode::kHostUnavail:
+      j["hosts"] = detail.hosts;
       break;
     case core::ReasonCode::kPriorityWait:
       j["job"] = detail.job;

@@ -235,8 +235,12 @@ TEST_P(SimPropertyTest, EveryFeasibleJobEventuallyRunsOrFailsAtOnce) {
       if (min_tasks > total) {
         EXPECT_EQ(record.cause, core::ExitCause::kUnschedulable) << "job " << record.id;
         EXPECT_EQ(record.end, record.submit) << "job " << record.id << " not failed promptly";
-      } else if (min_tasks <= usable) {
-        EXPECT_GE(record.start, record.submit) << "job " << record.id << " never started";
+      } else if (usable == total) {
+        // (With a closed host, a job that needs it waits for ever — and under fifo, so does
+        // everything behind it; that is the spec, so liveness is checked only without one.)
+        EXPECT_GE(record.start, record.submit) << "job " << record.id << " never started, cause "
+                                               << core::ToString(record.cause) << ", min "
+                                               << min_tasks << ", usable " << usable;
         EXPECT_EQ(record.state, core::JobState::kDone) << "job " << record.id;
       }
     }

@@ -36,7 +36,7 @@ Reservation ReserveForHead(const Job& head, CycleContext& ctx) {
                 .order = kThisCycleOrderBase + i,
                 .slots = ctx.started[i].slots});
   }
-  return ComputeReservation(head.spec.min_tasks, ctx.capacity.TotalFree(), ctx.now, releases);
+  return ComputeReservation(head.min_slots, ctx.capacity.TotalFree(), ctx.now, releases);
 }
 
 class EasyBackfillPolicy final : public AdmissionPolicy {
@@ -57,14 +57,18 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
         continue;
       }
       if (ctx.capacity.TotalFree() == 0 && !ctx.explain) break;  // nothing more can start
+      const Instant end = AddDuration(ctx.now, job.spec.run_limit.value_or(kInfinite));
+      const bool ends_in_time = end != kInfinite && end <= reservation.shadow;
+      // A job that would delay the head cannot start whether it fits or not; only an
+      // explanation needs to know which of the two keeps it waiting.
+      if (!ends_in_time && job.min_slots > reservation.extra && !ctx.explain) continue;
       AllocOutcome outcome = ctx.Nominate(job);
       if (!outcome.ok) {
         if (ctx.explain) ctx.Pend(job, std::move(outcome.reasons));
         continue;
       }
-      const Instant end = AddDuration(ctx.now, job.spec.run_limit.value_or(kInfinite));
       const int32_t slots = outcome.allocation.TotalSlots();
-      if (end != kInfinite && end <= reservation.shadow) {
+      if (ends_in_time) {
         ctx.Start(job, std::move(outcome.allocation), /*backfilled=*/true);
       } else if (slots <= reservation.extra) {
         reservation.extra -= slots;

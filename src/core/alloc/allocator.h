@@ -33,15 +33,19 @@ class Allocator {
  public:
   virtual ~Allocator() = default;
 
-  // Nominate: computes an allocation for the job's whole request from `capacity` without
-  // changing it. Outcomes: ok with an allocation the caller may Debit; or !ok with reasons,
-  // and then nothing was claimed (rollback is the allocator's duty).
-  virtual AllocOutcome Nominate(const Job& job, const ClusterState& state,
-                                const Capacity& capacity, AllocMode mode) const = 0;
+  // Nominate: computes an allocation for the job's whole request from `capacity`. It may
+  // claim tentatively while it searches but returns with `capacity` exactly as it found it
+  // (rollback is the allocator's duty, R-AL-1). Outcomes: ok with an allocation the caller
+  // may Debit; or !ok with the reasons it does not fit now.
+  virtual AllocOutcome Nominate(const Job& job, const ClusterState& state, Capacity& capacity,
+                                AllocMode mode) const = 0;
 
   // Static feasibility (R-ADM-1): could the request ever be met by the configured hosts,
-  // counting hosts in every state as capacity? !ok means the job is UNSCHEDULABLE.
-  virtual Feasibility CheckFeasible(const Job& job, const ClusterState& state) const = 0;
+  // counting hosts in every state as capacity? `all_configured` is
+  // Capacity::AllConfigured(state), built once by the caller; it is returned unchanged.
+  // !ok means the job is UNSCHEDULABLE.
+  virtual Feasibility CheckFeasible(const Job& job, const ClusterState& state,
+                                    Capacity& all_configured) const = 0;
 };
 
 }  // namespace sluice::core

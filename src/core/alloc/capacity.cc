@@ -30,6 +30,27 @@ Capacity::Capacity(const ClusterState& state) {
   }
 }
 
+Capacity Capacity::AllConfigured(const ClusterState& state) {
+  Capacity capacity;
+  capacity.resource_count_ = state.host_resources().size();
+  capacity.free_resources_.assign(state.hosts().size() * capacity.resource_count_, 0);
+  for (const Host& host : state.hosts()) {
+    capacity.free_slots_.push_back(host.spec.slots);
+    capacity.total_slots_.push_back(host.spec.slots);
+    capacity.accepts_work_.push_back(true);
+    capacity.idle_.push_back(true);
+    capacity.total_free_ += host.spec.slots;
+    ++capacity.working_hosts_;
+    for (ResourceId r = 0; r < capacity.resource_count_; ++r) {
+      capacity.free_resources_[host.index * capacity.resource_count_ + r] = host.ResourceTotal(r);
+    }
+  }
+  for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
+    capacity.free_shared_.push_back(state.SharedTotal(r));
+  }
+  return capacity;
+}
+
 void Capacity::ClaimHost(const HostGrant& grant) {
   const int32_t slots = grant.whole_host ? free_slots_[grant.host] : grant.slots;
   SLUICE_CHECK(slots <= free_slots_[grant.host]);

@@ -24,6 +24,9 @@ namespace sluice::core {
 class Capacity {
  public:
   explicit Capacity(const ClusterState& state);
+  // The cluster as if idle and every host accepted work: everything configured is free.
+  // Static feasibility (R-ADM-1) is a nomination against this capacity.
+  static Capacity AllConfigured(const ClusterState& state);
 
   size_t host_count() const { return free_slots_.size(); }
   size_t resource_count() const { return resource_count_; }
@@ -52,6 +55,8 @@ class Capacity {
   void Debit(const Allocation& allocation);
 
  private:
+  Capacity() = default;
+
   struct Undo {
     bool shared = false;
     uint32_t index = 0;  // host, or shared resource id

@@ -37,7 +37,7 @@ struct CycleContext {
   // when no explanation is wanted the allocator is not asked.
   AllocOutcome Nominate(const Job& job) {
     ++result.stats.evaluated;
-    if (!explain && job.spec.min_tasks > capacity.TotalFree()) return AllocOutcome{};
+    if (!explain && job.min_slots > capacity.TotalFree()) return AllocOutcome{};
     return allocator.Nominate(job, state, capacity, AllocMode::kNormal);
   }
 

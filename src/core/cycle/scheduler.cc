@@ -5,11 +5,11 @@
 #include <utility>
 #include <vector>
 
-#include "core/alloc/any_slot_allocator.h"
+#include "core/alloc/resreq_allocator.h"
 
 namespace sluice::core {
 
-Scheduler::Scheduler() : allocator_(std::make_unique<AnySlotAllocator>()) {
+Scheduler::Scheduler() : allocator_(std::make_unique<ResreqAllocator>()) {
   policies_[static_cast<size_t>(PolicyKind::kFifo)] = MakeFifoPolicy();
   policies_[static_cast<size_t>(PolicyKind::kEasyBackfill)] = MakeEasyBackfillPolicy();
 }
@@ -27,12 +27,14 @@ Status Scheduler::CheckSupported(const ClusterConfig& config) {
 }
 
 void Scheduler::ClassifyNewJobs(CycleContext& ctx) const {
+  if (ctx.state.unclassified().empty()) return;
+  Capacity all_configured = Capacity::AllConfigured(ctx.state);
   for (JobId id : ctx.state.unclassified()) {
     const Job* job = ctx.state.FindJob(id);
     if (job == nullptr || (job->state != JobState::kPending && job->state != JobState::kHeld)) {
       continue;
     }
-    Feasibility feasibility = allocator_->CheckFeasible(*job, ctx.state);
+    Feasibility feasibility = allocator_->CheckFeasible(*job, ctx.state, all_configured);
     if (feasibility.ok) continue;
     ctx.failed.push_back(id);
     ++ctx.result.stats.failed;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/resreq/eval.h"
+#include "core/resreq/parser.h"
+
 namespace sluice::core {
 
 Result<ClusterState> ClusterState::Create(const ClusterConfig& config) {
@@ -13,6 +16,7 @@ Result<ClusterState> ClusterState::Create(const ClusterConfig& config) {
   if (config.queues.empty()) {
     return InvalidArgument("queues: at least one queue is required");
   }
+  state.config_ = config;
   for (const QueueSpec& spec : config.queues) {
     SLUICE_RETURN_IF_ERROR(state.AddQueue(spec));
   }
@@ -22,7 +26,6 @@ Result<ClusterState> ClusterState::Create(const ClusterConfig& config) {
     if (!queue) return NotFound("default_queue: no queue named '" + config.default_queue + "'");
     state.default_queue_ = *queue;
   }
-  state.config_ = config;
   return state;
 }
 
@@ -48,7 +51,23 @@ Status ClusterState::AddHost(HostSpec spec) {
   return Status::Ok();
 }
 
+bool ClusterState::PassesSelectSlow(resreq::ExprId select, HostIndex host,
+                                    const resreq::HostView& view) const {
+  auto [it, inserted] = select_memo_.try_emplace(select);
+  SelectMemo& memo = it->second;
+  if (inserted) {
+    memo.reads_free_amounts = resreq::ReadsFreeAmounts(
+        select, *expr_pool_, [&](std::string_view name) { return FindHostResource(name).has_value(); });
+    if (!memo.reads_free_amounts) memo.verdicts.assign(hosts_.size(), 0);
+  }
+  if (memo.reads_free_amounts) return resreq::EvalSelect(select, *expr_pool_, view);
+  uint8_t& verdict = memo.verdicts[host];
+  if (verdict == 0) verdict = resreq::EvalSelect(select, *expr_pool_, view) ? 1 : 2;
+  return verdict == 1;
+}
+
 void ClusterState::SetHostSpec(Host& host, HostSpec spec) {
+  select_memo_.clear();  // attributes, tags or resource names may have changed
   host.spec = std::move(spec);
   host.resource_total.assign(host_resources_.size(), 0);
   for (const auto& [name, amount] : host.spec.resources) {
@@ -104,8 +123,30 @@ Status ClusterState::AddQueue(const QueueSpec& spec) {
   Queue queue;
   queue.index = static_cast<QueueIndex>(queues_.size());
   queue.spec = spec;
+  SLUICE_RETURN_IF_ERROR(ResolveQueueHosts(queue));
   queue_by_name_.emplace(spec.name, queue.index);
   queues_.push_back(std::move(queue));
+  return Status::Ok();
+}
+
+Status ClusterState::ResolveQueueHosts(Queue& queue) const {
+  queue.hosts.clear();
+  queue.all_hosts = queue.spec.host_group.empty();
+  if (queue.all_hosts) return Status::Ok();
+  auto group = config_.host_groups.find(queue.spec.host_group);
+  if (group == config_.host_groups.end()) {
+    return NotFound("queue '" + queue.spec.name + "': no host group named '" +
+                    queue.spec.host_group + "'");
+  }
+  for (const std::string& name : group->second) {
+    auto host = FindHost(name);
+    if (!host) {
+      return NotFound("host group '" + group->first + "': no host named '" + name + "'");
+    }
+    queue.hosts.push_back(*host);
+  }
+  std::sort(queue.hosts.begin(), queue.hosts.end());
+  queue.hosts.erase(std::unique(queue.hosts.begin(), queue.hosts.end()), queue.hosts.end());
   return Status::Ok();
 }
 
@@ -131,6 +172,35 @@ Job* ClusterState::MutableJob(JobId id) {
   return it == jobs_.end() ? nullptr : &it->second;
 }
 
+Result<const resreq::Request*> ClusterState::CompileRequest(const std::string& text) {
+  auto it = requests_.find(text);
+  if (it != requests_.end()) return it->second.get();
+  Result<resreq::Request> parsed = resreq::Parse(text, *expr_pool_);
+  if (!parsed) return parsed.error();
+  auto request = std::make_unique<resreq::Request>(std::move(parsed).value());
+  const resreq::Request* result = request.get();
+  requests_.emplace(text, std::move(request));
+  return result;
+}
+
+namespace {
+
+// The fewest slots an alternative can run with: a compound's counts are fixed; a plain
+// primary (count 0) takes the job's task range.
+int32_t MinSlots(const resreq::Request& request, const JobSpec& spec) {
+  int32_t best = -1;
+  for (const resreq::Compound& alternative : request.alternatives) {
+    int32_t slots = 0;
+    for (const resreq::Primary& part : alternative.parts) {
+      slots += part.count > 0 ? part.count : spec.min_tasks;
+    }
+    if (best < 0 || slots < best) best = slots;
+  }
+  return best;
+}
+
+}  // namespace
+
 Status ClusterState::Submit(JobSpec spec) {
   if (jobs_.contains(spec.id)) {
     return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.id) + " exists");
@@ -148,9 +218,17 @@ Status ClusterState::Submit(JobSpec spec) {
     }
     queue_index = *found;
   }
+  const std::string& text =
+      spec.resreq.empty() ? queues_[queue_index].spec.default_resreq : spec.resreq;
+  Result<const resreq::Request*> request = CompileRequest(text);
+  if (!request) {
+    return request.error().WithPrefix("job " + std::to_string(spec.id) + ": resreq");
+  }
   const JobId id = spec.id;
   Job& job = jobs_[id];
   job.spec = std::move(spec);
+  job.request = *request;
+  job.min_slots = MinSlots(**request, job.spec);
   job.queue = queue_index;
   job.seq = next_seq_++;
   job.state = job.spec.hold ? JobState::kHeld : JobState::kPending;
@@ -287,6 +365,18 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
       return FailedPrecondition("queue '" + queue.spec.name + "' still has jobs");
     }
   }
+  for (const QueueSpec& queue : config.queues) {
+    if (queue.host_group.empty()) continue;
+    auto group = config.host_groups.find(queue.host_group);
+    if (group == config.host_groups.end()) {
+      return NotFound("queue '" + queue.name + "': no host group named '" + queue.host_group + "'");
+    }
+    for (const std::string& name : group->second) {
+      bool known = std::any_of(config.hosts.begin(), config.hosts.end(),
+                               [&](const HostSpec& h) { return h.name == name; });
+      if (!known) return NotFound("host group '" + group->first + "': no host named '" + name + "'");
+    }
+  }
   for (const HostSpec& spec : config.hosts) {
     auto index = FindHost(spec.name);
     if (!index) continue;
@@ -320,12 +410,14 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
       host.spec.slots = 0;
     }
   }
+  config_ = config;
   for (const QueueSpec& spec : config.queues) {
     auto index = FindQueue(spec.name);
     if (!index) {
       SLUICE_RETURN_IF_ERROR(AddQueue(spec));
     } else {
       queues_[*index].spec = spec;
+      SLUICE_RETURN_IF_ERROR(ResolveQueueHosts(queues_[*index]));
     }
   }
   for (Queue& queue : queues_) {

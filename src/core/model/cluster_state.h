@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -28,6 +29,9 @@
 #include "base/time.h"
 #include "core/model/config.h"
 #include "core/model/job.h"
+#include "core/resreq/eval.h"
+#include "core/resreq/expr.h"
+#include "core/resreq/request.h"
 
 namespace sluice::core {
 
@@ -71,6 +75,9 @@ using PendingSet = std::set<PendingEntry>;
 struct Queue {
   QueueSpec spec;
   QueueIndex index = 0;
+  // The hosts of the queue's host group in host order; empty with all_hosts when it has none.
+  std::vector<HostIndex> hosts;
+  bool all_hosts = true;
   PendingSet pending;
   int32_t running_jobs = 0;
   int64_t used_slots = 0;
@@ -113,6 +120,21 @@ class ClusterState {
   int64_t SharedTotal(ResourceId id) const { return shared_total_[id]; }
   int64_t SharedUsed(ResourceId id) const { return shared_used_[id]; }
 
+  // The pool of every select expression of every job (R-RR-4).
+  const resreq::ExprPool& expr_pool() const { return *expr_pool_; }
+  // Parses and checks a request against this cluster's resources, interning it: the same
+  // text always yields the same Request object. Errors: kInvalidArgument with the column
+  // (parse) or the offending name (validation).
+  Result<const resreq::Request*> CompileRequest(const std::string& text);
+
+  // Whether `host` passes `select`, evaluated through `view` (which must show that host).
+  // Expressions that read no free amount depend only on the host's configuration, so their
+  // verdict is memoized per (expression, host) until a host is added or changed (R-RR-4:
+  // evaluated once, not per job). Logically const: the memo is invisible to results.
+  bool PassesSelect(resreq::ExprId select, HostIndex host, const resreq::HostView& view) const {
+    return select == resreq::kNoExpr || PassesSelectSlow(select, host, view);
+  }
+
   std::optional<HostIndex> FindHost(std::string_view name) const;
   std::optional<QueueIndex> FindQueue(std::string_view name) const;
   const Job* FindJob(JobId id) const;
@@ -151,6 +173,8 @@ class ClusterState {
   ResourceId InternHostResource(const std::string& name);
   void SetSharedResources(const std::map<std::string, int64_t>& totals);
   void SetHostSpec(Host& host, HostSpec spec);
+  Status ResolveQueueHosts(Queue& queue) const;
+  bool PassesSelectSlow(resreq::ExprId select, HostIndex host, const resreq::HostView& view) const;
   void Release(Job& job);
   void RemovePending(Job& job);
 
@@ -160,6 +184,14 @@ class ClusterState {
   std::unordered_map<std::string, HostIndex> host_by_name_;
   std::unordered_map<std::string, QueueIndex> queue_by_name_;
   std::unordered_map<JobId, Job> jobs_;
+  // unique_ptr: moving the state must not move the pool or the requests jobs point to.
+  std::unique_ptr<resreq::ExprPool> expr_pool_ = std::make_unique<resreq::ExprPool>();
+  std::unordered_map<std::string, std::unique_ptr<resreq::Request>> requests_;  // by text
+  struct SelectMemo {
+    bool reads_free_amounts = false;
+    std::vector<uint8_t> verdicts;  // by host: 0 unknown, 1 passes, 2 fails
+  };
+  mutable std::unordered_map<resreq::ExprId, SelectMemo> select_memo_;  // never iterated
   std::vector<std::string> host_resources_;
   std::vector<std::string> shared_resources_;
   std::vector<int64_t> shared_total_;

@@ -14,6 +14,7 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "core/resreq/request.h"
 
 namespace sluice::core {
 
@@ -85,6 +86,12 @@ struct Job {
   ExitCause exit_cause = ExitCause::kNone;
   int32_t exit_code = 0;
   Allocation allocation;     // valid when ADMITTING or RUNNING
+  // The compiled request (the job's resreq, or its queue's default), shared by every job
+  // with the same text and owned by the ClusterState. Never null once submitted.
+  const resreq::Request* request = nullptr;
+  // The fewest slots any alternative of the request can run with (R-RR-6: classification
+  // and reservations use the minimum).
+  int32_t min_slots = 1;
 
   // start_time + run_limit, or kInfinite when the job has no run limit.
   Instant EstimatedEnd() const { return AddDuration(start_time, spec.run_limit.value_or(kInfinite)); }

@@ -16,6 +16,16 @@ std::string_view ToString(ReasonCode code) {
       return "RESERVED";
     case ReasonCode::kNoResource:
       return "NO_RESOURCE";
+    case ReasonCode::kNoMatch:
+      return "NO_MATCH";
+    case ReasonCode::kSharedResource:
+      return "SHARED_RESOURCE";
+    case ReasonCode::kExclusive:
+      return "EXCLUSIVE";
+    case ReasonCode::kHostClosed:
+      return "HOST_CLOSED";
+    case ReasonCode::kHostUnavail:
+      return "HOST_UNAVAIL";
   }
   return "INTERNAL";
 }
@@ -32,13 +42,27 @@ std::string_view Headline(ReasonCode code) {
       return "Free slots are reserved for the queue's head job";
     case ReasonCode::kNoResource:
       return "Not enough job slots";
+    case ReasonCode::kNoMatch:
+      return "Host does not satisfy the job's select[] requirement";
+    case ReasonCode::kSharedResource:
+      return "Not enough shared resource";
+    case ReasonCode::kExclusive:
+      return "Exclusive job needs an idle host; the host runs other jobs";
+    case ReasonCode::kHostClosed:
+      return "Host is closed or draining";
+    case ReasonCode::kHostUnavail:
+      return "Host is unavailable";
   }
   return "Internal error while evaluating the job";
 }
 
-// Severity order, most severe last. HELD outranks everything: nothing else matters until
-// the job is released. A job blocked by its own shape (NO_RESOURCE) is told that next; ordering waits (RESERVED, PRIORITY_WAIT) come below it; NEW_JOB is only ever
-// alone.
+// Severity order (docs/design/cycle.md). HELD outranks everything: nothing else matters
+// until the job is released. Among allocation reasons the main one describes the hosts that
+// could otherwise run the job: a shortage of a shared resource first (no host helps), then
+// of slots or resources on matching hosts, then matching hosts that are busy for an
+// exclusive job, closed or unavailable, and only then hosts that do not match at all (a
+// job is told NO_MATCH as its main reason only when no host matches). Ordering waits
+// (RESERVED, PRIORITY_WAIT) come below; NEW_JOB is only ever alone.
 int Severity(ReasonCode code) {
   switch (code) {
     case ReasonCode::kNewJob:
@@ -47,8 +71,18 @@ int Severity(ReasonCode code) {
       return 10;
     case ReasonCode::kReserved:
       return 20;
-    case ReasonCode::kNoResource:
+    case ReasonCode::kNoMatch:
       return 30;
+    case ReasonCode::kHostUnavail:
+      return 34;
+    case ReasonCode::kHostClosed:
+      return 36;
+    case ReasonCode::kExclusive:
+      return 38;
+    case ReasonCode::kNoResource:
+      return 40;
+    case ReasonCode::kSharedResource:
+      return 50;
     case ReasonCode::kHeld:
       return 90;
   }

@@ -24,7 +24,12 @@ enum class ReasonCode : uint8_t {
   kHeld,          // held by its owner or an administrator
   kPriorityWait,  // behind the queue's head under fifo
   kReserved,      // would fit now, but would delay the reservation of the queue's head
-  kNoResource,    // hosts that accept work lack free slots (or resources)
+  kNoResource,    // matching hosts that accept work lack free slots or resources
+  kNoMatch,       // hosts whose attributes do not satisfy select[]
+  kSharedResource,  // a cluster-wide resource (license) is short
+  kExclusive,     // an exclusive job needs an idle host; matching hosts run other jobs
+  kHostClosed,    // matching hosts are closed or draining
+  kHostUnavail,   // matching hosts are unavailable (agent lost)
 };
 inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kNewJob,
@@ -32,6 +37,11 @@ inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kPriorityWait,
     ReasonCode::kReserved,
     ReasonCode::kNoResource,
+    ReasonCode::kNoMatch,
+    ReasonCode::kSharedResource,
+    ReasonCode::kExclusive,
+    ReasonCode::kHostClosed,
+    ReasonCode::kHostUnavail,
 };
 
 // The JSON name: "NEW_JOB", "PRIORITY_WAIT", ...
@@ -43,10 +53,11 @@ int Severity(ReasonCode code);
 
 struct ReasonDetail {
   ReasonCode code = ReasonCode::kNewJob;
-  std::string resource;        // kNoResource: "slots" or a resource name
-  int64_t needed = 0;          // kNoResource
-  int64_t available = 0;       // kNoResource
-  int32_t hosts = 0;           // kNoResource: hosts that accept work but lack room
+  std::string resource;        // kNoResource, kSharedResource: "slots" or a resource name
+  int64_t needed = 0;          // kNoResource, kSharedResource
+  int64_t available = 0;       // kNoResource, kSharedResource
+  int32_t hosts = 0;           // host-level codes: how many hosts this applies to
+  bool one_host = false;       // kNoResource: needed on a single host (span), not in total
   JobId job = kNoJob;          // kPriorityWait / kReserved: the head it waits behind
   Instant time = kInfinite;    // kReserved: when the head's reservation begins
 

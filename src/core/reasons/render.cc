@@ -9,6 +9,10 @@ namespace {
 
 std::string TimeText(Instant t) { return t == kInfinite ? "an unknown time" : "t=" + std::to_string(t); }
 
+std::string HostsText(int32_t hosts) {
+  return std::to_string(hosts) + (hosts == 1 ? " host" : " hosts");
+}
+
 std::string TasksText(const JobSpec& spec) {
   if (spec.min_tasks == spec.max_tasks) {
     return std::to_string(spec.max_tasks) + (spec.max_tasks == 1 ? " task" : " tasks");
@@ -22,9 +26,24 @@ std::string RenderReason(const ReasonDetail& detail) {
   std::string line(Headline(detail.code));
   switch (detail.code) {
     case ReasonCode::kNoResource:
-      line += ": needs " + std::to_string(detail.needed) + ", " + std::to_string(detail.available) +
-              " free on " + std::to_string(detail.hosts) + (detail.hosts == 1 ? " host" : " hosts");
-      if (detail.resource != "slots") line = "Not enough " + detail.resource + line.substr(line.find(':'));
+      line = detail.resource == "slots" ? "Not enough job slots" : "Not enough " + detail.resource;
+      if (detail.one_host) {
+        line += " on any one host: needs " + std::to_string(detail.needed) + ", at most " +
+                std::to_string(detail.available) + " free on one of " + HostsText(detail.hosts);
+      } else {
+        line += ": needs " + std::to_string(detail.needed) + ", " +
+                std::to_string(detail.available) + " free on " + HostsText(detail.hosts);
+      }
+      break;
+    case ReasonCode::kSharedResource:
+      line = "Not enough shared resource " + detail.resource + ": needs " +
+             std::to_string(detail.needed) + ", " + std::to_string(detail.available) + " free";
+      break;
+    case ReasonCode::kNoMatch:
+    case ReasonCode::kExclusive:
+    case ReasonCode::kHostClosed:
+    case ReasonCode::kHostUnavail:
+      line += ": " + HostsText(detail.hosts);
       break;
     case ReasonCode::kPriorityWait:
       line = "Waiting behind job " + std::to_string(detail.job) + " (queue head)";

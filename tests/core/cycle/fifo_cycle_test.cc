@@ -59,7 +59,7 @@ TEST(FifoCycleTest, RequestLargerThanTheClusterFailsAtOnceAndBlocksNobody) {
   ASSERT_NE(fail, nullptr);
   EXPECT_EQ(fail->job, 1);
   EXPECT_EQ(fail->cause, ExitCause::kUnschedulable);
-  EXPECT_EQ(fail->message, "asks 10 slots; the cluster has 3 in total");
+  EXPECT_EQ(fail->message, "asks 10 slots; the eligible hosts have 3 in total");
   EXPECT_EQ(Started(result), (std::vector<JobId>{2}));
   EXPECT_EQ(result.stats.failed, 1);
 }
@@ -99,8 +99,11 @@ TEST(FifoCycleTest, HostsThatAreDownCountAsCapacity) {
   EXPECT_TRUE(Started(result).empty());
   auto reasons = ReasonsOf(result, 1);
   ASSERT_TRUE(reasons.has_value());
-  EXPECT_EQ(reasons->details[0].available, 5);
-  EXPECT_EQ(reasons->details[0].hosts, 1);  // only "a" accepts work
+  EXPECT_EQ(reasons->main, ReasonCode::kNoResource);
+  ASSERT_EQ(reasons->details.size(), 2u);
+  EXPECT_EQ(reasons->details[0], (ReasonDetail{.code = ReasonCode::kHostClosed, .hosts = 1}));
+  EXPECT_EQ(reasons->details[1].available, 5);
+  EXPECT_EQ(reasons->details[1].hosts, 1);  // only "a" accepts work
 }
 
 TEST(FifoCycleTest, OnlyHostsThatAcceptWorkReceiveIt) {

@@ -1,0 +1,303 @@
+#include "core/alloc/primary_allocator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "core/alloc/plan_iterator.h"
+#include "core/resreq/eval.h"
+
+namespace sluice::core {
+namespace {
+
+// Resource amounts are whole units; a fractional rusage rounds up.
+int64_t Units(double amount) { return static_cast<int64_t>(std::ceil(amount)); }
+
+struct Demand {
+  std::vector<ResourceAmount> per_task;  // host resources
+  std::vector<ResourceAmount> shared;    // per job
+  std::vector<std::string> missing;      // resources no host and no cluster defines
+  std::vector<int64_t> missing_amounts;
+};
+
+Demand SplitRusage(const resreq::Primary& primary, const ClusterState& state) {
+  Demand demand;
+  for (const resreq::Rusage& r : primary.rusage) {
+    const int64_t units = Units(r.amount);
+    if (units == 0) continue;
+    if (auto id = state.FindHostResource(r.resource)) {
+      demand.per_task.push_back(ResourceAmount{*id, units});
+    } else if (auto shared = state.FindSharedResource(r.resource)) {
+      demand.shared.push_back(ResourceAmount{*shared, units});
+    } else {
+      demand.missing.push_back(r.resource);
+      demand.missing_amounts.push_back(units);
+    }
+  }
+  return demand;
+}
+
+struct Candidate {
+  HostIndex host = 0;
+  int32_t fit = 0;  // most tasks of this primary the host can take now
+};
+
+// What the host scan found; enough to explain a failure.
+struct Scan {
+  std::vector<Candidate> eligible;  // passes select, accepts work, has room; host order
+  int32_t no_match = 0;
+  int32_t closed = 0;
+  int32_t unavail = 0;
+  int32_t busy = 0;              // exclusive job, host not idle
+  int32_t matching_working = 0;  // pass select and accept work (and idle if exclusive)
+  int64_t free_slots = 0;        // over matching working hosts
+  std::vector<int64_t> free_resources;  // per demand.per_task entry, same hosts
+  int64_t total_fit = 0;
+};
+
+int32_t HostFit(HostIndex h, const Demand& demand, const Capacity& capacity) {
+  int64_t fit = capacity.FreeSlots(h);
+  for (const ResourceAmount& r : demand.per_task) {
+    fit = std::min(fit, capacity.FreeResource(h, r.id) / r.amount);
+  }
+  return static_cast<int32_t>(fit);
+}
+
+Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& capacity) {
+  Scan scan;
+  scan.free_resources.assign(demand.per_task.size(), 0);
+  CapacityHostView view(task.state, capacity);
+  auto visit = [&](HostIndex h) {
+    view.Bind(h);
+    if (!task.state.PassesSelect(task.primary.select, h, view)) {
+      ++scan.no_match;
+      return;
+    }
+    if (!capacity.AcceptsWork(h)) {
+      const HostState state = task.state.hosts()[h].spec.state;
+      ++(state == HostState::kUnavail ? scan.unavail : scan.closed);
+      return;
+    }
+    if (task.exclusive && !capacity.Idle(h)) {
+      ++scan.busy;
+      return;
+    }
+    ++scan.matching_working;
+    scan.free_slots += capacity.FreeSlots(h);
+    for (size_t i = 0; i < demand.per_task.size(); ++i) {
+      scan.free_resources[i] += capacity.FreeResource(h, demand.per_task[i].id);
+    }
+    const int32_t fit = HostFit(h, demand, capacity);
+    if (fit <= 0) return;
+    scan.eligible.push_back(Candidate{h, fit});
+    scan.total_fit += fit;
+  };
+  if (task.queue.all_hosts) {
+    for (HostIndex h = 0; h < capacity.host_count(); ++h) visit(h);
+  } else {
+    for (HostIndex h : task.queue.hosts) visit(h);
+  }
+  return scan;
+}
+
+// Host groups to try when same[attr] is asked: one per value, in value order.
+std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Scan& scan) {
+  std::vector<std::vector<Candidate>> groups;
+  std::map<std::string, std::vector<Candidate>> by_value;
+  for (const Candidate& c : scan.eligible) {
+    const auto& attributes = task.state.hosts()[c.host].spec.attributes;
+    auto it = attributes.find(task.primary.same);
+    if (it == attributes.end()) continue;  // cannot share a value it does not have
+    by_value[it->second].push_back(c);
+  }
+  for (auto& [value, hosts] : by_value) groups.push_back(std::move(hosts));
+  return groups;
+}
+
+// Sorts a group by the order[] keys (stable: ties keep host order); hosts without a value
+// for a key come last for that key.
+void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<Candidate>& hosts) {
+  if (task.primary.order.empty()) return;
+  CapacityHostView view(task.state, capacity);
+  struct Keyed {
+    Candidate candidate;
+    std::vector<std::optional<double>> keys;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(hosts.size());
+  for (const Candidate& c : hosts) {
+    view.Bind(c.host);
+    Keyed k{c, {}};
+    for (const resreq::OrderKey& key : task.primary.order) k.keys.push_back(resreq::EvalOrderKey(key, view));
+    keyed.push_back(std::move(k));
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+    for (size_t i = 0; i < task.primary.order.size(); ++i) {
+      const auto& x = a.keys[i];
+      const auto& y = b.keys[i];
+      if (x.has_value() != y.has_value()) return x.has_value();
+      if (!x || *x == *y) continue;
+      return task.primary.order[i].descending ? *x > *y : *x < *y;
+    }
+    return false;
+  });
+  for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = keyed[i].candidate;
+}
+
+HostGrant GrantFor(const Candidate& c, int32_t tasks, const Demand& demand, bool exclusive) {
+  HostGrant grant{.host = c.host, .slots = tasks, .whole_host = exclusive};
+  for (const ResourceAmount& r : demand.per_task) {
+    grant.resources.push_back(ResourceAmount{r.id, r.amount * tasks});
+  }
+  return grant;
+}
+
+// Tries one plan: every bucket, largest first, on a distinct host. A fresh host iterator per
+// bucket starts at the first host; consecutive buckets of equal size continue from where the
+// previous one stopped, which yields exactly the same hosts (every host before that point
+// is claimed or too small for this size, and claims change no other host's fit).
+bool TryPlan(const std::vector<int32_t>& buckets, const std::vector<Candidate>& hosts,
+             const Demand& demand, bool exclusive, Capacity& capacity, Placement& placement,
+             std::vector<uint8_t>& claimed) {
+  const size_t mark = capacity.Mark();
+  const size_t grants_mark = placement.grants.size();
+  claimed.assign(hosts.size(), 0);
+  size_t cursor = 0;
+  for (size_t b = 0; b < buckets.size(); ++b) {
+    if (b == 0 || buckets[b] != buckets[b - 1]) cursor = 0;
+    bool found = false;
+    for (; cursor < hosts.size(); ++cursor) {
+      if (claimed[cursor] || hosts[cursor].fit < buckets[b]) continue;
+      HostGrant grant = GrantFor(hosts[cursor], buckets[b], demand, exclusive);
+      capacity.ClaimHost(grant);
+      placement.grants.push_back(std::move(grant));
+      claimed[cursor] = 1;
+      ++cursor;
+      found = true;
+      break;
+    }
+    if (!found) {
+      capacity.Rollback(mark);
+      placement.grants.resize(grants_mark);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capacity& capacity,
+                 Placement& placement) {
+  std::vector<std::vector<Candidate>> same_groups;
+  if (!task.primary.same.empty()) same_groups = SameGroups(task, scan);
+  std::vector<std::vector<Candidate>>* groups = &same_groups;
+  std::vector<std::vector<Candidate>> all;
+  if (task.primary.same.empty()) {
+    all.push_back(std::move(scan.eligible));
+    groups = &all;
+  }
+  for (auto& group : *groups) OrderHosts(task, capacity, group);
+  std::vector<uint8_t> claimed;
+  std::vector<int32_t> fits;
+  bool placed = false;
+  for (int32_t tasks = task.max_tasks; tasks >= task.min_tasks && !placed; --tasks) {
+    if (tasks > scan.total_fit) continue;  // R-RR-6: skip counts above the free capacity
+    for (const std::vector<Candidate>& group : *groups) {
+      fits.clear();
+      for (const Candidate& c : group) fits.push_back(c.fit);
+      std::sort(fits.rbegin(), fits.rend());
+      PlanShape shape{.tasks = tasks,
+                      .one_host = task.primary.span.kind == resreq::SpanKind::kOneHost,
+                      .ptile = task.primary.span.kind == resreq::SpanKind::kPtile
+                                   ? task.primary.span.ptile
+                                   : 0};
+      for (PlanIterator plan(shape, fits); plan.Valid() && !placed; plan.Next()) {
+        placed = TryPlan(plan.value(), group, demand, task.exclusive, capacity, placement, claimed);
+      }
+      if (placed) break;
+    }
+  }
+  if (task.primary.same.empty()) scan.eligible = std::move(all.front());  // for explanations
+  return placed;
+}
+
+// Reasons for a primary that found no placement (R-PR-1): host-level counts first, then
+// what is short on the matching hosts that accept work, or else the shape that does not fit.
+void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& scan,
+                    PendingReasons& reasons) {
+  const size_t first = reasons.details.size();
+  auto host_reason = [&](ReasonCode code, int32_t hosts) {
+    if (hosts > 0) reasons.Add(ReasonDetail{.code = code, .hosts = hosts});
+  };
+  host_reason(ReasonCode::kNoMatch, scan.no_match);
+  host_reason(ReasonCode::kHostUnavail, scan.unavail);
+  host_reason(ReasonCode::kHostClosed, scan.closed);
+  host_reason(ReasonCode::kExclusive, scan.busy);
+  // With no matching host that accepts work, the host-level reasons say it all (unless
+  // there are no hosts at all).
+  if (scan.matching_working == 0 && reasons.details.size() > first) return;
+  const int64_t tasks = task.min_tasks;
+  const size_t shortages = reasons.details.size();
+  if (scan.free_slots < tasks) {
+    reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource, .resource = "slots", .needed = tasks,
+                             .available = scan.free_slots, .hosts = scan.matching_working});
+  }
+  for (size_t i = 0; i < demand.per_task.size(); ++i) {
+    const int64_t needed = demand.per_task[i].amount * tasks;
+    if (scan.free_resources[i] >= needed) continue;
+    reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource,
+                             .resource = task.state.host_resources()[demand.per_task[i].id],
+                             .needed = needed,
+                             .available = scan.free_resources[i],
+                             .hosts = scan.matching_working});
+  }
+  for (size_t i = 0; i < demand.missing.size(); ++i) {
+    reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource, .resource = demand.missing[i],
+                             .needed = demand.missing_amounts[i] * tasks});
+  }
+  if (reasons.details.size() > shortages) return;
+  // Enough in total, but not in the shape asked: span, same[] or per-host granularity.
+  const bool one_host = task.primary.span.kind != resreq::SpanKind::kNone;
+  int64_t biggest = 0;
+  for (const Candidate& c : scan.eligible) biggest = std::max<int64_t>(biggest, c.fit);
+  const int64_t per_host = task.primary.span.kind == resreq::SpanKind::kPtile
+                               ? std::min<int64_t>(task.primary.span.ptile, tasks)
+                               : tasks;
+  reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource,
+                           .resource = "slots",
+                           .needed = one_host ? per_host : tasks,
+                           .available = one_host ? biggest : scan.total_fit,
+                           .hosts = scan.matching_working,
+                           .one_host = one_host});
+}
+
+}  // namespace
+
+bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& placement,
+                     PendingReasons& reasons) {
+  const Demand demand = SplitRusage(task.primary, task.state);
+  // 1. Shared resources, once per primary (R-AL-4).
+  bool shared_ok = true;
+  for (const ResourceAmount& r : demand.shared) {
+    if (capacity.FreeShared(r.id) >= r.amount) continue;
+    shared_ok = false;
+    reasons.Add(ReasonDetail{.code = ReasonCode::kSharedResource,
+                             .resource = task.state.shared_resources()[r.id],
+                             .needed = r.amount,
+                             .available = capacity.FreeShared(r.id)});
+  }
+  if (!shared_ok) return false;
+  // 2. Hosts that pass select[] and have room; 3. plans over them.
+  Scan scan = ScanHosts(task, demand, capacity);
+  if (demand.missing.empty() && SearchPlans(task, demand, scan, capacity, placement)) {
+    for (const ResourceAmount& r : demand.shared) {
+      capacity.ClaimShared(r);
+      placement.shared.push_back(r);
+    }
+    return true;
+  }
+  ExplainFailure(task, demand, scan, reasons);
+  return false;
+}
+
+}  // namespace sluice::core

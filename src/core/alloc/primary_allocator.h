@@ -1,0 +1,36 @@
+// AllocatePrimary: one primary request's plan and host search (see resreq_allocator.h).
+//
+// Internal to core/alloc. Claims the chosen hosts (and the primary's shared resources) in
+// the Capacity and appends their grants; on failure it leaves the Capacity as it found it
+// and appends the reasons.
+#pragma once
+
+#include <vector>
+
+#include "core/alloc/capacity.h"
+#include "core/alloc/host_view.h"
+#include "core/model/cluster_state.h"
+#include "core/reasons/reason.h"
+#include "core/resreq/request.h"
+
+namespace sluice::core {
+
+struct PrimaryTask {
+  const ClusterState& state;
+  const Queue& queue;
+  const resreq::Primary& primary;
+  int32_t min_tasks = 1;
+  int32_t max_tasks = 1;
+  bool exclusive = false;
+};
+
+// What the primaries of one attempt have claimed so far.
+struct Placement {
+  std::vector<HostGrant> grants;
+  std::vector<ResourceAmount> shared;
+};
+
+bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& placement,
+                     PendingReasons& reasons);
+
+}  // namespace sluice::core

@@ -1,0 +1,143 @@
+#include "core/alloc/resreq_allocator.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "core/alloc/primary_allocator.h"
+
+namespace sluice::core {
+namespace {
+
+// One grant per host (compound parts may share a host), hosts in index order; shared
+// amounts summed per resource.
+Allocation Merge(Placement placement) {
+  Allocation allocation;
+  std::sort(placement.grants.begin(), placement.grants.end(),
+            [](const HostGrant& a, const HostGrant& b) { return a.host < b.host; });
+  for (HostGrant& grant : placement.grants) {
+    if (allocation.hosts.empty() || allocation.hosts.back().host != grant.host) {
+      allocation.hosts.push_back(std::move(grant));
+      continue;
+    }
+    HostGrant& merged = allocation.hosts.back();
+    merged.slots += grant.slots;
+    merged.whole_host = merged.whole_host || grant.whole_host;
+    for (const ResourceAmount& r : grant.resources) {
+      auto it = std::find_if(merged.resources.begin(), merged.resources.end(),
+                             [&](const ResourceAmount& m) { return m.id == r.id; });
+      if (it == merged.resources.end()) {
+        merged.resources.push_back(r);
+      } else {
+        it->amount += r.amount;
+      }
+    }
+  }
+  std::sort(placement.shared.begin(), placement.shared.end(),
+            [](const ResourceAmount& a, const ResourceAmount& b) { return a.id < b.id; });
+  for (const ResourceAmount& r : placement.shared) {
+    if (!allocation.shared.empty() && allocation.shared.back().id == r.id) {
+      allocation.shared.back().amount += r.amount;
+    } else {
+      allocation.shared.push_back(r);
+    }
+  }
+  return allocation;
+}
+
+// Tries one alternative: every part, or none (R-RR-2).
+bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::Compound& compound,
+                      Capacity& capacity, Placement& placement, PendingReasons& reasons) {
+  const Queue& queue = state.queues()[job.queue];
+  for (const resreq::Primary& part : compound.parts) {
+    PrimaryTask task{.state = state,
+                     .queue = queue,
+                     .primary = part,
+                     .min_tasks = part.count > 0 ? part.count : job.spec.min_tasks,
+                     .max_tasks = part.count > 0 ? part.count : job.spec.max_tasks,
+                     .exclusive = job.spec.exclusive};
+    if (!AllocatePrimary(task, capacity, placement, reasons)) return false;
+  }
+  return true;
+}
+
+std::string Clause(const ReasonDetail& detail) {
+  switch (detail.code) {
+    case ReasonCode::kNoResource:
+      if (detail.one_host) {
+        return "asks " + std::to_string(detail.needed) + " " + detail.resource +
+               " on one host; the largest eligible host has " + std::to_string(detail.available);
+      }
+      return "asks " + std::to_string(detail.needed) + " " + detail.resource +
+             "; the eligible hosts have " + std::to_string(detail.available) + " in total";
+    case ReasonCode::kSharedResource:
+      return "asks " + detail.resource + "=" + std::to_string(detail.needed) +
+             "; the cluster has " + std::to_string(detail.available) + " in total";
+    case ReasonCode::kNoMatch:
+      return "no host the queue may use satisfies select[]";
+    default:
+      return std::string(ToString(detail.code));
+  }
+}
+
+// "asks 10 slots on hosts matching select[type==linux]; the eligible hosts have 3 in total"
+std::string DescribeImpossible(const Job& job, const ClusterState& state,
+                               const std::vector<PendingReasons>& per_alternative) {
+  std::string message;
+  for (size_t a = 0; a < per_alternative.size(); ++a) {
+    const PendingReasons& reasons = per_alternative[a];
+    std::string clauses;
+    for (const ReasonDetail& detail : reasons.details) {
+      if (detail.code != reasons.main) continue;
+      if (!clauses.empty()) clauses += "; ";
+      clauses += Clause(detail);
+    }
+    const resreq::Compound& alternative = job.request->alternatives[a];
+    if (alternative.parts.size() == 1 && alternative.parts[0].select != resreq::kNoExpr &&
+        reasons.main != ReasonCode::kNoMatch) {
+      clauses += " (hosts matching select[" +
+                 resreq::NormalizeExpr(alternative.parts[0].select, state.expr_pool()) + "])";
+    }
+    if (per_alternative.size() > 1) clauses = "alternative " + std::to_string(a + 1) + ": " + clauses;
+    if (!message.empty()) message += "; ";
+    message += clauses;
+  }
+  return message;
+}
+
+}  // namespace
+
+AllocOutcome ResreqAllocator::Nominate(const Job& job, const ClusterState& state,
+                                       Capacity& capacity, AllocMode /*mode*/) const {
+  AllocOutcome outcome;
+  const size_t start = capacity.Mark();
+  for (const resreq::Compound& alternative : job.request->alternatives) {
+    Placement placement;
+    if (AllocateCompound(job, state, alternative, capacity, placement, outcome.reasons)) {
+      capacity.Rollback(start);
+      outcome.ok = true;
+      outcome.reasons = {};
+      outcome.allocation = Merge(std::move(placement));
+      return outcome;
+    }
+    capacity.Rollback(start);  // a failed alternative leaves no trace (R-RR-3)
+  }
+  return outcome;  // the reasons of every alternative, merged
+}
+
+Feasibility ResreqAllocator::CheckFeasible(const Job& job, const ClusterState& state,
+                                           Capacity& all_configured) const {
+  std::vector<PendingReasons> per_alternative;
+  const size_t start = all_configured.Mark();
+  for (const resreq::Compound& alternative : job.request->alternatives) {
+    Placement placement;
+    PendingReasons reasons;
+    const bool ok = AllocateCompound(job, state, alternative, all_configured, placement, reasons);
+    all_configured.Rollback(start);
+    if (ok) return {};
+    per_alternative.push_back(std::move(reasons));
+  }
+  return Feasibility{.ok = false, .why = DescribeImpossible(job, state, per_alternative)};
+}
+
+}  // namespace sluice::core
