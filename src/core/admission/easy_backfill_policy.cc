@@ -36,7 +36,7 @@ Reservation ReserveForHead(const Job& head, CycleContext& ctx) {
                 .order = kThisCycleOrderBase + i,
                 .slots = ctx.started[i].slots});
   }
-  return ComputeReservation(head.min_slots, ctx.capacity.TotalFree(), ctx.now, releases);
+  return ComputeReservation(head.min_slots, ctx.TotalFree(), ctx.now, releases);
 }
 
 class EasyBackfillPolicy final : public AdmissionPolicy {
@@ -56,7 +56,7 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
         if (ctx.explain) ctx.Pend(job, HeldReasons());
         continue;
       }
-      if (ctx.capacity.TotalFree() == 0 && !ctx.explain) break;  // nothing more can start
+      if (ctx.TotalFree() == 0 && !ctx.explain) break;  // nothing more can start
       const Instant end = AddDuration(ctx.now, job.spec.run_limit.value_or(kInfinite));
       const bool ends_in_time = end != kInfinite && end <= reservation.shadow;
       // A job that would delay the head cannot start whether it fits or not; only an

@@ -5,23 +5,22 @@ namespace sluice::core {
 Capacity::Capacity(const ClusterState& state) {
   const size_t hosts = state.hosts().size();
   resource_count_ = state.host_resources().size();
-  free_slots_.reserve(hosts);
-  total_slots_.reserve(hosts);
-  accepts_work_.reserve(hosts);
-  idle_.reserve(hosts);
+  free_slots_.resize(hosts);
+  total_slots_.resize(hosts);
+  accepts_work_.resize(hosts);
+  idle_.resize(hosts);
   free_resources_.assign(hosts * resource_count_, 0);
   for (const Host& host : state.hosts()) {
+    const HostIndex h = host.index;
     const bool works = host.AcceptsWork();
-    free_slots_.push_back(works ? host.FreeSlots() : 0);
-    total_slots_.push_back(host.spec.slots);
-    accepts_work_.push_back(works);
-    idle_.push_back(works && host.running_jobs == 0);
-    if (works) {
-      total_free_ += host.FreeSlots();
-      ++working_hosts_;
-      for (ResourceId r = 0; r < resource_count_; ++r) {
-        free_resources_[host.index * resource_count_ + r] = host.ResourceFree(r);
-      }
+    free_slots_[h] = works ? host.FreeSlots() : 0;
+    total_slots_[h] = host.spec.slots;
+    accepts_work_[h] = works;
+    idle_[h] = works && host.running_jobs == 0;
+    if (!works) continue;
+    total_free_ += free_slots_[h];
+    for (ResourceId r = 0; r < resource_count_; ++r) {
+      free_resources_[h * resource_count_ + r] = host.ResourceFree(r);
     }
   }
   free_shared_.reserve(state.shared_resources().size());
@@ -40,7 +39,6 @@ Capacity Capacity::AllConfigured(const ClusterState& state) {
     capacity.accepts_work_.push_back(true);
     capacity.idle_.push_back(true);
     capacity.total_free_ += host.spec.slots;
-    ++capacity.working_hosts_;
     for (ResourceId r = 0; r < capacity.resource_count_; ++r) {
       capacity.free_resources_[host.index * capacity.resource_count_ + r] = host.ResourceTotal(r);
     }

@@ -41,8 +41,6 @@ class Capacity {
   bool AcceptsWork(HostIndex host) const { return accepts_work_[host]; }
   // Free slots on all hosts that accept work.
   int64_t TotalFree() const { return total_free_; }
-  // Hosts that accept work, whatever their free slots.
-  int32_t WorkingHosts() const { return working_hosts_; }
 
   // Tentative claims, undone by Rollback(). REQUIRES: the amounts are free.
   void ClaimHost(const HostGrant& grant);
@@ -67,13 +65,12 @@ class Capacity {
 
   std::vector<int32_t> free_slots_;
   std::vector<int32_t> total_slots_;
-  std::vector<bool> accepts_work_;
-  std::vector<bool> idle_;
+  std::vector<uint8_t> accepts_work_;
+  std::vector<uint8_t> idle_;
   std::vector<int64_t> free_resources_;
   std::vector<int64_t> free_shared_;
   size_t resource_count_ = 0;
   int64_t total_free_ = 0;
-  int32_t working_hosts_ = 0;
   std::vector<Undo> undo_;
 };
 

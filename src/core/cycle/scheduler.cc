@@ -1,6 +1,7 @@
 #include "core/cycle/scheduler.h"
 
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -27,19 +28,27 @@ Status Scheduler::CheckSupported(const ClusterConfig& config) {
 }
 
 void Scheduler::ClassifyNewJobs(CycleContext& ctx) const {
-  if (ctx.state.unclassified().empty()) return;
-  Capacity all_configured = Capacity::AllConfigured(ctx.state);
+  std::optional<Capacity> all_configured;  // built only on a memo miss
   for (JobId id : ctx.state.unclassified()) {
     const Job* job = ctx.state.FindJob(id);
     if (job == nullptr || (job->state != JobState::kPending && job->state != JobState::kHeld)) {
       continue;
     }
-    Feasibility feasibility = allocator_->CheckFeasible(*job, ctx.state, all_configured);
-    if (feasibility.ok) continue;
+    const ClusterState::FeasibilityKey key{.request = job->request,
+                                           .queue = job->queue,
+                                           .exclusive = job->spec.exclusive,
+                                           .min_tasks = job->spec.min_tasks,
+                                           .max_tasks = job->spec.max_tasks};
+    auto [it, inserted] = ctx.state.feasibility_memo().try_emplace(key);
+    if (inserted) {
+      if (!all_configured) all_configured.emplace(Capacity::AllConfigured(ctx.state));
+      Feasibility feasibility = allocator_->CheckFeasible(*job, ctx.state, *all_configured);
+      it->second = {feasibility.ok, std::move(feasibility.why)};
+    }
+    if (it->second.ok) continue;
     ctx.failed.push_back(id);
     ++ctx.result.stats.failed;
-    ctx.result.decisions.push_back(
-        FailJob{id, ExitCause::kUnschedulable, std::move(feasibility.why)});
+    ctx.result.decisions.push_back(FailJob{id, ExitCause::kUnschedulable, it->second.why});
   }
   std::sort(ctx.failed.begin(), ctx.failed.end());
 }
@@ -65,7 +74,7 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
                    .now = now,
                    .allocator = *allocator_,
                    .explain = options.explain,
-                   .capacity = Capacity(state),
+                   .capacity_ = std::nullopt,
                    .result = {},
                    .started = {},
                    .failed = {}};

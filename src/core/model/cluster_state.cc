@@ -68,6 +68,7 @@ bool ClusterState::PassesSelectSlow(resreq::ExprId select, HostIndex host,
 
 void ClusterState::SetHostSpec(Host& host, HostSpec spec) {
   select_memo_.clear();  // attributes, tags or resource names may have changed
+  feasibility_memo_.clear();
   host.spec = std::move(spec);
   host.resource_total.assign(host_resources_.size(), 0);
   for (const auto& [name, amount] : host.spec.resources) {
@@ -86,6 +87,7 @@ ResourceId ClusterState::InternHostResource(const std::string& name) {
 }
 
 void ClusterState::SetSharedResources(const std::map<std::string, int64_t>& totals) {
+  feasibility_memo_.clear();
   for (const auto& [name, total] : totals) {
     auto id = FindSharedResource(name);
     if (!id) {
@@ -124,6 +126,7 @@ Status ClusterState::AddQueue(const QueueSpec& spec) {
   queue.index = static_cast<QueueIndex>(queues_.size());
   queue.spec = spec;
   SLUICE_RETURN_IF_ERROR(ResolveQueueHosts(queue));
+  feasibility_memo_.clear();
   queue_by_name_.emplace(spec.name, queue.index);
   queues_.push_back(std::move(queue));
   return Status::Ok();
@@ -418,6 +421,7 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
     } else {
       queues_[*index].spec = spec;
       SLUICE_RETURN_IF_ERROR(ResolveQueueHosts(queues_[*index]));
+      feasibility_memo_.clear();
     }
   }
   for (Queue& queue : queues_) {

@@ -135,6 +135,23 @@ class ClusterState {
     return select == resreq::kNoExpr || PassesSelectSlow(select, host, view);
   }
 
+  // Memo of static feasibility verdicts (R-ADM-1), which depend only on the request, the
+  // queue and the configured topology: cleared whenever a host, resource or queue changes.
+  // Logically const, like PassesSelect.
+  struct FeasibilityKey {
+    const resreq::Request* request = nullptr;
+    QueueIndex queue = 0;
+    bool exclusive = false;
+    int32_t min_tasks = 0;
+    int32_t max_tasks = 0;
+    friend auto operator<=>(const FeasibilityKey&, const FeasibilityKey&) = default;
+  };
+  struct FeasibilityVerdict {
+    bool ok = true;
+    std::string why;
+  };
+  std::map<FeasibilityKey, FeasibilityVerdict>& feasibility_memo() const { return feasibility_memo_; }
+
   std::optional<HostIndex> FindHost(std::string_view name) const;
   std::optional<QueueIndex> FindQueue(std::string_view name) const;
   const Job* FindJob(JobId id) const;
@@ -192,6 +209,7 @@ class ClusterState {
     std::vector<uint8_t> verdicts;  // by host: 0 unknown, 1 passes, 2 fails
   };
   mutable std::unordered_map<resreq::ExprId, SelectMemo> select_memo_;  // never iterated
+  mutable std::map<FeasibilityKey, FeasibilityVerdict> feasibility_memo_;
   std::vector<std::string> host_resources_;
   std::vector<std::string> shared_resources_;
   std::vector<int64_t> shared_total_;

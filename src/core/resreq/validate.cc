@@ -71,11 +71,13 @@ Status CheckHostNames(const Primary& part, const ExprPool& pool, const ResourceC
   for (std::string_view name : ReferencedNames(part.select, pool)) {
     std::string_view resource = name;
     if (!IsShared(resource, catalog) && name.starts_with("max")) resource = name.substr(3);
-    if (IsShared(resource, catalog)) {
-      return Invalid(where, "select: " + Quote(name) + " names the shared resource " +
-                                Quote(resource) + ", which hosts do not have; request it with "
-                                "rusage[" + std::string(resource) + "=N] instead");
-    }
+    if (!IsShared(resource, catalog)) continue;
+    const std::string what = name == resource
+                                 ? Quote(name) + " is a shared resource"
+                                 : Quote(name) + " is the total of the shared resource " +
+                                       Quote(resource);
+    return Invalid(where, "select: " + what + ", which hosts do not have; request it with "
+                                             "rusage[" + std::string(resource) + "=N] instead");
   }
   for (const OrderKey& key : part.order) {
     if (IsShared(key.name, catalog)) {
