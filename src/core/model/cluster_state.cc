@@ -5,6 +5,7 @@
 
 #include "core/resreq/eval.h"
 #include "core/resreq/parser.h"
+#include "core/resreq/validate.h"
 
 namespace sluice::core {
 
@@ -180,6 +181,10 @@ Result<const resreq::Request*> ClusterState::CompileRequest(const std::string& t
   if (it != requests_.end()) return it->second.get();
   Result<resreq::Request> parsed = resreq::Parse(text, *expr_pool_);
   if (!parsed) return parsed.error();
+  resreq::ResourceCatalog catalog;
+  catalog.host_resources.insert(host_resources_.begin(), host_resources_.end());
+  catalog.shared_resources.insert(shared_resources_.begin(), shared_resources_.end());
+  SLUICE_RETURN_IF_ERROR(resreq::Validate(*parsed, *expr_pool_, catalog));
   auto request = std::make_unique<resreq::Request>(std::move(parsed).value());
   const resreq::Request* result = request.get();
   requests_.emplace(text, std::move(request));
