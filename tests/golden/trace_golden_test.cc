@@ -9,38 +9,35 @@
 //      with tests/testing/reference_sim, a naive model written from SPEC.md alone.
 // `SLUICE_UPDATE_GOLDEN=1` rewrites the expected files instead of comparing them, but only
 // when check 3 passes: a golden file must never record a schedule the reference disputes.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "testing/reference_sim.h"
+#include "testing/subprocess.h"
 
-extern char** environ;
 
 namespace sluice {
 namespace {
 
 namespace fs = std::filesystem;
 namespace ref = reference_sim;
+using testing::FirstDifference;
+using testing::ReadFile;
+using testing::TempDir;
+using testing::UpdateGolden;
+using testing::WriteFile;
 using Json = nlohmann::json;
 
 constexpr int kMaxJobs = 2000;
@@ -78,46 +75,6 @@ fs::path CaseDir(const TraceCase& c) {
   return fs::path(SLUICE_SOURCE_DIR) / "tests" / "golden" / "traces" / std::string(c.name);
 }
 
-bool UpdateGolden() {
-  const char* value = std::getenv("SLUICE_UPDATE_GOLDEN");
-  return value != nullptr && std::string_view(value) == "1";
-}
-
-std::optional<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-bool WriteFile(const fs::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out);
-}
-
-// A fresh directory from mkdtemp, removed with everything in it when the test ends.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "sluice_trace_golden_XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  bool ok() const { return !path_.empty(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 struct SimRun {
   std::string error;  // empty on success
   std::string stdout_text;
@@ -127,47 +84,20 @@ struct SimRun {
 // Runs `sluice sim` on the case, stdout and stderr to files in `dir`, killed after a bound.
 SimRun RunSluice(const TraceCase& c, const fs::path& dir) {
   SimRun run;
-  const fs::path out = dir / "stdout.json";
-  const fs::path err = dir / "stderr.txt";
   const fs::path decisions = dir / "decisions.jsonl";
-  std::vector<std::string> args = {SLUICE_BINARY,     "sim",
-                                   "--trace",         TracePath(c).string(),
-                                   "--max-jobs",      std::to_string(kMaxJobs),
-                                   "--policy",        std::string(c.policy),
-                                   "--json",          "--decisions",
-                                   decisions.string()};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, SLUICE_BINARY, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    run.error = std::string("cannot spawn ") + SLUICE_BINARY + ": " + std::strerror(rc);
+  testing::ProcessResult process = testing::RunProcess(
+      {SLUICE_BINARY, "sim", "--trace", TracePath(c).string(), "--max-jobs",
+       std::to_string(kMaxJobs), "--policy", std::string(c.policy), "--json", "--decisions",
+       decisions.string()},
+      dir, kSubprocessTimeout);
+  if (!process.error.empty() || process.exit_code != 0) {
+    run.error = process.error.empty()
+                    ? "sluice sim failed (exit " + std::to_string(process.exit_code) +
+                          "): " + process.stderr_text
+                    : process.error;
     return run;
   }
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + kSubprocessTimeout;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      run.error = "sluice sim timed out";
-      return run;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  std::string stderr_text = ReadFile(err).value_or("");
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    run.error = "sluice sim failed (status " + std::to_string(status) + "): " + stderr_text;
-    return run;
-  }
-  run.stdout_text = ReadFile(out).value_or("");
+  run.stdout_text = process.stdout_text;
   std::optional<std::string> written = ReadFile(decisions);
   if (!written) run.error = "sluice sim wrote no decisions file";
   run.decisions = written.value_or("");
@@ -350,22 +280,6 @@ void CrossCheck(const TraceCase& c, const std::vector<Decision>& decisions,
 }
 
 // Check 2 helper: the first differing line, so a golden diff is readable in the test log.
-std::string FirstDifference(const std::string& want, const std::string& got) {
-  std::istringstream a(want);
-  std::istringstream b(got);
-  std::string line_a;
-  std::string line_b;
-  for (int number = 1;; ++number) {
-    bool more_a = static_cast<bool>(std::getline(a, line_a));
-    bool more_b = static_cast<bool>(std::getline(b, line_b));
-    if (!more_a && !more_b) return "files differ only in their final newline";
-    if (!more_a || !more_b || line_a != line_b) {
-      return "line " + std::to_string(number) + ": expected `" + (more_a ? line_a : "<eof>") +
-             "`, got `" + (more_b ? line_b : "<eof>") + "`";
-    }
-  }
-}
-
 class TraceGoldenTest : public ::testing::TestWithParam<TraceCase> {};
 
 TEST_P(TraceGoldenTest, MatchesGoldenFilesAndReference) {
