@@ -24,9 +24,9 @@ std::string Ordinal(size_t n) {
 }
 
 // "found a 65th alternative, expected at most 64 alternatives".
-std::string TooMany(size_t limit, std::string_view what) {
+std::string TooMany(size_t limit, std::string_view what, std::string_view plural) {
   return "found a " + Ordinal(limit + 1) + " " + std::string(what) + ", expected at most " +
-         std::to_string(limit) + " " + std::string(what) + "s";
+         std::to_string(limit) + " " + std::string(plural);
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ bool Parser::ParseRequest(Request& request) {
 bool Parser::ParseAlternatives(Request& request) {
   do {
     if (request.alternatives.size() == kMaxAlternatives) {
-      return FailAt(Peek().column, TooMany(kMaxAlternatives, "alternative"));
+      return FailAt(Peek().column, TooMany(kMaxAlternatives, "alternative", "alternatives"));
     }
     Compound compound;
     if (!ParseAlternative(compound)) return false;
@@ -78,7 +78,7 @@ bool Parser::ParseAlternative(Compound& compound) {
 bool Parser::ParseCompound(Compound& compound) {
   do {
     if (compound.parts.size() == kMaxParts) {
-      return FailAt(Peek().column, TooMany(kMaxParts, "compound part"));
+      return FailAt(Peek().column, TooMany(kMaxParts, "compound part", "compound parts"));
     }
     Primary part;
     if (!ParsePart(part)) return false;
@@ -89,7 +89,7 @@ bool Parser::ParseCompound(Compound& compound) {
 
 bool Parser::ParsePart(Primary& part) {
   if (Peek().kind != TokenKind::kNumber) return Fail(Peek(), "'{' or a count (N*{...})");
-  if (!ParseInteger(1, kMaxInt, "a task count", part.count)) return false;
+  if (!ParseInteger(1, kMaxInt, "the task count", part.count)) return false;
   if (!Expect(TokenKind::kStar, "'*' after the count")) return false;
   if (!Expect(TokenKind::kLBrace, "'{' after '*'")) return false;
   if (!ParsePrimary(part)) return false;
@@ -135,7 +135,7 @@ bool Parser::ParseSelect(Primary& primary) {
 bool Parser::ParseOrder(Primary& primary) {
   do {
     if (primary.order.size() == kMaxOrderKeys) {
-      return FailAt(Peek().column, TooMany(kMaxOrderKeys, "order key"));
+      return FailAt(Peek().column, TooMany(kMaxOrderKeys, "order key", "order keys"));
     }
     OrderKey key;
     if (Accept(TokenKind::kMinus)) {
@@ -163,7 +163,7 @@ bool Parser::ParseOrder(Primary& primary) {
 bool Parser::ParseRusage(Primary& primary) {
   do {
     if (primary.rusage.size() == kMaxRusage) {
-      return FailAt(Peek().column, TooMany(kMaxRusage, "rusage entry"));
+      return FailAt(Peek().column, TooMany(kMaxRusage, "rusage entry", "rusage entries"));
     }
     if (!ParseRusageEntry(primary)) return false;
   } while (Accept(TokenKind::kColon) || Accept(TokenKind::kComma));
@@ -204,7 +204,7 @@ bool Parser::ParseSpan(Primary& primary) {
   if (hosts) {
     const Token& value = Peek();
     int32_t count = 0;
-    if (!ParseInteger(1, kMaxInt, "a host count", count)) return false;
+    if (!ParseInteger(1, kMaxInt, "the host count", count)) return false;
     if (count != 1) {
       return FailAt(value.column, "found hosts=" + std::string(value.text) +
                                       ", expected hosts=1 (the only host count supported; use "
@@ -213,7 +213,7 @@ bool Parser::ParseSpan(Primary& primary) {
     primary.span = Span{.kind = SpanKind::kOneHost};
   } else {
     int32_t tasks = 0;
-    if (!ParseInteger(1, kMaxInt, "a ptile (tasks per host)", tasks)) return false;
+    if (!ParseInteger(1, kMaxInt, "the ptile: tasks per host", tasks)) return false;
     primary.span = Span{.kind = SpanKind::kPtile, .ptile = tasks};
   }
   return Expect(TokenKind::kRBracket, "']'");
@@ -229,16 +229,15 @@ bool Parser::ParseSame(Primary& primary) {
 
 bool Parser::ParseInteger(int32_t min, int32_t max, std::string_view what, int32_t& value) {
   const Token& token = Peek();
-  if (token.kind != TokenKind::kNumber) return Fail(token, what);
-  const std::string expected = "found " + Describe(token) + ", expected " + std::string(what);
-  if (token.text.find('.') != std::string_view::npos) {
-    return FailAt(token.column, expected + " (a whole number)");
-  }
+  const std::string noun = " (" + std::string(what) + ")";
+  if (token.kind != TokenKind::kNumber) return Fail(token, "a whole number" + noun);
+  const std::string found = "found " + Describe(token) + ", expected a whole number";
+  if (token.text.find('.') != std::string_view::npos) return FailAt(token.column, found + noun);
   if (token.number < min) {
-    return FailAt(token.column, expected + " of at least " + std::to_string(min));
+    return FailAt(token.column, found + " >= " + std::to_string(min) + noun);
   }
   if (token.number > max) {
-    return FailAt(token.column, expected + " of at most " + std::to_string(max));
+    return FailAt(token.column, found + " <= " + std::to_string(max) + noun);
   }
   value = static_cast<int32_t>(token.number);
   Next();

@@ -51,7 +51,7 @@ class Parser {
   bool ParseRusageEntry(Primary& primary);
   bool ParseSpan(Primary& primary);
   bool ParseSame(Primary& primary);
-  // A whole number in [min, max]; `what` names it in the message ("a task count").
+  // A whole number in [min, max]; `what` names it in the message ("the task count").
   bool ParseInteger(int32_t min, int32_t max, std::string_view what, int32_t& value);
 
   // Expressions (select_parser.cc). ParseCondition is a whole select[...] body; it stops
