@@ -38,8 +38,7 @@ int RunCheck(const CheckFlags& flags) {
       std::cerr << "error: " << config.error().message() << "\n";
       return config.error().code() == StatusCode::kNotFound ? 1 : 2;
     }
-    const Status valid =
-        core::resreq::Validate(*request, pool, core::resreq::CatalogOf(*config));
+    const Status valid = core::resreq::Validate(*request, pool, core::resreq::CatalogOf(*config));
     if (!valid.ok()) {
       std::cerr << "error: " << valid.message() << "\n";
       return 2;
@@ -57,8 +56,9 @@ void RegisterResreqCommand(CLI::App& app, int& exit_code) {
   CLI::App* check = resreq->add_subcommand(
       "check", "parse a resource request and print its normalized form (exit 2 if invalid)");
   auto flags = std::make_shared<CheckFlags>();
-  check->add_option("request", flags->request,
-                    "the request, e.g. 'select[type==linux && mem>4000] rusage[mem=4000]'")
+  check
+      ->add_option("request", flags->request,
+                   "the request, e.g. 'select[type==linux && mem>4000] rusage[mem=4000]'")
       ->required();
   check->add_option("--config", flags->config,
                     "cluster YAML: also check the request's names against its resources");

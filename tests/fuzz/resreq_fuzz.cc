@@ -32,9 +32,7 @@ class FuzzHost final : public HostView {
   }
   bool HasTag(std::string_view name) const override { return tags_.count(name) > 0; }
   std::optional<double> Free(std::string_view name) const override { return Find(free_, name); }
-  std::optional<double> Total(std::string_view name) const override {
-    return Find(total_, name);
-  }
+  std::optional<double> Total(std::string_view name) const override { return Find(total_, name); }
 
  private:
   using Amounts = std::map<std::string, double, std::less<>>;
@@ -65,9 +63,8 @@ void Exercise(const Request& request, const ExprPool& pool) {
   for (const Compound& compound : request.alternatives) {
     for (const Primary& part : compound.parts) {
       (void)EvalSelect(part.select, pool, host);
-      (void)ReadsFreeAmounts(part.select, pool, [](std::string_view name) {
-        return name == "mem" || name == "gpu";
-      });
+      (void)ReadsFreeAmounts(part.select, pool,
+                             [](std::string_view name) { return name == "mem" || name == "gpu"; });
       for (const OrderKey& key : part.order) (void)EvalOrderKey(key, host);
     }
   }

@@ -86,18 +86,22 @@ Value EvalChain(ExprId id, const ExprPool& pool, const HostView& host) {
 
 Value EvalValue(ExprId id, const ExprPool& pool, const HostView& host) {
   switch (pool.op(id)) {
-    case ExprOp::kNumber: return Number(pool.number(id), false);
+    case ExprOp::kNumber:
+      return Number(pool.number(id), false);
     case ExprOp::kString:
       return Value{.kind = Value::Kind::kString, .text = pool.text(id)};
-    case ExprOp::kIdent: return Resolve(pool.text(id), host);
+    case ExprOp::kIdent:
+      return Resolve(pool.text(id), host);
     case ExprOp::kNeg: {
       const Value value = EvalValue(pool.operands(id)[0].id, pool, host);
       const std::optional<double> number = AsNumber(value);
       return number.has_value() ? Number(-*number, value.from_host) : Undefined();
     }
     case ExprOp::kSum:
-    case ExprOp::kProduct: return EvalChain(id, pool, host);
-    default: return Undefined();  // conditions never appear here (ExprPool invariant)
+    case ExprOp::kProduct:
+      return EvalChain(id, pool, host);
+    default:
+      return Undefined();  // conditions never appear here (ExprPool invariant)
   }
 }
 
@@ -112,12 +116,18 @@ bool WordAgainst(Value& word, const Value& other) {
 template <typename T>
 bool Holds(ExprOp op, const T& a, const T& b) {
   switch (op) {
-    case ExprOp::kEq: return a == b;
-    case ExprOp::kNe: return a != b;
-    case ExprOp::kLt: return a < b;
-    case ExprOp::kLe: return a <= b;
-    case ExprOp::kGt: return a > b;
-    default: return a >= b;  // kGe
+    case ExprOp::kEq:
+      return a == b;
+    case ExprOp::kNe:
+      return a != b;
+    case ExprOp::kLt:
+      return a < b;
+    case ExprOp::kLe:
+      return a <= b;
+    case ExprOp::kGt:
+      return a > b;
+    default:
+      return a >= b;  // kGe
   }
 }
 
@@ -154,7 +164,9 @@ void CollectNames(ExprId id, const ExprPool& pool, std::vector<std::string_view>
   switch (pool.op(id)) {
     case ExprOp::kIdent:
     case ExprOp::kTag:
-    case ExprOp::kDefined: names.push_back(pool.text(id)); return;
+    case ExprOp::kDefined:
+      names.push_back(pool.text(id));
+      return;
     default:
       for (const Operand& operand : pool.operands(id)) CollectNames(operand.id, pool, names);
   }
@@ -166,7 +178,8 @@ bool EvalSelect(ExprId id, const ExprPool& pool, const HostView& host) {
   if (id == kNoExpr) return true;
   const ExprOp op = pool.op(id);
   switch (op) {
-    case ExprOp::kNot: return !EvalSelect(pool.operands(id)[0].id, pool, host);
+    case ExprOp::kNot:
+      return !EvalSelect(pool.operands(id)[0].id, pool, host);
     case ExprOp::kAnd:
       for (const Operand& operand : pool.operands(id)) {
         if (!EvalSelect(operand.id, pool, host)) return false;
@@ -181,7 +194,8 @@ bool EvalSelect(ExprId id, const ExprPool& pool, const HostView& host) {
       const std::string_view name = pool.text(id);
       return Resolve(name, host).kind != Value::Kind::kWord || host.HasTag(name);
     }
-    case ExprOp::kTag: return EvalTag(pool.text(id), host);
+    case ExprOp::kTag:
+      return EvalTag(pool.text(id), host);
     default:
       if (IsComparison(op)) return EvalComparison(id, pool, host);
       return false;  // values never appear here (ExprPool invariant)

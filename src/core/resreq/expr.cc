@@ -9,23 +9,40 @@ namespace sluice::core::resreq {
 
 std::string_view ToString(ExprOp op) {
   switch (op) {
-    case ExprOp::kNumber: return "number";
-    case ExprOp::kString: return "string";
-    case ExprOp::kIdent: return "identifier";
-    case ExprOp::kNeg: return "negate";
-    case ExprOp::kSum: return "sum";
-    case ExprOp::kProduct: return "product";
-    case ExprOp::kEq: return "==";
-    case ExprOp::kNe: return "!=";
-    case ExprOp::kLt: return "<";
-    case ExprOp::kLe: return "<=";
-    case ExprOp::kGt: return ">";
-    case ExprOp::kGe: return ">=";
-    case ExprOp::kNot: return "!";
-    case ExprOp::kAnd: return "&&";
-    case ExprOp::kOr: return "||";
-    case ExprOp::kDefined: return "defined";
-    case ExprOp::kTag: return "tag";
+    case ExprOp::kNumber:
+      return "number";
+    case ExprOp::kString:
+      return "string";
+    case ExprOp::kIdent:
+      return "identifier";
+    case ExprOp::kNeg:
+      return "negate";
+    case ExprOp::kSum:
+      return "sum";
+    case ExprOp::kProduct:
+      return "product";
+    case ExprOp::kEq:
+      return "==";
+    case ExprOp::kNe:
+      return "!=";
+    case ExprOp::kLt:
+      return "<";
+    case ExprOp::kLe:
+      return "<=";
+    case ExprOp::kGt:
+      return ">";
+    case ExprOp::kGe:
+      return ">=";
+    case ExprOp::kNot:
+      return "!";
+    case ExprOp::kAnd:
+      return "&&";
+    case ExprOp::kOr:
+      return "||";
+    case ExprOp::kDefined:
+      return "defined";
+    case ExprOp::kTag:
+      return "tag";
   }
   return "internal";
 }
@@ -36,8 +53,7 @@ bool IsComparison(ExprOp op) {
 }
 
 bool IsChain(ExprOp op) {
-  return op == ExprOp::kSum || op == ExprOp::kProduct || op == ExprOp::kAnd ||
-         op == ExprOp::kOr;
+  return op == ExprOp::kSum || op == ExprOp::kProduct || op == ExprOp::kAnd || op == ExprOp::kOr;
 }
 
 bool IsCondition(ExprOp op) {
@@ -108,9 +124,7 @@ std::span<const Operand> ExprPool::operands(ExprId id) const {
   return std::span<const Operand>(operands_).subspan(node.first, node.count);
 }
 
-uint64_t ExprPool::StructuralHash(ExprId id) const {
-  return id == kNoExpr ? 0 : Node(id).hash;
-}
+uint64_t ExprPool::StructuralHash(ExprId id) const { return id == kNoExpr ? 0 : Node(id).hash; }
 
 const ExprPool::ExprNode& ExprPool::Node(ExprId id) const {
   SLUICE_CHECK(id != kNoExpr && id < nodes_.size());

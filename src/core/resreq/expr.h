@@ -63,9 +63,9 @@ enum class ExprOp : uint8_t {
   kTag,      // a bare word used as a condition
 };
 inline constexpr ExprOp kAllExprOps[] = {
-    ExprOp::kNumber, ExprOp::kString, ExprOp::kIdent, ExprOp::kNeg, ExprOp::kSum,
-    ExprOp::kProduct, ExprOp::kEq,    ExprOp::kNe,    ExprOp::kLt,  ExprOp::kLe,
-    ExprOp::kGt,     ExprOp::kGe,     ExprOp::kNot,   ExprOp::kAnd, ExprOp::kOr,
+    ExprOp::kNumber,  ExprOp::kString, ExprOp::kIdent, ExprOp::kNeg, ExprOp::kSum,
+    ExprOp::kProduct, ExprOp::kEq,     ExprOp::kNe,    ExprOp::kLt,  ExprOp::kLe,
+    ExprOp::kGt,      ExprOp::kGe,     ExprOp::kNot,   ExprOp::kAnd, ExprOp::kOr,
     ExprOp::kDefined, ExprOp::kTag,
 };
 // "number", "sum", "==", "&&", ... (debug output and tests).
@@ -119,10 +119,10 @@ class ExprPool {
   struct ExprNode {
     ExprOp op = ExprOp::kNumber;
     double number = 0;
-    uint32_t text = 0;      // index into texts_ (leaves with a text)
-    uint32_t first = 0;     // index into operands_
-    uint32_t count = 0;     // number of operands
-    uint64_t hash = 0;      // structural hash
+    uint32_t text = 0;   // index into texts_ (leaves with a text)
+    uint32_t first = 0;  // index into operands_
+    uint32_t count = 0;  // number of operands
+    uint64_t hash = 0;   // structural hash
   };
 
   const ExprNode& Node(ExprId id) const;
@@ -130,14 +130,13 @@ class ExprPool {
   ExprId Intern(ExprOp op, double number, uint32_t text, std::span<const Operand> operands);
   bool SameNode(ExprId id, ExprOp op, double number, uint32_t text,
                 std::span<const Operand> operands) const;
-  uint64_t HashOf(ExprOp op, double number, uint32_t text,
-                  std::span<const Operand> operands) const;
+  uint64_t HashOf(ExprOp op, double number, uint32_t text, std::span<const Operand> operands) const;
 
   std::vector<ExprNode> nodes_;
   std::vector<Operand> operands_;
   std::vector<std::string> texts_;
   std::map<std::string, uint32_t, std::less<>> text_ids_;  // texts_[text_ids_[t]] == t
-  std::unordered_multimap<uint64_t, ExprId> by_hash_;  // lookup only, never iterated
+  std::unordered_multimap<uint64_t, ExprId> by_hash_;      // lookup only, never iterated
 };
 
 }  // namespace sluice::core::resreq

@@ -21,13 +21,13 @@ struct Punctuation {
 };
 // Two-character operators first, so that `<=` is not read as `<` `=`.
 constexpr Punctuation kPunctuation[] = {
-    {"==", TokenKind::kEq},     {"!=", TokenKind::kNe},       {"<=", TokenKind::kLe},
-    {">=", TokenKind::kGe},     {"&&", TokenKind::kAndAnd},   {"||", TokenKind::kOrOr},
+    {"==", TokenKind::kEq},      {"!=", TokenKind::kNe},      {"<=", TokenKind::kLe},
+    {">=", TokenKind::kGe},      {"&&", TokenKind::kAndAnd},  {"||", TokenKind::kOrOr},
     {"[", TokenKind::kLBracket}, {"]", TokenKind::kRBracket}, {"{", TokenKind::kLBrace},
-    {"}", TokenKind::kRBrace},  {"(", TokenKind::kLParen},    {")", TokenKind::kRParen},
-    {",", TokenKind::kComma},   {":", TokenKind::kColon},     {"=", TokenKind::kAssign},
-    {"<", TokenKind::kLt},      {">", TokenKind::kGt},        {"+", TokenKind::kPlus},
-    {"-", TokenKind::kMinus},   {"*", TokenKind::kStar},      {"/", TokenKind::kSlash},
+    {"}", TokenKind::kRBrace},   {"(", TokenKind::kLParen},   {")", TokenKind::kRParen},
+    {",", TokenKind::kComma},    {":", TokenKind::kColon},    {"=", TokenKind::kAssign},
+    {"<", TokenKind::kLt},       {">", TokenKind::kGt},       {"+", TokenKind::kPlus},
+    {"-", TokenKind::kMinus},    {"*", TokenKind::kStar},     {"/", TokenKind::kSlash},
     {"!", TokenKind::kBang},
 };
 
@@ -132,33 +132,60 @@ class Lexer {
 
 std::string_view ToString(TokenKind kind) {
   switch (kind) {
-    case TokenKind::kEnd: return "end of input";
-    case TokenKind::kError: return "invalid input";
-    case TokenKind::kIdent: return "name";
-    case TokenKind::kNumber: return "number";
-    case TokenKind::kString: return "string";
-    case TokenKind::kLBracket: return "'['";
-    case TokenKind::kRBracket: return "']'";
-    case TokenKind::kLBrace: return "'{'";
-    case TokenKind::kRBrace: return "'}'";
-    case TokenKind::kLParen: return "'('";
-    case TokenKind::kRParen: return "')'";
-    case TokenKind::kComma: return "','";
-    case TokenKind::kColon: return "':'";
-    case TokenKind::kAssign: return "'='";
-    case TokenKind::kEq: return "'=='";
-    case TokenKind::kNe: return "'!='";
-    case TokenKind::kLt: return "'<'";
-    case TokenKind::kLe: return "'<='";
-    case TokenKind::kGt: return "'>'";
-    case TokenKind::kGe: return "'>='";
-    case TokenKind::kPlus: return "'+'";
-    case TokenKind::kMinus: return "'-'";
-    case TokenKind::kStar: return "'*'";
-    case TokenKind::kSlash: return "'/'";
-    case TokenKind::kBang: return "'!'";
-    case TokenKind::kAndAnd: return "'&&'";
-    case TokenKind::kOrOr: return "'||'";
+    case TokenKind::kEnd:
+      return "end of input";
+    case TokenKind::kError:
+      return "invalid input";
+    case TokenKind::kIdent:
+      return "name";
+    case TokenKind::kNumber:
+      return "number";
+    case TokenKind::kString:
+      return "string";
+    case TokenKind::kLBracket:
+      return "'['";
+    case TokenKind::kRBracket:
+      return "']'";
+    case TokenKind::kLBrace:
+      return "'{'";
+    case TokenKind::kRBrace:
+      return "'}'";
+    case TokenKind::kLParen:
+      return "'('";
+    case TokenKind::kRParen:
+      return "')'";
+    case TokenKind::kComma:
+      return "','";
+    case TokenKind::kColon:
+      return "':'";
+    case TokenKind::kAssign:
+      return "'='";
+    case TokenKind::kEq:
+      return "'=='";
+    case TokenKind::kNe:
+      return "'!='";
+    case TokenKind::kLt:
+      return "'<'";
+    case TokenKind::kLe:
+      return "'<='";
+    case TokenKind::kGt:
+      return "'>'";
+    case TokenKind::kGe:
+      return "'>='";
+    case TokenKind::kPlus:
+      return "'+'";
+    case TokenKind::kMinus:
+      return "'-'";
+    case TokenKind::kStar:
+      return "'*'";
+    case TokenKind::kSlash:
+      return "'/'";
+    case TokenKind::kBang:
+      return "'!'";
+    case TokenKind::kAndAnd:
+      return "'&&'";
+    case TokenKind::kOrOr:
+      return "'||'";
   }
   return "internal";
 }
@@ -186,7 +213,8 @@ std::string Quote(std::string_view text) {
 
 std::string Describe(const Token& token) {
   switch (token.kind) {
-    case TokenKind::kEnd: return "end of input";
+    case TokenKind::kEnd:
+      return "end of input";
     case TokenKind::kString: {
       std::string quoted = Quote(token.text);
       const bool has_double = token.text.find('"') != std::string_view::npos;
@@ -196,7 +224,8 @@ std::string Describe(const Token& token) {
       }
       return "string " + quoted;
     }
-    default: return Quote(token.text);
+    default:
+      return Quote(token.text);
   }
 }
 

@@ -57,12 +57,12 @@ enum class TokenKind : uint8_t {
   kOrOr,      // ||
 };
 inline constexpr TokenKind kAllTokenKinds[] = {
-    TokenKind::kEnd,    TokenKind::kError,    TokenKind::kIdent,  TokenKind::kNumber,
+    TokenKind::kEnd,    TokenKind::kError,    TokenKind::kIdent,    TokenKind::kNumber,
     TokenKind::kString, TokenKind::kLBracket, TokenKind::kRBracket, TokenKind::kLBrace,
-    TokenKind::kRBrace, TokenKind::kLParen,   TokenKind::kRParen, TokenKind::kComma,
-    TokenKind::kColon,  TokenKind::kAssign,   TokenKind::kEq,     TokenKind::kNe,
-    TokenKind::kLt,     TokenKind::kLe,       TokenKind::kGt,     TokenKind::kGe,
-    TokenKind::kPlus,   TokenKind::kMinus,    TokenKind::kStar,   TokenKind::kSlash,
+    TokenKind::kRBrace, TokenKind::kLParen,   TokenKind::kRParen,   TokenKind::kComma,
+    TokenKind::kColon,  TokenKind::kAssign,   TokenKind::kEq,       TokenKind::kNe,
+    TokenKind::kLt,     TokenKind::kLe,       TokenKind::kGt,       TokenKind::kGe,
+    TokenKind::kPlus,   TokenKind::kMinus,    TokenKind::kStar,     TokenKind::kSlash,
     TokenKind::kBang,   TokenKind::kAndAnd,   TokenKind::kOrOr,
 };
 // A short name for messages: "end of input", "identifier", "']'", "'&&'", ...

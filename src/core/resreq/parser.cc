@@ -117,11 +117,16 @@ bool Parser::ParseSection(Primary& primary, uint32_t& seen) {
   Next();
   if (!Expect(TokenKind::kLBracket, "'[' after " + Quote(name.text))) return false;
   switch (found - std::begin(kSectionNames)) {
-    case 0: return ParseSelect(primary);
-    case 1: return ParseOrder(primary);
-    case 2: return ParseRusage(primary);
-    case 3: return ParseSpan(primary);
-    default: return ParseSame(primary);
+    case 0:
+      return ParseSelect(primary);
+    case 1:
+      return ParseOrder(primary);
+    case 2:
+      return ParseRusage(primary);
+    case 3:
+      return ParseSpan(primary);
+    default:
+      return ParseSame(primary);
   }
 }
 
@@ -176,16 +181,16 @@ bool Parser::ParseRusageEntry(Primary& primary) {
   Next();
   if (!Expect(TokenKind::kAssign, "'=' after the resource name")) return false;
   if (Peek().kind == TokenKind::kMinus) {
-    return FailAt(Peek().column, "found a negative amount for " + Quote(name.text) +
-                                     ", expected an amount >= 0");
+    return FailAt(Peek().column,
+                  "found a negative amount for " + Quote(name.text) + ", expected an amount >= 0");
   }
   const Token& amount = Peek();
   if (amount.kind != TokenKind::kNumber) return Fail(amount, "an amount (a number >= 0)");
   Next();
   Rusage entry{.resource = std::string(name.text), .amount = amount.number};
-  auto it = std::lower_bound(
-      primary.rusage.begin(), primary.rusage.end(), entry,
-      [](const Rusage& a, const Rusage& b) { return a.resource < b.resource; });
+  auto it =
+      std::lower_bound(primary.rusage.begin(), primary.rusage.end(), entry,
+                       [](const Rusage& a, const Rusage& b) { return a.resource < b.resource; });
   if (it != primary.rusage.end() && it->resource == entry.resource) {
     return FailAt(name.column, "found a second " + Quote(name.text) +
                                    " entry, expected each resource at most once");

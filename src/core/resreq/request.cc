@@ -25,13 +25,20 @@ enum Precedence : int {
 
 int PrecedenceOf(ExprOp op) {
   switch (op) {
-    case ExprOp::kOr: return kOrPrec;
-    case ExprOp::kAnd: return kAndPrec;
-    case ExprOp::kNot: return kNotPrec;
-    case ExprOp::kSum: return kSumPrec;
-    case ExprOp::kProduct: return kProductPrec;
-    case ExprOp::kNeg: return kNegPrec;
-    default: return IsComparison(op) ? kComparePrec : kAtomPrec;
+    case ExprOp::kOr:
+      return kOrPrec;
+    case ExprOp::kAnd:
+      return kAndPrec;
+    case ExprOp::kNot:
+      return kNotPrec;
+    case ExprOp::kSum:
+      return kSumPrec;
+    case ExprOp::kProduct:
+      return kProductPrec;
+    case ExprOp::kNeg:
+      return kNegPrec;
+    default:
+      return IsComparison(op) ? kComparePrec : kAtomPrec;
   }
 }
 
@@ -61,10 +68,18 @@ void AppendOperands(ExprId id, const ExprPool& pool, std::string& out) {
   for (const Operand& operand : pool.operands(id)) {
     if (!first) {
       switch (op) {
-        case ExprOp::kSum: out += operand.inverse ? "-" : "+"; break;
-        case ExprOp::kProduct: out += operand.inverse ? "/" : "*"; break;
-        case ExprOp::kAnd: out += " && "; break;
-        default: out += " || "; break;
+        case ExprOp::kSum:
+          out += operand.inverse ? "-" : "+";
+          break;
+        case ExprOp::kProduct:
+          out += operand.inverse ? "/" : "*";
+          break;
+        case ExprOp::kAnd:
+          out += " && ";
+          break;
+        default:
+          out += " || ";
+          break;
       }
     }
     first = false;
@@ -77,10 +92,16 @@ void AppendExpr(ExprId id, const ExprPool& pool, int min_precedence, std::string
   const bool parenthesize = PrecedenceOf(op) < min_precedence;
   if (parenthesize) out += '(';
   switch (op) {
-    case ExprOp::kNumber: AppendNumber(pool.number(id), out); break;
-    case ExprOp::kString: AppendQuoted(pool.text(id), out); break;
+    case ExprOp::kNumber:
+      AppendNumber(pool.number(id), out);
+      break;
+    case ExprOp::kString:
+      AppendQuoted(pool.text(id), out);
+      break;
     case ExprOp::kIdent:
-    case ExprOp::kTag: out += pool.text(id); break;
+    case ExprOp::kTag:
+      out += pool.text(id);
+      break;
     case ExprOp::kDefined:
       out += "defined(";
       out += pool.text(id);
@@ -102,7 +123,9 @@ void AppendExpr(ExprId id, const ExprPool& pool, int min_precedence, std::string
     case ExprOp::kSum:
     case ExprOp::kProduct:
     case ExprOp::kAnd:
-    case ExprOp::kOr: AppendOperands(id, pool, out); break;
+    case ExprOp::kOr:
+      AppendOperands(id, pool, out);
+      break;
     default: {  // comparisons
       const auto operands = pool.operands(id);
       AppendExpr(operands[0].id, pool, kSumPrec, out);
@@ -177,9 +200,12 @@ void AppendCompound(const Compound& compound, const ExprPool& pool, std::string&
 
 std::string_view ToString(SpanKind kind) {
   switch (kind) {
-    case SpanKind::kNone: return "none";
-    case SpanKind::kOneHost: return "hosts=1";
-    case SpanKind::kPtile: return "ptile";
+    case SpanKind::kNone:
+      return "none";
+    case SpanKind::kOneHost:
+      return "hosts=1";
+    case SpanKind::kPtile:
+      return "ptile";
   }
   return "internal";
 }

@@ -63,8 +63,7 @@ enum class SpanKind : uint8_t {
   kOneHost,  // span[hosts=1]: all tasks on one host
   kPtile,    // span[ptile=K]: exactly K tasks per host, the last host takes the remainder
 };
-inline constexpr SpanKind kAllSpanKinds[] = {SpanKind::kNone, SpanKind::kOneHost,
-                                             SpanKind::kPtile};
+inline constexpr SpanKind kAllSpanKinds[] = {SpanKind::kNone, SpanKind::kOneHost, SpanKind::kPtile};
 // "none", "hosts=1", "ptile".
 std::string_view ToString(SpanKind kind);
 

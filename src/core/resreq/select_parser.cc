@@ -19,13 +19,20 @@ namespace {
 
 std::optional<ExprOp> ComparisonOp(TokenKind kind) {
   switch (kind) {
-    case TokenKind::kEq: return ExprOp::kEq;
-    case TokenKind::kNe: return ExprOp::kNe;
-    case TokenKind::kLt: return ExprOp::kLt;
-    case TokenKind::kLe: return ExprOp::kLe;
-    case TokenKind::kGt: return ExprOp::kGt;
-    case TokenKind::kGe: return ExprOp::kGe;
-    default: return std::nullopt;
+    case TokenKind::kEq:
+      return ExprOp::kEq;
+    case TokenKind::kNe:
+      return ExprOp::kNe;
+    case TokenKind::kLt:
+      return ExprOp::kLt;
+    case TokenKind::kLe:
+      return ExprOp::kLe;
+    case TokenKind::kGt:
+      return ExprOp::kGt;
+    case TokenKind::kGe:
+      return ExprOp::kGe;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -52,8 +59,8 @@ std::optional<Parser::Typed> Parser::ParseOr() {
     if (!id.has_value()) return std::nullopt;
     operands.push_back(Operand{.id = *id});
   }
-  return Typed{.id = pool_.Chain(ExprOp::kOr, operands), .condition = true,
-               .column = first->column};
+  return Typed{
+      .id = pool_.Chain(ExprOp::kOr, operands), .condition = true, .column = first->column};
 }
 
 std::optional<Parser::Typed> Parser::ParseAnd() {
@@ -70,8 +77,8 @@ std::optional<Parser::Typed> Parser::ParseAnd() {
     if (!id.has_value()) return std::nullopt;
     operands.push_back(Operand{.id = *id});
   }
-  return Typed{.id = pool_.Chain(ExprOp::kAnd, operands), .condition = true,
-               .column = first->column};
+  return Typed{
+      .id = pool_.Chain(ExprOp::kAnd, operands), .condition = true, .column = first->column};
 }
 
 std::optional<Parser::Typed> Parser::ParseNot() {
@@ -104,8 +111,8 @@ std::optional<Parser::Typed> Parser::ParseComparison() {
     Fail(Peek(), "'&&', '||' or ']' (comparisons do not chain: write a<b && b<c)");
     return std::nullopt;
   }
-  return Typed{.id = pool_.Compare(*op, lhs->id, rhs->id), .condition = true,
-               .column = lhs->column};
+  return Typed{
+      .id = pool_.Compare(*op, lhs->id, rhs->id), .condition = true, .column = lhs->column};
 }
 
 std::optional<Parser::Typed> Parser::ParseSum() {
@@ -168,8 +175,11 @@ std::optional<Parser::Typed> Parser::ParseAtom() {
       if (token.text == "defined" && Peek(1).kind == TokenKind::kLParen) return ParseDefined();
       Next();
       return Typed{.id = pool_.Ident(token.text), .column = token.column};
-    case TokenKind::kLParen: return ParseParenthesized();
-    default: Fail(token, "an expression"); return std::nullopt;
+    case TokenKind::kLParen:
+      return ParseParenthesized();
+    default:
+      Fail(token, "an expression");
+      return std::nullopt;
   }
 }
 

@@ -38,27 +38,31 @@ Status CheckRusage(const Primary& part, const ResourceCatalog& catalog, std::str
     const Rusage& entry = part.rusage[i];
     const std::string name = Quote(entry.resource);
     if (i > 0 && !(part.rusage[i - 1].resource < entry.resource)) {
-      return Invalid(where, "rusage: " + name + " is out of order or appears twice; list each "
-                                                "resource once, sorted by name");
+      return Invalid(where, "rusage: " + name +
+                                " is out of order or appears twice; list each "
+                                "resource once, sorted by name");
     }
     if (!std::isfinite(entry.amount) || entry.amount < 0) {
-      return Invalid(where, "rusage: the amount of " + name + " is negative or not a number; "
-                                                          "use a number >= 0");
+      return Invalid(where, "rusage: the amount of " + name +
+                                " is negative or not a number; "
+                                "use a number >= 0");
     }
     if (entry.resource == "slots") {
-      return Invalid(where, "rusage: 'slots' cannot be reserved with rusage; ask for tasks "
-                            "with -n (each task takes one slot)");
+      return Invalid(where,
+                     "rusage: 'slots' cannot be reserved with rusage; ask for tasks "
+                     "with -n (each task takes one slot)");
     }
     const bool host = catalog.host_resources.count(entry.resource) > 0;
     const bool shared = IsShared(entry.resource, catalog);
     if (host && shared) {
-      return Invalid(where, "rusage: " + name + " is both a host resource and a shared "
-                                                "resource in the cluster configuration; "
-                                                "rename one of them");
+      return Invalid(where, "rusage: " + name +
+                                " is both a host resource and a shared "
+                                "resource in the cluster configuration; "
+                                "rename one of them");
     }
     if (!host && !shared) {
-      return Invalid(where, "rusage: unknown resource " + name + "; known resources: " +
-                                KnownResources(catalog) +
+      return Invalid(where, "rusage: unknown resource " + name +
+                                "; known resources: " + KnownResources(catalog) +
                                 " (fix the name or define the resource in the cluster "
                                 "configuration)");
     }
@@ -72,22 +76,25 @@ Status CheckHostNames(const Primary& part, const ExprPool& pool, const ResourceC
     std::string_view resource = name;
     if (!IsShared(resource, catalog) && name.starts_with("max")) resource = name.substr(3);
     if (!IsShared(resource, catalog)) continue;
-    const std::string what = name == resource
-                                 ? Quote(name) + " is a shared resource"
-                                 : Quote(name) + " is the total of the shared resource " +
-                                       Quote(resource);
-    return Invalid(where, "select: " + what + ", which hosts do not have; request it with "
-                                             "rusage[" + std::string(resource) + "=N] instead");
+    const std::string what =
+        name == resource ? Quote(name) + " is a shared resource"
+                         : Quote(name) + " is the total of the shared resource " + Quote(resource);
+    return Invalid(where, "select: " + what +
+                              ", which hosts do not have; request it with "
+                              "rusage[" +
+                              std::string(resource) + "=N] instead");
   }
   for (const OrderKey& key : part.order) {
     if (IsShared(key.name, catalog)) {
-      return Invalid(where, "order: " + Quote(key.name) + " is a shared resource, which "
-                            "hosts do not have; order by a host resource (slots, mem) instead");
+      return Invalid(where, "order: " + Quote(key.name) +
+                                " is a shared resource, which "
+                                "hosts do not have; order by a host resource (slots, mem) instead");
     }
   }
   if (IsShared(part.same, catalog)) {
-    return Invalid(where, "same: " + Quote(part.same) + " is a shared resource, not a host "
-                          "attribute; name a host attribute (type, model) instead");
+    return Invalid(where, "same: " + Quote(part.same) +
+                              " is a shared resource, not a host "
+                              "attribute; name a host attribute (type, model) instead");
   }
   return Status::Ok();
 }

@@ -1,8 +1,8 @@
 // Alternative requests `{...} || {...}` (R-RR-3).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/resreq/parser.h"
 #include "core/resreq/request.h"
@@ -33,7 +33,8 @@ TEST(ResreqParseAlternativeTest, Shapes) {
       {"bare primary", "select[a]", {1}},
       {"braced primary", "{select[a]}", {1}},
       {"two primaries", "{select[a]} || {select[b]}", {1, 1}},
-      {"compound then primary", "{2*{select[type==a]} + 1*{select[type==b]}} || {select[type==c]}",
+      {"compound then primary",
+       "{2*{select[type==a]} + 1*{select[type==b]}} || {select[type==c]}",
        {2, 1}},
       {"unbraced compounds", "2*{select[a]} + 1*{} || 3*{select[b]}", {2, 1}},
       {"empty alternative", "{} || {select[a]}", {1, 1}},

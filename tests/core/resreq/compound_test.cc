@@ -1,8 +1,8 @@
 // Compound requests `N*{...} + M*{...}` (R-RR-2).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/resreq/parser.h"
 #include "core/resreq/request.h"

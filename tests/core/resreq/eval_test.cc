@@ -2,12 +2,12 @@
 // undefined names, defined(), tags, division by zero; and which expressions are static.
 #include "core/resreq/eval.h"
 
+#include <gtest/gtest.h>
+
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/resreq/parser.h"
 
@@ -31,9 +31,7 @@ class FakeHost : public HostView {
   }
   bool HasTag(std::string_view name) const override { return tags.find(name) != tags.end(); }
   std::optional<double> Free(std::string_view name) const override { return Find(free, name); }
-  std::optional<double> Total(std::string_view name) const override {
-    return Find(total, name);
-  }
+  std::optional<double> Total(std::string_view name) const override { return Find(total, name); }
 
  private:
   static std::optional<double> Find(const std::map<std::string, double, std::less<>>& values,
@@ -70,107 +68,120 @@ TEST(ResreqEvalTest, NoSelectIsTrue) {
 }
 
 TEST(ResreqEvalTest, ConsumablesMeanFreeAndMaxMeansTotal) {
-  ExpectSelects({
-      {"free mem", "mem>=4000", true},
-      {"free mem is not total", "mem>4000", false},
-      {"total mem", "maxmem==64000", true},
-      {"free slots", "slots==3", true},
-      {"total slots", "maxslots==8", true},
-      {"custom consumable", "gpu==0 && maxgpu==2", true},
-      {"used amount by arithmetic", "maxmem-mem==60000", true},
-      {"max of a non-resource is a name", "maxfoo==1", false},
-      {"spec example", "type==linux && mem>3000", true},
-  }, FakeHost());
+  ExpectSelects(
+      {
+          {"free mem", "mem>=4000", true},
+          {"free mem is not total", "mem>4000", false},
+          {"total mem", "maxmem==64000", true},
+          {"free slots", "slots==3", true},
+          {"total slots", "maxslots==8", true},
+          {"custom consumable", "gpu==0 && maxgpu==2", true},
+          {"used amount by arithmetic", "maxmem-mem==60000", true},
+          {"max of a non-resource is a name", "maxfoo==1", false},
+          {"spec example", "type==linux && mem>3000", true},
+      },
+      FakeHost());
 }
 
 TEST(ResreqEvalTest, NumbersCompareNumericallyElseAsStrings) {
-  ExpectSelects({
-      {"numeric attribute", "cores>=16 && cores<17", true},
-      {"numeric attribute is not a string", "cores>9", true},  // "16" < "9" as strings
-      {"decimal attribute", "speed*2==5", true},
-      {"quoted number stays a string", "cores==\"16\"", true},
-      {"quoted number orders as a string", "cores>\"9\"", false},
-      {"word", "type==linux", true},
-      {"word differs", "type==windows", false},
-      {"word not equal", "type!=windows", true},
-      {"word with digits", "arch==x86_64", true},
-      {"quoted string", "model==\"xeon-6248\"", true},
-      {"string order", "rack<r10 && rack>r00", true},
-      {"string against number", "type==5", false},
-      {"string against number differs", "type!=5", true},
-      {"empty attribute", "empty==\"\"", true},
-      {"literal comparison", "2>1", true},
-      {"literal strings", "'a'<'b'", true},
-  }, FakeHost());
+  ExpectSelects(
+      {
+          {"numeric attribute", "cores>=16 && cores<17", true},
+          {"numeric attribute is not a string", "cores>9", true},  // "16" < "9" as strings
+          {"decimal attribute", "speed*2==5", true},
+          {"quoted number stays a string", "cores==\"16\"", true},
+          {"quoted number orders as a string", "cores>\"9\"", false},
+          {"word", "type==linux", true},
+          {"word differs", "type==windows", false},
+          {"word not equal", "type!=windows", true},
+          {"word with digits", "arch==x86_64", true},
+          {"quoted string", "model==\"xeon-6248\"", true},
+          {"string order", "rack<r10 && rack>r00", true},
+          {"string against number", "type==5", false},
+          {"string against number differs", "type!=5", true},
+          {"empty attribute", "empty==\"\"", true},
+          {"literal comparison", "2>1", true},
+          {"literal strings", "'a'<'b'", true},
+      },
+      FakeHost());
 }
 
 TEST(ResreqEvalTest, UndefinedNamesMakeComparisonsFalse) {
-  ExpectSelects({
-      {"missing resource", "licx>0", false},
-      {"missing resource, other operator", "licx<=0", false},
-      {"missing resource, not equal", "licx!=0", false},
-      {"negated", "!(licx>0)", true},
-      {"missing attribute against word", "os==linux", false},
-      {"missing attribute, not equal", "os!=linux", false},
-      {"two words", "linux==linux", false},
-      {"word against literal", "linux==\"linux\"", false},
-      {"missing in arithmetic", "licx+1>0", false},
-      {"string in arithmetic", "type+1>0", false},
-      {"word in arithmetic", "foo*2>0", false},
-  }, FakeHost());
+  ExpectSelects(
+      {
+          {"missing resource", "licx>0", false},
+          {"missing resource, other operator", "licx<=0", false},
+          {"missing resource, not equal", "licx!=0", false},
+          {"negated", "!(licx>0)", true},
+          {"missing attribute against word", "os==linux", false},
+          {"missing attribute, not equal", "os!=linux", false},
+          {"two words", "linux==linux", false},
+          {"word against literal", "linux==\"linux\"", false},
+          {"missing in arithmetic", "licx+1>0", false},
+          {"string in arithmetic", "type+1>0", false},
+          {"word in arithmetic", "foo*2>0", false},
+      },
+      FakeHost());
 }
 
 TEST(ResreqEvalTest, DivisionByZeroIsFalseNeverACrash) {
-  ExpectSelects({
-      {"literal zero", "mem/0>1", false},
-      {"literal zero, not equal", "mem/0!=1", false},
-      {"zero resource", "mem/gpu>0", false},
-      {"negated", "!(mem/gpu>0)", true},
-      {"zero dividend is fine", "gpu/mem==0", true},
-  }, FakeHost());
+  ExpectSelects(
+      {
+          {"literal zero", "mem/0>1", false},
+          {"literal zero, not equal", "mem/0!=1", false},
+          {"zero resource", "mem/gpu>0", false},
+          {"negated", "!(mem/gpu>0)", true},
+          {"zero dividend is fine", "gpu/mem==0", true},
+      },
+      FakeHost());
   const std::string overflow = "1" + std::string(308, '0') + "*10>0";  // 1e309: not finite
   const std::string negated = "!(" + overflow + ")";
-  ExpectSelects({{"overflow is undefined", overflow, false},
-                 {"its negation holds", negated, true}},
+  ExpectSelects({{"overflow is undefined", overflow, false}, {"its negation holds", negated, true}},
                 FakeHost());
 }
 
 TEST(ResreqEvalTest, TagsAndBareNames) {
-  ExpectSelects({
-      {"tag", "fast", true},
-      {"missing tag", "slow", false},
-      {"negated missing tag", "!slow", true},
-      {"tags combined", "fast && ib", true},
-      {"non-zero resource", "mem", true},
-      {"zero resource", "gpu", false},
-      {"total", "maxgpu", true},
-      {"numeric attribute", "cores", true},
-      {"string attribute is not a tag", "type", false},
-  }, FakeHost());
+  ExpectSelects(
+      {
+          {"tag", "fast", true},
+          {"missing tag", "slow", false},
+          {"negated missing tag", "!slow", true},
+          {"tags combined", "fast && ib", true},
+          {"non-zero resource", "mem", true},
+          {"zero resource", "gpu", false},
+          {"total", "maxgpu", true},
+          {"numeric attribute", "cores", true},
+          {"string attribute is not a tag", "type", false},
+      },
+      FakeHost());
 }
 
 TEST(ResreqEvalTest, DefinedCoversResourcesAttributesAndTags) {
-  ExpectSelects({
-      {"resource", "defined(mem)", true},
-      {"zero resource", "defined(gpu)", true},
-      {"total", "defined(maxgpu)", true},
-      {"attribute", "defined(type)", true},
-      {"empty attribute", "defined(empty)", true},
-      {"tag", "defined(fast)", true},
-      {"missing", "defined(licx)", false},
-      {"guard", "!defined(licx) || licx>0", true},
-  }, FakeHost());
+  ExpectSelects(
+      {
+          {"resource", "defined(mem)", true},
+          {"zero resource", "defined(gpu)", true},
+          {"total", "defined(maxgpu)", true},
+          {"attribute", "defined(type)", true},
+          {"empty attribute", "defined(empty)", true},
+          {"tag", "defined(fast)", true},
+          {"missing", "defined(licx)", false},
+          {"guard", "!defined(licx) || licx>0", true},
+      },
+      FakeHost());
 }
 
 TEST(ResreqEvalTest, LogicShortCircuits) {
-  ExpectSelects({
-      {"and", "fast && mem>1 && slots>=3", true},
-      {"and fails", "fast && mem>100000", false},
-      {"or", "slow || ib", true},
-      {"or fails", "slow || gpu>0", false},
-      {"precedence", "slow && ib || fast", true},
-      {"grouped", "slow && (ib || fast)", false},
-  }, FakeHost());
+  ExpectSelects(
+      {
+          {"and", "fast && mem>1 && slots>=3", true},
+          {"and fails", "fast && mem>100000", false},
+          {"or", "slow || ib", true},
+          {"or fails", "slow || gpu>0", false},
+          {"precedence", "slow && ib || fast", true},
+          {"grouped", "slow && (ib || fast)", false},
+      },
+      FakeHost());
 }
 
 TEST(ResreqEvalTest, OrderKeysReadNumbers) {

@@ -1,12 +1,11 @@
 // ExprPool: hash-consing of select expressions (R-RR-4): same structure, same id.
-#include "core/resreq/expr.h"
+#include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
+#include "core/resreq/expr.h"
 #include "core/resreq/parser.h"
 
 namespace sluice::core::resreq {

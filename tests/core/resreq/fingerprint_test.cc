@@ -1,11 +1,12 @@
 // Fingerprints (R-RR-4): stable across runs, pools and platforms; equal requests agree; any
 // field change differs.
-#include <string>
-#include <vector>
+#include "core/resreq/fingerprint.h"
 
 #include <gtest/gtest.h>
 
-#include "core/resreq/fingerprint.h"
+#include <string>
+#include <vector>
+
 #include "core/resreq/parser.h"
 #include "core/resreq/request.h"
 
@@ -43,7 +44,8 @@ TEST(ResreqFingerprintTest, EqualRequestsAgree) {
       {"section order", "select[a] rusage[mem=1]", "rusage[mem=1] select[a]"},
       {"rusage order", "rusage[a=1:b=2]", "rusage[b=2,a=1]"},
       {"plus sign", "order[mem]", "order[+mem]"},
-      {"number spelling", "select[mem>4000] rusage[mem=0.5]", "select[mem>4000.0] rusage[mem=0.50]"},
+      {"number spelling", "select[mem>4000] rusage[mem=0.5]",
+       "select[mem>4000.0] rusage[mem=0.50]"},
       {"quotes", "select[t==\"x\"]", "select[t=='x']"},
       {"braces", "select[a]", "{select[a]}"},
       {"parentheses", "select[(a) && ((b))]", "select[a && b]"},
@@ -56,34 +58,44 @@ TEST(ResreqFingerprintTest, EqualRequestsAgree) {
 }
 
 TEST(ResreqFingerprintTest, AnyFieldChangeDiffers) {
-  const std::vector<std::string_view> variants = {
-      kBase,
-      "3*{select[type==linux && mem>4000] order[-slots] rusage[mem=100] span[ptile=2] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4001] order[-slots] rusage[mem=100] span[ptile=2] same[model]} + 1*{}",
-      "2*{select[type==linux] order[-slots] rusage[mem=100] span[ptile=2] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[slots] rusage[mem=100] span[ptile=2] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-mem] rusage[mem=100] span[ptile=2] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-slots,mem] rusage[mem=100] span[ptile=2] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-slots] rusage[mem=101] span[ptile=2] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-slots] rusage[gpu=100] span[ptile=2] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-slots] rusage[gpu=1:mem=100] span[ptile=2] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-slots] rusage[mem=100] span[ptile=3] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-slots] rusage[mem=100] span[hosts=1] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-slots] rusage[mem=100] same[model]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-slots] rusage[mem=100] span[ptile=2] same[arch]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-slots] rusage[mem=100] span[ptile=2]} + 1*{}",
-      "2*{select[type==linux && mem>4000] order[-slots] rusage[mem=100] span[ptile=2] same[model]} + 2*{}",
-      "2*{select[type==linux && mem>4000] order[-slots] rusage[mem=100] span[ptile=2] same[model]}",
-      "{2*{select[type==linux && mem>4000] order[-slots] rusage[mem=100] span[ptile=2] same[model]} + 1*{}} || {}",
-      "1*{} + 2*{select[type==linux && mem>4000] order[-slots] rusage[mem=100] span[ptile=2] same[model]}",
+  // Each edit replaces the first occurrence of `from` in kBase by `to`.
+  struct Edit {
+    std::string_view from;
+    std::string_view to;
+  };
+  const Edit edits[] = {
+      {"", ""},  // kBase itself
+      {"2*{", "3*{"},
+      {"mem>4000", "mem>4001"},
+      {" && mem>4000", ""},
+      {"order[-slots]", "order[slots]"},
+      {"order[-slots]", "order[-mem]"},
+      {"order[-slots]", "order[-slots,mem]"},
+      {"mem=100", "mem=101"},
+      {"mem=100", "gpu=100"},
+      {"mem=100", "gpu=1:mem=100"},
+      {"ptile=2", "ptile=3"},
+      {"span[ptile=2]", "span[hosts=1]"},
+      {"span[ptile=2] ", ""},
+      {"same[model]", "same[arch]"},
+      {" same[model]", ""},
+      {"1*{}", "2*{}"},
+      {" + 1*{}", ""},
+      {" + 1*{}", " + 1*{} || {}"},
+      {" + 1*{}", " + 1*{select[a]}"},
   };
   std::vector<uint64_t> seen;
-  for (std::string_view text : variants) {
+  for (const Edit& edit : edits) {
+    std::string text(kBase);
+    const size_t at = text.find(edit.from);
+    ASSERT_NE(at, std::string::npos) << edit.from;
+    text.replace(at, edit.from.size(), edit.to);
     SCOPED_TRACE(text);
     const uint64_t fingerprint = FingerprintOf(text);
     for (uint64_t other : seen) EXPECT_NE(fingerprint, other);
     seen.push_back(fingerprint);
   }
+  EXPECT_NE(FingerprintOf("1*{} + 2*{}"), FingerprintOf("2*{} + 1*{}"));  // part order
 }
 
 TEST(ResreqFingerprintTest, IndependentOfThePoolsHistory) {

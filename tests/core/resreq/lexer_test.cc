@@ -1,11 +1,11 @@
 // Lexer: token kinds, columns, numbers and strings, and lexical errors (R-RR-1, R-RR-5).
 #include "core/resreq/lexer.h"
 
+#include <gtest/gtest.h>
+
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace sluice::core::resreq {
 namespace {
@@ -37,11 +37,17 @@ TEST(ResreqLexerTest, SplitsOperatorsLongestFirst) {
       {"blanks", " \t\r\n", {K::kEnd}},
       {"comparisons", "== != < <= > >=", {K::kEq, K::kNe, K::kLt, K::kLe, K::kGt, K::kGe, K::kEnd}},
       {"no spaces", "a<=-1", {K::kIdent, K::kLe, K::kMinus, K::kNumber, K::kEnd}},
-      {"logic", "!a&&b||c", {K::kBang, K::kIdent, K::kAndAnd, K::kIdent, K::kOrOr, K::kIdent, K::kEnd}},
-      {"punctuation", "[]{}(),:=", {K::kLBracket, K::kRBracket, K::kLBrace, K::kRBrace, K::kLParen,
-                                    K::kRParen, K::kComma, K::kColon, K::kAssign, K::kEnd}},
-      {"arithmetic", "1+2-3*4/5", {K::kNumber, K::kPlus, K::kNumber, K::kMinus, K::kNumber, K::kStar,
-                                   K::kNumber, K::kSlash, K::kNumber, K::kEnd}},
+      {"logic",
+       "!a&&b||c",
+       {K::kBang, K::kIdent, K::kAndAnd, K::kIdent, K::kOrOr, K::kIdent, K::kEnd}},
+      {"punctuation",
+       "[]{}(),:=",
+       {K::kLBracket, K::kRBracket, K::kLBrace, K::kRBrace, K::kLParen, K::kRParen, K::kComma,
+        K::kColon, K::kAssign, K::kEnd}},
+      {"arithmetic",
+       "1+2-3*4/5",
+       {K::kNumber, K::kPlus, K::kNumber, K::kMinus, K::kNumber, K::kStar, K::kNumber, K::kSlash,
+        K::kNumber, K::kEnd}},
       {"double minus", "--", {K::kMinus, K::kMinus, K::kEnd}},
       {"section", "select[x86_64]", {K::kIdent, K::kLBracket, K::kIdent, K::kRBracket, K::kEnd}},
   };

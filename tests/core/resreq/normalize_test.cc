@@ -1,8 +1,8 @@
 // Normalize: the canonical text, and the round trip Parse(Normalize(r)) == r (R-RR-4).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/resreq/parser.h"
 #include "core/resreq/request.h"
@@ -21,8 +21,7 @@ const Case kCases[] = {
     {"blank", "  ", ""},
     {"spec example", "select[type==linux && mem>4000]", "select[type==linux && mem>4000]"},
     {"spaces removed", "select[ type == linux&&mem > 4000 ]", "select[type==linux && mem>4000]"},
-    {"sections sorted",
-     "same[model] span[ptile=2] rusage[mem=100] order[-slots] select[gpu]",
+    {"sections sorted", "same[model] span[ptile=2] rusage[mem=100] order[-slots] select[gpu]",
      "select[gpu] order[-slots] rusage[mem=100] span[ptile=2] same[model]"},
     {"rusage sorted", "rusage[mem=10,gpu=1,lic=2]", "rusage[gpu=1:lic=2:mem=10]"},
     {"order keys", "order[+mem : -slots]", "order[mem,-slots]"},
@@ -38,16 +37,13 @@ const Case kCases[] = {
      "select[(a && b) && c && (d || e || (f || g))]"},
     {"arithmetic grouping", "select[a-(b-c)>(a-b)-c && a/(b*c)>1]",
      "select[a-(b-c)>(a-b)-c && a/(b*c)>1]"},
-    {"unary minus", "select[- - mem < -(1+2) && x>-y*2]",
-     "select[--mem<-(1+2) && x>-y*2]"},
-    {"not forms", "select[!a && !!b && !x==1 && !(y<2)]",
-     "select[!a && !!b && !(x==1) && !(y<2)]"},
+    {"unary minus", "select[- - mem < -(1+2) && x>-y*2]", "select[--mem<-(1+2) && x>-y*2]"},
+    {"not forms", "select[!a && !!b && !x==1 && !(y<2)]", "select[!a && !!b && !(x==1) && !(y<2)]"},
     {"defined", "select[defined ( gpu ) || defined]", "select[defined(gpu) || defined]"},
     {"braced single primary", "{select[a]}", "select[a]"},
     {"compound", "2 * { select[a] } + 1*{}", "2*{select[a]} + 1*{}"},
     {"braced compound", "{2*{select[a]}}", "2*{select[a]}"},
-    {"alternatives",
-     "{2*{select[type==a]}+1*{select[type==b]}}||{select[type==c]}",
+    {"alternatives", "{2*{select[type==a]}+1*{select[type==b]}}||{select[type==c]}",
      "{2*{select[type==a]} + 1*{select[type==b]}} || {select[type==c]}"},
     {"unbraced compound alternatives", "2*{}||{ }", "{2*{}} || {}"},
     {"large number", "rusage[mem=123456789012345678901234567890]",
@@ -86,15 +82,20 @@ TEST(ResreqNormalizeTest, RoundTripsToAnEqualRequest) {
 }
 
 TEST(ResreqNormalizeTest, RoundTripsNumbersExactly) {
-  const std::vector<std::string_view> numbers = {
-      "0.1", "0.3", "1.7976931348623157", "179769313486231570000000000000000000000", "0.5",
-      "4000", "123.456", "0.0000001", "9007199254740993"};
+  const std::vector<std::string_view> numbers = {"0.1",
+                                                 "0.3",
+                                                 "1.7976931348623157",
+                                                 "179769313486231570000000000000000000000",
+                                                 "0.5",
+                                                 "4000",
+                                                 "123.456",
+                                                 "0.0000001",
+                                                 "9007199254740993"};
   for (std::string_view number : numbers) {
     SCOPED_TRACE(number);
     ExprPool pool;
-    Result<Request> first = Parse("select[x>" + std::string(number) + "] rusage[m=" +
-                                      std::string(number) + "]",
-                                  pool);
+    Result<Request> first =
+        Parse("select[x>" + std::string(number) + "] rusage[m=" + std::string(number) + "]", pool);
     ASSERT_TRUE(first.has_value());
     Result<Request> second = Parse(Normalize(*first, pool), pool);
     ASSERT_TRUE(second.has_value());

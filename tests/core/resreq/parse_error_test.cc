@@ -1,9 +1,9 @@
 // Parse errors per class: the code is kInvalidArgument and the column points at the offending
 // token (R-RR-5). Tests compare codes and columns, never message text.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/resreq/parser.h"
 
@@ -111,8 +111,7 @@ TEST(ResreqParseErrorTest, Rusage) {
       {"missing amount", "rusage[mem=]", 12},
       {"name as amount", "rusage[mem=a]", 12},
       {"trailing separator", "rusage[mem=1:]", 14},
-      {"too many entries", too_many + "]",
-       static_cast<int32_t>(too_many.rfind(":r") + 2)},
+      {"too many entries", too_many + "]", static_cast<int32_t>(too_many.rfind(":r") + 2)},
   });
 }
 
@@ -153,7 +152,8 @@ TEST(ResreqParseErrorTest, Compound) {
       {"part without count", "2*{} + select[a]", 8},
       {"nested count", "2*{2*{}}", 4},
       {"unclosed part", "2*{select[a]", 13},
-      {"too many parts", "1*{}" + Repeat("+1*{}", kMaxParts), static_cast<int32_t>(4 + 5 * (kMaxParts - 1) + 2)},
+      {"too many parts", "1*{}" + Repeat("+1*{}", kMaxParts),
+       static_cast<int32_t>(4 + 5 * (kMaxParts - 1) + 2)},
   });
 }
 

@@ -1,9 +1,9 @@
 // Parsing the sections of a primary request: order, rusage, span, same (R-RR-1).
+#include <gtest/gtest.h>
+
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/resreq/parser.h"
 #include "core/resreq/request.h"
@@ -93,10 +93,10 @@ TEST(ResreqParseSectionsTest, SameTakesOneAttribute) {
 }
 
 TEST(ResreqParseSectionsTest, SectionsComeInAnyOrder) {
-  const Primary forward = PrimaryOf(
-      "select[type==linux] order[-slots] rusage[mem=100] span[ptile=2] same[model]");
-  const Primary backward = PrimaryOf(
-      "same[model] span[ptile=2] rusage[mem=100] order[-slots] select[type==linux]");
+  const Primary forward =
+      PrimaryOf("select[type==linux] order[-slots] rusage[mem=100] span[ptile=2] same[model]");
+  const Primary backward =
+      PrimaryOf("same[model] span[ptile=2] rusage[mem=100] order[-slots] select[type==linux]");
   const Primary packed =
       PrimaryOf("same[model]span[ptile=2]rusage[mem=100]order[-slots]select[type==linux]");
   EXPECT_EQ(forward.fingerprint, backward.fingerprint);

@@ -1,8 +1,8 @@
 // Parsing select[] expressions: precedence, chains, tags, defined(), literals (R-RR-1).
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/resreq/parser.h"
 #include "core/resreq/request.h"
@@ -37,11 +37,9 @@ TEST(ResreqParseSelectTest, RootOpFollowsPrecedence) {
       {"all comparisons", "a==1 && b!=2 && c<3 && d<=4 && e>5 && f>=6", ExprOp::kAnd,
        "a==1 && b!=2 && c<3 && d<=4 && e>5 && f>=6"},
       {"string literal", "type == 'x86-64'", ExprOp::kEq, "type==\"x86-64\""},
-      {"string holding a double quote", "note == 'say \"hi\"'", ExprOp::kEq,
-       "note=='say \"hi\"'"},
+      {"string holding a double quote", "note == 'say \"hi\"'", ExprOp::kEq, "note=='say \"hi\"'"},
       {"decimal", "load < 0.50", ExprOp::kLt, "load<0.5"},
-      {"section names are plain names here", "select && order", ExprOp::kAnd,
-       "select && order"},
+      {"section names are plain names here", "select && order", ExprOp::kAnd, "select && order"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

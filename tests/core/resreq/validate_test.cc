@@ -1,10 +1,10 @@
 // Validate: names checked against the cluster's resources at submission (R-RR-5).
 #include "core/resreq/validate.h"
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/resreq/parser.h"
 
