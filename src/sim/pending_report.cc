@@ -12,6 +12,7 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       j["available"] = detail.available;
       j["hosts"] = detail.hosts;
       if (detail.one_host) j["one_host"] = true;
+      if (!detail.same.empty()) j["same"] = detail.same;
       break;
     case core::ReasonCode::kSharedResource:
       j["resource"] = detail.resource;

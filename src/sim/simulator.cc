@@ -90,6 +90,8 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
       finishes.pop();
     }
     for (const FinishEvent& event : due) {
+      const core::Job* running = state_.FindJob(event.job);
+      if (running == nullptr || running->state != core::JobState::kRunning) continue;  // cancelled
       const core::ExitCause cause = event.killed ? core::ExitCause::kRunLimit : core::ExitCause::kNone;
       SLUICE_RETURN_IF_ERROR(core::Apply(core::JobFinished{event.job, 0, cause}, t, state_));
       JobRecord& record = result.records[index_of[event.job]];

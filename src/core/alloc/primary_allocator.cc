@@ -256,7 +256,22 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
                              .needed = demand.missing_amounts[i] * tasks});
   }
   if (reasons.details.size() > shortages) return;
-  // Enough in total, but not in the shape asked: span, same[] or per-host granularity.
+  // Enough in total, but not in the shape asked: a span, or same[] groups too small.
+  if (!task.primary.same.empty()) {
+    int64_t best = 0;
+    int32_t best_hosts = 0;
+    for (const std::vector<Candidate>& group : SameGroups(task, scan)) {
+      int64_t fit = 0;
+      for (const Candidate& c : group) fit += c.fit;
+      if (fit > best) {
+        best = fit;
+        best_hosts = static_cast<int32_t>(group.size());
+      }
+    }
+    reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource, .resource = "slots", .needed = tasks,
+                             .available = best, .hosts = best_hosts, .same = task.primary.same});
+    return;
+  }
   const bool one_host = task.primary.span.kind != resreq::SpanKind::kNone;
   int64_t biggest = 0;
   for (const Candidate& c : scan.eligible) biggest = std::max<int64_t>(biggest, c.fit);

@@ -64,6 +64,11 @@ bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::C
 std::string Clause(const ReasonDetail& detail) {
   switch (detail.code) {
     case ReasonCode::kNoResource:
+      if (!detail.same.empty()) {
+        return "asks " + std::to_string(detail.needed) + " " + detail.resource +
+               " on hosts sharing one " + detail.same + "; the largest such group has " +
+               std::to_string(detail.available);
+      }
       if (detail.one_host) {
         return "asks " + std::to_string(detail.needed) + " " + detail.resource +
                " on one host; the largest eligible host has " + std::to_string(detail.available);

@@ -58,6 +58,7 @@ struct ReasonDetail {
   int64_t available = 0;       // kNoResource, kSharedResource
   int32_t hosts = 0;           // host-level codes: how many hosts this applies to
   bool one_host = false;       // kNoResource: needed on a single host (span), not in total
+  std::string same;            // kNoResource: needed among hosts sharing this attribute's value
   JobId job = kNoJob;          // kPriorityWait / kReserved: the head it waits behind
   Instant time = kInfinite;    // kReserved: when the head's reservation begins
 

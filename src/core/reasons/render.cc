@@ -27,7 +27,11 @@ std::string RenderReason(const ReasonDetail& detail) {
   switch (detail.code) {
     case ReasonCode::kNoResource:
       line = detail.resource == "slots" ? "Not enough job slots" : "Not enough " + detail.resource;
-      if (detail.one_host) {
+      if (!detail.same.empty()) {
+        line += " among hosts with the same " + detail.same + ": needs " +
+                std::to_string(detail.needed) + ", at most " + std::to_string(detail.available) +
+                " free in one group of " + HostsText(detail.hosts);
+      } else if (detail.one_host) {
         line += " on any one host: needs " + std::to_string(detail.needed) + ", at most " +
                 std::to_string(detail.available) + " free on one of " + HostsText(detail.hosts);
       } else {
