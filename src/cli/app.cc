@@ -12,6 +12,7 @@ int Main(int argc, char** argv) {
   int exit_code = 0;
   RegisterSimCommand(app, exit_code);
   RegisterGenCommand(app, exit_code);
+  RegisterResreqCommand(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

@@ -10,5 +10,6 @@ namespace sluice::cli {
 // 2 bad input or usage).
 void RegisterSimCommand(CLI::App& app, int& exit_code);
 void RegisterGenCommand(CLI::App& app, int& exit_code);
+void RegisterResreqCommand(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::cli
