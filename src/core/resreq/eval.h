@@ -24,6 +24,8 @@
 //    false.
 //  - defined(name) is true when the name resolves (as above) or is a tag of the host.
 //  - `&&` and `||` short-circuit left to right; kNoExpr is true.
+// Invariants: evaluation never fails and never allocates on the heap; its recursion depth is
+// bounded by the expression's nesting (parser: kMaxNesting), since flat chains are iterated.
 // Thread-safety: pure functions; HostView implementations decide their own.
 // Implements R-RR-1 (select semantics, order keys) and supports R-AL-3 (per-host caching).
 #pragma once

@@ -22,6 +22,8 @@
 // duplicate rusage amounts, duplicate sections and order keys, `span[hosts=N]` with N != 1,
 // `ptile` < 1, counts < 1. Validate() (validate.h) checks names against the cluster.
 //
+// Invariants of the result: those of request.h (alternatives and compounds non-empty, rusage
+// sorted and unique, limits respected), fingerprints set, every select id interned in `pool`.
 // NOTE: a request that fails to parse may still have interned some subexpressions in `pool`;
 // they are never referenced, and take at most a constant times the input's size.
 // Thread-safety: pure function of its arguments; `pool` is mutated.

@@ -129,8 +129,17 @@ ResourceCatalog CatalogOf(const ClusterConfig& config) {
 
 Status Validate(const Request& request, const ExprPool& pool, const ResourceCatalog& catalog) {
   const size_t alternatives = request.alternatives.size();
+  if (alternatives == 0) {
+    return InvalidArgument(
+        "the request has no alternative; the empty request is one "
+        "alternative with one unconstrained part (UnconstrainedRequest)");
+  }
   for (size_t a = 0; a < alternatives; ++a) {
     const std::vector<Primary>& parts = request.alternatives[a].parts;
+    if (parts.empty()) {
+      return InvalidArgument("alternative " + std::to_string(a + 1) +
+                             " has no part; a compound needs at least one N*{...}");
+    }
     for (size_t p = 0; p < parts.size(); ++p) {
       std::string where;
       if (alternatives > 1) where = "alternative " + std::to_string(a + 1);

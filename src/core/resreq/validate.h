@@ -6,7 +6,9 @@
 // and duplicate rusage entries, ptile < 1, hosts != 1) are the parser's; Validate repeats the
 // ones a hand-built Request could violate.
 //
-// Checks, in order, for each alternative and part (the first failure is returned):
+// Checks, in order, for each alternative and part (the first failure is returned, so the
+// result is deterministic):
+//  0. the request has at least one alternative and every alternative at least one part;
 //  1. count >= 0, and >= 1 when the compound has several parts;
 //  2. rusage: sorted and unique, amounts finite and >= 0, `slots` not reserved (tasks take
 //     slots), every resource is a host resource or a shared resource, and not both;

@@ -91,6 +91,15 @@ TEST(ResreqValidateTest, RechecksWhatHandBuiltRequestsCanBreak) {
   }
 }
 
+TEST(ResreqValidateTest, RejectsEmptyShapes) {
+  ExprPool pool;
+  EXPECT_EQ(Validate(Request{}, pool, Catalog()).code(), StatusCode::kInvalidArgument);
+  Request no_parts;
+  no_parts.alternatives.push_back(Compound{});
+  EXPECT_EQ(Validate(no_parts, pool, Catalog()).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Validate(UnconstrainedRequest(), pool, Catalog()).ok());
+}
+
 TEST(ResreqValidateTest, CatalogComesFromTheClusterConfig) {
   ClusterConfig config;
   config.hosts.push_back(HostSpec{.name = "a", .resources = {{"mem", 10}}});
