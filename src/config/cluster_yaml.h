@@ -1,28 +1,67 @@
 // Loads the cluster YAML of SPEC §2 into a core::ClusterConfig (a driver: uses yaml-cpp).
 //
-// Every error names the file, line and field, e.g.
-// `cluster.yaml:12: queues[2].max_capacity: 140 > 100`. Unknown keys are errors (a typo must
-// not silently drop a setting). Host name ranges `h[001-064]` are expanded here.
-// Checks (SPEC §2): capacity, max_capacity and user_limit_pct within 0–100; max_capacity >=
-// capacity; guaranteed capacities sum to at most 100 (+1e-9); limits name only defined
-// resources; queue_defaults supplies omitted queue keys; default_queue names a queue.
+// Every error is kInvalidArgument with a message `<file>:<line>: <field path>: <what>`, e.g.
+// `cluster.yaml:12: queues[2].max_capacity: 140 > 100`; lines are 1-based. Unknown keys are
+// errors (a typo must not silently drop a setting). Host name ranges `h[001-064]` are expanded
+// here, in hosts, host_groups and limit host scopes. No yaml-cpp exception escapes this API.
+//
+// Checks (SPEC §2):
+//   - capacity, max_capacity and user_limit_pct within 0–100; max_capacity >= capacity;
+//     guaranteed capacities sum to at most 100 (+1e-9);
+//   - numbers are numbers: a string (quoted or not) where a number is expected is an error;
+//   - host, queue and limit names are unique; host groups and queue `hosts` name defined hosts
+//     and groups; default_queue names a queue; at least one queue exists (hosts may be empty:
+//     agents may register later);
+//   - limits name only defined resources (a host resource of some host, or a shared
+//     resource), scope at most one of per_X / X per dimension, and cap at least one of slots,
+//     jobs or a resource.
+//
+// Defaults: `queue_defaults` supplies every queue key but `name` that a queue omits. Then,
+// NOTE: when at least one queue has a `capacity` (its own or from queue_defaults), every queue
+// without one gets `capacity = 0.0` (guaranteed nothing, may grow to its max_capacity); when no
+// queue has one, `capacity` stays unset everywhere (capacity scheduling is off).
+// `max_bypass` defaults to 50 and `max_head_wait` to 3600 s (QueueSpec defaults).
+//
+// Limit scopes: `per_user: all` sets LimitScope{set, per_each, names = {}}; `users: [a, b]`
+// sets LimitScope{set, !per_each, names = {a, b}}. In host scopes a name may also be a range or
+// a host group, which is expanded to host names.
+//
+// Implements SPEC §2 (cluster configuration), R-Q-2 (limit scopes, data side).
+// Thread-safety: free functions without shared state.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "core/model/config.h"
 
 namespace sluice::config {
 
+// ExpandHostRange refuses a range of more names than this (`h[1-99999999]` is a typo, not a
+// cluster), and one file may not expand more than kMaxExpandedHostNames host names in total,
+// so hostile input cannot exhaust memory. The budget counts every name a range, a host group
+// or a limit host scope expands to, and every copy expansion makes of a host entry's
+// resources, attributes and tags (`h[1-1000]` with 3 resources costs 4000).
+inline constexpr size_t kMaxHostRangeNames = 100'000;
+inline constexpr size_t kMaxExpandedHostNames = 1'000'000;
+
 // Parses YAML text; `filename` is used in error messages only.
+// Returns the config, or kInvalidArgument naming `filename:line: field`.
 Result<core::ClusterConfig> ParseClusterConfig(std::string_view text, std::string_view filename);
 
-// Reads and parses a file.
+// Reads and parses a file; messages name `path` as the file.
+// Returns kNotFound naming `path` if the file cannot be read, else as ParseClusterConfig.
 Result<core::ClusterConfig> LoadClusterConfig(const std::string& path);
 
-// Expands `h[001-064]` (zero-padded to the width of the bounds), `h[1-3]`, and plain names.
+// Expands `prefix[lo-hi]suffix` into lo..hi; `h[001-064]` -> h001 ... h064 (zero-padded to the
+// width of the bounds' text, which must then be equal), `h[1-3]` -> h1, h2, h3. A name without
+// brackets is returned as is. Names may hold letters, digits, `-`, `.` and `_` only.
+// Returns kInvalidArgument (without a location: callers add it) for an empty name, lo > hi,
+// non-numeric bounds, an unclosed bracket, more than one range, or more than
+// kMaxHostRangeNames names.
 Result<std::vector<std::string>> ExpandHostRange(std::string_view pattern);
 
 }  // namespace sluice::config
