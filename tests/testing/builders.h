@@ -35,6 +35,15 @@ class ClusterBuilder {
     config_.hosts.push_back(std::move(host));
     return *this;
   }
+  // Adds a fully described host.
+  ClusterBuilder& Host(core::HostSpec host) {
+    config_.hosts.push_back(std::move(host));
+    return *this;
+  }
+  ClusterBuilder& Shared(std::string name, int64_t total) {
+    config_.shared_resources[std::move(name)] = total;
+    return *this;
+  }
   ClusterBuilder& Queue(std::string name, core::PolicyKind policy, int32_t priority = 0) {
     core::QueueSpec queue;
     queue.name = std::move(name);
@@ -98,6 +107,18 @@ class JobBuilder {
   }
   JobBuilder& User(std::string user) {
     spec_.user = std::move(user);
+    return *this;
+  }
+  JobBuilder& Project(std::string project) {
+    spec_.project = std::move(project);
+    return *this;
+  }
+  JobBuilder& ResReq(std::string resreq) {
+    spec_.resreq = std::move(resreq);
+    return *this;
+  }
+  JobBuilder& Exclusive() {
+    spec_.exclusive = true;
     return *this;
   }
   core::JobSpec Build() const { return spec_; }

@@ -9,6 +9,7 @@
 #include "core/alloc/allocator.h"
 #include "core/alloc/capacity.h"
 #include "core/cycle/decision.h"
+#include "core/cycle/unsatisfiable_cache.h"
 #include "core/model/cluster_state.h"
 
 namespace sluice::core {
@@ -29,6 +30,7 @@ struct CycleContext {
   CycleResult result;
   std::vector<StartedThisCycle> started;
   std::vector<JobId> failed;  // sorted: jobs failed by classification this cycle
+  UnsatisfiableCache unsatisfiable;
 
   bool FailedThisCycle(const Job& job) const {
     return !job.classified && std::binary_search(failed.begin(), failed.end(), job.spec.id);
@@ -43,11 +45,20 @@ struct CycleContext {
 
   // Nominates through the allocator, counting the attempt. The capacity snapshot
   // shortlists (R-ADM-1): a job needing more slots than are free anywhere cannot fit, and
-  // when no explanation is wanted the allocator is not asked.
+  // when no explanation is wanted the allocator is not asked. A request that already failed
+  // this cycle fails again from the unsatisfiable cache (R-AL-5) with the same reasons.
   AllocOutcome Nominate(const Job& job) {
     ++result.stats.evaluated;
     if (!explain && job.min_slots > TotalFree()) return AllocOutcome{};
-    return allocator.Nominate(job, state, capacity(), AllocMode::kNormal);
+    if (const PendingReasons* cached = unsatisfiable.Find(job)) {
+      ++result.stats.cache_hits;
+      return AllocOutcome{.ok = false, .allocation = {}, .reasons = *cached};
+    }
+    ++result.stats.allocator_calls;
+    AllocOutcome outcome = allocator.Nominate(job, state, capacity(), AllocMode::kNormal);
+    // No preemption yet, so a failure is final for this cycle and may be cached.
+    if (!outcome.ok) unsatisfiable.Insert(job, outcome.reasons);
+    return outcome;
   }
 
   // Records a start: debits capacity and appends the decision.

@@ -39,7 +39,9 @@ struct PendJob {
 using Decision = std::variant<StartJob, FailJob, PendJob>;
 
 struct CycleStats {
-  int64_t evaluated = 0;  // allocation attempts (Nominate calls)
+  int64_t evaluated = 0;        // allocation attempts (Nominate calls)
+  int64_t allocator_calls = 0;  // attempts that reached the allocator
+  int64_t cache_hits = 0;       // attempts answered by the unsatisfiable cache (R-AL-5)
   int64_t started = 0;
   int64_t backfilled = 0;
   int64_t failed = 0;

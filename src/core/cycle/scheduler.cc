@@ -77,7 +77,8 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
                    .capacity_ = std::nullopt,
                    .result = {},
                    .started = {},
-                   .failed = {}};
+                   .failed = {},
+                   .unsatisfiable = {}};
   ClassifyNewJobs(ctx);
   for (const Queue* queue : OrderQueues(state)) {
     if (queue->pending.empty()) continue;
