@@ -1,5 +1,7 @@
 #include "core/alloc/capacity.h"
 
+#include <algorithm>
+
 namespace sluice::core {
 
 Capacity::Capacity(const ClusterState& state) {
@@ -79,6 +81,8 @@ void Capacity::Rollback(size_t mark) {
     } else {
       free_slots_[u.index] += u.slots;
       total_free_ += u.slots;
+      first_free_ = std::min<HostIndex>(first_free_, u.index);
+      for (auto& [select, cursor] : select_cursors_) cursor = std::min<HostIndex>(cursor, u.index);
     }
     undo_.pop_back();
   }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "base/ids.h"
@@ -41,6 +42,18 @@ class Capacity {
   bool AcceptsWork(HostIndex host) const { return accepts_work_[host]; }
   // Free slots on all hosts that accept work.
   int64_t TotalFree() const { return total_free_; }
+
+  // The lowest host index that may have a free slot: every host before it has none. Lets a
+  // first-fit search skip the full front of a filling cluster (amortized O(1) per claim).
+  HostIndex FirstMaybeFree() {
+    while (first_free_ < free_slots_.size() && free_slots_[first_free_] == 0) ++first_free_;
+    return first_free_;
+  }
+
+  // Per static select expression: the lowest host index that may both pass the select and
+  // have a free slot (every host before it fails one of the two). The allocator advances it;
+  // Rollback moves every cursor back to a host it frees. kNoExpr uses FirstMaybeFree().
+  HostIndex& SelectCursor(uint32_t select) { return select_cursors_[select]; }
 
   // Tentative claims, undone by Rollback(). REQUIRES: the amounts are free.
   void ClaimHost(const HostGrant& grant);
@@ -71,6 +84,8 @@ class Capacity {
   std::vector<int64_t> free_shared_;
   size_t resource_count_ = 0;
   int64_t total_free_ = 0;
+  HostIndex first_free_ = 0;
+  std::map<uint32_t, HostIndex> select_cursors_;  // few entries; order is irrelevant
   std::vector<Undo> undo_;
 };
 

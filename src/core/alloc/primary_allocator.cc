@@ -186,6 +186,22 @@ bool TryPlan(const std::vector<int32_t>& buckets, const std::vector<Candidate>& 
   return true;
 }
 
+// The fits of a group, largest first. Fits are bounded by host slots, so a counting sort
+// keeps this O(hosts) for the big one-slot-host clusters the plan pruning is for.
+void SortedFits(const std::vector<Candidate>& group, std::vector<int32_t>& fits) {
+  fits.clear();
+  int32_t largest = 0;
+  for (const Candidate& c : group) largest = std::max(largest, c.fit);
+  if (largest > 4096) {
+    for (const Candidate& c : group) fits.push_back(c.fit);
+    std::sort(fits.rbegin(), fits.rend());
+    return;
+  }
+  std::vector<int32_t> count(static_cast<size_t>(largest) + 1, 0);
+  for (const Candidate& c : group) ++count[static_cast<size_t>(c.fit)];
+  for (int32_t fit = largest; fit >= 1; --fit) fits.insert(fits.end(), count[fit], fit);
+}
+
 bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capacity& capacity,
                  Placement& placement) {
   std::vector<std::vector<Candidate>> same_groups;
@@ -203,9 +219,7 @@ bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capa
   for (int32_t tasks = task.max_tasks; tasks >= task.min_tasks && !placed; --tasks) {
     if (tasks > scan.total_fit) continue;  // R-RR-6: skip counts above the free capacity
     for (const std::vector<Candidate>& group : *groups) {
-      fits.clear();
-      for (const Candidate& c : group) fits.push_back(c.fit);
-      std::sort(fits.rbegin(), fits.rend());
+      SortedFits(group, fits);
       PlanShape shape{.tasks = tasks,
                       .one_host = task.primary.span.kind == resreq::SpanKind::kOneHost,
                       .ptile = task.primary.span.kind == resreq::SpanKind::kPtile
@@ -286,6 +300,68 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
                            .one_host = one_host});
 }
 
+void ClaimShared(const Demand& demand, Capacity& capacity, Placement& placement) {
+  for (const ResourceAmount& r : demand.shared) {
+    capacity.ClaimShared(r);
+    placement.shared.push_back(r);
+  }
+}
+
+// The plan [max_tasks] tried directly: it is the first plan SearchPlans would try whenever
+// some host can take max_tasks (k = 1), and TryPlan would take the first such host in host
+// order. Not used with order[] or same[] (they change which host or group comes first).
+bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capacity,
+                   Placement& placement) {
+  const resreq::Primary& p = task.primary;
+  if (!p.order.empty() || !p.same.empty() || !demand.missing.empty()) return false;
+  if (p.span.kind == resreq::SpanKind::kPtile && p.span.ptile < task.max_tasks) return false;
+  CapacityHostView view(task.state, capacity);
+  auto fits = [&](HostIndex h) {
+    if (!capacity.AcceptsWork(h) || capacity.FreeSlots(h) < task.max_tasks) return false;
+    if (task.exclusive && !capacity.Idle(h)) return false;
+    view.Bind(h);
+    return task.state.PassesSelect(p.select, h, view) && HostFit(h, demand, capacity) >= task.max_tasks;
+  };
+  auto claim = [&](HostIndex h) {
+    HostGrant grant = GrantFor(Candidate{h, task.max_tasks}, task.max_tasks, demand, task.exclusive);
+    capacity.ClaimHost(grant);
+    placement.grants.push_back(std::move(grant));
+    return true;
+  };
+  if (task.queue.all_hosts) {
+    HostIndex start = capacity.FirstMaybeFree();
+    if (p.select == resreq::kNoExpr) {
+      for (HostIndex h = start; h < capacity.host_count(); ++h) {
+        if (fits(h)) return claim(h);
+      }
+      return false;
+    }
+    // Skip the front of hosts known to fail the select or to be full, and extend it while
+    // scanning: a static select's verdict never changes within a cycle and free slots only
+    // shrink, so those hosts stay useless for every job with this select.
+    const bool static_select = task.state.SelectIsStatic(p.select);
+    HostIndex& cursor = capacity.SelectCursor(p.select);
+    if (static_select) start = std::max(start, cursor);
+    bool in_front = static_select;
+    for (HostIndex h = start; h < capacity.host_count(); ++h) {
+      if (fits(h)) return claim(h);
+      if (!in_front) continue;
+      view.Bind(h);
+      if (capacity.FreeSlots(h) == 0 || !task.state.PassesSelect(p.select, h, view)) {
+        cursor = h + 1;
+      } else {
+        in_front = false;
+      }
+    }
+    return false;
+  } else {
+    for (HostIndex h : task.queue.hosts) {
+      if (fits(h)) return claim(h);
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& placement,
@@ -302,13 +378,16 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
                              .available = capacity.FreeShared(r.id)});
   }
   if (!shared_ok) return false;
-  // 2. Hosts that pass select[] and have room; 3. plans over them.
+  // 2. The first plan of every search is all tasks on one host; when some host can take
+  // them, the first such host in host order is the answer, found without a full scan.
+  if (FirstHostFits(task, demand, capacity, placement)) {
+    ClaimShared(demand, capacity, placement);
+    return true;
+  }
+  // 3. Hosts that pass select[] and have room; 4. plans over them.
   Scan scan = ScanHosts(task, demand, capacity);
   if (demand.missing.empty() && SearchPlans(task, demand, scan, capacity, placement)) {
-    for (const ResourceAmount& r : demand.shared) {
-      capacity.ClaimShared(r);
-      placement.shared.push_back(r);
-    }
+    ClaimShared(demand, capacity, placement);
     return true;
   }
   ExplainFailure(task, demand, scan, reasons);

@@ -52,16 +52,22 @@ Status ClusterState::AddHost(HostSpec spec) {
   return Status::Ok();
 }
 
+bool ClusterState::SelectIsStatic(resreq::ExprId select) const {
+  if (select == resreq::kNoExpr) return true;
+  auto [it, inserted] = select_memo_.try_emplace(select);
+  if (inserted) {
+    it->second.reads_free_amounts = resreq::ReadsFreeAmounts(
+        select, *expr_pool_, [&](std::string_view name) { return FindHostResource(name).has_value(); });
+    if (!it->second.reads_free_amounts) it->second.verdicts.assign(hosts_.size(), 0);
+  }
+  return !it->second.reads_free_amounts;
+}
+
 bool ClusterState::PassesSelectSlow(resreq::ExprId select, HostIndex host,
                                     const resreq::HostView& view) const {
-  auto [it, inserted] = select_memo_.try_emplace(select);
-  SelectMemo& memo = it->second;
-  if (inserted) {
-    memo.reads_free_amounts = resreq::ReadsFreeAmounts(
-        select, *expr_pool_, [&](std::string_view name) { return FindHostResource(name).has_value(); });
-    if (!memo.reads_free_amounts) memo.verdicts.assign(hosts_.size(), 0);
-  }
-  if (memo.reads_free_amounts) return resreq::EvalSelect(select, *expr_pool_, view);
+  const bool is_static = SelectIsStatic(select);
+  SelectMemo& memo = select_memo_.find(select)->second;
+  if (!is_static) return resreq::EvalSelect(select, *expr_pool_, view);
   uint8_t& verdict = memo.verdicts[host];
   if (verdict == 0) verdict = resreq::EvalSelect(select, *expr_pool_, view) ? 1 : 2;
   return verdict == 1;

@@ -152,6 +152,9 @@ class ClusterState {
   };
   std::map<FeasibilityKey, FeasibilityVerdict>& feasibility_memo() const { return feasibility_memo_; }
 
+  // True when `select`'s verdict depends only on host configuration (no free amounts).
+  bool SelectIsStatic(resreq::ExprId select) const;
+
   std::optional<HostIndex> FindHost(std::string_view name) const;
   std::optional<QueueIndex> FindQueue(std::string_view name) const;
   const Job* FindJob(JobId id) const;
