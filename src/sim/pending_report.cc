@@ -13,6 +13,7 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       j["hosts"] = detail.hosts;
       if (detail.one_host) j["one_host"] = true;
       if (!detail.same.empty()) j["same"] = detail.same;
+      if (detail.per_host > 0) j["per_host"] = detail.per_host;
       break;
     case core::ReasonCode::kSharedResource:
       j["resource"] = detail.resource;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/alloc/plan_iterator.h"
@@ -69,6 +70,7 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
   scan.free_resources.assign(demand.per_task.size(), 0);
   CapacityHostView view(task.state, capacity);
   auto visit = [&](HostIndex h) {
+    if (task.Banned(h)) return;
     view.Bind(h);
     if (!task.state.PassesSelect(task.primary.select, h, view)) {
       ++scan.no_match;
@@ -216,6 +218,7 @@ bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capa
   std::vector<uint8_t> claimed;
   std::vector<int32_t> fits;
   bool placed = false;
+  int32_t skipped = 0;
   for (int32_t tasks = task.max_tasks; tasks >= task.min_tasks && !placed; --tasks) {
     if (tasks > scan.total_fit) continue;  // R-RR-6: skip counts above the free capacity
     for (const std::vector<Candidate>& group : *groups) {
@@ -226,13 +229,68 @@ bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capa
                                    ? task.primary.span.ptile
                                    : 0};
       for (PlanIterator plan(shape, fits); plan.Valid() && !placed; plan.Next()) {
+        const size_t mark = capacity.Mark();
+        const size_t grants_mark = placement.grants.size();
         placed = TryPlan(plan.value(), group, demand, task.exclusive, capacity, placement, claimed);
+        if (placed && skipped < task.skip) {  // passed over (compound search)
+          ++skipped;
+          placed = false;
+          capacity.Rollback(mark);
+          placement.grants.resize(grants_mark);
+        }
       }
       if (placed) break;
     }
   }
   if (task.primary.same.empty()) scan.eligible = std::move(all.front());  // for explanations
   return placed;
+}
+
+// Why `hosts` cannot hold the primary's tasks in the shape it asks, with needed > available:
+// one host (the largest fit), ptile (hosts that can take a full chunk of K, plus one for the
+// remainder), or plain (the total fit).
+ReasonDetail ShapeShortage(const PrimaryTask& task, const std::vector<Candidate>& hosts) {
+  const int32_t tasks = task.min_tasks;
+  ReasonDetail detail{.code = ReasonCode::kNoResource,
+                      .resource = "slots",
+                      .hosts = static_cast<int32_t>(hosts.size())};
+  switch (task.primary.span.kind) {
+    case resreq::SpanKind::kOneHost: {
+      int64_t biggest = 0;
+      for (const Candidate& c : hosts) biggest = std::max<int64_t>(biggest, c.fit);
+      detail.needed = tasks;
+      detail.available = biggest;
+      detail.one_host = true;
+      break;
+    }
+    case resreq::SpanKind::kPtile: {
+      const int32_t k = task.primary.span.ptile;
+      const int32_t full = tasks / k;
+      const int32_t rem = tasks % k;
+      int32_t fit_full = 0;
+      int32_t fit_rem = 0;
+      for (const Candidate& c : hosts) {
+        if (c.fit >= k) ++fit_full;
+        if (rem > 0 && c.fit >= rem) ++fit_rem;
+      }
+      const int32_t chunks = std::min(fit_full, full);
+      detail.resource = "hosts";
+      detail.per_host = k;
+      detail.needed = full + (rem > 0 ? 1 : 0);
+      detail.available = chunks + (rem > 0 && fit_rem > chunks ? 1 : 0);
+      break;
+    }
+    case resreq::SpanKind::kNone: {
+      // Free slots and resources suffice in total, but not on the same hosts.
+      int64_t total = 0;
+      for (const Candidate& c : hosts) total += c.fit;
+      detail.resource = "tasks";
+      detail.needed = tasks;
+      detail.available = total;
+      break;
+    }
+  }
+  return detail;
 }
 
 // Reasons for a primary that found no placement (R-PR-1): host-level counts first, then
@@ -270,34 +328,20 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
                              .needed = demand.missing_amounts[i] * tasks});
   }
   if (reasons.details.size() > shortages) return;
-  // Enough in total, but not in the shape asked: a span, or same[] groups too small.
-  if (!task.primary.same.empty()) {
-    int64_t best = 0;
-    int32_t best_hosts = 0;
-    for (const std::vector<Candidate>& group : SameGroups(task, scan)) {
-      int64_t fit = 0;
-      for (const Candidate& c : group) fit += c.fit;
-      if (fit > best) {
-        best = fit;
-        best_hosts = static_cast<int32_t>(group.size());
-      }
-    }
-    reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource, .resource = "slots", .needed = tasks,
-                             .available = best, .hosts = best_hosts, .same = task.primary.same});
+  // Enough in total, but not in the shape asked: a span, or same[] groups too small. Under
+  // same[] the group that comes closest is described.
+  if (task.primary.same.empty()) {
+    reasons.Add(ShapeShortage(task, scan.eligible));
     return;
   }
-  const bool one_host = task.primary.span.kind != resreq::SpanKind::kNone;
-  int64_t biggest = 0;
-  for (const Candidate& c : scan.eligible) biggest = std::max<int64_t>(biggest, c.fit);
-  const int64_t per_host = task.primary.span.kind == resreq::SpanKind::kPtile
-                               ? std::min<int64_t>(task.primary.span.ptile, tasks)
-                               : tasks;
-  reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource,
-                           .resource = "slots",
-                           .needed = one_host ? per_host : tasks,
-                           .available = one_host ? biggest : scan.total_fit,
-                           .hosts = scan.matching_working,
-                           .one_host = one_host});
+  std::optional<ReasonDetail> best;
+  for (const std::vector<Candidate>& group : SameGroups(task, scan)) {
+    ReasonDetail detail = ShapeShortage(task, group);
+    if (!best || detail.available * best->needed > best->available * detail.needed) best = detail;
+  }
+  if (!best) best = ShapeShortage(task, {});
+  best->same = task.primary.same;
+  reasons.Add(*best);
 }
 
 void ClaimShared(const Demand& demand, Capacity& capacity, Placement& placement) {
@@ -313,10 +357,11 @@ void ClaimShared(const Demand& demand, Capacity& capacity, Placement& placement)
 bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capacity,
                    Placement& placement) {
   const resreq::Primary& p = task.primary;
-  if (!p.order.empty() || !p.same.empty() || !demand.missing.empty()) return false;
+  if (!p.order.empty() || !p.same.empty() || !demand.missing.empty() || task.skip > 0) return false;
   if (p.span.kind == resreq::SpanKind::kPtile && p.span.ptile < task.max_tasks) return false;
   CapacityHostView view(task.state, capacity);
   auto fits = [&](HostIndex h) {
+    if (task.Banned(h)) return false;
     if (!capacity.AcceptsWork(h) || capacity.FreeSlots(h) < task.max_tasks) return false;
     if (task.exclusive && !capacity.Idle(h)) return false;
     view.Bind(h);
@@ -347,7 +392,9 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
       if (fits(h)) return claim(h);
       if (!in_front) continue;
       view.Bind(h);
-      if (capacity.FreeSlots(h) == 0 || !task.state.PassesSelect(p.select, h, view)) {
+      if (task.Banned(h)) {
+        in_front = false;
+      } else if (capacity.FreeSlots(h) == 0 || !task.state.PassesSelect(p.select, h, view)) {
         cursor = h + 1;
       } else {
         in_front = false;

@@ -5,6 +5,7 @@
 // and appends the reasons.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "core/alloc/capacity.h"
@@ -22,6 +23,13 @@ struct PrimaryTask {
   int32_t min_tasks = 1;
   int32_t max_tasks = 1;
   bool exclusive = false;
+  // Hosts this attempt must not use (compound search); null or empty: none.
+  const std::vector<HostIndex>* banned = nullptr;
+  // Placements to pass over before taking one (compound search): 0 takes the first.
+  int32_t skip = 0;
+  bool Banned(HostIndex host) const {
+    return banned != nullptr && std::find(banned->begin(), banned->end(), host) != banned->end();
+  }
 };
 
 // What the primaries of one attempt have claimed so far.

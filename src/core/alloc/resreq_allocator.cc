@@ -45,25 +45,109 @@ Allocation Merge(Placement placement) {
   return allocation;
 }
 
-// Tries one alternative: every part, or none (R-RR-2).
+// Tries one alternative: every part, or none (R-RR-2). Parts are placed in order, each on
+// the capacity the earlier ones left. When a part cannot be placed, the search backtracks:
+// the previous part is placed again with one of the hosts it took banned, recursively, so a
+// part that greedily took the only host a later part can use moves aside, and then with its
+// next placement in plan order (seeds/001: the compound is all parts or none; the greedy
+// pass alone would miss such placements). The search is bounded by kBudget primary
+// attempts, so a compound with many parts may still miss a placement that exists; reasons
+// come from the first, greedy pass.
+class CompoundSearch {
+ public:
+  CompoundSearch(const Job& job, const ClusterState& state, const resreq::Compound& compound,
+                 Capacity& capacity)
+      : job_(job), state_(state), compound_(compound), capacity_(capacity) {}
+
+  bool Run(Placement& placement, PendingReasons& reasons) {
+    bans_.assign(compound_.parts.size(), {});
+    skips_.assign(compound_.parts.size(), 0);
+    return Place(0, placement, &reasons);
+  }
+
+ private:
+  static constexpr int kBudget = 256;
+
+  // Depth-first: place `part` under its bans; if the later parts then fail, retry it with
+  // each host it took banned in turn (a search over ban sets, bounded by the budget).
+  bool Place(size_t part, Placement& placement, PendingReasons* reasons) {
+    if (part == compound_.parts.size()) return true;
+    if (budget_-- <= 0) return false;
+    const size_t mark = capacity_.Mark();
+    const size_t grants_mark = placement.grants.size();
+    const size_t shared_mark = placement.shared.size();
+    PendingReasons ignored;
+    if (!AllocatePrimary(Task(part), capacity_, placement, reasons ? *reasons : ignored)) {
+      return false;
+    }
+    // Only the first, greedy pass explains a failure.
+    if (Place(part + 1, placement, reasons)) return true;
+    std::vector<HostIndex> taken;
+    for (size_t g = grants_mark; g < placement.grants.size(); ++g) {
+      taken.push_back(placement.grants[g].host);
+    }
+    capacity_.Rollback(mark);
+    placement.grants.resize(grants_mark);
+    placement.shared.resize(shared_mark);
+    for (HostIndex host : taken) {
+      bans_[part].push_back(host);
+      const bool placed = Place(part, placement, nullptr);
+      bans_[part].pop_back();
+      if (placed) return true;
+      if (budget_ <= 0) return false;
+    }
+    // Then the part's next placement in plan order (a less consolidated plan, say).
+    ++skips_[part];
+    const bool placed = Place(part, placement, nullptr);
+    --skips_[part];
+    return placed;
+  }
+
+  PrimaryTask Task(size_t part) const {
+    const resreq::Primary& primary = compound_.parts[part];
+    return PrimaryTask{.state = state_,
+                       .queue = state_.queues()[job_.queue],
+                       .primary = primary,
+                       .min_tasks = primary.count > 0 ? primary.count : job_.spec.min_tasks,
+                       .max_tasks = primary.count > 0 ? primary.count : job_.spec.max_tasks,
+                       .exclusive = job_.spec.exclusive,
+                       .banned = &bans_[part],
+                       .skip = skips_[part]};
+  }
+
+  const Job& job_;
+  const ClusterState& state_;
+  const resreq::Compound& compound_;
+  Capacity& capacity_;
+  std::vector<std::vector<HostIndex>> bans_;
+  std::vector<int32_t> skips_;
+  int budget_ = kBudget;
+};
+
 bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::Compound& compound,
                       Capacity& capacity, Placement& placement, PendingReasons& reasons) {
-  const Queue& queue = state.queues()[job.queue];
-  for (const resreq::Primary& part : compound.parts) {
+  if (compound.parts.size() == 1) {  // a primary: greedy first-fit is exact (plan_iterator.h)
+    const resreq::Primary& part = compound.parts[0];
     PrimaryTask task{.state = state,
-                     .queue = queue,
+                     .queue = state.queues()[job.queue],
                      .primary = part,
                      .min_tasks = part.count > 0 ? part.count : job.spec.min_tasks,
                      .max_tasks = part.count > 0 ? part.count : job.spec.max_tasks,
                      .exclusive = job.spec.exclusive};
-    if (!AllocatePrimary(task, capacity, placement, reasons)) return false;
+    return AllocatePrimary(task, capacity, placement, reasons);
   }
-  return true;
+  return CompoundSearch(job, state, compound, capacity).Run(placement, reasons);
 }
 
 std::string Clause(const ReasonDetail& detail) {
   switch (detail.code) {
     case ReasonCode::kNoResource:
+      if (detail.per_host > 0) {
+        return "asks " + std::to_string(detail.needed) + " hosts with room for " +
+               std::to_string(detail.per_host) + " tasks each" +
+               (detail.same.empty() ? "" : " sharing one " + detail.same) + "; " +
+               std::to_string(detail.available) + " eligible hosts have room";
+      }
       if (!detail.same.empty()) {
         return "asks " + std::to_string(detail.needed) + " " + detail.resource +
                " on hosts sharing one " + detail.same + "; the largest such group has " +
@@ -72,6 +156,11 @@ std::string Clause(const ReasonDetail& detail) {
       if (detail.one_host) {
         return "asks " + std::to_string(detail.needed) + " " + detail.resource +
                " on one host; the largest eligible host has " + std::to_string(detail.available);
+      }
+      if (detail.resource == "tasks") {
+        return "asks " + std::to_string(detail.needed) +
+               " tasks; by slots and per-task resources the eligible hosts can hold " +
+               std::to_string(detail.available);
       }
       return "asks " + std::to_string(detail.needed) + " " + detail.resource +
              "; the eligible hosts have " + std::to_string(detail.available) + " in total";
@@ -98,10 +187,14 @@ std::string DescribeImpossible(const Job& job, const ClusterState& state,
       clauses += Clause(detail);
     }
     const resreq::Compound& alternative = job.request->alternatives[a];
-    if (alternative.parts.size() == 1 && alternative.parts[0].select != resreq::kNoExpr &&
-        reasons.main != ReasonCode::kNoMatch) {
-      clauses += " (hosts matching select[" +
-                 resreq::NormalizeExpr(alternative.parts[0].select, state.expr_pool()) + "])";
+    if (alternative.parts.size() == 1 && alternative.parts[0].select != resreq::kNoExpr) {
+      const std::string select =
+          "select[" + resreq::NormalizeExpr(alternative.parts[0].select, state.expr_pool()) + "]";
+      if (reasons.main == ReasonCode::kNoMatch) {
+        clauses = "no host the queue may use satisfies " + select;
+      } else {
+        clauses += " (hosts matching " + select + ")";
+      }
     }
     if (per_alternative.size() > 1) clauses = "alternative " + std::to_string(a + 1) + ": " + clauses;
     if (!message.empty()) message += "; ";

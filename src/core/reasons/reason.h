@@ -59,6 +59,7 @@ struct ReasonDetail {
   int32_t hosts = 0;           // host-level codes: how many hosts this applies to
   bool one_host = false;       // kNoResource: needed on a single host (span), not in total
   std::string same;            // kNoResource: needed among hosts sharing this attribute's value
+  int32_t per_host = 0;        // kNoResource with resource "hosts": tasks each host must take
   JobId job = kNoJob;          // kPriorityWait / kReserved: the head it waits behind
   Instant time = kInfinite;    // kReserved: when the head's reservation begins
 

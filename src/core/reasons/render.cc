@@ -26,8 +26,14 @@ std::string RenderReason(const ReasonDetail& detail) {
   std::string line(Headline(detail.code));
   switch (detail.code) {
     case ReasonCode::kNoResource:
-      line = detail.resource == "slots" ? "Not enough job slots" : "Not enough " + detail.resource;
-      if (!detail.same.empty()) {
+      line = detail.resource == "slots"   ? "Not enough job slots"
+             : detail.resource == "tasks" ? "Not enough room for the job's tasks"
+                                          : "Not enough " + detail.resource;
+      if (detail.per_host > 0) {
+        line = "Not enough hosts with room for " + std::to_string(detail.per_host) + " tasks" +
+               (detail.same.empty() ? "" : " sharing one " + detail.same) + ": needs " +
+               std::to_string(detail.needed) + ", " + std::to_string(detail.available) + " have room";
+      } else if (!detail.same.empty()) {
         line += " among hosts with the same " + detail.same + ": needs " +
                 std::to_string(detail.needed) + ", at most " + std::to_string(detail.available) +
                 " free in one group of " + HostsText(detail.hosts);

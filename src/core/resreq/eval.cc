@@ -142,6 +142,16 @@ bool EvalComparison(ExprId id, const ExprPool& pool, const HostView& host) {
   const auto operands = pool.operands(id);
   Value lhs = EvalValue(operands[0].id, pool, host);
   Value rhs = EvalValue(operands[1].id, pool, host);
+  // LSF style: a bare word compared with a text attribute is that word, even when the word
+  // also names something of the host (`type==gpu` on a host with a gpu resource).
+  auto literal_against_text = [&](ExprId word, const Value& other, Value& value) {
+    if (pool.op(word) == ExprOp::kIdent && other.kind == Value::Kind::kString &&
+        other.from_host && !other.has_number) {
+      value = Value{.kind = Value::Kind::kString, .text = pool.text(word)};
+    }
+  };
+  literal_against_text(operands[1].id, lhs, rhs);
+  literal_against_text(operands[0].id, rhs, lhs);
   if (lhs.kind == Value::Kind::kUndefined || rhs.kind == Value::Kind::kUndefined) return false;
   if (!WordAgainst(lhs, rhs) || !WordAgainst(rhs, lhs)) return false;
   const std::optional<double> lhs_number = AsNumber(lhs);
