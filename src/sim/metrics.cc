@@ -86,6 +86,13 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
     if (record.cause == core::ExitCause::kUnschedulable) ++metrics.unschedulable;
     if (record.state == core::JobState::kCancelled) ++metrics.cancelled;
     if (record.start < 0 && record.end < 0) ++metrics.never_started;
+    if (record.blocked_head) {
+      ++metrics.blocked_heads;
+      if (record.start >= 0) {
+        metrics.max_head_wait = std::max(metrics.max_head_wait, record.start - record.submit);
+      }
+    }
+    if (record.gate_since) ++metrics.gated_heads;
   }
   metrics.all = all.Finish();
   for (auto& [name, acc] : by_queue) metrics.by_queue[name] = acc.Finish();
@@ -116,6 +123,9 @@ std::string MetricsToJson(const Metrics& m) {
   j["unschedulable"] = m.unschedulable;
   j["cancelled"] = m.cancelled;
   j["never_started"] = m.never_started;
+  j["blocked_heads"] = m.blocked_heads;
+  j["max_head_wait"] = m.max_head_wait;
+  j["gated_heads"] = m.gated_heads;
   j["total_slots"] = m.total_slots;
   j["cycles"] = m.cycles;
   nlohmann::ordered_json queues = nlohmann::ordered_json::object();
@@ -142,6 +152,8 @@ std::string MetricsToTable(const Metrics& m, const std::string& title) {
   row("p50 / p95 / p99 wait", fmt::format("{} / {} / {}", m.all.p50_wait, m.all.p95_wait,
                                            m.all.p99_wait));
   row("max wait (s)", fmt::format("{}", m.all.max_wait));
+  row("max wait, blocked heads", fmt::format("{}", m.max_head_wait));
+  if (m.gated_heads > 0) row("gated heads", fmt::format("{}", m.gated_heads));
   row("avg bounded slowdown", fmt::format("{:.3f}", m.all.avg_bsld));
   row("utilization", fmt::format("{:.2f} %", 100 * m.utilization));
   row("makespan (s)", fmt::format("{}", m.makespan));

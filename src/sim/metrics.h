@@ -33,6 +33,9 @@ struct Metrics {
   int64_t unschedulable = 0;  // jobs ended EXIT UNSCHEDULABLE
   int64_t cancelled = 0;
   int64_t never_started = 0;  // still pending when the run ended
+  int64_t blocked_heads = 0;  // jobs that were ever a blocked queue head
+  int64_t max_head_wait = 0;  // the longest wait of those jobs
+  int64_t gated_heads = 0;    // jobs whose aging gate activated
   double utilization = 0;
   int64_t makespan = 0;
   int64_t total_slots = 0;

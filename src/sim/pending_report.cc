@@ -29,6 +29,11 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
     case core::ReasonCode::kPriorityWait:
       j["job"] = detail.job;
       break;
+    case core::ReasonCode::kGated:
+      j["job"] = detail.job;
+      j["time"] = detail.time;
+      if (detail.hosts > 0) j["hosts"] = detail.hosts;
+      break;
     case core::ReasonCode::kReserved:
       j["job"] = detail.job;
       if (detail.time == kInfinite) {

@@ -152,6 +152,10 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
         record.state = core::JobState::kExit;
         record.cause = fail->cause;
         if (sink != nullptr) sink->OnExit(t, fail->job, fail->cause, fail->message);
+      } else if (auto* update = std::get_if<core::UpdateAdmission>(&decision)) {
+        JobRecord& record = result.records[index_of[update->job]];
+        record.blocked_head = record.blocked_head || update->first_blocked.has_value();
+        if (update->gate_since && !record.gate_since) record.gate_since = update->gate_since;
       } else if (auto* pend = std::get_if<core::PendJob>(&decision)) {
         if (options_.pending_at) result.pending.push_back(std::move(*pend));
       }

@@ -34,6 +34,8 @@ struct JobRecord {
   Instant end = -1;    // -1: never ended
   core::JobState state = core::JobState::kPending;
   core::ExitCause cause = core::ExitCause::kNone;
+  bool blocked_head = false;  // was ever its queue's head and temporarily unavailable
+  std::optional<Instant> gate_since;  // when its aging gate activated, if it did
 };
 
 // Receives every decision and applied event as it happens (the --decisions file).

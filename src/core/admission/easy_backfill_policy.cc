@@ -46,6 +46,7 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
     auto head_it = StartInOrder(queue, ctx, head_reasons);
     if (head_it == queue.pending.end()) return;
     const Job& head = *head_it->job;
+    ctx.MarkBlockedHead(head);
     if (ctx.explain) ctx.Pend(head, std::move(head_reasons));
 
     Reservation reservation = ReserveForHead(head, ctx);

@@ -12,7 +12,9 @@ class FifoPolicy final : public AdmissionPolicy {
   void Admit(const Queue& queue, CycleContext& ctx) const override {
     PendingReasons head_reasons;
     auto head = StartInOrder(queue, ctx, head_reasons);
-    if (head == queue.pending.end() || !ctx.explain) return;
+    if (head == queue.pending.end()) return;
+    ctx.MarkBlockedHead(*head->job);
+    if (!ctx.explain) return;
     ctx.Pend(*head->job, std::move(head_reasons));
     PendBehindHead(queue, std::next(head), *head->job, ctx);
   }

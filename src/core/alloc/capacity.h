@@ -50,6 +50,20 @@ class Capacity {
     return first_free_;
   }
 
+  // Hosts withheld for a gated head (R-ADM-2): jobs of later queues may not use them this
+  // cycle. `WithheldFor` names the head, kNoJob when the host is not withheld.
+  void Withhold(HostIndex host, JobId head, Instant gate_since) {
+    if (withheld_for_.empty()) withheld_for_.assign(free_slots_.size(), kNoJob);
+    if (withheld_for_[host] == kNoJob) {
+      withheld_for_[host] = head;
+      withheld_since_ = gate_since;
+    }
+  }
+  JobId WithheldFor(HostIndex host) const {
+    return withheld_for_.empty() ? kNoJob : withheld_for_[host];
+  }
+  Instant withheld_since() const { return withheld_since_; }
+
   // Per static select expression: the lowest host index that may both pass the select and
   // have a free slot (every host before it fails one of the two). The allocator advances it;
   // Rollback moves every cursor back to a host it frees. kNoExpr uses FirstMaybeFree().
@@ -85,6 +99,8 @@ class Capacity {
   size_t resource_count_ = 0;
   int64_t total_free_ = 0;
   HostIndex first_free_ = 0;
+  std::vector<JobId> withheld_for_;  // empty until a gate withholds a host
+  Instant withheld_since_ = 0;
   std::map<uint32_t, HostIndex> select_cursors_;  // few entries; order is irrelevant
   std::vector<Undo> undo_;
 };

@@ -51,6 +51,8 @@ struct Scan {
   int32_t closed = 0;
   int32_t unavail = 0;
   int32_t busy = 0;              // exclusive job, host not idle
+  int32_t gated = 0;             // withheld for a gated head of an earlier queue
+  JobId gated_by = kNoJob;
   int32_t matching_working = 0;  // pass select and accept work (and idle if exclusive)
   int64_t free_slots = 0;        // over matching working hosts
   std::vector<int64_t> free_resources;  // per demand.per_task entry, same hosts
@@ -79,6 +81,11 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
     if (!capacity.AcceptsWork(h)) {
       const HostState state = task.state.hosts()[h].spec.state;
       ++(state == HostState::kUnavail ? scan.unavail : scan.closed);
+      return;
+    }
+    if (capacity.WithheldFor(h) != kNoJob) {
+      ++scan.gated;
+      scan.gated_by = capacity.WithheldFor(h);
       return;
     }
     if (task.exclusive && !capacity.Idle(h)) {
@@ -249,11 +256,11 @@ bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capa
 // Why `hosts` cannot hold the primary's tasks in the shape it asks, with needed > available:
 // one host (the largest fit), ptile (hosts that can take a full chunk of K, plus one for the
 // remainder), or plain (the total fit).
-ReasonDetail ShapeShortage(const PrimaryTask& task, const std::vector<Candidate>& hosts) {
+// `matching` is how many hosts match and accept work (those in `hosts` have room).
+ReasonDetail ShapeShortage(const PrimaryTask& task, const std::vector<Candidate>& hosts,
+                           int32_t matching) {
   const int32_t tasks = task.min_tasks;
-  ReasonDetail detail{.code = ReasonCode::kNoResource,
-                      .resource = "slots",
-                      .hosts = static_cast<int32_t>(hosts.size())};
+  ReasonDetail detail{.code = ReasonCode::kNoResource, .resource = "slots", .hosts = matching};
   switch (task.primary.span.kind) {
     case resreq::SpanKind::kOneHost: {
       int64_t biggest = 0;
@@ -296,7 +303,7 @@ ReasonDetail ShapeShortage(const PrimaryTask& task, const std::vector<Candidate>
 // Reasons for a primary that found no placement (R-PR-1): host-level counts first, then
 // what is short on the matching hosts that accept work, or else the shape that does not fit.
 void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& scan,
-                    PendingReasons& reasons) {
+                    Instant capacity_withheld_since, PendingReasons& reasons) {
   const size_t first = reasons.details.size();
   auto host_reason = [&](ReasonCode code, int32_t hosts) {
     if (hosts > 0) reasons.Add(ReasonDetail{.code = code, .hosts = hosts});
@@ -305,6 +312,10 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
   host_reason(ReasonCode::kHostUnavail, scan.unavail);
   host_reason(ReasonCode::kHostClosed, scan.closed);
   host_reason(ReasonCode::kExclusive, scan.busy);
+  if (scan.gated > 0) {
+    reasons.Add(ReasonDetail{.code = ReasonCode::kGated, .hosts = scan.gated, .job = scan.gated_by,
+                             .time = capacity_withheld_since});
+  }
   // With no matching host that accepts work, the host-level reasons say it all (unless
   // there are no hosts at all).
   if (scan.matching_working == 0 && reasons.details.size() > first) return;
@@ -331,15 +342,15 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
   // Enough in total, but not in the shape asked: a span, or same[] groups too small. Under
   // same[] the group that comes closest is described.
   if (task.primary.same.empty()) {
-    reasons.Add(ShapeShortage(task, scan.eligible));
+    reasons.Add(ShapeShortage(task, scan.eligible, scan.matching_working));
     return;
   }
   std::optional<ReasonDetail> best;
   for (const std::vector<Candidate>& group : SameGroups(task, scan)) {
-    ReasonDetail detail = ShapeShortage(task, group);
+    ReasonDetail detail = ShapeShortage(task, group, static_cast<int32_t>(group.size()));
     if (!best || detail.available * best->needed > best->available * detail.needed) best = detail;
   }
-  if (!best) best = ShapeShortage(task, {});
+  if (!best) best = ShapeShortage(task, {}, 0);
   best->same = task.primary.same;
   reasons.Add(*best);
 }
@@ -361,7 +372,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
   if (p.span.kind == resreq::SpanKind::kPtile && p.span.ptile < task.max_tasks) return false;
   CapacityHostView view(task.state, capacity);
   auto fits = [&](HostIndex h) {
-    if (task.Banned(h)) return false;
+    if (task.Banned(h) || capacity.WithheldFor(h) != kNoJob) return false;
     if (!capacity.AcceptsWork(h) || capacity.FreeSlots(h) < task.max_tasks) return false;
     if (task.exclusive && !capacity.Idle(h)) return false;
     view.Bind(h);
@@ -437,7 +448,7 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
     ClaimShared(demand, capacity, placement);
     return true;
   }
-  ExplainFailure(task, demand, scan, reasons);
+  ExplainFailure(task, demand, scan, capacity.withheld_since(), reasons);
   return false;
 }
 

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "core/alloc/allocator.h"
+#include "core/alloc/host_view.h"
 #include "core/alloc/capacity.h"
 #include "core/cycle/decision.h"
 #include "core/cycle/unsatisfiable_cache.h"
@@ -15,7 +17,7 @@
 namespace sluice::core {
 
 // A job started earlier in this cycle; backfill needs it as a running job.
-struct StartedThisCycle {
+struct StartedJob {
   const Job* job = nullptr;
   int32_t slots = 0;
 };
@@ -28,9 +30,10 @@ struct CycleContext {
   // Built on first use: many cycles (a full cluster) never need per-host capacity.
   std::optional<Capacity> capacity_;
   CycleResult result;
-  std::vector<StartedThisCycle> started;
+  std::vector<StartedJob> started;
   std::vector<JobId> failed;  // sorted: jobs failed by classification this cycle
   UnsatisfiableCache unsatisfiable;
+  std::unordered_set<JobId> started_ids;  // lookups only, never iterated
 
   bool FailedThisCycle(const Job& job) const {
     return !job.classified && std::binary_search(failed.begin(), failed.end(), job.spec.id);
@@ -61,10 +64,50 @@ struct CycleContext {
     return outcome;
   }
 
+  bool StartedThisCycle(const Job& job) const { return started_ids.contains(job.spec.id); }
+
+  // Asks for a cycle at `t` (a timer: aging deadline, begin time, ...).
+  void WakeAt(Instant t) {
+    if (t > now && (!result.wake_at || t < *result.wake_at)) result.wake_at = t;
+  }
+
+  // The first cycle in which a job is head and temporarily unavailable sets its
+  // first-blocked time (R-ADM-2), whatever the policy.
+  void MarkBlockedHead(const Job& head) {
+    if (head.admission.first_blocked) return;
+    result.decisions.push_back(UpdateAdmission{head.spec.id, head.admission.bypass_count, now,
+                                               head.admission.gate_since});
+  }
+
+  // A gated head's hosts (R-ADM-2): every host of its queue that some part of its request
+  // could select is withheld from the queues after it in this cycle.
+  void WithholdHostsOf(const Job& head, Instant gate_since) {
+    Capacity& cap = capacity();
+    const Queue& queue = state.queues()[head.queue];
+    CapacityHostView view(state, cap);
+    auto consider = [&](HostIndex h) {
+      view.Bind(h);
+      for (const resreq::Compound& alternative : head.request->alternatives) {
+        for (const resreq::Primary& part : alternative.parts) {
+          if (state.PassesSelect(part.select, h, view)) {
+            cap.Withhold(h, head.spec.id, gate_since);
+            return;
+          }
+        }
+      }
+    };
+    if (queue.all_hosts) {
+      for (HostIndex h = 0; h < cap.host_count(); ++h) consider(h);
+    } else {
+      for (HostIndex h : queue.hosts) consider(h);
+    }
+  }
+
   // Records a start: debits capacity and appends the decision.
   void Start(const Job& job, Allocation allocation, bool backfilled) {
+    started_ids.insert(job.spec.id);
     capacity().Debit(allocation);
-    started.push_back(StartedThisCycle{&job, allocation.TotalSlots()});
+    started.push_back(StartedJob{&job, allocation.TotalSlots()});
     ++result.stats.started;
     if (backfilled) ++result.stats.backfilled;
     result.decisions.push_back(StartJob{job.spec.id, std::move(allocation), backfilled});

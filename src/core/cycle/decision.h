@@ -36,7 +36,17 @@ struct PendJob {
   PendingReasons reasons;
 };
 
-using Decision = std::variant<StartJob, FailJob, PendJob>;
+// The new head fields of a pending job's admission record (R-ADM-2, R-ADM-3): emitted when a
+// head is first blocked, bypassed, or its gate activates. The server commits a bypass
+// increment in one transaction with the StartJob of the job that caused it.
+struct UpdateAdmission {
+  JobId job = kNoJob;
+  int32_t bypass_count = 0;
+  std::optional<Instant> first_blocked;
+  std::optional<Instant> gate_since;
+};
+
+using Decision = std::variant<StartJob, FailJob, PendJob, UpdateAdmission>;
 
 struct CycleStats {
   int64_t evaluated = 0;        // allocation attempts (Nominate calls)

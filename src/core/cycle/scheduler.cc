@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/admission/policy_limits.h"
 #include "core/alloc/resreq_allocator.h"
 
 namespace sluice::core {
@@ -13,18 +14,13 @@ namespace sluice::core {
 Scheduler::Scheduler() : allocator_(std::make_unique<ResreqAllocator>()) {
   policies_[static_cast<size_t>(PolicyKind::kFifo)] = MakeFifoPolicy();
   policies_[static_cast<size_t>(PolicyKind::kEasyBackfill)] = MakeEasyBackfillPolicy();
+  policies_[static_cast<size_t>(PolicyKind::kBoundedBackfill)] = MakeBoundedBackfillPolicy();
 }
 
 Scheduler::~Scheduler() = default;
 
-Status Scheduler::CheckSupported(const ClusterConfig& config) {
-  for (const QueueSpec& queue : config.queues) {
-    if (queue.policy == PolicyKind::kBoundedBackfill) {
-      return Status(StatusCode::kFailedPrecondition,
-                    "queue '" + queue.name + "': policy bounded_backfill is not implemented yet");
-    }
-  }
-  return Status::Ok();
+Status Scheduler::CheckSupported(const ClusterConfig& /*config*/) {
+  return Status::Ok();  // every PolicyKind has an implementation
 }
 
 void Scheduler::ClassifyNewJobs(CycleContext& ctx) const {
@@ -45,10 +41,16 @@ void Scheduler::ClassifyNewJobs(CycleContext& ctx) const {
       Feasibility feasibility = allocator_->CheckFeasible(*job, ctx.state, *all_configured);
       it->second = {feasibility.ok, std::move(feasibility.why)};
     }
-    if (it->second.ok) continue;
+    std::optional<std::string> why;
+    if (!it->second.ok) {
+      why = it->second.why;
+    } else {
+      why = ExceedsPolicyLimits(*job, ctx.state);  // depends on user and project: not memoized
+    }
+    if (!why) continue;
     ctx.failed.push_back(id);
     ++ctx.result.stats.failed;
-    ctx.result.decisions.push_back(FailJob{id, ExitCause::kUnschedulable, it->second.why});
+    ctx.result.decisions.push_back(FailJob{id, ExitCause::kUnschedulable, std::move(*why)});
   }
   std::sort(ctx.failed.begin(), ctx.failed.end());
 }
@@ -78,7 +80,8 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
                    .result = {},
                    .started = {},
                    .failed = {},
-                   .unsatisfiable = {}};
+                   .unsatisfiable = {},
+                   .started_ids = {}};
   ClassifyNewJobs(ctx);
   for (const Queue* queue : OrderQueues(state)) {
     if (queue->pending.empty()) continue;
@@ -95,6 +98,13 @@ void Commit(const CycleResult& result, Instant now, ClusterState& state) {
       state.Start(start->job, start->allocation, now);
     } else if (const auto* fail = std::get_if<FailJob>(&decision)) {
       state.Fail(fail->job, fail->cause, now);
+    } else if (const auto* update = std::get_if<UpdateAdmission>(&decision)) {
+      // A record of a job started later in the same cycle is moot.
+      const Job* job = state.FindJob(update->job);
+      if (job != nullptr && (job->state == JobState::kPending || job->state == JobState::kHeld)) {
+        state.UpdateAdmission(update->job, update->bypass_count, update->first_blocked,
+                              update->gate_since);
+      }
     }
   }
   state.MarkClassified();

@@ -35,7 +35,8 @@ class Scheduler {
   // Steps:
   //  1. Build the cycle's Capacity from the state's free slots.
   //  2. ClassifyNewJobs: every job no cycle has seen is checked for static feasibility
-  //     (R-ADM-1); an impossible one gets FailJob UNSCHEDULABLE.
+  //     (R-ADM-1) and against policy maximums (queue slot limit and max_capacity, named
+  //     limits); an impossible one gets FailJob UNSCHEDULABLE.
   //  3. OrderQueues: queue priority descending, then name (R-Q-1).
   //  4. Each queue's AdmissionPolicy admits what it allows, in queue order (R-ADM-2).
   //  5. Returns the decisions and the next wake-up time (none needed by fifo/easy).

@@ -245,6 +245,8 @@ Status ClusterState::Submit(JobSpec spec) {
   job.min_slots = MinSlots(**request, job.spec);
   job.queue = queue_index;
   job.seq = next_seq_++;
+  job.admission.enqueue_time = job.spec.submit_time;
+  job.admission.spec_digest = SpecDigest(job.spec);
   job.state = job.spec.hold ? JobState::kHeld : JobState::kPending;
   queues_[queue_index].pending.insert(PendingEntry{-job.spec.priority, job.seq, &job});
   unclassified_.push_back(id);
@@ -338,6 +340,7 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
   queue.used_slots += allocation.TotalSlots();
   job->allocation = std::move(allocation);
   job->state = JobState::kRunning;
+  job->admission.phase = AdmissionPhase::kAdmitted;
   job->start_time = now;
   job->start_seq = next_start_seq_++;
   running_.insert(RunningEntry{job->start_seq, job});
@@ -460,6 +463,16 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
     }
   }
   return Status::Ok();
+}
+
+void ClusterState::UpdateAdmission(JobId id, int32_t bypass_count,
+                                   std::optional<Instant> first_blocked,
+                                   std::optional<Instant> gate_since) {
+  Job* job = MutableJob(id);
+  SLUICE_CHECK(job != nullptr);
+  job->admission.bypass_count = bypass_count;
+  job->admission.first_blocked = first_blocked;
+  job->admission.gate_since = gate_since;
 }
 
 void ClusterState::MarkClassified() {

@@ -185,6 +185,9 @@ class ClusterState {
   // they still have jobs. Every pending job is classified again in the next cycle.
   Status Reconfigure(const ClusterConfig& config);
   void MarkClassified();
+  // Replaces the head fields of a pending job's admission record (UpdateAdmission).
+  void UpdateAdmission(JobId id, int32_t bypass_count, std::optional<Instant> first_blocked,
+                       std::optional<Instant> gate_since);
 
  private:
   ClusterState() = default;

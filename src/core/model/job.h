@@ -74,11 +74,36 @@ struct Allocation {
   friend bool operator==(const Allocation&, const Allocation&) = default;
 };
 
+// The admission record of a pending job (R-ADM-3): what the store persists so that queue
+// order, bypass counts, first-blocked times and gates survive restarts. The enqueue
+// sequence and time and the spec digest never change; the head fields change only through
+// UpdateAdmission decisions and are reset only by the job leaving the queue (admission,
+// cancellation, unschedulability).
+enum class AdmissionPhase { kPending, kAdmitting, kAdmitted, kEnded };
+std::string_view ToString(AdmissionPhase phase);
+
+struct AdmissionRecord {
+  Instant enqueue_time = 0;
+  uint64_t spec_digest = 0;           // of the immutable JobSpec
+  int32_t bypass_count = 0;           // later jobs admitted while this job was the blocked head
+  std::optional<Instant> first_blocked;  // first cycle it was head and temporarily unavailable
+  std::optional<Instant> gate_since;  // when its aging gate activated (bounded_backfill)
+  AdmissionPhase phase = AdmissionPhase::kPending;
+  uint64_t epoch = 0;                 // controller epoch that last wrote the record (server)
+
+  bool gate_active() const { return gate_since.has_value(); }
+  friend bool operator==(const AdmissionRecord&, const AdmissionRecord&) = default;
+};
+
+// Digest of the fields of a JobSpec that identify it (deterministic across runs).
+uint64_t SpecDigest(const JobSpec& spec);
+
 struct Job {
   JobSpec spec;
   JobState state = JobState::kPending;
   QueueIndex queue = 0;
   uint64_t seq = 0;          // enqueue sequence: the final tie-break of queue order
+  AdmissionRecord admission;
   bool classified = false;   // static feasibility checked (R-ADM-1) by some cycle
   Instant start_time = 0;    // valid when RUNNING or after
   uint64_t start_seq = 0;    // global start order, for EASY's tie-break

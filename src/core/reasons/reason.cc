@@ -14,6 +14,8 @@ std::string_view ToString(ReasonCode code) {
       return "PRIORITY_WAIT";
     case ReasonCode::kReserved:
       return "RESERVED";
+    case ReasonCode::kGated:
+      return "GATED";
     case ReasonCode::kNoResource:
       return "NO_RESOURCE";
     case ReasonCode::kNoMatch:
@@ -40,6 +42,8 @@ std::string_view Headline(ReasonCode code) {
       return "Waiting behind the queue's head job";
     case ReasonCode::kReserved:
       return "Free slots are reserved for the queue's head job";
+    case ReasonCode::kGated:
+      return "Waiting behind the queue's head job, whose aging gate is active";
     case ReasonCode::kNoResource:
       return "Not enough job slots";
     case ReasonCode::kNoMatch:
@@ -62,7 +66,7 @@ std::string_view Headline(ReasonCode code) {
 // of slots or resources on matching hosts, then matching hosts that are busy for an
 // exclusive job, closed or unavailable, and only then hosts that do not match at all (a
 // job is told NO_MATCH as its main reason only when no host matches). Ordering waits
-// (RESERVED, PRIORITY_WAIT) come below; NEW_JOB is only ever alone.
+// (GATED, RESERVED, PRIORITY_WAIT) come below; NEW_JOB is only ever alone.
 int Severity(ReasonCode code) {
   switch (code) {
     case ReasonCode::kNewJob:
@@ -71,6 +75,8 @@ int Severity(ReasonCode code) {
       return 10;
     case ReasonCode::kReserved:
       return 20;
+    case ReasonCode::kGated:
+      return 25;
     case ReasonCode::kNoMatch:
       return 30;
     case ReasonCode::kHostUnavail:

@@ -24,6 +24,7 @@ enum class ReasonCode : uint8_t {
   kHeld,          // held by its owner or an administrator
   kPriorityWait,  // behind the queue's head under fifo
   kReserved,      // would fit now, but would delay the reservation of the queue's head
+  kGated,         // behind a head whose aging gate is active (bounded_backfill)
   kNoResource,    // matching hosts that accept work lack free slots or resources
   kNoMatch,       // hosts whose attributes do not satisfy select[]
   kSharedResource,  // a cluster-wide resource (license) is short
@@ -36,6 +37,7 @@ inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kHeld,
     ReasonCode::kPriorityWait,
     ReasonCode::kReserved,
+    ReasonCode::kGated,
     ReasonCode::kNoResource,
     ReasonCode::kNoMatch,
     ReasonCode::kSharedResource,
@@ -60,8 +62,9 @@ struct ReasonDetail {
   bool one_host = false;       // kNoResource: needed on a single host (span), not in total
   std::string same;            // kNoResource: needed among hosts sharing this attribute's value
   int32_t per_host = 0;        // kNoResource with resource "hosts": tasks each host must take
-  JobId job = kNoJob;          // kPriorityWait / kReserved: the head it waits behind
-  Instant time = kInfinite;    // kReserved: when the head's reservation begins
+  JobId job = kNoJob;          // kPriorityWait / kReserved / kGated: the head it waits behind
+  Instant time = kInfinite;    // kReserved: when the head's reservation begins;
+                               // kGated: since when the gate is active
 
   friend bool operator==(const ReasonDetail&, const ReasonDetail&) = default;
 };

@@ -62,6 +62,11 @@ std::string RenderReason(const ReasonDetail& detail) {
       line = "Free slots are reserved for job " + std::to_string(detail.job) +
              " (queue head), which is expected to start at " + TimeText(detail.time);
       break;
+    case ReasonCode::kGated:
+      line = "Waiting behind job " + std::to_string(detail.job) + " (queue head, gate active since " +
+             TimeText(detail.time) + ")";
+      if (detail.hosts > 0) line += ": " + HostsText(detail.hosts) + " held for it";
+      break;
     case ReasonCode::kNewJob:
     case ReasonCode::kHeld:
       break;

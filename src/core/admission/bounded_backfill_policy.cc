@@ -1,0 +1,145 @@
+// bounded_backfill (R-ADM-2, seeds/000): while the head is temporarily unavailable, later
+// jobs are scanned in queue order and the first whose full allocation succeeds is admitted,
+// counting one bypass of the head; then the head is evaluated again and the scan resumes.
+// When the head has been bypassed max_bypass times, or has waited max_head_wait since it
+// was first blocked, its aging gate activates: no later job of its queue is admitted, and
+// later queues may not use the hosts its request can use, so released slots accumulate for
+// it. The gate holds no allocation. Counters live in the job's admission record and are
+// never reset but by the job leaving the queue.
+//
+// Steps, per queue and cycle:
+//  1. NextHead: the first eligible job (held jobs are skipped, never heads).
+//  2. Nominate the head; if it fits, start it and go to 1.
+//  3. Blocked: set first_blocked if unset (UpdateAdmission); check the gate (GateDue).
+//  4. Gate active: WithholdHostsOf the head, explain the rest as GATED, stop.
+//  5. Else scan later jobs from where the last scan stopped; admit the first that fits and
+//     bypass the head once (UpdateAdmission); go to 2. Nothing fits: stop.
+#include <utility>
+
+#include "core/admission/policy.h"
+
+namespace sluice::core {
+namespace {
+
+struct HeadState {
+  const Job* job = nullptr;
+  AdmissionRecord record;  // as updated during this cycle
+};
+
+bool GateDue(const QueueSpec& spec, const AdmissionRecord& record, Instant now) {
+  if (record.gate_active()) return true;
+  if (record.bypass_count >= spec.max_bypass) return true;
+  return record.first_blocked && now - *record.first_blocked >= spec.max_head_wait;
+}
+
+void Record(CycleContext& ctx, const HeadState& head) {
+  ctx.result.decisions.push_back(UpdateAdmission{head.job->spec.id, head.record.bypass_count,
+                                                 head.record.first_blocked,
+                                                 head.record.gate_since});
+}
+
+PendingSet::const_iterator NextEligible(const Queue& queue, PendingSet::const_iterator it,
+                                        CycleContext& ctx) {
+  for (; it != queue.pending.end(); ++it) {
+    const Job& job = *it->job;
+    if (ctx.FailedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
+    if (job.state == JobState::kHeld) {
+      if (ctx.explain) ctx.Pend(job, HeldReasons());
+      continue;
+    }
+    return it;
+  }
+  return it;
+}
+
+// Explains every job after `from` that is still pending as waiting behind the gated head.
+void PendGated(const Queue& queue, PendingSet::const_iterator from, const HeadState& head,
+               CycleContext& ctx) {
+  for (auto it = from; it != queue.pending.end(); ++it) {
+    const Job& job = *it->job;
+    if (ctx.FailedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
+    if (job.state == JobState::kHeld) {
+      ctx.Pend(job, HeldReasons());
+      continue;
+    }
+    PendingReasons reasons;
+    reasons.Add(ReasonDetail{
+        .code = ReasonCode::kGated, .job = head.job->spec.id, .time = *head.record.gate_since});
+    ctx.Pend(job, std::move(reasons));
+  }
+}
+
+class BoundedBackfillPolicy final : public AdmissionPolicy {
+ public:
+  void Admit(const Queue& queue, CycleContext& ctx) const override {
+    auto head_it = NextEligible(queue, queue.pending.begin(), ctx);
+    auto scan_from = head_it;
+    HeadState head;
+    while (head_it != queue.pending.end()) {
+      if (head.job != head_it->job) head = HeadState{head_it->job, head_it->job->admission};
+      AllocOutcome outcome = ctx.Nominate(*head.job);  // 2.
+      if (outcome.ok) {
+        ctx.Start(*head.job, std::move(outcome.allocation), /*backfilled=*/false);
+        head_it = NextEligible(queue, std::next(head_it), ctx);
+        scan_from = head_it;
+        continue;
+      }
+      // 3. The head is blocked.
+      bool changed = false;
+      if (!head.record.first_blocked) {
+        head.record.first_blocked = ctx.now;
+        changed = true;
+      }
+      if (!head.record.gate_active() && GateDue(queue.spec, head.record, ctx.now)) {
+        head.record.gate_since = ctx.now;
+        changed = true;
+      }
+      if (changed) Record(ctx, head);
+      if (!head.record.gate_active()) {  // the aging deadline is a timer (R-SIM-1b)
+        ctx.WakeAt(AddDuration(*head.record.first_blocked, queue.spec.max_head_wait));
+      }
+      if (head.record.gate_active()) {  // 4.
+        ctx.WithholdHostsOf(*head.job, *head.record.gate_since);
+        if (ctx.explain) {
+          ctx.Pend(*head.job, std::move(outcome.reasons));
+          PendGated(queue, std::next(head_it), head, ctx);
+        }
+        return;
+      }
+      // 5. Scan later jobs for the first that fits.
+      auto it = NextEligible(queue, std::next(scan_from), ctx);
+      for (; it != queue.pending.end(); it = NextEligible(queue, std::next(it), ctx)) {
+        AllocOutcome later = ctx.Nominate(*it->job);
+        if (!later.ok) continue;
+        ctx.Start(*it->job, std::move(later.allocation), /*backfilled=*/true);
+        ++head.record.bypass_count;
+        Record(ctx, head);
+        break;
+      }
+      if (it == queue.pending.end()) {
+        if (ctx.explain) ExplainBlocked(queue, head_it, std::move(outcome.reasons), ctx);
+        return;
+      }
+      scan_from = it;
+    }
+  }
+
+ private:
+  // The head keeps its own reasons; each later job its own (it was nominated and failed).
+  static void ExplainBlocked(const Queue& queue, PendingSet::const_iterator head_it,
+                             PendingReasons head_reasons, CycleContext& ctx) {
+    ctx.Pend(*head_it->job, std::move(head_reasons));
+    for (auto it = NextEligible(queue, std::next(head_it), ctx); it != queue.pending.end();
+         it = NextEligible(queue, std::next(it), ctx)) {
+      ctx.Pend(*it->job, ctx.Nominate(*it->job).reasons);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<AdmissionPolicy> MakeBoundedBackfillPolicy() {
+  return std::make_unique<BoundedBackfillPolicy>();
+}
+
+}  // namespace sluice::core

@@ -1,0 +1,73 @@
+#include "core/admission/policy_limits.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sluice::core {
+namespace {
+
+bool ScopeCovers(const LimitScope& scope, const std::string& name) {
+  if (!scope.set || scope.names.empty()) return true;
+  return std::find(scope.names.begin(), scope.names.end(), name) != scope.names.end();
+}
+
+// The smallest amount of `resource` any alternative needs: per-task host rusage times the
+// tasks, or the per-job shared amount.
+int64_t MinResource(const Job& job, const std::string& resource, const ClusterState& state) {
+  const bool shared = state.FindSharedResource(resource).has_value();
+  int64_t best = -1;
+  for (const resreq::Compound& alternative : job.request->alternatives) {
+    int64_t total = 0;
+    for (const resreq::Primary& part : alternative.parts) {
+      const int64_t tasks = part.count > 0 ? part.count : job.spec.min_tasks;
+      for (const resreq::Rusage& r : part.rusage) {
+        if (r.resource != resource) continue;
+        const auto units = static_cast<int64_t>(std::ceil(r.amount));
+        total += shared ? units : units * tasks;
+      }
+    }
+    if (best < 0 || total < best) best = total;
+  }
+  return std::max<int64_t>(best, 0);
+}
+
+}  // namespace
+
+std::optional<std::string> ExceedsPolicyLimits(const Job& job, const ClusterState& state) {
+  const Queue& queue = state.queues()[job.queue];
+  const int64_t slots = job.min_slots;
+  if (queue.spec.slot_limit && slots > *queue.spec.slot_limit) {
+    return "asks " + std::to_string(slots) + " slots; queue '" + queue.spec.name +
+           "' allows at most " + std::to_string(*queue.spec.slot_limit) + " (slot_limit)";
+  }
+  const double max_slots = queue.spec.max_capacity / 100.0 * static_cast<double>(state.total_slots());
+  if (queue.spec.max_capacity < 100 && static_cast<double>(slots) > max_slots + 1e-9) {
+    return "asks " + std::to_string(slots) + " slots; queue '" + queue.spec.name +
+           "' may use at most " + std::to_string(static_cast<int64_t>(std::floor(max_slots + 1e-9))) +
+           " (max_capacity " + std::to_string(queue.spec.max_capacity) + "%)";
+  }
+  for (const LimitSpec& limit : state.config().limits) {
+    if (limit.hosts.set) continue;
+    if (!ScopeCovers(limit.users, job.spec.user) || !ScopeCovers(limit.queues, queue.spec.name) ||
+        !ScopeCovers(limit.projects, job.spec.project)) {
+      continue;
+    }
+    if (limit.slots && slots > *limit.slots) {
+      return "asks " + std::to_string(slots) + " slots; limit '" + limit.name + "' allows " +
+             std::to_string(*limit.slots);
+    }
+    if (limit.jobs && *limit.jobs < 1) {
+      return "limit '" + limit.name + "' allows no job";
+    }
+    for (const auto& [resource, max] : limit.resources) {
+      const int64_t needed = MinResource(job, resource, state);
+      if (needed > max) {
+        return "asks " + resource + "=" + std::to_string(needed) + "; limit '" + limit.name +
+               "' allows " + std::to_string(max);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace sluice::core
