@@ -52,6 +52,15 @@ class ClusterBuilder {
     config_.queues.push_back(std::move(queue));
     return *this;
   }
+  // Adds a queue described in full.
+  ClusterBuilder& Queue(core::QueueSpec queue) {
+    config_.queues.push_back(std::move(queue));
+    return *this;
+  }
+  ClusterBuilder& Limit(core::LimitSpec limit) {
+    config_.limits.push_back(std::move(limit));
+    return *this;
+  }
   // Sets the policy of every queue (adding a queue "normal" when there is none).
   ClusterBuilder& Policy(core::PolicyKind policy) {
     if (config_.queues.empty()) Queue("normal", policy);
@@ -156,6 +165,22 @@ inline std::vector<JobId> Started(const core::CycleResult& result) {
     if (const auto* start = std::get_if<core::StartJob>(&d)) ids.push_back(start->job);
   }
   return ids;
+}
+
+// The last UpdateAdmission decision of a job, or nullptr.
+inline const core::UpdateAdmission* AdmissionUpdateOf(const core::CycleResult& result, JobId id) {
+  const core::UpdateAdmission* last = nullptr;
+  for (const core::Decision& d : result.decisions) {
+    if (const auto* u = std::get_if<core::UpdateAdmission>(&d); u && u->job == id) last = u;
+  }
+  return last;
+}
+
+// Runs one cycle and commits it: the state after the cycle at `now`.
+inline core::CycleResult CycleAndCommit(core::ClusterState& state, Instant now) {
+  core::CycleResult result = core::Scheduler().RunCycle(state, now, {.explain = true});
+  core::Commit(result, now, state);
+  return result;
 }
 
 // The StartJob decision of a job, or nullptr.

@@ -65,8 +65,9 @@ std::string_view Headline(ReasonCode code) {
 // could otherwise run the job: a shortage of a shared resource first (no host helps), then
 // of slots or resources on matching hosts, then matching hosts that are busy for an
 // exclusive job, closed or unavailable, and only then hosts that do not match at all (a
-// job is told NO_MATCH as its main reason only when no host matches). Ordering waits
-// (GATED, RESERVED, PRIORITY_WAIT) come below; NEW_JOB is only ever alone.
+// job is told NO_MATCH as its main reason only when no host matches). GATED (hosts held for
+// a gated head) ranks with the host states. Ordering waits (RESERVED, PRIORITY_WAIT) come
+// below; NEW_JOB is only ever alone.
 int Severity(ReasonCode code) {
   switch (code) {
     case ReasonCode::kNewJob:
@@ -76,7 +77,7 @@ int Severity(ReasonCode code) {
     case ReasonCode::kReserved:
       return 20;
     case ReasonCode::kGated:
-      return 25;
+      return 37;
     case ReasonCode::kNoMatch:
       return 30;
     case ReasonCode::kHostUnavail:
