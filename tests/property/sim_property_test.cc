@@ -25,7 +25,7 @@ struct Scenario {
   Workload workload;
 };
 
-Scenario RandomScenario(uint64_t seed, core::PolicyKind policy) {
+Scenario RandomScenario(uint64_t seed, core::PolicyKind policy, bool allow_closed = true) {
   std::mt19937_64 rng(seed);
   auto uniform = [&](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
@@ -37,11 +37,14 @@ Scenario RandomScenario(uint64_t seed, core::PolicyKind policy) {
     core::HostSpec host;
     host.name = "h" + std::to_string(h);
     host.slots = static_cast<int32_t>(uniform(1, 4));
-    if (uniform(0, 9) == 0) host.state = core::HostState::kClosed;  // capacity, not usable
+    if (allow_closed && uniform(0, 9) == 0) host.state = core::HostState::kClosed;  // capacity
     total += host.slots;
     s.config.hosts.push_back(host);
   }
-  s.config.queues.push_back(core::QueueSpec{.name = "normal", .policy = policy});
+  s.config.queues.push_back(core::QueueSpec{.name = "normal",
+                                            .policy = policy,
+                                            .max_bypass = static_cast<int32_t>(uniform(0, 4)),
+                                            .max_head_wait = uniform(0, 300)});
   const int jobs = static_cast<int>(uniform(1, 80));
   Instant t = 0;
   for (int i = 0; i < jobs; ++i) {
@@ -247,8 +250,49 @@ TEST_P(SimPropertyTest, EveryFeasibleJobEventuallyRunsOrFailsAtOnce) {
   }
 }
 
+// R-ADM-2's promise, checked on random single-queue workloads without holds, priorities or
+// closed hosts: once a head's gate activates, the head starts no later than the moment every
+// job running then has finished (by its actual runtime).
+TEST(BoundedBackfillPropertyTest, AGatedHeadStartsOnceTheJobsRunningAtItsGateHaveEnded) {
+  int64_t gates = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Scenario s = RandomScenario(seed, core::PolicyKind::kBoundedBackfill, /*allow_closed=*/false);
+    std::map<JobId, Duration> runtime;
+    for (const WorkloadJob& job : s.workload.jobs) runtime[job.spec.id] = job.runtime;
+    std::map<JobId, Instant> bound;  // head -> latest end of the jobs running at its gate
+    SimOptions options;
+    options.after_cycle = [&](const core::ClusterState& state, Instant now,
+                              const core::CycleResult& cycle) {
+      for (const core::Decision& d : cycle.decisions) {
+        const auto* update = std::get_if<core::UpdateAdmission>(&d);
+        if (update == nullptr || update->gate_since != now || bound.contains(update->job)) continue;
+        Instant latest = now;
+        for (const core::RunningEntry& entry : state.running()) {
+          latest = std::max(latest, entry.job->start_time + runtime[entry.job->spec.id]);
+        }
+        bound[update->job] = latest;
+      }
+    };
+    Result<core::ClusterState> state = core::ClusterState::Create(s.config);
+    ASSERT_TRUE(state.has_value());
+    Simulator simulator(std::move(*state), s.workload, std::move(options));
+    Result<SimResult> result = simulator.Run(nullptr);
+    ASSERT_TRUE(result.has_value());
+    for (const JobRecord& record : result->records) {
+      auto it = bound.find(record.id);
+      if (it == bound.end()) continue;
+      ++gates;
+      EXPECT_GE(record.start, 0) << "gated head " << record.id << " never started";
+      EXPECT_LE(record.start, it->second) << "gated head " << record.id << " started late";
+    }
+  }
+  EXPECT_GT(gates, 50);  // the workloads do gate heads
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, SimPropertyTest,
-                         ::testing::Values(core::PolicyKind::kFifo, core::PolicyKind::kEasyBackfill),
+                         ::testing::Values(core::PolicyKind::kFifo, core::PolicyKind::kEasyBackfill,
+                                           core::PolicyKind::kBoundedBackfill),
                          [](const ::testing::TestParamInfo<core::PolicyKind>& param) {
                            return std::string(core::ToString(param.param));
                          });
