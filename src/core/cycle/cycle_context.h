@@ -55,16 +55,23 @@ struct CycleContext {
     if (!explain && job.min_slots > TotalFree()) return AllocOutcome{};
     if (const PendingReasons* cached = unsatisfiable.Find(job)) {
       ++result.stats.cache_hits;
+      CountUnavailable(job);
       return AllocOutcome{.ok = false, .allocation = {}, .reasons = *cached};
     }
     ++result.stats.allocator_calls;
     AllocOutcome outcome = allocator.Nominate(job, state, capacity(), AllocMode::kNormal);
     // No preemption yet, so a failure is final for this cycle and may be cached.
     if (!outcome.ok) unsatisfiable.Insert(job, outcome.reasons);
+    if (!outcome.ok) CountUnavailable(job);
     return outcome;
   }
 
   bool StartedThisCycle(const Job& job) const { return started_ids.contains(job.spec.id); }
+
+  void CountUnavailable(const Job& job) {
+    if (result.unavailable_by_queue.empty()) result.unavailable_by_queue.assign(state.queues().size(), 0);
+    ++result.unavailable_by_queue[job.queue];
+  }
 
   // Asks for a cycle at `t` (a timer: aging deadline, begin time, ...).
   void WakeAt(Instant t) {

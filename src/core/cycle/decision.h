@@ -14,6 +14,7 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "core/model/cluster_state.h"
 #include "core/model/job.h"
 #include "core/reasons/reason.h"
 
@@ -59,6 +60,9 @@ struct CycleStats {
 
 struct CycleResult {
   std::vector<Decision> decisions;
+  // Unavailable allocation attempts per queue (by QueueIndex); the admitted, backfilled and
+  // unschedulable counts are in the decisions.
+  std::vector<int64_t> unavailable_by_queue;
   std::optional<Instant> wake_at;  // the next time the core needs a cycle without an event
   CycleStats stats;
 };

@@ -93,11 +93,17 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
 }
 
 void Commit(const CycleResult& result, Instant now, ClusterState& state) {
+  for (QueueIndex q = 0; q < result.unavailable_by_queue.size(); ++q) {
+    state.AddTotals(q, AdmissionTotals{.temporarily_unavailable = result.unavailable_by_queue[q]});
+  }
   for (const Decision& decision : result.decisions) {
     if (const auto* start = std::get_if<StartJob>(&decision)) {
       state.Start(start->job, start->allocation, now);
+      state.AddTotals(state.FindJob(start->job)->queue,
+                      AdmissionTotals{.admitted = 1, .backfilled = start->backfilled ? 1 : 0});
     } else if (const auto* fail = std::get_if<FailJob>(&decision)) {
       state.Fail(fail->job, fail->cause, now);
+      state.AddTotals(state.FindJob(fail->job)->queue, AdmissionTotals{.unschedulable = 1});
     } else if (const auto* update = std::get_if<UpdateAdmission>(&decision)) {
       // A record of a job started later in the same cycle is moot.
       const Job* job = state.FindJob(update->job);

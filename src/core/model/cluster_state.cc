@@ -465,6 +465,14 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
   return Status::Ok();
 }
 
+void ClusterState::AddTotals(QueueIndex queue, const AdmissionTotals& delta) {
+  AdmissionTotals& t = queues_[queue].totals;
+  t.admitted += delta.admitted;
+  t.backfilled += delta.backfilled;
+  t.temporarily_unavailable += delta.temporarily_unavailable;
+  t.unschedulable += delta.unschedulable;
+}
+
 void ClusterState::UpdateAdmission(JobId id, int32_t bypass_count,
                                    std::optional<Instant> first_blocked,
                                    std::optional<Instant> gate_since) {

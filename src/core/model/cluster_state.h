@@ -72,8 +72,19 @@ struct PendingEntry {
 };
 using PendingSet = std::set<PendingEntry>;
 
+// What committed cycles did in a queue, since the state was created (metrics, R-SRV-4).
+struct AdmissionTotals {
+  int64_t admitted = 0;                 // jobs started
+  int64_t backfilled = 0;               // of which ahead of a blocked head
+  int64_t temporarily_unavailable = 0;  // allocation attempts that did not fit
+  int64_t unschedulable = 0;            // jobs ended UNSCHEDULABLE
+
+  friend bool operator==(const AdmissionTotals&, const AdmissionTotals&) = default;
+};
+
 struct Queue {
   QueueSpec spec;
+  AdmissionTotals totals;
   QueueIndex index = 0;
   // The hosts of the queue's host group in host order; empty with all_hosts when it has none.
   std::vector<HostIndex> hosts;
@@ -185,6 +196,8 @@ class ClusterState {
   // they still have jobs. Every pending job is classified again in the next cycle.
   Status Reconfigure(const ClusterConfig& config);
   void MarkClassified();
+  // Adds one cycle's admission attempt outcomes to a queue's totals.
+  void AddTotals(QueueIndex queue, const AdmissionTotals& delta);
   // Replaces the head fields of a pending job's admission record (UpdateAdmission).
   void UpdateAdmission(JobId id, int32_t bypass_count, std::optional<Instant> first_blocked,
                        std::optional<Instant> gate_since);
