@@ -247,6 +247,7 @@ Status ClusterState::Submit(JobSpec spec) {
   job.seq = next_seq_++;
   job.admission.enqueue_time = job.spec.submit_time;
   job.admission.spec_digest = SpecDigest(job.spec);
+  job.admission.policy = queues_[queue_index].spec.policy;
   job.state = job.spec.hold ? JobState::kHeld : JobState::kPending;
   queues_[queue_index].pending.insert(PendingEntry{-job.spec.priority, job.seq, &job});
   unclassified_.push_back(id);
@@ -293,6 +294,7 @@ Status ClusterState::Cancel(JobId id, Instant now) {
                                 std::string(ToString(job->state)));
   }
   job->state = JobState::kCancelled;
+  job->admission.phase = AdmissionPhase::kEnded;
   job->end_time = now;
   return Status::Ok();
 }
@@ -307,6 +309,7 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
   Release(*job);
   if (cause == ExitCause::kNone && exit_code != 0) cause = ExitCause::kNonZeroExit;
   job->state = cause == ExitCause::kNone ? JobState::kDone : JobState::kExit;
+  job->admission.phase = AdmissionPhase::kEnded;
   job->exit_cause = cause;
   job->exit_code = exit_code;
   job->end_time = now;
@@ -352,6 +355,7 @@ void ClusterState::Fail(JobId id, ExitCause cause, Instant now) {
                (job->state == JobState::kPending || job->state == JobState::kHeld));
   RemovePending(*job);
   job->state = JobState::kExit;
+  job->admission.phase = AdmissionPhase::kEnded;
   job->exit_cause = cause;
   job->end_time = now;
 }

@@ -14,6 +14,7 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "core/model/config.h"
 #include "core/resreq/request.h"
 
 namespace sluice::core {
@@ -84,7 +85,9 @@ std::string_view ToString(AdmissionPhase phase);
 
 struct AdmissionRecord {
   Instant enqueue_time = 0;
-  uint64_t spec_digest = 0;           // of the immutable JobSpec
+  uint64_t spec_digest = 0;           // of the immutable JobSpec (the request snapshot is
+                                      // spec.resreq, compiled into Job::request)
+  PolicyKind policy = PolicyKind::kFifo;  // the queue's policy when the job was enqueued
   int32_t bypass_count = 0;           // later jobs admitted while this job was the blocked head
   std::optional<Instant> first_blocked;  // first cycle it was head and temporarily unavailable
   std::optional<Instant> gate_since;  // when its aging gate activated (bounded_backfill)
