@@ -70,11 +70,7 @@ int64_t EligibleSlots(const Job& job, const ClusterState& state) {
       }
     }
   };
-  if (queue.all_hosts) {
-    for (HostIndex h = 0; h < state.hosts().size(); ++h) consider(h);
-  } else {
-    for (HostIndex h : queue.hosts) consider(h);
-  }
+  state.ForEachHostOf(queue, consider);
   return slots;
 }
 

@@ -102,11 +102,7 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
     scan.eligible.push_back(Candidate{h, fit});
     scan.total_fit += fit;
   };
-  if (task.queue.all_hosts) {
-    for (HostIndex h = 0; h < capacity.host_count(); ++h) visit(h);
-  } else {
-    for (HostIndex h : task.queue.hosts) visit(h);
-  }
+  task.state.ForEachHostOf(task.queue, visit);
   return scan;
 }
 

@@ -103,11 +103,7 @@ struct CycleContext {
         }
       }
     };
-    if (queue.all_hosts) {
-      for (HostIndex h = 0; h < cap.host_count(); ++h) consider(h);
-    } else {
-      for (HostIndex h : queue.hosts) consider(h);
-    }
+    state.ForEachHostOf(queue, consider);
   }
 
   // Records a start: debits capacity and appends the decision.

@@ -166,6 +166,16 @@ class ClusterState {
   // True when `select`'s verdict depends only on host configuration (no free amounts).
   bool SelectIsStatic(resreq::ExprId select) const;
 
+  // Calls fn(HostIndex) for every host the queue may use, in host order.
+  template <typename Fn>
+  void ForEachHostOf(const Queue& queue, Fn&& fn) const {
+    if (!queue.all_hosts) {
+      for (HostIndex h : queue.hosts) fn(h);
+      return;
+    }
+    for (HostIndex h = 0; h < hosts_.size(); ++h) fn(h);
+  }
+
   std::optional<HostIndex> FindHost(std::string_view name) const;
   std::optional<QueueIndex> FindQueue(std::string_view name) const;
   const Job* FindJob(JobId id) const;
