@@ -156,9 +156,7 @@ constexpr KeyEntry kKeys[] = {
      }},
     {"begin",
      [](const Json& v, const Location& at, LineFields& f) {
-       SLUICE_RETURN_IF_ERROR(ReadInteger(v, at, "begin", 0, kInt64Max, f.job.spec.begin_time));
-       if (f.job.spec.begin_time > 0) return at.Error("begin", "not supported yet (expected 0)");
-       return Status::Ok();
+       return ReadInteger(v, at, "begin", 0, kInt64Max, f.job.spec.begin_time);
      }},
     {"depend",
      [](const Json& v, const Location& at, LineFields& f) {

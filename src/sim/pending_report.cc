@@ -42,8 +42,17 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
         j["time"] = detail.time;
       }
       break;
+    case core::ReasonCode::kBeginTime:
+      j["time"] = detail.time;
+      break;
+    case core::ReasonCode::kQueueRunLimit:
+      j["resource"] = detail.resource.empty() ? "jobs" : detail.resource;
+      j["limit"] = detail.needed;
+      j["used"] = detail.available;
+      break;
     case core::ReasonCode::kNewJob:
     case core::ReasonCode::kHeld:
+    case core::ReasonCode::kQueueInactive:
       break;
   }
   return j;

@@ -153,7 +153,7 @@ TEST(JsonlReaderTest, ErrorsNameTheLineAndField) {
        "w.jsonl:1: cancel_at"},
       {"priority above int32", R"({"id": 1, "submit": 0, "runtime": 5, "priority": 3000000000})",
        "w.jsonl:1: priority"},
-      {"begin > 0 not supported", R"({"id": 1, "submit": 0, "runtime": 5, "begin": 10})",
+      {"negative begin", R"({"id": 1, "submit": 0, "runtime": 5, "begin": -10})",
        "w.jsonl:1: begin"},
       {"depend not supported", R"j({"id": 1, "submit": 0, "runtime": 5, "depend": "done(3)"})j",
        "w.jsonl:1: depend"},
@@ -181,14 +181,19 @@ TEST(JsonlReaderTest, ErrorsNameTheLineAndField) {
 }
 
 TEST(JsonlReaderTest, UnsupportedFeaturesSaySo) {
-  for (const std::string text :
-       {R"({"id": 1, "submit": 0, "runtime": 5, "begin": 10})",
-        R"j({"id": 1, "submit": 0, "runtime": 5, "depend": "done(3)"})j"}) {
+  for (const std::string text : {R"j({"id": 1, "submit": 0, "runtime": 5, "depend": "done(3)"})j"}) {
     SCOPED_TRACE(text);
     Result<Workload> workload = ParseJsonl(text, "w.jsonl", {});
     ASSERT_FALSE(workload.has_value());
     EXPECT_NE(workload.error().message().find("not supported yet"), std::string::npos);
   }
+}
+
+TEST(JsonlReaderTest, BeginTimesAreRead) {
+  Result<Workload> workload =
+      ParseJsonl(R"({"id": 1, "submit": 0, "runtime": 5, "begin": 10})", "w.jsonl", {});
+  ASSERT_TRUE(workload.has_value()) << workload.error().message();
+  EXPECT_EQ(workload->jobs[0].spec.begin_time, 10);
 }
 
 TEST(JsonlReaderTest, StableSortAndMaxJobs) {

@@ -43,8 +43,8 @@ PendingSet::const_iterator NextEligible(const Queue& queue, PendingSet::const_it
   for (; it != queue.pending.end(); ++it) {
     const Job& job = *it->job;
     if (ctx.FailedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
-    if (job.state == JobState::kHeld) {
-      if (ctx.explain) ctx.Pend(job, HeldReasons());
+    if (auto why = Ineligible(job, ctx)) {
+      if (ctx.explain) ctx.Pend(job, std::move(*why));
       continue;
     }
     return it;
@@ -58,8 +58,8 @@ void PendGated(const Queue& queue, PendingSet::const_iterator from, const HeadSt
   for (auto it = from; it != queue.pending.end(); ++it) {
     const Job& job = *it->job;
     if (ctx.FailedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
-    if (job.state == JobState::kHeld) {
-      ctx.Pend(job, HeldReasons());
+    if (auto why = Ineligible(job, ctx)) {
+      ctx.Pend(job, std::move(*why));
       continue;
     }
     PendingReasons reasons;

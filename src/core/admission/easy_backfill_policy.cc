@@ -53,8 +53,8 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
     for (auto it = std::next(head_it); it != queue.pending.end(); ++it) {
       const Job& job = *it->job;
       if (ctx.FailedThisCycle(job)) continue;
-      if (job.state == JobState::kHeld) {
-        if (ctx.explain) ctx.Pend(job, HeldReasons());
+      if (auto why = Ineligible(job, ctx)) {
+        if (ctx.explain) ctx.Pend(job, std::move(*why));
         continue;
       }
       if (ctx.TotalFree() == 0 && !ctx.explain) break;  // nothing more can start

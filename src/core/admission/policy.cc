@@ -10,8 +10,8 @@ PendingSet::const_iterator StartInOrder(const Queue& queue, CycleContext& ctx,
   for (; it != queue.pending.end(); ++it) {
     const Job& job = *it->job;
     if (ctx.FailedThisCycle(job)) continue;
-    if (job.state == JobState::kHeld) {  // held jobs are skipped, never heads (R-ADM-2)
-      if (ctx.explain) ctx.Pend(job, HeldReasons());
+    if (auto why = Ineligible(job, ctx)) {  // skipped, never a head (R-ADM-2)
+      if (ctx.explain) ctx.Pend(job, std::move(*why));
       continue;
     }
     AllocOutcome outcome = ctx.Nominate(job);
@@ -24,9 +24,28 @@ PendingSet::const_iterator StartInOrder(const Queue& queue, CycleContext& ctx,
   return it;
 }
 
-PendingReasons HeldReasons() {
+std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx) {
   PendingReasons reasons;
-  reasons.Add(ReasonDetail{.code = ReasonCode::kHeld});
+  if (job.state == JobState::kHeld) {
+    reasons.Add(ReasonDetail{.code = ReasonCode::kHeld});
+  } else if (job.spec.begin_time > ctx.now) {
+    reasons.Add(ReasonDetail{.code = ReasonCode::kBeginTime, .time = job.spec.begin_time});
+  } else {
+    const Queue& queue = ctx.state.queues()[job.queue];
+    if (queue.spec.run_limit && ctx.QueueRunning(queue) >= *queue.spec.run_limit) {
+      reasons.Add(ReasonDetail{.code = ReasonCode::kQueueRunLimit,
+                               .resource = "jobs",
+                               .needed = *queue.spec.run_limit,
+                               .available = ctx.QueueRunning(queue)});
+    } else if (queue.spec.slot_limit &&
+               ctx.QueueSlots(queue) + job.min_slots > *queue.spec.slot_limit) {
+      reasons.Add(ReasonDetail{.code = ReasonCode::kQueueRunLimit,
+                               .resource = "slots",
+                               .needed = *queue.spec.slot_limit,
+                               .available = ctx.QueueSlots(queue)});
+    }
+  }
+  if (reasons.empty()) return std::nullopt;
   return reasons;
 }
 
@@ -34,8 +53,8 @@ void PendBehindHead(const Queue& queue, PendingSet::const_iterator from, const J
                     CycleContext& ctx) {
   for (auto it = from; it != queue.pending.end(); ++it) {
     if (ctx.FailedThisCycle(*it->job)) continue;
-    if (it->job->state == JobState::kHeld) {
-      ctx.Pend(*it->job, HeldReasons());
+    if (auto why = Ineligible(*it->job, ctx)) {
+      ctx.Pend(*it->job, std::move(*why));
       continue;
     }
     PendingReasons reasons;

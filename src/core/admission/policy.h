@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "core/cycle/cycle_context.h"
 #include "core/model/cluster_state.h"
@@ -32,7 +33,10 @@ std::unique_ptr<AdmissionPolicy> MakeBoundedBackfillPolicy();
 PendingSet::const_iterator StartInOrder(const Queue& queue, CycleContext& ctx,
                                         PendingReasons& head_reasons);
 
-PendingReasons HeldReasons();
+// Why a job may not be tried now for a reason of policy rather than of resources — held, a
+// begin time not reached, its queue's run or slot limit reached — or nullopt when it may.
+// Such a job is skipped, never a head (R-ADM-2). Pure: timers come from the state.
+std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx);
 
 // Explains the jobs after `from` as waiting behind `head` (PRIORITY_WAIT).
 void PendBehindHead(const Queue& queue, PendingSet::const_iterator from, const Job& head,

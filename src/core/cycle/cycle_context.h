@@ -34,6 +34,8 @@ struct CycleContext {
   std::vector<JobId> failed;  // sorted: jobs failed by classification this cycle
   UnsatisfiableCache unsatisfiable;
   std::unordered_set<JobId> started_ids;  // lookups only, never iterated
+  std::vector<int32_t> started_jobs_by_queue;   // by QueueIndex, this cycle
+  std::vector<int64_t> started_slots_by_queue;
 
   bool FailedThisCycle(const Job& job) const {
     return !job.classified && std::binary_search(failed.begin(), failed.end(), job.spec.id);
@@ -67,6 +69,13 @@ struct CycleContext {
   }
 
   bool StartedThisCycle(const Job& job) const { return started_ids.contains(job.spec.id); }
+  // Jobs and slots a queue runs, counting this cycle's starts.
+  int64_t QueueRunning(const Queue& queue) const {
+    return queue.running_jobs + (started_jobs_by_queue.empty() ? 0 : started_jobs_by_queue[queue.index]);
+  }
+  int64_t QueueSlots(const Queue& queue) const {
+    return queue.used_slots + (started_slots_by_queue.empty() ? 0 : started_slots_by_queue[queue.index]);
+  }
 
   void CountUnavailable(const Job& job) {
     if (result.unavailable_by_queue.empty()) result.unavailable_by_queue.assign(state.queues().size(), 0);
@@ -109,6 +118,12 @@ struct CycleContext {
   // Records a start: debits capacity and appends the decision.
   void Start(const Job& job, Allocation allocation, bool backfilled) {
     started_ids.insert(job.spec.id);
+    if (started_jobs_by_queue.empty()) {
+      started_jobs_by_queue.assign(state.queues().size(), 0);
+      started_slots_by_queue.assign(state.queues().size(), 0);
+    }
+    ++started_jobs_by_queue[job.queue];
+    started_slots_by_queue[job.queue] += allocation.TotalSlots();
     capacity().Debit(allocation);
     started.push_back(StartedJob{&job, allocation.TotalSlots()});
     ++result.stats.started;

@@ -68,6 +68,16 @@ std::vector<const Queue*> OrderQueues(const ClusterState& state) {
   return order;
 }
 
+void ExplainInactive(const Queue& queue, CycleContext& ctx) {
+  for (const PendingEntry& entry : queue.pending) {
+    if (ctx.FailedThisCycle(*entry.job)) continue;
+    PendingReasons reasons;
+    reasons.Add(ReasonDetail{.code = entry.job->state == JobState::kHeld ? ReasonCode::kHeld
+                                                                         : ReasonCode::kQueueInactive});
+    ctx.Pend(*entry.job, std::move(reasons));
+  }
+}
+
 }  // namespace
 
 CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
@@ -81,14 +91,21 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
                    .started = {},
                    .failed = {},
                    .unsatisfiable = {},
-                   .started_ids = {}};
+                   .started_ids = {},
+                   .started_jobs_by_queue = {},
+                   .started_slots_by_queue = {}};
   ClassifyNewJobs(ctx);
   for (const Queue* queue : OrderQueues(state)) {
     if (queue->pending.empty()) continue;
+    if (!queue->spec.active) {  // R-Q-1: an inactive queue dispatches nothing
+      if (ctx.explain) ExplainInactive(*queue, ctx);
+      continue;
+    }
     const AdmissionPolicy* policy = policies_[static_cast<size_t>(queue->spec.policy)].get();
     SLUICE_CHECK(policy != nullptr);  // CheckSupported() guards configs
     policy->Admit(*queue, ctx);
   }
+  if (auto begin = state.NextBeginAfter(now)) ctx.WakeAt(*begin);  // begin times are timers
   return std::move(ctx.result);
 }
 

@@ -250,6 +250,7 @@ Status ClusterState::Submit(JobSpec spec) {
   job.admission.policy = queues_[queue_index].spec.policy;
   job.state = job.spec.hold ? JobState::kHeld : JobState::kPending;
   queues_[queue_index].pending.insert(PendingEntry{-job.spec.priority, job.seq, &job});
+  if (job.spec.begin_time > job.spec.submit_time) future_begins_.insert({job.spec.begin_time, id});
   unclassified_.push_back(id);
   return Status::Ok();
 }
@@ -257,6 +258,7 @@ Status ClusterState::Submit(JobSpec spec) {
 void ClusterState::RemovePending(Job& job) {
   size_t erased = queues_[job.queue].pending.erase(PendingEntry{-job.spec.priority, job.seq, &job});
   SLUICE_CHECK(erased == 1);
+  future_begins_.erase({job.spec.begin_time, job.spec.id});
 }
 
 void ClusterState::Release(Job& job) {

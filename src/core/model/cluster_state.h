@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -206,6 +207,13 @@ class ClusterState {
   // they still have jobs. Every pending job is classified again in the next cycle.
   Status Reconfigure(const ClusterConfig& config);
   void MarkClassified();
+  // The earliest begin time after `now` of a waiting job, if any (a timer for the cycle).
+  std::optional<Instant> NextBeginAfter(Instant now) const {
+    auto it = future_begins_.upper_bound({now, std::numeric_limits<JobId>::max()});
+    if (it == future_begins_.end()) return std::nullopt;
+    return it->first;
+  }
+
   // Adds one cycle's admission attempt outcomes to a queue's totals.
   void AddTotals(QueueIndex queue, const AdmissionTotals& delta);
   // Replaces the head fields of a pending job's admission record (UpdateAdmission).
@@ -244,6 +252,7 @@ class ClusterState {
   std::vector<int64_t> shared_total_;
   std::vector<int64_t> shared_used_;
   std::set<RunningEntry> running_;
+  std::set<std::pair<Instant, JobId>> future_begins_;  // waiting jobs with a begin time
   std::vector<JobId> unclassified_;
   QueueIndex default_queue_ = 0;
   uint64_t next_seq_ = 1;

@@ -10,6 +10,12 @@ std::string_view ToString(ReasonCode code) {
       return "NEW_JOB";
     case ReasonCode::kHeld:
       return "HELD";
+    case ReasonCode::kBeginTime:
+      return "BEGIN_TIME";
+    case ReasonCode::kQueueInactive:
+      return "QUEUE_INACTIVE";
+    case ReasonCode::kQueueRunLimit:
+      return "QUEUE_RUNLIMIT";
     case ReasonCode::kPriorityWait:
       return "PRIORITY_WAIT";
     case ReasonCode::kReserved:
@@ -38,6 +44,12 @@ std::string_view Headline(ReasonCode code) {
       return "New job is waiting for its first scheduling cycle";
     case ReasonCode::kHeld:
       return "The job is held; release it to let it run";
+    case ReasonCode::kBeginTime:
+      return "The job's begin time has not come yet";
+    case ReasonCode::kQueueInactive:
+      return "The queue is inactive and dispatches no job";
+    case ReasonCode::kQueueRunLimit:
+      return "The queue's run limit is reached";
     case ReasonCode::kPriorityWait:
       return "Waiting behind the queue's head job";
     case ReasonCode::kReserved:
@@ -61,7 +73,8 @@ std::string_view Headline(ReasonCode code) {
 }
 
 // Severity order (docs/design/cycle.md). HELD outranks everything: nothing else matters
-// until the job is released. Among allocation reasons the main one describes the hosts that
+// until the job is released; then an inactive queue, a begin time not reached and the
+// queue's run limit, which keep a job from even being tried. Among allocation reasons the main one describes the hosts that
 // could otherwise run the job: a shortage of a shared resource first (no host helps), then
 // of slots or resources on matching hosts, then matching hosts that are busy for an
 // exclusive job, closed or unavailable, and only then hosts that do not match at all (a
@@ -90,6 +103,12 @@ int Severity(ReasonCode code) {
       return 40;
     case ReasonCode::kSharedResource:
       return 50;
+    case ReasonCode::kQueueRunLimit:
+      return 60;
+    case ReasonCode::kBeginTime:
+      return 70;
+    case ReasonCode::kQueueInactive:
+      return 80;
     case ReasonCode::kHeld:
       return 90;
   }

@@ -22,6 +22,9 @@ namespace sluice::core {
 enum class ReasonCode : uint8_t {
   kNewJob,        // submitted after the last cycle; not evaluated yet
   kHeld,          // held by its owner or an administrator
+  kBeginTime,     // asked not to start before its begin time
+  kQueueInactive,  // its queue is inactive: it dispatches nothing
+  kQueueRunLimit,  // its queue runs as many jobs (or slots) as its limit allows
   kPriorityWait,  // behind the queue's head under fifo
   kReserved,      // would fit now, but would delay the reservation of the queue's head
   kGated,         // behind a head whose aging gate is active (bounded_backfill)
@@ -35,6 +38,9 @@ enum class ReasonCode : uint8_t {
 inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kNewJob,
     ReasonCode::kHeld,
+    ReasonCode::kBeginTime,
+    ReasonCode::kQueueInactive,
+    ReasonCode::kQueueRunLimit,
     ReasonCode::kPriorityWait,
     ReasonCode::kReserved,
     ReasonCode::kGated,
@@ -64,7 +70,8 @@ struct ReasonDetail {
   int32_t per_host = 0;        // kNoResource with resource "hosts": tasks each host must take
   JobId job = kNoJob;          // kPriorityWait / kReserved / kGated: the head it waits behind
   Instant time = kInfinite;    // kReserved: when the head's reservation begins;
-                               // kGated: since when the gate is active
+                               // kGated: since when the gate is active;
+                               // kBeginTime: the begin time
 
   friend bool operator==(const ReasonDetail&, const ReasonDetail&) = default;
 };

@@ -67,8 +67,16 @@ std::string RenderReason(const ReasonDetail& detail) {
              TimeText(detail.time) + ")";
       if (detail.hosts > 0) line += ": " + HostsText(detail.hosts) + " held for it";
       break;
+    case ReasonCode::kBeginTime:
+      line += ": it may start at " + TimeText(detail.time);
+      break;
+    case ReasonCode::kQueueRunLimit:
+      line += ": " + std::to_string(detail.available) + " of " + std::to_string(detail.needed) + " " +
+              (detail.resource.empty() ? "jobs" : detail.resource) + " in use";
+      break;
     case ReasonCode::kNewJob:
     case ReasonCode::kHeld:
+    case ReasonCode::kQueueInactive:
       break;
   }
   return line;
