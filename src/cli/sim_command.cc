@@ -15,6 +15,7 @@
 #include "sim/jsonl_reader.h"
 #include "sim/metrics.h"
 #include "sim/pending_report.h"
+#include "sim/plot.h"
 #include "sim/simulator.h"
 #include "sim/swf_reader.h"
 
@@ -37,6 +38,7 @@ struct SimFlags {
   std::optional<Instant> pending_at;
   bool kill_at_limit = false;
   bool no_progress = false;
+  std::string plot;
 };
 
 Result<sim::Workload> LoadWorkload(const SimFlags& flags) {
@@ -130,12 +132,30 @@ int RunSim(const SimFlags& flags) {
 
   sim::SimOptions options{.kill_at_limit = flags.kill_at_limit, .pending_at = flags.pending_at};
   if (!flags.no_progress && isatty(STDERR_FILENO)) options.progress = DrawProgress;
+  sim::PlotSeries plot;
+  if (!flags.plot.empty()) {
+    options.after_cycle = [&plot](const core::ClusterState& s, Instant t, const core::CycleResult&) {
+      int64_t pending = 0;
+      for (const core::Queue& queue : s.queues()) pending += static_cast<int64_t>(queue.pending.size());
+      int64_t used = 0;
+      for (const core::Queue& queue : s.queues()) used += queue.used_slots;
+      plot.Add(sim::PlotSample{.t = t, .used_slots = used, .pending_jobs = pending});
+    };
+  }
   sim::Simulator simulator(std::move(*state), *workload, std::move(options));
   Result<sim::SimResult> result = simulator.Run(log.get());
   if (log) log->Flush();
   if (!result) {
     std::fprintf(stderr, "sluice sim: %s\n", result.error().message().c_str());
     return 2;
+  }
+  if (!flags.plot.empty()) {
+    const std::string svg = plot.Svg(title, simulator.state().total_slots());
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(flags.plot.c_str(), "w"), &std::fclose);
+    if (!file || std::fwrite(svg.data(), 1, svg.size(), file.get()) != svg.size()) {
+      std::fprintf(stderr, "sluice sim: --plot: cannot write '%s'\n", flags.plot.c_str());
+      return 1;
+    }
   }
   std::string out;
   if (flags.pending_at) {
@@ -170,6 +190,7 @@ void RegisterSimCommand(CLI::App& app, int& exit_code) {
   sim->add_option("--pending-at", flags->pending_at, "print the pending jobs and their reasons at simulated time T")->check(CLI::NonNegativeNumber);
   sim->add_flag("--kill-at-limit", flags->kill_at_limit, "kill jobs that reach their run limit");
   sim->add_flag("--no-progress", flags->no_progress, "no progress bar on stderr");
+  sim->add_option("--plot", flags->plot, "write utilization and queue length over time as an SVG image");
   sim->callback([flags, &exit_code] { exit_code = RunSim(*flags); });
 }
 

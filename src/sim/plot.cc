@@ -1,0 +1,93 @@
+#include "sim/plot.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace sluice::sim {
+namespace {
+
+constexpr double kWidth = 900;
+constexpr double kChartHeight = 220;
+constexpr double kLeft = 70;
+constexpr double kTop = 40;
+constexpr double kGap = 70;
+
+std::string Escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else out += c;
+  }
+  return out;
+}
+
+// One chart: a polyline of (t, value) scaled into its box, axes and labels.
+void Chart(std::string& svg, double top, const std::string& label, double max_value,
+           const std::vector<std::pair<Instant, double>>& points, Instant t0, Instant t1) {
+  const double width = kWidth - kLeft - 20;
+  fmt::format_to(std::back_inserter(svg),
+                 "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n",
+                 kLeft, top, width, kChartHeight);
+  fmt::format_to(std::back_inserter(svg),
+                 "<text x=\"{}\" y=\"{}\" font-size=\"13\">{}</text>\n", kLeft, top - 8, Escape(label));
+  fmt::format_to(std::back_inserter(svg),
+                 "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{:.0f}</text>\n",
+                 kLeft - 6, top + 10, max_value);
+  fmt::format_to(std::back_inserter(svg),
+                 "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">0</text>\n", kLeft - 6,
+                 top + kChartHeight);
+  const double span = std::max<double>(1, static_cast<double>(t1 - t0));
+  const double scale = max_value > 0 ? kChartHeight / max_value : 0;
+  svg += "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1\" points=\"";
+  for (const auto& [t, value] : points) {
+    fmt::format_to(std::back_inserter(svg), "{:.1f},{:.1f} ",
+                   kLeft + width * static_cast<double>(t - t0) / span,
+                   top + kChartHeight - value * scale);
+  }
+  svg += "\"/>\n";
+}
+
+}  // namespace
+
+void PlotSeries::Add(PlotSample sample) { samples_.push_back(sample); }
+
+std::string PlotSeries::Svg(const std::string& title, int64_t total_slots) const {
+  const double height = kTop + 2 * kChartHeight + kGap + 40;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "font-family=\"sans-serif\">\n<text x=\"{}\" y=\"20\" font-size=\"15\">{}</text>\n",
+      kWidth, height, kLeft, Escape(title));
+  if (samples_.empty()) return svg + "</svg>\n";
+  const Instant t0 = samples_.front().t;
+  const Instant t1 = samples_.back().t;
+  // Bucket the samples by time; each bucket keeps its maximum.
+  const size_t buckets = std::min(kMaxPoints, samples_.size());
+  std::vector<std::pair<Instant, double>> utilization;
+  std::vector<std::pair<Instant, double>> pending;
+  double max_pending = 0;
+  size_t i = 0;
+  for (size_t b = 0; b < buckets && i < samples_.size(); ++b) {
+    const Instant end = t0 + static_cast<Instant>(static_cast<double>(t1 - t0) * (b + 1) / buckets);
+    double used = 0;
+    double queued = 0;
+    const Instant t = samples_[i].t;
+    for (; i < samples_.size() && (samples_[i].t <= end || b + 1 == buckets); ++i) {
+      used = std::max(used, static_cast<double>(samples_[i].used_slots));
+      queued = std::max(queued, static_cast<double>(samples_[i].pending_jobs));
+    }
+    utilization.emplace_back(t, total_slots > 0 ? 100.0 * used / static_cast<double>(total_slots) : 0);
+    pending.emplace_back(t, queued);
+    max_pending = std::max(max_pending, queued);
+  }
+  Chart(svg, kTop + 10, "utilization (% of slots)", 100, utilization, t0, t1);
+  Chart(svg, kTop + 10 + kChartHeight + kGap, "pending jobs", std::max(1.0, max_pending), pending, t0, t1);
+  fmt::format_to(std::back_inserter(svg),
+                 "<text x=\"{}\" y=\"{}\" font-size=\"11\">t = {} … {} s</text>\n</svg>\n", kLeft,
+                 height - 10, t0, t1);
+  return svg;
+}
+
+}  // namespace sluice::sim
