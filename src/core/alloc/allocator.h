@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/alloc/capacity.h"
 #include "core/model/cluster_state.h"
@@ -17,6 +18,9 @@ namespace sluice::core {
 // kPreempt asks "would this fit if the candidate victims were gone" (R-AL-6); the first
 // allocator knows only kNormal.
 enum class AllocMode { kNormal, kPreempt };
+inline std::string_view ToString(AllocMode mode) {
+  return mode == AllocMode::kNormal ? "normal" : "preempt";
+}
 
 struct AllocOutcome {
   bool ok = false;
