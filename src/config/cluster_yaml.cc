@@ -141,13 +141,6 @@ bool IsIdentifier(std::string_view name) {
   });
 }
 
-std::optional<core::OnHostLoss> ParseOnHostLoss(std::string_view text) {
-  for (core::OnHostLoss a : {core::OnHostLoss::kRequeue, core::OnHostLoss::kExit}) {
-    if (core::ToString(a) == text) return a;
-  }
-  return std::nullopt;
-}
-
 // "HH:MM" with HH in 00-23 and MM in 00-59, as minutes since midnight.
 std::optional<int> ParseClockTime(std::string_view text) {
   if (text.size() != 5 || text[2] != ':') return std::nullopt;
@@ -290,7 +283,7 @@ class Reader {
     return ReadChoice(f, &core::ParsePolicyKind, "fifo, bounded_backfill, easy_backfill");
   }
   Result<core::OnHostLoss> ReadOnHostLoss(const Field& f) const {
-    return ReadChoice(f, &ParseOnHostLoss, "requeue, exit");
+    return ReadChoice(f, &core::ParseOnHostLoss, "requeue, exit");
   }
 
   // A plain number in [0, 100].

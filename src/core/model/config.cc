@@ -56,6 +56,13 @@ std::string_view ToString(OnHostLoss action) {
   return "unknown";
 }
 
+std::optional<OnHostLoss> ParseOnHostLoss(std::string_view text) {
+  for (OnHostLoss action : {OnHostLoss::kRequeue, OnHostLoss::kExit}) {
+    if (ToString(action) == text) return action;
+  }
+  return std::nullopt;
+}
+
 ClusterConfig UniformCluster(int32_t hosts, int32_t slots) {
   ClusterConfig config;
   const size_t width = std::to_string(hosts).size();

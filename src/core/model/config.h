@@ -27,6 +27,7 @@ std::optional<PolicyKind> ParsePolicyKind(std::string_view text);
 
 enum class OnHostLoss { kRequeue, kExit };
 std::string_view ToString(OnHostLoss action);
+std::optional<OnHostLoss> ParseOnHostLoss(std::string_view text);
 
 struct HostSpec {
   std::string name;

@@ -46,6 +46,9 @@ TEST(EnumsTest, ParsersInvertToString) {
   for (PolicyKind p : {PolicyKind::kFifo, PolicyKind::kBoundedBackfill, PolicyKind::kEasyBackfill}) {
     EXPECT_EQ(ParsePolicyKind(ToString(p)), p);
   }
+  for (OnHostLoss a : {OnHostLoss::kRequeue, OnHostLoss::kExit}) {
+    EXPECT_EQ(ParseOnHostLoss(ToString(a)), a);
+  }
   EXPECT_EQ(ParseHostState("up"), std::nullopt);
   EXPECT_EQ(ParsePolicyKind("sjf"), std::nullopt);
 }
