@@ -72,7 +72,6 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
   scan.free_resources.assign(demand.per_task.size(), 0);
   CapacityHostView view(task.state, capacity);
   auto visit = [&](HostIndex h) {
-    if (task.Banned(h)) return;
     view.Bind(h);
     if (!task.state.PassesSelect(task.primary.select, h, view)) {
       ++scan.no_match;
@@ -221,7 +220,6 @@ bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capa
   std::vector<uint8_t> claimed;
   std::vector<int32_t> fits;
   bool placed = false;
-  int32_t skipped = 0;
   for (int32_t tasks = task.max_tasks; tasks >= task.min_tasks && !placed; --tasks) {
     if (tasks > scan.total_fit) continue;  // R-RR-6: skip counts above the free capacity
     for (const std::vector<Candidate>& group : *groups) {
@@ -232,15 +230,7 @@ bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capa
                                    ? task.primary.span.ptile
                                    : 0};
       for (PlanIterator plan(shape, fits); plan.Valid() && !placed; plan.Next()) {
-        const size_t mark = capacity.Mark();
-        const size_t grants_mark = placement.grants.size();
         placed = TryPlan(plan.value(), group, demand, task.exclusive, capacity, placement, claimed);
-        if (placed && skipped < task.skip) {  // passed over (compound search)
-          ++skipped;
-          placed = false;
-          capacity.Rollback(mark);
-          placement.grants.resize(grants_mark);
-        }
       }
       if (placed) break;
     }
@@ -364,11 +354,11 @@ void ClaimShared(const Demand& demand, Capacity& capacity, Placement& placement)
 bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capacity,
                    Placement& placement) {
   const resreq::Primary& p = task.primary;
-  if (!p.order.empty() || !p.same.empty() || !demand.missing.empty() || task.skip > 0) return false;
+  if (!p.order.empty() || !p.same.empty() || !demand.missing.empty()) return false;
   if (p.span.kind == resreq::SpanKind::kPtile && p.span.ptile < task.max_tasks) return false;
   CapacityHostView view(task.state, capacity);
   auto fits = [&](HostIndex h) {
-    if (task.Banned(h) || capacity.WithheldFor(h) != kNoJob) return false;
+    if (capacity.WithheldFor(h) != kNoJob) return false;
     if (!capacity.AcceptsWork(h) || capacity.FreeSlots(h) < task.max_tasks) return false;
     if (task.exclusive && !capacity.Idle(h)) return false;
     view.Bind(h);
@@ -399,9 +389,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
       if (fits(h)) return claim(h);
       if (!in_front) continue;
       view.Bind(h);
-      if (task.Banned(h)) {
-        in_front = false;
-      } else if (capacity.FreeSlots(h) == 0 || !task.state.PassesSelect(p.select, h, view)) {
+      if (capacity.FreeSlots(h) == 0 || !task.state.PassesSelect(p.select, h, view)) {
         cursor = h + 1;
       } else {
         in_front = false;
@@ -445,6 +433,86 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
     return true;
   }
   ExplainFailure(task, demand, scan, capacity.withheld_since(), reasons);
+  return false;
+}
+
+namespace {
+
+// Depth-first over the buckets of one plan: bucket `b` on each unclaimed host that fits it,
+// in host order; a complete assignment is offered to `next`.
+bool AssignBuckets(const std::vector<int32_t>& buckets, size_t b,
+                   const std::vector<Candidate>& hosts, const Demand& demand, bool exclusive,
+                   Capacity& capacity, Placement& placement, std::vector<uint8_t>& claimed,
+                   int64_t& budget, const std::function<bool()>& complete) {
+  if (b == buckets.size()) return complete();
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (claimed[i] || hosts[i].fit < buckets[b]) continue;
+    if (budget-- <= 0) return false;
+    const size_t mark = capacity.Mark();
+    HostGrant grant = GrantFor(hosts[i], buckets[b], demand, exclusive);
+    capacity.ClaimHost(grant);
+    placement.grants.push_back(std::move(grant));
+    claimed[i] = 1;
+    if (AssignBuckets(buckets, b + 1, hosts, demand, exclusive, capacity, placement, claimed, budget,
+                      complete)) {
+      return true;
+    }
+    claimed[i] = 0;
+    placement.grants.pop_back();
+    capacity.Rollback(mark);
+    if (budget <= 0) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool EnumeratePlacements(const PrimaryTask& task, Capacity& capacity, Placement& placement,
+                         int64_t& budget, const std::function<bool()>& next) {
+  const Demand demand = SplitRusage(task.primary, task.state);
+  if (!demand.missing.empty()) return false;
+  for (const ResourceAmount& r : demand.shared) {
+    if (capacity.FreeShared(r.id) < r.amount) return false;
+  }
+  Scan scan = ScanHosts(task, demand, capacity);
+  std::vector<std::vector<Candidate>> groups;
+  if (task.primary.same.empty()) {
+    groups.push_back(scan.eligible);
+  } else {
+    groups = SameGroups(task, scan);
+  }
+  for (auto& group : groups) OrderHosts(task, capacity, group);
+  const PlanShape base{.one_host = task.primary.span.kind == resreq::SpanKind::kOneHost,
+                       .ptile = task.primary.span.kind == resreq::SpanKind::kPtile
+                                    ? task.primary.span.ptile
+                                    : 0};
+  // A complete assignment takes the primary's shared resources, then asks `next`.
+  const std::function<bool()> complete = [&]() {
+    const size_t mark = capacity.Mark();
+    const size_t shared_mark = placement.shared.size();
+    ClaimShared(demand, capacity, placement);
+    if (next()) return true;
+    placement.shared.resize(shared_mark);
+    capacity.Rollback(mark);
+    return false;
+  };
+  std::vector<int32_t> fits;
+  std::vector<uint8_t> claimed;
+  for (int32_t tasks = task.max_tasks; tasks >= task.min_tasks && budget > 0; --tasks) {
+    if (tasks > scan.total_fit) continue;
+    for (const std::vector<Candidate>& group : groups) {
+      SortedFits(group, fits);
+      PlanShape shape = base;
+      shape.tasks = tasks;
+      for (PlanIterator plan(shape, fits); plan.Valid() && budget > 0; plan.Next()) {
+        claimed.assign(group.size(), 0);
+        if (AssignBuckets(plan.value(), 0, group, demand, task.exclusive, capacity, placement,
+                          claimed, budget, complete)) {
+          return true;
+        }
+      }
+    }
+  }
   return false;
 }
 

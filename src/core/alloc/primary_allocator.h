@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "core/alloc/capacity.h"
@@ -23,13 +24,6 @@ struct PrimaryTask {
   int32_t min_tasks = 1;
   int32_t max_tasks = 1;
   bool exclusive = false;
-  // Hosts this attempt must not use (compound search); null or empty: none.
-  const std::vector<HostIndex>* banned = nullptr;
-  // Placements to pass over before taking one (compound search): 0 takes the first.
-  int32_t skip = 0;
-  bool Banned(HostIndex host) const {
-    return banned != nullptr && std::find(banned->begin(), banned->end(), host) != banned->end();
-  }
 };
 
 // What the primaries of one attempt have claimed so far.
@@ -40,5 +34,14 @@ struct Placement {
 
 bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& placement,
                      PendingReasons& reasons);
+
+// Every placement of the primary in the allocator's order of preference — each plan, and
+// each assignment of its buckets to distinct hosts that can take them — claimed in turn and
+// handed to `next`, which returns true to keep it (then this returns true with the claims
+// in place) or false to have it rolled back and the next one tried. Each host tried costs
+// one unit of `budget`; at zero the enumeration stops and returns false. The first
+// placement offered is the one AllocatePrimary takes. Used to search compound requests.
+bool EnumeratePlacements(const PrimaryTask& task, Capacity& capacity, Placement& placement,
+                         int64_t& budget, const std::function<bool()>& next);
 
 }  // namespace sluice::core

@@ -45,98 +45,56 @@ Allocation Merge(Placement placement) {
   return allocation;
 }
 
-// Tries one alternative: every part, or none (R-RR-2). Parts are placed in order, each on
-// the capacity the earlier ones left. When a part cannot be placed, the search backtracks:
-// the previous part is placed again with one of the hosts it took banned, recursively, so a
-// part that greedily took the only host a later part can use moves aside, and then with its
-// next placement in plan order (seeds/001: the compound is all parts or none; the greedy
-// pass alone would miss such placements). The search is bounded by kBudget primary
-// attempts, so a compound with many parts may still miss a placement that exists; reasons
-// come from the first, greedy pass.
-class CompoundSearch {
- public:
-  CompoundSearch(const Job& job, const ClusterState& state, const resreq::Compound& compound,
-                 Capacity& capacity)
-      : job_(job), state_(state), compound_(compound), capacity_(capacity) {}
+// Tries one alternative: every part, or none (R-RR-2). First the greedy pass: each part's
+// preferred placement on the capacity the earlier parts left (this pass explains a
+// failure). When a part then cannot be placed although a placement of all parts might
+// exist, a depth-first search tries the parts' other placements in order of preference
+// (seeds/001: the compound is all parts or none; the greedy pass alone misses placements
+// where an earlier part takes the only hosts a later part can use). The search is bounded
+// by kSearchBudget host tries, so a very large compound may still miss a placement.
+constexpr int64_t kSearchBudget = 20000;
 
-  bool Run(Placement& placement, PendingReasons& reasons) {
-    bans_.assign(compound_.parts.size(), {});
-    skips_.assign(compound_.parts.size(), 0);
-    return Place(0, placement, &reasons);
-  }
-
- private:
-  static constexpr int kBudget = 256;
-
-  // Depth-first: place `part` under its bans; if the later parts then fail, retry it with
-  // each host it took banned in turn (a search over ban sets, bounded by the budget).
-  bool Place(size_t part, Placement& placement, PendingReasons* reasons) {
-    if (part == compound_.parts.size()) return true;
-    if (budget_-- <= 0) return false;
-    const size_t mark = capacity_.Mark();
-    const size_t grants_mark = placement.grants.size();
-    const size_t shared_mark = placement.shared.size();
-    PendingReasons ignored;
-    if (!AllocatePrimary(Task(part), capacity_, placement, reasons ? *reasons : ignored)) {
-      return false;
-    }
-    // Only the first, greedy pass explains a failure.
-    if (Place(part + 1, placement, reasons)) return true;
-    std::vector<HostIndex> taken;
-    for (size_t g = grants_mark; g < placement.grants.size(); ++g) {
-      taken.push_back(placement.grants[g].host);
-    }
-    capacity_.Rollback(mark);
-    placement.grants.resize(grants_mark);
-    placement.shared.resize(shared_mark);
-    for (HostIndex host : taken) {
-      bans_[part].push_back(host);
-      const bool placed = Place(part, placement, nullptr);
-      bans_[part].pop_back();
-      if (placed) return true;
-      if (budget_ <= 0) return false;
-    }
-    // Then the part's next placement in plan order (a less consolidated plan, say).
-    ++skips_[part];
-    const bool placed = Place(part, placement, nullptr);
-    --skips_[part];
-    return placed;
-  }
-
-  PrimaryTask Task(size_t part) const {
-    const resreq::Primary& primary = compound_.parts[part];
-    return PrimaryTask{.state = state_,
-                       .queue = state_.queues()[job_.queue],
-                       .primary = primary,
-                       .min_tasks = primary.count > 0 ? primary.count : job_.spec.min_tasks,
-                       .max_tasks = primary.count > 0 ? primary.count : job_.spec.max_tasks,
-                       .exclusive = job_.spec.exclusive,
-                       .banned = &bans_[part],
-                       .skip = skips_[part]};
-  }
-
-  const Job& job_;
-  const ClusterState& state_;
-  const resreq::Compound& compound_;
-  Capacity& capacity_;
-  std::vector<std::vector<HostIndex>> bans_;
-  std::vector<int32_t> skips_;
-  int budget_ = kBudget;
-};
-
-bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::Compound& compound,
-                      Capacity& capacity, Placement& placement, PendingReasons& reasons) {
-  if (compound.parts.size() == 1) {  // a primary: greedy first-fit is exact (plan_iterator.h)
-    const resreq::Primary& part = compound.parts[0];
-    PrimaryTask task{.state = state,
+PrimaryTask PartTask(const Job& job, const ClusterState& state, const resreq::Primary& part) {
+  return PrimaryTask{.state = state,
                      .queue = state.queues()[job.queue],
                      .primary = part,
                      .min_tasks = part.count > 0 ? part.count : job.spec.min_tasks,
                      .max_tasks = part.count > 0 ? part.count : job.spec.max_tasks,
                      .exclusive = job.spec.exclusive};
-    return AllocatePrimary(task, capacity, placement, reasons);
+}
+
+bool SearchParts(const Job& job, const ClusterState& state, const resreq::Compound& compound,
+                 size_t part, Capacity& capacity, Placement& placement, int64_t& budget) {
+  if (part == compound.parts.size()) return true;
+  return EnumeratePlacements(PartTask(job, state, compound.parts[part]), capacity, placement,
+                             budget, [&]() {
+                               return SearchParts(job, state, compound, part + 1, capacity,
+                                                  placement, budget);
+                             });
+}
+
+bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::Compound& compound,
+                      Capacity& capacity, Placement& placement, PendingReasons& reasons) {
+  const size_t mark = capacity.Mark();
+  bool greedy = true;
+  for (const resreq::Primary& part : compound.parts) {
+    if (!AllocatePrimary(PartTask(job, state, part), capacity, placement, reasons)) {
+      greedy = false;
+      break;
+    }
   }
-  return CompoundSearch(job, state, compound, capacity).Run(placement, reasons);
+  // A single primary's greedy placement is exact (plan_iterator.h): nothing to search.
+  if (greedy || compound.parts.size() == 1) return greedy;
+  capacity.Rollback(mark);
+  placement = {};
+  int64_t budget = kSearchBudget;
+  if (SearchParts(job, state, compound, 0, capacity, placement, budget)) {
+    reasons = {};
+    return true;
+  }
+  capacity.Rollback(mark);
+  placement = {};
+  return false;
 }
 
 std::string Clause(const ReasonDetail& detail) {
