@@ -3,12 +3,13 @@
 // shapes; pruning without scanning hosts; the final packed plan; a stable end.
 #include "core/alloc/plan_iterator.h"
 
-#include <gtest/gtest.h>
-
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace sluice::core {
 namespace {
@@ -124,6 +125,7 @@ TEST(PlanIteratorTest, EveryPlanIsAPartitionOfNIntoDescendingBucketsWithinTheFit
       Plans plans = AllPlans({.tasks = tasks}, fits);
       for (size_t p = 0; p < plans.size(); ++p) {
         const std::vector<int32_t>& plan = plans[p];
+        ASSERT_LE(plan.size(), fits.size()) << "plan " << p << " needs more hosts than fit";
         int32_t sum = 0;
         for (size_t i = 0; i < plan.size(); ++i) {
           sum += plan[i];
@@ -140,6 +142,20 @@ TEST(PlanIteratorTest, EveryPlanIsAPartitionOfNIntoDescendingBucketsWithinTheFit
       for (int32_t f : fits) total += f;
       // Whenever the slots exist, some plan uses them (the packed plan at the latest).
       EXPECT_EQ(!plans.empty(), tasks <= total);
+      // Exactly the balanced plans that fit (i-th bucket <= i-th fit), by increasing k, then
+      // at most one other (packed) plan.
+      Plans balanced;
+      for (int32_t k = 1; k <= tasks && k <= static_cast<int32_t>(fits.size()); ++k) {
+        std::vector<int32_t> plan(static_cast<size_t>(k), tasks / k);
+        for (int32_t i = 0; i < tasks % k; ++i) plan[static_cast<size_t>(i)] += 1;
+        bool fit = true;
+        for (size_t i = 0; i < plan.size(); ++i) fit = fit && plan[i] <= fits[i];
+        if (fit) balanced.push_back(plan);
+      }
+      ASSERT_GE(plans.size(), balanced.size());
+      EXPECT_LE(plans.size(), balanced.size() + 1);
+      EXPECT_EQ(Plans(plans.begin(), plans.begin() + static_cast<ptrdiff_t>(balanced.size())),
+                balanced);
     }
   }
 }

@@ -5,13 +5,13 @@
 // smallest first, no rollback) would fail them.
 #include "core/alloc/resreq_allocator.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "core/alloc/capacity.h"
 #include "testing/builders.h"
@@ -198,6 +198,12 @@ TEST(ResreqAllocatorTest, AnEarlierPartDoesNotTakeTheOnlyHostALaterPartCanUse) {
        {Typed("h1", 1, "b"), Typed("h2", 1, "a")},
        "1*{} + 1*{select[type==b]}",
        {{"h1", 1}, {"h2", 1}}},
+      // Part 1's plan [2,1] first-fit gives h1 the 2; part 2 then needs h1's 3rd slot and one
+      // more: only the other assignment ([2] on h2, [1] on h1) leaves it room.
+      {"ptile: part 1's buckets on the same hosts the other way round",
+       {Typed("h1", 3, "a"), Typed("h2", 2, "a")},
+       "3*{span[ptile=2]} + 2*{span[hosts=1]}",
+       {{"h1", 3}, {"h2", 2}}},
       {"span: part 2 needs all of h1",
        {Typed("h1", 2, "a"), Typed("h2", 1, "a")},
        "1*{} + 2*{span[hosts=1]}",
