@@ -14,7 +14,8 @@
 //     parts in order on what the earlier parts left) finds no placement either, and the
 //     reasons are not empty and every shortage they name is real (needed > available);
 //  3. Nominate returns the Capacity unchanged;
-//  4. the same input gives the same outcome, whatever history led to the same free capacity.
+//  4. the same input gives the same outcome, whatever history led to the same free capacity;
+//  5. what Nominate places now, CheckFeasible does not call impossible.
 // The brute force and the checker of (1) model free capacity independently: the brute force
 // in its own arrays and view, the checker on Capacity copies with CapacityHostView.
 // Every failure prints the seed and the instance (SCOPED_TRACE).
@@ -84,10 +85,11 @@ ClusterConfig RandomCluster(Rng& rng) {
 std::string RandomPrimary(Rng& rng) {
   std::vector<std::string> sections;
   if (rng.Chance(60)) {
-    sections.push_back("select[" +
-                       rng.Pick({"type==a", "type==b", "fast", "!fast", "mem>=200",
-                                 "type==a || fast", "defined(type) && mem>=100", "slots>=2"}) +
-                       "]");
+    sections.push_back(
+        "select[" +
+        rng.Pick({"type==a", "type==b", "fast", "!fast", "mem>=200", "type==a || fast",
+                  "defined(type) && mem>=100", "slots>=2", "slots<3", "mem<300"}) +
+        "]");
   }
   if (rng.Chance(30)) sections.push_back("order[" + rng.Pick({"-slots", "mem", "-mem"}) + "]");
   if (rng.Chance(50)) {
@@ -787,6 +789,18 @@ TEST(AllocPropertyTest, WhenNominateSaysNoNoPlanOfAnyAlternativeFits) {
 
 TEST(AllocPropertyTest, WhenNominateSaysNoNoPlanOfAnyCompoundAlternativeFits) {
   ExpectNoPlacementWhenRefused(/*compound=*/true, kCompoundMix, 3 * kSeeds);
+}
+
+// Static feasibility (R-ADM-1) never calls UNSCHEDULABLE what fits now.
+TEST(AllocPropertyTest, WhatFitsNowIsFeasible) {
+  ForEachInstance([&](Instance& instance) {
+    Capacity capacity = instance.capacity;
+    if (!NominateJob(instance.state, kJob, capacity).ok) return;
+    Capacity all = Capacity::AllConfigured(instance.state);
+    const Feasibility feasibility =
+        ResreqAllocator().CheckFeasible(*instance.state.FindJob(kJob), instance.state, all);
+    EXPECT_TRUE(feasibility.ok) << feasibility.why;
+  });
 }
 
 TEST(AllocPropertyTest, NominateNeverChangesTheCapacity) {

@@ -108,9 +108,15 @@ bool HasDetail(const PendingReasons& reasons, const ReasonDetail& want) {
   return false;
 }
 
-HostSpec Typed(std::string name, int32_t slots, std::string type) {
-  return HostSpec{
-      .name = std::move(name), .slots = slots, .attributes = {{"type", std::move(type)}}};
+// A host with a `type` attribute, and `mem` unless it is negative.
+HostSpec Typed(std::string name, int32_t slots, std::string type, int64_t mem = -1,
+               HostState state = HostState::kOk) {
+  HostSpec host{.name = std::move(name),
+                .slots = slots,
+                .attributes = {{"type", std::move(type)}},
+                .state = state};
+  if (mem >= 0) host.resources = {{"mem", mem}};
+  return host;
 }
 
 // --- The seed's cases -------------------------------------------------------------------
@@ -158,18 +164,18 @@ TEST(ResreqAllocatorTest, AFailedAttemptLeavesNoPhantomDebitForTheNextOne) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    HostSpec x = Typed("x", 3, "x");
-    x.resources = {{"mem", 100}};
-    ClusterState state = ClusterBuilder().Host(x).Shared("lic", 2).State();
+    ClusterState state = ClusterBuilder().Host(Typed("x", 3, "x", 100)).Shared("lic", 2).State();
     AllocOutcome outcome = NominateNew(state, JobBuilder(1).ResReq(c.resreq));
     EXPECT_TRUE(outcome.ok) << Describe(outcome.reasons);
   }
 }
 
 TEST(ResreqAllocatorTest, ACompoundWhoseLastPartFailsReleasesTheEarlierParts) {
-  HostSpec x = Typed("x", 4, "x");
-  x.resources = {{"mem", 100}};
-  ClusterState state = ClusterBuilder().Host(x).Host(Typed("z", 2, "z")).Shared("lic", 3).State();
+  ClusterState state = ClusterBuilder()
+                           .Host(Typed("x", 4, "x", 100))
+                           .Host(Typed("z", 2, "z"))
+                           .Shared("lic", 3)
+                           .State();
   Capacity capacity(state);
   const std::string before = Snapshot(state, capacity);
   AllocOutcome outcome = NominateNew(
@@ -299,13 +305,12 @@ TEST(ResreqAllocatorTest, NominateReturnsTheCapacityUnchanged) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    HostSpec a = Typed("a", 4, "x");
-    a.resources = {{"mem", 100}};
-    HostSpec b = Typed("b", 4, "x");
-    b.resources = {{"mem", 100}};
-    HostSpec d = Typed("d", 2, "x");
-    d.resources = {{"mem", 100}};
-    ClusterState state = ClusterBuilder().Host(a).Host(b).Host(d).Shared("lic", 2).State();
+    ClusterState state = ClusterBuilder()
+                             .Host(Typed("a", 4, "x", 100))
+                             .Host(Typed("b", 4, "x", 100))
+                             .Host(Typed("d", 2, "x", 100))
+                             .Shared("lic", 2)
+                             .State();
     Occupy(state, 100, "a", 2);
     Capacity capacity(state);
     // Claims made earlier in the cycle are part of what must be returned unchanged.
@@ -333,11 +338,12 @@ TEST(ResreqAllocatorTest, WhatANominationUndidDoesNotSteerTheNextJob) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    // h1 (type a, 1 slot) comes first; a part that fills it makes later scans pass over it.
+    // h1 is the first host of type a (after b0, which has room but is of type b); a part
+    // that fills h1 makes the scans of later parts pass over it.
     ClusterState state = ClusterBuilder()
+                             .Host(Typed("b0", 4, "b"))
                              .Host(Typed("h1", 1, "a"))
                              .Host(Typed("h2", 2, "a"))
-                             .Host(Typed("h3", 4, "b"))
                              .State();
     Capacity capacity(state);
     const std::string before = Snapshot(state, capacity);
@@ -675,12 +681,11 @@ TEST(ResreqAllocatorTest, EachFailureClassGivesItsReason) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    HostSpec h1 = Typed("h1", 4, "x");
-    h1.resources = {{"mem", 500}};
-    h1.state = c.state;
-    HostSpec h2 = h1;
-    h2.name = "h2";
-    ClusterState state = ClusterBuilder().Host(h1).Host(h2).Shared("lic", 2).State();
+    ClusterState state = ClusterBuilder()
+                             .Host(Typed("h1", 4, "x", 500, c.state))
+                             .Host(Typed("h2", 4, "x", 500, c.state))
+                             .Shared("lic", 2)
+                             .State();
     if (c.busy) {
       Occupy(state, 100, "h1", 1);
       Occupy(state, 101, "h2", 1);
@@ -757,11 +762,11 @@ TEST(ResreqAllocatorTest, ShapeShortagesNameTheShapeAndNeedMoreThanIsAvailable) 
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    HostSpec h1 = Typed("h1", 4, "a");
-    HostSpec h2 = Typed("h2", 1, "b");
-    HostSpec h3 = Typed("h3", 1, "b");
-    for (HostSpec* h : {&h1, &h2, &h3}) h->resources = {{"mem", 300}};
-    ClusterState state = ClusterBuilder().Host(h1).Host(h2).Host(h3).State();
+    ClusterState state = ClusterBuilder()
+                             .Host(Typed("h1", 4, "a", 300))
+                             .Host(Typed("h2", 1, "b", 300))
+                             .Host(Typed("h3", 1, "b", 300))
+                             .State();
     if (c.h1_busy > 0) Occupy(state, 100, "h1", c.h1_busy);
     AllocOutcome outcome = NominateNew(state, JobBuilder(1).Tasks(c.tasks).ResReq(c.resreq));
     ASSERT_FALSE(outcome.ok);
@@ -791,15 +796,12 @@ TEST(ResreqAllocatorTest, CheckFeasibleCountsEveryConfiguredHost) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    HostSpec h1 = Typed("h1", 4, "x");
-    h1.resources = {{"mem", 400}};
-    HostSpec h2 = h1;
-    h2.name = "h2";
-    h2.state = HostState::kClosed;
-    HostSpec h3 = h1;
-    h3.name = "h3";
-    h3.state = HostState::kUnavail;
-    ClusterState state = ClusterBuilder().Host(h1).Host(h2).Host(h3).Shared("lic", 2).State();
+    ClusterState state = ClusterBuilder()
+                             .Host(Typed("h1", 4, "x", 400))
+                             .Host(Typed("h2", 4, "x", 400, HostState::kClosed))
+                             .Host(Typed("h3", 4, "x", 400, HostState::kUnavail))
+                             .Shared("lic", 2)
+                             .State();
     Occupy(state, 100, "h1", 4);
     Feasibility feasibility = CheckNew(state, c.job);
     EXPECT_TRUE(feasibility.ok) << feasibility.why;
@@ -830,14 +832,12 @@ TEST(ResreqAllocatorTest, CheckFeasibleNamesWhatIsImpossible) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    HostSpec h1 = Typed("h1", 4, "x");
-    h1.resources = {{"mem", 400}};
-    HostSpec h2 = h1;
-    h2.name = "h2";
-    h2.state = HostState::kClosed;
-    HostSpec h3 = h1;
-    h3.name = "h3";
-    ClusterState state = ClusterBuilder().Host(h1).Host(h2).Host(h3).Shared("lic", 2).State();
+    ClusterState state = ClusterBuilder()
+                             .Host(Typed("h1", 4, "x", 400))
+                             .Host(Typed("h2", 4, "x", 400, HostState::kClosed))
+                             .Host(Typed("h3", 4, "x", 400))
+                             .Shared("lic", 2)
+                             .State();
     Feasibility feasibility = CheckNew(state, c.job);
     ASSERT_FALSE(feasibility.ok);
     for (const std::string& part : c.want) {
@@ -847,12 +847,39 @@ TEST(ResreqAllocatorTest, CheckFeasibleNamesWhatIsImpossible) {
   }
 }
 
+// Static feasibility must not call a job impossible that fits now: a select[] that reads free
+// amounts may hold on a busy host and not on an idle one (`slots<2`, `mem<=500`).
+TEST(ResreqAllocatorTest, CheckFeasibleNeverRejectsWhatFitsNow) {
+  struct Case {
+    std::string_view name;
+    std::string resreq;
+  };
+  const Case cases[] = {
+      {"fewer free slots than", "select[slots<2]"},
+      {"at most so much free mem", "select[mem<=500]"},
+      {"not more free slots than", "select[!(slots>1)]"},
+      {"monotone select (control)", "select[slots>=1]"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ClusterState state = ClusterBuilder()
+                             .Host(HostSpec{.name = "h1", .slots = 4, .resources = {{"mem", 1000}}})
+                             .State();
+    Submit(state, JobBuilder(100).Tasks(3).ResReq("rusage[mem=200]"));
+    state.Start(100, Allocation{.hosts = {{.host = 0, .slots = 3, .resources = {{0, 600}}}}}, 0);
+    state.MarkClassified();
+    AllocOutcome now = NominateNew(state, JobBuilder(1).ResReq(c.resreq));
+    ASSERT_TRUE(now.ok) << Describe(now.reasons);
+    Capacity all = Capacity::AllConfigured(state);
+    Feasibility feasibility = ResreqAllocator().CheckFeasible(*state.FindJob(1), state, all);
+    EXPECT_TRUE(feasibility.ok) << feasibility.why;
+  }
+}
+
 TEST(ResreqAllocatorTest, CheckFeasibleReturnsTheCapacityUnchanged) {
   for (const char* resreq : {"rusage[mem=10:lic=1] same[type]", "2*{rusage[lic=1]} + 99*{}"}) {
     SCOPED_TRACE(resreq);
-    HostSpec h1 = Typed("h1", 4, "x");
-    h1.resources = {{"mem", 400}};
-    ClusterState state = ClusterBuilder().Host(h1).Shared("lic", 2).State();
+    ClusterState state = ClusterBuilder().Host(Typed("h1", 4, "x", 400)).Shared("lic", 2).State();
     Submit(state, JobBuilder(1).Tasks(2).ResReq(resreq));
     Capacity all = Capacity::AllConfigured(state);
     const std::string before = Snapshot(state, all);
