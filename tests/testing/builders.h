@@ -176,6 +176,11 @@ inline const core::UpdateAdmission* AdmissionUpdateOf(const core::CycleResult& r
   return last;
 }
 
+// One cycle at `now` with explanations, the state left as it was.
+inline core::CycleResult ExplainedCycle(const core::ClusterState& state, Instant now) {
+  return core::Scheduler().RunCycle(state, now, core::CycleOptions{.explain = true});
+}
+
 // Runs one cycle and commits it: the state after the cycle at `now`.
 inline core::CycleResult CycleAndCommit(core::ClusterState& state, Instant now) {
   core::CycleResult result = core::Scheduler().RunCycle(state, now, {.explain = true});

@@ -73,7 +73,7 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
   CapacityHostView view(task.state, capacity);
   auto visit = [&](HostIndex h) {
     view.Bind(h);
-    if (!task.state.PassesSelect(task.primary.select, h, view)) {
+    if (!task.Selects(h, view)) {
       ++scan.no_match;
       return;
     }
@@ -362,7 +362,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
     if (!capacity.AcceptsWork(h) || capacity.FreeSlots(h) < task.max_tasks) return false;
     if (task.exclusive && !capacity.Idle(h)) return false;
     view.Bind(h);
-    return task.state.PassesSelect(p.select, h, view) && HostFit(h, demand, capacity) >= task.max_tasks;
+    return task.Selects(h, view) && HostFit(h, demand, capacity) >= task.max_tasks;
   };
   auto claim = [&](HostIndex h) {
     HostGrant grant = GrantFor(Candidate{h, task.max_tasks}, task.max_tasks, demand, task.exclusive);
@@ -389,7 +389,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
       if (fits(h)) return claim(h);
       if (!in_front) continue;
       view.Bind(h);
-      if (capacity.FreeSlots(h) == 0 || !task.state.PassesSelect(p.select, h, view)) {
+      if (capacity.FreeSlots(h) == 0 || !task.Selects(h, view)) {
         cursor = h + 1;
       } else {
         in_front = false;

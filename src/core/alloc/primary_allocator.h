@@ -13,6 +13,7 @@
 #include "core/alloc/host_view.h"
 #include "core/model/cluster_state.h"
 #include "core/reasons/reason.h"
+#include "core/resreq/eval.h"
 #include "core/resreq/request.h"
 
 namespace sluice::core {
@@ -24,6 +25,20 @@ struct PrimaryTask {
   int32_t min_tasks = 1;
   int32_t max_tasks = 1;
   bool exclusive = false;
+  // Static feasibility (R-ADM-1): a select[] that reads free amounts (`slots<3`) is judged
+  // at both extremes, the host idle (the view) and the host full, and passes if either
+  // holds; only configuration makes a job impossible. (A condition true only in between,
+  // `slots>1 && slots<3`, is missed: such a job stays pending instead of failing.)
+  bool optimistic_select = false;
+
+  bool Selects(HostIndex host, CapacityHostView& view) const {
+    if (state.PassesSelect(primary.select, host, view)) return true;
+    if (!optimistic_select || state.SelectIsStatic(primary.select)) return false;
+    view.ShowFull(true);
+    const bool full = resreq::EvalSelect(primary.select, state.expr_pool(), view);
+    view.ShowFull(false);
+    return full;
+  }
 };
 
 // What the primaries of one attempt have claimed so far.

@@ -54,31 +54,36 @@ Allocation Merge(Placement placement) {
 // by kSearchBudget host tries, so a very large compound may still miss a placement.
 constexpr int64_t kSearchBudget = 20000;
 
-PrimaryTask PartTask(const Job& job, const ClusterState& state, const resreq::Primary& part) {
+PrimaryTask PartTask(const Job& job, const ClusterState& state, const resreq::Primary& part,
+                     bool feasibility) {
   return PrimaryTask{.state = state,
                      .queue = state.queues()[job.queue],
                      .primary = part,
                      .min_tasks = part.count > 0 ? part.count : job.spec.min_tasks,
                      .max_tasks = part.count > 0 ? part.count : job.spec.max_tasks,
-                     .exclusive = job.spec.exclusive};
+                     .exclusive = job.spec.exclusive,
+                     .optimistic_select = feasibility};
 }
 
 bool SearchParts(const Job& job, const ClusterState& state, const resreq::Compound& compound,
-                 size_t part, Capacity& capacity, Placement& placement, int64_t& budget) {
+                 size_t part, bool feasibility, Capacity& capacity, Placement& placement,
+                 int64_t& budget) {
   if (part == compound.parts.size()) return true;
-  return EnumeratePlacements(PartTask(job, state, compound.parts[part]), capacity, placement,
-                             budget, [&]() {
-                               return SearchParts(job, state, compound, part + 1, capacity,
-                                                  placement, budget);
+  return EnumeratePlacements(PartTask(job, state, compound.parts[part], feasibility), capacity,
+                             placement, budget, [&]() {
+                               return SearchParts(job, state, compound, part + 1, feasibility,
+                                                  capacity, placement, budget);
                              });
 }
 
+// `feasibility`: judged for static feasibility (see PrimaryTask::optimistic_select).
 bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::Compound& compound,
-                      Capacity& capacity, Placement& placement, PendingReasons& reasons) {
+                      bool feasibility, Capacity& capacity, Placement& placement,
+                      PendingReasons& reasons) {
   const size_t mark = capacity.Mark();
   bool greedy = true;
   for (const resreq::Primary& part : compound.parts) {
-    if (!AllocatePrimary(PartTask(job, state, part), capacity, placement, reasons)) {
+    if (!AllocatePrimary(PartTask(job, state, part, feasibility), capacity, placement, reasons)) {
       greedy = false;
       break;
     }
@@ -88,7 +93,7 @@ bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::C
   capacity.Rollback(mark);
   placement = {};
   int64_t budget = kSearchBudget;
-  if (SearchParts(job, state, compound, 0, capacity, placement, budget)) {
+  if (SearchParts(job, state, compound, 0, feasibility, capacity, placement, budget)) {
     reasons = {};
     return true;
   }
@@ -169,7 +174,8 @@ AllocOutcome ResreqAllocator::Nominate(const Job& job, const ClusterState& state
   const size_t start = capacity.Mark();
   for (const resreq::Compound& alternative : job.request->alternatives) {
     Placement placement;
-    if (AllocateCompound(job, state, alternative, capacity, placement, outcome.reasons)) {
+    if (AllocateCompound(job, state, alternative, /*feasibility=*/false, capacity, placement,
+                         outcome.reasons)) {
       capacity.Rollback(start);
       outcome.ok = true;
       outcome.reasons = {};
@@ -188,7 +194,8 @@ Feasibility ResreqAllocator::CheckFeasible(const Job& job, const ClusterState& s
   for (const resreq::Compound& alternative : job.request->alternatives) {
     Placement placement;
     PendingReasons reasons;
-    const bool ok = AllocateCompound(job, state, alternative, all_configured, placement, reasons);
+    const bool ok = AllocateCompound(job, state, alternative, /*feasibility=*/true, all_configured,
+                                     placement, reasons);
     all_configured.Rollback(start);
     if (ok) return {};
     per_alternative.push_back(std::move(reasons));

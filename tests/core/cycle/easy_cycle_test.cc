@@ -16,9 +16,7 @@ using testing::Started;
 using testing::Submit;
 using testing::SubmitRunning;
 
-CycleResult Cycle(const ClusterState& state, Instant now) {
-  return Scheduler().RunCycle(state, now, CycleOptions{.explain = true});
-}
+CycleResult Cycle(const ClusterState& state, Instant now) { return testing::ExplainedCycle(state, now); }
 
 // 10 slots; job 1 runs on 6 until t=100. Head 2 needs 8: S = 100, extra = 4 + 6 - 8 = 2.
 ClusterState BlockedHead() {

@@ -15,9 +15,7 @@ using testing::Started;
 using testing::Submit;
 using testing::SubmitRunning;
 
-CycleResult Cycle(const ClusterState& state, Instant now) {
-  return Scheduler().RunCycle(state, now, CycleOptions{.explain = true});
-}
+CycleResult Cycle(const ClusterState& state, Instant now) { return testing::ExplainedCycle(state, now); }
 
 TEST(EligibilityCycleTest, ABeginTimeInTheFutureSkipsTheJobAndSetsATimer) {
   ClusterState state = ClusterBuilder().Hosts(2, 1).State();

@@ -16,9 +16,7 @@ using testing::Started;
 using testing::Submit;
 using testing::SubmitRunning;
 
-CycleResult Cycle(const ClusterState& state, Instant now) {
-  return Scheduler().RunCycle(state, now, CycleOptions{.explain = true});
-}
+CycleResult Cycle(const ClusterState& state, Instant now) { return testing::ExplainedCycle(state, now); }
 
 TEST(FifoCycleTest, StartsInQueueOrderUntilTheHeadDoesNotFit) {
   ClusterState state = ClusterBuilder().Hosts(10, 1).Policy(PolicyKind::kFifo).State();
