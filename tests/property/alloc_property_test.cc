@@ -88,7 +88,7 @@ std::string RandomPrimary(Rng& rng) {
     sections.push_back(
         "select[" +
         rng.Pick({"type==a", "type==b", "fast", "!fast", "mem>=200", "type==a || fast",
-                  "defined(type) && mem>=100", "slots>=2", "slots<3", "mem<300"}) +
+                  "defined(type) && mem>=100", "slots>=2", "slots<3", "mem<300", "slots==1"}) +
         "]");
   }
   if (rng.Chance(30)) sections.push_back("order[" + rng.Pick({"-slots", "mem", "-mem"}) + "]");

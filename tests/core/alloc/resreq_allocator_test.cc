@@ -848,7 +848,8 @@ TEST(ResreqAllocatorTest, CheckFeasibleNamesWhatIsImpossible) {
 }
 
 // Static feasibility must not call a job impossible that fits now: a select[] that reads free
-// amounts may hold on a busy host and not on an idle one (`slots<2`, `mem<=500`).
+// amounts may hold on a partly used host and not on an idle one (`slots<2`, `mem<=500`), nor
+// on a full one (`slots==1`, a band of free mem). h1: 1 slot and 400 mem free.
 TEST(ResreqAllocatorTest, CheckFeasibleNeverRejectsWhatFitsNow) {
   struct Case {
     std::string_view name;
@@ -858,6 +859,9 @@ TEST(ResreqAllocatorTest, CheckFeasibleNeverRejectsWhatFitsNow) {
       {"fewer free slots than", "select[slots<2]"},
       {"at most so much free mem", "select[mem<=500]"},
       {"not more free slots than", "select[!(slots>1)]"},
+      // Neither an idle nor a full host passes these; this one, partly used, does now.
+      {"exactly so many free slots", "select[slots==1]"},
+      {"a band of free mem", "select[mem>300 && mem<500]"},
       {"monotone select (control)", "select[slots>=1]"},
   };
   for (const Case& c : cases) {
