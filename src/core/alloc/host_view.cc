@@ -22,10 +22,10 @@ std::optional<ResourceId> CapacityHostView::HostResource(std::string_view name) 
 }
 
 std::optional<double> CapacityHostView::Free(std::string_view name) const {
-  if (name == "slots") return full_ ? 0 : capacity_.FreeSlots(host_->index);
+  if (name == "slots") return capacity_.FreeSlots(host_->index);
   auto id = HostResource(name);
   if (!id) return std::nullopt;
-  return full_ ? 0.0 : static_cast<double>(capacity_.FreeResource(host_->index, *id));
+  return static_cast<double>(capacity_.FreeResource(host_->index, *id));
 }
 
 std::optional<double> CapacityHostView::Total(std::string_view name) const {

@@ -20,8 +20,7 @@ class CapacityHostView final : public resreq::HostView {
       : state_(state), capacity_(capacity) {}
 
   void Bind(HostIndex host) { host_ = &state_.hosts()[host]; }
-  // Shows the bound host as full: every consumable it has reads as 0 free.
-  void ShowFull(bool full) { full_ = full; }
+
 
   std::optional<std::string_view> Attribute(std::string_view name) const override;
   bool HasTag(std::string_view name) const override;
@@ -35,7 +34,6 @@ class CapacityHostView final : public resreq::HostView {
   const ClusterState& state_;
   const Capacity& capacity_;
   const Host* host_ = nullptr;
-  bool full_ = false;
 };
 
 }  // namespace sluice::core

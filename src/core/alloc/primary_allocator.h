@@ -25,19 +25,15 @@ struct PrimaryTask {
   int32_t min_tasks = 1;
   int32_t max_tasks = 1;
   bool exclusive = false;
-  // Static feasibility (R-ADM-1): a select[] that reads free amounts (`slots<3`) is judged
-  // at both extremes, the host idle (the view) and the host full, and passes if either
-  // holds; only configuration makes a job impossible. (A condition true only in between,
-  // `slots>1 && slots<3`, is missed: such a job stays pending instead of failing.)
+  // Static feasibility (R-ADM-1): a select[] that tests a free amount (`slots==1`,
+  // `mem>4000`) may hold on a host at some moment, so it passes every host; only the
+  // configuration makes a job impossible. (With such a select beside attribute tests, e.g.
+  // `type==sparc && slots<3`, an impossible job stays pending rather than failing.)
   bool optimistic_select = false;
 
-  bool Selects(HostIndex host, CapacityHostView& view) const {
-    if (state.PassesSelect(primary.select, host, view)) return true;
-    if (!optimistic_select || state.SelectIsStatic(primary.select)) return false;
-    view.ShowFull(true);
-    const bool full = resreq::EvalSelect(primary.select, state.expr_pool(), view);
-    view.ShowFull(false);
-    return full;
+  bool Selects(HostIndex host, const resreq::HostView& view) const {
+    if (optimistic_select && state.SelectTestsFreeAmounts(primary.select)) return true;
+    return state.PassesSelect(primary.select, host, view);
   }
 };
 

@@ -59,8 +59,39 @@ bool ClusterState::SelectIsStatic(resreq::ExprId select) const {
     it->second.reads_free_amounts = resreq::ReadsFreeAmounts(
         select, *expr_pool_, [&](std::string_view name) { return FindHostResource(name).has_value(); });
     if (!it->second.reads_free_amounts) it->second.verdicts.assign(hosts_.size(), 0);
+    it->second.tests_free_amounts = TestsFreeAmounts(select);
   }
   return !it->second.reads_free_amounts;
+}
+
+bool ClusterState::SelectTestsFreeAmounts(resreq::ExprId select) const {
+  if (SelectIsStatic(select)) return false;
+  return select_memo_.find(select)->second.tests_free_amounts;
+}
+
+bool ClusterState::TestsFreeAmounts(resreq::ExprId id) const {
+  const resreq::ExprPool& pool = *expr_pool_;
+  auto consumable = [&](std::string_view name) {
+    if (name == "slots" || FindHostResource(name)) return true;
+    return false;
+  };
+  const resreq::ExprOp op = pool.op(id);
+  if (op == resreq::ExprOp::kIdent || op == resreq::ExprOp::kTag) return consumable(pool.text(id));
+  if (op == resreq::ExprOp::kDefined) return false;
+  const auto operands = pool.operands(id);
+  if (resreq::IsComparison(op)) {
+    const resreq::ExprId a = operands[0].id;
+    const resreq::ExprId b = operands[1].id;
+    auto word = [&](resreq::ExprId x, resreq::ExprId other) {  // `gpu` in `type==gpu`
+      return pool.op(x) == resreq::ExprOp::kIdent && pool.op(other) == resreq::ExprOp::kIdent &&
+             !consumable(pool.text(other));
+    };
+    return (!word(a, b) && TestsFreeAmounts(a)) || (!word(b, a) && TestsFreeAmounts(b));
+  }
+  for (const resreq::Operand& operand : operands) {
+    if (TestsFreeAmounts(operand.id)) return true;
+  }
+  return false;
 }
 
 bool ClusterState::PassesSelectSlow(resreq::ExprId select, HostIndex host,

@@ -166,6 +166,10 @@ class ClusterState {
 
   // True when `select`'s verdict depends only on host configuration (no free amounts).
   bool SelectIsStatic(resreq::ExprId select) const;
+  // True when `select` tests a free amount as a value: a consumable name that is not merely
+  // the word on one side of a comparison with another name (`type==gpu` names the `gpu`
+  // resource but tests the word). Static feasibility lets such a select pass every host.
+  bool SelectTestsFreeAmounts(resreq::ExprId select) const;
 
   // Calls fn(HostIndex) for every host the queue may use, in host order.
   template <typename Fn>
@@ -229,6 +233,7 @@ class ClusterState {
   void SetHostSpec(Host& host, HostSpec spec);
   Status ResolveQueueHosts(Queue& queue) const;
   bool PassesSelectSlow(resreq::ExprId select, HostIndex host, const resreq::HostView& view) const;
+  bool TestsFreeAmounts(resreq::ExprId id) const;
   void Release(Job& job);
   void RemovePending(Job& job);
 
@@ -243,6 +248,7 @@ class ClusterState {
   std::unordered_map<std::string, std::unique_ptr<resreq::Request>> requests_;  // by text
   struct SelectMemo {
     bool reads_free_amounts = false;
+    bool tests_free_amounts = false;
     std::vector<uint8_t> verdicts;  // by host: 0 unknown, 1 passes, 2 fails
   };
   mutable std::unordered_map<resreq::ExprId, SelectMemo> select_memo_;  // never iterated
