@@ -52,21 +52,24 @@ Status ClusterState::AddHost(HostSpec spec) {
   return Status::Ok();
 }
 
-bool ClusterState::SelectIsStatic(resreq::ExprId select) const {
-  if (select == resreq::kNoExpr) return true;
+ClusterState::SelectMemo& ClusterState::MemoOf(resreq::ExprId select) const {
   auto [it, inserted] = select_memo_.try_emplace(select);
+  SelectMemo& memo = it->second;
   if (inserted) {
-    it->second.reads_free_amounts = resreq::ReadsFreeAmounts(
+    memo.reads_free_amounts = resreq::ReadsFreeAmounts(
         select, *expr_pool_, [&](std::string_view name) { return FindHostResource(name).has_value(); });
-    if (!it->second.reads_free_amounts) it->second.verdicts.assign(hosts_.size(), 0);
-    it->second.tests_free_amounts = TestsFreeAmounts(select);
+    if (!memo.reads_free_amounts) memo.verdicts.assign(hosts_.size(), 0);
+    memo.tests_free_amounts = TestsFreeAmounts(select);
   }
-  return !it->second.reads_free_amounts;
+  return memo;
+}
+
+bool ClusterState::SelectIsStatic(resreq::ExprId select) const {
+  return select == resreq::kNoExpr || !MemoOf(select).reads_free_amounts;
 }
 
 bool ClusterState::SelectTestsFreeAmounts(resreq::ExprId select) const {
-  if (SelectIsStatic(select)) return false;
-  return select_memo_.find(select)->second.tests_free_amounts;
+  return select != resreq::kNoExpr && MemoOf(select).tests_free_amounts;
 }
 
 bool ClusterState::TestsFreeAmounts(resreq::ExprId id) const {
@@ -96,9 +99,8 @@ bool ClusterState::TestsFreeAmounts(resreq::ExprId id) const {
 
 bool ClusterState::PassesSelectSlow(resreq::ExprId select, HostIndex host,
                                     const resreq::HostView& view) const {
-  const bool is_static = SelectIsStatic(select);
-  SelectMemo& memo = select_memo_.find(select)->second;
-  if (!is_static) return resreq::EvalSelect(select, *expr_pool_, view);
+  SelectMemo& memo = MemoOf(select);  // one lookup on this hot path
+  if (memo.reads_free_amounts) return resreq::EvalSelect(select, *expr_pool_, view);
   uint8_t& verdict = memo.verdicts[host];
   if (verdict == 0) verdict = resreq::EvalSelect(select, *expr_pool_, view) ? 1 : 2;
   return verdict == 1;

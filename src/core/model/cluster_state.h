@@ -234,6 +234,9 @@ class ClusterState {
   Status ResolveQueueHosts(Queue& queue) const;
   bool PassesSelectSlow(resreq::ExprId select, HostIndex host, const resreq::HostView& view) const;
   bool TestsFreeAmounts(resreq::ExprId id) const;
+  struct SelectMemo;
+  // The memo entry of a select (created on first use). REQUIRES: select != kNoExpr.
+  SelectMemo& MemoOf(resreq::ExprId select) const;
   void Release(Job& job);
   void RemovePending(Job& job);
 
