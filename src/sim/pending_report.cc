@@ -50,9 +50,35 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       j["limit"] = detail.needed;
       j["used"] = detail.available;
       break;
+    case core::ReasonCode::kLimit:
+    case core::ReasonCode::kHostLimit:
+    case core::ReasonCode::kUserLimit:
+    case core::ReasonCode::kQueueCapacity:
+      if (!detail.limit.empty()) j["limit"] = detail.limit;
+      if (!detail.scope.empty()) j["scope"] = detail.scope;
+      j["resource"] = detail.resource.empty() ? "slots" : detail.resource;
+      j["used"] = detail.used;
+      j["max"] = detail.max;
+      if (detail.hosts > 0) j["hosts"] = detail.hosts;
+      break;
+    case core::ReasonCode::kDependency:
+      j["condition"] = detail.condition;
+      j["never"] = detail.never;
+      break;
+    case core::ReasonCode::kQueueWindow:
+    case core::ReasonCode::kPreempting:
+      if (detail.time == kInfinite) {
+        j["time"] = nullptr;
+      } else {
+        j["time"] = detail.time;
+      }
+      break;
     case core::ReasonCode::kNewJob:
     case core::ReasonCode::kHeld:
     case core::ReasonCode::kQueueInactive:
+    case core::ReasonCode::kFairshare:
+    case core::ReasonCode::kDispatchFailed:
+    case core::ReasonCode::kInternal:
       break;
   }
   return j;

@@ -34,8 +34,28 @@ std::string_view ToString(ReasonCode code) {
       return "HOST_CLOSED";
     case ReasonCode::kHostUnavail:
       return "HOST_UNAVAIL";
+    case ReasonCode::kDependency:
+      return "DEPENDENCY";
+    case ReasonCode::kQueueWindow:
+      return "QUEUE_WINDOW";
+    case ReasonCode::kQueueCapacity:
+      return "QUEUE_CAPACITY";
+    case ReasonCode::kUserLimit:
+      return "USER_LIMIT";
+    case ReasonCode::kLimit:
+      return "LIMIT";
+    case ReasonCode::kHostLimit:
+      return "HOST_LIMIT";
+    case ReasonCode::kFairshare:
+      return "FAIRSHARE";
+    case ReasonCode::kPreempting:
+      return "PREEMPTING";
+    case ReasonCode::kDispatchFailed:
+      return "DISPATCH_FAILED";
+    case ReasonCode::kInternal:
+      return "INTERNAL";
   }
-  return "INTERNAL";
+  return "UNKNOWN";
 }
 
 std::string_view Headline(ReasonCode code) {
@@ -68,8 +88,28 @@ std::string_view Headline(ReasonCode code) {
       return "Host is closed or draining";
     case ReasonCode::kHostUnavail:
       return "Host is unavailable";
+    case ReasonCode::kDependency:
+      return "The job's dependency condition is not satisfied";
+    case ReasonCode::kQueueWindow:
+      return "The queue's dispatch window is closed";
+    case ReasonCode::kQueueCapacity:
+      return "The queue is at its maximum capacity";
+    case ReasonCode::kUserLimit:
+      return "The user holds the queue's minimum user share while other users wait";
+    case ReasonCode::kLimit:
+      return "A limit is reached";
+    case ReasonCode::kHostLimit:
+      return "A per-host limit is reached";
+    case ReasonCode::kFairshare:
+      return "Users with a higher fairshare priority go first";
+    case ReasonCode::kPreempting:
+      return "Slots are being freed for the job; waiting for preempted jobs to exit";
+    case ReasonCode::kDispatchFailed:
+      return "The job could not be launched; it will be retried";
+    case ReasonCode::kInternal:
+      return "Internal error while evaluating the job";
   }
-  return "Internal error while evaluating the job";
+  return "Unknown reason";
 }
 
 // Severity order (docs/design/cycle.md). HELD outranks everything: nothing else matters
@@ -111,6 +151,26 @@ int Severity(ReasonCode code) {
       return 80;
     case ReasonCode::kHeld:
       return 90;
+    case ReasonCode::kFairshare:
+      return 12;
+    case ReasonCode::kPreempting:
+      return 25;
+    case ReasonCode::kHostLimit:
+      return 39;
+    case ReasonCode::kQueueCapacity:
+      return 55;
+    case ReasonCode::kUserLimit:
+      return 57;
+    case ReasonCode::kLimit:
+      return 58;
+    case ReasonCode::kQueueWindow:
+      return 75;
+    case ReasonCode::kDependency:
+      return 85;
+    case ReasonCode::kDispatchFailed:
+      return 5;
+    case ReasonCode::kInternal:
+      return 100;
   }
   return 100;
 }

@@ -34,6 +34,16 @@ enum class ReasonCode : uint8_t {
   kExclusive,     // an exclusive job needs an idle host; matching hosts run other jobs
   kHostClosed,    // matching hosts are closed or draining
   kHostUnavail,   // matching hosts are unavailable (agent lost)
+  kDependency,    // its dependency expression is not satisfied (or can never be)
+  kQueueWindow,   // its queue's dispatch windows are closed now
+  kQueueCapacity,  // its queue is at its maximum capacity (R-CAP-1)
+  kUserLimit,     // its user holds the queue's minimum-user-limit share (R-CAP-2)
+  kLimit,         // a named limit (R-Q-2) is reached
+  kHostLimit,     // a per-host named limit is reached on the hosts it could use
+  kFairshare,     // users with a higher fairshare priority go first (R-Q-4)
+  kPreempting,    // slots are being freed for it; waiting for the victims to exit
+  kDispatchFailed,  // an agent could not launch it; it will be retried
+  kInternal,      // an evaluation error: a bug, never silent
 };
 inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kNewJob,
@@ -50,6 +60,16 @@ inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kExclusive,
     ReasonCode::kHostClosed,
     ReasonCode::kHostUnavail,
+    ReasonCode::kDependency,
+    ReasonCode::kQueueWindow,
+    ReasonCode::kQueueCapacity,
+    ReasonCode::kUserLimit,
+    ReasonCode::kLimit,
+    ReasonCode::kHostLimit,
+    ReasonCode::kFairshare,
+    ReasonCode::kPreempting,
+    ReasonCode::kDispatchFailed,
+    ReasonCode::kInternal,
 };
 
 // The JSON name: "NEW_JOB", "PRIORITY_WAIT", ...
@@ -71,7 +91,16 @@ struct ReasonDetail {
   JobId job = kNoJob;          // kPriorityWait / kReserved / kGated: the head it waits behind
   Instant time = kInfinite;    // kReserved: when the head's reservation begins;
                                // kGated: since when the gate is active;
-                               // kBeginTime: the begin time
+                               // kBeginTime: the begin time;
+                               // kQueueWindow: when a window opens next;
+                               // kPreempting: when the victims' grace ends
+  std::string limit;           // kLimit, kHostLimit, kUserLimit: the limit's name
+  std::string scope;           // kLimit, kHostLimit: the consumer it applies to, e.g.
+                               // "user alice", "queue normal", "host h001"
+  int64_t used = 0;            // kLimit, kHostLimit, kUserLimit, kQueueCapacity: in use
+  int64_t max = 0;             // ... and the maximum (same unit as `resource`)
+  std::string condition;       // kDependency: the unsatisfied condition, e.g. "done(12)"
+  bool never = false;          // kDependency: the condition can never be satisfied
 
   friend bool operator==(const ReasonDetail&, const ReasonDetail&) = default;
 };

@@ -74,9 +74,38 @@ std::string RenderReason(const ReasonDetail& detail) {
       line += ": " + std::to_string(detail.available) + " of " + std::to_string(detail.needed) + " " +
               (detail.resource.empty() ? "jobs" : detail.resource) + " in use";
       break;
+    case ReasonCode::kLimit:
+    case ReasonCode::kHostLimit:
+      line = std::string(detail.code == ReasonCode::kHostLimit ? "Per-host limit '" : "Limit '") +
+             detail.limit + "' is reached" + (detail.scope.empty() ? "" : " for " + detail.scope) +
+             " (" + std::to_string(detail.used) + "/" + std::to_string(detail.max) + " " +
+             (detail.resource.empty() ? "slots" : detail.resource) + ")";
+      if (detail.hosts > 0) line += ": " + HostsText(detail.hosts);
+      break;
+    case ReasonCode::kUserLimit:
+      line += " (" + std::to_string(detail.used) + "/" + std::to_string(detail.max) + " slots)";
+      break;
+    case ReasonCode::kQueueCapacity:
+      line += " (" + std::to_string(detail.used) + "/" + std::to_string(detail.max) + " slots)";
+      break;
+    case ReasonCode::kDependency:
+      if (!detail.condition.empty()) {
+        line += detail.never ? ": " + detail.condition + " can never be satisfied"
+                             : ": waiting for " + detail.condition;
+      }
+      break;
+    case ReasonCode::kQueueWindow:
+      line += ": it opens at " + TimeText(detail.time);
+      break;
+    case ReasonCode::kPreempting:
+      if (detail.time != kInfinite) line += " (grace ends at " + TimeText(detail.time) + ")";
+      break;
     case ReasonCode::kNewJob:
     case ReasonCode::kHeld:
     case ReasonCode::kQueueInactive:
+    case ReasonCode::kFairshare:
+    case ReasonCode::kDispatchFailed:
+    case ReasonCode::kInternal:
       break;
   }
   return line;

@@ -15,9 +15,9 @@ TEST(ReasonTest, EveryCodeHasADistinctNameHeadlineAndSeverity) {
   std::set<int> severities;
   for (ReasonCode code : kAllReasonCodes) {
     const std::string name(ToString(code));
-    EXPECT_NE(name, "INTERNAL") << static_cast<int>(code);
+    EXPECT_NE(name, "UNKNOWN") << static_cast<int>(code);
     EXPECT_TRUE(names.insert(name).second) << name;
-    EXPECT_FALSE(Headline(code).starts_with("Internal")) << name;
+    EXPECT_FALSE(Headline(code).starts_with("Unknown")) << name;
     EXPECT_TRUE(severities.insert(Severity(code)).second) << name << " shares a severity";
   }
 }
