@@ -57,6 +57,15 @@ struct QueueSpec {
   std::string default_resreq;
   bool open = true;    // accepts submissions
   bool active = true;  // dispatches
+  // Fairshare within the queue (R-Q-4): shares per user ("default" for users not listed);
+  // empty: no fairshare, plain queue order.
+  std::map<std::string, double> fairshare;
+  Duration fairshare_half_life = 86400;  // seconds for past usage to count half
+  // Priority preemption (R-CAP-4): a preemptive queue's jobs may preempt jobs of preemptable
+  // queues of lower priority.
+  bool preemptive = false;
+  bool preemptable = false;
+  Duration preempt_grace = 30;  // seconds between SIGTERM and SIGKILL for a victim
 };
 
 // A limit's scope along one dimension (users, queues, hosts, projects): unset means no
