@@ -288,6 +288,58 @@ Status ClusterState::Submit(JobSpec spec) {
   return Status::Ok();
 }
 
+Status ClusterState::Restore(JobSpec spec, uint64_t seq, const AdmissionRecord& record) {
+  const JobId id = spec.id;
+  const std::optional<QueueIndex> queue =
+      spec.queue.empty() ? std::optional<QueueIndex>(default_queue_) : FindQueue(spec.queue);
+  if (queue && queues_[*queue].pending.contains(PendingEntry{-spec.priority, seq, nullptr})) {
+    return Status(StatusCode::kAlreadyExists, "job " + std::to_string(id) + ": sequence " +
+                                                  std::to_string(seq) + " is taken");
+  }
+  const uint64_t next_seq = next_seq_;
+  SLUICE_RETURN_IF_ERROR(Submit(std::move(spec)));
+  Job& job = *MutableJob(id);
+  PendingSet& pending = queues_[job.queue].pending;
+  pending.erase(PendingEntry{-job.spec.priority, job.seq, &job});
+  pending.insert(PendingEntry{-job.spec.priority, seq, &job});
+  job.seq = seq;
+  job.admission = record;
+  job.admission.phase = AdmissionPhase::kPending;
+  next_seq_ = std::max(next_seq, seq + 1);
+  return Status::Ok();
+}
+
+Status ClusterState::Requeue(JobId id) {
+  Job* job = MutableJob(id);
+  if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
+  if (job->state != JobState::kRunning && job->state != JobState::kAdmitting) {
+    return FailedPrecondition("job " + std::to_string(id) + " is not running but " +
+                              std::string(ToString(job->state)));
+  }
+  Release(*job);
+  job->allocation = Allocation{};
+  job->state = JobState::kPending;
+  job->admission.phase = AdmissionPhase::kPending;
+  queues_[job->queue].pending.insert(PendingEntry{-job->spec.priority, job->seq, job});
+  if (job->spec.begin_time > job->spec.submit_time) {
+    future_begins_.insert({job->spec.begin_time, id});
+  }
+  return Status::Ok();
+}
+
+Status ClusterState::SetHeld(JobId id, bool held) {
+  Job* job = MutableJob(id);
+  if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
+  const JobState from = held ? JobState::kPending : JobState::kHeld;
+  if (job->state != from) {
+    return FailedPrecondition("job " + std::to_string(id) + " is " +
+                              std::string(ToString(job->state)) + ", not " +
+                              std::string(ToString(from)));
+  }
+  job->state = held ? JobState::kHeld : JobState::kPending;
+  return Status::Ok();
+}
+
 void ClusterState::RemovePending(Job& job) {
   size_t erased = queues_[job.queue].pending.erase(PendingEntry{-job.spec.priority, job.seq, &job});
   SLUICE_CHECK(erased == 1);

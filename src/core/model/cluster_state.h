@@ -218,6 +218,21 @@ class ClusterState {
     return it->first;
   }
 
+  // --- Server support (R-SRV-2): restore from the store, requeue, hold/release. ---
+
+  // Adds a job through the same path as Submit (same checks, same request compilation) but
+  // with the enqueue sequence and admission record it had when it was stored, so a
+  // restarted controller orders it where it was. Later Submits get sequences after it.
+  // Errors: as Submit; kAlreadyExists when the sequence is taken in its queue.
+  Status Restore(JobSpec spec, uint64_t seq, const AdmissionRecord& record);
+  // Puts a RUNNING/ADMITTING job back into its queue at its original sequence, releasing
+  // its slots; its admission record (bypass count, first-blocked time, gate) is kept.
+  // Errors: kNotFound, kFailedPrecondition when the job does not hold an allocation.
+  Status Requeue(JobId id);
+  // PENDING -> HELD (held) or HELD -> PENDING (!held); the job keeps its place.
+  // Errors: kNotFound, kFailedPrecondition from any other state.
+  Status SetHeld(JobId id, bool held);
+
   // Adds one cycle's admission attempt outcomes to a queue's totals.
   void AddTotals(QueueIndex queue, const AdmissionTotals& delta);
   // Replaces the head fields of a pending job's admission record (UpdateAdmission).
