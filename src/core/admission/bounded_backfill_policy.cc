@@ -38,10 +38,10 @@ void Record(CycleContext& ctx, const HeadState& head) {
                                                  head.record.gate_since});
 }
 
-PendingSet::const_iterator NextEligible(const Queue& queue, PendingSet::const_iterator it,
-                                        CycleContext& ctx) {
-  for (; it != queue.pending.end(); ++it) {
-    const Job& job = *it->job;
+QueueOrder::iterator NextEligible(const QueueOrder& order, QueueOrder::iterator it,
+                                  CycleContext& ctx) {
+  for (; it != order.end(); ++it) {
+    const Job& job = *it;
     if (ctx.FailedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
     if (auto why = Ineligible(job, ctx)) {
       if (ctx.explain) ctx.Pend(job, std::move(*why));
@@ -53,10 +53,10 @@ PendingSet::const_iterator NextEligible(const Queue& queue, PendingSet::const_it
 }
 
 // Explains every job after `from` that is still pending as waiting behind the gated head.
-void PendGated(const Queue& queue, PendingSet::const_iterator from, const HeadState& head,
+void PendGated(const QueueOrder& order, QueueOrder::iterator from, const HeadState& head,
                CycleContext& ctx) {
-  for (auto it = from; it != queue.pending.end(); ++it) {
-    const Job& job = *it->job;
+  for (auto it = from; it != order.end(); ++it) {
+    const Job& job = *it;
     if (ctx.FailedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
     if (auto why = Ineligible(job, ctx)) {
       ctx.Pend(job, std::move(*why));
@@ -71,16 +71,16 @@ void PendGated(const Queue& queue, PendingSet::const_iterator from, const HeadSt
 
 class BoundedBackfillPolicy final : public AdmissionPolicy {
  public:
-  void Admit(const Queue& queue, CycleContext& ctx) const override {
-    auto head_it = NextEligible(queue, queue.pending.begin(), ctx);
+  void Admit(const Queue& queue, const QueueOrder& order, CycleContext& ctx) const override {
+    auto head_it = NextEligible(order, order.begin(), ctx);
     auto scan_from = head_it;
     HeadState head;
-    while (head_it != queue.pending.end()) {
-      if (head.job != head_it->job) head = HeadState{head_it->job, head_it->job->admission};
+    while (head_it != order.end()) {
+      if (head.job != &*head_it) head = HeadState{&*head_it, head_it->admission};
       AllocOutcome outcome = ctx.Nominate(*head.job);  // 2.
       if (outcome.ok) {
         ctx.Start(*head.job, std::move(outcome.allocation), /*backfilled=*/false);
-        head_it = NextEligible(queue, std::next(head_it), ctx);
+        head_it = NextEligible(order, std::next(head_it), ctx);
         scan_from = head_it;
         continue;
       }
@@ -102,22 +102,22 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
         ctx.WithholdHostsOf(*head.job, *head.record.gate_since);
         if (ctx.explain) {
           ctx.Pend(*head.job, std::move(outcome.reasons));
-          PendGated(queue, std::next(head_it), head, ctx);
+          PendGated(order, std::next(head_it), head, ctx);
         }
         return;
       }
       // 5. Scan later jobs for the first that fits.
-      auto it = NextEligible(queue, std::next(scan_from), ctx);
-      for (; it != queue.pending.end(); it = NextEligible(queue, std::next(it), ctx)) {
-        AllocOutcome later = ctx.Nominate(*it->job);
+      auto it = NextEligible(order, std::next(scan_from), ctx);
+      for (; it != order.end(); it = NextEligible(order, std::next(it), ctx)) {
+        AllocOutcome later = ctx.Nominate(*it);
         if (!later.ok) continue;
-        ctx.Start(*it->job, std::move(later.allocation), /*backfilled=*/true);
+        ctx.Start(*it, std::move(later.allocation), /*backfilled=*/true);
         ++head.record.bypass_count;
         Record(ctx, head);
         break;
       }
-      if (it == queue.pending.end()) {
-        if (ctx.explain) ExplainBlocked(queue, head_it, std::move(outcome.reasons), ctx);
+      if (it == order.end()) {
+        if (ctx.explain) ExplainBlocked(order, head_it, std::move(outcome.reasons), ctx);
         return;
       }
       scan_from = it;
@@ -126,12 +126,12 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
 
  private:
   // The head keeps its own reasons; each later job its own (it was nominated and failed).
-  static void ExplainBlocked(const Queue& queue, PendingSet::const_iterator head_it,
+  static void ExplainBlocked(const QueueOrder& order, QueueOrder::iterator head_it,
                              PendingReasons head_reasons, CycleContext& ctx) {
-    ctx.Pend(*head_it->job, std::move(head_reasons));
-    for (auto it = NextEligible(queue, std::next(head_it), ctx); it != queue.pending.end();
-         it = NextEligible(queue, std::next(it), ctx)) {
-      ctx.Pend(*it->job, ctx.Nominate(*it->job).reasons);
+    ctx.Pend(*head_it, std::move(head_reasons));
+    for (auto it = NextEligible(order, std::next(head_it), ctx); it != order.end();
+         it = NextEligible(order, std::next(it), ctx)) {
+      ctx.Pend(*it, ctx.Nominate(*it).reasons);
     }
   }
 };

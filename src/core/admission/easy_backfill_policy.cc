@@ -41,17 +41,17 @@ Reservation ReserveForHead(const Job& head, CycleContext& ctx) {
 
 class EasyBackfillPolicy final : public AdmissionPolicy {
  public:
-  void Admit(const Queue& queue, CycleContext& ctx) const override {
+  void Admit(const Queue& /*queue*/, const QueueOrder& order, CycleContext& ctx) const override {
     PendingReasons head_reasons;
-    auto head_it = StartInOrder(queue, ctx, head_reasons);
-    if (head_it == queue.pending.end()) return;
-    const Job& head = *head_it->job;
+    auto head_it = StartInOrder(order, ctx, head_reasons);
+    if (head_it == order.end()) return;
+    const Job& head = *head_it;
     ctx.MarkBlockedHead(head);
     if (ctx.explain) ctx.Pend(head, std::move(head_reasons));
 
     Reservation reservation = ReserveForHead(head, ctx);
-    for (auto it = std::next(head_it); it != queue.pending.end(); ++it) {
-      const Job& job = *it->job;
+    for (auto it = std::next(head_it); it != order.end(); ++it) {
+      const Job& job = *it;
       if (ctx.FailedThisCycle(job)) continue;
       if (auto why = Ineligible(job, ctx)) {
         if (ctx.explain) ctx.Pend(job, std::move(*why));

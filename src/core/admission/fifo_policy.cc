@@ -9,14 +9,14 @@ namespace {
 
 class FifoPolicy final : public AdmissionPolicy {
  public:
-  void Admit(const Queue& queue, CycleContext& ctx) const override {
+  void Admit(const Queue& /*queue*/, const QueueOrder& order, CycleContext& ctx) const override {
     PendingReasons head_reasons;
-    auto head = StartInOrder(queue, ctx, head_reasons);
-    if (head == queue.pending.end()) return;
-    ctx.MarkBlockedHead(*head->job);
+    auto head = StartInOrder(order, ctx, head_reasons);
+    if (head == order.end()) return;
+    ctx.MarkBlockedHead(*head);
     if (!ctx.explain) return;
-    ctx.Pend(*head->job, std::move(head_reasons));
-    PendBehindHead(queue, std::next(head), *head->job, ctx);
+    ctx.Pend(*head, std::move(head_reasons));
+    PendBehindHead(order, std::next(head), *head, ctx);
   }
 };
 

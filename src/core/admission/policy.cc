@@ -4,11 +4,11 @@
 
 namespace sluice::core {
 
-PendingSet::const_iterator StartInOrder(const Queue& queue, CycleContext& ctx,
-                                        PendingReasons& head_reasons) {
-  auto it = queue.pending.begin();
-  for (; it != queue.pending.end(); ++it) {
-    const Job& job = *it->job;
+QueueOrder::iterator StartInOrder(const QueueOrder& order, CycleContext& ctx,
+                                  PendingReasons& head_reasons) {
+  auto it = order.begin();
+  for (; it != order.end(); ++it) {
+    const Job& job = *it;
     if (ctx.FailedThisCycle(job)) continue;
     if (auto why = Ineligible(job, ctx)) {  // skipped, never a head (R-ADM-2)
       if (ctx.explain) ctx.Pend(job, std::move(*why));
@@ -49,17 +49,17 @@ std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx
   return reasons;
 }
 
-void PendBehindHead(const Queue& queue, PendingSet::const_iterator from, const Job& head,
+void PendBehindHead(const QueueOrder& order, QueueOrder::iterator from, const Job& head,
                     CycleContext& ctx) {
-  for (auto it = from; it != queue.pending.end(); ++it) {
-    if (ctx.FailedThisCycle(*it->job)) continue;
-    if (auto why = Ineligible(*it->job, ctx)) {
-      ctx.Pend(*it->job, std::move(*why));
+  for (auto it = from; it != order.end(); ++it) {
+    if (ctx.FailedThisCycle(*it)) continue;
+    if (auto why = Ineligible(*it, ctx)) {
+      ctx.Pend(*it, std::move(*why));
       continue;
     }
     PendingReasons reasons;
     reasons.Add(ReasonDetail{.code = ReasonCode::kPriorityWait, .job = head.spec.id});
-    ctx.Pend(*it->job, std::move(reasons));
+    ctx.Pend(*it, std::move(reasons));
   }
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/admission/queue_order.h"
 #include "core/cycle/cycle_context.h"
 #include "core/model/cluster_state.h"
 
@@ -20,7 +21,8 @@ namespace sluice::core {
 class AdmissionPolicy {
  public:
   virtual ~AdmissionPolicy() = default;
-  virtual void Admit(const Queue& queue, CycleContext& ctx) const = 0;
+  // `order` walks the queue's pending jobs in this cycle's order (queue_order.h).
+  virtual void Admit(const Queue& queue, const QueueOrder& order, CycleContext& ctx) const = 0;
 };
 
 std::unique_ptr<AdmissionPolicy> MakeFifoPolicy();
@@ -29,9 +31,9 @@ std::unique_ptr<AdmissionPolicy> MakeBoundedBackfillPolicy();
 
 // The shared first phase of every policy: starts jobs in queue order while they fit.
 // Returns the iterator of the first job that does not fit (the blocked head) with its
-// reasons in `head_reasons`, or queue.pending.end() when every job started.
-PendingSet::const_iterator StartInOrder(const Queue& queue, CycleContext& ctx,
-                                        PendingReasons& head_reasons);
+// reasons in `head_reasons`, or order.end() when every job started.
+QueueOrder::iterator StartInOrder(const QueueOrder& order, CycleContext& ctx,
+                                  PendingReasons& head_reasons);
 
 // Why a job may not be tried now for a reason of policy rather than of resources — held, a
 // begin time not reached, its queue's run or slot limit reached — or nullopt when it may.
@@ -39,7 +41,7 @@ PendingSet::const_iterator StartInOrder(const Queue& queue, CycleContext& ctx,
 std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx);
 
 // Explains the jobs after `from` as waiting behind `head` (PRIORITY_WAIT).
-void PendBehindHead(const Queue& queue, PendingSet::const_iterator from, const Job& head,
+void PendBehindHead(const QueueOrder& order, QueueOrder::iterator from, const Job& head,
                     CycleContext& ctx);
 
 }  // namespace sluice::core

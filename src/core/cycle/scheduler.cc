@@ -103,7 +103,7 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
     }
     const AdmissionPolicy* policy = policies_[static_cast<size_t>(queue->spec.policy)].get();
     SLUICE_CHECK(policy != nullptr);  // CheckSupported() guards configs
-    policy->Admit(*queue, ctx);
+    policy->Admit(*queue, QueueOrder(queue->pending), ctx);
   }
   if (auto begin = state.NextBeginAfter(now)) ctx.WakeAt(*begin);  // begin times are timers
   return std::move(ctx.result);
