@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "core/admission/eligibility.h"
+
 namespace sluice::core {
 
 QueueOrder::iterator StartInOrder(const QueueOrder& order, CycleContext& ctx,
@@ -25,12 +27,10 @@ QueueOrder::iterator StartInOrder(const QueueOrder& order, CycleContext& ctx,
 }
 
 std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx) {
+  // Held, dependency, begin time and dispatch window first (eligibility.h).
+  if (auto why = CheckEligibility(job, ctx.state, ctx.now)) return why;
   PendingReasons reasons;
-  if (job.state == JobState::kHeld) {
-    reasons.Add(ReasonDetail{.code = ReasonCode::kHeld});
-  } else if (job.spec.begin_time > ctx.now) {
-    reasons.Add(ReasonDetail{.code = ReasonCode::kBeginTime, .time = job.spec.begin_time});
-  } else {
+  {
     const Queue& queue = ctx.state.queues()[job.queue];
     if (queue.spec.run_limit && ctx.QueueRunning(queue) >= *queue.spec.run_limit) {
       reasons.Add(ReasonDetail{.code = ReasonCode::kQueueRunLimit,

@@ -5,6 +5,7 @@
 // no clock (the time of the event is passed in).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -40,12 +41,28 @@ struct HostLost {
 struct ConfigChanged {
   ClusterConfig config;
 };
+// Hold and release (R-Q-3): a held job keeps its place in its queue and returns to it.
+struct JobHeld {
+  JobId job = kNoJob;
+};
+struct JobReleased {
+  JobId job = kNoJob;
+};
+// An administrator opens/closes (submissions) or activates/inactivates (dispatch) a queue;
+// unset fields stay as they are. Draining is closed and active (R-Q-1).
+struct QueueChanged {
+  std::string queue;
+  std::optional<bool> open;
+  std::optional<bool> active;
+};
 
 using Event = std::variant<JobSubmitted, JobCancelled, JobFinished, HostAdded, HostChanged,
-                           HostLost, ConfigChanged>;
+                           HostLost, ConfigChanged, JobHeld, JobReleased, QueueChanged>;
 
 // Applies one event at time `now`. On error the state is unchanged and the Status says
-// which event was refused and why (unknown job, duplicate id, ...).
+// which event was refused and why (unknown job, duplicate id, ...). A submission is refused
+// with kFailedPrecondition when its queue is closed, and with kNotFound when its dependency
+// names a job that does not exist (LSF rejects such a `bsub -w` too).
 Status Apply(const Event& event, Instant now, ClusterState& state);
 
 }  // namespace sluice::core

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/admission/eligibility.h"
 #include "core/admission/policy_limits.h"
 #include "core/alloc/resreq_allocator.h"
 
@@ -105,7 +106,8 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
     SLUICE_CHECK(policy != nullptr);  // CheckSupported() guards configs
     policy->Admit(*queue, QueueOrder(queue->pending), ctx);
   }
-  if (auto begin = state.NextBeginAfter(now)) ctx.WakeAt(*begin);  // begin times are timers
+  // Begin times and window openings are timers.
+  if (auto timer = NextEligibilityTimer(state, now)) ctx.WakeAt(*timer);
   return std::move(ctx.result);
 }
 

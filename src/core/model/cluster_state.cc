@@ -166,9 +166,12 @@ Status ClusterState::AddQueue(const QueueSpec& spec) {
   queue.index = static_cast<QueueIndex>(queues_.size());
   queue.spec = spec;
   SLUICE_RETURN_IF_ERROR(ResolveQueueHosts(queue));
+  Result<DispatchWindows> windows = DispatchWindows::Parse(spec.windows);
+  if (!windows) return windows.error().WithPrefix("queue '" + spec.name + "': windows");
   feasibility_memo_.clear();
   queue_by_name_.emplace(spec.name, queue.index);
   queues_.push_back(std::move(queue));
+  windows_.push_back(std::move(*windows));
   return Status::Ok();
 }
 
@@ -271,6 +274,12 @@ Status ClusterState::Submit(JobSpec spec) {
   if (!request) {
     return request.error().WithPrefix("job " + std::to_string(spec.id) + ": resreq");
   }
+  std::optional<Dependency> dependency;
+  if (!spec.depend.empty()) {
+    Result<Dependency> parsed = Dependency::Parse(spec.depend);
+    if (!parsed) return parsed.error().WithPrefix("job " + std::to_string(spec.id) + ": depend");
+    dependency = std::move(*parsed);
+  }
   const JobId id = spec.id;
   Job& job = jobs_[id];
   job.spec = std::move(spec);
@@ -285,6 +294,45 @@ Status ClusterState::Submit(JobSpec spec) {
   queues_[queue_index].pending.insert(PendingEntry{-job.spec.priority, job.seq, &job});
   if (job.spec.begin_time > job.spec.submit_time) future_begins_.insert({job.spec.begin_time, id});
   unclassified_.push_back(id);
+  if (dependency) {
+    for (JobId named : dependency->jobs()) dependents_[named].push_back(id);
+    DependEvaluation eval = EvaluateDependency(*dependency);
+    depends_.emplace(id, DependState{.expression = std::move(*dependency), .eval = std::move(eval)});
+  }
+  return Status::Ok();
+}
+
+DependEvaluation ClusterState::EvaluateDependency(const Dependency& dependency) const {
+  return dependency.Evaluate([this](JobId named) -> std::optional<DependTarget> {
+    const Job* job = FindJob(named);
+    if (job == nullptr) return std::nullopt;
+    return DependTarget{.state = job->state, .started = job->start_seq != 0};
+  });
+}
+
+void ClusterState::UpdateDependents(JobId changed) {
+  auto it = dependents_.find(changed);
+  if (it == dependents_.end()) return;
+  for (JobId dependent : it->second) {
+    const Job* job = FindJob(dependent);
+    if (job == nullptr || (job->state != JobState::kPending && job->state != JobState::kHeld)) {
+      continue;  // it no longer waits
+    }
+    DependState& dep = depends_.at(dependent);
+    dep.eval = EvaluateDependency(dep.expression);
+  }
+}
+
+Status ClusterState::SetQueueStatus(std::string_view name, std::optional<bool> open,
+                                    std::optional<bool> active) {
+  auto index = FindQueue(name);
+  if (!index) return NotFound("no queue named '" + std::string(name) + "'");
+  QueueSpec& spec = queues_[*index].spec;
+  if (open) spec.open = *open;
+  if (active) spec.active = *active;
+  for (QueueSpec& configured : config_.queues) {  // a later Reconfigure starts from here
+    if (configured.name == spec.name) configured = spec;
+  }
   return Status::Ok();
 }
 
@@ -383,6 +431,7 @@ Status ClusterState::Cancel(JobId id, Instant now) {
   job->state = JobState::kCancelled;
   job->admission.phase = AdmissionPhase::kEnded;
   job->end_time = now;
+  UpdateDependents(id);
   return Status::Ok();
 }
 
@@ -400,6 +449,7 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
   job->exit_cause = cause;
   job->exit_code = exit_code;
   job->end_time = now;
+  UpdateDependents(id);
   return Status::Ok();
 }
 
@@ -434,6 +484,7 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
   job->start_time = now;
   job->start_seq = next_start_seq_++;
   running_.insert(RunningEntry{job->start_seq, job});
+  UpdateDependents(id);
 }
 
 void ClusterState::Fail(JobId id, ExitCause cause, Instant now) {
@@ -445,6 +496,7 @@ void ClusterState::Fail(JobId id, ExitCause cause, Instant now) {
   job->admission.phase = AdmissionPhase::kEnded;
   job->exit_cause = cause;
   job->end_time = now;
+  UpdateDependents(id);
 }
 
 Status ClusterState::SetHostState(std::string_view name, HostState new_state) {
@@ -474,6 +526,8 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
     }
   }
   for (const QueueSpec& queue : config.queues) {
+    Result<DispatchWindows> windows = DispatchWindows::Parse(queue.windows);
+    if (!windows) return windows.error().WithPrefix("queue '" + queue.name + "': windows");
     if (queue.host_group.empty()) continue;
     auto group = config.host_groups.find(queue.host_group);
     if (group == config.host_groups.end()) {
@@ -525,6 +579,7 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
       SLUICE_RETURN_IF_ERROR(AddQueue(spec));
     } else {
       queues_[*index].spec = spec;
+      windows_[*index] = DispatchWindows::Parse(spec.windows).value();  // checked above
       SLUICE_RETURN_IF_ERROR(ResolveQueueHosts(queues_[*index]));
       feasibility_memo_.clear();
     }

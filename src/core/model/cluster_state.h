@@ -29,7 +29,9 @@
 #include "base/status.h"
 #include "base/time.h"
 #include "core/model/config.h"
+#include "core/model/dependency.h"
 #include "core/model/job.h"
+#include "core/model/window.h"
 #include "core/resreq/eval.h"
 #include "core/resreq/expr.h"
 #include "core/resreq/request.h"
@@ -183,7 +185,20 @@ class ClusterState {
 
   std::optional<HostIndex> FindHost(std::string_view name) const;
   std::optional<QueueIndex> FindQueue(std::string_view name) const;
+  // Where a job without a queue goes: default_queue, else the first queue listed.
+  QueueIndex default_queue() const { return default_queue_; }
   const Job* FindJob(JobId id) const;
+  // The current verdict of a job's dependency (R-Q-3), or nullptr when it has none. Kept up
+  // to date as the jobs it names change state (re-evaluated only then), so a cycle reads it
+  // in O(1).
+  const DependEvaluation* DependencyOf(JobId id) const {
+    auto it = depends_.find(id);
+    return it == depends_.end() ? nullptr : &it->second.eval;
+  }
+  // The queue's compiled dispatch windows (R-Q-1), by QueueIndex.
+  const DispatchWindows& WindowsOf(QueueIndex queue) const { return windows_[queue]; }
+  // Wall-clock seconds at core time `t` (ClusterConfig::epoch_offset).
+  Instant WallTime(Instant t) const { return AddDuration(t, config_.epoch_offset); }
 
   // Slots configured on all hosts, whatever their state (classification capacity, R-ADM-1).
   int64_t total_slots() const { return total_slots_; }
@@ -195,8 +210,15 @@ class ClusterState {
 
   // Adds a PENDING job (HELD when spec.hold) at the tail of its queue's order.
   // Errors: kAlreadyExists for a reused id, kNotFound for an unknown queue,
-  // kInvalidArgument for a task range that is empty or not positive.
+  // kInvalidArgument for a task range that is empty or not positive, or a dependency
+  // expression that does not parse. A dependency naming a job this state does not hold is
+  // not an error here (the job may have been purged: the atom is `never`); a new submission
+  // is refused for it by Apply(JobSubmitted), as are submissions to closed queues.
   Status Submit(JobSpec spec);
+  // Opens/closes (submissions) and activates/inactivates (dispatch) a queue; unset fields
+  // stay. Errors: kNotFound for an unknown queue.
+  Status SetQueueStatus(std::string_view queue, std::optional<bool> open,
+                        std::optional<bool> active);
   // Ends a PENDING/HELD job as CANCELLED (R-ADM-4), or a RUNNING job (its slots are released).
   Status Cancel(JobId id, Instant now);
   // Ends a RUNNING job: DONE when exit_code is 0 and cause kNone, EXIT otherwise.
@@ -254,6 +276,9 @@ class ClusterState {
   SelectMemo& MemoOf(resreq::ExprId select) const;
   void Release(Job& job);
   void RemovePending(Job& job);
+  // Re-evaluates the dependencies of the jobs that name `changed` (it changed state).
+  void UpdateDependents(JobId changed);
+  DependEvaluation EvaluateDependency(const Dependency& dependency) const;
 
   ClusterConfig config_;
   std::vector<Host> hosts_;
@@ -278,6 +303,15 @@ class ClusterState {
   std::set<RunningEntry> running_;
   std::set<std::pair<Instant, JobId>> future_begins_;  // waiting jobs with a begin time
   std::vector<JobId> unclassified_;
+  struct DependState {
+    Dependency expression;
+    DependEvaluation eval;
+  };
+  std::unordered_map<JobId, DependState> depends_;  // by dependent job; lookups only
+  // Named job -> the waiting jobs whose expressions name it. Lookups only, never iterated;
+  // each list is in submission order.
+  std::unordered_map<JobId, std::vector<JobId>> dependents_;
+  std::vector<DispatchWindows> windows_;  // by QueueIndex
   QueueIndex default_queue_ = 0;
   uint64_t next_seq_ = 1;
   uint64_t next_start_seq_ = 1;

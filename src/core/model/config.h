@@ -94,6 +94,10 @@ struct ClusterConfig {
   std::vector<QueueSpec> queues;
   std::vector<LimitSpec> limits;
   std::string default_queue;  // empty: the first queue listed
+  // Wall-clock time (Unix seconds, UTC) at core time 0: dispatch windows are wall-clock
+  // rules. The server passes Unix time as `now` (offset 0); the simulator maps its time 0 to
+  // the SWF `UnixStartTime` header, else to 1970-01-01T00:00Z.
+  Instant epoch_offset = 0;
 };
 
 // The simulator's default: `hosts` hosts of `slots` slots named h1..hN (zero-padded to the

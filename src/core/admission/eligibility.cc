@@ -1,0 +1,69 @@
+#include "core/admission/eligibility.h"
+
+#include <algorithm>
+
+namespace sluice::core {
+namespace {
+
+// When the job's queue opens next (core time), or nullopt when it is open at `now`.
+std::optional<Instant> WindowOpening(const Job& job, const ClusterState& state, Instant now) {
+  const DispatchWindows& windows = state.WindowsOf(job.queue);
+  if (windows.always_open()) return std::nullopt;
+  const Instant wall = state.WallTime(now);
+  if (windows.IsOpen(wall)) return std::nullopt;
+  const Instant opening = windows.NextOpening(wall);
+  return opening == kInfinite ? kInfinite : opening - state.config().epoch_offset;
+}
+
+bool DependencyWaits(const Job& job, const ClusterState& state) {
+  if (job.spec.depend.empty()) return false;
+  const DependEvaluation* eval = state.DependencyOf(job.spec.id);
+  return eval != nullptr && eval->verdict != DependVerdict::kSatisfied;
+}
+
+}  // namespace
+
+std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterState& state,
+                                               Instant now) {
+  PendingReasons reasons;
+  if (job.state == JobState::kHeld) reasons.Add(ReasonDetail{.code = ReasonCode::kHeld});
+  if (DependencyWaits(job, state)) {
+    const DependEvaluation& eval = *state.DependencyOf(job.spec.id);
+    reasons.Add(ReasonDetail{.code = ReasonCode::kDependency,
+                             .condition = eval.condition,
+                             .never = eval.verdict == DependVerdict::kNever});
+  }
+  if (job.spec.begin_time > now) {
+    reasons.Add(ReasonDetail{.code = ReasonCode::kBeginTime, .time = job.spec.begin_time});
+  }
+  if (std::optional<Instant> opening = WindowOpening(job, state, now)) {
+    reasons.Add(ReasonDetail{.code = ReasonCode::kQueueWindow, .time = *opening});
+  }
+  if (reasons.empty()) return std::nullopt;
+  return reasons;
+}
+
+bool IsEligible(const Job& job, const ClusterState& state, Instant now) {
+  return job.state != JobState::kHeld && !DependencyWaits(job, state) &&
+         job.spec.begin_time <= now && !WindowOpening(job, state, now);
+}
+
+std::optional<Instant> NextEligibilityTimer(const ClusterState& state, Instant now) {
+  std::optional<Instant> next = state.NextBeginAfter(now);
+  for (const Queue& queue : state.queues()) {
+    if (queue.pending.empty() || state.WindowsOf(queue.index).always_open()) continue;
+    const Instant wall = state.WallTime(now);
+    if (state.WindowsOf(queue.index).IsOpen(wall)) continue;
+    const Instant opening = state.WindowsOf(queue.index).NextOpening(wall) - state.config().epoch_offset;
+    if (next && *next <= opening) continue;
+    // Stops at the first job that only the window holds back (usually the first one).
+    const bool wanted = std::any_of(queue.pending.begin(), queue.pending.end(), [&](const PendingEntry& e) {
+      return e.job->state != JobState::kHeld && !DependencyWaits(*e.job, state) &&
+             e.job->spec.begin_time <= opening;
+    });
+    if (wanted) next = opening;
+  }
+  return next;
+}
+
+}  // namespace sluice::core

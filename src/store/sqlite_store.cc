@@ -1,0 +1,413 @@
+// SQLite implementation of Store (see store.h). One connection, used by Open/Load on the
+// caller's thread before the writer starts, then only by the writer thread.
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "store/store.h"
+
+namespace sluice::store {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (
+  id INTEGER PRIMARY KEY,
+  spec TEXT NOT NULL,
+  state TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  submit_time INTEGER NOT NULL,
+  start_time INTEGER NOT NULL,
+  end_time INTEGER NOT NULL,
+  exit_code INTEGER,
+  cause TEXT NOT NULL,
+  allocation TEXT NOT NULL,
+  start_seq INTEGER NOT NULL,
+  phase TEXT NOT NULL,
+  enqueue_time INTEGER NOT NULL,
+  policy TEXT NOT NULL,
+  bypass_count INTEGER NOT NULL,
+  first_blocked INTEGER,
+  gate_since INTEGER,
+  epoch INTEGER NOT NULL,
+  dispatch_attempts INTEGER NOT NULL,
+  cancel_requested INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS hosts (name TEXT PRIMARY KEY, spec TEXT NOT NULL);
+)sql";
+
+constexpr const char* kUpsertJob =
+    "INSERT OR REPLACE INTO jobs (id, spec, state, seq, submit_time, start_time, end_time, "
+    "exit_code, cause, allocation, start_seq, phase, enqueue_time, policy, bypass_count, "
+    "first_blocked, gate_since, epoch, dispatch_attempts, cancel_requested) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+    "?19, ?20)";
+
+Status SqlError(sqlite3* db, const std::string& what) {
+  return Internal(what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "no database"));
+}
+
+Status Exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string message = err != nullptr ? err : "unknown error";
+    sqlite3_free(err);
+    return Internal(std::string("sqlite: ") + sql + ": " + message);
+  }
+  return Status::Ok();
+}
+
+struct Pending {
+  WriteBatch batch;
+  std::function<void(const Status&)> done;
+};
+
+}  // namespace
+
+class Store::Impl {
+ public:
+  Impl(sqlite3* db, int lock_fd, uint64_t epoch) : db_(db), lock_fd_(lock_fd), epoch_(epoch) {}
+
+  ~Impl() {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    if (writer_.joinable()) writer_.join();
+    sqlite3_finalize(upsert_job_);
+    sqlite3_finalize(upsert_host_);
+    sqlite3_finalize(read_epoch_);
+    sqlite3_close(db_);
+    if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock
+  }
+
+  Status Prepare() {
+    if (sqlite3_prepare_v2(db_, kUpsertJob, -1, &upsert_job_, nullptr) != SQLITE_OK ||
+        sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO hosts (name, spec) VALUES (?1, ?2)", -1,
+                           &upsert_host_, nullptr) != SQLITE_OK ||
+        sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = 'epoch'", -1, &read_epoch_,
+                           nullptr) != SQLITE_OK) {
+      return SqlError(db_, "preparing statements");
+    }
+    return Status::Ok();
+  }
+
+  void Start() { writer_ = std::thread([this] { Run(); }); }
+
+  void Enqueue(WriteBatch batch, std::function<void(const Status&)> done) {
+    {
+      std::lock_guard lock(mu_);
+      queue_.push_back(Pending{std::move(batch), std::move(done)});
+      ++queued_;
+    }
+    cv_.notify_all();
+  }
+
+  void Flush() {
+    std::unique_lock lock(mu_);
+    const uint64_t target = queued_;
+    flushed_cv_.wait(lock, [&] { return committed_ >= target; });
+  }
+
+  StoreStats stats() {
+    std::lock_guard lock(mu_);
+    return stats_;
+  }
+
+  sqlite3* db() { return db_; }
+
+ private:
+  void Run() {
+    std::unique_lock lock(mu_);
+    while (true) {
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty() && stopping_) return;
+      std::deque<Pending> group;
+      group.swap(queue_);
+      lock.unlock();
+      Status status = Commit(group);
+      lock.lock();
+      stats_.transactions += 1;
+      stats_.batches += static_cast<int64_t>(group.size());
+      lock.unlock();
+      for (Pending& p : group) {
+        if (p.done) p.done(status);
+      }
+      lock.lock();
+      committed_ += group.size();
+      flushed_cv_.notify_all();
+    }
+  }
+
+  Status Commit(std::deque<Pending>& group) {
+    SLUICE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
+    Status status = CheckEpoch();
+    for (Pending& p : group) {
+      if (!status.ok()) break;
+      status = Apply(p.batch);
+    }
+    if (!status.ok()) {
+      (void)Exec(db_, "ROLLBACK");
+      return status;
+    }
+    return Exec(db_, "COMMIT");
+  }
+
+  Status CheckEpoch() {
+    sqlite3_reset(read_epoch_);
+    if (sqlite3_step(read_epoch_) != SQLITE_ROW) return SqlError(db_, "reading the epoch");
+    const uint64_t stored = static_cast<uint64_t>(sqlite3_column_int64(read_epoch_, 0));
+    sqlite3_reset(read_epoch_);
+    if (stored != epoch_) {
+      return Status(StatusCode::kFailedPrecondition,
+                    "epoch " + std::to_string(epoch_) + " is fenced: the state directory is at " +
+                        "epoch " + std::to_string(stored) + " (another controller wrote it)");
+    }
+    return Status::Ok();
+  }
+
+  Status Apply(const WriteBatch& batch) {
+    for (const StoredJob& j : batch.jobs) {
+      sqlite3_stmt* s = upsert_job_;
+      sqlite3_reset(s);
+      sqlite3_bind_int64(s, 1, j.id);
+      sqlite3_bind_text(s, 2, j.spec.data(), static_cast<int>(j.spec.size()), SQLITE_STATIC);
+      sqlite3_bind_text(s, 3, j.state.data(), static_cast<int>(j.state.size()), SQLITE_STATIC);
+      sqlite3_bind_int64(s, 4, static_cast<int64_t>(j.seq));
+      sqlite3_bind_int64(s, 5, j.submit_time);
+      sqlite3_bind_int64(s, 6, j.start_time);
+      sqlite3_bind_int64(s, 7, j.end_time);
+      if (j.exit_code) {
+        sqlite3_bind_int64(s, 8, *j.exit_code);
+      } else {
+        sqlite3_bind_null(s, 8);
+      }
+      sqlite3_bind_text(s, 9, j.cause.data(), static_cast<int>(j.cause.size()), SQLITE_STATIC);
+      sqlite3_bind_text(s, 10, j.allocation.data(), static_cast<int>(j.allocation.size()),
+                        SQLITE_STATIC);
+      sqlite3_bind_int64(s, 11, static_cast<int64_t>(j.start_seq));
+      sqlite3_bind_text(s, 12, j.phase.data(), static_cast<int>(j.phase.size()), SQLITE_STATIC);
+      sqlite3_bind_int64(s, 13, j.enqueue_time);
+      sqlite3_bind_text(s, 14, j.policy.data(), static_cast<int>(j.policy.size()), SQLITE_STATIC);
+      sqlite3_bind_int64(s, 15, j.bypass_count);
+      if (j.first_blocked) {
+        sqlite3_bind_int64(s, 16, *j.first_blocked);
+      } else {
+        sqlite3_bind_null(s, 16);
+      }
+      if (j.gate_since) {
+        sqlite3_bind_int64(s, 17, *j.gate_since);
+      } else {
+        sqlite3_bind_null(s, 17);
+      }
+      sqlite3_bind_int64(s, 18, static_cast<int64_t>(j.epoch));
+      sqlite3_bind_int64(s, 19, j.dispatch_attempts);
+      sqlite3_bind_int64(s, 20, j.cancel_requested ? 1 : 0);
+      if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing job " + std::to_string(j.id));
+    }
+    for (const StoredHost& h : batch.hosts) {
+      sqlite3_stmt* s = upsert_host_;
+      sqlite3_reset(s);
+      sqlite3_bind_text(s, 1, h.name.data(), static_cast<int>(h.name.size()), SQLITE_STATIC);
+      sqlite3_bind_text(s, 2, h.spec.data(), static_cast<int>(h.spec.size()), SQLITE_STATIC);
+      if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing host " + h.name);
+    }
+    if (batch.config_version) {
+      const std::string sql = "INSERT OR REPLACE INTO meta (key, value) VALUES ('config_version', " +
+                              std::to_string(*batch.config_version) + ")";
+      SLUICE_RETURN_IF_ERROR(Exec(db_, sql.c_str()));
+    }
+    return Status::Ok();
+  }
+
+  sqlite3* db_;
+  int lock_fd_;
+  uint64_t epoch_;
+  sqlite3_stmt* upsert_job_ = nullptr;
+  sqlite3_stmt* upsert_host_ = nullptr;
+  sqlite3_stmt* read_epoch_ = nullptr;
+  std::thread writer_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::condition_variable flushed_cv_;
+  std::deque<Pending> queue_;
+  uint64_t queued_ = 0;
+  uint64_t committed_ = 0;
+  bool stopping_ = false;
+  StoreStats stats_;
+};
+
+namespace {
+
+Result<int64_t> ReadMeta(sqlite3* db, const char* key, int64_t fallback) {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &s, nullptr) != SQLITE_OK) {
+    return SqlError(db, "reading meta");
+  }
+  sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+  int64_t value = fallback;
+  if (sqlite3_step(s) == SQLITE_ROW) value = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return value;
+}
+
+std::string Text(sqlite3_stmt* s, int col) {
+  const unsigned char* t = sqlite3_column_text(s, col);
+  return t != nullptr ? std::string(reinterpret_cast<const char*>(t)) : std::string();
+}
+
+std::optional<int64_t> OptionalInt(sqlite3_stmt* s, int col) {
+  if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
+  return sqlite3_column_int64(s, col);
+}
+
+}  // namespace
+
+Store::Store(std::unique_ptr<Impl> impl, std::string dir, uint64_t epoch)
+    : impl_(std::move(impl)), dir_(std::move(dir)), epoch_(epoch) {}
+
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Status(StatusCode::kUnavailable, "cannot create state directory " + dir);
+  }
+  const std::string lock_path = dir + "/lock";
+  int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status(StatusCode::kUnavailable, "cannot open " + lock_path);
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    return Status(StatusCode::kUnavailable,
+                  "state directory " + dir + " is locked by another sluice server");
+  }
+  sqlite3* db = nullptr;
+  const std::string db_path = dir + "/sluice.db";
+  if (sqlite3_open_v2(db_path.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
+    Status status = SqlError(db, "opening " + db_path);
+    sqlite3_close(db);
+    close(fd);
+    return status;
+  }
+  auto setup = [&]() -> Result<uint64_t> {
+    // WAL: readers never block the writer; synchronous=FULL: a commit survives power loss.
+    SLUICE_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL"));
+    SLUICE_RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=FULL"));
+    SLUICE_RETURN_IF_ERROR(Exec(db, "PRAGMA busy_timeout=5000"));
+    SLUICE_RETURN_IF_ERROR(Exec(db, kSchema));
+    Result<int64_t> old_epoch = ReadMeta(db, "epoch", 0);
+    if (!old_epoch) return old_epoch.error();
+    const uint64_t next = static_cast<uint64_t>(*old_epoch) + 1;
+    const std::string bump =
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('epoch', " + std::to_string(next) + ")";
+    SLUICE_RETURN_IF_ERROR(Exec(db, bump.c_str()));
+    return next;
+  };
+  Result<uint64_t> epoch_or = setup();
+  if (!epoch_or) {
+    sqlite3_close(db);
+    close(fd);
+    return epoch_or.error();
+  }
+  const uint64_t epoch = *epoch_or;
+  auto real = std::make_unique<Impl>(db, fd, epoch);
+  SLUICE_RETURN_IF_ERROR(real->Prepare());
+  real->Start();
+  return std::unique_ptr<Store>(new Store(std::move(real), dir, epoch));
+}
+
+Result<Snapshot> Store::Load() {
+  sqlite3* db = impl_->db();
+  Flush();
+  Snapshot snap;
+  snap.epoch = epoch_;
+  Result<int64_t> version = ReadMeta(db, "config_version", 0);
+  if (!version) return version.error();
+  snap.config_version = *version;
+  // NOTE: runs on the caller's thread while the writer is idle (Load precedes writes).
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT id, spec, state, seq, submit_time, start_time, end_time, "
+                         "exit_code, cause, allocation, start_seq, phase, enqueue_time, policy, "
+                         "bypass_count, first_blocked, gate_since, epoch, dispatch_attempts, "
+                         "cancel_requested FROM jobs ORDER BY id",
+                         -1, &s, nullptr) != SQLITE_OK) {
+    return SqlError(db, "reading jobs");
+  }
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    StoredJob j;
+    j.id = sqlite3_column_int64(s, 0);
+    j.spec = Text(s, 1);
+    j.state = Text(s, 2);
+    j.seq = static_cast<uint64_t>(sqlite3_column_int64(s, 3));
+    j.submit_time = sqlite3_column_int64(s, 4);
+    j.start_time = sqlite3_column_int64(s, 5);
+    j.end_time = sqlite3_column_int64(s, 6);
+    if (auto code = OptionalInt(s, 7)) j.exit_code = static_cast<int32_t>(*code);
+    j.cause = Text(s, 8);
+    j.allocation = Text(s, 9);
+    j.start_seq = static_cast<uint64_t>(sqlite3_column_int64(s, 10));
+    j.phase = Text(s, 11);
+    j.enqueue_time = sqlite3_column_int64(s, 12);
+    j.policy = Text(s, 13);
+    j.bypass_count = static_cast<int32_t>(sqlite3_column_int64(s, 14));
+    j.first_blocked = OptionalInt(s, 15);
+    j.gate_since = OptionalInt(s, 16);
+    j.epoch = static_cast<uint64_t>(sqlite3_column_int64(s, 17));
+    j.dispatch_attempts = static_cast<int32_t>(sqlite3_column_int64(s, 18));
+    j.cancel_requested = sqlite3_column_int64(s, 19) != 0;
+    snap.jobs.push_back(std::move(j));
+  }
+  sqlite3_finalize(s);
+  if (sqlite3_prepare_v2(db, "SELECT name, spec FROM hosts ORDER BY rowid", -1, &s, nullptr) !=
+      SQLITE_OK) {
+    return SqlError(db, "reading hosts");
+  }
+  while (sqlite3_step(s) == SQLITE_ROW) snap.hosts.push_back(StoredHost{Text(s, 0), Text(s, 1)});
+  sqlite3_finalize(s);
+  return snap;
+}
+
+void Store::Write(WriteBatch batch, std::function<void(const Status&)> done) {
+  impl_->Enqueue(std::move(batch), std::move(done));
+}
+
+Status Store::WriteSync(WriteBatch batch) {
+  std::promise<Status> promise;
+  std::future<Status> future = promise.get_future();
+  impl_->Enqueue(std::move(batch), [&promise](const Status& s) { promise.set_value(s); });
+  return future.get();
+}
+
+void Store::Flush() { impl_->Flush(); }
+
+StoreStats Store::stats() const { return impl_->stats(); }
+
+Status Store::OverwriteEpochForTest(uint64_t epoch) {
+  Flush();
+  // A second connection, as a rival process would have.
+  sqlite3* db = nullptr;
+  if (sqlite3_open((dir_ + "/sluice.db").c_str(), &db) != SQLITE_OK) {
+    sqlite3_close(db);
+    return Internal("cannot open database");
+  }
+  sqlite3_busy_timeout(db, 5000);
+  const std::string sql =
+      "INSERT OR REPLACE INTO meta (key, value) VALUES ('epoch', " + std::to_string(epoch) + ")";
+  Status status = Exec(db, sql.c_str());
+  sqlite3_close(db);
+  return status;
+}
+
+}  // namespace sluice::store

@@ -1,0 +1,172 @@
+// Store (R-SRV-1, R-SRV-2): rows round-trip, the epoch grows at each open and fences writes,
+// one store per directory, group commit, and everything acknowledged survives a SIGKILL.
+#include "store/store.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "testing/subprocess.h"
+
+namespace sluice::store {
+namespace {
+
+using testing::TempDir;
+
+StoredJob Job(JobId id) {
+  return StoredJob{.id = id,
+                   .spec = "{\"command\":\"true\",\"id\":" + std::to_string(id) + "}",
+                   .state = "PENDING",
+                   .seq = static_cast<uint64_t>(id) * 2,
+                   .submit_time = 100 + id,
+                   .phase = "PENDING",
+                   .enqueue_time = 100 + id,
+                   .policy = "fifo",
+                   .epoch = 1};
+}
+
+TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
+  TempDir dir;
+  StoredJob full = Job(7);
+  full.state = "ADMITTING";
+  full.exit_code = 3;
+  full.cause = "NON_ZERO_EXIT";
+  full.allocation = R"({"hosts":[{"host":"h1","slots":2}]})";
+  full.start_seq = 4;
+  full.bypass_count = 5;
+  full.first_blocked = 120;
+  full.gate_since = 130;
+  full.dispatch_attempts = 2;
+  full.cancel_requested = true;
+  {
+    auto store = Store::Open(dir.path().string());
+    ASSERT_TRUE(store) << store.error().ToString();
+    EXPECT_EQ((*store)->epoch(), 1u);
+    ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {Job(1), full},
+                                               .hosts = {{"x1", "{\"slots\":4}"}},
+                                               .config_version = 3})
+                    .ok());
+  }
+  auto store = Store::Open(dir.path().string());
+  ASSERT_TRUE(store);
+  EXPECT_EQ((*store)->epoch(), 2u);
+  auto snap = (*store)->Load();
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(snap->epoch, 2u);
+  EXPECT_EQ(snap->config_version, 3);
+  ASSERT_EQ(snap->jobs.size(), 2u);
+  EXPECT_EQ(snap->jobs[0], Job(1));
+  EXPECT_EQ(snap->jobs[1], full);
+  ASSERT_EQ(snap->hosts.size(), 1u);
+  EXPECT_EQ(snap->hosts[0].name, "x1");
+}
+
+TEST(StoreTest, ASecondStoreOnTheSameDirectoryIsRefused) {
+  TempDir dir;
+  auto first = Store::Open(dir.path().string());
+  ASSERT_TRUE(first);
+  auto second = Store::Open(dir.path().string());
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code(), StatusCode::kUnavailable);
+  EXPECT_NE(second.error().message().find("locked by another sluice server"), std::string::npos);
+  first->reset();
+  EXPECT_TRUE(Store::Open(dir.path().string()));  // the lock goes with the store
+}
+
+TEST(StoreTest, AWriteUnderAnOlderEpochIsRefused) {
+  TempDir dir;
+  auto store = Store::Open(dir.path().string());
+  ASSERT_TRUE(store);
+  ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {Job(1)}}).ok());
+  ASSERT_TRUE((*store)->OverwriteEpochForTest(9).ok());
+  Status status = (*store)->WriteSync(WriteBatch{.jobs = {Job(2)}});
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("fenced"), std::string::npos);
+  store->reset();
+  auto reopened = Store::Open(dir.path().string());
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ((*reopened)->epoch(), 10u);
+  EXPECT_EQ((*reopened)->Load()->jobs.size(), 1u);  // the fenced write left nothing
+}
+
+TEST(StoreTest, ConcurrentWritesAreGroupedIntoFewerTransactions) {
+  TempDir dir;
+  auto store = Store::Open(dir.path().string());
+  ASSERT_TRUE(store);
+  constexpr int kWriters = 8;
+  constexpr int kEach = 50;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures = 0;
+  for (int t = 0; t < kWriters; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        if (!(*store)->WriteSync(WriteBatch{.jobs = {Job(t * kEach + i + 1)}}).ok()) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures, 0);
+  StoreStats stats = (*store)->stats();
+  EXPECT_EQ(stats.batches, kWriters * kEach);
+  EXPECT_LT(stats.transactions, stats.batches);
+  EXPECT_EQ((*store)->Load()->jobs.size(), static_cast<size_t>(kWriters * kEach));
+}
+
+// A child process writes batches and reports each acknowledged id through a pipe, then is
+// killed with SIGKILL mid-stream; the reopened store holds every acknowledged job.
+TEST(StoreTest, EverythingAcknowledgedSurvivesSigkill) {
+  TempDir dir;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    auto store = Store::Open(dir.path().string());
+    if (!store) _exit(3);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        for (JobId id = t + 1;; id += 4) {
+          if (!(*store)->WriteSync(WriteBatch{.jobs = {Job(id)}}).ok()) _exit(4);
+          int64_t acked = id;
+          if (write(fds[1], &acked, sizeof acked) != sizeof acked) _exit(5);
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    _exit(0);
+  }
+  close(fds[1]);
+  std::set<JobId> acked;
+  int64_t id = 0;
+  while (acked.size() < 300 && read(fds[0], &id, sizeof id) == sizeof id) acked.insert(id);
+  kill(pid, SIGKILL);
+  while (read(fds[0], &id, sizeof id) == sizeof id) acked.insert(id);  // drain what was sent
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  ASSERT_TRUE(WIFSIGNALED(wstatus));
+  ASSERT_GE(acked.size(), 300u);
+
+  auto store = Store::Open(dir.path().string());
+  ASSERT_TRUE(store) << store.error().ToString();
+  EXPECT_EQ((*store)->epoch(), 2u);
+  auto snap = (*store)->Load();
+  ASSERT_TRUE(snap);
+  std::set<JobId> stored;
+  for (const StoredJob& j : snap->jobs) {
+    EXPECT_EQ(j, Job(j.id));
+    stored.insert(j.id);
+  }
+  for (JobId a : acked) EXPECT_TRUE(stored.contains(a)) << "acknowledged job " << a << " lost";
+}
+
+}  // namespace
+}  // namespace sluice::store
