@@ -40,6 +40,12 @@ QueueOrder::iterator StartInOrder(const QueueOrder& order, CycleContext& ctx,
 // Such a job is skipped, never a head (R-ADM-2). Pure: timers come from the state.
 std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx);
 
+// True when only a per-host limit kept a nomination from succeeding (HOST_LIMIT is its main
+// reason): the job is skipped like one at any limit, never a head.
+inline bool BlockedByLimitOnly(const AllocOutcome& outcome) {
+  return !outcome.ok && outcome.reasons.main == ReasonCode::kHostLimit;
+}
+
 // Explains the jobs after `from` as waiting behind `head` (PRIORITY_WAIT).
 void PendBehindHead(const QueueOrder& order, QueueOrder::iterator from, const Job& head,
                     CycleContext& ctx);

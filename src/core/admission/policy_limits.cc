@@ -3,32 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/limit_usage.h"
+
 namespace sluice::core {
 namespace {
 
 bool ScopeCovers(const LimitScope& scope, const std::string& name) {
   if (!scope.set || scope.names.empty()) return true;
   return std::find(scope.names.begin(), scope.names.end(), name) != scope.names.end();
-}
-
-// The smallest amount of `resource` any alternative needs: per-task host rusage times the
-// tasks, or the per-job shared amount.
-int64_t MinResource(const Job& job, const std::string& resource, const ClusterState& state) {
-  const bool shared = state.FindSharedResource(resource).has_value();
-  int64_t best = -1;
-  for (const resreq::Compound& alternative : job.request->alternatives) {
-    int64_t total = 0;
-    for (const resreq::Primary& part : alternative.parts) {
-      const int64_t tasks = part.count > 0 ? part.count : job.spec.min_tasks;
-      for (const resreq::Rusage& r : part.rusage) {
-        if (r.resource != resource) continue;
-        const auto units = static_cast<int64_t>(std::ceil(r.amount));
-        total += shared ? units : units * tasks;
-      }
-    }
-    if (best < 0 || total < best) best = total;
-  }
-  return std::max<int64_t>(best, 0);
 }
 
 }  // namespace
@@ -60,7 +42,8 @@ std::optional<std::string> ExceedsPolicyLimits(const Job& job, const ClusterStat
       return "limit '" + limit.name + "' allows no job";
     }
     for (const auto& [resource, max] : limit.resources) {
-      const int64_t needed = MinResource(job, resource, state);
+      const int64_t needed =
+          LimitDemand(job, resource, state.FindSharedResource(resource).has_value());
       if (needed > max) {
         return "asks " + resource + "=" + std::to_string(needed) + "; limit '" + limit.name +
                "' allows " + std::to_string(max);

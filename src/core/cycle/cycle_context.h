@@ -10,6 +10,7 @@
 #include "core/alloc/allocator.h"
 #include "core/alloc/host_view.h"
 #include "core/alloc/capacity.h"
+#include "core/cycle/cycle_limits.h"
 #include "core/cycle/decision.h"
 #include "core/cycle/unsatisfiable_cache.h"
 #include "core/model/cluster_state.h"
@@ -36,6 +37,7 @@ struct CycleContext {
   std::unordered_set<JobId> started_ids;  // lookups only, never iterated
   std::vector<int32_t> started_jobs_by_queue;   // by QueueIndex, this cycle
   std::vector<int64_t> started_slots_by_queue;
+  CycleLimits limits;  // named limits with this cycle's starts (R-Q-2)
 
   bool FailedThisCycle(const Job& job) const {
     return !job.classified && std::binary_search(failed.begin(), failed.end(), job.spec.id);
@@ -61,10 +63,31 @@ struct CycleContext {
       return AllocOutcome{.ok = false, .allocation = {}, .reasons = *cached};
     }
     ++result.stats.allocator_calls;
-    AllocOutcome outcome = allocator.Nominate(job, state, capacity(), AllocMode::kNormal);
-    // No preemption yet, so a failure is final for this cycle and may be cached.
+    AllocOutcome outcome = limits.any() ? NominateWithinLimits(job)
+                                        : allocator.Nominate(job, state, capacity(), AllocMode::kNormal);
+    // Capacity only shrinks and usage only grows within a cycle, so a failure is final for
+    // this cycle and may be cached (the key includes user, queue and project).
     if (!outcome.ok) unsatisfiable.Insert(job, outcome.reasons);
     if (!outcome.ok) CountUnavailable(job);
+    return outcome;
+  }
+
+  // Nominates with host-scoped limits applied (cycle_limits.h). A job that would fit but for
+  // a per-host limit gets HOST_LIMIT as its main reason: policies skip it like any limit.
+  AllocOutcome NominateWithinLimits(const Job& job) {
+    Capacity& cap = capacity();
+    const size_t mark = cap.Mark();
+    std::vector<ReasonDetail> masked = limits.MaskHosts(job, cap, /*whole_groups=*/false);
+    AllocOutcome outcome = allocator.Nominate(job, state, cap, AllocMode::kNormal);
+    if (outcome.ok && !limits.FitsHostGroups(job, outcome.allocation)) {
+      cap.Rollback(mark);
+      masked = limits.MaskHosts(job, cap, /*whole_groups=*/true);
+      outcome = allocator.Nominate(job, state, cap, AllocMode::kNormal);
+    }
+    cap.Rollback(mark);
+    if (outcome.ok || masked.empty()) return outcome;
+    if (allocator.Nominate(job, state, cap, AllocMode::kNormal).ok) outcome.reasons = PendingReasons{};
+    for (ReasonDetail& detail : masked) outcome.reasons.Add(std::move(detail));
     return outcome;
   }
 
@@ -125,6 +148,7 @@ struct CycleContext {
     ++started_jobs_by_queue[job.queue];
     started_slots_by_queue[job.queue] += allocation.TotalSlots();
     capacity().Debit(allocation);
+    limits.Charge(job, allocation);
     started.push_back(StartedJob{&job, allocation.TotalSlots()});
     ++result.stats.started;
     if (backfilled) ++result.stats.backfilled;

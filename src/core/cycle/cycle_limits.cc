@@ -1,0 +1,223 @@
+#include "core/cycle/cycle_limits.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+namespace sluice::core {
+namespace {
+
+constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
+
+int64_t Get(const std::map<std::string, int64_t>& amounts, const std::string& name) {
+  auto it = amounts.find(name);
+  return it == amounts.end() ? 0 : it->second;
+}
+
+void AddInto(LimitAmounts& into, const LimitAmounts& more) {
+  into.slots += more.slots;
+  into.jobs += more.jobs;
+  for (const auto& [name, amount] : more.resources) into.resources[name] += amount;
+}
+
+}  // namespace
+
+std::string DescribeConsumer(const LimitConsumer& consumer, const std::vector<Host>& hosts) {
+  const auto& [user, queue, project, host] = consumer;
+  std::string out;
+  auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+  if (!user.empty()) add("user " + user);
+  if (!queue.empty()) add("queue " + queue);
+  if (!project.empty()) add("project " + project);
+  if (host != kAllHosts && host < hosts.size()) add("host " + hosts[host].spec.name);
+  return out;
+}
+
+LimitAmounts CycleLimits::UsedNow(size_t index, const LimitConsumer& consumer) const {
+  LimitAmounts used = state_.limit_usage().Used(index, consumer);
+  if (overlay_) AddInto(used, overlay_->Used(index, consumer));
+  return used;
+}
+
+std::optional<PendingReasons> CycleLimits::Blocked(const Job& job) const {
+  const LimitUsage& usage = state_.limit_usage();
+  PendingReasons reasons;
+  for (size_t i = 0; i < usage.limits().size(); ++i) {
+    const CompiledLimit& limit = usage.limits()[i];
+    if (limit.host_scoped() || !usage.Applies(limit, job.spec.user, QueueName(job), job.spec.project)) {
+      continue;
+    }
+    const LimitConsumer consumer =
+        LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, kAllHosts);
+    const LimitAmounts used = UsedNow(i, consumer);
+    auto block = [&](const std::string& resource, int64_t in_use, int64_t max) {
+      reasons.Add(ReasonDetail{.code = ReasonCode::kLimit,
+                               .resource = resource,
+                               .limit = limit.spec.name,
+                               .scope = DescribeConsumer(consumer, state_.hosts()),
+                               .used = in_use,
+                               .max = max});
+    };
+    if (limit.spec.jobs && used.jobs + 1 > *limit.spec.jobs) {
+      block("jobs", used.jobs, *limit.spec.jobs);
+    } else if (limit.spec.slots && used.slots + job.min_slots > *limit.spec.slots) {
+      block("slots", used.slots, *limit.spec.slots);
+    } else {
+      for (const auto& [resource, max] : limit.spec.resources) {
+        const bool shared = state_.FindSharedResource(resource).has_value();
+        const int64_t need = LimitDemand(job, resource, shared);
+        const int64_t in_use = Get(used.resources, resource);
+        if (need > 0 && in_use + need > max) {
+          block(resource, in_use, max);
+          break;
+        }
+      }
+    }
+  }
+  if (reasons.empty()) return std::nullopt;
+  return reasons;
+}
+
+std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capacity,
+                                                 bool whole_groups) const {
+  std::vector<ReasonDetail> details;
+  const LimitUsage& usage = state_.limit_usage();
+  for (size_t i = 0; i < usage.limits().size(); ++i) {
+    const CompiledLimit& limit = usage.limits()[i];
+    if (!limit.host_scoped() || !usage.Applies(limit, job.spec.user, QueueName(job), job.spec.project)) {
+      continue;
+    }
+    const LimitSpec& spec = limit.spec;
+    ReasonDetail detail{.code = ReasonCode::kHostLimit, .limit = spec.name};
+    // Room left under the limit for one consumer; the binding dimension goes in the detail.
+    auto room_of = [&](const LimitAmounts& used, HostIndex h, bool& full, int64_t& slot_room,
+                       std::vector<ResourceAmount>& resource_room) {
+      full = (spec.jobs && used.jobs >= *spec.jobs);
+      slot_room = spec.slots ? *spec.slots - used.slots : kUnlimited;
+      if (full) {
+        detail.resource = "jobs";
+        detail.used = used.jobs;
+        detail.max = *spec.jobs;
+      } else if (spec.slots && slot_room < job.min_slots) {
+        detail.resource = "slots";
+        detail.used = used.slots;
+        detail.max = *spec.slots;
+      }
+      for (const auto& [resource, max] : spec.resources) {
+        auto id = state_.FindHostResource(resource);
+        if (!id) continue;
+        const int64_t room = max - Get(used.resources, resource);
+        resource_room.push_back(ResourceAmount{*id, std::max<int64_t>(room, 0)});
+        if (room <= 0 && detail.resource.empty()) {
+          detail.resource = resource;
+          detail.used = Get(used.resources, resource);
+          detail.max = max;
+        }
+      }
+      (void)h;
+    };
+    // Claims on host h whatever exceeds the room (everything when `full`).
+    auto restrict = [&](HostIndex h, bool full, int64_t slot_room,
+                        const std::vector<ResourceAmount>& resource_room) {
+      if (!capacity.AcceptsWork(h)) return;
+      HostGrant claim{.host = h};
+      const int32_t free = capacity.FreeSlots(h);
+      const int64_t excess = full ? free : std::max<int64_t>(0, free - std::max<int64_t>(slot_room, 0));
+      claim.slots = static_cast<int32_t>(std::min<int64_t>(excess, free));
+      for (const ResourceAmount& room : resource_room) {
+        const int64_t have = capacity.FreeResource(h, room.id);
+        const int64_t over = full ? have : std::max<int64_t>(0, have - room.amount);
+        if (over > 0) claim.resources.push_back(ResourceAmount{room.id, over});
+      }
+      if (claim.slots == 0 && claim.resources.empty()) return;
+      capacity.ClaimHost(claim);
+      ++detail.hosts;
+    };
+    const HostIndex host_count = static_cast<HostIndex>(state_.hosts().size());
+    if (limit.per_host()) {
+      const bool zero_max = (spec.jobs && *spec.jobs <= 0) || (spec.slots && *spec.slots <= 0) ||
+                            std::any_of(spec.resources.begin(), spec.resources.end(),
+                                        [](const auto& r) { return r.second <= 0; });
+      std::set<HostIndex> hosts;
+      const LimitConsumer any_host =
+          LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, 0);
+      if (zero_max) {
+        for (HostIndex h = 0; h < host_count; ++h) {
+          if (limit.CoversHost(h)) hosts.insert(h);
+        }
+      } else {
+        auto collect = [&](HostIndex h, const LimitAmounts&) { hosts.insert(h); };
+        usage.ForEachHostUse(i, any_host, collect);
+        if (overlay_) overlay_->ForEachHostUse(i, any_host, collect);
+      }
+      for (HostIndex h : hosts) {
+        LimitConsumer consumer = any_host;
+        std::get<3>(consumer) = h;
+        if (detail.scope.empty()) detail.scope = DescribeConsumer(consumer, state_.hosts());
+        bool full = false;
+        int64_t slot_room = 0;
+        std::vector<ResourceAmount> resource_room;
+        room_of(UsedNow(i, consumer), h, full, slot_room, resource_room);
+        restrict(h, full, slot_room, resource_room);
+      }
+    } else {
+      const LimitConsumer consumer =
+          LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, kAllHosts);
+      detail.scope = DescribeConsumer(consumer, state_.hosts());
+      bool full = false;
+      int64_t slot_room = 0;
+      std::vector<ResourceAmount> resource_room;
+      room_of(UsedNow(i, consumer), kAllHosts, full, slot_room, resource_room);
+      const bool no_room = full || slot_room < job.min_slots ||
+                           std::any_of(resource_room.begin(), resource_room.end(),
+                                       [](const ResourceAmount& r) { return r.amount <= 0; });
+      if (whole_groups || no_room) {
+        for (HostIndex h = 0; h < host_count; ++h) {
+          if (limit.CoversHost(h)) restrict(h, /*full=*/true, 0, resource_room);
+        }
+      }
+    }
+    if (detail.hosts > 0) {
+      if (detail.resource.empty()) {
+        detail.resource = "slots";
+        detail.max = spec.slots.value_or(0);
+      }
+      details.push_back(std::move(detail));
+    }
+  }
+  return details;
+}
+
+bool CycleLimits::FitsHostGroups(const Job& job, const Allocation& allocation) const {
+  const LimitUsage& usage = state_.limit_usage();
+  for (size_t i = 0; i < usage.limits().size(); ++i) {
+    const CompiledLimit& limit = usage.limits()[i];
+    if (!limit.host_scoped() || limit.per_host() ||
+        !usage.Applies(limit, job.spec.user, QueueName(job), job.spec.project)) {
+      continue;
+    }
+    const LimitAmounts used = UsedNow(
+        i, LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, kAllHosts));
+    int64_t slots = 0;
+    std::map<std::string, int64_t> resources;
+    for (const HostGrant& grant : allocation.hosts) {
+      if (!limit.CoversHost(grant.host)) continue;
+      slots += grant.slots;
+      for (const ResourceAmount& r : grant.resources) resources[state_.host_resources()[r.id]] += r.amount;
+    }
+    if (limit.spec.slots && used.slots + slots > *limit.spec.slots) return false;
+    for (const auto& [resource, max] : limit.spec.resources) {
+      if (Get(used.resources, resource) + Get(resources, resource) > max) return false;
+    }
+  }
+  return true;
+}
+
+void CycleLimits::Charge(const Job& job, const Allocation& allocation) {
+  if (!any()) return;
+  if (!overlay_) overlay_.emplace(state_.limit_usage().EmptyCopy());
+  overlay_->Charge(job, QueueName(job), allocation, +1, state_.host_resources(),
+                   state_.shared_resources());
+}
+
+}  // namespace sluice::core
