@@ -17,6 +17,10 @@ QueueOrder::iterator StartInOrder(const QueueOrder& order, CycleContext& ctx,
       continue;
     }
     AllocOutcome outcome = ctx.Nominate(job);
+    if (!outcome.ok && BlockedByLimitOnly(outcome)) {  // limits skip, never block (R-Q-2)
+      if (ctx.explain) ctx.Pend(job, std::move(outcome.reasons));
+      continue;
+    }
     if (!outcome.ok) {
       head_reasons = std::move(outcome.reasons);
       return it;
@@ -45,8 +49,9 @@ std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx
                                .available = ctx.QueueSlots(queue)});
     }
   }
-  if (reasons.empty()) return std::nullopt;
-  return reasons;
+  if (!reasons.empty()) return reasons;
+  if (ctx.limits.any()) return ctx.limits.Blocked(job);  // named limits (R-Q-2)
+  return std::nullopt;
 }
 
 void PendBehindHead(const QueueOrder& order, QueueOrder::iterator from, const Job& head,

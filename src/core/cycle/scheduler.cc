@@ -94,7 +94,8 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
                    .unsatisfiable = {},
                    .started_ids = {},
                    .started_jobs_by_queue = {},
-                   .started_slots_by_queue = {}};
+                   .started_slots_by_queue = {},
+                   .limits = CycleLimits(state)};
   ClassifyNewJobs(ctx);
   for (const Queue* queue : OrderQueues(state)) {
     if (queue->pending.empty()) continue;

@@ -27,7 +27,19 @@ Result<ClusterState> ClusterState::Create(const ClusterConfig& config) {
     if (!queue) return NotFound("default_queue: no queue named '" + config.default_queue + "'");
     state.default_queue_ = *queue;
   }
+  state.ConfigureLimits();
   return state;
+}
+
+void ClusterState::ConfigureLimits() {
+  std::vector<std::string> names;
+  names.reserve(hosts_.size());
+  for (const Host& host : hosts_) names.push_back(host.spec.name);
+  limit_usage_.Configure(config_.limits, names, config_.host_groups);
+  for (const RunningEntry& entry : running_) {
+    limit_usage_.Charge(*entry.job, queues_[entry.job->queue].spec.name, entry.job->allocation, +1,
+                        host_resources_, shared_resources_);
+  }
 }
 
 Status ClusterState::AddHost(HostSpec spec) {
@@ -49,6 +61,7 @@ Status ClusterState::AddHost(HostSpec spec) {
   total_slots_ += host.spec.slots;
   if (host.AcceptsWork()) free_slots_ += host.spec.slots;
   hosts_.push_back(std::move(host));
+  if (!config_.limits.empty()) ConfigureLimits();  // host scopes name hosts
   return Status::Ok();
 }
 
@@ -406,6 +419,7 @@ void ClusterState::Release(Job& job) {
   }
   for (const ResourceAmount& r : job.allocation.shared) shared_used_[r.id] -= r.amount;
   Queue& queue = queues_[job.queue];
+  limit_usage_.Charge(job, queue.spec.name, job.allocation, -1, host_resources_, shared_resources_);
   queue.running_jobs -= 1;
   queue.used_slots -= job.allocation.TotalSlots();
   running_.erase(RunningEntry{job.start_seq, &job});
@@ -479,6 +493,7 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
   queue.running_jobs += 1;
   queue.used_slots += allocation.TotalSlots();
   job->allocation = std::move(allocation);
+  limit_usage_.Charge(*job, queue.spec.name, job->allocation, +1, host_resources_, shared_resources_);
   job->state = JobState::kRunning;
   job->admission.phase = AdmissionPhase::kAdmitted;
   job->start_time = now;
@@ -600,6 +615,7 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
     default_queue_ = *FindQueue(config.queues.front().name);
   }
   config_ = config;
+  ConfigureLimits();
   // R-ADM-1: every pending job is classified again after a configuration change.
   unclassified_.clear();
   for (const Queue& queue : queues_) {

@@ -31,6 +31,7 @@
 #include "core/model/config.h"
 #include "core/model/dependency.h"
 #include "core/model/job.h"
+#include "core/model/limit_usage.h"
 #include "core/model/window.h"
 #include "core/resreq/eval.h"
 #include "core/resreq/expr.h"
@@ -183,6 +184,9 @@ class ClusterState {
     for (HostIndex h = 0; h < hosts_.size(); ++h) fn(h);
   }
 
+  // Named limits (R-Q-2) and what each consumer holds under them now.
+  const LimitUsage& limit_usage() const { return limit_usage_; }
+
   std::optional<HostIndex> FindHost(std::string_view name) const;
   std::optional<QueueIndex> FindQueue(std::string_view name) const;
   // Where a job without a queue goes: default_queue, else the first queue listed.
@@ -301,6 +305,8 @@ class ClusterState {
   std::vector<int64_t> shared_total_;
   std::vector<int64_t> shared_used_;
   std::set<RunningEntry> running_;
+  LimitUsage limit_usage_;
+  void ConfigureLimits();
   std::set<std::pair<Instant, JobId>> future_begins_;  // waiting jobs with a begin time
   std::vector<JobId> unclassified_;
   struct DependState {
