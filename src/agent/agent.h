@@ -1,0 +1,59 @@
+// Agent: one host's link to the controller (`sluice agent`). Registers, heartbeats under a
+// lease, runs the jobs it is told to launch through a JobRunner, kills on request, reports
+// exits until acknowledged, fences on epoch and fences itself when cut off.
+//
+// Threads (all share one mutex over the runner and the protocol state):
+//   - the caller's thread (Run): reaps jobs, enforces run limits and kill graces, and checks
+//     the lease every few milliseconds, so self-fencing never waits for a blocked request;
+//   - the heartbeat thread: the long poll (`wait_ms` = the controller's `heartbeat_ms`);
+//     re-registers after a 404;
+//   - the report thread: sends a short heartbeat as soon as a job ends or a launch fails, so
+//     an exit is not held back by the long poll (the controller answers the outstanding poll).
+// A response is applied only if its epoch is not older than the highest seen (epoch fencing).
+// Launches are deduplicated: a job that runs, or whose end is not yet acknowledged, is never
+// started again; after the acknowledgement only a response to a request sent later may start
+// it again (a new dispatch), so a delayed repeat of the old launch cannot run it twice.
+// The lease counts from the moment the last successful request was SENT (never later than
+// the controller saw it), so the agent's SIGKILL comes before the controller's lease + grace.
+//
+// Implements R-SRV-3 (agent side), the agent part of R-SRV-2 (`running` on register).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "agent/protocol.h"
+
+namespace sluice::agent {
+
+struct AgentOptions {
+  HostSpec host;
+  std::string server;  // http://127.0.0.1:PORT
+  std::string token;
+  std::string work_dir;  // cwd of jobs that name none; empty: the agent's cwd
+  // Grace between SIGTERM and SIGKILL when the lease expires; keep it well below the
+  // controller's --host-loss-grace-seconds.
+  std::chrono::milliseconds fence_grace{1000};
+  std::chrono::milliseconds run_limit_grace{5000};
+  std::chrono::milliseconds tick{20};  // how often the main loop reaps and checks deadlines
+};
+
+class Agent {
+ public:
+  explicit Agent(AgentOptions options);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Runs until `stop` becomes true, then kills its jobs, reports them (best effort) and
+  // returns 0. Returns 1 early if the controller refuses the agent token (401/403).
+  int Run(const std::atomic<bool>& stop);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace sluice::agent

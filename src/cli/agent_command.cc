@@ -1,0 +1,111 @@
+// `sluice agent --name H --server URL --token T [--slots N] [--resources mem=..,gpu=..]
+// [--attributes type=linux] [--tags a,b] [--work-dir DIR]`: runs one host's agent until
+// SIGTERM or SIGINT (R-SRV-3). --server/--token default to SLUICE_SERVER and SLUICE_TOKEN.
+// A name configured in the cluster YAML keeps its configured spec; the flags describe a host
+// the controller does not know yet. Several agents may run on one machine under different
+// names. Exit codes: 0 stopped by a signal, 1 the controller refused the token, 2 bad flags.
+#include <signal.h>
+
+#include <atomic>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+#include "agent/agent.h"
+#include "cli/commands.h"
+
+namespace sluice::cli {
+namespace {
+
+std::atomic<bool> g_agent_stop{false};  // set from the signal handler
+
+void OnStopSignal(int) { g_agent_stop = true; }
+
+struct AgentFlags {
+  std::string name;
+  std::string server;
+  std::string token;
+  int slots = 0;
+  std::string resources;
+  std::string attributes;
+  std::vector<std::string> tags;
+  std::string work_dir;
+  int fence_grace_ms = 1000;
+  std::string log_level = "info";
+};
+
+std::string FromEnv(const std::string& flag, const char* variable) {
+  if (!flag.empty()) return flag;
+  const char* value = std::getenv(variable);
+  return value != nullptr ? value : "";
+}
+
+int RunAgent(const AgentFlags& flags) {
+  agent::AgentOptions options{
+      .server = FromEnv(flags.server, "SLUICE_SERVER"),
+      .token = FromEnv(flags.token, "SLUICE_TOKEN"),
+      .work_dir = flags.work_dir,
+      .fence_grace = std::chrono::milliseconds(flags.fence_grace_ms),
+  };
+  options.host = {.name = flags.name, .slots = flags.slots, .tags = flags.tags};
+  if (options.server.empty()) {
+    std::cerr << "error: --server: no controller URL (flag or SLUICE_SERVER)\n";
+    return 2;
+  }
+  if (!flags.resources.empty()) {
+    auto resources = agent::ParseResourceList(flags.resources);
+    if (!resources) {
+      std::cerr << "error: --resources: " << resources.error().message() << "\n";
+      return 2;
+    }
+    options.host.resources = *resources;
+  }
+  if (!flags.attributes.empty()) {
+    auto attributes = agent::ParseAttributeList(flags.attributes);
+    if (!attributes) {
+      std::cerr << "error: --attributes: " << attributes.error().message() << "\n";
+      return 2;
+    }
+    options.host.attributes = *attributes;
+  }
+  spdlog::level::level_enum level = spdlog::level::from_str(flags.log_level);
+  spdlog::set_level(level);
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a closed connection is an error result, not a death
+
+  agent::Agent agent(std::move(options));
+  const int code = agent.Run(g_agent_stop);
+  if (code != 0) std::cerr << "error: the controller refused the agent token\n";
+  return code;
+}
+
+}  // namespace
+
+void RegisterAgentCommand(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("agent", "run a host's agent: register and run jobs");
+  auto flags = std::make_shared<AgentFlags>();
+  cmd->add_option("--name", flags->name, "host name (unique per agent)")->required();
+  cmd->add_option("--server", flags->server, "controller URL (default $SLUICE_SERVER)");
+  cmd->add_option("--token", flags->token, "agent token (default $SLUICE_TOKEN)");
+  cmd->add_option("--slots", flags->slots, "job slots of a host the controller does not know")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--resources", flags->resources, "host resources, e.g. mem=64000,gpu=2");
+  cmd->add_option("--attributes", flags->attributes, "host attributes, e.g. type=linux");
+  cmd->add_option("--tags", flags->tags, "host tags, e.g. a,b")->delimiter(',');
+  cmd->add_option("--work-dir", flags->work_dir, "working directory of jobs that name none");
+  cmd->add_option("--fence-grace-ms", flags->fence_grace_ms,
+                  "SIGTERM-to-SIGKILL grace when the lease expires (keep below the "
+                  "controller's host-loss grace)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--log-level", flags->log_level, "trace, debug, info, warn, error");
+  cmd->callback([flags, &exit_code] { exit_code = RunAgent(*flags); });
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,265 @@
+// The user verbs speaking REST to the controller (docs/api.md), with bsub/bjobs habits:
+//   sluice submit [-q Q] [-n N[,M]] [-R REQ] [-W LIMIT] [-w DEP] [-b TIME] [-x] [-H]
+//                 [-o FILE] [-e FILE] [-J NAME] [-P PROJECT] [--cwd DIR] [--parsable] -- CMD...
+//   sluice jobs [-u USER] [-q QUEUE] [-s STATES] [-p] [--json] [ID...]
+//   sluice cancel|hold|release ID...
+//   sluice hosts|queues|limits [--json]
+// Every verb takes --server/--token (default $SLUICE_SERVER/$SLUICE_TOKEN). Output: `submit`
+// prints `Job <N> is submitted to queue <q>.` (only `N` with --parsable, R-SRV-5b); `jobs
+// --json` prints the API's job array. Errors go to stderr as `error: <server's message>`.
+// Exit codes: 0 ok; 2 bad input (bad flags, 400/404/413 from the server); 1 other failures
+// (unreachable, 401, 403, 409, 5xx). A verb over several ids does them all and returns the
+// worst code.
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "client/format.h"
+#include "client/rest_client.h"
+#include "client/submit_request.h"
+
+namespace sluice::cli {
+namespace {
+
+using nlohmann::json;
+
+struct Connection {
+  std::string server;
+  std::string token;
+};
+
+void AddConnectionFlags(CLI::App* cmd, Connection& connection) {
+  cmd->add_option("--server", connection.server, "controller URL (default $SLUICE_SERVER)");
+  cmd->add_option("--token", connection.token, "user token (default $SLUICE_TOKEN)");
+}
+
+int Fail(const Status& status) {
+  std::cerr << "error: " << status.message() << "\n";
+  return client::ExitCodeFor(status);
+}
+
+// Runs `body` with a connected client; returns its exit code.
+template <typename Body>
+int WithClient(const Connection& connection, Body body) {
+  Result<client::ClientOptions> options =
+      client::ResolveClientOptions(connection.server, connection.token);
+  if (!options) {
+    std::cerr << "error: " << options.error().message() << "\n";
+    return 2;
+  }
+  client::RestClient rest(*options);
+  return body(rest);
+}
+
+std::string QueryEscape(const std::string& text) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == ',' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// ---- submit ----
+
+struct SubmitCommand {
+  Connection connection;
+  client::SubmitFlags flags;
+  bool parsable = false;
+};
+
+int RunSubmit(const SubmitCommand& cmd) {
+  std::error_code error;
+  const std::string submit_dir = std::filesystem::current_path(error).string();
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  Result<json> body = client::BuildSubmitBody(cmd.flags, submit_dir, now);
+  if (!body) {
+    std::cerr << "error: " << body.error().message() << "\n";
+    return 2;
+  }
+  return WithClient(cmd.connection, [&](client::RestClient& rest) {
+    Result<json> reply = rest.Post("/v1/jobs", *body);
+    if (!reply) return Fail(reply.error());
+    const json id = reply->value("id", json());
+    if (cmd.parsable) {
+      std::cout << id.dump() << "\n";
+      return 0;
+    }
+    std::string queue = cmd.flags.queue;
+    if (queue.empty()) {
+      Result<json> job = rest.Get("/v1/jobs/" + id.dump());
+      if (job && job->contains("queue") && (*job)["queue"].is_string()) {
+        queue = (*job)["queue"].get<std::string>();
+      }
+    }
+    std::cout << "Job <" << id.dump() << "> is submitted to "
+              << (queue.empty() ? "the default queue" : "queue <" + queue + ">") << ".\n";
+    return 0;
+  });
+}
+
+void RegisterSubmit(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("submit", "submit a job (bsub/sbatch habits)");
+  auto c = std::make_shared<SubmitCommand>();
+  AddConnectionFlags(cmd, c->connection);
+  client::SubmitFlags& f = c->flags;
+  cmd->add_option("-q,--queue", f.queue, "queue (default: the cluster's default queue)");
+  cmd->add_option("-n,--tasks", f.tasks, "tasks: N, or MIN,MAX for a range");
+  cmd->add_option("-R,--resreq", f.resreq, "resource request, e.g. 'span[hosts=1]'");
+  cmd->add_option("-W,--run-limit", f.run_limit, "run limit: MINUTES, H:M, H:M:S or 90s/10m/2h");
+  cmd->add_option("-w,--depend", f.depend, "dependency expression, e.g. 'done(12)'");
+  cmd->add_option("-b,--begin", f.begin, "begin time: epoch, +DURATION, HH:MM or ISO date");
+  cmd->add_flag("-x,--exclusive", f.exclusive, "whole hosts");
+  cmd->add_flag("-H,--hold", f.hold, "submit held (release with `sluice release`)");
+  cmd->add_option("-o,--output", f.output, "stdout file (%j: job id)");
+  cmd->add_option("-e,--error", f.error, "stderr file (default: the output file)");
+  cmd->add_option("-J,--name", f.name, "job name");
+  cmd->add_option("-P,--project", f.project, "project");
+  cmd->add_option("--priority", f.priority, "priority within the queue");
+  cmd->add_option("--cwd", f.cwd, "working directory (default: the current directory)");
+  cmd->add_flag("--parsable", c->parsable, "print only the job id");
+  cmd->add_option("command", f.command, "the command: one shell string, or an argv after --")
+      ->required();
+  cmd->callback([c, &exit_code] { exit_code = RunSubmit(*c); });
+}
+
+// ---- jobs ----
+
+struct JobsCommand {
+  Connection connection;
+  std::string user;
+  std::string queue;
+  std::string states;
+  bool pending = false;
+  bool as_json = false;
+  std::vector<int64_t> ids;
+};
+
+int RunJobs(const JobsCommand& cmd) {
+  return WithClient(cmd.connection, [&](client::RestClient& rest) {
+    json jobs = json::array();
+    int code = 0;
+    if (!cmd.ids.empty()) {
+      for (int64_t id : cmd.ids) {
+        Result<json> job = rest.Get("/v1/jobs/" + std::to_string(id));
+        if (!job) {
+          code = std::max(code, Fail(job.error()));
+          continue;
+        }
+        jobs.push_back(std::move(*job));
+      }
+    } else {
+      std::string query = "/v1/jobs?";
+      if (!cmd.user.empty()) query += "user=" + QueryEscape(cmd.user) + "&";
+      if (!cmd.queue.empty()) query += "queue=" + QueryEscape(cmd.queue) + "&";
+      if (!cmd.states.empty()) query += "state=" + QueryEscape(cmd.states) + "&";
+      if (cmd.pending) query += "pending_reasons=1&";
+      query.pop_back();
+      Result<json> list = rest.Get(query);
+      if (!list) return Fail(list.error());
+      jobs = std::move(*list);
+    }
+    if (cmd.as_json) {
+      std::cout << jobs.dump(2) << "\n";
+    } else if (cmd.pending) {
+      std::cout << client::FormatPendingJobs(jobs);
+    } else {
+      std::cout << client::FormatJobs(jobs);
+    }
+    return code;
+  });
+}
+
+void RegisterJobs(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("jobs", "list jobs (bjobs/squeue habits)");
+  auto c = std::make_shared<JobsCommand>();
+  AddConnectionFlags(cmd, c->connection);
+  cmd->add_option("-u,--user", c->user, "only this user's jobs (`all`: everyone)");
+  cmd->add_option("-q,--queue", c->queue, "only this queue's jobs");
+  cmd->add_option("-s,--state", c->states, "only these states, e.g. PENDING,RUNNING");
+  cmd->add_flag("-p,--pending", c->pending, "pending jobs with their reasons (bjobs -p)");
+  cmd->add_flag("--json", c->as_json, "print the JSON array of job objects");
+  cmd->add_option("ids", c->ids, "job ids (default: all jobs matching the filters)");
+  cmd->callback([c, &exit_code] { exit_code = RunJobs(*c); });
+}
+
+// ---- cancel / hold / release ----
+
+struct ActionCommand {
+  Connection connection;
+  std::vector<int64_t> ids;
+};
+
+void RegisterAction(CLI::App& app, int& exit_code, const std::string& verb,
+                    const std::string& help, const std::string& done_text) {
+  CLI::App* cmd = app.add_subcommand(verb, help);
+  auto c = std::make_shared<ActionCommand>();
+  AddConnectionFlags(cmd, c->connection);
+  cmd->add_option("ids", c->ids, "job ids")->required();
+  cmd->callback([c, verb, done_text, &exit_code] {
+    exit_code = WithClient(c->connection, [&](client::RestClient& rest) {
+      int code = 0;
+      for (int64_t id : c->ids) {
+        Result<json> job = rest.Post("/v1/jobs/" + std::to_string(id) + "/" + verb, json::object());
+        if (!job) {
+          std::cerr << "Job <" << id << ">: ";
+          code = std::max(code, Fail(job.error()));
+          continue;
+        }
+        std::cout << "Job <" << id << "> " << done_text << "\n";
+      }
+      return code;
+    });
+  });
+}
+
+// ---- hosts / queues / limits ----
+
+struct ListCommand {
+  Connection connection;
+  bool as_json = false;
+};
+
+void RegisterList(CLI::App& app, int& exit_code, const std::string& verb,
+                  const std::string& help, std::string (*format)(const json&)) {
+  CLI::App* cmd = app.add_subcommand(verb, help);
+  auto c = std::make_shared<ListCommand>();
+  AddConnectionFlags(cmd, c->connection);
+  cmd->add_flag("--json", c->as_json, "print the API's JSON");
+  cmd->callback([c, verb, format, &exit_code] {
+    exit_code = WithClient(c->connection, [&](client::RestClient& rest) {
+      Result<json> list = rest.Get("/v1/" + verb);
+      if (!list) return Fail(list.error());
+      std::cout << (c->as_json ? list->dump(2) + "\n" : format(*list));
+      return 0;
+    });
+  });
+}
+
+}  // namespace
+
+void RegisterClientCommands(CLI::App& app, int& exit_code) {
+  RegisterSubmit(app, exit_code);
+  RegisterJobs(app, exit_code);
+  RegisterAction(app, exit_code, "cancel", "cancel jobs (bkill/scancel)", "is being cancelled");
+  RegisterAction(app, exit_code, "hold", "hold pending jobs (bstop/scontrol hold)", "is held");
+  RegisterAction(app, exit_code, "release", "release held jobs", "is released");
+  RegisterList(app, exit_code, "hosts", "list hosts (bhosts/sinfo)", client::FormatHosts);
+  RegisterList(app, exit_code, "queues", "list queues (bqueues)", client::FormatQueues);
+  RegisterList(app, exit_code, "limits", "list limits (blimits)", client::FormatLimits);
+}
+
+}  // namespace sluice::cli

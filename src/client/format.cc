@@ -1,0 +1,243 @@
+#include "client/format.h"
+
+#include <ctime>
+#include <vector>
+
+#include "core/reasons/render.h"
+
+namespace sluice::client {
+namespace {
+
+using nlohmann::json;
+using Row = std::vector<std::string>;
+
+std::string Text(const json& object, const char* key) {
+  if (!object.is_object()) return "-";
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return "-";
+  if (it->is_string()) return it->get<std::string>().empty() ? "-" : it->get<std::string>();
+  if (it->is_boolean()) return it->get<bool>() ? "yes" : "no";
+  if (it->is_number_float()) {
+    const double value = it->get<double>();
+    if (value == static_cast<double>(static_cast<int64_t>(value))) {
+      return std::to_string(static_cast<int64_t>(value));
+    }
+  }
+  return it->dump();
+}
+
+std::string TimeText(const json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer()) return "-";
+  const std::time_t t = it->get<int64_t>();
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%b %d %H:%M:%S", &tm);
+  return buffer;
+}
+
+std::string Table(const Row& header, const std::vector<Row>& rows) {
+  std::vector<size_t> widths(header.size(), 0);
+  for (size_t i = 0; i < header.size(); ++i) widths[i] = header[i].size();
+  for (const Row& row : rows) {
+    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  const auto line = [&](const Row& row) {
+    std::string out;
+    for (size_t i = 0; i < row.size(); ++i) {
+      out += row[i];
+      if (i + 1 < row.size()) out += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    return out + "\n";
+  };
+  std::string out = line(header);
+  for (const Row& row : rows) out += line(row);
+  return out;
+}
+
+// "h1:2,h2:2" from [{"name": "h1", "slots": 2}, ...].
+std::string HostsText(const json& job) {
+  auto it = job.find("hosts");
+  if (it == job.end() || !it->is_array() || it->empty()) return "-";
+  std::string out;
+  for (const json& host : *it) {
+    if (!out.empty()) out += ",";
+    if (host.is_string()) {
+      out += host.get<std::string>();
+    } else {
+      out += Text(host, "name") + ":" + Text(host, "slots");
+    }
+  }
+  return out;
+}
+
+const Row kJobHeader = {"JOBID", "USER", "STATE", "QUEUE", "TASKS", "HOSTS", "EXIT", "NAME",
+                        "SUBMIT_TIME"};
+
+Row JobRow(const json& job) {
+  return {Text(job, "id"),    Text(job, "user"),    Text(job, "state"),
+          Text(job, "queue"), Text(job, "tasks"),   HostsText(job),
+          Text(job, "exit_code"), Text(job, "name"), TimeText(job, "submit_time")};
+}
+
+std::string ReasonLines(const json& job) {
+  std::string out;
+  const json* reasons = nullptr;
+  if (auto it = job.find("reasons"); it != job.end() && it->is_object()) reasons = &*it;
+  if (reasons != nullptr) {
+    if (auto details = reasons->find("details"); details != reasons->end() && details->is_array()) {
+      for (const json& detail : *details) {
+        std::optional<core::ReasonDetail> parsed = ReasonDetailFromJson(detail);
+        out += " " + (parsed ? core::RenderReason(*parsed) : detail.dump()) + "\n";
+      }
+    }
+  }
+  if (out.empty()) {
+    const std::string code = Text(job, "reason");
+    std::optional<core::ReasonCode> parsed = ReasonCodeFromString(code);
+    out = " " + (parsed ? std::string(core::Headline(*parsed)) : code) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<core::ReasonCode> ReasonCodeFromString(std::string_view name) {
+  for (core::ReasonCode code : core::kAllReasonCodes) {
+    if (core::ToString(code) == name) return code;
+  }
+  return std::nullopt;
+}
+
+std::optional<core::ReasonDetail> ReasonDetailFromJson(const json& detail) {
+  if (!detail.is_object() || !detail.contains("code") || !detail["code"].is_string()) {
+    return std::nullopt;
+  }
+  std::optional<core::ReasonCode> code = ReasonCodeFromString(detail["code"].get<std::string>());
+  if (!code) return std::nullopt;
+  core::ReasonDetail out{.code = *code};
+  const auto get_int = [&](const char* key, auto& field) {
+    if (auto it = detail.find(key); it != detail.end() && it->is_number_integer()) {
+      field = it->get<std::remove_reference_t<decltype(field)>>();
+    }
+  };
+  const auto get_string = [&](const char* key, std::string& field) {
+    if (auto it = detail.find(key); it != detail.end() && it->is_string()) field = it->get<std::string>();
+  };
+  get_string("resource", out.resource);
+  get_int("needed", out.needed);
+  get_int("available", out.available);
+  get_int("hosts", out.hosts);
+  if (auto it = detail.find("one_host"); it != detail.end() && it->is_boolean()) {
+    out.one_host = it->get<bool>();
+  }
+  get_string("same", out.same);
+  get_int("per_host", out.per_host);
+  get_int("job", out.job);
+  get_int("time", out.time);  // null (never) keeps kInfinite
+  get_string("limit", out.limit);
+  get_string("scope", out.scope);
+  get_int("used", out.used);
+  get_int("max", out.max);
+  get_string("condition", out.condition);
+  if (auto it = detail.find("never"); it != detail.end() && it->is_boolean()) {
+    out.never = it->get<bool>();
+  }
+  return out;
+}
+
+std::string FormatJobs(const json& jobs) {
+  std::vector<Row> rows;
+  if (jobs.is_array()) {
+    for (const json& job : jobs) rows.push_back(JobRow(job));
+  }
+  if (rows.empty()) return "No jobs found\n";
+  return Table(kJobHeader, rows);
+}
+
+std::string FormatPendingJobs(const json& jobs) {
+  std::string out;
+  if (jobs.is_array()) {
+    for (const json& job : jobs) {
+      const std::string state = Text(job, "state");
+      if (state != "PENDING" && state != "HELD") continue;
+      out += Table(kJobHeader, {JobRow(job)}) + " PENDING REASONS:\n" + ReasonLines(job) + "\n";
+    }
+  }
+  return out.empty() ? "No pending jobs found\n" : out;
+}
+
+std::string FormatHosts(const json& hosts) {
+  std::vector<Row> rows;
+  if (hosts.is_array()) {
+    for (const json& host : hosts) {
+      std::string agent = "-";
+      if (auto it = host.find("agent"); it != host.end() && it->is_object()) {
+        agent = Text(*it, "connected") == "yes" ? "connected" : "disconnected";
+      }
+      std::string resources;
+      if (auto it = host.find("resources"); it != host.end() && it->is_object()) {
+        for (const auto& [key, value] : it->items()) {
+          resources += (resources.empty() ? "" : ",") + key + "=" + Text(*it, key.c_str());
+        }
+      }
+      rows.push_back({Text(host, "name"), Text(host, "state"), Text(host, "slots"),
+                      Text(host, "used_slots"), Text(host, "running_jobs"), agent,
+                      resources.empty() ? "-" : resources});
+    }
+  }
+  if (rows.empty()) return "No hosts\n";
+  return Table({"HOST", "STATE", "SLOTS", "USED", "JOBS", "AGENT", "RESOURCES"}, rows);
+}
+
+std::string FormatQueues(const json& queues) {
+  std::vector<Row> rows;
+  if (queues.is_array()) {
+    for (const json& queue : queues) {
+      const std::string status = std::string(Text(queue, "open") == "yes" ? "Open" : "Closed") +
+                                 ":" + (Text(queue, "active") == "yes" ? "Active" : "Inact");
+      rows.push_back({Text(queue, "name"), Text(queue, "priority"), Text(queue, "policy"), status,
+                      Text(queue, "pending"), Text(queue, "held"), Text(queue, "running"),
+                      Text(queue, "used_slots")});
+    }
+  }
+  if (rows.empty()) return "No queues\n";
+  return Table({"QUEUE", "PRIO", "POLICY", "STATUS", "PEND", "HELD", "RUN", "SLOTS"}, rows);
+}
+
+std::string FormatLimits(const json& limits) {
+  std::vector<Row> rows;
+  if (limits.is_array()) {
+    for (const json& limit : limits) {
+      std::string scope;
+      for (const char* key : {"users", "queues", "hosts", "projects"}) {
+        auto it = limit.find(key);
+        if (it == limit.end() || !it->is_object()) continue;
+        std::string names;
+        if (auto list = it->find("names"); list != it->end() && list->is_array()) {
+          for (const json& name : *list) {
+            names += (names.empty() ? "" : ",") + (name.is_string() ? name.get<std::string>() : name.dump());
+          }
+        }
+        const bool each = Text(*it, "per_each") == "yes";
+        scope += (scope.empty() ? "" : " ") + std::string(each ? "per_" : "") + key + "=" +
+                 (names.empty() ? "all" : names);
+      }
+      std::string resources;
+      if (auto it = limit.find("resources"); it != limit.end() && it->is_object()) {
+        for (const auto& [key, value] : it->items()) {
+          resources += (resources.empty() ? "" : ",") + key + "=" + Text(*it, key.c_str());
+        }
+      }
+      rows.push_back({Text(limit, "name"), Text(limit, "slots"), Text(limit, "jobs"),
+                      resources.empty() ? "-" : resources, scope.empty() ? "-" : scope});
+    }
+  }
+  if (rows.empty()) return "No limits\n";
+  return Table({"LIMIT", "SLOTS", "JOBS", "RESOURCES", "SCOPE"}, rows);
+}
+
+}  // namespace sluice::client

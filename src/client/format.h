@@ -1,0 +1,30 @@
+// Text output of the CLI verbs: tables of jobs, hosts, queues and limits from the API's JSON,
+// and pending reasons rendered like `bjobs -p` (the detail JSON of docs/api.md parsed back
+// into core::ReasonDetail and rendered by core::RenderReason, so the CLI, the simulator's
+// `--pending-at` report and the server say the same words).
+// Columns are padded to their widest cell. Missing or null fields print as `-`.
+// Pure functions; times are printed in the process's local time zone.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/reasons/reason.h"
+
+namespace sluice::client {
+
+std::optional<core::ReasonCode> ReasonCodeFromString(std::string_view name);
+// Inverse of sim::ReasonDetailToJson; unknown codes yield nullopt, absent fields defaults.
+std::optional<core::ReasonDetail> ReasonDetailFromJson(const nlohmann::json& detail);
+
+// `jobs`: one row per job object.
+std::string FormatJobs(const nlohmann::json& jobs);
+// `jobs -p`: each pending/held job's row followed by its reasons, one indented line each.
+std::string FormatPendingJobs(const nlohmann::json& jobs);
+std::string FormatHosts(const nlohmann::json& hosts);
+std::string FormatQueues(const nlohmann::json& queues);
+std::string FormatLimits(const nlohmann::json& limits);
+
+}  // namespace sluice::client

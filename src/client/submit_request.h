@@ -1,0 +1,50 @@
+// `sluice submit` flags -> the POST /v1/jobs body (docs/api.md), with bsub/sbatch habits.
+//
+//   -n N or N,M     tasks (exact) or min_tasks/max_tasks
+//   -W LIMIT        run limit: MINUTES or HOURS:MINUTES (bsub), H:M:S, or 90s/10m/2h/1d
+//   -b TIME         begin: epoch seconds, +DURATION (from now), HH:MM (today, or tomorrow if
+//                   past), YYYY-MM-DD[THH:MM[:SS]] (local time)
+//   command         one argument: a shell command (`/bin/sh -c`); several: an argv
+// The job runs in the submitter's working directory unless --cwd says otherwise (R-SRV-5b);
+// relative output/error paths are made absolute against that directory.
+// Parse errors are kInvalidArgument naming the flag. Pure functions (the clock is passed in).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace sluice::client {
+
+struct SubmitFlags {
+  std::string queue;
+  std::string tasks;  // "N" or "N,M"
+  std::string resreq;
+  std::string run_limit;
+  std::string depend;
+  std::string begin;
+  bool exclusive = false;
+  bool hold = false;
+  std::string output;
+  std::string error;
+  std::string cwd;
+  std::string name;
+  std::string project;
+  std::optional<int64_t> priority;
+  std::vector<std::string> command;
+};
+
+Result<int64_t> ParseRunLimit(const std::string& text);
+// `now` is seconds since the epoch; local times use the process's time zone.
+Result<int64_t> ParseBeginTime(const std::string& text, int64_t now);
+
+// `submit_dir` is the submitter's working directory (absolute).
+Result<nlohmann::json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit_dir,
+                                       int64_t now);
+
+}  // namespace sluice::client

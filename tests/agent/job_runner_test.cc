@@ -1,0 +1,242 @@
+// JobRunner with real short processes: exit codes, output files and `%j`, the job
+// environment and cwd, run limits, kill with SIGTERM then SIGKILL, failed launches, and the
+// cleanup of a finished job's leftover processes. Waits are bounded polls, never sleeps that
+// a test's verdict depends on.
+#include "agent/job_runner.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "testing/subprocess.h"
+
+namespace sluice::agent {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using sluice::testing::ReadFile;
+using sluice::testing::TempDir;
+
+// Polls until `job` has ended (at most 20 s); returns its exit.
+std::optional<JobExit> WaitExit(JobRunner& runner, int64_t job,
+                                std::chrono::milliseconds run_limit_grace = 200ms) {
+  const auto deadline = Clock::now() + 20s;
+  while (Clock::now() < deadline) {
+    for (const JobExit& exit : runner.Poll(Clock::now(), run_limit_grace)) {
+      if (exit.job == job) return exit;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  return std::nullopt;
+}
+
+bool WaitForFile(const fs::path& path) {
+  const auto deadline = Clock::now() + 20s;
+  while (Clock::now() < deadline) {
+    if (fs::exists(path)) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
+}
+
+// True when pid no longer runs (gone, or a zombie waiting for its reaper).
+bool ProcessEnded(pid_t pid) {
+  auto stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return true;
+  const size_t paren = stat->rfind(')');
+  return paren != std::string::npos && paren + 2 < stat->size() && (*stat)[paren + 2] == 'Z';
+}
+
+TEST(ExpandJobPatternTest, ReplacesEveryJobMarker) {
+  EXPECT_EQ(ExpandJobPattern("out.%j.%j.txt", 42), "out.42.42.txt");
+  EXPECT_EQ(ExpandJobPattern("plain", 1), "plain");
+  EXPECT_EQ(ExpandJobPattern("100%%-%j%", 7), "100%%-7%");
+}
+
+TEST(ExitCauseTest, StringTableIsComplete) {
+  EXPECT_EQ(ToString(ExitCause::kExit), "exit");
+  EXPECT_EQ(ToString(ExitCause::kRunLimit), "run_limit");
+  EXPECT_EQ(ToString(ExitCause::kKilled), "killed");
+}
+
+TEST(JobRunnerTest, ReportsExitCodes) {
+  TempDir dir;
+  JobRunner runner;
+  ASSERT_TRUE(runner.Start({.job = 1, .command = "exit 0", .cwd = dir.path()}, Clock::now()).ok());
+  ASSERT_TRUE(runner.Start({.job = 2, .command = "exit 3", .cwd = dir.path()}, Clock::now()).ok());
+  // Both may end in the same Poll: collect until both have been seen.
+  std::map<int64_t, JobExit> exits;
+  const auto deadline = Clock::now() + 20s;
+  while (exits.size() < 2 && Clock::now() < deadline) {
+    for (const JobExit& exit : runner.Poll(Clock::now(), 200ms)) exits[exit.job] = exit;
+    std::this_thread::sleep_for(5ms);
+  }
+  std::optional<JobExit> first;
+  std::optional<JobExit> second;
+  if (exits.contains(1)) first = exits[1];
+  if (exits.contains(2)) second = exits[2];
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->exit_code, 0);
+  EXPECT_EQ(first->cause, ExitCause::kExit);
+  EXPECT_EQ(second->exit_code, 3);
+  EXPECT_FALSE(second->signal.has_value());
+  EXPECT_EQ(runner.size(), 0u);
+}
+
+TEST(JobRunnerTest, WritesOutputAndErrorFilesWithJobId) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 17,
+               .command = "echo out; echo err >&2",
+               .cwd = dir.path(),
+               .output = "o.%j",
+               .error = (dir.path() / "e.%j").string()};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitExit(runner, 17));
+  EXPECT_EQ(ReadFile(dir.path() / "o.17"), "out\n");
+  EXPECT_EQ(ReadFile(dir.path() / "e.17"), "err\n");
+}
+
+TEST(JobRunnerTest, ErrorDefaultsToTheOutputFile) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 5, .command = "echo a; echo b >&2", .cwd = dir.path(), .output = "both.%j"};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitExit(runner, 5));
+  EXPECT_EQ(ReadFile(dir.path() / "both.5"), "a\nb\n");
+}
+
+TEST(JobRunnerTest, RunsWithJobEnvironmentInItsWorkingDirectory) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 9,
+               .command = "echo $SLUICE_JOB_ID $SLUICE_NTASKS $SLUICE_HOSTS; pwd",
+               .cwd = dir.path(),
+               .output = "env.out",
+               .env = {{"SLUICE_JOB_ID", "9"}, {"SLUICE_NTASKS", "4"},
+                       {"SLUICE_HOSTS", "h1:2,h2:2"}}};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitExit(runner, 9));
+  EXPECT_EQ(ReadFile(dir.path() / "env.out"),
+            "9 4 h1:2,h2:2\n" + fs::canonical(dir.path()).string() + "\n");
+}
+
+TEST(JobRunnerTest, RunsAnArgvWithoutAShell) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 3, .argv = {"echo", "a b", "$HOME"}, .cwd = dir.path(), .output = "argv"};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitExit(runner, 3));
+  EXPECT_EQ(ReadFile(dir.path() / "argv"), "a b $HOME\n");
+}
+
+TEST(JobRunnerTest, FailedLaunchesAreReportedWithTheStep) {
+  TempDir dir;
+  JobRunner runner;
+  struct Case {
+    std::string_view name;
+    JobSpec spec;
+    std::string_view message_start;
+  };
+  const std::vector<Case> cases = {
+      {"missing cwd", {.job = 1, .command = "true", .cwd = dir.path() / "nope"}, "chdir: "},
+      {"output dir missing",
+       {.job = 2, .command = "true", .cwd = dir.path(), .output = "no/such/dir/o"},
+       "open output: "},
+      {"no such program", {.job = 3, .argv = {"sluice-no-such-program"}}, "exec: "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Status status = runner.Start(c.spec, Clock::now());
+    EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+    EXPECT_TRUE(status.message().starts_with(c.message_start)) << status.message();
+    EXPECT_FALSE(runner.IsRunning(c.spec.job));
+  }
+}
+
+TEST(JobRunnerTest, RefusesToStartARunningJobTwice) {
+  JobRunner runner;
+  ASSERT_TRUE(runner.Start({.job = 4, .command = "sleep 30"}, Clock::now()).ok());
+  EXPECT_EQ(runner.Start({.job = 4, .command = "true"}, Clock::now()).code(),
+            StatusCode::kAlreadyExists);
+  EXPECT_EQ(runner.Running(), std::vector<int64_t>{4});
+  runner.Kill(4, 0ms, Clock::now());
+  auto exit = WaitExit(runner, 4);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->cause, ExitCause::kKilled);
+}
+
+TEST(JobRunnerTest, RunLimitTerminatesTheJob) {
+  JobRunner runner;
+  ASSERT_TRUE(
+      runner.Start({.job = 6, .command = "exec sleep 30", .run_limit = 100ms}, Clock::now()).ok());
+  auto exit = WaitExit(runner, 6);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->cause, ExitCause::kRunLimit);
+  EXPECT_EQ(exit->signal, SIGTERM);
+}
+
+TEST(JobRunnerTest, KillEscalatesToSigkillWhenTermIsTrapped) {
+  TempDir dir;
+  JobRunner runner;
+  const fs::path ready = dir.path() / "ready";
+  JobSpec spec{.job = 8, .command = "trap '' TERM; touch ready; sleep 30", .cwd = dir.path()};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitForFile(ready));
+  ASSERT_TRUE(runner.Kill(8, 200ms, Clock::now()));
+  auto exit = WaitExit(runner, 8);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->cause, ExitCause::kKilled);
+  EXPECT_EQ(exit->signal, SIGKILL);
+}
+
+TEST(JobRunnerTest, KillWithGraceLetsTermEndTheJob) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 10, .command = "trap 'exit 7' TERM; touch ready; while :; do sleep 0.05; done",
+               .cwd = dir.path()};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitForFile(dir.path() / "ready"));
+  runner.KillAll(20s, Clock::now());
+  auto exit = WaitExit(runner, 10);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->exit_code, 7);
+  EXPECT_EQ(exit->cause, ExitCause::kKilled);
+}
+
+TEST(JobRunnerTest, LeftoverProcessesOfAFinishedJobAreKilled) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 11, .command = "sleep 30 & echo $! > bg.pid", .cwd = dir.path()};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  auto exit = WaitExit(runner, 11);
+  ASSERT_TRUE(exit);
+  auto pid_text = ReadFile(dir.path() / "bg.pid");
+  ASSERT_TRUE(pid_text);
+  const pid_t background = std::stoi(*pid_text);
+  const auto deadline = Clock::now() + 10s;
+  while (!ProcessEnded(background) && Clock::now() < deadline) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(ProcessEnded(background));
+}
+
+TEST(JobRunnerTest, EachJobIsItsOwnProcessGroup) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 12, .command = "cut -d' ' -f5 /proc/$$/stat > pgid; echo $$ > pid", .cwd = dir.path()};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitExit(runner, 12));
+  auto pgid = ReadFile(dir.path() / "pgid");
+  auto pid = ReadFile(dir.path() / "pid");
+  ASSERT_TRUE(pgid && pid);
+  EXPECT_EQ(std::stoi(*pgid), std::stoi(*pid));
+  EXPECT_NE(std::stoi(*pgid), getpgrp());
+}
+
+}  // namespace
+}  // namespace sluice::agent
