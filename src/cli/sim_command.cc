@@ -1,7 +1,9 @@
 // `sluice sim`: replays a workload through the core (R-SIM-1 … R-SIM-4).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +14,7 @@
 #include "config/cluster_yaml.h"
 #include "core/cycle/scheduler.h"
 #include "sim/decision_log.h"
+#include "sim/estimate.h"
 #include "sim/jsonl_reader.h"
 #include "sim/metrics.h"
 #include "sim/pending_report.h"
@@ -36,6 +39,9 @@ struct SimFlags {
   bool json = false;
   std::string decisions;
   std::optional<Instant> pending_at;
+  bool pending_detail = false;
+  bool pending_summary = false;
+  bool no_estimate = false;
   bool kill_at_limit = false;
   bool no_progress = false;
   std::string plot;
@@ -97,6 +103,24 @@ void DrawProgress(double fraction) {
   std::fflush(stderr);
 }
 
+// --pending-at T: the jobs with reasons, hints and estimated starts, or the summary.
+std::string PendingReport(const SimFlags& flags, const sim::SimResult& result,
+                          const core::ClusterState& state, std::optional<Instant> wake) {
+  const Instant at = result.pending_time;
+  if (flags.pending_summary) {
+    return flags.json ? sim::PendingSummaryJson(result.pending, state)
+                      : sim::PendingSummaryText(result.pending, state, at);
+  }
+  std::map<JobId, sim::StartEstimate> estimates;
+  sim::PendingReportOptions options{.per_host = flags.pending_detail, .estimates = nullptr};
+  if (!flags.no_estimate) {
+    estimates = sim::EstimateStarts(state, at, wake);
+    options.estimates = &estimates;
+  }
+  return flags.json ? sim::PendingReportJsonLines(result.pending, state, options)
+                    : sim::PendingReportText(result.pending, state, at, options);
+}
+
 int RunSim(const SimFlags& flags) {
   if (flags.trace.empty() == flags.workload.empty()) {
     std::fprintf(stderr, "sluice sim: give exactly one of --trace FILE or --workload FILE\n");
@@ -133,15 +157,20 @@ int RunSim(const SimFlags& flags) {
   sim::SimOptions options{.kill_at_limit = flags.kill_at_limit, .pending_at = flags.pending_at};
   if (!flags.no_progress && isatty(STDERR_FILENO)) options.progress = DrawProgress;
   sim::PlotSeries plot;
-  if (!flags.plot.empty()) {
-    options.after_cycle = [&plot](const core::ClusterState& s, Instant t, const core::CycleResult&) {
-      int64_t pending = 0;
-      for (const core::Queue& queue : s.queues()) pending += static_cast<int64_t>(queue.pending.size());
-      int64_t used = 0;
-      for (const core::Queue& queue : s.queues()) used += queue.used_slots;
-      plot.Add(sim::PlotSample{.t = t, .used_slots = used, .pending_jobs = pending});
-    };
-  }
+  // The simulator's pending timer as of the last cycle (its rule: reset when reached, then
+  // the earliest later wake_at), for the estimated starts of --pending-at.
+  std::optional<Instant> wake;
+  options.after_cycle = [&plot, &wake, &flags](const core::ClusterState& s, Instant t,
+                                               const core::CycleResult& cycle) {
+    if (wake && *wake <= t) wake.reset();
+    if (cycle.wake_at && *cycle.wake_at > t) wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
+    if (flags.plot.empty()) return;
+    int64_t pending = 0;
+    for (const core::Queue& queue : s.queues()) pending += static_cast<int64_t>(queue.pending.size());
+    int64_t used = 0;
+    for (const core::Queue& queue : s.queues()) used += queue.used_slots;
+    plot.Add(sim::PlotSample{.t = t, .used_slots = used, .pending_jobs = pending});
+  };
   sim::Simulator simulator(std::move(*state), *workload, std::move(options));
   Result<sim::SimResult> result = simulator.Run(log.get());
   if (log) log->Flush();
@@ -159,8 +188,7 @@ int RunSim(const SimFlags& flags) {
   }
   std::string out;
   if (flags.pending_at) {
-    out = flags.json ? sim::PendingReportJsonLines(result->pending)
-                     : sim::PendingReportText(result->pending, simulator.state(), result->pending_time);
+    out = PendingReport(flags, *result, simulator.state(), wake);
   } else {
     sim::Metrics metrics =
         sim::ComputeMetrics(*result, simulator.state().total_slots(), workload->skipped);
@@ -188,6 +216,9 @@ void RegisterSimCommand(CLI::App& app, int& exit_code) {
   sim->add_flag("--json", flags->json, "print JSON instead of a table");
   sim->add_option("--decisions", flags->decisions, "write every decision as JSON lines to FILE");
   sim->add_option("--pending-at", flags->pending_at, "print the pending jobs and their reasons at simulated time T")->check(CLI::NonNegativeNumber);
+  sim->add_flag("--pending-detail", flags->pending_detail, "with --pending-at: what every host says about each job (like bjobs -p2)");
+  sim->add_flag("--pending-summary", flags->pending_summary, "with --pending-at: only how many jobs wait for what, by reason and queue (like bjobs -psum)");
+  sim->add_flag("--no-estimate", flags->no_estimate, "with --pending-at: no estimated start times");
   sim->add_flag("--kill-at-limit", flags->kill_at_limit, "kill jobs that reach their run limit");
   sim->add_flag("--no-progress", flags->no_progress, "no progress bar on stderr");
   sim->add_option("--plot", flags->plot, "write utilization and queue length over time as an SVG image");

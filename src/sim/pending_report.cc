@@ -1,5 +1,8 @@
 #include "sim/pending_report.h"
 
+#include "core/reasons/hint.h"
+#include "core/reasons/host_detail.h"
+
 namespace sluice::sim {
 
 nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
@@ -84,33 +87,113 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
   return j;
 }
 
+namespace {
+
+nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v, const core::ClusterState& state) {
+  nlohmann::ordered_json j;
+  j["host"] = state.hosts()[v.host].spec.name;
+  if (v.room) {
+    j["room"] = v.available;
+    return j;
+  }
+  j["code"] = core::ToString(v.code);
+  if (v.code == core::ReasonCode::kNoResource) {
+    j["resource"] = v.resource;
+    if (v.resource != "slots") {
+      j["needed"] = v.needed;
+      j["available"] = v.available;
+    }
+  }
+  return j;
+}
+
+nlohmann::ordered_json CountsToJson(const std::map<core::ReasonCode, int64_t>& counts) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [code, n] : counts) j[std::string(core::ToString(code))] = n;
+  return j;
+}
+
+nlohmann::ordered_json ReasonCountsToJson(const core::ReasonCounts& counts) {
+  nlohmann::ordered_json j;
+  j["jobs"] = counts.jobs;
+  j["by_reason"] = CountsToJson(counts.by_main);
+  j["with_reason"] = CountsToJson(counts.by_any);
+  return j;
+}
+
+const StartEstimate* EstimateOf(const PendingReportOptions& options, JobId job) {
+  if (options.estimates == nullptr) return nullptr;
+  auto it = options.estimates->find(job);
+  return it == options.estimates->end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+nlohmann::ordered_json PendingJobToJson(const core::PendJob& pend, const core::ClusterState& state,
+                                        const StartEstimate* estimate, bool per_host) {
+  nlohmann::ordered_json j;
+  j["job"] = pend.job;
+  j["reason"] = core::ToString(pend.reasons.main);
+  nlohmann::ordered_json details = nlohmann::ordered_json::array();
+  for (const core::ReasonDetail& detail : pend.reasons.details) {
+    details.push_back(ReasonDetailToJson(detail));
+  }
+  j["details"] = std::move(details);
+  const core::Job* job = state.FindJob(pend.job);
+  if (job == nullptr) return j;
+  j["hint"] = core::Hint(*job, state, pend.reasons);
+  if (estimate != nullptr) AddEstimateJson(*estimate, j);
+  if (per_host) {
+    nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
+    for (const core::HostVerdict& v : core::ExplainHosts(*job, state)) hosts.push_back(HostVerdictToJson(v, state));
+    j["hosts"] = std::move(hosts);
+  }
+  return j;
+}
+
+nlohmann::ordered_json SummaryToJson(const core::PendingSummary& summary) {
+  nlohmann::ordered_json j = ReasonCountsToJson(summary.all);
+  nlohmann::ordered_json queues = nlohmann::ordered_json::object();
+  for (const auto& [name, counts] : summary.by_queue) queues[name] = ReasonCountsToJson(counts);
+  j["queues"] = std::move(queues);
+  return j;
+}
+
 std::string PendingReportText(const std::vector<core::PendJob>& pending,
-                              const core::ClusterState& state, Instant at) {
+                              const core::ClusterState& state, Instant at,
+                              const PendingReportOptions& options) {
   std::string out = std::to_string(pending.size()) + " pending " +
                     (pending.size() == 1 ? "job" : "jobs") + " after the cycle at t=" +
                     std::to_string(at) + "\n";
   for (const core::PendJob& pend : pending) {
     const core::Job* job = state.FindJob(pend.job);
     if (job == nullptr) continue;
-    out += "\n" + core::RenderPendingJob(*job, state, pend.reasons);
+    core::RenderOptions render{.hint = true, .estimate = {}, .per_host = options.per_host};
+    if (const StartEstimate* estimate = EstimateOf(options, pend.job)) render.estimate = EstimateText(*estimate);
+    out += "\n" + core::RenderPendingJob(*job, state, pend.reasons, render);
   }
   return out;
 }
 
-std::string PendingReportJsonLines(const std::vector<core::PendJob>& pending) {
+std::string PendingReportJsonLines(const std::vector<core::PendJob>& pending,
+                                   const core::ClusterState& state,
+                                   const PendingReportOptions& options) {
   std::string out;
   for (const core::PendJob& pend : pending) {
-    nlohmann::ordered_json j;
-    j["job"] = pend.job;
-    j["reason"] = core::ToString(pend.reasons.main);
-    nlohmann::ordered_json details = nlohmann::ordered_json::array();
-    for (const core::ReasonDetail& detail : pend.reasons.details) {
-      details.push_back(ReasonDetailToJson(detail));
-    }
-    j["details"] = std::move(details);
-    out += j.dump() + "\n";
+    out += PendingJobToJson(pend, state, EstimateOf(options, pend.job), options.per_host).dump() + "\n";
   }
   return out;
+}
+
+std::string PendingSummaryText(const std::vector<core::PendJob>& pending,
+                               const core::ClusterState& state, Instant at) {
+  return "Summary of the pending jobs after the cycle at t=" + std::to_string(at) + "\n" +
+         core::RenderSummary(core::Summarize(pending, state));
+}
+
+std::string PendingSummaryJson(const std::vector<core::PendJob>& pending,
+                               const core::ClusterState& state) {
+  return SummaryToJson(core::Summarize(pending, state)).dump() + "\n";
 }
 
 }  // namespace sluice::sim

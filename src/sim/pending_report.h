@@ -1,9 +1,12 @@
 // The `--pending-at T` report (R-SIM-4, R-PR-2): every pending job with its reasons, as
 // `sluice jobs -p` prints them, or as JSON lines
-//   {"job":3,"reason":"PRIORITY_WAIT","details":[{"code":"PRIORITY_WAIT","job":1}]}
-// The JSON shape of a reason detail is what the server API returns (docs/design).
+//   {"job":3,"reason":"PRIORITY_WAIT","details":[{"code":"PRIORITY_WAIT","job":1}],
+//    "hint":"waits for job 1 (queue head) to start first","estimated_start":600}
+// and, on request, per-host detail (`-p2`) or a cluster-wide summary (`-psum`). The JSON
+// shape is what the server API returns: docs/reasons-json.md.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,14 +15,37 @@
 #include "core/cycle/decision.h"
 #include "core/model/cluster_state.h"
 #include "core/reasons/render.h"
+#include "core/reasons/summary.h"
+#include "sim/estimate.h"
 
 namespace sluice::sim {
 
+struct PendingReportOptions {
+  bool per_host = false;  // per-host detail (`-p2`)
+  // Estimated starts by job (EstimateStarts); null: none shown.
+  const std::map<JobId, StartEstimate>* estimates = nullptr;
+};
+
 // A detail carries only the fields its code uses.
 nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail);
+// One pending job: job, reason, details, hint; estimated_start (and why unknown) when
+// `estimate` is given; hosts (per-host verdicts) when `per_host`.
+nlohmann::ordered_json PendingJobToJson(const core::PendJob& pend, const core::ClusterState& state,
+                                        const StartEstimate* estimate, bool per_host);
+// {"jobs": 12, "by_reason": {"NO_RESOURCE": 8, ...}, "with_reason": {...},
+//  "queues": {"normal": {"jobs": 10, "by_reason": {...}, "with_reason": {...}}}}
+nlohmann::ordered_json SummaryToJson(const core::PendingSummary& summary);
 
 std::string PendingReportText(const std::vector<core::PendJob>& pending,
-                              const core::ClusterState& state, Instant at);
-std::string PendingReportJsonLines(const std::vector<core::PendJob>& pending);
+                              const core::ClusterState& state, Instant at,
+                              const PendingReportOptions& options = {});
+std::string PendingReportJsonLines(const std::vector<core::PendJob>& pending,
+                                   const core::ClusterState& state,
+                                   const PendingReportOptions& options = {});
+// The summary alone: text, or one JSON object on one line.
+std::string PendingSummaryText(const std::vector<core::PendJob>& pending,
+                               const core::ClusterState& state, Instant at);
+std::string PendingSummaryJson(const std::vector<core::PendJob>& pending,
+                               const core::ClusterState& state);
 
 }  // namespace sluice::sim

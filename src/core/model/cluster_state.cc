@@ -221,6 +221,34 @@ std::optional<QueueIndex> ClusterState::FindQueue(std::string_view name) const {
   return it->second;
 }
 
+ClusterState ClusterState::Clone() const {
+  ClusterState copy(*this);
+  copy.expr_pool_ = std::make_shared<resreq::ExprPool>(*expr_pool_);  // same ids
+  std::unordered_map<const resreq::Request*, const resreq::Request*> moved;
+  for (auto& [text, request] : copy.requests_) {
+    auto fresh = std::make_shared<resreq::Request>(*request);
+    moved.emplace(request.get(), fresh.get());
+    request = std::move(fresh);
+  }
+  for (auto& [id, job] : copy.jobs_) {
+    if (auto it = moved.find(job.request); it != moved.end()) job.request = it->second;
+  }
+  copy.feasibility_memo_.clear();  // keyed by the source's request pointers
+  for (Queue& queue : copy.queues_) {
+    PendingSet relinked;
+    for (const PendingEntry& entry : queue.pending) {
+      relinked.insert(PendingEntry{entry.neg_priority, entry.seq, copy.MutableJob(entry.job->spec.id)});
+    }
+    queue.pending = std::move(relinked);
+  }
+  std::set<RunningEntry> running;
+  for (const RunningEntry& entry : running_) {
+    running.insert(RunningEntry{entry.start_seq, copy.MutableJob(entry.job->spec.id)});
+  }
+  copy.running_ = std::move(running);
+  return copy;
+}
+
 const Job* ClusterState::FindJob(JobId id) const {
   auto it = jobs_.find(id);
   return it == jobs_.end() ? nullptr : &it->second;
@@ -240,7 +268,7 @@ Result<const resreq::Request*> ClusterState::CompileRequest(const std::string& t
   catalog.host_resources.insert(host_resources_.begin(), host_resources_.end());
   catalog.shared_resources.insert(shared_resources_.begin(), shared_resources_.end());
   SLUICE_RETURN_IF_ERROR(resreq::Validate(*parsed, *expr_pool_, catalog));
-  auto request = std::make_unique<resreq::Request>(std::move(parsed).value());
+  auto request = std::make_shared<resreq::Request>(std::move(parsed).value());
   const resreq::Request* result = request.get();
   requests_.emplace(text, std::move(request));
   return result;

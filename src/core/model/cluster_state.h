@@ -117,6 +117,10 @@ class ClusterState {
 
   ClusterState(ClusterState&&) = default;
   ClusterState& operator=(ClusterState&&) = default;
+  // An independent deep copy (estimated start times run the core forward on one, R-PR-2):
+  // its own expression pool, compiled requests and jobs, every pointer re-linked; the
+  // feasibility memo starts empty. O(jobs + requests + hosts).
+  ClusterState Clone() const;
 
   const ClusterConfig& config() const { return config_; }
   const std::vector<Host>& hosts() const { return hosts_; }
@@ -267,6 +271,8 @@ class ClusterState {
 
  private:
   ClusterState() = default;
+  // Shares the pool and the requests and points into the source's jobs: Clone() fixes that.
+  ClusterState(const ClusterState&) = default;
   Job* MutableJob(JobId id);
   Status AddQueue(const QueueSpec& spec);
   ResourceId InternHostResource(const std::string& name);
@@ -290,9 +296,10 @@ class ClusterState {
   std::unordered_map<std::string, HostIndex> host_by_name_;
   std::unordered_map<std::string, QueueIndex> queue_by_name_;
   std::unordered_map<JobId, Job> jobs_;
-  // unique_ptr: moving the state must not move the pool or the requests jobs point to.
-  std::unique_ptr<resreq::ExprPool> expr_pool_ = std::make_unique<resreq::ExprPool>();
-  std::unordered_map<std::string, std::unique_ptr<resreq::Request>> requests_;  // by text
+  // Held by pointer: moving the state must not move the pool or the requests jobs point to.
+  // Never shared between two states once Clone() returns.
+  std::shared_ptr<resreq::ExprPool> expr_pool_ = std::make_shared<resreq::ExprPool>();
+  std::unordered_map<std::string, std::shared_ptr<resreq::Request>> requests_;  // by text
   struct SelectMemo {
     bool reads_free_amounts = false;
     bool tests_free_amounts = false;

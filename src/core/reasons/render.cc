@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "core/reasons/hint.h"
+#include "core/reasons/host_detail.h"
+
 namespace sluice::core {
 namespace {
 
@@ -112,7 +115,7 @@ std::string RenderReason(const ReasonDetail& detail) {
 }
 
 std::string RenderPendingJob(const Job& job, const ClusterState& state,
-                             const PendingReasons& reasons) {
+                             const PendingReasons& reasons, const RenderOptions& options) {
   std::string out = "Job " + std::to_string(job.spec.id) + ": user " +
                     (job.spec.user.empty() ? "-" : job.spec.user) + ", queue " +
                     state.queues()[job.queue].spec.name + ", " + TasksText(job.spec) +
@@ -125,6 +128,11 @@ std::string RenderPendingJob(const Job& job, const ClusterState& state,
   });
   for (const ReasonDetail* detail : ordered) out += " " + RenderReason(*detail) + "\n";
   if (ordered.empty()) out += " " + std::string(Headline(ReasonCode::kNewJob)) + "\n";
+  if (options.hint) out += " What would let it start: " + Hint(job, state, reasons) + "\n";
+  if (!options.estimate.empty()) out += " Estimated start: " + options.estimate + "\n";
+  if (options.per_host) {
+    out += " Per host (as the last cycle left them):\n" + RenderHostDetail(ExplainHosts(job, state), state);
+  }
   return out;
 }
 

@@ -1,0 +1,176 @@
+#include "sim/estimate.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <set>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+#include "core/cycle/events.h"
+#include "core/cycle/scheduler.h"
+
+namespace sluice::sim {
+namespace {
+
+struct Finish {
+  Instant time = 0;
+  JobId job = kNoJob;
+  Instant started = 0;  // a job requeued and restarted in the forecast has a newer start
+
+  friend bool operator>(const Finish& a, const Finish& b) {
+    if (a.time != b.time) return a.time > b.time;
+    return a.job > b.job;
+  }
+};
+using FinishQueue = std::priority_queue<Finish, std::vector<Finish>, std::greater<>>;
+
+// Schedules the end of a running job: start + run limit, no earlier than `now`; a job
+// without a run limit is remembered as never ending.
+void ExpectEnd(const core::Job& job, Instant now, FinishQueue& finishes, std::set<JobId>& unlimited) {
+  if (!job.spec.run_limit) {
+    unlimited.insert(job.spec.id);
+    return;
+  }
+  finishes.push(Finish{std::max(job.EstimatedEnd(), now), job.spec.id, job.start_time});
+}
+
+constexpr std::string_view kWaitsUnlimited = "it waits for jobs without a run limit";
+
+std::string UnknownText(core::ReasonCode reason, bool horizon, bool unlimited) {
+  if (horizon) return "beyond the forecast horizon";
+  switch (reason) {
+    case core::ReasonCode::kHeld:
+      return "it is held";
+    case core::ReasonCode::kQueueInactive:
+      return "its queue is inactive";
+    case core::ReasonCode::kDependency:
+      return "its dependency is not satisfied in the forecast";
+    default:
+      break;
+  }
+  if (unlimited) return std::string(kWaitsUnlimited);
+  return "it does not start in the forecast (" + std::string(core::ToString(reason)) + ")";
+}
+
+// Why each job still pends at the end: one explained cycle on the final state.
+void ExplainUnknown(const core::ClusterState& state, Instant t, bool horizon,
+                    const std::set<JobId>& unlimited, std::map<JobId, StartEstimate>& estimates) {
+  core::CycleResult cycle = core::Scheduler().RunCycle(state, t, core::CycleOptions{.explain = true});
+  std::map<JobId, core::ReasonCode> reason_of;
+  for (const core::Decision& decision : cycle.decisions) {
+    if (const auto* pend = std::get_if<core::PendJob>(&decision)) reason_of[pend->job] = pend->reasons.main;
+  }
+  std::vector<JobId> running_unlimited;
+  for (JobId id : unlimited) {
+    const core::Job* job = state.FindJob(id);
+    if (job != nullptr && job->state == core::JobState::kRunning) running_unlimited.push_back(id);
+  }
+  for (auto& [id, estimate] : estimates) {
+    if (estimate.start || estimate.reason_at_end) continue;
+    auto it = reason_of.find(id);
+    const core::ReasonCode reason = it == reason_of.end() ? core::ReasonCode::kInternal : it->second;
+    estimate.reason_at_end = reason;
+    estimate.unknown_because = UnknownText(reason, horizon, !running_unlimited.empty());
+    if (estimate.unknown_because == kWaitsUnlimited) estimate.waits_for = running_unlimited;
+  }
+}
+
+}  // namespace
+
+std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, Instant now,
+                                              std::optional<Instant> wake_at,
+                                              const EstimateOptions& options) {
+  std::map<JobId, StartEstimate> estimates;
+  for (const core::Queue& queue : state.queues()) {
+    for (const core::PendingEntry& entry : queue.pending) estimates[entry.job->spec.id] = {};
+  }
+  if (estimates.empty()) return estimates;
+
+  // 1. The forecast's own copy; running jobs end at their limits.
+  core::ClusterState forecast = state.Clone();
+  FinishQueue finishes;
+  std::set<JobId> unlimited;
+  for (const core::RunningEntry& entry : forecast.running()) ExpectEnd(*entry.job, now, finishes, unlimited);
+  std::optional<Instant> wake;
+  if (wake_at && *wake_at > now) wake = wake_at;
+
+  // 2. The simulator's loop without arrivals: finishes at t, one cycle, repeat.
+  const core::Scheduler scheduler;
+  size_t left = estimates.size();
+  int64_t cycles = 0;
+  Instant t = now;
+  bool horizon = false;
+  while (left > 0) {
+    const Instant next = std::min(finishes.empty() ? kInfinite : finishes.top().time, wake.value_or(kInfinite));
+    if (next == kInfinite) break;
+    if (cycles >= options.max_cycles) {
+      horizon = true;
+      break;
+    }
+    t = next;
+    if (wake && *wake <= t) wake.reset();
+    while (!finishes.empty() && finishes.top().time == t) {
+      const Finish finish = finishes.top();
+      finishes.pop();
+      const core::Job* job = forecast.FindJob(finish.job);
+      if (job == nullptr || job->state != core::JobState::kRunning || job->start_time != finish.started) {
+        continue;
+      }
+      Status status = core::Apply(core::JobFinished{finish.job, 0, core::ExitCause::kNone}, t, forecast);
+      SLUICE_CHECK(status.ok());
+    }
+    core::CycleResult cycle = scheduler.RunCycle(forecast, t);
+    core::Commit(cycle, t, forecast);
+    ++cycles;
+    for (const core::Decision& decision : cycle.decisions) {
+      if (const auto* start = std::get_if<core::StartJob>(&decision)) {
+        ExpectEnd(*forecast.FindJob(start->job), t, finishes, unlimited);
+        auto it = estimates.find(start->job);
+        if (it != estimates.end() && !it->second.start) {
+          it->second.start = t;
+          --left;
+        }
+      } else if (const auto* fail = std::get_if<core::FailJob>(&decision)) {
+        auto it = estimates.find(fail->job);
+        if (it != estimates.end() && !it->second.start && !it->second.reason_at_end) {
+          it->second.unknown_because = "it ends " + std::string(core::ToString(fail->cause)) + " instead";
+          it->second.reason_at_end = core::ReasonCode::kInternal;
+          --left;
+        }
+      }
+    }
+    if (cycle.wake_at && *cycle.wake_at > t) wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
+  }
+  // 3. The rest: unknown, with the reason they still pend.
+  if (left > 0) ExplainUnknown(forecast, t, horizon, unlimited, estimates);
+  return estimates;
+}
+
+std::string EstimateText(const StartEstimate& estimate) {
+  if (estimate.start) return "t=" + std::to_string(*estimate.start);
+  std::string text = "unknown (" + estimate.unknown_because;
+  if (!estimate.waits_for.empty()) {
+    text += ": ";
+    const size_t shown = std::min<size_t>(estimate.waits_for.size(), 5);
+    for (size_t i = 0; i < shown; ++i) text += (i > 0 ? ", " : "") + std::to_string(estimate.waits_for[i]);
+    if (estimate.waits_for.size() > shown) {
+      text += " and " + std::to_string(estimate.waits_for.size() - shown) + " more";
+    }
+  }
+  return text + ")";
+}
+
+void AddEstimateJson(const StartEstimate& estimate, nlohmann::ordered_json& out) {
+  if (estimate.start) {
+    out["estimated_start"] = *estimate.start;
+    return;
+  }
+  out["estimated_start"] = nullptr;
+  out["unknown_because"] = estimate.unknown_because;
+  if (estimate.reason_at_end) out["reason_at_end"] = core::ToString(*estimate.reason_at_end);
+  if (!estimate.waits_for.empty()) out["waits_for"] = estimate.waits_for;
+}
+
+}  // namespace sluice::sim
