@@ -83,6 +83,7 @@ struct Agent::State {
   void NoteConnected(bool now_connected, const std::string& error) {
     if (now_connected == connected) return;
     connected = now_connected;
+    if (stopping) return;
     if (connected) {
       spdlog::info("agent {}: connected to {}", options.host.name, options.server);
     } else {
