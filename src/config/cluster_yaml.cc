@@ -12,6 +12,10 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include "core/model/window.h"
+#include "core/resreq/parser.h"
+#include "core/resreq/validate.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -139,18 +143,6 @@ bool IsIdentifier(std::string_view name) {
   return std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   });
-}
-
-// "HH:MM" with HH in 00-23 and MM in 00-59, as minutes since midnight.
-std::optional<int> ParseClockTime(std::string_view text) {
-  if (text.size() != 5 || text[2] != ':') return std::nullopt;
-  for (size_t i : {0, 1, 3, 4}) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-  }
-  const int hours = (text[0] - '0') * 10 + (text[1] - '0');
-  const int minutes = (text[3] - '0') * 10 + (text[4] - '0');
-  if (hours > 23 || minutes > 59) return std::nullopt;
-  return hours * 60 + minutes;
 }
 
 std::string ErrnoText(int err) {
@@ -364,17 +356,52 @@ Status ReadWindows(const Reader& r, const Field& f, const ClusterConfig&, QueueS
   if (!items) return items.error();
   q.windows.clear();
   for (const Field& item : *items) {
-    const std::string text = item.node.IsScalar() ? item.node.Scalar() : "";
-    const std::optional<int> start = ParseClockTime(std::string_view(text).substr(0, 5));
-    const std::optional<int> end =
-        text.size() == 11 && text[5] == '-' ? ParseClockTime(text.substr(6)) : std::nullopt;
     if (!item.node.IsScalar()) return r.Expected(item, "a window \"hh:mm-hh:mm\"");
-    if (!start || !end) {
-      return r.Error(item, Quote(text) + " is not a window \"hh:mm-hh:mm\" (00:00 to 23:59)");
-    }
-    if (*start == *end) return r.Error(item, Quote(text) + " is empty (start equals end)");
+    const std::string& text = item.node.Scalar();
+    const Status valid = core::DispatchWindows::Check(text);  // the core's own syntax
+    if (!valid.ok()) return r.Error(item, valid.message());
     q.windows.push_back(text);
   }
+  return Status::Ok();
+}
+
+// `fairshare: {alice: 3, bob: 1, default: 1}`: a positive number of shares per user name;
+// `default` applies to users not listed.
+Status ReadFairshare(const Reader& r, const Field& f, const ClusterConfig&, QueueSpec& q) {
+  if (!f.node.IsMap()) return r.Expected(f, "a map of user: shares");
+  Result<std::vector<Entry>> entries = r.MapEntries(f);
+  if (!entries) return entries.error();
+  q.fairshare.clear();
+  for (const Entry& e : *entries) {
+    const Field& v = e.value;
+    double shares = 0;
+    const std::string text = v.node.IsScalar() && !IsStringTagged(v.node) ? v.node.Scalar() : "";
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), shares);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+        !std::isfinite(shares)) {
+      return r.Expected(v, "a number of shares");
+    }
+    if (shares <= 0) return r.Error(v, Clip(text) + " <= 0 (shares must be positive)");
+    q.fairshare[e.key] = shares;
+  }
+  return Status::Ok();
+}
+
+// A duration of at least one second (a half-life of 0 would divide by zero).
+Status ReadHalfLife(const Reader& r, const Field& f, const ClusterConfig&, QueueSpec& q) {
+  return Assign(r.ReadInt<Duration>(f, 1), q.fairshare_half_life);
+}
+
+// A request that parses and names only resources the hosts or shared_resources define.
+Status ReadDefaultResreq(const Reader& r, const Field& f, const ClusterConfig& config,
+                         QueueSpec& q) {
+  SLUICE_RETURN_IF_ERROR(Assign(r.ReadString(f), q.default_resreq));
+  if (q.default_resreq.empty()) return Status::Ok();
+  core::resreq::ExprPool pool;
+  Result<core::resreq::Request> request = core::resreq::Parse(q.default_resreq, pool);
+  if (!request) return r.Error(f, request.error().message());
+  const Status valid = core::resreq::Validate(*request, pool, core::resreq::CatalogOf(config));
+  if (!valid.ok()) return r.Error(f, valid.message());
   return Status::Ok();
 }
 
@@ -410,9 +437,14 @@ constexpr QueueKey kQueueKeys[] = {
     {"windows", &ReadWindows},
     {"on_host_loss", &ReadInto<&QueueSpec::on_host_loss, &Reader::ReadOnHostLoss>},
     {"submit_users", &ReadInto<&QueueSpec::submit_users, &Reader::ReadNameList>},
-    {"default_resreq", &ReadInto<&QueueSpec::default_resreq, &Reader::ReadString>},
+    {"default_resreq", &ReadDefaultResreq},
     {"open", &ReadInto<&QueueSpec::open, &Reader::ReadBool>},
     {"active", &ReadInto<&QueueSpec::active, &Reader::ReadBool>},
+    {"fairshare", &ReadFairshare},
+    {"fairshare_half_life", &ReadHalfLife},
+    {"preemptive", &ReadInto<&QueueSpec::preemptive, &Reader::ReadBool>},
+    {"preemptable", &ReadInto<&QueueSpec::preemptable, &Reader::ReadBool>},
+    {"preempt_grace", &ReadInto<&QueueSpec::preempt_grace, &Reader::ReadCount<Duration>>},
 };
 
 const QueueKey* FindQueueKey(std::string_view key) {
