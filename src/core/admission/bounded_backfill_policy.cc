@@ -42,7 +42,7 @@ QueueOrder::iterator NextEligible(const QueueOrder& order, QueueOrder::iterator 
                                   CycleContext& ctx) {
   for (; it != order.end(); ++it) {
     const Job& job = *it;
-    if (ctx.FailedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
+    if (ctx.DecidedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
     if (auto why = Ineligible(job, ctx)) {
       if (ctx.explain) ctx.Pend(job, std::move(*why));
       continue;
@@ -57,7 +57,7 @@ void PendGated(const QueueOrder& order, QueueOrder::iterator from, const HeadSta
                CycleContext& ctx) {
   for (auto it = from; it != order.end(); ++it) {
     const Job& job = *it;
-    if (ctx.FailedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
+    if (ctx.DecidedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
     if (auto why = Ineligible(job, ctx)) {
       ctx.Pend(job, std::move(*why));
       continue;

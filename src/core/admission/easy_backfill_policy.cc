@@ -52,7 +52,7 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
     Reservation reservation = ReserveForHead(head, ctx);
     for (auto it = std::next(head_it); it != order.end(); ++it) {
       const Job& job = *it;
-      if (ctx.FailedThisCycle(job)) continue;
+      if (ctx.DecidedThisCycle(job)) continue;
       if (auto why = Ineligible(job, ctx)) {
         if (ctx.explain) ctx.Pend(job, std::move(*why));
         continue;

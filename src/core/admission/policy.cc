@@ -1,5 +1,7 @@
 #include "core/admission/policy.h"
 
+#include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "core/admission/eligibility.h"
@@ -11,7 +13,7 @@ QueueOrder::iterator StartInOrder(const QueueOrder& order, CycleContext& ctx,
   auto it = order.begin();
   for (; it != order.end(); ++it) {
     const Job& job = *it;
-    if (ctx.FailedThisCycle(job)) continue;
+    if (ctx.DecidedThisCycle(job)) continue;
     if (auto why = Ineligible(job, ctx)) {  // skipped, never a head (R-ADM-2)
       if (ctx.explain) ctx.Pend(job, std::move(*why));
       continue;
@@ -28,6 +30,38 @@ QueueOrder::iterator StartInOrder(const QueueOrder& order, CycleContext& ctx,
     ctx.Start(job, std::move(outcome.allocation), /*backfilled=*/false);
   }
   return it;
+}
+
+std::optional<PendingReasons> QueueShareBlocks(const Job& job, const CycleContext& ctx) {
+  const Queue& queue = ctx.state.queues()[job.queue];
+  const QueueLoad& load = ctx.loads.of(job.queue);
+  PendingReasons reasons;
+  const int64_t queue_slots = ctx.QueueSlots(queue);
+  if (queue.spec.max_capacity < 100 && !WithinMaximum(load.maximum, queue_slots, job.min_slots)) {
+    reasons.Add(ReasonDetail{.code = ReasonCode::kQueueCapacity,
+                             .resource = "slots",
+                             .used = queue_slots,
+                             .max = static_cast<int64_t>(std::floor(load.maximum + 1e-9))});
+    return reasons;
+  }
+  if (queue.spec.user_limit_pct <= 0) return std::nullopt;
+  // R-CAP-2: with k active users each may hold max(limit%, 100/k %) of the queue's current
+  // capacity (its guarantee, or what it holds with this job if more) while others wait. A
+  // user below that share may start a job even if the job takes it above (as Hadoop does).
+  const auto k = static_cast<double>(load.active_users.size());
+  const bool others_wait = std::any_of(load.active_users.begin(), load.active_users.end(),
+                                       [&](const auto& user) { return user.second && user.first != job.spec.user; });
+  if (k < 2 || !others_wait) return std::nullopt;
+  const double share = std::max(queue.spec.user_limit_pct, 100.0 / k) / 100.0;
+  const double capacity = std::max(load.guarantee, static_cast<double>(queue_slots + job.min_slots));
+  const int64_t user_slots = ctx.UserSlots(queue, job.spec.user);
+  if (static_cast<double>(user_slots) + 1e-9 < share * capacity) return std::nullopt;
+  reasons.Add(ReasonDetail{.code = ReasonCode::kUserLimit,
+                           .resource = "slots",
+                           .scope = "user " + job.spec.user,
+                           .used = user_slots,
+                           .max = static_cast<int64_t>(std::ceil(share * capacity - 1e-9))});
+  return reasons;
 }
 
 std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx) {
@@ -50,6 +84,7 @@ std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx
     }
   }
   if (!reasons.empty()) return reasons;
+  if (auto why = QueueShareBlocks(job, ctx)) return why;
   if (ctx.limits.any()) return ctx.limits.Blocked(job);  // named limits (R-Q-2)
   return std::nullopt;
 }
@@ -57,7 +92,7 @@ std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx
 void PendBehindHead(const QueueOrder& order, QueueOrder::iterator from, const Job& head,
                     CycleContext& ctx) {
   for (auto it = from; it != order.end(); ++it) {
-    if (ctx.FailedThisCycle(*it)) continue;
+    if (ctx.DecidedThisCycle(*it)) continue;
     if (auto why = Ineligible(*it, ctx)) {
       ctx.Pend(*it, std::move(*why));
       continue;

@@ -3,7 +3,7 @@
 //
 // Contract for Admit():
 //  - Walk the queue's pending jobs in queue order; skip jobs failed by this cycle's
-//    classification (ctx.FailedThisCycle).
+//    classification (ctx.DecidedThisCycle).
 //  - Start a job only through ctx.Nominate + ctx.Start, so capacity stays consistent.
 //  - When ctx.explain is set, call ctx.Pend exactly once for every job left pending, with at
 //    least one reason.
@@ -45,6 +45,11 @@ std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx
 inline bool BlockedByLimitOnly(const AllocOutcome& outcome) {
   return !outcome.ok && outcome.reasons.main == ReasonCode::kHostLimit;
 }
+
+// A queue's share rules (R-CAP-1, R-CAP-2): QUEUE_CAPACITY when the job would take its
+// queue above max_capacity, USER_LIMIT when its user already holds the queue's minimum user
+// share while other active users wait. Part of Ineligible(): such a job is skipped.
+std::optional<PendingReasons> QueueShareBlocks(const Job& job, const CycleContext& ctx);
 
 // Explains the jobs after `from` as waiting behind `head` (PRIORITY_WAIT).
 void PendBehindHead(const QueueOrder& order, QueueOrder::iterator from, const Job& head,

@@ -88,6 +88,17 @@ void Capacity::Rollback(size_t mark) {
   }
 }
 
+void Capacity::Credit(const HostGrant& grant, int32_t slots_taken, bool now_idle) {
+  const HostIndex h = grant.host;
+  if (!accepts_work_[h]) return;  // freed, but not usable by new work
+  free_slots_[h] += slots_taken;
+  total_free_ += slots_taken;
+  for (const ResourceAmount& r : grant.resources) free_resources_[h * resource_count_ + r.id] += r.amount;
+  if (now_idle) idle_[h] = 1;
+  first_free_ = std::min<HostIndex>(first_free_, h);
+  for (auto& [select, cursor] : select_cursors_) cursor = std::min<HostIndex>(cursor, h);
+}
+
 void Capacity::Debit(const Allocation& allocation) {
   for (const HostGrant& grant : allocation.hosts) ClaimHost(grant);
   for (const ResourceAmount& amount : allocation.shared) ClaimShared(amount);

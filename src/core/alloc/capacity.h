@@ -75,6 +75,12 @@ class Capacity {
   size_t Mark() const { return undo_.size(); }
   void Rollback(size_t mark);
 
+  // Preempt mode (R-AL-6): gives back what a running job holds, building the capacity "as if
+  // these victims were gone" on a trial copy. `now_idle`: no other job runs on the host.
+  // Not undoable; never used on the cycle's own capacity.
+  void Credit(const HostGrant& grant, int32_t slots_taken, bool now_idle);
+  void CreditShared(const ResourceAmount& amount) { free_shared_[amount.id] += amount.amount; }
+
   // Commits a nominated allocation for the rest of the cycle.
   // REQUIRES: every grant and shared amount fits.
   void Debit(const Allocation& allocation);

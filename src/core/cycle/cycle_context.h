@@ -3,6 +3,9 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
 #include <optional>
 #include <unordered_set>
 #include <vector>
@@ -12,6 +15,7 @@
 #include "core/alloc/capacity.h"
 #include "core/cycle/cycle_limits.h"
 #include "core/cycle/decision.h"
+#include "core/cycle/queue_loads.h"
 #include "core/cycle/unsatisfiable_cache.h"
 #include "core/model/cluster_state.h"
 
@@ -38,9 +42,23 @@ struct CycleContext {
   std::vector<int32_t> started_jobs_by_queue;   // by QueueIndex, this cycle
   std::vector<int64_t> started_slots_by_queue;
   CycleLimits limits;  // named limits with this cycle's starts (R-Q-2)
+  QueueLoads loads;    // guarantees, maxima, active users (R-Q-1, R-CAP-1, R-CAP-2)
+  std::unordered_set<JobId> decided_early;   // by the preemption phase (preemption.h)
+  std::unordered_set<JobId> chosen_victims;  // preempted by this cycle
+  std::vector<const Job*> blocked_heads;     // by QueueIndex
+  // Slots started this cycle per (queue, user), kept only for queues with a user limit.
+  std::map<std::pair<QueueIndex, std::string>, int64_t> started_user_slots;
 
-  bool FailedThisCycle(const Job& job) const {
+  // Jobs this cycle has already decided and policies must skip: failed by classification,
+  // or started / kept PREEMPTING by the preemption phase before the queues.
+  bool DecidedThisCycle(const Job& job) const {
+    if (!decided_early.empty() && decided_early.contains(job.spec.id)) return true;
     return !job.classified && std::binary_search(failed.begin(), failed.end(), job.spec.id);
+  }
+
+  // The blocked head of each queue this cycle (policies report it through MarkBlockedHead).
+  const Job* BlockedHeadOf(QueueIndex queue) const {
+    return queue < blocked_heads.size() ? blocked_heads[queue] : nullptr;
   }
 
   Capacity& capacity() {
@@ -96,6 +114,14 @@ struct CycleContext {
   int64_t QueueRunning(const Queue& queue) const {
     return queue.running_jobs + (started_jobs_by_queue.empty() ? 0 : started_jobs_by_queue[queue.index]);
   }
+  // Slots a user runs in a queue with a user limit, counting this cycle's starts.
+  int64_t UserSlots(const Queue& queue, const std::string& user) const {
+    const QueueLoad& load = loads.of(queue.index);
+    auto running = load.user_slots.find(user);
+    auto started_now = started_user_slots.find({queue.index, user});
+    return (running == load.user_slots.end() ? 0 : running->second) +
+           (started_now == started_user_slots.end() ? 0 : started_now->second);
+  }
   int64_t QueueSlots(const Queue& queue) const {
     return queue.used_slots + (started_slots_by_queue.empty() ? 0 : started_slots_by_queue[queue.index]);
   }
@@ -113,6 +139,8 @@ struct CycleContext {
   // The first cycle in which a job is head and temporarily unavailable sets its
   // first-blocked time (R-ADM-2), whatever the policy.
   void MarkBlockedHead(const Job& head) {
+    if (blocked_heads.empty()) blocked_heads.assign(state.queues().size(), nullptr);
+    if (blocked_heads[head.queue] == nullptr) blocked_heads[head.queue] = &head;
     if (head.admission.first_blocked) return;
     result.decisions.push_back(UpdateAdmission{head.spec.id, head.admission.bypass_count, now,
                                                head.admission.gate_since});
@@ -147,6 +175,9 @@ struct CycleContext {
     }
     ++started_jobs_by_queue[job.queue];
     started_slots_by_queue[job.queue] += allocation.TotalSlots();
+    if (state.queues()[job.queue].spec.user_limit_pct > 0) {
+      started_user_slots[{job.queue, job.spec.user}] += allocation.TotalSlots();
+    }
     capacity().Debit(allocation);
     limits.Charge(job, allocation);
     started.push_back(StartedJob{&job, allocation.TotalSlots()});

@@ -47,7 +47,30 @@ struct UpdateAdmission {
   std::optional<Instant> gate_since;
 };
 
-using Decision = std::variant<StartJob, FailJob, PendJob, UpdateAdmission>;
+// Preemption (R-CAP-3, R-CAP-4): `victim` is to be stopped — SIGTERM now, SIGKILL at
+// `kill_at` — so that `for_job` can start; the driver applies JobRequeued for the victim
+// once it has exited. Until `for_job` starts, the victims' hosts are kept for it.
+struct PreemptJob {
+  JobId victim = kNoJob;
+  JobId for_job = kNoJob;
+  Instant kill_at = 0;
+};
+
+// A preemption whose job started, left its queue, or can no longer use what was freed: its
+// hosts are no longer kept.
+struct DropPreemption {
+  JobId for_job = kNoJob;
+};
+
+// A queue's reclaim deadline (R-CAP-3): set when it first falls below its guarantee with
+// runnable pending work, cleared (nullopt) when it no longer does. The store persists it.
+struct UpdateReclaim {
+  QueueIndex queue = 0;
+  std::optional<Instant> deadline;
+};
+
+using Decision = std::variant<StartJob, FailJob, PendJob, UpdateAdmission, PreemptJob,
+                              DropPreemption, UpdateReclaim>;
 
 struct CycleStats {
   int64_t evaluated = 0;        // allocation attempts (Nominate calls)
@@ -56,6 +79,7 @@ struct CycleStats {
   int64_t started = 0;
   int64_t backfilled = 0;
   int64_t failed = 0;
+  int64_t preempted = 0;  // victims chosen
 };
 
 struct CycleResult {

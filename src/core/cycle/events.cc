@@ -52,6 +52,8 @@ Status Apply(const Event& event, Instant now, ClusterState& state) {
           return state.SetHeld(e.job, true);
         } else if constexpr (std::is_same_v<E, JobReleased>) {
           return state.SetHeld(e.job, false);
+        } else if constexpr (std::is_same_v<E, JobRequeued>) {
+          return state.Requeue(e.job);
         } else if constexpr (std::is_same_v<E, QueueChanged>) {
           return state.SetQueueStatus(e.queue, e.open, e.active);
         } else {

@@ -56,8 +56,15 @@ struct QueueChanged {
   std::optional<bool> active;
 };
 
+// A running job stopped without ending and returns to its queue at its original position:
+// a preempted victim once it has exited (R-CAP-3), or a job on a lost host under
+// on_host_loss: requeue (R-SRV-3).
+struct JobRequeued {
+  JobId job = kNoJob;
+};
+
 using Event = std::variant<JobSubmitted, JobCancelled, JobFinished, HostAdded, HostChanged,
-                           HostLost, ConfigChanged, JobHeld, JobReleased, QueueChanged>;
+                           HostLost, ConfigChanged, JobHeld, JobReleased, QueueChanged, JobRequeued>;
 
 // Applies one event at time `now`. On error the state is unchanged and the Status says
 // which event was refused and why (unknown job, duplicate id, ...). A submission is refused

@@ -9,6 +9,7 @@
 #include "core/admission/eligibility.h"
 #include "core/admission/policy_limits.h"
 #include "core/alloc/resreq_allocator.h"
+#include "core/cycle/preemption.h"
 
 namespace sluice::core {
 
@@ -58,20 +59,9 @@ void Scheduler::ClassifyNewJobs(CycleContext& ctx) const {
 
 namespace {
 
-std::vector<const Queue*> OrderQueues(const ClusterState& state) {
-  std::vector<const Queue*> order;
-  order.reserve(state.queues().size());
-  for (const Queue& queue : state.queues()) order.push_back(&queue);
-  std::sort(order.begin(), order.end(), [](const Queue* a, const Queue* b) {
-    if (a->spec.priority != b->spec.priority) return a->spec.priority > b->spec.priority;
-    return a->spec.name < b->spec.name;
-  });
-  return order;
-}
-
 void ExplainInactive(const Queue& queue, CycleContext& ctx) {
   for (const PendingEntry& entry : queue.pending) {
-    if (ctx.FailedThisCycle(*entry.job)) continue;
+    if (ctx.DecidedThisCycle(*entry.job)) continue;
     PendingReasons reasons;
     reasons.Add(ReasonDetail{.code = entry.job->state == JobState::kHeld ? ReasonCode::kHeld
                                                                          : ReasonCode::kQueueInactive});
@@ -95,9 +85,15 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
                    .started_ids = {},
                    .started_jobs_by_queue = {},
                    .started_slots_by_queue = {},
-                   .limits = CycleLimits(state)};
+                   .limits = CycleLimits(state),
+                   .loads = QueueLoads::Compute(state, now),
+                   .decided_early = {},
+                   .chosen_victims = {},
+                   .blocked_heads = {},
+                   .started_user_slots = {}};
   ClassifyNewJobs(ctx);
-  for (const Queue* queue : OrderQueues(state)) {
+  if (!state.preemptions().empty()) KeepReservations(ctx);
+  for (const Queue* queue : ctx.loads.Order(state)) {
     if (queue->pending.empty()) continue;
     if (!queue->spec.active) {  // R-Q-1: an inactive queue dispatches nothing
       if (ctx.explain) ExplainInactive(*queue, ctx);
@@ -108,6 +104,7 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
     policy->Admit(*queue, QueueOrder(queue->pending), ctx);
   }
   // Begin times and window openings are timers.
+  Preempt(ctx);  // reclaim (R-CAP-3) and priority preemption (R-CAP-4)
   if (auto timer = NextEligibilityTimer(state, now)) ctx.WakeAt(*timer);
   return std::move(ctx.result);
 }
@@ -124,6 +121,12 @@ void Commit(const CycleResult& result, Instant now, ClusterState& state) {
     } else if (const auto* fail = std::get_if<FailJob>(&decision)) {
       state.Fail(fail->job, fail->cause, now);
       state.AddTotals(state.FindJob(fail->job)->queue, AdmissionTotals{.unschedulable = 1});
+    } else if (const auto* preempt = std::get_if<PreemptJob>(&decision)) {
+      state.MarkPreempted(preempt->victim, preempt->for_job);
+    } else if (const auto* drop = std::get_if<DropPreemption>(&decision)) {
+      state.DropPreemption(drop->for_job);
+    } else if (const auto* reclaim = std::get_if<UpdateReclaim>(&decision)) {
+      state.SetReclaimDeadline(reclaim->queue, reclaim->deadline);
     } else if (const auto* update = std::get_if<UpdateAdmission>(&decision)) {
       // A record of a job started later in the same cycle is moot.
       const Job* job = state.FindJob(update->job);

@@ -407,6 +407,7 @@ Status ClusterState::Requeue(JobId id) {
   }
   Release(*job);
   job->allocation = Allocation{};
+  job->preempted_for = kNoJob;
   job->state = JobState::kPending;
   job->admission.phase = AdmissionPhase::kPending;
   queues_[job->queue].pending.insert(PendingEntry{-job->spec.priority, job->seq, job});
@@ -520,6 +521,7 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
   Queue& queue = queues_[job->queue];
   queue.running_jobs += 1;
   queue.used_slots += allocation.TotalSlots();
+  preemptions_.erase(id);  // what was freed for it is its own now
   job->allocation = std::move(allocation);
   limit_usage_.Charge(*job, queue.spec.name, job->allocation, +1, host_resources_, shared_resources_);
   job->state = JobState::kRunning;
@@ -653,6 +655,19 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
     }
   }
   return Status::Ok();
+}
+
+void ClusterState::MarkPreempted(JobId victim, JobId for_job) {
+  Job* job = MutableJob(victim);
+  SLUICE_CHECK(job != nullptr &&
+               (job->state == JobState::kRunning || job->state == JobState::kAdmitting));
+  job->preempted_for = for_job;
+  Preemption& preemption = preemptions_[for_job];
+  preemption.victims.push_back(victim);
+  for (const HostGrant& grant : job->allocation.hosts) {
+    auto at = std::lower_bound(preemption.hosts.begin(), preemption.hosts.end(), grant.host);
+    if (at == preemption.hosts.end() || *at != grant.host) preemption.hosts.insert(at, grant.host);
+  }
 }
 
 void ClusterState::AddTotals(QueueIndex queue, const AdmissionTotals& delta) {

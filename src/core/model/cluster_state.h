@@ -96,6 +96,8 @@ struct Queue {
   PendingSet pending;
   int32_t running_jobs = 0;
   int64_t used_slots = 0;
+  // R-CAP-3: when this queue, below its guarantee with runnable pending work, reclaims.
+  std::optional<Instant> reclaim_deadline;
 };
 
 // Running jobs in start order.
@@ -188,6 +190,15 @@ class ClusterState {
     for (HostIndex h = 0; h < hosts_.size(); ++h) fn(h);
   }
 
+  // Preemptions in progress (R-CAP-3, R-CAP-4), by the job slots are being freed for
+  // (ordered by job id): its victims (some may have exited already) and the hosts they ran
+  // on, which are kept for it until it starts.
+  struct Preemption {
+    std::vector<JobId> victims;
+    std::vector<HostIndex> hosts;  // sorted, unique
+  };
+  const std::map<JobId, Preemption>& preemptions() const { return preemptions_; }
+
   // Named limits (R-Q-2) and what each consumer holds under them now.
   const LimitUsage& limit_usage() const { return limit_usage_; }
 
@@ -263,6 +274,14 @@ class ClusterState {
   // Errors: kNotFound, kFailedPrecondition from any other state.
   Status SetHeld(JobId id, bool held);
 
+  // Preemption bookkeeping, from the cycle's decisions (Commit).
+  // REQUIRES for MarkPreempted: the victim is RUNNING or ADMITTING.
+  void MarkPreempted(JobId victim, JobId for_job);
+  void DropPreemption(JobId for_job) { preemptions_.erase(for_job); }
+  void SetReclaimDeadline(QueueIndex queue, std::optional<Instant> deadline) {
+    queues_[queue].reclaim_deadline = deadline;
+  }
+
   // Adds one cycle's admission attempt outcomes to a queue's totals.
   void AddTotals(QueueIndex queue, const AdmissionTotals& delta);
   // Replaces the head fields of a pending job's admission record (UpdateAdmission).
@@ -313,6 +332,7 @@ class ClusterState {
   std::vector<int64_t> shared_used_;
   std::set<RunningEntry> running_;
   LimitUsage limit_usage_;
+  std::map<JobId, Preemption> preemptions_;
   void ConfigureLimits();
   std::set<std::pair<Instant, JobId>> future_begins_;  // waiting jobs with a begin time
   std::vector<JobId> unclassified_;

@@ -114,6 +114,7 @@ struct Job {
   ExitCause exit_cause = ExitCause::kNone;
   int32_t exit_code = 0;
   Allocation allocation;     // valid when ADMITTING or RUNNING
+  JobId preempted_for = kNoJob;  // RUNNING: being preempted so that this job can start
   // The compiled request (the job's resreq, or its queue's default), shared by every job
   // with the same text and owned by the ClusterState. Never null once submitted.
   const resreq::Request* request = nullptr;

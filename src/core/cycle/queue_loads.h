@@ -1,0 +1,58 @@
+// QueueLoads: each queue's guarantee, maximum and use as one cycle sees them (R-Q-1,
+// R-CAP-1, R-CAP-2), computed once at the start of the cycle.
+//
+// Guarantees and maxima are fractions of all configured slots, compared as real numbers.
+// "Runnable pending work" is a pending job that eligibility (held, dependency, begin time,
+// window) does not hold back; limits are not consulted (a queue whose only jobs sit at a
+// limit still counts as wanting capacity: its owner may be lent nothing more, but its
+// guarantee still stands).
+// Cost: O(queues) when no queue sets a user limit; a queue with user_limit_pct also scans
+// its pending jobs once per cycle to find its active users.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/model/cluster_state.h"
+
+namespace sluice::core {
+
+struct QueueLoad {
+  double guarantee = 0;  // slots (0 when the queue has no capacity)
+  double maximum = 0;    // slots
+  bool runnable = false;  // has runnable pending work
+  // R-CAP-2: slots each user runs in the queue, and the users active there (running or
+  // runnable pending jobs), by name.
+  std::map<std::string, int64_t> user_slots;
+  std::map<std::string, bool> active_users;  // user -> has runnable pending work
+};
+
+class QueueLoads {
+ public:
+  QueueLoads() = default;
+  static QueueLoads Compute(const ClusterState& state, Instant now);
+
+  // True when some queue sets a capacity: R-Q-1's capacity ordering and reclaim apply.
+  bool capacities() const { return capacities_; }
+  const QueueLoad& of(QueueIndex q) const { return loads_[q]; }
+  bool empty() const { return loads_.empty(); }
+
+  // used/guaranteed; a queue guaranteed 0 has ratio 0 when idle, infinite when using any.
+  double Ratio(QueueIndex q, int64_t used) const;
+  // R-Q-1: the order queues are offered capacity in this cycle.
+  std::vector<const Queue*> Order(const ClusterState& state) const;
+
+ private:
+  bool capacities_ = false;
+  std::vector<QueueLoad> loads_;
+};
+
+// Whether a queue's slot maximum (max_capacity) has room for `slots` more with `used` in
+// use now; `maximum` is QueueLoad::maximum.
+inline bool WithinMaximum(double maximum, int64_t used, int64_t slots) {
+  return static_cast<double>(used + slots) <= maximum + 1e-9;
+}
+
+}  // namespace sluice::core
