@@ -11,5 +11,6 @@ namespace sluice::cli {
 void RegisterSimCommand(CLI::App& app, int& exit_code);
 void RegisterGenCommand(CLI::App& app, int& exit_code);
 void RegisterResreqCommand(CLI::App& app, int& exit_code);
+void RegisterServerCommand(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::cli

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "core/alloc/resreq_allocator.h"
 #include "core/cycle/preemption.h"
 #include "core/cycle/scheduler.h"
 #include "testing/builders.h"
@@ -216,24 +215,6 @@ TEST(CapacityCycleTest, VictimSetIsMinimal) {
   std::vector<JobId> ids{victims[0]->victim, victims[1]->victim};
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(ids, (std::vector<JobId>{2, 3}));
-}
-
-TEST(CapacityCycleTest, ChooseVictimsDropsVictimsTheJobCanDoWithout) {
-  ClusterState state = ClusterBuilder().Hosts(3, 1).Queue(CapacityQueue("a", 0)).Queue(CapacityQueue("b", 100)).State();
-  for (JobId id = 1; id <= 3; ++id) Submit(state, JobBuilder(id).Tasks(1).Queue("a"));
-  CycleAndCommit(state, 0);
-  Submit(state, JobBuilder(10).Tasks(1).Queue("b"));
-  // Direct call: candidates in a poor order still yield one victim.
-  ResreqAllocator allocator;
-  CycleContext ctx{.state = state, .now = 1, .allocator = allocator, .explain = false,
-                   .capacity_ = std::nullopt, .result = {}, .started = {}, .failed = {},
-                   .unsatisfiable = UnsatisfiableCache(state), .started_ids = {},
-                   .started_jobs_by_queue = {}, .started_slots_by_queue = {},
-                   .limits = CycleLimits(state), .loads = QueueLoads::Compute(state, 1)};
-  std::vector<const Job*> candidates{state.FindJob(1), state.FindJob(2), state.FindJob(3)};
-  auto victims = ChooseVictims(*state.FindJob(10), candidates, ctx.capacity(), ctx);
-  ASSERT_TRUE(victims.has_value());
-  EXPECT_EQ(victims->size(), 1u);
 }
 
 TEST(CapacityCycleTest, QueueAtItsGuaranteeIsNeverPreempted) {
