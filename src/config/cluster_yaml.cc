@@ -506,6 +506,7 @@ class Parser {
   // Steps: 1. check the top level is a map of known sections (ReadSections); 2. read each
   // section in dependency order; 3. default and sum the capacities (FinishQueues).
   Result<ClusterConfig> Parse(const YAML::Node& root);
+  const AuthConfig& auth() const { return auth_; }
 
  private:
   using Section = Status (Parser::*)(const Field&);
@@ -533,6 +534,7 @@ class Parser {
   Status AddScopeHosts(const Field& item, std::set<std::string, std::less<>>& seen,
                        std::vector<std::string>& hosts);
   Status ReadResourceMap(const Field& f, bool shared, std::map<std::string, int64_t>& out);
+  Status ReadAuth(const Field& f);
 
   Reader reader_;
   ClusterConfig config_;
@@ -542,6 +544,7 @@ class Parser {
   std::set<std::string, std::less<>> limit_names_;
   QueueDraft defaults_;
   std::vector<QueueDraft> queues_;
+  AuthConfig auth_;
 };
 
 const Parser::SectionStep Parser::kSections[] = {
@@ -552,7 +555,54 @@ const Parser::SectionStep Parser::kSections[] = {
     {"queues", &Parser::ReadQueues},
     {"default_queue", &Parser::ReadDefaultQueue},
     {"limits", &Parser::ReadLimits},
+    {"auth", &Parser::ReadAuth},
 };
+
+// --- Auth (R-SRV-5b) -------------------------------------------------------------------------
+
+Status Parser::ReadAuth(const Field& f) {
+  if (!f.node.IsNull() && !f.node.IsMap()) return reader_.Expected(f, "a map (agent_token, users)");
+  Result<std::vector<Entry>> entries = reader_.MapEntries(f);
+  if (!entries) return entries.error();
+  std::set<std::string, std::less<>> names;
+  std::set<std::string, std::less<>> tokens;
+  for (const Entry& e : *entries) {
+    if (e.key == "agent_token") {
+      SLUICE_RETURN_IF_ERROR(Assign(reader_.ReadName(e.value), auth_.agent_token));
+      tokens.insert(auth_.agent_token);
+      continue;
+    }
+    if (e.key != "users") return reader_.Error(e.key_line, e.value.path, "unknown key");
+    Result<std::vector<Field>> items = reader_.ListItems(e.value);
+    if (!items) return items.error();
+    for (const Field& item : *items) {
+      if (!item.node.IsMap()) return reader_.Expected(item, "a map (name, token, admin)");
+      Result<std::vector<Entry>> keys = reader_.MapEntries(item);
+      if (!keys) return keys.error();
+      AuthUser user;
+      for (const Entry& k : *keys) {
+        if (k.key == "name") {
+          SLUICE_RETURN_IF_ERROR(Assign(reader_.ReadName(k.value), user.name));
+        } else if (k.key == "token") {
+          SLUICE_RETURN_IF_ERROR(Assign(reader_.ReadName(k.value), user.token));
+        } else if (k.key == "admin") {
+          SLUICE_RETURN_IF_ERROR(Assign(reader_.ReadBool(k.value), user.admin));
+        } else {
+          return reader_.Error(k.key_line, k.value.path, "unknown key");
+        }
+      }
+      if (user.name.empty() || user.token.empty()) {
+        return reader_.Error(item, "a user needs a name and a token");
+      }
+      if (!names.insert(user.name).second) {
+        return reader_.Error(item, "duplicate user " + Quote(user.name));
+      }
+      if (!tokens.insert(user.token).second) return reader_.Error(item, "duplicate token");
+      auth_.users.push_back(std::move(user));
+    }
+  }
+  return Status::Ok();
+}
 
 Result<ClusterConfig> Parser::Parse(const YAML::Node& root) {
   // 1. The top level: a map (or an empty document) of known sections.
@@ -936,22 +986,26 @@ std::optional<int> SecondDocumentLine(const std::string& text) {
 
 // Steps: 1. check there is at most one YAML document (SecondDocumentLine); 2. build it with
 // yaml-cpp; 3. read it (Parser::Parse).
-Result<ClusterConfig> ParseDocument(std::string_view text, std::string_view filename) {
+Result<ClusterConfig> ParseDocument(std::string_view text, std::string_view filename,
+                                    AuthConfig* auth) {
   const std::string yaml(text);
   if (std::optional<int> line = SecondDocumentLine(yaml)) {
     return Reader(filename).Error(*line, "(top level)", "expected one yaml document, got more");
   }
   const YAML::Node root = YAML::Load(yaml);
   Parser parser(filename);
-  return parser.Parse(root);
+  Result<ClusterConfig> config = parser.Parse(root);
+  if (config && auth != nullptr) *auth = parser.auth();
+  return config;
 }
 
 }  // namespace
 
-Result<ClusterConfig> ParseClusterConfig(std::string_view text, std::string_view filename) {
+Result<ClusterConfig> ParseClusterConfig(std::string_view text, std::string_view filename,
+                                         AuthConfig* auth) {
   const std::string file(filename);
   try {
-    return ParseDocument(text, filename);
+    return ParseDocument(text, filename, auth);
   } catch (const YAML::Exception& e) {
     std::string what = e.msg.empty() ? "malformed yaml" : e.msg;
     if (what[0] >= 'A' && what[0] <= 'Z') what[0] = static_cast<char>(what[0] + 32);
@@ -964,7 +1018,7 @@ Result<ClusterConfig> ParseClusterConfig(std::string_view text, std::string_view
   }
 }
 
-Result<ClusterConfig> LoadClusterConfig(const std::string& path) {
+Result<ClusterConfig> LoadClusterConfig(const std::string& path, AuthConfig* auth) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                        &std::fclose);
   if (file == nullptr) return NotFound(path + ": cannot open: " + ErrnoText(errno));
@@ -973,7 +1027,7 @@ Result<ClusterConfig> LoadClusterConfig(const std::string& path) {
   size_t n = 0;
   while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, n);
   if (std::ferror(file.get()) != 0) return NotFound(path + ": cannot read: " + ErrnoText(errno));
-  return ParseClusterConfig(text, path);
+  return ParseClusterConfig(text, path, auth);
 }
 
 Result<std::vector<std::string>> ExpandHostRange(std::string_view pattern) {

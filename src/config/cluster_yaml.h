@@ -48,13 +48,27 @@ namespace sluice::config {
 inline constexpr size_t kMaxHostRangeNames = 100'000;
 inline constexpr size_t kMaxExpandedHostNames = 1'000'000;
 
-// Parses YAML text; `filename` is used in error messages only.
+// The `auth:` section (R-SRV-5b): the agent token and the users' tokens. The core never
+// sees it; the server does. Tokens are non-empty and distinct; user names are unique.
+struct AuthUser {
+  std::string name;
+  std::string token;
+  bool admin = false;
+};
+struct AuthConfig {
+  std::string agent_token;  // empty: no agent may connect
+  std::vector<AuthUser> users;
+};
+
+// Parses YAML text; `filename` is used in error messages only. When `auth` is given, the
+// `auth:` section is stored there (it is checked either way).
 // Returns the config, or kInvalidArgument naming `filename:line: field`.
-Result<core::ClusterConfig> ParseClusterConfig(std::string_view text, std::string_view filename);
+Result<core::ClusterConfig> ParseClusterConfig(std::string_view text, std::string_view filename,
+                                               AuthConfig* auth = nullptr);
 
 // Reads and parses a file; messages name `path` as the file.
 // Returns kNotFound naming `path` if the file cannot be read, else as ParseClusterConfig.
-Result<core::ClusterConfig> LoadClusterConfig(const std::string& path);
+Result<core::ClusterConfig> LoadClusterConfig(const std::string& path, AuthConfig* auth = nullptr);
 
 // Expands `prefix[lo-hi]suffix` into lo..hi; `h[001-064]` -> h001 ... h064 (zero-padded to the
 // width of the bounds' text, which must then be equal), `h[1-3]` -> h1, h2, h3. A name without

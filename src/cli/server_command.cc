@@ -1,0 +1,79 @@
+// `sluice server`: the controller (issue 7, SPEC §8). Prints `listening on HOST:PORT` once
+// serving; SIGHUP reloads the configuration; SIGTERM/SIGINT stop it.
+#include <signal.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "server/server.h"
+
+namespace sluice::cli {
+
+void RegisterServerCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("server", "Run the controller: REST API, store, scheduling");
+  struct Flags {
+    std::string config;
+    std::string state;
+    std::string listen = "127.0.0.1:8740";
+    int64_t lease_seconds = 10;
+    int64_t grace_seconds = 5;
+    int32_t max_dispatch = 3;
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("--config", flags->config, "Cluster YAML")->required();
+  cmd->add_option("--state", flags->state, "State directory (SQLite store, lock)")->required();
+  cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0: any free port)");
+  cmd->add_option("--lease-seconds", flags->lease_seconds, "Agent lease")->check(CLI::PositiveNumber);
+  cmd->add_option("--host-loss-grace-seconds", flags->grace_seconds,
+                  "Wait after the lease before on_host_loss")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-dispatch-attempts", flags->max_dispatch,
+                  "Failed launches before a job ends EXIT DISPATCH_FAILED")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([flags, &exit_code] {
+    // Signals go to one thread (sigwait below), never to the HTTP or scheduling threads.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGHUP);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+    // Logs go to stderr: stdout carries only the `listening on` line tests read.
+    spdlog::set_default_logger(spdlog::stderr_color_mt("sluice"));
+    server::ServerOptions options{.config_path = flags->config,
+                                  .state_dir = flags->state,
+                                  .listen = flags->listen};
+    options.controller.lease_ms = flags->lease_seconds * 1000;
+    options.controller.host_loss_grace_ms = flags->grace_seconds * 1000;
+    options.controller.max_dispatch_attempts = flags->max_dispatch;
+    auto server = server::Server::Start(options);
+    if (!server) {
+      std::cerr << "sluice server: " << server.error().message() << "\n";
+      exit_code = server.error().code() == StatusCode::kInvalidArgument ? 2 : 1;
+      return;
+    }
+    const std::string host = flags->listen.substr(0, flags->listen.rfind(':'));
+    std::printf("listening on %s:%d\n", host.c_str(), (*server)->port());
+    std::fflush(stdout);
+    while (true) {
+      int sig = 0;
+      if (sigwait(&signals, &sig) != 0) continue;
+      if (sig == SIGHUP) {
+        server::Reply reply = (*server)->controller().Reconfigure();
+        spdlog::info("SIGHUP: reconfigure: {}", reply.body.dump());
+        continue;
+      }
+      spdlog::info("signal {}: stopping", sig);
+      break;
+    }
+    (*server)->Stop();
+    exit_code = 0;
+  });
+}
+
+}  // namespace sluice::cli

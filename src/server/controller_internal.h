@@ -1,0 +1,54 @@
+// Bookkeeping types shared by the controller's source files (controller.cc, *_api.cc).
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model/job.h"
+#include "core/reasons/reason.h"
+#include "server/controller.h"
+#include "store/store.h"
+
+namespace sluice::server {
+
+// Phases of the stored admission record (seed 000): PENDING, ADMITTING, ADMITTED, ENDED.
+inline constexpr const char* kPhasePending = "PENDING";
+inline constexpr const char* kPhaseAdmitting = "ADMITTING";
+inline constexpr const char* kPhaseAdmitted = "ADMITTED";
+inline constexpr const char* kPhaseEnded = "ENDED";
+
+struct Controller::JobInfo {
+  store::StoredJob row;  // what the store holds (the truth across restarts)
+  nlohmann::json spec;   // parsed row.spec
+  std::string queue;     // resolved queue name
+  std::vector<std::pair<std::string, int32_t>> hosts;  // allocation by host name
+  std::string launch_host;        // first host of the allocation; "" when none
+  bool in_core = false;           // the core holds the job (it did not end before this start)
+  bool launch_ready = false;      // its ADMITTING row committed: the launch may be sent
+  int64_t launch_sent_ms = -1;    // when the launch was last sent; -1 never (this epoch)
+  bool from_earlier_epoch = false;  // restored ADMITTING: unresolved until its agent reports
+  std::optional<core::PendingReasons> reasons;  // from the last explained cycle
+  std::string main_reason;        // last main reason logged ("" none)
+  std::string message;            // why it ended, when it did not end by itself
+
+  bool HoldsAllocation() const {
+    return row.phase == kPhaseAdmitting || row.phase == kPhaseAdmitted;
+  }
+};
+
+struct Controller::AgentInfo {
+  std::string name;
+  bool registered = false;       // registered in this epoch
+  int64_t last_heartbeat_ms = 0;
+  bool unavail = false;          // lease expired
+  bool loss_handled = false;     // on_host_loss applied to its jobs
+  int64_t poll_generation = 0;   // a newer heartbeat ends an older long poll
+  std::set<JobId> jobs;          // ADMITTING/RUNNING jobs it launches (mother superior)
+};
+
+}  // namespace sluice::server

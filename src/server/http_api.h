@@ -1,0 +1,32 @@
+// The HTTP layer (docs/api.md): routes, bearer-token authentication, body checks and the
+// SSE stream, all delegating to the Controller. Thin on purpose: everything that decides is
+// in the Controller, which tests drive without sockets.
+// Thread-safety: httplib runs handlers on its thread pool; the Controller locks.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+
+#include <httplib.h>
+
+#include "server/controller.h"
+
+namespace sluice::server {
+
+inline constexpr size_t kMaxBodyBytes = 1 << 20;        // single requests
+inline constexpr size_t kMaxBatchBodyBytes = 64 << 20;  // POST /v1/jobs/batch
+
+class HttpApi {
+ public:
+  explicit HttpApi(Controller& controller) : controller_(controller) {}
+  // Registers every route on `server` and sizes its thread pool for long polls.
+  void Install(httplib::Server& server);
+  // Ends open SSE streams (before the server stops).
+  void Shutdown() { stopping_ = true; }
+
+ private:
+  Controller& controller_;
+  std::atomic<bool> stopping_ = false;
+};
+
+}  // namespace sluice::server

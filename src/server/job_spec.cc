@@ -1,0 +1,163 @@
+#include "server/job_spec.h"
+
+#include <set>
+
+namespace sluice::server {
+namespace {
+
+using nlohmann::json;
+
+std::string Describe(const json& v) {
+  std::string text = v.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+Status Expected(const std::string& where, const std::string& field, const std::string& what,
+                const json& got) {
+  return InvalidArgument(where + "." + field + ": expected " + what + ", got " + Describe(got));
+}
+
+}  // namespace
+
+Result<json> ParseSubmission(const json& body, const std::string& where) {
+  if (!body.is_object()) {
+    return InvalidArgument(where + ": expected a job object, got " + Describe(body));
+  }
+  static const std::set<std::string> kFields = {
+      "command", "name", "queue", "tasks", "min_tasks", "max_tasks", "resreq", "run_limit",
+      "begin", "depend", "exclusive", "hold", "priority", "project", "cwd", "output", "error",
+      "env"};
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    if (!kFields.contains(it.key())) {
+      return InvalidArgument(where + "." + it.key() + ": unknown field");
+    }
+  }
+  json spec = json::object();
+  // command: a non-empty string or a non-empty array of strings.
+  if (!body.contains("command")) return InvalidArgument(where + ".command: missing");
+  const json& command = body["command"];
+  bool command_ok = (command.is_string() && !command.get<std::string>().empty()) ||
+                    (command.is_array() && !command.empty());
+  if (command.is_array()) {
+    for (const json& arg : command) command_ok = command_ok && arg.is_string();
+  }
+  if (!command_ok) {
+    return Expected(where, "command", "a non-empty string or list of strings", command);
+  }
+  spec["command"] = command;
+  auto text = [&](const char* field) -> Status {
+    if (!body.contains(field)) {
+      spec[field] = "";
+      return Status::Ok();
+    }
+    if (!body[field].is_string()) return Expected(where, field, "a string", body[field]);
+    spec[field] = body[field];
+    return Status::Ok();
+  };
+  for (const char* field : {"name", "queue", "resreq", "depend", "project", "cwd", "output",
+                            "error"}) {
+    SLUICE_RETURN_IF_ERROR(text(field));
+  }
+  auto integer = [&](const char* field, int64_t min, int64_t max) -> Result<std::optional<int64_t>> {
+    if (!body.contains(field) || body[field].is_null()) return std::optional<int64_t>();
+    const json& v = body[field];
+    if (!v.is_number_integer() || v.get<int64_t>() < min || v.get<int64_t>() > max) {
+      return Expected(where, field,
+                      "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]",
+                      v);
+    }
+    return std::optional<int64_t>(v.get<int64_t>());
+  };
+  auto tasks = integer("tasks", 1, 1'000'000);
+  auto min_tasks = integer("min_tasks", 1, 1'000'000);
+  auto max_tasks = integer("max_tasks", 1, 1'000'000);
+  auto run_limit = integer("run_limit", 1, int64_t{1} << 40);
+  auto begin = integer("begin", 0, int64_t{1} << 40);
+  auto priority = integer("priority", -1'000'000, 1'000'000);
+  for (const auto* r : {&tasks, &min_tasks, &max_tasks, &run_limit, &begin, &priority}) {
+    if (!*r) return r->error();
+  }
+  if (*tasks && (*min_tasks || *max_tasks)) {
+    return InvalidArgument(where + ".tasks: not together with min_tasks/max_tasks");
+  }
+  int64_t lo = 1;
+  int64_t hi = 1;
+  if (*tasks) {
+    lo = hi = **tasks;
+  } else {
+    lo = min_tasks->value_or(max_tasks->value_or(1));
+    hi = max_tasks->value_or(lo);
+    if (hi < lo) {
+      return InvalidArgument(where + ".max_tasks: " + std::to_string(hi) + " is below min_tasks " +
+                             std::to_string(lo));
+    }
+  }
+  spec["min_tasks"] = lo;
+  spec["max_tasks"] = hi;
+  spec["run_limit"] = *run_limit ? json(**run_limit) : json(nullptr);
+  spec["begin"] = *begin ? json(**begin) : json(nullptr);
+  spec["priority"] = priority->value_or(0);
+  for (const char* field : {"exclusive", "hold"}) {
+    if (!body.contains(field)) {
+      spec[field] = false;
+    } else if (!body[field].is_boolean()) {
+      return Expected(where, field, "true or false", body[field]);
+    } else {
+      spec[field] = body[field];
+    }
+  }
+  spec["env"] = json::object();
+  if (body.contains("env")) {
+    const json& env = body["env"];
+    if (!env.is_object()) return Expected(where, "env", "an object of strings", env);
+    for (auto it = env.begin(); it != env.end(); ++it) {
+      if (!it.value().is_string() || it.key().empty() || it.key().find('=') != std::string::npos) {
+        return Expected(where, "env." + it.key(), "a string value and a name without '='",
+                        it.value());
+      }
+    }
+    spec["env"] = env;
+  }
+  return spec;
+}
+
+std::string CommandText(const json& command) {
+  if (command.is_string()) return command.get<std::string>();
+  std::string text;
+  for (const json& arg : command) {
+    if (!text.empty()) text += ' ';
+    text += arg.get<std::string>();
+  }
+  return text;
+}
+
+json Argv(const json& command) {
+  if (command.is_string()) return json::array({"/bin/sh", "-c", command});
+  return command;
+}
+
+core::JobSpec ToCoreSpec(const json& spec, JobId id) {
+  core::JobSpec s;
+  s.id = id;
+  s.name = spec.value("name", "");
+  s.user = spec.value("user", "");
+  s.project = spec.value("project", "");
+  s.queue = spec.value("queue", "");
+  s.command = CommandText(spec["command"]);
+  s.resreq = spec.value("resreq", "");
+  s.min_tasks = spec.value("min_tasks", 1);
+  s.max_tasks = spec.value("max_tasks", 1);
+  if (spec.contains("run_limit") && spec["run_limit"].is_number()) {
+    s.run_limit = spec["run_limit"].get<int64_t>();
+  }
+  s.priority = spec.value("priority", 0);
+  s.submit_time = spec.value("submit_time", int64_t{0});
+  if (spec.contains("begin") && spec["begin"].is_number()) s.begin_time = spec["begin"].get<int64_t>();
+  s.depend = spec.value("depend", "");
+  s.exclusive = spec.value("exclusive", false);
+  s.hold = spec.value("hold", false);
+  return s;
+}
+
+}  // namespace sluice::server

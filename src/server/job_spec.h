@@ -1,0 +1,31 @@
+// Submissions (POST /v1/jobs bodies): checking a body field by field and normalizing it into
+// the spec JSON the store keeps, and turning that JSON into a core::JobSpec.
+//
+// Every error is kInvalidArgument naming the field, prefixed by `where` ("jobs[3]"), e.g.
+// `jobs[3].tasks: expected a positive integer, got "four"`. Unknown fields are errors.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "base/time.h"
+#include "core/model/job.h"
+
+namespace sluice::server {
+
+// Returns the normalized spec: every field of docs/api.md present (defaults filled in;
+// run_limit and begin null when absent), plus nothing else.
+Result<nlohmann::json> ParseSubmission(const nlohmann::json& body, const std::string& where);
+
+// The core's view of a stored spec. `user` and `submit_time` are stored beside the spec.
+core::JobSpec ToCoreSpec(const nlohmann::json& spec, JobId id);
+
+// The argv a launch runs: a string command becomes {"/bin/sh", "-c", command}.
+nlohmann::json Argv(const nlohmann::json& command);
+// The command as one line of text (for `jobs` output and core::JobSpec::command).
+std::string CommandText(const nlohmann::json& command);
+
+}  // namespace sluice::server

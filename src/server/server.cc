@@ -1,0 +1,76 @@
+#include "server/server.h"
+
+#include <chrono>
+
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include "config/cluster_yaml.h"
+#include "server/http_api.h"
+
+namespace sluice::server {
+
+Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
+  const size_t colon = options.listen.rfind(':');
+  if (colon == std::string::npos) {
+    return InvalidArgument("--listen " + options.listen + ": expected HOST:PORT");
+  }
+  const std::string host = options.listen.substr(0, colon);
+  int port = -1;
+  try {
+    port = std::stoi(options.listen.substr(colon + 1));
+  } catch (...) {
+  }
+  if (port < 0 || port > 65535) {
+    return InvalidArgument("--listen " + options.listen + ": bad port");
+  }
+  config::AuthConfig auth;
+  Result<core::ClusterConfig> config = config::LoadClusterConfig(options.config_path, &auth);
+  if (!config) return config.error();
+  Result<std::unique_ptr<store::Store>> store = store::Store::Open(options.state_dir);
+  if (!store) return store.error();
+  if (!options.clock) {
+    options.clock = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+  options.controller.config_path = options.config_path;
+  std::unique_ptr<Server> server(new Server());
+  server->store_ = std::move(*store);
+  Result<std::unique_ptr<Controller>> controller =
+      Controller::Create(std::move(*config), std::move(auth), server->store_.get(),
+                         options.controller, options.clock, options.log);
+  if (!controller) return controller.error();
+  server->controller_ = std::move(*controller);
+  server->http_ = std::make_unique<httplib::Server>();
+  server->api_ = std::make_unique<HttpApi>(*server->controller_);
+  server->api_->Install(*server->http_);
+  if (port == 0) {
+    server->port_ = server->http_->bind_to_any_port(host);
+  } else {
+    server->port_ = server->http_->bind_to_port(host, port) ? port : -1;
+  }
+  if (server->port_ <= 0) {
+    return Status(StatusCode::kUnavailable, "cannot listen on " + options.listen);
+  }
+  server->controller_->Start();
+  httplib::Server* http = server->http_.get();
+  server->listener_ = std::thread([http] { http->listen_after_bind(); });
+  return server;
+}
+
+void Server::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  api_->Shutdown();
+  controller_->Stop();  // ends long polls and the scheduling thread
+  http_->stop();
+  if (listener_.joinable()) listener_.join();
+  store_->Flush();
+}
+
+Server::~Server() { Stop(); }
+
+}  // namespace sluice::server
