@@ -1,5 +1,6 @@
 #include "client/format.h"
 
+#include <cctype>
 #include <ctime>
 #include <vector>
 
@@ -83,6 +84,24 @@ Row JobRow(const json& job) {
           Text(job, "exit_code"), Text(job, "name"), TimeText(job, "submit_time")};
 }
 
+// The core renders times as `t=<seconds>`; epoch times read better as local clock times.
+std::string LocalTimes(std::string line) {
+  size_t at = 0;
+  while ((at = line.find("t=", at)) != std::string::npos) {
+    size_t end = at + 2;
+    while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
+    if (end - at - 2 >= 9) {  // an epoch time, not a small trace time
+      const json stamp = {{"t", std::stoll(line.substr(at + 2, end - at - 2))}};
+      const std::string text = TimeText(stamp, "t");
+      line.replace(at, end - at, text);
+      at += text.size();
+    } else {
+      at = end;
+    }
+  }
+  return line;
+}
+
 std::string ReasonLines(const json& job) {
   std::string out;
   const json* reasons = nullptr;
@@ -91,7 +110,7 @@ std::string ReasonLines(const json& job) {
     if (auto details = reasons->find("details"); details != reasons->end() && details->is_array()) {
       for (const json& detail : *details) {
         std::optional<core::ReasonDetail> parsed = ReasonDetailFromJson(detail);
-        out += " " + (parsed ? core::RenderReason(*parsed) : detail.dump()) + "\n";
+        out += " " + LocalTimes(parsed ? core::RenderReason(*parsed) : detail.dump()) + "\n";
       }
     }
   }
@@ -159,15 +178,28 @@ std::string FormatJobs(const json& jobs) {
 }
 
 std::string FormatPendingJobs(const json& jobs) {
-  std::string out;
+  std::vector<Row> rows;
+  std::vector<std::string> reasons;
   if (jobs.is_array()) {
     for (const json& job : jobs) {
       const std::string state = Text(job, "state");
       if (state != "PENDING" && state != "HELD") continue;
-      out += Table(kJobHeader, {JobRow(job)}) + " PENDING REASONS:\n" + ReasonLines(job) + "\n";
+      rows.push_back(JobRow(job));
+      reasons.push_back(ReasonLines(job));
     }
   }
-  return out.empty() ? "No pending jobs found\n" : out;
+  if (rows.empty()) return "No pending jobs found\n";
+  // One aligned table; each job's row is followed by its reasons (bjobs -p layout).
+  const std::string table = Table(kJobHeader, rows);
+  std::string out;
+  size_t line_start = 0;
+  for (size_t line = 0; line_start < table.size(); ++line) {
+    const size_t end = table.find('\n', line_start);
+    out += table.substr(line_start, end - line_start + 1);
+    if (line > 0) out += " PENDING REASONS:\n" + reasons[line - 1];
+    line_start = end + 1;
+  }
+  return out;
 }
 
 std::string FormatHosts(const json& hosts) {

@@ -1,0 +1,112 @@
+// CLI text output from API JSON: job tables, `jobs -p` reasons rendered by the core's
+// renderer from the detail JSON, hosts/queues/limits tables, and the HTTP -> Status mapping.
+#include "client/format.h"
+
+#include <gtest/gtest.h>
+
+#include "client/rest_client.h"
+#include "core/reasons/render.h"
+
+namespace sluice::client {
+namespace {
+
+using nlohmann::json;
+
+TEST(ReasonCodeFromStringTest, EveryCodeRoundTrips) {
+  for (core::ReasonCode code : core::kAllReasonCodes) {
+    EXPECT_EQ(ReasonCodeFromString(core::ToString(code)), code);
+  }
+  EXPECT_FALSE(ReasonCodeFromString("NOT_A_CODE").has_value());
+}
+
+TEST(ReasonDetailFromJsonTest, ReadsTheFieldsOfTheApi) {
+  auto detail = ReasonDetailFromJson(json::parse(
+      R"({"code": "NO_RESOURCE", "resource": "slots", "needed": 8, "available": 3, "hosts": 2})"));
+  ASSERT_TRUE(detail.has_value());
+  EXPECT_EQ(detail->code, core::ReasonCode::kNoResource);
+  EXPECT_EQ(detail->needed, 8);
+  EXPECT_EQ(detail->available, 3);
+  EXPECT_EQ(core::RenderReason(*detail), "Not enough job slots: needs 8, 3 free on 2 hosts");
+  auto reserved = ReasonDetailFromJson(json::parse(R"({"code": "RESERVED", "job": 4, "time": null})"));
+  ASSERT_TRUE(reserved.has_value());
+  EXPECT_EQ(reserved->time, kInfinite);
+  EXPECT_FALSE(ReasonDetailFromJson(json::parse(R"({"code": 3})")).has_value());
+}
+
+TEST(FormatJobsTest, AlignsColumnsAndShowsHosts) {
+  const json jobs = json::parse(R"([
+    {"id": 7, "user": "alice", "state": "RUNNING", "queue": "normal", "tasks": 4,
+     "hosts": [{"name": "h1", "slots": 2}, {"name": "h2", "slots": 2}], "exit_code": null,
+     "name": "sim", "submit_time": null},
+    {"id": 12, "user": "bob", "state": "DONE", "queue": "short", "tasks": 1, "hosts": [],
+     "exit_code": 0, "name": "", "submit_time": null}])");
+  EXPECT_EQ(FormatJobs(jobs),
+            "JOBID  USER   STATE    QUEUE   TASKS  HOSTS      EXIT  NAME  SUBMIT_TIME\n"
+            "7      alice  RUNNING  normal  4      h1:2,h2:2  -     sim   -\n"
+            "12     bob    DONE     short   1      -          0     -     -\n");
+  EXPECT_EQ(FormatJobs(json::array()), "No jobs found\n");
+}
+
+TEST(FormatPendingJobsTest, ListsReasonsOfPendingJobsOnly) {
+  const json jobs = json::parse(R"([
+    {"id": 1, "state": "RUNNING"},
+    {"id": 2, "user": "alice", "state": "PENDING", "queue": "normal", "tasks": 8,
+     "reason": "NO_RESOURCE", "reasons": {"main": "NO_RESOURCE", "details": [
+       {"code": "NO_RESOURCE", "resource": "slots", "needed": 8, "available": 3, "hosts": 2}]}},
+    {"id": 3, "state": "HELD", "reason": "HELD"}])");
+  const std::string text = FormatPendingJobs(jobs);
+  EXPECT_EQ(text.find("RUNNING"), std::string::npos);
+  EXPECT_NE(text.find("PENDING REASONS:\n Not enough job slots: needs 8, 3 free on 2 hosts\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" " + std::string(core::Headline(core::ReasonCode::kHeld)) + "\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(FormatTablesTest, HostsQueuesLimits) {
+  EXPECT_EQ(FormatHosts(json::parse(R"([{"name": "h1", "state": "ok", "slots": 16,
+      "used_slots": 4, "running_jobs": 2, "resources": {"mem": 64000},
+      "agent": {"connected": true}}])")),
+            "HOST  STATE  SLOTS  USED  JOBS  AGENT      RESOURCES\n"
+            "h1    ok     16     4     2     connected  mem=64000\n");
+  EXPECT_EQ(FormatQueues(json::parse(R"([{"name": "normal", "priority": 0, "policy": "fifo",
+      "open": true, "active": false, "pending": 3, "held": 0, "running": 5, "used_slots": 20}])")),
+            "QUEUE   PRIO  POLICY  STATUS      PEND  HELD  RUN  SLOTS\n"
+            "normal  0     fifo    Open:Inact  3     0     5    20\n");
+  EXPECT_EQ(FormatLimits(json::parse(R"([{"name": "lic", "slots": 10, "jobs": null,
+      "resources": {}, "users": {"per_each": true, "names": []}, "queues": null}])")),
+            "LIMIT  SLOTS  JOBS  RESOURCES  SCOPE\n"
+            "lic    10     -     -          per_users=all\n");
+}
+
+TEST(StatusForHttpTest, MapsStatusesAndExitCodes) {
+  EXPECT_EQ(StatusForHttp(400, "x").code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(StatusForHttp(401, "x").code(), StatusCode::kUnauthenticated);
+  EXPECT_EQ(StatusForHttp(403, "x").code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(StatusForHttp(404, "x").code(), StatusCode::kNotFound);
+  EXPECT_EQ(StatusForHttp(409, "x").code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(StatusForHttp(500, "x").code(), StatusCode::kInternal);
+  EXPECT_EQ(ExitCodeFor(StatusForHttp(400, "x")), 2);
+  EXPECT_EQ(ExitCodeFor(StatusForHttp(403, "x")), 1);
+  EXPECT_EQ(ExitCodeFor(Status(StatusCode::kUnavailable, "down")), 1);
+}
+
+TEST(ResolveClientOptionsTest, FlagsWinOverEnvironment) {
+  setenv("SLUICE_SERVER", "http://env:1", 1);
+  setenv("SLUICE_TOKEN", "env-token", 1);
+  auto from_env = ResolveClientOptions("", "");
+  ASSERT_TRUE(from_env.has_value());
+  EXPECT_EQ(from_env->server, "http://env:1");
+  EXPECT_EQ(from_env->token, "env-token");
+  auto from_flags = ResolveClientOptions("127.0.0.1:5", "t");
+  ASSERT_TRUE(from_flags.has_value());
+  EXPECT_EQ(from_flags->server, "http://127.0.0.1:5");
+  EXPECT_EQ(from_flags->token, "t");
+  unsetenv("SLUICE_SERVER");
+  unsetenv("SLUICE_TOKEN");
+  EXPECT_FALSE(ResolveClientOptions("", "").has_value());
+}
+
+}  // namespace
+}  // namespace sluice::client
