@@ -1,5 +1,6 @@
 # Entry points. Each target installs what it needs first (scripts/setup is idempotent).
-#   make run    build, generate a workload, replay it through `sluice sim`
+#   make run    build, start a server and 4 agents on loopback, run a demo workload with the CLI
+#   make sim-demo  build, generate a workload, replay it through `sluice sim`
 #   make test   build, run all tests (plus the core's tests under ASan+UBSan, plus fuzz smoke runs)
 #   make build  build ./build/sluice and the test binaries
 #   make bench  run the Google Benchmark suite
@@ -8,7 +9,7 @@
 JOBS ?= 2
 FUZZ_SECONDS ?= 300
 
-.PHONY: setup build build-asan test run bench fuzz clean
+.PHONY: setup build build-asan test run sim-demo bench fuzz clean
 
 setup:
 	@scripts/setup
@@ -28,6 +29,9 @@ test: build build-asan
 	@scripts/fuzz 10
 
 run: build
+	@scripts/demo
+
+sim-demo: build
 	@build/sluice gen --jobs 5000 --procs 128 --load 0.85 --seed 1 -o build/demo.jsonl
 	@echo "== fifo =="
 	@build/sluice sim --workload build/demo.jsonl --hosts 32 --slots 4 --policy fifo

@@ -13,6 +13,9 @@ int Main(int argc, char** argv) {
   RegisterSimCommand(app, exit_code);
   RegisterGenCommand(app, exit_code);
   RegisterResreqCommand(app, exit_code);
+  RegisterAgentCommand(app, exit_code);
+  RegisterServerCommand(app, exit_code);
+  RegisterClientCommands(app, exit_code);
   RegisterServerCommand(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
