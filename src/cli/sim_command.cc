@@ -79,6 +79,9 @@ Result<core::ClusterConfig> BuildCluster(const SimFlags& flags, const sim::Workl
     if (flags.max_bypass) queue.max_bypass = *flags.max_bypass;
     if (flags.max_head_wait) queue.max_head_wait = *flags.max_head_wait;
   }
+  // Dispatch windows are wall-clock rules: time 0 is the trace's UnixStartTime, else
+  // 1970-01-01T00:00Z (R-SIM-1).
+  config.epoch_offset = workload.unix_start_time;
   SLUICE_RETURN_IF_ERROR(core::Scheduler::CheckSupported(config));
   return config;
 }
@@ -136,6 +139,7 @@ int RunSim(const SimFlags& flags) {
     std::fprintf(stderr, "sluice sim: %s\n", config.error().message().c_str());
     return 2;
   }
+  if (!flags.trace.empty()) sim::MapSwfQueues(*config, *workload);  // q<N> queues, if named
   Result<core::ClusterState> state = core::ClusterState::Create(*config);
   if (!state) {
     std::fprintf(stderr, "sluice sim: %s\n", state.error().message().c_str());
@@ -177,6 +181,9 @@ int RunSim(const SimFlags& flags) {
   if (!result) {
     std::fprintf(stderr, "sluice sim: %s\n", result.error().message().c_str());
     return 2;
+  }
+  for (const std::string& warning : result->warnings) {
+    std::fprintf(stderr, "sluice sim: warning: %s\n", warning.c_str());
   }
   if (!flags.plot.empty()) {
     const std::string svg = plot.Svg(title, simulator.state().total_slots());

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/model/dependency.h"
 #include "sim/swf_reader.h"
 
 namespace sluice::sim {
@@ -40,6 +41,7 @@ struct LineFields {
   bool has_tasks = false;
   bool has_min_tasks = false;
   bool has_max_tasks = false;
+  std::vector<JobId> depends_on;  // the ids `depend` names
 };
 
 std::string RangeText(int64_t min, int64_t max) {
@@ -161,15 +163,24 @@ constexpr KeyEntry kKeys[] = {
     {"depend",
      [](const Json& v, const Location& at, LineFields& f) {
        SLUICE_RETURN_IF_ERROR(ReadString(v, at, "depend", f.job.spec.depend));
-       if (!f.job.spec.depend.empty()) {
-         return at.Error("depend", "not supported yet (expected an empty string)");
-       }
+       if (f.job.spec.depend.empty()) return Status::Ok();
+       Result<core::Dependency> dependency = core::Dependency::Parse(f.job.spec.depend);
+       if (!dependency) return at.Error("depend", dependency.error().message());
+       f.depends_on = dependency->jobs();
        return Status::Ok();
      }},
     {"exclusive", [](const Json& v, const Location& at,
                      LineFields& f) { return ReadBool(v, at, "exclusive", f.job.spec.exclusive); }},
     {"hold", [](const Json& v, const Location& at,
                 LineFields& f) { return ReadBool(v, at, "hold", f.job.spec.hold); }},
+    {"release_at",
+     [](const Json& v, const Location& at, LineFields& f) {
+       if (v.is_null()) return Status::Ok();
+       int64_t when = 0;
+       SLUICE_RETURN_IF_ERROR(ReadInteger(v, at, "release_at", 0, kInt64Max, when));
+       f.job.release_at = when;
+       return Status::Ok();
+     }},
     {"cancel_at",
      [](const Json& v, const Location& at, LineFields& f) {
        if (v.is_null()) return Status::Ok();
@@ -196,6 +207,7 @@ Status CheckLine(const Location& at, LineFields& f) {
     return at.Error("tasks", "expected either tasks or min_tasks/max_tasks, not both");
   }
   core::JobSpec& spec = f.job.spec;
+  if (f.job.release_at && !spec.hold) return at.Error("release_at", "expected hold: true with it");
   if (f.has_min_tasks && !f.has_max_tasks) spec.max_tasks = spec.min_tasks;
   if (spec.min_tasks > spec.max_tasks) {
     return at.Error("min_tasks", fmt::format("expected min_tasks <= max_tasks, got {} > {}",
@@ -236,6 +248,7 @@ Result<Workload> ParseJsonl(std::string_view text, std::string_view filename,
                             const JsonlOptions& options) {
   Workload workload;
   std::unordered_map<JobId, int64_t> line_of_id;  // lookups only; never iterated
+  std::vector<std::pair<int64_t, std::vector<JobId>>> depends;  // (line, named ids)
   int64_t line_number = 0;
   size_t pos = 0;
   try {
@@ -255,11 +268,20 @@ Result<Workload> ParseJsonl(std::string_view text, std::string_view filename,
         return at.Error("id", fmt::format("expected a unique id, {} is already on line {}",
                                           fields.job.spec.id, it->second));
       }
+      if (!fields.depends_on.empty()) depends.emplace_back(line_number, std::move(fields.depends_on));
       workload.jobs.push_back(std::move(fields.job));
     }
   } catch (const Json::exception& e) {
     // Not expected: every value is type-checked before it is read.
     return Internal(fmt::format("{}:{}: json: {}", filename, line_number, e.what()));
+  }
+  // A dependency names jobs of the same file (LSF refuses unknown ids at submission).
+  for (const auto& [line, named] : depends) {
+    for (JobId id : named) {
+      if (!line_of_id.contains(id)) {
+        return Location{filename, line}.Error("depend", fmt::format("no job {} in the workload", id));
+      }
+    }
   }
   std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
                    [](const WorkloadJob& a, const WorkloadJob& b) {

@@ -11,9 +11,14 @@
 //              min_tasks 1, max_tasks = min_tasks; min_tasks <= max_tasks is required.
 //   run_limit  absent or null: none; else integer >= 0
 //   priority   integer (int32)
-//   begin      integer >= 0; > 0 is rejected ("not supported yet" by the simulator)
-//   depend     string; non-empty is rejected ("not supported yet")
+//   begin      integer >= 0: the job may not start before it (BEGIN_TIME)
+//   depend     string: a dependency expression (core/model/dependency.h), e.g.
+//              "done(3) && !exit(4)"; checked here (syntax, with the column), and every id it
+//              names must be a job of the same file
 //   exclusive, hold: booleans
+//   release_at null or integer >= 0, only with hold: true: when the simulator releases the
+//              held job (a time at or before its submission releases it right after it);
+//              without it a held job stays held
 //   cancel_at  null or integer >= 0
 // Anything else (unknown key, wrong type, missing required key, duplicate id, a value out of
 // range, invalid JSON) is an error; the whole file is rejected.

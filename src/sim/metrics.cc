@@ -75,6 +75,10 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
   Instant last_end = std::numeric_limits<Instant>::min();
   double work = 0;
   for (const JobRecord& record : result.records) {
+    if (record.rejected) {
+      ++metrics.rejected;
+      continue;
+    }
     all.Add(record);
     by_queue[record.queue.empty() ? "default" : record.queue].Add(record);
     by_user[record.user.empty() ? "-" : record.user].Add(record);
@@ -123,6 +127,7 @@ std::string MetricsToJson(const Metrics& m) {
   }
   j["unschedulable"] = m.unschedulable;
   j["cancelled"] = m.cancelled;
+  if (m.rejected > 0) j["rejected"] = m.rejected;
   j["never_started"] = m.never_started;
   j["blocked_heads"] = m.blocked_heads;
   j["max_head_wait"] = m.max_head_wait;
@@ -148,6 +153,7 @@ std::string MetricsToTable(const Metrics& m, const std::string& title) {
   row("started", fmt::format("{}", m.all.started));
   if (m.unschedulable > 0) row("unschedulable", fmt::format("{}", m.unschedulable));
   if (m.cancelled > 0) row("cancelled", fmt::format("{}", m.cancelled));
+  if (m.rejected > 0) row("rejected (closed queue)", fmt::format("{}", m.rejected));
   if (m.never_started > 0) row("never started", fmt::format("{}", m.never_started));
   row("avg wait (s)", fmt::format("{:.1f}", m.all.avg_wait));
   row("p50 / p95 / p99 wait", fmt::format("{} / {} / {}", m.all.p50_wait, m.all.p95_wait,

@@ -32,6 +32,7 @@ struct Metrics {
   int64_t skipped = 0;        // workload lines the loading rules dropped
   int64_t unschedulable = 0;  // jobs ended EXIT UNSCHEDULABLE
   int64_t cancelled = 0;
+  int64_t rejected = 0;       // submissions refused (closed queue); not in the job counts
   int64_t never_started = 0;  // still pending when the run ended
   int64_t blocked_heads = 0;  // jobs that were ever a blocked queue head
   int64_t max_head_wait = 0;  // the longest wait of those jobs

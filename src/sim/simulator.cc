@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "core/cycle/events.h"
@@ -20,6 +21,14 @@ struct FinishEvent {
     return a.job > b.job;
   }
 };
+
+bool DependsOnRejected(const core::JobSpec& spec, const std::unordered_set<JobId>& rejected) {
+  if (spec.depend.empty() || rejected.empty()) return false;
+  Result<core::Dependency> dependency = core::Dependency::Parse(spec.depend);
+  if (!dependency) return false;  // Apply reports the syntax error
+  const std::vector<JobId>& named = dependency->jobs();
+  return std::any_of(named.begin(), named.end(), [&](JobId id) { return rejected.contains(id); });
+}
 
 }  // namespace
 
@@ -60,11 +69,20 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
     if (job.cancel_at) cancels.emplace_back(std::max(*job.cancel_at, job.spec.submit_time), job.spec.id);
   }
   std::sort(cancels.begin(), cancels.end());
+  std::vector<std::pair<Instant, JobId>> releases;
+  for (const WorkloadJob& job : jobs) {
+    if (job.release_at && job.spec.hold) {
+      releases.emplace_back(std::max(*job.release_at, job.spec.submit_time), job.spec.id);
+    }
+  }
+  std::sort(releases.begin(), releases.end());
+  std::unordered_set<JobId> rejected;  // lookups only
 
   std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finishes;
   std::optional<Instant> wake;
   size_t next_submit = 0;
   size_t next_cancel = 0;
+  size_t next_release = 0;
   size_t progress_step = std::max<size_t>(1, order.size() / 100);
 
   auto next_event_time = [&]() {
@@ -72,6 +90,7 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
     if (next_submit < order.size()) t = std::min(t, jobs[order[next_submit]].spec.submit_time);
     if (!finishes.empty()) t = std::min(t, finishes.top().time);
     if (next_cancel < cancels.size()) t = std::min(t, cancels[next_cancel].first);
+    if (next_release < releases.size()) t = std::min(t, releases[next_release].first);
     if (wake) t = std::min(t, *wake);
     return t;
   };
@@ -116,14 +135,32 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
     for (; next_submit < order.size() && jobs[order[next_submit]].spec.submit_time == t;
          ++next_submit) {
       const WorkloadJob& job = jobs[order[next_submit]];
-      Status status = core::Apply(core::JobSubmitted{job.spec}, t, state_);
+      Status status = DependsOnRejected(job.spec, rejected)
+                          ? FailedPrecondition("job " + std::to_string(job.spec.id) +
+                                               ": depends on a rejected job")
+                          : core::Apply(core::JobSubmitted{job.spec}, t, state_);
+      if (status.code() == StatusCode::kFailedPrecondition) {  // refused, not an input error
+        rejected.insert(job.spec.id);
+        result.records[index_of[job.spec.id]].rejected = true;
+        ++result.rejected;
+        result.warnings.push_back("line " + std::to_string(job.line) + ": t=" + std::to_string(t) +
+                                  ": rejected: " + status.message());
+        continue;
+      }
       if (!status.ok()) return status.WithPrefix("line " + std::to_string(job.line));
       if (options_.progress && next_submit % progress_step == 0) {
         options_.progress(static_cast<double>(next_submit) / static_cast<double>(order.size()));
       }
     }
 
-    // 4. One cycle at t; explained when it may be the last one at or before pending_at.
+    // 4. Releases at t, by job id (a job no longer held, or rejected, is left alone).
+    for (; next_release < releases.size() && releases[next_release].first == t; ++next_release) {
+      const core::Job* job = state_.FindJob(releases[next_release].second);
+      if (job == nullptr || job->state != core::JobState::kHeld) continue;
+      SLUICE_RETURN_IF_ERROR(core::Apply(core::JobReleased{job->spec.id}, t, state_));
+    }
+
+    // 5. One cycle at t; explained when it may be the last one at or before pending_at.
     const bool explain = options_.explain_every_cycle ||
                          (options_.pending_at && next_event_time() > *options_.pending_at);
     core::CycleResult cycle = scheduler_.RunCycle(state_, t, core::CycleOptions{.explain = explain});

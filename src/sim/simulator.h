@@ -2,9 +2,12 @@
 // (R-SIM-1, R-SIM-1b, R-SIM-1d).
 //
 // Timing: at each timestamp the simulator applies finishes (by job id), then cancels (by
-// job id), then submissions (by job id), and then runs one cycle; events a cycle creates at
-// the current time (a zero-runtime job's finish) are applied after it and another cycle
-// runs at the same time. It also wakes at every timer the core asks for. A job started by
+// job id), then submissions (by job id), then releases of held jobs (JSONL `release_at`, by
+// job id; a release at or before the submission applies right after it), and then runs one
+// cycle. A submission the core refuses because its queue is closed (or because it depends on
+// such a job) is not an error: the job is recorded as rejected with a warning. Events a
+// cycle creates at the current time (a zero-runtime job's finish) are applied after it and
+// another cycle runs at the same time. It also wakes at every timer the core asks for. A job started by
 // the cycle at time t has start time t and finishes at t + runtime (or, with
 // kill_at_limit, at t + run_limit when it would overrun). Deterministic: no wall clock, no
 // hash-order iteration; same inputs, same records and decision lines.
@@ -34,6 +37,8 @@ struct JobRecord {
   Instant end = -1;    // -1: never ended
   core::JobState state = core::JobState::kPending;
   core::ExitCause cause = core::ExitCause::kNone;
+  bool rejected = false;      // its submission was refused (closed queue, or it depends on
+                              // a rejected job); it never entered the cluster
   bool blocked_head = false;  // was ever its queue's head and temporarily unavailable
   std::optional<Instant> gate_since;  // when its aging gate activated, if it did
 };
@@ -67,6 +72,8 @@ struct SimResult {
   // With pending_at: the reasons of the last cycle at or before it, in cycle order.
   std::vector<core::PendJob> pending;
   Instant pending_time = 0;  // the time of that cycle
+  int64_t rejected = 0;       // submissions the core refused (JobRecord::rejected)
+  std::vector<std::string> warnings;  // one line per rejected submission
 };
 
 class Simulator {

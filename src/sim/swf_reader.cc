@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -18,7 +19,7 @@ namespace sluice::sim {
 namespace {
 
 constexpr int kMinFields = 9;
-constexpr int kUsedFields = 12;  // fields past the 12th are validated, not kept
+constexpr int kUsedFields = 15;  // fields past the 15th are validated, not kept
 
 // One data line that passed the syntax check (rule 2), before the machine-size rules.
 struct SwfRecord {
@@ -29,6 +30,7 @@ struct SwfRecord {
   int64_t requested_procs = 0;
   int64_t requested_time = 0;
   int64_t user = -1;
+  int64_t queue = -1;
   int64_t line = 0;
 };
 
@@ -102,6 +104,7 @@ bool ParseDataLine(std::string_view line, SwfRecord& record) {
   record.requested_procs = fields[7];
   record.requested_time = fields[8];
   record.user = count >= 12 ? fields[11] : -1;
+  record.queue = count >= 15 ? fields[14] : -1;
   return true;
 }
 
@@ -140,6 +143,7 @@ WorkloadJob MakeJob(const SwfRecord& record) {
   if (record.user >= 0) job.spec.user = "u" + std::to_string(record.user);
   job.runtime = record.runtime;
   job.line = record.line;
+  job.swf_queue = record.queue;
   return job;
 }
 
@@ -261,6 +265,16 @@ Result<Workload> ParseSwf(std::string_view text, const SwfOptions& options) {
     workload.jobs.push_back(MakeJob(record));
   }
   return workload;
+}
+
+void MapSwfQueues(const core::ClusterConfig& config, Workload& workload) {
+  std::set<std::string, std::less<>> names;
+  for (const core::QueueSpec& queue : config.queues) names.insert(queue.name);
+  for (WorkloadJob& job : workload.jobs) {
+    if (job.swf_queue < 0) continue;
+    std::string name = "q" + std::to_string(job.swf_queue);
+    if (names.contains(name)) job.spec.queue = std::move(name);
+  }
 }
 
 Result<std::string> ReadMaybeGzipFile(const std::string& path) {

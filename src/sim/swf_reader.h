@@ -4,7 +4,8 @@
 // Implements R-SIM-1c (SWF loading) and the SWF half of R-SIM-4 (`--trace FILE.swf[.gz]`).
 //
 // Rules, with fields numbered from 1: 1 id, 2 submit, 4 run time, 5 allocated processors,
-// 8 requested processors, 9 requested time, 12 user (becomes user `u<N>`).
+// 8 requested processors, 9 requested time, 12 user (becomes user `u<N>`), 15 queue number
+// (kept in WorkloadJob::swf_queue; MapSwfQueues turns it into queue `q<N>`).
 //   1. Lines whose first non-blank character is `;` are comments. The header comments
 //      `; MaxProcs: N`, `; MaxNodes: N` and `; UnixStartTime: N` are read (leading integer;
 //      the first occurrence wins). Blank lines are ignored and not counted.
@@ -19,7 +20,8 @@
 //      Runtime 0 is kept.
 //   6. Jobs are stably sorted by submit time; `options.max_jobs` (if >= 0) then keeps the
 //      first N. Jobs dropped by `max_jobs` are not counted as skipped.
-// Each job becomes a rigid JobSpec (min_tasks = max_tasks = processors) in the default queue;
+// Each job becomes a rigid JobSpec (min_tasks = max_tasks = processors) in the default queue
+// (until MapSwfQueues);
 // `WorkloadJob::line` is the 1-based source line. Field 12 < 0 or absent gives an empty user.
 //
 // Speed: one pass over a string_view with std::from_chars, no iostreams or regex; the
@@ -32,6 +34,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "core/model/config.h"
 #include "sim/workload.h"
 
 namespace sluice::sim {
@@ -51,6 +54,11 @@ Result<Workload> ParseSwf(std::string_view text, const SwfOptions& options);
 // Errors: kNotFound if the file cannot be opened; kInvalidArgument for a corrupt gzip stream
 // or a ParseSwf error. Every message starts with `path: `.
 Result<Workload> ReadSwf(const std::string& path, const SwfOptions& options);
+
+// Puts each job whose SWF queue number N names a queue `q<N>` of `config` into that queue, so
+// capacity and fairshare can be studied on real traces; other jobs stay in the default queue.
+// (Users are always `u<N>`, set by ParseSwf.)
+void MapSwfQueues(const core::ClusterConfig& config, Workload& workload);
 
 // Reads a whole file, inflating it when it starts with the gzip magic bytes (1f 8b);
 // concatenated gzip members are read in sequence. Shared with the JSONL reader.

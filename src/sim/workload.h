@@ -19,7 +19,9 @@ struct WorkloadJob {
   core::JobSpec spec;
   Duration runtime = 0;             // how long the job really runs
   std::optional<Instant> cancel_at;  // JSONL `cancel_at`
+  std::optional<Instant> release_at;  // JSONL `release_at`: when a held job is released
   int64_t line = 0;                  // source line, for error messages
+  int64_t swf_queue = -1;            // SWF field 15 (queue number), -1 when absent
 };
 
 struct Workload {

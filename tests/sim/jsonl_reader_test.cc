@@ -180,13 +180,40 @@ TEST(JsonlReaderTest, ErrorsNameTheLineAndField) {
   }
 }
 
-TEST(JsonlReaderTest, UnsupportedFeaturesSaySo) {
-  for (const std::string text : {R"j({"id": 1, "submit": 0, "runtime": 5, "depend": "done(3)"})j"}) {
-    SCOPED_TRACE(text);
-    Result<Workload> workload = ParseJsonl(text, "w.jsonl", {});
+TEST(JsonlReaderTest, DependenciesAreCheckedAndKept) {
+  Result<Workload> ok = ParseJsonl(
+      "{\"id\": 3, \"submit\": 0, \"runtime\": 5}\n"
+      "{\"id\": 4, \"submit\": 0, \"runtime\": 5, \"depend\": \"done(3) && !exit(3)\"}\n",
+      "w.jsonl", {});
+  ASSERT_TRUE(ok.has_value()) << ok.error().message();
+  EXPECT_EQ(ok->jobs[1].spec.depend, "done(3) && !exit(3)");
+  struct Case {
+    std::string_view text;
+    std::string_view message;
+  };
+  const Case cases[] = {
+      {R"j({"id": 1, "submit": 0, "runtime": 5, "depend": "done(3"})j",
+       "w.jsonl:1: depend: column 7: expected ')'"},
+      {R"j({"id": 1, "submit": 0, "runtime": 5, "depend": "done(3)"})j",
+       "w.jsonl:1: depend: no job 3 in the workload"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    Result<Workload> workload = ParseJsonl(c.text, "w.jsonl", {});
     ASSERT_FALSE(workload.has_value());
-    EXPECT_NE(workload.error().message().find("not supported yet"), std::string::npos);
+    EXPECT_EQ(workload.error().message(), c.message);
   }
+}
+
+TEST(JsonlReaderTest, ReleaseAtGoesWithHold) {
+  Result<Workload> ok = ParseJsonl(
+      R"({"id": 1, "submit": 0, "runtime": 5, "hold": true, "release_at": 30})", "w.jsonl", {});
+  ASSERT_TRUE(ok.has_value()) << ok.error().message();
+  EXPECT_EQ(ok->jobs[0].release_at, 30);
+  Result<Workload> bad =
+      ParseJsonl(R"({"id": 1, "submit": 0, "runtime": 5, "release_at": 30})", "w.jsonl", {});
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().message(), "w.jsonl:1: release_at: expected hold: true with it");
 }
 
 TEST(JsonlReaderTest, BeginTimesAreRead) {
