@@ -1,0 +1,103 @@
+// Test support for loopback integration tests: a real `sluice server` and real `sluice agent`
+// processes in a temp directory, the CLI run as a process, and REST calls for inspection.
+//
+// Every process is spawned by this harness, stopped by PID (SIGTERM, then SIGKILL) when the
+// harness ends, and every wait is a bounded poll. The server listens on port 0 and the harness
+// reads the printed port; a restarted server reuses that port so agents reconnect.
+// Tokens: agent-token (agents), admin-token (admin), alice-token, bob-token.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/subprocess.h"
+
+namespace sluice::integration {
+
+// A child process with stdout/stderr in files; killed (SIGKILL) at destruction if alive.
+class ChildProcess {
+ public:
+  ChildProcess(const std::vector<std::string>& argv, const std::filesystem::path& out,
+               const std::filesystem::path& err);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  bool ok() const { return pid_ > 0; }
+  void Signal(int sig);
+  // Waits at most `timeout` for the exit; returns the wait status or -1 if still running.
+  int Wait(std::chrono::milliseconds timeout);
+  bool Running();
+  // SIGTERM, up to `grace`, then SIGKILL; reaps.
+  void Stop(std::chrono::milliseconds grace = std::chrono::seconds(5));
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+};
+
+// Polls `condition` every 20 ms for at most `timeout`; returns its last value.
+bool Eventually(const std::function<bool()>& condition,
+                std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+std::string DefaultClusterYaml(const std::string& hosts_and_queues);
+
+class Cluster {
+ public:
+  // `yaml` is the whole cluster YAML (use DefaultClusterYaml for the auth section).
+  explicit Cluster(const std::string& yaml);
+  ~Cluster();
+
+  const std::filesystem::path& dir() const { return dir_.path(); }
+  std::filesystem::path state_dir() const { return dir() / "state"; }
+  const std::string& url() const { return url_; }
+  int port() const { return port_; }
+
+  // Starts the server (reusing the previous port after the first start). Returns false with
+  // the server's stderr in `error` if it exits or prints no address within 20 s.
+  bool StartServer(std::string* error = nullptr,
+                   const std::vector<std::string>& extra_flags = {});
+  void KillServer(int sig = SIGKILL);
+  ChildProcess* server() { return server_.get(); }
+
+  // Starts an agent; `server_url` defaults to the server's URL (a proxy may stand between).
+  void StartAgent(const std::string& name, int slots, const std::string& server_url = "");
+  void StopAgent(const std::string& name, int sig = SIGTERM);
+  bool AgentRunning(const std::string& name);
+
+  // Runs the CLI: `sluice ARGS --server URL --token TOKEN`, bounded to 60 s.
+  testing::ProcessResult Cli(std::vector<std::string> args, const std::string& token = "alice-token");
+
+  // REST for inspection. Returns a null json on failure; `status` gets the HTTP status.
+  nlohmann::json Get(const std::string& path, const std::string& token = "admin-token",
+                     int* status = nullptr);
+  nlohmann::json Post(const std::string& path, const nlohmann::json& body,
+                      const std::string& token = "alice-token", int* status = nullptr);
+
+  nlohmann::json Job(int64_t id) { return Get("/v1/jobs/" + std::to_string(id)); }
+  std::string JobState(int64_t id);
+  std::string HostState(const std::string& name);
+  // Waits until every listed job is in a terminal state (DONE, EXIT, CANCELLED).
+  bool WaitAllEnded(const std::vector<int64_t>& ids, std::chrono::milliseconds timeout);
+
+ private:
+  testing::TempDir dir_;
+  std::unique_ptr<ChildProcess> server_;
+  std::map<std::string, std::unique_ptr<ChildProcess>> agents_;
+  std::string url_;
+  int port_ = 0;
+  int server_starts_ = 0;
+};
+
+}  // namespace sluice::integration
