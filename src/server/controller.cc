@@ -154,6 +154,14 @@ Status Controller::Restore(const store::Snapshot& snap) {
     if (info->queue.empty()) {
       info->queue = state_.queues().empty() ? "" : state_.config().default_queue;
     }
+    if (row.phase == kPhaseEnded && !row.allocation.empty()) {
+      json alloc = json::parse(row.allocation, nullptr, false);
+      if (alloc.is_object()) {
+        for (const json& g : alloc.value("hosts", json::array())) {
+          info->hosts.emplace_back(g.value("host", ""), g.value("slots", 0));
+        }
+      }
+    }
     if (row.phase != kPhaseEnded) {
       core::JobSpec spec = ToCoreSpec(info->spec, row.id);
       spec.hold = row.state == "HELD";
@@ -302,8 +310,7 @@ void Controller::FinishLocked(JobInfo& job, int32_t exit_code, const std::string
   if (auto it = agents_.find(job.launch_host); it != agents_.end()) it->second->jobs.erase(job.row.id);
   job.row.exit_code = exit_code;
   job.row.end_time = job.row.end_time != 0 && job.row.cancel_requested ? job.row.end_time : now;
-  job.row.phase = kPhaseEnded;
-  job.row.allocation.clear();
+  job.row.phase = kPhaseEnded;  // the allocation stays in the row: where it ran
   MarkDirty();
   if (job.row.cancel_requested) {
     (void)state_.Cancel(job.row.id, now);
