@@ -43,6 +43,12 @@ void DecisionLog::OnCancel(Instant t, JobId job) {
   MaybeFlush();
 }
 
+void DecisionLog::OnPreempt(Instant t, JobId job, JobId for_job) {
+  fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"preempt","for":{}}})"
+                 "\n", t, job, for_job);
+  MaybeFlush();
+}
+
 void DecisionLog::MaybeFlush() {
   if (buffer_.size() >= (1 << 16)) Flush();
 }

@@ -25,6 +25,7 @@ class DecisionLog final : public DecisionSink {
   void OnFinish(Instant t, const core::Job& job) override;
   void OnExit(Instant t, JobId job, core::ExitCause cause, const std::string& message) override;
   void OnCancel(Instant t, JobId job) override;
+  void OnPreempt(Instant t, JobId job, JobId for_job) override;
   void Flush();
 
  private:

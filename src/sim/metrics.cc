@@ -74,6 +74,7 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
   Instant first_submit = std::numeric_limits<Instant>::max();
   Instant last_end = std::numeric_limits<Instant>::min();
   double work = 0;
+  std::map<std::string, double> work_by_queue;
   for (const JobRecord& record : result.records) {
     if (record.rejected) {
       ++metrics.rejected;
@@ -84,9 +85,14 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
     by_user[record.user.empty() ? "-" : record.user].Add(record);
     first_submit = std::min(first_submit, record.submit);
     if (record.end >= 0) last_end = std::max(last_end, record.end);
-    if (record.start >= 0 && record.end >= 0) {
-      work += static_cast<double>(record.end - record.start) * record.slots;
-    }
+    const std::string queue = record.queue.empty() ? "default" : record.queue;
+    double run = record.work_lost;
+    if (record.start >= 0 && record.end >= 0) run += static_cast<double>(record.end - record.start) * record.slots;
+    work += run;
+    work_by_queue[queue] += run;
+    metrics.preemptions += record.preemptions;
+    metrics.work_lost += record.work_lost;
+    if (record.preemptions > 0) metrics.preemptions_by_queue[queue] += record.preemptions;
     if (record.cause == core::ExitCause::kUnschedulable) ++metrics.unschedulable;
     if (record.state == core::JobState::kCancelled) ++metrics.cancelled;
     if (record.start < 0 && record.end < 0) ++metrics.never_started;
@@ -106,6 +112,10 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
     if (total_slots > 0) {
       metrics.utilization =
           work / (static_cast<double>(total_slots) * static_cast<double>(metrics.makespan));
+      for (const auto& [queue, queue_work] : work_by_queue) {
+        metrics.utilization_by_queue[queue] =
+            queue_work / (static_cast<double>(total_slots) * static_cast<double>(metrics.makespan));
+      }
     }
   }
   return metrics;
@@ -132,10 +142,22 @@ std::string MetricsToJson(const Metrics& m) {
   j["blocked_heads"] = m.blocked_heads;
   j["max_head_wait"] = m.max_head_wait;
   j["gated_heads"] = m.gated_heads;
+  if (m.preemptions > 0) {
+    j["preemptions"] = m.preemptions;
+    j["work_lost"] = m.work_lost;
+  }
   j["total_slots"] = m.total_slots;
   j["cycles"] = m.cycles;
   nlohmann::ordered_json queues = nlohmann::ordered_json::object();
-  for (const auto& [name, stats] : m.by_queue) queues[name] = GroupJson(stats);
+  for (const auto& [name, stats] : m.by_queue) {
+    queues[name] = GroupJson(stats);
+    if (auto u = m.utilization_by_queue.find(name); u != m.utilization_by_queue.end()) {
+      queues[name]["utilization"] = u->second;
+    }
+    if (auto p = m.preemptions_by_queue.find(name); p != m.preemptions_by_queue.end()) {
+      queues[name]["preemptions"] = p->second;
+    }
+  }
   j["queues"] = std::move(queues);
   nlohmann::ordered_json users = nlohmann::ordered_json::object();
   for (const auto& [name, stats] : m.by_user) users[name] = GroupJson(stats);
@@ -161,6 +183,10 @@ std::string MetricsToTable(const Metrics& m, const std::string& title) {
   row("max wait (s)", fmt::format("{}", m.all.max_wait));
   row("max wait, blocked heads", fmt::format("{}", m.max_head_wait));
   if (m.gated_heads > 0) row("gated heads", fmt::format("{}", m.gated_heads));
+  if (m.preemptions > 0) {
+    row("preemptions", fmt::format("{}", m.preemptions));
+    row("work lost (slot-s)", fmt::format("{:.0f}", m.work_lost));
+  }
   row("avg bounded slowdown", fmt::format("{:.3f}", m.all.avg_bsld));
   row("utilization", fmt::format("{:.2f} %", 100 * m.utilization));
   row("makespan (s)", fmt::format("{}", m.makespan));
@@ -168,8 +194,10 @@ std::string MetricsToTable(const Metrics& m, const std::string& title) {
   if (m.by_queue.size() > 1) {
     out += "  per queue:\n";
     for (const auto& [name, s] : m.by_queue) {
-      out += fmt::format("    {:<14} jobs {:>8}  avg wait {:>10.1f} s  max wait {:>8} s  bsld {:.3f}\n",
-                         name, s.jobs, s.avg_wait, s.max_wait, s.avg_bsld);
+      auto u = m.utilization_by_queue.find(name);
+      out += fmt::format("    {:<14} jobs {:>8}  avg wait {:>10.1f} s  max wait {:>8} s  bsld {:.3f}  util {:.1f} %\n",
+                         name, s.jobs, s.avg_wait, s.max_wait, s.avg_bsld,
+                         u == m.utilization_by_queue.end() ? 0.0 : 100 * u->second);
     }
   }
   return out;

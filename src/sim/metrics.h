@@ -37,11 +37,17 @@ struct Metrics {
   int64_t blocked_heads = 0;  // jobs that were ever a blocked queue head
   int64_t max_head_wait = 0;  // the longest wait of those jobs
   int64_t gated_heads = 0;    // jobs whose aging gate activated
+  int64_t preemptions = 0;    // runs cut short by preemption (R-CAP-3, R-CAP-4)
+  double work_lost = 0;       // slot-seconds of those runs
   double utilization = 0;
   int64_t makespan = 0;
   int64_t total_slots = 0;
   int64_t cycles = 0;
   std::map<std::string, WaitStats> by_queue;
+  // Per queue: its share of the machine (slot-seconds run / (slots x makespan), lost work
+  // included), and preemptions its jobs suffered.
+  std::map<std::string, double> utilization_by_queue;
+  std::map<std::string, int64_t> preemptions_by_queue;
   std::map<std::string, WaitStats> by_user;
 };
 

@@ -15,6 +15,7 @@ struct FinishEvent {
   Instant time = 0;
   JobId job = kNoJob;
   bool killed = false;  // reached its run limit (kill_at_limit)
+  uint64_t start_seq = 0;  // the run it ends: a preempted run's finish is stale
 
   friend bool operator>(const FinishEvent& a, const FinishEvent& b) {
     if (a.time != b.time) return a.time > b.time;
@@ -96,6 +97,7 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
   };
 
   std::vector<FinishEvent> due;
+  std::vector<core::PreemptJob> preempted;
   while (true) {
     const Instant t = next_event_time();
     if (t == kInfinite) break;
@@ -110,7 +112,10 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
     }
     for (const FinishEvent& event : due) {
       const core::Job* running = state_.FindJob(event.job);
-      if (running == nullptr || running->state != core::JobState::kRunning) continue;  // cancelled
+      if (running == nullptr || running->state != core::JobState::kRunning ||
+          running->start_seq != event.start_seq) {
+        continue;  // cancelled, or a run that preemption cut short
+      }
       const core::ExitCause cause = event.killed ? core::ExitCause::kRunLimit : core::ExitCause::kNone;
       SLUICE_RETURN_IF_ERROR(core::Apply(core::JobFinished{event.job, 0, cause}, t, state_));
       JobRecord& record = result.records[index_of[event.job]];
@@ -180,8 +185,8 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
         record.state = core::JobState::kRunning;
         const bool killed = options_.kill_at_limit && wjob.spec.run_limit &&
                             wjob.runtime > *wjob.spec.run_limit;
-        finishes.push(FinishEvent{
-            AddDuration(t, killed ? *wjob.spec.run_limit : wjob.runtime), start->job, killed});
+        finishes.push(FinishEvent{AddDuration(t, killed ? *wjob.spec.run_limit : wjob.runtime),
+                                  start->job, killed, state_.FindJob(start->job)->start_seq});
         if (sink != nullptr) sink->OnStart(t, *state_.FindJob(start->job), state_);
       } else if (auto* fail = std::get_if<core::FailJob>(&decision)) {
         JobRecord& record = result.records[index_of[fail->job]];
@@ -195,8 +200,25 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
         if (update->gate_since && !record.gate_since) record.gate_since = update->gate_since;
       } else if (auto* pend = std::get_if<core::PendJob>(&decision)) {
         if (options_.pending_at) result.pending.push_back(std::move(*pend));
+      } else if (auto* preempt = std::get_if<core::PreemptJob>(&decision)) {
+        preempted.push_back(*preempt);
       }
     }
+    // Victims honour SIGTERM at once (the grace only bounds how long they may take) and go
+    // back to their queues at their original positions; another cycle runs at t
+    // (R-SIM-1d) in which the jobs they were preempted for start.
+    for (const core::PreemptJob& preempt : preempted) {
+      const core::Job& victim = *state_.FindJob(preempt.victim);
+      JobRecord& record = result.records[index_of[preempt.victim]];
+      ++record.preemptions;
+      record.work_lost += static_cast<double>(t - victim.start_time) * victim.allocation.TotalSlots();
+      record.start = -1;
+      record.state = core::JobState::kPending;
+      SLUICE_RETURN_IF_ERROR(core::Apply(core::JobRequeued{preempt.victim}, t, state_));
+      if (sink != nullptr) sink->OnPreempt(t, preempt.victim, preempt.for_job);
+      wake = t;
+    }
+    preempted.clear();
     if (cycle.wake_at && *cycle.wake_at > t) wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
     if (options_.after_cycle) options_.after_cycle(state_, t, cycle);
   }

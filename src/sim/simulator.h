@@ -41,6 +41,8 @@ struct JobRecord {
                               // a rejected job); it never entered the cluster
   bool blocked_head = false;  // was ever its queue's head and temporarily unavailable
   std::optional<Instant> gate_since;  // when its aging gate activated, if it did
+  int32_t preemptions = 0;  // times it was preempted and requeued (R-CAP-3, R-CAP-4)
+  double work_lost = 0;     // slot-seconds of the runs preemption cut short
 };
 
 // Receives every decision and applied event as it happens (the --decisions file).
@@ -51,6 +53,8 @@ class DecisionSink {
   virtual void OnFinish(Instant t, const core::Job& job) = 0;
   virtual void OnExit(Instant t, JobId job, core::ExitCause cause, const std::string& message) = 0;
   virtual void OnCancel(Instant t, JobId job) = 0;
+  // A running job preempted (and requeued) so that `for_job` can start.
+  virtual void OnPreempt(Instant /*t*/, JobId /*job*/, JobId /*for_job*/) {}
 };
 
 struct SimOptions {
