@@ -98,7 +98,10 @@ void PendBehindHead(const QueueOrder& order, QueueOrder::iterator from, const Jo
       continue;
     }
     PendingReasons reasons;
-    reasons.Add(ReasonDetail{.code = ReasonCode::kPriorityWait, .job = head.spec.id});
+    // In a fairshare queue a job behind another user's head waits for fairshare order.
+    const bool fairshare = order.computed() && it->spec.user != head.spec.user;
+    reasons.Add(ReasonDetail{.code = fairshare ? ReasonCode::kFairshare : ReasonCode::kPriorityWait,
+                             .job = head.spec.id});
     ctx.Pend(*it, std::move(reasons));
   }
 }

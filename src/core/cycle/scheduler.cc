@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/admission/eligibility.h"
+#include "core/admission/fairshare.h"
 #include "core/admission/policy_limits.h"
 #include "core/alloc/resreq_allocator.h"
 #include "core/cycle/preemption.h"
@@ -101,7 +102,11 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
     }
     const AdmissionPolicy* policy = policies_[static_cast<size_t>(queue->spec.policy)].get();
     SLUICE_CHECK(policy != nullptr);  // CheckSupported() guards configs
-    policy->Admit(*queue, QueueOrder(queue->pending), ctx);
+    if (queue->spec.fairshare.empty()) {
+      policy->Admit(*queue, QueueOrder(queue->pending), ctx);
+    } else {
+      policy->Admit(*queue, FairshareOrder(*queue, state, now), ctx);  // R-Q-4
+    }
   }
   // Begin times and window openings are timers.
   Preempt(ctx);  // reclaim (R-CAP-3) and priority preemption (R-CAP-4)

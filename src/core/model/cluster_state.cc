@@ -465,6 +465,7 @@ Status ClusterState::Cancel(JobId id, Instant now) {
       break;
     case JobState::kAdmitting:
     case JobState::kRunning:
+      ChargeFairshare(*job, now);
       Release(*job);
       break;
     default:
@@ -485,6 +486,7 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
     return FailedPrecondition("job " + std::to_string(id) + " is not running but " +
                               std::string(ToString(job->state)));
   }
+  ChargeFairshare(*job, now);
   Release(*job);
   if (cause == ExitCause::kNone && exit_code != 0) cause = ExitCause::kNonZeroExit;
   job->state = cause == ExitCause::kNone ? JobState::kDone : JobState::kExit;
@@ -655,6 +657,13 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
     }
   }
   return Status::Ok();
+}
+
+void ClusterState::ChargeFairshare(const Job& job, Instant now) {
+  const QueueSpec& spec = queues_[job.queue].spec;
+  if (spec.fairshare.empty() || now <= job.start_time) return;
+  const double used = static_cast<double>(now - job.start_time) * job.allocation.TotalSlots();
+  fairshare_usage_[{job.queue, job.spec.user}].Add(used, now, spec.fairshare_half_life);
 }
 
 void ClusterState::MarkPreempted(JobId victim, JobId for_job) {

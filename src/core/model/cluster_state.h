@@ -30,6 +30,7 @@
 #include "base/time.h"
 #include "core/model/config.h"
 #include "core/model/dependency.h"
+#include "core/model/fairshare_usage.h"
 #include "core/model/job.h"
 #include "core/model/limit_usage.h"
 #include "core/model/window.h"
@@ -199,6 +200,12 @@ class ClusterState {
   };
   const std::map<JobId, Preemption>& preemptions() const { return preemptions_; }
 
+  // Fairshare (R-Q-4): the decayed past usage of each user in each fairshare queue (runs
+  // that ended; running jobs are counted by the cycle).
+  const std::map<std::pair<QueueIndex, std::string>, FairshareUsage>& fairshare_usage() const {
+    return fairshare_usage_;
+  }
+
   // Named limits (R-Q-2) and what each consumer holds under them now.
   const LimitUsage& limit_usage() const { return limit_usage_; }
 
@@ -333,6 +340,8 @@ class ClusterState {
   std::set<RunningEntry> running_;
   LimitUsage limit_usage_;
   std::map<JobId, Preemption> preemptions_;
+  std::map<std::pair<QueueIndex, std::string>, FairshareUsage> fairshare_usage_;
+  void ChargeFairshare(const Job& job, Instant now);
   void ConfigureLimits();
   std::set<std::pair<Instant, JobId>> future_begins_;  // waiting jobs with a begin time
   std::vector<JobId> unclassified_;
