@@ -17,7 +17,7 @@ namespace {
 struct Finish {
   Instant time = 0;
   JobId job = kNoJob;
-  Instant started = 0;  // a job requeued and restarted in the forecast has a newer start
+  uint64_t start_seq = 0;  // a job preempted and restarted in the forecast has a newer one
 
   friend bool operator>(const Finish& a, const Finish& b) {
     if (a.time != b.time) return a.time > b.time;
@@ -33,7 +33,7 @@ void ExpectEnd(const core::Job& job, Instant now, FinishQueue& finishes, std::se
     unlimited.insert(job.spec.id);
     return;
   }
-  finishes.push(Finish{std::max(job.EstimatedEnd(), now), job.spec.id, job.start_time});
+  finishes.push(Finish{std::max(job.EstimatedEnd(), now), job.spec.id, job.start_seq});
 }
 
 constexpr std::string_view kWaitsUnlimited = "it waits for jobs without a run limit";
@@ -115,7 +115,7 @@ std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, I
       const Finish finish = finishes.top();
       finishes.pop();
       const core::Job* job = forecast.FindJob(finish.job);
-      if (job == nullptr || job->state != core::JobState::kRunning || job->start_time != finish.started) {
+      if (job == nullptr || job->state != core::JobState::kRunning || job->start_seq != finish.start_seq) {
         continue;
       }
       Status status = core::Apply(core::JobFinished{finish.job, 0, core::ExitCause::kNone}, t, forecast);
@@ -124,6 +124,7 @@ std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, I
     core::CycleResult cycle = scheduler.RunCycle(forecast, t);
     core::Commit(cycle, t, forecast);
     ++cycles;
+    std::vector<JobId> victims;
     for (const core::Decision& decision : cycle.decisions) {
       if (const auto* start = std::get_if<core::StartJob>(&decision)) {
         ExpectEnd(*forecast.FindJob(start->job), t, finishes, unlimited);
@@ -139,7 +140,15 @@ std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, I
           it->second.reason_at_end = core::ReasonCode::kInternal;
           --left;
         }
+      } else if (const auto* preempt = std::get_if<core::PreemptJob>(&decision)) {
+        victims.push_back(preempt->victim);
       }
+    }
+    // As in the simulator: victims leave at once, back to their queues, and another cycle
+    // runs at t for the jobs they were preempted for.
+    for (JobId victim : victims) {
+      SLUICE_CHECK(core::Apply(core::JobRequeued{victim}, t, forecast).ok());
+      wake = t;
     }
     if (cycle.wake_at && *cycle.wake_at > t) wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
   }

@@ -19,7 +19,27 @@ using testing::JobBuilder;
 
 struct AtT {
   std::map<JobId, StartEstimate> estimates;
-  std::map<JobId, Instant> true_start;  // -1: never started
+  std::map<JobId, Instant> true_start;  // the first start; absent: never started
+  bool preempted_by_t = false;          // the truth preempted a job at or before T
+};
+
+// The first start of every job after T (a preempted job starts again later; the jobs
+// pending at T start after T).
+class FirstStarts final : public DecisionSink {
+ public:
+  FirstStarts(AtT& at, Instant after) : starts_(at.true_start), preempted_(at.preempted_by_t), after_(after) {}
+  void OnStart(Instant t, const core::Job& job, const core::ClusterState&) override {
+    if (t > after_) starts_.try_emplace(job.spec.id, t);
+  }
+  void OnFinish(Instant, const core::Job&) override {}
+  void OnExit(Instant, JobId, core::ExitCause, const std::string&) override {}
+  void OnCancel(Instant, JobId) override {}
+  void OnPreempt(Instant t, JobId, JobId) override { preempted_ = preempted_ || t <= after_; }
+
+ private:
+  std::map<JobId, Instant>& starts_;
+  bool& preempted_;
+  Instant after_;
 };
 
 // Runs `workload` to T, estimates, then runs it to the end for the truth.
@@ -41,9 +61,9 @@ AtT EstimateAndSimulate(const core::ClusterConfig& config, const Workload& workl
   Result<core::ClusterState> fresh = core::ClusterState::Create(config);
   SLUICE_CHECK(fresh.has_value());
   Simulator full(std::move(*fresh), workload, SimOptions{});
-  Result<SimResult> result = full.Run(nullptr);
+  FirstStarts sink(out, t);
+  Result<SimResult> result = full.Run(&sink);
   SLUICE_CHECK(result.has_value());
-  for (const JobRecord& record : result->records) out.true_start[record.id] = record.start;
   return out;
 }
 
@@ -143,10 +163,14 @@ core::ClusterConfig RandomCluster(std::mt19937_64& rng, core::PolicyKind policy)
   core::QueueSpec normal{.name = "normal", .policy = policy};
   normal.max_bypass = static_cast<int32_t>(uniform(0, 3));
   normal.max_head_wait = uniform(0, 100);
-  builder.Queue(normal);
   core::QueueSpec other = normal;
   other.name = "other";
   other.priority = 1;
+  if (uniform(0, 1) == 0) {  // priority preemption: victims requeue, the forecast must follow
+    normal.preemptable = true;
+    other.preemptive = true;
+  }
+  builder.Queue(normal);
   builder.Queue(other);
   return builder.Config();
 }
@@ -184,6 +208,9 @@ TEST(EstimateTest, EqualsTheSimulatedStartWhenLimitsAreRuntimes) {
       Workload workload = RandomWorkload(rng, total);
       const Instant t = workload.jobs.back().spec.submit_time;  // no arrival after T
       AtT at = EstimateAndSimulate(config, workload, t);
+      // NOTE: the simulator still runs a cycle at the original finish time of a job preempted
+      // before T; the state at T does not remember that time, so such runs are not compared.
+      if (at.preempted_by_t) continue;
       for (const auto& [id, estimate] : at.estimates) {
         SCOPED_TRACE("job " + std::to_string(id));
         ASSERT_TRUE(estimate.start.has_value()) << estimate.unknown_because;

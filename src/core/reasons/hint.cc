@@ -1,7 +1,9 @@
 #include "core/reasons/hint.h"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 namespace sluice::core {
 namespace {
@@ -81,30 +83,40 @@ std::string LimitHint(const ReasonDetail& d, const Job& job, const ClusterState&
 }  // namespace
 
 int64_t RunningJobsInScope(const ClusterState& state, const std::string& scope) {
-  const size_t space = scope.find(' ');
-  if (space == std::string::npos) return -1;
-  const std::string_view kind = std::string_view(scope).substr(0, space);
-  const std::string name = scope.substr(space + 1);
-  std::optional<HostIndex> host;
-  if (kind == "host") {
-    host = state.FindHost(name);
-    if (!host) return -1;
-  } else if (kind != "user" && kind != "queue" && kind != "project") {
-    return -1;
+  // "user alice, queue normal": every part must match.
+  struct Part {
+    std::string kind;
+    std::string name;
+    std::optional<HostIndex> host;
+  };
+  std::vector<Part> parts;
+  for (size_t at = 0; at < scope.size();) {
+    size_t end = scope.find(", ", at);
+    if (end == std::string::npos) end = scope.size();
+    const std::string piece = scope.substr(at, end - at);
+    at = end + 2;
+    const size_t space = piece.find(' ');
+    if (space == std::string::npos) return -1;
+    Part part{.kind = piece.substr(0, space), .name = piece.substr(space + 1), .host = std::nullopt};
+    if (part.kind == "host") {
+      part.host = state.FindHost(part.name);
+      if (!part.host) return -1;
+    } else if (part.kind != "user" && part.kind != "queue" && part.kind != "project") {
+      return -1;
+    }
+    parts.push_back(std::move(part));
   }
+  if (parts.empty()) return -1;
+  auto matches = [&](const Job& job, const Part& part) {
+    if (part.kind == "user") return job.spec.user == part.name;
+    if (part.kind == "project") return job.spec.project == part.name;
+    if (part.kind == "queue") return state.queues()[job.queue].spec.name == part.name;
+    return std::any_of(job.allocation.hosts.begin(), job.allocation.hosts.end(),
+                       [&](const HostGrant& g) { return g.host == *part.host; });
+  };
   int64_t count = 0;
   for (const RunningEntry& entry : state.running()) {
-    const Job& job = *entry.job;
-    if (kind == "user") {
-      count += job.spec.user == name;
-    } else if (kind == "project") {
-      count += job.spec.project == name;
-    } else if (kind == "queue") {
-      count += state.queues()[job.queue].spec.name == name;
-    } else {
-      count += std::any_of(job.allocation.hosts.begin(), job.allocation.hosts.end(),
-                           [&](const HostGrant& g) { return g.host == *host; });
-    }
+    count += std::all_of(parts.begin(), parts.end(), [&](const Part& part) { return matches(*entry.job, part); });
   }
   return count;
 }

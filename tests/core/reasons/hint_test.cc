@@ -116,7 +116,11 @@ TEST_F(HintTest, CountsRunningJobsInAScope) {
   EXPECT_EQ(RunningJobsInScope(*state_, "host l1"), 4);
   EXPECT_EQ(RunningJobsInScope(*state_, "host l2"), 0);
   EXPECT_EQ(RunningJobsInScope(*state_, "host nowhere"), -1);
+  EXPECT_EQ(RunningJobsInScope(*state_, "user alice, queue normal"), 3);
+  EXPECT_EQ(RunningJobsInScope(*state_, "user bob, project p1, host l1"), 1);
+  EXPECT_EQ(RunningJobsInScope(*state_, "user alice, project p1"), 0);
   EXPECT_EQ(RunningJobsInScope(*state_, "group g"), -1);
+  EXPECT_EQ(RunningJobsInScope(*state_, "user alice, group g"), -1);
   EXPECT_EQ(RunningJobsInScope(*state_, ""), -1);
 }
 
