@@ -51,6 +51,7 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     options.controller.lease_ms = flags->lease_seconds * 1000;
     options.controller.host_loss_grace_ms = flags->grace_seconds * 1000;
     options.controller.max_dispatch_attempts = flags->max_dispatch;
+    options.controller.explain_interval_ms = 250;
     auto server = server::Server::Start(options);
     if (!server) {
       std::cerr << "sluice server: " << server.error().message() << "\n";

@@ -457,7 +457,11 @@ void Controller::RunCycleLocked() {
   if (Reconciling()) return;
   const Instant now = Now();
   const auto t0 = std::chrono::steady_clock::now();
-  core::CycleResult result = scheduler_.RunCycle(state_, now, core::CycleOptions{.explain = true});
+  const bool explain = last_explain_ms_ < 0 ||
+                       NowMs() - last_explain_ms_ >= options_.explain_interval_ms;
+  if (explain) last_explain_ms_ = NowMs();
+  explain_due_ = !explain;
+  core::CycleResult result = scheduler_.RunCycle(state_, now, core::CycleOptions{.explain = explain});
   core::Commit(result, now, state_);
   store::WriteBatch batch;
   std::set<JobId> touched;
@@ -592,7 +596,9 @@ void Controller::Start() {
         lock.lock();
       }
       CheckLeasesLocked();
-      if (dirty_ || (wake_at_ && Now() >= *wake_at_)) {
+      const bool explain_now =
+          explain_due_ && NowMs() - last_explain_ms_ >= options_.explain_interval_ms;
+      if (dirty_ || explain_now || (wake_at_ && Now() >= *wake_at_)) {
         dirty_ = false;
         RunCycleLocked();
       }

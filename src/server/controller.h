@@ -51,6 +51,9 @@ struct ControllerOptions {
   int64_t heartbeat_ms = 500;          // the wait_ms agents should use
   int64_t relaunch_ms = 3'000;         // repeat an unconfirmed launch after this long
   int32_t kill_grace_seconds = 10;
+  // Explain pending jobs (reasons) at most this often: decisions do not depend on it, and
+  // explaining costs time per pending job. 0: every cycle.
+  int64_t explain_interval_ms = 0;
   std::string config_path;             // re-read by Reconfigure()
 };
 
@@ -197,6 +200,8 @@ class Controller {
   std::map<std::string, bool> queue_active_;
   bool dirty_ = true;
   std::optional<Instant> wake_at_;
+  int64_t last_explain_ms_ = -1;
+  bool explain_due_ = false;  // a cycle ran without explanations since the last one
   int64_t wake_generation_ = 0;                 // bumped whenever agents may have new work
   std::map<int, std::function<void(const JobEvent&)>> listeners_;
   int next_listener_ = 1;

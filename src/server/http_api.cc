@@ -65,7 +65,9 @@ void HttpApi::Install(httplib::Server& server) {
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     if (res.status == 413) {
-      SendError(res, 413, "body exceeds the limit of " + std::to_string(kMaxBatchBodyBytes) + " bytes");
+      // cpp-httplib also caps form-encoded bodies at 8 KiB: say which applies.
+      SendError(res, 413, "body exceeds the limit of " + std::to_string(kMaxBatchBodyBytes) +
+                              " bytes (or 8192 bytes without Content-Type: application/json)");
     } else if (res.status == 404) {
       SendError(res, 404, "no route " + req.method + " " + req.path);
     } else {
