@@ -14,7 +14,11 @@
 //     agents may register later);
 //   - limits name only defined resources (a host resource of some host, or a shared
 //     resource), scope at most one of per_X / X per dimension, and cap at least one of slots,
-//     jobs or a resource.
+//     jobs or a resource;
+//   - a queue's default_resreq parses and names only defined resources; its windows follow
+//     core/model/window.h ("19:00-07:00" daily, "Fri 18:00-Mon 08:00" weekly); fairshare maps
+//     users (and `default`) to positive shares; fairshare_half_life >= 1 s; preemptive and
+//     preemptable are booleans; preempt_grace (default 30 s) is a non-negative integer.
 //
 // Defaults: `queue_defaults` supplies every queue key but `name` that a queue omits. Then,
 // NOTE: when at least one queue has a `capacity` (its own or from queue_defaults), every queue
