@@ -47,11 +47,25 @@ std::string UnknownText(core::ReasonCode reason, bool horizon, bool unlimited) {
       return "its queue is inactive";
     case core::ReasonCode::kDependency:
       return "its dependency is not satisfied in the forecast";
+    case core::ReasonCode::kHostClosed:
+      return "the hosts it needs are closed";
+    case core::ReasonCode::kHostUnavail:
+      return "the hosts it needs are unavailable";
+    case core::ReasonCode::kQueueWindow:
+      return "its queue's dispatch window does not open in the forecast";
     default:
       break;
   }
   if (unlimited) return std::string(kWaitsUnlimited);
-  return "it does not start in the forecast (" + std::string(core::ToString(reason)) + ")";
+  switch (reason) {
+    case core::ReasonCode::kPriorityWait:
+    case core::ReasonCode::kGated:
+    case core::ReasonCode::kReserved:
+    case core::ReasonCode::kFairshare:
+      return "the job ahead of it does not start in the forecast";
+    default:
+      return "nothing in the forecast frees what it needs (" + std::string(core::ToString(reason)) + ")";
+  }
 }
 
 // Why each job still pends at the end: one explained cycle on the final state.

@@ -61,13 +61,14 @@ std::string NoResourceHint(const ReasonDetail& d, const Job& job, const ClusterS
 
 std::string LimitHint(const ReasonDetail& d, const Job& job, const ClusterState& state) {
   const std::string resource = d.resource.empty() ? "slots" : d.resource;
-  std::string text = (d.code == ReasonCode::kHostLimit ? "per-host limit '" : "limit '") + d.limit +
-                     "' " + std::to_string(d.used) + "/" + std::to_string(d.max) + " " + resource +
-                     (d.scope.empty() ? "" : " for " + d.scope);
+  const std::string numbers = std::to_string(d.used) + "/" + std::to_string(d.max) + " " + resource;
   if (d.code == ReasonCode::kHostLimit) {
-    return text + (d.hosts > 0 ? " on " + Plural(d.hosts, "host", "hosts") : "") +
-           " — starts when jobs it counts end there";
+    return "per-host limit '" + d.limit + "' reached" +
+           (d.hosts > 0 ? " on " + Plural(d.hosts, "host", "hosts") : "") + " (" +
+           (d.scope.empty() ? "" : d.scope + ": ") + numbers +
+           ") — starts when a job it counts ends on one of them";
   }
+  std::string text = "limit '" + d.limit + "' " + numbers + (d.scope.empty() ? "" : " for " + d.scope);
   const int64_t running = RunningJobsInScope(state, d.scope);
   const int64_t over = d.used + job.min_slots - d.max;
   if (running > 0) {
@@ -190,7 +191,7 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
     case ReasonCode::kQueueCapacity:
       return "queue '" + queue.spec.name + "' at its maximum capacity " + std::to_string(d.used) + "/" +
              std::to_string(d.max) + " slots — starts when its running jobs free " +
-             std::to_string(std::max<int64_t>(1, d.used + job.min_slots - d.max)) + " slots";
+             Plural(std::max<int64_t>(1, d.used + job.min_slots - d.max), "slot", "slots");
     case ReasonCode::kUserLimit:
       return "user " + (job.spec.user.empty() ? std::string("-") : job.spec.user) + " holds " +
              std::to_string(d.used) + "/" + std::to_string(d.max) +
