@@ -11,6 +11,7 @@ namespace sluice::cli {
 void RegisterSimCommand(CLI::App& app, int& exit_code);
 void RegisterGenCommand(CLI::App& app, int& exit_code);
 void RegisterResreqCommand(CLI::App& app, int& exit_code);
+void RegisterBenchCommand(CLI::App& app, int& exit_code);
 void RegisterAgentCommand(CLI::App& app, int& exit_code);
 void RegisterServerCommand(CLI::App& app, int& exit_code);
 // submit, jobs, cancel, hold, release, hosts, queues, limits (client_commands.cc).

@@ -4,6 +4,28 @@
 
 namespace sluice::core {
 
+void Capacity::FillDefines(const ClusterState& state) {
+  defines_.assign(state.hosts().size() * resource_count_, 0);
+  for (const Host& host : state.hosts()) {
+    for (const auto& [name, amount] : host.spec.resources) {
+      if (auto id = state.FindHostResource(name)) defines_[host.index * resource_count_ + *id] = 1;
+    }
+  }
+}
+
+const std::vector<const std::string*>& Capacity::AttributeColumn(const ClusterState& state,
+                                                                 std::string_view name) const {
+  auto it = attribute_columns_.find(name);
+  if (it != attribute_columns_.end()) return it->second;
+  std::vector<const std::string*> column(state.hosts().size(), nullptr);
+  const std::string key(name);
+  for (const Host& host : state.hosts()) {
+    auto found = host.spec.attributes.find(key);
+    if (found != host.spec.attributes.end()) column[host.index] = &found->second;
+  }
+  return attribute_columns_.emplace(key, std::move(column)).first->second;
+}
+
 Capacity::Capacity(const ClusterState& state) {
   const size_t hosts = state.hosts().size();
   resource_count_ = state.host_resources().size();
@@ -29,6 +51,7 @@ Capacity::Capacity(const ClusterState& state) {
   for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
     free_shared_.push_back(state.SharedTotal(r) - state.SharedUsed(r));
   }
+  FillDefines(state);
 }
 
 Capacity Capacity::AllConfigured(const ClusterState& state) {
@@ -48,6 +71,7 @@ Capacity Capacity::AllConfigured(const ClusterState& state) {
   for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
     capacity.free_shared_.push_back(state.SharedTotal(r));
   }
+  capacity.FillDefines(state);
   return capacity;
 }
 

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/ids.h"
@@ -36,6 +38,15 @@ class Capacity {
     return id < resource_count_ ? free_resources_[host * resource_count_ + id] : 0;
   }
   int64_t FreeShared(ResourceId id) const { return free_shared_[id]; }
+  // Whether the host defines host resource `id` (a total of 0 is still defined).
+  bool Defines(HostIndex host, ResourceId id) const {
+    return id < resource_count_ && defines_[host * resource_count_ + id] != 0;
+  }
+  // Every host's value of attribute `name` by host index (nullptr: the host has none), built
+  // on first use in the cycle: select[] and order[] scans then read it without a map lookup.
+  // `state` is the state the Capacity was built from (not kept: states move).
+  const std::vector<const std::string*>& AttributeColumn(const ClusterState& state,
+                                                         std::string_view name) const;
   // No job runs on the host and nothing was claimed on it: an exclusive job may take it.
   bool Idle(HostIndex host) const { return idle_[host] && free_slots_[host] == total_slots_[host]; }
   int32_t TotalSlots(HostIndex host) const { return total_slots_[host]; }
@@ -96,6 +107,8 @@ class Capacity {
     int64_t amount = 0;
   };
 
+  void FillDefines(const ClusterState& state);
+
   std::vector<int32_t> free_slots_;
   std::vector<int32_t> total_slots_;
   std::vector<uint8_t> accepts_work_;
@@ -109,6 +122,9 @@ class Capacity {
   Instant withheld_since_ = 0;
   std::map<uint32_t, HostIndex> select_cursors_;  // few entries; order is irrelevant
   std::vector<Undo> undo_;
+  std::vector<uint8_t> defines_;  // host x resource, row-major
+  // Logically const: a cache of the state's attributes, invisible to results.
+  mutable std::map<std::string, std::vector<const std::string*>, std::less<>> attribute_columns_;
 };
 
 }  // namespace sluice::core

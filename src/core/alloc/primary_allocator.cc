@@ -70,10 +70,10 @@ int32_t HostFit(HostIndex h, const Demand& demand, const Capacity& capacity) {
 Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& capacity) {
   Scan scan;
   scan.free_resources.assign(demand.per_task.size(), 0);
-  CapacityHostView view(task.state, capacity);
+  CapacityHostView view(task.state, capacity, task.reference);
+  const HostSelector selector(task);
   auto visit = [&](HostIndex h) {
-    view.Bind(h);
-    if (!task.Selects(h, view)) {
+    if (!selector.Passes(h, view)) {
       ++scan.no_match;
       return;
     }
@@ -123,7 +123,7 @@ std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Sc
 // for a key come last for that key.
 void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<Candidate>& hosts) {
   if (task.primary.order.empty()) return;
-  CapacityHostView view(task.state, capacity);
+  CapacityHostView view(task.state, capacity, task.reference);
   struct Keyed {
     Candidate candidate;
     std::vector<std::optional<double>> keys;
@@ -356,13 +356,13 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
   const resreq::Primary& p = task.primary;
   if (!p.order.empty() || !p.same.empty() || !demand.missing.empty()) return false;
   if (p.span.kind == resreq::SpanKind::kPtile && p.span.ptile < task.max_tasks) return false;
-  CapacityHostView view(task.state, capacity);
+  CapacityHostView view(task.state, capacity, task.reference);
+  const HostSelector selector(task);
   auto fits = [&](HostIndex h) {
     if (capacity.WithheldFor(h) != kNoJob) return false;
     if (!capacity.AcceptsWork(h) || capacity.FreeSlots(h) < task.max_tasks) return false;
     if (task.exclusive && !capacity.Idle(h)) return false;
-    view.Bind(h);
-    return task.Selects(h, view) && HostFit(h, demand, capacity) >= task.max_tasks;
+    return selector.Passes(h, view) && HostFit(h, demand, capacity) >= task.max_tasks;
   };
   auto claim = [&](HostIndex h) {
     HostGrant grant = GrantFor(Candidate{h, task.max_tasks}, task.max_tasks, demand, task.exclusive);
@@ -388,8 +388,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
     for (HostIndex h = start; h < capacity.host_count(); ++h) {
       if (fits(h)) return claim(h);
       if (!in_front) continue;
-      view.Bind(h);
-      if (capacity.FreeSlots(h) == 0 || !task.Selects(h, view)) {
+      if (capacity.FreeSlots(h) == 0 || !selector.Passes(h, view)) {
         cursor = h + 1;
       } else {
         in_front = false;
@@ -422,7 +421,7 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
   if (!shared_ok) return false;
   // 2. The first plan of every search is all tasks on one host; when some host can take
   // them, the first such host in host order is the answer, found without a full scan.
-  if (FirstHostFits(task, demand, capacity, placement)) {
+  if (!task.reference && FirstHostFits(task, demand, capacity, placement)) {
     ClaimShared(demand, capacity, placement);
     return true;
   }

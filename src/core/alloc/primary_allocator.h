@@ -30,11 +30,41 @@ struct PrimaryTask {
   // configuration makes a job impossible. (With such a select beside attribute tests, e.g.
   // `type==sparc && slots<3`, an impossible job stays pending rather than failing.)
   bool optimistic_select = false;
+  // The straightforward path (tests/property/differential_test.cc): no one-host fast path,
+  // no memoized verdict reads, plain map lookups in the host view.
+  bool reference = false;
 
   bool Selects(HostIndex host, const resreq::HostView& view) const {
     if (optimistic_select && state.SelectTestsFreeAmounts(primary.select)) return true;
     return state.PassesSelect(primary.select, host, view);
   }
+};
+
+// task.Selects for a host scan: a static select's memoized verdict is read directly (one
+// byte per host, no lookup), and only hosts not judged yet are evaluated through the view.
+class HostSelector {
+ public:
+  explicit HostSelector(const PrimaryTask& task)
+      : task_(task),
+        all_(task.primary.select == resreq::kNoExpr ||
+             (task.optimistic_select && task.state.SelectTestsFreeAmounts(task.primary.select))),
+        verdicts_(all_ ? nullptr : task.state.SelectVerdicts(task.primary.select)) {}
+
+  bool Passes(HostIndex host, CapacityHostView& view) const {
+    if (task_.reference) {
+      view.Bind(host);
+      return task_.Selects(host, view);
+    }
+    if (all_) return true;
+    if (verdicts_ != nullptr && verdicts_[host] != 0) return verdicts_[host] == 1;
+    view.Bind(host);
+    return task_.Selects(host, view);
+  }
+
+ private:
+  const PrimaryTask& task_;
+  bool all_;
+  const uint8_t* verdicts_;
 };
 
 // What the primaries of one attempt have claimed so far.

@@ -55,35 +55,36 @@ Allocation Merge(Placement placement) {
 constexpr int64_t kSearchBudget = 20000;
 
 PrimaryTask PartTask(const Job& job, const ClusterState& state, const resreq::Primary& part,
-                     bool feasibility) {
+                     bool feasibility, bool reference) {
   return PrimaryTask{.state = state,
                      .queue = state.queues()[job.queue],
                      .primary = part,
                      .min_tasks = part.count > 0 ? part.count : job.spec.min_tasks,
                      .max_tasks = part.count > 0 ? part.count : job.spec.max_tasks,
                      .exclusive = job.spec.exclusive,
-                     .optimistic_select = feasibility};
+                     .optimistic_select = feasibility,
+                     .reference = reference};
 }
 
 bool SearchParts(const Job& job, const ClusterState& state, const resreq::Compound& compound,
-                 size_t part, bool feasibility, Capacity& capacity, Placement& placement,
+                 size_t part, bool feasibility, bool reference, Capacity& capacity, Placement& placement,
                  int64_t& budget) {
   if (part == compound.parts.size()) return true;
-  return EnumeratePlacements(PartTask(job, state, compound.parts[part], feasibility), capacity,
+  return EnumeratePlacements(PartTask(job, state, compound.parts[part], feasibility, reference), capacity,
                              placement, budget, [&]() {
-                               return SearchParts(job, state, compound, part + 1, feasibility,
+                               return SearchParts(job, state, compound, part + 1, feasibility, reference,
                                                   capacity, placement, budget);
                              });
 }
 
 // `feasibility`: judged for static feasibility (see PrimaryTask::optimistic_select).
 bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::Compound& compound,
-                      bool feasibility, Capacity& capacity, Placement& placement,
+                      bool feasibility, bool reference, Capacity& capacity, Placement& placement,
                       PendingReasons& reasons) {
   const size_t mark = capacity.Mark();
   bool greedy = true;
   for (const resreq::Primary& part : compound.parts) {
-    if (!AllocatePrimary(PartTask(job, state, part, feasibility), capacity, placement, reasons)) {
+    if (!AllocatePrimary(PartTask(job, state, part, feasibility, reference), capacity, placement, reasons)) {
       greedy = false;
       break;
     }
@@ -93,7 +94,7 @@ bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::C
   capacity.Rollback(mark);
   placement = {};
   int64_t budget = kSearchBudget;
-  if (SearchParts(job, state, compound, 0, feasibility, capacity, placement, budget)) {
+  if (SearchParts(job, state, compound, 0, feasibility, reference, capacity, placement, budget)) {
     reasons = {};
     return true;
   }
@@ -174,7 +175,7 @@ AllocOutcome ResreqAllocator::Nominate(const Job& job, const ClusterState& state
   const size_t start = capacity.Mark();
   for (const resreq::Compound& alternative : job.request->alternatives) {
     Placement placement;
-    if (AllocateCompound(job, state, alternative, /*feasibility=*/false, capacity, placement,
+    if (AllocateCompound(job, state, alternative, /*feasibility=*/false, reference_, capacity, placement,
                          outcome.reasons)) {
       capacity.Rollback(start);
       outcome.ok = true;
@@ -194,7 +195,7 @@ Feasibility ResreqAllocator::CheckFeasible(const Job& job, const ClusterState& s
   for (const resreq::Compound& alternative : job.request->alternatives) {
     Placement placement;
     PendingReasons reasons;
-    const bool ok = AllocateCompound(job, state, alternative, /*feasibility=*/true, all_configured,
+    const bool ok = AllocateCompound(job, state, alternative, /*feasibility=*/true, reference_, all_configured,
                                      placement, reasons);
     all_configured.Rollback(start);
     if (ok) return {};

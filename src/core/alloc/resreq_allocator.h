@@ -24,10 +24,17 @@ namespace sluice::core {
 
 class ResreqAllocator final : public Allocator {
  public:
+  // `reference`: the straightforward path, without the fast paths and lookup caches (the
+  // differential test compares the two; PrimaryTask::reference).
+  explicit ResreqAllocator(bool reference = false) : reference_(reference) {}
+
   AllocOutcome Nominate(const Job& job, const ClusterState& state, Capacity& capacity,
                         AllocMode mode) const override;
   Feasibility CheckFeasible(const Job& job, const ClusterState& state,
                             Capacity& all_configured) const override;
+
+ private:
+  bool reference_ = false;
 };
 
 }  // namespace sluice::core

@@ -14,7 +14,9 @@
 
 namespace sluice::core {
 
-Scheduler::Scheduler() : allocator_(std::make_unique<ResreqAllocator>()) {
+Scheduler::Scheduler() : Scheduler(std::make_unique<ResreqAllocator>()) {}
+
+Scheduler::Scheduler(std::unique_ptr<Allocator> allocator) : allocator_(std::move(allocator)) {
   policies_[static_cast<size_t>(PolicyKind::kFifo)] = MakeFifoPolicy();
   policies_[static_cast<size_t>(PolicyKind::kEasyBackfill)] = MakeEasyBackfillPolicy();
   policies_[static_cast<size_t>(PolicyKind::kBoundedBackfill)] = MakeBoundedBackfillPolicy();
@@ -82,7 +84,7 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
                    .result = {},
                    .started = {},
                    .failed = {},
-                   .unsatisfiable = {},
+                   .unsatisfiable = UnsatisfiableCache(state),
                    .started_ids = {},
                    .started_jobs_by_queue = {},
                    .started_slots_by_queue = {},

@@ -27,6 +27,8 @@ struct CycleOptions {
 class Scheduler {
  public:
   Scheduler();
+  // With another allocator (the differential test's reference path).
+  explicit Scheduler(std::unique_ptr<Allocator> allocator);
   ~Scheduler();
 
   // Whether every queue of `config` uses a policy this build implements.

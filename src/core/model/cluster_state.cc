@@ -77,6 +77,12 @@ ClusterState::SelectMemo& ClusterState::MemoOf(resreq::ExprId select) const {
   return memo;
 }
 
+const uint8_t* ClusterState::SelectVerdicts(resreq::ExprId select) const {
+  if (select == resreq::kNoExpr) return nullptr;
+  const SelectMemo& memo = MemoOf(select);
+  return memo.reads_free_amounts ? nullptr : memo.verdicts.data();
+}
+
 bool ClusterState::SelectIsStatic(resreq::ExprId select) const {
   return select == resreq::kNoExpr || !MemoOf(select).reads_free_amounts;
 }

@@ -156,6 +156,10 @@ class ClusterState {
   bool PassesSelect(resreq::ExprId select, HostIndex host, const resreq::HostView& view) const {
     return select == resreq::kNoExpr || PassesSelectSlow(select, host, view);
   }
+  // The memoized verdicts of a static select, by host: 0 not evaluated yet, 1 passes, 2
+  // fails (PassesSelect fills them in). nullptr for kNoExpr and for selects that read free
+  // amounts. Valid until a host is added or changed; lets a host scan read one byte per host.
+  const uint8_t* SelectVerdicts(resreq::ExprId select) const;
 
   // Memo of static feasibility verdicts (R-ADM-1), which depend only on the request, the
   // queue and the configured topology: cleared whenever a host, resource or queue changes.

@@ -17,15 +17,15 @@ using testing::Submit;
 
 // Two 4-slot hosts, each half busy until t=100, two easy_backfill queues: a request for 3
 // slots on one host fits the free slot count (4) but no host (2 free each).
-ClusterState HalfBusy() {
+// With `limited`, the cluster has a named limit (one that never binds), so the cache keys by
+// user and project too.
+ClusterState HalfBusy(bool limited = false) {
   HostSpec a{.name = "a", .slots = 4, .resources = {{"mem", 1000}}};
   HostSpec b{.name = "b", .slots = 4, .resources = {{"mem", 1000}}};
-  ClusterState state = ClusterBuilder()
-                           .Host(a)
-                           .Host(b)
-                           .Queue("q1", PolicyKind::kEasyBackfill)
-                           .Queue("q2", PolicyKind::kEasyBackfill)
-                           .State();
+  ClusterBuilder builder;
+  builder.Host(a).Host(b).Queue("q1", PolicyKind::kEasyBackfill).Queue("q2", PolicyKind::kEasyBackfill);
+  if (limited) builder.Limit(LimitSpec{.name = "roomy", .users = {.set = true, .per_each = true}, .slots = 1000});
+  ClusterState state = builder.State();
   Submit(state, JobBuilder(100).Tasks(4).Limit(100).Queue("q1"));
   state.Start(100, Allocation{.hosts = {{.host = 0, .slots = 2}, {.host = 1, .slots = 2}}}, 0);
   state.MarkClassified();
@@ -73,12 +73,26 @@ TEST(UnsatisfiableCacheTest, AnyDifferenceInTheKeyMisses) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    ClusterState state = HalfBusy();
+    ClusterState state = HalfBusy(/*limited=*/true);
     Submit(state, OneHost(1));
     Submit(state, c.second);
     CycleResult result = Scheduler().RunCycle(state, 1, {.explain = true});
     EXPECT_EQ(result.stats.cache_hits, 0);
     EXPECT_EQ(result.stats.allocator_calls, 2);
+  }
+}
+
+// Without named limits nothing in Nominate reads the user or the project, so jobs of one
+// shape share an entry whoever submits them (issue 8: a million jobs, a thousand shapes).
+TEST(UnsatisfiableCacheTest, WithoutLimitsUserAndProjectShareAnEntry) {
+  for (JobBuilder second : {OneHost(2).User("u2"), OneHost(2).Project("p2")}) {
+    ClusterState state = HalfBusy();
+    Submit(state, OneHost(1));
+    Submit(state, second);
+    CycleResult result = Scheduler().RunCycle(state, 1, {.explain = true});
+    EXPECT_EQ(result.stats.cache_hits, 1);
+    EXPECT_EQ(result.stats.allocator_calls, 1);
+    EXPECT_EQ(ReasonsOf(result, 1), ReasonsOf(result, 2));
   }
 }
 

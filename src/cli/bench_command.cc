@@ -1,0 +1,199 @@
+// `sluice bench`: full scheduling cycles of the real core on a synthetic cluster (issue 8).
+//
+// Builds the cluster and its running jobs (src/sim/synthetic.h), measures resident memory,
+// submits the pending jobs, measures again (the difference over the pending count is the
+// core's bytes per pending job), runs one cycle that classifies every new job (reported
+// separately), then --cycles more on the same state — RunCycle is pure and nothing is
+// committed, so each repeats the same decisions — and reports the median.
+// Figures and the commands that reproduce them: docs/performance.md.
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "core/cycle/scheduler.h"
+#include "sim/synthetic.h"
+
+namespace sluice::cli {
+namespace {
+
+struct BenchFlags {
+  sim::SyntheticOptions synthetic;
+  std::string policy = "easy_backfill";
+  int32_t cycles = 5;
+  bool explain = false;
+  bool json = false;
+};
+
+// Resident set size now, in bytes (Linux /proc; 0 when unreadable).
+int64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size = 0;
+  int64_t resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+double PeakRssMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// CPU time of this thread: on a shared machine it is what the cycle would take alone.
+double CpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+int RunBench(BenchFlags flags) {
+  auto policy = core::ParsePolicyKind(flags.policy);
+  if (!policy) {
+    std::fprintf(stderr, "sluice bench: --policy: expected fifo, bounded_backfill or easy_backfill, got '%s'\n",
+                 flags.policy.c_str());
+    return 2;
+  }
+  flags.synthetic.policy = *policy;
+  const sim::SyntheticOptions& options = flags.synthetic;
+  Result<core::ClusterState> created = core::ClusterState::Create(sim::SyntheticCluster(options));
+  if (!created) {
+    std::fprintf(stderr, "sluice bench: %s\n", created.error().ToString().c_str());
+    return 1;
+  }
+  core::ClusterState state = std::move(created).value();
+  Result<JobId> next_id = sim::FillRunning(options, state);
+  if (!next_id) {
+    std::fprintf(stderr, "sluice bench: running jobs: %s\n", next_id.error().ToString().c_str());
+    return 1;
+  }
+  const std::vector<sim::SyntheticShape> shapes = sim::SyntheticShapes(options);
+  const int64_t rss_before = ResidentBytes();
+  const auto build_start = std::chrono::steady_clock::now();
+  if (Status status = sim::SubmitPending(options, shapes, *next_id, state); !status.ok()) {
+    std::fprintf(stderr, "sluice bench: pending jobs: %s\n", status.ToString().c_str());
+    return 1;
+  }
+  const double build_seconds = Seconds(std::chrono::steady_clock::now() - build_start);
+  const int64_t rss_after = ResidentBytes();
+
+  core::Scheduler scheduler;
+  const Instant now = 10;
+  const core::CycleOptions cycle_options{.explain = flags.explain};
+  auto start = std::chrono::steady_clock::now();
+  core::CycleResult first = scheduler.RunCycle(state, now, cycle_options);
+  const double first_seconds = Seconds(std::chrono::steady_clock::now() - start);
+  const int64_t failed = first.stats.failed;
+  first = {};
+  // The first cycle classified every job; later cycles see them classified. Jobs it found
+  // unschedulable stay pending here (nothing is committed) and are explained as such.
+  state.MarkClassified();
+
+  std::vector<double> times;
+  std::vector<double> cpu_times;
+  core::CycleStats stats;
+  int64_t decisions = 0;
+  for (int32_t c = 0; c < std::max(flags.cycles, 1); ++c) {
+    start = std::chrono::steady_clock::now();
+    const double cpu_start = CpuSeconds();
+    core::CycleResult result = scheduler.RunCycle(state, now, cycle_options);
+    cpu_times.push_back(CpuSeconds() - cpu_start);
+    times.push_back(Seconds(std::chrono::steady_clock::now() - start));
+    stats = result.stats;
+    decisions = static_cast<int64_t>(result.decisions.size());
+  }
+  const double cycle = Median(times);
+  const double cycle_cpu = Median(cpu_times);
+  const double pending = static_cast<double>(options.pending);
+  const double bytes_per_job =
+      options.pending > 0 ? static_cast<double>(rss_after - rss_before) / pending : 0;
+
+  if (flags.json) {
+    nlohmann::ordered_json out;
+    out["cycle_seconds"] = cycle;
+    out["evaluations_per_second"] = cycle > 0 ? pending / cycle : 0;
+    out["starts_per_second"] = cycle > 0 ? static_cast<double>(stats.started) / cycle : 0;
+    out["peak_rss_mb"] = PeakRssMb();
+    out["bytes_per_pending_job"] = bytes_per_job;
+    out["hosts"] = options.hosts;
+    out["pending"] = options.pending;
+    out["shapes"] = shapes.size();
+    out["policy"] = flags.policy;
+    out["explain"] = flags.explain;
+    out["cycles"] = times.size();
+    out["cycle_seconds_all"] = times;
+    out["cycle_cpu_seconds"] = cycle_cpu;
+    out["first_cycle_seconds"] = first_seconds;
+    out["build_seconds"] = build_seconds;
+    out["unschedulable"] = failed;
+    out["started"] = stats.started;
+    out["allocation_attempts"] = stats.evaluated;
+    out["allocator_calls"] = stats.allocator_calls;
+    out["cache_hits"] = stats.cache_hits;
+    out["decisions"] = decisions;
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("cluster        %d hosts, %lld slots (%lld free), %zu queues, policy %s\n",
+              options.hosts, static_cast<long long>(state.total_slots()),
+              static_cast<long long>(state.free_slots()), state.queues().size(), flags.policy.c_str());
+  std::printf("pending        %lld jobs of %zu shapes (%lld unschedulable), built in %.2f s\n",
+              static_cast<long long>(options.pending), shapes.size(), static_cast<long long>(failed),
+              build_seconds);
+  std::printf("first cycle    %.3f s (classifies every job)\n", first_seconds);
+  std::printf("cycle          %.3f s median of %zu, %.3f s CPU (explain %s)\n", cycle,
+              times.size(), cycle_cpu, flags.explain ? "on" : "off");
+  std::printf("evaluations/s  %.0f pending jobs per second\n", cycle > 0 ? pending / cycle : 0);
+  std::printf("starts         %lld (%.0f per second)\n", static_cast<long long>(stats.started),
+              cycle > 0 ? static_cast<double>(stats.started) / cycle : 0);
+  std::printf("attempts       %lld (allocator %lld, cache %lld), %lld decisions\n",
+              static_cast<long long>(stats.evaluated), static_cast<long long>(stats.allocator_calls),
+              static_cast<long long>(stats.cache_hits), static_cast<long long>(decisions));
+  std::printf("memory         %.0f bytes per pending job, peak RSS %.0f MB\n", bytes_per_job, PeakRssMb());
+  return 0;
+}
+
+}  // namespace
+
+void RegisterBenchCommand(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<BenchFlags>();
+  CLI::App* bench = app.add_subcommand("bench", "time full scheduling cycles on a synthetic cluster");
+  sim::SyntheticOptions& s = flags->synthetic;
+  bench->add_option("--hosts", s.hosts, "hosts")->check(CLI::PositiveNumber);
+  bench->add_option("--pending", s.pending, "pending jobs")->check(CLI::NonNegativeNumber);
+  bench->add_option("--shapes", s.shapes, "distinct request shapes")->check(CLI::PositiveNumber);
+  bench->add_option("--queues", s.queues, "queues")->check(CLI::PositiveNumber);
+  bench->add_option("--users", s.users, "users")->check(CLI::PositiveNumber);
+  bench->add_option("--running", s.running, "running jobs filling the cluster (default: one per host)")
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--free", s.free_slots, "slots left free (default 0: the cluster is full)")
+      ->check(CLI::NonNegativeNumber);
+  bench->add_option("--seed", s.seed, "random seed");
+  bench->add_option("--policy", flags->policy, "admission policy of every queue: fifo | bounded_backfill | easy_backfill");
+  bench->add_option("--cycles", flags->cycles, "timed cycles (the median is reported)")->check(CLI::PositiveNumber);
+  bench->add_flag("--explain", flags->explain, "explain every pending job (as the server does)");
+  bench->add_flag("--json", flags->json, "print JSON instead of a table");
+  bench->callback([flags, &exit_code] { exit_code = RunBench(*flags); });
+}
+
+}  // namespace sluice::cli
