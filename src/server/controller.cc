@@ -98,7 +98,11 @@ Controller::Controller(core::ClusterState state, core::ClusterConfig config,
       log_(std::move(log)),
       cycle_buckets_(std::size(kCycleBuckets), 0) {}
 
-Controller::~Controller() { Stop(); }
+Controller::~Controller() {
+  Stop();
+  // Store callbacks refer to this controller: let them all run before it goes.
+  store_->Flush();
+}
 
 Result<std::unique_ptr<Controller>> Controller::Create(core::ClusterConfig config,
                                                        config::AuthConfig auth,
