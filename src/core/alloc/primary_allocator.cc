@@ -108,12 +108,21 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
 // Host groups to try when same[attr] is asked: one per value, in value order.
 std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Scan& scan) {
   std::vector<std::vector<Candidate>> groups;
-  std::map<std::string, std::vector<Candidate>> by_value;
+  // Views of the hosts' own strings (no copies); neighbouring hosts often share a value
+  // (racks), so the last group is tried before the map.
+  std::map<std::string_view, std::vector<Candidate>> by_value;
+  std::vector<Candidate>* last = nullptr;
+  std::string_view last_value;
   for (const Candidate& c : scan.eligible) {
     const auto& attributes = task.state.hosts()[c.host].spec.attributes;
     auto it = attributes.find(task.primary.same);
     if (it == attributes.end()) continue;  // cannot share a value it does not have
-    by_value[it->second].push_back(c);
+    const std::string_view value = it->second;
+    if (last == nullptr || value != last_value) {
+      last = &by_value[value];
+      last_value = value;
+    }
+    last->push_back(c);
   }
   for (auto& [value, hosts] : by_value) groups.push_back(std::move(hosts));
   return groups;
@@ -124,22 +133,26 @@ std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Sc
 void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<Candidate>& hosts) {
   if (task.primary.order.empty()) return;
   CapacityHostView view(task.state, capacity, task.reference);
+  // Keys in one flat array (row i: the keys of keyed[i]'s host), so the sort moves small
+  // records and building allocates once, not once per host.
+  const size_t width = task.primary.order.size();
   struct Keyed {
     Candidate candidate;
-    std::vector<std::optional<double>> keys;
+    size_t row = 0;
   };
   std::vector<Keyed> keyed;
+  std::vector<std::optional<double>> keys;
   keyed.reserve(hosts.size());
+  keys.reserve(hosts.size() * width);
   for (const Candidate& c : hosts) {
     view.Bind(c.host);
-    Keyed k{c, {}};
-    for (const resreq::OrderKey& key : task.primary.order) k.keys.push_back(resreq::EvalOrderKey(key, view));
-    keyed.push_back(std::move(k));
+    keyed.push_back(Keyed{c, keyed.size()});
+    for (const resreq::OrderKey& key : task.primary.order) keys.push_back(resreq::EvalOrderKey(key, view));
   }
   std::stable_sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
-    for (size_t i = 0; i < task.primary.order.size(); ++i) {
-      const auto& x = a.keys[i];
-      const auto& y = b.keys[i];
+    for (size_t i = 0; i < width; ++i) {
+      const auto& x = keys[a.row * width + i];
+      const auto& y = keys[b.row * width + i];
       if (x.has_value() != y.has_value()) return x.has_value();
       if (!x || *x == *y) continue;
       return task.primary.order[i].descending ? *x > *y : *x < *y;

@@ -58,6 +58,8 @@ class HostSelector {
     if (all_) return true;
     if (verdicts_ != nullptr && verdicts_[host] != 0) return verdicts_[host] == 1;
     view.Bind(host);
+    // A select on free amounts is evaluated on every call anyway (PassesSelect).
+    if (verdicts_ == nullptr) return resreq::EvalSelect(task_.primary.select, task_.state.expr_pool(), view);
     return task_.Selects(host, view);
   }
 
