@@ -446,8 +446,13 @@ void Controller::MarkDirty() {
 }
 
 bool Controller::Reconciling() {
-  for (const auto& [id, job] : jobs_) {
-    if (job->from_earlier_epoch && job->row.phase == kPhaseAdmitting) return true;
+  for (const auto& [name, agent] : agents_) {
+    for (JobId id : agent->jobs) {
+      const JobInfo* job = FindJobLocked(id);
+      if (job != nullptr && job->from_earlier_epoch && job->row.phase == kPhaseAdmitting) {
+        return true;
+      }
+    }
   }
   return false;
 }

@@ -2,6 +2,7 @@
 // (R-SRV-2) and the long-poll heartbeat that carries launches, kills and acknowledgements.
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -136,28 +137,20 @@ Reply Controller::Register(const json& body) {
   agent->loss_handled = false;
   agent->last_heartbeat_ms = NowMs();
   ++agent->poll_generation;
+  agent->unlisted.clear();
   const std::set<JobId> expected = agent->jobs;
   for (JobId id : expected) {
     JobInfo* job = FindJobLocked(id);
     if (job == nullptr) continue;
-    const bool listed = running->contains(id);
-    if (job->row.phase == kPhaseAdmitting) {
-      if (listed) {
-        job->row.phase = kPhaseAdmitted;
-        job->from_earlier_epoch = false;
-        if (!job->row.cancel_requested) SetStateLocked(*job, "RUNNING", "(reported at registration)", batch);
-        else batch.jobs.push_back(job->row);
-      } else if (job->from_earlier_epoch || job->launch_sent_ms >= 0) {
-        RequeueLocked(*job, "its agent does not run it", batch);
-      }
-    } else if (job->row.phase == kPhaseAdmitted && !listed) {
-      const core::Job* cj = state_.FindJob(id);
-      const bool requeue = cj != nullptr && !job->row.cancel_requested &&
-                           state_.queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue;
-      if (requeue) {
-        RequeueLocked(*job, "its agent restarted without it", batch);
+    if (!running->contains(id)) {
+      agent->unlisted.insert(id);
+    } else if (job->row.phase == kPhaseAdmitting) {
+      job->row.phase = kPhaseAdmitted;
+      job->from_earlier_epoch = false;
+      if (!job->row.cancel_requested) {
+        SetStateLocked(*job, "RUNNING", "(reported at registration)", batch);
       } else {
-        FinishLocked(*job, -1, "HOST_LOST", false, batch);
+        batch.jobs.push_back(job->row);
       }
     }
   }
@@ -259,6 +252,29 @@ Reply Controller::Heartbeat(const std::string& name, const json& body) {
       batch.jobs.push_back(job->row);
     } else {
       SetStateLocked(*job, "RUNNING", "(on " + name + ")", batch);
+    }
+  }
+  // Jobs it did not list at registration and has not reported ended since: it does not
+  // run them (R-SRV-2).
+  for (JobId id : std::exchange(agent.unlisted, {})) {
+    JobInfo* job = FindJobLocked(id);
+    if (job == nullptr || job->launch_host != name || !job->HoldsAllocation() ||
+        running->contains(id)) {
+      continue;
+    }
+    if (job->row.phase == kPhaseAdmitting) {
+      if (job->from_earlier_epoch || job->launch_sent_ms >= 0) {
+        RequeueLocked(*job, "its agent does not run it", batch);
+      }
+      continue;
+    }
+    const core::Job* cj = state_.FindJob(id);
+    const bool requeue = cj != nullptr && !job->row.cancel_requested &&
+                         state_.queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue;
+    if (requeue) {
+      RequeueLocked(*job, "its agent restarted without it", batch);
+    } else {
+      FinishLocked(*job, -1, "HOST_LOST", false, batch);
     }
   }
   // A cancelled job whose launch went out but that the agent never reported: never ran.

@@ -49,6 +49,10 @@ struct Controller::AgentInfo {
   bool loss_handled = false;     // on_host_loss applied to its jobs
   int64_t poll_generation = 0;   // a newer heartbeat ends an older long poll
   std::set<JobId> jobs;          // ADMITTING/RUNNING jobs it launches (mother superior)
+  // Jobs it did not list as running when it registered: resolved at its next heartbeat,
+  // after the exit reports that heartbeat carries (a job that ended while the controller
+  // was down must not be requeued and run twice).
+  std::set<JobId> unlisted;
 };
 
 }  // namespace sluice::server

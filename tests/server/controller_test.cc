@@ -165,7 +165,10 @@ TEST_F(ControllerTest, RestartReconcilesAdmittingRecordsBeforeAnyCycle) {
   EXPECT_TRUE(h_->c().Reconciling());  // b's agent is not back: unknown, not idle
   h_->Cycle();
   EXPECT_EQ(h_->State(c), "PENDING");
-  ASSERT_EQ(h_->Register(h_->Job(b)["hosts"][0]["name"]).status, 200);
+  const std::string host_b = h_->Job(b)["hosts"][0]["name"];
+  ASSERT_EQ(h_->Register(host_b).status, 200);
+  EXPECT_TRUE(h_->c().Reconciling());  // resolved at its first heartbeat, after its reports
+  h_->Heartbeat(host_b);
   EXPECT_FALSE(h_->c().Reconciling());
   EXPECT_EQ(h_->State(b), "PENDING");
   EXPECT_EQ(h_->Job(b)["admission"]["seq"], seq_b);
@@ -173,6 +176,30 @@ TEST_F(ControllerTest, RestartReconcilesAdmittingRecordsBeforeAnyCycle) {
   // b keeps its place ahead of c.
   EXPECT_EQ(h_->State(b), "ADMITTING");
   EXPECT_EQ(h_->State(c), "PENDING");
+}
+
+// A job that ended while the controller was down is reported by the agent's first heartbeat
+// after it registers again (not listed as running): it ends, it is not requeued to run twice.
+TEST_F(ControllerTest, AJobThatEndedDuringTheRestartIsNotRequeued) {
+  RegisterBoth();
+  const JobId a = h_->Submit("alice", {{"command", "a"}, {"tasks", 4}});
+  const JobId b = h_->Submit("alice", {{"command", "b"}, {"tasks", 4}});
+  h_->Cycle();
+  const std::string host_a = h_->Job(a)["hosts"][0]["name"];
+  const std::string host_b = h_->Job(b)["hosts"][0]["name"];
+  h_->Heartbeat(host_a);
+  h_->Heartbeat(host_b);
+  h_->Heartbeat(host_a, {a});  // a RUNNING; b launched but never confirmed (ADMITTING)
+  Restart();
+  ASSERT_EQ(h_->Register(host_a).status, 200);
+  ASSERT_EQ(h_->Register(host_b).status, 200);
+  h_->Heartbeat(host_a, json::array(), Exited(a, 0));
+  h_->Heartbeat(host_b, json::array(), Exited(b, 3));
+  EXPECT_EQ(h_->State(a), "DONE");
+  EXPECT_EQ(h_->State(b), "EXIT");
+  h_->Cycle();
+  EXPECT_EQ(h_->Job(a)["dispatch_attempts"], 0);
+  EXPECT_EQ(h_->State(a), "DONE");
 }
 
 TEST_F(ControllerTest, AnAgentThatNeverComesBackIsLostAfterLeaseAndGrace) {
