@@ -110,6 +110,10 @@ bool Cluster::StartServer(std::string* error, const std::vector<std::string>& ex
                                    state_dir().string(), "--listen",
                                    "127.0.0.1:" + std::to_string(port_)};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  // Debugging aid: SLUICE_TEST_SERVER_WRAPPER=/path/to/script runs the server under it.
+  if (const char* wrapper = std::getenv("SLUICE_TEST_SERVER_WRAPPER"); wrapper != nullptr) {
+    argv.insert(argv.begin(), wrapper);
+  }
   server_ = std::make_unique<ChildProcess>(argv, out, err);
   bool listening = Eventually(
       [&] {
@@ -193,6 +197,16 @@ json Cluster::Get(const std::string& path, const std::string& token, int* status
 json Cluster::Post(const std::string& path, const json& body, const std::string& token,
                    int* status) {
   return Request(url_, "POST", path, &body, token, status);
+}
+
+std::string Cluster::Logs() {
+  std::string out;
+  for (const auto& entry : fs::directory_iterator(dir() / "logs")) {
+    std::string text = testing::ReadFile(entry.path()).value_or("");
+    if (text.size() > 4000) text = "..." + text.substr(text.size() - 4000);
+    out += "==> " + entry.path().filename().string() + "\n" + text;
+  }
+  return out;
 }
 
 std::string Cluster::JobState(int64_t id) {

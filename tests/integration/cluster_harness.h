@@ -85,6 +85,9 @@ class Cluster {
   nlohmann::json Post(const std::string& path, const nlohmann::json& body,
                       const std::string& token = "alice-token", int* status = nullptr);
 
+  // Every log of this cluster (server starts, agents), for failure messages.
+  std::string Logs();
+
   nlohmann::json Job(int64_t id) { return Get("/v1/jobs/" + std::to_string(id)); }
   std::string JobState(int64_t id);
   std::string HostState(const std::string& name);
