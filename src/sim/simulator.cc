@@ -95,6 +95,16 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
     if (wake) t = std::min(t, *wake);
     return t;
   };
+  // The next event that is not a timer of the core.
+  auto next_input_time = [&]() {
+    Instant t = kInfinite;
+    if (next_submit < order.size()) t = std::min(t, jobs[order[next_submit]].spec.submit_time);
+    if (!finishes.empty()) t = std::min(t, finishes.top().time);
+    if (next_cancel < cancels.size()) t = std::min(t, cancels[next_cancel].first);
+    if (next_release < releases.size()) t = std::min(t, releases[next_release].first);
+    return t;
+  };
+  Instant last_progress = 0;  // the last time an input arrived or a cycle started or failed a job
 
   std::vector<FinishEvent> due;
   std::vector<core::PreemptJob> preempted;
@@ -102,6 +112,16 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
     const Instant t = next_event_time();
     if (t == kInfinite) break;
     if (options_.pending_at && t > *options_.pending_at) break;
+    // With only the core's timers left, nothing running and no begin time to come, a week of
+    // wakes that started nothing means no dispatch window (they repeat weekly) will start
+    // anything: the run ends instead of waking for ever (a windowed queue's job that waits on
+    // closed hosts, say).
+    const Instant next_input = next_input_time();
+    if (next_input == t) last_progress = t;
+    if (next_input == kInfinite && state_.running().empty() && !state_.NextBeginAfter(t) &&
+        t - last_progress > core::kSecondsPerWeek) {
+      break;
+    }
     if (wake && *wake <= t) wake.reset();
 
     // 1. Finishes at t, by job id (the heap orders equal times by id).
@@ -177,6 +197,10 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
       result.pending_time = t;
     }
     for (core::Decision& decision : cycle.decisions) {
+      if (std::holds_alternative<core::StartJob>(decision) ||
+          std::holds_alternative<core::FailJob>(decision)) {
+        last_progress = t;
+      }
       if (auto* start = std::get_if<core::StartJob>(&decision)) {
         const WorkloadJob& wjob = jobs[index_of[start->job]];
         JobRecord& record = result.records[index_of[start->job]];

@@ -102,5 +102,17 @@ TEST(EligibilitySimTest, TheEpochOffsetPlacesWindowsOnTheTracesClock) {
   EXPECT_EQ(result->records[0].start, 3600);
 }
 
+TEST(EligibilitySimTest, ARunWithOnlyWindowTimersLeftEnds) {
+  // The job needs both slots, one of them on a closed host: each opening of the window wakes
+  // the simulator and starts nothing; a week of that ends the run.
+  core::ClusterConfig config = ClusterBuilder().Hosts(1, 1).Host("h2", 1, core::HostState::kClosed).Config();
+  config.queues[0].windows = {"02:00-03:00"};
+  Workload workload = Jsonl("{\"id\": 1, \"submit\": 0, \"runtime\": 10, \"tasks\": 2}\n");
+  Result<SimResult> result = RunSim(config, workload);
+  ASSERT_TRUE(result.has_value()) << result.error().message();
+  EXPECT_EQ(result->records[0].start, -1);
+  EXPECT_LE(result->cycles, 10);
+}
+
 }  // namespace
 }  // namespace sluice::sim

@@ -14,6 +14,7 @@
 //  4. Gate active: WithholdHostsOf the head, explain the rest as GATED, stop.
 //  5. Else scan later jobs from where the last scan stopped; admit the first that fits and
 //     bypass the head once (UpdateAdmission); go to 2. Nothing fits: stop.
+#include <unordered_set>
 #include <utility>
 
 #include "core/admission/policy.h"
@@ -38,13 +39,17 @@ void Record(CycleContext& ctx, const HeadState& head) {
                                                  head.record.gate_since});
 }
 
+// The jobs this Admit call has explained: a skipped job passed by several scans (step 5, the
+// gated walk, the final explanation) gets its reasons once. Lookups only, never iterated.
+using Explained = std::unordered_set<JobId>;
+
 QueueOrder::iterator NextEligible(const QueueOrder& order, QueueOrder::iterator it,
-                                  CycleContext& ctx) {
+                                  CycleContext& ctx, Explained& explained) {
   for (; it != order.end(); ++it) {
     const Job& job = *it;
     if (ctx.DecidedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
     if (auto why = Ineligible(job, ctx)) {
-      if (ctx.explain) ctx.Pend(job, std::move(*why));
+      if (ctx.explain && explained.insert(job.spec.id).second) ctx.Pend(job, std::move(*why));
       continue;
     }
     return it;
@@ -54,12 +59,12 @@ QueueOrder::iterator NextEligible(const QueueOrder& order, QueueOrder::iterator 
 
 // Explains every job after `from` that is still pending as waiting behind the gated head.
 void PendGated(const QueueOrder& order, QueueOrder::iterator from, const HeadState& head,
-               CycleContext& ctx) {
+               CycleContext& ctx, Explained& explained) {
   for (auto it = from; it != order.end(); ++it) {
     const Job& job = *it;
     if (ctx.DecidedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
     if (auto why = Ineligible(job, ctx)) {
-      ctx.Pend(job, std::move(*why));
+      if (explained.insert(job.spec.id).second) ctx.Pend(job, std::move(*why));
       continue;
     }
     PendingReasons reasons;
@@ -72,7 +77,8 @@ void PendGated(const QueueOrder& order, QueueOrder::iterator from, const HeadSta
 class BoundedBackfillPolicy final : public AdmissionPolicy {
  public:
   void Admit(const Queue& queue, const QueueOrder& order, CycleContext& ctx) const override {
-    auto head_it = NextEligible(order, order.begin(), ctx);
+    Explained explained;
+    auto head_it = NextEligible(order, order.begin(), ctx, explained);
     auto scan_from = head_it;
     HeadState head;
     while (head_it != order.end()) {
@@ -80,13 +86,13 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
       AllocOutcome outcome = ctx.Nominate(*head.job);  // 2.
       if (BlockedByLimitOnly(outcome)) {  // a job at a limit is skipped, never a head
         if (ctx.explain) ctx.Pend(*head.job, std::move(outcome.reasons));
-        head_it = NextEligible(order, std::next(head_it), ctx);
+        head_it = NextEligible(order, std::next(head_it), ctx, explained);
         scan_from = head_it;
         continue;
       }
       if (outcome.ok) {
         ctx.Start(*head.job, std::move(outcome.allocation), /*backfilled=*/false);
-        head_it = NextEligible(order, std::next(head_it), ctx);
+        head_it = NextEligible(order, std::next(head_it), ctx, explained);
         scan_from = head_it;
         continue;
       }
@@ -108,13 +114,13 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
         ctx.WithholdHostsOf(*head.job, *head.record.gate_since);
         if (ctx.explain) {
           ctx.Pend(*head.job, std::move(outcome.reasons));
-          PendGated(order, std::next(head_it), head, ctx);
+          PendGated(order, std::next(head_it), head, ctx, explained);
         }
         return;
       }
       // 5. Scan later jobs for the first that fits.
-      auto it = NextEligible(order, std::next(scan_from), ctx);
-      for (; it != order.end(); it = NextEligible(order, std::next(it), ctx)) {
+      auto it = NextEligible(order, std::next(scan_from), ctx, explained);
+      for (; it != order.end(); it = NextEligible(order, std::next(it), ctx, explained)) {
         AllocOutcome later = ctx.Nominate(*it);
         if (!later.ok) continue;
         ctx.Start(*it, std::move(later.allocation), /*backfilled=*/true);
@@ -123,7 +129,7 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
         break;
       }
       if (it == order.end()) {
-        if (ctx.explain) ExplainBlocked(order, head_it, std::move(outcome.reasons), ctx);
+        if (ctx.explain) ExplainBlocked(order, head_it, std::move(outcome.reasons), ctx, explained);
         return;
       }
       scan_from = it;
@@ -133,10 +139,10 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
  private:
   // The head keeps its own reasons; each later job its own (it was nominated and failed).
   static void ExplainBlocked(const QueueOrder& order, QueueOrder::iterator head_it,
-                             PendingReasons head_reasons, CycleContext& ctx) {
+                             PendingReasons head_reasons, CycleContext& ctx, Explained& explained) {
     ctx.Pend(*head_it, std::move(head_reasons));
-    for (auto it = NextEligible(order, std::next(head_it), ctx); it != order.end();
-         it = NextEligible(order, std::next(it), ctx)) {
+    for (auto it = NextEligible(order, std::next(head_it), ctx, explained); it != order.end();
+         it = NextEligible(order, std::next(it), ctx, explained)) {
       ctx.Pend(*it, ctx.Nominate(*it).reasons);
     }
   }
