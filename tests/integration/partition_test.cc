@@ -1,0 +1,187 @@
+// Partition (R-SRV-3): an agent cut off from the controller longer than its lease kills its
+// jobs itself, before the controller requeues them (lease + grace), so no job runs twice at
+// once. The agent reaches the controller through a small TCP proxy written here, which
+// stops forwarding (silently drops bytes, like a partition) on demand.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "integration/cluster_harness.h"
+
+namespace sluice::integration {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// Forwards 127.0.0.1:port() to 127.0.0.1:target. While `Cut(true)`, bytes in both
+// directions are read and dropped (connections stay open, nothing arrives).
+class TcpProxy {
+ public:
+  explicit TcpProxy(int target) : target_(target) {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    listen(listener_, 64);
+    socklen_t len = sizeof addr;
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    acceptor_ = std::thread([this] { AcceptLoop(); });
+  }
+  ~TcpProxy() {
+    stop_ = true;
+    shutdown(listener_, SHUT_RDWR);
+    close(listener_);
+    acceptor_.join();
+    std::lock_guard lock(mu_);
+    for (std::thread& pump : pumps_) pump.join();
+  }
+  int port() const { return port_; }
+  void Cut(bool cut) { cut_ = cut; }
+
+ private:
+  void AcceptLoop() {
+    while (!stop_) {
+      pollfd pfd{.fd = listener_, .events = POLLIN};
+      if (poll(&pfd, 1, 50) <= 0) continue;
+      const int client = accept(listener_, nullptr, nullptr);
+      if (client < 0) continue;
+      const int upstream = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      addr.sin_port = htons(static_cast<uint16_t>(target_));
+      if (connect(upstream, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        close(client);
+        close(upstream);
+        continue;
+      }
+      std::lock_guard lock(mu_);
+      pumps_.emplace_back([this, client, upstream] { Pump(client, upstream); });
+    }
+  }
+  void Pump(int a, int b) {
+    char buffer[65536];
+    while (!stop_) {
+      pollfd fds[2] = {{.fd = a, .events = POLLIN}, {.fd = b, .events = POLLIN}};
+      if (poll(fds, 2, 50) <= 0) continue;
+      bool closed = false;
+      for (int i = 0; i < 2; ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+        if (n <= 0) {
+          closed = true;
+          break;
+        }
+        if (!cut_ && write(i == 0 ? b : a, buffer, n) != n) closed = true;
+      }
+      if (closed) break;
+    }
+    close(a);
+    close(b);
+  }
+
+  int target_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> cut_{false};
+  std::thread acceptor_;
+  std::mutex mu_;
+  std::vector<std::thread> pumps_;
+};
+
+struct RunLine {
+  std::string what;  // start / stop
+  int64_t job = 0;
+  double time = 0;
+  std::string hosts;
+};
+
+std::vector<RunLine> ReadRuns(const std::filesystem::path& path) {
+  std::vector<RunLine> lines;
+  std::istringstream in(testing::ReadFile(path).value_or(""));
+  RunLine line;
+  while (in >> line.what >> line.job >> line.time) {
+    if (line.what == "start") in >> line.hosts;
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+constexpr char kHosts[] = R"(
+hosts:
+  - name: h[1-2]
+    slots: 2
+queues:
+  - name: normal
+    policy: fifo
+    on_host_loss: requeue
+)";
+
+TEST(PartitionTest, ACutOffAgentKillsItsJobBeforeTheControllerRequeuesIt) {
+  Cluster c(DefaultClusterYaml(kHosts));
+  std::string error;
+  ASSERT_TRUE(c.StartServer(&error, {"--lease-seconds", "2", "--host-loss-grace-seconds", "2"}))
+      << error;
+  TcpProxy proxy(c.port());
+  c.StartAgent("h1", 2, "http://127.0.0.1:" + std::to_string(proxy.port()));
+  ASSERT_TRUE(Eventually([&] { return c.HostState("h1") == "ok"; }))
+      << c.Get("/v1/hosts").dump() << c.Logs() << " server status " << c.server()->Wait(0ms);
+
+  const std::string runs = (c.dir() / "runs").string();
+  const std::string command =
+      "echo start $SLUICE_JOB_ID $(date +%s.%N) $SLUICE_HOSTS >> " + runs +
+      "; trap 'echo stop $SLUICE_JOB_ID $(date +%s.%N) >> " + runs +
+      "; exit 143' TERM; sleep 60 & wait";
+  json reply = c.Post("/v1/jobs", {{"command", command}, {"tasks", 2}});
+  ASSERT_TRUE(reply.contains("id")) << reply.dump();
+  const int64_t job = reply["id"];
+  ASSERT_TRUE(Eventually([&] { return ReadRuns(runs).size() == 1; })) << c.Job(job).dump();
+  c.StartAgent("h2", 2);
+  ASSERT_TRUE(Eventually([&] { return c.HostState("h2") == "ok"; }));
+
+  proxy.Cut(true);
+  ASSERT_TRUE(Eventually([&] { return c.HostState("h1") == "unavail"; }, 20s))
+      << c.Get("/v1/hosts").dump();
+  // Requeued after lease + grace, it runs on h2.
+  ASSERT_TRUE(Eventually([&] { return ReadRuns(runs).size() >= 3; }, 30s))
+      << testing::ReadFile(runs).value_or("") << c.Job(job).dump();
+  std::vector<RunLine> lines = ReadRuns(runs);
+  ASSERT_EQ(lines.size(), 3u) << testing::ReadFile(runs).value_or("");
+  EXPECT_EQ(lines[0].what, "start");
+  EXPECT_TRUE(lines[0].hosts.starts_with("h1")) << lines[0].hosts;
+  EXPECT_EQ(lines[1].what, "stop");  // killed by the fenced agent ...
+  EXPECT_EQ(lines[2].what, "start");  // ... before the second run began
+  EXPECT_TRUE(lines[2].hosts.starts_with("h2")) << lines[2].hosts;
+  EXPECT_LT(lines[1].time, lines[2].time);
+
+  // The partition heals: h1 rejoins and its late report of the killed first run does not
+  // disturb the second run.
+  proxy.Cut(false);
+  ASSERT_TRUE(Eventually([&] { return c.HostState("h1") == "ok"; }, 20s))
+      << c.Get("/v1/hosts").dump() << c.Logs();
+  std::this_thread::sleep_for(1s);  // let the late report arrive; the check below is the verdict
+  json info = c.Job(job);
+  EXPECT_EQ(info["state"], "RUNNING") << info.dump();
+  ASSERT_FALSE(info["hosts"].empty());
+  EXPECT_EQ(info["hosts"][0]["name"], "h2");
+  EXPECT_EQ(ReadRuns(runs).size(), 3u);
+  int status = 0;
+  c.Post("/v1/jobs/" + std::to_string(job) + "/cancel", json::object(), "alice-token", &status);
+  EXPECT_EQ(status, 200);
+}
+
+}  // namespace
+}  // namespace sluice::integration
