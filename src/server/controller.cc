@@ -155,8 +155,9 @@ Status Controller::Restore(const store::Snapshot& snap) {
     }
     next_id_ = std::max(next_id_, row.id + 1);
     info->queue = info->spec.value("queue", "");
-    if (info->queue.empty()) {
-      info->queue = state_.queues().empty() ? "" : state_.config().default_queue;
+    if (info->queue.empty() && !state_.queues().empty()) {
+      info->queue = state_.config().default_queue.empty() ? state_.queues().front().spec.name
+                                                          : state_.config().default_queue;
     }
     if (row.phase == kPhaseEnded && !row.allocation.empty()) {
       json alloc = json::parse(row.allocation, nullptr, false);

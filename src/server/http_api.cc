@@ -59,7 +59,7 @@ void HttpApi::Install(httplib::Server& server) {
   server.new_task_queue = [] { return new httplib::ThreadPool(256); };
   server.set_payload_max_length(kMaxBatchBodyBytes);
   server.set_keep_alive_max_count(100000);
-  server.set_keep_alive_timeout(30);
+  server.set_keep_alive_timeout(5);  // an idle keep-alive connection holds a pool thread
   server.set_read_timeout(30);
   server.set_write_timeout(30);
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
