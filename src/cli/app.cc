@@ -17,7 +17,6 @@ int Main(int argc, char** argv) {
   RegisterAgentCommand(app, exit_code);
   RegisterServerCommand(app, exit_code);
   RegisterClientCommands(app, exit_code);
-  RegisterServerCommand(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

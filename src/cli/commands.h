@@ -16,6 +16,5 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code);
 void RegisterServerCommand(CLI::App& app, int& exit_code);
 // submit, jobs, cancel, hold, release, hosts, queues, limits (client_commands.cc).
 void RegisterClientCommands(CLI::App& app, int& exit_code);
-void RegisterServerCommand(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::cli
