@@ -68,8 +68,15 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       j["condition"] = detail.condition;
       j["never"] = detail.never;
       break;
-    case core::ReasonCode::kQueueWindow:
     case core::ReasonCode::kPreempting:
+      if (detail.hosts > 0) j["hosts"] = detail.hosts;
+      if (detail.used > 0) j["victims"] = detail.used;
+      if (detail.time != kInfinite) j["time"] = detail.time;
+      break;
+    case core::ReasonCode::kFairshare:
+      if (detail.job != kNoJob) j["job"] = detail.job;
+      break;
+    case core::ReasonCode::kQueueWindow:
       if (detail.time == kInfinite) {
         j["time"] = nullptr;
       } else {
@@ -79,7 +86,6 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
     case core::ReasonCode::kNewJob:
     case core::ReasonCode::kHeld:
     case core::ReasonCode::kQueueInactive:
-    case core::ReasonCode::kFairshare:
     case core::ReasonCode::kDispatchFailed:
     case core::ReasonCode::kInternal:
       break;

@@ -28,7 +28,8 @@ TEST(ReasonDetailJsonTest, EveryCodeHasItsNameAndOnlyItsFields) {
     for (const auto& [key, value] : j.items()) {
       static const std::set<std::string> known = {"code", "resource", "needed", "available", "hosts",
                                                   "one_host", "same", "per_host", "job", "time",
-                                                  "limit", "used", "max", "scope", "condition", "never"};
+                                                  "limit", "used", "max", "scope", "condition", "never",
+                                                  "victims"};
       EXPECT_TRUE(known.contains(key)) << key << " in " << j.dump();
     }
   }
@@ -36,6 +37,10 @@ TEST(ReasonDetailJsonTest, EveryCodeHasItsNameAndOnlyItsFields) {
                                 .used = 8, .max = 8})
                 .dump(),
             R"({"code":"LIMIT","limit":"u_slots","scope":"user alice","resource":"slots","used":8,"max":8})");
+  EXPECT_EQ(ReasonDetailToJson({.code = core::ReasonCode::kPreempting, .hosts = 2, .used = 3}).dump(),
+            R"({"code":"PREEMPTING","hosts":2,"victims":3})");
+  EXPECT_EQ(ReasonDetailToJson({.code = core::ReasonCode::kFairshare, .job = 4}).dump(),
+            R"({"code":"FAIRSHARE","job":4})");
   EXPECT_EQ(ReasonDetailToJson({.code = core::ReasonCode::kReserved, .job = 3, .time = kInfinite}).dump(),
             R"({"code":"RESERVED","job":3,"time":null})");
 }

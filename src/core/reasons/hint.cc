@@ -200,10 +200,11 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
     case ReasonCode::kHostLimit:
       return LimitHint(d, job, state);
     case ReasonCode::kFairshare:
-      return "users with a higher fairshare priority start first; its turn comes as their jobs start "
-             "and its own usage decays";
+      return std::string(d.job != kNoJob ? "waits for job " + std::to_string(d.job) + " of a user" : "users") +
+             " with a higher fairshare priority to start first; its turn comes sooner as its own usage decays";
     case ReasonCode::kPreempting:
-      return "preempted jobs exiting" +
+      return (d.used > 0 ? Plural(d.used, "preempted job", "preempted jobs") : std::string("preempted jobs")) +
+             " exiting; it starts as soon as they have" +
              (d.time == kInfinite ? std::string() : " (grace ends at " + TimeText(d.time) + ")");
     case ReasonCode::kDispatchFailed:
       return "a retry: the next cycle dispatches it again";

@@ -101,12 +101,19 @@ std::string RenderReason(const ReasonDetail& detail) {
       line += ": it opens at " + TimeText(detail.time);
       break;
     case ReasonCode::kPreempting:
+      if (detail.used > 0) {
+        line = "Slots are being freed for the job; waiting for " + std::to_string(detail.used) +
+               (detail.used == 1 ? " preempted job" : " preempted jobs") + " to exit";
+      }
+      if (detail.hosts > 0) line += ": " + HostsText(detail.hosts) + " kept for it";
       if (detail.time != kInfinite) line += " (grace ends at " + TimeText(detail.time) + ")";
+      break;
+    case ReasonCode::kFairshare:
+      if (detail.job != kNoJob) line += ": waiting behind job " + std::to_string(detail.job);
       break;
     case ReasonCode::kNewJob:
     case ReasonCode::kHeld:
     case ReasonCode::kQueueInactive:
-    case ReasonCode::kFairshare:
     case ReasonCode::kDispatchFailed:
     case ReasonCode::kInternal:
       break;

@@ -37,6 +37,13 @@ TEST(RenderPendingJobTest, ReasonsHintEstimateAndHosts) {
             "  h2: Has room for 1 task\n");
 }
 
+TEST(RenderReasonTest, FairshareAndPreemptingCarryTheirNumbers) {
+  EXPECT_EQ(RenderReason({.code = ReasonCode::kFairshare, .job = 12}),
+            "Users with a higher fairshare priority go first: waiting behind job 12");
+  EXPECT_EQ(RenderReason({.code = ReasonCode::kPreempting, .hosts = 2, .used = 3}),
+            "Slots are being freed for the job; waiting for 3 preempted jobs to exit: 2 hosts kept for it");
+}
+
 TEST(RenderPendingJobTest, EveryCodeRendersWithItsHint) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(2));
