@@ -346,6 +346,8 @@ Status ClusterState::Submit(JobSpec spec) {
     DependEvaluation eval = EvaluateDependency(*dependency);
     depends_.emplace(id, DependState{.expression = std::move(*dependency), .eval = std::move(eval)});
   }
+  // A restored job may be named by jobs restored before it, which judged it missing.
+  UpdateDependents(id);
   return Status::Ok();
 }
 

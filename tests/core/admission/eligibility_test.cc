@@ -107,6 +107,15 @@ TEST(EligibilityTest, SubmissionRejectsBadAndUnknownDependencies) {
   EXPECT_EQ(state.FindJob(3), nullptr);
 }
 
+TEST(EligibilityTest, AJobRestoredAfterItsDependentsIsSeenByThem) {
+  // Restore (the store's replay) submits without Apply's checks, in any order.
+  ClusterState state = ClusterBuilder().Hosts(1, 1).State();
+  ASSERT_TRUE(state.Submit(Depending(2, "done(1)")).ok());
+  EXPECT_EQ(state.DependencyOf(2)->verdict, DependVerdict::kNever);  // 1 is not known yet
+  ASSERT_TRUE(state.Submit(JobBuilder(1)).ok());
+  EXPECT_EQ(state.DependencyOf(2)->verdict, DependVerdict::kWaiting);
+}
+
 // --- Hold and release ------------------------------------------------------------------------
 
 TEST(EligibilityTest, AHeldJobIsSkippedAndReleasedAtItsOriginalPlace) {
