@@ -4,7 +4,7 @@
 
 namespace sluice::core {
 
-void Capacity::FillDefines(const ClusterState& state) {
+void Capacity::FillDefines(const ClusterState& state) const {
   defines_.assign(state.hosts().size() * resource_count_, 0);
   for (const Host& host : state.hosts()) {
     for (const auto& [name, amount] : host.spec.resources) {
@@ -51,7 +51,6 @@ Capacity::Capacity(const ClusterState& state) {
   for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
     free_shared_.push_back(state.SharedTotal(r) - state.SharedUsed(r));
   }
-  FillDefines(state);
 }
 
 Capacity Capacity::AllConfigured(const ClusterState& state) {
@@ -71,7 +70,6 @@ Capacity Capacity::AllConfigured(const ClusterState& state) {
   for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
     capacity.free_shared_.push_back(state.SharedTotal(r));
   }
-  capacity.FillDefines(state);
   return capacity;
 }
 

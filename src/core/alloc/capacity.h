@@ -38,9 +38,13 @@ class Capacity {
     return id < resource_count_ ? free_resources_[host * resource_count_ + id] : 0;
   }
   int64_t FreeShared(ResourceId id) const { return free_shared_[id]; }
-  // Whether the host defines host resource `id` (a total of 0 is still defined).
-  bool Defines(HostIndex host, ResourceId id) const {
-    return id < resource_count_ && defines_[host * resource_count_ + id] != 0;
+  // Whether the host defines host resource `id` (a total of 0 is still defined). `state` is
+  // the state the Capacity was built from; the table is built on first use (most cycles of a
+  // trace replay never evaluate a select on a resource).
+  bool Defines(const ClusterState& state, HostIndex host, ResourceId id) const {
+    if (id >= resource_count_) return false;
+    if (defines_.empty()) FillDefines(state);
+    return defines_[host * resource_count_ + id] != 0;
   }
   // Every host's value of attribute `name` by host index (nullptr: the host has none), built
   // on first use in the cycle: select[] and order[] scans then read it without a map lookup.
@@ -107,7 +111,7 @@ class Capacity {
     int64_t amount = 0;
   };
 
-  void FillDefines(const ClusterState& state);
+  void FillDefines(const ClusterState& state) const;
 
   std::vector<int32_t> free_slots_;
   std::vector<int32_t> total_slots_;
@@ -122,8 +126,8 @@ class Capacity {
   Instant withheld_since_ = 0;
   std::map<uint32_t, HostIndex> select_cursors_;  // few entries; order is irrelevant
   std::vector<Undo> undo_;
-  std::vector<uint8_t> defines_;  // host x resource, row-major
-  // Logically const: a cache of the state's attributes, invisible to results.
+  // Logically const: caches of the state's configuration, invisible to results.
+  mutable std::vector<uint8_t> defines_;  // host x resource, row-major; empty until used
   mutable std::map<std::string, std::vector<const std::string*>, std::less<>> attribute_columns_;
 };
 

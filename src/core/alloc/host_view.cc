@@ -41,7 +41,7 @@ std::optional<ResourceId> CapacityHostView::HostResource(std::string_view name) 
     return state_.FindHostResource(name);
   }
   const std::optional<ResourceId> id = Lookup(name).resource;
-  if (!id || !capacity_.Defines(index_, *id)) return std::nullopt;
+  if (!id || !capacity_.Defines(state_, index_, *id)) return std::nullopt;
   return id;
 }
 
