@@ -36,7 +36,7 @@ ClusterState Cluster() {
                            .Host(d)
                            .Queue("q", PolicyKind::kEasyBackfill)
                            .State();
-  // Three slots busy on each linux host until t=100. SubmitRunning grants slots only, so
+  // Host a full and two slots busy on b until t=100. SubmitRunning grants slots only, so
   // shortages of memory and licenses and select[] on free amounts are covered by the golden
   // cases (tests/golden/cases/reasons) and the audit property test instead.
   SubmitRunning(state, JobBuilder(100).Tasks(6).Limit(100).Queue("q").ResReq("rusage[mem=500] span[ptile=3]"), 0);
@@ -46,9 +46,9 @@ ClusterState Cluster() {
 TEST(CacheReasonsTest, CachedReasonsEqualAFreshEvaluationForEveryAllocationCode) {
   const Case cases[] = {
       {"slots", ReasonCode::kNoResource, "select[type==linux]", 5},
-      {"one host", ReasonCode::kNoResource, "select[type==linux] span[hosts=1]", 2},
-      {"ptile", ReasonCode::kNoResource, "select[type==linux] span[ptile=2]", 2},
-      {"same", ReasonCode::kNoResource, "select[type==linux] same[rack]", 2},
+      {"one host", ReasonCode::kNoResource, "select[type==linux] span[hosts=1]", 3},
+      {"ptile", ReasonCode::kNoResource, "select[type==linux] span[ptile=2]", 4},
+      {"same", ReasonCode::kNoResource, "select[type==linux] same[rack]", 3},
       {"closed", ReasonCode::kHostClosed, "select[type==big]", 1},
       {"unavailable", ReasonCode::kHostUnavail, "select[type==huge]", 1},
       {"exclusive", ReasonCode::kExclusive, "select[type==linux]", 1, true},
