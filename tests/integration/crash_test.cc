@@ -69,7 +69,7 @@ TEST(CrashTest, KilledServerLosesNothingAndRunsNothingTwice) {
   std::vector<int64_t> acked;
   std::map<int64_t, std::string> queue_of;
   for (int i = 0; i < 4; ++i) {
-    json reply = c.Post("/v1/jobs", {{"command", record + "; sleep 6"}, {"queue", "bf"},
+    json reply = c.Post("/v1/jobs", {{"command", record + "; sleep 10"}, {"queue", "bf"},
                                      {"tasks", 4}});
     ASSERT_TRUE(reply.contains("id")) << reply.dump();
     acked.push_back(reply["id"]);
@@ -121,8 +121,10 @@ TEST(CrashTest, KilledServerLosesNothingAndRunsNothingTwice) {
   }, 30s)) << c.Job(head).dump();
   c.KillServer(SIGKILL);
   ASSERT_TRUE(c.StartServer(&error)) << error;
-  json after = Snapshot(c.Job(head));
+  json head_after = c.Job(head);
+  json after = Snapshot(head_after);
   EXPECT_EQ(before, after) << "the gated head changed across a SIGKILL";
+  EXPECT_EQ(head_after["state"], "PENDING") << "the head started around the kill: " << head_after;
 
   // Kills 2..4 at seeded random moments while submissions go on.
   std::mt19937 moments(2024);
