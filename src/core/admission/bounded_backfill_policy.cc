@@ -97,6 +97,7 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
         continue;
       }
       // 3. The head is blocked.
+      ctx.NoteBlockedHead(*head.job);
       bool changed = false;
       if (!head.record.first_blocked) {
         head.record.first_blocked = ctx.now;

@@ -50,7 +50,7 @@ std::optional<PendingReasons> QueueShareBlocks(const Job& job, const CycleContex
   // user below that share may start a job even if the job takes it above (as Hadoop does).
   const auto k = static_cast<double>(load.active_users.size());
   const bool others_wait = std::any_of(load.active_users.begin(), load.active_users.end(),
-                                       [&](const auto& user) { return user.second && user.first != job.spec.user; });
+                                       [&](const auto& user) { return user.second > 0 && user.first != job.spec.user; });
   if (k < 2 || !others_wait) return std::nullopt;
   const double share = std::max(queue.spec.user_limit_pct, 100.0 / k) / 100.0;
   const double capacity = std::max(load.guarantee, static_cast<double>(queue_slots + job.min_slots));

@@ -56,6 +56,12 @@ struct CycleContext {
     return !job.classified && std::binary_search(failed.begin(), failed.end(), job.spec.id);
   }
 
+  // Records the queue's blocked head for the preemption phase (bounded_backfill keeps its
+  // own first-blocked bookkeeping and calls only this).
+  void NoteBlockedHead(const Job& head) {
+    if (blocked_heads.empty()) blocked_heads.assign(state.queues().size(), nullptr);
+    if (blocked_heads[head.queue] == nullptr) blocked_heads[head.queue] = &head;
+  }
   // The blocked head of each queue this cycle (policies report it through MarkBlockedHead).
   const Job* BlockedHeadOf(QueueIndex queue) const {
     return queue < blocked_heads.size() ? blocked_heads[queue] : nullptr;
@@ -139,8 +145,7 @@ struct CycleContext {
   // The first cycle in which a job is head and temporarily unavailable sets its
   // first-blocked time (R-ADM-2), whatever the policy.
   void MarkBlockedHead(const Job& head) {
-    if (blocked_heads.empty()) blocked_heads.assign(state.queues().size(), nullptr);
-    if (blocked_heads[head.queue] == nullptr) blocked_heads[head.queue] = &head;
+    NoteBlockedHead(head);
     if (head.admission.first_blocked) return;
     result.decisions.push_back(UpdateAdmission{head.spec.id, head.admission.bypass_count, now,
                                                head.admission.gate_since});
@@ -177,6 +182,7 @@ struct CycleContext {
     started_slots_by_queue[job.queue] += allocation.TotalSlots();
     if (state.queues()[job.queue].spec.user_limit_pct > 0) {
       started_user_slots[{job.queue, job.spec.user}] += allocation.TotalSlots();
+      loads.Started(job.queue, job.spec.user);
     }
     capacity().Debit(allocation);
     limits.Charge(job, allocation);

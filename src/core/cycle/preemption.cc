@@ -138,7 +138,11 @@ std::vector<const Job*> PriorityCandidates(const Job& job, CycleContext& ctx) {
 bool HasPreemptionInQueue(QueueIndex queue, const CycleContext& ctx) {
   for (const auto& [for_job, preemption] : ctx.state.preemptions()) {
     const Job* job = ctx.state.FindJob(for_job);
-    if (job != nullptr && job->queue == queue) return true;
+    // A preemption whose job started this cycle (or left) is over: the queue may need more.
+    if (job != nullptr && job->queue == queue && job->state == JobState::kPending &&
+        !ctx.StartedThisCycle(*job)) {
+      return true;
+    }
   }
   return false;
 }

@@ -24,7 +24,7 @@ QueueLoads QueueLoads::Compute(const ClusterState& state, Instant now) {
       if (!IsEligible(*entry.job, state, now)) continue;
       load.runnable = true;
       if (!per_user) break;  // one runnable job is enough to know
-      load.active_users[entry.job->spec.user] = true;
+      ++load.active_users[entry.job->spec.user];
     }
   }
   for (const RunningEntry& entry : state.running()) {
@@ -32,7 +32,7 @@ QueueLoads QueueLoads::Compute(const ClusterState& state, Instant now) {
     if (state.queues()[job.queue].spec.user_limit_pct <= 0) continue;
     QueueLoad& load = loads.loads_[job.queue];
     load.user_slots[job.spec.user] += job.allocation.TotalSlots();
-    load.active_users.try_emplace(job.spec.user, false);
+    load.active_users.try_emplace(job.spec.user, 0);
   }
   return loads;
 }

@@ -26,7 +26,8 @@ struct QueueLoad {
   // R-CAP-2: slots each user runs in the queue, and the users active there (running or
   // runnable pending jobs), by name.
   std::map<std::string, int64_t> user_slots;
-  std::map<std::string, bool> active_users;  // user -> has runnable pending work
+  // user -> runnable pending jobs not started yet in this cycle (0: active by running only)
+  std::map<std::string, int64_t> active_users;
 };
 
 class QueueLoads {
@@ -37,6 +38,11 @@ class QueueLoads {
   // True when some queue sets a capacity: R-Q-1's capacity ordering and reclaim apply.
   bool capacities() const { return capacities_; }
   const QueueLoad& of(QueueIndex q) const { return loads_[q]; }
+  // A job of `user` started in this cycle: one fewer runnable pending job of theirs waits.
+  void Started(QueueIndex q, const std::string& user) {
+    auto it = loads_[q].active_users.find(user);
+    if (it != loads_[q].active_users.end() && it->second > 0) --it->second;
+  }
   bool empty() const { return loads_.empty(); }
 
   // used/guaranteed; a queue guaranteed 0 has ratio 0 when idle, infinite when using any.

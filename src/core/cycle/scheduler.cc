@@ -130,6 +130,7 @@ void Commit(const CycleResult& result, Instant now, ClusterState& state) {
       state.AddTotals(state.FindJob(fail->job)->queue, AdmissionTotals{.unschedulable = 1});
     } else if (const auto* preempt = std::get_if<PreemptJob>(&decision)) {
       state.MarkPreempted(preempt->victim, preempt->for_job);
+      state.AddTotals(state.FindJob(preempt->victim)->queue, AdmissionTotals{.preempted = 1});
     } else if (const auto* drop = std::get_if<DropPreemption>(&decision)) {
       state.DropPreemption(drop->for_job);
     } else if (const auto* reclaim = std::get_if<UpdateReclaim>(&decision)) {

@@ -693,6 +693,7 @@ void ClusterState::AddTotals(QueueIndex queue, const AdmissionTotals& delta) {
   t.backfilled += delta.backfilled;
   t.temporarily_unavailable += delta.temporarily_unavailable;
   t.unschedulable += delta.unschedulable;
+  t.preempted += delta.preempted;
 }
 
 void ClusterState::UpdateAdmission(JobId id, int32_t bypass_count,

@@ -83,6 +83,7 @@ struct AdmissionTotals {
   int64_t backfilled = 0;               // of which ahead of a blocked head
   int64_t temporarily_unavailable = 0;  // allocation attempts that did not fit
   int64_t unschedulable = 0;            // jobs ended UNSCHEDULABLE
+  int64_t preempted = 0;                // running jobs preempted (R-CAP-3, R-CAP-4)
 
   friend bool operator==(const AdmissionTotals&, const AdmissionTotals&) = default;
 };
@@ -218,6 +219,7 @@ class ClusterState {
   // Where a job without a queue goes: default_queue, else the first queue listed.
   QueueIndex default_queue() const { return default_queue_; }
   const Job* FindJob(JobId id) const;
+
   // The current verdict of a job's dependency (R-Q-3), or nullptr when it has none. Kept up
   // to date as the jobs it names change state (re-evaluated only then), so a cycle reads it
   // in O(1).

@@ -105,6 +105,47 @@ TEST(CapacityCycleTest, UserAtTheMinimumUserLimitWaitsWhileOthersWait) {
   EXPECT_EQ(reasons->details[0].max, 2);
 }
 
+TEST(CapacityCycleTest, UserLimitStopsBindingOnceTheOtherUsersWorkHasStarted) {
+  QueueSpec queue = CapacityQueue("a", 100);
+  queue.user_limit_pct = 50;
+  ClusterState state = ClusterBuilder().Hosts(4, 1).Queue(queue).State();
+  testing::SubmitRunning(state, JobBuilder(1).Tasks(2).Queue("a").User("bob"), 0);
+  Submit(state, JobBuilder(2).Tasks(1).Queue("a").User("alice"));  // alice's only job
+  Submit(state, JobBuilder(3).Tasks(1).Queue("a").User("bob"));
+  // Alice's job starts first; then nobody else waits, so bob may go beyond his half.
+  EXPECT_EQ(Started(CycleAndCommit(state, 1)), (std::vector<JobId>{2, 3}));
+}
+
+TEST(CapacityCycleTest, ReclaimTakesEnoughForEveryStarvedJobOverCycles) {
+  ClusterState state = ClusterBuilder()
+                           .Hosts(4, 1)
+                           .Queue(CapacityQueue("a", 50))
+                           .Queue(CapacityQueue("b", 50, 100, /*reclaim_after=*/0))
+                           .State();
+  for (JobId id = 1; id <= 4; ++id) Submit(state, JobBuilder(id).Tasks(1).Queue("a"));
+  CycleAndCommit(state, 0);
+  Submit(state, JobBuilder(10).Tasks(1).Queue("b"));
+  Submit(state, JobBuilder(11).Tasks(1).Queue("b"));
+  CycleResult first = CycleAndCommit(state, 1);
+  ASSERT_EQ(Preemptions(first).size(), 1u);  // for job 10, the blocked head
+  RequeueVictims(first, 1, state);
+  CycleResult second = CycleAndCommit(state, 1);  // 10 starts; 11 is the next blocked head
+  EXPECT_EQ(Started(second), (std::vector<JobId>{10}));
+  ASSERT_EQ(Preemptions(second).size(), 1u);
+  RequeueVictims(second, 1, state);
+  EXPECT_EQ(Started(CycleAndCommit(state, 1)), (std::vector<JobId>{11}));
+}
+
+TEST(CapacityCycleTest, BoundedBackfillQueuesReclaimToo) {
+  QueueSpec b = CapacityQueue("b", 50, 100, 0);
+  b.policy = PolicyKind::kBoundedBackfill;
+  ClusterState state = ClusterBuilder().Hosts(4, 1).Queue(CapacityQueue("a", 50)).Queue(b).State();
+  for (JobId id = 1; id <= 4; ++id) Submit(state, JobBuilder(id).Tasks(1).Queue("a"));
+  CycleAndCommit(state, 0);
+  Submit(state, JobBuilder(10).Tasks(2).Queue("b"));
+  EXPECT_EQ(Preemptions(CycleAndCommit(state, 1)).size(), 2u);
+}
+
 TEST(CapacityCycleTest, AloneAUserMayTakeTheWholeQueue) {
   QueueSpec queue = CapacityQueue("a", 100);
   queue.user_limit_pct = 25;
