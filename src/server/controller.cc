@@ -525,6 +525,16 @@ void Controller::RunCycleLocked() {
         EmitLocked(*job);
       }
       if (recording_) recorded_.push_back("pend " + std::to_string(pend->job) + " " + main);
+    } else if (const auto* preempt = std::get_if<core::PreemptJob>(&d)) {
+      JobInfo* job = FindJobLocked(preempt->victim);
+      if (job == nullptr) continue;
+      job->preempted_for = preempt->for_job;
+      job->preempt_grace_s = std::max<int64_t>(0, preempt->kill_at - now);
+      log_->info("job {}: preempted for job {} (SIGTERM now, SIGKILL after {} s)", job->row.id,
+                 preempt->for_job, job->preempt_grace_s);
+      if (recording_) recorded_.push_back("preempt " + std::to_string(preempt->victim) + " for " +
+                                          std::to_string(preempt->for_job));
+      work_cv_.notify_all();  // its agent's long poll answers with the kill
     } else if (const auto* update = std::get_if<core::UpdateAdmission>(&d)) {
       const core::Job* cj = state_.FindJob(update->job);
       if (cj != nullptr && (cj->state == core::JobState::kPending || cj->state == core::JobState::kHeld)) {

@@ -228,6 +228,11 @@ Reply Controller::Heartbeat(const std::string& name, const json& body) {
     ack.push_back(e.job);
     JobInfo* job = FindJobLocked(e.job);
     if (job == nullptr || job->launch_host != name || !job->HoldsAllocation()) continue;
+    if (job->preempted_for != kNoJob && !job->row.cancel_requested) {  // back to its queue
+      const JobId for_job = std::exchange(job->preempted_for, kNoJob);
+      RequeueLocked(*job, "preempted for job " + std::to_string(for_job), batch);
+      continue;
+    }
     FinishLocked(*job, e.code, e.cause == "RUN_LIMIT" ? "RUN_LIMIT" : "", e.cause == "KILLED",
                  batch);
   }
@@ -303,6 +308,10 @@ Reply Controller::Heartbeat(const std::string& name, const json& body) {
       if (job == nullptr) continue;
       if (job->row.cancel_requested) {
         kill.push_back({{"job", id}, {"grace_seconds", options_.kill_grace_seconds}});
+        continue;
+      }
+      if (job->preempted_for != kNoJob && job->HoldsAllocation()) {
+        kill.push_back({{"job", id}, {"grace_seconds", job->preempt_grace_s}});
         continue;
       }
       if (job->row.phase != kPhaseAdmitting || !job->launch_ready || running->contains(id)) continue;

@@ -35,6 +35,10 @@ struct Controller::JobInfo {
   std::optional<core::PendingReasons> reasons;  // from the last explained cycle
   std::string main_reason;        // last main reason logged ("" none)
   std::string message;            // why it ended, when it did not end by itself
+  // Preempted (R-CAP-3, R-CAP-4): its agent is told to kill it (SIGTERM, SIGKILL after the
+  // grace) and its exit requeues it at its original position instead of ending it.
+  JobId preempted_for = kNoJob;
+  int64_t preempt_grace_s = 0;
 
   bool HoldsAllocation() const {
     return row.phase == kPhaseAdmitting || row.phase == kPhaseAdmitted;

@@ -133,7 +133,7 @@ std::string Controller::Metrics() {
   }
   w.Family("sluice_preemptions_total", "counter", "Jobs preempted.");
   for (const core::Queue& q : state_.queues()) {
-    w.Sample("sluice_preemptions_total", {{"queue", q.spec.name}}, 0);
+    w.Sample("sluice_preemptions_total", {{"queue", q.spec.name}}, static_cast<double>(q.totals.preempted));
   }
   w.Family("sluice_submissions_total", "counter", "Jobs accepted since the controller started.");
   w.Sample("sluice_submissions_total", {}, static_cast<double>(submissions_));
