@@ -1,6 +1,7 @@
 #include "server/server.h"
 
 #include <chrono>
+#include <thread>
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
@@ -66,6 +67,12 @@ void Server::Stop() {
   stopped_ = true;
   api_->Shutdown();
   controller_->Stop();  // ends long polls and the scheduling thread
+  // stop() before the listener thread has entered its accept loop would be lost and the
+  // join below would wait for ever (a server stopped right after it started): wait, bounded,
+  // for the loop to run first.
+  for (int i = 0; i < 2000 && listener_.joinable() && !http_->is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   http_->stop();
   if (listener_.joinable()) listener_.join();
   store_->Flush();
