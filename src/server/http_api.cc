@@ -70,6 +70,11 @@ void HttpApi::Install(httplib::Server& server) {
                               " bytes (or 8192 bytes without Content-Type: application/json)");
     } else if (res.status == 404) {
       SendError(res, 404, "no route " + req.method + " " + req.path);
+    } else if (res.status == 400) {
+      // cpp-httplib refuses a POST without Content-Length before any route runs.
+      SendError(res, 400, "malformed HTTP request " + req.method + " " + req.path +
+                              " (a POST needs a body with Content-Length: send {} with "
+                              "Content-Type: application/json)");
     } else {
       SendError(res, res.status, "request failed");
     }
