@@ -1,20 +1,10 @@
 #include "core/admission/policy_limits.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "core/model/limit_usage.h"
 
 namespace sluice::core {
-namespace {
-
-bool ScopeCovers(const LimitScope& scope, const std::string& name) {
-  if (!scope.set || scope.names.empty()) return true;
-  return std::find(scope.names.begin(), scope.names.end(), name) != scope.names.end();
-}
-
-}  // namespace
-
 std::optional<std::string> ExceedsPolicyLimits(const Job& job, const ClusterState& state) {
   const Queue& queue = state.queues()[job.queue];
   const int64_t slots = job.min_slots;
@@ -28,12 +18,13 @@ std::optional<std::string> ExceedsPolicyLimits(const Job& job, const ClusterStat
            "' may use at most " + std::to_string(static_cast<int64_t>(std::floor(max_slots + 1e-9))) +
            " (max_capacity " + std::to_string(queue.spec.max_capacity) + "%)";
   }
-  for (const LimitSpec& limit : state.config().limits) {
-    if (limit.hosts.set) continue;
-    if (!ScopeCovers(limit.users, job.spec.user) || !ScopeCovers(limit.queues, queue.spec.name) ||
-        !ScopeCovers(limit.projects, job.spec.project)) {
+  const LimitUsage& usage = state.limit_usage();
+  for (const CompiledLimit& compiled : usage.limits()) {
+    if (compiled.host_scoped() ||
+        !usage.Applies(compiled, job.spec.user, queue.spec.name, job.spec.project)) {
       continue;
     }
+    const LimitSpec& limit = compiled.spec;
     if (limit.slots && slots > *limit.slots) {
       return "asks " + std::to_string(slots) + " slots; limit '" + limit.name + "' allows " +
              std::to_string(*limit.slots);

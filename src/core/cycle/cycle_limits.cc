@@ -90,7 +90,7 @@ std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capac
     const LimitSpec& spec = limit.spec;
     ReasonDetail detail{.code = ReasonCode::kHostLimit, .limit = spec.name};
     // Room left under the limit for one consumer; the binding dimension goes in the detail.
-    auto room_of = [&](const LimitAmounts& used, HostIndex h, bool& full, int64_t& slot_room,
+    auto room_of = [&](const LimitAmounts& used, bool& full, int64_t& slot_room,
                        std::vector<ResourceAmount>& resource_room) {
       full = (spec.jobs && used.jobs >= *spec.jobs);
       slot_room = spec.slots ? *spec.slots - used.slots : kUnlimited;
@@ -114,7 +114,6 @@ std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capac
           detail.max = max;
         }
       }
-      (void)h;
     };
     // Claims on host h whatever exceeds the room (everything when `full`).
     auto restrict = [&](HostIndex h, bool full, int64_t slot_room,
@@ -157,7 +156,7 @@ std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capac
         bool full = false;
         int64_t slot_room = 0;
         std::vector<ResourceAmount> resource_room;
-        room_of(UsedNow(i, consumer), h, full, slot_room, resource_room);
+        room_of(UsedNow(i, consumer), full, slot_room, resource_room);
         restrict(h, full, slot_room, resource_room);
       }
     } else {
@@ -167,7 +166,7 @@ std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capac
       bool full = false;
       int64_t slot_room = 0;
       std::vector<ResourceAmount> resource_room;
-      room_of(UsedNow(i, consumer), kAllHosts, full, slot_room, resource_room);
+      room_of(UsedNow(i, consumer), full, slot_room, resource_room);
       const bool no_room = full || slot_room < job.min_slots ||
                            std::any_of(resource_room.begin(), resource_room.end(),
                                        [](const ResourceAmount& r) { return r.amount <= 0; });
