@@ -161,11 +161,16 @@ std::optional<std::vector<const Job*>> ChooseVictims(const Job& job,
                                                      const std::vector<const Job*>& candidates,
                                                      const Capacity& base, const CycleContext& ctx) {
   std::vector<const Job*> chosen;
-  Capacity trial = base;
+  Capacity trial = base;  // `base` with every chosen victim credited, built up one at a time
+  std::map<HostIndex, int32_t> victims_on;
   bool fits = false;
   for (const Job* candidate : candidates) {
     chosen.push_back(candidate);
-    trial = Without(chosen, base, ctx.state);
+    for (const HostGrant& grant : candidate->allocation.hosts) {
+      const Host& host = ctx.state.hosts()[grant.host];
+      trial.Credit(grant, host.SlotsTaken(grant), ++victims_on[grant.host] == host.running_jobs);
+    }
+    for (const ResourceAmount& amount : candidate->allocation.shared) trial.CreditShared(amount);
     if (FitsOn(job, trial, ctx)) {
       fits = true;
       break;
