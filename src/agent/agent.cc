@@ -30,6 +30,7 @@ std::unique_ptr<httplib::Client> MakeClient(const AgentOptions& options,
   client->set_read_timeout(read_timeout);
   client->set_write_timeout(2s);
   client->set_keep_alive(true);
+  client->set_tcp_nodelay(true);  // a POST's body must not wait for the server's delayed ACK
   return client;
 }
 

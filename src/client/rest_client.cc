@@ -80,6 +80,7 @@ RestClient::RestClient(ClientOptions options)
   http_->set_read_timeout(options_.timeout);
   http_->set_write_timeout(options_.timeout);
   http_->set_keep_alive(true);
+  http_->set_tcp_nodelay(true);  // a POST's body must not wait for the server's delayed ACK
 }
 
 RestClient::~RestClient() = default;

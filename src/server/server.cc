@@ -46,6 +46,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (!controller) return controller.error();
   server->controller_ = std::move(*controller);
   server->http_ = std::make_unique<httplib::Server>();
+  // A reply goes out in two writes (headers, body); with Nagle's algorithm the body waits
+  // for the client's delayed ACK (~40 ms) on a keep-alive connection.
+  server->http_->set_tcp_nodelay(true);
   server->api_ = std::make_unique<HttpApi>(*server->controller_);
   server->api_->Install(*server->http_);
   if (port == 0) {
