@@ -177,6 +177,20 @@ int Severity(ReasonCode code) {
   return 100;
 }
 
+const std::vector<ReasonDetail>& ReasonDetails::Empty() {
+  static const std::vector<ReasonDetail> empty;
+  return empty;
+}
+
+void ReasonDetails::push_back(ReasonDetail detail) {
+  if (shared_ == nullptr) {
+    shared_ = std::make_shared<std::vector<ReasonDetail>>();
+  } else if (shared_.use_count() > 1) {
+    shared_ = std::make_shared<std::vector<ReasonDetail>>(*shared_);  // copy on write
+  }
+  shared_->push_back(std::move(detail));
+}
+
 void PendingReasons::Add(ReasonDetail detail) {
   if (details.empty() || Severity(detail.code) > Severity(main)) main = detail.code;
   details.push_back(std::move(detail));

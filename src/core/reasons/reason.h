@@ -9,7 +9,10 @@
 // (STYLE.md), so this list grows with the issues that implement each mechanism.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,9 +108,43 @@ struct ReasonDetail {
   friend bool operator==(const ReasonDetail&, const ReasonDetail&) = default;
 };
 
+// The details of one PendingReasons: a read-only vector that copies in O(1). A cycle hands
+// the same reasons to every job that shares an unsatisfiable-cache entry (R-AL-5, issue 8:
+// a million PendJobs per explained cycle), so copies share one immutable vector; push_back
+// copies it first when another PendingReasons still shares it (copy on write).
+class ReasonDetails {
+ public:
+  using value_type = ReasonDetail;
+  using const_iterator = std::vector<ReasonDetail>::const_iterator;
+  using iterator = const_iterator;
+
+  ReasonDetails() = default;
+  ReasonDetails(std::initializer_list<ReasonDetail> details)
+      : shared_(details.size() == 0 ? nullptr : std::make_shared<std::vector<ReasonDetail>>(details)) {}
+
+  const_iterator begin() const { return items().begin(); }
+  const_iterator end() const { return items().end(); }
+  size_t size() const { return items().size(); }
+  bool empty() const { return items().empty(); }
+  const ReasonDetail& operator[](size_t i) const { return items()[i]; }
+  const ReasonDetail& front() const { return items().front(); }
+  const ReasonDetail& back() const { return items().back(); }
+  void push_back(ReasonDetail detail);
+
+  friend bool operator==(const ReasonDetails& a, const ReasonDetails& b) {
+    return a.shared_ == b.shared_ || a.items() == b.items();
+  }
+
+ private:
+  const std::vector<ReasonDetail>& items() const { return shared_ ? *shared_ : Empty(); }
+  static const std::vector<ReasonDetail>& Empty();
+
+  std::shared_ptr<std::vector<ReasonDetail>> shared_;  // null when empty
+};
+
 struct PendingReasons {
   ReasonCode main = ReasonCode::kNewJob;
-  std::vector<ReasonDetail> details;
+  ReasonDetails details;
 
   // Adds a detail and raises `main` when the detail is more severe than all before it.
   void Add(ReasonDetail detail);
