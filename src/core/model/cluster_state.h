@@ -33,6 +33,7 @@
 #include "core/model/fairshare_usage.h"
 #include "core/model/job.h"
 #include "core/model/limit_usage.h"
+#include "core/model/pending_set.h"
 #include "core/model/window.h"
 #include "core/resreq/eval.h"
 #include "core/resreq/expr.h"
@@ -62,20 +63,6 @@ struct Host {
     return grant.whole_host ? spec.slots : grant.slots;
   }
 };
-
-// One entry of a queue's pending set, in queue order: job priority descending, then
-// enqueue sequence (R-ADM-2). The job pointer is not part of the order.
-struct PendingEntry {
-  int32_t neg_priority = 0;
-  uint64_t seq = 0;
-  Job* job = nullptr;
-
-  friend bool operator<(const PendingEntry& a, const PendingEntry& b) {
-    if (a.neg_priority != b.neg_priority) return a.neg_priority < b.neg_priority;
-    return a.seq < b.seq;
-  }
-};
-using PendingSet = std::set<PendingEntry>;
 
 // What committed cycles did in a queue, since the state was created (metrics, R-SRV-4).
 struct AdmissionTotals {
