@@ -40,8 +40,9 @@ struct PrimaryTask {
   }
 };
 
-// task.Selects for a host scan: a static select's memoized verdict is read directly (one
-// byte per host, no lookup), and only hosts not judged yet are evaluated through the view.
+// task.Selects for a host scan: a memoized verdict is read directly (one byte per host, no
+// lookup); hosts not judged yet are evaluated through the view (and memoized), and hosts
+// where the select reads free amounts are evaluated every time.
 class HostSelector {
  public:
   explicit HostSelector(const PrimaryTask& task)
@@ -56,17 +57,21 @@ class HostSelector {
       return task_.Selects(host, view);
     }
     if (all_) return true;
-    if (verdicts_ != nullptr && verdicts_[host] != 0) return verdicts_[host] == 1;
+    const uint8_t verdict = verdicts_[host];
+    if (verdict == ClusterState::kSelectPasses || verdict == ClusterState::kSelectFails) {
+      return verdict == ClusterState::kSelectPasses;
+    }
     view.Bind(host);
-    // A select on free amounts is evaluated on every call anyway (PassesSelect).
-    if (verdicts_ == nullptr) return resreq::EvalSelect(task_.primary.select, task_.state.expr_pool(), view);
+    if (verdict == ClusterState::kSelectReadsFree) {
+      return resreq::EvalSelect(task_.primary.select, task_.state.expr_pool(), view);
+    }
     return task_.Selects(host, view);
   }
 
  private:
   const PrimaryTask& task_;
   bool all_;
-  const uint8_t* verdicts_;
+  const uint8_t* verdicts_;  // non-null unless all_
 };
 
 // What the primaries of one attempt have claimed so far.

@@ -71,7 +71,7 @@ ClusterState::SelectMemo& ClusterState::MemoOf(resreq::ExprId select) const {
   if (inserted) {
     memo.reads_free_amounts = resreq::ReadsFreeAmounts(
         select, *expr_pool_, [&](std::string_view name) { return FindHostResource(name).has_value(); });
-    if (!memo.reads_free_amounts) memo.verdicts.assign(hosts_.size(), 0);
+    memo.verdicts.assign(hosts_.size(), 0);
     memo.tests_free_amounts = TestsFreeAmounts(select);
   }
   return memo;
@@ -79,8 +79,7 @@ ClusterState::SelectMemo& ClusterState::MemoOf(resreq::ExprId select) const {
 
 const uint8_t* ClusterState::SelectVerdicts(resreq::ExprId select) const {
   if (select == resreq::kNoExpr) return nullptr;
-  const SelectMemo& memo = MemoOf(select);
-  return memo.reads_free_amounts ? nullptr : memo.verdicts.data();
+  return MemoOf(select).verdicts.data();
 }
 
 bool ClusterState::SelectIsStatic(resreq::ExprId select) const {
@@ -119,10 +118,13 @@ bool ClusterState::TestsFreeAmounts(resreq::ExprId id) const {
 bool ClusterState::PassesSelectSlow(resreq::ExprId select, HostIndex host,
                                     const resreq::HostView& view) const {
   SelectMemo& memo = MemoOf(select);  // one lookup on this hot path
-  if (memo.reads_free_amounts) return resreq::EvalSelect(select, *expr_pool_, view);
   uint8_t& verdict = memo.verdicts[host];
-  if (verdict == 0) verdict = resreq::EvalSelect(select, *expr_pool_, view) ? 1 : 2;
-  return verdict == 1;
+  if (verdict == kSelectPasses || verdict == kSelectFails) return verdict == kSelectPasses;
+  if (verdict == kSelectReadsFree) return resreq::EvalSelect(select, *expr_pool_, view);
+  bool read_free = false;
+  const bool passes = resreq::EvalSelect(select, *expr_pool_, view, read_free);
+  verdict = read_free ? kSelectReadsFree : passes ? kSelectPasses : kSelectFails;
+  return passes;
 }
 
 void ClusterState::SetHostSpec(Host& host, HostSpec spec) {

@@ -138,15 +138,21 @@ class ClusterState {
   Result<const resreq::Request*> CompileRequest(const std::string& text);
 
   // Whether `host` passes `select`, evaluated through `view` (which must show that host).
-  // Expressions that read no free amount depend only on the host's configuration, so their
-  // verdict is memoized per (expression, host) until a host is added or changed (R-RR-4:
-  // evaluated once, not per job). Logically const: the memo is invisible to results.
+  // A verdict that read no free amount on that host depends only on the host's
+  // configuration, so it is memoized per (expression, host) until a host is added or
+  // changed (R-RR-4: evaluated once, not per job); `type==gpu` on a host whose `type` is
+  // text is one (eval.h). Logically const: the memo is invisible to results.
   bool PassesSelect(resreq::ExprId select, HostIndex host, const resreq::HostView& view) const {
     return select == resreq::kNoExpr || PassesSelectSlow(select, host, view);
   }
-  // The memoized verdicts of a static select, by host: 0 not evaluated yet, 1 passes, 2
-  // fails (PassesSelect fills them in). nullptr for kNoExpr and for selects that read free
-  // amounts. Valid until a host is added or changed; lets a host scan read one byte per host.
+  // The memoized verdicts of a select, by host: kSelectUnknown (not evaluated yet),
+  // kSelectPasses, kSelectFails, or kSelectReadsFree (depends on the host's free amounts:
+  // evaluate it each time). PassesSelect fills them in. nullptr for kNoExpr. Valid until a
+  // host is added or changed; lets a host scan read one byte per host.
+  static constexpr uint8_t kSelectUnknown = 0;
+  static constexpr uint8_t kSelectPasses = 1;
+  static constexpr uint8_t kSelectFails = 2;
+  static constexpr uint8_t kSelectReadsFree = 3;
   const uint8_t* SelectVerdicts(resreq::ExprId select) const;
 
   // Memo of static feasibility verdicts (R-ADM-1), which depend only on the request, the
@@ -322,7 +328,7 @@ class ClusterState {
   struct SelectMemo {
     bool reads_free_amounts = false;
     bool tests_free_amounts = false;
-    std::vector<uint8_t> verdicts;  // by host: 0 unknown, 1 passes, 2 fails
+    std::vector<uint8_t> verdicts;  // by host: kSelectUnknown, ...
   };
   mutable std::unordered_map<resreq::ExprId, SelectMemo> select_memo_;  // never iterated
   mutable std::map<FeasibilityKey, FeasibilityVerdict> feasibility_memo_;

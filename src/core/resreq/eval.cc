@@ -16,12 +16,13 @@ struct Value {
   bool has_number = false;  // kString: the text is a finite number (attributes only)
   std::string_view text;    // kString, kWord
   bool from_host = false;   // resolved from the host (not a literal)
+  bool free = false;        // a free amount, or computed from one (then not memoizable)
 };
 
-Value Undefined() { return Value{}; }
-Value Number(double number, bool from_host) {
-  if (!std::isfinite(number)) return Undefined();
-  return Value{.kind = Value::Kind::kNumber, .number = number, .from_host = from_host};
+Value Undefined(bool free = false) { return Value{.free = free}; }
+Value Number(double number, bool from_host, bool free = false) {
+  if (!std::isfinite(number)) return Undefined(free);
+  return Value{.kind = Value::Kind::kNumber, .number = number, .from_host = from_host, .free = free};
 }
 
 std::optional<double> ParseNumber(std::string_view text) {
@@ -35,7 +36,7 @@ std::optional<double> ParseNumber(std::string_view text) {
 
 // Step 1: free amount; step 2: `max<res>` total; step 3: attribute; else the word itself.
 Value Resolve(std::string_view name, const HostView& host) {
-  if (std::optional<double> free = host.Free(name)) return Number(*free, true);
+  if (std::optional<double> free = host.Free(name)) return Number(*free, true, /*free=*/true);
   if (name.size() > 3 && name.starts_with("max")) {
     if (std::optional<double> total = host.Total(name.substr(3))) return Number(*total, true);
   }
@@ -62,11 +63,13 @@ Value EvalChain(ExprId id, const ExprPool& pool, const HostView& host) {
   const bool sum = pool.op(id) == ExprOp::kSum;
   double result = 0;
   bool from_host = false;
+  bool free = false;
   bool first = true;
   for (const Operand& operand : pool.operands(id)) {
     const Value value = EvalValue(operand.id, pool, host);
+    free = free || value.free;
     const std::optional<double> number = AsNumber(value);
-    if (!number.has_value()) return Undefined();
+    if (!number.has_value()) return Undefined(free);
     from_host = from_host || value.from_host;
     if (first) {
       result = *number;
@@ -74,14 +77,14 @@ Value EvalChain(ExprId id, const ExprPool& pool, const HostView& host) {
     } else if (sum) {
       result = operand.inverse ? result - *number : result + *number;
     } else if (operand.inverse) {
-      if (*number == 0) return Undefined();
+      if (*number == 0) return Undefined(free);
       result /= *number;
     } else {
       result *= *number;
     }
-    if (!std::isfinite(result)) return Undefined();
+    if (!std::isfinite(result)) return Undefined(free);
   }
-  return Number(result, from_host);
+  return Number(result, from_host, free);
 }
 
 Value EvalValue(ExprId id, const ExprPool& pool, const HostView& host) {
@@ -95,7 +98,7 @@ Value EvalValue(ExprId id, const ExprPool& pool, const HostView& host) {
     case ExprOp::kNeg: {
       const Value value = EvalValue(pool.operands(id)[0].id, pool, host);
       const std::optional<double> number = AsNumber(value);
-      return number.has_value() ? Number(-*number, value.from_host) : Undefined();
+      return number.has_value() ? Number(-*number, value.from_host, value.free) : Undefined(value.free);
     }
     case ExprOp::kSum:
     case ExprOp::kProduct:
@@ -138,7 +141,7 @@ std::string_view TextOf(const Value& value, char (&buffer)[32]) {
   return std::string_view(buffer, result.ptr - buffer);
 }
 
-bool EvalComparison(ExprId id, const ExprPool& pool, const HostView& host) {
+bool EvalComparison(ExprId id, const ExprPool& pool, const HostView& host, bool& read_free) {
   const auto operands = pool.operands(id);
   Value lhs = EvalValue(operands[0].id, pool, host);
   Value rhs = EvalValue(operands[1].id, pool, host);
@@ -152,6 +155,8 @@ bool EvalComparison(ExprId id, const ExprPool& pool, const HostView& host) {
   };
   literal_against_text(operands[1].id, lhs, rhs);
   literal_against_text(operands[0].id, rhs, lhs);
+  // A free amount replaced by its word above does not count: `type==gpu` is static.
+  read_free = read_free || lhs.free || rhs.free;
   if (lhs.kind == Value::Kind::kUndefined || rhs.kind == Value::Kind::kUndefined) return false;
   if (!WordAgainst(lhs, rhs) || !WordAgainst(rhs, lhs)) return false;
   const std::optional<double> lhs_number = AsNumber(lhs);
@@ -164,9 +169,11 @@ bool EvalComparison(ExprId id, const ExprPool& pool, const HostView& host) {
   return Holds(pool.op(id), TextOf(lhs, lhs_buffer), TextOf(rhs, rhs_buffer));
 }
 
-bool EvalTag(std::string_view name, const HostView& host) {
+bool EvalTag(std::string_view name, const HostView& host, bool& read_free) {
   if (host.HasTag(name)) return true;
-  const std::optional<double> number = AsNumber(Resolve(name, host));
+  const Value value = Resolve(name, host);
+  read_free = read_free || value.free;
+  const std::optional<double> number = AsNumber(value);
   return number.has_value() && *number != 0;
 }
 
@@ -185,29 +192,37 @@ void CollectNames(ExprId id, const ExprPool& pool, std::vector<std::string_view>
 }  // namespace
 
 bool EvalSelect(ExprId id, const ExprPool& pool, const HostView& host) {
+  bool read_free = false;
+  return EvalSelect(id, pool, host, read_free);
+}
+
+// The verdict is a function of the operands evaluated (short-circuit included), so it reads
+// a free amount exactly when one of them did.
+bool EvalSelect(ExprId id, const ExprPool& pool, const HostView& host, bool& read_free) {
   if (id == kNoExpr) return true;
   const ExprOp op = pool.op(id);
   switch (op) {
     case ExprOp::kNot:
-      return !EvalSelect(pool.operands(id)[0].id, pool, host);
+      return !EvalSelect(pool.operands(id)[0].id, pool, host, read_free);
     case ExprOp::kAnd:
       for (const Operand& operand : pool.operands(id)) {
-        if (!EvalSelect(operand.id, pool, host)) return false;
+        if (!EvalSelect(operand.id, pool, host, read_free)) return false;
       }
       return true;
     case ExprOp::kOr:
       for (const Operand& operand : pool.operands(id)) {
-        if (EvalSelect(operand.id, pool, host)) return true;
+        if (EvalSelect(operand.id, pool, host, read_free)) return true;
       }
       return false;
     case ExprOp::kDefined: {
+      // Whether a host defines a resource is configuration, not a free amount.
       const std::string_view name = pool.text(id);
       return Resolve(name, host).kind != Value::Kind::kWord || host.HasTag(name);
     }
     case ExprOp::kTag:
-      return EvalTag(pool.text(id), host);
+      return EvalTag(pool.text(id), host, read_free);
     default:
-      if (IsComparison(op)) return EvalComparison(id, pool, host);
+      if (IsComparison(op)) return EvalComparison(id, pool, host, read_free);
       return false;  // values never appear here (ExprPool invariant)
   }
 }

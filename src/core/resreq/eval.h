@@ -57,6 +57,12 @@ class HostView {
 
 // Whether `host` passes the expression. REQUIRES: id is kNoExpr or an id of `pool`.
 bool EvalSelect(ExprId id, const ExprPool& pool, const HostView& host);
+// The same, and sets `read_free` (never clears it) when the verdict depended on a free
+// amount of the host (HostView::Free's value, not merely whether the host defines the
+// resource). When it stays false the verdict depends only on the host's configuration and
+// may be memoized per (expression, host): `type==gpu` on a host whose `type` is text reads
+// the word `gpu`, not the free gpus, although ReadsFreeAmounts (below) says it may.
+bool EvalSelect(ExprId id, const ExprPool& pool, const HostView& host, bool& read_free);
 
 // The host's value for an order key: the name resolved as in select (free amount, max total,
 // or numeric attribute), or nullopt when it resolves to nothing numeric. The sign is NOT

@@ -232,5 +232,48 @@ TEST(ResreqEvalTest, StaticExpressionsReadNoFreeAmounts) {
   EXPECT_FALSE(ReadsFreeAmounts(kNoExpr, pool, is_consumable));
 }
 
+// EvalSelect's read_free is exact per host: when it stays false, the verdict is the same
+// whatever the host's free amounts (so PassesSelect may memoize it); `type==gpu` against a
+// text `type` reads the word, not the free gpus, while against a numeric attribute it does.
+TEST(ResreqEvalTest, ReadFreeTellsWhetherTheVerdictDependsOnFreeAmounts) {
+  struct ReadFreeCase {
+    std::string_view expression;
+    bool read_free;
+  };
+  const ReadFreeCase cases[] = {
+      {"type==linux && arch==x86_64", false},
+      {"type==gpu", false},
+      {"type!=gpu", false},
+      {"gpu==type", false},
+      {"cores==gpu", true},  // numeric attribute: compared with the free gpus
+      {"maxmem>1000 && maxslots>=8", false},
+      {"defined(gpu) && defined(mem)", false},
+      {"fast || mem>1", false},     // decided by the tag before mem is read
+      {"!fast && mem>1", false},
+      {"mem>1000", true},
+      {"type==linux && mem>1000", true},
+      {"slots>1", true},
+      {"gpu", true},
+      {"mem/(slots-slots)>0", true},  // undefined, but only because of the free amounts
+      {"-mem<0", true},
+      {"nosuch==gpu", true},  // an undefined name against the free gpus: compared as text
+  };
+  FakeHost busy;
+  FakeHost idle;
+  idle.free = {{"slots", 8}, {"mem", 64000}, {"gpu", 2}};
+  for (const ReadFreeCase& c : cases) {
+    SCOPED_TRACE(c.expression);
+    ExprPool pool;
+    const ExprId id = SelectOf(c.expression, pool);
+    bool read_free = false;
+    const bool verdict = EvalSelect(id, pool, busy, read_free);
+    EXPECT_EQ(read_free, c.read_free);
+    EXPECT_EQ(verdict, EvalSelect(id, pool, busy));
+    if (!read_free) {
+      EXPECT_EQ(EvalSelect(id, pool, idle), verdict);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice::core::resreq
