@@ -11,6 +11,7 @@
 #include "core/cycle/events.h"
 #include "server/controller_internal.h"
 #include "server/job_spec.h"
+#include "server/job_text.h"
 
 namespace sluice::server {
 
@@ -153,6 +154,7 @@ Status Controller::Restore(const store::Snapshot& snap) {
       log_->error("job {}: stored spec is not JSON; skipped", row.id);
       continue;
     }
+    info->fixed_text = FixedJobText(info->spec);
     next_id_ = std::max(next_id_, row.id + 1);
     info->queue = info->spec.value("queue", "");
     if (info->queue.empty() && !state_.queues().empty()) {

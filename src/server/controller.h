@@ -44,6 +44,8 @@
 
 namespace sluice::server {
 
+struct JobListEntry;  // job_text.h
+
 struct ControllerOptions {
   int64_t lease_ms = 10'000;          // host unavail after this long without a heartbeat
   int64_t host_loss_grace_ms = 5'000;  // on_host_loss after lease + grace
@@ -58,9 +60,17 @@ struct ControllerOptions {
 };
 
 // An HTTP-shaped outcome: status code and JSON body (an {"error": ...} object when >= 400).
+// Large listings come already serialised in `text` (then `body` is null): building a tree
+// of 100,000 job objects only to dump it costs more than writing the text.
 struct Reply {
   int status = 200;
   nlohmann::json body;
+  std::string text;  // the body as JSON text when not empty
+
+  // The body as JSON (`text` parsed when set); for tests and small replies.
+  nlohmann::json Json() const {
+    return text.empty() ? body : nlohmann::json::parse(text, nullptr, false);
+  }
 };
 
 // Who is calling (auth.h resolves tokens).
@@ -168,10 +178,14 @@ class Controller {
   Status WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch);
   nlohmann::json LaunchOf(const JobInfo& job) const;
   nlohmann::json JobJson(const JobInfo& job, bool detail) const;
+  // A job's listing fields, copied under the lock (job_text.h).
+  JobListEntry ListEntryLocked(const JobInfo& job, bool with_reasons) const;
   nlohmann::json HostJson(const core::Host& host) const;
   nlohmann::json QueueJson(const core::Queue& queue) const;
+  // `fixed`: FixedJobText of each spec, built before the lock was taken.
   Reply SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller& caller,
-                     std::vector<nlohmann::json> specs, bool batch);
+                     std::vector<nlohmann::json> specs,
+                     std::vector<std::shared_ptr<const std::string>> fixed, bool batch);
   Status CheckSubmittable(const Caller& caller, const nlohmann::json& spec,
                           const std::string& where, bool& forbidden);
   JobInfo* FindJobLocked(JobId id);

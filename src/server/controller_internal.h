@@ -1,6 +1,7 @@
 // Bookkeeping types shared by the controller's source files (controller.cc, *_api.cc).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -25,6 +26,7 @@ inline constexpr const char* kPhaseEnded = "ENDED";
 struct Controller::JobInfo {
   store::StoredJob row;  // what the store holds (the truth across restarts)
   nlohmann::json spec;   // parsed row.spec
+  std::shared_ptr<const std::string> fixed_text;  // FixedJobText(spec): listings reuse it
   std::string queue;     // resolved queue name
   std::vector<std::pair<std::string, int32_t>> hosts;  // allocation by host name
   std::string launch_host;        // first host of the allocation; "" when none

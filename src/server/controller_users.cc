@@ -11,7 +11,7 @@
 #include "server/controller.h"
 #include "server/controller_internal.h"
 #include "server/job_spec.h"
-#include "sim/pending_report.h"
+#include "server/job_text.h"
 
 namespace sluice::server {
 
@@ -20,8 +20,6 @@ using nlohmann::json;
 namespace {
 
 Reply Error(int status, const std::string& message) { return Reply{status, {{"error", message}}}; }
-
-json TimeOrNull(int64_t t) { return t == 0 ? json(nullptr) : json(t); }
 
 json OptionalTime(const std::optional<Instant>& t) { return t ? json(*t) : json(nullptr); }
 
@@ -42,66 +40,42 @@ std::vector<std::string> SplitComma(const std::string& text) {
 
 }  // namespace
 
-json Controller::JobJson(const JobInfo& job, bool detail) const {
+JobListEntry Controller::ListEntryLocked(const JobInfo& job, bool with_reasons) const {
   const store::StoredJob& r = job.row;
-  json hosts = json::array();
-  int32_t tasks = 0;
-  for (const auto& [name, slots] : job.hosts) {
-    hosts.push_back({{"name", name}, {"slots", slots}});
-    tasks += slots;
+  JobListEntry e{.fixed = job.fixed_text ? job.fixed_text : FixedJobText(job.spec),
+                 .id = r.id,
+                 .user = job.spec.value("user", ""),
+                 .queue = job.queue,
+                 .state = r.state,
+                 .submit_time = r.submit_time,
+                 .start_time = r.start_time,
+                 .end_time = r.end_time,
+                 .exit_code = r.exit_code,
+                 .cause = r.cause,
+                 .hosts = job.hosts,
+                 .dispatch_attempts = r.dispatch_attempts,
+                 .message = job.message,
+                 .with_reasons = with_reasons};
+  for (const auto& [name, slots] : job.hosts) e.tasks += slots;
+  if (e.tasks == 0) e.tasks = job.spec.value("max_tasks", 1);
+  if (r.state == "HELD") {
+    e.reason = "HELD";
+  } else if (r.state == "PENDING") {
+    e.reason = job.main_reason.empty() ? "NEW_JOB" : job.main_reason;
   }
-  if (tasks == 0) tasks = job.spec.value("max_tasks", 1);
-  const bool waiting = r.state == "PENDING" || r.state == "HELD";
-  json reason = nullptr;
-  if (waiting) {
-    if (r.state == "HELD") {
-      reason = "HELD";
-    } else if (!job.main_reason.empty()) {
-      reason = job.main_reason;
-    } else {
-      reason = "NEW_JOB";
-    }
-  }
-  json j = {{"id", r.id},
-            {"name", job.spec.value("name", "")},
-            {"user", job.spec.value("user", "")},
-            {"queue", job.queue},
-            {"state", r.state},
-            {"submit_time", r.submit_time},
-            {"start_time", TimeOrNull(r.start_time)},
-            {"end_time", TimeOrNull(r.end_time)},
-            {"exit_code", r.exit_code ? json(*r.exit_code) : json(nullptr)},
-            {"cause", r.cause.empty() ? json(nullptr) : json(r.cause)},
-            {"reason", reason},
-            {"tasks", tasks},
-            {"min_tasks", job.spec.value("min_tasks", 1)},
-            {"max_tasks", job.spec.value("max_tasks", 1)},
-            {"resreq", job.spec.value("resreq", "")},
-            {"run_limit", job.spec.value("run_limit", json(nullptr))},
-            {"priority", job.spec.value("priority", 0)},
-            {"project", job.spec.value("project", "")},
-            {"exclusive", job.spec.value("exclusive", false)},
-            {"depend", job.spec.value("depend", "")},
-            {"begin", job.spec.value("begin", json(nullptr))},
-            {"command", CommandText(job.spec["command"])},
-            {"cwd", job.spec.value("cwd", "")},
-            {"output", job.spec.value("output", "")},
-            {"error", job.spec.value("error", "")},
-            {"hosts", hosts},
-            {"dispatch_attempts", r.dispatch_attempts}};
-  if (!job.message.empty()) j["message"] = job.message;
+  if (with_reasons && !e.reason.empty()) e.reasons = job.reasons;
+  return e;
+}
+
+json Controller::JobJson(const JobInfo& job, bool detail) const {
+  // One source of truth for the job object: the listing's text writer (job_text.h).
+  JobListEntry entry = ListEntryLocked(job, detail);
+  std::string text;
+  AppendJobText(entry, text);
+  json j = json::parse(text);
   if (!detail) return j;
-  json reasons = nullptr;
-  if (waiting && job.reasons) {
-    json details = json::array();
-    for (const core::ReasonDetail& d : job.reasons->details) {
-      details.push_back(json::parse(sim::ReasonDetailToJson(d).dump()));
-    }
-    reasons = {{"main", core::ToString(job.reasons->main)}, {"details", details}};
-  } else if (waiting) {
-    reasons = {{"main", reason}, {"details", json::array()}};
-  }
-  j["reasons"] = reasons;
+  const store::StoredJob& r = job.row;
+  const bool waiting = !entry.reason.empty();
   json admission = {{"policy", r.policy},
                     {"seq", r.seq},
                     {"bypass_count", r.bypass_count},
@@ -203,7 +177,8 @@ Status Controller::CheckSubmittable(const Caller& caller, const json& spec,
 }
 
 Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller& caller,
-                               std::vector<json> specs, bool batch) {
+                               std::vector<json> specs,
+                               std::vector<std::shared_ptr<const std::string>> fixed, bool batch) {
   // 1. Check every job before accepting any (a batch is all or nothing).
   for (size_t i = 0; i < specs.size(); ++i) {
     bool forbidden = false;
@@ -215,7 +190,8 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
   const Instant now = Now();
   store::WriteBatch write;
   json ids = json::array();
-  for (json& spec : specs) {
+  for (size_t i = 0; i < specs.size(); ++i) {
+    json& spec = specs[i];
     const JobId id = next_id_++;
     spec["user"] = caller.user;
     spec["submit_time"] = now;
@@ -224,6 +200,7 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
     const core::Job* cj = state_.FindJob(id);
     auto info = std::make_unique<JobInfo>();
     info->spec = spec;
+    info->fixed_text = std::move(fixed[i]);
     info->in_core = true;
     info->queue = state_.queues()[cj->queue].spec.name;
     info->row = store::StoredJob{.id = id,
@@ -254,8 +231,9 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
 Reply Controller::Submit(const Caller& caller, const json& body) {
   Result<json> spec = ParseSubmission(body, "job");
   if (!spec) return Error(400, spec.error().message());
+  std::vector<std::shared_ptr<const std::string>> fixed = {FixedJobText(*spec)};
   std::unique_lock lock(mu_);
-  return SubmitLocked(lock, caller, {std::move(*spec)}, false);
+  return SubmitLocked(lock, caller, {std::move(*spec)}, std::move(fixed), false);
 }
 
 Reply Controller::SubmitBatch(const Caller& caller, const json& body) {
@@ -268,18 +246,21 @@ Reply Controller::SubmitBatch(const Caller& caller, const json& body) {
   const json& jobs = body["jobs"];
   if (jobs.size() > 100'000) return Error(413, "jobs: at most 100000 jobs per batch");
   std::vector<json> specs;
+  std::vector<std::shared_ptr<const std::string>> fixed;
   specs.reserve(jobs.size());
+  fixed.reserve(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     Result<json> spec = ParseSubmission(jobs[i], "jobs[" + std::to_string(i) + "]");
     if (!spec) return Error(400, spec.error().message());
+    fixed.push_back(FixedJobText(*spec));
     specs.push_back(std::move(*spec));
   }
   std::unique_lock lock(mu_);
-  return SubmitLocked(lock, caller, std::move(specs), true);
+  return SubmitLocked(lock, caller, std::move(specs), std::move(fixed), true);
 }
 
 Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   std::string user;
   std::string queue;
   std::vector<std::string> states;
@@ -305,27 +286,38 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
       return Error(400, key + ": unknown query parameter");
     }
   }
-  json out = json::array();
-  std::vector<const JobInfo*> selected;
-  for (const auto& [id, job] : jobs_) {
-    if (!user.empty() && job->spec.value("user", "") != user) continue;
-    if (!queue.empty() && job->queue != queue) continue;
-    if (!states.empty() && std::find(states.begin(), states.end(), job->row.state) == states.end()) {
-      continue;
+  // Under the lock only the filter and a copy of each selected job's changing fields; the
+  // text is written after the lock is released (job_text.h).
+  std::vector<JobListEntry> entries;
+  {
+    std::vector<const JobInfo*> selected;
+    for (const auto& [id, job] : jobs_) {
+      if (!user.empty() && job->spec.value("user", "") != user) continue;
+      if (!queue.empty() && job->queue != queue) continue;
+      if (!states.empty() &&
+          std::find(states.begin(), states.end(), job->row.state) == states.end()) {
+        continue;
+      }
+      selected.push_back(job.get());
     }
-    selected.push_back(job.get());
-  }
-  size_t first = 0;
-  if (limit >= 0 && selected.size() > static_cast<size_t>(limit)) first = selected.size() - limit;
-  for (size_t i = first; i < selected.size(); ++i) {
-    json j = JobJson(*selected[i], false);
-    if (reasons) {
-      json full = JobJson(*selected[i], true);
-      j["reasons"] = full["reasons"];
+    size_t first = 0;
+    if (limit >= 0 && selected.size() > static_cast<size_t>(limit)) first = selected.size() - limit;
+    entries.reserve(selected.size() - first);
+    for (size_t i = first; i < selected.size(); ++i) {
+      entries.push_back(ListEntryLocked(*selected[i], reasons));
     }
-    out.push_back(std::move(j));
   }
-  return Reply{200, out};
+  lock.unlock();
+  Reply reply{.status = 200, .body = nullptr};
+  std::string& text = reply.text;
+  text.reserve(entries.size() * 640 + 2);
+  text += '[';
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i > 0) text += ',';
+    AppendJobText(entries[i], text);
+  }
+  text += ']';
+  return reply;
 }
 
 Reply Controller::GetJob(JobId id) {

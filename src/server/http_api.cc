@@ -14,7 +14,7 @@ namespace {
 
 void Send(httplib::Response& res, const Reply& reply) {
   res.status = reply.status;
-  res.set_content(reply.body.dump(), "application/json");
+  res.set_content(reply.text.empty() ? reply.body.dump() : reply.text, "application/json");
 }
 
 void SendError(httplib::Response& res, int status, const std::string& message) {

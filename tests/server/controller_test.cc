@@ -135,7 +135,7 @@ TEST_F(ControllerTest, AnAcknowledgedSubmissionSurvivesARestart) {
   ASSERT_EQ(batch.status, 201);
   Restart();
   EXPECT_EQ(h_->c().epoch(), 2u);
-  json jobs = h_->c().ListJobs({}).body;
+  json jobs = h_->c().ListJobs({}).Json();
   ASSERT_EQ(jobs.size(), 3u);
   EXPECT_EQ(jobs[0]["id"], a);
   EXPECT_EQ(jobs[0]["queue"], "bf");
@@ -318,7 +318,7 @@ TEST_F(ControllerTest, SubmissionsAreCheckedAgainstQueuesAndRequests) {
       {{"jobs", json::array({{{"command", "a"}}, {{"command", "b"}, {"resreq", "rusage[nope=1]"}}})}});
   EXPECT_EQ(batch.status, 400);
   EXPECT_NE(batch.body["error"].get<std::string>().find("jobs[1]"), std::string::npos) << batch.body;
-  EXPECT_TRUE(h_->c().ListJobs({}).body.empty());
+  EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
 }
 
 TEST_F(ControllerTest, SubmitUsersLimitWhoMaySubmitToAQueue) {

@@ -1,0 +1,142 @@
+// Job objects written as text (job_text.h): the listing's text is the documented job object,
+// and a listing says the same as each job's detail.
+#include "server/job_text.h"
+
+#include <gtest/gtest.h>
+
+#include "server/controller_fixture.h"
+
+namespace sluice::server {
+namespace {
+
+using nlohmann::json;
+using testing::ControllerHarness;
+using testing::Exited;
+using ::sluice::testing::TempDir;
+
+json Parse(const JobListEntry& entry) {
+  std::string text;
+  AppendJobText(entry, text);
+  json j = json::parse(text, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << text;
+  return j;
+}
+
+TEST(JobTextTest, ARunningJobIsTheDocumentedObject) {
+  const json spec = {{"command", json::array({"sleep", "10"})}, {"name", "sim"},
+                     {"min_tasks", 4}, {"max_tasks", 4}, {"resreq", "span[ptile=2]"},
+                     {"run_limit", 600}, {"priority", 3}, {"project", "p"},
+                     {"exclusive", false}, {"depend", ""}, {"begin", nullptr},
+                     {"cwd", "/home/alice"}, {"output", "/home/alice/o.%j"}, {"error", ""}};
+  const JobListEntry entry{.fixed = FixedJobText(spec), .id = 7, .user = "alice",
+                           .queue = "normal", .state = "RUNNING", .submit_time = 1764450000,
+                           .start_time = 1764450001, .tasks = 4,
+                           .hosts = {{"h1", 2}, {"h2", 2}}, .dispatch_attempts = 1};
+  const json want = {{"id", 7}, {"name", "sim"}, {"user", "alice"}, {"queue", "normal"},
+                     {"state", "RUNNING"}, {"submit_time", 1764450000},
+                     {"start_time", 1764450001}, {"end_time", nullptr}, {"exit_code", nullptr},
+                     {"cause", nullptr}, {"reason", nullptr}, {"tasks", 4}, {"min_tasks", 4},
+                     {"max_tasks", 4}, {"resreq", "span[ptile=2]"}, {"run_limit", 600},
+                     {"priority", 3}, {"project", "p"}, {"exclusive", false}, {"depend", ""},
+                     {"begin", nullptr}, {"command", "sleep 10"}, {"cwd", "/home/alice"},
+                     {"output", "/home/alice/o.%j"}, {"error", ""},
+                     {"hosts", {{{"name", "h1"}, {"slots", 2}}, {{"name", "h2"}, {"slots", 2}}}},
+                     {"dispatch_attempts", 1}};
+  EXPECT_EQ(Parse(entry), want);
+}
+
+TEST(JobTextTest, EndedAndWaitingJobs) {
+  const std::shared_ptr<const std::string> fixed = FixedJobText({{"command", "true"}});
+  JobListEntry ended{.fixed = fixed, .id = 3, .state = "EXIT", .submit_time = 5,
+                     .start_time = 6, .end_time = 9, .exit_code = 137, .cause = "HOST_LOST",
+                     .tasks = 1, .message = "launch failed on h1: cwd /nope"};
+  json j = Parse(ended);
+  EXPECT_EQ(j["exit_code"], 137);
+  EXPECT_EQ(j["cause"], "HOST_LOST");
+  EXPECT_EQ(j["end_time"], 9);
+  EXPECT_EQ(j["message"], "launch failed on h1: cwd /nope");
+  EXPECT_EQ(j["command"], "true");
+  EXPECT_FALSE(j.contains("reasons"));
+  ended.with_reasons = true;
+  EXPECT_EQ(Parse(ended)["reasons"], nullptr);  // not waiting
+
+  JobListEntry waiting{.fixed = fixed, .id = 4, .state = "PENDING", .reason = "NEW_JOB",
+                       .with_reasons = true};
+  EXPECT_EQ(Parse(waiting)["reasons"], json({{"main", "NEW_JOB"}, {"details", json::array()}}));
+  core::PendingReasons reasons;
+  reasons.Add({.code = core::ReasonCode::kNoResource, .resource = "slots", .needed = 8,
+               .available = 3, .hosts = 2});
+  waiting.reason = "NO_RESOURCE";
+  waiting.reasons = reasons;
+  const json r = Parse(waiting)["reasons"];
+  EXPECT_EQ(r["main"], "NO_RESOURCE");
+  ASSERT_EQ(r["details"].size(), 1u);
+  EXPECT_EQ(r["details"][0]["code"], "NO_RESOURCE");
+  EXPECT_EQ(r["details"][0]["needed"], 8);
+  EXPECT_EQ(r["details"][0]["available"], 3);
+  EXPECT_EQ(r, ReasonsJson(reasons, "NO_RESOURCE"));
+}
+
+TEST(JobTextTest, StringsAreEscaped) {
+  const std::string odd = "a \"quoted\" \\ back\nline\ttab \x01 ctl é";
+  const JobListEntry entry{.fixed = FixedJobText({{"command", odd}, {"name", odd}}), .id = 1,
+                           .user = odd, .queue = odd, .state = "DONE", .message = odd};
+  const json j = Parse(entry);
+  for (const char* key : {"command", "name", "user", "queue", "message"}) {
+    EXPECT_EQ(j[key], odd) << key;
+  }
+}
+
+// The listing (text written after the lock) and each job's detail (GET /v1/jobs/{id}) agree
+// for jobs in every state.
+TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  ASSERT_EQ(h.Register("h2").status, 200);
+  const JobId running = h.Submit("alice", {{"command", "sleep 1"}, {"tasks", 6}});
+  const JobId done = h.Submit("bob", {{"command", "true"}, {"tasks", 1}, {"name", "quick"}});
+  h.Cycle();
+  for (const char* host : {"h1", "h2"}) h.Heartbeat(host, json(testing::LaunchedIds(h.Heartbeat(host))));
+  const JobId waiting = h.Submit("alice", {{"command", "x"}, {"tasks", 8}, {"queue", "bf"}});
+  const JobId held = h.Submit("bob", {{"command", "y"}, {"hold", true}});
+  const JobId cancelled = h.Submit("bob", {{"command", "z"}, {"tasks", 8}});
+  const JobId fresh_id = h.Submit("alice", {{"command", "w"}, {"tasks", 8}});
+  ASSERT_EQ(h.c().Cancel(Caller{.user = "bob"}, cancelled).status, 200);
+  h.Cycle();
+  const json job_done = h.Job(done);
+  ASSERT_EQ(job_done["state"], "RUNNING") << job_done;
+  const std::string host = job_done["hosts"][0]["name"];
+  h.Heartbeat(host, host == h.Job(running)["hosts"][0]["name"] ? json::array({running}) : json::array(),
+              Exited(done));
+  h.Cycle();
+  const JobId unexplained = h.Submit("bob", {{"command", "v"}, {"tasks", 8}});
+
+  const json list = h.c().ListJobs({{"pending_reasons", "1"}}).Json();
+  ASSERT_TRUE(list.is_array()) << list;
+  ASSERT_EQ(list.size(), 7u);
+  std::map<std::string, int> states;
+  for (const json& listed : list) {
+    json detail = h.Job(listed["id"].get<JobId>());
+    detail.erase("admission");
+    EXPECT_EQ(listed, detail);
+    states[listed["state"].get<std::string>()] += 1;
+  }
+  EXPECT_EQ(states, (std::map<std::string, int>{
+                        {"CANCELLED", 1}, {"DONE", 1}, {"HELD", 1}, {"PENDING", 3}, {"RUNNING", 1}}));
+  EXPECT_EQ(h.Job(waiting)["reasons"]["main"], "NO_RESOURCE");
+  EXPECT_EQ(h.Job(held)["reason"], "HELD");
+  EXPECT_EQ(h.Job(unexplained)["reason"], "NEW_JOB");
+  EXPECT_EQ(h.Job(fresh_id)["reasons"]["details"].size(), 1u);
+  // Without pending_reasons the objects have no `reasons` member.
+  for (const json& listed : h.c().ListJobs({}).Json()) EXPECT_FALSE(listed.contains("reasons"));
+  // Filters and limit.
+  EXPECT_EQ(h.c().ListJobs({{"user", "bob"}, {"state", "pending,held"}}).Json().size(), 2u);
+  const json last = h.c().ListJobs({{"limit", "2"}}).Json();
+  ASSERT_EQ(last.size(), 2u);
+  EXPECT_EQ(last[1]["id"], unexplained);
+}
+
+}  // namespace
+}  // namespace sluice::server
