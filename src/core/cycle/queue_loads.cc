@@ -10,8 +10,10 @@ namespace sluice::core {
 QueueLoads QueueLoads::Compute(const ClusterState& state, Instant now) {
   QueueLoads loads;
   const double total = static_cast<double>(state.total_slots());
+  bool user_limits = false;
   for (const Queue& queue : state.queues()) {
     if (queue.spec.capacity) loads.capacities_ = true;
+    if (queue.spec.user_limit_pct > 0) user_limits = true;
   }
   loads.loads_.resize(state.queues().size());
   for (const Queue& queue : state.queues()) {
@@ -20,6 +22,9 @@ QueueLoads QueueLoads::Compute(const ClusterState& state, Instant now) {
     load.guarantee = queue.spec.capacity.value_or(0) / 100.0 * total;
     load.maximum = queue.spec.max_capacity / 100.0 * total;
     const bool per_user = queue.spec.user_limit_pct > 0;
+    // Only capacity ordering and user limits read runnable work: skip the scan (which
+    // walks the whole queue when nothing in it is eligible) when neither applies.
+    if (!loads.capacities_ && !per_user) continue;
     for (const PendingEntry& entry : queue.pending) {
       if (!IsEligible(*entry.job, state, now)) continue;
       load.runnable = true;
@@ -27,6 +32,7 @@ QueueLoads QueueLoads::Compute(const ClusterState& state, Instant now) {
       ++load.active_users[entry.job->spec.user];
     }
   }
+  if (!user_limits) return loads;  // the running jobs matter only to user limits
   for (const RunningEntry& entry : state.running()) {
     const Job& job = *entry.job;
     if (state.queues()[job.queue].spec.user_limit_pct <= 0) continue;

@@ -6,8 +6,9 @@
 // window) does not hold back; limits are not consulted (a queue whose only jobs sit at a
 // limit still counts as wanting capacity: its owner may be lent nothing more, but its
 // guarantee still stands).
-// Cost: O(queues) when no queue sets a user limit; a queue with user_limit_pct also scans
-// its pending jobs once per cycle to find its active users.
+// Cost: O(queues) when no queue sets a capacity or a user limit; a queue with
+// user_limit_pct also scans its pending jobs once per cycle to find its active users, and
+// the running jobs are visited once when some queue has a user limit.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,9 @@ namespace sluice::core {
 struct QueueLoad {
   double guarantee = 0;  // slots (0 when the queue has no capacity)
   double maximum = 0;    // slots
-  bool runnable = false;  // has runnable pending work
+  // Has runnable pending work; computed only when some queue sets a capacity or this queue
+  // sets a user limit (nothing else reads it), false otherwise.
+  bool runnable = false;
   // R-CAP-2: slots each user runs in the queue, and the users active there (running or
   // runnable pending jobs), by name.
   std::map<std::string, int64_t> user_slots;
