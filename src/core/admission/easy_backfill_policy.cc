@@ -4,10 +4,12 @@
 //
 // Steps, per queue and cycle:
 //  1. StartInOrder: start jobs in queue order until the head does not fit.
-//  2. ComputeReservation once, from the jobs running now (including those started earlier
-//     in this cycle) and their expected ends.
+//  2. The reservation, once, from the jobs running now (including those started earlier
+//     in this cycle) and their expected ends; computed when the first later job needs it
+//     (a full cluster never does).
 //  3. Scan the rest of the queue in order: Nominate each job; start it when it ends by S,
 //     or else when its slots fit in `extra` (then `extra` shrinks by its slots).
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -49,7 +51,13 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
     ctx.MarkBlockedHead(head);
     if (ctx.explain) ctx.Pend(head, std::move(head_reasons));
 
-    Reservation reservation = ReserveForHead(head, ctx);
+    // Computed when a job first needs it: nothing starts before that, so it sees the same
+    // running jobs and free slots as right after the head; a full cluster never needs it.
+    std::optional<Reservation> reserved;
+    auto reservation = [&]() -> Reservation& {
+      if (!reserved) reserved = ReserveForHead(head, ctx);
+      return *reserved;
+    };
     for (auto it = std::next(head_it); it != order.end(); ++it) {
       const Job& job = *it;
       if (ctx.DecidedThisCycle(job)) continue;
@@ -59,10 +67,10 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
       }
       if (ctx.TotalFree() == 0 && !ctx.explain) break;  // nothing more can start
       const Instant end = AddDuration(ctx.now, job.spec.run_limit.value_or(kInfinite));
-      const bool ends_in_time = end != kInfinite && end <= reservation.shadow;
+      const bool ends_in_time = end != kInfinite && end <= reservation().shadow;
       // A job that would delay the head cannot start whether it fits or not; only an
       // explanation needs to know which of the two keeps it waiting.
-      if (!ends_in_time && job.min_slots > reservation.extra && !ctx.explain) continue;
+      if (!ends_in_time && job.min_slots > reservation().extra && !ctx.explain) continue;
       AllocOutcome outcome = ctx.Nominate(job);
       if (!outcome.ok) {
         if (ctx.explain) ctx.Pend(job, std::move(outcome.reasons));
@@ -71,13 +79,13 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
       const int32_t slots = outcome.allocation.TotalSlots();
       if (ends_in_time) {
         ctx.Start(job, std::move(outcome.allocation), /*backfilled=*/true);
-      } else if (slots <= reservation.extra) {
-        reservation.extra -= slots;
+      } else if (slots <= reservation().extra) {
+        reservation().extra -= slots;
         ctx.Start(job, std::move(outcome.allocation), /*backfilled=*/true);
       } else if (ctx.explain) {
         PendingReasons reasons;
         reasons.Add(ReasonDetail{
-            .code = ReasonCode::kReserved, .job = head.spec.id, .time = reservation.shadow});
+            .code = ReasonCode::kReserved, .job = head.spec.id, .time = reservation().shadow});
         ctx.Pend(job, std::move(reasons));
       }
     }
