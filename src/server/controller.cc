@@ -127,7 +127,7 @@ Result<std::unique_ptr<Controller>> Controller::Create(core::ClusterConfig confi
 
 // Steps: 1. hosts agents added earlier; 2. every unfinished job through Restore in id order
 // (its stored sequence and admission record); 3. allocations of ADMITTING/RUNNING jobs in
-// start order; 4. every host unavailable until its agent registers (an agent not yet back is
+// start order, and the preemption markers of victims being stopped; 4. every host unavailable until its agent registers (an agent not yet back is
 // unknown, not idle).
 Status Controller::Restore(const store::Snapshot& snap) {
   std::lock_guard lock(mu_);
@@ -203,6 +203,7 @@ Status Controller::Restore(const store::Snapshot& snap) {
       info->row.phase = kPhasePending;
       info->row.state = info->row.cancel_requested ? "CANCELLED" : "PENDING";
       info->row.allocation.clear();
+      info->ClearPreemption();
       if (info->row.cancel_requested) {
         (void)state_.Cancel(info->row.id, Now());
         info->row.phase = kPhaseEnded;
@@ -211,6 +212,11 @@ Status Controller::Restore(const store::Snapshot& snap) {
       continue;
     }
     state_.Start(info->row.id, *alloc, info->row.start_time);
+    if (info->BeingPreempted()) {
+      // The victim keeps being stopped for the same job, with the same kill time.
+      state_.MarkPreempted(info->row.id, info->row.preempted_for);
+      info->preempt_committed = true;
+    }
     for (const core::HostGrant& g : alloc->hosts) {
       info->hosts.emplace_back(state_.hosts()[g.host].spec.name, g.slots);
     }
@@ -318,6 +324,7 @@ void Controller::FinishLocked(JobInfo& job, int32_t exit_code, const std::string
   job.row.exit_code = exit_code;
   job.row.end_time = job.row.end_time != 0 && job.row.cancel_requested ? job.row.end_time : now;
   job.row.phase = kPhaseEnded;  // the allocation stays in the row: where it ran
+  job.ClearPreemption();
   MarkDirty();
   if (job.row.cancel_requested) {
     (void)state_.Cancel(job.row.id, now);
@@ -336,6 +343,7 @@ void Controller::FinishLocked(JobInfo& job, int32_t exit_code, const std::string
 
 void Controller::RequeueLocked(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
   if (auto it = agents_.find(job.launch_host); it != agents_.end()) it->second->jobs.erase(job.row.id);
+  job.ClearPreemption();
   MarkDirty();
   if (job.row.cancel_requested) {
     job.row.phase = kPhaseEnded;
@@ -462,9 +470,10 @@ bool Controller::Reconciling() {
 
 // Steps: 1. nothing while earlier ADMITTING records are unresolved (R-SRV-2); 2. RunCycle
 // with explanations and Commit; 3. one store batch: ADMITTING rows of started jobs, EXIT
-// rows of unschedulable ones and the admission records the cycle updated (the bypass
-// increment commits with the StartJob that caused it, R-ADM-3); 4. log main reasons that
-// changed; 5. after the commit, launches may go out.
+// rows of unschedulable ones, the preemption markers of victims and the admission records
+// the cycle updated (the bypass increment commits with the StartJob that caused it,
+// R-ADM-3); 4. log main reasons that changed; 5. after the commit, launches and preemption
+// kills may go out.
 void Controller::RunCycleLocked() {
   if (Reconciling()) return;
   const Instant now = Now();
@@ -478,6 +487,7 @@ void Controller::RunCycleLocked() {
   store::WriteBatch batch;
   std::set<JobId> touched;
   std::vector<JobId> started;
+  std::vector<JobId> preempted;
   for (const core::Decision& d : result.decisions) {
     if (const auto* start = std::get_if<core::StartJob>(&d)) {
       JobInfo* job = FindJobLocked(start->job);
@@ -530,13 +540,17 @@ void Controller::RunCycleLocked() {
     } else if (const auto* preempt = std::get_if<core::PreemptJob>(&d)) {
       JobInfo* job = FindJobLocked(preempt->victim);
       if (job == nullptr) continue;
-      job->preempted_for = preempt->for_job;
-      job->preempt_grace_s = std::max<int64_t>(0, preempt->kill_at - now);
+      // The marker commits with the cycle's batch; the kill goes out after that (below).
+      job->row.preempted_for = preempt->for_job;
+      job->row.preempt_kill_at = preempt->kill_at;
+      job->preempt_committed = false;
+      SyncRowLocked(*job);
+      batch.jobs.push_back(job->row);
+      preempted.push_back(job->row.id);
       log_->info("job {}: preempted for job {} (SIGTERM now, SIGKILL after {} s)", job->row.id,
-                 preempt->for_job, job->preempt_grace_s);
+                 preempt->for_job, std::max<int64_t>(0, preempt->kill_at - now));
       if (recording_) recorded_.push_back("preempt " + std::to_string(preempt->victim) + " for " +
                                           std::to_string(preempt->for_job));
-      work_cv_.notify_all();  // its agent's long poll answers with the kill
     } else if (const auto* update = std::get_if<core::UpdateAdmission>(&d)) {
       const core::Job* cj = state_.FindJob(update->job);
       if (cj != nullptr && (cj->state == core::JobState::kPending || cj->state == core::JobState::kHeld)) {
@@ -565,10 +579,15 @@ void Controller::RunCycleLocked() {
     if (seconds <= kCycleBuckets[i]) ++cycle_buckets_[i];
   }
   if (batch.empty()) return;
-  WriteLocked(std::move(batch), [this, started = std::move(started)] {
+  WriteLocked(std::move(batch), [this, started = std::move(started),
+                                 preempted = std::move(preempted)] {
     for (JobId id : started) {
       JobInfo* job = FindJobLocked(id);
       if (job != nullptr && job->row.phase == kPhaseAdmitting) job->launch_ready = true;
+    }
+    for (JobId id : preempted) {  // their agents' long polls answer with the kills
+      JobInfo* job = FindJobLocked(id);
+      if (job != nullptr && job->BeingPreempted()) job->preempt_committed = true;
     }
   });
 }

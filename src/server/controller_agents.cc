@@ -228,9 +228,8 @@ Reply Controller::Heartbeat(const std::string& name, const json& body) {
     ack.push_back(e.job);
     JobInfo* job = FindJobLocked(e.job);
     if (job == nullptr || job->launch_host != name || !job->HoldsAllocation()) continue;
-    if (job->preempted_for != kNoJob && !job->row.cancel_requested) {  // back to its queue
-      const JobId for_job = std::exchange(job->preempted_for, kNoJob);
-      RequeueLocked(*job, "preempted for job " + std::to_string(for_job), batch);
+    if (job->BeingPreempted() && !job->row.cancel_requested) {  // back to its queue
+      RequeueLocked(*job, "preempted for job " + std::to_string(job->row.preempted_for), batch);
       continue;
     }
     FinishLocked(*job, e.code, e.cause == "RUN_LIMIT" ? "RUN_LIMIT" : "", e.cause == "KILLED",
@@ -310,8 +309,12 @@ Reply Controller::Heartbeat(const std::string& name, const json& body) {
         kill.push_back({{"job", id}, {"grace_seconds", options_.kill_grace_seconds}});
         continue;
       }
-      if (job->preempted_for != kNoJob && job->HoldsAllocation()) {
-        kill.push_back({{"job", id}, {"grace_seconds", job->preempt_grace_s}});
+      if (job->BeingPreempted() && job->HoldsAllocation()) {
+        // Only once the marker committed: a restart must know why the victim exits.
+        if (job->preempt_committed) {
+          const int64_t grace = std::max<int64_t>(0, job->row.preempt_kill_at - now / 1000);
+          kill.push_back({{"job", id}, {"grace_seconds", grace}});
+        }
         continue;
       }
       if (job->row.phase != kPhaseAdmitting || !job->launch_ready || running->contains(id)) continue;

@@ -37,10 +37,18 @@ struct Controller::JobInfo {
   std::optional<core::PendingReasons> reasons;  // from the last explained cycle
   std::string main_reason;        // last main reason logged ("" none)
   std::string message;            // why it ended, when it did not end by itself
-  // Preempted (R-CAP-3, R-CAP-4): its agent is told to kill it (SIGTERM, SIGKILL after the
-  // grace) and its exit requeues it at its original position instead of ending it.
-  JobId preempted_for = kNoJob;
-  int64_t preempt_grace_s = 0;
+  // Preempted (R-CAP-3, R-CAP-4; the marker is row.preempted_for and row.preempt_kill_at,
+  // persisted so that a restart neither forgets why the victim is stopped nor restarts its
+  // grace): its agent is told to kill it (SIGTERM, SIGKILL at the kill time) once the marker
+  // committed, and its exit requeues it at its original position instead of ending it.
+  bool preempt_committed = false;
+
+  bool BeingPreempted() const { return row.preempted_for > 0; }  // the store's "none" is 0
+  void ClearPreemption() {
+    row.preempted_for = 0;
+    row.preempt_kill_at = 0;
+    preempt_committed = false;
+  }
 
   bool HoldsAllocation() const {
     return row.phase == kPhaseAdmitting || row.phase == kPhaseAdmitted;

@@ -11,6 +11,8 @@
 #include <deque>
 #include <future>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "store/store.h"
@@ -40,7 +42,9 @@ CREATE TABLE IF NOT EXISTS jobs (
   gate_since INTEGER,
   epoch INTEGER NOT NULL,
   dispatch_attempts INTEGER NOT NULL,
-  cancel_requested INTEGER NOT NULL
+  cancel_requested INTEGER NOT NULL,
+  preempted_for INTEGER NOT NULL DEFAULT 0,
+  preempt_kill_at INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS hosts (name TEXT PRIMARY KEY, spec TEXT NOT NULL);
 )sql";
@@ -48,9 +52,20 @@ CREATE TABLE IF NOT EXISTS hosts (name TEXT PRIMARY KEY, spec TEXT NOT NULL);
 constexpr const char* kUpsertJob =
     "INSERT OR REPLACE INTO jobs (id, spec, state, seq, submit_time, start_time, end_time, "
     "exit_code, cause, allocation, start_seq, phase, enqueue_time, policy, bypass_count, "
-    "first_blocked, gate_since, epoch, dispatch_attempts, cancel_requested) "
+    "first_blocked, gate_since, epoch, dispatch_attempts, cancel_requested, preempted_for, "
+    "preempt_kill_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20)";
+    "?19, ?20, ?21, ?22)";
+
+// Columns added after the first schema: ALTER TABLE adds those an older database lacks.
+struct AddedColumn {
+  const char* name;
+  const char* definition;
+};
+constexpr AddedColumn kAddedJobColumns[] = {
+    {"preempted_for", "INTEGER NOT NULL DEFAULT 0"},
+    {"preempt_kill_at", "INTEGER NOT NULL DEFAULT 0"},
+};
 
 Status SqlError(sqlite3* db, const std::string& what) {
   return Internal(what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "no database"));
@@ -213,6 +228,8 @@ class Store::Impl {
       sqlite3_bind_int64(s, 18, static_cast<int64_t>(j.epoch));
       sqlite3_bind_int64(s, 19, j.dispatch_attempts);
       sqlite3_bind_int64(s, 20, j.cancel_requested ? 1 : 0);
+      sqlite3_bind_int64(s, 21, j.preempted_for);
+      sqlite3_bind_int64(s, 22, j.preempt_kill_at);
       if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing job " + std::to_string(j.id));
     }
     for (const StoredHost& h : batch.hosts) {
@@ -261,6 +278,26 @@ Result<int64_t> ReadMeta(sqlite3* db, const char* key, int64_t fallback) {
   return value;
 }
 
+Status AddMissingColumns(sqlite3* db) {
+  std::set<std::string> have;
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db, "PRAGMA table_info(jobs)", -1, &s, nullptr) != SQLITE_OK) {
+    return SqlError(db, "reading the jobs table's columns");
+  }
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    const unsigned char* name = sqlite3_column_text(s, 1);
+    if (name != nullptr) have.insert(reinterpret_cast<const char*>(name));
+  }
+  sqlite3_finalize(s);
+  for (const AddedColumn& column : kAddedJobColumns) {
+    if (have.contains(column.name)) continue;
+    const std::string sql =
+        std::string("ALTER TABLE jobs ADD COLUMN ") + column.name + " " + column.definition;
+    SLUICE_RETURN_IF_ERROR(Exec(db, sql.c_str()));
+  }
+  return Status::Ok();
+}
+
 std::string Text(sqlite3_stmt* s, int col) {
   const unsigned char* t = sqlite3_column_text(s, col);
   return t != nullptr ? std::string(reinterpret_cast<const char*>(t)) : std::string();
@@ -306,6 +343,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
     SLUICE_RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=FULL"));
     SLUICE_RETURN_IF_ERROR(Exec(db, "PRAGMA busy_timeout=5000"));
     SLUICE_RETURN_IF_ERROR(Exec(db, kSchema));
+    SLUICE_RETURN_IF_ERROR(AddMissingColumns(db));
     Result<int64_t> old_epoch = ReadMeta(db, "epoch", 0);
     if (!old_epoch) return old_epoch.error();
     const uint64_t next = static_cast<uint64_t>(*old_epoch) + 1;
@@ -341,7 +379,7 @@ Result<Snapshot> Store::Load() {
                          "SELECT id, spec, state, seq, submit_time, start_time, end_time, "
                          "exit_code, cause, allocation, start_seq, phase, enqueue_time, policy, "
                          "bypass_count, first_blocked, gate_since, epoch, dispatch_attempts, "
-                         "cancel_requested FROM jobs ORDER BY id",
+                         "cancel_requested, preempted_for, preempt_kill_at FROM jobs ORDER BY id",
                          -1, &s, nullptr) != SQLITE_OK) {
     return SqlError(db, "reading jobs");
   }
@@ -367,6 +405,8 @@ Result<Snapshot> Store::Load() {
     j.epoch = static_cast<uint64_t>(sqlite3_column_int64(s, 17));
     j.dispatch_attempts = static_cast<int32_t>(sqlite3_column_int64(s, 18));
     j.cancel_requested = sqlite3_column_int64(s, 19) != 0;
+    j.preempted_for = sqlite3_column_int64(s, 20);
+    j.preempt_kill_at = sqlite3_column_int64(s, 21);
     snap.jobs.push_back(std::move(j));
   }
   sqlite3_finalize(s);

@@ -3,7 +3,7 @@
 // Representation: SQLite in WAL mode (DIR/sluice.db) with three tables — `jobs` (one row per
 // job: the submitted spec as JSON, its state and times, its allocation by host names, and its
 // admission record: sequence, enqueue time, bypass count, first-blocked time, gate, phase,
-// epoch), `hosts` (agents that registered without being in the cluster YAML) and `meta`
+// epoch; and its preemption marker), `hosts` (agents that registered without being in the cluster YAML) and `meta`
 // (controller epoch, configuration version). The store knows nothing of the core: rows are
 // plain values; the server maps them to and from ClusterState.
 //
@@ -13,7 +13,8 @@
 //  - Open increments the epoch; every write transaction first checks that the stored epoch
 //    is still this store's (fencing), else the write fails and nothing is changed;
 //  - a write is reported done only after its transaction committed (synchronous=FULL), so
-//    whatever was acknowledged survives a crash.
+//    whatever was acknowledged survives a crash;
+//  - a database written by an older version gains the columns added since when opened.
 // Group commit: Write() queues a batch; one writer thread commits every batch queued so far
 // in one transaction and then runs their callbacks in submission order. Batches commit in the
 // order they were queued.
@@ -55,6 +56,10 @@ struct StoredJob {
   uint64_t epoch = 0;       // epoch that last wrote the row
   int32_t dispatch_attempts = 0;
   bool cancel_requested = false;
+  // Preemption in progress (R-CAP-3, R-CAP-4): this running job is being stopped so that job
+  // `preempted_for` can start; SIGKILL at `preempt_kill_at`. 0: not being preempted.
+  JobId preempted_for = 0;
+  int64_t preempt_kill_at = 0;
 
   friend bool operator==(const StoredJob&, const StoredJob&) = default;
 };

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "testing/subprocess.h"
 
@@ -44,6 +45,8 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
   full.gate_since = 130;
   full.dispatch_attempts = 2;
   full.cancel_requested = true;
+  full.preempted_for = 9;
+  full.preempt_kill_at = 1764450030;
   {
     auto store = Store::Open(dir.path().string());
     ASSERT_TRUE(store) << store.error().ToString();
@@ -65,6 +68,52 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
   EXPECT_EQ(snap->jobs[1], full);
   ASSERT_EQ(snap->hosts.size(), 1u);
   EXPECT_EQ(snap->hosts[0].name, "x1");
+}
+
+// A state directory written before the preemption columns existed opens, keeps its rows and
+// stores the new fields from then on.
+TEST(StoreTest, AnOlderDatabaseGainsTheNewColumns) {
+  TempDir dir;
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir.path() / "sluice.db").c_str(), &db), SQLITE_OK);
+    const char* old_schema = R"sql(
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      INSERT INTO meta VALUES ('epoch', 4);
+      CREATE TABLE jobs (id INTEGER PRIMARY KEY, spec TEXT NOT NULL, state TEXT NOT NULL,
+        seq INTEGER NOT NULL, submit_time INTEGER NOT NULL, start_time INTEGER NOT NULL,
+        end_time INTEGER NOT NULL, exit_code INTEGER, cause TEXT NOT NULL,
+        allocation TEXT NOT NULL, start_seq INTEGER NOT NULL, phase TEXT NOT NULL,
+        enqueue_time INTEGER NOT NULL, policy TEXT NOT NULL, bypass_count INTEGER NOT NULL,
+        first_blocked INTEGER, gate_since INTEGER, epoch INTEGER NOT NULL,
+        dispatch_attempts INTEGER NOT NULL, cancel_requested INTEGER NOT NULL);
+      INSERT INTO jobs VALUES (3, '{}', 'RUNNING', 1, 10, 11, 0, NULL, '', '', 1, 'ADMITTED',
+        10, 'fifo', 0, NULL, NULL, 4, 0, 0);
+    )sql";
+    ASSERT_EQ(sqlite3_exec(db, old_schema, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  StoredJob victim = Job(5);
+  victim.preempted_for = 3;
+  victim.preempt_kill_at = 99;
+  {
+    auto store = Store::Open(dir.path().string());
+    ASSERT_TRUE(store) << store.error().ToString();
+    EXPECT_EQ((*store)->epoch(), 5u);
+    auto snap = (*store)->Load();
+    ASSERT_TRUE(snap) << snap.error().ToString();
+    ASSERT_EQ(snap->jobs.size(), 1u);
+    EXPECT_EQ(snap->jobs[0].id, 3);
+    EXPECT_EQ(snap->jobs[0].state, "RUNNING");
+    EXPECT_EQ(snap->jobs[0].preempted_for, 0);
+    ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {victim}}).ok());
+  }
+  auto store = Store::Open(dir.path().string());
+  ASSERT_TRUE(store) << store.error().ToString();
+  auto snap = (*store)->Load();
+  ASSERT_TRUE(snap);
+  ASSERT_EQ(snap->jobs.size(), 2u);
+  EXPECT_EQ(snap->jobs[1], victim);
 }
 
 TEST(StoreTest, ASecondStoreOnTheSameDirectoryIsRefused) {
