@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -106,18 +107,28 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
 }
 
 // Host groups to try when same[attr] is asked: one per value, in value order.
-std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Scan& scan) {
+std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Capacity& capacity,
+                                               const Scan& scan) {
   std::vector<std::vector<Candidate>> groups;
-  // Views of the hosts' own strings (no copies); neighbouring hosts often share a value
-  // (racks), so the last group is tried before the map.
+  // Views of the hosts' own strings (no copies), read from the cycle's attribute column
+  // (one array read per host; the reference path searches each host's map); neighbouring
+  // hosts often share a value (racks), so the last group is tried before the map.
+  const std::vector<const std::string*>* column =
+      task.reference ? nullptr : &capacity.AttributeColumn(task.state, task.primary.same);
   std::map<std::string_view, std::vector<Candidate>> by_value;
   std::vector<Candidate>* last = nullptr;
   std::string_view last_value;
   for (const Candidate& c : scan.eligible) {
-    const auto& attributes = task.state.hosts()[c.host].spec.attributes;
-    auto it = attributes.find(task.primary.same);
-    if (it == attributes.end()) continue;  // cannot share a value it does not have
-    const std::string_view value = it->second;
+    const std::string* found = nullptr;
+    if (column != nullptr) {
+      found = (*column)[c.host];
+    } else {
+      const auto& attributes = task.state.hosts()[c.host].spec.attributes;
+      auto it = attributes.find(task.primary.same);
+      if (it != attributes.end()) found = &it->second;
+    }
+    if (found == nullptr) continue;  // cannot share a value it does not have
+    const std::string_view value = *found;
     if (last == nullptr || value != last_value) {
       last = &by_value[value];
       last_value = value;
@@ -128,13 +139,11 @@ std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Sc
   return groups;
 }
 
-// Sorts a group by the order[] keys (stable: ties keep host order); hosts without a value
-// for a key come last for that key.
-void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<Candidate>& hosts) {
-  if (task.primary.order.empty()) return;
+// The reference form of OrderHosts: a stable sort comparing the optional keys as order[]
+// defines them.
+void OrderHostsReference(const PrimaryTask& task, const Capacity& capacity,
+                         std::vector<Candidate>& hosts) {
   CapacityHostView view(task.state, capacity, task.reference);
-  // Keys in one flat array (row i: the keys of keyed[i]'s host), so the sort moves small
-  // records and building allocates once, not once per host.
   const size_t width = task.primary.order.size();
   struct Keyed {
     Candidate candidate;
@@ -160,6 +169,50 @@ void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<C
     return false;
   });
   for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = keyed[i].candidate;
+}
+
+// Sorts a group by the order[] keys (stable: ties keep host order); hosts without a value
+// for a key come last for that key. Keys are finite (EvalOrderKey), so each becomes one
+// double that sorts ascending: negated when descending, +infinity when missing; ties fall
+// to the host's position, which makes a plain sort of small records stable. Keys after the
+// first sit in one flat array (row i: the keys of the i-th host).
+void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<Candidate>& hosts) {
+  if (task.primary.order.empty()) return;
+  if (task.reference) return OrderHostsReference(task, capacity, hosts);
+  CapacityHostView view(task.state, capacity);
+  const std::vector<resreq::OrderKey>& order = task.primary.order;
+  const size_t width = order.size();
+  auto sort_key = [&](const resreq::OrderKey& key) {
+    const std::optional<double> value = resreq::EvalOrderKey(key, view);
+    if (!value) return std::numeric_limits<double>::infinity();
+    return key.descending ? -*value : *value;
+  };
+  struct Keyed {
+    double first = 0;
+    uint32_t row = 0;
+  };
+  std::vector<Keyed> keyed;
+  std::vector<double> rest;  // keys 2..width of each row
+  keyed.reserve(hosts.size());
+  rest.reserve(hosts.size() * (width - 1));
+  for (const Candidate& c : hosts) {
+    view.Bind(c.host);
+    keyed.push_back(Keyed{sort_key(order[0]), static_cast<uint32_t>(keyed.size())});
+    for (size_t i = 1; i < width; ++i) rest.push_back(sort_key(order[i]));
+  }
+  std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+    if (a.first != b.first) return a.first < b.first;
+    for (size_t i = 0; i + 1 < width; ++i) {
+      const double x = rest[a.row * (width - 1) + i];
+      const double y = rest[b.row * (width - 1) + i];
+      if (x != y) return x < y;
+    }
+    return a.row < b.row;
+  });
+  std::vector<Candidate> sorted;
+  sorted.reserve(hosts.size());
+  for (const Keyed& k : keyed) sorted.push_back(hosts[k.row]);
+  hosts = std::move(sorted);
 }
 
 HostGrant GrantFor(const Candidate& c, int32_t tasks, const Demand& demand, bool exclusive) {
@@ -222,7 +275,7 @@ void SortedFits(const std::vector<Candidate>& group, std::vector<int32_t>& fits)
 bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capacity& capacity,
                  Placement& placement) {
   std::vector<std::vector<Candidate>> same_groups;
-  if (!task.primary.same.empty()) same_groups = SameGroups(task, scan);
+  if (!task.primary.same.empty()) same_groups = SameGroups(task, capacity, scan);
   std::vector<std::vector<Candidate>>* groups = &same_groups;
   std::vector<std::vector<Candidate>> all;
   if (task.primary.same.empty()) {
@@ -302,7 +355,7 @@ ReasonDetail ShapeShortage(const PrimaryTask& task, const std::vector<Candidate>
 // Reasons for a primary that found no placement (R-PR-1): host-level counts first, then
 // what is short on the matching hosts that accept work, or else the shape that does not fit.
 void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& scan,
-                    Instant capacity_withheld_since, PendingReasons& reasons) {
+                    const Capacity& capacity, PendingReasons& reasons) {
   const size_t first = reasons.details.size();
   auto host_reason = [&](ReasonCode code, int32_t hosts) {
     if (hosts > 0) reasons.Add(ReasonDetail{.code = code, .hosts = hosts});
@@ -313,7 +366,7 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
   host_reason(ReasonCode::kExclusive, scan.busy);
   if (scan.gated > 0) {
     reasons.Add(ReasonDetail{.code = ReasonCode::kGated, .hosts = scan.gated, .job = scan.gated_by,
-                             .time = capacity_withheld_since});
+                             .time = capacity.withheld_since()});
   }
   // With no matching host that accepts work, the host-level reasons say it all (unless
   // there are no hosts at all).
@@ -345,7 +398,7 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
     return;
   }
   std::optional<ReasonDetail> best;
-  for (const std::vector<Candidate>& group : SameGroups(task, scan)) {
+  for (const std::vector<Candidate>& group : SameGroups(task, capacity, scan)) {
     ReasonDetail detail = ShapeShortage(task, group, static_cast<int32_t>(group.size()));
     if (!best || detail.available * best->needed > best->available * detail.needed) best = detail;
   }
@@ -444,7 +497,7 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
     ClaimShared(demand, capacity, placement);
     return true;
   }
-  ExplainFailure(task, demand, scan, capacity.withheld_since(), reasons);
+  ExplainFailure(task, demand, scan, capacity, reasons);
   return false;
 }
 
@@ -491,7 +544,7 @@ bool EnumeratePlacements(const PrimaryTask& task, Capacity& capacity, Placement&
   if (task.primary.same.empty()) {
     groups.push_back(scan.eligible);
   } else {
-    groups = SameGroups(task, scan);
+    groups = SameGroups(task, capacity, scan);
   }
   for (auto& group : groups) OrderHosts(task, capacity, group);
   const PlanShape base{.one_host = task.primary.span.kind == resreq::SpanKind::kOneHost,
