@@ -94,6 +94,12 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
                    .chosen_victims = {},
                    .blocked_heads = {},
                    .started_user_slots = {}};
+  if (ctx.explain) {
+    // About one decision per waiting job: growing the vector would move it ~20 times.
+    size_t waiting = 0;
+    for (const Queue& queue : state.queues()) waiting += queue.pending.size();
+    ctx.result.decisions.reserve(waiting + 16);
+  }
   ClassifyNewJobs(ctx);
   if (!state.preemptions().empty()) KeepReservations(ctx);
   for (const Queue* queue : ctx.loads.Order(state)) {
