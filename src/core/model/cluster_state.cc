@@ -462,6 +462,7 @@ void ClusterState::Release(Job& job) {
   queue.running_jobs -= 1;
   queue.used_slots -= job.allocation.TotalSlots();
   running_.erase(RunningEntry{job.start_seq, &job});
+  running_by_end_.erase(RunningByEnd{.end = job.EstimatedEnd(), .start_seq = job.start_seq});
   job.allocation.hosts.clear();
 }
 
@@ -541,6 +542,8 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
   job->start_time = now;
   job->start_seq = next_start_seq_++;
   running_.insert(RunningEntry{job->start_seq, job});
+  running_by_end_.insert(RunningByEnd{
+      .end = job->EstimatedEnd(), .start_seq = job->start_seq, .slots = job->allocation.TotalSlots()});
   UpdateDependents(id);
 }
 

@@ -99,6 +99,19 @@ struct RunningEntry {
   }
 };
 
+// The same running jobs by estimated end (Job::EstimatedEnd), then start order: EASY's
+// reservation walks them from the earliest end instead of sorting them every cycle.
+struct RunningByEnd {
+  Instant end = 0;
+  uint64_t start_seq = 0;
+  int32_t slots = 0;  // the allocation's total slots
+
+  friend bool operator<(const RunningByEnd& a, const RunningByEnd& b) {
+    if (a.end != b.end) return a.end < b.end;
+    return a.start_seq < b.start_seq;
+  }
+};
+
 class ClusterState {
  public:
   // Builds the state of a cluster with no jobs. Fails on duplicate host or queue names and
@@ -117,6 +130,7 @@ class ClusterState {
   const std::vector<Host>& hosts() const { return hosts_; }
   const std::vector<Queue>& queues() const { return queues_; }
   const std::set<RunningEntry>& running() const { return running_; }
+  const std::set<RunningByEnd>& running_by_end() const { return running_by_end_; }
   // Jobs no cycle has classified yet (arrived since the last commit), in arrival order.
   const std::vector<JobId>& unclassified() const { return unclassified_; }
 
@@ -337,6 +351,7 @@ class ClusterState {
   std::vector<int64_t> shared_total_;
   std::vector<int64_t> shared_used_;
   std::set<RunningEntry> running_;
+  std::set<RunningByEnd> running_by_end_;  // the same jobs as running_
   LimitUsage limit_usage_;
   std::map<JobId, Preemption> preemptions_;
   std::map<std::pair<QueueIndex, std::string>, FairshareUsage> fairshare_usage_;

@@ -1,5 +1,7 @@
 #include "core/admission/reservation.h"
 
+#include <random>
+#include <set>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -28,6 +30,42 @@ TEST(ReservationTest, TextbookShadowAndExtra) {
     SCOPED_TRACE(c.name);
     std::vector<Release> releases = c.releases;
     EXPECT_EQ(ComputeReservation(c.needed, c.free_now, /*now=*/40, releases), c.want);
+  }
+}
+
+// The walk over running jobs kept by estimated end equals sorting everything each time:
+// jobs past their end release at `now` in start order, this cycle's starts follow running
+// jobs with the same end, unknown ends stop the walk.
+TEST(ReservationTest, WalkByEndEqualsTheSort) {
+  constexpr Instant kNow = 1000;
+  std::mt19937 rng(8);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int round = 0; round < 3000; ++round) {
+    SCOPED_TRACE(round);
+    std::set<RunningByEnd> running;
+    std::set<uint64_t> seqs;
+    std::vector<Release> all;
+    const int jobs = pick(0, 12);
+    for (int j = 0; j < jobs; ++j) {
+      // Ends bunched around now (past, now, ties) and some unknown.
+      const Instant end = pick(0, 9) == 0 ? kInfinite : kNow + pick(-6, 6) * 5;
+      const auto seq = static_cast<uint64_t>(pick(1, 1000));
+      if (!seqs.insert(seq).second) continue;  // start orders are unique
+      const RunningByEnd entry{.end = end, .start_seq = seq, .slots = pick(1, 8)};
+      running.insert(entry);
+      all.push_back(Release{.expected_end = std::max(end, kNow), .order = entry.start_seq, .slots = entry.slots});
+    }
+    std::vector<Release> started;
+    const int starts = pick(0, 4);
+    for (int i = 0; i < starts; ++i) {
+      const Instant end = pick(0, 6) == 0 ? kInfinite : kNow + pick(-1, 6) * 5;  // -1: a negative limit
+      started.push_back(Release{.expected_end = end, .order = (uint64_t{1} << 62) + i, .slots = pick(1, 8)});
+    }
+    all.insert(all.end(), started.begin(), started.end());
+    const int64_t needed = pick(1, 40);
+    const int64_t free_now = pick(0, 10);
+    const Reservation want = ComputeReservation(needed, free_now, kNow, all);
+    EXPECT_EQ(ComputeReservation(needed, free_now, kNow, running, started), want);
   }
 }
 
