@@ -4,6 +4,8 @@
 //   sluice jobs [-u USER] [-q QUEUE] [-s STATES] [-p] [--json] [ID...]
 //   sluice cancel|hold|release ID...
 //   sluice hosts|queues|limits [--json]
+//   sluice queue open|close|activate|inactivate QUEUE...   (badmin qopen/qclose/qact/qinact)
+//   sluice host open|close HOST...                         (badmin hopen/hclose)
 // Every verb takes --server/--token (default $SLUICE_SERVER/$SLUICE_TOKEN). Output: `submit`
 // prints `Job <N> is submitted to queue <q>.` (only `N` with --parsable, R-SRV-5b); `jobs
 // --json` prints the API's job array. Errors go to stderr as `error: <server's message>`.
@@ -15,6 +17,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -249,6 +252,45 @@ void RegisterList(CLI::App& app, int& exit_code, const std::string& verb,
   });
 }
 
+// ---- queue / host (admin) ----
+
+struct AdminCommand {
+  Connection connection;
+  std::string action;
+  std::vector<std::string> names;
+};
+
+// `kind` is "queue" or "host"; `done` maps each action to the past participle printed, e.g.
+// `Queue <normal> is closed`. Every name is tried; the exit code is the worst.
+void RegisterAdmin(CLI::App& app, int& exit_code, const std::string& kind,
+                   const std::string& help, std::map<std::string, std::string> done) {
+  CLI::App* cmd = app.add_subcommand(kind, help);
+  auto c = std::make_shared<AdminCommand>();
+  AddConnectionFlags(cmd, c->connection);
+  std::vector<std::string> actions;
+  for (const auto& [action, text] : done) actions.push_back(action);
+  cmd->add_option("action", c->action, "what to do")->required()->check(CLI::IsMember(actions));
+  cmd->add_option("names", c->names, kind + " names")->required();
+  std::string title = kind;
+  title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+  cmd->callback([c, kind, title, done, &exit_code] {
+    exit_code = WithClient(c->connection, [&](client::RestClient& rest) {
+      int code = 0;
+      for (const std::string& name : c->names) {
+        Result<json> reply =
+            rest.Post("/v1/" + kind + "s/" + QueryEscape(name) + "/" + c->action, json::object());
+        if (!reply) {
+          std::cerr << title << " <" << name << ">: ";
+          code = std::max(code, Fail(reply.error()));
+          continue;
+        }
+        std::cout << title << " <" << name << "> is " << done.at(c->action) << "\n";
+      }
+      return code;
+    });
+  });
+}
+
 }  // namespace
 
 void RegisterClientCommands(CLI::App& app, int& exit_code) {
@@ -260,6 +302,12 @@ void RegisterClientCommands(CLI::App& app, int& exit_code) {
   RegisterList(app, exit_code, "hosts", "list hosts (bhosts/sinfo)", client::FormatHosts);
   RegisterList(app, exit_code, "queues", "list queues (bqueues)", client::FormatQueues);
   RegisterList(app, exit_code, "limits", "list limits (blimits)", client::FormatLimits);
+  RegisterAdmin(app, exit_code, "queue",
+                "open/close (submissions) or activate/inactivate (dispatch) queues; admins only",
+                {{"open", "opened"}, {"close", "closed"}, {"activate", "activated"},
+                 {"inactivate", "inactivated"}});
+  RegisterAdmin(app, exit_code, "host", "open/close hosts for new jobs; admins only",
+                {{"open", "opened"}, {"close", "closed"}});
 }
 
 }  // namespace sluice::cli

@@ -2,7 +2,8 @@
 // R-SRV-5, R-SRV-5b): jobs of several shapes run with their output files and exit codes;
 // cancel of pending and running jobs; pending reasons in `jobs -p`; hold/release; auth
 // (403 for another user's job, 401 without a token); a second server on the same state
-// directory refuses to start; agent loss (host unavail, job requeued, agent rejoins).
+// directory refuses to start; agent loss (host unavail, job requeued, agent rejoins); the
+// admin verbs `sluice queue` and `sluice host`.
 #include <signal.h>
 
 #include <filesystem>
@@ -181,6 +182,63 @@ TEST_F(ClusterTest, CancelHoldReleaseReasonsAndAuth) {
   EXPECT_EQ(c.JobState(held), "DONE");
   EXPECT_EQ(c.Cli({"cancel", std::to_string(held)}).exit_code, 1);
   EXPECT_EQ(c.Cli({"jobs", "999999"}).exit_code, 2);
+}
+
+// `sluice queue` and `sluice host` (badmin habits): admins open, close, activate and
+// inactivate queues and open and close hosts; a user is refused (403, exit 1); an unknown
+// name is bad input (404, exit 2); every name is tried.
+TEST_F(ClusterTest, AdminVerbsOpenCloseActivateAndInactivate) {
+  Start(kThreeHosts, {"h1"}, 4);
+  Cluster& c = *cluster_;
+  const auto queue_field = [&](const char* field) {
+    for (const json& q : c.Get("/v1/queues")) {
+      if (q["name"] == "normal") return q[field];
+    }
+    return json();
+  };
+
+  testing::ProcessResult closed = c.Cli({"queue", "close", "normal"}, "admin-token");
+  EXPECT_EQ(closed.exit_code, 0) << closed.stderr_text;
+  EXPECT_EQ(closed.stdout_text, "Queue <normal> is closed\n");
+  EXPECT_EQ(queue_field("open"), false);
+  testing::ProcessResult refused_submit = c.Cli({"submit", "--", "true"});
+  EXPECT_EQ(refused_submit.exit_code, 2);
+  EXPECT_NE(refused_submit.stderr_text.find("closed"), std::string::npos) << refused_submit.stderr_text;
+  EXPECT_EQ(c.Cli({"queue", "open", "normal"}, "admin-token").exit_code, 0);
+  EXPECT_EQ(queue_field("open"), true);
+
+  // Inactive: submissions are accepted but nothing dispatches; the job says why.
+  testing::ProcessResult inactive = c.Cli({"queue", "inactivate", "normal"}, "admin-token");
+  EXPECT_EQ(inactive.stdout_text, "Queue <normal> is inactivated\n") << inactive.stderr_text;
+  EXPECT_EQ(queue_field("active"), false);
+  const int64_t job = SubmitId(c.Cli({"submit", "--parsable", "--", "true"}));
+  ASSERT_TRUE(Eventually([&] { return c.Job(job)["reason"] == "QUEUE_INACTIVE"; })) << c.Job(job);
+  EXPECT_EQ(c.Cli({"queue", "activate", "normal"}, "admin-token").stdout_text,
+            "Queue <normal> is activated\n");
+  ASSERT_TRUE(c.WaitAllEnded({job}, 30s)) << c.Job(job).dump();
+
+  // Hosts.
+  testing::ProcessResult host = c.Cli({"host", "close", "h1"}, "admin-token");
+  EXPECT_EQ(host.stdout_text, "Host <h1> is closed\n") << host.stderr_text;
+  EXPECT_EQ(c.HostState("h1"), "closed");
+  EXPECT_EQ(c.Cli({"host", "open", "h1"}, "admin-token").stdout_text, "Host <h1> is opened\n");
+  EXPECT_EQ(c.HostState("h1"), "ok");
+
+  // A user is refused with the server's reason; nothing changed.
+  testing::ProcessResult user = c.Cli({"queue", "close", "normal"}, "alice-token");
+  EXPECT_EQ(user.exit_code, 1);
+  EXPECT_NE(user.stderr_text.find("Queue <normal>: error: alice is not an administrator"),
+            std::string::npos) << user.stderr_text;
+  EXPECT_EQ(queue_field("open"), true);
+  EXPECT_EQ(c.Cli({"host", "close", "h1"}, "bob-token").exit_code, 1);
+  EXPECT_EQ(c.HostState("h1"), "ok");
+
+  // Several names: the unknown one fails (404: exit 2), the others are done.
+  testing::ProcessResult several = c.Cli({"host", "close", "h2", "nosuch", "h3"}, "admin-token");
+  EXPECT_EQ(several.exit_code, 2);
+  EXPECT_EQ(several.stdout_text, "Host <h2> is closed\nHost <h3> is closed\n");
+  EXPECT_NE(several.stderr_text.find("Host <nosuch>: error: no host named 'nosuch'"),
+            std::string::npos) << several.stderr_text;
 }
 
 TEST_F(ClusterTest, ASecondServerOnTheSameStateDirectoryRefusesToStart) {
