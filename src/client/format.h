@@ -19,6 +19,10 @@ std::optional<core::ReasonCode> ReasonCodeFromString(std::string_view name);
 // Inverse of sim::ReasonDetailToJson; unknown codes yield nullopt, absent fields defaults.
 std::optional<core::ReasonDetail> ReasonDetailFromJson(const nlohmann::json& detail);
 
+// The job members FormatJobs and FormatPendingJobs read (GET /v1/jobs?fields=...).
+inline constexpr const char* kTableJobFields =
+    "id,user,state,queue,tasks,hosts,exit_code,name,submit_time,reason";
+
 // `jobs`: one row per job object.
 std::string FormatJobs(const nlohmann::json& jobs);
 // `jobs -p`: each pending/held job's row followed by its reasons, one indented line each.

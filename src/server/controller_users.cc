@@ -266,6 +266,7 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
   std::vector<std::string> states;
   bool reasons = false;
   int64_t limit = -1;
+  std::optional<JobFields> fields;
   for (const auto& [key, value] : query) {
     if (key == "user") {
       user = value == "all" ? "" : value;
@@ -276,6 +277,15 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
       for (std::string& s : states) std::transform(s.begin(), s.end(), s.begin(), ::toupper);
     } else if (key == "pending_reasons") {
       reasons = value == "1" || value == "true";
+    } else if (key == "fields") {
+      fields.emplace();
+      for (const std::string& name : SplitComma(value)) {
+        const std::vector<std::string>& known = JobFieldNames();
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+          return Error(400, "fields: no job field '" + name + "'");
+        }
+        fields->insert(name);
+      }
     } else if (key == "limit") {
       try {
         limit = std::stoll(value);
@@ -310,11 +320,11 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
   lock.unlock();
   Reply reply{.status = 200, .body = nullptr};
   std::string& text = reply.text;
-  text.reserve(entries.size() * 640 + 2);
+  text.reserve(entries.size() * (fields ? 200 : 640) + 2);
   text += '[';
   for (size_t i = 0; i < entries.size(); ++i) {
     if (i > 0) text += ',';
-    AppendJobText(entries[i], text);
+    AppendJobText(entries[i], text, fields ? &*fields : nullptr);
   }
   text += ']';
   return reply;

@@ -82,77 +82,120 @@ json ReasonsJson(const std::optional<core::PendingReasons>& reasons, const std::
   return {{"main", core::ToString(reasons->main)}, {"details", details}};
 }
 
-void AppendJobText(const JobListEntry& e, std::string& out) {
+const std::vector<std::string>& JobFieldNames() {
+  static const std::vector<std::string> kNames = {
+      "id",        "name",      "user",      "queue",    "state",    "submit_time",
+      "start_time", "end_time", "exit_code", "cause",    "reason",   "tasks",
+      "min_tasks", "max_tasks", "resreq",    "run_limit", "priority", "project",
+      "exclusive", "depend",    "begin",     "command",  "cwd",      "output",
+      "error",     "hosts",     "dispatch_attempts", "message"};
+  return kNames;
+}
+
+namespace {
+
+// Writes the members of the fixed text (a flat object's members: strings, numbers, booleans,
+// null — FixedJobText never nests) that `fields` selects.
+void AppendFixedMembers(const std::string& fixed, const JobFields& fields, bool& first,
+                        std::string& out) {
+  size_t at = 0;
+  while (at < fixed.size()) {
+    // A member: "key":value, up to the next comma outside a string.
+    const size_t key_end = fixed.find('"', at + 1);
+    const std::string_view key(fixed.data() + at + 1, key_end - at - 1);
+    size_t end = key_end + 2;
+    bool in_string = false;
+    for (; end < fixed.size(); ++end) {
+      const char c = fixed[end];
+      if (in_string) {
+        if (c == '\\') {
+          ++end;
+        } else if (c == '"') {
+          in_string = false;
+        }
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == ',') {
+        break;
+      }
+    }
+    if (fields.contains(key)) {
+      if (!first) out += ',';
+      first = false;
+      out.append(fixed, at, end - at);
+    }
+    at = end + 1;
+  }
+}
+
+}  // namespace
+
+void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fields) {
+  bool first = true;
+  // Starts member `key` when selected; false when it is to be left out.
+  const auto member = [&](const char* key) {
+    if (fields != nullptr && !fields->contains(std::string_view(key))) return false;
+    if (!first) out += ',';
+    first = false;
+    AppendKey(key, out);
+    return true;
+  };
   out += '{';
   if (e.fixed && !e.fixed->empty()) {
-    out += *e.fixed;
-    out += ',';
+    if (fields == nullptr) {
+      out += *e.fixed;
+      first = false;
+    } else {
+      AppendFixedMembers(*e.fixed, *fields, first, out);
+    }
   }
-  AppendKey("id", out);
-  AppendInt(e.id, out);
-  out += ',';
-  AppendKey("user", out);
-  AppendJsonString(e.user, out);
-  out += ',';
-  AppendKey("queue", out);
-  AppendJsonString(e.queue, out);
-  out += ',';
-  AppendKey("state", out);
-  AppendJsonString(e.state, out);
-  out += ',';
-  AppendKey("submit_time", out);
-  AppendInt(e.submit_time, out);
-  out += ',';
-  AppendKey("start_time", out);
-  AppendTimeOrNull(e.start_time, out);
-  out += ',';
-  AppendKey("end_time", out);
-  AppendTimeOrNull(e.end_time, out);
-  out += ',';
-  AppendKey("exit_code", out);
-  if (e.exit_code) {
-    AppendInt(*e.exit_code, out);
-  } else {
-    out += "null";
+  if (member("id")) AppendInt(e.id, out);
+  if (member("user")) AppendJsonString(e.user, out);
+  if (member("queue")) AppendJsonString(e.queue, out);
+  if (member("state")) AppendJsonString(e.state, out);
+  if (member("submit_time")) AppendInt(e.submit_time, out);
+  if (member("start_time")) AppendTimeOrNull(e.start_time, out);
+  if (member("end_time")) AppendTimeOrNull(e.end_time, out);
+  if (member("exit_code")) {
+    if (e.exit_code) {
+      AppendInt(*e.exit_code, out);
+    } else {
+      out += "null";
+    }
   }
-  out += ',';
-  AppendKey("cause", out);
-  if (e.cause.empty()) {
-    out += "null";
-  } else {
-    AppendJsonString(e.cause, out);
+  if (member("cause")) {
+    if (e.cause.empty()) {
+      out += "null";
+    } else {
+      AppendJsonString(e.cause, out);
+    }
   }
-  out += ',';
-  AppendKey("reason", out);
-  if (e.reason.empty()) {
-    out += "null";
-  } else {
-    AppendJsonString(e.reason, out);
+  if (member("reason")) {
+    if (e.reason.empty()) {
+      out += "null";
+    } else {
+      AppendJsonString(e.reason, out);
+    }
   }
-  out += ',';
-  AppendKey("tasks", out);
-  AppendInt(e.tasks, out);
-  out += ',';
-  AppendKey("hosts", out);
-  out += '[';
-  for (size_t i = 0; i < e.hosts.size(); ++i) {
-    if (i > 0) out += ',';
-    out += "{\"name\":";
-    AppendJsonString(e.hosts[i].first, out);
-    out += ",\"slots\":";
-    AppendInt(e.hosts[i].second, out);
-    out += '}';
+  if (member("tasks")) AppendInt(e.tasks, out);
+  if (member("hosts")) {
+    out += '[';
+    for (size_t i = 0; i < e.hosts.size(); ++i) {
+      if (i > 0) out += ',';
+      out += "{\"name\":";
+      AppendJsonString(e.hosts[i].first, out);
+      out += ",\"slots\":";
+      AppendInt(e.hosts[i].second, out);
+      out += '}';
+    }
+    out += ']';
   }
-  out += "],";
-  AppendKey("dispatch_attempts", out);
-  AppendInt(e.dispatch_attempts, out);
-  if (!e.message.empty()) {
-    out += ',';
-    AppendKey("message", out);
-    AppendJsonString(e.message, out);
-  }
+  if (member("dispatch_attempts")) AppendInt(e.dispatch_attempts, out);
+  if (!e.message.empty() && member("message")) AppendJsonString(e.message, out);
   if (e.with_reasons) {
-    out += ',';
+    // Asked for by pending_reasons=1, whatever `fields` says.
+    if (!first) out += ',';
+    first = false;
     AppendKey("reasons", out);
     if (e.reason.empty()) {
       out += "null";
@@ -161,10 +204,10 @@ void AppendJobText(const JobListEntry& e, std::string& out) {
       AppendJsonString(e.reasons ? core::ToString(e.reasons->main) : e.reason, out);
       out += ",\"details\":[";
       if (e.reasons) {
-        bool first = true;
+        bool first_detail = true;
         for (const core::ReasonDetail& d : e.reasons->details) {
-          if (!first) out += ',';
-          first = false;
+          if (!first_detail) out += ',';
+          first_detail = false;
           out += sim::ReasonDetailToJson(d).dump();
         }
       }

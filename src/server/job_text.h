@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,8 +52,13 @@ struct JobListEntry {
   std::optional<core::PendingReasons> reasons;  // the last explained cycle's, if any
 };
 
-// Appends the job object of `entry` to `out`.
-void AppendJobText(const JobListEntry& entry, std::string& out);
+// The members a job object may have (docs/api.md), for GET /v1/jobs?fields=...
+const std::vector<std::string>& JobFieldNames();
+using JobFields = std::set<std::string, std::less<>>;
+
+// Appends the job object of `entry` to `out`: every member, or only those in `fields` (plus
+// `reasons` when the entry asks for them).
+void AppendJobText(const JobListEntry& entry, std::string& out, const JobFields* fields = nullptr);
 
 // The `reasons` member of a waiting job: {"main", "details"}. `reasons` absent: main is
 // `reason` and details are empty (not explained yet).

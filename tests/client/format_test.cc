@@ -2,6 +2,9 @@
 // renderer from the detail JSON, hosts/queues/limits tables, and the HTTP -> Status mapping.
 #include "client/format.h"
 
+#include <set>
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "client/rest_client.h"
@@ -62,6 +65,39 @@ TEST(FormatPendingJobsTest, ListsReasonsOfPendingJobsOnly) {
   EXPECT_NE(text.find(" " + std::string(core::Headline(core::ReasonCode::kHeld)) + "\n"),
             std::string::npos)
       << text;
+}
+
+// `sluice jobs` fetches only kTableJobFields: the tables must read nothing else.
+TEST(FormatJobsTest, TheTablesReadOnlyTheFieldsTheyFetch) {
+  const json full = json::parse(R"([
+    {"id": 7, "name": "sim", "user": "alice", "queue": "normal", "state": "PENDING",
+     "submit_time": 1764450000, "start_time": null, "end_time": null, "exit_code": null,
+     "cause": null, "reason": "NO_RESOURCE", "tasks": 4, "min_tasks": 4, "max_tasks": 4,
+     "resreq": "", "run_limit": 600, "priority": 0, "project": "", "exclusive": false,
+     "depend": "", "begin": null, "command": "sleep 10", "cwd": "/", "output": "", "error": "",
+     "hosts": [], "dispatch_attempts": 0,
+     "reasons": {"main": "NO_RESOURCE", "details": [{"code": "NO_RESOURCE", "resource": "slots",
+                 "needed": 4, "available": 1, "hosts": 2}]}},
+    {"id": 8, "name": "", "user": "bob", "queue": "normal", "state": "DONE",
+     "submit_time": 1764450001, "start_time": 1764450002, "end_time": 1764450003,
+     "exit_code": 0, "cause": null, "reason": null, "tasks": 2, "min_tasks": 2, "max_tasks": 2,
+     "resreq": "", "run_limit": null, "priority": 0, "project": "", "exclusive": false,
+     "depend": "", "begin": null, "command": "true", "cwd": "/", "output": "", "error": "",
+     "hosts": [{"name": "h1", "slots": 2}], "dispatch_attempts": 1, "reasons": null}])");
+  std::set<std::string> fetched;
+  std::stringstream list(kTableJobFields);
+  for (std::string name; std::getline(list, name, ',');) fetched.insert(name);
+  fetched.insert("reasons");  // pending_reasons=1 adds it whatever the fields
+  json brief = json::array();
+  for (const json& job : full) {
+    json b = json::object();
+    for (const auto& [key, value] : job.items()) {
+      if (fetched.contains(key)) b[key] = value;
+    }
+    brief.push_back(b);
+  }
+  EXPECT_EQ(FormatJobs(brief), FormatJobs(full));
+  EXPECT_EQ(FormatPendingJobs(brief), FormatPendingJobs(full));
 }
 
 TEST(FormatTablesTest, HostsQueuesLimits) {

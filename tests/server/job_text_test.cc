@@ -87,6 +87,39 @@ TEST(JobTextTest, StringsAreEscaped) {
   }
 }
 
+// `fields=` selects members, the fixed ones included, whatever their strings hold.
+TEST(JobTextTest, FieldsSelectMembers) {
+  const json spec = {{"command", "echo \"a,b\" \\\" , x"}, {"name", "n,\"1\""},
+                     {"resreq", "select[a==1, b]"}, {"run_limit", 60}};
+  JobListEntry entry{.fixed = FixedJobText(spec), .id = 9, .user = "u", .queue = "q",
+                     .state = "PENDING", .reason = "NEW_JOB", .tasks = 1};
+  std::string full_text;
+  AppendJobText(entry, full_text);
+  const json full = json::parse(full_text);
+  for (const JobFields& fields :
+       {JobFields{"id"}, JobFields{"name"}, JobFields{"command", "state"},
+        JobFields{"run_limit", "resreq", "name", "hosts", "reason"}, JobFields{},
+        JobFields(JobFieldNames().begin(), JobFieldNames().end())}) {
+    std::string text;
+    AppendJobText(entry, text, &fields);
+    const json j = json::parse(text, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << text;
+    json want = json::object();
+    for (const std::string& name : fields) {
+      if (full.contains(name)) want[name] = full[name];
+    }
+    EXPECT_EQ(j, want) << text;
+  }
+  EXPECT_EQ(full["command"], spec["command"]);
+  EXPECT_EQ(full["name"], spec["name"]);
+  // Reasons asked for come whatever the fields.
+  entry.with_reasons = true;
+  std::string text;
+  const JobFields only_id{"id"};
+  AppendJobText(entry, text, &only_id);
+  EXPECT_EQ(json::parse(text), json({{"id", 9}, {"reasons", {{"main", "NEW_JOB"}, {"details", json::array()}}}}));
+}
+
 // The listing (text written after the lock) and each job's detail (GET /v1/jobs/{id}) agree
 // for jobs in every state.
 TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
@@ -131,7 +164,13 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
   EXPECT_EQ(h.Job(fresh_id)["reasons"]["details"].size(), 1u);
   // Without pending_reasons the objects have no `reasons` member.
   for (const json& listed : h.c().ListJobs({}).Json()) EXPECT_FALSE(listed.contains("reasons"));
-  // Filters and limit.
+  // Fields, filters and limit.
+  const json brief = h.c().ListJobs({{"fields", "id,state,name"}}).Json();
+  ASSERT_EQ(brief.size(), 7u);
+  EXPECT_EQ(brief[1], json({{"id", done}, {"state", "DONE"}, {"name", "quick"}}));
+  const Reply bad = h.c().ListJobs({{"fields", "id,colour"}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.body["error"], "fields: no job field 'colour'");
   EXPECT_EQ(h.c().ListJobs({{"user", "bob"}, {"state", "pending,held"}}).Json().size(), 2u);
   const json last = h.c().ListJobs({{"limit", "2"}}).Json();
   ASSERT_EQ(last.size(), 2u);
