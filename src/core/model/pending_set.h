@@ -60,6 +60,20 @@ class PendingSet {
       } else {
         ++main_;
         SkipTombstones();
+        // A walk reads each job once, in an order unrelated to where the jobs live: the
+        // cache misses, not the work, dominate an explained cycle (issue 8). Asking for the
+        // job a few entries ahead (the lines a cycle reads of it) overlaps them with the
+        // work. Written here, not in a helper: GCC finds a function of prefetches alone
+        // free of side effects and drops its calls.
+        if (main_end_ - main_ > kPrefetchAhead) {
+          if (const Job* job = main_[kPrefetchAhead].job; job != nullptr) {
+            __builtin_prefetch(job);
+            __builtin_prefetch(&job->spec.begin_time);
+            __builtin_prefetch(&job->state);
+            __builtin_prefetch(&job->classified);
+            __builtin_prefetch(&job->request);
+          }
+        }
       }
       return *this;
     }
@@ -83,6 +97,7 @@ class PendingSet {
     void SkipTombstones() {
       while (main_ != main_end_ && main_->job == nullptr) ++main_;
     }
+    static constexpr std::ptrdiff_t kPrefetchAhead = 8;
 
     const PendingEntry* main_ = nullptr;
     const PendingEntry* main_end_ = nullptr;
