@@ -173,9 +173,8 @@ void OrderHostsReference(const PrimaryTask& task, const Capacity& capacity,
 
 // Sorts a group by the order[] keys (stable: ties keep host order); hosts without a value
 // for a key come last for that key. Keys are finite (EvalOrderKey), so each becomes one
-// double that sorts ascending: negated when descending, +infinity when missing; ties fall
-// to the host's position, which makes a plain sort of small records stable. Keys after the
-// first sit in one flat array (row i: the keys of the i-th host).
+// double that sorts ascending: negated when descending, +infinity when missing. Keys after
+// the first sit in one flat array (row i: the keys of the i-th host).
 void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<Candidate>& hosts) {
   if (task.primary.order.empty()) return;
   if (task.reference) return OrderHostsReference(task, capacity, hosts);
@@ -200,14 +199,16 @@ void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<C
     keyed.push_back(Keyed{sort_key(order[0]), static_cast<uint32_t>(keyed.size())});
     for (size_t i = 1; i < width; ++i) rest.push_back(sort_key(order[i]));
   }
-  std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+  // Stable, and comparing keys only: hosts share few key values (slot counts), and a
+  // merge sort gains from the long runs of ties where a sort by (key, position) does not.
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
     if (a.first != b.first) return a.first < b.first;
     for (size_t i = 0; i + 1 < width; ++i) {
       const double x = rest[a.row * (width - 1) + i];
       const double y = rest[b.row * (width - 1) + i];
       if (x != y) return x < y;
     }
-    return a.row < b.row;
+    return false;
   });
   std::vector<Candidate> sorted;
   sorted.reserve(hosts.size());
