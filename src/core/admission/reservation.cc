@@ -21,7 +21,8 @@ Reservation ComputeReservation(int64_t needed, int64_t free_now, Instant now,
 }
 
 Reservation ComputeReservation(int64_t needed, int64_t free_now, Instant now,
-                               const std::set<RunningByEnd>& running, std::vector<Release>& started) {
+                               const std::set<RunningByEnd>& running,
+                               std::vector<Release>& started) {
   if (free_now >= needed) return Reservation{.shadow = now, .extra = free_now - needed};
   auto by_end_then_order = [](const Release& a, const Release& b) {
     if (a.expected_end != b.expected_end) return a.expected_end < b.expected_end;
@@ -47,7 +48,8 @@ Reservation ComputeReservation(int64_t needed, int64_t free_now, Instant now,
   // The rest merged with this cycle's starts by (expected end, order); on equal ends the
   // running job goes first (its start order is earlier).
   while (it != running.end() || s != started.end()) {
-    const bool take_running = s == started.end() || (it != running.end() && it->end <= s->expected_end);
+    const bool take_running =
+        s == started.end() || (it != running.end() && it->end <= s->expected_end);
     const Instant end = take_running ? it->end : s->expected_end;
     if (end == kInfinite) break;
     free += take_running ? (it++)->slots : (s++)->slots;

@@ -41,6 +41,7 @@ Reservation ComputeReservation(int64_t needed, int64_t free_now, Instant now,
 // follow every running job's, and is sorted in place. Walks only the jobs it needs, plus
 // those already past their end.
 Reservation ComputeReservation(int64_t needed, int64_t free_now, Instant now,
-                               const std::set<RunningByEnd>& running, std::vector<Release>& started);
+                               const std::set<RunningByEnd>& running,
+                               std::vector<Release>& started);
 
 }  // namespace sluice::core

@@ -542,8 +542,9 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
   job->start_time = now;
   job->start_seq = next_start_seq_++;
   running_.insert(RunningEntry{job->start_seq, job});
-  running_by_end_.insert(RunningByEnd{
-      .end = job->EstimatedEnd(), .start_seq = job->start_seq, .slots = job->allocation.TotalSlots()});
+  running_by_end_.insert(RunningByEnd{.end = job->EstimatedEnd(),
+                                      .start_seq = job->start_seq,
+                                      .slots = job->allocation.TotalSlots()});
   UpdateDependents(id);
 }
 

@@ -53,13 +53,16 @@ TEST(ReservationTest, WalkByEndEqualsTheSort) {
       if (!seqs.insert(seq).second) continue;  // start orders are unique
       const RunningByEnd entry{.end = end, .start_seq = seq, .slots = pick(1, 8)};
       running.insert(entry);
-      all.push_back(Release{.expected_end = std::max(end, kNow), .order = entry.start_seq, .slots = entry.slots});
+      all.push_back(Release{
+          .expected_end = std::max(end, kNow), .order = entry.start_seq, .slots = entry.slots});
     }
     std::vector<Release> started;
     const int starts = pick(0, 4);
     for (int i = 0; i < starts; ++i) {
-      const Instant end = pick(0, 6) == 0 ? kInfinite : kNow + pick(-1, 6) * 5;  // -1: a negative limit
-      started.push_back(Release{.expected_end = end, .order = (uint64_t{1} << 62) + i, .slots = pick(1, 8)});
+      // -1: a negative run limit ends before now.
+      const Instant end = pick(0, 6) == 0 ? kInfinite : kNow + pick(-1, 6) * 5;
+      started.push_back(
+          Release{.expected_end = end, .order = (uint64_t{1} << 62) + i, .slots = pick(1, 8)});
     }
     all.insert(all.end(), started.begin(), started.end());
     const int64_t needed = pick(1, 40);

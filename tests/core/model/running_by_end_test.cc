@@ -1,9 +1,9 @@
 // ClusterState::running_by_end(): the running jobs by (estimated end, start order), kept as
 // jobs start, finish, are cancelled, requeued and cloned (EASY's reservation reads it).
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/cycle/events.h"
 #include "core/model/cluster_state.h"
@@ -43,7 +43,7 @@ TEST(RunningByEndTest, FollowsStartsEndsRequeuesAndClones) {
   ClusterState state = ClusterBuilder().Hosts(4, 4).State();
   SubmitRunning(state, JobBuilder(1).Tasks(3).Limit(500), 0);
   SubmitRunning(state, JobBuilder(2).Tasks(2).Limit(100), 10);
-  SubmitRunning(state, JobBuilder(3).Tasks(1), 20);                // no limit: never ends
+  SubmitRunning(state, JobBuilder(3).Tasks(1), 20);                       // no limit: never ends
   SubmitRunning(state, JobBuilder(4).Tasks(4).Limit(90).Submit(20), 20);  // ends with 2
   SubmitRunning(state, JobBuilder(5).Tasks(2).Limit(400), 30);
   ExpectMirrorsRunning(state);
