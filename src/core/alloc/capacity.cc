@@ -34,19 +34,28 @@ Capacity::Capacity(const ClusterState& state) {
   accepts_work_.resize(hosts);
   idle_.resize(hosts);
   free_resources_.assign(hosts * resource_count_, 0);
+  // Built every cycle: local pointers and sum, since stores through the byte vectors could
+  // alias the members and would force reloads on every host.
+  int32_t* free_slots = free_slots_.data();
+  int32_t* total_slots = total_slots_.data();
+  uint8_t* accepts_work = accepts_work_.data();
+  uint8_t* idle = idle_.data();
+  int64_t total_free = 0;
   for (const Host& host : state.hosts()) {
     const HostIndex h = host.index;
     const bool works = host.AcceptsWork();
-    free_slots_[h] = works ? host.FreeSlots() : 0;
-    total_slots_[h] = host.spec.slots;
-    accepts_work_[h] = works;
-    idle_[h] = works && host.running_jobs == 0;
+    const int32_t free = works ? host.FreeSlots() : 0;
+    free_slots[h] = free;
+    total_slots[h] = host.spec.slots;
+    accepts_work[h] = works;
+    idle[h] = works && host.running_jobs == 0;
+    total_free += free;
     if (!works) continue;
-    total_free_ += free_slots_[h];
     for (ResourceId r = 0; r < resource_count_; ++r) {
       free_resources_[h * resource_count_ + r] = host.ResourceFree(r);
     }
   }
+  total_free_ = total_free;
   free_shared_.reserve(state.shared_resources().size());
   for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
     free_shared_.push_back(state.SharedTotal(r) - state.SharedUsed(r));
