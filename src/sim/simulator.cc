@@ -23,6 +23,53 @@ struct FinishEvent {
   }
 };
 
+// Workload position by job id: a dense table when the ids are compact (traces number their
+// jobs 1..N), a hash map otherwise. Looked up for every start, finish and cancel.
+class IndexOfJob {
+ public:
+  explicit IndexOfJob(const std::vector<WorkloadJob>& jobs) {
+    if (jobs.empty()) return;
+    JobId low = jobs.front().spec.id;
+    JobId high = low;
+    for (const WorkloadJob& job : jobs) {
+      low = std::min(low, job.spec.id);
+      high = std::max(high, job.spec.id);
+    }
+    // Unsigned: ids at both ends of the range must not overflow the span.
+    const uint64_t span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+    if (span < 4 * static_cast<uint64_t>(jobs.size())) {
+      low_ = low;
+      dense_.assign(span + 1, kAbsent);
+    } else {
+      sparse_.reserve(jobs.size());
+    }
+  }
+  // False when `id` is there already.
+  bool Add(JobId id, size_t index) {
+    if (dense_.empty()) return sparse_.emplace(id, index).second;
+    size_t& slot = dense_[static_cast<uint64_t>(id) - static_cast<uint64_t>(low_)];
+    if (slot != kAbsent) return false;
+    slot = index;
+    return true;
+  }
+  // Every decision names a workload job; an unknown id reads as position 0, as a plain map's
+  // operator[] did.
+  size_t operator[](JobId id) const {
+    if (dense_.empty()) {
+      auto it = sparse_.find(id);
+      return it == sparse_.end() ? 0 : it->second;
+    }
+    const uint64_t offset = static_cast<uint64_t>(id) - static_cast<uint64_t>(low_);
+    return offset < dense_.size() && dense_[offset] != kAbsent ? dense_[offset] : 0;
+  }
+
+ private:
+  static constexpr size_t kAbsent = static_cast<size_t>(-1);
+  JobId low_ = 0;
+  std::vector<size_t> dense_;
+  std::unordered_map<JobId, size_t> sparse_;
+};
+
 bool DependsOnRejected(const core::JobSpec& spec, const std::unordered_set<JobId>& rejected) {
   if (spec.depend.empty() || rejected.empty()) return false;
   Result<core::Dependency> dependency = core::Dependency::Parse(spec.depend);
@@ -40,8 +87,8 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
   const std::vector<WorkloadJob>& jobs = workload_.jobs;
   SimResult result;
   result.records.resize(jobs.size());
-  std::unordered_map<JobId, size_t> index_of;
-  index_of.reserve(jobs.size());
+  IndexOfJob index_of(jobs);
+  state_.ReserveJobs(static_cast<size_t>(state_.job_count()) + jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     const core::JobSpec& spec = jobs[i].spec;
     JobRecord& record = result.records[i];
@@ -50,7 +97,7 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
     record.queue = spec.queue;
     record.slots = spec.min_tasks;
     record.submit = spec.submit_time;
-    if (!index_of.emplace(spec.id, i).second) {
+    if (!index_of.Add(spec.id, i)) {
       return InvalidArgument("line " + std::to_string(jobs[i].line) + ": job id " +
                              std::to_string(spec.id) + " appears twice");
     }

@@ -272,6 +272,9 @@ class ClusterState {
   // they still have jobs. Every pending job is classified again in the next cycle.
   Status Reconfigure(const ClusterConfig& config);
   void MarkClassified();
+  // Makes room for `n` jobs in all, so the job table is not rebuilt as it grows (a driver
+  // that knows its workload, like the simulator, calls it once).
+  void ReserveJobs(size_t n) { jobs_.reserve(n); }
   // The earliest begin time after `now` of a waiting job, if any (a timer for the cycle).
   std::optional<Instant> NextBeginAfter(Instant now) const {
     auto it = future_begins_.upper_bound({now, std::numeric_limits<JobId>::max()});
