@@ -8,7 +8,8 @@
 //  - state_: the core's view. A job the server has ADMITTING or RUNNING is running in the
 //    core (it holds its allocation); jobs ended before this start are not in the core.
 //  - jobs_ (by id, ordered): every job's persisted row (store::StoredJob) plus server-only
-//    bookkeeping (launch host, whether its launch may be sent, its last main reason).
+//    bookkeeping (launch host, whether its launch may be sent, its last main reason). An
+//    entry is never erased: a listing keeps pointers to them across lock releases.
 //  - agents_ (by host name): registration, last heartbeat, lease status.
 // Two-phase admission (R-SRV-2): a StartJob becomes an ADMITTING row in the same store
 // transaction as the cycle's UpdateAdmission records (the bypass increment, R-ADM-3); only

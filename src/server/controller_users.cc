@@ -199,7 +199,6 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
     if (!s.ok()) return Error(400, s.message());
     const core::Job* cj = state_.FindJob(id);
     auto info = std::make_unique<JobInfo>();
-    info->spec = spec;
     info->fixed_text = std::move(fixed[i]);
     info->in_core = true;
     info->queue = state_.queues()[cj->queue].spec.name;
@@ -208,6 +207,7 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
                                  .state = cj->state == core::JobState::kHeld ? "HELD" : "PENDING",
                                  .submit_time = now,
                                  .phase = kPhasePending};
+    info->spec = std::move(spec);  // moved, not copied: the batch's trees are not used again
     SyncRowLocked(*info);
     write.jobs.push_back(info->row);
     ids.push_back(id);
@@ -296,35 +296,43 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
       return Error(400, key + ": unknown query parameter");
     }
   }
-  // Under the lock only the filter and a copy of each selected job's changing fields; the
-  // text is written after the lock is released (job_text.h).
-  std::vector<JobListEntry> entries;
-  {
-    std::vector<const JobInfo*> selected;
-    for (const auto& [id, job] : jobs_) {
-      if (!user.empty() && job->spec.value("user", "") != user) continue;
-      if (!queue.empty() && job->queue != queue) continue;
-      if (!states.empty() &&
-          std::find(states.begin(), states.end(), job->row.state) == states.end()) {
-        continue;
-      }
-      selected.push_back(job.get());
-    }
-    size_t first = 0;
-    if (limit >= 0 && selected.size() > static_cast<size_t>(limit)) first = selected.size() - limit;
-    entries.reserve(selected.size() - first);
-    for (size_t i = first; i < selected.size(); ++i) {
-      entries.push_back(ListEntryLocked(*selected[i], reasons));
-    }
+  // Under the lock only the filter and copies of the selected jobs' changing fields, a chunk
+  // at a time (the lock is released between chunks, so a listing of a million jobs never
+  // holds up heartbeats or the cycle for long); the text is written without the lock
+  // (job_text.h). JobInfo objects are never freed, so `selected` stays valid across
+  // releases; a job whose state left the filter in between is skipped. A listing is
+  // therefore not one atomic snapshot, as squeue's is not.
+  const auto matches = [&](const JobInfo& job) {
+    if (!user.empty() && job.spec.value("user", "") != user) return false;
+    if (!queue.empty() && job.queue != queue) return false;
+    return states.empty() || std::find(states.begin(), states.end(), job.row.state) != states.end();
+  };
+  std::vector<const JobInfo*> selected;
+  for (const auto& [id, job] : jobs_) {
+    if (matches(*job)) selected.push_back(job.get());
   }
-  lock.unlock();
+  size_t first = 0;
+  if (limit >= 0 && selected.size() > static_cast<size_t>(limit)) first = selected.size() - limit;
   Reply reply{.status = 200, .body = nullptr};
   std::string& text = reply.text;
-  text.reserve(entries.size() * (fields ? 200 : 640) + 2);
   text += '[';
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (i > 0) text += ',';
-    AppendJobText(entries[i], text, fields ? &*fields : nullptr);
+  constexpr size_t kChunk = 4096;
+  std::vector<JobListEntry> entries;
+  entries.reserve(std::min(kChunk, selected.size()));
+  bool first_job = true;
+  for (size_t at = first; at < selected.size(); at += kChunk) {
+    if (!lock.owns_lock()) lock.lock();
+    entries.clear();
+    for (size_t i = at; i < std::min(at + kChunk, selected.size()); ++i) {
+      if (matches(*selected[i])) entries.push_back(ListEntryLocked(*selected[i], reasons));
+    }
+    lock.unlock();
+    if (at == first) text.reserve((selected.size() - first) * (fields ? 200 : 640) + 2);
+    for (const JobListEntry& entry : entries) {
+      if (!first_job) text += ',';
+      first_job = false;
+      AppendJobText(entry, text, fields ? &*fields : nullptr);
+    }
   }
   text += ']';
   return reply;
