@@ -27,35 +27,23 @@ const std::vector<const std::string*>& Capacity::AttributeColumn(const ClusterSt
 }
 
 Capacity::Capacity(const ClusterState& state) {
-  const size_t hosts = state.hosts().size();
+  // Built every cycle: a copy of the state's dense per-host slots, not a walk over the hosts.
+  const HostSlots& slots = state.host_slots();
+  free_slots_ = slots.free;
+  total_slots_ = slots.total;
+  accepts_work_ = slots.accepts_work;
+  idle_ = slots.idle;
+  for (const int32_t free : free_slots_) total_free_ += free;
   resource_count_ = state.host_resources().size();
-  free_slots_.resize(hosts);
-  total_slots_.resize(hosts);
-  accepts_work_.resize(hosts);
-  idle_.resize(hosts);
-  free_resources_.assign(hosts * resource_count_, 0);
-  // Built every cycle: local pointers and sum, since stores through the byte vectors could
-  // alias the members and would force reloads on every host.
-  int32_t* free_slots = free_slots_.data();
-  int32_t* total_slots = total_slots_.data();
-  uint8_t* accepts_work = accepts_work_.data();
-  uint8_t* idle = idle_.data();
-  int64_t total_free = 0;
-  for (const Host& host : state.hosts()) {
-    const HostIndex h = host.index;
-    const bool works = host.AcceptsWork();
-    const int32_t free = works ? host.FreeSlots() : 0;
-    free_slots[h] = free;
-    total_slots[h] = host.spec.slots;
-    accepts_work[h] = works;
-    idle[h] = works && host.running_jobs == 0;
-    total_free += free;
-    if (!works) continue;
-    for (ResourceId r = 0; r < resource_count_; ++r) {
-      free_resources_[h * resource_count_ + r] = host.ResourceFree(r);
+  if (resource_count_ > 0) {
+    free_resources_.assign(state.hosts().size() * resource_count_, 0);
+    for (const Host& host : state.hosts()) {
+      if (!host.AcceptsWork()) continue;
+      for (ResourceId r = 0; r < resource_count_; ++r) {
+        free_resources_[host.index * resource_count_ + r] = host.ResourceFree(r);
+      }
     }
   }
-  total_free_ = total_free;
   free_shared_.reserve(state.shared_resources().size());
   for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
     free_shared_.push_back(state.SharedTotal(r) - state.SharedUsed(r));

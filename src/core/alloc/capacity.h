@@ -9,7 +9,8 @@
 // alternatives: Claim*() append to an undo log and Rollback(mark) returns to an earlier
 // Mark(), so a failed attempt leaves no trace (R-AL-1). Debit() is the committed form.
 // Representation: dense vectors by host (and host x resource, row-major).
-// Cost: O(hosts x resources) to build; O(1) per claim and per rollback step.
+// Cost to build: a copy of the state's dense per-host slots (ClusterState::host_slots()),
+// plus O(hosts x resources) when hosts define resources; O(1) per claim and rollback step.
 #pragma once
 
 #include <cstdint>

@@ -61,6 +61,7 @@ Status ClusterState::AddHost(HostSpec spec) {
   total_slots_ += host.spec.slots;
   if (host.AcceptsWork()) free_slots_ += host.spec.slots;
   hosts_.push_back(std::move(host));
+  SyncHostSlots(hosts_.back());
   if (!config_.limits.empty()) ConfigureLimits();  // host scopes name hosts
   return Status::Ok();
 }
@@ -125,6 +126,21 @@ bool ClusterState::PassesSelectSlow(resreq::ExprId select, HostIndex host,
   const bool passes = resreq::EvalSelect(select, *expr_pool_, view, read_free);
   verdict = read_free ? kSelectReadsFree : passes ? kSelectPasses : kSelectFails;
   return passes;
+}
+
+void ClusterState::SyncHostSlots(const Host& host) {
+  const size_t h = host.index;
+  if (h >= host_slots_.free.size()) {
+    host_slots_.free.resize(h + 1);
+    host_slots_.total.resize(h + 1);
+    host_slots_.accepts_work.resize(h + 1);
+    host_slots_.idle.resize(h + 1);
+  }
+  const bool works = host.AcceptsWork();
+  host_slots_.free[h] = works ? host.FreeSlots() : 0;
+  host_slots_.total[h] = host.spec.slots;
+  host_slots_.accepts_work[h] = works;
+  host_slots_.idle[h] = works && host.running_jobs == 0;
 }
 
 void ClusterState::SetHostSpec(Host& host, HostSpec spec) {
@@ -454,6 +470,7 @@ void ClusterState::Release(Job& job) {
     host.running_jobs -= 1;
     SLUICE_CHECK(host.used_slots >= 0);
     if (host.AcceptsWork()) free_slots_ += taken;
+    SyncHostSlots(host);
     for (const ResourceAmount& r : grant.resources) host.resource_used[r.id] -= r.amount;
   }
   for (const ResourceAmount& r : job.allocation.shared) shared_used_[r.id] -= r.amount;
@@ -521,6 +538,7 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
     host.used_slots += taken;
     host.running_jobs += 1;
     free_slots_ -= taken;
+    SyncHostSlots(host);
     for (const ResourceAmount& r : grant.resources) {
       SLUICE_CHECK(r.amount <= host.ResourceFree(r.id));
       if (r.id >= host.resource_used.size()) host.resource_used.resize(r.id + 1, 0);
@@ -567,6 +585,7 @@ Status ClusterState::SetHostState(std::string_view name, HostState new_state) {
   if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
   host.spec.state = new_state;
   if (host.AcceptsWork()) free_slots_ += host.FreeSlots();
+  SyncHostSlots(host);
   return Status::Ok();
 }
 
@@ -622,6 +641,7 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
     total_slots_ += spec.slots - host.spec.slots;
     SetHostSpec(host, spec);
     if (host.AcceptsWork()) free_slots_ += host.FreeSlots();
+    SyncHostSlots(host);
   }
   SetSharedResources(config.shared_resources);
   for (Host& host : hosts_) {
@@ -631,6 +651,7 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
       SLUICE_RETURN_IF_ERROR(SetHostState(host.spec.name, HostState::kUnavail));
       total_slots_ -= host.spec.slots;
       host.spec.slots = 0;
+      SyncHostSlots(host);
     }
   }
   config_ = config;

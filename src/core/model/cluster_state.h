@@ -89,6 +89,15 @@ struct Queue {
   std::optional<Instant> reclaim_deadline;
 };
 
+// Every host's slots as a cycle's Capacity starts from them, by HostIndex, kept dense so that
+// building one is a copy rather than a walk over the hosts.
+struct HostSlots {
+  std::vector<int32_t> free;          // free slots; 0 on a host that does not accept work
+  std::vector<int32_t> total;         // configured slots
+  std::vector<uint8_t> accepts_work;  // Host::AcceptsWork()
+  std::vector<uint8_t> idle;          // accepts work and runs no job
+};
+
 // Running jobs in start order.
 struct RunningEntry {
   uint64_t start_seq = 0;
@@ -128,6 +137,7 @@ class ClusterState {
 
   const ClusterConfig& config() const { return config_; }
   const std::vector<Host>& hosts() const { return hosts_; }
+  const HostSlots& host_slots() const { return host_slots_; }
   const std::vector<Queue>& queues() const { return queues_; }
   const std::set<RunningEntry>& running() const { return running_; }
   const std::set<RunningByEnd>& running_by_end() const { return running_by_end_; }
@@ -334,6 +344,8 @@ class ClusterState {
 
   ClusterConfig config_;
   std::vector<Host> hosts_;
+  HostSlots host_slots_;  // mirrors hosts_: SyncHostSlots after every change to a host
+  void SyncHostSlots(const Host& host);
   std::vector<Queue> queues_;
   std::unordered_map<std::string, HostIndex> host_by_name_;
   std::unordered_map<std::string, QueueIndex> queue_by_name_;
