@@ -119,6 +119,12 @@ std::string ReasonLines(const json& job) {
     std::optional<core::ReasonCode> parsed = ReasonCodeFromString(code);
     out = " " + (parsed ? std::string(core::Headline(*parsed)) : code) + "\n";
   }
+  // The same words as the simulator's report (core::RenderPendingJob).
+  if (reasons != nullptr) {
+    if (auto hint = reasons->find("hint"); hint != reasons->end() && hint->is_string()) {
+      out += " What would let it start: " + LocalTimes(hint->get<std::string>()) + "\n";
+    }
+  }
   return out;
 }
 

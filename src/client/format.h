@@ -25,7 +25,8 @@ inline constexpr const char* kTableJobFields =
 
 // `jobs`: one row per job object.
 std::string FormatJobs(const nlohmann::json& jobs);
-// `jobs -p`: each pending/held job's row followed by its reasons, one indented line each.
+// `jobs -p`: each pending/held job's row followed by its reasons, one indented line each,
+// and what would let it start (the API's `reasons.hint`) when the server sent it.
 std::string FormatPendingJobs(const nlohmann::json& jobs);
 std::string FormatHosts(const nlohmann::json& hosts);
 std::string FormatQueues(const nlohmann::json& queues);

@@ -8,6 +8,7 @@
 #include "config/cluster_yaml.h"
 #include "core/admission/diagnostics.h"
 #include "core/cycle/events.h"
+#include "core/reasons/hint.h"
 #include "server/controller.h"
 #include "server/controller_internal.h"
 #include "server/job_spec.h"
@@ -63,7 +64,16 @@ JobListEntry Controller::ListEntryLocked(const JobInfo& job, bool with_reasons) 
   } else if (r.state == "PENDING") {
     e.reason = job.main_reason.empty() ? "NEW_JOB" : job.main_reason;
   }
-  if (with_reasons && !e.reason.empty()) e.reasons = job.reasons;
+  if (with_reasons && !e.reason.empty()) {
+    e.reasons = job.reasons;
+    // What would let it start (R-PR-2), from the same reasons the JSON shows.
+    const core::Job* cj = job.in_core ? state_.FindJob(r.id) : nullptr;
+    if (cj != nullptr) {
+      const core::PendingReasons unexplained{
+          .main = r.state == "HELD" ? core::ReasonCode::kHeld : core::ReasonCode::kNewJob};
+      e.hint = core::Hint(*cj, state_, job.reasons ? *job.reasons : unexplained);
+    }
+  }
   return e;
 }
 

@@ -73,13 +73,17 @@ std::shared_ptr<const std::string> FixedJobText(const json& spec) {
   return std::make_shared<const std::string>(text.substr(1, text.size() - 2));
 }
 
-json ReasonsJson(const std::optional<core::PendingReasons>& reasons, const std::string& reason) {
-  if (!reasons) return {{"main", reason}, {"details", json::array()}};
-  json details = json::array();
-  for (const core::ReasonDetail& d : reasons->details) {
-    details.push_back(json(sim::ReasonDetailToJson(d)));
+json ReasonsJson(const std::optional<core::PendingReasons>& reasons, const std::string& reason,
+                 const std::string& hint) {
+  json j = {{"main", reason}, {"details", json::array()}};
+  if (reasons) {
+    j["main"] = core::ToString(reasons->main);
+    for (const core::ReasonDetail& d : reasons->details) {
+      j["details"].push_back(json(sim::ReasonDetailToJson(d)));
+    }
   }
-  return {{"main", core::ToString(reasons->main)}, {"details", details}};
+  if (!hint.empty()) j["hint"] = hint;
+  return j;
 }
 
 const std::vector<std::string>& JobFieldNames() {
@@ -211,7 +215,12 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
           out += sim::ReasonDetailToJson(d).dump();
         }
       }
-      out += "]}";
+      out += ']';
+      if (!e.hint.empty()) {
+        out += ",\"hint\":";
+        AppendJsonString(e.hint, out);
+      }
+      out += '}';
     }
   }
   out += '}';

@@ -50,6 +50,7 @@ struct JobListEntry {
   // With `reasons` asked for (pending_reasons=1): the `reasons` member (null unless waiting).
   bool with_reasons = false;
   std::optional<core::PendingReasons> reasons;  // the last explained cycle's, if any
+  std::string hint;  // what would let it start (core::Hint); "": absent
 };
 
 // The members a job object may have (docs/api.md), for GET /v1/jobs?fields=...
@@ -60,10 +61,10 @@ using JobFields = std::set<std::string, std::less<>>;
 // `reasons` when the entry asks for them).
 void AppendJobText(const JobListEntry& entry, std::string& out, const JobFields* fields = nullptr);
 
-// The `reasons` member of a waiting job: {"main", "details"}. `reasons` absent: main is
-// `reason` and details are empty (not explained yet).
+// The `reasons` member of a waiting job: {"main", "details", "hint"}. `reasons` absent:
+// main is `reason` and details are empty (not explained yet). No `hint` when it is empty.
 nlohmann::json ReasonsJson(const std::optional<core::PendingReasons>& reasons,
-                           const std::string& reason);
+                           const std::string& reason, const std::string& hint = "");
 
 // Appends `text` as a JSON string (quoted and escaped).
 void AppendJsonString(std::string_view text, std::string& out);

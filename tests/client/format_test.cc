@@ -50,6 +50,23 @@ TEST(FormatJobsTest, AlignsColumnsAndShowsHosts) {
   EXPECT_EQ(FormatJobs(json::array()), "No jobs found\n");
 }
 
+TEST(FormatPendingJobsTest, EachReasonListIsFollowedByItsHint) {
+  const json jobs = json::parse(R"([
+    {"id": 2, "state": "PENDING", "reason": "NO_RESOURCE", "reasons": {"main": "NO_RESOURCE",
+     "details": [{"code": "NO_RESOURCE", "resource": "slots", "needed": 8, "available": 3,
+                  "hosts": 2}],
+     "hint": "needs 5 more slots — starts when running jobs free them"}},
+    {"id": 3, "state": "PENDING", "reason": "PRIORITY_WAIT"}])");
+  const std::string text = FormatPendingJobs(jobs);
+  EXPECT_NE(text.find(" Not enough job slots: needs 8, 3 free on 2 hosts\n"
+                      " What would let it start: needs 5 more slots — starts when running jobs "
+                      "free them\n"),
+            std::string::npos)
+      << text;
+  // No hint from the server: no hint line.
+  EXPECT_EQ(text.find("What would let it start", text.find("\n3 ")), std::string::npos) << text;
+}
+
 TEST(FormatPendingJobsTest, ListsReasonsOfPendingJobsOnly) {
   const json jobs = json::parse(R"([
     {"id": 1, "state": "RUNNING"},

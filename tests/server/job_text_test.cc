@@ -75,6 +75,9 @@ TEST(JobTextTest, EndedAndWaitingJobs) {
   EXPECT_EQ(r["details"][0]["needed"], 8);
   EXPECT_EQ(r["details"][0]["available"], 3);
   EXPECT_EQ(r, ReasonsJson(reasons, "NO_RESOURCE"));
+  waiting.hint = "needs 5 more slots";
+  EXPECT_EQ(Parse(waiting)["reasons"], ReasonsJson(reasons, "NO_RESOURCE", "needs 5 more slots"));
+  EXPECT_EQ(Parse(waiting)["reasons"]["hint"], "needs 5 more slots");
 }
 
 TEST(JobTextTest, StringsAreEscaped) {
@@ -161,6 +164,13 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
   EXPECT_EQ(h.Job(waiting)["reasons"]["main"], "NO_RESOURCE");
   EXPECT_EQ(h.Job(held)["reason"], "HELD");
   EXPECT_EQ(h.Job(unexplained)["reason"], "NEW_JOB");
+  // Each waiting job's reasons carry what would let it start (core::Hint), listed or not.
+  EXPECT_EQ(h.Job(held)["reasons"]["hint"], "released by `sluice release " + std::to_string(held) + "`");
+  EXPECT_EQ(h.Job(unexplained)["reasons"]["hint"], "nothing: the next scheduling cycle considers it");
+  const std::string hint = h.Job(waiting)["reasons"]["hint"];
+  EXPECT_EQ(hint.rfind("needs ", 0), 0u) << hint;
+  EXPECT_NE(hint.find("slots"), std::string::npos) << hint;
+  EXPECT_FALSE(h.Job(running)["reasons"].is_object());
   EXPECT_EQ(h.Job(fresh_id)["reasons"]["details"].size(), 1u);
   // Without pending_reasons the objects have no `reasons` member.
   for (const json& listed : h.c().ListJobs({}).Json()) EXPECT_FALSE(listed.contains("reasons"));
