@@ -68,10 +68,12 @@ class PendingSet {
         if (main_end_ - main_ > kPrefetchAhead) {
           if (const Job* job = main_[kPrefetchAhead].job; job != nullptr) {
             __builtin_prefetch(job);
+            __builtin_prefetch(&job->spec.min_tasks);  // and run_limit
             __builtin_prefetch(&job->spec.begin_time);
-            __builtin_prefetch(&job->state);
+            __builtin_prefetch(&job->state);  // and exclusive, queue
             __builtin_prefetch(&job->classified);
-            __builtin_prefetch(&job->request);
+            __builtin_prefetch(&job->request);  // and min_slots
+            __builtin_prefetch(&job->min_slots);
           }
         }
       }
