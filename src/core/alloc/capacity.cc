@@ -70,25 +70,34 @@ Capacity Capacity::AllConfigured(const ClusterState& state) {
   return capacity;
 }
 
-void Capacity::ClaimHost(const HostGrant& grant) {
+template <bool kLogged>
+void Capacity::TakeHost(const HostGrant& grant) {
   const int32_t slots = grant.whole_host ? free_slots_[grant.host] : grant.slots;
   SLUICE_CHECK(slots <= free_slots_[grant.host]);
   free_slots_[grant.host] -= slots;
   total_free_ -= slots;
-  undo_.push_back(Undo{.index = grant.host, .slots = slots});
+  if constexpr (kLogged) undo_.push_back(Undo{.index = grant.host, .slots = slots});
   for (const ResourceAmount& r : grant.resources) {
     int64_t& free = free_resources_[grant.host * resource_count_ + r.id];
     SLUICE_CHECK(r.amount <= free);
     free -= r.amount;
-    undo_.push_back(Undo{.index = grant.host, .resource = r.id, .amount = r.amount});
+    if constexpr (kLogged) {
+      undo_.push_back(Undo{.index = grant.host, .resource = r.id, .amount = r.amount});
+    }
   }
 }
 
-void Capacity::ClaimShared(const ResourceAmount& amount) {
+template <bool kLogged>
+void Capacity::TakeShared(const ResourceAmount& amount) {
   SLUICE_CHECK(amount.amount <= free_shared_[amount.id]);
   free_shared_[amount.id] -= amount.amount;
-  undo_.push_back(Undo{.shared = true, .index = amount.id, .amount = amount.amount});
+  if constexpr (kLogged) {
+    undo_.push_back(Undo{.shared = true, .index = amount.id, .amount = amount.amount});
+  }
 }
+
+void Capacity::ClaimHost(const HostGrant& grant) { TakeHost<true>(grant); }
+void Capacity::ClaimShared(const ResourceAmount& amount) { TakeShared<true>(amount); }
 
 void Capacity::Rollback(size_t mark) {
   while (undo_.size() > mark) {
@@ -119,9 +128,10 @@ void Capacity::Credit(const HostGrant& grant, int32_t slots_taken, bool now_idle
 }
 
 void Capacity::Debit(const Allocation& allocation) {
-  for (const HostGrant& grant : allocation.hosts) ClaimHost(grant);
-  for (const ResourceAmount& amount : allocation.shared) ClaimShared(amount);
-  undo_.clear();  // committed: nothing to roll back to
+  // Committed: nothing to roll back to, so the claims are not logged.
+  for (const HostGrant& grant : allocation.hosts) TakeHost<false>(grant);
+  for (const ResourceAmount& amount : allocation.shared) TakeShared<false>(amount);
+  undo_.clear();
 }
 
 }  // namespace sluice::core

@@ -113,6 +113,11 @@ class Capacity {
   };
 
   void FillDefines(const ClusterState& state) const;
+  // A claim; logged for Rollback() unless committed.
+  template <bool kLogged>
+  void TakeHost(const HostGrant& grant);
+  template <bool kLogged>
+  void TakeShared(const ResourceAmount& amount);
 
   std::vector<int32_t> free_slots_;
   std::vector<int32_t> total_slots_;
