@@ -106,12 +106,16 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
   // Submissions by (submit time, id); cancels by (time, id).
   std::vector<size_t> order(jobs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  auto by_submit_then_id = [&](size_t a, size_t b) {
     if (jobs[a].spec.submit_time != jobs[b].spec.submit_time) {
       return jobs[a].spec.submit_time < jobs[b].spec.submit_time;
     }
     return jobs[a].spec.id < jobs[b].spec.id;
-  });
+  };
+  // Readers sort by submit time and traces number jobs in that order: usually sorted already.
+  if (!std::is_sorted(order.begin(), order.end(), by_submit_then_id)) {
+    std::stable_sort(order.begin(), order.end(), by_submit_then_id);
+  }
   std::vector<std::pair<Instant, JobId>> cancels;
   for (const WorkloadJob& job : jobs) {
     if (job.cancel_at) cancels.emplace_back(std::max(*job.cancel_at, job.spec.submit_time), job.spec.id);
