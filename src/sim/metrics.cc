@@ -35,15 +35,26 @@ struct WaitAccumulator {
     for (int64_t w : waits) sum += static_cast<double>(w);
     stats.avg_wait = sum / static_cast<double>(waits.size());
     stats.avg_bsld = bsld_sum / static_cast<double>(waits.size());
-    std::sort(waits.begin(), waits.end());
-    auto rank = [&](double p) {
+    // Nearest-rank percentiles: only four order statistics are needed, so each is selected
+    // in the part after the previous one (linear), not by sorting every wait.
+    auto position = [&](double p) {
       size_t k = static_cast<size_t>(std::ceil(p * static_cast<double>(waits.size())));
-      return waits[std::clamp<size_t>(k, 1, waits.size()) - 1];
+      return std::clamp<size_t>(k, 1, waits.size()) - 1;
     };
+    const size_t p50 = position(0.50);
+    const size_t p95 = position(0.95);
+    const size_t p99 = position(0.99);
+    size_t from = 0;
+    for (const size_t k : {p50, p95, p99, waits.size() - 1}) {
+      if (k < from) continue;  // the same position as the previous one: in place already
+      std::nth_element(waits.begin() + static_cast<std::ptrdiff_t>(from),
+                       waits.begin() + static_cast<std::ptrdiff_t>(k), waits.end());
+      from = k + 1;
+    }
     stats.max_wait = waits.back();
-    stats.p50_wait = rank(0.50);
-    stats.p95_wait = rank(0.95);
-    stats.p99_wait = rank(0.99);
+    stats.p50_wait = waits[p50];
+    stats.p95_wait = waits[p95];
+    stats.p99_wait = waits[p99];
     return stats;
   }
 };
