@@ -127,7 +127,8 @@ Result<std::unique_ptr<Controller>> Controller::Create(core::ClusterConfig confi
 
 // Steps: 1. hosts agents added earlier; 2. every unfinished job through Restore in id order
 // (its stored sequence and admission record); 3. allocations of ADMITTING/RUNNING jobs in
-// start order, and the preemption markers of victims being stopped; 4. every host unavailable until its agent registers (an agent not yet back is
+// start order, and the preemption markers of victims being stopped; administrators' queue
+// and host overrides and queues' reclaim deadlines; 4. every host unavailable until its agent registers (an agent not yet back is
 // unknown, not idle).
 Status Controller::Restore(const store::Snapshot& snap) {
   std::lock_guard lock(mu_);
@@ -144,6 +145,20 @@ Status Controller::Restore(const store::Snapshot& snap) {
     }
     SLUICE_RETURN_IF_ERROR(state_.AddHost(spec));
     dynamic_hosts_.insert(h.name);
+  }
+  // Administrators' overrides (queues opened/closed/activated/inactivated, hosts closed).
+  for (const auto& [key, value] : snap.settings) {
+    const size_t slash = key.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string kind = key.substr(0, slash);
+    const std::string name = key.substr(slash + 1);
+    if (kind == kSettingQueueOpen) queue_open_[name] = value != 0;
+    if (kind == kSettingQueueActive) queue_active_[name] = value != 0;
+    if (kind == kSettingHostClosed) admin_closed_hosts_.insert(name);
+  }
+  if (!queue_open_.empty() || !queue_active_.empty()) {
+    Status s = state_.Reconfigure(EffectiveConfigLocked(base_config_));
+    if (!s.ok()) log_->error("queue overrides not restored: {}", s.message());
   }
   std::vector<JobInfo*> holding;
   for (const store::StoredJob& row : snap.jobs) {
@@ -233,6 +248,11 @@ Status Controller::Restore(const store::Snapshot& snap) {
   }
   for (const core::Host& host : state_.hosts()) {
     SLUICE_RETURN_IF_ERROR(state_.SetHostState(host.spec.name, core::HostState::kUnavail));
+  }
+  // Reclaim deadlines (R-CAP-3): a restart does not give a starved queue a new grace.
+  for (const core::Queue& queue : state_.queues()) {
+    auto it = snap.settings.find(std::string(kSettingReclaimDeadline) + "/" + queue.spec.name);
+    if (it != snap.settings.end()) state_.SetReclaimDeadline(queue.index, it->second);
   }
   log_->info("epoch {}: restored {} jobs ({} holding allocations), {} agent hosts", epoch_,
              jobs_.size(), holding.size(), dynamic_hosts_.size());
@@ -470,8 +490,8 @@ bool Controller::Reconciling() {
 
 // Steps: 1. nothing while earlier ADMITTING records are unresolved (R-SRV-2); 2. RunCycle
 // with explanations and Commit; 3. one store batch: ADMITTING rows of started jobs, EXIT
-// rows of unschedulable ones, the preemption markers of victims and the admission records
-// the cycle updated (the bypass increment commits with the StartJob that caused it,
+// rows of unschedulable ones, the preemption markers of victims, reclaim deadlines and the
+// admission records the cycle updated (the bypass increment commits with the StartJob that caused it,
 // R-ADM-3); 4. log main reasons that changed; 5. after the commit, launches and preemption
 // kills may go out.
 void Controller::RunCycleLocked() {
@@ -551,6 +571,14 @@ void Controller::RunCycleLocked() {
                  preempt->for_job, std::max<int64_t>(0, preempt->kill_at - now));
       if (recording_) recorded_.push_back("preempt " + std::to_string(preempt->victim) + " for " +
                                           std::to_string(preempt->for_job));
+    } else if (const auto* reclaim = std::get_if<core::UpdateReclaim>(&d)) {
+      // Committed with the cycle's batch, like the admission records.
+      batch.settings[std::string(kSettingReclaimDeadline) + "/" +
+                     state_.queues()[reclaim->queue].spec.name] = reclaim->deadline;
+      if (recording_) {
+        recorded_.push_back("reclaim " + state_.queues()[reclaim->queue].spec.name + " " +
+                            std::to_string(reclaim->deadline.value_or(-1)));
+      }
     } else if (const auto* update = std::get_if<core::UpdateAdmission>(&d)) {
       const core::Job* cj = state_.FindJob(update->job);
       if (cj != nullptr && (cj->state == core::JobState::kPending || cj->state == core::JobState::kHeld)) {

@@ -23,6 +23,12 @@ inline constexpr const char* kPhaseAdmitting = "ADMITTING";
 inline constexpr const char* kPhaseAdmitted = "ADMITTED";
 inline constexpr const char* kPhaseEnded = "ENDED";
 
+// Keys of the store's settings: "<kind>/<queue or host name>".
+inline constexpr const char* kSettingQueueOpen = "queue_open";      // 0 or 1
+inline constexpr const char* kSettingQueueActive = "queue_active";  // 0 or 1
+inline constexpr const char* kSettingHostClosed = "host_closed";    // 1; absent when open
+inline constexpr const char* kSettingReclaimDeadline = "reclaim_deadline";  // an Instant
+
 struct Controller::JobInfo {
   store::StoredJob row;  // what the store holds (the truth across restarts)
   nlohmann::json spec;   // parsed row.spec

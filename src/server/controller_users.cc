@@ -444,13 +444,16 @@ Reply Controller::Limits() {
 Reply Controller::QueueAction(const Caller& caller, const std::string& queue,
                               const std::string& action) {
   if (!caller.admin) return Error(403, caller.user + " is not an administrator");
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   auto index = state_.FindQueue(queue);
   if (!index) return Error(404, "no queue named '" + queue + "'");
+  store::WriteBatch batch;
   if (action == "open" || action == "close") {
     queue_open_[queue] = action == "open";
+    batch.settings[std::string(kSettingQueueOpen) + "/" + queue] = action == "open" ? 1 : 0;
   } else if (action == "activate" || action == "inactivate") {
     queue_active_[queue] = action == "activate";
+    batch.settings[std::string(kSettingQueueActive) + "/" + queue] = action == "activate" ? 1 : 0;
   } else {
     return Error(404, "no queue action '" + action + "'");
   }
@@ -458,25 +461,34 @@ Reply Controller::QueueAction(const Caller& caller, const std::string& queue,
   if (!s.ok()) return Error(409, s.message());
   log_->info("queue {}: {} by {}", queue, action, caller.user);
   MarkDirty();
-  return Reply{200, QueueJson(state_.queues()[*index])};
+  // Answered once it is stored: a restart keeps it.
+  Reply reply{200, QueueJson(state_.queues()[*index])};
+  (void)WriteAndWait(lock, std::move(batch));
+  return reply;
 }
 
 Reply Controller::HostAction(const Caller& caller, const std::string& host,
                              const std::string& action) {
   if (!caller.admin) return Error(403, caller.user + " is not an administrator");
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   auto index = state_.FindHost(host);
   if (!index) return Error(404, "no host named '" + host + "'");
+  store::WriteBatch batch;
+  const std::string key = std::string(kSettingHostClosed) + "/" + host;
   if (action == "open") {
     admin_closed_hosts_.erase(host);
+    batch.settings[key] = std::nullopt;
   } else if (action == "close") {
     admin_closed_hosts_.insert(host);
+    batch.settings[key] = 1;
   } else {
     return Error(404, "no host action '" + action + "'");
   }
   log_->info("host {}: {} by {}", host, action, caller.user);
   SyncHostStateLocked(host);
-  return Reply{200, HostJson(state_.hosts()[*index])};
+  Reply reply{200, HostJson(state_.hosts()[*index])};
+  (void)WriteAndWait(lock, std::move(batch));
+  return reply;
 }
 
 Reply Controller::Reconfigure() {

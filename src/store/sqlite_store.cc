@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS jobs (
   preempt_kill_at INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS hosts (name TEXT PRIMARY KEY, spec TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 )sql";
 
 constexpr const char* kUpsertJob =
@@ -102,6 +103,8 @@ class Store::Impl {
     sqlite3_finalize(upsert_job_);
     sqlite3_finalize(upsert_host_);
     sqlite3_finalize(read_epoch_);
+    sqlite3_finalize(upsert_setting_);
+    sqlite3_finalize(delete_setting_);
     sqlite3_close(db_);
     if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock
   }
@@ -111,6 +114,10 @@ class Store::Impl {
         sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO hosts (name, spec) VALUES (?1, ?2)", -1,
                            &upsert_host_, nullptr) != SQLITE_OK ||
         sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = 'epoch'", -1, &read_epoch_,
+                           nullptr) != SQLITE_OK ||
+        sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)", -1,
+                           &upsert_setting_, nullptr) != SQLITE_OK ||
+        sqlite3_prepare_v2(db_, "DELETE FROM settings WHERE key = ?1", -1, &delete_setting_,
                            nullptr) != SQLITE_OK) {
       return SqlError(db_, "preparing statements");
     }
@@ -239,6 +246,13 @@ class Store::Impl {
       sqlite3_bind_text(s, 2, h.spec.data(), static_cast<int>(h.spec.size()), SQLITE_STATIC);
       if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing host " + h.name);
     }
+    for (const auto& [key, value] : batch.settings) {
+      sqlite3_stmt* s = value ? upsert_setting_ : delete_setting_;
+      sqlite3_reset(s);
+      sqlite3_bind_text(s, 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+      if (value) sqlite3_bind_int64(s, 2, *value);
+      if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing setting " + key);
+    }
     if (batch.config_version) {
       const std::string sql = "INSERT OR REPLACE INTO meta (key, value) VALUES ('config_version', " +
                               std::to_string(*batch.config_version) + ")";
@@ -253,6 +267,8 @@ class Store::Impl {
   sqlite3_stmt* upsert_job_ = nullptr;
   sqlite3_stmt* upsert_host_ = nullptr;
   sqlite3_stmt* read_epoch_ = nullptr;
+  sqlite3_stmt* upsert_setting_ = nullptr;
+  sqlite3_stmt* delete_setting_ = nullptr;
   std::thread writer_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -415,6 +431,11 @@ Result<Snapshot> Store::Load() {
     return SqlError(db, "reading hosts");
   }
   while (sqlite3_step(s) == SQLITE_ROW) snap.hosts.push_back(StoredHost{Text(s, 0), Text(s, 1)});
+  sqlite3_finalize(s);
+  if (sqlite3_prepare_v2(db, "SELECT key, value FROM settings", -1, &s, nullptr) != SQLITE_OK) {
+    return SqlError(db, "reading settings");
+  }
+  while (sqlite3_step(s) == SQLITE_ROW) snap.settings[Text(s, 0)] = sqlite3_column_int64(s, 1);
   sqlite3_finalize(s);
   return snap;
 }

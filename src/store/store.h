@@ -1,11 +1,13 @@
 // Store: the controller's durable state in a state directory (R-SRV-1, R-SRV-2).
 //
-// Representation: SQLite in WAL mode (DIR/sluice.db) with three tables — `jobs` (one row per
-// job: the submitted spec as JSON, its state and times, its allocation by host names, and its
+// Representation: SQLite in WAL mode (DIR/sluice.db) with four tables — `jobs` (one row per
+// job: the submitted spec as JSON, its state and times, its allocation by host names, its
 // admission record: sequence, enqueue time, bypass count, first-blocked time, gate, phase,
-// epoch; and its preemption marker), `hosts` (agents that registered without being in the cluster YAML) and `meta`
-// (controller epoch, configuration version). The store knows nothing of the core: rows are
-// plain values; the server maps them to and from ClusterState.
+// epoch; and its preemption marker), `hosts` (agents that registered without being in the
+// cluster YAML), `settings` (integers by key: administrators' queue and host overrides,
+// queues' reclaim deadlines) and `meta` (controller epoch, configuration version). The store
+// knows nothing of the core: rows are plain values; the server maps them to and from
+// ClusterState.
 //
 // Invariants:
 //  - one controller per directory: Open takes an exclusive flock on DIR/lock for the store's
@@ -23,6 +25,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,8 +78,10 @@ struct WriteBatch {
   std::vector<StoredJob> jobs;    // inserted or replaced whole
   std::vector<StoredHost> hosts;  // inserted or replaced whole
   std::optional<int64_t> config_version;
+  // Controller settings by key (e.g. "queue_open/normal"): a value sets, nullopt deletes.
+  std::map<std::string, std::optional<int64_t>> settings;
 
-  bool empty() const { return jobs.empty() && hosts.empty() && !config_version; }
+  bool empty() const { return jobs.empty() && hosts.empty() && !config_version && settings.empty(); }
 };
 
 struct Snapshot {
@@ -84,6 +89,7 @@ struct Snapshot {
   int64_t config_version = 0;
   std::vector<StoredJob> jobs;  // by id
   std::vector<StoredHost> hosts;
+  std::map<std::string, int64_t> settings;
 };
 
 struct StoreStats {

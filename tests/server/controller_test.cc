@@ -354,6 +354,36 @@ TEST_F(ControllerTest, AdminsOpenAndCloseQueuesAndHosts) {
   EXPECT_EQ(h_->c().HostAction(Caller{.user = "root", .admin = true}, "nope", "close").status, 404);
 }
 
+// An administrator's closed queue, inactive queue and closed host stay so across a restart.
+TEST_F(ControllerTest, AdminOverridesSurviveARestart) {
+  RegisterBoth();
+  const Caller root{.user = "root", .admin = true};
+  ASSERT_EQ(h_->c().QueueAction(root, "normal", "close").status, 200);
+  ASSERT_EQ(h_->c().QueueAction(root, "bf", "inactivate").status, 200);
+  ASSERT_EQ(h_->c().HostAction(root, "h1", "close").status, 200);
+  ASSERT_EQ(h_->c().HostAction(root, "h2", "close").status, 200);
+  ASSERT_EQ(h_->c().HostAction(root, "h2", "open").status, 200);
+  Restart();
+  RegisterBoth();
+  std::map<std::string, json> queues;
+  for (const json& q : h_->c().Queues().body) queues[q["name"]] = q;
+  EXPECT_EQ(queues["normal"]["open"], false);
+  EXPECT_EQ(queues["bf"]["active"], false);
+  EXPECT_EQ(queues["bf"]["open"], true);
+  EXPECT_EQ(queues["strict"]["open"], true);
+  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}}).status, 400);
+  json hosts = h_->c().Hosts().body;
+  EXPECT_EQ(hosts[0]["state"], "closed");
+  EXPECT_EQ(hosts[1]["state"], "ok");
+  // Undone, and that too survives.
+  ASSERT_EQ(h_->c().QueueAction(root, "normal", "open").status, 200);
+  ASSERT_EQ(h_->c().HostAction(root, "h1", "open").status, 200);
+  Restart();
+  RegisterBoth();
+  EXPECT_EQ(h_->c().Hosts().body[0]["state"], "ok");
+  EXPECT_EQ(h_->Submit("alice", {{"command", "x"}, {"queue", "normal"}}) > 0, true);
+}
+
 // R-SRV-6: a job blocked for many cycles logs one line per change of its main reason.
 TEST_F(ControllerTest, PendingReasonsAreLoggedOnlyWhenTheyChange) {
   RegisterBoth();

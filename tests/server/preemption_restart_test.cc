@@ -1,7 +1,8 @@
-// Preemption across a controller restart (R-CAP-4, R-SRV-2): the marker — which job the
-// victim is stopped for and when it is killed — is in the store, so a restarted controller
-// keeps killing the victim with the remaining grace, requeues it (not EXIT) when it exits,
-// and starts the job it was stopped for.
+// Preemption across a controller restart (R-CAP-3, R-CAP-4, R-SRV-2): the marker — which job
+// the victim is stopped for and when it is killed — is in the store, so a restarted
+// controller keeps killing the victim with the remaining grace, requeues it (not EXIT) when
+// it exits, and starts the job it was stopped for; a starved queue's reclaim deadline is
+// stored too.
 #include <gtest/gtest.h>
 
 #include "server/controller_fixture.h"
@@ -116,6 +117,49 @@ TEST_F(PreemptionRestartTest, TheMarkerIsClearedWhenTheVictimIsRequeued) {
   ASSERT_EQ(h_->State(victim_), "ADMITTING");
   EXPECT_EQ(LaunchedIds(h_->Heartbeat("h1")), std::vector<JobId>{victim_});
   EXPECT_TRUE(KilledIds(h_->Heartbeat("h1", json::array({victim_}))).empty());
+}
+
+// R-CAP-3: a starved queue's reclaim deadline is stored; a restart does not give the
+// borrowers a new reclaim_after.
+TEST(ReclaimRestartTest, TheReclaimDeadlineSurvivesARestart) {
+  core::ClusterConfig config;
+  config.hosts = {core::HostSpec{.name = "h1", .slots = 2}, core::HostSpec{.name = "h2", .slots = 2}};
+  config.queues = {core::QueueSpec{.name = "a", .capacity = 50, .reclaim_after = 100},
+                   core::QueueSpec{.name = "b", .capacity = 50, .reclaim_after = 100}};
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open(config);
+  ASSERT_EQ(h.Register("h1", json::array(), 2).status, 200);
+  ASSERT_EQ(h.Register("h2", json::array(), 2).status, 200);
+  for (int i = 0; i < 4; ++i) h.Submit("alice", {{"command", "sleep 1000"}, {"queue", "a"}});
+  h.Cycle();
+  std::map<std::string, json> running;
+  for (const char* host : {"h1", "h2"}) {
+    running[host] = json(LaunchedIds(h.Heartbeat(host)));
+    h.Heartbeat(host, running[host]);
+  }
+  ASSERT_EQ(running["h1"].size() + running["h2"].size(), 4u);
+  // Time passes in steps of 5 s with heartbeats (within the lease); returns the jobs killed.
+  const auto pass = [&](int seconds) {
+    size_t killed = 0;
+    for (int t = 0; t < seconds; t += 5) {
+      h.Advance(5'000);
+      for (const char* host : {"h1", "h2"}) killed += KilledIds(h.Heartbeat(host, running[host])).size();
+      h.Cycle();
+    }
+    return killed;
+  };
+  ASSERT_EQ(pass(10), 0u);
+  const JobId starved = h.Submit("bob", {{"command", "true"}, {"tasks", 2}, {"queue", "b"}});
+  h.Cycle();  // queue b is below its guarantee: its reclaim deadline is now + 100 s
+  ASSERT_EQ(pass(60), 0u);
+  h.Close();
+  h.Open(config);
+  for (const char* host : {"h1", "h2"}) ASSERT_EQ(h.Register(host, running[host], 2).status, 200);
+  h.Cycle();
+  EXPECT_EQ(pass(35), 0u);
+  // 105 s after the deadline was set (45 s after the restart): the borrowers are preempted.
+  EXPECT_GE(pass(10), 1u) << "the restart reset the reclaim deadline; " << h.Job(starved) << h.log();
 }
 
 }  // namespace

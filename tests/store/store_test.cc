@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -53,8 +54,13 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
     EXPECT_EQ((*store)->epoch(), 1u);
     ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {Job(1), full},
                                                .hosts = {{"x1", "{\"slots\":4}"}},
-                                               .config_version = 3})
+                                               .config_version = 3,
+                                               .settings = {{"queue_open/a", 0},
+                                                            {"reclaim_deadline/b", 1764450000},
+                                                            {"host_closed/h1", 1}}})
                     .ok());
+    // nullopt deletes.
+    ASSERT_TRUE((*store)->WriteSync(WriteBatch{.settings = {{"host_closed/h1", std::nullopt}}}).ok());
   }
   auto store = Store::Open(dir.path().string());
   ASSERT_TRUE(store);
@@ -68,6 +74,8 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
   EXPECT_EQ(snap->jobs[1], full);
   ASSERT_EQ(snap->hosts.size(), 1u);
   EXPECT_EQ(snap->hosts[0].name, "x1");
+  EXPECT_EQ(snap->settings, (std::map<std::string, int64_t>{{"queue_open/a", 0},
+                                                             {"reclaim_deadline/b", 1764450000}}));
 }
 
 // A state directory written before the preemption columns existed opens, keeps its rows and
