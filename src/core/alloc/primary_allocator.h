@@ -31,11 +31,14 @@ struct PrimaryTask {
   // `type==sparc && slots<3`, an impossible job stays pending rather than failing.)
   bool optimistic_select = false;
   // The straightforward path (tests/property/differential_test.cc): no one-host fast path,
-  // no memoized verdict reads, plain map lookups in the host view.
+  // no memoized verdicts (every select evaluated on every host), plain map lookups in the
+  // host view, the plain sort of order[].
   bool reference = false;
 
   bool Selects(HostIndex host, const resreq::HostView& view) const {
     if (optimistic_select && state.SelectTestsFreeAmounts(primary.select)) return true;
+    // The reference path evaluates afresh, so the differential test checks the memo too.
+    if (reference) return resreq::EvalSelect(primary.select, state.expr_pool(), view);
     return state.PassesSelect(primary.select, host, view);
   }
 };
