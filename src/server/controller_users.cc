@@ -206,7 +206,15 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
     spec["user"] = caller.user;
     spec["submit_time"] = now;
     Status s = core::Apply(core::JobSubmitted{ToCoreSpec(spec, id)}, now, state_);
-    if (!s.ok()) return Error(400, s.message());
+    if (!s.ok()) {
+      // All or nothing: the batch's jobs already taken in were never stored nor acknowledged,
+      // so they leave the core (as cancelled; their ids are not reused) and the table.
+      for (const json& taken : ids) {
+        (void)core::Apply(core::JobCancelled{taken.get<JobId>()}, now, state_);
+        jobs_.erase(taken.get<JobId>());
+      }
+      return Error(400, (batch ? "jobs[" + std::to_string(i) + "]: " : "job: ") + s.message());
+    }
     const core::Job* cj = state_.FindJob(id);
     auto info = std::make_unique<JobInfo>();
     info->fixed_text = std::move(fixed[i]);

@@ -319,6 +319,21 @@ TEST_F(ControllerTest, SubmissionsAreCheckedAgainstQueuesAndRequests) {
   EXPECT_EQ(batch.status, 400);
   EXPECT_NE(batch.body["error"].get<std::string>().find("jobs[1]"), std::string::npos) << batch.body;
   EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
+  // A job refused while it is taken in (a dependency that does not parse) takes the batch's
+  // earlier jobs out again: nothing unacknowledged stays, runs, or comes back on restart.
+  Reply late = h_->c().SubmitBatch(
+      Caller{.user = "alice"},
+      {{"jobs", json::array({{{"command", "a"}}, {{"command", "b"}, {"depend", "done(("}}})}});
+  EXPECT_EQ(late.status, 400);
+  EXPECT_NE(late.body["error"].get<std::string>().find("jobs[1]: "), std::string::npos) << late.body;
+  EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
+  RegisterBoth();
+  h_->Cycle();
+  EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
+  const JobId next = h_->Submit("alice", {{"command", "c"}});
+  Restart();
+  ASSERT_EQ(h_->c().ListJobs({}).Json().size(), 1u);
+  EXPECT_EQ(h_->c().ListJobs({}).Json()[0]["id"], next);
 }
 
 TEST_F(ControllerTest, SubmitUsersLimitWhoMaySubmitToAQueue) {
