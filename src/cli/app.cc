@@ -17,7 +17,13 @@ int Main(int argc, char** argv) {
   RegisterAgentCommand(app, exit_code);
   RegisterServerCommand(app, exit_code);
   RegisterClientCommands(app, exit_code);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Prints the message (or the help); a usage mistake exits 2, as the verbs document,
+    // instead of CLI11's own numbers (105, 106, ...).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   return exit_code;
 }
 
