@@ -22,6 +22,7 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     int64_t lease_seconds = 10;
     int64_t grace_seconds = 5;
     int32_t max_dispatch = 3;
+    int64_t keep_ended_seconds = 3600;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--config", flags->config, "Cluster YAML")->required();
@@ -34,6 +35,19 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-dispatch-attempts", flags->max_dispatch,
                   "Failed launches before a job ends EXIT DISPATCH_FAILED")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--keep-ended-seconds", flags->keep_ended_seconds,
+                  "How long ended jobs stay listed after they end (-1: for ever; their rows "
+                  "stay in the store)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            try {
+              const long long v = std::stoll(text);
+              if (v == -1 || v >= 60) return "";
+            } catch (...) {
+            }
+            return "expected -1 (keep ended jobs for ever) or at least 60 seconds, got " + text;
+          },
+          "-1|SECONDS>=60"));
   cmd->callback([flags, &exit_code] {
     // Signals go to one thread (sigwait below), never to the HTTP or scheduling threads.
     sigset_t signals;
@@ -51,6 +65,7 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     options.controller.lease_ms = flags->lease_seconds * 1000;
     options.controller.host_loss_grace_ms = flags->grace_seconds * 1000;
     options.controller.max_dispatch_attempts = flags->max_dispatch;
+    options.controller.keep_ended_seconds = flags->keep_ended_seconds;
     options.controller.explain_interval_ms = 250;
     auto server = server::Server::Start(options);
     if (!server) {

@@ -161,7 +161,21 @@ Status Controller::Restore(const store::Snapshot& snap) {
     if (!s.ok()) log_->error("queue overrides not restored: {}", s.message());
   }
   std::vector<JobInfo*> holding;
+  const Instant now = Now();
   for (const store::StoredJob& row : snap.jobs) {
+    next_id_ = std::max(next_id_, row.id + 1);
+    if (row.phase == kPhaseEnded) {
+      // Not restored into the core; dependencies that name it keep its verdict.
+      const core::JobState ended = row.state == "DONE"        ? core::JobState::kDone
+                                   : row.state == "CANCELLED" ? core::JobState::kCancelled
+                                                              : core::JobState::kExit;
+      Status noted = state_.NoteEnded(row.id, ended, row.start_time != 0 || !row.allocation.empty());
+      if (!noted.ok()) log_->error("job {}: {}", row.id, noted.message());
+      if (options_.keep_ended_seconds >= 0 && row.end_time + options_.keep_ended_seconds <= now) {
+        continue;  // ended long ago: only in the store
+      }
+      ended_by_time_.insert({row.end_time, row.id});
+    }
     auto info = std::make_unique<JobInfo>();
     info->row = row;
     info->spec = json::parse(row.spec, nullptr, false);
@@ -170,7 +184,6 @@ Status Controller::Restore(const store::Snapshot& snap) {
       continue;
     }
     info->fixed_text = FixedJobText(info->spec);
-    next_id_ = std::max(next_id_, row.id + 1);
     info->queue = info->spec.value("queue", "");
     if (info->queue.empty() && !state_.queues().empty()) {
       info->queue = state_.config().default_queue.empty() ? state_.queues().front().spec.name
@@ -222,6 +235,8 @@ Status Controller::Restore(const store::Snapshot& snap) {
       if (info->row.cancel_requested) {
         (void)state_.Cancel(info->row.id, Now());
         info->row.phase = kPhaseEnded;
+        info->row.end_time = Now();
+        ended_by_time_.insert({info->row.end_time, info->row.id});
       }
       batch.jobs.push_back(info->row);
       continue;
@@ -332,6 +347,7 @@ void Controller::SetStateLocked(JobInfo& job, const std::string& state, const st
   }
   job.row.state = state;
   if (state != "PENDING" && state != "HELD") job.main_reason.clear();
+  if (job.row.phase == kPhaseEnded) ended_by_time_.insert({job.row.end_time, job.row.id});
   SyncRowLocked(job);
   batch.jobs.push_back(job.row);
   EmitLocked(job);
@@ -642,9 +658,26 @@ void Controller::CheckLeasesLocked() {
   if (!batch.empty()) WriteLocked(std::move(batch));
 }
 
+void Controller::ForgetEndedLocked() {
+  if (options_.keep_ended_seconds < 0 || listings_ > 0) return;
+  const Instant cutoff = Now() - options_.keep_ended_seconds;
+  while (!ended_by_time_.empty() && ended_by_time_.begin()->first <= cutoff) {
+    const JobId id = ended_by_time_.begin()->second;
+    ended_by_time_.erase(ended_by_time_.begin());
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second->row.phase != kPhaseEnded) continue;
+    if (it->second->in_core) {
+      Status s = state_.Forget(id);
+      if (!s.ok()) log_->error("job {}: forget: {}", id, s.message());
+    }
+    jobs_.erase(it);
+  }
+}
+
 void Controller::Tick() {
   std::lock_guard lock(mu_);
   CheckLeasesLocked();
+  ForgetEndedLocked();
   if (dirty_ || (wake_at_ && Now() >= *wake_at_)) {
     dirty_ = false;
     RunCycleLocked();
@@ -665,6 +698,7 @@ void Controller::Start() {
         lock.lock();
       }
       CheckLeasesLocked();
+      ForgetEndedLocked();
       const bool explain_now =
           explain_due_ && NowMs() - last_explain_ms_ >= options_.explain_interval_ms;
       if (dirty_ || explain_now || (wake_at_ && Now() >= *wake_at_)) {

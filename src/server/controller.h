@@ -57,6 +57,11 @@ struct ControllerOptions {
   // Explain pending jobs (reasons) at most this often: decisions do not depend on it, and
   // explaining costs time per pending job. 0: every cycle.
   int64_t explain_interval_ms = 0;
+  // Ended jobs leave the controller's memory (listings, job detail) this long after they end,
+  // as LSF's CLEAN_PERIOD and Slurm's MinJobAge do; their rows stay in the store and
+  // dependencies on them keep their verdict. -1: keep them all. REQUIRES: -1 or >= 60 (a
+  // request that waits on a commit holds its job across an unlock; a minute covers it).
+  int64_t keep_ended_seconds = 3600;
   std::string config_path;             // re-read by Reconfigure()
 };
 
@@ -161,6 +166,8 @@ class Controller {
   void MarkDirty();
   void RunCycleLocked();
   void CheckLeasesLocked();
+  // Drops the ended jobs older than keep_ended_seconds (not while a listing holds pointers).
+  void ForgetEndedLocked();
   // Host state the core should see: unavail without a live agent, closed by an admin, or as
   // configured.
   core::HostState EffectiveHostState(const std::string& host) const;
@@ -208,6 +215,8 @@ class Controller {
   int64_t start_ms_ = 0;
   JobId next_id_ = 1;
   std::map<JobId, std::unique_ptr<JobInfo>> jobs_;
+  std::set<std::pair<Instant, JobId>> ended_by_time_;  // jobs_ that ended, by end time
+  int listings_ = 0;  // listings in progress: they hold JobInfo pointers across unlocks
   std::map<std::string, std::unique_ptr<AgentInfo>> agents_;
   std::set<std::string> dynamic_hosts_;          // added by registration (persisted)
   std::set<std::string> admin_closed_hosts_;

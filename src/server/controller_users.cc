@@ -317,8 +317,9 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
   // Under the lock only the filter and copies of the selected jobs' changing fields, a chunk
   // at a time (the lock is released between chunks, so a listing of a million jobs never
   // holds up heartbeats or the cycle for long); the text is written without the lock
-  // (job_text.h). JobInfo objects are never freed, so `selected` stays valid across
-  // releases; a job whose state left the filter in between is skipped. A listing is
+  // (job_text.h). JobInfo objects are not freed while a listing runs (listings_ holds back
+  // ForgetEndedLocked), so `selected` stays valid across releases; a job whose state left the
+  // filter in between is skipped. A listing is
   // therefore not one atomic snapshot, as squeue's is not.
   const auto matches = [&](const JobInfo& job) {
     if (!user.empty() && job.spec.value("user", "") != user) return false;
@@ -338,12 +339,15 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
   std::vector<JobListEntry> entries;
   entries.reserve(std::min(kChunk, selected.size()));
   bool first_job = true;
+  // Ended jobs are not forgotten while `selected` points at them (until its last chunk).
+  if (first < selected.size()) ++listings_;
   for (size_t at = first; at < selected.size(); at += kChunk) {
     if (!lock.owns_lock()) lock.lock();
     entries.clear();
     for (size_t i = at; i < std::min(at + kChunk, selected.size()); ++i) {
       if (matches(*selected[i])) entries.push_back(ListEntryLocked(*selected[i], reasons));
     }
+    if (at + kChunk >= selected.size()) --listings_;
     lock.unlock();
     if (at == first) text.reserve((selected.size() - first) * (fields ? 200 : 640) + 2);
     for (const JobListEntry& entry : entries) {
@@ -359,6 +363,11 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
 Reply Controller::GetJob(JobId id) {
   std::lock_guard lock(mu_);
   JobInfo* job = FindJobLocked(id);
+  if (job == nullptr && state_.Knows(id)) {
+    return Error(404, "job " + std::to_string(id) + " ended more than " +
+                          std::to_string(options_.keep_ended_seconds) +
+                          " s ago and is no longer kept (keep_ended_seconds)");
+  }
   if (job == nullptr) return Error(404, "no job " + std::to_string(id));
   return Reply{200, JobJson(*job, true)};
 }

@@ -22,7 +22,7 @@ Status CheckSubmission(const JobSpec& spec, const ClusterState& state) {
   Result<Dependency> dependency = Dependency::Parse(spec.depend);
   if (!dependency) return Status::Ok();  // Submit reports the syntax error
   for (JobId named : dependency->jobs()) {
-    if (state.FindJob(named) == nullptr) {
+    if (!state.Knows(named)) {
       return NotFound(job + ": depend: no job " + std::to_string(named));
     }
   }

@@ -372,9 +372,39 @@ Status ClusterState::Submit(JobSpec spec) {
 DependEvaluation ClusterState::EvaluateDependency(const Dependency& dependency) const {
   return dependency.Evaluate([this](JobId named) -> std::optional<DependTarget> {
     const Job* job = FindJob(named);
-    if (job == nullptr) return std::nullopt;
-    return DependTarget{.state = job->state, .started = job->start_seq != 0};
+    if (job != nullptr) return DependTarget{.state = job->state, .started = job->start_seq != 0};
+    auto ended = ended_.find(named);
+    if (ended != ended_.end()) return ended->second;
+    return std::nullopt;
   });
+}
+
+Status ClusterState::NoteEnded(JobId id, JobState state, bool started) {
+  if (!IsTerminal(state)) {
+    return InvalidArgument("job " + std::to_string(id) + ": " + std::string(ToString(state)) +
+                           " is not an ended state");
+  }
+  if (jobs_.contains(id)) {
+    return Status(StatusCode::kAlreadyExists, "job " + std::to_string(id) + " exists");
+  }
+  ended_[id] = DependTarget{.state = state, .started = started};
+  UpdateDependents(id);
+  return Status::Ok();
+}
+
+Status ClusterState::Forget(JobId id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return NotFound("job " + std::to_string(id) + " does not exist");
+  const Job& job = it->second;
+  if (!IsTerminal(job.state)) {
+    return FailedPrecondition("job " + std::to_string(id) + " is " +
+                              std::string(ToString(job.state)) + ", not ended");
+  }
+  ended_[id] = DependTarget{.state = job.state, .started = job.start_seq != 0};
+  depends_.erase(id);
+  preemptions_.erase(id);
+  jobs_.erase(it);
+  return Status::Ok();
 }
 
 void ClusterState::UpdateDependents(JobId changed) {

@@ -307,6 +307,18 @@ class ClusterState {
   // Errors: kNotFound, kFailedPrecondition from any other state.
   Status SetHeld(JobId id, bool held);
 
+  // Ended jobs outside the job table. Dependencies that name one keep the verdict its end
+  // gave (`done(5)` stays satisfied after job 5 is gone). NoteEnded records a job that ended
+  // before a restart (the server restores only jobs that had not ended); Forget drops an
+  // ended job from the table, keeping only that outcome (the server's retention of
+  // finished jobs). Errors: kInvalidArgument when `state` is not terminal; for Forget,
+  // kNotFound, kFailedPrecondition when the job has not ended.
+  Status NoteEnded(JobId id, JobState state, bool started);
+  Status Forget(JobId id);
+  int64_t ended_outside_count() const { return static_cast<int64_t>(ended_.size()); }
+  // The job is in the table or ended outside it (a dependency may name it).
+  bool Knows(JobId id) const { return jobs_.contains(id) || ended_.contains(id); }
+
   // Preemption bookkeeping, from the cycle's decisions (Commit).
   // REQUIRES for MarkPreempted: the victim is RUNNING or ADMITTING.
   void MarkPreempted(JobId victim, JobId for_job);
@@ -382,6 +394,7 @@ class ClusterState {
   // Named job -> the waiting jobs whose expressions name it. Lookups only, never iterated;
   // each list is in submission order.
   std::unordered_map<JobId, std::vector<JobId>> dependents_;
+  std::unordered_map<JobId, DependTarget> ended_;  // NoteEnded/Forget; lookups only
   std::vector<DispatchWindows> windows_;  // by QueueIndex
   QueueIndex default_queue_ = 0;
   uint64_t next_seq_ = 1;

@@ -1,0 +1,63 @@
+// Ended jobs outside the job table (ClusterState::NoteEnded, Forget): a dependency keeps the
+// verdict the named job's end gave, after a restart (the server restores only jobs that had
+// not ended) and after the server's retention dropped the job.
+#include <gtest/gtest.h>
+
+#include "core/cycle/events.h"
+#include "testing/builders.h"
+
+namespace sluice::core {
+namespace {
+
+using testing::ClusterBuilder;
+using testing::CycleAndCommit;
+using testing::JobBuilder;
+using testing::Started;
+using testing::Submit;
+
+JobSpec Depending(JobId id, std::string depend) {
+  JobSpec spec = JobBuilder(id);
+  spec.depend = std::move(depend);
+  return spec;
+}
+
+TEST(EndedJobsTest, AForgottenJobKeepsItsOutcomeForDependencies) {
+  ClusterState state = ClusterBuilder().Hosts(1, 1).State();
+  Submit(state, JobBuilder(1));
+  Submit(state, JobBuilder(2));
+  EXPECT_EQ(Started(CycleAndCommit(state, 0)), (std::vector<JobId>{1}));
+  EXPECT_EQ(state.Forget(1).code(), StatusCode::kFailedPrecondition);  // still running
+  ASSERT_TRUE(Apply(JobFinished{.job = 1, .exit_code = 0}, 5, state).ok());
+  ASSERT_TRUE(Apply(JobCancelled{2}, 5, state).ok());
+  ASSERT_TRUE(state.Forget(1).ok());
+  ASSERT_TRUE(state.Forget(2).ok());
+  EXPECT_EQ(state.FindJob(1), nullptr);
+  EXPECT_EQ(state.Forget(1).code(), StatusCode::kNotFound);
+  EXPECT_EQ(state.ended_outside_count(), 2);
+
+  // New submissions may still name them, and see how they ended.
+  ASSERT_TRUE(Apply(JobSubmitted{Depending(3, "done(1) && started(1)")}, 6, state).ok());
+  ASSERT_TRUE(Apply(JobSubmitted{Depending(4, "exit(1)")}, 6, state).ok());
+  ASSERT_TRUE(Apply(JobSubmitted{Depending(5, "exit(2) && !started(2)")}, 6, state).ok());
+  EXPECT_EQ(state.DependencyOf(3)->verdict, DependVerdict::kSatisfied);
+  EXPECT_EQ(state.DependencyOf(4)->verdict, DependVerdict::kNever);
+  EXPECT_EQ(state.DependencyOf(5)->verdict, DependVerdict::kSatisfied);
+  EXPECT_EQ(Apply(JobSubmitted{Depending(6, "done(9)")}, 6, state).code(), StatusCode::kNotFound);
+  EXPECT_EQ(Started(CycleAndCommit(state, 6)), (std::vector<JobId>{3}));
+}
+
+TEST(EndedJobsTest, AJobThatEndedBeforeARestartSatisfiesItsRestoredDependents) {
+  // The store's replay: the waiting dependent is restored, the ended job only noted.
+  ClusterState state = ClusterBuilder().Hosts(1, 1).State();
+  ASSERT_TRUE(state.Submit(Depending(8, "done(7)")).ok());
+  EXPECT_EQ(state.DependencyOf(8)->verdict, DependVerdict::kNever);  // 7 is not known yet
+  ASSERT_TRUE(state.NoteEnded(7, JobState::kDone, /*started=*/true).ok());
+  EXPECT_EQ(state.DependencyOf(8)->verdict, DependVerdict::kSatisfied);
+  EXPECT_EQ(Started(CycleAndCommit(state, 0)), (std::vector<JobId>{8}));
+
+  EXPECT_EQ(state.NoteEnded(9, JobState::kRunning, true).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(state.NoteEnded(8, JobState::kDone, true).code(), StatusCode::kAlreadyExists);
+}
+
+}  // namespace
+}  // namespace sluice::core
