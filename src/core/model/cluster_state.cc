@@ -320,6 +320,9 @@ Status ClusterState::Submit(JobSpec spec) {
   if (jobs_.contains(spec.id)) {
     return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.id) + " exists");
   }
+  if (ended_.contains(spec.id)) {  // its dependents would follow the new job
+    return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.id) + " has ended");
+  }
   if (spec.min_tasks < 1 || spec.max_tasks < spec.min_tasks) {
     return InvalidArgument("job " + std::to_string(spec.id) + ": tasks must satisfy 1 <= min (" +
                            std::to_string(spec.min_tasks) + ") <= max (" +
@@ -402,6 +405,7 @@ Status ClusterState::Forget(JobId id) {
   }
   ended_[id] = DependTarget{.state = job.state, .started = job.start_seq != 0};
   depends_.erase(id);
+  dependents_.erase(id);  // their verdicts on it are final now
   preemptions_.erase(id);
   jobs_.erase(it);
   return Status::Ok();

@@ -44,6 +44,8 @@ TEST(EndedJobsTest, AForgottenJobKeepsItsOutcomeForDependencies) {
   EXPECT_EQ(state.DependencyOf(5)->verdict, DependVerdict::kSatisfied);
   EXPECT_EQ(Apply(JobSubmitted{Depending(6, "done(9)")}, 6, state).code(), StatusCode::kNotFound);
   EXPECT_EQ(Started(CycleAndCommit(state, 6)), (std::vector<JobId>{3}));
+  // An ended id is not taken again (its dependents would follow the new job).
+  EXPECT_EQ(state.Submit(JobBuilder(1)).code(), StatusCode::kAlreadyExists);
 }
 
 TEST(EndedJobsTest, AJobThatEndedBeforeARestartSatisfiesItsRestoredDependents) {
