@@ -169,7 +169,9 @@ Status Controller::Restore(const store::Snapshot& snap) {
       const core::JobState ended = row.state == "DONE"        ? core::JobState::kDone
                                    : row.state == "CANCELLED" ? core::JobState::kCancelled
                                                               : core::JobState::kExit;
-      Status noted = state_.NoteEnded(row.id, ended, row.start_time != 0 || !row.allocation.empty());
+      // start_seq, not start_time: a requeue clears the start time, not the fact it started.
+      const bool started = row.start_seq != 0 || row.start_time != 0 || !row.allocation.empty();
+      Status noted = state_.NoteEnded(row.id, ended, started);
       if (!noted.ok()) log_->error("job {}: {}", row.id, noted.message());
       if (options_.keep_ended_seconds >= 0 && row.end_time + options_.keep_ended_seconds <= now) {
         continue;  // ended long ago: only in the store
@@ -347,7 +349,9 @@ void Controller::SetStateLocked(JobInfo& job, const std::string& state, const st
   }
   job.row.state = state;
   if (state != "PENDING" && state != "HELD") job.main_reason.clear();
-  if (job.row.phase == kPhaseEnded) ended_by_time_.insert({job.row.end_time, job.row.id});
+  // Retention counts from when the end was recorded (a cancelled job's end_time is the
+  // cancel; its kill may be reported much later).
+  if (job.row.phase == kPhaseEnded) ended_by_time_.insert({Now(), job.row.id});
   SyncRowLocked(job);
   batch.jobs.push_back(job.row);
   EmitLocked(job);
@@ -659,7 +663,7 @@ void Controller::CheckLeasesLocked() {
 }
 
 void Controller::ForgetEndedLocked() {
-  if (options_.keep_ended_seconds < 0 || listings_ > 0) return;
+  if (options_.keep_ended_seconds < 0) return;
   const Instant cutoff = Now() - options_.keep_ended_seconds;
   while (!ended_by_time_.empty() && ended_by_time_.begin()->first <= cutoff) {
     const JobId id = ended_by_time_.begin()->second;

@@ -59,8 +59,8 @@ struct ControllerOptions {
   int64_t explain_interval_ms = 0;
   // Ended jobs leave the controller's memory (listings, job detail) this long after they end,
   // as LSF's CLEAN_PERIOD and Slurm's MinJobAge do; their rows stay in the store and
-  // dependencies on them keep their verdict. -1: keep them all. REQUIRES: -1 or >= 60 (a
-  // request that waits on a commit holds its job across an unlock; a minute covers it).
+  // dependencies on them keep their verdict. -1: keep them all (`sluice server` accepts -1 or
+  // at least 60).
   int64_t keep_ended_seconds = 3600;
   std::string config_path;             // re-read by Reconfigure()
 };
@@ -166,7 +166,7 @@ class Controller {
   void MarkDirty();
   void RunCycleLocked();
   void CheckLeasesLocked();
-  // Drops the ended jobs older than keep_ended_seconds (not while a listing holds pointers).
+  // Drops the jobs that ended more than keep_ended_seconds ago.
   void ForgetEndedLocked();
   // Host state the core should see: unavail without a live agent, closed by an admin, or as
   // configured.
@@ -214,9 +214,10 @@ class Controller {
   int64_t config_version_ = 0;
   int64_t start_ms_ = 0;
   JobId next_id_ = 1;
-  std::map<JobId, std::unique_ptr<JobInfo>> jobs_;
-  std::set<std::pair<Instant, JobId>> ended_by_time_;  // jobs_ that ended, by end time
-  int listings_ = 0;  // listings in progress: they hold JobInfo pointers across unlocks
+  // Shared: a listing keeps the jobs it selected alive across its unlocked chunks while
+  // ForgetEndedLocked may drop them from the map.
+  std::map<JobId, std::shared_ptr<JobInfo>> jobs_;
+  std::set<std::pair<Instant, JobId>> ended_by_time_;  // jobs_ that ended, by when they ended
   std::map<std::string, std::unique_ptr<AgentInfo>> agents_;
   std::set<std::string> dynamic_hosts_;          // added by registration (persisted)
   std::set<std::string> admin_closed_hosts_;

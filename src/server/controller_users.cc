@@ -208,10 +208,11 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
     Status s = core::Apply(core::JobSubmitted{ToCoreSpec(spec, id)}, now, state_);
     if (!s.ok()) {
       // All or nothing: the batch's jobs already taken in were never stored nor acknowledged,
-      // so they leave the core (as cancelled; their ids are not reused) and the table.
-      for (const json& taken : ids) {
-        (void)core::Apply(core::JobCancelled{taken.get<JobId>()}, now, state_);
-        jobs_.erase(taken.get<JobId>());
+      // so they leave the core and the table as if never submitted (their ids are not reused).
+      for (auto taken = ids.rbegin(); taken != ids.rend(); ++taken) {
+        Status withdrawn = state_.Withdraw(taken->get<JobId>());
+        if (!withdrawn.ok()) log_->error("withdraw: {}", withdrawn.message());
+        jobs_.erase(taken->get<JobId>());
       }
       return Error(400, (batch ? "jobs[" + std::to_string(i) + "]: " : "job: ") + s.message());
     }
@@ -317,18 +318,17 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
   // Under the lock only the filter and copies of the selected jobs' changing fields, a chunk
   // at a time (the lock is released between chunks, so a listing of a million jobs never
   // holds up heartbeats or the cycle for long); the text is written without the lock
-  // (job_text.h). JobInfo objects are not freed while a listing runs (listings_ holds back
-  // ForgetEndedLocked), so `selected` stays valid across releases; a job whose state left the
-  // filter in between is skipped. A listing is
+  // (job_text.h). `selected` shares the jobs, so they stay valid across releases even if
+  // ForgetEndedLocked drops them meanwhile; a job whose state left the filter is skipped. A listing is
   // therefore not one atomic snapshot, as squeue's is not.
   const auto matches = [&](const JobInfo& job) {
     if (!user.empty() && job.spec.value("user", "") != user) return false;
     if (!queue.empty() && job.queue != queue) return false;
     return states.empty() || std::find(states.begin(), states.end(), job.row.state) != states.end();
   };
-  std::vector<const JobInfo*> selected;
+  std::vector<std::shared_ptr<const JobInfo>> selected;
   for (const auto& [id, job] : jobs_) {
-    if (matches(*job)) selected.push_back(job.get());
+    if (matches(*job)) selected.push_back(job);
   }
   size_t first = 0;
   if (limit >= 0 && selected.size() > static_cast<size_t>(limit)) first = selected.size() - limit;
@@ -339,15 +339,12 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
   std::vector<JobListEntry> entries;
   entries.reserve(std::min(kChunk, selected.size()));
   bool first_job = true;
-  // Ended jobs are not forgotten while `selected` points at them (until its last chunk).
-  if (first < selected.size()) ++listings_;
   for (size_t at = first; at < selected.size(); at += kChunk) {
     if (!lock.owns_lock()) lock.lock();
     entries.clear();
     for (size_t i = at; i < std::min(at + kChunk, selected.size()); ++i) {
       if (matches(*selected[i])) entries.push_back(ListEntryLocked(*selected[i], reasons));
     }
-    if (at + kChunk >= selected.size()) --listings_;
     lock.unlock();
     if (at == first) text.reserve((selected.size() - first) * (fields ? 200 : 640) + 2);
     for (const JobListEntry& entry : entries) {
@@ -404,8 +401,10 @@ Reply Controller::Cancel(const Caller& caller, JobId id) {
   } else {
     return Error(409, "job " + std::to_string(id) + " is already " + state);
   }
+  // The job as the action left it, taken before the lock is released for the commit.
+  Reply reply{200, JobJson(*job, false)};
   (void)WriteAndWait(lock, std::move(batch));
-  return Reply{200, JobJson(*job, false)};
+  return reply;
 }
 
 Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
@@ -424,8 +423,10 @@ Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
   store::WriteBatch batch;
   SetStateLocked(*job, held ? "HELD" : "PENDING", "(by " + caller.user + ")", batch);
   MarkDirty();
+  // The job as the action left it, taken before the lock is released for the commit.
+  Reply reply{200, JobJson(*job, false)};
   (void)WriteAndWait(lock, std::move(batch));
-  return Reply{200, JobJson(*job, false)};
+  return reply;
 }
 
 Reply Controller::Hosts() {
@@ -465,6 +466,8 @@ Reply Controller::QueueAction(const Caller& caller, const std::string& queue,
   auto index = state_.FindQueue(queue);
   if (!index) return Error(404, "no queue named '" + queue + "'");
   store::WriteBatch batch;
+  const auto saved_open = queue_open_;
+  const auto saved_active = queue_active_;
   if (action == "open" || action == "close") {
     queue_open_[queue] = action == "open";
     batch.settings[std::string(kSettingQueueOpen) + "/" + queue] = action == "open" ? 1 : 0;
@@ -475,7 +478,11 @@ Reply Controller::QueueAction(const Caller& caller, const std::string& queue,
     return Error(404, "no queue action '" + action + "'");
   }
   Status s = state_.Reconfigure(EffectiveConfigLocked(base_config_));
-  if (!s.ok()) return Error(409, s.message());
+  if (!s.ok()) {  // nothing changed: neither stored nor kept in memory
+    queue_open_ = saved_open;
+    queue_active_ = saved_active;
+    return Error(409, s.message());
+  }
   log_->info("queue {}: {} by {}", queue, action, caller.user);
   MarkDirty();
   // Answered once it is stored: a restart keeps it.

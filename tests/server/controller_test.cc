@@ -331,6 +331,13 @@ TEST_F(ControllerTest, SubmissionsAreCheckedAgainstQueuesAndRequests) {
   h_->Cycle();
   EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
   const JobId next = h_->Submit("alice", {{"command", "c"}});
+  // The refused batch's first job (id next - 2) is unknown, not an ended job.
+  EXPECT_EQ(h_->c().GetJob(next - 2).body["error"], "no job " + std::to_string(next - 2));
+  EXPECT_EQ(h_->c()
+                .Submit(Caller{.user = "alice"},
+                        {{"command", "d"}, {"depend", "ended(" + std::to_string(next - 2) + ")"}})
+                .status,
+            400);
   Restart();
   ASSERT_EQ(h_->c().ListJobs({}).Json().size(), 1u);
   EXPECT_EQ(h_->c().ListJobs({}).Json()[0]["id"], next);

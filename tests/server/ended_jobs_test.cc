@@ -49,6 +49,32 @@ TEST(EndedJobsTest, ADependencyOnAJobThatEndedBeforeARestartKeepsItsVerdict) {
   EXPECT_EQ(h.State(c), "ADMITTING") << h.Job(c).dump();
 }
 
+TEST(EndedJobsTest, StartedStaysTrueAcrossARestartForAJobRequeuedThenCancelled) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId a = h.Submit("alice", {{"command", "a"}});
+  h.Cycle();
+  ASSERT_EQ(LaunchedIds(h.Heartbeat("h1")), std::vector<JobId>{a});
+  json failed = json::array({{{"job", a}, {"message", "cwd: no such directory"}}});
+  h.Heartbeat("h1", json::array(), json::array(), failed);  // re-pended: start time cleared
+  ASSERT_EQ(h.State(a), "PENDING");
+  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, a).status, 200);
+  const json depend = {{"command", "d"}, {"depend", "started(" + std::to_string(a) + ")"}};
+  const JobId before = h.Submit("alice", depend);
+  h.Cycle();
+  const std::string verdict_before = h.State(before);
+  EXPECT_EQ(verdict_before, "ADMITTING") << h.Job(before).dump();
+
+  h.Close();
+  h.Open();
+  ASSERT_EQ(h.Register("h1", json::array({before})).status, 200);
+  const JobId after = h.Submit("alice", depend);
+  h.Cycle();
+  EXPECT_EQ(h.State(after), verdict_before) << h.Job(after).dump();
+}
+
 TEST(EndedJobsTest, EndedJobsLeaveListingsAfterTheRetentionAndDependenciesStillSeeThem) {
   TempDir dir;
   ControllerHarness h(dir.path().string());

@@ -395,6 +395,25 @@ Status ClusterState::NoteEnded(JobId id, JobState state, bool started) {
   return Status::Ok();
 }
 
+Status ClusterState::Withdraw(JobId id) {
+  Job* job = MutableJob(id);
+  if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
+  if ((job->state != JobState::kPending && job->state != JobState::kHeld) || job->start_seq != 0) {
+    return FailedPrecondition("job " + std::to_string(id) + " is " +
+                              std::string(ToString(job->state)) + "; only a new job is withdrawn");
+  }
+  RemovePending(*job);
+  if (auto dep = depends_.find(id); dep != depends_.end()) {
+    for (JobId named : dep->second.expression.jobs()) {
+      if (auto it = dependents_.find(named); it != dependents_.end()) std::erase(it->second, id);
+    }
+    depends_.erase(dep);
+  }
+  dependents_.erase(id);
+  jobs_.erase(id);
+  return Status::Ok();
+}
+
 Status ClusterState::Forget(JobId id) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return NotFound("job " + std::to_string(id) + " does not exist");

@@ -315,6 +315,10 @@ class ClusterState {
   // kNotFound, kFailedPrecondition when the job has not ended.
   Status NoteEnded(JobId id, JobState state, bool started);
   Status Forget(JobId id);
+  // Takes back a job that was submitted but never acknowledged (a refused batch), as if it
+  // had never been submitted. Errors: kNotFound; kFailedPrecondition unless it is PENDING or
+  // HELD and never started.
+  Status Withdraw(JobId id);
   int64_t ended_outside_count() const { return static_cast<int64_t>(ended_.size()); }
   // The job is in the table or ended outside it (a dependency may name it).
   bool Knows(JobId id) const { return jobs_.contains(id) || ended_.contains(id); }

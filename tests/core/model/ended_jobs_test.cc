@@ -61,5 +61,20 @@ TEST(EndedJobsTest, AJobThatEndedBeforeARestartSatisfiesItsRestoredDependents) {
   EXPECT_EQ(state.NoteEnded(8, JobState::kDone, true).code(), StatusCode::kAlreadyExists);
 }
 
+TEST(EndedJobsTest, AWithdrawnJobIsAsIfNeverSubmitted) {
+  ClusterState state = ClusterBuilder().Hosts(1, 1).State();
+  Submit(state, JobBuilder(1));
+  ASSERT_TRUE(Apply(JobSubmitted{Depending(2, "done(1)")}, 0, state).ok());
+  ASSERT_TRUE(state.Withdraw(2).ok());
+  ASSERT_TRUE(state.Withdraw(1).ok());
+  EXPECT_FALSE(state.Knows(1));
+  EXPECT_FALSE(state.Knows(2));
+  EXPECT_EQ(state.Withdraw(1).code(), StatusCode::kNotFound);
+  EXPECT_EQ(Apply(JobSubmitted{Depending(3, "ended(1)")}, 0, state).code(), StatusCode::kNotFound);
+  Submit(state, JobBuilder(4));
+  EXPECT_EQ(Started(CycleAndCommit(state, 0)), (std::vector<JobId>{4}));
+  EXPECT_EQ(state.Withdraw(4).code(), StatusCode::kFailedPrecondition);  // it started
+}
+
 }  // namespace
 }  // namespace sluice::core
