@@ -110,6 +110,10 @@ class JobBuilder {
     spec_.priority = priority;
     return *this;
   }
+  JobBuilder& Depend(std::string expression) {
+    spec_.depend = std::move(expression);
+    return *this;
+  }
   JobBuilder& Hold() {
     spec_.hold = true;
     return *this;

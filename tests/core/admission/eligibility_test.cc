@@ -20,12 +20,6 @@ using testing::Submit;
 
 constexpr Instant kHour = 3600;
 
-JobSpec Depending(JobId id, std::string depend) {
-  JobSpec spec = JobBuilder(id);
-  spec.depend = std::move(depend);
-  return spec;
-}
-
 void Finish(ClusterState& state, JobId id, Instant t, int32_t exit_code = 0) {
   ASSERT_TRUE(Apply(JobFinished{.job = id, .exit_code = exit_code}, t, state).ok());
 }
@@ -41,7 +35,7 @@ PendingReasons MustPend(const CycleResult& result, JobId id) {
 TEST(EligibilityTest, ADependencyWaitsUntilTheNamedJobIsDone) {
   ClusterState state = ClusterBuilder().Hosts(2, 1).State();
   Submit(state, JobBuilder(1));
-  Submit(state, Depending(2, "done(1)"));
+  Submit(state, JobBuilder(2).Depend("done(1)"));
   CycleResult first = CycleAndCommit(state, 0);
   EXPECT_EQ(Started(first), (std::vector<JobId>{1}));
   PendingReasons why = MustPend(first, 2);
@@ -55,7 +49,7 @@ TEST(EligibilityTest, ADependencyWaitsUntilTheNamedJobIsDone) {
 TEST(EligibilityTest, ADependencyThatCanNeverBeSatisfiedSaysSoAndTheJobStaysPending) {
   ClusterState state = ClusterBuilder().Hosts(2, 1).State();
   Submit(state, JobBuilder(7));
-  Submit(state, Depending(8, "done(7) && started(7)"));
+  Submit(state, JobBuilder(8).Depend("done(7) && started(7)"));
   CycleAndCommit(state, 0);
   Finish(state, 7, 5, /*exit_code=*/1);  // EXIT: done(7) never holds
   CycleResult result = CycleAndCommit(state, 5);
@@ -70,7 +64,7 @@ TEST(EligibilityTest, ADependencyThatCanNeverBeSatisfiedSaysSoAndTheJobStaysPend
 TEST(EligibilityTest, ACancelledJobSatisfiesExitAndEnded) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(1).Hold());
-  Submit(state, Depending(2, "exit(1) && ended(1) && !started(1)"));
+  Submit(state, JobBuilder(2).Depend("exit(1) && ended(1) && !started(1)"));
   ASSERT_TRUE(Apply(JobCancelled{1}, 3, state).ok());
   EXPECT_EQ(Started(CycleAndCommit(state, 3)), (std::vector<JobId>{2}));
 }
@@ -78,7 +72,7 @@ TEST(EligibilityTest, ACancelledJobSatisfiesExitAndEnded) {
 TEST(EligibilityTest, AJobWaitingOnADependencyIsNotAHead) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(1).Hold());
-  Submit(state, Depending(2, "done(1)"));
+  Submit(state, JobBuilder(2).Depend("done(1)"));
   Submit(state, JobBuilder(3));
   EXPECT_EQ(Started(CycleAndCommit(state, 0)), (std::vector<JobId>{3}));
 }
@@ -86,7 +80,7 @@ TEST(EligibilityTest, AJobWaitingOnADependencyIsNotAHead) {
 TEST(EligibilityTest, TheVerdictIsKeptAndChangesOnlyWithTheNamedJobs) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(1));
-  Submit(state, Depending(2, "started(1)"));
+  Submit(state, JobBuilder(2).Depend("started(1)"));
   ASSERT_NE(state.DependencyOf(2), nullptr);
   EXPECT_EQ(state.DependencyOf(2)->verdict, DependVerdict::kWaiting);
   EXPECT_EQ(state.DependencyOf(1), nullptr);
@@ -97,10 +91,10 @@ TEST(EligibilityTest, TheVerdictIsKeptAndChangesOnlyWithTheNamedJobs) {
 TEST(EligibilityTest, SubmissionRejectsBadAndUnknownDependencies) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(1));
-  Status bad = Apply(JobSubmitted{Depending(2, "done(1) &")}, 0, state);
+  Status bad = Apply(JobSubmitted{JobBuilder(2).Depend("done(1) &")}, 0, state);
   EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad.message(), "job 2: depend: column 9: expected &&, || or the end, got '&'");
-  Status unknown = Apply(JobSubmitted{Depending(3, "done(1) || done(12)")}, 0, state);
+  Status unknown = Apply(JobSubmitted{JobBuilder(3).Depend("done(1) || done(12)")}, 0, state);
   EXPECT_EQ(unknown.code(), StatusCode::kNotFound);
   EXPECT_EQ(unknown.message(), "job 3: depend: no job 12");
   EXPECT_EQ(state.FindJob(2), nullptr);
@@ -110,7 +104,7 @@ TEST(EligibilityTest, SubmissionRejectsBadAndUnknownDependencies) {
 TEST(EligibilityTest, AJobRestoredAfterItsDependentsIsSeenByThem) {
   // Restore (the store's replay) submits without Apply's checks, in any order.
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
-  ASSERT_TRUE(state.Submit(Depending(2, "done(1)")).ok());
+  ASSERT_TRUE(state.Submit(JobBuilder(2).Depend("done(1)")).ok());
   EXPECT_EQ(state.DependencyOf(2)->verdict, DependVerdict::kNever);  // 1 is not known yet
   ASSERT_TRUE(state.Submit(JobBuilder(1)).ok());
   EXPECT_EQ(state.DependencyOf(2)->verdict, DependVerdict::kWaiting);
@@ -134,7 +128,7 @@ TEST(EligibilityTest, AHeldJobIsSkippedAndReleasedAtItsOriginalPlace) {
 TEST(EligibilityTest, HeldOutranksADependencyButBothAreReported) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(1).Hold());
-  JobSpec spec = Depending(2, "done(1)");
+  JobSpec spec = JobBuilder(2).Depend("done(1)");
   spec.hold = true;
   Submit(state, spec);
   PendingReasons why = MustPend(testing::ExplainedCycle(state, 0), 2);

@@ -15,12 +15,6 @@ using testing::JobBuilder;
 using testing::Started;
 using testing::Submit;
 
-JobSpec Depending(JobId id, std::string depend) {
-  JobSpec spec = JobBuilder(id);
-  spec.depend = std::move(depend);
-  return spec;
-}
-
 TEST(EndedJobsTest, AForgottenJobKeepsItsOutcomeForDependencies) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(1));
@@ -36,13 +30,13 @@ TEST(EndedJobsTest, AForgottenJobKeepsItsOutcomeForDependencies) {
   EXPECT_EQ(state.ended_outside_count(), 2);
 
   // New submissions may still name them, and see how they ended.
-  ASSERT_TRUE(Apply(JobSubmitted{Depending(3, "done(1) && started(1)")}, 6, state).ok());
-  ASSERT_TRUE(Apply(JobSubmitted{Depending(4, "exit(1)")}, 6, state).ok());
-  ASSERT_TRUE(Apply(JobSubmitted{Depending(5, "exit(2) && !started(2)")}, 6, state).ok());
+  ASSERT_TRUE(Apply(JobSubmitted{JobBuilder(3).Depend("done(1) && started(1)")}, 6, state).ok());
+  ASSERT_TRUE(Apply(JobSubmitted{JobBuilder(4).Depend("exit(1)")}, 6, state).ok());
+  ASSERT_TRUE(Apply(JobSubmitted{JobBuilder(5).Depend("exit(2) && !started(2)")}, 6, state).ok());
   EXPECT_EQ(state.DependencyOf(3)->verdict, DependVerdict::kSatisfied);
   EXPECT_EQ(state.DependencyOf(4)->verdict, DependVerdict::kNever);
   EXPECT_EQ(state.DependencyOf(5)->verdict, DependVerdict::kSatisfied);
-  EXPECT_EQ(Apply(JobSubmitted{Depending(6, "done(9)")}, 6, state).code(), StatusCode::kNotFound);
+  EXPECT_EQ(Apply(JobSubmitted{JobBuilder(6).Depend("done(9)")}, 6, state).code(), StatusCode::kNotFound);
   EXPECT_EQ(Started(CycleAndCommit(state, 6)), (std::vector<JobId>{3}));
   // An ended id is not taken again (its dependents would follow the new job).
   EXPECT_EQ(state.Submit(JobBuilder(1)).code(), StatusCode::kAlreadyExists);
@@ -51,7 +45,7 @@ TEST(EndedJobsTest, AForgottenJobKeepsItsOutcomeForDependencies) {
 TEST(EndedJobsTest, AJobThatEndedBeforeARestartSatisfiesItsRestoredDependents) {
   // The store's replay: the waiting dependent is restored, the ended job only noted.
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
-  ASSERT_TRUE(state.Submit(Depending(8, "done(7)")).ok());
+  ASSERT_TRUE(state.Submit(JobBuilder(8).Depend("done(7)")).ok());
   EXPECT_EQ(state.DependencyOf(8)->verdict, DependVerdict::kNever);  // 7 is not known yet
   ASSERT_TRUE(state.NoteEnded(7, JobState::kDone, /*started=*/true).ok());
   EXPECT_EQ(state.DependencyOf(8)->verdict, DependVerdict::kSatisfied);
@@ -64,13 +58,13 @@ TEST(EndedJobsTest, AJobThatEndedBeforeARestartSatisfiesItsRestoredDependents) {
 TEST(EndedJobsTest, AWithdrawnJobIsAsIfNeverSubmitted) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(1));
-  ASSERT_TRUE(Apply(JobSubmitted{Depending(2, "done(1)")}, 0, state).ok());
+  ASSERT_TRUE(Apply(JobSubmitted{JobBuilder(2).Depend("done(1)")}, 0, state).ok());
   ASSERT_TRUE(state.Withdraw(2).ok());
   ASSERT_TRUE(state.Withdraw(1).ok());
   EXPECT_FALSE(state.Knows(1));
   EXPECT_FALSE(state.Knows(2));
   EXPECT_EQ(state.Withdraw(1).code(), StatusCode::kNotFound);
-  EXPECT_EQ(Apply(JobSubmitted{Depending(3, "ended(1)")}, 0, state).code(), StatusCode::kNotFound);
+  EXPECT_EQ(Apply(JobSubmitted{JobBuilder(3).Depend("ended(1)")}, 0, state).code(), StatusCode::kNotFound);
   Submit(state, JobBuilder(4));
   EXPECT_EQ(Started(CycleAndCommit(state, 0)), (std::vector<JobId>{4}));
   EXPECT_EQ(state.Withdraw(4).code(), StatusCode::kFailedPrecondition);  // it started
