@@ -314,6 +314,11 @@ int32_t MinSlots(const resreq::Request& request, const JobSpec& spec) {
   return best;
 }
 
+// What a dependency reads of a job (in the table or, once ended, kept outside it).
+DependTarget DependTargetOf(const Job& job) {
+  return DependTarget{.state = job.state, .started = job.start_seq != 0};
+}
+
 }  // namespace
 
 Status ClusterState::Submit(JobSpec spec) {
@@ -375,7 +380,7 @@ Status ClusterState::Submit(JobSpec spec) {
 DependEvaluation ClusterState::EvaluateDependency(const Dependency& dependency) const {
   return dependency.Evaluate([this](JobId named) -> std::optional<DependTarget> {
     const Job* job = FindJob(named);
-    if (job != nullptr) return DependTarget{.state = job->state, .started = job->start_seq != 0};
+    if (job != nullptr) return DependTargetOf(*job);
     auto ended = ended_.find(named);
     if (ended != ended_.end()) return ended->second;
     return std::nullopt;
@@ -422,7 +427,7 @@ Status ClusterState::Forget(JobId id) {
     return FailedPrecondition("job " + std::to_string(id) + " is " +
                               std::string(ToString(job.state)) + ", not ended");
   }
-  ended_[id] = DependTarget{.state = job.state, .started = job.start_seq != 0};
+  ended_[id] = DependTargetOf(job);
   depends_.erase(id);
   dependents_.erase(id);  // their verdicts on it are final now
   preemptions_.erase(id);
