@@ -22,13 +22,13 @@ struct UserTurn {
   }
 };
 
-}  // namespace
-
 double FairshareShares(const QueueSpec& spec, const std::string& user) {
   if (auto it = spec.fairshare.find(user); it != spec.fairshare.end()) return it->second;
   if (auto it = spec.fairshare.find("default"); it != spec.fairshare.end()) return it->second;
   return 1;
 }
+
+}  // namespace
 
 QueueOrder FairshareOrder(const Queue& queue, const ClusterState& state, Instant now) {
   std::map<std::string, std::vector<const Job*>> jobs_by_user;  // each in queue order

@@ -20,8 +20,6 @@
 
 namespace sluice::core {
 
-double FairshareShares(const QueueSpec& spec, const std::string& user);
-
 // The cycle's walking order of a fairshare queue.
 QueueOrder FairshareOrder(const Queue& queue, const ClusterState& state, Instant now);
 

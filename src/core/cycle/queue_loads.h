@@ -46,7 +46,6 @@ class QueueLoads {
     auto it = loads_[q].active_users.find(user);
     if (it != loads_[q].active_users.end() && it->second > 0) --it->second;
   }
-  bool empty() const { return loads_.empty(); }
 
   // used/guaranteed; a queue guaranteed 0 has ratio 0 when idle, infinite when using any.
   double Ratio(QueueIndex q, int64_t used) const;

@@ -36,7 +36,6 @@ class UnsatisfiableCache {
   const PendingReasons* Find(const Job& job) const;
   void Insert(const Job& job, const PendingReasons& reasons);
   size_t size() const { return entries_.size(); }
-  bool keys_by_consumer() const { return by_consumer_; }
 
  private:
   struct Key {
