@@ -14,20 +14,22 @@ constexpr size_t kMaxVictims = 256;
 
 bool BeingPreempted(const Job& job) { return job.preempted_for != kNoJob; }
 
+// Credits a victim's slots and shared resources to `capacity`. `victims_on` counts the
+// victims credited per host so far: a host whose running jobs are all victims is idle again.
+void CreditVictim(const Job& victim, Capacity& capacity, std::map<HostIndex, int32_t>& victims_on,
+                  const ClusterState& state) {
+  for (const HostGrant& grant : victim.allocation.hosts) {
+    const Host& host = state.hosts()[grant.host];
+    capacity.Credit(grant, host.SlotsTaken(grant), ++victims_on[grant.host] == host.running_jobs);
+  }
+  for (const ResourceAmount& amount : victim.allocation.shared) capacity.CreditShared(amount);
+}
+
 // The capacity as if `victims` were gone.
 Capacity Without(const std::vector<const Job*>& victims, const Capacity& base, const ClusterState& state) {
   Capacity trial = base;
   std::map<HostIndex, int32_t> victims_on;
-  for (const Job* victim : victims) {
-    for (const HostGrant& grant : victim->allocation.hosts) ++victims_on[grant.host];
-  }
-  for (const Job* victim : victims) {
-    for (const HostGrant& grant : victim->allocation.hosts) {
-      const Host& host = state.hosts()[grant.host];
-      trial.Credit(grant, host.SlotsTaken(grant), victims_on[grant.host] == host.running_jobs);
-    }
-    for (const ResourceAmount& amount : victim->allocation.shared) trial.CreditShared(amount);
-  }
+  for (const Job* victim : victims) CreditVictim(*victim, trial, victims_on, state);
   return trial;
 }
 
@@ -166,11 +168,7 @@ std::optional<std::vector<const Job*>> ChooseVictims(const Job& job,
   bool fits = false;
   for (const Job* candidate : candidates) {
     chosen.push_back(candidate);
-    for (const HostGrant& grant : candidate->allocation.hosts) {
-      const Host& host = ctx.state.hosts()[grant.host];
-      trial.Credit(grant, host.SlotsTaken(grant), ++victims_on[grant.host] == host.running_jobs);
-    }
-    for (const ResourceAmount& amount : candidate->allocation.shared) trial.CreditShared(amount);
+    CreditVictim(*candidate, trial, victims_on, ctx.state);
     if (FitsOn(job, trial, ctx)) {
       fits = true;
       break;
