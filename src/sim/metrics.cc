@@ -92,11 +92,11 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
       continue;
     }
     all.Add(record);
-    by_queue[record.queue.empty() ? "default" : record.queue].Add(record);
+    const std::string queue = record.queue.empty() ? "default" : record.queue;
+    by_queue[queue].Add(record);
     by_user[record.user.empty() ? "-" : record.user].Add(record);
     first_submit = std::min(first_submit, record.submit);
     if (record.end >= 0) last_end = std::max(last_end, record.end);
-    const std::string queue = record.queue.empty() ? "default" : record.queue;
     double run = record.work_lost;
     if (record.start >= 0 && record.end >= 0) run += static_cast<double>(record.end - record.start) * record.slots;
     work += run;

@@ -137,15 +137,6 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
   size_t next_release = 0;
   size_t progress_step = std::max<size_t>(1, order.size() / 100);
 
-  auto next_event_time = [&]() {
-    Instant t = kInfinite;
-    if (next_submit < order.size()) t = std::min(t, jobs[order[next_submit]].spec.submit_time);
-    if (!finishes.empty()) t = std::min(t, finishes.top().time);
-    if (next_cancel < cancels.size()) t = std::min(t, cancels[next_cancel].first);
-    if (next_release < releases.size()) t = std::min(t, releases[next_release].first);
-    if (wake) t = std::min(t, *wake);
-    return t;
-  };
   // The next event that is not a timer of the core.
   auto next_input_time = [&]() {
     Instant t = kInfinite;
@@ -155,6 +146,7 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
     if (next_release < releases.size()) t = std::min(t, releases[next_release].first);
     return t;
   };
+  auto next_event_time = [&]() { return wake ? std::min(next_input_time(), *wake) : next_input_time(); };
   Instant last_progress = 0;  // the last time an input arrived or a cycle started or failed a job
 
   std::vector<FinishEvent> due;
