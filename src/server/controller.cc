@@ -82,9 +82,6 @@ core::ExitCause CoreCause(const std::string& cause, int32_t exit_code) {
   return core::ExitCause::kNonZeroExit;
 }
 
-constexpr double kCycleBuckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-                                    0.05,   0.1,   0.25,   0.5,   1,    2.5};
-
 }  // namespace
 
 Controller::Controller(core::ClusterState state, core::ClusterConfig config,

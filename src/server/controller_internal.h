@@ -29,6 +29,11 @@ inline constexpr const char* kSettingQueueActive = "queue_active";  // 0 or 1
 inline constexpr const char* kSettingHostClosed = "host_closed";    // 1; absent when open
 inline constexpr const char* kSettingReclaimDeadline = "reclaim_deadline";  // an Instant
 
+// Upper bounds (seconds) of sluice_cycle_duration_seconds' buckets: the controller counts
+// by them and /metrics labels them.
+inline constexpr double kCycleBuckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                           0.05,   0.1,   0.25,   0.5,   1,    2.5};
+
 struct Controller::JobInfo {
   store::StoredJob row;  // what the store holds (the truth across restarts)
   nlohmann::json spec;   // parsed row.spec

@@ -51,8 +51,6 @@ void PromWriter::Sample(const std::string& name, const Labels& labels, double va
 }
 
 namespace {
-constexpr double kBucketBounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-                                    0.05,   0.1,   0.25,   0.5,   1,    2.5};
 constexpr const char* kStates[] = {"PENDING", "HELD", "ADMITTING", "RUNNING",
                                    "DONE",    "EXIT", "CANCELLED"};
 }  // namespace
@@ -117,9 +115,9 @@ std::string Controller::Metrics() {
              static_cast<double>(c.totals.backfilled));
   }
   w.Family("sluice_cycle_duration_seconds", "histogram", "Scheduling cycle duration.");
-  for (size_t i = 0; i < std::size(kBucketBounds); ++i) {
+  for (size_t i = 0; i < std::size(kCycleBuckets); ++i) {
     char le[32];
-    std::snprintf(le, sizeof le, "%g", kBucketBounds[i]);
+    std::snprintf(le, sizeof le, "%g", kCycleBuckets[i]);
     w.Sample("sluice_cycle_duration_seconds_bucket", {{"le", le}},
              static_cast<double>(cycle_buckets_[i]));
   }
