@@ -288,7 +288,6 @@ void Controller::WriteLocked(store::WriteBatch batch, std::function<void()> then
     if (then) {
       std::lock_guard lock(mu_);
       then();
-      ++wake_generation_;
     }
     work_cv_.notify_all();
   });

@@ -227,13 +227,11 @@ class Controller {
   std::optional<Instant> wake_at_;
   int64_t last_explain_ms_ = -1;
   bool explain_due_ = false;  // a cycle ran without explanations since the last one
-  int64_t wake_generation_ = 0;                 // bumped whenever agents may have new work
   std::map<int, std::function<void(const JobEvent&)>> listeners_;
   int next_listener_ = 1;
   bool recording_ = false;
   std::vector<std::string> recorded_;
   // Metrics not kept by the core.
-  std::vector<double> cycle_seconds_;           // histogram samples are bucketed on the fly
   std::vector<int64_t> cycle_buckets_;
   double cycle_sum_ = 0;
   int64_t cycle_count_ = 0;

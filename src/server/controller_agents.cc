@@ -158,7 +158,6 @@ Reply Controller::Register(const json& body) {
              was_registered ? "re-registered" : "registered", epoch_, running->size());
   SyncHostStateLocked(name);
   MarkDirty();
-  ++wake_generation_;
   work_cv_.notify_all();
   if (!batch.empty()) (void)WriteAndWait(lock, std::move(batch));
   return Reply{200,

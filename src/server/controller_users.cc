@@ -43,7 +43,7 @@ std::vector<std::string> SplitComma(const std::string& text) {
 
 JobListEntry Controller::ListEntryLocked(const JobInfo& job, bool with_reasons) const {
   const store::StoredJob& r = job.row;
-  JobListEntry e{.fixed = job.fixed_text ? job.fixed_text : FixedJobText(job.spec),
+  JobListEntry e{.fixed = job.fixed_text,
                  .id = r.id,
                  .user = job.spec.value("user", ""),
                  .queue = job.queue,
@@ -395,7 +395,6 @@ Reply Controller::Cancel(const Caller& caller, JobId id) {
       // The agent kills it (R-SRV-2: a cancel during ADMITTING kills it if it launches);
       // its slots are released when the agent reports the kill or the host is lost.
       SetStateLocked(*job, "CANCELLED", "(by " + caller.user + "; killing)", batch);
-      ++wake_generation_;
       work_cv_.notify_all();
     }
   } else {
