@@ -73,6 +73,10 @@ struct Reply {
   nlohmann::json body;
   std::string text;  // the body as JSON text when not empty
 
+  static Reply Error(int status, const std::string& message) {
+    return Reply{status, {{"error", message}}};
+  }
+
   // The body as JSON (`text` parsed when set); for tests and small replies.
   nlohmann::json Json() const {
     return text.empty() ? body : nlohmann::json::parse(text, nullptr, false);

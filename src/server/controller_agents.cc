@@ -17,8 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-Reply Error(int status, const std::string& message) { return Reply{status, {{"error", message}}}; }
-
 bool ValidName(const std::string& name) {
   if (name.empty() || name.size() > 255) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -80,14 +78,14 @@ json Controller::LaunchOf(const JobInfo& job) const {
 // 3. reconcile the jobs this agent launches with what it says it runs (R-SRV-2); 4. the
 // host accepts work again.
 Reply Controller::Register(const json& body) {
-  if (!body.is_object()) return Error(400, "body: expected an object");
+  if (!body.is_object()) return Reply::Error(400, "body: expected an object");
   static const std::set<std::string> kFields = {"name",  "slots",   "resources", "attributes",
                                                 "tags",  "running", "epoch"};
   for (auto it = body.begin(); it != body.end(); ++it) {
-    if (!kFields.contains(it.key())) return Error(400, it.key() + ": unknown field");
+    if (!kFields.contains(it.key())) return Reply::Error(400, it.key() + ": unknown field");
   }
   const std::string name = body.value("name", "");
-  if (!ValidName(name)) return Error(400, "name: expected a host name (letters, digits, -._)");
+  if (!ValidName(name)) return Reply::Error(400, "name: expected a host name (letters, digits, -._)");
   core::HostSpec spec{.name = name};
   try {
     spec.slots = body.value("slots", 1);
@@ -95,23 +93,23 @@ Reply Controller::Register(const json& body) {
     spec.attributes = body.value("attributes", std::map<std::string, std::string>{});
     spec.tags = body.value("tags", std::vector<std::string>{});
   } catch (const json::exception& e) {
-    return Error(400, std::string("register body: ") + e.what());
+    return Reply::Error(400, std::string("register body: ") + e.what());
   }
-  if (spec.slots < 0) return Error(400, "slots: expected an integer >= 0");
+  if (spec.slots < 0) return Reply::Error(400, "slots: expected an integer >= 0");
   Result<std::set<JobId>> running = JobIdList(body, "running");
-  if (!running) return Error(400, running.error().message());
+  if (!running) return Reply::Error(400, running.error().message());
   const json epoch = body.value("epoch", json(0));
-  if (!epoch.is_number_integer()) return Error(400, "epoch: expected an integer");
+  if (!epoch.is_number_integer()) return Reply::Error(400, "epoch: expected an integer");
 
   std::unique_lock lock(mu_);
-  if (epoch.get<uint64_t>() > epoch_) return Error(409, "stale epoch");
+  if (epoch.get<uint64_t>() > epoch_) return Reply::Error(409, "stale epoch");
   store::WriteBatch batch;
   auto index = state_.FindHost(name);
   if (!index) {
     core::HostSpec added = spec;
     added.state = core::HostState::kUnavail;
     Status s = core::Apply(core::HostAdded{added}, Now(), state_);
-    if (!s.ok()) return Error(400, s.message());
+    if (!s.ok()) return Reply::Error(400, s.message());
     dynamic_hosts_.insert(name);
     json stored = {{"slots", spec.slots},
                    {"resources", spec.resources},
@@ -170,18 +168,18 @@ Reply Controller::Register(const json& body) {
 // reports confirm ADMITTING ones — all committed before the reply acknowledges them;
 // 3. answer with launches and kills, waiting up to wait_ms for some.
 Reply Controller::Heartbeat(const std::string& name, const json& body) {
-  if (!body.is_object()) return Error(400, "body: expected an object");
+  if (!body.is_object()) return Reply::Error(400, "body: expected an object");
   static const std::set<std::string> kFields = {"epoch", "wait_ms", "running", "exited",
                                                 "launch_failed"};
   for (auto it = body.begin(); it != body.end(); ++it) {
-    if (!kFields.contains(it.key())) return Error(400, it.key() + ": unknown field");
+    if (!kFields.contains(it.key())) return Reply::Error(400, it.key() + ": unknown field");
   }
   Result<std::set<JobId>> running = JobIdList(body, "running");
-  if (!running) return Error(400, running.error().message());
+  if (!running) return Reply::Error(400, running.error().message());
   const json epoch = body.value("epoch", json(0));
-  if (!epoch.is_number_integer()) return Error(400, "epoch: expected an integer");
+  if (!epoch.is_number_integer()) return Reply::Error(400, "epoch: expected an integer");
   const json wait = body.value("wait_ms", json(0));
-  if (!wait.is_number_integer()) return Error(400, "wait_ms: expected an integer");
+  if (!wait.is_number_integer()) return Reply::Error(400, "wait_ms: expected an integer");
   const int64_t wait_ms = std::clamp<int64_t>(wait.get<int64_t>(), 0, 10'000);
   struct Exit {
     JobId job;
@@ -202,16 +200,16 @@ Reply Controller::Heartbeat(const std::string& name, const json& body) {
       failures.emplace_back(f.at("job").get<JobId>(), f.value("message", ""));
     }
   } catch (const json::exception& e) {
-    return Error(400, std::string("exited/launch_failed: ") + e.what());
+    return Reply::Error(400, std::string("exited/launch_failed: ") + e.what());
   }
 
   std::unique_lock lock(mu_);
   auto found = agents_.find(name);
   if (found == agents_.end() || !found->second->registered) {
-    return Error(404, "agent " + name + " is not registered in epoch " + std::to_string(epoch_));
+    return Reply::Error(404, "agent " + name + " is not registered in epoch " + std::to_string(epoch_));
   }
   AgentInfo& agent = *found->second;
-  if (epoch.get<uint64_t>() > epoch_) return Error(409, "stale epoch");
+  if (epoch.get<uint64_t>() > epoch_) return Reply::Error(409, "stale epoch");
   agent.last_heartbeat_ms = NowMs();
   if (agent.unavail) {
     agent.unavail = false;
@@ -335,7 +333,7 @@ Reply Controller::Heartbeat(const std::string& name, const json& body) {
     }
     work_cv_.wait_until(lock, deadline);
   }
-  return Error(404, "agent " + name + " is gone");
+  return Reply::Error(404, "agent " + name + " is gone");
 }
 
 }  // namespace sluice::server

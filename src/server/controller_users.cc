@@ -20,8 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-Reply Error(int status, const std::string& message) { return Reply{status, {{"error", message}}}; }
-
 json OptionalTime(const std::optional<Instant>& t) { return t ? json(*t) : json(nullptr); }
 
 json ScopeJson(const core::LimitScope& scope) {
@@ -194,7 +192,7 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
     bool forbidden = false;
     const std::string where = batch ? "jobs[" + std::to_string(i) + "]" : "job";
     Status s = CheckSubmittable(caller, specs[i], where, forbidden);
-    if (!s.ok()) return Error(forbidden ? 403 : 400, s.message());
+    if (!s.ok()) return Reply::Error(forbidden ? 403 : 400, s.message());
   }
   // 2. Ingest: the same path a restored job takes (parse, intern, fingerprint).
   const Instant now = Now();
@@ -214,7 +212,7 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
         if (!withdrawn.ok()) log_->error("withdraw: {}", withdrawn.message());
         jobs_.erase(taken->get<JobId>());
       }
-      return Error(400, (batch ? "jobs[" + std::to_string(i) + "]: " : "job: ") + s.message());
+      return Reply::Error(400, (batch ? "jobs[" + std::to_string(i) + "]: " : "job: ") + s.message());
     }
     const core::Job* cj = state_.FindJob(id);
     auto info = std::make_unique<JobInfo>();
@@ -249,7 +247,7 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
 
 Reply Controller::Submit(const Caller& caller, const json& body) {
   Result<json> spec = ParseSubmission(body, "job");
-  if (!spec) return Error(400, spec.error().message());
+  if (!spec) return Reply::Error(400, spec.error().message());
   std::vector<std::shared_ptr<const std::string>> fixed = {FixedJobText(*spec)};
   std::unique_lock lock(mu_);
   return SubmitLocked(lock, caller, {std::move(*spec)}, std::move(fixed), false);
@@ -257,20 +255,20 @@ Reply Controller::Submit(const Caller& caller, const json& body) {
 
 Reply Controller::SubmitBatch(const Caller& caller, const json& body) {
   if (!body.is_object() || !body.contains("jobs") || !body["jobs"].is_array()) {
-    return Error(400, "body: expected {\"jobs\": [job, ...]}");
+    return Reply::Error(400, "body: expected {\"jobs\": [job, ...]}");
   }
   for (auto it = body.begin(); it != body.end(); ++it) {
-    if (it.key() != "jobs") return Error(400, it.key() + ": unknown field");
+    if (it.key() != "jobs") return Reply::Error(400, it.key() + ": unknown field");
   }
   const json& jobs = body["jobs"];
-  if (jobs.size() > 100'000) return Error(413, "jobs: at most 100000 jobs per batch");
+  if (jobs.size() > 100'000) return Reply::Error(413, "jobs: at most 100000 jobs per batch");
   std::vector<json> specs;
   std::vector<std::shared_ptr<const std::string>> fixed;
   specs.reserve(jobs.size());
   fixed.reserve(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     Result<json> spec = ParseSubmission(jobs[i], "jobs[" + std::to_string(i) + "]");
-    if (!spec) return Error(400, spec.error().message());
+    if (!spec) return Reply::Error(400, spec.error().message());
     fixed.push_back(FixedJobText(*spec));
     specs.push_back(std::move(*spec));
   }
@@ -301,7 +299,7 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
       for (const std::string& name : SplitComma(value)) {
         const std::vector<std::string>& known = JobFieldNames();
         if (std::find(known.begin(), known.end(), name) == known.end()) {
-          return Error(400, "fields: no job field '" + name + "'");
+          return Reply::Error(400, "fields: no job field '" + name + "'");
         }
         fields->insert(name);
       }
@@ -309,10 +307,10 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
       try {
         limit = std::stoll(value);
       } catch (...) {
-        return Error(400, "limit: expected an integer, got '" + value + "'");
+        return Reply::Error(400, "limit: expected an integer, got '" + value + "'");
       }
     } else {
-      return Error(400, key + ": unknown query parameter");
+      return Reply::Error(400, key + ": unknown query parameter");
     }
   }
   // Under the lock only the filter and copies of the selected jobs' changing fields, a chunk
@@ -361,20 +359,20 @@ Reply Controller::GetJob(JobId id) {
   std::lock_guard lock(mu_);
   JobInfo* job = FindJobLocked(id);
   if (job == nullptr && state_.Knows(id)) {
-    return Error(404, "job " + std::to_string(id) + " ended more than " +
+    return Reply::Error(404, "job " + std::to_string(id) + " ended more than " +
                           std::to_string(options_.keep_ended_seconds) +
                           " s ago and is no longer kept (keep_ended_seconds)");
   }
-  if (job == nullptr) return Error(404, "no job " + std::to_string(id));
+  if (job == nullptr) return Reply::Error(404, "no job " + std::to_string(id));
   return Reply{200, JobJson(*job, true)};
 }
 
 Reply Controller::Cancel(const Caller& caller, JobId id) {
   std::unique_lock lock(mu_);
   JobInfo* job = FindJobLocked(id);
-  if (job == nullptr) return Error(404, "no job " + std::to_string(id));
+  if (job == nullptr) return Reply::Error(404, "no job " + std::to_string(id));
   if (!caller.admin && job->spec.value("user", "") != caller.user) {
-    return Error(403, "job " + std::to_string(id) + " belongs to " + job->spec.value("user", "") +
+    return Reply::Error(403, "job " + std::to_string(id) + " belongs to " + job->spec.value("user", "") +
                           "; " + caller.user + " may act only on their own jobs");
   }
   store::WriteBatch batch;
@@ -398,7 +396,7 @@ Reply Controller::Cancel(const Caller& caller, JobId id) {
       work_cv_.notify_all();
     }
   } else {
-    return Error(409, "job " + std::to_string(id) + " is already " + state);
+    return Reply::Error(409, "job " + std::to_string(id) + " is already " + state);
   }
   // The job as the action left it, taken before the lock is released for the commit.
   Reply reply{200, JobJson(*job, false)};
@@ -409,14 +407,14 @@ Reply Controller::Cancel(const Caller& caller, JobId id) {
 Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
   std::unique_lock lock(mu_);
   JobInfo* job = FindJobLocked(id);
-  if (job == nullptr) return Error(404, "no job " + std::to_string(id));
+  if (job == nullptr) return Reply::Error(404, "no job " + std::to_string(id));
   if (!caller.admin && job->spec.value("user", "") != caller.user) {
-    return Error(403, "job " + std::to_string(id) + " belongs to " + job->spec.value("user", "") +
+    return Reply::Error(403, "job " + std::to_string(id) + " belongs to " + job->spec.value("user", "") +
                           "; " + caller.user + " may act only on their own jobs");
   }
   Status s = job->in_core ? state_.SetHeld(id, held) : FailedPrecondition("ended");
   if (!s.ok()) {
-    return Error(409, "job " + std::to_string(id) + " is " + job->row.state + "; " +
+    return Reply::Error(409, "job " + std::to_string(id) + " is " + job->row.state + "; " +
                           (held ? "only PENDING jobs can be held" : "only HELD jobs can be released"));
   }
   store::WriteBatch batch;
@@ -460,10 +458,10 @@ Reply Controller::Limits() {
 
 Reply Controller::QueueAction(const Caller& caller, const std::string& queue,
                               const std::string& action) {
-  if (!caller.admin) return Error(403, caller.user + " is not an administrator");
+  if (!caller.admin) return Reply::Error(403, caller.user + " is not an administrator");
   std::unique_lock lock(mu_);
   auto index = state_.FindQueue(queue);
-  if (!index) return Error(404, "no queue named '" + queue + "'");
+  if (!index) return Reply::Error(404, "no queue named '" + queue + "'");
   store::WriteBatch batch;
   const auto saved_open = queue_open_;
   const auto saved_active = queue_active_;
@@ -474,13 +472,13 @@ Reply Controller::QueueAction(const Caller& caller, const std::string& queue,
     queue_active_[queue] = action == "activate";
     batch.settings[std::string(kSettingQueueActive) + "/" + queue] = action == "activate" ? 1 : 0;
   } else {
-    return Error(404, "no queue action '" + action + "'");
+    return Reply::Error(404, "no queue action '" + action + "'");
   }
   Status s = state_.Reconfigure(EffectiveConfigLocked(base_config_));
   if (!s.ok()) {  // nothing changed: neither stored nor kept in memory
     queue_open_ = saved_open;
     queue_active_ = saved_active;
-    return Error(409, s.message());
+    return Reply::Error(409, s.message());
   }
   log_->info("queue {}: {} by {}", queue, action, caller.user);
   MarkDirty();
@@ -492,10 +490,10 @@ Reply Controller::QueueAction(const Caller& caller, const std::string& queue,
 
 Reply Controller::HostAction(const Caller& caller, const std::string& host,
                              const std::string& action) {
-  if (!caller.admin) return Error(403, caller.user + " is not an administrator");
+  if (!caller.admin) return Reply::Error(403, caller.user + " is not an administrator");
   std::unique_lock lock(mu_);
   auto index = state_.FindHost(host);
-  if (!index) return Error(404, "no host named '" + host + "'");
+  if (!index) return Reply::Error(404, "no host named '" + host + "'");
   store::WriteBatch batch;
   const std::string key = std::string(kSettingHostClosed) + "/" + host;
   if (action == "open") {
@@ -505,7 +503,7 @@ Reply Controller::HostAction(const Caller& caller, const std::string& host,
     admin_closed_hosts_.insert(host);
     batch.settings[key] = 1;
   } else {
-    return Error(404, "no host action '" + action + "'");
+    return Reply::Error(404, "no host action '" + action + "'");
   }
   log_->info("host {}: {} by {}", host, action, caller.user);
   SyncHostStateLocked(host);
@@ -519,7 +517,7 @@ Reply Controller::Reconfigure() {
   Result<core::ClusterConfig> config = config::LoadClusterConfig(options_.config_path, &auth);
   if (!config) {
     log_->error("reconfigure refused: {}", config.error().message());
-    return Error(400, config.error().message());
+    return Reply::Error(400, config.error().message());
   }
   Reply reply = Reconfigure(std::move(*config));
   if (reply.status == 200) {
@@ -531,14 +529,14 @@ Reply Controller::Reconfigure() {
 
 Reply Controller::Reconfigure(core::ClusterConfig config) {
   Status supported = core::Scheduler::CheckSupported(config);
-  if (!supported.ok()) return Error(400, supported.message());
+  if (!supported.ok()) return Reply::Error(400, supported.message());
   std::unique_lock lock(mu_);
   // R-SRV-4b: validated whole (the core refuses to remove a queue or host with jobs and
   // changes nothing then); every pending job is classified again.
   Status s = state_.Reconfigure(EffectiveConfigLocked(config));
   if (!s.ok()) {
     log_->error("reconfigure refused: {}", s.message());
-    return Error(400, s.message());
+    return Reply::Error(400, s.message());
   }
   base_config_ = std::move(config);
   ++config_version_;

@@ -18,7 +18,7 @@ void Send(httplib::Response& res, const Reply& reply) {
 }
 
 void SendError(httplib::Response& res, int status, const std::string& message) {
-  Send(res, Reply{status, {{"error", message}}});
+  Send(res, Reply::Error(status, message));
 }
 
 std::string BearerToken(const httplib::Request& req) {
