@@ -61,6 +61,14 @@ struct Controller::JobInfo {
     preempt_committed = false;
   }
 
+  // The main reason code of a waiting job (HELD; NEW_JOB until a cycle has explained it);
+  // "" when it is not waiting.
+  std::string WaitReason() const {
+    if (row.state == "HELD") return "HELD";
+    if (row.state != "PENDING") return "";
+    return main_reason.empty() ? "NEW_JOB" : main_reason;
+  }
+
   bool HoldsAllocation() const {
     return row.phase == kPhaseAdmitting || row.phase == kPhaseAdmitted;
   }

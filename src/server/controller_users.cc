@@ -57,11 +57,7 @@ JobListEntry Controller::ListEntryLocked(const JobInfo& job, bool with_reasons) 
                  .with_reasons = with_reasons};
   for (const auto& [name, slots] : job.hosts) e.tasks += slots;
   if (e.tasks == 0) e.tasks = job.spec.value("max_tasks", 1);
-  if (r.state == "HELD") {
-    e.reason = "HELD";
-  } else if (r.state == "PENDING") {
-    e.reason = job.main_reason.empty() ? "NEW_JOB" : job.main_reason;
-  }
+  e.reason = job.WaitReason();
   if (with_reasons && !e.reason.empty()) {
     e.reasons = job.reasons;
     // What would let it start (R-PR-2), from the same reasons the JSON shows.

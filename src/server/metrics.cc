@@ -66,12 +66,7 @@ std::string Controller::Metrics() {
   }
   for (const auto& [id, job] : jobs_) {
     by_state[{job->row.state, job->queue}] += 1;
-    if (job->row.state == "PENDING" || job->row.state == "HELD") {
-      const std::string reason = job->row.state == "HELD"
-                                     ? "HELD"
-                                     : (job->main_reason.empty() ? "NEW_JOB" : job->main_reason);
-      by_reason[{reason, job->queue}] += 1;
-    }
+    if (std::string reason = job->WaitReason(); !reason.empty()) by_reason[{reason, job->queue}] += 1;
   }
   w.Family("sluice_jobs", "gauge", "Jobs by state and queue.");
   for (const auto& [key, n] : by_state) {
