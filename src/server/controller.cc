@@ -185,8 +185,7 @@ Status Controller::Restore(const store::Snapshot& snap) {
     info->fixed_text = FixedJobText(info->spec);
     info->queue = info->spec.value("queue", "");
     if (info->queue.empty() && !state_.queues().empty()) {
-      info->queue = state_.config().default_queue.empty() ? state_.queues().front().spec.name
-                                                          : state_.config().default_queue;
+      info->queue = state_.queues()[state_.default_queue()].spec.name;
     }
     if (row.phase == kPhaseEnded && !row.allocation.empty()) {
       json alloc = json::parse(row.allocation, nullptr, false);

@@ -156,10 +156,7 @@ Status Controller::CheckSubmittable(const Caller& caller, const json& spec,
   std::optional<QueueIndex> index;
   if (queue_name.empty()) {
     if (state_.queues().empty()) return InvalidArgument(where + ".queue: the cluster has no queue");
-    index = state_.FindQueue(state_.config().default_queue.empty()
-                                 ? state_.queues().front().spec.name
-                                 : state_.config().default_queue);
-    if (!index) index = 0;
+    index = state_.default_queue();
   } else {
     index = state_.FindQueue(queue_name);
     if (!index) return InvalidArgument(where + ".queue: no queue named '" + queue_name + "'");
