@@ -415,14 +415,18 @@ void Controller::HostLossLocked(const std::string& host, store::WriteBatch& batc
       RequeueLocked(*job, "host " + host + " lost before it reported the job", batch);
       continue;
     }
-    const core::Job* cj = state_.FindJob(id);
-    const core::OnHostLoss policy =
-        cj != nullptr ? state_.queues()[cj->queue].spec.on_host_loss : core::OnHostLoss::kRequeue;
-    if (policy == core::OnHostLoss::kRequeue && !job->row.cancel_requested) {
-      RequeueLocked(*job, "host " + host + " lost", batch);
-    } else {
-      FinishLocked(*job, -1, "HOST_LOST", false, batch);
-    }
+    LoseJobLocked(*job, "host " + host + " lost", batch);
+  }
+}
+
+void Controller::LoseJobLocked(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
+  const core::Job* cj = state_.FindJob(job.row.id);
+  const bool requeue = cj != nullptr && !job.row.cancel_requested &&
+                       state_.queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue;
+  if (requeue) {
+    RequeueLocked(job, why, batch);
+  } else {
+    FinishLocked(job, -1, "HOST_LOST", false, batch);
   }
 }
 

@@ -269,14 +269,7 @@ Reply Controller::Heartbeat(const std::string& name, const json& body) {
       }
       continue;
     }
-    const core::Job* cj = state_.FindJob(id);
-    const bool requeue = cj != nullptr && !job->row.cancel_requested &&
-                         state_.queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue;
-    if (requeue) {
-      RequeueLocked(*job, "its agent restarted without it", batch);
-    } else {
-      FinishLocked(*job, -1, "HOST_LOST", false, batch);
-    }
+    LoseJobLocked(*job, "its agent restarted without it", batch);
   }
   // A cancelled job whose launch went out but that the agent never reported: never ran.
   for (JobId id : std::set<JobId>(agent.jobs)) {
