@@ -419,6 +419,17 @@ void Controller::HostLossLocked(const std::string& host, store::WriteBatch& batc
   }
 }
 
+void Controller::ConfirmRunningLocked(JobInfo& job, const std::string& why,
+                                      store::WriteBatch& batch) {
+  job.row.phase = kPhaseAdmitted;
+  job.from_earlier_epoch = false;
+  if (job.row.cancel_requested) {
+    batch.jobs.push_back(job.row);  // stays CANCELLED: its kill is on the way
+  } else {
+    SetStateLocked(job, "RUNNING", why, batch);
+  }
+}
+
 void Controller::LoseJobLocked(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
   const core::Job* cj = state_.FindJob(job.row.id);
   const bool requeue = cj != nullptr && !job.row.cancel_requested &&

@@ -184,6 +184,8 @@ class Controller {
                     store::WriteBatch& batch);
   void RequeueLocked(JobInfo& job, const std::string& why, store::WriteBatch& batch);
   void HostLossLocked(const std::string& host, store::WriteBatch& batch);
+  // ADMITTING -> RUNNING once its agent reports it runs (a cancelled one only records it).
+  void ConfirmRunningLocked(JobInfo& job, const std::string& why, store::WriteBatch& batch);
   // A running job its host lost: requeued or ended HOST_LOST per its queue's on_host_loss.
   void LoseJobLocked(JobInfo& job, const std::string& why, store::WriteBatch& batch);
   void SyncRowLocked(JobInfo& job);  // copies the core's admission record into the row

@@ -143,13 +143,7 @@ Reply Controller::Register(const json& body) {
     if (!running->contains(id)) {
       agent->unlisted.insert(id);
     } else if (job->row.phase == kPhaseAdmitting) {
-      job->row.phase = kPhaseAdmitted;
-      job->from_earlier_epoch = false;
-      if (!job->row.cancel_requested) {
-        SetStateLocked(*job, "RUNNING", "(reported at registration)", batch);
-      } else {
-        batch.jobs.push_back(job->row);
-      }
+      ConfirmRunningLocked(*job, "(reported at registration)", batch);
     }
   }
   log_->info("host {}: agent {} (epoch {}, {} running)", name,
@@ -247,13 +241,7 @@ Reply Controller::Heartbeat(const std::string& name, const json& body) {
   for (JobId id : *running) {
     JobInfo* job = FindJobLocked(id);
     if (job == nullptr || job->launch_host != name || job->row.phase != kPhaseAdmitting) continue;
-    job->row.phase = kPhaseAdmitted;
-    job->from_earlier_epoch = false;
-    if (job->row.cancel_requested) {
-      batch.jobs.push_back(job->row);
-    } else {
-      SetStateLocked(*job, "RUNNING", "(on " + name + ")", batch);
-    }
+    ConfirmRunningLocked(*job, "(on " + name + ")", batch);
   }
   // Jobs it did not list at registration and has not reported ended since: it does not
   // run them (R-SRV-2).
