@@ -20,6 +20,14 @@ using nlohmann::json;
 
 namespace {
 
+// R-SRV-5: users act on their own jobs only; administrators on every job.
+std::optional<Reply> RefuseUnlessOwner(const Caller& caller, const Controller::JobInfo& job) {
+  const std::string owner = job.spec.value("user", "");
+  if (caller.admin || owner == caller.user) return std::nullopt;
+  return Reply::Error(403, "job " + std::to_string(job.row.id) + " belongs to " + owner + "; " +
+                               caller.user + " may act only on their own jobs");
+}
+
 json OptionalTime(const std::optional<Instant>& t) { return t ? json(*t) : json(nullptr); }
 
 json ScopeJson(const core::LimitScope& scope) {
@@ -364,10 +372,7 @@ Reply Controller::Cancel(const Caller& caller, JobId id) {
   std::unique_lock lock(mu_);
   JobInfo* job = FindJobLocked(id);
   if (job == nullptr) return Reply::Error(404, "no job " + std::to_string(id));
-  if (!caller.admin && job->spec.value("user", "") != caller.user) {
-    return Reply::Error(403, "job " + std::to_string(id) + " belongs to " + job->spec.value("user", "") +
-                          "; " + caller.user + " may act only on their own jobs");
-  }
+  if (std::optional<Reply> refused = RefuseUnlessOwner(caller, *job)) return *refused;
   store::WriteBatch batch;
   const std::string& state = job->row.state;
   if (state == "PENDING" || state == "HELD") {
@@ -401,10 +406,7 @@ Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
   std::unique_lock lock(mu_);
   JobInfo* job = FindJobLocked(id);
   if (job == nullptr) return Reply::Error(404, "no job " + std::to_string(id));
-  if (!caller.admin && job->spec.value("user", "") != caller.user) {
-    return Reply::Error(403, "job " + std::to_string(id) + " belongs to " + job->spec.value("user", "") +
-                          "; " + caller.user + " may act only on their own jobs");
-  }
+  if (std::optional<Reply> refused = RefuseUnlessOwner(caller, *job)) return *refused;
   Status s = job->in_core ? state_.SetHeld(id, held) : FailedPrecondition("ended");
   if (!s.ok()) {
     return Reply::Error(409, "job " + std::to_string(id) + " is " + job->row.state + "; " +
