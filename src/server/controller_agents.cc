@@ -85,7 +85,8 @@ Reply Controller::Register(const json& body) {
     if (!kFields.contains(it.key())) return Reply::Error(400, it.key() + ": unknown field");
   }
   const std::string name = body.value("name", "");
-  if (!ValidName(name)) return Reply::Error(400, "name: expected a host name (letters, digits, -._)");
+  if (!ValidName(name))
+    return Reply::Error(400, "name: expected a host name (letters, digits, -._)");
   core::HostSpec spec{.name = name};
   try {
     spec.slots = body.value("slots", 1);
@@ -200,7 +201,8 @@ Reply Controller::Heartbeat(const std::string& name, const json& body) {
   std::unique_lock lock(mu_);
   auto found = agents_.find(name);
   if (found == agents_.end() || !found->second->registered) {
-    return Reply::Error(404, "agent " + name + " is not registered in epoch " + std::to_string(epoch_));
+    return Reply::Error(404,
+                        "agent " + name + " is not registered in epoch " + std::to_string(epoch_));
   }
   AgentInfo& agent = *found->second;
   if (epoch.get<uint64_t>() > epoch_) return Reply::Error(409, "stale epoch");

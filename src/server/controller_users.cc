@@ -213,7 +213,8 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
         if (!withdrawn.ok()) log_->error("withdraw: {}", withdrawn.message());
         jobs_.erase(taken->get<JobId>());
       }
-      return Reply::Error(400, (batch ? "jobs[" + std::to_string(i) + "]: " : "job: ") + s.message());
+      return Reply::Error(400,
+                          (batch ? "jobs[" + std::to_string(i) + "]: " : "job: ") + s.message());
     }
     const core::Job* cj = state_.FindJob(id);
     auto info = std::make_unique<JobInfo>();
@@ -361,8 +362,8 @@ Reply Controller::GetJob(JobId id) {
   JobInfo* job = FindJobLocked(id);
   if (job == nullptr && state_.Knows(id)) {
     return Reply::Error(404, "job " + std::to_string(id) + " ended more than " +
-                          std::to_string(options_.keep_ended_seconds) +
-                          " s ago and is no longer kept (keep_ended_seconds)");
+                                 std::to_string(options_.keep_ended_seconds) +
+                                 " s ago and is no longer kept (keep_ended_seconds)");
   }
   if (job == nullptr) return Reply::Error(404, "no job " + std::to_string(id));
   return Reply{200, JobJson(*job, true)};
@@ -409,8 +410,9 @@ Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
   if (std::optional<Reply> refused = RefuseUnlessOwner(caller, *job)) return *refused;
   Status s = job->in_core ? state_.SetHeld(id, held) : FailedPrecondition("ended");
   if (!s.ok()) {
-    return Reply::Error(409, "job " + std::to_string(id) + " is " + job->row.state + "; " +
-                          (held ? "only PENDING jobs can be held" : "only HELD jobs can be released"));
+    return Reply::Error(
+        409, "job " + std::to_string(id) + " is " + job->row.state + "; " +
+                 (held ? "only PENDING jobs can be held" : "only HELD jobs can be released"));
   }
   store::WriteBatch batch;
   SetStateLocked(*job, held ? "HELD" : "PENDING", "(by " + caller.user + ")", batch);

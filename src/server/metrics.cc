@@ -66,7 +66,8 @@ std::string Controller::Metrics() {
   }
   for (const auto& [id, job] : jobs_) {
     by_state[{job->row.state, job->queue}] += 1;
-    if (std::string reason = job->WaitReason(); !reason.empty()) by_reason[{reason, job->queue}] += 1;
+    if (std::string reason = job->WaitReason(); !reason.empty())
+      by_reason[{reason, job->queue}] += 1;
   }
   w.Family("sluice_jobs", "gauge", "Jobs by state and queue.");
   for (const auto& [key, n] : by_state) {

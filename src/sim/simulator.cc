@@ -146,7 +146,9 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
     if (next_release < releases.size()) t = std::min(t, releases[next_release].first);
     return t;
   };
-  auto next_event_time = [&]() { return wake ? std::min(next_input_time(), *wake) : next_input_time(); };
+  auto next_event_time = [&]() {
+    return wake ? std::min(next_input_time(), *wake) : next_input_time();
+  };
   Instant last_progress = 0;  // the last time an input arrived or a cycle started or failed a job
 
   std::vector<FinishEvent> due;
