@@ -9,14 +9,24 @@
 JOBS ?= 2
 FUZZ_SECONDS ?= 300
 
-.PHONY: setup build build-asan test run sim-demo bench fuzz clean
+# ccache hits across clones: paths are hashed relative to the checkout, not the folder name.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+
+.PHONY: setup configure build build-sluice build-asan test run sim-demo bench fuzz clean
 
 setup:
 	@scripts/setup
 
-build: setup
+configure: setup
 	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+
+build: configure
 	@cmake --build build -j $(JOBS)
+
+# Only the binary `make run` and `make sim-demo` use, not the tests.
+build-sluice: configure
+	@cmake --build build -j $(JOBS) --target sluice
 
 build-asan: setup
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=ON \
@@ -28,10 +38,10 @@ test: build build-asan
 	@ctest --test-dir build-asan --output-on-failure -j $(JOBS) --timeout 600
 	@scripts/fuzz 10
 
-run: build
+run: build-sluice
 	@scripts/demo
 
-sim-demo: build
+sim-demo: build-sluice
 	@build/sluice gen --jobs 5000 --procs 128 --load 0.85 --seed 1 -o build/demo.jsonl
 	@echo "== fifo =="
 	@build/sluice sim --workload build/demo.jsonl --hosts 32 --slots 4 --policy fifo
@@ -40,7 +50,8 @@ sim-demo: build
 	  --decisions build/demo.decisions.jsonl
 	@echo "decisions: build/demo.decisions.jsonl"
 
-bench: build
+bench: configure
+	@cmake --build build -j $(JOBS) --target sluice_bench
 	@build/sluice_bench
 
 fuzz: setup

@@ -1,0 +1,55 @@
+#include "core/driver/drive_loop.h"
+
+#include <algorithm>
+#include <utility>
+#include <variant>
+
+namespace sluice::core {
+
+DriveLoop::DriveLoop(const Scheduler& scheduler, ClusterState& state)
+    : scheduler_(scheduler), state_(state) {}
+
+CycleResult DriveLoop::Cycle(Instant now, const CycleOptions& options, DecisionHandler& handler) {
+  ClearDueWake(now);
+  CycleResult result = scheduler_.RunCycle(state_, now, options);
+  Commit(result, now, state_);
+  for (Decision& decision : result.decisions) Dispatch(decision, now, handler);
+  if (result.wake_at && *result.wake_at > now) WakeAt(*result.wake_at);
+  return result;
+}
+
+void DriveLoop::WakeAt(Instant t) { wake_at_ = std::min(wake_at_.value_or(kInfinite), t); }
+
+Instant DriveLoop::NextTime(Instant next_input) const {
+  return std::min(next_input, wake_at_.value_or(kInfinite));
+}
+
+void DriveLoop::ClearDueWake(Instant t) {
+  if (wake_at_ && *wake_at_ <= t) wake_at_.reset();
+}
+
+void Dispatch(Decision& decision, Instant now, DecisionHandler& handler) {
+  std::visit(
+      [&](auto& d) {
+        using T = std::decay_t<decltype(d)>;
+        if constexpr (std::is_same_v<T, StartJob>) {
+          handler.OnStart(d, now);
+        } else if constexpr (std::is_same_v<T, FailJob>) {
+          handler.OnFail(d, now);
+        } else if constexpr (std::is_same_v<T, PendJob>) {
+          handler.OnPend(d, now);
+        } else if constexpr (std::is_same_v<T, PreemptJob>) {
+          handler.OnPreempt(d, now);
+        } else if constexpr (std::is_same_v<T, DropPreemption>) {
+          handler.OnDropPreemption(d, now);
+        } else if constexpr (std::is_same_v<T, UpdateReclaim>) {
+          handler.OnReclaim(d, now);
+        } else {
+          static_assert(std::is_same_v<T, UpdateAdmission>, "a Decision without a handler method");
+          handler.OnUpdate(d, now);
+        }
+      },
+      decision);
+}
+
+}  // namespace sluice::core
