@@ -112,6 +112,8 @@ class JobRunner {
   JobRunner() : JobRunner(JobRunnerOptions{}) {}
   explicit JobRunner(JobRunnerOptions options);
   ~JobRunner();  // kills (SIGKILL) and reaps whatever still runs; removes its cgroups
+  JobRunner(const JobRunner&) = delete;
+  JobRunner& operator=(const JobRunner&) = delete;
 
   // Sets up containment once, before the first Start: detects the cgroup layout, creates the
   // agent's sub-tree and removes stale job cgroups (killing what runs in them). Errors: the
@@ -123,8 +125,6 @@ class JobRunner {
   CgroupMode containment() const;
   // One line for the agent's log when jobs are not contained by cgroups; empty otherwise.
   const std::string& warning() const { return warning_; }
-  JobRunner(const JobRunner&) = delete;
-  JobRunner& operator=(const JobRunner&) = delete;
 
   // Starts the job. Returns kAlreadyExists if it runs already; kFailedPrecondition with
   // "<step>: <path>: <errno text>" if joining the cgroup, switching identity, chdir, opening
@@ -135,12 +135,14 @@ class JobRunner {
   Status Start(const JobSpec& spec, TimePoint now);
 
   // Sends SIGTERM to the job's group and cgroup, and SIGKILL to both after `grace` (checked by
-  // Poll). The exit is reported with cause kKilled. No-op (false) for a job that does not run.
+  // Poll). The exit is reported with cause kKilled. No-op (false) for a job that does not run
+  // or whose leader has already exited (its remaining processes are being killed).
   bool Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now);
   void KillAll(std::chrono::milliseconds grace, TimePoint now);
 
-  // Reaps exited jobs (never blocks), escalates overdue kills to SIGKILL and starts the kill of
-  // jobs past their run limit (`run_limit_grace` between SIGTERM and SIGKILL).
+  // Reaps exited jobs (never waits for a process; a cgroup freeze may take up to ~100 ms),
+  // escalates overdue kills to SIGKILL and starts the kill of jobs past their run limit
+  // (`run_limit_grace` between SIGTERM and SIGKILL).
   // A job has ended when its leader has exited and (with a cgroup) no process of it is left.
   // Returns the jobs that ended since the last call, in job id order.
   std::vector<JobExit> Poll(TimePoint now, std::chrono::milliseconds run_limit_grace);

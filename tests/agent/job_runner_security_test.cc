@@ -354,6 +354,44 @@ TEST_F(JobRunnerCgroupTest, SetupRemovesStaleCgroupsAndTheRunnerItsOwn) {
   for (const std::string& dir : agent_dirs) EXPECT_FALSE(fs::exists(dir)) << dir;
 }
 
+// The limits as this kernel's interface files hold them.
+TEST(CgroupKernelTest, CreateSetsTheLimitsAndRemoveCleansUp) {
+  SKIP_UNLESS_ROOT();
+  const CgroupOptions options{.mode = CgroupMode::kAuto,
+                              .path = "sluice-test-" + std::to_string(getpid()) + "-limits"};
+  Result<CgroupMode> mode = DetectCgroupMode(options);
+  if (!mode || *mode == CgroupMode::kNone) {
+    GTEST_SKIP() << "no cgroup v1 or v2 tree at /sys/fs/cgroup";
+  }
+  Result<std::unique_ptr<Cgroups>> opened = OpenCgroups(options);
+  ASSERT_TRUE(opened) << opened.error().message();
+  Cgroups& cgroups = **opened;
+  ASSERT_TRUE(cgroups.Create(1, {.memory_mb = 64, .cpus = 2, .pids = 50}).ok());
+  EXPECT_EQ(cgroups.Usage(1).memory_limit_mb, 64);
+  const fs::path root = "/sys/fs/cgroup";
+  const std::string job = JobCgroupName(1);
+  if (*mode == CgroupMode::kV2) {
+    EXPECT_EQ(ReadFile(root / options.path / job / "memory.max"), "67108864\n");
+    EXPECT_EQ(ReadFile(root / options.path / job / "cpu.max"), "200000 100000\n");
+    EXPECT_EQ(ReadFile(root / options.path / job / "pids.max"), "50\n");
+  } else {
+    EXPECT_EQ(ReadFile(root / "memory" / options.path / job / "memory.limit_in_bytes"),
+              "67108864\n");
+    if (fs::exists(root / "cpu/cgroup.procs")) {
+      EXPECT_EQ(ReadFile(root / "cpu" / options.path / job / "cpu.cfs_quota_us"), "200000\n");
+    }
+    if (fs::exists(root / "pids/cgroup.procs")) {
+      EXPECT_EQ(ReadFile(root / "pids" / options.path / job / "pids.max"), "50\n");
+    }
+  }
+  EXPECT_TRUE(cgroups.Empty(1));
+  ASSERT_TRUE(cgroups.Remove(1).ok());
+  const std::vector<std::string> dirs = cgroups.AgentDirs();
+  for (const std::string& dir : dirs) EXPECT_FALSE(fs::exists(fs::path(dir) / job)) << dir;
+  cgroups.RemoveAgentDirs();
+  for (const std::string& dir : dirs) EXPECT_FALSE(fs::exists(dir)) << dir;
+}
+
 TEST(JobRunnerCgroupV2KernelTest, RunsWhereTheKernelHasTheUnifiedTree) {
   SKIP_UNLESS_ROOT();
   CgroupOptions options{.mode = CgroupMode::kV2, .path = "sluice-test-v2"};
