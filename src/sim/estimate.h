@@ -26,16 +26,12 @@
 #include "base/time.h"
 #include "core/model/cluster_state.h"
 #include "core/reasons/reason.h"
+#include "wire/estimate_json.h"
 
 namespace sluice::sim {
 
-struct StartEstimate {
-  std::optional<Instant> start;  // nullopt: unknown
-  std::string unknown_because;   // when unknown: why, in plain words
-  // When unknown: the main reason the job still pends at the end of the forecast.
-  std::optional<core::ReasonCode> reason_at_end;
-  std::vector<JobId> waits_for;  // when unknown: running jobs without a run limit at the end
-};
+// The estimate of one job; its text and JSON are in wire/estimate_json.h.
+using StartEstimate = wire::StartEstimate;
 
 struct EstimateOptions {
   // The forecast stops after this many cycles (timers that recur forever, e.g. windows).
@@ -48,11 +44,5 @@ struct EstimateOptions {
 std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, Instant now,
                                               std::optional<Instant> wake_at,
                                               const EstimateOptions& options = {});
-
-// "t=1200" or "unknown (waits for jobs without a run limit: 4, 9)".
-std::string EstimateText(const StartEstimate& estimate);
-// {"estimated_start": 1200} or {"estimated_start": null, "unknown_because": "...",
-// "waits_for": [4, 9]} — the fields merged into a pending job's JSON object.
-void AddEstimateJson(const StartEstimate& estimate, nlohmann::ordered_json& out);
 
 }  // namespace sluice::sim
