@@ -22,6 +22,9 @@ wire::ExitReport ExitReportOf(const JobExit& exit) {
     case ExitCause::kKilled:
       report.cause = wire::ExitCause::kKilled;
       break;
+    case ExitCause::kMemLimit:
+      report.cause = wire::ExitCause::kMemLimit;
+      break;
   }
   return report;
 }

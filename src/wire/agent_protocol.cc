@@ -158,6 +158,7 @@ Result<ExitReport> DecodeExit(const json& entry, const std::string& where) {
   // An unknown cause (a newer agent) is a plain exit.
   if (cause == "run_limit") exit.cause = ExitCause::kRunLimit;
   if (cause == "killed") exit.cause = ExitCause::kKilled;
+  if (cause == "mem_limit") exit.cause = ExitCause::kMemLimit;
   return exit;
 }
 
@@ -261,6 +262,8 @@ std::string_view ToString(ExitCause cause) {
       return "run_limit";
     case ExitCause::kKilled:
       return "killed";
+    case ExitCause::kMemLimit:
+      return "mem_limit";
   }
   return "exit";
 }

@@ -40,8 +40,9 @@ struct RegisterReply {
   int heartbeat_ms = 500;  // the agent's long-poll wait; decoded clamped to [10, 10000]
 };
 
-enum class ExitCause { kExit, kRunLimit, kKilled };
-// "exit", "run_limit", "killed".
+// kMemLimit: the job was killed at its memory limit (the agent's cgroup OOM report).
+enum class ExitCause { kExit, kRunLimit, kKilled, kMemLimit };
+// "exit", "run_limit", "killed", "mem_limit".
 std::string_view ToString(ExitCause cause);
 
 struct ExitReport {

@@ -212,6 +212,7 @@ TEST(AgentProtocolTest, ExitCauseStrings) {
   EXPECT_EQ(ToString(ExitCause::kExit), "exit");
   EXPECT_EQ(ToString(ExitCause::kRunLimit), "run_limit");
   EXPECT_EQ(ToString(ExitCause::kKilled), "killed");
+  EXPECT_EQ(ToString(ExitCause::kMemLimit), "mem_limit");
 }
 
 }  // namespace
