@@ -4,6 +4,8 @@
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/metric_type.h>
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
@@ -28,6 +30,18 @@ PromLabels ToMap(const PromWriter::Labels& labels) {
 }
 
 enum class Kind { kGauge, kCounter, kHistogram };
+
+prometheus::MetricType TypeOf(Kind kind) {
+  switch (kind) {
+    case Kind::kCounter:
+      return prometheus::MetricType::Counter;
+    case Kind::kHistogram:
+      return prometheus::MetricType::Histogram;
+    case Kind::kGauge:
+      break;
+  }
+  return prometheus::MetricType::Gauge;
+}
 
 // A histogram's samples as the caller wrote them, turned into one observation at the end.
 struct HistogramSamples {
@@ -177,6 +191,9 @@ std::string PromWriter::text() const {
       one = family.counters->Collect();
     } else {
       one = family.gauges->Collect();
+    }
+    if (one.empty()) {  // prometheus-cpp leaves out a family without samples; we show it
+      one.push_back({.name = family.name, .help = family.help, .type = TypeOf(family.kind)});
     }
     for (prometheus::MetricFamily& f : one) {
       RestoreOrder(family, f);

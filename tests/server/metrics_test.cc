@@ -24,6 +24,14 @@ TEST(PromWriterTest, GaugesAndCountersKeepTheWrittenOrder) {
             "sluice_submissions_total 7\n");
 }
 
+TEST(PromWriterTest, AFamilyWithoutSamplesShowsItsHeader) {
+  PromWriter w;
+  w.Family("sluice_pending_reasons", "gauge", "Waiting jobs.");
+  EXPECT_EQ(w.text(),
+            "# HELP sluice_pending_reasons Waiting jobs.\n"
+            "# TYPE sluice_pending_reasons gauge\n");
+}
+
 TEST(PromWriterTest, EscapesLabelValues) {
   PromWriter w;
   w.Family("sluice_slots", "gauge", "Slots.");
