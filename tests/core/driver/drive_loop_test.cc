@@ -28,7 +28,8 @@ class RecordingHandler final : public DecisionHandler {
   void OnStart(const StartJob& start, Instant now) override {
     Log("start", start.job, now);
     // After Commit: the state shows the start already.
-    if (state_ != nullptr) started_running.push_back(state_->FindJob(start.job)->state == JobState::kRunning);
+    if (state_ != nullptr)
+      started_running.push_back(state_->FindJob(start.job)->state == JobState::kRunning);
   }
   void OnFail(const FailJob& fail, Instant now) override { Log("fail", fail.job, now); }
   void OnPend(PendJob& pend, Instant now) override { Log("pend", pend.job, now); }
@@ -58,7 +59,8 @@ class RecordingHandler final : public DecisionHandler {
 // The line RecordingHandler writes for a decision, derived without Dispatch.
 std::string LineOf(const Decision& decision, Instant now) {
   const std::string at = " @" + std::to_string(now);
-  if (const auto* d = std::get_if<StartJob>(&decision)) return "start " + std::to_string(d->job) + at;
+  if (const auto* d = std::get_if<StartJob>(&decision))
+    return "start " + std::to_string(d->job) + at;
   if (const auto* d = std::get_if<FailJob>(&decision)) return "fail " + std::to_string(d->job) + at;
   if (const auto* d = std::get_if<PendJob>(&decision)) return "pend " + std::to_string(d->job) + at;
   if (const auto* d = std::get_if<PreemptJob>(&decision)) {
@@ -194,10 +196,13 @@ TEST(DriveLoopTest, RequeueAtOnceSendsVictimsBackAndWakesNow) {
 }
 
 TEST(DriveLoopTest, DispatchReachesTheMethodOfEveryDecision) {
-  std::vector<Decision> decisions{
-      StartJob{.job = 1},          FailJob{.job = 2},       PendJob{.job = 3},
-      UpdateAdmission{.job = 4},   PreemptJob{.victim = 5, .for_job = 50},
-      DropPreemption{.for_job = 6}, UpdateReclaim{.queue = 7}};
+  std::vector<Decision> decisions{StartJob{.job = 1},
+                                  FailJob{.job = 2},
+                                  PendJob{.job = 3},
+                                  UpdateAdmission{.job = 4},
+                                  PreemptJob{.victim = 5, .for_job = 50},
+                                  DropPreemption{.for_job = 6},
+                                  UpdateReclaim{.queue = 7}};
   // One alternative each: a new Decision type must get a method (Dispatch's static_assert)
   // and a line here.
   ASSERT_EQ(decisions.size(), std::variant_size_v<Decision>);
