@@ -1,9 +1,11 @@
 // Estimated start times of pending jobs (issue 6, R-PR-2): the scheduling core run forward
 // from the current state, with every job's run limit as its runtime and no new arrivals.
 //
-// Method: a private Clone() of the state is driven exactly as the simulator drives the core
-// (R-SIM-1b, R-SIM-1d): at each time, the finishes due then (by job id), then one
-// Scheduler::RunCycle + Commit; it wakes at finishes and at every timer the core asks for.
+// Method: a private Clone() of the state is driven by the core's DriveLoop
+// (core/driver/drive_loop.h), as the simulator drives it (R-SIM-1b, R-SIM-1d): at each time,
+// the finishes due then (by job id), then one cycle, committed and handed to the forecast's
+// DecisionHandler; it wakes at finishes and at every timer the core asks for, and preemption
+// victims go back to their queues at once.
 // No scheduling code of its own: what the core would decide is what the estimate says.
 // A running job ends at start + run_limit, or at `now` if it has already overrun its limit.
 // A job without a run limit never ends in the forecast, so a job that does not start in the
