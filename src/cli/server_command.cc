@@ -59,14 +59,15 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     signal(SIGPIPE, SIG_IGN);
     // Logs go to stderr: stdout carries only the `listening on` line tests read.
     spdlog::set_default_logger(spdlog::stderr_color_mt("sluice"));
-    server::ServerOptions options{.config_path = flags->config,
-                                  .state_dir = flags->state,
-                                  .listen = flags->listen};
-    options.controller.lease_ms = flags->lease_seconds * 1000;
-    options.controller.host_loss_grace_ms = flags->grace_seconds * 1000;
-    options.controller.max_dispatch_attempts = flags->max_dispatch;
-    options.controller.keep_ended_seconds = flags->keep_ended_seconds;
-    options.controller.explain_interval_ms = 250;
+    const server::ServerOptions options{
+        .config_path = flags->config,
+        .state_dir = flags->state,
+        .listen = flags->listen,
+        .controller = {.lease_ms = flags->lease_seconds * 1000,
+                       .host_loss_grace_ms = flags->grace_seconds * 1000,
+                       .max_dispatch_attempts = flags->max_dispatch,
+                       .explain_interval_ms = 250,
+                       .keep_ended_seconds = flags->keep_ended_seconds}};
     auto server = server::Server::Start(options);
     if (!server) {
       std::cerr << "sluice server: " << server.error().message() << "\n";

@@ -57,8 +57,12 @@ class ControllerHarness {
     ControllerOptions options{.lease_ms = 10'000, .host_loss_grace_ms = 5'000,
                               .max_dispatch_attempts = 3, .relaunch_ms = 3'000};
     auto now = now_ms_;
-    auto controller = Controller::Create(config, TestAuth(), store_.get(), options,
-                                         [now] { return *now; }, log_);
+    auto controller = Controller::Create(ControllerDeps{.config = config,
+                                                        .auth = TestAuth(),
+                                                        .store = store_.get(),
+                                                        .options = options,
+                                                        .clock = [now] { return *now; },
+                                                        .log = log_});
     ASSERT_TRUE(controller) << controller.error().ToString();
     controller_ = std::move(*controller);
   }
