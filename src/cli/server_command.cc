@@ -1,12 +1,11 @@
 // `sluice server`: the controller (issue 7, SPEC §8). Prints `listening on HOST:PORT` once
 // serving; SIGHUP reloads the configuration; SIGTERM/SIGINT stop it.
 #include <signal.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <iostream>
-
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
 #include "server/server.h"
@@ -28,7 +27,8 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--config", flags->config, "Cluster YAML")->required();
   cmd->add_option("--state", flags->state, "State directory (SQLite store, lock)")->required();
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0: any free port)");
-  cmd->add_option("--lease-seconds", flags->lease_seconds, "Agent lease")->check(CLI::PositiveNumber);
+  cmd->add_option("--lease-seconds", flags->lease_seconds, "Agent lease")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--host-loss-grace-seconds", flags->grace_seconds,
                   "Wait after the lease before on_host_loss")
       ->check(CLI::NonNegativeNumber);

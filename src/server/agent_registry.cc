@@ -1,10 +1,10 @@
 #include "server/agent_registry.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <utility>
-
-#include <spdlog/spdlog.h>
 
 #include "server/job_spec.h"
 
@@ -87,8 +87,8 @@ std::string ReplaceJobId(std::string text, JobId id) {
 // --- Agent protocol decoding --------------------------------------------------------------------
 
 Result<Registration> ParseRegistration(const json& body) {
-  SLUICE_RETURN_IF_ERROR(CheckFields(
-      body, {"name", "slots", "resources", "attributes", "tags", "running", "epoch"}));
+  SLUICE_RETURN_IF_ERROR(
+      CheckFields(body, {"name", "slots", "resources", "attributes", "tags", "running", "epoch"}));
   Registration reg;
   reg.host.name = body.value("name", "");
   if (!ValidName(reg.host.name)) {

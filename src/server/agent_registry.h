@@ -22,12 +22,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/model/config.h"
 #include "server/cluster_settings.h"
@@ -40,9 +39,9 @@ namespace sluice::server {
 // --- The agent protocol as the controller reads it (docs/api.md "Agents") ---
 
 struct Registration {
-  core::HostSpec host;       // name, slots, resources, attributes, tags
-  std::set<JobId> running;   // the jobs the agent runs
-  uint64_t epoch = 0;        // the controller epoch the agent last knew
+  core::HostSpec host;      // name, slots, resources, attributes, tags
+  std::set<JobId> running;  // the jobs the agent runs
+  uint64_t epoch = 0;       // the controller epoch the agent last knew
 };
 
 enum class ExitKind { kExit, kRunLimit, kKilled };
@@ -101,11 +100,11 @@ class AgentRegistry {
 
  private:
   struct Agent {
-    bool registered = false;       // registered in this epoch
+    bool registered = false;  // registered in this epoch
     int64_t last_heartbeat_ms = 0;
-    bool unavail = false;          // lease expired
-    bool loss_handled = false;     // on_host_loss applied to its jobs
-    int64_t poll_generation = 0;   // a newer heartbeat ends an older long poll
+    bool unavail = false;         // lease expired
+    bool loss_handled = false;    // on_host_loss applied to its jobs
+    int64_t poll_generation = 0;  // a newer heartbeat ends an older long poll
     // Jobs it did not list as running when it registered: resolved at its next heartbeat,
     // after the exit reports that heartbeat carries (a job that ended while the controller
     // was down must not be requeued and run twice).
@@ -121,8 +120,8 @@ class AgentRegistry {
   void ApplyRunning(const std::string& name, Agent& agent, const HeartbeatReport& report,
                     store::WriteBatch& batch);
   // Heartbeat step 2: the launches and kills due for `name` now.
-  void CollectWork(const std::string& name, const std::set<JobId>& running,
-                   nlohmann::json& launch, nlohmann::json& kill);
+  void CollectWork(const std::string& name, const std::set<JobId>& running, nlohmann::json& launch,
+                   nlohmann::json& kill);
   void HostLoss(const std::string& host, store::WriteBatch& batch);
   nlohmann::json LaunchOf(const JobInfo& job) const;
 

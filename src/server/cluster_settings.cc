@@ -1,9 +1,9 @@
 #include "server/cluster_settings.h"
 
-#include <algorithm>
-
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace sluice::server {
 
@@ -113,8 +113,7 @@ store::StoredHost ClusterSettings::AddAgentHost(const core::HostSpec& spec) {
 }
 
 Result<store::WriteBatch> ClusterSettings::SetQueue(const std::string& queue,
-                                                    const std::string& action,
-                                                    const LiveFn& live) {
+                                                    const std::string& action, const LiveFn& live) {
   store::WriteBatch batch;
   const auto saved_open = queue_open_;
   const auto saved_active = queue_active_;
@@ -155,8 +154,8 @@ Result<store::WriteBatch> ClusterSettings::SetHost(const std::string& host,
 Result<store::WriteBatch> ClusterSettings::Replace(core::ClusterConfig config, const LiveFn& live) {
   // R-SRV-4b: validated whole (the core refuses to remove a queue or host with jobs and
   // changes nothing then); every pending job is classified again.
-  Status s = ctx_.ApplyLocked(core::ConfigChanged{EffectiveConfig(config, live)},
-                              "reconfigure refused");
+  Status s =
+      ctx_.ApplyLocked(core::ConfigChanged{EffectiveConfig(config, live)}, "reconfigure refused");
   if (!s.ok()) return InvalidArgument(s.message());
   base_ = std::move(config);
   ++config_version_;

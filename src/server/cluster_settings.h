@@ -25,9 +25,9 @@
 namespace sluice::server {
 
 // Keys of the store's settings: "<kind>/<queue or host name>".
-inline constexpr const char* kSettingQueueOpen = "queue_open";      // 0 or 1
-inline constexpr const char* kSettingQueueActive = "queue_active";  // 0 or 1
-inline constexpr const char* kSettingHostClosed = "host_closed";    // 1; absent when open
+inline constexpr const char* kSettingQueueOpen = "queue_open";              // 0 or 1
+inline constexpr const char* kSettingQueueActive = "queue_active";          // 0 or 1
+inline constexpr const char* kSettingHostClosed = "host_closed";            // 1; absent when open
 inline constexpr const char* kSettingReclaimDeadline = "reclaim_deadline";  // an Instant
 
 class ClusterSettings {

@@ -14,6 +14,8 @@
 // otherwise. WriteAndWait releases `mu` while the store commits.
 #pragma once
 
+#include <spdlog/logger.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -21,8 +23,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-
-#include <spdlog/logger.h>
 
 #include "base/status.h"
 #include "base/time.h"
@@ -33,7 +33,7 @@
 namespace sluice::server {
 
 struct ControllerOptions {
-  int64_t lease_ms = 10'000;          // host unavail after this long without a heartbeat
+  int64_t lease_ms = 10'000;           // host unavail after this long without a heartbeat
   int64_t host_loss_grace_ms = 5'000;  // on_host_loss after lease + grace
   int32_t max_dispatch_attempts = 3;   // failed launches before EXIT DISPATCH_FAILED
   int64_t heartbeat_ms = 500;          // the wait_ms agents should use
@@ -47,7 +47,7 @@ struct ControllerOptions {
   // dependencies on them keep their verdict. -1: keep them all (`sluice server` accepts -1 or
   // at least 60).
   int64_t keep_ended_seconds = 3600;
-  std::string config_path;             // re-read by Reconfigure()
+  std::string config_path;  // re-read by Reconfigure()
 };
 
 // Who is calling (the HTTP front end resolves bearer tokens, Controller::Authenticate).

@@ -1,9 +1,9 @@
 #include "server/controller.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <utility>
-
-#include <spdlog/spdlog.h>
 
 #include "server/job_spec.h"
 #include "server/job_text.h"

@@ -27,16 +27,16 @@
 // clock (milliseconds).
 #pragma once
 
+#include <spdlog/logger.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <spdlog/logger.h>
 
 #include "config/cluster_yaml.h"
 #include "core/model/config.h"
@@ -57,8 +57,8 @@ struct ControllerDeps {
   config::AuthConfig auth;
   store::Store* store = nullptr;  // borrowed; outlives the controller
   ControllerOptions options;
-  ClockMs clock;                            // wall-clock milliseconds since the epoch
-  std::shared_ptr<spdlog::logger> log;      // null: spdlog's default logger
+  ClockMs clock;                        // wall-clock milliseconds since the epoch
+  std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
 };
 
 class Controller {

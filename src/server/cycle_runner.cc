@@ -1,11 +1,11 @@
 #include "server/cycle_runner.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
-#include <utility>
-
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
+#include <utility>
 
 #include "server/cluster_settings.h"
 
@@ -26,7 +26,8 @@ json AllocationJson(const core::Allocation& alloc, const core::ClusterState& sta
                      {"resources", res}});
   }
   json shared = json::object();
-  for (const core::ResourceAmount& r : alloc.shared) shared[state.shared_resources()[r.id]] = r.amount;
+  for (const core::ResourceAmount& r : alloc.shared)
+    shared[state.shared_resources()[r.id]] = r.amount;
   return {{"hosts", hosts}, {"shared", shared}};
 }
 
@@ -90,8 +91,8 @@ void CycleRunner::OnStart(const core::StartJob& start, Instant now) {
   std::string hosts_text;
   for (const core::HostGrant& g : start.allocation.hosts) {
     hosts.emplace_back(ctx_.state.hosts()[g.host].spec.name, g.slots);
-    hosts_text += (hosts_text.empty() ? "" : ",") + hosts.back().first + ":" +
-                  std::to_string(g.slots);
+    hosts_text +=
+        (hosts_text.empty() ? "" : ",") + hosts.back().first + ":" + std::to_string(g.slots);
   }
   book_.SetHosts(*job, std::move(hosts));
   job->row.allocation = AllocationJson(start.allocation, ctx_.state).dump();

@@ -45,7 +45,8 @@ struct CycleTiming {
 
 class CycleRunner : public core::DecisionHandler {
  public:
-  CycleRunner(ServerContext& ctx, JobBook& book) : ctx_(ctx), book_(book), loop_(scheduler_, ctx.state) {}
+  CycleRunner(ServerContext& ctx, JobBook& book)
+      : ctx_(ctx), book_(book), loop_(scheduler_, ctx.state) {}
 
   // Runs one cycle at the clock's time (the steps above).
   void Run();

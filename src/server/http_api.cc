@@ -38,8 +38,8 @@ bool ParseBody(const httplib::Request& req, httplib::Response& res, size_t limit
   try {
     out = json::parse(req.body);
   } catch (const json::parse_error& e) {
-    SendError(res, InvalidArgument("malformed JSON at byte " + std::to_string(e.byte) + ": " +
-                                   e.what()));
+    SendError(
+        res, InvalidArgument("malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what()));
     return false;
   }
   return true;
@@ -50,9 +50,9 @@ bool ParseBody(const httplib::Request& req, httplib::Response& res, size_t limit
 Status Authorize(Result<Caller> authenticated, bool agent_route, Caller& caller) {
   if (!authenticated) return authenticated.error();
   if (authenticated->agent != agent_route) {
-    return Status(StatusCode::kPermissionDenied, agent_route
-                                                     ? "only the agent token may call /v1/agents/..."
-                                                     : "the agent token may only call /v1/agents/...");
+    return Status(StatusCode::kPermissionDenied,
+                  agent_route ? "only the agent token may call /v1/agents/..."
+                              : "the agent token may only call /v1/agents/...");
   }
   caller = *authenticated;
   return Status::Ok();
@@ -210,8 +210,8 @@ void HttpApi::InstallClusterRoutes(httplib::Server& server) {
     Caller caller;
     if (!AuthenticateUser(c, req, res, caller)) return;
     if (!caller.admin) {
-      return SendError(res, Status(StatusCode::kPermissionDenied,
-                                   caller.user + " is not an administrator"));
+      return SendError(
+          res, Status(StatusCode::kPermissionDenied, caller.user + " is not an administrator"));
     }
     Send(res, c.Reconfigure());
   });
@@ -241,8 +241,8 @@ void HttpApi::InstallEvents(httplib::Server& server) {
     if (!AuthenticateUser(c, req, res, caller)) return;
     auto queue = std::make_shared<SseQueue>();
     const int id = c.Subscribe([queue](const JobEvent& e) {
-      json data = {{"id", e.id}, {"state", e.state},
-                   {"reason", e.reason ? json(*e.reason) : json(nullptr)}};
+      json data = {
+          {"id", e.id}, {"state", e.state}, {"reason", e.reason ? json(*e.reason) : json(nullptr)}};
       std::lock_guard lock(queue->mu);
       if (queue->events.size() > 100'000) {
         queue->overflow = true;  // a stalled reader is dropped rather than growing forever

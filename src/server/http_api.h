@@ -5,10 +5,10 @@
 // Thread-safety: httplib runs handlers on its thread pool; the Controller locks.
 #pragma once
 
+#include <httplib.h>
+
 #include <atomic>
 #include <cstddef>
-
-#include <httplib.h>
 
 #include "server/controller.h"
 

@@ -1,8 +1,8 @@
 #include "server/job_book.h"
 
-#include <algorithm>
-
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 #include "server/job_spec.h"
 #include "server/job_text.h"
@@ -15,15 +15,16 @@ namespace {
 
 // The allocation of a stored row, or an error when the cluster no longer has its hosts or
 // resources.
-Result<core::Allocation> DecodeAllocation(const std::string& text, const core::ClusterState& state) {
+Result<core::Allocation> DecodeAllocation(const std::string& text,
+                                          const core::ClusterState& state) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return InvalidArgument("bad allocation " + text);
   core::Allocation alloc;
   for (const json& h : j.value("hosts", json::array())) {
     auto host = state.FindHost(h.value("host", ""));
     if (!host) return NotFound("no host " + h.value("host", ""));
-    core::HostGrant grant{.host = *host, .slots = h.value("slots", 0),
-                          .whole_host = h.value("whole_host", false)};
+    core::HostGrant grant{
+        .host = *host, .slots = h.value("slots", 0), .whole_host = h.value("whole_host", false)};
     for (auto it = h["resources"].begin(); it != h["resources"].end(); ++it) {
       auto id = state.FindHostResource(it.key());
       if (!id) return NotFound("no host resource " + it.key());
@@ -81,9 +82,9 @@ void JobInfo::SetPhase(core::AdmissionPhase phase) {
 }
 
 std::string JobInfo::WaitReason() const {
-  if (state_ == JobState::kHeld) return "HELD";
+  if (state_ == JobState::kHeld) return std::string(core::ToString(core::ReasonCode::kHeld));
   if (state_ != JobState::kPending) return "";
-  return main_reason.empty() ? "NEW_JOB" : main_reason;
+  return main_reason.empty() ? std::string(core::ToString(core::ReasonCode::kNewJob)) : main_reason;
 }
 
 // --- Records ------------------------------------------------------------------------------------

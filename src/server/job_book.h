@@ -25,13 +25,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/model/job.h"
 #include "core/reasons/reason.h"
@@ -51,17 +50,17 @@ struct JobEvent {
 struct JobInfo {
   store::StoredJob row;  // what the store holds (the truth across restarts)
   nlohmann::json spec;   // parsed row.spec
-  std::shared_ptr<const std::string> fixed_text;  // FixedJobText(spec): listings reuse it
-  std::string queue;     // resolved queue name
+  std::shared_ptr<const std::string> fixed_text;       // FixedJobText(spec): listings reuse it
+  std::string queue;                                   // resolved queue name
   std::vector<std::pair<std::string, int32_t>> hosts;  // allocation by host name
-  std::string launch_host;        // first host of the allocation; "" when none
-  bool in_core = false;           // the core holds the job (it did not end before this start)
-  bool launch_ready = false;      // its ADMITTING row committed: the launch may be sent
-  int64_t launch_sent_ms = -1;    // when the launch was last sent; -1 never (this epoch)
+  std::string launch_host;                             // first host of the allocation; "" when none
+  bool in_core = false;             // the core holds the job (it did not end before this start)
+  bool launch_ready = false;        // its ADMITTING row committed: the launch may be sent
+  int64_t launch_sent_ms = -1;      // when the launch was last sent; -1 never (this epoch)
   bool from_earlier_epoch = false;  // restored ADMITTING: unresolved until its agent reports
   std::optional<core::PendingReasons> reasons;  // from the last explained cycle
-  std::string main_reason;        // last main reason logged ("" none)
-  std::string message;            // why it ended, when it did not end by itself
+  std::string main_reason;                      // last main reason logged ("" none)
+  std::string message;                          // why it ended, when it did not end by itself
   // Preempted (R-CAP-3, R-CAP-4; the marker is row.preempted_for and row.preempt_kill_at,
   // persisted so that a restart neither forgets why the victim is stopped nor restarts its
   // grace): its agent is told to kill it (SIGTERM, SIGKILL at the kill time) once the marker
@@ -117,7 +116,7 @@ class JobBook {
   // allocations of ADMITTING/RUNNING jobs in start order (AllocationRestored, with their
   // preemption markers); one that no longer fits is requeued (its row joins `batch`).
   struct Restored {
-    size_t holding = 0;  // jobs that held allocations when stored
+    size_t holding = 0;                     // jobs that held allocations when stored
     std::vector<std::string> launch_hosts;  // of the jobs that hold them again
   };
   Restored Restore(const std::vector<store::StoredJob>& rows, store::WriteBatch& batch);

@@ -1,10 +1,10 @@
 #include "server/job_requests.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <optional>
 #include <sstream>
-
-#include <spdlog/spdlog.h>
 
 #include "server/job_spec.h"
 #include "server/job_text.h"
@@ -20,9 +20,9 @@ namespace {
 Status RefuseUnlessOwner(const Caller& caller, const JobInfo& job) {
   const std::string owner = job.spec.value("user", "");
   if (caller.admin || owner == caller.user) return Status::Ok();
-  return Status(StatusCode::kPermissionDenied,
-                "job " + std::to_string(job.row.id) + " belongs to " + owner + "; " + caller.user +
-                    " may act only on their own jobs");
+  return Status(StatusCode::kPermissionDenied, "job " + std::to_string(job.row.id) +
+                                                   " belongs to " + owner + "; " + caller.user +
+                                                   " may act only on their own jobs");
 }
 
 std::vector<std::string> SplitComma(const std::string& text) {
@@ -50,8 +50,7 @@ struct JobRequests::ListQuery {
   bool Matches(const JobInfo& job) const {
     if (!user.empty() && job.spec.value("user", "") != user) return false;
     if (!queue.empty() && job.queue != queue) return false;
-    return states.empty() ||
-           std::find(states.begin(), states.end(), job.row.state) != states.end();
+    return states.empty() || std::find(states.begin(), states.end(), job.row.state) != states.end();
   }
 };
 
@@ -131,7 +130,9 @@ Status JobRequests::Ingest(const Caller& caller, json spec,
 Result<json> JobRequests::Submit(Lock& lock, const Caller& caller, std::vector<json> specs,
                                  std::vector<std::shared_ptr<const std::string>> fixed,
                                  bool batch) {
-  const auto where = [batch](size_t i) { return batch ? "jobs[" + std::to_string(i) + "]" : "job"; };
+  const auto where = [batch](size_t i) {
+    return batch ? "jobs[" + std::to_string(i) + "]" : "job";
+  };
   for (size_t i = 0; i < specs.size(); ++i) {
     Status s = CheckSubmittable(caller, specs[i], where(i));
     if (!s.ok()) return s;
@@ -230,7 +231,8 @@ Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, st
     if (!lock.owns_lock()) lock.lock();
     entries.clear();
     for (size_t i = at; i < std::min(at + kChunk, selected.size()); ++i) {
-      if (q->Matches(*selected[i])) entries.push_back(ListEntryOf(*selected[i], ctx_.state, q->reasons));
+      if (q->Matches(*selected[i]))
+        entries.push_back(ListEntryOf(*selected[i], ctx_.state, q->reasons));
     }
     lock.unlock();
     if (at == first) text.reserve((selected.size() - first) * (q->fields ? 200 : 640) + 2);
@@ -299,11 +301,12 @@ Result<json> JobRequests::Hold(Lock& lock, const Caller& caller, JobId id, bool 
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return NoJob(id);
   SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, *job));
-  const core::Event event = held ? core::Event(core::JobHeld{id}) : core::Event(core::JobReleased{id});
+  const core::Event event =
+      held ? core::Event(core::JobHeld{id}) : core::Event(core::JobReleased{id});
   if (!job->in_core || !ctx_.ApplyLocked(event, "").ok()) {
-    return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state + "; " +
-                              (held ? "only PENDING jobs can be held"
-                                    : "only HELD jobs can be released"));
+    return FailedPrecondition(
+        "job " + std::to_string(id) + " is " + job->row.state + "; " +
+        (held ? "only PENDING jobs can be held" : "only HELD jobs can be released"));
   }
   store::WriteBatch batch;
   book_.SetState(*job, held ? JobState::kHeld : JobState::kPending, "(by " + caller.user + ")",

@@ -16,10 +16,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "server/context.h"
 #include "server/job_book.h"
@@ -56,9 +55,8 @@ class JobRequests {
   Status CheckSubmittable(const Caller& caller, const nlohmann::json& spec,
                           const std::string& where);
   // Step 2 of Submit for one spec: the job in the core and the book, its row in `write`.
-  Status Ingest(const Caller& caller, nlohmann::json spec,
-                std::shared_ptr<const std::string> fixed, Instant now, store::WriteBatch& write,
-                JobId& id);
+  Status Ingest(const Caller& caller, nlohmann::json spec, std::shared_ptr<const std::string> fixed,
+                Instant now, store::WriteBatch& write, JobId& id);
   void LogSubmitted(const Caller& caller, const std::vector<JobId>& ids);
   // The job as an action left it, once the action's batch committed.
   nlohmann::json AnswerAfterCommit(Lock& lock, JobInfo& job, store::WriteBatch batch);

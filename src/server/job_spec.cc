@@ -28,9 +28,9 @@ Status CheckFieldNames(const json& body, const std::string& where) {
     return InvalidArgument(where + ": expected a job object, got " + Describe(body));
   }
   static const std::set<std::string> kFields = {
-      "command", "name", "queue", "tasks", "min_tasks", "max_tasks", "resreq", "run_limit",
-      "begin", "depend", "exclusive", "hold", "priority", "project", "cwd", "output", "error",
-      "env"};
+      "command",  "name",      "queue", "tasks",  "min_tasks", "max_tasks",
+      "resreq",   "run_limit", "begin", "depend", "exclusive", "hold",
+      "priority", "project",   "cwd",   "output", "error",     "env"};
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (!kFields.contains(it.key())) {
       return InvalidArgument(where + "." + it.key() + ": unknown field");
@@ -52,8 +52,8 @@ Status ParseCommandAndTexts(const json& body, const std::string& where, json& sp
     return Expected(where, "command", "a non-empty string or list of strings", command);
   }
   spec["command"] = command;
-  for (const char* field : {"name", "queue", "resreq", "depend", "project", "cwd", "output",
-                            "error"}) {
+  for (const char* field :
+       {"name", "queue", "resreq", "depend", "project", "cwd", "output", "error"}) {
     if (!body.contains(field)) {
       spec[field] = "";
     } else if (!body[field].is_string()) {
@@ -178,7 +178,8 @@ core::JobSpec ToCoreSpec(const json& spec, JobId id) {
   }
   s.priority = spec.value("priority", 0);
   s.submit_time = spec.value("submit_time", int64_t{0});
-  if (spec.contains("begin") && spec["begin"].is_number()) s.begin_time = spec["begin"].get<int64_t>();
+  if (spec.contains("begin") && spec["begin"].is_number())
+    s.begin_time = spec["begin"].get<int64_t>();
   s.depend = spec.value("depend", "");
   s.exclusive = spec.value("exclusive", false);
   s.hold = spec.value("hold", false);

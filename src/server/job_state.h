@@ -16,10 +16,9 @@ namespace sluice::server {
 
 enum class JobState { kPending, kHeld, kAdmitting, kRunning, kDone, kExit, kCancelled };
 
-inline constexpr JobState kAllJobStates[] = {JobState::kPending,   JobState::kHeld,
-                                             JobState::kAdmitting, JobState::kRunning,
-                                             JobState::kDone,      JobState::kExit,
-                                             JobState::kCancelled};
+inline constexpr JobState kAllJobStates[] = {
+    JobState::kPending, JobState::kHeld, JobState::kAdmitting, JobState::kRunning,
+    JobState::kDone,    JobState::kExit, JobState::kCancelled};
 inline constexpr core::AdmissionPhase kAllAdmissionPhases[] = {
     core::AdmissionPhase::kPending, core::AdmissionPhase::kAdmitting,
     core::AdmissionPhase::kAdmitted, core::AdmissionPhase::kEnded};

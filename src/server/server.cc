@@ -1,10 +1,10 @@
 #include "server/server.h"
 
-#include <chrono>
-#include <thread>
-
 #include <httplib.h>
 #include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <thread>
 
 #include "config/cluster_yaml.h"
 #include "server/http_api.h"

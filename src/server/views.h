@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "core/model/cluster_state.h"

@@ -2,10 +2,10 @@
 // status, and an error reply carries the code's status and the message.
 #include "server/http_reply.h"
 
+#include <gtest/gtest.h>
+
 #include <set>
 #include <string_view>
-
-#include <gtest/gtest.h>
 
 namespace sluice::server {
 namespace {

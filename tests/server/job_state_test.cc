@@ -1,10 +1,10 @@
 // Job states and admission phases as the API and the store spell them (job_state.h).
 #include "server/job_state.h"
 
+#include <gtest/gtest.h>
+
 #include <set>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace sluice::server {
 namespace {
@@ -17,8 +17,8 @@ TEST(JobStateTest, EveryStateHasItsOwnTextAndParsesBack) {
     EXPECT_TRUE(texts.insert(text).second) << text;
     EXPECT_EQ(ParseJobState(text), state) << text;
   }
-  EXPECT_EQ(texts, (std::set<std::string>{"PENDING", "HELD", "ADMITTING", "RUNNING", "DONE",
-                                          "EXIT", "CANCELLED"}));
+  EXPECT_EQ(texts, (std::set<std::string>{"PENDING", "HELD", "ADMITTING", "RUNNING", "DONE", "EXIT",
+                                          "CANCELLED"}));
   // The table lists every enumerator (kCancelled is the last).
   EXPECT_EQ(std::size(kAllJobStates), static_cast<size_t>(JobState::kCancelled) + 1);
 }

@@ -11,8 +11,9 @@ namespace {
 Status CheckSubmission(const JobSpec& spec, const ClusterState& state) {
   const std::string job = "job " + std::to_string(spec.id);
   if (!state.queues().empty()) {
-    const std::optional<QueueIndex> queue =
-        spec.queue.empty() ? std::optional<QueueIndex>(state.default_queue()) : state.FindQueue(spec.queue);
+    const std::optional<QueueIndex> queue = spec.queue.empty()
+                                                ? std::optional<QueueIndex>(state.default_queue())
+                                                : state.FindQueue(spec.queue);
     if (queue && !state.queues()[*queue].spec.open) {
       return FailedPrecondition(job + ": queue '" + state.queues()[*queue].spec.name +
                                 "' is closed to new jobs");

@@ -20,9 +20,9 @@ Allocation OnFirstHost(int32_t slots) {
 TEST(ServerEventsTest, ARestoredAllocationRunsTheJobAgain) {
   ClusterState state = ClusterBuilder().Hosts(1, 2).State();
   ASSERT_TRUE(Apply(JobRestored{JobBuilder(5).Build(), 3, AdmissionRecord{}}, 0, state).ok());
-  ASSERT_TRUE(Apply(AllocationRestored{.job = 5, .allocation = OnFirstHost(1), .start_time = 7},
-                    10, state)
-                  .ok());
+  ASSERT_TRUE(
+      Apply(AllocationRestored{.job = 5, .allocation = OnFirstHost(1), .start_time = 7}, 10, state)
+          .ok());
   EXPECT_EQ(state.FindJob(5)->state, JobState::kRunning);
   EXPECT_EQ(state.FindJob(5)->start_time, 7);
   EXPECT_EQ(state.FindJob(5)->seq, 3u);
@@ -44,8 +44,8 @@ TEST(ServerEventsTest, AnAllocationThatNoLongerFitsIsRefusedAndChangesNothing) {
 
 TEST(ServerEventsTest, NotedEndedJobsAreKnownAndForgottenJobsLeaveTheTable) {
   ClusterState state = ClusterBuilder().Hosts(1, 2).State();
-  ASSERT_TRUE(Apply(EndedJobNoted{.job = 4, .state = JobState::kDone, .started = true}, 0, state)
-                  .ok());
+  ASSERT_TRUE(
+      Apply(EndedJobNoted{.job = 4, .state = JobState::kDone, .started = true}, 0, state).ok());
   EXPECT_TRUE(state.Knows(4));
   EXPECT_EQ(state.FindJob(4), nullptr);
   ASSERT_TRUE(Apply(JobSubmitted{JobBuilder(5).Build()}, 0, state).ok());
