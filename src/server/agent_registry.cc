@@ -14,65 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-bool ValidName(const std::string& name) {
-  if (name.empty() || name.size() > 255) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
-  });
-}
-
-Status CheckFields(const json& body, const std::set<std::string>& known) {
-  if (!body.is_object()) return InvalidArgument("body: expected an object");
-  for (auto it = body.begin(); it != body.end(); ++it) {
-    if (!known.contains(it.key())) return InvalidArgument(it.key() + ": unknown field");
-  }
-  return Status::Ok();
-}
-
-Result<std::set<JobId>> JobIdList(const json& body, const char* field) {
-  std::set<JobId> ids;
-  if (!body.contains(field)) return ids;
-  const json& list = body[field];
-  if (!list.is_array()) return InvalidArgument(std::string(field) + ": expected a list of job ids");
-  for (const json& v : list) {
-    if (!v.is_number_integer()) {
-      return InvalidArgument(std::string(field) + ": expected job ids, got " + v.dump());
-    }
-    ids.insert(v.get<JobId>());
-  }
-  return ids;
-}
-
-Result<uint64_t> Epoch(const json& body) {
-  const json epoch = body.value("epoch", json(0));
-  if (!epoch.is_number_integer()) return InvalidArgument("epoch: expected an integer");
-  return epoch.get<uint64_t>();
-}
-
-// The exits and launch failures of a heartbeat (nlohmann throws on a wrong type: caught).
-Status ParseReports(const json& body, HeartbeatReport& report) {
-  try {
-    for (const json& e : body.value("exited", json::array())) {
-      const JobId job = e.at("job").get<JobId>();
-      int32_t code = e.value("exit_code", json(0)).is_number() ? e["exit_code"].get<int32_t>() : 0;
-      if (e.contains("signal") && e["signal"].is_number_integer()) {
-        code = 128 + e["signal"].get<int32_t>();
-      }
-      const std::string cause = e.value("cause", "exit");
-      const ExitKind kind = cause == "run_limit" ? ExitKind::kRunLimit
-                            : cause == "killed"  ? ExitKind::kKilled
-                                                 : ExitKind::kExit;
-      report.exits.push_back({job, code, kind});
-    }
-    for (const json& f : body.value("launch_failed", json::array())) {
-      report.launch_failures.emplace_back(f.at("job").get<JobId>(), f.value("message", ""));
-    }
-  } catch (const json::exception& e) {
-    return InvalidArgument(std::string("exited/launch_failed: ") + e.what());
-  }
-  return Status::Ok();
-}
-
 std::string ReplaceJobId(std::string text, JobId id) {
   const std::string value = std::to_string(id);
   for (size_t pos = text.find("%j"); pos != std::string::npos; pos = text.find("%j", pos)) {
@@ -83,51 +24,6 @@ std::string ReplaceJobId(std::string text, JobId id) {
 }
 
 }  // namespace
-
-// --- Agent protocol decoding --------------------------------------------------------------------
-
-Result<Registration> ParseRegistration(const json& body) {
-  SLUICE_RETURN_IF_ERROR(
-      CheckFields(body, {"name", "slots", "resources", "attributes", "tags", "running", "epoch"}));
-  Registration reg;
-  reg.host.name = body.value("name", "");
-  if (!ValidName(reg.host.name)) {
-    return InvalidArgument("name: expected a host name (letters, digits, -._)");
-  }
-  try {
-    reg.host.slots = body.value("slots", 1);
-    reg.host.resources = body.value("resources", std::map<std::string, int64_t>{});
-    reg.host.attributes = body.value("attributes", std::map<std::string, std::string>{});
-    reg.host.tags = body.value("tags", std::vector<std::string>{});
-  } catch (const json::exception& e) {
-    return InvalidArgument(std::string("register body: ") + e.what());
-  }
-  if (reg.host.slots < 0) return InvalidArgument("slots: expected an integer >= 0");
-  Result<std::set<JobId>> running = JobIdList(body, "running");
-  if (!running) return running.error();
-  reg.running = std::move(*running);
-  Result<uint64_t> epoch = Epoch(body);
-  if (!epoch) return epoch.error();
-  reg.epoch = *epoch;
-  return reg;
-}
-
-Result<HeartbeatReport> ParseHeartbeat(const json& body) {
-  SLUICE_RETURN_IF_ERROR(
-      CheckFields(body, {"epoch", "wait_ms", "running", "exited", "launch_failed"}));
-  HeartbeatReport report;
-  Result<std::set<JobId>> running = JobIdList(body, "running");
-  if (!running) return running.error();
-  report.running = std::move(*running);
-  Result<uint64_t> epoch = Epoch(body);
-  if (!epoch) return epoch.error();
-  report.epoch = *epoch;
-  const json wait = body.value("wait_ms", json(0));
-  if (!wait.is_number_integer()) return InvalidArgument("wait_ms: expected an integer");
-  report.wait_ms = std::clamp<int64_t>(wait.get<int64_t>(), 0, 10'000);
-  SLUICE_RETURN_IF_ERROR(ParseReports(body, report));
-  return report;
-}
 
 // --- Registration -------------------------------------------------------------------------------
 
@@ -235,7 +131,7 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
 
 void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& report, json& ack,
                                store::WriteBatch& batch) {
-  for (const HeartbeatReport::Exit& e : report.exits) {
+  for (const wire::ExitReport& e : report.exited) {
     ack.push_back(e.job);
     JobInfo* job = book_.Find(e.job);
     if (job == nullptr || job->launch_host != name || !job->HoldsAllocation()) continue;
@@ -243,14 +139,14 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
       book_.Requeue(*job, "preempted for job " + std::to_string(job->row.preempted_for), batch);
       continue;
     }
-    book_.Finish(*job, e.code, e.kind == ExitKind::kRunLimit ? "RUN_LIMIT" : "",
-                 e.kind == ExitKind::kKilled, batch);
+    book_.Finish(*job, e.ShellStatus(), e.cause == wire::ExitCause::kRunLimit ? "RUN_LIMIT" : "",
+                 e.cause == wire::ExitCause::kKilled, batch);
   }
 }
 
 void AgentRegistry::ApplyLaunchFailures(const std::string& name, const HeartbeatReport& report,
                                         json& ack, store::WriteBatch& batch) {
-  for (const auto& [id, message] : report.launch_failures) {
+  for (const auto& [id, message] : report.launch_failed) {
     ack.push_back(id);
     JobInfo* job = book_.Find(id);
     if (job == nullptr || job->launch_host != name ||

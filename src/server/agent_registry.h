@@ -33,35 +33,14 @@
 #include "server/context.h"
 #include "server/job_book.h"
 #include "server/views.h"
+#include "wire/agent_protocol.h"
 
 namespace sluice::server {
 
-// --- The agent protocol as the controller reads it (docs/api.md "Agents") ---
-
-struct Registration {
-  core::HostSpec host;      // name, slots, resources, attributes, tags
-  std::set<JobId> running;  // the jobs the agent runs
-  uint64_t epoch = 0;       // the controller epoch the agent last knew
-};
-
-enum class ExitKind { kExit, kRunLimit, kKilled };
-
-struct HeartbeatReport {
-  struct Exit {
-    JobId job = 0;
-    int32_t code = 0;  // 128 + signal when a signal ended it
-    ExitKind kind = ExitKind::kExit;
-  };
-  uint64_t epoch = 0;
-  int64_t wait_ms = 0;  // clamped to 0 … 10,000
-  std::set<JobId> running;
-  std::vector<Exit> exits;
-  std::vector<std::pair<JobId, std::string>> launch_failures;  // job, message
-};
-
-// Errors: kInvalidArgument naming the field (unknown fields too).
-Result<Registration> ParseRegistration(const nlohmann::json& body);
-Result<HeartbeatReport> ParseHeartbeat(const nlohmann::json& body);
+// The agent protocol's messages are the wire layer's (wire/agent_protocol.h): the controller
+// decodes a request with wire::DecodeRegister / wire::DecodeHeartbeat before the lock.
+using Registration = wire::RegisterRequest;
+using HeartbeatReport = wire::HeartbeatRequest;
 
 class AgentRegistry {
  public:

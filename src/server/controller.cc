@@ -37,7 +37,6 @@ Controller::~Controller() {
 }
 
 Result<std::unique_ptr<Controller>> Controller::Create(ControllerDeps deps) {
-  SLUICE_RETURN_IF_ERROR(core::Scheduler::CheckSupported(deps.config));
   Result<core::ClusterState> state = core::ClusterState::Create(deps.config);
   if (!state) return state.error();
   if (!deps.log) deps.log = spdlog::default_logger();
@@ -193,8 +192,6 @@ Reply Controller::Reconfigure() {
 }
 
 Reply Controller::Reconfigure(core::ClusterConfig config) {
-  Status supported = core::Scheduler::CheckSupported(config);
-  if (!supported.ok()) return ErrorReply(InvalidArgument(supported.message()));
   std::unique_lock lock(ctx_.mu);
   Result<store::WriteBatch> batch = settings_.Replace(std::move(config), agents_.LiveFn());
   if (!batch) return ErrorReply(batch.error());
@@ -206,14 +203,14 @@ Reply Controller::Reconfigure(core::ClusterConfig config) {
 // --- Agents -------------------------------------------------------------------------------------
 
 Reply Controller::Register(const json& body) {
-  Result<Registration> reg = ParseRegistration(body);
+  Result<Registration> reg = wire::DecodeRegister(body);
   if (!reg) return ErrorReply(reg.error());
   std::unique_lock lock(ctx_.mu);
   return ReplyOf(agents_.Register(*reg, lock));
 }
 
 Reply Controller::Heartbeat(const std::string& agent, const json& body) {
-  Result<HeartbeatReport> report = ParseHeartbeat(body);
+  Result<HeartbeatReport> report = wire::DecodeHeartbeat(body);
   if (!report) return ErrorReply(report.error());
   std::unique_lock lock(ctx_.mu);
   return ReplyOf(agents_.Heartbeat(agent, *report, lock));
