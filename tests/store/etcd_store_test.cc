@@ -177,6 +177,7 @@ TEST_F(EtcdStoreTest, WritesSurviveOneMemberDownAndWaitOutAQuorumLoss) {
   const Status lost = store->WriteSync(WriteBatch{.jobs = {Row(21)}});
   EXPECT_EQ(lost.code(), StatusCode::kUnavailable) << lost.ToString();
   EXPECT_LT(Clock::now() - start, seconds(10));
+  EXPECT_NE(store->role(), Role::kDeposed);  // not fenced: no one else can have taken over
   // 3. Quorum back: the same store writes again (its lease survived: etcd cannot expire
   // leases without a quorum, and extends them when it elects a leader).
   ASSERT_TRUE(cluster_->Restart(0));
@@ -189,6 +190,11 @@ TEST_F(EtcdStoreTest, WritesSurviveOneMemberDownAndWaitOutAQuorumLoss) {
     std::this_thread::sleep_for(milliseconds(100));
   }
   ASSERT_TRUE(again.ok()) << again.ToString();
+  // The role reads kLeader again at the next successful renewal.
+  for (const auto deadline = Clock::now() + seconds(5);
+       store->role() != Role::kLeader && Clock::now() < deadline;) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
   EXPECT_EQ(store->role(), Role::kLeader);
   auto snap = store->Load();
   ASSERT_TRUE(snap) << snap.error().ToString();
