@@ -5,16 +5,14 @@
 // (tests/testing/etcd_cluster.h); without the etcd binary its benchmarks are skipped.
 // Not timed tests: nothing asserts. `build/sluice_bench --benchmark_filter=Store`.
 #include <benchmark/benchmark.h>
-
+#include <httplib.h>
 #include <sys/stat.h>
 
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <string>
-
-#include <httplib.h>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "store/store.h"
 #include "testing/etcd_cluster.h"
@@ -27,9 +25,10 @@ enum Backend : int64_t { kSqlite = 0, kEtcd = 1 };
 
 StoredJob BenchRow(JobId id) {
   return StoredJob{.id = id,
-                   .spec = R"({"command":["/bin/sh","-c","sleep 30"],"queue":"normal",)"
-                           R"("user":"alice","tasks":4,"resreq":"span[ptile=2] rusage[mem=512]",)"
-                           R"("name":"bench-job","limit_seconds":3600,"output":"/home/alice/out.%J"})",
+                   .spec =
+                       R"({"command":["/bin/sh","-c","sleep 30"],"queue":"normal",)"
+                       R"("user":"alice","tasks":4,"resreq":"span[ptile=2] rusage[mem=512]",)"
+                       R"("name":"bench-job","limit_seconds":3600,"output":"/home/alice/out.%J"})",
                    .state = "PENDING",
                    .seq = static_cast<uint64_t>(id),
                    .submit_time = 1764450000 + id,
@@ -153,7 +152,11 @@ BENCHMARK(BM_StoreWrite)
     ->Threads(1)
     ->UseRealTime()
     ->MinTime(1.0);
-BENCHMARK(BM_StoreWrite)->ArgsProduct({{kSqlite, kEtcd}, {1}})->Threads(16)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_StoreWrite)
+    ->ArgsProduct({{kSqlite, kEtcd}, {1}})
+    ->Threads(16)
+    ->UseRealTime()
+    ->MinTime(1.0);
 BENCHMARK(BM_StoreSizePerJob)->Arg(kSqlite)->Arg(kEtcd)->Iterations(1)->UseRealTime();
 
 }  // namespace

@@ -46,7 +46,7 @@ int64_t HeaderRevision(const Json& j) {
 Status GrpcError(int code, const std::string& message) {
   const std::string text = "etcd: " + message;
   switch (code) {
-    case 3:  // InvalidArgument
+    case 3:   // InvalidArgument
     case 11:  // OutOfRange
       return InvalidArgument(text);
     case 5:  // NotFound
@@ -104,8 +104,8 @@ std::string Base64Encode(const std::string& bytes) {
   out.reserve((bytes.size() + 2) / 3 * 4);
   size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
-    const uint32_t n = (uint32_t(uint8_t(bytes[i])) << 16) | (uint32_t(uint8_t(bytes[i + 1])) << 8) |
-                       uint8_t(bytes[i + 2]);
+    const uint32_t n = (uint32_t(uint8_t(bytes[i])) << 16) |
+                       (uint32_t(uint8_t(bytes[i + 1])) << 8) | uint8_t(bytes[i + 2]);
     for (int shift : {18, 12, 6, 0}) out.push_back(kAlphabet[(n >> shift) & 63]);
   }
   if (i < bytes.size()) {
@@ -199,9 +199,9 @@ Result<std::string> EtcdClient::Call(const std::string& path, const std::string&
     // Not sent (cannot connect, or the kept-alive connection was found closed at once): the
     // next endpoint may serve it. Sent and no answer within the timeout: maybe applied.
     const bool quick = std::chrono::steady_clock::now() - start < timeout_ / 2;
-    const bool not_sent = error == httplib::Error::Connection ||
-                          error == httplib::Error::ConnectionTimeout ||
-                          error == httplib::Error::Write || (error == httplib::Error::Read && quick);
+    const bool not_sent =
+        error == httplib::Error::Connection || error == httplib::Error::ConnectionTimeout ||
+        error == httplib::Error::Write || (error == httplib::Error::Read && quick);
     if (!not_sent) break;
   }
   return Status(StatusCode::kUnavailable, last_error);
@@ -270,7 +270,8 @@ Result<EtcdLease> EtcdClient::KeepAlive(int64_t lease_id) {
 }
 
 Status EtcdClient::RevokeLease(int64_t lease_id) {
-  Result<std::string> body = Call("/v3/lease/revoke", Json{{"ID", std::to_string(lease_id)}}.dump());
+  Result<std::string> body =
+      Call("/v3/lease/revoke", Json{{"ID", std::to_string(lease_id)}}.dump());
   return body ? Status::Ok() : body.error();
 }
 

@@ -59,7 +59,7 @@ struct EtcdOp {
 
 struct EtcdTxnResult {
   bool succeeded = false;
-  int64_t revision = 0;            // the store's revision after the txn
+  int64_t revision = 0;             // the store's revision after the txn
   std::vector<EtcdKv> failure_kvs;  // what the failure branch's range read
 };
 

@@ -86,13 +86,14 @@ Result<EtcdOptions> ParseEtcdUrl(const std::string& url) {
   return out;
 }
 
-EtcdStore::EtcdStore(EtcdOptions options) : options_(std::move(options)), url_([this] {
-    std::string url = "etcd://";
-    for (size_t i = 0; i < options_.endpoints.size(); ++i) {
-      url += (i > 0 ? "," : "") + options_.endpoints[i];
-    }
-    return url + options_.prefix;
-  }()) {}
+EtcdStore::EtcdStore(EtcdOptions options)
+    : options_(std::move(options)), url_([this] {
+        std::string url = "etcd://";
+        for (size_t i = 0; i < options_.endpoints.size(); ++i) {
+          url += (i > 0 ? "," : "") + options_.endpoints[i];
+        }
+        return url + options_.prefix;
+      }()) {}
 
 Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdOptions& options) {
   if (options.endpoints.empty() || options.lease_seconds < 1 || options.max_txn_ops < 1 ||
@@ -247,9 +248,11 @@ std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch) const {
   std::vector<EtcdOp> ops;
   const std::string& p = options_.prefix;
   for (const StoredJob& j : batch.jobs) ops.push_back({.key = JobKey(j.id), .value = EncodeJob(j)});
-  for (const StoredHost& h : batch.hosts) ops.push_back({.key = p + "/hosts/" + h.name, .value = h.spec});
+  for (const StoredHost& h : batch.hosts)
+    ops.push_back({.key = p + "/hosts/" + h.name, .value = h.spec});
   if (batch.config_version) {
-    ops.push_back({.key = p + "/meta/config_version", .value = std::to_string(*batch.config_version)});
+    ops.push_back(
+        {.key = p + "/meta/config_version", .value = std::to_string(*batch.config_version)});
   }
   for (const auto& [key, value] : batch.settings) {
     if (value) {
@@ -305,7 +308,8 @@ std::vector<EtcdStore::Chunk> EtcdStore::ChunkGroup(const std::deque<Pending>& g
 Status EtcdStore::CommitChunk(EtcdClient& client, const Chunk& chunk) {
   const uint64_t epoch = epoch_.load();
   const std::vector<EtcdCompare> fence = {
-      {.key = LeaderKey(), .target = EtcdCompare::Target::kCreate,
+      {.key = LeaderKey(),
+       .target = EtcdCompare::Target::kCreate,
        .revision = static_cast<int64_t>(epoch)},
       {.key = LeaderKey(), .target = EtcdCompare::Target::kValue, .value = options_.candidate}};
   Result<EtcdTxnResult> txn = client.Txn(fence, chunk.ops, LeaderKey());
@@ -393,9 +397,8 @@ Status EtcdStore::AwaitLeadership(milliseconds timeout) {
   cv_.wait_for(lock, timeout, [&] { return stopping_ || role_ != Role::kCandidate; });
   if (role_ == Role::kLeader) return Status::Ok();
   if (role_ == Role::kDeposed) return deposed_why_;
-  return Status(StatusCode::kUnavailable,
-                "not elected within " + std::to_string(timeout.count()) + " ms; the leader is " +
-                    leader_.value_or("unknown"));
+  return Status(StatusCode::kUnavailable, "not elected within " + std::to_string(timeout.count()) +
+                                              " ms; the leader is " + leader_.value_or("unknown"));
 }
 
 Role EtcdStore::role() const {
@@ -454,8 +457,9 @@ Result<Snapshot> EtcdStore::Load() {
     from = last + std::string(1, '\0');
   }
   // Hosts in the order they were last written, as the SQLite store returns them.
-  std::stable_sort(hosts.begin(), hosts.end(),
-                   [](const EtcdKv& a, const EtcdKv& b) { return a.mod_revision < b.mod_revision; });
+  std::stable_sort(hosts.begin(), hosts.end(), [](const EtcdKv& a, const EtcdKv& b) {
+    return a.mod_revision < b.mod_revision;
+  });
   for (EtcdKv& kv : hosts) {
     snap.hosts.push_back(StoredHost{kv.key.substr(base.size() + 6), std::move(kv.value)});
   }

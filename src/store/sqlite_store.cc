@@ -90,7 +90,8 @@ struct Pending {
 
 class SqliteWriter {
  public:
-  SqliteWriter(sqlite3* db, int lock_fd, uint64_t epoch) : db_(db), lock_fd_(lock_fd), epoch_(epoch) {}
+  SqliteWriter(sqlite3* db, int lock_fd, uint64_t epoch)
+      : db_(db), lock_fd_(lock_fd), epoch_(epoch) {}
 
   ~SqliteWriter() {
     {
@@ -123,7 +124,9 @@ class SqliteWriter {
     return Status::Ok();
   }
 
-  void Start() { writer_ = std::thread([this] { Run(); }); }
+  void Start() {
+    writer_ = std::thread([this] { Run(); });
+  }
 
   void Enqueue(WriteBatch batch, std::function<void(const Status&)> done) {
     {
@@ -236,7 +239,8 @@ class SqliteWriter {
       sqlite3_bind_int64(s, 20, j.cancel_requested ? 1 : 0);
       sqlite3_bind_int64(s, 21, j.preempted_for);
       sqlite3_bind_int64(s, 22, j.preempt_kill_at);
-      if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing job " + std::to_string(j.id));
+      if (sqlite3_step(s) != SQLITE_DONE)
+        return SqlError(db_, "writing job " + std::to_string(j.id));
     }
     for (const StoredHost& h : batch.hosts) {
       sqlite3_stmt* s = upsert_host_;
@@ -253,8 +257,9 @@ class SqliteWriter {
       if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing setting " + key);
     }
     if (batch.config_version) {
-      const std::string sql = "INSERT OR REPLACE INTO meta (key, value) VALUES ('config_version', " +
-                              std::to_string(*batch.config_version) + ")";
+      const std::string sql =
+          "INSERT OR REPLACE INTO meta (key, value) VALUES ('config_version', " +
+          std::to_string(*batch.config_version) + ")";
       SLUICE_RETURN_IF_ERROR(Exec(db_, sql.c_str()));
     }
     return Status::Ok();
@@ -283,7 +288,8 @@ namespace {
 
 Result<int64_t> ReadMeta(sqlite3* db, const char* key, int64_t fallback) {
   sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &s, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &s, nullptr) !=
+      SQLITE_OK) {
     return SqlError(db, "reading meta");
   }
   sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);

@@ -44,24 +44,24 @@ namespace sluice::store {
 // One job row. Times are Unix seconds; 0 means "not yet".
 struct StoredJob {
   JobId id = 0;
-  std::string spec;         // the submission as JSON (immutable)
-  std::string state;        // PENDING, HELD, ADMITTING, RUNNING, DONE, EXIT, CANCELLED
-  uint64_t seq = 0;         // enqueue sequence (admission record)
+  std::string spec;   // the submission as JSON (immutable)
+  std::string state;  // PENDING, HELD, ADMITTING, RUNNING, DONE, EXIT, CANCELLED
+  uint64_t seq = 0;   // enqueue sequence (admission record)
   int64_t submit_time = 0;
   int64_t start_time = 0;
   int64_t end_time = 0;
   std::optional<int32_t> exit_code;
-  std::string cause;        // exit cause, "" when none
-  std::string allocation;   // JSON by host names, "" when none
-  uint64_t start_seq = 0;   // start order of ADMITTING/RUNNING jobs
+  std::string cause;       // exit cause, "" when none
+  std::string allocation;  // JSON by host names, "" when none
+  uint64_t start_seq = 0;  // start order of ADMITTING/RUNNING jobs
   // Admission record (R-ADM-3, seed 000): the head fields and phase.
-  std::string phase;        // PENDING, ADMITTING, ADMITTED, ENDED
+  std::string phase;  // PENDING, ADMITTING, ADMITTED, ENDED
   int64_t enqueue_time = 0;
   std::string policy;
   int32_t bypass_count = 0;
   std::optional<int64_t> first_blocked;
   std::optional<int64_t> gate_since;
-  uint64_t epoch = 0;       // epoch that last wrote the row
+  uint64_t epoch = 0;  // epoch that last wrote the row
   int32_t dispatch_attempts = 0;
   bool cancel_requested = false;
   // Preemption in progress (R-CAP-3, R-CAP-4): this running job is being stopped so that job
@@ -86,7 +86,9 @@ struct WriteBatch {
   // Controller settings by key (e.g. "queue_open/normal"): a value sets, nullopt deletes.
   std::map<std::string, std::optional<int64_t>> settings;
 
-  bool empty() const { return jobs.empty() && hosts.empty() && !config_version && settings.empty(); }
+  bool empty() const {
+    return jobs.empty() && hosts.empty() && !config_version && settings.empty();
+  }
 };
 
 struct Snapshot {
@@ -167,7 +169,8 @@ class Store {
   // The current leader's `OpenOptions::candidate` as last seen, nullopt when none is known.
   virtual std::optional<std::string> leader() const = 0;
   // `deposed` runs once, on a background thread, when this store stops leading for good
-  // (lease lost or a write's compare failed), with the reason. Set it before leading.
+  // (lease lost or a write's compare failed), with the reason. Set it before leading. It may
+  // run on the writer thread: it must not wait for writes (Flush, WriteSync).
   virtual void SetDeposedCallback(std::function<void(const Status&)> deposed) = 0;
 
   // For tests of fencing: overwrite the stored epoch as a rival controller would (SQLite

@@ -5,10 +5,10 @@
 // again once the members are back. Skipped, with the reason, when etcd is not installed.
 #include "store/etcd_store.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "store/etcd_client.h"
 #include "store/row_codec.h"
@@ -30,7 +30,8 @@ TEST(EtcdUrlTest, ParsesEndpointsPrefixAndLimits) {
   ASSERT_TRUE(one);
   EXPECT_EQ(one->endpoints, (std::vector<std::string>{"127.0.0.1:2379"}));
   EXPECT_EQ(one->prefix, "/sluice");
-  auto many = ParseEtcdUrl("etcd://a:1,b:2,c:3/prod/sluice/?max-txn-ops=128&max-request-bytes=99999");
+  auto many =
+      ParseEtcdUrl("etcd://a:1,b:2,c:3/prod/sluice/?max-txn-ops=128&max-request-bytes=99999");
   ASSERT_TRUE(many) << many.error().ToString();
   EXPECT_EQ(many->endpoints, (std::vector<std::string>{"a:1", "b:2", "c:3"}));
   EXPECT_EQ(many->prefix, "/prod/sluice");
@@ -40,16 +41,22 @@ TEST(EtcdUrlTest, ParsesEndpointsPrefixAndLimits) {
     std::string_view name;
     std::string url;
   };
-  for (const Case& c : {Case{"no port", "etcd://host"}, Case{"empty endpoint", "etcd://a:1,/p"},
-                        Case{"bad port", "etcd://a:x"}, Case{"root prefix", "etcd://a:1/"},
-                        Case{"unknown query", "etcd://a:1?lease=3"},
-                        Case{"not etcd", "http://a:1"}}) {
+  for (const Case& c :
+       {Case{"no port", "etcd://host"}, Case{"empty endpoint", "etcd://a:1,/p"},
+        Case{"bad port", "etcd://a:x"}, Case{"root prefix", "etcd://a:1/"},
+        Case{"unknown query", "etcd://a:1?lease=3"}, Case{"not etcd", "http://a:1"}}) {
     SCOPED_TRACE(c.name);
     auto bad = ParseEtcdUrl(c.url);
     ASSERT_FALSE(bad);
     EXPECT_EQ(bad.error().code(), StatusCode::kInvalidArgument);
   }
   EXPECT_EQ(Store::OpenUrl("ftp://x").error().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(StoreRoleTest, EveryRoleHasAName) {
+  EXPECT_EQ(ToString(Role::kCandidate), "candidate");
+  EXPECT_EQ(ToString(Role::kLeader), "leader");
+  EXPECT_EQ(ToString(Role::kDeposed), "deposed");
 }
 
 TEST(EtcdCodecTest, Base64AndRowsRoundTrip) {

@@ -3,12 +3,12 @@
 // their callbacks in that order, grouped into fewer transactions; a write after a rival took
 // over fails with kFailedPrecondition and changes nothing. The etcd backend runs on a real
 // 3-member cluster (tests/testing/etcd_cluster.h), skipped when etcd is not installed.
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "store/etcd_store.h"
 #include "store/store.h"
@@ -46,7 +46,7 @@ testing::EtcdCluster* SharedCluster(std::string& error) {
 class SqliteBackend {
  public:
   std::optional<std::string> Unavailable() { return std::nullopt; }
-  Result<std::unique_ptr<Store>> Open() { return Store::Open(dir_.path().string()); }
+  Result<std::unique_ptr<Store>> Open() { return Store::OpenUrl(dir_.path().string()); }
   // A rival controller bumps the epoch in the same directory.
   std::unique_ptr<Store> TakeOver(Store& leader) {
     EXPECT_TRUE(leader.OverwriteEpochForTest(leader.epoch() + 1).ok());
@@ -68,7 +68,8 @@ class EtcdBackend {
   Result<std::unique_ptr<Store>> Open() {
     std::string error;
     const std::string url = SharedCluster(error)->Url(prefix_);
-    auto store = Store::OpenUrl(url, {.candidate = "c" + std::to_string(++opened_), .lease_seconds = 1});
+    auto store =
+        Store::OpenUrl(url, {.candidate = "c" + std::to_string(++opened_), .lease_seconds = 1});
     if (!store) return store;
     SLUICE_RETURN_IF_ERROR((*store)->AwaitLeadership(seconds(10)));
     return store;
@@ -114,13 +115,15 @@ TYPED_TEST(StoreContractTest, RowsRoundTripAcrossAReopenAndTheEpochGrows) {
     first_epoch = (*store)->epoch();
     EXPECT_GT(first_epoch, 0u);
     EXPECT_EQ((*store)->role(), Role::kLeader);
-    ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {Row(1), full},
-                                               .hosts = {{"x1", "{\"slots\":4}"}},
-                                               .config_version = 3,
-                                               .settings = {{"queue_open/a", 0},
-                                                            {"host_closed/h1", 1}}})
-                    .ok());
-    ASSERT_TRUE((*store)->WriteSync(WriteBatch{.settings = {{"host_closed/h1", std::nullopt}}}).ok());
+    ASSERT_TRUE(
+        (*store)
+            ->WriteSync(WriteBatch{.jobs = {Row(1), full},
+                                   .hosts = {{"x1", "{\"slots\":4}"}},
+                                   .config_version = 3,
+                                   .settings = {{"queue_open/a", 0}, {"host_closed/h1", 1}}})
+            .ok());
+    ASSERT_TRUE(
+        (*store)->WriteSync(WriteBatch{.settings = {{"host_closed/h1", std::nullopt}}}).ok());
   }
   auto store = this->backend_.Open();
   ASSERT_TRUE(store) << store.error().ToString();

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -10,8 +11,6 @@
 #include <unistd.h>
 
 #include <thread>
-
-#include <httplib.h>
 
 namespace sluice::testing {
 namespace {
@@ -55,8 +54,7 @@ std::unique_ptr<EtcdCluster> EtcdCluster::Start(int members, std::string& error)
   cluster->token_ = "sluice-test-" + std::to_string(getpid()) + "-" + std::to_string(FreePort());
   for (int i = 0; i < members; ++i) {
     Member m{.name = "m" + std::to_string(i), .client_port = FreePort(), .peer_port = FreePort()};
-    cluster->initial_cluster_ +=
-        (i > 0 ? "," : "") + m.name + "=" + Loopback(m.peer_port);
+    cluster->initial_cluster_ += (i > 0 ? "," : "") + m.name + "=" + Loopback(m.peer_port);
     cluster->members_.push_back(m);
   }
   for (int i = 0; i < members; ++i) {
@@ -79,17 +77,37 @@ bool EtcdCluster::Spawn(int i) {
   Member& m = members_[i];
   const std::string data = (dir_.path() / m.name).string();
   const std::string log = (dir_.path() / (m.name + ".log")).string();
-  std::vector<std::string> args = {
-      kEtcd, "--name", m.name, "--data-dir", data,
-      "--listen-client-urls", Loopback(m.client_port),
-      "--advertise-client-urls", Loopback(m.client_port),
-      "--listen-peer-urls", Loopback(m.peer_port),
-      "--initial-advertise-peer-urls", Loopback(m.peer_port),
-      "--initial-cluster", initial_cluster_, "--initial-cluster-state", "new",
-      "--initial-cluster-token", token_,
-      "--heartbeat-interval", "50", "--election-timeout", "500",
-      "--max-txn-ops", "4096", "--max-request-bytes", "8388608",
-      "--logger", "zap", "--log-outputs", "stderr"};
+  std::vector<std::string> args = {kEtcd,
+                                   "--name",
+                                   m.name,
+                                   "--data-dir",
+                                   data,
+                                   "--listen-client-urls",
+                                   Loopback(m.client_port),
+                                   "--advertise-client-urls",
+                                   Loopback(m.client_port),
+                                   "--listen-peer-urls",
+                                   Loopback(m.peer_port),
+                                   "--initial-advertise-peer-urls",
+                                   Loopback(m.peer_port),
+                                   "--initial-cluster",
+                                   initial_cluster_,
+                                   "--initial-cluster-state",
+                                   "new",
+                                   "--initial-cluster-token",
+                                   token_,
+                                   "--heartbeat-interval",
+                                   "50",
+                                   "--election-timeout",
+                                   "500",
+                                   "--max-txn-ops",
+                                   "4096",
+                                   "--max-request-bytes",
+                                   "8388608",
+                                   "--logger",
+                                   "zap",
+                                   "--log-outputs",
+                                   "stderr"};
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) return false;
