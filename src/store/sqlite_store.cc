@@ -1,4 +1,4 @@
-// SQLite implementation of Store (see store.h). One connection, used by Open/Load on the
+// SQLite backend of Store (see store.h). One connection, used by Open/Load on the
 // caller's thread before the writer starts, then only by the writer thread.
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
-#include <future>
 #include <mutex>
 #include <set>
 #include <string>
@@ -89,11 +88,12 @@ struct Pending {
 
 }  // namespace
 
-class Store::Impl {
+class SqliteWriter {
  public:
-  Impl(sqlite3* db, int lock_fd, uint64_t epoch) : db_(db), lock_fd_(lock_fd), epoch_(epoch) {}
+  SqliteWriter(sqlite3* db, int lock_fd, uint64_t epoch)
+      : db_(db), lock_fd_(lock_fd), epoch_(epoch) {}
 
-  ~Impl() {
+  ~SqliteWriter() {
     {
       std::lock_guard lock(mu_);
       stopping_ = true;
@@ -124,7 +124,9 @@ class Store::Impl {
     return Status::Ok();
   }
 
-  void Start() { writer_ = std::thread([this] { Run(); }); }
+  void Start() {
+    writer_ = std::thread([this] { Run(); });
+  }
 
   void Enqueue(WriteBatch batch, std::function<void(const Status&)> done) {
     {
@@ -237,7 +239,8 @@ class Store::Impl {
       sqlite3_bind_int64(s, 20, j.cancel_requested ? 1 : 0);
       sqlite3_bind_int64(s, 21, j.preempted_for);
       sqlite3_bind_int64(s, 22, j.preempt_kill_at);
-      if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing job " + std::to_string(j.id));
+      if (sqlite3_step(s) != SQLITE_DONE)
+        return SqlError(db_, "writing job " + std::to_string(j.id));
     }
     for (const StoredHost& h : batch.hosts) {
       sqlite3_stmt* s = upsert_host_;
@@ -254,8 +257,9 @@ class Store::Impl {
       if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing setting " + key);
     }
     if (batch.config_version) {
-      const std::string sql = "INSERT OR REPLACE INTO meta (key, value) VALUES ('config_version', " +
-                              std::to_string(*batch.config_version) + ")";
+      const std::string sql =
+          "INSERT OR REPLACE INTO meta (key, value) VALUES ('config_version', " +
+          std::to_string(*batch.config_version) + ")";
       SLUICE_RETURN_IF_ERROR(Exec(db_, sql.c_str()));
     }
     return Status::Ok();
@@ -284,7 +288,8 @@ namespace {
 
 Result<int64_t> ReadMeta(sqlite3* db, const char* key, int64_t fallback) {
   sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &s, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &s, nullptr) !=
+      SQLITE_OK) {
     return SqlError(db, "reading meta");
   }
   sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
@@ -326,10 +331,34 @@ std::optional<int64_t> OptionalInt(sqlite3_stmt* s, int col) {
 
 }  // namespace
 
-Store::Store(std::unique_ptr<Impl> impl, std::string dir, uint64_t epoch)
-    : impl_(std::move(impl)), dir_(std::move(dir)), epoch_(epoch) {}
+// The SQLite backend: the writer above plus the directory and its epoch. It leads from Open
+// on: the flock on DIR/lock is its election.
+class SqliteStore final : public Store {
+ public:
+  SqliteStore(std::unique_ptr<SqliteWriter> impl, std::string dir, uint64_t epoch)
+      : impl_(std::move(impl)), dir_(std::move(dir)), epoch_(epoch) {}
 
-Store::~Store() = default;
+  uint64_t epoch() const override { return epoch_; }
+  const std::string& dir() const override { return dir_; }
+  Result<Snapshot> Load() override;
+  void Write(WriteBatch batch, std::function<void(const Status&)> done) override {
+    impl_->Enqueue(std::move(batch), std::move(done));
+  }
+  void Flush() override { impl_->Flush(); }
+  StoreStats stats() const override { return impl_->stats(); }
+  Status AwaitLeadership(std::chrono::milliseconds /*timeout*/) override { return Status::Ok(); }
+  Role role() const override { return Role::kLeader; }
+  std::optional<std::string> leader() const override { return std::nullopt; }
+  // Fencing is checked at each write (the epoch row); a fenced write fails, and the server
+  // learns it from that write's Status, so there is no separate signal to give.
+  void SetDeposedCallback(std::function<void(const Status&)> /*deposed*/) override {}
+  Status OverwriteEpochForTest(uint64_t epoch) override;
+
+ private:
+  std::unique_ptr<SqliteWriter> impl_;
+  std::string dir_;
+  uint64_t epoch_ = 0;
+};
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -375,13 +404,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
     return epoch_or.error();
   }
   const uint64_t epoch = *epoch_or;
-  auto real = std::make_unique<Impl>(db, fd, epoch);
+  auto real = std::make_unique<SqliteWriter>(db, fd, epoch);
   SLUICE_RETURN_IF_ERROR(real->Prepare());
   real->Start();
-  return std::unique_ptr<Store>(new Store(std::move(real), dir, epoch));
+  return std::unique_ptr<Store>(new SqliteStore(std::move(real), dir, epoch));
 }
 
-Result<Snapshot> Store::Load() {
+Result<Snapshot> SqliteStore::Load() {
   sqlite3* db = impl_->db();
   Flush();
   Snapshot snap;
@@ -440,22 +469,7 @@ Result<Snapshot> Store::Load() {
   return snap;
 }
 
-void Store::Write(WriteBatch batch, std::function<void(const Status&)> done) {
-  impl_->Enqueue(std::move(batch), std::move(done));
-}
-
-Status Store::WriteSync(WriteBatch batch) {
-  std::promise<Status> promise;
-  std::future<Status> future = promise.get_future();
-  impl_->Enqueue(std::move(batch), [&promise](const Status& s) { promise.set_value(s); });
-  return future.get();
-}
-
-void Store::Flush() { impl_->Flush(); }
-
-StoreStats Store::stats() const { return impl_->stats(); }
-
-Status Store::OverwriteEpochForTest(uint64_t epoch) {
+Status SqliteStore::OverwriteEpochForTest(uint64_t epoch) {
   Flush();
   // A second connection, as a rival process would have.
   sqlite3* db = nullptr;

@@ -1,4 +1,6 @@
-// Store: the controller's durable state in a state directory (R-SRV-1, R-SRV-2).
+// Store: the controller's durable state (R-SRV-1, R-SRV-2, R-HA-1), an interface with two
+// backends. This header documents the SQLite one (sqlite_store.cc); the etcd one is in
+// store/etcd_store.h and docs/ha.md.
 //
 // Representation: SQLite in WAL mode (DIR/sluice.db) with four tables — `jobs` (one row per
 // job: the submitted spec as JSON, its state and times, its allocation by host names, its
@@ -21,14 +23,17 @@
 // in one transaction and then runs their callbacks in submission order. Batches commit in the
 // order they were queued.
 // Thread-safety: Write/WriteSync/Flush from any thread; Load before the first write.
+// Implements R-SRV-1, R-SRV-2, R-HA-1 (with etcd_store.h).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/ids.h"
@@ -39,24 +44,24 @@ namespace sluice::store {
 // One job row. Times are Unix seconds; 0 means "not yet".
 struct StoredJob {
   JobId id = 0;
-  std::string spec;         // the submission as JSON (immutable)
-  std::string state;        // PENDING, HELD, ADMITTING, RUNNING, DONE, EXIT, CANCELLED
-  uint64_t seq = 0;         // enqueue sequence (admission record)
+  std::string spec;   // the submission as JSON (immutable)
+  std::string state;  // PENDING, HELD, ADMITTING, RUNNING, DONE, EXIT, CANCELLED
+  uint64_t seq = 0;   // enqueue sequence (admission record)
   int64_t submit_time = 0;
   int64_t start_time = 0;
   int64_t end_time = 0;
   std::optional<int32_t> exit_code;
-  std::string cause;        // exit cause, "" when none
-  std::string allocation;   // JSON by host names, "" when none
-  uint64_t start_seq = 0;   // start order of ADMITTING/RUNNING jobs
+  std::string cause;       // exit cause, "" when none
+  std::string allocation;  // JSON by host names, "" when none
+  uint64_t start_seq = 0;  // start order of ADMITTING/RUNNING jobs
   // Admission record (R-ADM-3, seed 000): the head fields and phase.
-  std::string phase;        // PENDING, ADMITTING, ADMITTED, ENDED
+  std::string phase;  // PENDING, ADMITTING, ADMITTED, ENDED
   int64_t enqueue_time = 0;
   std::string policy;
   int32_t bypass_count = 0;
   std::optional<int64_t> first_blocked;
   std::optional<int64_t> gate_since;
-  uint64_t epoch = 0;       // epoch that last wrote the row
+  uint64_t epoch = 0;  // epoch that last wrote the row
   int32_t dispatch_attempts = 0;
   bool cancel_requested = false;
   // Preemption in progress (R-CAP-3, R-CAP-4): this running job is being stopped so that job
@@ -81,7 +86,9 @@ struct WriteBatch {
   // Controller settings by key (e.g. "queue_open/normal"): a value sets, nullopt deletes.
   std::map<std::string, std::optional<int64_t>> settings;
 
-  bool empty() const { return jobs.empty() && hosts.empty() && !config_version && settings.empty(); }
+  bool empty() const {
+    return jobs.empty() && hosts.empty() && !config_version && settings.empty();
+  }
 };
 
 struct Snapshot {
@@ -97,42 +104,81 @@ struct StoreStats {
   int64_t batches = 0;
 };
 
+// Leadership of a store (R-HA-1). A SQLite store leads from Open on (its flock is the
+// election); an etcd store is a candidate until it wins the election, leads while its lease
+// lives and its writes' compares hold, and is deposed for good once either fails.
+enum class Role { kCandidate, kLeader, kDeposed };
+std::string_view ToString(Role role);
+
+// What OpenUrl needs besides the URL; the SQLite store ignores all of it.
+struct OpenOptions {
+  // Stored as the leader key's value while this store leads, so that standbys can name the
+  // leader (the controller's advertised URL). Must be unique among the candidates.
+  std::string candidate = "sluice";
+  // The election lease (etcd rounds it up to its minimum, about 1.5 x election timeout).
+  int lease_seconds = 3;
+};
+
+// The durable-state interface with two backends: SQLite (Open(dir), the default) and etcd
+// (OpenUrl("etcd://..."), see store/etcd_store.h and docs/ha.md).
 class Store {
  public:
   // Creates DIR if needed, takes the lock, opens or creates the database and increments the
   // epoch. Errors: kUnavailable "state directory DIR is locked by another sluice server";
   // kInternal with SQLite's message for an unusable database.
   static Result<std::unique_ptr<Store>> Open(const std::string& dir);
-  // Commits what is queued, stops the writer, closes the database, releases the lock.
-  ~Store();
+  // `url` is a state directory (as Open) or `etcd://HOST:PORT[,HOST:PORT...][/PREFIX]`
+  // (optionally `?max-txn-ops=N&max-request-bytes=N` matching the etcd flags). An etcd store
+  // returns as a candidate that campaigns in the background: call AwaitLeadership before
+  // Load and writes. Errors: kInvalidArgument for a malformed URL; Open's errors for a
+  // directory; kUnavailable when no etcd endpoint answers.
+  static Result<std::unique_ptr<Store>> OpenUrl(const std::string& url,
+                                                const OpenOptions& options = {});
+  // Commits what is queued, stops the background threads, closes the database or releases
+  // the election (a leading etcd store revokes its lease so that a standby takes over now).
+  virtual ~Store() = default;
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  uint64_t epoch() const { return epoch_; }
-  const std::string& dir() const { return dir_; }
+  // The epoch this store writes under: grows with every new leader; 0 while a candidate.
+  virtual uint64_t epoch() const = 0;
+  // The state directory, or the etcd URL.
+  virtual const std::string& dir() const = 0;
 
-  // Reads everything (the controller calls it once, at start).
-  Result<Snapshot> Load();
+  // Reads everything (the controller calls it once, at start, after AwaitLeadership).
+  virtual Result<Snapshot> Load() = 0;
 
-  // Queues a batch; `done` runs on the writer thread after the commit (or failure).
-  void Write(WriteBatch batch, std::function<void(const Status&)> done);
+  // Queues a batch; `done` runs on the writer thread after the commit (or failure). A batch
+  // is all-or-nothing. Failures: kFailedPrecondition when this store was fenced (another
+  // leader, a newer epoch) — nothing was written and no later write will succeed;
+  // kUnavailable when the store cannot commit now (no quorum, no endpoint) — the batch was
+  // not acknowledged (with etcd its effect may still appear, see docs/ha.md) and later
+  // writes may succeed; kInvalidArgument when a batch exceeds the store's transaction limits.
+  virtual void Write(WriteBatch batch, std::function<void(const Status&)> done) = 0;
   // Queues a batch and waits for its commit.
   Status WriteSync(WriteBatch batch);
-  // Waits until everything queued so far is committed.
-  void Flush();
+  // Waits until everything queued so far is committed (or failed).
+  virtual void Flush() = 0;
 
-  StoreStats stats() const;
+  virtual StoreStats stats() const = 0;
 
-  // For tests of fencing: overwrite the stored epoch as a rival controller would.
-  Status OverwriteEpochForTest(uint64_t epoch);
+  // Leadership (R-HA-1). Blocks until this store leads or `timeout` passes (kUnavailable), or
+  // it is deposed (kFailedPrecondition). The SQLite store returns Ok at once.
+  virtual Status AwaitLeadership(std::chrono::milliseconds timeout) = 0;
+  virtual Role role() const = 0;
+  // The current leader's `OpenOptions::candidate` as last seen, nullopt when none is known.
+  virtual std::optional<std::string> leader() const = 0;
+  // `deposed` runs once, on a background thread, when this store stops leading for good
+  // (lease lost or a write's compare failed), with the reason. Set it before leading. It may
+  // run on the writer thread: it must not wait for writes (Flush, WriteSync).
+  virtual void SetDeposedCallback(std::function<void(const Status&)> deposed) = 0;
 
-  class Impl;
+  // For tests of fencing: overwrite the stored epoch as a rival controller would (SQLite
+  // only; the etcd store answers kFailedPrecondition: a rival there is a second store).
+  virtual Status OverwriteEpochForTest(uint64_t epoch) = 0;
 
- private:
-  explicit Store(std::unique_ptr<Impl> impl, std::string dir, uint64_t epoch);
-  std::unique_ptr<Impl> impl_;
-  std::string dir_;
-  uint64_t epoch_ = 0;
+ protected:
+  Store() = default;
 };
 
 }  // namespace sluice::store

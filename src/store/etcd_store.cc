@@ -1,0 +1,469 @@
+// EtcdStore (see etcd_store.h): the election, the lease keeper, the group-committing writer.
+#include "store/etcd_store.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "store/row_codec.h"
+
+namespace sluice::store {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr milliseconds kRetryPause{200};
+constexpr milliseconds kWatchSlice{500};  // bounds how long the campaigner ignores a stop
+constexpr int64_t kLoadPage = 1000;
+constexpr size_t kOpOverheadBytes = 32;  // protobuf framing of one RequestOp, roughly
+
+bool ParseInt(const std::string& text, int64_t& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  out = std::strtoll(text.c_str(), &end, 10);
+  return end != nullptr && *end == '\0';
+}
+
+Status ParseQuery(const std::string& query, EtcdOptions& out) {
+  size_t pos = 0;
+  while (pos < query.size()) {
+    size_t amp = query.find('&', pos);
+    if (amp == std::string::npos) amp = query.size();
+    const std::string item = query.substr(pos, amp - pos);
+    pos = amp + 1;
+    const size_t eq = item.find('=');
+    int64_t value = 0;
+    if (eq == std::string::npos || !ParseInt(item.substr(eq + 1), value) || value <= 0) {
+      return InvalidArgument("store url: query item `" + item + "`: expected NAME=POSITIVE");
+    }
+    const std::string name = item.substr(0, eq);
+    if (name == "max-txn-ops") {
+      out.max_txn_ops = value;
+    } else if (name == "max-request-bytes") {
+      out.max_request_bytes = value;
+    } else {
+      return InvalidArgument("store url: unknown query item `" + name + "`");
+    }
+  }
+  return Status::Ok();
+}
+
+size_t OpBytes(const EtcdOp& op) { return op.key.size() + op.value.size() + kOpOverheadBytes; }
+
+}  // namespace
+
+Result<EtcdOptions> ParseEtcdUrl(const std::string& url) {
+  constexpr std::string_view kScheme = "etcd://";
+  if (!url.starts_with(kScheme)) return InvalidArgument("store url " + url + ": not etcd://");
+  std::string rest = url.substr(kScheme.size());
+  EtcdOptions out;
+  if (const size_t q = rest.find('?'); q != std::string::npos) {
+    SLUICE_RETURN_IF_ERROR(ParseQuery(rest.substr(q + 1), out));
+    rest.resize(q);
+  }
+  if (const size_t slash = rest.find('/'); slash != std::string::npos) {
+    out.prefix = rest.substr(slash);
+    while (out.prefix.size() > 1 && out.prefix.back() == '/') out.prefix.pop_back();
+    if (out.prefix == "/") return InvalidArgument("store url " + url + ": empty prefix");
+    rest.resize(slash);
+  }
+  size_t pos = 0;
+  while (pos <= rest.size()) {
+    size_t comma = rest.find(',', pos);
+    if (comma == std::string::npos) comma = rest.size();
+    const std::string endpoint = rest.substr(pos, comma - pos);
+    const size_t colon = endpoint.rfind(':');
+    int64_t port = 0;
+    if (colon == std::string::npos || colon == 0 || !ParseInt(endpoint.substr(colon + 1), port) ||
+        port <= 0 || port > 65535) {
+      return InvalidArgument("store url " + url + ": endpoint `" + endpoint +
+                             "`: expected HOST:PORT");
+    }
+    out.endpoints.push_back(endpoint);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+EtcdStore::EtcdStore(EtcdOptions options)
+    : options_(std::move(options)), url_([this] {
+        std::string url = "etcd://";
+        for (size_t i = 0; i < options_.endpoints.size(); ++i) {
+          url += (i > 0 ? "," : "") + options_.endpoints[i];
+        }
+        return url + options_.prefix;
+      }()) {}
+
+Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdOptions& options) {
+  if (options.endpoints.empty() || options.lease_seconds < 1 || options.max_txn_ops < 1 ||
+      options.max_request_bytes < 4096 || options.prefix.empty()) {
+    return InvalidArgument("etcd store: endpoints, lease, limits and prefix must be set");
+  }
+  EtcdClient probe(options.endpoints, options.request_timeout);
+  // A serializable-enough probe: any member that answers will do.
+  Result<EtcdRange> range = probe.Range(options.prefix + "/meta/leader", "", 1, 0);
+  if (!range && range.error().code() == StatusCode::kUnavailable) return range.error();
+  std::unique_ptr<EtcdStore> store(new EtcdStore(options));
+  store->campaigner_ = std::thread([s = store.get()] { s->CampaignLoop(); });
+  store->keeper_ = std::thread([s = store.get()] { s->KeepAliveLoop(); });
+  store->writer_ = std::thread([s = store.get()] { s->WriterLoop(); });
+  return store;
+}
+
+EtcdStore::~EtcdStore() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  writer_.join();  // drains the queue first
+  campaigner_.join();
+  keeper_.join();
+  // Hand the lead over now rather than after the lease runs out. A store told to act dead
+  // (StopKeepAliveForTest) leaves its lease to expire.
+  const int64_t lease = lease_id_.load();
+  if (lease != 0 && !keepalive_stopped_) {
+    EtcdClient client(options_.endpoints, milliseconds(500));
+    (void)client.RevokeLease(lease);
+  }
+}
+
+std::string EtcdStore::JobKey(JobId id) const {
+  char digits[24];
+  std::snprintf(digits, sizeof digits, "%020lld", static_cast<long long>(id));
+  return options_.prefix + "/jobs/" + digits;
+}
+
+void EtcdStore::SleepFor(milliseconds d) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, d, [&] { return stopping_; });
+}
+
+// Campaign until elected: 1. hold a lease (GrantLease); 2. create the leader key under it in a
+// txn that requires the key to be absent; 3. on loss, remember the leader and watch its key
+// (WaitForDelete) until it goes, then go to 1.
+void EtcdStore::CampaignLoop() {
+  EtcdClient client(options_.endpoints, options_.request_timeout);
+  const std::string key = LeaderKey();
+  while (true) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_ || role_ != Role::kCandidate) return;
+    }
+    if (lease_id_.load() == 0) {
+      const Clock::time_point sent = Clock::now();
+      Result<EtcdLease> lease = client.GrantLease(options_.lease_seconds);
+      if (!lease) {
+        SleepFor(kRetryPause);
+        continue;
+      }
+      std::lock_guard lock(mu_);
+      lease_valid_until_ = sent + std::chrono::seconds(lease->ttl);
+      lease_id_ = lease->id;
+    }
+    const std::vector<EtcdCompare> absent = {
+        {.key = key, .target = EtcdCompare::Target::kCreate, .revision = 0}};
+    const std::vector<EtcdOp> claim = {
+        {.kind = EtcdOp::Kind::kPut, .key = key, .value = options_.candidate, .lease = lease_id_}};
+    Result<EtcdTxnResult> txn = client.Txn(absent, claim, key);
+    if (!txn) {
+      // kNotFound: our lease expired meanwhile; take a new one.
+      if (txn.error().code() == StatusCode::kNotFound) lease_id_ = 0;
+      SleepFor(kRetryPause);
+      continue;
+    }
+    if (txn->succeeded) {
+      {
+        std::lock_guard lock(mu_);
+        epoch_ = static_cast<uint64_t>(txn->revision);
+        role_ = Role::kLeader;
+        leader_ = options_.candidate;
+      }
+      cv_.notify_all();
+      return;
+    }
+    {
+      std::lock_guard lock(mu_);
+      if (!txn->failure_kvs.empty()) leader_ = txn->failure_kvs.front().value;
+    }
+    if (txn->failure_kvs.empty()) continue;  // deleted in between: try again now
+    Result<bool> deleted = client.WaitForDelete(key, txn->revision + 1, kWatchSlice);
+    if (!deleted) SleepFor(kRetryPause);
+  }
+}
+
+// Renew the lease every ttl/3. A renewal that finds the lease gone deposes a leader (a
+// candidate just takes a new lease); a renewal that fails leaves lease_valid_until_ as it
+// was, so role() turns to kCandidate once the lease may have expired.
+void EtcdStore::KeepAliveLoop() {
+  EtcdClient client(options_.endpoints, options_.request_timeout);
+  const milliseconds period(std::max<int64_t>(options_.lease_seconds * 1000 / 3, 100));
+  while (true) {
+    SleepFor(period);
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;
+      if (role_ == Role::kDeposed) return;
+    }
+    const int64_t id = lease_id_.load();
+    if (id == 0 || keepalive_stopped_) continue;
+    const Clock::time_point sent = Clock::now();
+    Result<EtcdLease> renewed = client.KeepAlive(id);
+    const bool gone = (renewed && renewed->ttl <= 0) ||
+                      (!renewed && renewed.error().code() == StatusCode::kNotFound);
+    if (renewed && renewed->ttl > 0) {
+      std::lock_guard lock(mu_);
+      lease_valid_until_ = sent + std::chrono::seconds(renewed->ttl);
+    } else if (gone) {
+      bool leading = false;
+      {
+        std::lock_guard lock(mu_);
+        leading = role_ == Role::kLeader;
+      }
+      if (leading) {
+        Depose(FailedPrecondition("epoch " + std::to_string(epoch_.load()) +
+                                  " is fenced: the election lease expired"));
+        return;
+      }
+      lease_id_ = 0;
+    }
+  }
+}
+
+void EtcdStore::Depose(const Status& why) {
+  std::function<void(const Status&)> callback;
+  {
+    std::lock_guard lock(mu_);
+    if (role_ == Role::kDeposed) return;
+    role_ = Role::kDeposed;
+    deposed_why_ = why;
+    callback = deposed_callback_;
+  }
+  cv_.notify_all();
+  if (callback) callback(why);
+}
+
+std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch) const {
+  std::vector<EtcdOp> ops;
+  const std::string& p = options_.prefix;
+  for (const StoredJob& j : batch.jobs) ops.push_back({.key = JobKey(j.id), .value = EncodeJob(j)});
+  for (const StoredHost& h : batch.hosts)
+    ops.push_back({.key = p + "/hosts/" + h.name, .value = h.spec});
+  if (batch.config_version) {
+    ops.push_back(
+        {.key = p + "/meta/config_version", .value = std::to_string(*batch.config_version)});
+  }
+  for (const auto& [key, value] : batch.settings) {
+    if (value) {
+      ops.push_back({.key = p + "/settings/" + key, .value = std::to_string(*value)});
+    } else {
+      ops.push_back({.kind = EtcdOp::Kind::kDelete, .key = p + "/settings/" + key});
+    }
+  }
+  return ops;
+}
+
+// Packs whole batches into chunks of at most max_txn_ops distinct keys and about
+// max_request_bytes; etcd refuses a txn that names a key twice, so a later write of the same
+// key replaces the earlier one in the chunk (the txn is atomic: same end state).
+std::vector<EtcdStore::Chunk> EtcdStore::ChunkGroup(const std::deque<Pending>& group,
+                                                    std::vector<Status>& refused) {
+  const size_t max_ops = static_cast<size_t>(options_.max_txn_ops);
+  const size_t max_bytes = static_cast<size_t>(options_.max_request_bytes) * 9 / 10;
+  std::vector<Chunk> chunks;
+  std::map<std::string, size_t> index;  // key -> position in chunks.back().ops
+  size_t bytes = 0;
+  for (size_t i = 0; i < group.size(); ++i) {
+    std::vector<EtcdOp> ops = OpsOf(group[i].batch);
+    size_t batch_bytes = 0;
+    for (const EtcdOp& op : ops) batch_bytes += OpBytes(op);
+    if (ops.size() > max_ops || batch_bytes > max_bytes) {
+      refused[i] = InvalidArgument("a batch of " + std::to_string(ops.size()) + " keys and " +
+                                   std::to_string(batch_bytes) + " bytes exceeds the etcd " +
+                                   "store's txn limits (max-txn-ops, max-request-bytes)");
+      continue;
+    }
+    if (chunks.empty() || chunks.back().ops.size() + ops.size() > max_ops ||
+        bytes + batch_bytes > max_bytes) {
+      chunks.emplace_back();
+      index.clear();
+      bytes = 0;
+    }
+    Chunk& chunk = chunks.back();
+    for (EtcdOp& op : ops) {
+      bytes += OpBytes(op);
+      auto [it, inserted] = index.try_emplace(op.key, chunk.ops.size());
+      if (inserted) {
+        chunk.ops.push_back(std::move(op));
+      } else {
+        chunk.ops[it->second] = std::move(op);
+      }
+    }
+    chunk.batches.push_back(i);
+  }
+  return chunks;
+}
+
+Status EtcdStore::CommitChunk(EtcdClient& client, const Chunk& chunk) {
+  const uint64_t epoch = epoch_.load();
+  const std::vector<EtcdCompare> fence = {
+      {.key = LeaderKey(),
+       .target = EtcdCompare::Target::kCreate,
+       .revision = static_cast<int64_t>(epoch)},
+      {.key = LeaderKey(), .target = EtcdCompare::Target::kValue, .value = options_.candidate}};
+  Result<EtcdTxnResult> txn = client.Txn(fence, chunk.ops, LeaderKey());
+  if (!txn) return txn.error();
+  if (txn->succeeded) return Status::Ok();
+  std::string holder = "nobody";
+  if (!txn->failure_kvs.empty()) {
+    holder = txn->failure_kvs.front().value + " (epoch " +
+             std::to_string(txn->failure_kvs.front().create_revision) + ")";
+    std::lock_guard lock(mu_);
+    leader_ = txn->failure_kvs.front().value;
+  }
+  Status fenced = FailedPrecondition("epoch " + std::to_string(epoch) +
+                                     " is fenced: the leader key is held by " + holder);
+  Depose(fenced);
+  return fenced;
+}
+
+// Group commit: take every queued batch, chunk them (ChunkGroup), commit the chunks in order
+// (CommitChunk); after a failed chunk the rest of the group fails with the same Status; then
+// run the callbacks in queue order.
+void EtcdStore::WriterLoop() {
+  EtcdClient client(options_.endpoints, options_.request_timeout);
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty() && stopping_) return;
+    std::deque<Pending> group;
+    group.swap(queue_);
+    const Role role = role_;
+    const Status deposed = deposed_why_;
+    lock.unlock();
+    std::vector<Status> statuses(group.size());
+    int64_t transactions = 0;
+    if (role == Role::kDeposed) {
+      std::fill(statuses.begin(), statuses.end(), deposed);
+    } else if (epoch_.load() == 0) {
+      std::fill(statuses.begin(), statuses.end(),
+                FailedPrecondition("this etcd store does not lead (a candidate cannot write)"));
+    } else {
+      std::vector<Chunk> chunks = ChunkGroup(group, statuses);
+      Status failed;
+      for (const Chunk& chunk : chunks) {
+        Status status = failed.ok() ? CommitChunk(client, chunk) : failed;
+        if (failed.ok()) ++transactions;
+        if (!status.ok()) failed = status;
+        for (size_t i : chunk.batches) statuses[i] = status;
+      }
+    }
+    lock.lock();
+    stats_.transactions += transactions;
+    stats_.batches += static_cast<int64_t>(group.size());
+    lock.unlock();
+    for (size_t i = 0; i < group.size(); ++i) {
+      if (group[i].done) group[i].done(statuses[i]);
+    }
+    lock.lock();
+    committed_ += group.size();
+    flushed_cv_.notify_all();
+  }
+}
+
+void EtcdStore::Write(WriteBatch batch, std::function<void(const Status&)> done) {
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back(Pending{std::move(batch), std::move(done)});
+    ++queued_;
+  }
+  cv_.notify_all();
+}
+
+void EtcdStore::Flush() {
+  std::unique_lock lock(mu_);
+  const uint64_t target = queued_;
+  flushed_cv_.wait(lock, [&] { return committed_ >= target; });
+}
+
+StoreStats EtcdStore::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+Status EtcdStore::AwaitLeadership(milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, timeout, [&] { return stopping_ || role_ != Role::kCandidate; });
+  if (role_ == Role::kLeader) return Status::Ok();
+  if (role_ == Role::kDeposed) return deposed_why_;
+  return Status(StatusCode::kUnavailable, "not elected within " + std::to_string(timeout.count()) +
+                                              " ms; the leader is " + leader_.value_or("unknown"));
+}
+
+Role EtcdStore::role() const {
+  std::lock_guard lock(mu_);
+  if (role_ == Role::kLeader && Clock::now() >= lease_valid_until_) return Role::kCandidate;
+  return role_;
+}
+
+std::optional<std::string> EtcdStore::leader() const {
+  std::lock_guard lock(mu_);
+  return leader_;
+}
+
+void EtcdStore::SetDeposedCallback(std::function<void(const Status&)> deposed) {
+  std::lock_guard lock(mu_);
+  deposed_callback_ = std::move(deposed);
+}
+
+Status EtcdStore::OverwriteEpochForTest(uint64_t /*epoch*/) {
+  return FailedPrecondition("etcd store: a rival is a second store on the same prefix");
+}
+
+// Reads the prefix in pages at one revision, so the snapshot is consistent.
+Result<Snapshot> EtcdStore::Load() {
+  Flush();
+  EtcdClient client(options_.endpoints, options_.request_timeout);
+  const std::string base = options_.prefix + "/";
+  const std::string end = PrefixRangeEnd(base);
+  Snapshot snap;
+  snap.epoch = epoch_.load();
+  std::vector<EtcdKv> hosts;
+  std::string from = base;
+  int64_t revision = 0;
+  while (true) {
+    Result<EtcdRange> page = client.Range(from, end, kLoadPage, revision);
+    if (!page) return page.error();
+    if (revision == 0) revision = page->revision;
+    if (page->kvs.empty()) break;
+    const std::string last = page->kvs.back().key;
+    for (EtcdKv& kv : page->kvs) {
+      const std::string name = kv.key.substr(base.size());
+      int64_t number = 0;
+      if (name.starts_with("jobs/")) {
+        Result<StoredJob> job = DecodeJob(kv.value, kv.key);
+        if (!job) return job.error();
+        snap.jobs.push_back(std::move(*job));
+      } else if (name.starts_with("hosts/")) {
+        hosts.push_back(std::move(kv));
+      } else if (name.starts_with("settings/") && ParseInt(kv.value, number)) {
+        snap.settings[name.substr(9)] = number;
+      } else if (name == "meta/config_version" && ParseInt(kv.value, number)) {
+        snap.config_version = number;
+      }
+    }
+    if (!page->more) break;
+    from = last + std::string(1, '\0');
+  }
+  // Hosts in the order they were last written, as the SQLite store returns them.
+  std::stable_sort(hosts.begin(), hosts.end(), [](const EtcdKv& a, const EtcdKv& b) {
+    return a.mod_revision < b.mod_revision;
+  });
+  for (EtcdKv& kv : hosts) {
+    snap.hosts.push_back(StoredHost{kv.key.substr(base.size() + 6), std::move(kv.value)});
+  }
+  return snap;
+}
+
+}  // namespace sluice::store

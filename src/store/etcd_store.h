@@ -1,0 +1,138 @@
+// EtcdStore: the Store interface on an etcd v3 cluster, for controllers in high availability
+// (R-HA-1, R-HA-4). docs/ha.md has the design in a page; this is its contract.
+//
+// Representation, under PREFIX (default "/sluice"):
+//   PREFIX/jobs/<id, 20 digits>   a StoredJob as JSON (row_codec.h), ordered by id
+//   PREFIX/hosts/<name>           a StoredHost's spec
+//   PREFIX/settings/<key>         an integer setting, decimal
+//   PREFIX/meta/config_version    decimal
+//   PREFIX/meta/leader            the leader's candidate name, attached to its lease
+// Election: a candidate grants a lease (TTL lease_seconds) and, in one txn, creates the
+// leader key under it if the key does not exist. The winner's epoch is the leader key's
+// create revision: unique per election and growing. Losers watch the key (/v3/watch) and try
+// again when it is deleted (revoked lease, expired lease).
+// Writes: a writer thread groups the queued batches into txns (group commit); every txn
+// compares the leader key's create revision with the epoch and its value with the
+// candidate name (fencing), so a txn of a deposed leader changes nothing. A txn holds whole
+// batches only — a batch is never split — and at most max_txn_ops operations and about
+// max_request_bytes bytes; a batch larger than that alone fails with kInvalidArgument before
+// anything is sent. etcd must run with --max-txn-ops and --max-request-bytes at least those
+// (defaults 4096 and 8 MiB, docs/ha.md).
+// Leadership ends for good (kDeposed, the deposed callback runs once) when a renewal finds
+// the lease gone or a write's compare fails; every later write fails with
+// kFailedPrecondition. While renewals fail (no quorum, no endpoint) the store reads
+// kCandidate once its lease may have expired by its own clock, and kLeader again when a
+// renewal succeeds: writes meanwhile fail with kUnavailable and are not retried.
+// Invariants: epoch() only grows across elections on one prefix; a txn that committed was
+// sent under the epoch it compares; batches commit in the order they were queued.
+// Thread-safety: every public method from any thread; three threads inside: the writer, the
+// lease keeper (renews every ttl/3) and the campaigner.
+// Implements R-HA-1, R-HA-4 (store side).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "store/etcd_client.h"
+#include "store/store.h"
+
+namespace sluice::store {
+
+struct EtcdOptions {
+  std::vector<std::string> endpoints;  // "host:port"
+  std::string prefix = "/sluice";
+  std::string candidate = "sluice";
+  int lease_seconds = 3;
+  int64_t max_txn_ops = 4096;
+  int64_t max_request_bytes = 8 << 20;
+  std::chrono::milliseconds request_timeout{2000};
+};
+
+// `etcd://H:P[,H:P...][/PREFIX][?max-txn-ops=N&max-request-bytes=N]`.
+// Errors: kInvalidArgument naming the part that is wrong.
+Result<EtcdOptions> ParseEtcdUrl(const std::string& url);
+
+class EtcdStore final : public Store {
+ public:
+  // Checks that an endpoint answers and starts campaigning. Errors: kUnavailable when no
+  // endpoint answers; kInvalidArgument for options out of range.
+  static Result<std::unique_ptr<EtcdStore>> Open(const EtcdOptions& options);
+  ~EtcdStore() override;
+
+  uint64_t epoch() const override { return epoch_.load(); }
+  const std::string& dir() const override { return url_; }
+  Result<Snapshot> Load() override;
+  void Write(WriteBatch batch, std::function<void(const Status&)> done) override;
+  void Flush() override;
+  StoreStats stats() const override;
+  Status AwaitLeadership(std::chrono::milliseconds timeout) override;
+  Role role() const override;
+  std::optional<std::string> leader() const override;
+  void SetDeposedCallback(std::function<void(const Status&)> deposed) override;
+  Status OverwriteEpochForTest(uint64_t epoch) override;
+
+  // Tests: stop renewing the lease, as a paused or dead controller would (it expires).
+  void StopKeepAliveForTest() { keepalive_stopped_ = true; }
+
+ private:
+  struct Pending {
+    WriteBatch batch;
+    std::function<void(const Status&)> done;
+  };
+  // One txn's worth of whole batches.
+  struct Chunk {
+    std::vector<EtcdOp> ops;
+    std::vector<size_t> batches;  // indexes in the group
+  };
+
+  explicit EtcdStore(EtcdOptions options);
+  std::string JobKey(JobId id) const;
+  std::string LeaderKey() const { return options_.prefix + "/meta/leader"; }
+
+  void CampaignLoop();
+  void KeepAliveLoop();
+  void WriterLoop();
+  // Turns a group of batches into txn-sized chunks; a batch too large alone gets its Status in
+  // `refused` (indexed like `group`).
+  std::vector<Chunk> ChunkGroup(const std::deque<Pending>& group, std::vector<Status>& refused);
+  std::vector<EtcdOp> OpsOf(const WriteBatch& batch) const;
+  Status CommitChunk(EtcdClient& client, const Chunk& chunk);
+  void Depose(const Status& why);
+  void SleepFor(std::chrono::milliseconds d);
+
+  const EtcdOptions options_;
+  const std::string url_;
+  std::atomic<uint64_t> epoch_ = 0;
+  std::atomic<int64_t> lease_id_ = 0;
+  std::atomic<bool> keepalive_stopped_ = false;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;          // queue, role and stop changes
+  std::condition_variable flushed_cv_;  // committed_ grows
+  Role role_ = Role::kCandidate;
+  std::optional<std::string> leader_;
+  std::chrono::steady_clock::time_point lease_valid_until_{};
+  std::function<void(const Status&)> deposed_callback_;
+  Status deposed_why_;
+  std::deque<Pending> queue_;
+  uint64_t queued_ = 0;
+  uint64_t committed_ = 0;
+  bool stopping_ = false;
+  StoreStats stats_;
+
+  std::thread campaigner_;
+  std::thread keeper_;
+  std::thread writer_;
+};
+
+}  // namespace sluice::store

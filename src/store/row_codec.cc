@@ -1,0 +1,86 @@
+// Row codec (see row_codec.h): short stable field names, nulls left out.
+#include "store/row_codec.h"
+
+#include <nlohmann/json.hpp>
+
+namespace sluice::store {
+namespace {
+
+using Json = nlohmann::json;
+
+template <typename T>
+void Optional(Json& j, const char* field, const std::optional<T>& value) {
+  if (value) j[field] = *value;
+}
+
+template <typename T>
+std::optional<T> ReadOptional(const Json& j, const char* field) {
+  auto it = j.find(field);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+}  // namespace
+
+std::string EncodeJob(const StoredJob& r) {
+  Json j = {{"id", r.id},
+            {"spec", r.spec},
+            {"state", r.state},
+            {"seq", r.seq},
+            {"submit_time", r.submit_time},
+            {"start_time", r.start_time},
+            {"end_time", r.end_time},
+            {"cause", r.cause},
+            {"allocation", r.allocation},
+            {"start_seq", r.start_seq},
+            {"phase", r.phase},
+            {"enqueue_time", r.enqueue_time},
+            {"policy", r.policy},
+            {"bypass_count", r.bypass_count},
+            {"epoch", r.epoch},
+            {"dispatch_attempts", r.dispatch_attempts},
+            {"cancel_requested", r.cancel_requested},
+            {"preempted_for", r.preempted_for},
+            {"preempt_kill_at", r.preempt_kill_at}};
+  Optional(j, "exit_code", r.exit_code);
+  Optional(j, "first_blocked", r.first_blocked);
+  Optional(j, "gate_since", r.gate_since);
+  return j.dump();
+}
+
+Result<StoredJob> DecodeJob(const std::string& text, const std::string& where) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("id") || !j["id"].is_number_integer()) {
+    return Internal(where + ": not a job row");
+  }
+  StoredJob r;
+  try {
+    r.id = j["id"].get<JobId>();
+    r.spec = j.value("spec", "");
+    r.state = j.value("state", "");
+    r.seq = j.value("seq", uint64_t{0});
+    r.submit_time = j.value("submit_time", int64_t{0});
+    r.start_time = j.value("start_time", int64_t{0});
+    r.end_time = j.value("end_time", int64_t{0});
+    r.exit_code = ReadOptional<int32_t>(j, "exit_code");
+    r.cause = j.value("cause", "");
+    r.allocation = j.value("allocation", "");
+    r.start_seq = j.value("start_seq", uint64_t{0});
+    r.phase = j.value("phase", "");
+    r.enqueue_time = j.value("enqueue_time", int64_t{0});
+    r.policy = j.value("policy", "");
+    r.bypass_count = j.value("bypass_count", int32_t{0});
+    r.first_blocked = ReadOptional<int64_t>(j, "first_blocked");
+    r.gate_since = ReadOptional<int64_t>(j, "gate_since");
+    r.epoch = j.value("epoch", uint64_t{0});
+    r.dispatch_attempts = j.value("dispatch_attempts", int32_t{0});
+    r.cancel_requested = j.value("cancel_requested", false);
+    r.preempted_for = j.value("preempted_for", JobId{0});
+    r.preempt_kill_at = j.value("preempt_kill_at", int64_t{0});
+  } catch (const Json::exception& e) {  // a field of the wrong type
+    return Internal(where + ": " + e.what());
+  }
+  return r;
+}
+
+}  // namespace sluice::store
