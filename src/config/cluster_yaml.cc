@@ -268,11 +268,21 @@ class Reader {
   Result<T> ReadCount(const Field& f) const {
     return ReadInt<T>(f, 0);
   }
+  // predictive_backfill's history_runs: 1..RuntimeHistory::kKept (8).
+  Result<int32_t> ReadHistoryRuns(const Field& f) const {
+    Result<int32_t> runs = ReadInt<int32_t>(f, 1);
+    if (runs && *runs > 8) return Error(f, std::to_string(*runs) + " > 8");
+    return runs;
+  }
   Result<int32_t> ReadPriority(const Field& f) const {
     return ReadInt<int32_t>(f, std::numeric_limits<int32_t>::min());
   }
   Result<core::PolicyKind> ReadPolicy(const Field& f) const {
-    return ReadChoice(f, &core::ParsePolicyKind, "fifo, bounded_backfill, easy_backfill");
+    return ReadChoice(f, &core::ParsePolicyKind,
+                      "fifo, bounded_backfill, easy_backfill, predictive_backfill");
+  }
+  Result<core::BackfillOrder> ReadBackfillOrder(const Field& f) const {
+    return ReadChoice(f, &core::ParseBackfillOrder, "queue, shortest, expansion");
   }
   Result<core::OnHostLoss> ReadOnHostLoss(const Field& f) const {
     return ReadChoice(f, &core::ParseOnHostLoss, "requeue, exit");
@@ -422,11 +432,21 @@ Status ReadInto(const Reader& r, const Field& f, const ClusterConfig&, QueueSpec
   return Assign((r.*Read)(f), q.*Member);
 }
 
+// Reads `f` with `Read` into `QueueSpec::predictive.*Member` (predictive_backfill knobs).
+template <auto Member, auto Read>
+Status ReadKnob(const Reader& r, const Field& f, const ClusterConfig&, QueueSpec& q) {
+  return Assign((r.*Read)(f), q.predictive.*Member);
+}
+
 constexpr QueueKey kQueueKeys[] = {
     {"priority", &ReadInto<&QueueSpec::priority, &Reader::ReadPriority>},
     {"policy", &ReadInto<&QueueSpec::policy, &Reader::ReadPolicy>},
     {"max_bypass", &ReadInto<&QueueSpec::max_bypass, &Reader::ReadCount<int32_t>>},
     {"max_head_wait", &ReadInto<&QueueSpec::max_head_wait, &Reader::ReadCount<Duration>>},
+    {"history_runs", &ReadKnob<&core::PredictiveKnobs::history_runs, &Reader::ReadHistoryRuns>},
+    {"backfill_order", &ReadKnob<&core::PredictiveKnobs::order, &Reader::ReadBackfillOrder>},
+    {"reserve_after", &ReadKnob<&core::PredictiveKnobs::reserve_after, &Reader::ReadCount<Duration>>},
+    {"reserve_depth", &ReadKnob<&core::PredictiveKnobs::reserve_depth, &Reader::ReadCount<int32_t>>},
     {"capacity", &ReadInto<&QueueSpec::capacity, &Reader::ReadPercent>},
     {"max_capacity", &ReadInto<&QueueSpec::max_capacity, &Reader::ReadPercent>},
     {"user_limit_pct", &ReadInto<&QueueSpec::user_limit_pct, &Reader::ReadPercent>},

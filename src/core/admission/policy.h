@@ -1,5 +1,5 @@
 // AdmissionPolicy: decides, for one queue in one cycle, which of its pending jobs start
-// (R-ADM-2). Implementations: fifo, easy_backfill, bounded_backfill.
+// (R-ADM-2). Implementations: fifo, easy_backfill, bounded_backfill, predictive_backfill.
 //
 // Contract for Admit():
 //  - Walk the queue's pending jobs in queue order; skip jobs failed by this cycle's
@@ -28,6 +28,7 @@ class AdmissionPolicy {
 std::unique_ptr<AdmissionPolicy> MakeFifoPolicy();
 std::unique_ptr<AdmissionPolicy> MakeEasyBackfillPolicy();
 std::unique_ptr<AdmissionPolicy> MakeBoundedBackfillPolicy();
+std::unique_ptr<AdmissionPolicy> MakePredictiveBackfillPolicy();  // predictive_backfill.h
 
 // The shared first phase of every policy: starts jobs in queue order while they fit.
 // Returns the iterator of the first job that does not fit (the blocked head) with its

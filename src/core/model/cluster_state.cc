@@ -573,6 +573,7 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
                               std::string(ToString(job->state)));
   }
   ChargeFairshare(*job, now);
+  runtime_history_.Record(job->spec.user, now - job->start_time);
   Release(*job);
   if (cause == ExitCause::kNone && exit_code != 0) cause = ExitCause::kNonZeroExit;
   job->state = cause == ExitCause::kNone ? JobState::kDone : JobState::kExit;

@@ -34,6 +34,7 @@
 #include "core/model/job.h"
 #include "core/model/limit_usage.h"
 #include "core/model/pending_set.h"
+#include "core/model/runtime_history.h"
 #include "core/model/window.h"
 #include "core/resreq/eval.h"
 #include "core/resreq/expr.h"
@@ -141,6 +142,8 @@ class ClusterState {
   const std::vector<Queue>& queues() const { return queues_; }
   const std::set<RunningEntry>& running() const { return running_; }
   const std::set<RunningByEnd>& running_by_end() const { return running_by_end_; }
+  // Each user's last finished runtimes (predictive_backfill, issue 20); Finish records them.
+  const RuntimeHistory& runtime_history() const { return runtime_history_; }
   // Jobs no cycle has classified yet (arrived since the last commit), in arrival order.
   const std::vector<JobId>& unclassified() const { return unclassified_; }
 
@@ -403,6 +406,7 @@ class ClusterState {
   QueueIndex default_queue_ = 0;
   uint64_t next_seq_ = 1;
   uint64_t next_start_seq_ = 1;
+  RuntimeHistory runtime_history_;
   int64_t total_slots_ = 0;
   int64_t free_slots_ = 0;
 };
