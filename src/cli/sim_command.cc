@@ -39,6 +39,7 @@ struct SimFlags {
   std::optional<int32_t> history_runs;  // predictive_backfill knobs (predictive_config.h)
   std::string backfill_order;
   std::optional<int64_t> reserve_after;
+  std::optional<int64_t> age_after;
   std::optional<int32_t> reserve_depth;
   bool json = false;
   std::string decisions;
@@ -61,6 +62,7 @@ Result<sim::Workload> LoadWorkload(const SimFlags& flags) {
 Status ApplyPredictiveFlags(const SimFlags& flags, core::PredictiveKnobs& knobs) {
   if (flags.history_runs) knobs.history_runs = *flags.history_runs;
   if (flags.reserve_after) knobs.reserve_after = *flags.reserve_after;
+  if (flags.age_after) knobs.age_after = *flags.age_after;
   if (flags.reserve_depth) knobs.reserve_depth = *flags.reserve_depth;
   if (flags.backfill_order.empty()) return Status::Ok();
   auto order = core::ParseBackfillOrder(flags.backfill_order);
@@ -242,6 +244,7 @@ void RegisterSimCommand(CLI::App& app, int& exit_code) {
   sim->add_option("--max-head-wait", flags->max_head_wait, "bounded_backfill: seconds before the head's gate closes")->check(CLI::NonNegativeNumber);
   sim->add_option("--history-runs", flags->history_runs, "predictive_backfill: runtimes of the user's last N jobs averaged to predict")->check(CLI::Range(1, 8));
   sim->add_option("--backfill-order", flags->backfill_order, "predictive_backfill: candidate order: queue | shortest | expansion");
+  sim->add_option("--age-after", flags->age_after, "predictive_backfill: seconds of wait after which a candidate is tried first, in queue order (0: never)")->check(CLI::NonNegativeNumber);
   sim->add_option("--reserve-after", flags->reserve_after, "predictive_backfill: seconds of wait after which a job gets its own reservation (0: never)")->check(CLI::NonNegativeNumber);
   sim->add_option("--reserve-depth", flags->reserve_depth, "predictive_backfill: at most this many waiting jobs get reservations besides the head")->check(CLI::NonNegativeNumber);
   sim->add_flag("--json", flags->json, "print JSON instead of a table");

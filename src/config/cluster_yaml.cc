@@ -445,6 +445,7 @@ constexpr QueueKey kQueueKeys[] = {
     {"max_head_wait", &ReadInto<&QueueSpec::max_head_wait, &Reader::ReadCount<Duration>>},
     {"history_runs", &ReadKnob<&core::PredictiveKnobs::history_runs, &Reader::ReadHistoryRuns>},
     {"backfill_order", &ReadKnob<&core::PredictiveKnobs::order, &Reader::ReadBackfillOrder>},
+    {"age_after", &ReadKnob<&core::PredictiveKnobs::age_after, &Reader::ReadCount<Duration>>},
     {"reserve_after", &ReadKnob<&core::PredictiveKnobs::reserve_after, &Reader::ReadCount<Duration>>},
     {"reserve_depth", &ReadKnob<&core::PredictiveKnobs::reserve_depth, &Reader::ReadCount<int32_t>>},
     {"capacity", &ReadInto<&QueueSpec::capacity, &Reader::ReadPercent>},

@@ -1,6 +1,7 @@
 #include "core/admission/backfill_order.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace sluice::core {
 namespace {
@@ -12,31 +13,40 @@ double ExpansionFactor(const BackfillCandidate& c, Instant now) {
   return (wait + p) / p;
 }
 
-}  // namespace
+using Iterator = std::vector<BackfillCandidate>::iterator;
 
-void SortCandidates(std::vector<BackfillCandidate>& candidates, BackfillOrder order, Instant now) {
+// Sorts [first, last), collected in queue order, into `order`.
+void SortInto(Iterator first, Iterator last, BackfillOrder order, Instant now) {
   switch (order) {
     case BackfillOrder::kQueue:
-      return;  // collected in queue order already
+      return;
     case BackfillOrder::kShortest:
-      std::sort(candidates.begin(), candidates.end(),
-                [](const BackfillCandidate& a, const BackfillCandidate& b) {
-                  if (a.predicted != b.predicted) return a.predicted < b.predicted;
-                  return a.position < b.position;
-                });
+      std::sort(first, last, [](const BackfillCandidate& a, const BackfillCandidate& b) {
+        if (a.predicted != b.predicted) return a.predicted < b.predicted;
+        return a.position < b.position;
+      });
       return;
     case BackfillOrder::kExpansion: {
       std::vector<std::pair<double, BackfillCandidate>> keyed;
-      keyed.reserve(candidates.size());
-      for (const BackfillCandidate& c : candidates) keyed.emplace_back(ExpansionFactor(c, now), c);
+      keyed.reserve(static_cast<size_t>(last - first));
+      for (auto c = first; c != last; ++c) keyed.emplace_back(ExpansionFactor(*c, now), *c);
       std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
         if (a.first != b.first) return a.first > b.first;
         return a.second.position < b.second.position;
       });
-      for (size_t i = 0; i < keyed.size(); ++i) candidates[i] = keyed[i].second;
+      for (const auto& [factor, c] : keyed) *first++ = c;
       return;
     }
   }
+}
+
+}  // namespace
+
+void SortCandidates(std::vector<BackfillCandidate>& candidates, BackfillOrder order, Instant now) {
+  // Aged candidates first, in queue order (stable_partition keeps the collected order).
+  auto young = std::stable_partition(candidates.begin(), candidates.end(),
+                                     [](const BackfillCandidate& c) { return c.aged; });
+  SortInto(young, candidates.end(), order, now);
 }
 
 }  // namespace sluice::core

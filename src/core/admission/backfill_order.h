@@ -1,8 +1,9 @@
 // The order in which predictive_backfill tries its backfill candidates (issue 20): the jobs
 // after a blocked head, each with its predicted runtime (runtime_prediction.h).
 //
-// Orders (BackfillOrder, predictive_config.h); every one ends on the queue position, so the
-// result is a total order and deterministic:
+// Aged candidates (waited at least PredictiveKnobs::age_after) come first, in queue order;
+// the others follow in the configured order (BackfillOrder, predictive_config.h). Every
+// order ends on the queue position, so the result is a total order and deterministic:
 //   kQueue:     queue position.
 //   kShortest:  predicted runtime ascending (shortest job backfilled first, SJBF), then
 //               queue position.
@@ -24,9 +25,10 @@ struct BackfillCandidate {
   const Job* job = nullptr;
   size_t position = 0;     // in the queue's order this cycle
   Duration predicted = 0;  // RuntimePredictor::Predict
+  bool aged = false;       // waited at least age_after: tried first, in queue order
 };
 
-// Sorts `candidates` into `order` at time `now`.
+// Sorts `candidates` into `order` at time `now`, aged candidates first.
 void SortCandidates(std::vector<BackfillCandidate>& candidates, BackfillOrder order, Instant now);
 
 }  // namespace sluice::core

@@ -24,9 +24,13 @@ Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_
   for (auto it = std::next(head_it); it != order.end(); ++it, ++position) {
     const Job& job = *it;
     if (ctx.DecidedThisCycle(job)) continue;
-    out.jobs.push_back(BackfillCandidate{&job, position, predictor.Predict(job)});
+    const Duration waited = ctx.now - job.spec.submit_time;
+    out.jobs.push_back(BackfillCandidate{.job = &job,
+                                         .position = position,
+                                         .predicted = predictor.Predict(job),
+                                         .aged = knobs.age_after > 0 && waited >= knobs.age_after});
     if (protect && static_cast<int32_t>(out.waiters.size()) < knobs.reserve_depth &&
-        ctx.now - job.spec.submit_time >= knobs.reserve_after && !Ineligible(job, ctx)) {
+        waited >= knobs.reserve_after && !Ineligible(job, ctx)) {
       out.waiters.push_back(&job);
     }
   }

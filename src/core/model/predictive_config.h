@@ -26,6 +26,9 @@ struct PredictiveKnobs {
   // (1..RuntimeHistory::kKept), capped at its run limit.
   int32_t history_runs = 2;
   BackfillOrder order = BackfillOrder::kShortest;
+  // A candidate that has waited this long (seconds since submission) is tried before every
+  // other, in queue order, as easy_backfill would try it; 0 turns this off.
+  Duration age_after = 0;
   // A job that has waited this long (seconds since submission) gets a reservation of its
   // own from run limits, which no backfilled job may delay; 0 turns these off.
   Duration reserve_after = 0;

@@ -11,9 +11,14 @@ namespace sluice::core {
 namespace {
 
 std::vector<JobId> Sorted(const std::vector<Job>& jobs, const std::vector<Duration>& predicted,
-                          BackfillOrder order, Instant now) {
+                          BackfillOrder order, Instant now, std::vector<bool> aged = {}) {
   std::vector<BackfillCandidate> candidates;
-  for (size_t i = 0; i < jobs.size(); ++i) candidates.push_back({&jobs[i], i, predicted[i]});
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    candidates.push_back({.job = &jobs[i],
+                          .position = i,
+                          .predicted = predicted[i],
+                          .aged = i < aged.size() && aged[i]});
+  }
   SortCandidates(candidates, order, now);
   std::vector<JobId> ids;
   for (const BackfillCandidate& c : candidates) ids.push_back(c.job->spec.id);
@@ -49,6 +54,18 @@ TEST(BackfillOrderTest, LargestExpansionFactorFirst) {
   const std::vector<Job> jobs = Jobs({400, 100, 1000, 0, 600});
   EXPECT_EQ(Sorted(jobs, {100, 300, 10, kInfinite, 0}, BackfillOrder::kExpansion, 1000),
             (std::vector<JobId>{5, 1, 2, 3, 4}));
+}
+
+TEST(BackfillOrderTest, AgedCandidatesFirstInQueueOrder) {
+  // Jobs 2 and 4 are aged: they go first, 2 before 4 although 4 is shorter; then 3 and 1
+  // shortest first.
+  const std::vector<Job> jobs = Jobs({0, 0, 0, 0});
+  EXPECT_EQ(Sorted(jobs, {300, 500, 100, 50}, BackfillOrder::kShortest, 1000,
+                   {false, true, false, true}),
+            (std::vector<JobId>{2, 4, 3, 1}));
+  EXPECT_EQ(Sorted(jobs, {300, 500, 100, 50}, BackfillOrder::kExpansion, 1000,
+                   {false, true, false, true}),
+            (std::vector<JobId>{2, 4, 3, 1}));  // x: 4 -> 21, 3 -> 11, 1 -> 4.33
 }
 
 }  // namespace
