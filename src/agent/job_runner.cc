@@ -2,15 +2,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/close_range.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
-#include <linux/close_range.h>
 
 extern char** environ;
 
@@ -18,10 +21,22 @@ namespace sluice::agent {
 namespace {
 
 // What the child reports through the error pipe when a step before exec fails.
-enum ChildStep : int { kStepChdir = 1, kStepStdout, kStepStderr, kStepExec, kStepSession };
+enum ChildStep : int {
+  kStepChdir = 1,
+  kStepStdout,
+  kStepStderr,
+  kStepExec,
+  kStepSession,
+  kStepCgroup,
+  kStepRlimit,
+  kStepGroups,
+  kStepGid,
+  kStepUid,
+};
 struct ChildFailure {
   int step = 0;
   int error = 0;
+  int index = 0;  // kStepCgroup: which cgroup.procs file
 };
 
 // Everything the child touches, prepared before fork (no allocation after fork).
@@ -34,6 +49,9 @@ struct Prepared {
   std::string error;
   std::vector<char*> argv_ptrs;
   std::vector<char*> env_ptrs;
+  std::vector<std::string> cgroup_procs;  // files to write `0` into (join the job's cgroup)
+  std::optional<rlim_t> data_limit;       // RLIMIT_DATA, without cgroups
+  std::optional<Account> account;         // switch to it (the agent runs as root)
 };
 
 std::map<std::string, std::string> CurrentEnvironment() {
@@ -64,10 +82,17 @@ std::string ResolveProgram(const std::string& name, const std::map<std::string, 
   return name;  // exec fails with ENOENT, reported as a failed launch
 }
 
-Prepared Prepare(const JobSpec& spec) {
+Prepared Prepare(const JobSpec& spec, const std::optional<Account>& account) {
   Prepared p;
   std::map<std::string, std::string> env = CurrentEnvironment();
   for (const auto& [key, value] : spec.env) env[key] = value;
+  if (account) {
+    env["HOME"] = account->home;
+    env["USER"] = account->name;
+    env["LOGNAME"] = account->name;
+    env["SHELL"] = account->shell;
+    if (geteuid() == 0) p.account = account;  // root switches; else it is already the account
+  }
   if (spec.argv.empty()) {
     p.program = "/bin/sh";
     p.args = {"sh", "-c", spec.command};
@@ -86,18 +111,42 @@ Prepared Prepare(const JobSpec& spec) {
   return p;
 }
 
-[[noreturn]] void ChildFail(int pipe_fd, int step) {
-  ChildFailure failure{.step = step, .error = errno};
+[[noreturn]] void ChildFail(int pipe_fd, int step, int index = 0) {
+  ChildFailure failure{.step = step, .error = errno, .index = index};
   ssize_t ignored = write(pipe_fd, &failure, sizeof failure);
   (void)ignored;
   _exit(127);
 }
 
+// Joins the job's cgroup, applies rlimits and drops to the job's account. Runs in the child,
+// as root when it switches: async-signal-safe calls only.
+void EnterJobContext(const Prepared& p, int pipe_fd) {
+  for (size_t i = 0; i < p.cgroup_procs.size(); ++i) {
+    // O_CREAT only matters for a fake tree (tests); cgroupfs has the file.
+    const int fd = open(p.cgroup_procs[i].c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, "0", 1) != 1) ChildFail(pipe_fd, kStepCgroup, static_cast<int>(i));
+    close(fd);
+  }
+  if (p.data_limit) {
+    const rlimit limit{.rlim_cur = *p.data_limit, .rlim_max = *p.data_limit};
+    if (setrlimit(RLIMIT_DATA, &limit) != 0) ChildFail(pipe_fd, kStepRlimit);
+  }
+  if (p.account) {
+    const Account& a = *p.account;
+    if (setgroups(a.groups.size(), a.groups.data()) != 0) ChildFail(pipe_fd, kStepGroups);
+    if (setgid(a.gid) != 0) ChildFail(pipe_fd, kStepGid);
+    if (setuid(a.uid) != 0) ChildFail(pipe_fd, kStepUid);
+    // A dropped identity must not be recoverable.
+    if (a.uid != 0 && setuid(0) == 0) {
+      errno = EPERM;
+      ChildFail(pipe_fd, kStepUid);
+    }
+  }
+}
+
 // Runs in the child: async-signal-safe calls only.
 [[noreturn]] void ChildMain(const Prepared& p, int pipe_fd, pid_t parent) {
   if (setsid() < 0) ChildFail(pipe_fd, kStepSession);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);  // the agent died before prctl took effect
   // Ignored signals stay ignored across exec; the job gets the defaults.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -113,6 +162,10 @@ Prepared Prepare(const JobSpec& spec) {
       if (fd != pipe_fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
   }
+  EnterJobContext(p, pipe_fd);
+  // After setuid, which clears the parent-death signal.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);  // the agent died before prctl took effect
   const int null_in = open("/dev/null", O_RDONLY);
   if (null_in >= 0) dup2(null_in, STDIN_FILENO);
   if (!p.cwd.empty() && chdir(p.cwd.c_str()) != 0) ChildFail(pipe_fd, kStepChdir);
@@ -132,11 +185,36 @@ Prepared Prepare(const JobSpec& spec) {
 std::string DescribeFailure(const ChildFailure& failure, const Prepared& p) {
   std::string what;
   switch (failure.step) {
-    case kStepChdir: what = "chdir: " + p.cwd; break;
-    case kStepStdout: what = "open output: " + p.output; break;
-    case kStepStderr: what = "open error: " + p.error; break;
-    case kStepExec: what = "exec: " + p.program; break;
-    default: what = "setsid"; break;
+    case kStepChdir:
+      what = "chdir: " + p.cwd;
+      break;
+    case kStepStdout:
+      what = "open output: " + p.output;
+      break;
+    case kStepStderr:
+      what = "open error: " + p.error;
+      break;
+    case kStepExec:
+      what = "exec: " + p.program;
+      break;
+    case kStepCgroup:
+      what = "join cgroup: " + p.cgroup_procs.at(failure.index);
+      break;
+    case kStepRlimit:
+      what = "setrlimit: RLIMIT_DATA";
+      break;
+    case kStepGroups:
+      what = "setgroups: " + p.account->name;
+      break;
+    case kStepGid:
+      what = "setgid: " + p.account->name;
+      break;
+    case kStepUid:
+      what = "setuid: " + p.account->name;
+      break;
+    default:
+      what = "setsid";
+      break;
   }
   return what + ": " + std::strerror(failure.error);
 }
@@ -145,9 +223,14 @@ std::string DescribeFailure(const ChildFailure& failure, const Prepared& p) {
 
 std::string_view ToString(ExitCause cause) {
   switch (cause) {
-    case ExitCause::kExit: return "exit";
-    case ExitCause::kRunLimit: return "run_limit";
-    case ExitCause::kKilled: return "killed";
+    case ExitCause::kExit:
+      return "exit";
+    case ExitCause::kRunLimit:
+      return "run_limit";
+    case ExitCause::kKilled:
+      return "killed";
+    case ExitCause::kMemLimit:
+      return "mem_limit";
   }
   return "exit";
 }
@@ -172,19 +255,41 @@ std::string ExpandJobPattern(std::string_view pattern, int64_t job) {
   return out;
 }
 
-JobRunner::~JobRunner() {
-  for (auto& [job, entry] : entries_) {
-    kill(-entry.pid, SIGKILL);
-    int status = 0;
-    waitpid(entry.pid, &status, 0);
-  }
+namespace {
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
 }
 
-Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
-  if (entries_.contains(spec.job)) {
-    return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.job) + " runs already");
+double Seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; }
+
+bool WaitEmpty(const Cgroups& cgroups, int64_t job, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (!cgroups.Empty(job)) {
+    if (Clock::now() >= deadline) return false;
+    usleep(1000);
   }
-  Prepared prepared = Prepare(spec);
+  return true;
+}
+
+// The job's cgroup (its procs files for the child to join), or without cgroups an rlimit.
+Status Contain(Cgroups* cgroups, const JobSpec& spec, std::optional<int64_t> pids, Prepared& p) {
+  if (cgroups == nullptr) {
+    if (spec.mem_limit_mb) p.data_limit = static_cast<rlim_t>(*spec.mem_limit_mb) << 20;
+    return Status::Ok();
+  }
+  Status created = cgroups->Create(
+      spec.job, {.memory_mb = spec.mem_limit_mb, .cpus = spec.cpu_limit, .pids = pids});
+  if (!created.ok()) return created.WithPrefix("job " + std::to_string(spec.job) + " cgroup");
+  p.cgroup_procs = cgroups->ProcsFiles(spec.job);
+  return Status::Ok();
+}
+
+// Forks the job. Returns its pid once it has exec'd; kFailedPrecondition naming the step when
+// the child failed before exec (it has been reaped); kInternal when pipe or fork failed.
+Result<pid_t> Spawn(const Prepared& prepared) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return Internal(std::string("pipe: ") + std::strerror(errno));
@@ -213,60 +318,215 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
     waitpid(pid, &status, 0);
     return FailedPrecondition(DescribeFailure(failure, prepared));
   }
-  Entry entry{.pid = pid};
+  return pid;
+}
+
+std::string MemLimitMessage(const CgroupUsage& usage) {
+  std::string text = "memory limit ";
+  text += usage.memory_limit_mb ? std::to_string(*usage.memory_limit_mb) + " MB" : "(unknown)";
+  text += " reached (peak ";
+  text += usage.peak_mb ? std::to_string(std::llround(*usage.peak_mb)) + " MB" : "unknown";
+  text += ", " + std::to_string(usage.oom_kills) +
+          (usage.oom_kills == 1 ? " process" : " processes") + " killed by the OOM killer)";
+  return text;
+}
+
+}  // namespace
+
+JobRunner::JobRunner(JobRunnerOptions options)
+    : options_(std::move(options)), host_(options_.host.empty() ? HostName() : options_.host) {}
+
+JobRunner::~JobRunner() {
+  for (auto& [job, entry] : entries_) {
+    if (!entry.ended) {
+      SignalJob(job, entry, SIGKILL);
+      int status = 0;
+      waitpid(entry.pid, &status, 0);
+    }
+  }
+  if (cgroups_ == nullptr) return;
+  for (auto& [job, entry] : entries_) {
+    if (!entry.contained) continue;
+    cgroups_->Signal(job, SIGKILL);
+    WaitEmpty(*cgroups_, job, std::chrono::milliseconds(2000));
+    if (!cgroups_->Remove(job).ok()) leftovers_.push_back(job);
+  }
+  entries_.clear();
+  for (int64_t job : leftovers_) {
+    cgroups_->Signal(job, SIGKILL);
+    WaitEmpty(*cgroups_, job, std::chrono::milliseconds(500));
+    (void)cgroups_->Remove(job);  // best effort: the next agent start removes what is left
+  }
+  cgroups_->RemoveAgentDirs();
+}
+
+Status JobRunner::Setup() {
+  if (cgroups_ != nullptr) return Status::Ok();
+  CgroupOptions cgroup = options_.cgroup;
+  if (cgroup.mode == CgroupMode::kNone) {
+    warning_ =
+        "cgroups disabled (--cgroup none): jobs are contained by process group and rlimits "
+        "only; a process that leaves its group (setsid) survives a kill";
+    return Status::Ok();
+  }
+  if (cgroup.path.empty()) cgroup.path = "sluice/" + host_;
+  Result<std::unique_ptr<Cgroups>> opened = OpenCgroups(cgroup);
+  if (!opened) {
+    if (cgroup.mode != CgroupMode::kAuto) return opened.error();
+    warning_ = "cgroups unavailable (" + opened.error().message() +
+               "): jobs are contained by process group and rlimits only";
+    return Status::Ok();
+  }
+  cgroups_ = std::move(*opened);
+  if (cgroups_ == nullptr) {
+    warning_ = "no cgroup v2 or v1 under " + cgroup.fs_root +
+               ": jobs are contained by process group and rlimits only";
+  }
+  return Status::Ok();
+}
+
+CgroupMode JobRunner::containment() const {
+  return cgroups_ != nullptr ? cgroups_->mode() : CgroupMode::kNone;
+}
+
+Status JobRunner::ResolveIdentity(const JobSpec& spec, std::optional<Account>& account) const {
+  if (spec.account.empty()) return Status::Ok();
+  Result<Account> found = LookupAccount(spec.account, host_);
+  if (!found) return found.error();
+  if (found->uid == 0 && !options_.allow_root) {
+    return Status(StatusCode::kPermissionDenied,
+                  "account `" + spec.account + "` has uid 0 on host " + host_ +
+                      ": jobs of uid 0 are refused (auth.allow_root_jobs)");
+  }
+  const uid_t self = geteuid();
+  if (self != 0 && found->uid != self) {
+    return Status(StatusCode::kPermissionDenied,
+                  "the agent on host " + host_ + " runs as uid " + std::to_string(self) +
+                      ", not root: it cannot run jobs of account `" + spec.account + "`");
+  }
+  account = std::move(*found);
+  return Status::Ok();
+}
+
+Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
+  if (entries_.contains(spec.job)) {
+    return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.job) + " runs already");
+  }
+  // 1. The account, looked up before fork (NSS may allocate, open files, talk to daemons).
+  std::optional<Account> account;
+  SLUICE_RETURN_IF_ERROR(ResolveIdentity(spec, account));
+  Prepared prepared = Prepare(spec, account);
+  // 2. Containment: the job's cgroup with its limits, or an rlimit.
+  SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), spec, options_.pids_limit, prepared));
+  // 3. Fork and exec; a failed step in the child comes back through the pipe.
+  Result<pid_t> pid = Spawn(prepared);
+  if (!pid) {
+    if (cgroups_ != nullptr && !cgroups_->Remove(spec.job).ok()) leftovers_.push_back(spec.job);
+    return pid.error();
+  }
+  Entry entry{.pid = *pid, .contained = cgroups_ != nullptr};
   if (spec.run_limit) entry.limit_at = now + *spec.run_limit;
   entries_.emplace(spec.job, entry);
   return Status::Ok();
 }
 
-void JobRunner::Terminate(Entry& entry, ExitCause cause, std::chrono::milliseconds grace,
-                          TimePoint now) {
+void JobRunner::SignalJob(int64_t job, const Entry& entry, int signal) {
+  // The group only while the leader is not reaped: afterwards its pid may be reused.
+  if (!entry.ended) kill(-entry.pid, signal);
+  if (entry.contained) cgroups_->Signal(job, signal);
+}
+
+void JobRunner::Terminate(int64_t job, Entry& entry, ExitCause cause,
+                          std::chrono::milliseconds grace, TimePoint now) {
   if (!entry.kill_cause) entry.kill_cause = cause;
   if (entry.sigkill_at) {
     // Already terminating: a shorter grace may bring the SIGKILL forward, never push it back.
     entry.sigkill_at = std::min(*entry.sigkill_at, now + grace);
     return;
   }
-  kill(-entry.pid, SIGTERM);
+  SignalJob(job, entry, SIGTERM);
   entry.sigkill_at = now + grace;
 }
 
 bool JobRunner::Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now) {
   auto it = entries_.find(job);
-  if (it == entries_.end()) return false;
-  Terminate(it->second, ExitCause::kKilled, grace, now);
+  if (it == entries_.end() || it->second.ended) return false;
+  Terminate(job, it->second, ExitCause::kKilled, grace, now);
   return true;
 }
 
 void JobRunner::KillAll(std::chrono::milliseconds grace, TimePoint now) {
-  for (auto& [job, entry] : entries_) Terminate(entry, ExitCause::kKilled, grace, now);
+  for (auto& [job, entry] : entries_) {
+    if (!entry.ended) Terminate(job, entry, ExitCause::kKilled, grace, now);
+  }
+}
+
+void JobRunner::ReapLeader(int64_t job, Entry& entry, TimePoint now) {
+  // The leader is still a zombie (WNOWAIT), so its group id cannot have been reused.
+  SignalJob(job, entry, SIGKILL);
+  int status = 0;
+  rusage usage{};
+  wait4(entry.pid, &status, 0, &usage);
+  JobExit exit{.job = job, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
+  if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
+  exit.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
+  exit.max_rss_mb = usage.ru_maxrss / 1024.0;  // ru_maxrss is in KiB
+  entry.ended = exit;
+  entry.drain_until = now + options_.drain_timeout;
+}
+
+JobExit JobRunner::Finish(int64_t job, Entry& entry) {
+  JobExit exit = *entry.ended;
+  if (!entry.contained) return exit;
+  const CgroupUsage usage = cgroups_->Usage(job);
+  if (usage.cpu_seconds) exit.cpu_seconds = *usage.cpu_seconds;
+  if (usage.peak_mb) exit.max_rss_mb = *usage.peak_mb;
+  if (usage.oom_kills > 0 && !entry.kill_cause) {
+    exit.cause = ExitCause::kMemLimit;
+    exit.message = MemLimitMessage(usage);
+  }
+  if (!cgroups_->Remove(job).ok()) leftovers_.push_back(job);
+  return exit;
+}
+
+void JobRunner::RetryLeftovers() {
+  std::erase_if(leftovers_, [this](int64_t job) {
+    if (entries_.contains(job)) return true;  // started again: Create replaced the cgroup
+    cgroups_->Signal(job, SIGKILL);
+    return cgroups_->Remove(job).ok();
+  });
 }
 
 std::vector<JobExit> JobRunner::Poll(TimePoint now, std::chrono::milliseconds run_limit_grace) {
+  RetryLeftovers();
   std::vector<JobExit> exits;
   for (auto it = entries_.begin(); it != entries_.end();) {
+    const int64_t job = it->first;
     Entry& entry = it->second;
-    siginfo_t info{};
-    // WNOWAIT: the leader stays a zombie, so its pid (the group id) cannot be reused until
-    // the rest of the group has been killed below.
-    if (waitid(P_PID, entry.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
-      kill(-entry.pid, SIGKILL);
-      int status = 0;
-      waitpid(entry.pid, &status, 0);
-      JobExit exit{.job = it->first, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
-      if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
-      if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
-      exits.push_back(exit);
-      it = entries_.erase(it);
+    if (!entry.ended) {
+      siginfo_t info{};
+      // WNOWAIT: the leader stays a zombie, so its pid (the group id) cannot be reused until
+      // the rest of the group has been killed in ReapLeader.
+      if (waitid(P_PID, entry.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
+        ReapLeader(job, entry, now);
+      } else {
+        if (entry.limit_at && now >= *entry.limit_at && !entry.sigkill_at) {
+          Terminate(job, entry, ExitCause::kRunLimit, run_limit_grace, now);
+        }
+        if (entry.sigkill_at && now >= *entry.sigkill_at) SignalJob(job, entry, SIGKILL);
+        ++it;
+        continue;
+      }
+    }
+    // The leader is gone; with a cgroup, the job ends when the last of its processes has.
+    if (entry.contained && !cgroups_->Empty(job) && now < entry.drain_until) {
+      cgroups_->Signal(job, SIGKILL);
+      ++it;
       continue;
     }
-    if (entry.limit_at && now >= *entry.limit_at && !entry.sigkill_at) {
-      Terminate(entry, ExitCause::kRunLimit, run_limit_grace, now);
-    }
-    if (entry.sigkill_at && now >= *entry.sigkill_at) {
-      kill(-entry.pid, SIGKILL);
-    }
-    ++it;
+    exits.push_back(Finish(job, entry));
+    it = entries_.erase(it);
   }
   return exits;
 }

@@ -1,21 +1,37 @@
 // JobRunner: the process side of an agent — spawns each job as a process in its own session
-// (so its process group is the job), reaps it with waitpid, kills whole groups (SIGTERM, then
-// SIGKILL after a grace) and enforces run limits. It knows nothing of the protocol.
+// (so its process group is the job), under its user's identity and in its own cgroup, reaps
+// it, kills all of it (SIGTERM, then SIGKILL after a grace), enforces run limits and reports
+// how it ended with its CPU time and memory peak. It knows nothing of the protocol.
 //
 // Representation: one Entry per live job, keyed by job id (ordered, so listings are stable).
 // A job is spawned with fork + exec; everything the child needs (argv, envp, paths with `%j`
-// replaced) is prepared before fork, because the child of a multithreaded process may only
-// call async-signal-safe functions. A close-on-exec pipe carries a failed step (chdir, open,
-// exec) and its errno from the child to the parent, so Start reports a failed launch
-// synchronously with a message instead of a mysterious exit code 127.
-// When a job's leader exits, the rest of its group is killed before the leader is reaped
-// (waitid with WNOWAIT keeps the pid, hence the group id, from being reused meanwhile), so
-// nothing of a finished job keeps running. The leader gets PR_SET_PDEATHSIG(SIGKILL): if the
-// agent dies, its jobs do not run on unsupervised.
+// replaced, the account's uid, gid and groups, the cgroup files) is prepared before fork,
+// because the child of a multithreaded process may only call async-signal-safe functions. In
+// the child, in this order: setsid; join the job's cgroup by writing `0` into its
+// cgroup.procs files (still as root; done by the child rather than by the parent because it
+// needs no extra round trip, its failure travels the same error pipe, and nothing of the job
+// has run yet); rlimits (without cgroups); setgroups, setgid, setuid (each checked); the
+// parent-death signal (after setuid, which clears it); then, AS THE USER, chdir, open the
+// output and error files, exec. A close-on-exec pipe carries a failed step and its errno from
+// the child to the parent, so Start reports a failed launch synchronously with a message
+// instead of a mysterious exit code 127.
+// When a job's leader exits, the rest of its group and of its cgroup is killed before the
+// leader is reaped (waitid with WNOWAIT keeps the pid, hence the group id, from being reused
+// meanwhile); with a cgroup the exit is reported once the cgroup is empty (or after
+// `drain_timeout`), so nothing of a finished job keeps running, not even a `setsid` child.
+// The leader gets PR_SET_PDEATHSIG(SIGKILL): if the agent dies, its jobs do not run on
+// unsupervised (and a restarted agent removes the stale cgroups, killing what is left).
+//
+// Identity (R-SEC-1): an agent running as root runs a job as `JobSpec::account`; it refuses
+// an account of uid 0 unless `allow_root`. An agent running as another account runs only that
+// account's jobs. An unknown account is a failed launch naming account and host.
+// Without cgroups (mode none, or auto where there are none) a job is a process group with an
+// RLIMIT_DATA memory limit; `warning()` then holds the one line the agent logs.
 //
 // Time is passed in (`now`), never read, so tests can drive the deadlines.
 // Thread-safety: not thread-safe; the agent serializes calls with its own mutex.
-// Implements the process part of R-SRV-3 and the job environment of R-SRV-5b.
+// Implements the process part of R-SRV-3, the job environment of R-SRV-5b, R-SEC-1 (identity),
+// R-SEC-3 (containment) and R-SEC-4 (accounting), with cgroup.h.
 #pragma once
 
 #include <sys/types.h>
@@ -23,11 +39,14 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "agent/account.h"
+#include "agent/cgroup.h"
 #include "base/status.h"
 
 namespace sluice::agent {
@@ -46,9 +65,17 @@ struct JobSpec {
   std::string error;   // stderr file; empty: the same file as stdout
   std::optional<std::chrono::milliseconds> run_limit;
   std::map<std::string, std::string> env;  // added to (and overriding) the agent's environment
+  // The UNIX account the job runs as (R-SEC-1); its HOME, USER, LOGNAME and SHELL override
+  // `env`. Empty: the agent's own identity, unchanged (what a runner did before R-SEC-1).
+  // TODO(lead): the controller always names it; then refuse an empty account (#14).
+  std::string account;
+  // Memory limit on this host: rusage mem (MB per task) x the job's tasks here.
+  std::optional<int64_t> mem_limit_mb;
+  std::optional<int> cpu_limit;  // CPUs: the job's slots on this host
 };
 
-enum class ExitCause { kExit, kRunLimit, kKilled };
+// kMemLimit: the kernel's OOM killer ended a process of the job's cgroup at its memory limit.
+enum class ExitCause { kExit, kRunLimit, kKilled, kMemLimit };
 std::string_view ToString(ExitCause cause);
 
 struct JobExit {
@@ -56,6 +83,25 @@ struct JobExit {
   std::optional<int> exit_code;  // set when the leader exited normally
   std::optional<int> signal;     // set when the leader was killed by a signal
   ExitCause cause = ExitCause::kExit;
+  // R-SEC-4: user + system CPU of all its processes and its memory high-water mark, from its
+  // cgroup; without one, from the reaped leader's rusage (which covers the descendants it
+  // waited for, and the largest single RSS among them).
+  double cpu_seconds = 0;
+  double max_rss_mb = 0;
+  // For kMemLimit: "memory limit 64 MB reached (peak 64 MB, 1 process killed by the OOM
+  // killer)". Empty otherwise.
+  std::string message;
+};
+
+struct JobRunnerOptions {
+  std::string host;                   // names this host in messages; empty: gethostname()
+  bool allow_root = false;            // run jobs whose account has uid 0 (`auth.allow_root_jobs`)
+  CgroupOptions cgroup;               // the cgroup layout and the agent's sub-tree (see cgroup.h)
+  std::optional<int64_t> pids_limit;  // per job, with cgroups (`sluice agent` flag)
+  // How long after the leader's exit the runner waits for the rest of the job's cgroup to
+  // die before it reports the exit anyway (a process stuck in the kernel) and retries the
+  // removal of the cgroup later.
+  std::chrono::milliseconds drain_timeout{10000};
 };
 
 // Replaces every `%j` in `pattern` with the job id (`%%` stays `%%`).
@@ -63,23 +109,41 @@ std::string ExpandJobPattern(std::string_view pattern, int64_t job);
 
 class JobRunner {
  public:
-  JobRunner() = default;
-  ~JobRunner();  // kills (SIGKILL) and reaps whatever still runs
+  JobRunner() : JobRunner(JobRunnerOptions{}) {}
+  explicit JobRunner(JobRunnerOptions options);
+  ~JobRunner();  // kills (SIGKILL) and reaps whatever still runs; removes its cgroups
   JobRunner(const JobRunner&) = delete;
   JobRunner& operator=(const JobRunner&) = delete;
 
+  // Sets up containment once, before the first Start: detects the cgroup layout, creates the
+  // agent's sub-tree and removes stale job cgroups (killing what runs in them). Errors: the
+  // explicitly requested v2/v1 is missing (kFailedPrecondition) or unusable, e.g. not root
+  // (kInternal). In auto mode a missing or unusable layout falls back to process groups and
+  // sets `warning()`. A runner that is never set up runs jobs without cgroups.
+  Status Setup();
+  // The layout in effect: kV2, kV1 or kNone.
+  CgroupMode containment() const;
+  // One line for the agent's log when jobs are not contained by cgroups; empty otherwise.
+  const std::string& warning() const { return warning_; }
+
   // Starts the job. Returns kAlreadyExists if it runs already; kFailedPrecondition with
-  // "<step>: <path>: <errno text>" if chdir, opening an output file or exec failed (the job did
-  // not run: a failed launch); kInternal if fork failed.
+  // "<step>: <path>: <errno text>" if joining the cgroup, switching identity, chdir, opening
+  // an output file or exec failed; kNotFound "unknown account `x` on host h"; kPermissionDenied
+  // for an account of uid 0 (without allow_root) or, for an agent not running as root, an
+  // account other than its own; kInternal if fork or the job's cgroup failed. Any error means
+  // the job did not run (a failed launch).
   Status Start(const JobSpec& spec, TimePoint now);
 
-  // Sends SIGTERM to the job's group and SIGKILL after `grace` (checked by Poll). The exit is
-  // reported with cause kKilled. No-op (false) for a job that does not run.
+  // Sends SIGTERM to the job's group and cgroup, and SIGKILL to both after `grace` (checked by
+  // Poll). The exit is reported with cause kKilled. No-op (false) for a job that does not run
+  // or whose leader has already exited (its remaining processes are being killed).
   bool Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now);
   void KillAll(std::chrono::milliseconds grace, TimePoint now);
 
-  // Reaps exited jobs (never blocks), escalates overdue kills to SIGKILL and starts the kill of
-  // jobs past their run limit (`run_limit_grace` between SIGTERM and SIGKILL).
+  // Reaps exited jobs (never waits for a process; a cgroup freeze may take up to ~100 ms),
+  // escalates overdue kills to SIGKILL and starts the kill of jobs past their run limit
+  // (`run_limit_grace` between SIGTERM and SIGKILL).
+  // A job has ended when its leader has exited and (with a cgroup) no process of it is left.
   // Returns the jobs that ended since the last call, in job id order.
   std::vector<JobExit> Poll(TimePoint now, std::chrono::milliseconds run_limit_grace);
 
@@ -89,14 +153,33 @@ class JobRunner {
 
  private:
   struct Entry {
-    pid_t pid = -1;  // leader; its pid is the group id
+    pid_t pid = -1;          // leader; its pid is the group id
+    bool contained = false;  // has a cgroup
     std::optional<TimePoint> limit_at;
     std::optional<TimePoint> sigkill_at;  // set once SIGTERM was sent
     std::optional<ExitCause> kill_cause;
+    // Set once the leader was reaped, while the rest of its cgroup dies (until drain_until).
+    std::optional<JobExit> ended;
+    TimePoint drain_until;
   };
-  void Terminate(Entry& entry, ExitCause cause, std::chrono::milliseconds grace, TimePoint now);
+  // Checks and resolves the job's account (before fork); leaves `account` empty for a job
+  // without one (no identity switch).
+  Status ResolveIdentity(const JobSpec& spec, std::optional<Account>& account) const;
+  void SignalJob(int64_t job, const Entry& entry, int signal);
+  void Terminate(int64_t job, Entry& entry, ExitCause cause, std::chrono::milliseconds grace,
+                 TimePoint now);
+  // Reaps the exited leader of `entry` (after killing the rest of the job) into entry.ended.
+  void ReapLeader(int64_t job, Entry& entry, TimePoint now);
+  // Completes entry.ended with the cgroup's accounting and removes the cgroup.
+  JobExit Finish(int64_t job, Entry& entry);
+  void RetryLeftovers();
 
+  JobRunnerOptions options_;
+  std::string host_;
+  std::string warning_;
+  std::unique_ptr<Cgroups> cgroups_;  // null: no containment beyond process groups
   std::map<int64_t, Entry> entries_;
+  std::vector<int64_t> leftovers_;  // job cgroups whose removal failed; retried by Poll
 };
 
 }  // namespace sluice::agent

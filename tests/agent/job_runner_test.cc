@@ -63,6 +63,7 @@ TEST(ExitCauseTest, StringTableIsComplete) {
   EXPECT_EQ(ToString(ExitCause::kExit), "exit");
   EXPECT_EQ(ToString(ExitCause::kRunLimit), "run_limit");
   EXPECT_EQ(ToString(ExitCause::kKilled), "killed");
+  EXPECT_EQ(ToString(ExitCause::kMemLimit), "mem_limit");
 }
 
 TEST(JobRunnerTest, ReportsExitCodes) {
@@ -236,6 +237,41 @@ TEST(JobRunnerTest, EachJobIsItsOwnProcessGroup) {
   ASSERT_TRUE(pgid && pid);
   EXPECT_EQ(std::stoi(*pgid), std::stoi(*pid));
   EXPECT_NE(std::stoi(*pgid), getpgrp());
+}
+
+// Without cgroups (R-SEC-3 fallback): a process group, memory as RLIMIT_DATA, one warning;
+// CPU time and peak memory from the reaped leader's rusage (R-SEC-4).
+TEST(JobRunnerTest, WithoutCgroupsSetupWarnsOnce) {
+  JobRunner runner;
+  ASSERT_TRUE(runner.Setup().ok());
+  EXPECT_EQ(runner.containment(), CgroupMode::kNone);
+  EXPECT_FALSE(runner.warning().empty());
+}
+
+TEST(JobRunnerTest, WithoutCgroupsTheMemoryLimitIsADataRlimit) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{
+      .job = 13, .command = "ulimit -d", .cwd = dir.path(), .output = "limit", .mem_limit_mb = 64};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitExit(runner, 13));
+  EXPECT_EQ(ReadFile(dir.path() / "limit"), "65536\n");  // KiB
+}
+
+TEST(JobRunnerTest, WithoutCgroupsCpuAndPeakComeFromRusage) {
+  TempDir dir;
+  JobRunner runner;
+  // Busy until it has used 1 s of CPU (not wall time: the machine may be loaded).
+  JobSpec spec{.job = 14,
+               .argv = {"python3", "-c", "import time\nwhile time.process_time() < 1: pass"},
+               .cwd = dir.path()};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  auto exit = WaitExit(runner, 14);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->exit_code, 0);
+  EXPECT_GE(exit->cpu_seconds, 0.5);
+  EXPECT_GT(exit->max_rss_mb, 1);
+  EXPECT_LT(exit->max_rss_mb, 1024);
 }
 
 }  // namespace

@@ -1,0 +1,109 @@
+// Cgroups: the per-job control groups of one agent (R-SEC-3, R-SEC-4). Each job gets a cgroup
+// `<agent path>/job_<id>` with its limits (memory, CPU, pids); killing the job kills every
+// process of its cgroup, so a `setsid` or double-forked child cannot escape; at its end the
+// cgroup yields the job's CPU time, memory peak and whether the kernel's OOM killer struck.
+//
+// Representation: two implementations behind one interface.
+//   - v2 (unified tree, `<fs_root>/<path>/job_<id>`): memory.max (+ memory.swap.max = 0),
+//     cpu.max, pids.max; cgroup.kill (or freeze, kill, thaw before Linux 5.14); cpu.stat
+//     usage_usec, memory.peak, memory.events oom_kill. The agent's own directories get the
+//     memory, cpu and pids controllers in their cgroup.subtree_control and hold no process.
+//   - v1 (legacy or hybrid: one hierarchy per controller, `<fs_root>/<ctrl>/<path>/job_<id>`
+//     for ctrl in memory, cpu, cpuacct, pids, freezer; a missing hierarchy is skipped):
+//     memory.limit_in_bytes (+ memsw), cpu.cfs_quota_us, pids.max; kill = freeze, SIGKILL
+//     every pid, thaw; cpuacct.usage, memory.max_usage_in_bytes, memory.oom_control oom_kill.
+// A job enters its cgroup by writing `0` into each of `ProcsFiles(job)` from the forked child
+// before it drops root and execs (see job_runner.h), so every descendant inherits it.
+// Detection (`Detect`): auto looks at the file system type of `fs_root` (cgroup2: v2; a
+// cgroup v1 `memory` hierarchy under it: v1; else none); an explicit v2/v1 only checks that
+// the layout's files exist, so tests can point `fs_root` at a fake tree in a temp dir.
+//
+// Invariants: the agent's directories hold only `job_<id>` cgroups it created; `Open` removes
+// stale ones (a crashed agent's), killing what still runs in them.
+// Thread-safety: not thread-safe; owned and serialized by the JobRunner.
+// Implements R-SEC-3 (containment, limits, OOM cause) and the cgroup half of R-SEC-4.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace sluice::agent {
+
+enum class CgroupMode { kAuto, kV2, kV1, kNone };
+std::string_view ToString(CgroupMode mode);
+// "auto", "v2", "v1", "none" (the `sluice agent --cgroup` values); else kInvalidArgument.
+Result<CgroupMode> ParseCgroupMode(std::string_view text);
+
+struct CgroupOptions {
+  // NOTE: the library default is kNone so that a runner built without options behaves as
+  // before; `sluice agent --cgroup` defaults to auto (R-SEC-3) and passes it here.
+  CgroupMode mode = CgroupMode::kNone;
+  std::string fs_root = "/sys/fs/cgroup";
+  // The agent's sub-tree, relative to each hierarchy. Agents sharing a machine must use
+  // distinct paths (their stale cleanup would kill each other's jobs); the JobRunner fills an
+  // empty path with `sluice/<host name>`.
+  std::string path;
+};
+
+struct CgroupLimits {
+  std::optional<int64_t> memory_mb;  // memory (and memory + swap) limit
+  std::optional<int> cpus;           // CPU bandwidth, in CPUs
+  std::optional<int64_t> pids;       // at most this many tasks
+};
+
+struct CgroupUsage {
+  std::optional<double> cpu_seconds;       // user + system of every process that ran in it
+  std::optional<double> peak_mb;           // memory high-water mark
+  std::optional<int64_t> memory_limit_mb;  // the limit that was set, if any
+  int64_t oom_kills = 0;                   // processes the OOM killer ended in this cgroup
+};
+
+class Cgroups {
+ public:
+  virtual ~Cgroups() = default;
+
+  virtual CgroupMode mode() const = 0;
+  // Directories of the agent's sub-tree, one per hierarchy (for logs and tests).
+  virtual std::vector<std::string> AgentDirs() const = 0;
+
+  // Creates the job's cgroup and sets its limits. An existing cgroup of the same job (a
+  // requeued job whose previous run is still draining is never restarted by the runner, so
+  // this is a leftover) is killed and removed first. kInternal (naming the file) when a
+  // directory or a limit cannot be written; the partial cgroup is removed.
+  virtual Status Create(int64_t job, const CgroupLimits& limits) = 0;
+  // The `cgroup.procs` files the job's first process writes `0` into (one per hierarchy).
+  virtual std::vector<std::string> ProcsFiles(int64_t job) const = 0;
+  // Sends `signal` to every process of the job's cgroup (frozen meanwhile where possible, so
+  // no pid is reused between listing and signalling). SIGKILL uses cgroup.kill on v2.
+  virtual void Signal(int64_t job, int signal) = 0;
+  // True when no process is left in the job's cgroup (or it does not exist).
+  virtual bool Empty(int64_t job) const = 0;
+  virtual CgroupUsage Usage(int64_t job) const = 0;
+  // Removes the job's cgroup; kUnavailable while processes remain (call again later).
+  virtual Status Remove(int64_t job) = 0;
+  // Removes the agent's (empty) directories, best effort, at agent exit.
+  virtual void RemoveAgentDirs() = 0;
+};
+
+// The layout to use for `options.mode` on this machine: kV2, kV1 or kNone (auto without
+// cgroups). kFailedPrecondition when an explicit v2/v1 is not there (message naming fs_root).
+Result<CgroupMode> DetectCgroupMode(const CgroupOptions& options);
+
+// Detects, creates the agent's directories and removes stale job cgroups from a previous run
+// (killing their processes). Returns nullptr for kNone. kFailedPrecondition / kInternal
+// when the requested layout is missing or its directories cannot be created (e.g. not root).
+// REQUIRES: options.path is not empty.
+Result<std::unique_ptr<Cgroups>> OpenCgroups(const CgroupOptions& options);
+
+// "job_<id>", the name of a job's cgroup.
+std::string JobCgroupName(int64_t job);
+
+}  // namespace sluice::agent
