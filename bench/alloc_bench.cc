@@ -37,7 +37,7 @@ void PlaceUntilFull(benchmark::State& bench, int32_t slots, const std::string& r
   for (auto _ : bench) {
     Capacity capacity(state);
     while (true) {
-      AllocOutcome outcome = allocator.Nominate(job, state, capacity, AllocMode::kNormal);
+      AllocOutcome outcome = allocator.Nominate(job, state, capacity);
       if (!outcome.ok) break;
       capacity.Debit(outcome.allocation);
       ++placed;
@@ -77,7 +77,7 @@ void BM_NominateFails(benchmark::State& bench) {
   }
   ResreqAllocator allocator;
   for (auto _ : bench) {
-    benchmark::DoNotOptimize(allocator.Nominate(*state.FindJob(1), state, capacity, AllocMode::kNormal));
+    benchmark::DoNotOptimize(allocator.Nominate(*state.FindJob(1), state, capacity));
   }
 }
 BENCHMARK(BM_NominateFails)->Arg(100)->Arg(1000)->Arg(10000);

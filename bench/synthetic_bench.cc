@@ -55,7 +55,7 @@ void BM_FailingNomination(benchmark::State& bench) {
   ResreqAllocator allocator(/*reference=*/which == 2);
   Capacity capacity(state);
   for (auto _ : bench) {
-    AllocOutcome outcome = allocator.Nominate(job, state, capacity, AllocMode::kNormal);
+    AllocOutcome outcome = allocator.Nominate(job, state, capacity);
     benchmark::DoNotOptimize(outcome);
   }
 }

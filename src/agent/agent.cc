@@ -61,7 +61,7 @@ struct Agent::State {
   std::mutex mu;
   std::condition_variable report_cv;
   JobRunner runner;
-  int64_t highest_epoch = 0;
+  uint64_t highest_epoch = 0;
   std::chrono::seconds lease{10};
   std::chrono::milliseconds heartbeat{500};
   std::optional<TimePoint> last_ok_send;  // send time of the last successful request
@@ -71,8 +71,8 @@ struct Agent::State {
   bool report_pending = false;
   bool stopping = false;
   std::atomic<bool> fatal{false};
-  std::map<int64_t, JobExit> unacked_exits;
-  std::map<int64_t, LaunchFailure> unacked_failures;
+  std::map<int64_t, wire::ExitReport> unacked_exits;
+  std::map<int64_t, wire::LaunchFailure> unacked_failures;
   // Job -> request sequence number current when its end was acknowledged: only a response to
   // a later request may launch it again.
   std::map<int64_t, uint64_t> acked_at_seq;
@@ -111,14 +111,15 @@ struct Agent::State {
   }
 
   // REQUIRES: mu held.
-  void Apply(const HeartbeatReply& reply, uint64_t seq, TimePoint now) {
+  void Apply(const wire::HeartbeatReply& reply, uint64_t seq, TimePoint now) {
     for (int64_t job : reply.ack) {
       if (unacked_exits.erase(job) + unacked_failures.erase(job) > 0) {
         acked_at_seq[job] = next_seq - 1;
       }
     }
-    for (const JobSpec& spec : reply.launch) {
-      if (!MayLaunch(spec.job, seq)) continue;
+    for (const wire::Launch& launch : reply.launch) {
+      if (!MayLaunch(launch.job, seq)) continue;
+      const JobSpec spec = JobSpecOf(launch, options.work_dir);
       Status started = runner.Start(spec, now);
       if (started.ok()) {
         spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
@@ -129,7 +130,7 @@ struct Agent::State {
       unacked_failures[spec.job] = {.job = spec.job, .message = started.message()};
       report_pending = true;
     }
-    for (const KillOrder& order : reply.kill) {
+    for (const wire::KillOrder& order : reply.kill) {
       if (runner.Kill(order.job, std::chrono::seconds(order.grace_seconds), now)) {
         spdlog::info("agent {}: killing job {} (grace {} s)", options.host.name, order.job,
                      order.grace_seconds);
@@ -144,7 +145,9 @@ struct Agent::State {
     json body;
     {
       std::lock_guard lock(mu);
-      body = RegisterBody(options.host, runner.Running(), highest_epoch);
+      const std::vector<int64_t> running = runner.Running();
+      body = wire::EncodeRegister(
+          {.host = options.host, .running = {running.begin(), running.end()}, .epoch = highest_epoch});
     }
     const TimePoint sent = Clock::now();
     HttpReply reply = Post(client, "/v1/agents/register", body);
@@ -156,7 +159,7 @@ struct Agent::State {
       }
       return reply.status;
     }
-    Result<RegisterReply> parsed = ParseRegisterReply(reply.body);
+    Result<wire::RegisterReply> parsed = wire::DecodeRegisterReply(reply.body);
     if (!parsed) {
       spdlog::error("agent {}: bad register response: {}", options.host.name,
                     parsed.error().message());
@@ -175,12 +178,13 @@ struct Agent::State {
 
   // One heartbeat exchange. Returns the HTTP status (0: unreachable).
   int Exchange(httplib::Client& client, std::chrono::milliseconds wait) {
-    Heartbeat heartbeat_body{.wait_ms = static_cast<int>(wait.count())};
+    wire::HeartbeatRequest heartbeat_body{.wait_ms = wait.count()};
     uint64_t seq = 0;
     {
       std::lock_guard lock(mu);
       heartbeat_body.epoch = highest_epoch;
-      heartbeat_body.running = runner.Running();
+      const std::vector<int64_t> running = runner.Running();
+      heartbeat_body.running = {running.begin(), running.end()};
       for (const auto& [job, exit] : unacked_exits) heartbeat_body.exited.push_back(exit);
       for (const auto& [job, failure] : unacked_failures) {
         heartbeat_body.launch_failed.push_back(failure);
@@ -189,12 +193,12 @@ struct Agent::State {
     }
     const TimePoint sent = Clock::now();
     HttpReply reply = Post(client, "/v1/agents/" + options.host.name + "/heartbeat",
-                           HeartbeatBody(heartbeat_body));
+                           wire::EncodeHeartbeat(heartbeat_body));
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);
     if (reply.status == 404) registered = false;
     if (reply.status != 200) return reply.status;
-    Result<HeartbeatReply> parsed = ParseHeartbeatReply(reply.body, options.work_dir);
+    Result<wire::HeartbeatReply> parsed = wire::DecodeHeartbeatReply(reply.body);
     if (!parsed) {
       spdlog::error("agent {}: bad heartbeat response: {}", options.host.name,
                     parsed.error().message());
@@ -255,7 +259,7 @@ struct Agent::State {
     for (const JobExit& exit : runner.Poll(now, options.run_limit_grace)) {
       spdlog::debug("agent {}: job {} ended ({})", options.host.name, exit.job,
                     ToString(exit.cause));
-      unacked_exits[exit.job] = exit;
+      unacked_exits[exit.job] = ExitReportOf(exit);
       report_pending = true;
     }
     if (last_ok_send && !fenced && now - *last_ok_send >= lease) {

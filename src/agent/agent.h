@@ -29,7 +29,7 @@
 namespace sluice::agent {
 
 struct AgentOptions {
-  HostSpec host;
+  core::HostSpec host;  // slots 0: not given (the controller then counts 1)
   std::string server;  // http://127.0.0.1:PORT
   std::string token;
   std::string work_dir;  // cwd of jobs that name none; empty: the agent's cwd

@@ -104,7 +104,6 @@ Result<core::ClusterConfig> BuildCluster(const SimFlags& flags, const sim::Workl
   // Dispatch windows are wall-clock rules: time 0 is the trace's UnixStartTime, else
   // 1970-01-01T00:00Z (R-SIM-1).
   config.epoch_offset = workload.unix_start_time;
-  SLUICE_RETURN_IF_ERROR(core::Scheduler::CheckSupported(config));
   return config;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/reasons/render.h"
+#include "wire/reasons_json.h"
 
 namespace sluice::client {
 namespace {
@@ -109,14 +110,14 @@ std::string ReasonLines(const json& job) {
   if (reasons != nullptr) {
     if (auto details = reasons->find("details"); details != reasons->end() && details->is_array()) {
       for (const json& detail : *details) {
-        std::optional<core::ReasonDetail> parsed = ReasonDetailFromJson(detail);
+        std::optional<core::ReasonDetail> parsed = wire::ReasonDetailFromJson(detail);
         out += " " + LocalTimes(parsed ? core::RenderReason(*parsed) : detail.dump()) + "\n";
       }
     }
   }
   if (out.empty()) {
     const std::string code = Text(job, "reason");
-    std::optional<core::ReasonCode> parsed = ReasonCodeFromString(code);
+    std::optional<core::ReasonCode> parsed = wire::ReasonCodeFromString(code);
     out = " " + (parsed ? std::string(core::Headline(*parsed)) : code) + "\n";
   }
   // The same words as the simulator's report (core::RenderPendingJob).
@@ -129,50 +130,6 @@ std::string ReasonLines(const json& job) {
 }
 
 }  // namespace
-
-std::optional<core::ReasonCode> ReasonCodeFromString(std::string_view name) {
-  for (core::ReasonCode code : core::kAllReasonCodes) {
-    if (core::ToString(code) == name) return code;
-  }
-  return std::nullopt;
-}
-
-std::optional<core::ReasonDetail> ReasonDetailFromJson(const json& detail) {
-  if (!detail.is_object() || !detail.contains("code") || !detail["code"].is_string()) {
-    return std::nullopt;
-  }
-  std::optional<core::ReasonCode> code = ReasonCodeFromString(detail["code"].get<std::string>());
-  if (!code) return std::nullopt;
-  core::ReasonDetail out{.code = *code};
-  const auto get_int = [&](const char* key, auto& field) {
-    if (auto it = detail.find(key); it != detail.end() && it->is_number_integer()) {
-      field = it->get<std::remove_reference_t<decltype(field)>>();
-    }
-  };
-  const auto get_string = [&](const char* key, std::string& field) {
-    if (auto it = detail.find(key); it != detail.end() && it->is_string()) field = it->get<std::string>();
-  };
-  get_string("resource", out.resource);
-  get_int("needed", out.needed);
-  get_int("available", out.available);
-  get_int("hosts", out.hosts);
-  if (auto it = detail.find("one_host"); it != detail.end() && it->is_boolean()) {
-    out.one_host = it->get<bool>();
-  }
-  get_string("same", out.same);
-  get_int("per_host", out.per_host);
-  get_int("job", out.job);
-  get_int("time", out.time);  // null (never) keeps kInfinite
-  get_string("limit", out.limit);
-  get_string("scope", out.scope);
-  get_int("used", out.used);
-  get_int("max", out.max);
-  get_string("condition", out.condition);
-  if (auto it = detail.find("never"); it != detail.end() && it->is_boolean()) {
-    out.never = it->get<bool>();
-  }
-  return out;
-}
 
 std::string FormatJobs(const json& jobs) {
   std::vector<Row> rows;

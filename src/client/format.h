@@ -1,6 +1,6 @@
 // Text output of the CLI verbs: tables of jobs, hosts, queues and limits from the API's JSON,
 // and pending reasons rendered like `bjobs -p` (the detail JSON of docs/api.md parsed back
-// into core::ReasonDetail and rendered by core::RenderReason, so the CLI, the simulator's
+// into core::ReasonDetail by wire/reasons_json.h and rendered by core::RenderReason, so the CLI, the simulator's
 // `--pending-at` report and the server say the same words).
 // Columns are padded to their widest cell. Missing or null fields print as `-`.
 // Pure functions; times are printed in the process's local time zone.
@@ -14,10 +14,6 @@
 #include "core/reasons/reason.h"
 
 namespace sluice::client {
-
-std::optional<core::ReasonCode> ReasonCodeFromString(std::string_view name);
-// Inverse of sim::ReasonDetailToJson; unknown codes yield nullopt, absent fields defaults.
-std::optional<core::ReasonDetail> ReasonDetailFromJson(const nlohmann::json& detail);
 
 // The job members FormatJobs and FormatPendingJobs read (GET /v1/jobs?fields=...).
 inline constexpr const char* kTableJobFields =

@@ -107,7 +107,6 @@ Result<std::unique_ptr<Controller>> Controller::Create(core::ClusterConfig confi
                                                        store::Store* store,
                                                        ControllerOptions options, ClockMs clock,
                                                        std::shared_ptr<spdlog::logger> log) {
-  SLUICE_RETURN_IF_ERROR(core::Scheduler::CheckSupported(config));
   Result<core::ClusterState> state = core::ClusterState::Create(config);
   if (!state) return state.error();
   if (!log) log = spdlog::default_logger();

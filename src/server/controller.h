@@ -41,11 +41,10 @@
 #include "config/cluster_yaml.h"
 #include "core/cycle/scheduler.h"
 #include "core/model/cluster_state.h"
+#include "server/job_text.h"
 #include "store/store.h"
 
 namespace sluice::server {
-
-struct JobListEntry;  // job_text.h
 
 struct ControllerOptions {
   int64_t lease_ms = 10'000;          // host unavail after this long without a heartbeat

@@ -525,8 +525,6 @@ Reply Controller::Reconfigure() {
 }
 
 Reply Controller::Reconfigure(core::ClusterConfig config) {
-  Status supported = core::Scheduler::CheckSupported(config);
-  if (!supported.ok()) return Reply::Error(400, supported.message());
   std::unique_lock lock(mu_);
   // R-SRV-4b: validated whole (the core refuses to remove a queue or host with jobs and
   // changes nothing then); every pending job is classified again.

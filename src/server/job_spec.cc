@@ -122,21 +122,6 @@ Result<json> ParseSubmission(const json& body, const std::string& where) {
   return spec;
 }
 
-std::string CommandText(const json& command) {
-  if (command.is_string()) return command.get<std::string>();
-  std::string text;
-  for (const json& arg : command) {
-    if (!text.empty()) text += ' ';
-    text += arg.get<std::string>();
-  }
-  return text;
-}
-
-json Argv(const json& command) {
-  if (command.is_string()) return json::array({"/bin/sh", "-c", command});
-  return command;
-}
-
 core::JobSpec ToCoreSpec(const json& spec, JobId id) {
   core::JobSpec s;
   s.id = id;

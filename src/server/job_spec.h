@@ -13,6 +13,7 @@
 #include "base/status.h"
 #include "base/time.h"
 #include "core/model/job.h"
+#include "wire/job_json.h"
 
 namespace sluice::server {
 
@@ -23,9 +24,8 @@ Result<nlohmann::json> ParseSubmission(const nlohmann::json& body, const std::st
 // The core's view of a stored spec. `user` and `submit_time` are stored beside the spec.
 core::JobSpec ToCoreSpec(const nlohmann::json& spec, JobId id);
 
-// The argv a launch runs: a string command becomes {"/bin/sh", "-c", command}.
-nlohmann::json Argv(const nlohmann::json& command);
-// The command as one line of text (for `jobs` output and core::JobSpec::command).
-std::string CommandText(const nlohmann::json& command);
+// The two views of a job's command (wire/job_json.h).
+using wire::Argv;
+using wire::CommandText;
 
 }  // namespace sluice::server

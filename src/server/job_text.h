@@ -1,72 +1,16 @@
-// Job objects of GET /v1/jobs (docs/api.md "job object") written as JSON text directly.
-//
-// Why: a listing of 100,000 jobs built as an nlohmann tree under the controller's mutex held
-// that mutex for seconds — heartbeats waited, and agents fenced themselves (issue 8). Now the
-// controller copies each selected job's changing fields into a JobListEntry under the lock
-// (a few strings and integers; the reasons are shared, not copied), and the text is written
-// after the lock is released. The fields fixed at submission are serialised once per job
-// (FixedJobText) and shared by every listing.
-// Invariant: the text of an entry parses to the same JSON as Controller::JobJson(job, false)
-// (plus `reasons` when asked for), key for key; tests/server/job_text_test.cc checks it.
-// Thread-safety: pure functions.
+// The job objects of GET /v1/jobs are the wire layer's (wire/job_json.h); these are the
+// server's names for them, so the controller's parts read as before.
 #pragma once
 
-#include <cstdint>
-#include <memory>
-#include <optional>
-#include <set>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "base/ids.h"
-#include "core/reasons/reason.h"
+#include "wire/job_json.h"
 
 namespace sluice::server {
 
-// The spec fields a job object shows and that never change after submission, as the
-// members of a JSON object without its braces: `"command":"...","cwd":...`.
-std::shared_ptr<const std::string> FixedJobText(const nlohmann::json& spec);
-
-// What a job object shows that may change, copied under the controller's lock.
-struct JobListEntry {
-  std::shared_ptr<const std::string> fixed;  // FixedJobText of the job's spec
-  JobId id = 0;
-  std::string user;
-  std::string queue;
-  std::string state;
-  int64_t submit_time = 0;
-  int64_t start_time = 0;  // 0: null
-  int64_t end_time = 0;    // 0: null
-  std::optional<int32_t> exit_code;
-  std::string cause;       // "": null
-  std::string reason;      // main reason code; "": null (not waiting)
-  int32_t tasks = 0;
-  std::vector<std::pair<std::string, int32_t>> hosts;
-  int32_t dispatch_attempts = 0;
-  std::string message;     // "": absent
-  // With `reasons` asked for (pending_reasons=1): the `reasons` member (null unless waiting).
-  bool with_reasons = false;
-  std::optional<core::PendingReasons> reasons;  // the last explained cycle's, if any
-  std::string hint;  // what would let it start (core::Hint); "": absent
-};
-
-// The members a job object may have (docs/api.md), for GET /v1/jobs?fields=...
-const std::vector<std::string>& JobFieldNames();
-using JobFields = std::set<std::string, std::less<>>;
-
-// Appends the job object of `entry` to `out`: every member, or only those in `fields` (plus
-// `reasons` when the entry asks for them).
-void AppendJobText(const JobListEntry& entry, std::string& out, const JobFields* fields = nullptr);
-
-// The `reasons` member of a waiting job: {"main", "details", "hint"}. `reasons` absent:
-// main is `reason` and details are empty (not explained yet). No `hint` when it is empty.
-nlohmann::json ReasonsJson(const std::optional<core::PendingReasons>& reasons,
-                           const std::string& reason, const std::string& hint = "");
-
-// Appends `text` as a JSON string (quoted and escaped).
-void AppendJsonString(std::string_view text, std::string& out);
+using wire::AppendJobText;
+using wire::AppendJsonString;
+using wire::FixedJobText;
+using wire::JobFieldNames;
+using wire::JobFields;
+using wire::JobListEntry;
 
 }  // namespace sluice::server

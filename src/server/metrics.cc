@@ -1,53 +1,206 @@
 #include "server/metrics.h"
 
-#include <cmath>
-#include <cstdio>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/metric_type.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
 
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <map>
+
+#include "base/check.h"
 #include "core/admission/diagnostics.h"
 #include "server/controller.h"
 #include "server/controller_internal.h"
 
 namespace sluice::server {
 
-void PromWriter::Family(const std::string& name, const std::string& type, const std::string& help) {
-  out_ += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+namespace {
+
+using PromLabels = std::map<std::string, std::string>;
+
+PromLabels ToMap(const PromWriter::Labels& labels) {
+  return PromLabels(labels.begin(), labels.end());
 }
 
-std::string PromWriter::EscapeLabel(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
+enum class Kind { kGauge, kCounter, kHistogram };
+
+prometheus::MetricType TypeOf(Kind kind) {
+  switch (kind) {
+    case Kind::kCounter:
+      return prometheus::MetricType::Counter;
+    case Kind::kHistogram:
+      return prometheus::MetricType::Histogram;
+    case Kind::kGauge:
+      break;
+  }
+  return prometheus::MetricType::Gauge;
+}
+
+// A histogram's samples as the caller wrote them, turned into one observation at the end.
+struct HistogramSamples {
+  std::vector<double> bounds;      // finite `le` bounds, ascending
+  std::vector<double> cumulative;  // count up to each bound
+  double sum = 0;
+  double count = 0;
+};
+
+struct FamilyState {
+  std::string name;
+  std::string help;
+  Kind kind = Kind::kGauge;
+  prometheus::Family<prometheus::Gauge>* gauges = nullptr;
+  prometheus::Family<prometheus::Counter>* counters = nullptr;
+  prometheus::Family<prometheus::Histogram>* histograms = nullptr;
+  std::vector<std::string> label_order;  // label names in the order first written
+  std::map<PromLabels, size_t> sample_order;
+  std::map<PromLabels, HistogramSamples> histogram_samples;  // labels without `le`
+
+  size_t Note(const PromWriter::Labels& labels) {
+    for (const auto& [label, value] : labels) {
+      if (std::find(label_order.begin(), label_order.end(), label) == label_order.end()) {
+        label_order.push_back(label);
+      }
+    }
+    return sample_order.emplace(ToMap(labels), sample_order.size()).first->second;
+  }
+};
+
+// The label order of the caller and the sample order: prometheus-cpp sorts labels by name and
+// keeps samples in a hash map.
+void RestoreOrder(const FamilyState& family, prometheus::MetricFamily& collected) {
+  auto rank = [&](const prometheus::ClientMetric& metric) {
+    PromLabels key;
+    for (const auto& label : metric.label) key[label.name] = label.value;
+    auto it = family.sample_order.find(key);
+    return it == family.sample_order.end() ? family.sample_order.size() : it->second;
+  };
+  std::stable_sort(collected.metric.begin(), collected.metric.end(),
+                   [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+  auto position = [&](const std::string& label) {
+    return std::find(family.label_order.begin(), family.label_order.end(), label) -
+           family.label_order.begin();
+  };
+  for (prometheus::ClientMetric& metric : collected.metric) {
+    std::stable_sort(metric.label.begin(), metric.label.end(), [&](const auto& a, const auto& b) {
+      return position(a.name) < position(b.name);
+    });
+  }
+}
+
+void AddHistogramSample(const std::string& suffix, const PromWriter::Labels& labels, double value,
+                        FamilyState& family) {
+  PromWriter::Labels rest;
+  std::string le;
+  for (const auto& [label, text] : labels) {
+    if (label == "le") {
+      le = text;
     } else {
-      out += c;
+      rest.push_back({label, text});
     }
   }
-  return out;
+  family.Note(rest);
+  HistogramSamples& samples = family.histogram_samples[ToMap(rest)];
+  if (suffix == "_sum") {
+    samples.sum = value;
+  } else if (suffix == "_count") {
+    samples.count = value;
+  } else if (suffix == "_bucket" && le != "+Inf") {
+    double bound = 0;
+    auto [end, error] = std::from_chars(le.data(), le.data() + le.size(), bound);
+    SLUICE_CHECK(error == std::errc() && end == le.data() + le.size());
+    samples.bounds.push_back(bound);
+    samples.cumulative.push_back(value);
+  }
+}
+
+// One Observe of all the histogram's counts (prometheus-cpp takes per-bucket increments).
+void ObserveHistograms(FamilyState& family, prometheus::Registry& registry) {
+  family.histograms =
+      &prometheus::BuildHistogram().Name(family.name).Help(family.help).Register(registry);
+  for (const auto& [labels, samples] : family.histogram_samples) {
+    prometheus::Histogram& histogram = family.histograms->Add(labels, samples.bounds);
+    std::vector<double> increments;
+    double below = 0;
+    for (double cumulative : samples.cumulative) {
+      increments.push_back(std::max(0.0, cumulative - below));
+      below = std::max(below, cumulative);
+    }
+    increments.push_back(std::max(0.0, samples.count - below));
+    histogram.ObserveMultiple(increments, samples.sum);
+  }
+}
+
+}  // namespace
+
+struct PromWriter::State {
+  prometheus::Registry registry;
+  std::vector<FamilyState> families;
+};
+
+PromWriter::PromWriter() : state_(std::make_unique<State>()) {}
+PromWriter::~PromWriter() = default;
+
+void PromWriter::Family(const std::string& name, const std::string& type, const std::string& help) {
+  FamilyState& family = state_->families.emplace_back();
+  family.name = name;
+  family.help = help;
+  if (type == "counter") {
+    family.kind = Kind::kCounter;
+    family.counters = &prometheus::BuildCounter().Name(name).Help(help).Register(state_->registry);
+  } else if (type == "histogram") {
+    family.kind = Kind::kHistogram;  // registered with its bounds, in text()
+  } else {
+    family.gauges = &prometheus::BuildGauge().Name(name).Help(help).Register(state_->registry);
+  }
 }
 
 void PromWriter::Sample(const std::string& name, const Labels& labels, double value) {
-  out_ += name;
-  if (!labels.empty()) {
-    out_ += '{';
-    for (size_t i = 0; i < labels.size(); ++i) {
-      if (i > 0) out_ += ',';
-      out_ += labels[i].first + "=\"" + EscapeLabel(labels[i].second) + "\"";
+  SLUICE_CHECK(!state_->families.empty());
+  FamilyState& family = state_->families.back();
+  SLUICE_CHECK(name.rfind(family.name, 0) == 0);
+  switch (family.kind) {
+    case Kind::kGauge:
+      family.Note(labels);
+      family.gauges->Add(ToMap(labels)).Set(value);
+      break;
+    case Kind::kCounter:
+      family.Note(labels);
+      family.counters->Add(ToMap(labels)).Increment(value);
+      break;
+    case Kind::kHistogram:
+      AddHistogramSample(name.substr(family.name.size()), labels, value, family);
+      break;
+  }
+}
+
+std::string PromWriter::text() const {
+  std::vector<prometheus::MetricFamily> collected;
+  for (FamilyState& family : state_->families) {
+    std::vector<prometheus::MetricFamily> one;
+    if (family.kind == Kind::kHistogram) {
+      if (family.histograms == nullptr) ObserveHistograms(family, state_->registry);
+      one = family.histograms->Collect();
+    } else if (family.kind == Kind::kCounter) {
+      one = family.counters->Collect();
+    } else {
+      one = family.gauges->Collect();
     }
-    out_ += '}';
+    if (one.empty()) {  // prometheus-cpp leaves out a family without samples; we show it
+      one.push_back({.name = family.name, .help = family.help, .type = TypeOf(family.kind)});
+    }
+    for (prometheus::MetricFamily& f : one) {
+      RestoreOrder(family, f);
+      collected.push_back(std::move(f));
+    }
   }
-  char buffer[64];
-  if (std::isinf(value)) {
-    std::snprintf(buffer, sizeof buffer, " %s\n", value > 0 ? "+Inf" : "-Inf");
-  } else if (value == std::floor(value) && std::fabs(value) < 1e15) {
-    std::snprintf(buffer, sizeof buffer, " %.0f\n", value);
-  } else {
-    std::snprintf(buffer, sizeof buffer, " %.9g\n", value);
-  }
-  out_ += buffer;
+  return prometheus::TextSerializer().Serialize(collected);
 }
 
 namespace {

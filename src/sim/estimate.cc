@@ -10,6 +10,7 @@
 
 #include "core/cycle/events.h"
 #include "core/cycle/scheduler.h"
+#include "core/driver/drive_loop.h"
 
 namespace sluice::sim {
 namespace {
@@ -93,6 +94,78 @@ void ExplainUnknown(const core::ClusterState& state, Instant t, bool horizon,
 
 }  // namespace
 
+namespace {
+
+// The forecast's drive: the finishes to come (step 1 of the drive loop, without arrivals)
+// and, as the loop's DecisionHandler, the estimates its cycles settle.
+class Forecast final : public core::DecisionHandler {
+ public:
+  Forecast(core::ClusterState& state, std::map<JobId, StartEstimate>& estimates)
+      : state_(state), estimates_(estimates), left_(estimates.size()) {}
+
+  // Running jobs end at their limits, no earlier than `now`.
+  void ExpectRunningEnds(Instant now) {
+    for (const core::RunningEntry& entry : state_.running())
+      ExpectEnd(*entry.job, now, finishes_, unlimited_);
+  }
+  Instant NextFinish() const { return finishes_.empty() ? kInfinite : finishes_.top().time; }
+  // The finishes due at `t`, by job id; a run that preemption cut short has none.
+  void ApplyFinishes(Instant t) {
+    while (!finishes_.empty() && finishes_.top().time == t) {
+      const Finish finish = finishes_.top();
+      finishes_.pop();
+      const core::Job* job = state_.FindJob(finish.job);
+      if (job == nullptr || job->state != core::JobState::kRunning ||
+          job->start_seq != finish.start_seq) {
+        continue;
+      }
+      Status status =
+          core::Apply(core::JobFinished{finish.job, 0, core::ExitCause::kNone}, t, state_);
+      SLUICE_CHECK(status.ok());
+    }
+  }
+  // As in the simulator: victims leave at once, back to their queues, and another cycle
+  // runs at t for the jobs they were preempted for.
+  void RequeueVictims(Instant t, core::DriveLoop& loop) {
+    SLUICE_CHECK(loop.RequeueAtOnce(victims_, t).ok());
+    victims_.clear();
+  }
+
+  void OnStart(const core::StartJob& start, Instant now) override {
+    ExpectEnd(*state_.FindJob(start.job), now, finishes_, unlimited_);
+    auto it = estimates_.find(start.job);
+    if (it != estimates_.end() && !it->second.start) {
+      it->second.start = now;
+      --left_;
+    }
+  }
+  void OnFail(const core::FailJob& fail, Instant /*now*/) override {
+    auto it = estimates_.find(fail.job);
+    if (it != estimates_.end() && !it->second.start && !it->second.reason_at_end) {
+      it->second.unknown_because =
+          "it ends " + std::string(core::ToString(fail.cause)) + " instead";
+      it->second.reason_at_end = core::ReasonCode::kInternal;
+      --left_;
+    }
+  }
+  void OnPreempt(const core::PreemptJob& preempt, Instant /*now*/) override {
+    victims_.push_back(preempt);
+  }
+
+  size_t left() const { return left_; }  // estimates not settled yet
+  const std::set<JobId>& unlimited() const { return unlimited_; }
+
+ private:
+  core::ClusterState& state_;
+  std::map<JobId, StartEstimate>& estimates_;
+  size_t left_;
+  FinishQueue finishes_;
+  std::set<JobId> unlimited_;
+  std::vector<core::PreemptJob> victims_;  // of the cycle just run
+};
+
+}  // namespace
+
 std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, Instant now,
                                               std::optional<Instant> wake_at,
                                               const EstimateOptions& options) {
@@ -103,97 +176,34 @@ std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, I
   if (estimates.empty()) return estimates;
 
   // 1. The forecast's own copy; running jobs end at their limits.
-  core::ClusterState forecast = state.Clone();
-  FinishQueue finishes;
-  std::set<JobId> unlimited;
-  for (const core::RunningEntry& entry : forecast.running()) ExpectEnd(*entry.job, now, finishes, unlimited);
-  std::optional<Instant> wake;
-  if (wake_at && *wake_at > now) wake = wake_at;
-
-  // 2. The simulator's loop without arrivals: finishes at t, one cycle, repeat.
+  core::ClusterState copy = state.Clone();
+  Forecast forecast(copy, estimates);
+  forecast.ExpectRunningEnds(now);
   const core::Scheduler scheduler;
-  size_t left = estimates.size();
+  core::DriveLoop loop(scheduler, copy);
+  if (wake_at && *wake_at > now) loop.WakeAt(*wake_at);
+
+  // 2. The drive loop without arrivals: finishes at t, one cycle, repeat.
   int64_t cycles = 0;
   Instant t = now;
   bool horizon = false;
-  while (left > 0) {
-    const Instant next = std::min(finishes.empty() ? kInfinite : finishes.top().time, wake.value_or(kInfinite));
+  while (forecast.left() > 0) {
+    const Instant next = loop.NextTime(forecast.NextFinish());
     if (next == kInfinite) break;
     if (cycles >= options.max_cycles) {
       horizon = true;
       break;
     }
     t = next;
-    if (wake && *wake <= t) wake.reset();
-    while (!finishes.empty() && finishes.top().time == t) {
-      const Finish finish = finishes.top();
-      finishes.pop();
-      const core::Job* job = forecast.FindJob(finish.job);
-      if (job == nullptr || job->state != core::JobState::kRunning || job->start_seq != finish.start_seq) {
-        continue;
-      }
-      Status status = core::Apply(core::JobFinished{finish.job, 0, core::ExitCause::kNone}, t, forecast);
-      SLUICE_CHECK(status.ok());
-    }
-    core::CycleResult cycle = scheduler.RunCycle(forecast, t);
-    core::Commit(cycle, t, forecast);
+    loop.ClearDueWake(t);
+    forecast.ApplyFinishes(t);
+    loop.Cycle(t, core::CycleOptions{}, forecast);
     ++cycles;
-    std::vector<JobId> victims;
-    for (const core::Decision& decision : cycle.decisions) {
-      if (const auto* start = std::get_if<core::StartJob>(&decision)) {
-        ExpectEnd(*forecast.FindJob(start->job), t, finishes, unlimited);
-        auto it = estimates.find(start->job);
-        if (it != estimates.end() && !it->second.start) {
-          it->second.start = t;
-          --left;
-        }
-      } else if (const auto* fail = std::get_if<core::FailJob>(&decision)) {
-        auto it = estimates.find(fail->job);
-        if (it != estimates.end() && !it->second.start && !it->second.reason_at_end) {
-          it->second.unknown_because = "it ends " + std::string(core::ToString(fail->cause)) + " instead";
-          it->second.reason_at_end = core::ReasonCode::kInternal;
-          --left;
-        }
-      } else if (const auto* preempt = std::get_if<core::PreemptJob>(&decision)) {
-        victims.push_back(preempt->victim);
-      }
-    }
-    // As in the simulator: victims leave at once, back to their queues, and another cycle
-    // runs at t for the jobs they were preempted for.
-    for (JobId victim : victims) {
-      SLUICE_CHECK(core::Apply(core::JobRequeued{victim}, t, forecast).ok());
-      wake = t;
-    }
-    if (cycle.wake_at && *cycle.wake_at > t) wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
+    forecast.RequeueVictims(t, loop);
   }
   // 3. The rest: unknown, with the reason they still pend.
-  if (left > 0) ExplainUnknown(forecast, t, horizon, unlimited, estimates);
+  if (forecast.left() > 0) ExplainUnknown(copy, t, horizon, forecast.unlimited(), estimates);
   return estimates;
-}
-
-std::string EstimateText(const StartEstimate& estimate) {
-  if (estimate.start) return "t=" + std::to_string(*estimate.start);
-  std::string text = "unknown (" + estimate.unknown_because;
-  if (!estimate.waits_for.empty()) {
-    text += ": ";
-    const size_t shown = std::min<size_t>(estimate.waits_for.size(), 5);
-    for (size_t i = 0; i < shown; ++i) text += (i > 0 ? ", " : "") + std::to_string(estimate.waits_for[i]);
-    if (estimate.waits_for.size() > shown) {
-      text += " and " + std::to_string(estimate.waits_for.size() - shown) + " more";
-    }
-  }
-  return text + ")";
-}
-
-void AddEstimateJson(const StartEstimate& estimate, nlohmann::ordered_json& out) {
-  if (estimate.start) {
-    out["estimated_start"] = *estimate.start;
-    return;
-  }
-  out["estimated_start"] = nullptr;
-  out["unknown_because"] = estimate.unknown_because;
-  if (estimate.reason_at_end) out["reason_at_end"] = core::ToString(*estimate.reason_at_end);
-  if (!estimate.waits_for.empty()) out["waits_for"] = estimate.waits_for;
 }
 
 }  // namespace sluice::sim

@@ -1,9 +1,11 @@
 // Estimated start times of pending jobs (issue 6, R-PR-2): the scheduling core run forward
 // from the current state, with every job's run limit as its runtime and no new arrivals.
 //
-// Method: a private Clone() of the state is driven exactly as the simulator drives the core
-// (R-SIM-1b, R-SIM-1d): at each time, the finishes due then (by job id), then one
-// Scheduler::RunCycle + Commit; it wakes at finishes and at every timer the core asks for.
+// Method: a private Clone() of the state is driven by the core's DriveLoop
+// (core/driver/drive_loop.h), as the simulator drives it (R-SIM-1b, R-SIM-1d): at each time,
+// the finishes due then (by job id), then one cycle, committed and handed to the forecast's
+// DecisionHandler; it wakes at finishes and at every timer the core asks for, and preemption
+// victims go back to their queues at once.
 // No scheduling code of its own: what the core would decide is what the estimate says.
 // A running job ends at start + run_limit, or at `now` if it has already overrun its limit.
 // A job without a run limit never ends in the forecast, so a job that does not start in the
@@ -26,16 +28,12 @@
 #include "base/time.h"
 #include "core/model/cluster_state.h"
 #include "core/reasons/reason.h"
+#include "wire/estimate_json.h"
 
 namespace sluice::sim {
 
-struct StartEstimate {
-  std::optional<Instant> start;  // nullopt: unknown
-  std::string unknown_because;   // when unknown: why, in plain words
-  // When unknown: the main reason the job still pends at the end of the forecast.
-  std::optional<core::ReasonCode> reason_at_end;
-  std::vector<JobId> waits_for;  // when unknown: running jobs without a run limit at the end
-};
+// The estimate of one job; its text and JSON are in wire/estimate_json.h.
+using StartEstimate = wire::StartEstimate;
 
 struct EstimateOptions {
   // The forecast stops after this many cycles (timers that recur forever, e.g. windows).
@@ -48,11 +46,5 @@ struct EstimateOptions {
 std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, Instant now,
                                               std::optional<Instant> wake_at,
                                               const EstimateOptions& options = {});
-
-// "t=1200" or "unknown (waits for jobs without a run limit: 4, 9)".
-std::string EstimateText(const StartEstimate& estimate);
-// {"estimated_start": 1200} or {"estimated_start": null, "unknown_because": "...",
-// "waits_for": [4, 9]} — the fields merged into a pending job's JSON object.
-void AddEstimateJson(const StartEstimate& estimate, nlohmann::ordered_json& out);
 
 }  // namespace sluice::sim

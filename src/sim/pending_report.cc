@@ -1,131 +1,9 @@
 #include "sim/pending_report.h"
 
-#include "core/reasons/hint.h"
-#include "core/reasons/host_detail.h"
 
 namespace sluice::sim {
 
-nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
-  nlohmann::ordered_json j;
-  j["code"] = core::ToString(detail.code);
-  switch (detail.code) {
-    case core::ReasonCode::kNoResource:
-      j["resource"] = detail.resource;
-      j["needed"] = detail.needed;
-      j["available"] = detail.available;
-      j["hosts"] = detail.hosts;
-      if (detail.one_host) j["one_host"] = true;
-      if (!detail.same.empty()) j["same"] = detail.same;
-      if (detail.per_host > 0) j["per_host"] = detail.per_host;
-      break;
-    case core::ReasonCode::kSharedResource:
-      j["resource"] = detail.resource;
-      j["needed"] = detail.needed;
-      j["available"] = detail.available;
-      break;
-    case core::ReasonCode::kNoMatch:
-    case core::ReasonCode::kExclusive:
-    case core::ReasonCode::kHostClosed:
-    case core::ReasonCode::kHostUnavail:
-      j["hosts"] = detail.hosts;
-      break;
-    case core::ReasonCode::kPriorityWait:
-      j["job"] = detail.job;
-      break;
-    case core::ReasonCode::kGated:
-      j["job"] = detail.job;
-      j["time"] = detail.time;
-      if (detail.hosts > 0) j["hosts"] = detail.hosts;
-      break;
-    case core::ReasonCode::kReserved:
-      j["job"] = detail.job;
-      if (detail.time == kInfinite) {
-        j["time"] = nullptr;
-      } else {
-        j["time"] = detail.time;
-      }
-      break;
-    case core::ReasonCode::kBeginTime:
-      j["time"] = detail.time;
-      break;
-    case core::ReasonCode::kQueueRunLimit:
-      j["resource"] = detail.resource.empty() ? "jobs" : detail.resource;
-      j["limit"] = detail.needed;
-      j["used"] = detail.available;
-      break;
-    case core::ReasonCode::kLimit:
-    case core::ReasonCode::kHostLimit:
-    case core::ReasonCode::kUserLimit:
-    case core::ReasonCode::kQueueCapacity:
-      if (!detail.limit.empty()) j["limit"] = detail.limit;
-      if (!detail.scope.empty()) j["scope"] = detail.scope;
-      j["resource"] = detail.resource.empty() ? "slots" : detail.resource;
-      j["used"] = detail.used;
-      j["max"] = detail.max;
-      if (detail.hosts > 0) j["hosts"] = detail.hosts;
-      break;
-    case core::ReasonCode::kDependency:
-      j["condition"] = detail.condition;
-      j["never"] = detail.never;
-      break;
-    case core::ReasonCode::kPreempting:
-      if (detail.hosts > 0) j["hosts"] = detail.hosts;
-      if (detail.used > 0) j["victims"] = detail.used;
-      if (detail.time != kInfinite) j["time"] = detail.time;
-      break;
-    case core::ReasonCode::kFairshare:
-      if (detail.job != kNoJob) j["job"] = detail.job;
-      break;
-    case core::ReasonCode::kQueueWindow:
-      if (detail.time == kInfinite) {
-        j["time"] = nullptr;
-      } else {
-        j["time"] = detail.time;
-      }
-      break;
-    case core::ReasonCode::kNewJob:
-    case core::ReasonCode::kHeld:
-    case core::ReasonCode::kQueueInactive:
-    case core::ReasonCode::kDispatchFailed:
-    case core::ReasonCode::kInternal:
-      break;
-  }
-  return j;
-}
-
 namespace {
-
-nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v, const core::ClusterState& state) {
-  nlohmann::ordered_json j;
-  j["host"] = state.hosts()[v.host].spec.name;
-  if (v.room) {
-    j["room"] = v.available;
-    return j;
-  }
-  j["code"] = core::ToString(v.code);
-  if (v.code == core::ReasonCode::kNoResource) {
-    j["resource"] = v.resource;
-    if (v.resource != "slots") {
-      j["needed"] = v.needed;
-      j["available"] = v.available;
-    }
-  }
-  return j;
-}
-
-nlohmann::ordered_json CountsToJson(const std::map<core::ReasonCode, int64_t>& counts) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& [code, n] : counts) j[std::string(core::ToString(code))] = n;
-  return j;
-}
-
-nlohmann::ordered_json ReasonCountsToJson(const core::ReasonCounts& counts) {
-  nlohmann::ordered_json j;
-  j["jobs"] = counts.jobs;
-  j["by_reason"] = CountsToJson(counts.by_main);
-  j["with_reason"] = CountsToJson(counts.by_any);
-  return j;
-}
 
 const StartEstimate* EstimateOf(const PendingReportOptions& options, JobId job) {
   if (options.estimates == nullptr) return nullptr;
@@ -134,36 +12,6 @@ const StartEstimate* EstimateOf(const PendingReportOptions& options, JobId job) 
 }
 
 }  // namespace
-
-nlohmann::ordered_json PendingJobToJson(const core::PendJob& pend, const core::ClusterState& state,
-                                        const StartEstimate* estimate, bool per_host) {
-  nlohmann::ordered_json j;
-  j["job"] = pend.job;
-  j["reason"] = core::ToString(pend.reasons.main);
-  nlohmann::ordered_json details = nlohmann::ordered_json::array();
-  for (const core::ReasonDetail& detail : pend.reasons.details) {
-    details.push_back(ReasonDetailToJson(detail));
-  }
-  j["details"] = std::move(details);
-  const core::Job* job = state.FindJob(pend.job);
-  if (job == nullptr) return j;
-  j["hint"] = core::Hint(*job, state, pend.reasons);
-  if (estimate != nullptr) AddEstimateJson(*estimate, j);
-  if (per_host) {
-    nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
-    for (const core::HostVerdict& v : core::ExplainHosts(*job, state)) hosts.push_back(HostVerdictToJson(v, state));
-    j["hosts"] = std::move(hosts);
-  }
-  return j;
-}
-
-nlohmann::ordered_json SummaryToJson(const core::PendingSummary& summary) {
-  nlohmann::ordered_json j = ReasonCountsToJson(summary.all);
-  nlohmann::ordered_json queues = nlohmann::ordered_json::object();
-  for (const auto& [name, counts] : summary.by_queue) queues[name] = ReasonCountsToJson(counts);
-  j["queues"] = std::move(queues);
-  return j;
-}
 
 std::string PendingReportText(const std::vector<core::PendJob>& pending,
                               const core::ClusterState& state, Instant at,
@@ -186,7 +34,7 @@ std::string PendingReportJsonLines(const std::vector<core::PendJob>& pending,
                                    const PendingReportOptions& options) {
   std::string out;
   for (const core::PendJob& pend : pending) {
-    out += PendingJobToJson(pend, state, EstimateOf(options, pend.job), options.per_host).dump() + "\n";
+    out += wire::PendingJobToJson(pend, state, EstimateOf(options, pend.job), options.per_host).dump() + "\n";
   }
   return out;
 }
@@ -199,7 +47,7 @@ std::string PendingSummaryText(const std::vector<core::PendJob>& pending,
 
 std::string PendingSummaryJson(const std::vector<core::PendJob>& pending,
                                const core::ClusterState& state) {
-  return SummaryToJson(core::Summarize(pending, state)).dump() + "\n";
+  return wire::SummaryToJson(core::Summarize(pending, state)).dump() + "\n";
 }
 
 }  // namespace sluice::sim

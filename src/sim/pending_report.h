@@ -3,7 +3,7 @@
 //   {"job":3,"reason":"PRIORITY_WAIT","details":[{"code":"PRIORITY_WAIT","job":1}],
 //    "hint":"waits for job 1 (queue head) to start first","estimated_start":600}
 // and, on request, per-host detail (`-p2`) or a cluster-wide summary (`-psum`). The JSON
-// shape is what the server API returns: docs/reasons-json.md.
+// shape is what the server API returns (wire/reasons_json.h, docs/reasons-json.md).
 #pragma once
 
 #include <map>
@@ -17,6 +17,7 @@
 #include "core/reasons/render.h"
 #include "core/reasons/summary.h"
 #include "sim/estimate.h"
+#include "wire/reasons_json.h"
 
 namespace sluice::sim {
 
@@ -25,16 +26,6 @@ struct PendingReportOptions {
   // Estimated starts by job (EstimateStarts); null: none shown.
   const std::map<JobId, StartEstimate>* estimates = nullptr;
 };
-
-// A detail carries only the fields its code uses.
-nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail);
-// One pending job: job, reason, details, hint; estimated_start (and why unknown) when
-// `estimate` is given; hosts (per-host verdicts) when `per_host`.
-nlohmann::ordered_json PendingJobToJson(const core::PendJob& pend, const core::ClusterState& state,
-                                        const StartEstimate* estimate, bool per_host);
-// {"jobs": 12, "by_reason": {"NO_RESOURCE": 8, ...}, "with_reason": {...},
-//  "queues": {"normal": {"jobs": 10, "by_reason": {...}, "with_reason": {...}}}}
-nlohmann::ordered_json SummaryToJson(const core::PendingSummary& summary);
 
 std::string PendingReportText(const std::vector<core::PendJob>& pending,
                               const core::ClusterState& state, Instant at,

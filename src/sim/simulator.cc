@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/cycle/events.h"
+#include "core/driver/drive_loop.h"
 
 namespace sluice::sim {
 namespace {
@@ -78,217 +79,301 @@ bool DependsOnRejected(const core::JobSpec& spec, const std::unordered_set<JobId
   return std::any_of(named.begin(), named.end(), [&](JobId id) { return rejected.contains(id); });
 }
 
+// (time, job id) inputs of the workload, sorted: cancels, and releases of held jobs.
+using TimedInputs = std::vector<std::pair<Instant, JobId>>;
+
+// One run: the workload's inputs still to come, the finishes of the jobs it started, and the
+// records. It applies the inputs due at a time (step 1 of the drive loop) and is the loop's
+// DecisionHandler: records, sink calls and finishes follow from the decisions.
+class Replay final : public core::DecisionHandler {
+ public:
+  Replay(const Workload& workload, core::ClusterState& state, const SimOptions& options,
+         DecisionSink* sink, SimResult& result)
+      : jobs_(workload.jobs),
+        state_(state),
+        options_(options),
+        sink_(sink),
+        result_(result),
+        index_of_(jobs_) {}
+
+  // The records, the id index and the input order. Errors: a job id that appears twice.
+  Status Prepare();
+  // The next time an input is due (a submission, a finish, a cancel or a release), or
+  // kInfinite: every timer of the core is the drive loop's.
+  Instant NextInputTime() const;
+  // Whether the run should end at `t` though a timer of the core is due (see Run).
+  bool Stalled(Instant t, Instant next_input);
+  // Step 1 at `t`: finishes, cancels, submissions, then releases, each by job id.
+  Status ApplyInputs(Instant t);
+  // Victims of the cycle at `t` leave at once and go back to their queues (R-SIM-1d).
+  Status RequeueVictims(Instant t, core::DriveLoop& loop);
+
+  void OnStart(const core::StartJob& start, Instant now) override;
+  void OnFail(const core::FailJob& fail, Instant now) override;
+  void OnPend(core::PendJob& pend, Instant now) override;
+  void OnPreempt(const core::PreemptJob& preempt, Instant now) override;
+  void OnUpdate(const core::UpdateAdmission& update, Instant now) override;
+
+ private:
+  JobRecord& RecordOf(JobId id) { return result_.records[index_of_[id]]; }
+  Status ApplyFinishes(Instant t);
+  Status ApplyCancels(Instant t);
+  Status ApplySubmissions(Instant t);
+  Status ApplyReleases(Instant t);
+
+  const std::vector<WorkloadJob>& jobs_;
+  core::ClusterState& state_;
+  const SimOptions& options_;
+  DecisionSink* sink_;
+  SimResult& result_;
+  IndexOfJob index_of_;
+  std::vector<size_t> order_;  // submissions by (submit time, id)
+  TimedInputs cancels_;
+  TimedInputs releases_;
+  std::unordered_set<JobId> rejected_;  // lookups only
+  std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finishes_;
+  std::vector<FinishEvent> due_;
+  std::vector<core::PreemptJob> preempted_;  // by the cycle just run
+  size_t next_submit_ = 0;
+  size_t next_cancel_ = 0;
+  size_t next_release_ = 0;
+  size_t progress_step_ = 1;
+  Instant last_progress_ = 0;  // the last time an input arrived or a cycle started or failed a job
+};
+
+Status Replay::Prepare() {
+  result_.records.resize(jobs_.size());
+  state_.ReserveJobs(static_cast<size_t>(state_.job_count()) + jobs_.size());
+  for (size_t i = 0; i < jobs_.size(); ++i) {
+    const core::JobSpec& spec = jobs_[i].spec;
+    JobRecord& record = result_.records[i];
+    record.id = spec.id;
+    record.user = spec.user;
+    record.queue = spec.queue;
+    record.slots = spec.min_tasks;
+    record.submit = spec.submit_time;
+    if (!index_of_.Add(spec.id, i)) {
+      return InvalidArgument("line " + std::to_string(jobs_[i].line) + ": job id " +
+                             std::to_string(spec.id) + " appears twice");
+    }
+  }
+  order_.resize(jobs_.size());
+  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  auto by_submit_then_id = [&](size_t a, size_t b) {
+    if (jobs_[a].spec.submit_time != jobs_[b].spec.submit_time) {
+      return jobs_[a].spec.submit_time < jobs_[b].spec.submit_time;
+    }
+    return jobs_[a].spec.id < jobs_[b].spec.id;
+  };
+  // Readers sort by submit time and traces number jobs in that order: usually sorted already.
+  if (!std::is_sorted(order_.begin(), order_.end(), by_submit_then_id)) {
+    std::stable_sort(order_.begin(), order_.end(), by_submit_then_id);
+  }
+  for (const WorkloadJob& job : jobs_) {
+    if (job.cancel_at)
+      cancels_.emplace_back(std::max(*job.cancel_at, job.spec.submit_time), job.spec.id);
+    if (job.release_at && job.spec.hold) {
+      releases_.emplace_back(std::max(*job.release_at, job.spec.submit_time), job.spec.id);
+    }
+  }
+  std::sort(cancels_.begin(), cancels_.end());
+  std::sort(releases_.begin(), releases_.end());
+  progress_step_ = std::max<size_t>(1, order_.size() / 100);
+  return Status::Ok();
+}
+
+Instant Replay::NextInputTime() const {
+  Instant t = kInfinite;
+  if (next_submit_ < order_.size()) t = std::min(t, jobs_[order_[next_submit_]].spec.submit_time);
+  if (!finishes_.empty()) t = std::min(t, finishes_.top().time);
+  if (next_cancel_ < cancels_.size()) t = std::min(t, cancels_[next_cancel_].first);
+  if (next_release_ < releases_.size()) t = std::min(t, releases_[next_release_].first);
+  return t;
+}
+
+bool Replay::Stalled(Instant t, Instant next_input) {
+  if (next_input == t) last_progress_ = t;
+  return next_input == kInfinite && state_.running().empty() && !state_.NextBeginAfter(t) &&
+         t - last_progress_ > core::kSecondsPerWeek;
+}
+
+Status Replay::ApplyInputs(Instant t) {
+  SLUICE_RETURN_IF_ERROR(ApplyFinishes(t));
+  SLUICE_RETURN_IF_ERROR(ApplyCancels(t));
+  SLUICE_RETURN_IF_ERROR(ApplySubmissions(t));
+  return ApplyReleases(t);
+}
+
+// Finishes at t, by job id (the heap orders equal times by id).
+Status Replay::ApplyFinishes(Instant t) {
+  due_.clear();
+  while (!finishes_.empty() && finishes_.top().time == t) {
+    due_.push_back(finishes_.top());
+    finishes_.pop();
+  }
+  for (const FinishEvent& event : due_) {
+    const core::Job* running = state_.FindJob(event.job);
+    if (running == nullptr || running->state != core::JobState::kRunning ||
+        running->start_seq != event.start_seq) {
+      continue;  // cancelled, or a run that preemption cut short
+    }
+    const core::ExitCause cause =
+        event.killed ? core::ExitCause::kRunLimit : core::ExitCause::kNone;
+    SLUICE_RETURN_IF_ERROR(core::Apply(core::JobFinished{event.job, 0, cause}, t, state_));
+    JobRecord& record = RecordOf(event.job);
+    const core::Job& job = *state_.FindJob(event.job);
+    record.end = t;
+    record.state = job.state;
+    record.cause = job.exit_cause;
+    if (sink_ != nullptr) sink_->OnFinish(t, job);
+  }
+  return Status::Ok();
+}
+
+// Cancels at t: pending or running jobs end CANCELLED; finished ones are left alone.
+Status Replay::ApplyCancels(Instant t) {
+  for (; next_cancel_ < cancels_.size() && cancels_[next_cancel_].first == t; ++next_cancel_) {
+    const JobId id = cancels_[next_cancel_].second;
+    const core::Job* job = state_.FindJob(id);
+    if (job == nullptr || core::IsTerminal(job->state)) continue;
+    SLUICE_RETURN_IF_ERROR(core::Apply(core::JobCancelled{id}, t, state_));
+    JobRecord& record = RecordOf(id);
+    record.end = t;
+    record.state = core::JobState::kCancelled;
+    if (sink_ != nullptr) sink_->OnCancel(t, id);
+  }
+  return Status::Ok();
+}
+
+// Submissions at t, by job id. One the core refuses (closed queue) is recorded as rejected.
+Status Replay::ApplySubmissions(Instant t) {
+  for (; next_submit_ < order_.size() && jobs_[order_[next_submit_]].spec.submit_time == t;
+       ++next_submit_) {
+    const WorkloadJob& job = jobs_[order_[next_submit_]];
+    Status status = DependsOnRejected(job.spec, rejected_)
+                        ? FailedPrecondition("job " + std::to_string(job.spec.id) +
+                                             ": depends on a rejected job")
+                        : core::Apply(core::JobSubmitted{job.spec}, t, state_);
+    if (status.code() == StatusCode::kFailedPrecondition) {  // refused, not an input error
+      rejected_.insert(job.spec.id);
+      RecordOf(job.spec.id).rejected = true;
+      ++result_.rejected;
+      result_.warnings.push_back("line " + std::to_string(job.line) + ": t=" + std::to_string(t) +
+                                 ": rejected: " + status.message());
+      continue;
+    }
+    if (!status.ok()) return status.WithPrefix("line " + std::to_string(job.line));
+    if (options_.progress && next_submit_ % progress_step_ == 0) {
+      options_.progress(static_cast<double>(next_submit_) / static_cast<double>(order_.size()));
+    }
+  }
+  return Status::Ok();
+}
+
+// Releases at t, by job id (a job no longer held, or rejected, is left alone).
+Status Replay::ApplyReleases(Instant t) {
+  for (; next_release_ < releases_.size() && releases_[next_release_].first == t; ++next_release_) {
+    const core::Job* job = state_.FindJob(releases_[next_release_].second);
+    if (job == nullptr || job->state != core::JobState::kHeld) continue;
+    SLUICE_RETURN_IF_ERROR(core::Apply(core::JobReleased{job->spec.id}, t, state_));
+  }
+  return Status::Ok();
+}
+
+// A job started at t ends at t + runtime, or at t + run_limit when kill_at_limit cuts it.
+void Replay::OnStart(const core::StartJob& start, Instant now) {
+  last_progress_ = now;
+  const WorkloadJob& wjob = jobs_[index_of_[start.job]];
+  JobRecord& record = RecordOf(start.job);
+  record.start = now;
+  record.slots = start.allocation.TotalSlots();
+  record.state = core::JobState::kRunning;
+  const bool killed =
+      options_.kill_at_limit && wjob.spec.run_limit && wjob.runtime > *wjob.spec.run_limit;
+  const core::Job& job = *state_.FindJob(start.job);
+  finishes_.push(FinishEvent{AddDuration(now, killed ? *wjob.spec.run_limit : wjob.runtime),
+                             start.job, killed, job.start_seq});
+  if (sink_ != nullptr) sink_->OnStart(now, job, state_);
+}
+
+void Replay::OnFail(const core::FailJob& fail, Instant now) {
+  last_progress_ = now;
+  JobRecord& record = RecordOf(fail.job);
+  record.end = now;
+  record.state = core::JobState::kExit;
+  record.cause = fail.cause;
+  if (sink_ != nullptr) sink_->OnExit(now, fail.job, fail.cause, fail.message);
+}
+
+void Replay::OnPend(core::PendJob& pend, Instant /*now*/) {
+  if (options_.pending_at) result_.pending.push_back(std::move(pend));
+}
+
+void Replay::OnPreempt(const core::PreemptJob& preempt, Instant /*now*/) {
+  preempted_.push_back(preempt);
+}
+
+void Replay::OnUpdate(const core::UpdateAdmission& update, Instant /*now*/) {
+  JobRecord& record = RecordOf(update.job);
+  record.blocked_head = record.blocked_head || update.first_blocked.has_value();
+  if (update.gate_since && !record.gate_since) record.gate_since = update.gate_since;
+}
+
+// Victims honour SIGTERM at once (the grace only bounds how long they may take) and go back
+// to their queues at their original positions; another cycle runs at t in which the jobs
+// they were preempted for start.
+Status Replay::RequeueVictims(Instant t, core::DriveLoop& loop) {
+  for (const core::PreemptJob& preempt : preempted_) {
+    const core::Job& victim = *state_.FindJob(preempt.victim);
+    JobRecord& record = RecordOf(preempt.victim);
+    ++record.preemptions;
+    record.work_lost += static_cast<double>(t - victim.start_time) * victim.allocation.TotalSlots();
+    record.start = -1;
+    record.state = core::JobState::kPending;
+  }
+  SLUICE_RETURN_IF_ERROR(loop.RequeueAtOnce(preempted_, t));
+  if (sink_ != nullptr) {
+    for (const core::PreemptJob& preempt : preempted_)
+      sink_->OnPreempt(t, preempt.victim, preempt.for_job);
+  }
+  preempted_.clear();
+  return Status::Ok();
+}
+
 }  // namespace
 
 Simulator::Simulator(core::ClusterState state, const Workload& workload, SimOptions options)
     : state_(std::move(state)), workload_(workload), options_(std::move(options)) {}
 
 Result<SimResult> Simulator::Run(DecisionSink* sink) {
-  const std::vector<WorkloadJob>& jobs = workload_.jobs;
   SimResult result;
-  result.records.resize(jobs.size());
-  IndexOfJob index_of(jobs);
-  state_.ReserveJobs(static_cast<size_t>(state_.job_count()) + jobs.size());
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    const core::JobSpec& spec = jobs[i].spec;
-    JobRecord& record = result.records[i];
-    record.id = spec.id;
-    record.user = spec.user;
-    record.queue = spec.queue;
-    record.slots = spec.min_tasks;
-    record.submit = spec.submit_time;
-    if (!index_of.Add(spec.id, i)) {
-      return InvalidArgument("line " + std::to_string(jobs[i].line) + ": job id " +
-                             std::to_string(spec.id) + " appears twice");
-    }
-  }
-
-  // Submissions by (submit time, id); cancels by (time, id).
-  std::vector<size_t> order(jobs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto by_submit_then_id = [&](size_t a, size_t b) {
-    if (jobs[a].spec.submit_time != jobs[b].spec.submit_time) {
-      return jobs[a].spec.submit_time < jobs[b].spec.submit_time;
-    }
-    return jobs[a].spec.id < jobs[b].spec.id;
-  };
-  // Readers sort by submit time and traces number jobs in that order: usually sorted already.
-  if (!std::is_sorted(order.begin(), order.end(), by_submit_then_id)) {
-    std::stable_sort(order.begin(), order.end(), by_submit_then_id);
-  }
-  std::vector<std::pair<Instant, JobId>> cancels;
-  for (const WorkloadJob& job : jobs) {
-    if (job.cancel_at) cancels.emplace_back(std::max(*job.cancel_at, job.spec.submit_time), job.spec.id);
-  }
-  std::sort(cancels.begin(), cancels.end());
-  std::vector<std::pair<Instant, JobId>> releases;
-  for (const WorkloadJob& job : jobs) {
-    if (job.release_at && job.spec.hold) {
-      releases.emplace_back(std::max(*job.release_at, job.spec.submit_time), job.spec.id);
-    }
-  }
-  std::sort(releases.begin(), releases.end());
-  std::unordered_set<JobId> rejected;  // lookups only
-
-  std::priority_queue<FinishEvent, std::vector<FinishEvent>, std::greater<>> finishes;
-  std::optional<Instant> wake;
-  size_t next_submit = 0;
-  size_t next_cancel = 0;
-  size_t next_release = 0;
-  size_t progress_step = std::max<size_t>(1, order.size() / 100);
-
-  // The next event that is not a timer of the core.
-  auto next_input_time = [&]() {
-    Instant t = kInfinite;
-    if (next_submit < order.size()) t = std::min(t, jobs[order[next_submit]].spec.submit_time);
-    if (!finishes.empty()) t = std::min(t, finishes.top().time);
-    if (next_cancel < cancels.size()) t = std::min(t, cancels[next_cancel].first);
-    if (next_release < releases.size()) t = std::min(t, releases[next_release].first);
-    return t;
-  };
-  auto next_event_time = [&]() {
-    return wake ? std::min(next_input_time(), *wake) : next_input_time();
-  };
-  Instant last_progress = 0;  // the last time an input arrived or a cycle started or failed a job
-
-  std::vector<FinishEvent> due;
-  std::vector<core::PreemptJob> preempted;
+  Replay replay(workload_, state_, options_, sink, result);
+  SLUICE_RETURN_IF_ERROR(replay.Prepare());
+  core::DriveLoop loop(scheduler_, state_);
   while (true) {
-    const Instant t = next_event_time();
+    const Instant next_input = replay.NextInputTime();
+    const Instant t = loop.NextTime(next_input);
     if (t == kInfinite) break;
     if (options_.pending_at && t > *options_.pending_at) break;
     // With only the core's timers left, nothing running and no begin time to come, a week of
     // wakes that started nothing means no dispatch window (they repeat weekly) will start
     // anything: the run ends instead of waking for ever (a windowed queue's job that waits on
     // closed hosts, say).
-    const Instant next_input = next_input_time();
-    if (next_input == t) last_progress = t;
-    if (next_input == kInfinite && state_.running().empty() && !state_.NextBeginAfter(t) &&
-        t - last_progress > core::kSecondsPerWeek) {
-      break;
-    }
-    if (wake && *wake <= t) wake.reset();
-
-    // 1. Finishes at t, by job id (the heap orders equal times by id).
-    due.clear();
-    while (!finishes.empty() && finishes.top().time == t) {
-      due.push_back(finishes.top());
-      finishes.pop();
-    }
-    for (const FinishEvent& event : due) {
-      const core::Job* running = state_.FindJob(event.job);
-      if (running == nullptr || running->state != core::JobState::kRunning ||
-          running->start_seq != event.start_seq) {
-        continue;  // cancelled, or a run that preemption cut short
-      }
-      const core::ExitCause cause = event.killed ? core::ExitCause::kRunLimit : core::ExitCause::kNone;
-      SLUICE_RETURN_IF_ERROR(core::Apply(core::JobFinished{event.job, 0, cause}, t, state_));
-      JobRecord& record = result.records[index_of[event.job]];
-      const core::Job& job = *state_.FindJob(event.job);
-      record.end = t;
-      record.state = job.state;
-      record.cause = job.exit_cause;
-      if (sink != nullptr) sink->OnFinish(t, job);
-    }
-    // 2. Cancels at t: pending or running jobs end CANCELLED; finished ones are left alone.
-    for (; next_cancel < cancels.size() && cancels[next_cancel].first == t; ++next_cancel) {
-      const JobId id = cancels[next_cancel].second;
-      const core::Job* job = state_.FindJob(id);
-      if (job == nullptr || core::IsTerminal(job->state)) continue;
-      SLUICE_RETURN_IF_ERROR(core::Apply(core::JobCancelled{id}, t, state_));
-      JobRecord& record = result.records[index_of[id]];
-      record.end = t;
-      record.state = core::JobState::kCancelled;
-      if (sink != nullptr) sink->OnCancel(t, id);
-    }
-    // 3. Submissions at t, by job id.
-    for (; next_submit < order.size() && jobs[order[next_submit]].spec.submit_time == t;
-         ++next_submit) {
-      const WorkloadJob& job = jobs[order[next_submit]];
-      Status status = DependsOnRejected(job.spec, rejected)
-                          ? FailedPrecondition("job " + std::to_string(job.spec.id) +
-                                               ": depends on a rejected job")
-                          : core::Apply(core::JobSubmitted{job.spec}, t, state_);
-      if (status.code() == StatusCode::kFailedPrecondition) {  // refused, not an input error
-        rejected.insert(job.spec.id);
-        result.records[index_of[job.spec.id]].rejected = true;
-        ++result.rejected;
-        result.warnings.push_back("line " + std::to_string(job.line) + ": t=" + std::to_string(t) +
-                                  ": rejected: " + status.message());
-        continue;
-      }
-      if (!status.ok()) return status.WithPrefix("line " + std::to_string(job.line));
-      if (options_.progress && next_submit % progress_step == 0) {
-        options_.progress(static_cast<double>(next_submit) / static_cast<double>(order.size()));
-      }
-    }
-
-    // 4. Releases at t, by job id (a job no longer held, or rejected, is left alone).
-    for (; next_release < releases.size() && releases[next_release].first == t; ++next_release) {
-      const core::Job* job = state_.FindJob(releases[next_release].second);
-      if (job == nullptr || job->state != core::JobState::kHeld) continue;
-      SLUICE_RETURN_IF_ERROR(core::Apply(core::JobReleased{job->spec.id}, t, state_));
-    }
-
-    // 5. One cycle at t; explained when it may be the last one at or before pending_at.
-    const bool explain = options_.explain_every_cycle ||
-                         (options_.pending_at && next_event_time() > *options_.pending_at);
-    core::CycleResult cycle = scheduler_.RunCycle(state_, t, core::CycleOptions{.explain = explain});
-    core::Commit(cycle, t, state_);
-    ++result.cycles;
-    result.evaluations += cycle.stats.evaluated;
+    if (replay.Stalled(t, next_input)) break;
+    loop.ClearDueWake(t);
+    SLUICE_RETURN_IF_ERROR(replay.ApplyInputs(t));
+    // Explained when it may be the last cycle at or before pending_at.
+    const bool explain =
+        options_.explain_every_cycle ||
+        (options_.pending_at && loop.NextTime(replay.NextInputTime()) > *options_.pending_at);
     if (explain && options_.pending_at) {
       result.pending.clear();
       result.pending_time = t;
     }
-    for (core::Decision& decision : cycle.decisions) {
-      if (std::holds_alternative<core::StartJob>(decision) ||
-          std::holds_alternative<core::FailJob>(decision)) {
-        last_progress = t;
-      }
-      if (auto* start = std::get_if<core::StartJob>(&decision)) {
-        const WorkloadJob& wjob = jobs[index_of[start->job]];
-        JobRecord& record = result.records[index_of[start->job]];
-        record.start = t;
-        record.slots = start->allocation.TotalSlots();
-        record.state = core::JobState::kRunning;
-        const bool killed = options_.kill_at_limit && wjob.spec.run_limit &&
-                            wjob.runtime > *wjob.spec.run_limit;
-        finishes.push(FinishEvent{AddDuration(t, killed ? *wjob.spec.run_limit : wjob.runtime),
-                                  start->job, killed, state_.FindJob(start->job)->start_seq});
-        if (sink != nullptr) sink->OnStart(t, *state_.FindJob(start->job), state_);
-      } else if (auto* fail = std::get_if<core::FailJob>(&decision)) {
-        JobRecord& record = result.records[index_of[fail->job]];
-        record.end = t;
-        record.state = core::JobState::kExit;
-        record.cause = fail->cause;
-        if (sink != nullptr) sink->OnExit(t, fail->job, fail->cause, fail->message);
-      } else if (auto* update = std::get_if<core::UpdateAdmission>(&decision)) {
-        JobRecord& record = result.records[index_of[update->job]];
-        record.blocked_head = record.blocked_head || update->first_blocked.has_value();
-        if (update->gate_since && !record.gate_since) record.gate_since = update->gate_since;
-      } else if (auto* pend = std::get_if<core::PendJob>(&decision)) {
-        if (options_.pending_at) result.pending.push_back(std::move(*pend));
-      } else if (auto* preempt = std::get_if<core::PreemptJob>(&decision)) {
-        preempted.push_back(*preempt);
-      }
-    }
-    // Victims honour SIGTERM at once (the grace only bounds how long they may take) and go
-    // back to their queues at their original positions; another cycle runs at t
-    // (R-SIM-1d) in which the jobs they were preempted for start.
-    for (const core::PreemptJob& preempt : preempted) {
-      const core::Job& victim = *state_.FindJob(preempt.victim);
-      JobRecord& record = result.records[index_of[preempt.victim]];
-      ++record.preemptions;
-      record.work_lost += static_cast<double>(t - victim.start_time) * victim.allocation.TotalSlots();
-      record.start = -1;
-      record.state = core::JobState::kPending;
-      SLUICE_RETURN_IF_ERROR(core::Apply(core::JobRequeued{preempt.victim}, t, state_));
-      if (sink != nullptr) sink->OnPreempt(t, preempt.victim, preempt.for_job);
-      wake = t;
-    }
-    preempted.clear();
-    if (cycle.wake_at && *cycle.wake_at > t) wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
+    const core::CycleResult cycle = loop.Cycle(t, core::CycleOptions{.explain = explain}, replay);
+    ++result.cycles;
+    result.evaluations += cycle.stats.evaluated;
+    SLUICE_RETURN_IF_ERROR(replay.RequeueVictims(t, loop));
     if (options_.after_cycle) options_.after_cycle(state_, t, cycle);
   }
   if (options_.progress) options_.progress(1.0);

@@ -7,10 +7,14 @@
 // cycle. A submission the core refuses because its queue is closed (or because it depends on
 // such a job) is not an error: the job is recorded as rejected with a warning. Events a
 // cycle creates at the current time (a zero-runtime job's finish) are applied after it and
-// another cycle runs at the same time. It also wakes at every timer the core asks for. A job started by
-// the cycle at time t has start time t and finishes at t + runtime (or, with
+// another cycle runs at the same time. It also wakes at every timer the core asks for. A job
+// started by the cycle at time t has start time t and finishes at t + runtime (or, with
 // kill_at_limit, at t + run_limit when it would overrun). Deterministic: no wall clock, no
 // hash-order iteration; same inputs, same records and decision lines.
+//
+// Run is the core's DriveLoop (core/driver/drive_loop.h) with the workload as its inputs:
+// the run's bookkeeping (simulator.cc) applies the inputs due at each time and is the loop's
+// DecisionHandler (records, DecisionSink calls, finishes to come).
 #pragma once
 
 #include <cstdint>

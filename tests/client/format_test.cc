@@ -9,6 +9,7 @@
 
 #include "client/rest_client.h"
 #include "core/reasons/render.h"
+#include "wire/reasons_json.h"
 
 namespace sluice::client {
 namespace {
@@ -17,23 +18,23 @@ using nlohmann::json;
 
 TEST(ReasonCodeFromStringTest, EveryCodeRoundTrips) {
   for (core::ReasonCode code : core::kAllReasonCodes) {
-    EXPECT_EQ(ReasonCodeFromString(core::ToString(code)), code);
+    EXPECT_EQ(wire::ReasonCodeFromString(core::ToString(code)), code);
   }
-  EXPECT_FALSE(ReasonCodeFromString("NOT_A_CODE").has_value());
+  EXPECT_FALSE(wire::ReasonCodeFromString("NOT_A_CODE").has_value());
 }
 
 TEST(ReasonDetailFromJsonTest, ReadsTheFieldsOfTheApi) {
-  auto detail = ReasonDetailFromJson(json::parse(
+  auto detail = wire::ReasonDetailFromJson(json::parse(
       R"({"code": "NO_RESOURCE", "resource": "slots", "needed": 8, "available": 3, "hosts": 2})"));
   ASSERT_TRUE(detail.has_value());
   EXPECT_EQ(detail->code, core::ReasonCode::kNoResource);
   EXPECT_EQ(detail->needed, 8);
   EXPECT_EQ(detail->available, 3);
   EXPECT_EQ(core::RenderReason(*detail), "Not enough job slots: needs 8, 3 free on 2 hosts");
-  auto reserved = ReasonDetailFromJson(json::parse(R"({"code": "RESERVED", "job": 4, "time": null})"));
+  auto reserved = wire::ReasonDetailFromJson(json::parse(R"({"code": "RESERVED", "job": 4, "time": null})"));
   ASSERT_TRUE(reserved.has_value());
   EXPECT_EQ(reserved->time, kInfinite);
-  EXPECT_FALSE(ReasonDetailFromJson(json::parse(R"({"code": 3})")).has_value());
+  EXPECT_FALSE(wire::ReasonDetailFromJson(json::parse(R"({"code": 3})")).has_value());
 }
 
 TEST(FormatJobsTest, AlignsColumnsAndShowsHosts) {

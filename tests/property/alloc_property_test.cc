@@ -153,7 +153,7 @@ Status SubmitJob(ClusterState& state, JobId id, const std::string& text, int32_t
 }
 
 AllocOutcome NominateJob(const ClusterState& state, JobId id, Capacity& capacity) {
-  return ResreqAllocator().Nominate(*state.FindJob(id), state, capacity, AllocMode::kNormal);
+  return ResreqAllocator().Nominate(*state.FindJob(id), state, capacity);
 }
 
 Instance MakeInstance(uint64_t seed, const Mix& mix) {

@@ -147,7 +147,7 @@ int CheckRun(const Run& run) {
             capacity.Credit(g, host.SlotsTaken(g), on[g.host] == host.running_jobs);
           }
         }
-        return allocator.Nominate(job, state, capacity, AllocMode::kPreempt).ok;
+        return allocator.Nominate(job, state, capacity).ok;
       };
       EXPECT_TRUE(fits_without(victims)) << "victims of job " << for_job << " do not make room";
       for (size_t i = 0; i < victims.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "server/controller_fixture.h"
+#include "wire/reasons_json.h"
 
 namespace sluice::server {
 namespace {
@@ -74,9 +75,9 @@ TEST(JobTextTest, EndedAndWaitingJobs) {
   EXPECT_EQ(r["details"][0]["code"], "NO_RESOURCE");
   EXPECT_EQ(r["details"][0]["needed"], 8);
   EXPECT_EQ(r["details"][0]["available"], 3);
-  EXPECT_EQ(r, ReasonsJson(reasons, "NO_RESOURCE"));
+  EXPECT_EQ(r, wire::ReasonsJson(reasons, "NO_RESOURCE"));
   waiting.hint = "needs 5 more slots";
-  EXPECT_EQ(Parse(waiting)["reasons"], ReasonsJson(reasons, "NO_RESOURCE", "needs 5 more slots"));
+  EXPECT_EQ(Parse(waiting)["reasons"], wire::ReasonsJson(reasons, "NO_RESOURCE", "needs 5 more slots"));
   EXPECT_EQ(Parse(waiting)["reasons"]["hint"], "needs 5 more slots");
 }
 

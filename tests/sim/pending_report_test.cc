@@ -23,7 +23,7 @@ core::PendJob Pend(JobId id, std::vector<core::ReasonDetail> details) {
 
 TEST(ReasonDetailJsonTest, EveryCodeHasItsNameAndOnlyItsFields) {
   for (core::ReasonCode code : core::kAllReasonCodes) {
-    nlohmann::ordered_json j = ReasonDetailToJson(core::ReasonDetail{.code = code});
+    nlohmann::ordered_json j = wire::ReasonDetailToJson(core::ReasonDetail{.code = code});
     EXPECT_EQ(j["code"], std::string(core::ToString(code)));
     for (const auto& [key, value] : j.items()) {
       static const std::set<std::string> known = {"code", "resource", "needed", "available", "hosts",
@@ -33,15 +33,15 @@ TEST(ReasonDetailJsonTest, EveryCodeHasItsNameAndOnlyItsFields) {
       EXPECT_TRUE(known.contains(key)) << key << " in " << j.dump();
     }
   }
-  EXPECT_EQ(ReasonDetailToJson({.code = core::ReasonCode::kLimit, .limit = "u_slots", .scope = "user alice",
+  EXPECT_EQ(wire::ReasonDetailToJson({.code = core::ReasonCode::kLimit, .limit = "u_slots", .scope = "user alice",
                                 .used = 8, .max = 8})
                 .dump(),
             R"({"code":"LIMIT","limit":"u_slots","scope":"user alice","resource":"slots","used":8,"max":8})");
-  EXPECT_EQ(ReasonDetailToJson({.code = core::ReasonCode::kPreempting, .hosts = 2, .used = 3}).dump(),
+  EXPECT_EQ(wire::ReasonDetailToJson({.code = core::ReasonCode::kPreempting, .hosts = 2, .used = 3}).dump(),
             R"({"code":"PREEMPTING","hosts":2,"victims":3})");
-  EXPECT_EQ(ReasonDetailToJson({.code = core::ReasonCode::kFairshare, .job = 4}).dump(),
+  EXPECT_EQ(wire::ReasonDetailToJson({.code = core::ReasonCode::kFairshare, .job = 4}).dump(),
             R"({"code":"FAIRSHARE","job":4})");
-  EXPECT_EQ(ReasonDetailToJson({.code = core::ReasonCode::kReserved, .job = 3, .time = kInfinite}).dump(),
+  EXPECT_EQ(wire::ReasonDetailToJson({.code = core::ReasonCode::kReserved, .job = 3, .time = kInfinite}).dump(),
             R"({"code":"RESERVED","job":3,"time":null})");
 }
 
@@ -76,7 +76,7 @@ TEST_F(PendingReportTest, JsonLinesCarryReasonsHintAndEstimate) {
 }
 
 TEST_F(PendingReportTest, PerHostJson) {
-  nlohmann::ordered_json j = PendingJobToJson(pending_[0], *state_, nullptr, /*per_host=*/true);
+  nlohmann::ordered_json j = wire::PendingJobToJson(pending_[0], *state_, nullptr, /*per_host=*/true);
   EXPECT_FALSE(j.contains("estimated_start"));
   EXPECT_EQ(j["hosts"].dump(),
             R"([{"host":"h1","code":"NO_RESOURCE","resource":"slots"},{"host":"h2","room":1}])");

@@ -6,6 +6,11 @@
 // (the default SWF cluster: P hosts of one slot each). It shares no code with src/core or
 // src/sim; keep it that way, or the cross-check proves nothing.
 //
+// NOTE: its event loop is a fourth copy of the drive loop on purpose. The simulator, the
+// start-time estimator and the controller share core::DriveLoop (core/driver/drive_loop.h);
+// this file must not: as the differential test's oracle it has to stay an independent loop,
+// so that a bug in the shared driver shows up as a difference instead of being reproduced.
+//
 // Representation: a workload is the list of jobs that passed the SWF filters, in submission
 // order (stably sorted by submit time, ties in file order); that order is also the queue order.
 // Simulation keeps a free-processor count, the running jobs and the pending queue, and steps

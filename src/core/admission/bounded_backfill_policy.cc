@@ -33,10 +33,8 @@ bool GateDue(const QueueSpec& spec, const AdmissionRecord& record, Instant now) 
   return record.first_blocked && now - *record.first_blocked >= spec.max_head_wait;
 }
 
-void Record(CycleContext& ctx, const HeadState& head) {
-  ctx.result.decisions.push_back(UpdateAdmission{head.job->spec.id, head.record.bypass_count,
-                                                 head.record.first_blocked,
-                                                 head.record.gate_since});
+void Record(AdmissionContext& ctx, const HeadState& head) {
+  ctx.RecordAdmission(*head.job, head.record);
 }
 
 // The jobs this Admit call has explained: a skipped job passed by several scans (step 5, the
@@ -44,12 +42,12 @@ void Record(CycleContext& ctx, const HeadState& head) {
 using Explained = std::unordered_set<JobId>;
 
 QueueOrder::iterator NextEligible(const QueueOrder& order, QueueOrder::iterator it,
-                                  CycleContext& ctx, Explained& explained) {
+                                  AdmissionContext& ctx, Explained& explained) {
   for (; it != order.end(); ++it) {
     const Job& job = *it;
     if (ctx.DecidedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
-    if (auto why = Ineligible(job, ctx)) {
-      if (ctx.explain && explained.insert(job.spec.id).second) ctx.Pend(job, std::move(*why));
+    if (auto why = ctx.Ineligible(job)) {
+      if (ctx.explain() && explained.insert(job.spec.id).second) ctx.Pend(job, std::move(*why));
       continue;
     }
     return it;
@@ -59,11 +57,11 @@ QueueOrder::iterator NextEligible(const QueueOrder& order, QueueOrder::iterator 
 
 // Explains every job after `from` that is still pending as waiting behind the gated head.
 void PendGated(const QueueOrder& order, QueueOrder::iterator from, const HeadState& head,
-               CycleContext& ctx, Explained& explained) {
+               AdmissionContext& ctx, Explained& explained) {
   for (auto it = from; it != order.end(); ++it) {
     const Job& job = *it;
     if (ctx.DecidedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
-    if (auto why = Ineligible(job, ctx)) {
+    if (auto why = ctx.Ineligible(job)) {
       if (explained.insert(job.spec.id).second) ctx.Pend(job, std::move(*why));
       continue;
     }
@@ -76,7 +74,7 @@ void PendGated(const QueueOrder& order, QueueOrder::iterator from, const HeadSta
 
 class BoundedBackfillPolicy final : public AdmissionPolicy {
  public:
-  void Admit(const Queue& queue, const QueueOrder& order, CycleContext& ctx) const override {
+  void Admit(const Queue& queue, const QueueOrder& order, AdmissionContext& ctx) const override {
     Explained explained;
     auto head_it = NextEligible(order, order.begin(), ctx, explained);
     auto scan_from = head_it;
@@ -85,7 +83,7 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
       if (head.job != &*head_it) head = HeadState{&*head_it, head_it->admission};
       AllocOutcome outcome = ctx.Nominate(*head.job);  // 2.
       if (BlockedByLimitOnly(outcome)) {  // a job at a limit is skipped, never a head
-        if (ctx.explain) ctx.Pend(*head.job, std::move(outcome.reasons));
+        if (ctx.explain()) ctx.Pend(*head.job, std::move(outcome.reasons));
         head_it = NextEligible(order, std::next(head_it), ctx, explained);
         scan_from = head_it;
         continue;
@@ -100,11 +98,11 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
       ctx.NoteBlockedHead(*head.job);
       bool changed = false;
       if (!head.record.first_blocked) {
-        head.record.first_blocked = ctx.now;
+        head.record.first_blocked = ctx.now();
         changed = true;
       }
-      if (!head.record.gate_active() && GateDue(queue.spec, head.record, ctx.now)) {
-        head.record.gate_since = ctx.now;
+      if (!head.record.gate_active() && GateDue(queue.spec, head.record, ctx.now())) {
+        head.record.gate_since = ctx.now();
         changed = true;
       }
       if (changed) Record(ctx, head);
@@ -113,7 +111,7 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
       }
       if (head.record.gate_active()) {  // 4.
         ctx.WithholdHostsOf(*head.job, *head.record.gate_since);
-        if (ctx.explain) {
+        if (ctx.explain()) {
           ctx.Pend(*head.job, std::move(outcome.reasons));
           PendGated(order, std::next(head_it), head, ctx, explained);
         }
@@ -130,7 +128,8 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
         break;
       }
       if (it == order.end()) {
-        if (ctx.explain) ExplainBlocked(order, head_it, std::move(outcome.reasons), ctx, explained);
+        if (ctx.explain())
+          ExplainBlocked(order, head_it, std::move(outcome.reasons), ctx, explained);
         return;
       }
       scan_from = it;
@@ -140,7 +139,8 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
  private:
   // The head keeps its own reasons; each later job its own (it was nominated and failed).
   static void ExplainBlocked(const QueueOrder& order, QueueOrder::iterator head_it,
-                             PendingReasons head_reasons, CycleContext& ctx, Explained& explained) {
+                             PendingReasons head_reasons, AdmissionContext& ctx,
+                             Explained& explained) {
     ctx.Pend(*head_it, std::move(head_reasons));
     for (auto it = NextEligible(order, std::next(head_it), ctx, explained); it != order.end();
          it = NextEligible(order, std::next(it), ctx, explained)) {

@@ -10,6 +10,7 @@
 //  3. Scan the rest of the queue in order: Nominate each job; start it when it ends by S,
 //     or else when its slots fit in `extra` (then `extra` shrinks by its slots).
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -22,30 +23,32 @@ namespace {
 // Started-this-cycle jobs have no start sequence yet; they follow every running job.
 constexpr uint64_t kThisCycleOrderBase = uint64_t{1} << 62;
 
-Reservation ReserveForHead(const Job& head, CycleContext& ctx) {
+Reservation ReserveForHead(const Job& head, const AdmissionContext& ctx) {
+  const std::span<const StartedJob> started_now = ctx.started();
   std::vector<Release> started;
-  started.reserve(ctx.started.size());
-  for (size_t i = 0; i < ctx.started.size(); ++i) {
-    const Job& job = *ctx.started[i].job;
+  started.reserve(started_now.size());
+  for (size_t i = 0; i < started_now.size(); ++i) {
+    const Job& job = *started_now[i].job;
     started.push_back(
-        Release{.expected_end = AddDuration(ctx.now, job.spec.run_limit.value_or(kInfinite)),
+        Release{.expected_end = AddDuration(ctx.now(), job.spec.run_limit.value_or(kInfinite)),
                 .order = kThisCycleOrderBase + i,
-                .slots = ctx.started[i].slots});
+                .slots = started_now[i].slots});
   }
   // The running jobs come in (estimated end, start order) from the state: no sort per cycle.
-  return ComputeReservation(head.min_slots, ctx.TotalFree(), ctx.now, ctx.state.running_by_end(),
-                            started);
+  return ComputeReservation(head.min_slots, ctx.TotalFree(), ctx.now(),
+                            ctx.state().running_by_end(), started);
 }
 
 class EasyBackfillPolicy final : public AdmissionPolicy {
  public:
-  void Admit(const Queue& /*queue*/, const QueueOrder& order, CycleContext& ctx) const override {
+  void Admit(const Queue& /*queue*/, const QueueOrder& order,
+             AdmissionContext& ctx) const override {
     PendingReasons head_reasons;
     auto head_it = StartInOrder(order, ctx, head_reasons);
     if (head_it == order.end()) return;
     const Job& head = *head_it;
     ctx.MarkBlockedHead(head);
-    if (ctx.explain) ctx.Pend(head, std::move(head_reasons));
+    if (ctx.explain()) ctx.Pend(head, std::move(head_reasons));
 
     // Computed when a job first needs it: nothing starts before that, so it sees the same
     // running jobs and free slots as right after the head; a full cluster never needs it.
@@ -57,19 +60,19 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
     for (auto it = std::next(head_it); it != order.end(); ++it) {
       const Job& job = *it;
       if (ctx.DecidedThisCycle(job)) continue;
-      if (auto why = Ineligible(job, ctx)) {
-        if (ctx.explain) ctx.Pend(job, std::move(*why));
+      if (auto why = ctx.Ineligible(job)) {
+        if (ctx.explain()) ctx.Pend(job, std::move(*why));
         continue;
       }
-      if (ctx.TotalFree() == 0 && !ctx.explain) break;  // nothing more can start
-      const Instant end = AddDuration(ctx.now, job.spec.run_limit.value_or(kInfinite));
+      if (ctx.TotalFree() == 0 && !ctx.explain()) break;  // nothing more can start
+      const Instant end = AddDuration(ctx.now(), job.spec.run_limit.value_or(kInfinite));
       const bool ends_in_time = end != kInfinite && end <= reservation().shadow;
       // A job that would delay the head cannot start whether it fits or not; only an
       // explanation needs to know which of the two keeps it waiting.
-      if (!ends_in_time && job.min_slots > reservation().extra && !ctx.explain) continue;
+      if (!ends_in_time && job.min_slots > reservation().extra && !ctx.explain()) continue;
       AllocOutcome outcome = ctx.Nominate(job);
       if (!outcome.ok) {
-        if (ctx.explain) ctx.Pend(job, std::move(outcome.reasons));
+        if (ctx.explain()) ctx.Pend(job, std::move(outcome.reasons));
         continue;
       }
       const int32_t slots = outcome.allocation.TotalSlots();
@@ -78,7 +81,7 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
       } else if (slots <= reservation().extra) {
         reservation().extra -= slots;
         ctx.Start(job, std::move(outcome.allocation), /*backfilled=*/true);
-      } else if (ctx.explain) {
+      } else if (ctx.explain()) {
         PendingReasons reasons;
         reasons.Add(ReasonDetail{
             .code = ReasonCode::kReserved, .job = head.spec.id, .time = reservation().shadow});

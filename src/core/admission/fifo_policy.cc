@@ -9,12 +9,13 @@ namespace {
 
 class FifoPolicy final : public AdmissionPolicy {
  public:
-  void Admit(const Queue& /*queue*/, const QueueOrder& order, CycleContext& ctx) const override {
+  void Admit(const Queue& /*queue*/, const QueueOrder& order,
+             AdmissionContext& ctx) const override {
     PendingReasons head_reasons;
     auto head = StartInOrder(order, ctx, head_reasons);
     if (head == order.end()) return;
     ctx.MarkBlockedHead(*head);
-    if (!ctx.explain) return;
+    if (!ctx.explain()) return;
     ctx.Pend(*head, std::move(head_reasons));
     PendBehindHead(order, std::next(head), *head, ctx);
   }

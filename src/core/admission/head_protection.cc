@@ -15,24 +15,24 @@ bool EndsBy(Instant end, const Reservation& reservation) {
 
 }  // namespace
 
-Reservation ReserveFromRunLimits(int64_t needed, CycleContext& ctx) {
+Reservation ReserveFromRunLimits(int64_t needed, AdmissionContext& ctx) {
   std::vector<Release> started;
-  started.reserve(ctx.started.size());
-  for (size_t i = 0; i < ctx.started.size(); ++i) {
-    const Job& job = *ctx.started[i].job;
+  started.reserve(ctx.started().size());
+  for (size_t i = 0; i < ctx.started().size(); ++i) {
+    const Job& job = *ctx.started()[i].job;
     started.push_back(
-        Release{.expected_end = AddDuration(ctx.now, job.spec.run_limit.value_or(kInfinite)),
+        Release{.expected_end = AddDuration(ctx.now(), job.spec.run_limit.value_or(kInfinite)),
                 .order = kThisCycleOrderBase + i,
-                .slots = ctx.started[i].slots});
+                .slots = ctx.started()[i].slots});
   }
-  return ComputeReservation(needed, ctx.TotalFree(), ctx.now, ctx.state.running_by_end(),
+  return ComputeReservation(needed, ctx.TotalFree(), ctx.now(), ctx.state().running_by_end(),
                             started);
 }
 
 HeadProtection::HeadProtection(const Job& head, std::vector<const Job*> waiters)
     : head_(&head), waiters_(std::move(waiters)) {}
 
-void HeadProtection::Compute(CycleContext& ctx) {
+void HeadProtection::Compute(AdmissionContext& ctx) {
   if (computed_) return;
   computed_ = true;
   guards_.reserve(1 + waiters_.size());
@@ -42,14 +42,14 @@ void HeadProtection::Compute(CycleContext& ctx) {
   }
 }
 
-const Reservation& HeadProtection::HeadReservation(CycleContext& ctx) {
+const Reservation& HeadProtection::HeadReservation(AdmissionContext& ctx) {
   Compute(ctx);
   return guards_.front().reservation;
 }
 
-const Guard* HeadProtection::Delays(const Job& candidate, int64_t slots, CycleContext& ctx) {
+const Guard* HeadProtection::Delays(const Job& candidate, int64_t slots, AdmissionContext& ctx) {
   Compute(ctx);
-  const Instant end = AddDuration(ctx.now, candidate.spec.run_limit.value_or(kInfinite));
+  const Instant end = AddDuration(ctx.now(), candidate.spec.run_limit.value_or(kInfinite));
   for (const Guard& guard : guards_) {
     if (guard.job == &candidate) continue;
     if (!EndsBy(end, guard.reservation) && slots > guard.reservation.extra) return &guard;

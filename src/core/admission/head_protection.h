@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/admission/reservation.h"
-#include "core/cycle/cycle_context.h"
+#include "core/admission/admission_context.h"
 
 namespace sluice::core {
 
@@ -38,15 +38,15 @@ class HeadProtection {
 
   // The first guard a candidate of `slots` slots would delay (the head's first), or nullptr
   // when it delays none.
-  const Guard* Delays(const Job& candidate, int64_t slots, CycleContext& ctx);
+  const Guard* Delays(const Job& candidate, int64_t slots, AdmissionContext& ctx);
   // Records that `candidate` started with `slots` slots. REQUIRES: Delays() returned nullptr.
   void Charge(const Job& candidate, int64_t slots, Instant now);
 
   // The head's reservation from run limits (computed now if not yet).
-  const Reservation& HeadReservation(CycleContext& ctx);
+  const Reservation& HeadReservation(AdmissionContext& ctx);
 
  private:
-  void Compute(CycleContext& ctx);
+  void Compute(AdmissionContext& ctx);
   const Job* head_;
   std::vector<const Job*> waiters_;
   std::vector<Guard> guards_;  // head first, then waiters; empty until computed
@@ -55,6 +55,6 @@ class HeadProtection {
 
 // The EASY reservation of a job needing `needed` slots, from the jobs running now and this
 // cycle's starts, with run limits as their ends (reservation.h).
-Reservation ReserveFromRunLimits(int64_t needed, CycleContext& ctx);
+Reservation ReserveFromRunLimits(int64_t needed, AdmissionContext& ctx);
 
 }  // namespace sluice::core

@@ -1,19 +1,27 @@
 // AdmissionPolicy: decides, for one queue in one cycle, which of its pending jobs start
-// (R-ADM-2). Implementations: fifo, easy_backfill, bounded_backfill, predictive_backfill.
+// (R-ADM-2). Implementations: fifo, easy_backfill, bounded_backfill, predictive_backfill
+// (one file each); the cycle picks one per queue by its PolicyKind (Scheduler,
+// core/cycle/scheduler.h).
 //
 // Contract for Admit():
-//  - Walk the queue's pending jobs in queue order; skip jobs failed by this cycle's
-//    classification (ctx.DecidedThisCycle).
+//  - Walk the queue's pending jobs in `order`; skip jobs ctx.DecidedThisCycle (failed by
+//    this cycle's classification, or decided by the preemption phase) and jobs
+//    ctx.Ineligible (held, a dependency, a begin time, a window, a limit): such a job is
+//    never a head.
 //  - Start a job only through ctx.Nominate + ctx.Start, so capacity stays consistent.
-//  - When ctx.explain is set, call ctx.Pend exactly once for every job left pending, with at
-//    least one reason.
+//  - Report the queue's blocked head, if any, with ctx.MarkBlockedHead (or NoteBlockedHead
+//    and RecordAdmission for a policy that keeps the head's record itself): preemption
+//    (R-CAP-3, R-CAP-4) serves it.
+//  - When ctx.explain() is set, call ctx.Pend exactly once for every job left pending, with
+//    at least one reason.
+// Policies see the cycle only through AdmissionContext (admission_context.h).
+// Stateless and const: one instance serves every queue and cycle.
 #pragma once
 
 #include <memory>
-#include <optional>
 
+#include "core/admission/admission_context.h"
 #include "core/admission/queue_order.h"
-#include "core/cycle/cycle_context.h"
 #include "core/model/cluster_state.h"
 
 namespace sluice::core {
@@ -22,7 +30,7 @@ class AdmissionPolicy {
  public:
   virtual ~AdmissionPolicy() = default;
   // `order` walks the queue's pending jobs in this cycle's order (queue_order.h).
-  virtual void Admit(const Queue& queue, const QueueOrder& order, CycleContext& ctx) const = 0;
+  virtual void Admit(const Queue& queue, const QueueOrder& order, AdmissionContext& ctx) const = 0;
 };
 
 std::unique_ptr<AdmissionPolicy> MakeFifoPolicy();
@@ -33,13 +41,8 @@ std::unique_ptr<AdmissionPolicy> MakePredictiveBackfillPolicy();  // predictive_
 // The shared first phase of every policy: starts jobs in queue order while they fit.
 // Returns the iterator of the first job that does not fit (the blocked head) with its
 // reasons in `head_reasons`, or order.end() when every job started.
-QueueOrder::iterator StartInOrder(const QueueOrder& order, CycleContext& ctx,
+QueueOrder::iterator StartInOrder(const QueueOrder& order, AdmissionContext& ctx,
                                   PendingReasons& head_reasons);
-
-// Why a job may not be tried now for a reason of policy rather than of resources — held, a
-// begin time not reached, its queue's run or slot limit reached — or nullopt when it may.
-// Such a job is skipped, never a head (R-ADM-2). Pure: timers come from the state.
-std::optional<PendingReasons> Ineligible(const Job& job, const CycleContext& ctx);
 
 // True when only a per-host limit kept a nomination from succeeding (HOST_LIMIT is its main
 // reason): the job is skipped like one at any limit, never a head.
@@ -47,13 +50,9 @@ inline bool BlockedByLimitOnly(const AllocOutcome& outcome) {
   return !outcome.ok && outcome.reasons.main == ReasonCode::kHostLimit;
 }
 
-// A queue's share rules (R-CAP-1, R-CAP-2): QUEUE_CAPACITY when the job would take its
-// queue above max_capacity, USER_LIMIT when its user already holds the queue's minimum user
-// share while other active users wait. Part of Ineligible(): such a job is skipped.
-std::optional<PendingReasons> QueueShareBlocks(const Job& job, const CycleContext& ctx);
-
-// Explains the jobs after `from` as waiting behind `head` (PRIORITY_WAIT).
+// Explains the jobs after `from` as waiting behind `head` (PRIORITY_WAIT, or FAIRSHARE for
+// another user's job in a fairshare queue). REQUIRES: ctx.explain().
 void PendBehindHead(const QueueOrder& order, QueueOrder::iterator from, const Job& head,
-                    CycleContext& ctx);
+                    AdmissionContext& ctx);
 
 }  // namespace sluice::core

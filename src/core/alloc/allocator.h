@@ -1,8 +1,9 @@
 // Allocator: finds where a job's whole request fits, all or nothing (R-AL-1).
 //
-// The cycle and the admission policies talk to this interface only, so the plan/host-iterator
-// allocator (R-AL-2 … R-AL-7) replaces the implementation, not the callers. Implementations
-// are stateless and const: everything a decision depends on is passed in.
+// The cycle (and through it the admission policies and preemption) talks to this interface
+// only. ResreqAllocator (resreq_allocator.h: plans and host iterators, R-AL-2 … R-AL-7) is
+// the implementation; Scheduler takes another for tests. Implementations are stateless and
+// const: everything a decision depends on is passed in. Thread-safety: const calls only.
 #pragma once
 
 #include <string>
@@ -14,13 +15,6 @@
 #include "core/reasons/reason.h"
 
 namespace sluice::core {
-
-// kPreempt asks "would this fit if the candidate victims were gone" (R-AL-6); the first
-// allocator knows only kNormal.
-enum class AllocMode { kNormal, kPreempt };
-inline std::string_view ToString(AllocMode mode) {
-  return mode == AllocMode::kNormal ? "normal" : "preempt";
-}
 
 struct AllocOutcome {
   bool ok = false;
@@ -41,8 +35,11 @@ class Allocator {
   // claim tentatively while it searches but returns with `capacity` exactly as it found it
   // (rollback is the allocator's duty, R-AL-1). Outcomes: ok with an allocation the caller
   // may Debit; or !ok with the reasons it does not fit now.
-  virtual AllocOutcome Nominate(const Job& job, const ClusterState& state, Capacity& capacity,
-                                AllocMode mode) const = 0;
+  // Preemption asks "would this fit if the candidate victims were gone" (R-AL-6) with the
+  // same call on a Capacity that has the victims credited back (core/cycle/preemption.cc):
+  // the answer depends only on `capacity`, so there is no separate mode.
+  virtual AllocOutcome Nominate(const Job& job, const ClusterState& state,
+                                Capacity& capacity) const = 0;
 
   // Static feasibility (R-ADM-1): could the request ever be met by the configured hosts,
   // counting hosts in every state as capacity? `all_configured` is

@@ -1,6 +1,6 @@
 // Capacity: free slots and resources as one scheduling cycle sees them.
 //
-// Built from the ClusterState at the start of a cycle, then debited by every allocation the
+// Built from the ClusterState when a cycle first needs it, then debited by every allocation the
 // cycle makes, so later decisions in the same cycle see earlier ones. Hosts that do not
 // accept work (closed, unavail, draining) have nothing free here. Within a cycle capacity
 // only shrinks (R-AL-5).

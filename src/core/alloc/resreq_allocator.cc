@@ -170,7 +170,7 @@ std::string DescribeImpossible(const Job& job, const ClusterState& state,
 }  // namespace
 
 AllocOutcome ResreqAllocator::Nominate(const Job& job, const ClusterState& state,
-                                       Capacity& capacity, AllocMode /*mode*/) const {
+                                       Capacity& capacity) const {
   AllocOutcome outcome;
   const size_t start = capacity.Mark();
   for (const resreq::Compound& alternative : job.request->alternatives) {

@@ -28,8 +28,8 @@ class ResreqAllocator final : public Allocator {
   // differential test compares the two; PrimaryTask::reference).
   explicit ResreqAllocator(bool reference = false) : reference_(reference) {}
 
-  AllocOutcome Nominate(const Job& job, const ClusterState& state, Capacity& capacity,
-                        AllocMode mode) const override;
+  AllocOutcome Nominate(const Job& job, const ClusterState& state,
+                        Capacity& capacity) const override;
   Feasibility CheckFeasible(const Job& job, const ClusterState& state,
                             Capacity& all_configured) const override;
 

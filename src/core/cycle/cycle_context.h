@@ -1,5 +1,13 @@
-// CycleContext: the working set of one scheduling cycle, shared by its phases and the
-// admission policies. Lives only for the duration of RunCycle.
+// CycleContext: the working set of one scheduling cycle (scheduler.h's steps): capacity
+// (built on first use), this cycle's starts per queue and user, named limits with their
+// usage, queue loads, the unsatisfiable cache, the blocked heads and the result being built.
+// Lives only for the duration of RunCycle. The cycle's phases (classification, preemption)
+// use it whole; admission policies see it only through AdmissionContext
+// (core/admission/admission_context.h).
+// Invariants: capacity only shrinks within a cycle (withheld or debited), so a failed
+// nomination is final for the cycle (the unsatisfiable cache relies on it); every start goes
+// through Start(), which keeps capacity, limits, loads and the per-queue counts in step.
+// Thread-safety: none (one cycle, one thread).
 #pragma once
 
 #include <algorithm>
@@ -87,8 +95,8 @@ struct CycleContext {
       return AllocOutcome{.ok = false, .allocation = {}, .reasons = *cached};
     }
     ++result.stats.allocator_calls;
-    AllocOutcome outcome = limits.any() ? NominateWithinLimits(job)
-                                        : allocator.Nominate(job, state, capacity(), AllocMode::kNormal);
+    AllocOutcome outcome =
+        limits.any() ? NominateWithinLimits(job) : allocator.Nominate(job, state, capacity());
     // Capacity only shrinks and usage only grows within a cycle, so a failure is final for
     // this cycle and may be cached (the key includes user, queue and project).
     if (!outcome.ok) unsatisfiable.Insert(job, outcome.reasons);
@@ -102,15 +110,15 @@ struct CycleContext {
     Capacity& cap = capacity();
     const size_t mark = cap.Mark();
     std::vector<ReasonDetail> masked = limits.MaskHosts(job, cap, /*whole_groups=*/false);
-    AllocOutcome outcome = allocator.Nominate(job, state, cap, AllocMode::kNormal);
+    AllocOutcome outcome = allocator.Nominate(job, state, cap);
     if (outcome.ok && !limits.FitsHostGroups(job, outcome.allocation)) {
       cap.Rollback(mark);
       masked = limits.MaskHosts(job, cap, /*whole_groups=*/true);
-      outcome = allocator.Nominate(job, state, cap, AllocMode::kNormal);
+      outcome = allocator.Nominate(job, state, cap);
     }
     cap.Rollback(mark);
     if (outcome.ok || masked.empty()) return outcome;
-    if (allocator.Nominate(job, state, cap, AllocMode::kNormal).ok) outcome.reasons = PendingReasons{};
+    if (allocator.Nominate(job, state, cap).ok) outcome.reasons = PendingReasons{};
     for (ReasonDetail& detail : masked) outcome.reasons.Add(std::move(detail));
     return outcome;
   }

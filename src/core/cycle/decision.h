@@ -1,10 +1,20 @@
 // Decisions out of a scheduling cycle (R-ARCH-1) and the cycle's result.
 //
-// A cycle emits, in the order it made them: StartJob (with the allocation), FailJob (a job
-// that can never run ends EXIT with a machine-readable cause and a message), and — when the
-// caller asks for explanations — one PendJob per job left pending, with its reasons, in
-// cycle order (queues in cycle order, jobs in queue order). docs/design/decisions-format.md
-// describes the format drivers write.
+// A cycle emits its decisions in the order it made them (queues in cycle order, jobs in
+// queue order), seven kinds:
+//   StartJob         a job starts on an allocation (backfilled: ahead of a blocked head);
+//   FailJob          a job that can never run ends EXIT with a cause and a message;
+//   PendJob          a job left pending, with its reasons — only when the caller asks for
+//                    explanations (CycleOptions::explain), one per pending job;
+//   UpdateAdmission  a pending head's admission record changed (first blocked, bypassed,
+//                    gate activated; R-ADM-2, R-ADM-3);
+//   PreemptJob       a running job is to be stopped so that another can start (R-CAP-3,
+//                    R-CAP-4);
+//   DropPreemption   a preemption in progress is over: its hosts are no longer kept;
+//   UpdateReclaim    a capacity queue's reclaim deadline is set or cleared (R-CAP-3).
+// Commit() (scheduler.h) applies them to the state; drivers then act on each through a
+// DecisionHandler (core/driver/drive_loop.h). docs/design/decisions-format.md describes the
+// format drivers write. Plain values: no invariants beyond the fields' comments.
 #pragma once
 
 #include <optional>

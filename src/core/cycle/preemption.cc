@@ -34,7 +34,7 @@ Capacity Without(const std::vector<const Job*>& victims, const Capacity& base, c
 }
 
 bool FitsOn(const Job& job, Capacity& capacity, const CycleContext& ctx) {
-  return ctx.allocator.Nominate(job, ctx.state, capacity, AllocMode::kPreempt).ok;
+  return ctx.allocator.Nominate(job, ctx.state, capacity).ok;
 }
 
 // Whether any host of the victim could serve some part of the job's request (in the job's

@@ -1,14 +1,15 @@
 // Preemption (R-CAP-3 reclaim, R-CAP-4 priority preemption): choosing victims, keeping what
 // they free for the job they were chosen for, and the reclaim deadlines of capacity queues.
 //
-// One scheduling cycle runs two phases here:
+// One scheduling cycle runs two phases here (steps 3 and 6 of Scheduler::RunCycle):
 //  - KeepReservations, before the queues: a job with a preemption in progress starts first
 //    if what was freed fits it; while its victims still run it pends with PREEMPTING and the
 //    victims' hosts are withheld from everyone else, so the freed slots wait for it.
 //  - Preempt, after the queues: a capacity queue below its guarantee whose blocked job has
 //    waited past the queue's reclaim deadline, and the blocked head of a `preemptive`
 //    queue, get victims.
-// Victims are chosen through the allocator's preempt mode: candidates are added in order
+// Victims are chosen by asking the allocator whether the job fits on the cycle's capacity
+// with the candidates' allocations credited back: candidates are added in order
 // (reclaim: from the queue most over its guarantee, levelling the ratios, never taking a
 // queue below its guarantee; priority: lowest queue priority first; within a queue most
 // recently started first) until the job fits on the capacity "as if they were gone"; then

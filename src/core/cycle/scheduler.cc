@@ -25,8 +25,33 @@ Scheduler::Scheduler(std::unique_ptr<Allocator> allocator) : allocator_(std::mov
 
 Scheduler::~Scheduler() = default;
 
-Status Scheduler::CheckSupported(const ClusterConfig& /*config*/) {
-  return Status::Ok();  // every PolicyKind has an implementation
+CycleContext Scheduler::BeginCycle(const ClusterState& state, Instant now,
+                                   const CycleOptions& options) const {
+  CycleContext ctx{.state = state,
+                   .now = now,
+                   .allocator = *allocator_,
+                   .explain = options.explain,
+                   .capacity_ = std::nullopt,
+                   .result = {},
+                   .started = {},
+                   .failed = {},
+                   .unsatisfiable = UnsatisfiableCache(state),
+                   .started_ids = {},
+                   .started_jobs_by_queue = {},
+                   .started_slots_by_queue = {},
+                   .limits = CycleLimits(state),
+                   .loads = QueueLoads::Compute(state, now),
+                   .decided_early = {},
+                   .chosen_victims = {},
+                   .blocked_heads = {},
+                   .started_user_slots = {}};
+  if (ctx.explain) {
+    // About one decision per waiting job: growing the vector would move it ~20 times.
+    size_t waiting = 0;
+    for (const Queue& queue : state.queues()) waiting += queue.pending.size();
+    ctx.result.decisions.reserve(waiting + 16);
+  }
+  return ctx;
 }
 
 void Scheduler::ClassifyNewJobs(CycleContext& ctx) const {
@@ -73,54 +98,43 @@ void ExplainInactive(const Queue& queue, CycleContext& ctx) {
   }
 }
 
+// Step 4: the queues in the order they are offered capacity this cycle (R-Q-1).
+std::vector<const Queue*> OrderQueues(const CycleContext& ctx) {
+  return ctx.loads.Order(ctx.state);
+}
+
+// Step 7: begin times and window openings are timers too; the result leaves the context.
+CycleResult FinishCycle(CycleContext& ctx) {
+  if (auto timer = NextEligibilityTimer(ctx.state, ctx.now)) ctx.WakeAt(*timer);
+  return std::move(ctx.result);
+}
+
 }  // namespace
+
+void Scheduler::AdmitQueue(const Queue& queue, CycleContext& ctx) const {
+  if (queue.pending.empty()) return;
+  if (!queue.spec.active) {  // R-Q-1: an inactive queue dispatches nothing
+    if (ctx.explain) ExplainInactive(queue, ctx);
+    return;
+  }
+  const AdmissionPolicy* policy = policies_[static_cast<size_t>(queue.spec.policy)].get();
+  SLUICE_CHECK(policy != nullptr);  // the constructor makes one for every PolicyKind
+  AdmissionContext admission(ctx);
+  if (queue.spec.fairshare.empty()) {
+    policy->Admit(queue, QueueOrder(queue.pending), admission);
+  } else {
+    policy->Admit(queue, FairshareOrder(queue, ctx.state, ctx.now), admission);  // R-Q-4
+  }
+}
 
 CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
                                 const CycleOptions& options) const {
-  CycleContext ctx{.state = state,
-                   .now = now,
-                   .allocator = *allocator_,
-                   .explain = options.explain,
-                   .capacity_ = std::nullopt,
-                   .result = {},
-                   .started = {},
-                   .failed = {},
-                   .unsatisfiable = UnsatisfiableCache(state),
-                   .started_ids = {},
-                   .started_jobs_by_queue = {},
-                   .started_slots_by_queue = {},
-                   .limits = CycleLimits(state),
-                   .loads = QueueLoads::Compute(state, now),
-                   .decided_early = {},
-                   .chosen_victims = {},
-                   .blocked_heads = {},
-                   .started_user_slots = {}};
-  if (ctx.explain) {
-    // About one decision per waiting job: growing the vector would move it ~20 times.
-    size_t waiting = 0;
-    for (const Queue& queue : state.queues()) waiting += queue.pending.size();
-    ctx.result.decisions.reserve(waiting + 16);
-  }
-  ClassifyNewJobs(ctx);
-  if (!state.preemptions().empty()) KeepReservations(ctx);
-  for (const Queue* queue : ctx.loads.Order(state)) {
-    if (queue->pending.empty()) continue;
-    if (!queue->spec.active) {  // R-Q-1: an inactive queue dispatches nothing
-      if (ctx.explain) ExplainInactive(*queue, ctx);
-      continue;
-    }
-    const AdmissionPolicy* policy = policies_[static_cast<size_t>(queue->spec.policy)].get();
-    SLUICE_CHECK(policy != nullptr);  // CheckSupported() guards configs
-    if (queue->spec.fairshare.empty()) {
-      policy->Admit(*queue, QueueOrder(queue->pending), ctx);
-    } else {
-      policy->Admit(*queue, FairshareOrder(*queue, state, now), ctx);  // R-Q-4
-    }
-  }
-  // Begin times and window openings are timers.
-  Preempt(ctx);  // reclaim (R-CAP-3) and priority preemption (R-CAP-4)
-  if (auto timer = NextEligibilityTimer(state, now)) ctx.WakeAt(*timer);
-  return std::move(ctx.result);
+  CycleContext ctx = BeginCycle(state, now, options);                   // 1.
+  ClassifyNewJobs(ctx);                                                 // 2.
+  KeepReservations(ctx);                                                // 3.
+  for (const Queue* queue : OrderQueues(ctx)) AdmitQueue(*queue, ctx);  // 4., 5.
+  Preempt(ctx);                                                         // 6.
+  return FinishCycle(ctx);                                              // 7.
 }
 
 void Commit(const CycleResult& result, Instant now, ClusterState& state) {

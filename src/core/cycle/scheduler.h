@@ -1,18 +1,21 @@
 // Scheduler: one scheduling cycle over a ClusterState (R-ARCH-1, R-ARCH-2).
 //
 // RunCycle is a pure function of (state, now, options): it reads the state, never changes
-// it, and returns the decisions; Commit() applies them. The same code serves the server
-// and the simulator. Deterministic to the byte: queues and jobs are visited in their
-// defined orders, never in hash order. docs/design/cycle.md explains the cycle.
+// it, and returns the decisions; Commit() applies them. The same code serves the server,
+// the simulator and the estimator (through core/driver/drive_loop.h). Deterministic to the
+// byte: queues and jobs are visited in their defined orders, never in hash order.
+// docs/design/cycle.md explains the cycle step by step.
+// Thread-safety: a Scheduler is immutable after construction; RunCycle may run
+// concurrently on different states.
 #pragma once
 
 #include <array>
 #include <memory>
 
-#include "base/status.h"
 #include "base/time.h"
 #include "core/admission/policy.h"
 #include "core/alloc/allocator.h"
+#include "core/cycle/cycle_context.h"
 #include "core/cycle/decision.h"
 #include "core/model/cluster_state.h"
 
@@ -31,29 +34,39 @@ class Scheduler {
   explicit Scheduler(std::unique_ptr<Allocator> allocator);
   ~Scheduler();
 
-  // Whether every queue of `config` uses a policy this build implements.
-  static Status CheckSupported(const ClusterConfig& config);
-
-  // Steps:
-  //  1. Build the cycle's Capacity from the state's free slots.
+  // One cycle at `now`, in the steps of docs/design/cycle.md (keep the two in step):
+  //  1. BeginCycle: the cycle's working set (CycleContext): capacity (copied from the free
+  //     slots on first use), named limits with their usage, queue loads, the unsatisfiable
+  //     cache.
   //  2. ClassifyNewJobs: every job no cycle has seen is checked for static feasibility
   //     (R-ADM-1) and against policy maximums (queue slot limit and max_capacity, named
   //     limits); an impossible one gets FailJob UNSCHEDULABLE.
-  //  3. OrderQueues: queue priority descending, then name (R-Q-1).
-  //  4. Each queue's AdmissionPolicy admits what it allows, in queue order (R-ADM-2).
-  //  5. Returns the decisions and the next wake-up time (none needed by fifo/easy).
+  //  3. KeepReservations (preemption.h): a job whose victims have all exited starts ahead of
+  //     every queue; one whose victims still run pends PREEMPTING, their hosts withheld.
+  //  4. OrderQueues: the order queues are offered capacity (R-Q-1, queue_loads.h).
+  //  5. AdmitQueue, for each queue in that order: its AdmissionPolicy admits what it allows,
+  //     in queue or fairshare order (R-ADM-2, R-Q-4); an inactive queue admits nothing.
+  //  6. Preempt (preemption.h): reclaim deadlines and victims for blocked heads (R-CAP-3,
+  //     R-CAP-4).
+  //  7. FinishCycle: the clock-only eligibility timers join wake_at; returns the decisions
+  //     in the order they were made, the unavailable counts and wake_at.
   CycleResult RunCycle(const ClusterState& state, Instant now,
                        const CycleOptions& options = {}) const;
 
  private:
+  CycleContext BeginCycle(const ClusterState& state, Instant now,
+                          const CycleOptions& options) const;
   void ClassifyNewJobs(CycleContext& ctx) const;
+  void AdmitQueue(const Queue& queue, CycleContext& ctx) const;
 
   std::unique_ptr<Allocator> allocator_;
   std::array<std::unique_ptr<AdmissionPolicy>, 4> policies_;  // by PolicyKind
 };
 
-// Applies a cycle's decisions to the state at time `now`: starts jobs, ends failed ones, and
-// marks every job the cycle saw as classified. PendJob decisions change nothing.
+// Applies a cycle's decisions to the state at time `now`: starts jobs, ends failed ones,
+// records admission updates, preemptions (MarkPreempted, DropPreemption) and reclaim
+// deadlines, adds the cycle's counts to each queue's totals, and marks every job the cycle
+// saw as classified. PendJob decisions change nothing.
 void Commit(const CycleResult& result, Instant now, ClusterState& state);
 
 }  // namespace sluice::core

@@ -4,6 +4,8 @@
 #include <utility>
 #include <variant>
 
+#include "core/cycle/events.h"
+
 namespace sluice::core {
 
 DriveLoop::DriveLoop(const Scheduler& scheduler, ClusterState& state)
@@ -26,6 +28,14 @@ Instant DriveLoop::NextTime(Instant next_input) const {
 
 void DriveLoop::ClearDueWake(Instant t) {
   if (wake_at_ && *wake_at_ <= t) wake_at_.reset();
+}
+
+Status DriveLoop::RequeueAtOnce(std::span<const PreemptJob> preempted, Instant now) {
+  for (const PreemptJob& preempt : preempted) {
+    SLUICE_RETURN_IF_ERROR(Apply(JobRequeued{preempt.victim}, now, state_));
+    WakeAt(now);
+  }
+  return Status::Ok();
 }
 
 void Dispatch(Decision& decision, Instant now, DecisionHandler& handler) {

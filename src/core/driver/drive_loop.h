@@ -17,7 +17,9 @@
 #pragma once
 
 #include <optional>
+#include <span>
 
+#include "base/status.h"
 #include "base/time.h"
 #include "core/cycle/decision.h"
 #include "core/cycle/scheduler.h"
@@ -62,6 +64,13 @@ class DriveLoop {
 
   // Drops a wake-up that is due at or before `t`; call when a turn at `t` begins.
   void ClearDueWake(Instant t);
+
+  // Preemption victims that honour SIGTERM at once (the simulator and the estimator, whose
+  // jobs have no agent to wait for; R-SIM-1d): each goes back to its queue at its original
+  // position (JobRequeued at `now`, in the given order), and, when there is any, the loop
+  // wakes at `now` for the cycle in which the jobs they were preempted for start. Errors:
+  // those of Apply (a victim no longer running), after the victims before it were requeued.
+  Status RequeueAtOnce(std::span<const PreemptJob> preempted, Instant now);
 
   std::optional<Instant> wake_at() const { return wake_at_; }
 

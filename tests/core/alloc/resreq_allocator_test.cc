@@ -41,7 +41,7 @@ AllocOutcome NominateNew(ClusterState& state, const JobSpec& spec, Capacity& cap
     ADD_FAILURE() << "job " << spec.id << " was not submitted";
     return {};
   }
-  return ResreqAllocator().Nominate(*job, state, capacity, AllocMode::kNormal);
+  return ResreqAllocator().Nominate(*job, state, capacity);
 }
 
 // As above, on the state's current free capacity.

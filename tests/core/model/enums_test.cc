@@ -31,7 +31,6 @@ TEST(EnumsTest, StringTablesAreCompleteAndDistinct) {
                        JobState::kDone, JobState::kExit, JobState::kCancelled});
   ExpectDistinctNames({ExitCause::kNone, ExitCause::kNonZeroExit, ExitCause::kUnschedulable,
                        ExitCause::kRunLimit, ExitCause::kHostLost});
-  ExpectDistinctNames({AllocMode::kNormal, AllocMode::kPreempt});
   ExpectDistinctNames({StatusCode::kOk, StatusCode::kInvalidArgument, StatusCode::kNotFound,
                        StatusCode::kAlreadyExists, StatusCode::kFailedPrecondition,
                        StatusCode::kOutOfRange, StatusCode::kResourceExhausted,

@@ -1,11 +1,10 @@
-#include "server/job_text.h"
+#include "wire/job_json.h"
 
 #include <cstdio>
 
-#include "server/job_spec.h"
-#include "sim/pending_report.h"
+#include "wire/reasons_json.h"
 
-namespace sluice::server {
+namespace sluice::wire {
 
 using nlohmann::json;
 
@@ -53,6 +52,21 @@ void AppendJsonString(std::string_view text, std::string& out) {
   out += '"';
 }
 
+std::string CommandText(const json& command) {
+  if (command.is_string()) return command.get<std::string>();
+  std::string text;
+  for (const json& arg : command) {
+    if (!text.empty()) text += ' ';
+    text += arg.get<std::string>();
+  }
+  return text;
+}
+
+json Argv(const json& command) {
+  if (command.is_string()) return json::array({"/bin/sh", "-c", command});
+  return command;
+}
+
 std::shared_ptr<const std::string> FixedJobText(const json& spec) {
   const json fixed = {{"name", spec.value("name", "")},
                       {"min_tasks", spec.value("min_tasks", 1)},
@@ -71,19 +85,6 @@ std::shared_ptr<const std::string> FixedJobText(const json& spec) {
   std::string text = fixed.dump(-1, ' ', false, json::error_handler_t::replace);
   // Without the braces: the members are spliced into each listing's object.
   return std::make_shared<const std::string>(text.substr(1, text.size() - 2));
-}
-
-json ReasonsJson(const std::optional<core::PendingReasons>& reasons, const std::string& reason,
-                 const std::string& hint) {
-  json j = {{"main", reason}, {"details", json::array()}};
-  if (reasons) {
-    j["main"] = core::ToString(reasons->main);
-    for (const core::ReasonDetail& d : reasons->details) {
-      j["details"].push_back(json(sim::ReasonDetailToJson(d)));
-    }
-  }
-  if (!hint.empty()) j["hint"] = hint;
-  return j;
 }
 
 const std::vector<std::string>& JobFieldNames() {
@@ -130,6 +131,46 @@ void AppendFixedMembers(const std::string& fixed, const JobFields& fields, bool&
     }
     at = end + 1;
   }
+}
+
+// [{"name":"h1","slots":2},...]
+void AppendHosts(const std::vector<std::pair<std::string, int32_t>>& hosts, std::string& out) {
+  out += '[';
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (i > 0) out += ',';
+    out += "{\"name\":";
+    AppendJsonString(hosts[i].first, out);
+    out += ",\"slots\":";
+    AppendInt(hosts[i].second, out);
+    out += '}';
+  }
+  out += ']';
+}
+
+// The `reasons` member's value: the text of ReasonsJson(e.reasons, e.reason, e.hint), or null
+// when the job is not waiting.
+void AppendReasons(const JobListEntry& e, std::string& out) {
+  if (e.reason.empty()) {
+    out += "null";
+    return;
+  }
+  out += "{\"main\":";
+  AppendJsonString(e.reasons ? core::ToString(e.reasons->main) : e.reason, out);
+  out += ",\"details\":[";
+  if (e.reasons) {
+    bool first_detail = true;
+    for (const core::ReasonDetail& d : e.reasons->details) {
+      if (!first_detail) out += ',';
+      first_detail = false;
+      out += ReasonDetailToJson(d).dump();
+    }
+  }
+  out += ']';
+  if (!e.hint.empty()) {
+    out += ",\"hint\":";
+    AppendJsonString(e.hint, out);
+  }
+  out += '}';
 }
 
 }  // namespace
@@ -182,18 +223,7 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
     }
   }
   if (member("tasks")) AppendInt(e.tasks, out);
-  if (member("hosts")) {
-    out += '[';
-    for (size_t i = 0; i < e.hosts.size(); ++i) {
-      if (i > 0) out += ',';
-      out += "{\"name\":";
-      AppendJsonString(e.hosts[i].first, out);
-      out += ",\"slots\":";
-      AppendInt(e.hosts[i].second, out);
-      out += '}';
-    }
-    out += ']';
-  }
+  if (member("hosts")) AppendHosts(e.hosts, out);
   if (member("dispatch_attempts")) AppendInt(e.dispatch_attempts, out);
   if (!e.message.empty() && member("message")) AppendJsonString(e.message, out);
   if (e.with_reasons) {
@@ -201,29 +231,9 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
     if (!first) out += ',';
     first = false;
     AppendKey("reasons", out);
-    if (e.reason.empty()) {
-      out += "null";
-    } else {
-      out += "{\"main\":";
-      AppendJsonString(e.reasons ? core::ToString(e.reasons->main) : e.reason, out);
-      out += ",\"details\":[";
-      if (e.reasons) {
-        bool first_detail = true;
-        for (const core::ReasonDetail& d : e.reasons->details) {
-          if (!first_detail) out += ',';
-          first_detail = false;
-          out += sim::ReasonDetailToJson(d).dump();
-        }
-      }
-      out += ']';
-      if (!e.hint.empty()) {
-        out += ",\"hint\":";
-        AppendJsonString(e.hint, out);
-      }
-      out += '}';
-    }
+    AppendReasons(e, out);
   }
   out += '}';
 }
 
-}  // namespace sluice::server
+}  // namespace sluice::wire

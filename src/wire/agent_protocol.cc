@@ -1,0 +1,389 @@
+#include "wire/agent_protocol.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+namespace sluice::wire {
+namespace {
+
+using nlohmann::json;
+
+Status TypeError(const std::string& field, const char* expected) {
+  return InvalidArgument(field + ": expected " + expected);
+}
+
+// The value of `key`, or nullptr when absent or null.
+const json* Find(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+Status ReadInt(const json& object, const char* key, const std::string& where, int64_t& out) {
+  const json* value = Find(object, key);
+  if (value == nullptr) return Status::Ok();
+  if (!value->is_number_integer()) return TypeError(where + key, "an integer");
+  out = value->get<int64_t>();
+  return Status::Ok();
+}
+
+Status ReadString(const json& object, const char* key, const std::string& where, std::string& out) {
+  const json* value = Find(object, key);
+  if (value == nullptr) return Status::Ok();
+  if (!value->is_string()) return TypeError(where + key, "a string");
+  out = value->get<std::string>();
+  return Status::Ok();
+}
+
+// An epoch: absent is 0; present, a non-negative integer (null is an error).
+Status ReadEpoch(const json& object, uint64_t& out) {
+  auto it = object.find("epoch");
+  if (it == object.end()) return Status::Ok();
+  if (!it->is_number_integer() || (!it->is_number_unsigned() && it->get<int64_t>() < 0)) {
+    return TypeError("epoch", "an integer");
+  }
+  out = it->get<uint64_t>();
+  return Status::Ok();
+}
+
+Status CheckFields(const json& body, const std::set<std::string>& known) {
+  if (!body.is_object()) return TypeError("body", "an object");
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    if (!known.contains(it.key())) return InvalidArgument(it.key() + ": unknown field");
+  }
+  return Status::Ok();
+}
+
+// A request's job id list: absent is empty; present, an array of integers.
+Status ReadIdSet(const json& body, const char* key, std::set<int64_t>& out) {
+  auto it = body.find(key);
+  if (it == body.end()) return Status::Ok();
+  if (!it->is_array()) return InvalidArgument(std::string(key) + ": expected a list of job ids");
+  for (const json& id : *it) {
+    if (!id.is_number_integer()) {
+      return InvalidArgument(std::string(key) + ": expected job ids, got " + id.dump());
+    }
+    out.insert(id.get<int64_t>());
+  }
+  return Status::Ok();
+}
+
+// A reply's job id list (lenient about null).
+Status ReadIdList(const json& body, const char* key, std::vector<int64_t>& out) {
+  const json* list = Find(body, key);
+  if (list == nullptr) return Status::Ok();
+  if (!list->is_array()) return TypeError(key, "an array of job ids");
+  for (const json& id : *list) {
+    if (!id.is_number_integer()) return TypeError(std::string(key) + "[]", "an integer");
+    out.push_back(id.get<int64_t>());
+  }
+  return Status::Ok();
+}
+
+bool ValidHostName(const std::string& name) {
+  if (name.empty() || name.size() > 255) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
+  });
+}
+
+bool IsNonNegativeInt(const json& value, int64_t max) {
+  if (!value.is_number_integer()) return false;
+  if (value.is_number_unsigned()) return value.get<uint64_t>() <= static_cast<uint64_t>(max);
+  return value.get<int64_t>() >= 0 && value.get<int64_t>() <= max;
+}
+
+Status ReadHost(const json& body, core::HostSpec& host) {
+  const json* name = Find(body, "name");
+  if (name == nullptr || !name->is_string() || !ValidHostName(name->get<std::string>())) {
+    return TypeError("name", "a host name (letters, digits, -._)");
+  }
+  host.name = name->get<std::string>();
+  if (auto slots = body.find("slots"); slots != body.end()) {
+    if (!IsNonNegativeInt(*slots, std::numeric_limits<int32_t>::max())) {
+      return TypeError("slots", "an integer >= 0");
+    }
+    host.slots = slots->get<int32_t>();
+  }
+  if (const json* resources = Find(body, "resources")) {
+    if (!resources->is_object()) return TypeError("resources", "an object");
+    for (const auto& [key, value] : resources->items()) {
+      if (!IsNonNegativeInt(value, std::numeric_limits<int64_t>::max())) {
+        return TypeError("resources." + key, "an integer >= 0");
+      }
+      host.resources[key] = value.get<int64_t>();
+    }
+  }
+  if (const json* attributes = Find(body, "attributes")) {
+    if (!attributes->is_object()) return TypeError("attributes", "an object");
+    for (const auto& [key, value] : attributes->items()) {
+      if (!value.is_string()) return TypeError("attributes." + key, "a string");
+      host.attributes[key] = value.get<std::string>();
+    }
+  }
+  if (const json* tags = Find(body, "tags")) {
+    if (!tags->is_array()) return TypeError("tags", "a list of strings");
+    for (const json& tag : *tags) {
+      if (!tag.is_string()) return TypeError("tags", "a list of strings");
+      host.tags.push_back(tag.get<std::string>());
+    }
+  }
+  return Status::Ok();
+}
+
+// An optional integer of at most 2^30 in size (an exit status or a signal number).
+Status ReadSmallInt(const json& entry, const char* key, const std::string& where,
+                    std::optional<int>& out) {
+  const json* value = Find(entry, key);
+  if (value == nullptr) return Status::Ok();
+  if (!value->is_number_integer() || value->get<int64_t>() < -(1 << 30) ||
+      value->get<int64_t>() > (1 << 30)) {
+    return TypeError(where + "." + key, "an integer");
+  }
+  out = value->get<int>();
+  return Status::Ok();
+}
+
+Result<ExitReport> DecodeExit(const json& entry, const std::string& where) {
+  if (!entry.is_object()) return TypeError(where, "an object");
+  ExitReport exit;
+  const json* job = Find(entry, "job");
+  if (job == nullptr || !job->is_number_integer()) return TypeError(where + ".job", "an integer");
+  exit.job = job->get<int64_t>();
+  SLUICE_RETURN_IF_ERROR(ReadSmallInt(entry, "exit_code", where, exit.exit_code));
+  SLUICE_RETURN_IF_ERROR(ReadSmallInt(entry, "signal", where, exit.signal));
+  std::string cause = "exit";
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "cause", where + ".", cause));
+  // An unknown cause (a newer agent) is a plain exit.
+  if (cause == "run_limit") exit.cause = ExitCause::kRunLimit;
+  if (cause == "killed") exit.cause = ExitCause::kKilled;
+  if (cause == "mem_limit") exit.cause = ExitCause::kMemLimit;
+  return exit;
+}
+
+Result<LaunchFailure> DecodeLaunchFailure(const json& entry, const std::string& where) {
+  if (!entry.is_object()) return TypeError(where, "an object");
+  LaunchFailure failure;
+  const json* job = Find(entry, "job");
+  if (job == nullptr || !job->is_number_integer()) return TypeError(where + ".job", "an integer");
+  failure.job = job->get<int64_t>();
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "message", where + ".", failure.message));
+  return failure;
+}
+
+// Applies `decode` to each entry of the array `key` (absent or null: none).
+template <typename T, typename Decode>
+Status DecodeArray(const json& body, const char* key, Decode decode, std::vector<T>& out) {
+  const json* list = Find(body, key);
+  if (list == nullptr) return Status::Ok();
+  if (!list->is_array()) return TypeError(key, "an array");
+  for (size_t i = 0; i < list->size(); ++i) {
+    Result<T> entry = decode((*list)[i], std::string(key) + "[" + std::to_string(i) + "]");
+    if (!entry) return entry.error();
+    out.push_back(std::move(*entry));
+  }
+  return Status::Ok();
+}
+
+Status ReadStrings(const json& value, const std::string& field, std::vector<std::string>& out) {
+  for (const json& arg : value) {
+    if (!arg.is_string()) return TypeError(field + "[]", "a string");
+    out.push_back(arg.get<std::string>());
+  }
+  return Status::Ok();
+}
+
+Status ReadCommand(const json& entry, const std::string& where, Launch& launch) {
+  if (const json* argv = Find(entry, "argv")) {
+    if (!argv->is_array() || argv->empty()) return TypeError(where + ".argv", "a non-empty array");
+    SLUICE_RETURN_IF_ERROR(ReadStrings(*argv, where + ".argv", launch.argv));
+  }
+  // argv wins: a command is read only when there is no argv.
+  if (auto command = entry.find("command"); launch.argv.empty() && command != entry.end()) {
+    if (command->is_array()) {
+      SLUICE_RETURN_IF_ERROR(ReadStrings(*command, where + ".command", launch.argv));
+    } else if (command->is_string()) {
+      launch.command = command->get<std::string>();
+    } else {
+      return TypeError(where + ".command", "a string or an array of strings");
+    }
+  }
+  if (launch.argv.empty() && launch.command.empty()) {
+    return InvalidArgument(where + ": neither argv nor command is set");
+  }
+  return Status::Ok();
+}
+
+Result<Launch> DecodeLaunch(const json& entry, const std::string& where) {
+  if (!entry.is_object()) return TypeError(where, "an object");
+  Launch launch;
+  SLUICE_RETURN_IF_ERROR(ReadInt(entry, "job", where + ".", launch.job));
+  if (launch.job <= 0) return InvalidArgument(where + ".job: expected a positive job id");
+  SLUICE_RETURN_IF_ERROR(ReadCommand(entry, where, launch));
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "cwd", where + ".", launch.cwd));
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "output", where + ".", launch.output));
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "error", where + ".", launch.error));
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "user", where + ".", launch.user));
+  if (const json* limit = Find(entry, "run_limit")) {
+    if (!limit->is_number() || !std::isfinite(limit->get<double>()) ||
+        std::fabs(limit->get<double>()) > 1e12) {
+      return TypeError(where + ".run_limit", "a number of seconds");
+    }
+    launch.run_limit = std::chrono::milliseconds(std::llround(limit->get<double>() * 1000));
+  }
+  if (const json* env = Find(entry, "env")) {
+    if (!env->is_object()) return TypeError(where + ".env", "an object");
+    for (const auto& [key, value] : env->items()) {
+      if (!value.is_string()) return TypeError(where + ".env." + key, "a string");
+      launch.env[key] = value.get<std::string>();
+    }
+  }
+  return launch;
+}
+
+Result<KillOrder> DecodeKill(const json& entry, const std::string& where) {
+  if (!entry.is_object()) return TypeError(where + ".", "an object");
+  KillOrder order;
+  int64_t grace = order.grace_seconds;
+  SLUICE_RETURN_IF_ERROR(ReadInt(entry, "job", where + ".", order.job));
+  SLUICE_RETURN_IF_ERROR(ReadInt(entry, "grace_seconds", where + ".", grace));
+  order.grace_seconds = static_cast<int>(std::clamp<int64_t>(grace, 0, 3600));
+  return order;
+}
+
+}  // namespace
+
+std::string_view ToString(ExitCause cause) {
+  switch (cause) {
+    case ExitCause::kExit:
+      return "exit";
+    case ExitCause::kRunLimit:
+      return "run_limit";
+    case ExitCause::kKilled:
+      return "killed";
+    case ExitCause::kMemLimit:
+      return "mem_limit";
+  }
+  return "exit";
+}
+
+int32_t ExitReport::ShellStatus() const {
+  if (signal) return 128 + *signal;
+  return exit_code.value_or(0);
+}
+
+json EncodeRegister(const RegisterRequest& request) {
+  const core::HostSpec& host = request.host;
+  json body = {{"name", host.name}, {"running", request.running}, {"epoch", request.epoch}};
+  if (host.slots > 0) body["slots"] = host.slots;
+  body["resources"] = host.resources;
+  body["attributes"] = host.attributes;
+  body["tags"] = host.tags;
+  return body;
+}
+
+Result<RegisterRequest> DecodeRegister(const json& body) {
+  static const std::set<std::string> kFields = {"name", "slots",   "resources", "attributes",
+                                                "tags", "running", "epoch"};
+  SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
+  RegisterRequest request;
+  SLUICE_RETURN_IF_ERROR(ReadHost(body, request.host));
+  SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
+  SLUICE_RETURN_IF_ERROR(ReadEpoch(body, request.epoch));
+  return request;
+}
+
+json EncodeHeartbeat(const HeartbeatRequest& request) {
+  json exited = json::array();
+  for (const ExitReport& exit : request.exited) {
+    exited.push_back({{"job", exit.job},
+                      {"cause", ToString(exit.cause)},
+                      {"exit_code", exit.exit_code ? json(*exit.exit_code) : json(nullptr)},
+                      {"signal", exit.signal ? json(*exit.signal) : json(nullptr)}});
+  }
+  json failed = json::array();
+  for (const LaunchFailure& failure : request.launch_failed) {
+    failed.push_back({{"job", failure.job}, {"message", failure.message}});
+  }
+  return {{"epoch", request.epoch},
+          {"wait_ms", request.wait_ms},
+          {"running", request.running},
+          {"exited", exited},
+          {"launch_failed", failed}};
+}
+
+Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
+  static const std::set<std::string> kFields = {"epoch", "wait_ms", "running", "exited",
+                                                "launch_failed"};
+  SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
+  HeartbeatRequest request;
+  SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
+  SLUICE_RETURN_IF_ERROR(ReadEpoch(body, request.epoch));
+  if (auto wait = body.find("wait_ms"); wait != body.end()) {
+    if (!wait->is_number_integer()) return TypeError("wait_ms", "an integer");
+    request.wait_ms =
+        wait->is_number_unsigned()
+            ? static_cast<int64_t>(std::min<uint64_t>(wait->get<uint64_t>(), kMaxWaitMs))
+            : std::clamp<int64_t>(wait->get<int64_t>(), 0, kMaxWaitMs);
+  }
+  SLUICE_RETURN_IF_ERROR(DecodeArray(body, "exited", DecodeExit, request.exited));
+  SLUICE_RETURN_IF_ERROR(
+      DecodeArray(body, "launch_failed", DecodeLaunchFailure, request.launch_failed));
+  return request;
+}
+
+json EncodeRegisterReply(const RegisterReply& reply) {
+  return {{"epoch", reply.epoch},
+          {"lease_seconds", reply.lease_seconds},
+          {"heartbeat_ms", reply.heartbeat_ms}};
+}
+
+Result<RegisterReply> DecodeRegisterReply(const json& body) {
+  if (!body.is_object()) return TypeError("register response", "an object");
+  RegisterReply reply;
+  int64_t lease = reply.lease_seconds;
+  int64_t heartbeat = reply.heartbeat_ms;
+  SLUICE_RETURN_IF_ERROR(ReadEpoch(body, reply.epoch));
+  SLUICE_RETURN_IF_ERROR(ReadInt(body, "lease_seconds", "", lease));
+  SLUICE_RETURN_IF_ERROR(ReadInt(body, "heartbeat_ms", "", heartbeat));
+  if (lease <= 0 || lease > 86'400) {
+    return InvalidArgument("lease_seconds: expected a positive integer");
+  }
+  reply.lease_seconds = static_cast<int>(lease);
+  reply.heartbeat_ms = static_cast<int>(std::clamp<int64_t>(heartbeat, 10, 10'000));
+  return reply;
+}
+
+json EncodeLaunch(const Launch& launch) {
+  json run_limit = nullptr;
+  if (launch.run_limit) {
+    const int64_t ms = launch.run_limit->count();
+    run_limit = ms % 1000 == 0 ? json(ms / 1000) : json(static_cast<double>(ms) / 1000);
+  }
+  return {{"job", launch.job},      {"argv", launch.argv},     {"command", launch.command},
+          {"cwd", launch.cwd},      {"output", launch.output}, {"error", launch.error},
+          {"run_limit", run_limit}, {"env", launch.env},       {"user", launch.user}};
+}
+
+json EncodeHeartbeatReply(const HeartbeatReply& reply) {
+  json launch = json::array();
+  for (const Launch& entry : reply.launch) launch.push_back(EncodeLaunch(entry));
+  json kill = json::array();
+  for (const KillOrder& order : reply.kill) {
+    kill.push_back({{"job", order.job}, {"grace_seconds", order.grace_seconds}});
+  }
+  return {{"epoch", reply.epoch}, {"launch", launch}, {"kill", kill}, {"ack", reply.ack}};
+}
+
+Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
+  if (!body.is_object()) return TypeError("heartbeat response", "an object");
+  HeartbeatReply reply;
+  SLUICE_RETURN_IF_ERROR(ReadEpoch(body, reply.epoch));
+  SLUICE_RETURN_IF_ERROR(DecodeArray(body, "launch", DecodeLaunch, reply.launch));
+  SLUICE_RETURN_IF_ERROR(DecodeArray(body, "kill", DecodeKill, reply.kill));
+  SLUICE_RETURN_IF_ERROR(ReadIdList(body, "ack", reply.ack));
+  return reply;
+}
+
+}  // namespace sluice::wire

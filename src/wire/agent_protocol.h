@@ -1,0 +1,120 @@
+// The agent protocol (docs/api.md, "Agents") as messages: the register and heartbeat requests an
+// agent sends, the replies the controller sends back, each with its JSON encoder and decoder.
+// Both sides use these, so a field is named and checked in one place.
+//
+// Representation: plain value structs; a host is a `core::HostSpec` (its `state` is not sent).
+// Decoding never throws. Requests (what the controller receives from the network) are strict:
+// unknown fields, wrong types and out-of-range numbers are kInvalidArgument naming the field,
+// e.g. `running: expected job ids, got "7"`. Replies (what the agent reads) are lenient about
+// extra fields (a newer controller may add some) and strict about the types of the fields used,
+// e.g. `launch[2].job: expected an integer`.
+// Encoding then decoding gives the message back (except what the notes on fields say).
+// Implements the message shapes of R-SRV-2 and R-SRV-3. Thread-safety: pure functions.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "core/model/config.h"
+
+namespace sluice::wire {
+
+// POST /v1/agents/register. `host.slots` is sent only when positive; absent, it decodes as 1.
+struct RegisterRequest {
+  core::HostSpec host;
+  std::set<int64_t> running;  // the jobs the agent still runs (reconciliation, R-SRV-2)
+  uint64_t epoch = 0;         // the highest controller epoch the agent has seen
+};
+
+struct RegisterReply {
+  uint64_t epoch = 0;
+  int lease_seconds = 10;
+  int heartbeat_ms = 500;  // the agent's long-poll wait; decoded clamped to [10, 10000]
+};
+
+// kMemLimit: the job was killed at its memory limit (the agent's cgroup OOM report).
+enum class ExitCause { kExit, kRunLimit, kKilled, kMemLimit };
+// "exit", "run_limit", "killed", "mem_limit".
+std::string_view ToString(ExitCause cause);
+
+struct ExitReport {
+  int64_t job = 0;
+  std::optional<int> exit_code;  // the exit status as a shell shows it (128 + signal if killed)
+  std::optional<int> signal;     // set when the job's leader was killed by a signal
+  ExitCause cause = ExitCause::kExit;
+
+  // The status the controller records: 128 + signal when killed, else the exit code, else 0.
+  int32_t ShellStatus() const;
+};
+
+struct LaunchFailure {
+  int64_t job = 0;
+  std::string message;
+};
+
+// Heartbeat body (POST /v1/agents/NAME/heartbeat). `wait_ms` decodes clamped to
+// [0, kMaxWaitMs].
+inline constexpr int64_t kMaxWaitMs = 10'000;
+struct HeartbeatRequest {
+  uint64_t epoch = 0;
+  int64_t wait_ms = 0;
+  std::set<int64_t> running;
+  std::vector<ExitReport> exited;
+  std::vector<LaunchFailure> launch_failed;
+};
+
+// One job to start. Exactly one of `argv` and `command` is needed by the agent; the controller
+// sends both (argv wins). `run_limit` travels as seconds.
+struct Launch {
+  int64_t job = 0;
+  std::vector<std::string> argv;
+  std::string command;
+  std::string cwd;  // empty: the agent's work directory
+  std::string output;
+  std::string error;
+  std::optional<std::chrono::milliseconds> run_limit;
+  std::map<std::string, std::string> env;
+  std::string user;
+};
+
+struct KillOrder {
+  int64_t job = 0;
+  int grace_seconds = 10;  // decoded clamped to [0, 3600]
+};
+
+struct HeartbeatReply {
+  uint64_t epoch = 0;
+  std::vector<Launch> launch;
+  std::vector<KillOrder> kill;
+  std::vector<int64_t> ack;  // exits and launch failures the controller has committed
+};
+
+// Agent -> controller.
+nlohmann::json EncodeRegister(const RegisterRequest& request);
+// Errors: the body is not an object, has an unknown field, a name that is not a host name
+// (letters, digits, -._; 1 to 255 characters), or a field of the wrong type or range.
+Result<RegisterRequest> DecodeRegister(const nlohmann::json& body);
+
+nlohmann::json EncodeHeartbeat(const HeartbeatRequest& request);
+// Errors: as DecodeRegister; each exit and launch failure needs an integer `job`.
+Result<HeartbeatRequest> DecodeHeartbeat(const nlohmann::json& body);
+
+// Controller -> agent.
+nlohmann::json EncodeRegisterReply(const RegisterReply& reply);
+Result<RegisterReply> DecodeRegisterReply(const nlohmann::json& body);
+
+nlohmann::json EncodeLaunch(const Launch& launch);
+nlohmann::json EncodeHeartbeatReply(const HeartbeatReply& reply);
+// Errors: a launch without a positive job id or without argv and command, or a field used with
+// the wrong type.
+Result<HeartbeatReply> DecodeHeartbeatReply(const nlohmann::json& body);
+
+}  // namespace sluice::wire

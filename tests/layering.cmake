@@ -1,0 +1,52 @@
+# The layering rule of docs/design/architecture.md, checked on the sources: each layer of src/
+# may include project headers only from the layers listed for it (issue 13). Run by ctest as
+# `layering`; by hand: cmake -DSOURCE_DIR=$PWD -P tests/layering.cmake
+# A project header is a quoted include whose first folder is a folder of src/.
+if(NOT SOURCE_DIR)
+  message(FATAL_ERROR "layering: pass -DSOURCE_DIR=<checkout>")
+endif()
+
+# Layer -> the layers it may include (itself always). A layer missing here (cli) may include all.
+set(allowed_base "")
+set(allowed_core "base")
+set(allowed_wire "core;base")
+set(allowed_config "core;base")
+set(allowed_store "base")
+set(allowed_sim "wire;core;base")
+set(allowed_server "store;wire;config;core;base")
+set(allowed_agent "wire;core;base")
+set(allowed_client "wire;core;base")
+
+file(GLOB layers RELATIVE ${SOURCE_DIR}/src LIST_DIRECTORIES true ${SOURCE_DIR}/src/*)
+list(FILTER layers EXCLUDE REGEX "\\.")
+set(violations "")
+foreach(layer ${layers})
+  if(NOT DEFINED allowed_${layer})
+    continue()
+  endif()
+  set(allowed ${layer} ${allowed_${layer}})
+  file(GLOB_RECURSE files ${SOURCE_DIR}/src/${layer}/*.h ${SOURCE_DIR}/src/${layer}/*.cc)
+  foreach(file ${files})
+    file(STRINGS ${file} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"[^\"]+\"")
+    foreach(line ${includes})
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([^\"/]+)/.*" "\\1" target "${line}")
+      if(target STREQUAL line)
+        continue()  # no folder: not a project header
+      endif()
+      list(FIND layers ${target} is_project)
+      list(FIND allowed ${target} is_allowed)
+      if(is_project GREATER_EQUAL 0 AND is_allowed LESS 0)
+        file(RELATIVE_PATH rel ${SOURCE_DIR} ${file})
+        string(STRIP "${line}" line)
+        list(JOIN allowed ", " allowed_text)
+        list(APPEND violations "${rel}: ${line} (${layer} may include ${allowed_text})")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(violations)
+  list(JOIN violations "\n  " text)
+  message(FATAL_ERROR "layering: includes across the layering rule:\n  ${text}")
+endif()
+message(STATUS "layering: ok")

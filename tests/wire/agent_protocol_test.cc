@@ -1,0 +1,219 @@
+// The agent protocol's messages: encode/decode round trips, and each request error names its
+// field (codes and fields compared, not whole messages).
+#include "wire/agent_protocol.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice::wire {
+namespace {
+
+using nlohmann::json;
+
+TEST(AgentProtocolTest, RegisterRoundTrip) {
+  RegisterRequest request{.host = {.name = "h1",
+                                   .slots = 4,
+                                   .resources = {{"mem", 64000}},
+                                   .attributes = {{"type", "linux"}},
+                                   .tags = {"a", "b"}},
+                          .running = {7, 3},
+                          .epoch = 2};
+  const json body = EncodeRegister(request);
+  EXPECT_EQ(body["running"], json({3, 7}));
+  Result<RegisterRequest> decoded = DecodeRegister(body);
+  ASSERT_TRUE(decoded) << decoded.error().message();
+  EXPECT_EQ(decoded->host.name, "h1");
+  EXPECT_EQ(decoded->host.slots, 4);
+  EXPECT_EQ(decoded->host.resources, request.host.resources);
+  EXPECT_EQ(decoded->host.attributes, request.host.attributes);
+  EXPECT_EQ(decoded->host.tags, request.host.tags);
+  EXPECT_EQ(decoded->running, request.running);
+  EXPECT_EQ(decoded->epoch, 2u);
+}
+
+TEST(AgentProtocolTest, RegisterWithoutSlotsCountsOne) {
+  const json body = EncodeRegister({.host = {.name = "h1", .slots = 0}});
+  EXPECT_FALSE(body.contains("slots"));
+  Result<RegisterRequest> decoded = DecodeRegister(body);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->host.slots, 1);
+  EXPECT_EQ(decoded->epoch, 0u);
+}
+
+TEST(AgentProtocolTest, RegisterErrorsNameTheField) {
+  struct Case {
+    std::string_view name;
+    json body;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {"not an object", json::array(), "body"},
+      {"unknown field", {{"name", "h1"}, {"color", 1}}, "color"},
+      {"no name", json::object(), "name"},
+      {"bad name", {{"name", "a b"}}, "name"},
+      {"name not a string", {{"name", 5}}, "name"},
+      {"negative slots", {{"name", "h1"}, {"slots", -1}}, "slots"},
+      {"slots a string", {{"name", "h1"}, {"slots", "4"}}, "slots"},
+      {"resource a string", {{"name", "h1"}, {"resources", {{"mem", "x"}}}}, "resources.mem"},
+      {"attribute a number", {{"name", "h1"}, {"attributes", {{"os", 1}}}}, "attributes.os"},
+      {"tags not strings", {{"name", "h1"}, {"tags", {1}}}, "tags"},
+      {"running not a list", {{"name", "h1"}, {"running", 3}}, "running"},
+      {"running not ids", {{"name", "h1"}, {"running", {"3"}}}, "running"},
+      {"epoch a string", {{"name", "h1"}, {"epoch", "1"}}, "epoch"},
+      {"epoch null", {{"name", "h1"}, {"epoch", nullptr}}, "epoch"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Result<RegisterRequest> decoded = DecodeRegister(c.body);
+    ASSERT_FALSE(decoded);
+    EXPECT_EQ(decoded.error().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(decoded.error().message().rfind(c.field + ":", 0), 0u) << decoded.error().message();
+  }
+}
+
+TEST(AgentProtocolTest, HeartbeatRoundTrip) {
+  HeartbeatRequest request{
+      .epoch = 3,
+      .wait_ms = 500,
+      .running = {4},
+      .exited = {{.job = 5, .exit_code = 2},
+                 {.job = 6, .exit_code = 137, .signal = 9, .cause = ExitCause::kKilled},
+                 {.job = 7, .exit_code = 143, .signal = 15, .cause = ExitCause::kRunLimit}},
+      .launch_failed = {{.job = 8, .message = "exec: x: not found"}}};
+  Result<HeartbeatRequest> decoded = DecodeHeartbeat(EncodeHeartbeat(request));
+  ASSERT_TRUE(decoded) << decoded.error().message();
+  EXPECT_EQ(decoded->epoch, 3u);
+  EXPECT_EQ(decoded->wait_ms, 500);
+  EXPECT_EQ(decoded->running, request.running);
+  ASSERT_EQ(decoded->exited.size(), 3u);
+  EXPECT_EQ(decoded->exited[0].ShellStatus(), 2);
+  EXPECT_EQ(decoded->exited[0].cause, ExitCause::kExit);
+  EXPECT_EQ(decoded->exited[1].ShellStatus(), 137);
+  EXPECT_EQ(decoded->exited[1].cause, ExitCause::kKilled);
+  EXPECT_EQ(decoded->exited[2].cause, ExitCause::kRunLimit);
+  ASSERT_EQ(decoded->launch_failed.size(), 1u);
+  EXPECT_EQ(decoded->launch_failed[0].job, 8);
+  EXPECT_EQ(decoded->launch_failed[0].message, "exec: x: not found");
+}
+
+TEST(AgentProtocolTest, HeartbeatDefaultsAndClamps) {
+  Result<HeartbeatRequest> decoded = DecodeHeartbeat(
+      {{"wait_ms", 99'999}, {"exited", {{{"job", 1}, {"exit_code", nullptr}, {"cause", "new"}}}}});
+  ASSERT_TRUE(decoded) << decoded.error().message();
+  EXPECT_EQ(decoded->wait_ms, kMaxWaitMs);
+  ASSERT_EQ(decoded->exited.size(), 1u);
+  EXPECT_EQ(decoded->exited[0].ShellStatus(), 0);
+  EXPECT_EQ(decoded->exited[0].cause, ExitCause::kExit);
+  decoded = DecodeHeartbeat({{"wait_ms", -5}});
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->wait_ms, 0);
+}
+
+TEST(AgentProtocolTest, HeartbeatErrorsNameTheField) {
+  struct Case {
+    std::string_view name;
+    json body;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {"unknown field", {{"bogus", 1}}, "bogus"},
+      {"wait a string", {{"wait_ms", "1"}}, "wait_ms"},
+      {"exited not a list", {{"exited", 5}}, "exited"},
+      {"exit not an object", {{"exited", {5}}}, "exited[0]"},
+      {"exit without job", {{"exited", {{{"cause", "exit"}}}}}, "exited[0].job"},
+      {"exit code a string",
+       {{"exited", {{{"job", 1}, {"exit_code", "1"}}}}},
+       "exited[0].exit_code"},
+      {"signal a float", {{"exited", {{{"job", 1}, {"signal", 1.5}}}}}, "exited[0].signal"},
+      {"cause a number", {{"exited", {{{"job", 1}, {"cause", 1}}}}}, "exited[0].cause"},
+      {"failure job a string", {{"launch_failed", {{{"job", "1"}}}}}, "launch_failed[0].job"},
+      {"failure message a number",
+       {{"launch_failed", {{{"job", 1}, {"message", 2}}}}},
+       "launch_failed[0].message"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Result<HeartbeatRequest> decoded = DecodeHeartbeat(c.body);
+    ASSERT_FALSE(decoded);
+    EXPECT_EQ(decoded.error().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(decoded.error().message().rfind(c.field + ":", 0), 0u) << decoded.error().message();
+  }
+}
+
+TEST(AgentProtocolTest, RegisterReplyRoundTripAndClamps) {
+  Result<RegisterReply> decoded =
+      DecodeRegisterReply(EncodeRegisterReply({.epoch = 4, .lease_seconds = 7, .heartbeat_ms = 1}));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->epoch, 4u);
+  EXPECT_EQ(decoded->lease_seconds, 7);
+  EXPECT_EQ(decoded->heartbeat_ms, 10);
+  EXPECT_FALSE(DecodeRegisterReply({{"lease_seconds", 0}}));
+  EXPECT_FALSE(DecodeRegisterReply(json::array()));
+}
+
+TEST(AgentProtocolTest, HeartbeatReplyRoundTrip) {
+  HeartbeatReply reply{.epoch = 2,
+                       .launch = {{.job = 9,
+                                   .argv = {"/bin/sh", "-c", "true"},
+                                   .command = "true",
+                                   .cwd = "/tmp",
+                                   .output = "out.%j",
+                                   .run_limit = std::chrono::milliseconds(1500),
+                                   .env = {{"A", "1"}},
+                                   .user = "ann"}},
+                       .kill = {{.job = 3, .grace_seconds = 5}},
+                       .ack = {1, 2}};
+  const json body = EncodeHeartbeatReply(reply);
+  EXPECT_EQ(body["launch"][0]["run_limit"], json(1.5));
+  Result<HeartbeatReply> decoded = DecodeHeartbeatReply(body);
+  ASSERT_TRUE(decoded) << decoded.error().message();
+  EXPECT_EQ(decoded->epoch, 2u);
+  ASSERT_EQ(decoded->launch.size(), 1u);
+  const Launch& launch = decoded->launch[0];
+  EXPECT_EQ(launch.job, 9);
+  EXPECT_EQ(launch.argv, reply.launch[0].argv);
+  EXPECT_EQ(launch.command, "");  // argv wins
+  EXPECT_EQ(launch.cwd, "/tmp");
+  EXPECT_EQ(launch.output, "out.%j");
+  EXPECT_EQ(launch.run_limit, std::chrono::milliseconds(1500));
+  EXPECT_EQ(launch.env, reply.launch[0].env);
+  EXPECT_EQ(launch.user, "ann");
+  ASSERT_EQ(decoded->kill.size(), 1u);
+  EXPECT_EQ(decoded->kill[0].grace_seconds, 5);
+  EXPECT_EQ(decoded->ack, reply.ack);
+  EXPECT_EQ(EncodeLaunch({.job = 1, .run_limit = std::chrono::seconds(60)})["run_limit"], json(60));
+}
+
+TEST(AgentProtocolTest, HeartbeatReplyErrorsNameTheField) {
+  struct Case {
+    std::string_view name;
+    json body;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {"launch without job", {{"launch", {{{"command", "x"}}}}}, "launch[0].job"},
+      {"launch job a string", {{"launch", {{{"job", "1"}, {"command", "x"}}}}}, "launch[0].job"},
+      {"launch without command", {{"launch", {{{"job", 1}}}}}, "launch[0]"},
+      {"empty argv", {{"launch", {{{"job", 1}, {"argv", json::array()}}}}}, "launch[0].argv"},
+      {"env not strings",
+       {{"launch", {{{"job", 1}, {"command", "x"}, {"env", {{"A", 1}}}}}}},
+       "launch[0].env.A"},
+      {"kill not a list", {{"kill", 1}}, "kill"},
+      {"ack not ids", {{"ack", {"x"}}}, "ack[]"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Result<HeartbeatReply> decoded = DecodeHeartbeatReply(c.body);
+    ASSERT_FALSE(decoded);
+    EXPECT_EQ(decoded.error().message().rfind(c.field + ":", 0), 0u) << decoded.error().message();
+  }
+}
+
+TEST(AgentProtocolTest, ExitCauseStrings) {
+  EXPECT_EQ(ToString(ExitCause::kExit), "exit");
+  EXPECT_EQ(ToString(ExitCause::kRunLimit), "run_limit");
+  EXPECT_EQ(ToString(ExitCause::kKilled), "killed");
+  EXPECT_EQ(ToString(ExitCause::kMemLimit), "mem_limit");
+}
+
+}  // namespace
+}  // namespace sluice::wire
