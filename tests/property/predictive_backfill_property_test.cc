@@ -7,14 +7,14 @@
 //     core's reservation code);
 //  2. every pending job has exactly one explanation with at least one reason;
 // and the same input gives the same decision log twice.
+#include <gtest/gtest.h>
+
 #include <map>
 #include <random>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/admission/eligibility.h"
 #include "core/cycle/scheduler.h"
@@ -39,7 +39,8 @@ Scenario RandomScenario(uint64_t seed) {
   const int hosts = static_cast<int>(uniform(1, 8));
   int64_t total = 0;
   for (int h = 0; h < hosts; ++h) {
-    core::HostSpec host{.name = "h" + std::to_string(h), .slots = static_cast<int32_t>(uniform(1, 4))};
+    core::HostSpec host{.name = "h" + std::to_string(h),
+                        .slots = static_cast<int32_t>(uniform(1, 4))};
     total += host.slots;
     s.config.hosts.push_back(host);
   }
@@ -96,7 +97,8 @@ Instant EarliestStart(int64_t needed, int64_t free_now, Instant now,
 
 void CheckExplained(const core::ClusterState& state, const core::CycleResult& cycle) {
   std::set<JobId> pending;
-  for (const core::PendingEntry& entry : state.queues()[0].pending) pending.insert(entry.job->spec.id);
+  for (const core::PendingEntry& entry : state.queues()[0].pending)
+    pending.insert(entry.job->spec.id);
   std::set<JobId> explained;
   for (const core::Decision& d : cycle.decisions) {
     if (const auto* pend = std::get_if<core::PendJob>(&d)) {
@@ -108,7 +110,8 @@ void CheckExplained(const core::ClusterState& state, const core::CycleResult& cy
 }
 
 // Returns how many backfilled jobs were checked against a blocked head.
-int CheckHeadNotDelayed(const core::ClusterState& state, Instant now, const core::CycleResult& cycle) {
+int CheckHeadNotDelayed(const core::ClusterState& state, Instant now,
+                        const core::CycleResult& cycle) {
   std::set<JobId> backfilled;
   for (const core::Decision& d : cycle.decisions) {
     if (const auto* start = std::get_if<core::StartJob>(&d); start && start->backfilled) {

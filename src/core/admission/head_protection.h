@@ -21,8 +21,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/admission/reservation.h"
 #include "core/admission/admission_context.h"
+#include "core/admission/reservation.h"
 
 namespace sluice::core {
 

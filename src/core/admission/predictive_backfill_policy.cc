@@ -40,9 +40,8 @@ Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_
 
 void PendReserved(const Job& job, const Guard& guard, AdmissionContext& ctx) {
   PendingReasons reasons;
-  reasons.Add(ReasonDetail{.code = ReasonCode::kReserved,
-                           .job = guard.job->spec.id,
-                           .time = guard.reservation.shadow});
+  reasons.Add(ReasonDetail{
+      .code = ReasonCode::kReserved, .job = guard.job->spec.id, .time = guard.reservation.shadow});
   ctx.Pend(job, std::move(reasons));
 }
 

@@ -60,9 +60,9 @@ TEST(BackfillOrderTest, AgedCandidatesFirstInQueueOrder) {
   // Jobs 2 and 4 are aged: they go first, 2 before 4 although 4 is shorter; then 3 and 1
   // shortest first.
   const std::vector<Job> jobs = Jobs({0, 0, 0, 0});
-  EXPECT_EQ(Sorted(jobs, {300, 500, 100, 50}, BackfillOrder::kShortest, 1000,
-                   {false, true, false, true}),
-            (std::vector<JobId>{2, 4, 3, 1}));
+  EXPECT_EQ(
+      Sorted(jobs, {300, 500, 100, 50}, BackfillOrder::kShortest, 1000, {false, true, false, true}),
+      (std::vector<JobId>{2, 4, 3, 1}));
   EXPECT_EQ(Sorted(jobs, {300, 500, 100, 50}, BackfillOrder::kExpansion, 1000,
                    {false, true, false, true}),
             (std::vector<JobId>{2, 4, 3, 1}));  // x: 4 -> 21, 3 -> 11, 1 -> 4.33

@@ -50,9 +50,9 @@ TEST(RuntimePredictionTest, RunningJobIsCorrectedWhenItOutlivesItsPrediction) {
   history.Record("ann", 100);
   const RuntimePredictor predictor(history, 2);
   const Job job = RunningJob(JobBuilder(1).User("ann").Limit(1000), 50);
-  EXPECT_EQ(predictor.PredictedEnd(job, 60), 150);     // 50 + 100
+  EXPECT_EQ(predictor.PredictedEnd(job, 60), 150);  // 50 + 100
   EXPECT_EQ(predictor.PredictedEnd(job, 149), 150);
-  EXPECT_EQ(predictor.PredictedEnd(job, 150), 1050);   // outlived: 50 + run limit
+  EXPECT_EQ(predictor.PredictedEnd(job, 150), 1050);  // outlived: 50 + run limit
   EXPECT_EQ(predictor.PredictedEnd(job, 1049), 1050);
   EXPECT_EQ(predictor.PredictedEnd(job, 1050), 1050);  // outlived its limit too: due now
   EXPECT_EQ(predictor.PredictedEnd(job, 2000), 2000);
