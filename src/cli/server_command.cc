@@ -1,12 +1,11 @@
 // `sluice server`: the controller (issue 7, SPEC §8). Prints `listening on HOST:PORT` once
 // serving; SIGHUP reloads the configuration; SIGTERM/SIGINT stop it.
 #include <signal.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <iostream>
-
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
 #include "server/server.h"
@@ -28,7 +27,8 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--config", flags->config, "Cluster YAML")->required();
   cmd->add_option("--state", flags->state, "State directory (SQLite store, lock)")->required();
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0: any free port)");
-  cmd->add_option("--lease-seconds", flags->lease_seconds, "Agent lease")->check(CLI::PositiveNumber);
+  cmd->add_option("--lease-seconds", flags->lease_seconds, "Agent lease")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--host-loss-grace-seconds", flags->grace_seconds,
                   "Wait after the lease before on_host_loss")
       ->check(CLI::NonNegativeNumber);
@@ -59,14 +59,15 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     signal(SIGPIPE, SIG_IGN);
     // Logs go to stderr: stdout carries only the `listening on` line tests read.
     spdlog::set_default_logger(spdlog::stderr_color_mt("sluice"));
-    server::ServerOptions options{.config_path = flags->config,
-                                  .state_dir = flags->state,
-                                  .listen = flags->listen};
-    options.controller.lease_ms = flags->lease_seconds * 1000;
-    options.controller.host_loss_grace_ms = flags->grace_seconds * 1000;
-    options.controller.max_dispatch_attempts = flags->max_dispatch;
-    options.controller.keep_ended_seconds = flags->keep_ended_seconds;
-    options.controller.explain_interval_ms = 250;
+    const server::ServerOptions options{
+        .config_path = flags->config,
+        .state_dir = flags->state,
+        .listen = flags->listen,
+        .controller = {.lease_ms = flags->lease_seconds * 1000,
+                       .host_loss_grace_ms = flags->grace_seconds * 1000,
+                       .max_dispatch_attempts = flags->max_dispatch,
+                       .explain_interval_ms = 250,
+                       .keep_ended_seconds = flags->keep_ended_seconds}};
     auto server = server::Server::Start(options);
     if (!server) {
       std::cerr << "sluice server: " << server.error().message() << "\n";

@@ -1,20 +1,17 @@
 // Reads the cluster YAML of SPEC §2 with yaml-cpp and validates it; the contract is in
-// cluster_yaml.h.
+// cluster_yaml.h. This file assembles the cluster (hosts, host groups, shared resources,
+// queues, limits); the YAML reading helpers are in yaml_reader.h, host ranges in
+// host_range.cc, the `auth:` section in auth_yaml.h.
 //
-// Representation: every value is read through a `Field`, which carries the YAML node with its
-// field path (`queues[2].capacity`) and 1-based line, so any check can name its location.
-// Sections are read in dependency order (hosts, host_groups, shared_resources, queue_defaults,
-// queues, default_queue, limits) whatever their order in the file, so each cross-reference is
+// Representation: every value is read through a yaml::Field (yaml_reader.h), which carries the
+// YAML node with its field path and line, so any check can name its location. Sections are
+// read in dependency order (hosts, host_groups, shared_resources, queue_defaults, queues,
+// default_queue, limits, auth) whatever their order in the file, so each cross-reference is
 // checked against sections already read. All yaml-cpp calls run under the try block of
 // ParseClusterConfig, which turns any exception into a Status.
 #include "config/cluster_yaml.h"
 
-#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
-
-#include "core/model/window.h"
-#include "core/resreq/parser.h"
-#include "core/resreq/validate.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -24,17 +21,21 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
-#include <limits>
 #include <map>
 #include <memory>
 #include <new>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <system_error>
 #include <utility>
 #include <vector>
+
+#include "config/auth_yaml.h"
+#include "config/yaml_reader.h"
+#include "core/model/window.h"
+#include "core/resreq/parser.h"
+#include "core/resreq/validate.h"
 
 namespace sluice::config {
 namespace {
@@ -44,91 +45,17 @@ using core::HostSpec;
 using core::LimitScope;
 using core::LimitSpec;
 using core::QueueSpec;
-
-// A YAML value with its location: `path` as it appears in messages and its 1-based line.
-struct Field {
-  YAML::Node node;
-  std::string path;
-  int line = 1;
-};
-
-// One key of a YAML map; `key_line` locates errors about the key itself (unknown, duplicate).
-struct Entry {
-  std::string key;
-  int key_line = 1;
-  Field value;
-};
-
-int LineOf(const YAML::Node& node, int fallback) {
-  const YAML::Mark mark = node.Mark();
-  return mark.is_null() || mark.line < 0 ? fallback : mark.line + 1;
-}
-
-std::string ChildPath(std::string_view parent, std::string_view key) {
-  std::string path(parent);
-  if (!path.empty()) path += '.';
-  path += key;
-  return path;
-}
-
-// At most 60 characters of user text, control characters shown as '?', for messages.
-std::string Clip(std::string_view text) {
-  constexpr size_t kMax = 60;
-  std::string out;
-  for (size_t i = 0; i < text.size() && i < kMax; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
-  }
-  if (text.size() > kMax) out += "...";
-  return out;
-}
-
-std::string Quote(std::string_view text) { return "'" + Clip(text) + "'"; }
-
-std::string FormatNumber(double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.15g", value);
-  return buf;
-}
-
-// Quoted scalars (tag "!") and `!!str` ones are strings even when they look like numbers.
-bool IsStringTagged(const YAML::Node& node) {
-  const std::string& tag = node.Tag();
-  return tag == "!" || tag == "tag:yaml.org,2002:str";
-}
-
-// What a value is, for "expected X, got Y".
-std::string Describe(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Sequence:
-      return node.size() == 0 ? "an empty list" : "a list";
-    case YAML::NodeType::Map:
-      return node.size() == 0 ? "an empty map" : "a map";
-    case YAML::NodeType::Scalar:
-      return IsStringTagged(node) ? "the string " + Quote(node.Scalar()) : Quote(node.Scalar());
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-      break;
-  }
-  return "nothing";
-}
-
-bool IsHostNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_';
-}
-
-bool AllHostNameChars(std::string_view text) {
-  return std::all_of(text.begin(), text.end(), IsHostNameChar);
-}
-
-// A range bound: 1 to 9 decimal digits, so that hi - lo + 1 fits easily in an int64.
-bool IsRangeBound(std::string_view text) {
-  return !text.empty() && text.size() <= 9 &&
-         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool IsZeroPadded(std::string_view bound) { return bound.size() > 1 && bound[0] == '0'; }
+using yaml::Assign;
+using yaml::ChildPath;
+using yaml::Clip;
+using yaml::Describe;
+using yaml::Entry;
+using yaml::Field;
+using yaml::FormatNumber;
+using yaml::IsStringTagged;
+using yaml::LineOf;
+using yaml::Quote;
+using yaml::Reader;
 
 // Resource names appear in resource requests and as limit keys: identifiers, not limit words.
 bool IsReservedResourceName(std::string_view name) {
@@ -150,204 +77,6 @@ std::string ErrnoText(int err) {
   if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] + 32);
   return text;
 }
-
-template <typename T, typename U>
-Status Assign(Result<T> result, U& out) {
-  if (!result) return result.error();
-  out = std::move(*result);
-  return Status::Ok();
-}
-
-// Reads typed values out of Fields and builds located errors. Holds the file-wide budget of
-// expanded host names (kMaxExpandedHostNames).
-class Reader {
- public:
-  explicit Reader(std::string_view filename) : filename_(filename) {}
-
-  std::string Location(int line, std::string_view path) const {
-    return filename_ + ":" + std::to_string(line) + ": " + std::string(path);
-  }
-  Status Error(int line, std::string_view path, std::string_view what) const {
-    return InvalidArgument(Location(line, path) + ": " + std::string(what));
-  }
-  Status Error(const Field& f, std::string_view what) const { return Error(f.line, f.path, what); }
-  Status Expected(const Field& f, std::string_view what) const {
-    return Error(f, "expected " + std::string(what) + ", got " + Describe(f.node));
-  }
-
-  // The keys of a map in file order; null reads as an empty map. Rejects duplicate keys.
-  Result<std::vector<Entry>> MapEntries(const Field& f) const {
-    std::vector<Entry> entries;
-    if (f.node.IsNull()) return entries;
-    if (!f.node.IsMap()) return Expected(f, "a map");
-    std::set<std::string, std::less<>> seen;
-    for (auto it = f.node.begin(); it != f.node.end(); ++it) {
-      const int key_line = LineOf(it->first, f.line);
-      if (!it->first.IsScalar()) {
-        return Error(key_line, f.path, "expected a plain key, got " + Describe(it->first));
-      }
-      Entry entry{.key = it->first.Scalar(), .key_line = key_line};
-      const int value_line = it->second.IsNull() ? key_line : LineOf(it->second, key_line);
-      entry.value = Field{it->second, ChildPath(f.path, entry.key), value_line};
-      if (!seen.insert(entry.key).second) {
-        return Error(key_line, entry.value.path, "duplicate key");
-      }
-      entries.push_back(std::move(entry));
-    }
-    return entries;
-  }
-
-  // The items of a list; null reads as an empty list.
-  Result<std::vector<Field>> ListItems(const Field& f) const {
-    std::vector<Field> items;
-    if (f.node.IsNull()) return items;
-    if (!f.node.IsSequence()) return Expected(f, "a list");
-    for (auto it = f.node.begin(); it != f.node.end(); ++it) {
-      const YAML::Node& item = *it;
-      items.push_back(Field{item, f.path + "[" + std::to_string(items.size()) + "]",
-                            item.IsNull() ? f.line : LineOf(item, f.line)});
-    }
-    return items;
-  }
-
-  // Any scalar, as text (`attributes` values, `default_resreq`).
-  Result<std::string> ReadString(const Field& f) const {
-    if (!f.node.IsScalar()) return Expected(f, "a string");
-    return f.node.Scalar();
-  }
-
-  // A non-empty scalar without spaces or control characters.
-  Result<std::string> ReadName(const Field& f) const {
-    if (!f.node.IsScalar()) return Expected(f, "a name");
-    const std::string& text = f.node.Scalar();
-    const bool bad_char = std::any_of(text.begin(), text.end(), [](char c) {
-      return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
-    });
-    if (text.empty() || bad_char) return Expected(f, "a name without spaces");
-    return text;
-  }
-
-  // A list of distinct names.
-  Result<std::vector<std::string>> ReadNameList(const Field& f) const {
-    if (!f.node.IsSequence()) return Expected(f, "a list of names");
-    Result<std::vector<Field>> items = ListItems(f);
-    if (!items) return items.error();
-    std::vector<std::string> names;
-    std::set<std::string, std::less<>> seen;
-    for (const Field& item : *items) {
-      Result<std::string> name = ReadName(item);
-      if (!name) return name.error();
-      if (!seen.insert(*name).second) return Error(item, "duplicate name " + Quote(*name));
-      names.push_back(std::move(*name));
-    }
-    return names;
-  }
-
-  // A plain (unquoted) decimal integer in [min, max of T].
-  template <typename T>
-  Result<T> ReadInt(const Field& f, T min) const {
-    const std::string what = min == 0 ? "a non-negative integer" : "an integer";
-    if (!f.node.IsScalar() || IsStringTagged(f.node)) return Expected(f, what);
-    const std::string& text = f.node.Scalar();
-    int64_t value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec == std::errc::result_out_of_range) return Error(f, Quote(text) + " is out of range");
-    if (ec != std::errc() || end != text.data() + text.size()) return Expected(f, what);
-    if (value < min) {
-      return min == 0 ? Expected(f, what) : Error(f, text + " < " + std::to_string(min));
-    }
-    if constexpr (sizeof(T) < sizeof(int64_t)) {
-      if (value > std::numeric_limits<T>::max()) {
-        return Error(f, text + " > " + std::to_string(std::numeric_limits<T>::max()));
-      }
-    }
-    return static_cast<T>(value);
-  }
-
-  template <typename T>
-  Result<T> ReadCount(const Field& f) const {
-    return ReadInt<T>(f, 0);
-  }
-  // predictive_backfill's history_runs: 1..RuntimeHistory::kKept (8).
-  Result<int32_t> ReadHistoryRuns(const Field& f) const {
-    Result<int32_t> runs = ReadInt<int32_t>(f, 1);
-    if (runs && *runs > 8) return Error(f, std::to_string(*runs) + " > 8");
-    return runs;
-  }
-  Result<int32_t> ReadPriority(const Field& f) const {
-    return ReadInt<int32_t>(f, std::numeric_limits<int32_t>::min());
-  }
-  Result<core::PolicyKind> ReadPolicy(const Field& f) const {
-    return ReadChoice(f, &core::ParsePolicyKind,
-                      "fifo, bounded_backfill, easy_backfill, predictive_backfill");
-  }
-  Result<core::BackfillOrder> ReadBackfillOrder(const Field& f) const {
-    return ReadChoice(f, &core::ParseBackfillOrder, "queue, shortest, expansion");
-  }
-  Result<core::OnHostLoss> ReadOnHostLoss(const Field& f) const {
-    return ReadChoice(f, &core::ParseOnHostLoss, "requeue, exit");
-  }
-
-  // A plain number in [0, 100].
-  Result<double> ReadPercent(const Field& f) const {
-    if (!f.node.IsScalar() || IsStringTagged(f.node)) return Expected(f, "a number");
-    const std::string& text = f.node.Scalar();
-    double value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
-      return Expected(f, "a number");
-    }
-    if (value < 0) return Error(f, Clip(text) + " < 0");
-    if (value > 100) return Error(f, Clip(text) + " > 100");
-    return value;
-  }
-
-  Result<bool> ReadBool(const Field& f) const {
-    static constexpr std::string_view kTrue[] = {"true", "True", "TRUE", "yes", "Yes",
-                                                 "YES",  "on",   "On",   "ON"};
-    static constexpr std::string_view kFalse[] = {"false", "False", "FALSE", "no", "No",
-                                                  "NO",    "off",   "Off",   "OFF"};
-    if (f.node.IsScalar() && !IsStringTagged(f.node)) {
-      const std::string& text = f.node.Scalar();
-      if (std::find(std::begin(kTrue), std::end(kTrue), text) != std::end(kTrue)) return true;
-      if (std::find(std::begin(kFalse), std::end(kFalse), text) != std::end(kFalse)) return false;
-    }
-    return Expected(f, "true or false");
-  }
-
-  // One of the strings `parse` accepts; `choices` lists them for the message.
-  template <typename T>
-  Result<T> ReadChoice(const Field& f, std::optional<T> (*parse)(std::string_view),
-                       std::string_view choices) const {
-    if (f.node.IsScalar()) {
-      if (std::optional<T> value = parse(f.node.Scalar())) return *value;
-    }
-    return Expected(f, "one of " + std::string(choices));
-  }
-
-  // A host name or range, expanded, charged to the file-wide budget.
-  Result<std::vector<std::string>> ExpandHosts(const Field& f) {
-    if (!f.node.IsScalar()) return Expected(f, "a host name or range");
-    Result<std::vector<std::string>> names = ExpandHostRange(f.node.Scalar());
-    if (!names) return names.error().WithPrefix(Location(f.line, f.path));
-    SLUICE_RETURN_IF_ERROR(Charge(f, names->size()));
-    return names;
-  }
-
-  // Charges `names` host names (or copies of host settings) to the file-wide budget.
-  Status Charge(const Field& f, size_t names) {
-    if (names > names_left_) {
-      return Error(
-          f, "more than " + std::to_string(kMaxExpandedHostNames) + " host names in one file");
-    }
-    names_left_ -= names;
-    return Status::Ok();
-  }
-
- private:
-  std::string filename_;
-  size_t names_left_ = kMaxExpandedHostNames;
-};
 
 // --- Queue keys ------------------------------------------------------------------------------
 
@@ -555,7 +284,7 @@ class Parser {
   Status AddScopeHosts(const Field& item, std::set<std::string, std::less<>>& seen,
                        std::vector<std::string>& hosts);
   Status ReadResourceMap(const Field& f, bool shared, std::map<std::string, int64_t>& out);
-  Status ReadAuth(const Field& f);
+  Status ReadAuth(const Field& f) { return yaml::ReadAuth(reader_, f, auth_); }
 
   Reader reader_;
   ClusterConfig config_;
@@ -578,52 +307,6 @@ const Parser::SectionStep Parser::kSections[] = {
     {"limits", &Parser::ReadLimits},
     {"auth", &Parser::ReadAuth},
 };
-
-// --- Auth (R-SRV-5b) -------------------------------------------------------------------------
-
-Status Parser::ReadAuth(const Field& f) {
-  if (!f.node.IsNull() && !f.node.IsMap()) return reader_.Expected(f, "a map (agent_token, users)");
-  Result<std::vector<Entry>> entries = reader_.MapEntries(f);
-  if (!entries) return entries.error();
-  std::set<std::string, std::less<>> names;
-  std::set<std::string, std::less<>> tokens;
-  for (const Entry& e : *entries) {
-    if (e.key == "agent_token") {
-      SLUICE_RETURN_IF_ERROR(Assign(reader_.ReadName(e.value), auth_.agent_token));
-      tokens.insert(auth_.agent_token);
-      continue;
-    }
-    if (e.key != "users") return reader_.Error(e.key_line, e.value.path, "unknown key");
-    Result<std::vector<Field>> items = reader_.ListItems(e.value);
-    if (!items) return items.error();
-    for (const Field& item : *items) {
-      if (!item.node.IsMap()) return reader_.Expected(item, "a map (name, token, admin)");
-      Result<std::vector<Entry>> keys = reader_.MapEntries(item);
-      if (!keys) return keys.error();
-      AuthUser user;
-      for (const Entry& k : *keys) {
-        if (k.key == "name") {
-          SLUICE_RETURN_IF_ERROR(Assign(reader_.ReadName(k.value), user.name));
-        } else if (k.key == "token") {
-          SLUICE_RETURN_IF_ERROR(Assign(reader_.ReadName(k.value), user.token));
-        } else if (k.key == "admin") {
-          SLUICE_RETURN_IF_ERROR(Assign(reader_.ReadBool(k.value), user.admin));
-        } else {
-          return reader_.Error(k.key_line, k.value.path, "unknown key");
-        }
-      }
-      if (user.name.empty() || user.token.empty()) {
-        return reader_.Error(item, "a user needs a name and a token");
-      }
-      if (!names.insert(user.name).second) {
-        return reader_.Error(item, "duplicate user " + Quote(user.name));
-      }
-      if (!tokens.insert(user.token).second) return reader_.Error(item, "duplicate token");
-      auth_.users.push_back(std::move(user));
-    }
-  }
-  return Status::Ok();
-}
 
 Result<ClusterConfig> Parser::Parse(const YAML::Node& root) {
   // 1. The top level: a map (or an empty document) of known sections.
@@ -971,49 +654,15 @@ Status Parser::AddScopeHosts(const Field& item, std::set<std::string, std::less<
   return Status::Ok();
 }
 
-// Counts documents (HandleNextDocument calls) and records where each starts; builds nothing.
-class DocumentCounter : public YAML::EventHandler {
- public:
-  std::vector<YAML::Mark> starts;
-
-  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
-};
-
-// The 1-based line of the second document, if `text` has more than one.
-// NOTE: yaml-cpp 0.7's LoadAll never returns on some malformed inputs (its parser keeps
-// reporting empty documents without consuming input; found by tests/fuzz), so documents are
-// counted here with a bound of two, and only the first one is built, by YAML::Load.
-std::optional<int> SecondDocumentLine(const std::string& text) {
-  std::istringstream stream(text);
-  YAML::Parser parser(stream);
-  DocumentCounter counter;
-  int documents = 0;
-  while (documents < 2 && parser.HandleNextDocument(counter)) ++documents;
-  if (documents < 2) return std::nullopt;
-  if (counter.starts.size() < 2 || counter.starts[1].is_null()) return 1;
-  return counter.starts[1].line + 1;
-}
-
 // Steps: 1. check there is at most one YAML document (SecondDocumentLine); 2. build it with
 // yaml-cpp; 3. read it (Parser::Parse).
 Result<ClusterConfig> ParseDocument(std::string_view text, std::string_view filename,
                                     AuthConfig* auth) {
-  const std::string yaml(text);
-  if (std::optional<int> line = SecondDocumentLine(yaml)) {
+  const std::string document(text);
+  if (std::optional<int> line = yaml::SecondDocumentLine(document)) {
     return Reader(filename).Error(*line, "(top level)", "expected one yaml document, got more");
   }
-  const YAML::Node root = YAML::Load(yaml);
+  const YAML::Node root = YAML::Load(document);
   Parser parser(filename);
   Result<ClusterConfig> config = parser.Parse(root);
   if (config && auth != nullptr) *auth = parser.auth();
@@ -1049,59 +698,6 @@ Result<ClusterConfig> LoadClusterConfig(const std::string& path, AuthConfig* aut
   while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, n);
   if (std::ferror(file.get()) != 0) return NotFound(path + ": cannot read: " + ErrnoText(errno));
   return ParseClusterConfig(text, path, auth);
-}
-
-Result<std::vector<std::string>> ExpandHostRange(std::string_view pattern) {
-  const auto bad = [&](std::string_view why) {
-    return InvalidArgument("bad host name " + Quote(pattern) + ": " + std::string(why));
-  };
-  constexpr std::string_view kCharset = "only letters, digits, '-', '.' and '_' are allowed";
-  if (pattern.empty()) return InvalidArgument("empty host name");
-  const size_t open = pattern.find('[');
-  const size_t close = pattern.find(']');
-  if (open == std::string_view::npos && close == std::string_view::npos) {
-    if (!AllHostNameChars(pattern)) return bad(kCharset);
-    return std::vector<std::string>{std::string(pattern)};
-  }
-  if (open == std::string_view::npos || close < open) return bad("']' without '['");
-  if (close == std::string_view::npos) return bad("unclosed '['");
-  const std::string_view prefix = pattern.substr(0, open);
-  const std::string_view body = pattern.substr(open + 1, close - open - 1);
-  const std::string_view suffix = pattern.substr(close + 1);
-  if (suffix.find_first_of("[]") != std::string_view::npos) return bad("only one range allowed");
-  if (!AllHostNameChars(prefix) || !AllHostNameChars(suffix)) return bad(kCharset);
-  if (body.find(',') != std::string_view::npos) return bad("lists in a range are not supported");
-  const size_t dash = body.find('-');
-  if (dash == std::string_view::npos) return bad("expected a range [lo-hi]");
-  const std::string_view lo_text = body.substr(0, dash);
-  const std::string_view hi_text = body.substr(dash + 1);
-  if (!IsRangeBound(lo_text) || !IsRangeBound(hi_text)) {
-    return bad("range bounds must be unsigned integers of at most 9 digits");
-  }
-  int64_t lo = 0;
-  int64_t hi = 0;
-  std::from_chars(lo_text.data(), lo_text.data() + lo_text.size(), lo);
-  std::from_chars(hi_text.data(), hi_text.data() + hi_text.size(), hi);
-  if (lo > hi) return bad(std::string(lo_text) + " > " + std::string(hi_text));
-  const bool padded = IsZeroPadded(lo_text) || IsZeroPadded(hi_text);
-  if (padded && lo_text.size() != hi_text.size()) {
-    return bad("zero-padded bounds must have the same width");
-  }
-  if (static_cast<uint64_t>(hi - lo + 1) > kMaxHostRangeNames) {
-    return bad("more than " + std::to_string(kMaxHostRangeNames) + " names");
-  }
-  const size_t width = padded ? lo_text.size() : 0;
-  std::vector<std::string> names;
-  names.reserve(static_cast<size_t>(hi - lo + 1));
-  for (int64_t i = lo; i <= hi; ++i) {
-    const std::string number = std::to_string(i);
-    std::string name(prefix);
-    if (number.size() < width) name.append(width - number.size(), '0');
-    name += number;
-    name += suffix;
-    names.push_back(std::move(name));
-  }
-  return names;
 }
 
 }  // namespace sluice::config

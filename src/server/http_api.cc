@@ -17,9 +17,8 @@ void Send(httplib::Response& res, const Reply& reply) {
   res.set_content(reply.text.empty() ? reply.body.dump() : reply.text, "application/json");
 }
 
-void SendError(httplib::Response& res, int status, const std::string& message) {
-  Send(res, Reply::Error(status, message));
-}
+// A refusal: its HTTP status comes from the code (HttpStatusOf, http_reply.h).
+void SendError(httplib::Response& res, const Status& status) { Send(res, ErrorReply(status)); }
 
 std::string BearerToken(const httplib::Request& req) {
   const std::string header = req.get_header_value("Authorization");
@@ -31,17 +30,32 @@ std::string BearerToken(const httplib::Request& req) {
 // Parses a JSON body; on failure fills `res` with a 4xx naming the problem.
 bool ParseBody(const httplib::Request& req, httplib::Response& res, size_t limit, json& out) {
   if (req.body.size() > limit) {
-    SendError(res, 413, "body: " + std::to_string(req.body.size()) + " bytes exceed the limit of " +
-                            std::to_string(limit));
+    SendError(res, Status(StatusCode::kResourceExhausted,
+                          "body: " + std::to_string(req.body.size()) +
+                              " bytes exceed the limit of " + std::to_string(limit)));
     return false;
   }
   try {
     out = json::parse(req.body);
   } catch (const json::parse_error& e) {
-    SendError(res, 400, "malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    SendError(
+        res, InvalidArgument("malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what()));
     return false;
   }
   return true;
+}
+
+// Whether an authenticated caller may call a user route (`agent_route` false) or an agent
+// route (true); fills `caller`.
+Status Authorize(Result<Caller> authenticated, bool agent_route, Caller& caller) {
+  if (!authenticated) return authenticated.error();
+  if (authenticated->agent != agent_route) {
+    return Status(StatusCode::kPermissionDenied,
+                  agent_route ? "only the agent token may call /v1/agents/..."
+                              : "the agent token may only call /v1/agents/...");
+  }
+  caller = *authenticated;
+  return Status::Ok();
 }
 
 // One SSE subscriber: events queued by the controller, drained by the connection's thread.
@@ -52,9 +66,24 @@ struct SseQueue {
   bool overflow = false;
 };
 
-}  // namespace
+// Authenticates a user route's caller (the agent token is refused); fills `res` on refusal.
+bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Response& res,
+                      Caller& caller) {
+  Status refused = Authorize(c.Authenticate(BearerToken(req)), false, caller);
+  if (!refused.ok()) SendError(res, refused);
+  return refused.ok();
+}
 
-void HttpApi::Install(httplib::Server& server) {
+// Authenticates an agent route's caller (the agent token only); fills `res` on refusal.
+bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Response& res) {
+  Caller caller;
+  Status refused = Authorize(c.Authenticate(BearerToken(req)), true, caller);
+  if (!refused.ok()) SendError(res, refused);
+  return refused.ok();
+}
+
+// Timeouts and pool size, and the replies to what fails before or outside a route.
+void InstallServerSettings(httplib::Server& server) {
   // Long polls hold a thread each: 64 agents with two polls each, plus users.
   server.new_task_queue = [] { return new httplib::ThreadPool(256); };
   server.set_payload_max_length(kMaxBatchBodyBytes);
@@ -66,95 +95,81 @@ void HttpApi::Install(httplib::Server& server) {
     if (!res.body.empty()) return;
     if (res.status == 413) {
       // cpp-httplib also caps form-encoded bodies at 8 KiB: say which applies.
-      SendError(res, 413, "body exceeds the limit of " + std::to_string(kMaxBatchBodyBytes) +
-                              " bytes (or 8192 bytes without Content-Type: application/json)");
+      SendError(res, Status(StatusCode::kResourceExhausted,
+                            "body exceeds the limit of " + std::to_string(kMaxBatchBodyBytes) +
+                                " bytes (or 8192 bytes without Content-Type: application/json)"));
     } else if (res.status == 404) {
-      SendError(res, 404, "no route " + req.method + " " + req.path);
+      SendError(res, NotFound("no route " + req.method + " " + req.path));
     } else if (res.status == 400) {
       // cpp-httplib refuses a POST without Content-Length before any route runs.
-      SendError(res, 400, "malformed HTTP request " + req.method + " " + req.path +
-                              " (a POST needs a body with Content-Length: send {} with "
-                              "Content-Type: application/json)");
+      SendError(res, InvalidArgument("malformed HTTP request " + req.method + " " + req.path +
+                                     " (a POST needs a body with Content-Length: send {} with "
+                                     "Content-Type: application/json)"));
     } else {
-      SendError(res, res.status, "request failed");
+      Send(res, Reply::Error(res.status, "request failed"));  // httplib's own status
     }
   });
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "internal error";
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = std::string("internal error: ") + e.what();
-    } catch (...) {
-    }
-    SendError(res, 500, what);
-  });
+  server.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "internal error";
+        try {
+          if (ep) std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = std::string("internal error: ") + e.what();
+        } catch (...) {
+        }
+        SendError(res, Internal(what));
+      });
+}
 
-  Controller& c = controller_;
-  // Authentication: a user (or, with `agent`, the agent token). Fills `res` on refusal.
-  auto user = [&c](const httplib::Request& req, httplib::Response& res, Caller& caller) {
-    bool agent = false;
-    if (!c.Authenticate(BearerToken(req), caller, agent)) {
-      SendError(res, 401, "missing or unknown token (send Authorization: Bearer <token>)");
-      return false;
-    }
-    if (agent) {
-      SendError(res, 403, "the agent token may only call /v1/agents/...");
-      return false;
-    }
-    return true;
-  };
-  auto agent_only = [&c](const httplib::Request& req, httplib::Response& res) {
-    Caller caller;
-    bool agent = false;
-    if (!c.Authenticate(BearerToken(req), caller, agent)) {
-      SendError(res, 401, "missing or unknown token (send Authorization: Bearer <token>)");
-      return false;
-    }
-    if (!agent) {
-      SendError(res, 403, "only the agent token may call /v1/agents/...");
-      return false;
-    }
-    return true;
-  };
+}  // namespace
 
+void HttpApi::Install(httplib::Server& server) {
+  InstallServerSettings(server);
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
-  server.Get("/metrics", [&c](const httplib::Request&, httplib::Response& res) {
+  server.Get("/metrics", [&c = controller_](const httplib::Request&, httplib::Response& res) {
     res.set_content(c.Metrics(), "text/plain; version=0.0.4");
   });
+  InstallJobRoutes(server);
+  InstallClusterRoutes(server);
+  InstallAgentRoutes(server);
+  InstallEvents(server);
+}
 
-  server.Post("/v1/jobs", [&c, user](const httplib::Request& req, httplib::Response& res) {
+void HttpApi::InstallJobRoutes(httplib::Server& server) {
+  Controller& c = controller_;
+  server.Post("/v1/jobs", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (!user(req, res, caller)) return;
     json body;
-    if (!ParseBody(req, res, kMaxBodyBytes, body)) return;
+    if (!AuthenticateUser(c, req, res, caller) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
     Send(res, c.Submit(caller, body));
   });
-  server.Post("/v1/jobs/batch", [&c, user](const httplib::Request& req, httplib::Response& res) {
+  server.Post("/v1/jobs/batch", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (!user(req, res, caller)) return;
     json body;
-    if (!ParseBody(req, res, kMaxBatchBodyBytes, body)) return;
+    if (!AuthenticateUser(c, req, res, caller) || !ParseBody(req, res, kMaxBatchBodyBytes, body)) {
+      return;
+    }
     Send(res, c.SubmitBatch(caller, body));
   });
-  server.Get("/v1/jobs", [&c, user](const httplib::Request& req, httplib::Response& res) {
+  server.Get("/v1/jobs", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (!user(req, res, caller)) return;
+    if (!AuthenticateUser(c, req, res, caller)) return;
     std::map<std::string, std::string> query;
     for (const auto& [k, v] : req.params) query[k] = v;
     Send(res, c.ListJobs(query));
   });
-  server.Get(R"(/v1/jobs/(-?\d+))", [&c, user](const httplib::Request& req, httplib::Response& res) {
+  server.Get(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (!user(req, res, caller)) return;
+    if (!AuthenticateUser(c, req, res, caller)) return;
     Send(res, c.GetJob(std::stoll(req.matches[1])));
   });
   server.Post(R"(/v1/jobs/(-?\d+)/(cancel|hold|release))",
-              [&c, user](const httplib::Request& req, httplib::Response& res) {
+              [&c](const httplib::Request& req, httplib::Response& res) {
                 Caller caller;
-                if (!user(req, res, caller)) return;
+                if (!AuthenticateUser(c, req, res, caller)) return;
                 const JobId id = std::stoll(req.matches[1]);
                 const std::string action = req.matches[2];
                 if (action == "cancel") {
@@ -163,56 +178,71 @@ void HttpApi::Install(httplib::Server& server) {
                   Send(res, c.Hold(caller, id, action == "hold"));
                 }
               });
-  server.Get("/v1/hosts", [&c, user](const httplib::Request& req, httplib::Response& res) {
+}
+
+void HttpApi::InstallClusterRoutes(httplib::Server& server) {
+  Controller& c = controller_;
+  server.Get("/v1/hosts", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (user(req, res, caller)) Send(res, c.Hosts());
+    if (AuthenticateUser(c, req, res, caller)) Send(res, c.Hosts());
   });
-  server.Get("/v1/queues", [&c, user](const httplib::Request& req, httplib::Response& res) {
+  server.Get("/v1/queues", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (user(req, res, caller)) Send(res, c.Queues());
+    if (AuthenticateUser(c, req, res, caller)) Send(res, c.Queues());
   });
-  server.Get("/v1/limits", [&c, user](const httplib::Request& req, httplib::Response& res) {
+  server.Get("/v1/limits", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (user(req, res, caller)) Send(res, c.Limits());
+    if (AuthenticateUser(c, req, res, caller)) Send(res, c.Limits());
   });
   server.Post(R"(/v1/queues/([^/]+)/(open|close|activate|inactivate))",
-              [&c, user](const httplib::Request& req, httplib::Response& res) {
+              [&c](const httplib::Request& req, httplib::Response& res) {
                 Caller caller;
-                if (user(req, res, caller)) Send(res, c.QueueAction(caller, req.matches[1], req.matches[2]));
+                if (!AuthenticateUser(c, req, res, caller)) return;
+                Send(res, c.QueueAction(caller, req.matches[1], req.matches[2]));
               });
   server.Post(R"(/v1/hosts/([^/]+)/(open|close))",
-              [&c, user](const httplib::Request& req, httplib::Response& res) {
+              [&c](const httplib::Request& req, httplib::Response& res) {
                 Caller caller;
-                if (user(req, res, caller)) Send(res, c.HostAction(caller, req.matches[1], req.matches[2]));
+                if (!AuthenticateUser(c, req, res, caller)) return;
+                Send(res, c.HostAction(caller, req.matches[1], req.matches[2]));
               });
-  server.Post("/v1/admin/reconfigure", [&c, user](const httplib::Request& req, httplib::Response& res) {
+  server.Post("/v1/admin/reconfigure", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (!user(req, res, caller)) return;
-    if (!caller.admin) return SendError(res, 403, caller.user + " is not an administrator");
+    if (!AuthenticateUser(c, req, res, caller)) return;
+    if (!caller.admin) {
+      return SendError(
+          res, Status(StatusCode::kPermissionDenied, caller.user + " is not an administrator"));
+    }
     Send(res, c.Reconfigure());
   });
+}
 
-  server.Post("/v1/agents/register", [&c, agent_only](const httplib::Request& req, httplib::Response& res) {
-    if (!agent_only(req, res)) return;
+void HttpApi::InstallAgentRoutes(httplib::Server& server) {
+  Controller& c = controller_;
+  server.Post("/v1/agents/register", [&c](const httplib::Request& req, httplib::Response& res) {
     json body;
-    if (!ParseBody(req, res, kMaxBodyBytes, body)) return;
+    if (!AuthenticateAgent(c, req, res) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
     Send(res, c.Register(body));
   });
   server.Post(R"(/v1/agents/([^/]+)/heartbeat)",
-              [&c, agent_only](const httplib::Request& req, httplib::Response& res) {
-                if (!agent_only(req, res)) return;
+              [&c](const httplib::Request& req, httplib::Response& res) {
                 json body;
-                if (!ParseBody(req, res, kMaxBodyBytes, body)) return;
+                if (!AuthenticateAgent(c, req, res) || !ParseBody(req, res, kMaxBodyBytes, body)) {
+                  return;
+                }
                 Send(res, c.Heartbeat(req.matches[1], body));
               });
+}
 
-  server.Get("/v1/events", [this, &c, user](const httplib::Request& req, httplib::Response& res) {
+void HttpApi::InstallEvents(httplib::Server& server) {
+  Controller& c = controller_;
+  server.Get("/v1/events", [this, &c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (!user(req, res, caller)) return;
+    if (!AuthenticateUser(c, req, res, caller)) return;
     auto queue = std::make_shared<SseQueue>();
     const int id = c.Subscribe([queue](const JobEvent& e) {
-      json data = {{"id", e.id}, {"state", e.state},
-                   {"reason", e.reason ? json(*e.reason) : json(nullptr)}};
+      json data = {
+          {"id", e.id}, {"state", e.state}, {"reason", e.reason ? json(*e.reason) : json(nullptr)}};
       std::lock_guard lock(queue->mu);
       if (queue->events.size() > 100'000) {
         queue->overflow = true;  // a stalled reader is dropped rather than growing forever

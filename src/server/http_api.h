@@ -1,13 +1,14 @@
-// The HTTP layer (docs/api.md): routes, bearer-token authentication, body checks and the
-// SSE stream, all delegating to the Controller. Thin on purpose: everything that decides is
-// in the Controller, which tests drive without sockets.
+// The HTTP front end (docs/api.md): routes only — authenticate the bearer token, parse the
+// body (size limits first), call the Controller, send its Reply — and the SSE stream. A
+// refusal is a Status whose HTTP code comes from the one mapping in http_reply.h. Thin on
+// purpose: everything that decides is in the Controller, which tests drive without sockets.
 // Thread-safety: httplib runs handlers on its thread pool; the Controller locks.
 #pragma once
 
+#include <httplib.h>
+
 #include <atomic>
 #include <cstddef>
-
-#include <httplib.h>
 
 #include "server/controller.h"
 
@@ -25,6 +26,12 @@ class HttpApi {
   void Shutdown() { stopping_ = true; }
 
  private:
+  void InstallJobRoutes(httplib::Server& server);
+  void InstallClusterRoutes(httplib::Server& server);
+  void InstallAgentRoutes(httplib::Server& server);
+  // GET /v1/events: job events as server-sent events.
+  void InstallEvents(httplib::Server& server);
+
   Controller& controller_;
   std::atomic<bool> stopping_ = false;
 };

@@ -1,5 +1,6 @@
 #include "server/job_spec.h"
 
+#include <optional>
 #include <set>
 
 namespace sluice::server {
@@ -20,21 +21,26 @@ Status Expected(const std::string& where, const std::string& field, const std::s
 
 }  // namespace
 
-Result<json> ParseSubmission(const json& body, const std::string& where) {
+namespace {
+
+Status CheckFieldNames(const json& body, const std::string& where) {
   if (!body.is_object()) {
     return InvalidArgument(where + ": expected a job object, got " + Describe(body));
   }
   static const std::set<std::string> kFields = {
-      "command", "name", "queue", "tasks", "min_tasks", "max_tasks", "resreq", "run_limit",
-      "begin", "depend", "exclusive", "hold", "priority", "project", "cwd", "output", "error",
-      "env"};
+      "command",  "name",      "queue", "tasks",  "min_tasks", "max_tasks",
+      "resreq",   "run_limit", "begin", "depend", "exclusive", "hold",
+      "priority", "project",   "cwd",   "output", "error",     "env"};
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (!kFields.contains(it.key())) {
       return InvalidArgument(where + "." + it.key() + ": unknown field");
     }
   }
-  json spec = json::object();
-  // command: a non-empty string or a non-empty array of strings.
+  return Status::Ok();
+}
+
+// command: a non-empty string or a non-empty array of strings; then the text fields.
+Status ParseCommandAndTexts(const json& body, const std::string& where, json& spec) {
   if (!body.contains("command")) return InvalidArgument(where + ".command: missing");
   const json& command = body["command"];
   bool command_ok = (command.is_string() && !command.get<std::string>().empty()) ||
@@ -46,35 +52,39 @@ Result<json> ParseSubmission(const json& body, const std::string& where) {
     return Expected(where, "command", "a non-empty string or list of strings", command);
   }
   spec["command"] = command;
-  auto text = [&](const char* field) -> Status {
+  for (const char* field :
+       {"name", "queue", "resreq", "depend", "project", "cwd", "output", "error"}) {
     if (!body.contains(field)) {
       spec[field] = "";
-      return Status::Ok();
+    } else if (!body[field].is_string()) {
+      return Expected(where, field, "a string", body[field]);
+    } else {
+      spec[field] = body[field];
     }
-    if (!body[field].is_string()) return Expected(where, field, "a string", body[field]);
-    spec[field] = body[field];
-    return Status::Ok();
-  };
-  for (const char* field : {"name", "queue", "resreq", "depend", "project", "cwd", "output",
-                            "error"}) {
-    SLUICE_RETURN_IF_ERROR(text(field));
   }
-  auto integer = [&](const char* field, int64_t min, int64_t max) -> Result<std::optional<int64_t>> {
-    if (!body.contains(field) || body[field].is_null()) return std::optional<int64_t>();
-    const json& v = body[field];
-    if (!v.is_number_integer() || v.get<int64_t>() < min || v.get<int64_t>() > max) {
-      return Expected(where, field,
-                      "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]",
-                      v);
-    }
-    return std::optional<int64_t>(v.get<int64_t>());
-  };
-  auto tasks = integer("tasks", 1, 1'000'000);
-  auto min_tasks = integer("min_tasks", 1, 1'000'000);
-  auto max_tasks = integer("max_tasks", 1, 1'000'000);
-  auto run_limit = integer("run_limit", 1, int64_t{1} << 40);
-  auto begin = integer("begin", 0, int64_t{1} << 40);
-  auto priority = integer("priority", -1'000'000, 1'000'000);
+  return Status::Ok();
+}
+
+// An optional integer field within [min, max] (null is absent).
+Result<std::optional<int64_t>> Integer(const json& body, const std::string& where,
+                                       const char* field, int64_t min, int64_t max) {
+  if (!body.contains(field) || body[field].is_null()) return std::optional<int64_t>();
+  const json& v = body[field];
+  if (!v.is_number_integer() || v.get<int64_t>() < min || v.get<int64_t>() > max) {
+    return Expected(where, field,
+                    "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]", v);
+  }
+  return std::optional<int64_t>(v.get<int64_t>());
+}
+
+// tasks (or min_tasks/max_tasks), run_limit, begin, priority.
+Status ParseNumbers(const json& body, const std::string& where, json& spec) {
+  auto tasks = Integer(body, where, "tasks", 1, 1'000'000);
+  auto min_tasks = Integer(body, where, "min_tasks", 1, 1'000'000);
+  auto max_tasks = Integer(body, where, "max_tasks", 1, 1'000'000);
+  auto run_limit = Integer(body, where, "run_limit", 1, int64_t{1} << 40);
+  auto begin = Integer(body, where, "begin", 0, int64_t{1} << 40);
+  auto priority = Integer(body, where, "priority", -1'000'000, 1'000'000);
   for (const auto* r : {&tasks, &min_tasks, &max_tasks, &run_limit, &begin, &priority}) {
     if (!*r) return r->error();
   }
@@ -98,6 +108,11 @@ Result<json> ParseSubmission(const json& body, const std::string& where) {
   spec["run_limit"] = *run_limit ? json(**run_limit) : json(nullptr);
   spec["begin"] = *begin ? json(**begin) : json(nullptr);
   spec["priority"] = priority->value_or(0);
+  return Status::Ok();
+}
+
+// exclusive, hold and env.
+Status ParseFlagsAndEnv(const json& body, const std::string& where, json& spec) {
   for (const char* field : {"exclusive", "hold"}) {
     if (!body.contains(field)) {
       spec[field] = false;
@@ -108,17 +123,27 @@ Result<json> ParseSubmission(const json& body, const std::string& where) {
     }
   }
   spec["env"] = json::object();
-  if (body.contains("env")) {
-    const json& env = body["env"];
-    if (!env.is_object()) return Expected(where, "env", "an object of strings", env);
-    for (auto it = env.begin(); it != env.end(); ++it) {
-      if (!it.value().is_string() || it.key().empty() || it.key().find('=') != std::string::npos) {
-        return Expected(where, "env." + it.key(), "a string value and a name without '='",
-                        it.value());
-      }
+  if (!body.contains("env")) return Status::Ok();
+  const json& env = body["env"];
+  if (!env.is_object()) return Expected(where, "env", "an object of strings", env);
+  for (auto it = env.begin(); it != env.end(); ++it) {
+    if (!it.value().is_string() || it.key().empty() || it.key().find('=') != std::string::npos) {
+      return Expected(where, "env." + it.key(), "a string value and a name without '='",
+                      it.value());
     }
-    spec["env"] = env;
   }
+  spec["env"] = env;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<json> ParseSubmission(const json& body, const std::string& where) {
+  SLUICE_RETURN_IF_ERROR(CheckFieldNames(body, where));
+  json spec = json::object();
+  SLUICE_RETURN_IF_ERROR(ParseCommandAndTexts(body, where, spec));
+  SLUICE_RETURN_IF_ERROR(ParseNumbers(body, where, spec));
+  SLUICE_RETURN_IF_ERROR(ParseFlagsAndEnv(body, where, spec));
   return spec;
 }
 
@@ -138,7 +163,8 @@ core::JobSpec ToCoreSpec(const json& spec, JobId id) {
   }
   s.priority = spec.value("priority", 0);
   s.submit_time = spec.value("submit_time", int64_t{0});
-  if (spec.contains("begin") && spec["begin"].is_number()) s.begin_time = spec["begin"].get<int64_t>();
+  if (spec.contains("begin") && spec["begin"].is_number())
+    s.begin_time = spec["begin"].get<int64_t>();
   s.depend = spec.value("depend", "");
   s.exclusive = spec.value("exclusive", false);
   s.hold = spec.value("hold", false);

@@ -17,7 +17,6 @@
 #include "base/check.h"
 #include "core/admission/diagnostics.h"
 #include "server/controller.h"
-#include "server/controller_internal.h"
 
 namespace sluice::server {
 
@@ -209,15 +208,15 @@ constexpr const char* kStates[] = {"PENDING", "HELD", "ADMITTING", "RUNNING",
 }  // namespace
 
 std::string Controller::Metrics() {
-  std::lock_guard lock(mu_);
-  const Instant now = Now();
+  std::lock_guard lock(ctx_.mu);
+  const Instant now = ctx_.Now();
   PromWriter w;
   std::map<std::pair<std::string, std::string>, int64_t> by_state;  // (state, queue)
   std::map<std::pair<std::string, std::string>, int64_t> by_reason;
-  for (const core::Queue& q : state_.queues()) {
+  for (const core::Queue& q : ctx_.state.queues()) {
     for (const char* s : kStates) by_state[{s, q.spec.name}] = 0;
   }
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [id, job] : book_.jobs()) {
     by_state[{job->row.state, job->queue}] += 1;
     if (std::string reason = job->WaitReason(); !reason.empty())
       by_reason[{reason, job->queue}] += 1;
@@ -231,7 +230,7 @@ std::string Controller::Metrics() {
     w.Sample("sluice_pending_reasons", {{"reason", key.first}, {"queue", key.second}},
              static_cast<double>(n));
   }
-  const std::vector<core::QueueCounters> counters = core::Counters(state_, now);
+  const std::vector<core::QueueCounters> counters = core::Counters(ctx_.state, now);
   w.Family("sluice_oldest_pending_age_seconds", "gauge", "Age of the oldest waiting job.");
   for (const auto& c : counters) {
     w.Sample("sluice_oldest_pending_age_seconds", {{"queue", c.queue}},
@@ -268,24 +267,23 @@ std::string Controller::Metrics() {
     char le[32];
     std::snprintf(le, sizeof le, "%g", kCycleBuckets[i]);
     w.Sample("sluice_cycle_duration_seconds_bucket", {{"le", le}},
-             static_cast<double>(cycle_buckets_[i]));
+             static_cast<double>(runner_.timing().buckets[i]));
   }
-  w.Sample("sluice_cycle_duration_seconds_bucket", {{"le", "+Inf"}}, static_cast<double>(cycle_count_));
-  w.Sample("sluice_cycle_duration_seconds_sum", {}, cycle_sum_);
-  w.Sample("sluice_cycle_duration_seconds_count", {}, static_cast<double>(cycle_count_));
+  w.Sample("sluice_cycle_duration_seconds_bucket", {{"le", "+Inf"}}, static_cast<double>(runner_.timing().count));
+  w.Sample("sluice_cycle_duration_seconds_sum", {}, runner_.timing().sum);
+  w.Sample("sluice_cycle_duration_seconds_count", {}, static_cast<double>(runner_.timing().count));
   w.Family("sluice_slots", "gauge", "Slots by queue and state (used by running jobs).");
-  for (const core::Queue& q : state_.queues()) {
+  for (const core::Queue& q : ctx_.state.queues()) {
     w.Sample("sluice_slots", {{"queue", q.spec.name}, {"state", "used"}},
              static_cast<double>(q.used_slots));
   }
   w.Family("sluice_preemptions_total", "counter", "Jobs preempted.");
-  for (const core::Queue& q : state_.queues()) {
+  for (const core::Queue& q : ctx_.state.queues()) {
     w.Sample("sluice_preemptions_total", {{"queue", q.spec.name}}, static_cast<double>(q.totals.preempted));
   }
   w.Family("sluice_submissions_total", "counter", "Jobs accepted since the controller started.");
-  w.Sample("sluice_submissions_total", {}, static_cast<double>(submissions_));
-  int64_t connected = 0;
-  for (const auto& [name, agent] : agents_) connected += agent->registered && !agent->unavail;
+  w.Sample("sluice_submissions_total", {}, static_cast<double>(requests_.submissions()));
+  const int64_t connected = agents_.ConnectedCount();
   w.Family("sluice_agents_connected", "gauge", "Agents with a live lease.");
   w.Sample("sluice_agents_connected", {}, static_cast<double>(connected));
   return w.text();

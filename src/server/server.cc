@@ -1,10 +1,10 @@
 #include "server/server.h"
 
-#include <chrono>
-#include <thread>
-
 #include <httplib.h>
 #include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <thread>
 
 #include "config/cluster_yaml.h"
 #include "server/http_api.h"
@@ -41,8 +41,12 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   std::unique_ptr<Server> server(new Server());
   server->store_ = std::move(*store);
   Result<std::unique_ptr<Controller>> controller =
-      Controller::Create(std::move(*config), std::move(auth), server->store_.get(),
-                         options.controller, options.clock, options.log);
+      Controller::Create(ControllerDeps{.config = std::move(*config),
+                                        .auth = std::move(auth),
+                                        .store = server->store_.get(),
+                                        .options = options.controller,
+                                        .clock = options.clock,
+                                        .log = options.log});
   if (!controller) return controller.error();
   server->controller_ = std::move(*controller);
   server->http_ = std::make_unique<httplib::Server>();

@@ -3,11 +3,11 @@
 // Thread-safety: Start/Stop from one thread.
 #pragma once
 
+#include <spdlog/logger.h>
+
 #include <memory>
 #include <string>
 #include <thread>
-
-#include <spdlog/logger.h>
 
 #include "base/status.h"
 #include "server/controller.h"

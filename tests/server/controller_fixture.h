@@ -2,14 +2,14 @@
 // by direct calls (no sockets): the test seam of the server (R-SRV-1 … R-SRV-6).
 #pragma once
 
-#include <memory>
-#include <sstream>
-#include <string>
-
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
 
 #include "core/model/config.h"
 #include "server/controller.h"
@@ -24,11 +24,12 @@ using nlohmann::json;
 // queue "bf" (max_bypass 2) and a fifo queue "strict" whose jobs end on host loss.
 inline core::ClusterConfig TestCluster() {
   core::ClusterConfig config;
-  config.hosts = {core::HostSpec{.name = "h1", .slots = 4}, core::HostSpec{.name = "h2", .slots = 4}};
-  config.queues = {core::QueueSpec{.name = "normal"},
-                   core::QueueSpec{.name = "bf", .policy = core::PolicyKind::kBoundedBackfill,
-                                   .max_bypass = 2},
-                   core::QueueSpec{.name = "strict", .on_host_loss = core::OnHostLoss::kExit}};
+  config.hosts = {core::HostSpec{.name = "h1", .slots = 4},
+                  core::HostSpec{.name = "h2", .slots = 4}};
+  config.queues = {
+      core::QueueSpec{.name = "normal"},
+      core::QueueSpec{.name = "bf", .policy = core::PolicyKind::kBoundedBackfill, .max_bypass = 2},
+      core::QueueSpec{.name = "strict", .on_host_loss = core::OnHostLoss::kExit}};
   return config;
 }
 
@@ -54,11 +55,17 @@ class ControllerHarness {
     auto store = store::Store::Open(dir_);
     ASSERT_TRUE(store) << store.error().ToString();
     store_ = std::move(*store);
-    ControllerOptions options{.lease_ms = 10'000, .host_loss_grace_ms = 5'000,
-                              .max_dispatch_attempts = 3, .relaunch_ms = 3'000};
+    ControllerOptions options{.lease_ms = 10'000,
+                              .host_loss_grace_ms = 5'000,
+                              .max_dispatch_attempts = 3,
+                              .relaunch_ms = 3'000};
     auto now = now_ms_;
-    auto controller = Controller::Create(config, TestAuth(), store_.get(), options,
-                                         [now] { return *now; }, log_);
+    auto controller = Controller::Create(ControllerDeps{.config = config,
+                                                        .auth = TestAuth(),
+                                                        .store = store_.get(),
+                                                        .options = options,
+                                                        .clock = [now] { return *now; },
+                                                        .log = log_});
     ASSERT_TRUE(controller) << controller.error().ToString();
     controller_ = std::move(*controller);
   }
@@ -91,8 +98,8 @@ class ControllerHarness {
         {{"name", host}, {"slots", slots}, {"running", running}, {"epoch", 0}});
   }
 
-  json Heartbeat(const std::string& host, json running = json::array(),
-                 json exited = json::array(), json launch_failed = json::array()) {
+  json Heartbeat(const std::string& host, json running = json::array(), json exited = json::array(),
+                 json launch_failed = json::array()) {
     Reply r = controller_->Heartbeat(host, {{"epoch", controller_->epoch()},
                                             {"wait_ms", 0},
                                             {"running", running},

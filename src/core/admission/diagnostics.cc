@@ -70,7 +70,7 @@ int64_t EligibleSlots(const Job& job, const ClusterState& state) {
       }
     }
   };
-  state.ForEachHostOf(queue, consider);
+  state.topology().ForEachHostOf(queue, consider);
   return slots;
 }
 

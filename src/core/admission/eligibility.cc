@@ -7,7 +7,7 @@ namespace {
 
 // When the job's queue opens next (core time), or nullopt when it is open at `now`.
 std::optional<Instant> WindowOpening(const Job& job, const ClusterState& state, Instant now) {
-  const DispatchWindows& windows = state.WindowsOf(job.queue);
+  const DispatchWindows& windows = state.topology().WindowsOf(job.queue);
   if (windows.always_open()) return std::nullopt;
   const Instant wall = state.WallTime(now);
   if (windows.IsOpen(wall)) return std::nullopt;
@@ -51,10 +51,10 @@ bool IsEligible(const Job& job, const ClusterState& state, Instant now) {
 std::optional<Instant> NextEligibilityTimer(const ClusterState& state, Instant now) {
   std::optional<Instant> next = state.NextBeginAfter(now);
   for (const Queue& queue : state.queues()) {
-    if (queue.pending.empty() || state.WindowsOf(queue.index).always_open()) continue;
+    if (queue.pending.empty() || state.topology().WindowsOf(queue.index).always_open()) continue;
     const Instant wall = state.WallTime(now);
-    if (state.WindowsOf(queue.index).IsOpen(wall)) continue;
-    const Instant opening = state.WindowsOf(queue.index).NextOpening(wall) - state.config().epoch_offset;
+    if (state.topology().WindowsOf(queue.index).IsOpen(wall)) continue;
+    const Instant opening = state.topology().WindowsOf(queue.index).NextOpening(wall) - state.config().epoch_offset;
     if (next && *next <= opening) continue;
     // Stops at the first job that only the window holds back (usually the first one).
     const bool wanted = std::any_of(queue.pending.begin(), queue.pending.end(), [&](const PendingEntry& e) {

@@ -28,7 +28,7 @@ const std::vector<const std::string*>& Capacity::AttributeColumn(const ClusterSt
 
 Capacity::Capacity(const ClusterState& state) {
   // Built every cycle: a copy of the state's dense per-host slots, not a walk over the hosts.
-  const HostSlots& slots = state.host_slots();
+  const HostSlots& slots = state.topology().host_slots();
   free_slots_ = slots.free;
   total_slots_ = slots.total;
   accepts_work_ = slots.accepts_work;

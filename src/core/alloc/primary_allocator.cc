@@ -102,7 +102,7 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
     scan.eligible.push_back(Candidate{h, fit});
     scan.total_fit += fit;
   };
-  task.state.ForEachHostOf(task.queue, visit);
+  task.state.topology().ForEachHostOf(task.queue, visit);
   return scan;
 }
 
@@ -448,7 +448,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
     // Skip the front of hosts known to fail the select or to be full, and extend it while
     // scanning: a static select's verdict never changes within a cycle and free slots only
     // shrink, so those hosts stay useless for every job with this select.
-    const bool static_select = task.state.SelectIsStatic(p.select);
+    const bool static_select = task.state.requests().SelectIsStatic(p.select);
     HostIndex& cursor = capacity.SelectCursor(p.select);
     if (static_select) start = std::max(start, cursor);
     bool in_front = static_select;

@@ -36,7 +36,7 @@ struct PrimaryTask {
   bool reference = false;
 
   bool Selects(HostIndex host, const resreq::HostView& view) const {
-    if (optimistic_select && state.SelectTestsFreeAmounts(primary.select)) return true;
+    if (optimistic_select && state.requests().SelectTestsFreeAmounts(primary.select)) return true;
     // The reference path evaluates afresh, so the differential test checks the memo too.
     if (reference) return resreq::EvalSelect(primary.select, state.expr_pool(), view);
     return state.PassesSelect(primary.select, host, view);
@@ -51,8 +51,8 @@ class HostSelector {
   explicit HostSelector(const PrimaryTask& task)
       : task_(task),
         all_(task.primary.select == resreq::kNoExpr ||
-             (task.optimistic_select && task.state.SelectTestsFreeAmounts(task.primary.select))),
-        verdicts_(all_ ? nullptr : task.state.SelectVerdicts(task.primary.select)) {}
+             (task.optimistic_select && task.state.requests().SelectTestsFreeAmounts(task.primary.select))),
+        verdicts_(all_ ? nullptr : task.state.requests().SelectVerdicts(task.primary.select)) {}
 
   bool Passes(HostIndex host, CapacityHostView& view) const {
     if (task_.reference) {
@@ -61,11 +61,11 @@ class HostSelector {
     }
     if (all_) return true;
     const uint8_t verdict = verdicts_[host];
-    if (verdict == ClusterState::kSelectPasses || verdict == ClusterState::kSelectFails) {
-      return verdict == ClusterState::kSelectPasses;
+    if (verdict == RequestCatalog::kSelectPasses || verdict == RequestCatalog::kSelectFails) {
+      return verdict == RequestCatalog::kSelectPasses;
     }
     view.Bind(host);
-    if (verdict == ClusterState::kSelectReadsFree) {
+    if (verdict == RequestCatalog::kSelectReadsFree) {
       return resreq::EvalSelect(task_.primary.select, task_.state.expr_pool(), view);
     }
     return task_.Selects(host, view);

@@ -176,7 +176,7 @@ struct CycleContext {
         }
       }
     };
-    state.ForEachHostOf(queue, consider);
+    state.topology().ForEachHostOf(queue, consider);
   }
 
   // Records a start: debits capacity and appends the decision.

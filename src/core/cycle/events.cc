@@ -11,8 +11,9 @@ namespace {
 Status CheckSubmission(const JobSpec& spec, const ClusterState& state) {
   const std::string job = "job " + std::to_string(spec.id);
   if (!state.queues().empty()) {
-    const std::optional<QueueIndex> queue =
-        spec.queue.empty() ? std::optional<QueueIndex>(state.default_queue()) : state.FindQueue(spec.queue);
+    const std::optional<QueueIndex> queue = spec.queue.empty()
+                                                ? std::optional<QueueIndex>(state.default_queue())
+                                                : state.FindQueue(spec.queue);
     if (queue && !state.queues()[*queue].spec.open) {
       return FailedPrecondition(job + ": queue '" + state.queues()[*queue].spec.name +
                                 "' is closed to new jobs");
@@ -27,6 +28,55 @@ Status CheckSubmission(const JobSpec& spec, const ClusterState& state) {
     }
   }
   return Status::Ok();
+}
+
+// The allocation fits what the hosts that accept work have free now.
+bool Fits(const Allocation& alloc, const ClusterState& state) {
+  for (const HostGrant& g : alloc.hosts) {
+    const Host& host = state.hosts()[g.host];
+    if (!host.AcceptsWork() || host.SlotsTaken(g) > host.FreeSlots()) return false;
+    if (g.whole_host && host.running_jobs > 0) return false;
+    for (const ResourceAmount& r : g.resources) {
+      if (r.amount > host.ResourceFree(r.id)) return false;
+    }
+  }
+  for (const ResourceAmount& r : alloc.shared) {
+    if (r.amount > state.SharedTotal(r.id) - state.SharedUsed(r.id)) return false;
+  }
+  return true;
+}
+
+Status RestoreAllocation(const AllocationRestored& e, ClusterState& state) {
+  const Job* job = state.FindJob(e.job);
+  if (job == nullptr) return NotFound("job " + std::to_string(e.job) + ": not restored");
+  if (job->state != JobState::kPending) {
+    return FailedPrecondition("job " + std::to_string(e.job) + ": not pending");
+  }
+  if (e.allocation.hosts.empty() || !Fits(e.allocation, state)) {
+    return FailedPrecondition("job " + std::to_string(e.job) + ": allocation does not fit");
+  }
+  state.Start(e.job, e.allocation, e.start_time);
+  if (e.preempted_for != kNoJob) state.MarkPreempted(e.job, e.preempted_for);
+  return Status::Ok();
+}
+
+// The server's restart and retention events.
+Status ApplyServerEvent(const Event& event, ClusterState& state) {
+  if (const auto* e = std::get_if<JobRestored>(&event)) {
+    return state.Restore(e->spec, e->seq, e->record);
+  }
+  if (const auto* e = std::get_if<AllocationRestored>(&event)) return RestoreAllocation(*e, state);
+  if (const auto* e = std::get_if<EndedJobNoted>(&event)) {
+    return state.NoteEnded(e->job, e->state, e->started);
+  }
+  if (const auto* e = std::get_if<ReclaimDeadlineRestored>(&event)) {
+    if (e->queue >= state.queues().size()) return NotFound("no queue " + std::to_string(e->queue));
+    state.SetReclaimDeadline(e->queue, e->deadline);
+    return Status::Ok();
+  }
+  if (const auto* e = std::get_if<JobForgotten>(&event)) return state.Forget(e->job);
+  if (const auto* e = std::get_if<JobWithdrawn>(&event)) return state.Withdraw(e->job);
+  return Internal("not a server event");
 }
 
 }  // namespace
@@ -56,9 +106,10 @@ Status Apply(const Event& event, Instant now, ClusterState& state) {
           return state.Requeue(e.job);
         } else if constexpr (std::is_same_v<E, QueueChanged>) {
           return state.SetQueueStatus(e.queue, e.open, e.active);
-        } else {
-          static_assert(std::is_same_v<E, ConfigChanged>);
+        } else if constexpr (std::is_same_v<E, ConfigChanged>) {
           return state.Reconfigure(e.config);
+        } else {
+          return ApplyServerEvent(event, state);
         }
       },
       event);

@@ -63,13 +63,59 @@ struct JobRequeued {
   JobId job = kNoJob;
 };
 
+// --- Server restart and retention (R-SRV-2). Only the controller sends these. ---
+
+// A job the store holds unfinished, taken in through the submission path (same checks, same
+// request compilation) with the enqueue sequence and admission record it was stored with.
+struct JobRestored {
+  JobSpec spec;
+  uint64_t seq = 0;
+  AdmissionRecord record;
+};
+// A restored job held this allocation when it was stored (ADMITTING or RUNNING since
+// `start_time`): it holds it again. `preempted_for` (kNoJob: none) restores a preemption in
+// progress, so that the victim keeps being stopped for the same job.
+struct AllocationRestored {
+  JobId job = kNoJob;
+  Allocation allocation;
+  Instant start_time = 0;
+  JobId preempted_for = kNoJob;
+};
+// A job that ended before this restart and is not restored into the table: dependencies that
+// name it keep its verdict. `started`: it had started at some point (done/ended atoms).
+struct EndedJobNoted {
+  JobId job = kNoJob;
+  JobState state = JobState::kDone;
+  bool started = false;
+};
+// A queue's reclaim deadline as it was stored (a restart gives no new grace, R-CAP-3).
+struct ReclaimDeadlineRestored {
+  QueueIndex queue = 0;
+  std::optional<Instant> deadline;
+};
+// An ended job leaves the table (the server's retention); only its outcome stays for
+// dependencies.
+struct JobForgotten {
+  JobId job = kNoJob;
+};
+// A job submitted but never acknowledged (a refused batch) leaves as if never submitted.
+struct JobWithdrawn {
+  JobId job = kNoJob;
+};
+
 using Event = std::variant<JobSubmitted, JobCancelled, JobFinished, HostAdded, HostChanged,
-                           HostLost, ConfigChanged, JobHeld, JobReleased, QueueChanged, JobRequeued>;
+                           HostLost, ConfigChanged, JobHeld, JobReleased, QueueChanged, JobRequeued,
+                           JobRestored, AllocationRestored, EndedJobNoted, ReclaimDeadlineRestored,
+                           JobForgotten, JobWithdrawn>;
 
 // Applies one event at time `now`. On error the state is unchanged and the Status says
 // which event was refused and why (unknown job, duplicate id, ...). A submission is refused
 // with kFailedPrecondition when its queue is closed, and with kNotFound when its dependency
-// names a job that does not exist (LSF rejects such a `bsub -w` too).
+// names a job that does not exist (LSF rejects such a `bsub -w` too). AllocationRestored is
+// refused with kNotFound for an unknown job and kFailedPrecondition when the job is not
+// pending or the allocation does not fit the hosts that accept work now (the configuration
+// changed under it: the server requeues it). EndedJobNoted, JobForgotten and JobWithdrawn
+// fail as ClusterState::NoteEnded, Forget and Withdraw say.
 Status Apply(const Event& event, Instant now, ClusterState& state);
 
 }  // namespace sluice::core

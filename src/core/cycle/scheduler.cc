@@ -61,12 +61,12 @@ void Scheduler::ClassifyNewJobs(CycleContext& ctx) const {
     if (job == nullptr || (job->state != JobState::kPending && job->state != JobState::kHeld)) {
       continue;
     }
-    const ClusterState::FeasibilityKey key{.request = job->request,
+    const RequestCatalog::FeasibilityKey key{.request = job->request,
                                            .queue = job->queue,
                                            .exclusive = job->spec.exclusive,
                                            .min_tasks = job->spec.min_tasks,
                                            .max_tasks = job->spec.max_tasks};
-    auto [it, inserted] = ctx.state.feasibility_memo().try_emplace(key);
+    auto [it, inserted] = ctx.state.requests().feasibility_memo().try_emplace(key);
     if (inserted) {
       if (!all_configured) all_configured.emplace(Capacity::AllConfigured(ctx.state));
       Feasibility feasibility = allocator_->CheckFeasible(*job, ctx.state, *all_configured);

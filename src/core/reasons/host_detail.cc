@@ -69,7 +69,7 @@ std::vector<HostVerdict> ExplainHosts(const Job& job, const ClusterState& state)
   std::vector<HostVerdict> verdicts;
   const Capacity capacity(state);
   CapacityHostView view(state, capacity);
-  state.ForEachHostOf(state.queues()[job.queue],
+  state.topology().ForEachHostOf(state.queues()[job.queue],
                       [&](HostIndex h) { verdicts.push_back(Judge(job, state, capacity, h, view)); });
   return verdicts;
 }

@@ -27,7 +27,7 @@ TEST(EndedJobsTest, AForgottenJobKeepsItsOutcomeForDependencies) {
   ASSERT_TRUE(state.Forget(2).ok());
   EXPECT_EQ(state.FindJob(1), nullptr);
   EXPECT_EQ(state.Forget(1).code(), StatusCode::kNotFound);
-  EXPECT_EQ(state.ended_outside_count(), 2);
+  EXPECT_EQ(state.dependencies().ended_count(), 2);
 
   // New submissions may still name them, and see how they ended.
   ASSERT_TRUE(Apply(JobSubmitted{JobBuilder(3).Depend("done(1) && started(1)")}, 6, state).ok());

@@ -19,7 +19,7 @@ using testing::SubmitRunning;
 // host_slots() against the hosts themselves, and a Capacity built from the state against
 // the same values.
 void ExpectMirrorsHosts(const ClusterState& state) {
-  const HostSlots& slots = state.host_slots();
+  const HostSlots& slots = state.topology().host_slots();
   ASSERT_EQ(slots.free.size(), state.hosts().size());
   ASSERT_EQ(slots.total.size(), state.hosts().size());
   ASSERT_EQ(slots.accepts_work.size(), state.hosts().size());
@@ -53,7 +53,7 @@ TEST(HostSlotsTest, FollowsEveryChangeToAHost) {
   Submit(state, JobBuilder(2).Exclusive());  // the whole of h3
   state.Start(2, Allocation{.hosts = {HostGrant{.host = 2, .slots = 1, .whole_host = true}}}, 1);
   ExpectMirrorsHosts(state);
-  EXPECT_EQ(state.host_slots().free[2], 0);
+  EXPECT_EQ(state.topology().host_slots().free[2], 0);
 
   ASSERT_TRUE(Apply(HostChanged{"h2", HostState::kClosed}, 2, state).ok());
   ExpectMirrorsHosts(state);
@@ -87,7 +87,7 @@ TEST(HostSlotsTest, FollowsEveryChangeToAHost) {
   ASSERT_TRUE(Apply(JobFinished{3}, 10, copy).ok());
   ExpectMirrorsHosts(copy);
   ExpectMirrorsHosts(state);  // the original keeps its own
-  EXPECT_LT(state.host_slots().free, copy.host_slots().free);
+  EXPECT_LT(state.topology().host_slots().free, copy.topology().host_slots().free);
 }
 
 }  // namespace

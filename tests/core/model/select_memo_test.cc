@@ -34,10 +34,10 @@ TEST(SelectMemoTest, AWordComparedWithTextIsMemoizedAFreeAmountIsNot) {
   EXPECT_TRUE(state.PassesSelect(select, 0, view));
   view.Bind(1);
   EXPECT_TRUE(state.PassesSelect(select, 1, view));  // 2 free gpus == 2
-  const uint8_t* verdicts = state.SelectVerdicts(select);
+  const uint8_t* verdicts = state.requests().SelectVerdicts(select);
   ASSERT_NE(verdicts, nullptr);
-  EXPECT_EQ(verdicts[0], ClusterState::kSelectPasses);
-  EXPECT_EQ(verdicts[1], ClusterState::kSelectReadsFree);
+  EXPECT_EQ(verdicts[0], RequestCatalog::kSelectPasses);
+  EXPECT_EQ(verdicts[1], RequestCatalog::kSelectReadsFree);
 
   // One gpu claimed on each host: h1 still passes (memoized), h2 no longer does.
   Capacity busy(state);
@@ -48,7 +48,7 @@ TEST(SelectMemoTest, AWordComparedWithTextIsMemoizedAFreeAmountIsNot) {
   EXPECT_TRUE(state.PassesSelect(select, 0, busy_view));
   busy_view.Bind(1);
   EXPECT_FALSE(state.PassesSelect(select, 1, busy_view));
-  EXPECT_EQ(state.SelectVerdicts(select)[1], ClusterState::kSelectReadsFree);
+  EXPECT_EQ(state.requests().SelectVerdicts(select)[1], RequestCatalog::kSelectReadsFree);
 }
 
 TEST(SelectMemoTest, ASelectOnAFreeAmountIsNeverMemoized) {
@@ -60,7 +60,7 @@ TEST(SelectMemoTest, ASelectOnAFreeAmountIsNeverMemoized) {
   CapacityHostView view(state, idle);
   view.Bind(0);
   EXPECT_TRUE(state.PassesSelect(select, 0, view));
-  EXPECT_EQ(state.SelectVerdicts(select)[0], ClusterState::kSelectReadsFree);
+  EXPECT_EQ(state.requests().SelectVerdicts(select)[0], RequestCatalog::kSelectReadsFree);
   Capacity busy(state);
   busy.ClaimHost(HostGrant{.host = 0, .slots = 1, .resources = {{*state.FindHostResource("gpu"), 1}}});
   CapacityHostView busy_view(state, busy);

@@ -1,0 +1,64 @@
+#include "core/model/dependency_tracker.h"
+
+#include <utility>
+
+namespace sluice::core {
+
+DependTarget DependTargetOf(const Job& job) {
+  return DependTarget{.state = job.state, .started = job.start_seq != 0};
+}
+
+DependEvaluation DependencyTracker::Evaluate(const Dependency& dependency,
+                                             const JobTable& jobs) const {
+  return dependency.Evaluate([&](JobId named) -> std::optional<DependTarget> {
+    auto job = jobs.find(named);
+    if (job != jobs.end()) return DependTargetOf(job->second);
+    auto ended = ended_.find(named);
+    if (ended != ended_.end()) return ended->second;
+    return std::nullopt;
+  });
+}
+
+void DependencyTracker::Track(JobId id, Dependency dependency, const JobTable& jobs) {
+  for (JobId named : dependency.jobs()) dependents_[named].push_back(id);
+  DependEvaluation eval = Evaluate(dependency, jobs);
+  depends_.emplace(id, DependState{.expression = std::move(dependency), .eval = std::move(eval)});
+}
+
+void DependencyTracker::OnChanged(JobId changed, const JobTable& jobs) {
+  auto it = dependents_.find(changed);
+  if (it == dependents_.end()) return;
+  for (JobId dependent : it->second) {
+    auto job = jobs.find(dependent);
+    if (job == jobs.end() ||
+        (job->second.state != JobState::kPending && job->second.state != JobState::kHeld)) {
+      continue;  // it no longer waits
+    }
+    DependState& dep = depends_.at(dependent);
+    dep.eval = Evaluate(dep.expression, jobs);
+  }
+}
+
+void DependencyTracker::NoteEnded(JobId id, DependTarget target, const JobTable& jobs) {
+  ended_[id] = target;
+  OnChanged(id, jobs);
+}
+
+void DependencyTracker::Forget(const Job& job) {
+  const JobId id = job.spec.id;
+  ended_[id] = DependTargetOf(job);
+  depends_.erase(id);
+  dependents_.erase(id);  // their verdicts on it are final now
+}
+
+void DependencyTracker::Withdraw(JobId id) {
+  if (auto dep = depends_.find(id); dep != depends_.end()) {
+    for (JobId named : dep->second.expression.jobs()) {
+      if (auto it = dependents_.find(named); it != dependents_.end()) std::erase(it->second, id);
+    }
+    depends_.erase(dep);
+  }
+  dependents_.erase(id);
+}
+
+}  // namespace sluice::core

@@ -1,0 +1,371 @@
+#include "core/model/topology.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <utility>
+
+namespace sluice::core {
+namespace {
+
+using FindHostFn = std::function<std::optional<HostIndex>(const std::string&)>;
+
+// The hosts `spec` may use: its host group's hosts found with `find`, sorted and unique, or
+// every host when it names no group.
+Status ResolveQueueHosts(const QueueSpec& spec, const HostGroups& host_groups,
+                         const FindHostFn& find, Topology::QueueLayout& layout) {
+  layout.hosts.clear();
+  layout.all_hosts = spec.host_group.empty();
+  if (layout.all_hosts) return Status::Ok();
+  auto group = host_groups.find(spec.host_group);
+  if (group == host_groups.end()) {
+    return NotFound("queue '" + spec.name + "': no host group named '" + spec.host_group + "'");
+  }
+  for (const std::string& name : group->second) {
+    auto host = find(name);
+    if (!host) {
+      return NotFound("host group '" + group->first + "': no host named '" + name + "'");
+    }
+    layout.hosts.push_back(*host);
+  }
+  std::sort(layout.hosts.begin(), layout.hosts.end());
+  layout.hosts.erase(std::unique(layout.hosts.begin(), layout.hosts.end()), layout.hosts.end());
+  return Status::Ok();
+}
+
+Result<DispatchWindows> ParseWindows(const QueueSpec& spec) {
+  Result<DispatchWindows> windows = DispatchWindows::Parse(spec.windows);
+  if (!windows) return windows.error().WithPrefix("queue '" + spec.name + "': windows");
+  return windows;
+}
+
+}  // namespace
+
+std::optional<HostIndex> Topology::FindHost(std::string_view name) const {
+  auto it = host_by_name_.find(std::string(name));
+  if (it == host_by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<QueueIndex> Topology::FindQueue(std::string_view name) const {
+  auto it = queue_by_name_.find(std::string(name));
+  if (it == queue_by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<ResourceId> Topology::FindHostResource(std::string_view name) const {
+  for (ResourceId id = 0; id < host_resources_.size(); ++id) {
+    if (host_resources_[id] == name) return id;
+  }
+  return std::nullopt;
+}
+
+std::optional<ResourceId> Topology::FindSharedResource(std::string_view name) const {
+  for (ResourceId id = 0; id < shared_resources_.size(); ++id) {
+    if (shared_resources_[id] == name) return id;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Topology::HostNames() const {
+  std::vector<std::string> names;
+  names.reserve(hosts_.size());
+  for (const Host& host : hosts_) names.push_back(host.spec.name);
+  return names;
+}
+
+Status Topology::CheckNewHost(const HostSpec& spec) {
+  if (spec.slots < 0) {
+    return InvalidArgument("host '" + spec.name + "': slots must be >= 0");
+  }
+  for (const auto& [name, amount] : spec.resources) {
+    if (amount < 0) {
+      return InvalidArgument("host '" + spec.name + "': resource " + name + " must be >= 0");
+    }
+  }
+  return Status::Ok();
+}
+
+Status Topology::AddHost(HostSpec spec) {
+  // A bad slot count is reported before a duplicate name, a bad resource after it.
+  if (spec.slots >= 0 && host_by_name_.contains(spec.name)) {
+    return Status(StatusCode::kAlreadyExists, "host '" + spec.name + "' is defined twice");
+  }
+  SLUICE_RETURN_IF_ERROR(CheckNewHost(spec));
+  AppendHost(std::move(spec));
+  return Status::Ok();
+}
+
+void Topology::AppendHost(HostSpec spec) {
+  Host host;
+  host.index = static_cast<HostIndex>(hosts_.size());
+  host_by_name_.emplace(spec.name, host.index);
+  SetHostSpec(host, std::move(spec));
+  total_slots_ += host.spec.slots;
+  if (host.AcceptsWork()) free_slots_ += host.spec.slots;
+  hosts_.push_back(std::move(host));
+  SyncHostSlots(hosts_.back());
+}
+
+void Topology::UpdateHost(Host& host, HostSpec spec) {
+  if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
+  total_slots_ += spec.slots - host.spec.slots;
+  SetHostSpec(host, std::move(spec));
+  if (host.AcceptsWork()) free_slots_ += host.FreeSlots();
+  SyncHostSlots(host);
+}
+
+void Topology::SetHostSpec(Host& host, HostSpec spec) {
+  host.spec = std::move(spec);
+  host.resource_total.assign(host_resources_.size(), 0);
+  for (const auto& [name, amount] : host.spec.resources) {
+    const ResourceId id = InternHostResource(name);
+    if (id >= host.resource_total.size()) host.resource_total.resize(id + 1, 0);
+    host.resource_total[id] = amount;
+  }
+}
+
+ResourceId Topology::InternHostResource(const std::string& name) {
+  if (auto id = FindHostResource(name)) return *id;
+  host_resources_.push_back(name);
+  return static_cast<ResourceId>(host_resources_.size() - 1);
+}
+
+void Topology::SyncHostSlots(const Host& host) {
+  const size_t h = host.index;
+  if (h >= host_slots_.free.size()) {
+    host_slots_.free.resize(h + 1);
+    host_slots_.total.resize(h + 1);
+    host_slots_.accepts_work.resize(h + 1);
+    host_slots_.idle.resize(h + 1);
+  }
+  const bool works = host.AcceptsWork();
+  host_slots_.free[h] = works ? host.FreeSlots() : 0;
+  host_slots_.total[h] = host.spec.slots;
+  host_slots_.accepts_work[h] = works;
+  host_slots_.idle[h] = works && host.running_jobs == 0;
+}
+
+Status Topology::AddQueue(const QueueSpec& spec, const HostGroups& host_groups) {
+  if (queue_by_name_.contains(spec.name)) {
+    return Status(StatusCode::kAlreadyExists, "queue '" + spec.name + "' is defined twice");
+  }
+  QueueLayout layout;
+  SLUICE_RETURN_IF_ERROR(ResolveQueueHosts(
+      spec, host_groups, [this](const std::string& name) { return FindHost(name); }, layout));
+  Result<DispatchWindows> windows = ParseWindows(spec);
+  if (!windows) return windows.error();
+  layout.windows = std::move(*windows);
+  AppendQueue(spec, std::move(layout));
+  return Status::Ok();
+}
+
+void Topology::AppendQueue(const QueueSpec& spec, QueueLayout layout) {
+  Queue queue;
+  queue.index = static_cast<QueueIndex>(queues_.size());
+  queue.spec = spec;
+  queue.all_hosts = layout.all_hosts;
+  queue.hosts = std::move(layout.hosts);
+  queue_by_name_.emplace(spec.name, queue.index);
+  queues_.push_back(std::move(queue));
+  windows_.push_back(std::move(layout.windows));
+}
+
+void Topology::SetSharedResources(const std::map<std::string, int64_t>& totals) {
+  for (const auto& [name, total] : totals) {
+    auto id = FindSharedResource(name);
+    if (!id) {
+      shared_resources_.push_back(name);
+      shared_total_.push_back(0);
+      shared_used_.push_back(0);
+      id = static_cast<ResourceId>(shared_resources_.size() - 1);
+    }
+    shared_total_[*id] = total;
+  }
+  // A shared resource dropped from the configuration keeps its id with no capacity.
+  for (ResourceId id = 0; id < shared_resources_.size(); ++id) {
+    if (!totals.contains(shared_resources_[id])) shared_total_[id] = 0;
+  }
+}
+
+Status Topology::SetDefaultQueue(const std::string& name) {
+  auto queue = FindQueue(name);
+  if (!queue) return NotFound("default_queue: no queue named '" + name + "'");
+  default_queue_ = *queue;
+  return Status::Ok();
+}
+
+Status Topology::SetHostState(std::string_view name, HostState state) {
+  auto index = FindHost(name);
+  if (!index) return NotFound("no host named '" + std::string(name) + "'");
+  Host& host = hosts_[*index];
+  if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
+  host.spec.state = state;
+  if (host.AcceptsWork()) free_slots_ += host.FreeSlots();
+  SyncHostSlots(host);
+  return Status::Ok();
+}
+
+Result<const QueueSpec*> Topology::SetQueueStatus(std::string_view name, std::optional<bool> open,
+                                                  std::optional<bool> active) {
+  auto index = FindQueue(name);
+  if (!index) return NotFound("no queue named '" + std::string(name) + "'");
+  QueueSpec& spec = queues_[*index].spec;
+  if (open) spec.open = *open;
+  if (active) spec.active = *active;
+  return &spec;
+}
+
+void Topology::Occupy(QueueIndex queue_index, const Allocation& allocation) {
+  for (const HostGrant& grant : allocation.hosts) {
+    Host& host = hosts_[grant.host];
+    const int32_t taken = host.SlotsTaken(grant);
+    SLUICE_CHECK(grant.slots > 0 && taken <= host.FreeSlots() && host.AcceptsWork());
+    SLUICE_CHECK(!grant.whole_host || host.running_jobs == 0);
+    host.used_slots += taken;
+    host.running_jobs += 1;
+    free_slots_ -= taken;
+    SyncHostSlots(host);
+    for (const ResourceAmount& r : grant.resources) {
+      SLUICE_CHECK(r.amount <= host.ResourceFree(r.id));
+      if (r.id >= host.resource_used.size()) host.resource_used.resize(r.id + 1, 0);
+      host.resource_used[r.id] += r.amount;
+    }
+  }
+  for (const ResourceAmount& r : allocation.shared) {
+    SLUICE_CHECK(r.amount <= shared_total_[r.id] - shared_used_[r.id]);
+    shared_used_[r.id] += r.amount;
+  }
+  Queue& queue = queues_[queue_index];
+  queue.running_jobs += 1;
+  queue.used_slots += allocation.TotalSlots();
+}
+
+void Topology::Vacate(QueueIndex queue_index, const Allocation& allocation) {
+  for (const HostGrant& grant : allocation.hosts) {
+    Host& host = hosts_[grant.host];
+    const int32_t taken = host.SlotsTaken(grant);
+    host.used_slots -= taken;
+    host.running_jobs -= 1;
+    SLUICE_CHECK(host.used_slots >= 0);
+    if (host.AcceptsWork()) free_slots_ += taken;
+    SyncHostSlots(host);
+    for (const ResourceAmount& r : grant.resources) host.resource_used[r.id] -= r.amount;
+  }
+  for (const ResourceAmount& r : allocation.shared) shared_used_[r.id] -= r.amount;
+  Queue& queue = queues_[queue_index];
+  queue.running_jobs -= 1;
+  queue.used_slots -= allocation.TotalSlots();
+}
+
+Result<Topology::ReconfigurePlan> Topology::PlanReconfigure(const ClusterConfig& config) const {
+  // The index every listed host will have: its own when kept, the next free ones (in order of
+  // first listing) when new. A host not listed is removed.
+  std::unordered_map<std::string, HostIndex> index_of;
+  HostIndex next = static_cast<HostIndex>(hosts_.size());
+  std::vector<const HostSpec*> new_hosts;
+  for (const HostSpec& spec : config.hosts) {
+    if (index_of.contains(spec.name)) continue;
+    auto kept = FindHost(spec.name);
+    index_of.emplace(spec.name, kept ? *kept : next++);
+    if (!kept) new_hosts.push_back(&spec);
+  }
+  std::set<std::string, std::less<>> listed_queues;
+  for (const QueueSpec& spec : config.queues) listed_queues.insert(spec.name);
+  // 1. What is removed holds no job.
+  for (const Host& host : hosts_) {
+    if (!index_of.contains(host.spec.name) && host.running_jobs > 0) {
+      return FailedPrecondition("host '" + host.spec.name + "' still runs jobs");
+    }
+  }
+  for (const Queue& queue : queues_) {
+    if (!listed_queues.contains(queue.spec.name) &&
+        (queue.running_jobs > 0 || !queue.pending.empty())) {
+      return FailedPrecondition("queue '" + queue.spec.name + "' still has jobs");
+    }
+  }
+  // 2. Every queue's windows compile and its host group names listed hosts.
+  ReconfigurePlan plan;
+  auto find = [&](const std::string& name) -> std::optional<HostIndex> {
+    auto it = index_of.find(name);
+    if (it == index_of.end()) return std::nullopt;
+    return it->second;
+  };
+  for (const QueueSpec& spec : config.queues) {
+    QueueLayout& layout = plan.queues.emplace_back();
+    Result<DispatchWindows> windows = ParseWindows(spec);
+    if (!windows) return windows.error();
+    layout.windows = std::move(*windows);
+    SLUICE_RETURN_IF_ERROR(ResolveQueueHosts(spec, config.host_groups, find, layout));
+  }
+  // 3. A kept host keeps room for the slots in use.
+  for (const HostSpec& spec : config.hosts) {
+    auto index = FindHost(spec.name);
+    if (!index) continue;
+    if (spec.slots < hosts_[*index].used_slots) {
+      return FailedPrecondition("host '" + spec.name + "': slots " + std::to_string(spec.slots) +
+                                " below the " + std::to_string(hosts_[*index].used_slots) +
+                                " in use");
+    }
+  }
+  // 4. New hosts are well formed.
+  for (const HostSpec* spec : new_hosts) SLUICE_RETURN_IF_ERROR(CheckNewHost(*spec));
+  return plan;
+}
+
+void Topology::ApplyReconfigure(const ClusterConfig& config, ReconfigurePlan plan) {
+  SLUICE_CHECK(plan.queues.size() == config.queues.size());
+  // 1. Hosts: kept ones take their new spec, new ones are appended (a name listed twice: the
+  //    last spec wins).
+  std::set<std::string, std::less<>> listed_hosts;
+  for (const HostSpec& spec : config.hosts) {
+    listed_hosts.insert(spec.name);
+    if (auto index = FindHost(spec.name)) {
+      UpdateHost(hosts_[*index], spec);
+    } else {
+      AppendHost(spec);
+    }
+  }
+  SetSharedResources(config.shared_resources);
+  // 2. A removed host stays in hosts_ (indices never move): unavail, with no slots.
+  for (Host& host : hosts_) {
+    if (listed_hosts.contains(host.spec.name)) continue;
+    if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
+    host.spec.state = HostState::kUnavail;
+    total_slots_ -= host.spec.slots;
+    host.spec.slots = 0;
+    SyncHostSlots(host);
+  }
+  // 3. Queues: kept ones take their new spec and layout, new ones are appended; a removed
+  //    one stays, closed and inactive.
+  std::set<std::string, std::less<>> listed_queues;
+  for (size_t i = 0; i < config.queues.size(); ++i) {
+    const QueueSpec& spec = config.queues[i];
+    QueueLayout& layout = plan.queues[i];
+    listed_queues.insert(spec.name);
+    auto index = FindQueue(spec.name);
+    if (!index) {
+      AppendQueue(spec, std::move(layout));
+      continue;
+    }
+    Queue& queue = queues_[*index];
+    queue.spec = spec;
+    queue.all_hosts = layout.all_hosts;
+    queue.hosts = std::move(layout.hosts);
+    windows_[*index] = std::move(layout.windows);
+  }
+  for (Queue& queue : queues_) {
+    if (listed_queues.contains(queue.spec.name)) continue;
+    queue.spec.open = false;
+    queue.spec.active = false;
+  }
+  // 4. The default queue: the named one if it exists, else the first listed, else 0.
+  default_queue_ = 0;
+  if (!config.default_queue.empty()) {
+    if (auto queue = FindQueue(config.default_queue)) default_queue_ = *queue;
+  } else if (!config.queues.empty()) {
+    default_queue_ = *FindQueue(config.queues.front().name);
+  }
+}
+
+}  // namespace sluice::core

@@ -1,0 +1,346 @@
+#include "server/agent_registry.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "server/job_spec.h"
+
+namespace sluice::server {
+
+using nlohmann::json;
+
+namespace {
+
+std::string ReplaceJobId(std::string text, JobId id) {
+  const std::string value = std::to_string(id);
+  for (size_t pos = text.find("%j"); pos != std::string::npos; pos = text.find("%j", pos)) {
+    text.replace(pos, 2, value);
+    pos += value.size();
+  }
+  return text;
+}
+
+}  // namespace
+
+// --- Registration -------------------------------------------------------------------------------
+
+AgentRegistry::Agent& AgentRegistry::Entry(const std::string& host) {
+  auto& agent = agents_[host];
+  if (!agent) agent = std::make_unique<Agent>();
+  return *agent;
+}
+
+Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<std::mutex>& lock) {
+  if (reg.epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
+  const std::string& name = reg.host.name;
+  store::WriteBatch batch;
+  if (auto index = ctx_.state.FindHost(name); !index) {
+    core::HostSpec added = reg.host;
+    added.state = core::HostState::kUnavail;
+    Status s = ctx_.ApplyLocked(core::HostAdded{added}, "");
+    if (!s.ok()) return InvalidArgument(s.message());
+    batch.hosts.push_back(settings_.AddAgentHost(reg.host));
+    ctx_.log->info("host {}: added by its agent ({} slots)", name, reg.host.slots);
+  } else {
+    const core::HostSpec& have = ctx_.state.hosts()[*index].spec;
+    if (have.slots != reg.host.slots || have.resources != reg.host.resources) {
+      ctx_.log->warn("host {}: agent flags differ from the configuration; the configuration wins",
+                     name);
+    }
+  }
+  Agent& agent = Entry(name);
+  const bool was_registered = agent.registered;
+  agent.registered = true;
+  agent.unavail = false;
+  agent.loss_handled = false;
+  agent.last_heartbeat_ms = ctx_.NowMs();
+  ++agent.poll_generation;
+  agent.unlisted.clear();
+  const std::set<JobId> expected = book_.LaunchedBy(name);
+  for (JobId id : expected) {
+    JobInfo* job = book_.Find(id);
+    if (job == nullptr) continue;
+    if (!reg.running.contains(id)) {
+      agent.unlisted.insert(id);
+    } else if (job->phase() == core::AdmissionPhase::kAdmitting) {
+      book_.ConfirmRunning(*job, "(reported at registration)", batch);
+    }
+  }
+  ctx_.log->info("host {}: agent {} (epoch {}, {} running)", name,
+                 was_registered ? "re-registered" : "registered", ctx_.epoch, reg.running.size());
+  SyncHostState(name);
+  ctx_.MarkDirty();
+  ctx_.work_cv.notify_all();
+  if (!batch.empty()) ctx_.WriteAndWait(lock, std::move(batch));
+  return json{{"epoch", ctx_.epoch},
+              {"lease_seconds", ctx_.options.lease_ms / 1000},
+              {"heartbeat_ms", ctx_.options.heartbeat_ms}};
+}
+
+// --- Heartbeat ----------------------------------------------------------------------------------
+
+Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatReport& report,
+                                      std::unique_lock<std::mutex>& lock) {
+  auto found = agents_.find(name);
+  if (found == agents_.end() || !found->second->registered) {
+    return NotFound("agent " + name + " is not registered in epoch " + std::to_string(ctx_.epoch));
+  }
+  Agent& agent = *found->second;
+  if (report.epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
+  agent.last_heartbeat_ms = ctx_.NowMs();
+  if (agent.unavail) {
+    agent.unavail = false;
+    ctx_.log->info("host {}: agent back", name);
+    SyncHostState(name);
+  }
+  const int64_t generation = ++agent.poll_generation;
+  ctx_.work_cv.notify_all();  // an older poll of this agent answers now
+
+  // 1. Reports, committed before they are acknowledged.
+  store::WriteBatch batch;
+  json ack = json::array();
+  ApplyExits(name, report, ack, batch);
+  ApplyLaunchFailures(name, report, ack, batch);
+  ApplyRunning(name, agent, report, batch);
+  if (!batch.empty()) {
+    ctx_.MarkDirty();
+    ctx_.WriteAndWait(lock, std::move(batch));
+  }
+  // 2. The long poll: answer with work as soon as there is some.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(report.wait_ms);
+  while (true) {
+    json launch = json::array();
+    json kill = json::array();
+    auto again = agents_.find(name);
+    if (again == agents_.end()) break;
+    CollectWork(name, report.running, launch, kill);
+    const bool superseded = again->second->poll_generation != generation;
+    if (!launch.empty() || !kill.empty() || !ack.empty() || superseded || ctx_.stopping ||
+        std::chrono::steady_clock::now() >= deadline) {
+      again->second->last_heartbeat_ms = ctx_.NowMs();
+      return json{{"epoch", ctx_.epoch}, {"launch", launch}, {"kill", kill}, {"ack", ack}};
+    }
+    ctx_.work_cv.wait_until(lock, deadline);
+  }
+  return NotFound("agent " + name + " is gone");
+}
+
+void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& report, json& ack,
+                               store::WriteBatch& batch) {
+  for (const wire::ExitReport& e : report.exited) {
+    ack.push_back(e.job);
+    JobInfo* job = book_.Find(e.job);
+    if (job == nullptr || job->launch_host != name || !job->HoldsAllocation()) continue;
+    if (job->BeingPreempted() && !job->row.cancel_requested) {  // back to its queue
+      book_.Requeue(*job, "preempted for job " + std::to_string(job->row.preempted_for), batch);
+      continue;
+    }
+    book_.Finish(*job, e.ShellStatus(), e.cause == wire::ExitCause::kRunLimit ? "RUN_LIMIT" : "",
+                 e.cause == wire::ExitCause::kKilled, batch);
+  }
+}
+
+void AgentRegistry::ApplyLaunchFailures(const std::string& name, const HeartbeatReport& report,
+                                        json& ack, store::WriteBatch& batch) {
+  for (const auto& [id, message] : report.launch_failed) {
+    ack.push_back(id);
+    JobInfo* job = book_.Find(id);
+    if (job == nullptr || job->launch_host != name ||
+        job->phase() != core::AdmissionPhase::kAdmitting) {
+      continue;
+    }
+    job->row.dispatch_attempts += 1;
+    job->message = "launch failed on " + name + ": " + message;
+    if (job->row.dispatch_attempts >= ctx_.options.max_dispatch_attempts) {
+      book_.Finish(*job, -1, "DISPATCH_FAILED", false, batch);
+    } else {
+      book_.Requeue(*job, "DISPATCH_FAILED: " + message, batch);
+    }
+  }
+}
+
+// RUNNING reports confirm ADMITTING jobs; jobs left unlisted at registration and not
+// reported since are not run by the agent (R-SRV-2); a cancelled job whose launch went out
+// but that the agent never reported never ran.
+void AgentRegistry::ApplyRunning(const std::string& name, Agent& agent,
+                                 const HeartbeatReport& report, store::WriteBatch& batch) {
+  const auto admitting_here = [&](const JobInfo* job) {
+    return job != nullptr && job->launch_host == name &&
+           job->phase() == core::AdmissionPhase::kAdmitting;
+  };
+  for (JobId id : report.running) {
+    JobInfo* job = book_.Find(id);
+    if (admitting_here(job)) book_.ConfirmRunning(*job, "(on " + name + ")", batch);
+  }
+  for (JobId id : std::exchange(agent.unlisted, {})) {
+    JobInfo* job = book_.Find(id);
+    if (job == nullptr || job->launch_host != name || !job->HoldsAllocation() ||
+        report.running.contains(id)) {
+      continue;
+    }
+    if (!admitting_here(job)) {
+      book_.Lose(*job, "its agent restarted without it", batch);
+    } else if (job->from_earlier_epoch || job->launch_sent_ms >= 0) {
+      book_.Requeue(*job, "its agent does not run it", batch);
+    }
+  }
+  for (JobId id : std::set<JobId>(book_.LaunchedBy(name))) {
+    JobInfo* job = book_.Find(id);
+    if (job != nullptr && job->row.cancel_requested &&
+        job->phase() == core::AdmissionPhase::kAdmitting && !report.running.contains(id) &&
+        job->launch_sent_ms >= 0 && ctx_.NowMs() - job->launch_sent_ms > ctx_.options.relaunch_ms) {
+      book_.Finish(*job, 0, "", false, batch);
+    }
+  }
+}
+
+void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& running,
+                                json& launch, json& kill) {
+  const int64_t now = ctx_.NowMs();
+  const int32_t grace = ctx_.options.kill_grace_seconds;
+  for (JobId id : book_.LaunchedBy(name)) {
+    JobInfo* job = book_.Find(id);
+    if (job == nullptr) continue;
+    if (job->row.cancel_requested) {
+      kill.push_back({{"job", id}, {"grace_seconds", grace}});
+      continue;
+    }
+    if (job->BeingPreempted() && job->HoldsAllocation()) {
+      // Only once the marker committed: a restart must know why the victim exits.
+      if (job->preempt_committed) {
+        const int64_t left = std::max<int64_t>(0, job->row.preempt_kill_at - now / 1000);
+        kill.push_back({{"job", id}, {"grace_seconds", left}});
+      }
+      continue;
+    }
+    if (job->phase() != core::AdmissionPhase::kAdmitting || !job->launch_ready ||
+        running.contains(id)) {
+      continue;
+    }
+    if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options.relaunch_ms) continue;
+    job->launch_sent_ms = now;
+    launch.push_back(LaunchOf(*job));
+  }
+  for (JobId id : running) {
+    JobInfo* job = book_.Find(id);
+    if (job == nullptr || job->launch_host != name || !job->HoldsAllocation()) {
+      kill.push_back({{"job", id}, {"grace_seconds", grace}});
+    }
+  }
+}
+
+json AgentRegistry::LaunchOf(const JobInfo& job) const {
+  std::string hosts;
+  int32_t tasks = 0;
+  for (const auto& [name, slots] : job.hosts) {
+    hosts += (hosts.empty() ? "" : ",") + name + ":" + std::to_string(slots);
+    tasks += slots;
+  }
+  json env = job.spec.value("env", json::object());
+  env["SLUICE_JOB_ID"] = std::to_string(job.row.id);
+  env["SLUICE_NTASKS"] = std::to_string(tasks);
+  env["SLUICE_HOSTS"] = hosts;
+  const std::string output = ReplaceJobId(job.spec.value("output", ""), job.row.id);
+  std::string error = ReplaceJobId(job.spec.value("error", ""), job.row.id);
+  if (error.empty()) error = output;
+  return {{"job", job.row.id},
+          {"argv", Argv(job.spec["command"])},
+          {"command", CommandText(job.spec["command"])},
+          {"cwd", job.spec.value("cwd", "")},
+          {"output", output},
+          {"error", error},
+          {"run_limit", job.spec.value("run_limit", json(nullptr))},
+          {"env", env},
+          {"user", job.spec.value("user", "")}};
+}
+
+// --- Leases -------------------------------------------------------------------------------------
+
+void AgentRegistry::CheckLeases() {
+  const int64_t now = ctx_.NowMs();
+  const ControllerOptions& o = ctx_.options;
+  store::WriteBatch batch;
+  for (auto& [name, agent] : agents_) {
+    const int64_t silent = now - agent->last_heartbeat_ms;
+    if (agent->registered && !agent->unavail && silent > o.lease_ms) {
+      agent->unavail = true;
+      ctx_.log->warn("host {}: no heartbeat for {} ms: unavail", name, silent);
+      SyncHostState(name);
+    }
+    if ((agent->unavail || !agent->registered) && !agent->loss_handled &&
+        silent > o.lease_ms + o.host_loss_grace_ms) {
+      agent->loss_handled = true;
+      HostLoss(name, batch);
+    }
+  }
+  if (!batch.empty()) ctx_.WriteLocked(std::move(batch));
+}
+
+void AgentRegistry::HostLoss(const std::string& host, store::WriteBatch& batch) {
+  const std::set<JobId> ids = book_.LaunchedBy(host);
+  ctx_.log->warn("host {}: lost (no heartbeat for lease + grace); {} jobs handled by on_host_loss",
+                 host, ids.size());
+  for (JobId id : ids) {
+    JobInfo* job = book_.Find(id);
+    if (job == nullptr) continue;
+    if (job->phase() == core::AdmissionPhase::kAdmitting) {
+      book_.Requeue(*job, "host " + host + " lost before it reported the job", batch);
+      continue;
+    }
+    book_.Lose(*job, "host " + host + " lost", batch);
+  }
+}
+
+void AgentRegistry::Expect(const std::string& host) {
+  if (agents_.contains(host)) return;
+  Entry(host).last_heartbeat_ms = ctx_.start_ms;
+}
+
+bool AgentRegistry::Live(const std::string& host) const {
+  auto it = agents_.find(host);
+  return it != agents_.end() && it->second->registered && !it->second->unavail;
+}
+
+AgentView AgentRegistry::View(const std::string& host) const {
+  auto it = agents_.find(host);
+  if (it == agents_.end() || !it->second->registered) return AgentView{};
+  return AgentView{.registered = true,
+                   .connected = !it->second->unavail,
+                   .last_heartbeat_ms = it->second->last_heartbeat_ms};
+}
+
+int64_t AgentRegistry::ConnectedCount() const {
+  int64_t connected = 0;
+  for (const auto& [name, agent] : agents_) connected += agent->registered && !agent->unavail;
+  return connected;
+}
+
+void AgentRegistry::SyncHostState(const std::string& host) {
+  auto index = ctx_.state.FindHost(host);
+  if (!index) return;
+  const core::HostState want = settings_.HostStateFor(host, Live(host));
+  const core::HostState have = ctx_.state.hosts()[*index].spec.state;
+  if (want == have) return;
+  (void)ctx_.ApplyLocked(core::HostChanged{host, want}, "");
+  ctx_.log->info("host {}: {} -> {}", host, core::ToString(have), core::ToString(want));
+  ctx_.MarkDirty();
+}
+
+bool AgentRegistry::Reconciling() const {
+  for (const auto& [name, agent] : agents_) {
+    for (JobId id : book_.LaunchedBy(name)) {
+      const JobInfo* job = book_.Find(id);
+      if (job != nullptr && job->from_earlier_epoch &&
+          job->phase() == core::AdmissionPhase::kAdmitting) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace sluice::server

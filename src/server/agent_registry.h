@@ -1,0 +1,113 @@
+// AgentRegistry: the agents of the cluster's hosts and their leases (R-SRV-2, R-SRV-3):
+// registration with reconciliation, the long-poll heartbeat that carries launches, kills and
+// acknowledgements, lease expiry and host loss.
+//
+// Representation: agents_ (by host name): registration in this epoch, last heartbeat, lease
+// status, the long poll in progress, and the jobs an agent left unlisted at registration.
+// Which jobs an agent launches is the job book's (JobBook::LaunchedBy).
+// Invariants:
+//  - a host is unavail in the core while its agent is not live (not registered in this
+//    epoch, or silent for longer than the lease); ClusterSettings::HostStateFor decides;
+//  - after a restart every host that had jobs is expected back: its lease counts from the
+//    restart, and after lease + grace its jobs go by on_host_loss (R-SRV-3);
+//  - an agent's reports (exits, launch failures, running jobs) are committed before its
+//    heartbeat reply acknowledges them;
+//  - a launch is sent only once its ADMITTING row committed; a preemption kill only once the
+//    victim's marker committed.
+// Thread-safety: every method REQUIRES the context's mutex held; Register and Heartbeat take
+// the caller's lock and release it while the store commits and while a long poll waits.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model/config.h"
+#include "server/cluster_settings.h"
+#include "server/context.h"
+#include "server/job_book.h"
+#include "server/views.h"
+#include "wire/agent_protocol.h"
+
+namespace sluice::server {
+
+// The agent protocol's messages are the wire layer's (wire/agent_protocol.h): the controller
+// decodes a request with wire::DecodeRegister / wire::DecodeHeartbeat before the lock.
+using Registration = wire::RegisterRequest;
+using HeartbeatReport = wire::HeartbeatRequest;
+
+class AgentRegistry {
+ public:
+  AgentRegistry(ServerContext& ctx, JobBook& book, ClusterSettings& settings)
+      : ctx_(ctx), book_(book), settings_(settings) {}
+
+  // Steps: 1. add an unknown host (persisted) or keep the configured spec; 2. reconcile the
+  // jobs this agent launches with what it says it runs (R-SRV-2); 3. the host accepts work
+  // again. Returns the reply body (epoch, lease_seconds, heartbeat_ms).
+  // Errors: kFailedPrecondition (stale epoch), kInvalidArgument (the core refused the host).
+  Result<nlohmann::json> Register(const Registration& reg, std::unique_lock<std::mutex>& lock);
+  // Steps: 1. exits and launch failures end or re-pend jobs, RUNNING reports confirm
+  // ADMITTING ones — all committed before the reply acknowledges them; 2. answer with
+  // launches and kills, waiting up to wait_ms for some. Returns {epoch, launch, kill, ack}.
+  // Errors: kNotFound (not registered in this epoch), kFailedPrecondition (stale epoch).
+  Result<nlohmann::json> Heartbeat(const std::string& name, const HeartbeatReport& report,
+                                   std::unique_lock<std::mutex>& lock);
+
+  // An agent silent for the lease makes its host unavail; after lease + grace its jobs go
+  // by their queue's on_host_loss (the agent has killed them by then, R-SRV-3). An agent
+  // expected after a restart that never came back counts from the start.
+  void CheckLeases();
+  // After a restart: `host` has jobs, so its agent is expected (its lease counts from now).
+  void Expect(const std::string& host);
+  // Registered in this epoch and within its lease.
+  bool Live(const std::string& host) const;
+  ClusterSettings::LiveFn LiveFn() const {
+    return [this](const std::string& host) { return Live(host); };
+  }
+  AgentView View(const std::string& host) const;
+  int64_t ConnectedCount() const;
+  // Sets the core's state of `host` to what it should be (ClusterSettings::HostStateFor).
+  void SyncHostState(const std::string& host);
+  // True while ADMITTING records of an earlier epoch are unresolved (no cycle runs).
+  bool Reconciling() const;
+
+ private:
+  struct Agent {
+    bool registered = false;  // registered in this epoch
+    int64_t last_heartbeat_ms = 0;
+    bool unavail = false;         // lease expired
+    bool loss_handled = false;    // on_host_loss applied to its jobs
+    int64_t poll_generation = 0;  // a newer heartbeat ends an older long poll
+    // Jobs it did not list as running when it registered: resolved at its next heartbeat,
+    // after the exit reports that heartbeat carries (a job that ended while the controller
+    // was down must not be requeued and run twice).
+    std::set<JobId> unlisted;
+  };
+
+  Agent& Entry(const std::string& host);
+  // Heartbeat step 1, one kind of report each; every change joins `batch`.
+  void ApplyExits(const std::string& name, const HeartbeatReport& report, nlohmann::json& ack,
+                  store::WriteBatch& batch);
+  void ApplyLaunchFailures(const std::string& name, const HeartbeatReport& report,
+                           nlohmann::json& ack, store::WriteBatch& batch);
+  void ApplyRunning(const std::string& name, Agent& agent, const HeartbeatReport& report,
+                    store::WriteBatch& batch);
+  // Heartbeat step 2: the launches and kills due for `name` now.
+  void CollectWork(const std::string& name, const std::set<JobId>& running, nlohmann::json& launch,
+                   nlohmann::json& kill);
+  void HostLoss(const std::string& host, store::WriteBatch& batch);
+  nlohmann::json LaunchOf(const JobInfo& job) const;
+
+  ServerContext& ctx_;
+  JobBook& book_;
+  ClusterSettings& settings_;
+  std::map<std::string, std::unique_ptr<Agent>> agents_;
+};
+
+}  // namespace sluice::server

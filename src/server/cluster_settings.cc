@@ -1,0 +1,166 @@
+#include "server/cluster_settings.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace sluice::server {
+
+using nlohmann::json;
+
+Result<Caller> ClusterSettings::Authenticate(const std::string& token) const {
+  const Status refused(StatusCode::kUnauthenticated,
+                       "missing or unknown token (send Authorization: Bearer <token>)");
+  if (token.empty()) return refused;
+  if (!auth_.agent_token.empty() && token == auth_.agent_token) return Caller{.agent = true};
+  for (const config::AuthUser& u : auth_.users) {
+    if (u.token == token) return Caller{.user = u.name, .admin = u.admin};
+  }
+  return refused;
+}
+
+// --- Restart ------------------------------------------------------------------------------------
+
+Status ClusterSettings::RestoreHosts(const std::vector<store::StoredHost>& hosts) {
+  for (const store::StoredHost& h : hosts) {
+    if (ctx_.state.FindHost(h.name)) continue;  // now in the cluster YAML
+    json j = json::parse(h.spec, nullptr, false);
+    core::HostSpec spec{.name = h.name};
+    if (j.is_object()) {
+      spec.slots = j.value("slots", 1);
+      spec.resources = j.value("resources", std::map<std::string, int64_t>{});
+      spec.attributes = j.value("attributes", std::map<std::string, std::string>{});
+      spec.tags = j.value("tags", std::vector<std::string>{});
+    }
+    SLUICE_RETURN_IF_ERROR(ctx_.ApplyLocked(core::HostAdded{spec}, ""));
+    dynamic_hosts_.insert(h.name);
+  }
+  return Status::Ok();
+}
+
+void ClusterSettings::RestoreOverrides(const std::map<std::string, int64_t>& settings,
+                                       const LiveFn& live) {
+  for (const auto& [key, value] : settings) {
+    const size_t slash = key.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string kind = key.substr(0, slash);
+    const std::string name = key.substr(slash + 1);
+    if (kind == kSettingQueueOpen) queue_open_[name] = value != 0;
+    if (kind == kSettingQueueActive) queue_active_[name] = value != 0;
+    if (kind == kSettingHostClosed) closed_hosts_.insert(name);
+  }
+  if (!queue_open_.empty() || !queue_active_.empty()) {
+    (void)ctx_.ApplyLocked(core::ConfigChanged{EffectiveConfig(base_, live)},
+                           "queue overrides not restored");
+  }
+}
+
+void ClusterSettings::RestoreReclaimDeadlines(const std::map<std::string, int64_t>& settings) {
+  for (const core::Queue& queue : ctx_.state.queues()) {
+    auto it = settings.find(std::string(kSettingReclaimDeadline) + "/" + queue.spec.name);
+    if (it == settings.end()) continue;
+    (void)ctx_.ApplyLocked(core::ReclaimDeadlineRestored{queue.index, it->second},
+                           "queue " + queue.spec.name + ": reclaim deadline");
+  }
+}
+
+// --- What the core sees -------------------------------------------------------------------------
+
+core::HostState ClusterSettings::HostStateFor(const std::string& host, bool live) const {
+  if (!live) return core::HostState::kUnavail;
+  if (closed_hosts_.contains(host)) return core::HostState::kClosed;
+  for (const core::HostSpec& spec : base_.hosts) {
+    if (spec.name == host) return spec.state;
+  }
+  return core::HostState::kOk;
+}
+
+core::ClusterConfig ClusterSettings::EffectiveConfig(const core::ClusterConfig& base,
+                                                     const LiveFn& live) const {
+  core::ClusterConfig config = base;
+  for (core::HostSpec& spec : config.hosts) {
+    if (!live(spec.name)) {
+      spec.state = core::HostState::kUnavail;
+    } else if (closed_hosts_.contains(spec.name)) {
+      spec.state = core::HostState::kClosed;
+    }
+  }
+  for (const std::string& name : dynamic_hosts_) {
+    const bool in_file = std::any_of(config.hosts.begin(), config.hosts.end(),
+                                     [&](const core::HostSpec& s) { return s.name == name; });
+    if (in_file) continue;
+    auto index = ctx_.state.FindHost(name);
+    if (!index) continue;
+    config.hosts.push_back(ctx_.state.hosts()[*index].spec);
+  }
+  for (core::QueueSpec& q : config.queues) {
+    if (auto it = queue_open_.find(q.name); it != queue_open_.end()) q.open = it->second;
+    if (auto it = queue_active_.find(q.name); it != queue_active_.end()) q.active = it->second;
+  }
+  return config;
+}
+
+// --- Changes ------------------------------------------------------------------------------------
+
+store::StoredHost ClusterSettings::AddAgentHost(const core::HostSpec& spec) {
+  dynamic_hosts_.insert(spec.name);
+  json stored = {{"slots", spec.slots},
+                 {"resources", spec.resources},
+                 {"attributes", spec.attributes},
+                 {"tags", spec.tags}};
+  return store::StoredHost{spec.name, stored.dump()};
+}
+
+Result<store::WriteBatch> ClusterSettings::SetQueue(const std::string& queue,
+                                                    const std::string& action, const LiveFn& live) {
+  store::WriteBatch batch;
+  const auto saved_open = queue_open_;
+  const auto saved_active = queue_active_;
+  if (action == "open" || action == "close") {
+    queue_open_[queue] = action == "open";
+    batch.settings[std::string(kSettingQueueOpen) + "/" + queue] = action == "open" ? 1 : 0;
+  } else if (action == "activate" || action == "inactivate") {
+    queue_active_[queue] = action == "activate";
+    batch.settings[std::string(kSettingQueueActive) + "/" + queue] = action == "activate" ? 1 : 0;
+  } else {
+    return NotFound("no queue action '" + action + "'");
+  }
+  Status s = ctx_.ApplyLocked(core::ConfigChanged{EffectiveConfig(base_, live)}, "");
+  if (!s.ok()) {  // nothing changed: neither stored nor kept in memory
+    queue_open_ = saved_open;
+    queue_active_ = saved_active;
+    return FailedPrecondition(s.message());
+  }
+  return batch;
+}
+
+Result<store::WriteBatch> ClusterSettings::SetHost(const std::string& host,
+                                                   const std::string& action) {
+  store::WriteBatch batch;
+  const std::string key = std::string(kSettingHostClosed) + "/" + host;
+  if (action == "open") {
+    closed_hosts_.erase(host);
+    batch.settings[key] = std::nullopt;
+  } else if (action == "close") {
+    closed_hosts_.insert(host);
+    batch.settings[key] = 1;
+  } else {
+    return NotFound("no host action '" + action + "'");
+  }
+  return batch;
+}
+
+Result<store::WriteBatch> ClusterSettings::Replace(core::ClusterConfig config, const LiveFn& live) {
+  // R-SRV-4b: validated whole (the core refuses to remove a queue or host with jobs and
+  // changes nothing then); every pending job is classified again.
+  Status s =
+      ctx_.ApplyLocked(core::ConfigChanged{EffectiveConfig(config, live)}, "reconfigure refused");
+  if (!s.ok()) return InvalidArgument(s.message());
+  base_ = std::move(config);
+  ++config_version_;
+  ctx_.log->info("configuration version {} in force", config_version_);
+  return store::WriteBatch{.config_version = config_version_};
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,86 @@
+// ClusterSettings: the configuration the controller runs with and what administrators and
+// agents changed on top of it (R-SRV-4, R-SRV-4b, R-SRV-5): the cluster YAML as loaded, the
+// bearer tokens, queues opened/closed/activated/inactivated, hosts closed, hosts added by
+// agents' registrations; and, from these, the configuration and host states the core sees.
+//
+// Representation: base_ is the file's configuration before overrides; the overrides are kept
+// by name, as the store's settings hold them ("queue_open/<queue>" and so on, the kSetting*
+// keys below). The effective configuration is recomputed from them on every change.
+// Invariant: a host is unavail in the core unless its agent is live (registered, lease not
+// expired); else closed when an administrator closed it; else as configured.
+// Thread-safety: every method REQUIRES the context's mutex held.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/cluster_yaml.h"
+#include "core/model/config.h"
+#include "server/context.h"
+#include "store/store.h"
+
+namespace sluice::server {
+
+// Keys of the store's settings: "<kind>/<queue or host name>".
+inline constexpr const char* kSettingQueueOpen = "queue_open";              // 0 or 1
+inline constexpr const char* kSettingQueueActive = "queue_active";          // 0 or 1
+inline constexpr const char* kSettingHostClosed = "host_closed";            // 1; absent when open
+inline constexpr const char* kSettingReclaimDeadline = "reclaim_deadline";  // an Instant
+
+class ClusterSettings {
+ public:
+  // Whether a host's agent is live (AgentRegistry::Live).
+  using LiveFn = std::function<bool(const std::string& host)>;
+
+  ClusterSettings(ServerContext& ctx, core::ClusterConfig base, config::AuthConfig auth)
+      : ctx_(ctx), base_(std::move(base)), auth_(std::move(auth)) {}
+
+  // The caller a bearer token names: a user, or the agent token (`agent` set).
+  // Errors: kUnauthenticated for an empty or unknown token.
+  Result<Caller> Authenticate(const std::string& token) const;
+
+  // --- Restart ---
+  // Hosts agents added earlier that the cluster YAML does not name (HostAdded).
+  Status RestoreHosts(const std::vector<store::StoredHost>& hosts);
+  // Administrators' queue and host overrides; the queue overrides reconfigure the core.
+  void RestoreOverrides(const std::map<std::string, int64_t>& settings, const LiveFn& live);
+  // Queues' reclaim deadlines: a restart does not give a starved queue a new grace (R-CAP-3).
+  void RestoreReclaimDeadlines(const std::map<std::string, int64_t>& settings);
+
+  // --- What the core sees ---
+  core::HostState HostStateFor(const std::string& host, bool live) const;
+  // `base` with the overrides and agent-added hosts applied.
+  core::ClusterConfig EffectiveConfig(const core::ClusterConfig& base, const LiveFn& live) const;
+
+  // --- Changes (each returns what the caller stores; nothing changes on error) ---
+  // A host an agent registered with that the core did not have (already added to the core).
+  store::StoredHost AddAgentHost(const core::HostSpec& spec);
+  // open/close/activate/inactivate a queue. Errors: kNotFound (unknown action),
+  // kFailedPrecondition (the core refused the configuration; nothing changed).
+  Result<store::WriteBatch> SetQueue(const std::string& queue, const std::string& action,
+                                     const LiveFn& live);
+  // open/close a host. Errors: kNotFound (unknown action).
+  Result<store::WriteBatch> SetHost(const std::string& host, const std::string& action);
+  // Replaces the configuration (validated whole by the core). Errors: kInvalidArgument.
+  Result<store::WriteBatch> Replace(core::ClusterConfig config, const LiveFn& live);
+  void SetAuth(config::AuthConfig auth) { auth_ = std::move(auth); }
+
+  int64_t config_version() const { return config_version_; }
+  void set_config_version(int64_t version) { config_version_ = version; }
+  size_t agent_host_count() const { return dynamic_hosts_.size(); }
+
+ private:
+  ServerContext& ctx_;
+  core::ClusterConfig base_;  // as loaded from the file (before overrides)
+  config::AuthConfig auth_;
+  int64_t config_version_ = 0;
+  std::set<std::string> dynamic_hosts_;  // added by registration (persisted)
+  std::set<std::string> closed_hosts_;   // closed by an administrator
+  std::map<std::string, bool> queue_open_;
+  std::map<std::string, bool> queue_active_;
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,58 @@
+#include "server/context.h"
+
+#include <cstdlib>
+#include <future>
+#include <utility>
+
+namespace sluice::server {
+
+ServerContext::ServerContext(core::ClusterState state_in, store::Store* store_in,
+                             ControllerOptions options_in, ClockMs clock,
+                             std::shared_ptr<spdlog::logger> log_in)
+    : state(std::move(state_in)),
+      store(store_in),
+      options(std::move(options_in)),
+      log(std::move(log_in)),
+      clock_(std::move(clock)) {}
+
+Status ServerContext::ApplyLocked(const core::Event& event, const std::string& what) {
+  Status s = core::Apply(event, Now(), state);
+  if (!s.ok() && !what.empty()) log->error("{}: {}", what, s.message());
+  return s;
+}
+
+void ServerContext::MarkDirty() {
+  dirty = true;
+  cycle_cv.notify_all();
+}
+
+void ServerContext::WriteFailed(const Status& status) {
+  log->critical("store write failed: {}; stopping", status.message());
+  log->flush();
+  std::_Exit(3);
+}
+
+void ServerContext::WriteLocked(store::WriteBatch batch, std::function<void()> then) {
+  store->Write(std::move(batch), [this, then = std::move(then)](const Status& status) {
+    if (!status.ok()) WriteFailed(status);
+    if (then) {
+      std::lock_guard lock(mu);
+      then();
+    }
+    work_cv.notify_all();
+  });
+}
+
+void ServerContext::WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> future = done->get_future();
+  store->Write(std::move(batch), [this, done](const Status& status) {
+    if (!status.ok()) WriteFailed(status);
+    done->set_value();
+  });
+  lock.unlock();
+  future.wait();
+  lock.lock();
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,99 @@
+// ServerContext: what every part of the controller shares (R-SRV-1, R-SRV-2): the one mutex,
+// the core's ClusterState, the store, the clock, the log and the options, plus the few
+// helpers every part needs to act on them (time, events, store writes, waking the cycle).
+//
+// The controller's parts (job_book.h, agent_registry.h, cycle_runner.h, cluster_settings.h,
+// job_requests.h) each borrow this context; the Controller (controller.h) owns it.
+// Invariants:
+//  - the core changes only through Apply (core events) and the cycle runner's Commit;
+//  - a store write that fails ends the process (fenced or the disk failed: this controller
+//    may no longer act, R-SRV-2);
+//  - `dirty` is set whenever something may let a job start or must be re-explained.
+// Thread-safety: every member except `mu` and the condition variables is guarded by `mu`;
+// the functions named *Locked and every part's method REQUIRE `mu` held, unless they say
+// otherwise. WriteAndWait releases `mu` while the store commits.
+#pragma once
+
+#include <spdlog/logger.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "base/time.h"
+#include "core/cycle/events.h"
+#include "core/model/cluster_state.h"
+#include "store/store.h"
+
+namespace sluice::server {
+
+struct ControllerOptions {
+  int64_t lease_ms = 10'000;           // host unavail after this long without a heartbeat
+  int64_t host_loss_grace_ms = 5'000;  // on_host_loss after lease + grace
+  int32_t max_dispatch_attempts = 3;   // failed launches before EXIT DISPATCH_FAILED
+  int64_t heartbeat_ms = 500;          // the wait_ms agents should use
+  int64_t relaunch_ms = 3'000;         // repeat an unconfirmed launch after this long
+  int32_t kill_grace_seconds = 10;
+  // Explain pending jobs (reasons) at most this often: decisions do not depend on it, and
+  // explaining costs time per pending job. 0: every cycle.
+  int64_t explain_interval_ms = 0;
+  // Ended jobs leave the controller's memory (listings, job detail) this long after they end,
+  // as LSF's CLEAN_PERIOD and Slurm's MinJobAge do; their rows stay in the store and
+  // dependencies on them keep their verdict. -1: keep them all (`sluice server` accepts -1 or
+  // at least 60).
+  int64_t keep_ended_seconds = 3600;
+  std::string config_path;  // re-read by Reconfigure()
+};
+
+// Who is calling (the HTTP front end resolves bearer tokens, Controller::Authenticate).
+struct Caller {
+  std::string user;
+  bool admin = false;
+  bool agent = false;  // the agent token: may call the agent routes only
+};
+
+using ClockMs = std::function<int64_t()>;  // wall-clock milliseconds since the epoch
+
+class ServerContext {
+ public:
+  ServerContext(core::ClusterState state, store::Store* store, ControllerOptions options,
+                ClockMs clock, std::shared_ptr<spdlog::logger> log);
+
+  int64_t NowMs() const { return clock_(); }
+  Instant Now() const { return clock_() / 1000; }
+
+  // Applies a core event at Now(); a refusal is returned, and logged as "<what>: <message>"
+  // unless `what` is empty (a refusal the caller expects, e.g. a cancel of an ended job).
+  Status ApplyLocked(const core::Event& event, const std::string& what);
+  // Something changed: the scheduling thread runs a cycle soon.
+  void MarkDirty();
+  // Queues `batch`; `then` runs after the commit with `mu` held, before waiters wake.
+  void WriteLocked(store::WriteBatch batch, std::function<void()> then = nullptr);
+  // Queues `batch` and waits for its commit with `lock` (on `mu`) released meanwhile.
+  void WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch);
+
+  std::mutex mu;
+  std::condition_variable work_cv;   // heartbeats wait here for launches/kills
+  std::condition_variable cycle_cv;  // the scheduling thread waits here
+  core::ClusterState state;
+  store::Store* const store;
+  const ControllerOptions options;
+  const std::shared_ptr<spdlog::logger> log;
+  uint64_t epoch = 0;
+  int64_t start_ms = 0;
+  bool dirty = true;
+  bool stopping = false;
+
+ private:
+  // Ends the process after a failed write (see Invariants).
+  [[noreturn]] void WriteFailed(const Status& status);
+
+  ClockMs clock_;
+};
+
+}  // namespace sluice::server

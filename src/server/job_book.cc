@@ -1,0 +1,375 @@
+#include "server/job_book.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "server/job_spec.h"
+#include "server/job_text.h"
+
+namespace sluice::server {
+
+using nlohmann::json;
+
+namespace {
+
+// The allocation of a stored row, or an error when the cluster no longer has its hosts or
+// resources.
+Result<core::Allocation> DecodeAllocation(const std::string& text,
+                                          const core::ClusterState& state) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return InvalidArgument("bad allocation " + text);
+  core::Allocation alloc;
+  for (const json& h : j.value("hosts", json::array())) {
+    auto host = state.FindHost(h.value("host", ""));
+    if (!host) return NotFound("no host " + h.value("host", ""));
+    core::HostGrant grant{
+        .host = *host, .slots = h.value("slots", 0), .whole_host = h.value("whole_host", false)};
+    for (auto it = h["resources"].begin(); it != h["resources"].end(); ++it) {
+      auto id = state.FindHostResource(it.key());
+      if (!id) return NotFound("no host resource " + it.key());
+      grant.resources.push_back({*id, it.value().get<int64_t>()});
+    }
+    alloc.hosts.push_back(std::move(grant));
+  }
+  for (auto it = j["shared"].begin(); it != j["shared"].end(); ++it) {
+    auto id = state.FindSharedResource(it.key());
+    if (!id) return NotFound("no shared resource " + it.key());
+    alloc.shared.push_back({*id, it.value().get<int64_t>()});
+  }
+  return alloc;
+}
+
+// The hosts (by name) of a stored allocation, for an ended job's "where it ran".
+std::vector<std::pair<std::string, int32_t>> HostsOf(const std::string& allocation) {
+  std::vector<std::pair<std::string, int32_t>> hosts;
+  json alloc = json::parse(allocation, nullptr, false);
+  if (!alloc.is_object()) return hosts;
+  for (const json& g : alloc.value("hosts", json::array())) {
+    hosts.emplace_back(g.value("host", ""), g.value("slots", 0));
+  }
+  return hosts;
+}
+
+core::ExitCause CoreCause(const std::string& cause, int32_t exit_code) {
+  if (cause == "RUN_LIMIT") return core::ExitCause::kRunLimit;
+  if (cause == "HOST_LOST") return core::ExitCause::kHostLost;
+  if (cause.empty() && exit_code == 0) return core::ExitCause::kNone;
+  return core::ExitCause::kNonZeroExit;
+}
+
+core::AdmissionRecord RecordOf(const store::StoredJob& row, const core::JobSpec& spec) {
+  return core::AdmissionRecord{
+      .enqueue_time = row.enqueue_time,
+      .spec_digest = core::SpecDigest(spec),
+      .policy = core::ParsePolicyKind(row.policy).value_or(core::PolicyKind::kFifo),
+      .bypass_count = row.bypass_count,
+      .first_blocked = row.first_blocked,
+      .gate_since = row.gate_since,
+      .epoch = row.epoch};
+}
+
+}  // namespace
+
+void JobInfo::SetState(JobState state) {
+  state_ = state;
+  row.state = std::string(ToString(state));
+}
+
+void JobInfo::SetPhase(core::AdmissionPhase phase) {
+  phase_ = phase;
+  row.phase = std::string(core::ToString(phase));
+}
+
+std::string JobInfo::WaitReason() const {
+  if (state_ == JobState::kHeld) return std::string(core::ToString(core::ReasonCode::kHeld));
+  if (state_ != JobState::kPending) return "";
+  return main_reason.empty() ? std::string(core::ToString(core::ReasonCode::kNewJob)) : main_reason;
+}
+
+// --- Records ------------------------------------------------------------------------------------
+
+JobInfo* JobBook::Find(JobId id) {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : it->second.get();
+}
+
+void JobBook::Add(std::shared_ptr<JobInfo> job) {
+  const JobId id = job->row.id;
+  next_id_ = std::max(next_id_, id + 1);
+  jobs_[id] = std::move(job);
+}
+
+void JobBook::Withdraw(JobId id) {
+  (void)ctx_.ApplyLocked(core::JobWithdrawn{id}, "withdraw");
+  jobs_.erase(id);
+}
+
+const std::set<JobId>& JobBook::LaunchedBy(const std::string& host) const {
+  static const std::set<JobId> kNone;
+  auto it = launched_.find(host);
+  return it == launched_.end() ? kNone : it->second;
+}
+
+void JobBook::SetHosts(JobInfo& job, std::vector<std::pair<std::string, int32_t>> hosts) {
+  job.hosts = std::move(hosts);
+  job.launch_host = job.hosts.front().first;
+  launched_[job.launch_host].insert(job.row.id);
+}
+
+void JobBook::Unindex(const JobInfo& job) {
+  if (auto it = launched_.find(job.launch_host); it != launched_.end()) {
+    it->second.erase(job.row.id);
+  }
+}
+
+// --- Restart ------------------------------------------------------------------------------------
+
+JobBook::Restored JobBook::Restore(const std::vector<store::StoredJob>& rows,
+                                   store::WriteBatch& batch) {
+  std::vector<JobInfo*> holding;
+  for (const store::StoredJob& row : rows) {
+    next_id_ = std::max(next_id_, row.id + 1);
+    if (JobInfo* job = RestoreRow(row)) holding.push_back(job);
+  }
+  std::sort(holding.begin(), holding.end(),
+            [](const JobInfo* a, const JobInfo* b) { return a->row.start_seq < b->row.start_seq; });
+  Restored restored{.holding = holding.size()};
+  for (JobInfo* job : holding) {
+    if (RestoreAllocation(*job, batch)) restored.launch_hosts.push_back(job->launch_host);
+  }
+  return restored;
+}
+
+JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
+  const std::optional<JobState> state = ParseJobState(row.state);
+  const std::optional<core::AdmissionPhase> phase = ParseAdmissionPhase(row.phase);
+  if (!state || !phase) {
+    ctx_.log->error("job {}: stored state {} phase {} unknown; skipped", row.id, row.state,
+                    row.phase);
+    return nullptr;
+  }
+  const bool ended = *phase == core::AdmissionPhase::kEnded;
+  if (ended) {
+    // Not restored into the core; dependencies that name it keep its verdict.
+    // start_seq, not start_time: a requeue clears the start time, not the fact it started.
+    const bool started = row.start_seq != 0 || row.start_time != 0 || !row.allocation.empty();
+    (void)ctx_.ApplyLocked(core::EndedJobNoted{row.id, CoreEndedState(*state), started},
+                           "job " + std::to_string(row.id));
+    const int64_t keep = ctx_.options.keep_ended_seconds;
+    if (keep >= 0 && row.end_time + keep <= ctx_.Now()) return nullptr;  // only in the store
+    ended_by_time_.insert({row.end_time, row.id});
+  }
+  auto info = std::make_shared<JobInfo>();
+  info->row = row;
+  info->SetState(*state);
+  info->SetPhase(*phase);
+  info->spec = json::parse(row.spec, nullptr, false);
+  if (!info->spec.is_object()) {
+    ctx_.log->error("job {}: stored spec is not JSON; skipped", row.id);
+    return nullptr;
+  }
+  info->fixed_text = FixedJobText(info->spec);
+  info->queue = info->spec.value("queue", "");
+  const core::ClusterState& cs = ctx_.state;
+  if (info->queue.empty() && !cs.queues().empty()) {
+    info->queue = cs.queues()[cs.default_queue()].spec.name;
+  }
+  JobInfo* job = info.get();
+  jobs_[row.id] = std::move(info);
+  if (ended) {
+    if (!row.allocation.empty()) job->hosts = HostsOf(row.allocation);
+    return nullptr;
+  }
+  core::JobSpec spec = ToCoreSpec(job->spec, row.id);
+  spec.hold = *state == JobState::kHeld;
+  const core::AdmissionRecord record = RecordOf(row, spec);
+  const std::string what = "job " + std::to_string(row.id) + ": cannot restore";
+  if (!ctx_.ApplyLocked(core::JobRestored{std::move(spec), row.seq, record}, what).ok()) {
+    return nullptr;
+  }
+  job->in_core = true;
+  job->queue = cs.queues()[cs.FindJob(row.id)->queue].spec.name;
+  return job->HoldsAllocation() ? job : nullptr;
+}
+
+bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
+  const core::ClusterState& cs = ctx_.state;
+  Result<core::Allocation> alloc = DecodeAllocation(job.row.allocation, cs);
+  Status restored = FailedPrecondition("no allocation");
+  if (alloc) {
+    const JobId preempted_for = job.BeingPreempted() ? job.row.preempted_for : kNoJob;
+    restored = ctx_.ApplyLocked(
+        core::AllocationRestored{job.row.id, *alloc, job.row.start_time, preempted_for}, "");
+  }
+  if (!restored.ok()) {
+    // The configuration changed under it: it cannot hold those slots; it waits again.
+    ctx_.log->error("job {}: stored allocation no longer fits; requeued", job.row.id);
+    const bool cancelled = job.row.cancel_requested;
+    job.SetPhase(core::AdmissionPhase::kPending);
+    job.SetState(cancelled ? JobState::kCancelled : JobState::kPending);
+    job.row.allocation.clear();
+    job.ClearPreemption();
+    if (cancelled) {
+      (void)ctx_.ApplyLocked(core::JobCancelled{job.row.id}, "");
+      job.SetPhase(core::AdmissionPhase::kEnded);
+      job.row.end_time = ctx_.Now();
+      ended_by_time_.insert({job.row.end_time, job.row.id});
+    }
+    batch.jobs.push_back(job.row);
+    return false;
+  }
+  // The victim keeps being stopped for the same job, with the same kill time.
+  job.preempt_committed = job.BeingPreempted();
+  std::vector<std::pair<std::string, int32_t>> hosts;
+  for (const core::HostGrant& g : alloc->hosts) {
+    hosts.emplace_back(cs.hosts()[g.host].spec.name, g.slots);
+  }
+  job.hosts.clear();
+  SetHosts(job, std::move(hosts));
+  job.from_earlier_epoch = job.phase() == core::AdmissionPhase::kAdmitting;
+  job.launch_ready = true;
+  return true;
+}
+
+// --- Transitions --------------------------------------------------------------------------------
+
+void JobBook::SyncRow(JobInfo& job) {
+  job.row.epoch = ctx_.epoch;
+  if (!job.in_core) return;
+  const core::Job* cj = ctx_.state.FindJob(job.row.id);
+  if (cj == nullptr) return;
+  job.row.seq = cj->seq;
+  job.row.enqueue_time = cj->admission.enqueue_time;
+  job.row.policy = std::string(core::ToString(cj->admission.policy));
+  job.row.bypass_count = cj->admission.bypass_count;
+  job.row.first_blocked = cj->admission.first_blocked;
+  job.row.gate_since = cj->admission.gate_since;
+  job.row.start_seq = cj->start_seq;
+}
+
+void JobBook::Stage(JobInfo& job, store::WriteBatch& batch) {
+  SyncRow(job);
+  batch.jobs.push_back(job.row);
+}
+
+void JobBook::SetState(JobInfo& job, JobState state, const std::string& why,
+                       store::WriteBatch& batch) {
+  if (job.state() != state) {
+    ctx_.log->info("job {}: {} -> {}{}{}", job.row.id, ToString(job.state()), ToString(state),
+                   why.empty() ? "" : " ", why);
+  }
+  job.SetState(state);
+  if (!IsWaiting(state)) job.main_reason.clear();
+  // Retention counts from when the end was recorded (a cancelled job's end_time is the
+  // cancel; its kill may be reported much later).
+  if (job.phase() == core::AdmissionPhase::kEnded) ended_by_time_.insert({ctx_.Now(), job.row.id});
+  Stage(job, batch);
+  Emit(job);
+}
+
+void JobBook::Finish(JobInfo& job, int32_t exit_code, const std::string& cause, bool killed,
+                     store::WriteBatch& batch) {
+  const Instant now = ctx_.Now();
+  Unindex(job);
+  job.row.exit_code = exit_code;
+  job.row.end_time = job.row.end_time != 0 && job.row.cancel_requested ? job.row.end_time : now;
+  job.SetPhase(core::AdmissionPhase::kEnded);  // the allocation stays in the row: where it ran
+  job.ClearPreemption();
+  ctx_.MarkDirty();
+  if (job.row.cancel_requested) {
+    (void)ctx_.ApplyLocked(core::JobCancelled{job.row.id}, "");
+    SetState(job, JobState::kCancelled, killed ? "(killed)" : "(ended after cancel)", batch);
+    return;
+  }
+  (void)ctx_.ApplyLocked(core::JobFinished{job.row.id, exit_code, CoreCause(cause, exit_code)},
+                         "job " + std::to_string(job.row.id) + ": finish");
+  const bool done = cause.empty() && exit_code == 0;
+  job.row.cause = done ? "" : (cause.empty() ? "NON_ZERO_EXIT" : cause);
+  SetState(job, done ? JobState::kDone : JobState::kExit,
+           done ? "(exit 0)" : "(" + job.row.cause + ", exit " + std::to_string(exit_code) + ")",
+           batch);
+}
+
+void JobBook::Requeue(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
+  Unindex(job);
+  job.ClearPreemption();
+  ctx_.MarkDirty();
+  if (job.row.cancel_requested) {
+    job.SetPhase(core::AdmissionPhase::kEnded);
+    job.row.allocation.clear();
+    (void)ctx_.ApplyLocked(core::JobCancelled{job.row.id}, "");
+    SetState(job, JobState::kCancelled, "(never ran)", batch);
+    return;
+  }
+  (void)ctx_.ApplyLocked(core::JobRequeued{job.row.id},
+                         "job " + std::to_string(job.row.id) + ": requeue");
+  job.SetPhase(core::AdmissionPhase::kPending);
+  job.row.allocation.clear();
+  job.row.start_time = 0;
+  job.hosts.clear();
+  job.launch_host.clear();
+  job.launch_ready = false;
+  job.launch_sent_ms = -1;
+  job.from_earlier_epoch = false;
+  SetState(job, JobState::kPending,
+           "(requeued at sequence " + std::to_string(job.row.seq) + ": " + why + ")", batch);
+}
+
+void JobBook::ConfirmRunning(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
+  job.SetPhase(core::AdmissionPhase::kAdmitted);
+  job.from_earlier_epoch = false;
+  if (job.row.cancel_requested) {
+    batch.jobs.push_back(job.row);  // stays CANCELLED: its kill is on the way
+  } else {
+    SetState(job, JobState::kRunning, why, batch);
+  }
+}
+
+void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
+  const core::ClusterState& cs = ctx_.state;
+  const core::Job* cj = cs.FindJob(job.row.id);
+  const bool requeue = cj != nullptr && !job.row.cancel_requested &&
+                       cs.queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue;
+  if (requeue) {
+    Requeue(job, why, batch);
+  } else {
+    Finish(job, -1, "HOST_LOST", false, batch);
+  }
+}
+
+// --- Retention ----------------------------------------------------------------------------------
+
+void JobBook::ForgetEnded() {
+  if (ctx_.options.keep_ended_seconds < 0) return;
+  const Instant cutoff = ctx_.Now() - ctx_.options.keep_ended_seconds;
+  while (!ended_by_time_.empty() && ended_by_time_.begin()->first <= cutoff) {
+    const JobId id = ended_by_time_.begin()->second;
+    ended_by_time_.erase(ended_by_time_.begin());
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second->phase() != core::AdmissionPhase::kEnded) continue;
+    if (it->second->in_core) {
+      (void)ctx_.ApplyLocked(core::JobForgotten{id}, "job " + std::to_string(id) + ": forget");
+    }
+    jobs_.erase(it);
+  }
+}
+
+// --- Job events ---------------------------------------------------------------------------------
+
+int JobBook::Subscribe(std::function<void(const JobEvent&)> listener) {
+  const int id = next_listener_++;
+  listeners_[id] = std::move(listener);
+  return id;
+}
+
+void JobBook::Unsubscribe(int id) { listeners_.erase(id); }
+
+void JobBook::Emit(const JobInfo& job) {
+  if (listeners_.empty()) return;
+  JobEvent event{.id = job.row.id, .state = job.row.state};
+  if (!job.main_reason.empty() && IsWaiting(job.state())) event.reason = job.main_reason;
+  for (auto& [id, listener] : listeners_) listener(event);
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,166 @@
+// JobBook: the controller's record of every job it knows (R-SRV-1, R-SRV-2, R-SRV-6): the
+// stored row and the server-only bookkeeping of each job, the jobs each host launches, the
+// mapping of stored rows back into the core at a restart, the transitions a job goes
+// through outside a cycle (finish, requeue, confirm, lose), and the retention of ended jobs.
+//
+// Representation:
+//  - jobs_ (by id, ordered): every job's persisted row (store::StoredJob) plus what only the
+//    server keeps (launch host, whether its launch may be sent, its last main reason). A
+//    listing keeps shared pointers to them across lock releases, so ForgetEnded may drop an
+//    entry from the map while a listing still reads it.
+//  - launched_ (by host name): the ADMITTING/RUNNING jobs whose launch goes to that host
+//    (the first host of the allocation, the "mother superior").
+//  - ended_by_time_: the ended jobs of jobs_, by when their end was recorded (retention).
+// Invariants:
+//  - JobInfo's state and phase are the truth; row.state and row.phase always spell them
+//    (JobInfo::SetState/SetPhase keep both);
+//  - a job that holds an allocation (phase ADMITTING or ADMITTED) is running in the core and
+//    is in launched_ under its launch host;
+//  - every change of a job in the core goes through core::Apply (ServerContext::ApplyLocked);
+//  - each transition adds the job's row to the caller's batch, logs the state change and
+//    emits a JobEvent to the listeners.
+// Thread-safety: every method REQUIRES the context's mutex held.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model/job.h"
+#include "core/reasons/reason.h"
+#include "server/context.h"
+#include "server/job_state.h"
+#include "store/store.h"
+
+namespace sluice::server {
+
+// One state transition, for the SSE stream.
+struct JobEvent {
+  JobId id = 0;
+  std::string state;
+  std::optional<std::string> reason;
+};
+
+struct JobInfo {
+  store::StoredJob row;  // what the store holds (the truth across restarts)
+  nlohmann::json spec;   // parsed row.spec
+  std::shared_ptr<const std::string> fixed_text;       // FixedJobText(spec): listings reuse it
+  std::string queue;                                   // resolved queue name
+  std::vector<std::pair<std::string, int32_t>> hosts;  // allocation by host name
+  std::string launch_host;                             // first host of the allocation; "" when none
+  bool in_core = false;             // the core holds the job (it did not end before this start)
+  bool launch_ready = false;        // its ADMITTING row committed: the launch may be sent
+  int64_t launch_sent_ms = -1;      // when the launch was last sent; -1 never (this epoch)
+  bool from_earlier_epoch = false;  // restored ADMITTING: unresolved until its agent reports
+  std::optional<core::PendingReasons> reasons;  // from the last explained cycle
+  std::string main_reason;                      // last main reason logged ("" none)
+  std::string message;                          // why it ended, when it did not end by itself
+  // Preempted (R-CAP-3, R-CAP-4; the marker is row.preempted_for and row.preempt_kill_at,
+  // persisted so that a restart neither forgets why the victim is stopped nor restarts its
+  // grace): its agent is told to kill it (SIGTERM, SIGKILL at the kill time) once the marker
+  // committed, and its exit requeues it at its original position instead of ending it.
+  bool preempt_committed = false;
+
+  JobState state() const { return state_; }
+  core::AdmissionPhase phase() const { return phase_; }
+  void SetState(JobState state);
+  void SetPhase(core::AdmissionPhase phase);
+
+  bool BeingPreempted() const { return row.preempted_for > 0; }  // the store's "none" is 0
+  void ClearPreemption() {
+    row.preempted_for = 0;
+    row.preempt_kill_at = 0;
+    preempt_committed = false;
+  }
+  // The main reason code of a waiting job (HELD; NEW_JOB until a cycle has explained it);
+  // "" when it is not waiting.
+  std::string WaitReason() const;
+  bool HoldsAllocation() const {
+    return phase_ == core::AdmissionPhase::kAdmitting || phase_ == core::AdmissionPhase::kAdmitted;
+  }
+
+ private:
+  JobState state_ = JobState::kPending;
+  core::AdmissionPhase phase_ = core::AdmissionPhase::kPending;
+};
+
+class JobBook {
+ public:
+  using Jobs = std::map<JobId, std::shared_ptr<JobInfo>>;
+
+  explicit JobBook(ServerContext& ctx) : ctx_(ctx) {}
+
+  // --- Records ---
+  JobInfo* Find(JobId id);
+  const Jobs& jobs() const { return jobs_; }
+  // A fresh id (ids are never reused, even for a refused batch).
+  JobId TakeId() { return next_id_++; }
+  void Add(std::shared_ptr<JobInfo> job);
+  // Takes back a submission that was never acknowledged (JobWithdrawn).
+  void Withdraw(JobId id);
+  // The ADMITTING/RUNNING jobs whose launch goes to `host`.
+  const std::set<JobId>& LaunchedBy(const std::string& host) const;
+  // Records a started job's hosts (allocation by name) and indexes it under its launch host.
+  void SetHosts(JobInfo& job, std::vector<std::pair<std::string, int32_t>> hosts);
+
+  // --- Restart ---
+  // Steps: 1. every row in id order: an ended one is noted for dependencies (EndedJobNoted)
+  // and kept only within retention; an unfinished one goes back into the core through the
+  // submission path with its stored sequence and admission record (JobRestored); 2. the
+  // allocations of ADMITTING/RUNNING jobs in start order (AllocationRestored, with their
+  // preemption markers); one that no longer fits is requeued (its row joins `batch`).
+  struct Restored {
+    size_t holding = 0;                     // jobs that held allocations when stored
+    std::vector<std::string> launch_hosts;  // of the jobs that hold them again
+  };
+  Restored Restore(const std::vector<store::StoredJob>& rows, store::WriteBatch& batch);
+
+  // --- Transitions (each adds the row to `batch`) ---
+  void SetState(JobInfo& job, JobState state, const std::string& why, store::WriteBatch& batch);
+  // A job that held an allocation ended: `cause` "" (by itself), RUN_LIMIT, HOST_LOST or
+  // DISPATCH_FAILED; `killed` when its cancel's kill ended it.
+  void Finish(JobInfo& job, int32_t exit_code, const std::string& cause, bool killed,
+              store::WriteBatch& batch);
+  // Back to its queue at its original sequence (a cancelled one ends CANCELLED instead).
+  void Requeue(JobInfo& job, const std::string& why, store::WriteBatch& batch);
+  // ADMITTING -> RUNNING once its agent reports it runs (a cancelled one only records it).
+  void ConfirmRunning(JobInfo& job, const std::string& why, store::WriteBatch& batch);
+  // A running job its host lost: requeued or ended HOST_LOST per its queue's on_host_loss.
+  void Lose(JobInfo& job, const std::string& why, store::WriteBatch& batch);
+  // Copies the core's admission record into the row and adds the row to `batch`.
+  void Stage(JobInfo& job, store::WriteBatch& batch);
+  // Copies the core's admission record into the row.
+  void SyncRow(JobInfo& job);
+
+  // --- Retention ---
+  // Drops the jobs that ended more than keep_ended_seconds ago (JobForgotten).
+  void ForgetEnded();
+
+  // --- Job events (SSE) ---
+  int Subscribe(std::function<void(const JobEvent&)> listener);
+  void Unsubscribe(int id);
+  void Emit(const JobInfo& job);
+
+ private:
+  // Restore's step 1 for one row; the job when it holds an allocation to restore.
+  JobInfo* RestoreRow(const store::StoredJob& row);
+  // Restore's step 2 for one job; false when it was requeued (its row is in `batch`).
+  bool RestoreAllocation(JobInfo& job, store::WriteBatch& batch);
+  void Unindex(const JobInfo& job);
+
+  ServerContext& ctx_;
+  JobId next_id_ = 1;
+  Jobs jobs_;
+  std::map<std::string, std::set<JobId>> launched_;
+  std::set<std::pair<Instant, JobId>> ended_by_time_;
+  std::map<int, std::function<void(const JobEvent&)>> listeners_;
+  int next_listener_ = 1;
+};
+
+}  // namespace sluice::server

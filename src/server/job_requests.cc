@@ -1,0 +1,318 @@
+#include "server/job_requests.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <optional>
+#include <sstream>
+
+#include "server/job_spec.h"
+#include "server/job_text.h"
+#include "server/views.h"
+
+namespace sluice::server {
+
+using nlohmann::json;
+
+namespace {
+
+// R-SRV-5: users act on their own jobs only; administrators on every job.
+Status RefuseUnlessOwner(const Caller& caller, const JobInfo& job) {
+  const std::string owner = job.spec.value("user", "");
+  if (caller.admin || owner == caller.user) return Status::Ok();
+  return Status(StatusCode::kPermissionDenied, "job " + std::to_string(job.row.id) +
+                                                   " belongs to " + owner + "; " + caller.user +
+                                                   " may act only on their own jobs");
+}
+
+std::vector<std::string> SplitComma(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+Status NoJob(JobId id) { return NotFound("no job " + std::to_string(id)); }
+
+}  // namespace
+
+struct JobRequests::ListQuery {
+  std::string user;
+  std::string queue;
+  std::vector<std::string> states;
+  bool reasons = false;
+  int64_t limit = -1;
+  std::optional<JobFields> fields;
+
+  bool Matches(const JobInfo& job) const {
+    if (!user.empty() && job.spec.value("user", "") != user) return false;
+    if (!queue.empty() && job.queue != queue) return false;
+    return states.empty() || std::find(states.begin(), states.end(), job.row.state) != states.end();
+  }
+};
+
+// --- Submit -------------------------------------------------------------------------------------
+
+Result<std::vector<json>> JobRequests::ParseBatch(const json& body) {
+  if (!body.is_object() || !body.contains("jobs") || !body["jobs"].is_array()) {
+    return InvalidArgument("body: expected {\"jobs\": [job, ...]}");
+  }
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    if (it.key() != "jobs") return InvalidArgument(it.key() + ": unknown field");
+  }
+  const json& jobs = body["jobs"];
+  if (jobs.size() > 100'000) {
+    return Status(StatusCode::kResourceExhausted, "jobs: at most 100000 jobs per batch");
+  }
+  std::vector<json> specs;
+  specs.reserve(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    Result<json> spec = ParseSubmission(jobs[i], "jobs[" + std::to_string(i) + "]");
+    if (!spec) return spec.error();
+    specs.push_back(std::move(*spec));
+  }
+  return specs;
+}
+
+Status JobRequests::CheckSubmittable(const Caller& caller, const json& spec,
+                                     const std::string& where) {
+  const core::ClusterState& cs = ctx_.state;
+  const std::string queue_name = spec.value("queue", "");
+  std::optional<QueueIndex> index;
+  if (queue_name.empty()) {
+    if (cs.queues().empty()) return InvalidArgument(where + ".queue: the cluster has no queue");
+    index = cs.default_queue();
+  } else {
+    index = cs.FindQueue(queue_name);
+    if (!index) return InvalidArgument(where + ".queue: no queue named '" + queue_name + "'");
+  }
+  const core::QueueSpec& q = cs.queues()[*index].spec;
+  if (!q.open) return InvalidArgument(where + ".queue: queue '" + q.name + "' is closed");
+  if (q.submit_users && !caller.admin &&
+      std::find(q.submit_users->begin(), q.submit_users->end(), caller.user) ==
+          q.submit_users->end()) {
+    return Status(StatusCode::kPermissionDenied, where + ".queue: user " + caller.user +
+                                                     " may not submit to queue '" + q.name + "'");
+  }
+  const std::string resreq = spec.value("resreq", "");
+  auto request = ctx_.state.CompileRequest(resreq.empty() ? q.default_resreq : resreq);
+  if (!request) return InvalidArgument(request.error().WithPrefix(where + ".resreq").message());
+  return Status::Ok();
+}
+
+Status JobRequests::Ingest(const Caller& caller, json spec,
+                           std::shared_ptr<const std::string> fixed, Instant now,
+                           store::WriteBatch& write, JobId& id) {
+  id = book_.TakeId();
+  spec["user"] = caller.user;
+  spec["submit_time"] = now;
+  SLUICE_RETURN_IF_ERROR(ctx_.ApplyLocked(core::JobSubmitted{ToCoreSpec(spec, id)}, ""));
+  const core::Job* cj = ctx_.state.FindJob(id);
+  auto info = std::make_shared<JobInfo>();
+  info->fixed_text = std::move(fixed);
+  info->in_core = true;
+  info->queue = ctx_.state.queues()[cj->queue].spec.name;
+  info->row = store::StoredJob{.id = id, .spec = spec.dump(), .submit_time = now};
+  info->SetState(cj->state == core::JobState::kHeld ? JobState::kHeld : JobState::kPending);
+  info->SetPhase(core::AdmissionPhase::kPending);
+  info->spec = std::move(spec);  // moved, not copied: the batch's trees are not used again
+  book_.Stage(*info, write);
+  book_.Add(std::move(info));
+  return Status::Ok();
+}
+
+// Steps: 1. check every job before accepting any (a batch is all or nothing); 2. ingest,
+// the same path a restored job takes (parse, intern, fingerprint); 3. acknowledge only
+// after the commit (R-SRV-1).
+Result<json> JobRequests::Submit(Lock& lock, const Caller& caller, std::vector<json> specs,
+                                 std::vector<std::shared_ptr<const std::string>> fixed,
+                                 bool batch) {
+  const auto where = [batch](size_t i) {
+    return batch ? "jobs[" + std::to_string(i) + "]" : "job";
+  };
+  for (size_t i = 0; i < specs.size(); ++i) {
+    Status s = CheckSubmittable(caller, specs[i], where(i));
+    if (!s.ok()) return s;
+  }
+  const Instant now = ctx_.Now();
+  store::WriteBatch write;
+  std::vector<JobId> ids;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    JobId id = 0;
+    Status s = Ingest(caller, std::move(specs[i]), std::move(fixed[i]), now, write, id);
+    if (!s.ok()) {
+      // All or nothing: the batch's jobs already taken in were never stored nor acknowledged,
+      // so they leave the core and the book as if never submitted (their ids are not reused).
+      for (auto taken = ids.rbegin(); taken != ids.rend(); ++taken) book_.Withdraw(*taken);
+      return InvalidArgument(where(i) + ": " + s.message());
+    }
+    ids.push_back(id);
+  }
+  submissions_ += static_cast<int64_t>(specs.size());
+  LogSubmitted(caller, ids);
+  ctx_.MarkDirty();
+  ctx_.WriteAndWait(lock, std::move(write));
+  if (batch) return json{{"ids", ids}};
+  return json{{"id", ids[0]}};
+}
+
+void JobRequests::LogSubmitted(const Caller& caller, const std::vector<JobId>& ids) {
+  if (ids.size() == 1) {
+    ctx_.log->info("job {}: submitted by {} to {}", ids[0], caller.user, book_.Find(ids[0])->queue);
+  } else if (!ids.empty()) {
+    ctx_.log->info("jobs {}-{}: {} submitted by {}", ids.front(), ids.back(), ids.size(),
+                   caller.user);
+  }
+}
+
+// --- List and detail ----------------------------------------------------------------------------
+
+Result<JobRequests::ListQuery> JobRequests::ParseListQuery(
+    const std::map<std::string, std::string>& query) {
+  ListQuery q;
+  for (const auto& [key, value] : query) {
+    if (key == "user") {
+      q.user = value == "all" ? "" : value;
+    } else if (key == "queue") {
+      q.queue = value;
+    } else if (key == "state") {
+      q.states = SplitComma(value);
+      for (std::string& s : q.states) std::transform(s.begin(), s.end(), s.begin(), ::toupper);
+    } else if (key == "pending_reasons") {
+      q.reasons = value == "1" || value == "true";
+    } else if (key == "fields") {
+      q.fields.emplace();
+      for (const std::string& name : SplitComma(value)) {
+        const std::vector<std::string>& known = JobFieldNames();
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+          return InvalidArgument("fields: no job field '" + name + "'");
+        }
+        q.fields->insert(name);
+      }
+    } else if (key == "limit") {
+      try {
+        q.limit = std::stoll(value);
+      } catch (...) {
+        return InvalidArgument("limit: expected an integer, got '" + value + "'");
+      }
+    } else {
+      return InvalidArgument(key + ": unknown query parameter");
+    }
+  }
+  return q;
+}
+
+// Under the lock only the filter and copies of the selected jobs' changing fields, a chunk
+// at a time (the lock is released between chunks, so a listing of a million jobs never holds
+// up heartbeats or the cycle for long); the text is written without the lock (job_text.h).
+// `selected` shares the jobs, so they stay valid across releases even if ForgetEnded drops
+// them meanwhile; a job whose state left the filter is skipped. A listing is therefore not
+// one atomic snapshot, as squeue's is not.
+Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, std::string>& query) {
+  Result<ListQuery> q = ParseListQuery(query);
+  if (!q) return q.error();
+  std::vector<std::shared_ptr<const JobInfo>> selected;
+  for (const auto& [id, job] : book_.jobs()) {
+    if (q->Matches(*job)) selected.push_back(job);
+  }
+  size_t first = 0;
+  if (q->limit >= 0 && selected.size() > static_cast<size_t>(q->limit)) {
+    first = selected.size() - q->limit;
+  }
+  std::string text = "[";
+  constexpr size_t kChunk = 4096;
+  std::vector<JobListEntry> entries;
+  entries.reserve(std::min(kChunk, selected.size()));
+  bool first_job = true;
+  for (size_t at = first; at < selected.size(); at += kChunk) {
+    if (!lock.owns_lock()) lock.lock();
+    entries.clear();
+    for (size_t i = at; i < std::min(at + kChunk, selected.size()); ++i) {
+      if (q->Matches(*selected[i]))
+        entries.push_back(ListEntryOf(*selected[i], ctx_.state, q->reasons));
+    }
+    lock.unlock();
+    if (at == first) text.reserve((selected.size() - first) * (q->fields ? 200 : 640) + 2);
+    for (const JobListEntry& entry : entries) {
+      if (!first_job) text += ',';
+      first_job = false;
+      AppendJobText(entry, text, q->fields ? &*q->fields : nullptr);
+    }
+  }
+  if (!lock.owns_lock()) lock.lock();
+  text += ']';
+  return text;
+}
+
+Result<json> JobRequests::Get(JobId id) {
+  JobInfo* job = book_.Find(id);
+  if (job == nullptr && ctx_.state.Knows(id)) {
+    return NotFound("job " + std::to_string(id) + " ended more than " +
+                    std::to_string(ctx_.options.keep_ended_seconds) +
+                    " s ago and is no longer kept (keep_ended_seconds)");
+  }
+  if (job == nullptr) return NoJob(id);
+  return JobJson(*job, ctx_.state, ctx_.Now(), true);
+}
+
+// --- Actions ------------------------------------------------------------------------------------
+
+json JobRequests::AnswerAfterCommit(Lock& lock, JobInfo& job, store::WriteBatch batch) {
+  // The job as the action left it, taken before the lock is released for the commit.
+  json answer = JobJson(job, ctx_.state, ctx_.Now(), false);
+  ctx_.WriteAndWait(lock, std::move(batch));
+  return answer;
+}
+
+Result<json> JobRequests::Cancel(Lock& lock, const Caller& caller, JobId id) {
+  JobInfo* job = book_.Find(id);
+  if (job == nullptr) return NoJob(id);
+  SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, *job));
+  store::WriteBatch batch;
+  const JobState state = job->state();
+  if (IsWaiting(state)) {
+    (void)ctx_.ApplyLocked(core::JobCancelled{id}, "");
+    job->SetPhase(core::AdmissionPhase::kEnded);
+    job->row.end_time = ctx_.Now();
+    book_.SetState(*job, JobState::kCancelled, "(by " + caller.user + ")", batch);
+    ctx_.MarkDirty();
+  } else if (state == JobState::kAdmitting || state == JobState::kRunning) {
+    job->row.cancel_requested = true;
+    job->row.end_time = ctx_.Now();
+    if (state == JobState::kAdmitting && job->launch_sent_ms < 0 && !job->from_earlier_epoch) {
+      // Never sent to an agent: release at once.
+      book_.Finish(*job, 0, "", false, batch);
+    } else {
+      // The agent kills it (R-SRV-2: a cancel during ADMITTING kills it if it launches);
+      // its slots are released when the agent reports the kill or the host is lost.
+      book_.SetState(*job, JobState::kCancelled, "(by " + caller.user + "; killing)", batch);
+      ctx_.work_cv.notify_all();
+    }
+  } else {
+    return FailedPrecondition("job " + std::to_string(id) + " is already " + job->row.state);
+  }
+  return AnswerAfterCommit(lock, *job, std::move(batch));
+}
+
+Result<json> JobRequests::Hold(Lock& lock, const Caller& caller, JobId id, bool held) {
+  JobInfo* job = book_.Find(id);
+  if (job == nullptr) return NoJob(id);
+  SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, *job));
+  const core::Event event =
+      held ? core::Event(core::JobHeld{id}) : core::Event(core::JobReleased{id});
+  if (!job->in_core || !ctx_.ApplyLocked(event, "").ok()) {
+    return FailedPrecondition(
+        "job " + std::to_string(id) + " is " + job->row.state + "; " +
+        (held ? "only PENDING jobs can be held" : "only HELD jobs can be released"));
+  }
+  store::WriteBatch batch;
+  book_.SetState(*job, held ? JobState::kHeld : JobState::kPending, "(by " + caller.user + ")",
+                 batch);
+  ctx_.MarkDirty();
+  return AnswerAfterCommit(lock, *job, std::move(batch));
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,69 @@
+// JobRequests: what users ask of their jobs (docs/api.md "Users"; R-SRV-1, R-SRV-5):
+// submit (one or a batch), list, detail, cancel, hold and release. Each checks the request,
+// changes the job book and the core through events, and answers once the change committed.
+//
+// Outcomes (Status codes; the HTTP front end maps them, http_reply.h):
+//   kInvalidArgument  a malformed request or a job the cluster cannot take (named field);
+//   kPermissionDenied a queue the user may not submit to, another user's job (R-SRV-5);
+//   kNotFound         no such job (or no longer kept, keep_ended_seconds);
+//   kFailedPrecondition the job's state does not allow the action;
+//   kResourceExhausted a batch of more than 100,000 jobs.
+// Thread-safety: every method takes the caller's lock on the context's mutex, held on entry
+// and on return; it is released while the store commits and between a listing's chunks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "server/context.h"
+#include "server/job_book.h"
+
+namespace sluice::server {
+
+class JobRequests {
+ public:
+  using Lock = std::unique_lock<std::mutex>;
+
+  JobRequests(ServerContext& ctx, JobBook& book) : ctx_(ctx), book_(book) {}
+
+  // Checks a body without the lock: the normalized specs (ParseSubmission) or an error.
+  static Result<std::vector<nlohmann::json>> ParseBatch(const nlohmann::json& body);
+
+  // Takes `specs` in all or nothing (R-SRV-1: acknowledged only once committed); `fixed` is
+  // FixedJobText of each spec, built before the lock was taken. Returns {"id"} for a single
+  // submission, {"ids"} for a batch.
+  Result<nlohmann::json> Submit(Lock& lock, const Caller& caller, std::vector<nlohmann::json> specs,
+                                std::vector<std::shared_ptr<const std::string>> fixed, bool batch);
+  // GET /v1/jobs: the JSON text of the matching jobs (user, queue, state, pending_reasons,
+  // fields, limit).
+  Result<std::string> List(Lock& lock, const std::map<std::string, std::string>& query);
+  Result<nlohmann::json> Get(JobId id);
+  Result<nlohmann::json> Cancel(Lock& lock, const Caller& caller, JobId id);
+  Result<nlohmann::json> Hold(Lock& lock, const Caller& caller, JobId id, bool held);
+
+  int64_t submissions() const { return submissions_; }
+
+ private:
+  struct ListQuery;
+  static Result<ListQuery> ParseListQuery(const std::map<std::string, std::string>& query);
+  // The spec may go to its queue: open, the user allowed, its resreq compiles.
+  Status CheckSubmittable(const Caller& caller, const nlohmann::json& spec,
+                          const std::string& where);
+  // Step 2 of Submit for one spec: the job in the core and the book, its row in `write`.
+  Status Ingest(const Caller& caller, nlohmann::json spec, std::shared_ptr<const std::string> fixed,
+                Instant now, store::WriteBatch& write, JobId& id);
+  void LogSubmitted(const Caller& caller, const std::vector<JobId>& ids);
+  // The job as an action left it, once the action's batch committed.
+  nlohmann::json AnswerAfterCommit(Lock& lock, JobInfo& job, store::WriteBatch batch);
+
+  ServerContext& ctx_;
+  JobBook& book_;
+  int64_t submissions_ = 0;
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,150 @@
+#include "server/views.h"
+
+#include "core/admission/diagnostics.h"
+#include "core/reasons/hint.h"
+
+namespace sluice::server {
+
+using nlohmann::json;
+
+namespace {
+
+json OptionalTime(const std::optional<Instant>& t) { return t ? json(*t) : json(nullptr); }
+
+json ScopeJson(const core::LimitScope& scope) {
+  if (!scope.set) return nullptr;
+  return {{"per_each", scope.per_each}, {"names", scope.names}};
+}
+
+// The detail's admission section: the stored record, or the core's diagnosis when the core
+// holds the job.
+json AdmissionJson(const JobInfo& job, const core::ClusterState& state, Instant now, bool waiting) {
+  const store::StoredJob& r = job.row;
+  json admission = {{"policy", r.policy},
+                    {"seq", r.seq},
+                    {"bypass_count", r.bypass_count},
+                    {"first_blocked", OptionalTime(r.first_blocked)},
+                    {"gate_since", OptionalTime(r.gate_since)},
+                    {"gate_active", r.gate_since.has_value()},
+                    {"phase", r.phase},
+                    {"epoch", r.epoch}};
+  const core::Job* cj = job.in_core ? state.FindJob(r.id) : nullptr;
+  if (cj == nullptr) return admission;
+  core::AdmissionDiagnostics diag = core::Diagnose(*cj, state, now);
+  admission["policy"] = core::ToString(diag.policy);
+  admission["seq"] = diag.sequence;
+  admission["pending_age"] = waiting ? json(diag.pending_age) : json(nullptr);
+  admission["request"] = diag.request;
+  admission["classification"] = core::ToString(diag.classification);
+  admission["bypass_count"] = diag.bypass_count;
+  admission["max_bypass"] = diag.max_bypass;
+  admission["first_blocked"] = OptionalTime(diag.first_blocked);
+  admission["max_head_wait"] = diag.max_head_wait;
+  admission["gate"] = core::ToString(diag.gate);
+  admission["gate_since"] = OptionalTime(diag.gate_since);
+  admission["gate_active"] = diag.gate == core::GateState::kActive;
+  admission["requested_slots"] = diag.requested_slots;
+  admission["eligible_slots"] = diag.eligible_slots;
+  return admission;
+}
+
+}  // namespace
+
+JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bool with_reasons) {
+  const store::StoredJob& r = job.row;
+  JobListEntry e{.fixed = job.fixed_text,
+                 .id = r.id,
+                 .user = job.spec.value("user", ""),
+                 .queue = job.queue,
+                 .state = r.state,
+                 .submit_time = r.submit_time,
+                 .start_time = r.start_time,
+                 .end_time = r.end_time,
+                 .exit_code = r.exit_code,
+                 .cause = r.cause,
+                 .hosts = job.hosts,
+                 .dispatch_attempts = r.dispatch_attempts,
+                 .message = job.message,
+                 .with_reasons = with_reasons};
+  for (const auto& [name, slots] : job.hosts) e.tasks += slots;
+  if (e.tasks == 0) e.tasks = job.spec.value("max_tasks", 1);
+  e.reason = job.WaitReason();
+  if (with_reasons && !e.reason.empty()) {
+    e.reasons = job.reasons;
+    // What would let it start (R-PR-2), from the same reasons the JSON shows.
+    const core::Job* cj = job.in_core ? state.FindJob(r.id) : nullptr;
+    if (cj != nullptr) {
+      const core::PendingReasons unexplained{.main = job.state() == JobState::kHeld
+                                                         ? core::ReasonCode::kHeld
+                                                         : core::ReasonCode::kNewJob};
+      e.hint = core::Hint(*cj, state, job.reasons ? *job.reasons : unexplained);
+    }
+  }
+  return e;
+}
+
+json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, bool detail) {
+  // One source of truth for the job object: the listing's text writer (job_text.h).
+  JobListEntry entry = ListEntryOf(job, state, detail);
+  std::string text;
+  AppendJobText(entry, text);
+  json j = json::parse(text);
+  if (!detail) return j;
+  j["admission"] = AdmissionJson(job, state, now, !entry.reason.empty());
+  return j;
+}
+
+json HostJson(const core::Host& host, const AgentView& view) {
+  json agent = {{"connected", false}, {"last_heartbeat", nullptr}};
+  if (view.registered) {
+    agent = {{"connected", view.connected}, {"last_heartbeat", view.last_heartbeat_ms / 1000}};
+  }
+  return {{"name", host.spec.name},
+          {"state", core::ToString(host.spec.state)},
+          {"slots", host.spec.slots},
+          {"used_slots", host.used_slots},
+          {"running_jobs", host.running_jobs},
+          {"resources", host.spec.resources},
+          {"attributes", host.spec.attributes},
+          {"tags", host.spec.tags},
+          {"agent", agent}};
+}
+
+json QueueJson(const core::Queue& queue) {
+  int64_t pending = 0;
+  int64_t held = 0;
+  for (const core::PendingEntry& e : queue.pending) {
+    (e.job->state == core::JobState::kHeld ? held : pending) += 1;
+  }
+  const core::QueueSpec& q = queue.spec;
+  return {{"name", q.name},
+          {"priority", q.priority},
+          {"policy", core::ToString(q.policy)},
+          {"open", q.open},
+          {"active", q.active},
+          {"pending", pending},
+          {"held", held},
+          {"running", queue.running_jobs},
+          {"used_slots", queue.used_slots},
+          {"max_bypass", q.max_bypass},
+          {"max_head_wait", q.max_head_wait},
+          {"on_host_loss", core::ToString(q.on_host_loss)},
+          {"submit_users", q.submit_users ? json(*q.submit_users) : json(nullptr)}};
+}
+
+json LimitsJson(const core::ClusterState& state) {
+  json out = json::array();
+  for (const core::LimitSpec& l : state.config().limits) {
+    out.push_back({{"name", l.name},
+                   {"slots", l.slots ? json(*l.slots) : json(nullptr)},
+                   {"jobs", l.jobs ? json(*l.jobs) : json(nullptr)},
+                   {"resources", l.resources},
+                   {"users", ScopeJson(l.users)},
+                   {"queues", ScopeJson(l.queues)},
+                   {"hosts", ScopeJson(l.hosts)},
+                   {"projects", ScopeJson(l.projects)}});
+  }
+  return out;
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,34 @@
+// The JSON objects of the user API (docs/api.md): a job (listing entry and detail), a host
+// and a queue, read from the job book and the core under the controller's lock.
+//
+// The text of a job object is written by job_text.h (one source of truth for listings and
+// detail); this file only gathers its fields and adds the detail's admission section.
+// Thread-safety: every function REQUIRES the context's mutex held (they read the core).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "core/model/cluster_state.h"
+#include "server/job_book.h"
+#include "server/job_text.h"
+
+namespace sluice::server {
+
+// A job's listing fields, copied under the lock (job_text.h); with reasons and a hint when
+// `with_reasons` and the job waits.
+JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bool with_reasons);
+// The job object; `detail` adds the pending reasons and the admission section (at `now`).
+nlohmann::json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now,
+                       bool detail);
+// What a host object shows of its agent: connected or not, last heartbeat (seconds).
+struct AgentView {
+  bool registered = false;
+  bool connected = false;
+  int64_t last_heartbeat_ms = 0;
+};
+nlohmann::json HostJson(const core::Host& host, const AgentView& agent);
+nlohmann::json QueueJson(const core::Queue& queue);
+nlohmann::json LimitsJson(const core::ClusterState& state);
+
+}  // namespace sluice::server

@@ -1,0 +1,69 @@
+// The one mapping from a Status code to an HTTP status (http_reply.h): every code has its
+// status, and an error reply carries the code's status and the message.
+#include "server/http_reply.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string_view>
+
+namespace sluice::server {
+namespace {
+
+struct Case {
+  std::string_view name;
+  StatusCode code;
+  int http;
+};
+
+constexpr Case kCases[] = {
+    {"ok", StatusCode::kOk, 200},
+    {"invalid_argument", StatusCode::kInvalidArgument, 400},
+    {"not_found", StatusCode::kNotFound, 404},
+    {"already_exists", StatusCode::kAlreadyExists, 409},
+    {"failed_precondition", StatusCode::kFailedPrecondition, 409},
+    {"out_of_range", StatusCode::kOutOfRange, 400},
+    {"resource_exhausted", StatusCode::kResourceExhausted, 413},
+    {"permission_denied", StatusCode::kPermissionDenied, 403},
+    {"unauthenticated", StatusCode::kUnauthenticated, 401},
+    {"unavailable", StatusCode::kUnavailable, 503},
+    {"internal", StatusCode::kInternal, 500},
+};
+
+TEST(HttpReplyTest, EveryStatusCodeHasItsHttpStatus) {
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(HttpStatusOf(c.code), c.http);
+  }
+}
+
+TEST(HttpReplyTest, TheTableNamesEveryStatusCode) {
+  std::set<StatusCode> named;
+  for (const Case& c : kCases) named.insert(c.code);
+  // The enumerators run from kOk to kInternal without gaps.
+  for (int i = 0; i <= static_cast<int>(StatusCode::kInternal); ++i) {
+    EXPECT_TRUE(named.contains(static_cast<StatusCode>(i))) << ToString(static_cast<StatusCode>(i));
+  }
+  EXPECT_EQ(named.size(), static_cast<size_t>(StatusCode::kInternal) + 1);
+}
+
+TEST(HttpReplyTest, AnErrorReplyCarriesTheCodesStatusAndTheMessage) {
+  for (const Case& c : kCases) {
+    if (c.code == StatusCode::kOk) continue;
+    SCOPED_TRACE(c.name);
+    const Reply reply = ErrorReply(Status(c.code, "job 7: no"));
+    EXPECT_EQ(reply.status, c.http);
+    EXPECT_EQ(reply.body["error"], "job 7: no");
+  }
+}
+
+TEST(HttpReplyTest, ASuccessfulResultKeepsItsValueAndTheGivenStatus) {
+  const Reply created = ReplyOf(nlohmann::json{{"id", 3}}, 201);
+  EXPECT_EQ(created.status, 201);
+  EXPECT_EQ(created.body["id"], 3);
+  const Reply refused = ReplyOf(Result<nlohmann::json>(NotFound("no job 3")), 201);
+  EXPECT_EQ(refused.status, 404);
+}
+
+}  // namespace
+}  // namespace sluice::server
