@@ -89,6 +89,7 @@ ClusterState ClusterState::Clone() const {
     copy.running_.insert(RunningEntry{entry.start_seq, copy.MutableJob(entry.job->spec.id)});
   }
   copy.running_by_end_ = running_by_end_;
+  copy.runtime_history_ = runtime_history_;
   copy.limit_usage_ = limit_usage_;
   copy.preemptions_ = preemptions_;
   copy.fairshare_usage_ = fairshare_usage_;
