@@ -36,6 +36,11 @@ struct SimFlags {
   std::string policy;
   std::optional<int32_t> max_bypass;
   std::optional<int64_t> max_head_wait;
+  std::optional<int32_t> history_runs;  // predictive_backfill knobs (predictive_config.h)
+  std::string backfill_order;
+  std::optional<int64_t> reserve_after;
+  std::optional<int64_t> age_after;
+  std::optional<int32_t> reserve_depth;
   bool json = false;
   std::string decisions;
   std::optional<Instant> pending_at;
@@ -52,6 +57,21 @@ Result<sim::Workload> LoadWorkload(const SimFlags& flags) {
     return sim::ReadSwf(flags.trace, sim::SwfOptions{.procs = flags.procs, .max_jobs = flags.max_jobs});
   }
   return sim::ReadJsonl(flags.workload, sim::JsonlOptions{.max_jobs = flags.max_jobs});
+}
+
+Status ApplyPredictiveFlags(const SimFlags& flags, core::PredictiveKnobs& knobs) {
+  if (flags.history_runs) knobs.history_runs = *flags.history_runs;
+  if (flags.reserve_after) knobs.reserve_after = *flags.reserve_after;
+  if (flags.age_after) knobs.age_after = *flags.age_after;
+  if (flags.reserve_depth) knobs.reserve_depth = *flags.reserve_depth;
+  if (flags.backfill_order.empty()) return Status::Ok();
+  auto order = core::ParseBackfillOrder(flags.backfill_order);
+  if (!order) {
+    return InvalidArgument("--backfill-order: expected queue, shortest or expansion, got '" +
+                           flags.backfill_order + "'");
+  }
+  knobs.order = *order;
+  return Status::Ok();
 }
 
 Result<core::ClusterConfig> BuildCluster(const SimFlags& flags, const sim::Workload& workload) {
@@ -71,13 +91,15 @@ Result<core::ClusterConfig> BuildCluster(const SimFlags& flags, const sim::Workl
     if (!flags.policy.empty()) {
       auto policy = core::ParsePolicyKind(flags.policy);
       if (!policy) {
-        return InvalidArgument("--policy: expected fifo, bounded_backfill or easy_backfill, got '" +
+        return InvalidArgument(
+            "--policy: expected fifo, bounded_backfill, easy_backfill or predictive_backfill, got '" +
                                flags.policy + "'");
       }
       queue.policy = *policy;
     }
     if (flags.max_bypass) queue.max_bypass = *flags.max_bypass;
     if (flags.max_head_wait) queue.max_head_wait = *flags.max_head_wait;
+    SLUICE_RETURN_IF_ERROR(ApplyPredictiveFlags(flags, queue.predictive));
   }
   // Dispatch windows are wall-clock rules: time 0 is the trace's UnixStartTime, else
   // 1970-01-01T00:00Z (R-SIM-1).
@@ -216,9 +238,14 @@ void RegisterSimCommand(CLI::App& app, int& exit_code) {
   sim->add_option("--slots", flags->slots, "uniform cluster: slots per host")->check(CLI::PositiveNumber);
   sim->add_option("--procs", flags->procs, "SWF machine size P (default: trace header)")->check(CLI::PositiveNumber);
   sim->add_option("--max-jobs", flags->max_jobs, "replay only the first N jobs that pass the loading rules")->check(CLI::PositiveNumber);
-  sim->add_option("--policy", flags->policy, "admission policy of every queue: fifo | bounded_backfill | easy_backfill");
+  sim->add_option("--policy", flags->policy, "admission policy of every queue: fifo | bounded_backfill | easy_backfill | predictive_backfill");
   sim->add_option("--max-bypass", flags->max_bypass, "bounded_backfill: bypasses before the head's gate closes")->check(CLI::NonNegativeNumber);
   sim->add_option("--max-head-wait", flags->max_head_wait, "bounded_backfill: seconds before the head's gate closes")->check(CLI::NonNegativeNumber);
+  sim->add_option("--history-runs", flags->history_runs, "predictive_backfill: runtimes of the user's last N jobs averaged to predict")->check(CLI::Range(1, 8));
+  sim->add_option("--backfill-order", flags->backfill_order, "predictive_backfill: candidate order: queue | shortest | expansion");
+  sim->add_option("--age-after", flags->age_after, "predictive_backfill: seconds of wait after which a candidate is tried first, in queue order (0: never)")->check(CLI::NonNegativeNumber);
+  sim->add_option("--reserve-after", flags->reserve_after, "predictive_backfill: seconds of wait after which a job gets its own reservation (0: never)")->check(CLI::NonNegativeNumber);
+  sim->add_option("--reserve-depth", flags->reserve_depth, "predictive_backfill: at most this many waiting jobs get reservations besides the head")->check(CLI::NonNegativeNumber);
   sim->add_flag("--json", flags->json, "print JSON instead of a table");
   sim->add_option("--decisions", flags->decisions, "write every decision as JSON lines to FILE");
   sim->add_option("--pending-at", flags->pending_at, "print the pending jobs and their reasons at simulated time T")->check(CLI::NonNegativeNumber);

@@ -161,11 +161,22 @@ Status ReadInto(const Reader& r, const Field& f, const ClusterConfig&, QueueSpec
   return Assign((r.*Read)(f), q.*Member);
 }
 
+// Reads `f` with `Read` into `QueueSpec::predictive.*Member` (predictive_backfill knobs).
+template <auto Member, auto Read>
+Status ReadKnob(const Reader& r, const Field& f, const ClusterConfig&, QueueSpec& q) {
+  return Assign((r.*Read)(f), q.predictive.*Member);
+}
+
 constexpr QueueKey kQueueKeys[] = {
     {"priority", &ReadInto<&QueueSpec::priority, &Reader::ReadPriority>},
     {"policy", &ReadInto<&QueueSpec::policy, &Reader::ReadPolicy>},
     {"max_bypass", &ReadInto<&QueueSpec::max_bypass, &Reader::ReadCount<int32_t>>},
     {"max_head_wait", &ReadInto<&QueueSpec::max_head_wait, &Reader::ReadCount<Duration>>},
+    {"history_runs", &ReadKnob<&core::PredictiveKnobs::history_runs, &Reader::ReadHistoryRuns>},
+    {"backfill_order", &ReadKnob<&core::PredictiveKnobs::order, &Reader::ReadBackfillOrder>},
+    {"age_after", &ReadKnob<&core::PredictiveKnobs::age_after, &Reader::ReadCount<Duration>>},
+    {"reserve_after", &ReadKnob<&core::PredictiveKnobs::reserve_after, &Reader::ReadCount<Duration>>},
+    {"reserve_depth", &ReadKnob<&core::PredictiveKnobs::reserve_depth, &Reader::ReadCount<int32_t>>},
     {"capacity", &ReadInto<&QueueSpec::capacity, &Reader::ReadPercent>},
     {"max_capacity", &ReadInto<&QueueSpec::max_capacity, &Reader::ReadPercent>},
     {"user_limit_pct", &ReadInto<&QueueSpec::user_limit_pct, &Reader::ReadPercent>},

@@ -131,7 +131,17 @@ class Reader {
     return ReadInt<int32_t>(f, std::numeric_limits<int32_t>::min());
   }
   Result<core::PolicyKind> ReadPolicy(const Field& f) const {
-    return ReadChoice(f, &core::ParsePolicyKind, "fifo, bounded_backfill, easy_backfill");
+    return ReadChoice(f, &core::ParsePolicyKind,
+                      "fifo, bounded_backfill, easy_backfill, predictive_backfill");
+  }
+  Result<core::BackfillOrder> ReadBackfillOrder(const Field& f) const {
+    return ReadChoice(f, &core::ParseBackfillOrder, "queue, shortest, expansion");
+  }
+  // predictive_backfill's history_runs: 1..RuntimeHistory::kKept (8).
+  Result<int32_t> ReadHistoryRuns(const Field& f) const {
+    Result<int32_t> runs = ReadInt<int32_t>(f, 1);
+    if (runs && *runs > 8) return Error(f, std::to_string(*runs) + " > 8");
+    return runs;
   }
   Result<core::OnHostLoss> ReadOnHostLoss(const Field& f) const {
     return ReadChoice(f, &core::ParseOnHostLoss, "requeue, exit");

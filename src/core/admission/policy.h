@@ -1,6 +1,7 @@
 // AdmissionPolicy: decides, for one queue in one cycle, which of its pending jobs start
-// (R-ADM-2). Implementations: fifo, easy_backfill, bounded_backfill (one file each); the
-// cycle picks one per queue by its PolicyKind (Scheduler, core/cycle/scheduler.h).
+// (R-ADM-2). Implementations: fifo, easy_backfill, bounded_backfill, predictive_backfill
+// (one file each); the cycle picks one per queue by its PolicyKind (Scheduler,
+// core/cycle/scheduler.h).
 //
 // Contract for Admit():
 //  - Walk the queue's pending jobs in `order`; skip jobs ctx.DecidedThisCycle (failed by
@@ -35,6 +36,7 @@ class AdmissionPolicy {
 std::unique_ptr<AdmissionPolicy> MakeFifoPolicy();
 std::unique_ptr<AdmissionPolicy> MakeEasyBackfillPolicy();
 std::unique_ptr<AdmissionPolicy> MakeBoundedBackfillPolicy();
+std::unique_ptr<AdmissionPolicy> MakePredictiveBackfillPolicy();  // predictive_backfill.h
 
 // The shared first phase of every policy: starts jobs in queue order while they fit.
 // Returns the iterator of the first job that does not fit (the blocked head) with its

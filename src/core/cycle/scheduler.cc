@@ -20,6 +20,7 @@ Scheduler::Scheduler(std::unique_ptr<Allocator> allocator) : allocator_(std::mov
   policies_[static_cast<size_t>(PolicyKind::kFifo)] = MakeFifoPolicy();
   policies_[static_cast<size_t>(PolicyKind::kEasyBackfill)] = MakeEasyBackfillPolicy();
   policies_[static_cast<size_t>(PolicyKind::kBoundedBackfill)] = MakeBoundedBackfillPolicy();
+  policies_[static_cast<size_t>(PolicyKind::kPredictiveBackfill)] = MakePredictiveBackfillPolicy();
 }
 
 Scheduler::~Scheduler() = default;

@@ -60,7 +60,7 @@ class Scheduler {
   void AdmitQueue(const Queue& queue, CycleContext& ctx) const;
 
   std::unique_ptr<Allocator> allocator_;
-  std::array<std::unique_ptr<AdmissionPolicy>, 3> policies_;  // by PolicyKind
+  std::array<std::unique_ptr<AdmissionPolicy>, 4> policies_;  // by PolicyKind
 };
 
 // Applies a cycle's decisions to the state at time `now`: starts jobs, ends failed ones,

@@ -89,6 +89,7 @@ ClusterState ClusterState::Clone() const {
     copy.running_.insert(RunningEntry{entry.start_seq, copy.MutableJob(entry.job->spec.id)});
   }
   copy.running_by_end_ = running_by_end_;
+  copy.runtime_history_ = runtime_history_;
   copy.limit_usage_ = limit_usage_;
   copy.preemptions_ = preemptions_;
   copy.fairshare_usage_ = fairshare_usage_;
@@ -321,6 +322,7 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
                               std::string(ToString(job->state)));
   }
   ChargeFairshare(*job, now);
+  runtime_history_.Record(job->spec.user, now - job->start_time);
   Release(*job);
   if (cause == ExitCause::kNone && exit_code != 0) cause = ExitCause::kNonZeroExit;
   job->state = cause == ExitCause::kNone ? JobState::kDone : JobState::kExit;

@@ -45,6 +45,7 @@
 #include "core/model/limit_usage.h"
 #include "core/model/pending_set.h"
 #include "core/model/request_catalog.h"
+#include "core/model/runtime_history.h"
 #include "core/model/topology.h"
 #include "core/model/window.h"
 #include "core/resreq/eval.h"
@@ -137,6 +138,8 @@ class ClusterState {
   bool Knows(JobId id) const { return jobs_.contains(id) || dependencies_.HasEnded(id); }
   const std::set<RunningEntry>& running() const { return running_; }
   const std::set<RunningByEnd>& running_by_end() const { return running_by_end_; }
+  // Each user's last finished runtimes (predictive_backfill, issue 20); Finish records them.
+  const RuntimeHistory& runtime_history() const { return runtime_history_; }
   // Jobs no cycle has classified yet (arrived since the last commit), in arrival order.
   const std::vector<JobId>& unclassified() const { return unclassified_; }
   // The earliest begin time after `now` of a waiting job, if any (a timer for the cycle).
@@ -271,6 +274,7 @@ class ClusterState {
   std::vector<JobId> unclassified_;
   uint64_t next_seq_ = 1;
   uint64_t next_start_seq_ = 1;
+  RuntimeHistory runtime_history_;  // updated by Finish
 };
 
 }  // namespace sluice::core

@@ -34,13 +34,15 @@ std::string_view ToString(PolicyKind policy) {
       return "bounded_backfill";
     case PolicyKind::kEasyBackfill:
       return "easy_backfill";
+    case PolicyKind::kPredictiveBackfill:
+      return "predictive_backfill";
   }
   return "unknown";
 }
 
 std::optional<PolicyKind> ParsePolicyKind(std::string_view text) {
   for (PolicyKind p : {PolicyKind::kFifo, PolicyKind::kBoundedBackfill,
-                       PolicyKind::kEasyBackfill}) {
+                       PolicyKind::kEasyBackfill, PolicyKind::kPredictiveBackfill}) {
     if (ToString(p) == text) return p;
   }
   return std::nullopt;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/time.h"
+#include "core/model/predictive_config.h"
 
 namespace sluice::core {
 
@@ -21,7 +22,7 @@ enum class HostState { kOk, kClosed, kUnavail, kDraining };
 std::string_view ToString(HostState state);
 std::optional<HostState> ParseHostState(std::string_view text);
 
-enum class PolicyKind { kFifo, kBoundedBackfill, kEasyBackfill };
+enum class PolicyKind { kFifo, kBoundedBackfill, kEasyBackfill, kPredictiveBackfill };
 std::string_view ToString(PolicyKind policy);
 std::optional<PolicyKind> ParsePolicyKind(std::string_view text);
 
@@ -44,6 +45,7 @@ struct QueueSpec {
   PolicyKind policy = PolicyKind::kFifo;
   int32_t max_bypass = 50;       // bounded_backfill: bypasses before the head's gate closes
   Duration max_head_wait = 3600;  // bounded_backfill: seconds before the head's gate closes
+  PredictiveKnobs predictive;     // predictive_backfill (predictive_config.h)
   std::optional<double> capacity;  // guaranteed % of cluster slots
   double max_capacity = 100;
   double user_limit_pct = 0;

@@ -1,0 +1,60 @@
+// HeadProtection: the reservations that predictive_backfill's backfilled jobs must not
+// delay (issue 20). Every reservation is computed from run limits, exactly as
+// easy_backfill computes its head's (reservation.h), never from predictions: so whatever
+// the predictions, no job this policy backfills makes a protected job's reservation later
+// than it was (tests/property/predictive_backfill_property_test.cc checks it every cycle).
+//
+// Guards, in this order:
+//   1. the blocked head: (S_h, extra_h) = ComputeReservation(head's slots, ...);
+//   2. each protected waiter w — a later job that has waited at least `reserve_after`
+//      (QueueSpec::predictive), at most `reserve_depth` of them in queue order — gets
+//      (S_w, extra_w) computed the same way, as if it were the head.
+// A candidate c asking s slots whose run limit L_c ends at e = now + L_c delays guard g
+// unless  e <= S_g  (it ends before g's reservation begins)  or  s <= extra_g  (it uses only
+// slots g will not need); when c starts, extra_g -= s for each g with e > S_g. A guard is
+// never tested against its own job.
+// Reservations are computed on first use, from the jobs running then (including this
+// cycle's starts), like easy_backfill's: a cycle with a full cluster computes none.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/admission/admission_context.h"
+#include "core/admission/reservation.h"
+
+namespace sluice::core {
+
+struct Guard {
+  const Job* job = nullptr;
+  Reservation reservation;
+};
+
+class HeadProtection {
+ public:
+  // REQUIRES: `head` and every waiter outlive this object; waiters are in queue order.
+  HeadProtection(const Job& head, std::vector<const Job*> waiters);
+
+  // The first guard a candidate of `slots` slots would delay (the head's first), or nullptr
+  // when it delays none.
+  const Guard* Delays(const Job& candidate, int64_t slots, AdmissionContext& ctx);
+  // Records that `candidate` started with `slots` slots. REQUIRES: Delays() returned nullptr.
+  void Charge(const Job& candidate, int64_t slots, Instant now);
+
+  // The head's reservation from run limits (computed now if not yet).
+  const Reservation& HeadReservation(AdmissionContext& ctx);
+
+ private:
+  void Compute(AdmissionContext& ctx);
+  const Job* head_;
+  std::vector<const Job*> waiters_;
+  std::vector<Guard> guards_;  // head first, then waiters; empty until computed
+  bool computed_ = false;
+};
+
+// The EASY reservation of a job needing `needed` slots, from the jobs running now and this
+// cycle's starts, with run limits as their ends (reservation.h).
+Reservation ReserveFromRunLimits(int64_t needed, AdmissionContext& ctx);
+
+}  // namespace sluice::core

@@ -1,0 +1,35 @@
+// predictive_backfill (issue 20): EASY backfilling whose candidates are ordered by
+// predicted runtime, with EASY's protection of the head on run limits kept exactly.
+//
+// Parts, each in its own file and tested on its own:
+//   - runtime_prediction.h: a job's runtime predicted from its user's last runs
+//     (RuntimeHistory, kept by ClusterState), corrected when a running job outlives it;
+//   - backfill_order.h: the order candidates are tried in (QueueSpec::predictive.order);
+//   - head_protection.h: the reservations from run limits a backfilled job must not delay
+//     (the head's, plus one for each job waiting past `reserve_after`).
+// Predictions only choose which of the jobs that EASY's rule allows start first; they never
+// let a job start that the run-limit rule forbids. So the head's reservation from run
+// limits is never made later by a backfill, as under easy_backfill.
+//
+// Steps, per queue and cycle (predictive_backfill_policy.cc):
+//  1. StartInOrder: start jobs in queue order until the head does not fit.
+//  2. The head is blocked: MarkBlockedHead, explain it with its own reasons.
+//  3. CollectCandidates: the later jobs with their predicted runtimes, and the protected
+//     waiters; SortCandidates into the configured order.
+//  4. For each candidate in that order: skip it if Ineligible; Nominate it; start it when
+//     HeadProtection::Delays finds no guard it would delay (then Charge); otherwise it waits
+//     as RESERVED for the guard's job, from the guard's reservation time.
+// Explanations (ctx.explain): every job left pending gets exactly one PendJob: its
+// ineligibility, its allocation failure, or RESERVED naming the head or the protected
+// waiter whose reservation it would delay (the head's when both).
+#pragma once
+
+#include <memory>
+
+#include "core/admission/policy.h"
+
+namespace sluice::core {
+
+std::unique_ptr<AdmissionPolicy> MakePredictiveBackfillPolicy();
+
+}  // namespace sluice::core

@@ -1,0 +1,96 @@
+#include <utility>
+#include <vector>
+
+#include "core/admission/backfill_order.h"
+#include "core/admission/head_protection.h"
+#include "core/admission/predictive_backfill.h"
+#include "core/admission/runtime_prediction.h"
+
+namespace sluice::core {
+namespace {
+
+struct Candidates {
+  std::vector<BackfillCandidate> jobs;  // in the order they are tried
+  std::vector<const Job*> waiters;      // protected waiters, in queue order
+};
+
+// Step 3: the jobs after the head not decided yet, in the configured order.
+Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_it,
+                             const PredictiveKnobs& knobs, AdmissionContext& ctx) {
+  const RuntimePredictor predictor(ctx.state().runtime_history(), knobs.history_runs);
+  const bool protect = knobs.reserve_after > 0 && knobs.reserve_depth > 0;
+  Candidates out;
+  size_t position = 0;
+  for (auto it = std::next(head_it); it != order.end(); ++it, ++position) {
+    const Job& job = *it;
+    if (ctx.DecidedThisCycle(job)) continue;
+    const Duration waited = ctx.now() - job.spec.submit_time;
+    out.jobs.push_back(BackfillCandidate{.job = &job,
+                                         .position = position,
+                                         .predicted = predictor.Predict(job),
+                                         .aged = knobs.age_after > 0 && waited >= knobs.age_after});
+    if (protect && static_cast<int32_t>(out.waiters.size()) < knobs.reserve_depth &&
+        waited >= knobs.reserve_after && !ctx.Ineligible(job)) {
+      out.waiters.push_back(&job);
+    }
+  }
+  SortCandidates(out.jobs, knobs.order, ctx.now());
+  return out;
+}
+
+void PendReserved(const Job& job, const Guard& guard, AdmissionContext& ctx) {
+  PendingReasons reasons;
+  reasons.Add(ReasonDetail{
+      .code = ReasonCode::kReserved, .job = guard.job->spec.id, .time = guard.reservation.shadow});
+  ctx.Pend(job, std::move(reasons));
+}
+
+// Step 4 for one candidate.
+void TryBackfill(const Job& job, HeadProtection& protection, AdmissionContext& ctx) {
+  if (auto why = ctx.Ineligible(job)) {
+    if (ctx.explain()) ctx.Pend(job, std::move(*why));
+    return;
+  }
+  // Without an explanation to give, a job that would delay a guard whatever its shape is
+  // not nominated (its slots only grow with its allocation).
+  if (!ctx.explain() && protection.Delays(job, job.min_slots, ctx) != nullptr) return;
+  AllocOutcome outcome = ctx.Nominate(job);
+  if (!outcome.ok) {
+    if (ctx.explain()) ctx.Pend(job, std::move(outcome.reasons));
+    return;
+  }
+  const int32_t slots = outcome.allocation.TotalSlots();
+  if (const Guard* guard = protection.Delays(job, slots, ctx)) {
+    if (ctx.explain()) PendReserved(job, *guard, ctx);
+    return;
+  }
+  protection.Charge(job, slots, ctx.now());
+  ctx.Start(job, std::move(outcome.allocation), /*backfilled=*/true);
+}
+
+class PredictiveBackfillPolicy final : public AdmissionPolicy {
+ public:
+  void Admit(const Queue& queue, const QueueOrder& order, AdmissionContext& ctx) const override {
+    PendingReasons head_reasons;
+    auto head_it = StartInOrder(order, ctx, head_reasons);  // 1.
+    if (head_it == order.end()) return;
+    const Job& head = *head_it;
+    ctx.MarkBlockedHead(head);  // 2.
+    if (ctx.explain()) ctx.Pend(head, std::move(head_reasons));
+    if (!ctx.explain() && ctx.TotalFree() == 0) return;  // nothing more can start
+    Candidates candidates = CollectCandidates(order, head_it, queue.spec.predictive, ctx);  // 3.
+    HeadProtection protection(head, std::move(candidates.waiters));
+    for (const BackfillCandidate& candidate : candidates.jobs) {  // 4.
+      if (!ctx.explain() && ctx.TotalFree() == 0) break;
+      TryBackfill(*candidate.job, protection, ctx);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<AdmissionPolicy> MakePredictiveBackfillPolicy() {
+  return std::make_unique<PredictiveBackfillPolicy>();
+}
+
+}  // namespace sluice::core

@@ -1,0 +1,40 @@
+// Runtime prediction for predictive_backfill (issue 20), after Tsafrir, Etsion and
+// Feitelson (TPDS 2007): a job will run about as long as its user's last runs did.
+//
+// Formulas, for a job j of user u with run limit L (kInfinite when j has none):
+//   predicted(j) = min(mean of u's last `runs` runtimes, L)   when u has finished a job,
+//                = L                                          otherwise.
+// For a running job started at t0, at time `now`, corrected when it outlives the prediction:
+//   predicted_end(j) = t0 + predicted(j)   while now < t0 + predicted(j),
+//                    = t0 + L              once it has outlived it (the prediction was wrong;
+//                                          the run limit is the only bound left),
+//                    = now                 once it has outlived L too (as EASY: due now).
+// The history is the state's RuntimeHistory at the time of the cycle, so a running job's
+// prediction may change as other jobs of its user finish.
+// Pure functions of their arguments; no state of their own.
+#pragma once
+
+#include <cstdint>
+
+#include "base/time.h"
+#include "core/model/job.h"
+#include "core/model/runtime_history.h"
+
+namespace sluice::core {
+
+class RuntimePredictor {
+ public:
+  // REQUIRES: `history` outlives the predictor; 1 <= runs <= RuntimeHistory::kKept.
+  RuntimePredictor(const RuntimeHistory& history, int32_t runs) : history_(&history), runs_(runs) {}
+
+  // predicted(j) in seconds; kInfinite when the job has neither history nor a run limit.
+  Duration Predict(const Job& job) const;
+  // predicted_end(j) of a RUNNING job at `now` (the formulas above).
+  Instant PredictedEnd(const Job& running, Instant now) const;
+
+ private:
+  const RuntimeHistory* history_;
+  int32_t runs_;
+};
+
+}  // namespace sluice::core

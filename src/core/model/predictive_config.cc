@@ -1,0 +1,25 @@
+#include "core/model/predictive_config.h"
+
+namespace sluice::core {
+
+std::string_view ToString(BackfillOrder order) {
+  switch (order) {
+    case BackfillOrder::kQueue:
+      return "queue";
+    case BackfillOrder::kShortest:
+      return "shortest";
+    case BackfillOrder::kExpansion:
+      return "expansion";
+  }
+  return "unknown";
+}
+
+std::optional<BackfillOrder> ParseBackfillOrder(std::string_view text) {
+  for (BackfillOrder order :
+       {BackfillOrder::kQueue, BackfillOrder::kShortest, BackfillOrder::kExpansion}) {
+    if (ToString(order) == text) return order;
+  }
+  return std::nullopt;
+}
+
+}  // namespace sluice::core

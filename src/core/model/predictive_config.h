@@ -1,0 +1,41 @@
+// The knobs of the predictive_backfill admission policy (issue 20), as plain data in
+// QueueSpec::predictive. Their meaning and the policy's steps are documented in
+// core/admission/predictive_backfill.h; the defaults were chosen on the public traces of
+// docs/studies/admission.md only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "base/time.h"
+
+namespace sluice::core {
+
+// The order in which backfill candidates (the jobs after a blocked head) are tried.
+enum class BackfillOrder {
+  kQueue,      // queue order, as easy_backfill
+  kShortest,   // shortest predicted runtime first; ties in queue order
+  kExpansion,  // largest expansion factor (wait + predicted) / predicted first; ties in queue order
+};
+std::string_view ToString(BackfillOrder order);
+std::optional<BackfillOrder> ParseBackfillOrder(std::string_view text);
+
+struct PredictiveKnobs {
+  // A job's runtime is predicted as the mean of its user's last `history_runs` runtimes
+  // (1..RuntimeHistory::kKept), capped at its run limit.
+  int32_t history_runs = 2;
+  BackfillOrder order = BackfillOrder::kShortest;
+  // A candidate that has waited this long (seconds since submission) is tried before every
+  // other, in queue order, as easy_backfill would try it; 0 turns this off.
+  Duration age_after = 0;
+  // A job that has waited this long (seconds since submission) gets a reservation of its
+  // own from run limits, which no backfilled job may delay; 0 turns these off.
+  Duration reserve_after = 0;
+  // How many such waiting jobs, in queue order after the head, get a reservation.
+  int32_t reserve_depth = 0;
+
+  friend bool operator==(const PredictiveKnobs&, const PredictiveKnobs&) = default;
+};
+
+}  // namespace sluice::core

@@ -1,0 +1,72 @@
+// Backfill candidate orders (backfill_order.h), on hand-computed cases.
+#include "core/admission/backfill_order.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "testing/builders.h"
+
+namespace sluice::core {
+namespace {
+
+std::vector<JobId> Sorted(const std::vector<Job>& jobs, const std::vector<Duration>& predicted,
+                          BackfillOrder order, Instant now, std::vector<bool> aged = {}) {
+  std::vector<BackfillCandidate> candidates;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    candidates.push_back({.job = &jobs[i],
+                          .position = i,
+                          .predicted = predicted[i],
+                          .aged = i < aged.size() && aged[i]});
+  }
+  SortCandidates(candidates, order, now);
+  std::vector<JobId> ids;
+  for (const BackfillCandidate& c : candidates) ids.push_back(c.job->spec.id);
+  return ids;
+}
+
+std::vector<Job> Jobs(const std::vector<Instant>& submits) {
+  std::vector<Job> jobs;
+  for (size_t i = 0; i < submits.size(); ++i) {
+    Job job;
+    job.spec = testing::JobBuilder(static_cast<JobId>(i + 1)).Submit(submits[i]);
+    jobs.push_back(job);
+  }
+  return jobs;
+}
+
+TEST(BackfillOrderTest, QueueOrderKeepsTheQueuePositions) {
+  const std::vector<Job> jobs = Jobs({0, 0, 0});
+  EXPECT_EQ(Sorted(jobs, {300, 100, 200}, BackfillOrder::kQueue, 1000),
+            (std::vector<JobId>{1, 2, 3}));
+}
+
+TEST(BackfillOrderTest, ShortestPredictedFirstTiesInQueueOrder) {
+  const std::vector<Job> jobs = Jobs({0, 0, 0, 0});
+  EXPECT_EQ(Sorted(jobs, {300, 100, kInfinite, 100}, BackfillOrder::kShortest, 1000),
+            (std::vector<JobId>{2, 4, 1, 3}));
+}
+
+TEST(BackfillOrderTest, LargestExpansionFactorFirst) {
+  // At t=1000: job 1 (600 + 100) / 100 = 7; job 2 (900 + 300) / 300 = 4;
+  // job 3 (0 + 10) / 10 = 1; job 4 without a bound: 1, after job 3 by position;
+  // job 5 predicted 0 s counts as 1 s: (400 + 1) / 1 = 401.
+  const std::vector<Job> jobs = Jobs({400, 100, 1000, 0, 600});
+  EXPECT_EQ(Sorted(jobs, {100, 300, 10, kInfinite, 0}, BackfillOrder::kExpansion, 1000),
+            (std::vector<JobId>{5, 1, 2, 3, 4}));
+}
+
+TEST(BackfillOrderTest, AgedCandidatesFirstInQueueOrder) {
+  // Jobs 2 and 4 are aged: they go first, 2 before 4 although 4 is shorter; then 3 and 1
+  // shortest first.
+  const std::vector<Job> jobs = Jobs({0, 0, 0, 0});
+  EXPECT_EQ(
+      Sorted(jobs, {300, 500, 100, 50}, BackfillOrder::kShortest, 1000, {false, true, false, true}),
+      (std::vector<JobId>{2, 4, 3, 1}));
+  EXPECT_EQ(Sorted(jobs, {300, 500, 100, 50}, BackfillOrder::kExpansion, 1000,
+                   {false, true, false, true}),
+            (std::vector<JobId>{2, 4, 3, 1}));  // x: 4 -> 21, 3 -> 11, 1 -> 4.33
+}
+
+}  // namespace
+}  // namespace sluice::core

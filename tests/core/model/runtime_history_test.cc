@@ -1,0 +1,68 @@
+// RuntimeHistory keeps each user's last runtimes; ClusterState::Finish feeds it.
+#include "core/model/runtime_history.h"
+
+#include <gtest/gtest.h>
+
+#include "core/cycle/events.h"
+#include "core/model/predictive_config.h"
+#include "testing/builders.h"
+
+namespace sluice::core {
+namespace {
+
+TEST(RuntimeHistoryTest, NoHistoryGivesNothing) {
+  RuntimeHistory history;
+  EXPECT_EQ(history.MeanOfLast("u1", 2), std::nullopt);
+  EXPECT_EQ(history.Count("u1"), 0);
+  history.Record("u1", 100);
+  EXPECT_EQ(history.MeanOfLast("u1", 0), std::nullopt);
+  EXPECT_EQ(history.MeanOfLast("u2", 2), std::nullopt);
+}
+
+TEST(RuntimeHistoryTest, MeanOfTheLastRunsRoundedUp) {
+  RuntimeHistory history;
+  history.Record("u1", 100);
+  EXPECT_EQ(history.MeanOfLast("u1", 2), 100);  // one run only
+  history.Record("u1", 301);
+  EXPECT_EQ(history.MeanOfLast("u1", 2), 201);  // ceil(401 / 2)
+  history.Record("u1", 50);
+  EXPECT_EQ(history.MeanOfLast("u1", 1), 50);
+  EXPECT_EQ(history.MeanOfLast("u1", 2), 176);  // ceil((301 + 50) / 2)
+  EXPECT_EQ(history.MeanOfLast("u1", 3), 151);  // (100 + 301 + 50) / 3 = 150.33
+  history.Record("u1", -5);                     // clock skew: counts as 0
+  EXPECT_EQ(history.MeanOfLast("u1", 1), 0);
+}
+
+TEST(RuntimeHistoryTest, KeepsOnlyTheLastKeptRuns) {
+  RuntimeHistory history;
+  for (int i = 1; i <= RuntimeHistory::kKept + 3; ++i) history.Record("u1", i * 10);
+  EXPECT_EQ(history.Count("u1"), RuntimeHistory::kKept);
+  // Runs 4..11 are kept: mean (40 + ... + 110) / 8 = 75.
+  EXPECT_EQ(history.MeanOfLast("u1", RuntimeHistory::kKept), 75);
+  EXPECT_EQ(history.MeanOfLast("u1", 100), 75);
+}
+
+TEST(RuntimeHistoryTest, FinishRecordsTheRuntimeOfTheJobsUser) {
+  ClusterState state = testing::ClusterBuilder().Hosts(4, 1).State();
+  testing::SubmitRunning(state, testing::JobBuilder(1).User("ann").Tasks(1).Limit(900), 100);
+  testing::SubmitRunning(state, testing::JobBuilder(2).User("bob").Tasks(1).Limit(900), 100);
+  ASSERT_TRUE(Apply(JobFinished{.job = 1}, 400, state).ok());
+  ASSERT_TRUE(Apply(JobFinished{.job = 2, .exit_code = 1}, 150, state).ok());
+  EXPECT_EQ(state.runtime_history().MeanOfLast("ann", 2), 300);
+  EXPECT_EQ(state.runtime_history().MeanOfLast("bob", 2), 50);  // failed runs count too
+  EXPECT_EQ(state.Clone().runtime_history().MeanOfLast("ann", 2), 300);
+}
+
+TEST(PredictiveConfigTest, OrderNamesAreCompleteAndParse) {
+  for (BackfillOrder order :
+       {BackfillOrder::kQueue, BackfillOrder::kShortest, BackfillOrder::kExpansion}) {
+    EXPECT_NE(ToString(order), "unknown");
+    EXPECT_EQ(ParseBackfillOrder(ToString(order)), order);
+  }
+  EXPECT_EQ(ParseBackfillOrder("sjf"), std::nullopt);
+  EXPECT_EQ(ToString(PolicyKind::kPredictiveBackfill), "predictive_backfill");
+  EXPECT_EQ(ParsePolicyKind("predictive_backfill"), PolicyKind::kPredictiveBackfill);
+}
+
+}  // namespace
+}  // namespace sluice::core
