@@ -164,7 +164,7 @@ class StringLog {
   DecisionLog log_;
 };
 
-std::string Run(const Scenario& s, SimOptions options) {
+std::string ReplayScenario(const Scenario& s, SimOptions options) {
   Result<core::ClusterState> state = core::ClusterState::Create(s.config);
   SLUICE_CHECK(state.has_value());
   StringLog log;
@@ -185,7 +185,7 @@ TEST(PredictiveBackfillPropertyTest, NoBackfillDelaysTheHeadsRunLimitReservation
       CheckExplained(state, cycle);
       checked += CheckHeadNotDelayed(state, now, cycle);
     };
-    Run(s, std::move(options));
+    ReplayScenario(s, std::move(options));
     if (HasFailure()) return;
   }
   EXPECT_GT(checked, 500);  // the workloads do backfill ahead of blocked heads
@@ -195,11 +195,11 @@ TEST(PredictiveBackfillPropertyTest, SameInputSameBytesExplainedOrNot) {
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Scenario s = RandomScenario(seed);
-    const std::string once = Run(s, {});
-    EXPECT_EQ(once, Run(s, {}));
+    const std::string once = ReplayScenario(s, {});
+    EXPECT_EQ(once, ReplayScenario(s, {}));
     SimOptions explained;
     explained.explain_every_cycle = true;
-    EXPECT_EQ(once, Run(s, std::move(explained)));
+    EXPECT_EQ(once, ReplayScenario(s, std::move(explained)));
   }
 }
 
