@@ -2,26 +2,6 @@
 
 namespace sluice::server {
 
-std::string_view ToString(JobState state) {
-  switch (state) {
-    case JobState::kPending:
-      return "PENDING";
-    case JobState::kHeld:
-      return "HELD";
-    case JobState::kAdmitting:
-      return "ADMITTING";
-    case JobState::kRunning:
-      return "RUNNING";
-    case JobState::kDone:
-      return "DONE";
-    case JobState::kExit:
-      return "EXIT";
-    case JobState::kCancelled:
-      return "CANCELLED";
-  }
-  return "UNKNOWN";
-}
-
 std::optional<JobState> ParseJobState(std::string_view text) {
   for (JobState state : kAllJobStates) {
     if (ToString(state) == text) return state;

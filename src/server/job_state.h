@@ -1,8 +1,8 @@
 // The states a job shows through the API (docs/api.md) and the phases of its stored
 // admission record, as enums; their text is what the API and the store hold.
 //
-// JobState extends the core's (core::JobState) with ADMITTING: the server records the start,
-// tells the agent, and moves the job to RUNNING only when the agent reports it (R-SRV-2).
+// JobState is the core's (core::JobState, one enum and one string table): ADMITTING is the
+// server's, set while the agent has not yet reported a start (R-SRV-2).
 // The admission phase is core::AdmissionPhase (PENDING, ADMITTING, ADMITTED, ENDED).
 // Thread-safety: pure functions.
 #pragma once
@@ -14,7 +14,8 @@
 
 namespace sluice::server {
 
-enum class JobState { kPending, kHeld, kAdmitting, kRunning, kDone, kExit, kCancelled };
+using JobState = core::JobState;
+using core::ToString;
 
 inline constexpr JobState kAllJobStates[] = {
     JobState::kPending, JobState::kHeld, JobState::kAdmitting, JobState::kRunning,
@@ -23,8 +24,6 @@ inline constexpr core::AdmissionPhase kAllAdmissionPhases[] = {
     core::AdmissionPhase::kPending, core::AdmissionPhase::kAdmitting,
     core::AdmissionPhase::kAdmitted, core::AdmissionPhase::kEnded};
 
-// "PENDING", "HELD", "ADMITTING", "RUNNING", "DONE", "EXIT", "CANCELLED".
-std::string_view ToString(JobState state);
 // The state named by `text` (as ToString writes it); nullopt for any other text.
 std::optional<JobState> ParseJobState(std::string_view text);
 // The phase named by `text` (as core::ToString(AdmissionPhase) writes it); nullopt otherwise.

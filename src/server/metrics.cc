@@ -17,6 +17,7 @@
 #include "base/check.h"
 #include "core/admission/diagnostics.h"
 #include "server/controller.h"
+#include "server/job_state.h"
 
 namespace sluice::server {
 
@@ -203,23 +204,20 @@ std::string PromWriter::text() const {
 }
 
 namespace {
-constexpr const char* kStates[] = {"PENDING", "HELD", "ADMITTING", "RUNNING",
-                                   "DONE",    "EXIT", "CANCELLED"};
-}  // namespace
 
-std::string Controller::Metrics() {
-  std::lock_guard lock(ctx_.mu);
-  const Instant now = ctx_.Now();
-  PromWriter w;
-  std::map<std::pair<std::string, std::string>, int64_t> by_state;  // (state, queue)
+// Jobs by (state, queue) — every state of every queue, zeros included — and waiting jobs by
+// (main reason, queue).
+void WriteJobGauges(const JobBook& book, const core::ClusterState& state, PromWriter& w) {
+  std::map<std::pair<std::string, std::string>, int64_t> by_state;
   std::map<std::pair<std::string, std::string>, int64_t> by_reason;
-  for (const core::Queue& q : ctx_.state.queues()) {
-    for (const char* s : kStates) by_state[{s, q.spec.name}] = 0;
+  for (const core::Queue& q : state.queues()) {
+    for (JobState s : kAllJobStates) by_state[{std::string(ToString(s)), q.spec.name}] = 0;
   }
-  for (const auto& [id, job] : book_.jobs()) {
+  for (const auto& [id, job] : book.jobs()) {
     by_state[{job->row.state, job->queue}] += 1;
-    if (std::string reason = job->WaitReason(); !reason.empty())
+    if (std::string reason = job->WaitReason(); !reason.empty()) {
       by_reason[{reason, job->queue}] += 1;
+    }
   }
   w.Family("sluice_jobs", "gauge", "Jobs by state and queue.");
   for (const auto& [key, n] : by_state) {
@@ -230,21 +228,25 @@ std::string Controller::Metrics() {
     w.Sample("sluice_pending_reasons", {{"reason", key.first}, {"queue", key.second}},
              static_cast<double>(n));
   }
-  const std::vector<core::QueueCounters> counters = core::Counters(ctx_.state, now);
-  w.Family("sluice_oldest_pending_age_seconds", "gauge", "Age of the oldest waiting job.");
-  for (const auto& c : counters) {
-    w.Sample("sluice_oldest_pending_age_seconds", {{"queue", c.queue}},
-             static_cast<double>(c.oldest_pending_age));
-  }
-  w.Family("sluice_gated_heads", "gauge", "Queue heads whose aging gate is active.");
-  for (const auto& c : counters) {
-    w.Sample("sluice_gated_heads", {{"queue", c.queue}}, c.gated_heads);
-  }
-  w.Family("sluice_unschedulable_total", "counter", "Jobs ended UNSCHEDULABLE.");
-  for (const auto& c : counters) {
-    w.Sample("sluice_unschedulable_total", {{"queue", c.queue}},
-             static_cast<double>(c.totals.unschedulable));
-  }
+}
+
+// One gauge or counter per queue from the core's counters.
+void WriteQueueSeries(const std::vector<core::QueueCounters>& counters, const char* name,
+                      const char* type, const char* help,
+                      double (*value)(const core::QueueCounters&), PromWriter& w) {
+  w.Family(name, type, help);
+  for (const auto& c : counters) w.Sample(name, {{"queue", c.queue}}, value(c));
+}
+
+void WriteAdmissionCounters(const std::vector<core::QueueCounters>& counters, PromWriter& w) {
+  WriteQueueSeries(counters, "sluice_oldest_pending_age_seconds", "gauge",
+                   "Age of the oldest waiting job.",
+                   [](const core::QueueCounters& c) { return double(c.oldest_pending_age); }, w);
+  WriteQueueSeries(counters, "sluice_gated_heads", "gauge",
+                   "Queue heads whose aging gate is active.",
+                   [](const core::QueueCounters& c) { return double(c.gated_heads); }, w);
+  WriteQueueSeries(counters, "sluice_unschedulable_total", "counter", "Jobs ended UNSCHEDULABLE.",
+                   [](const core::QueueCounters& c) { return double(c.totals.unschedulable); }, w);
   w.Family("sluice_admission_attempts_total", "counter", "Admission attempts by outcome.");
   for (const auto& c : counters) {
     const std::pair<const char*, int64_t> outcomes[] = {
@@ -257,35 +259,51 @@ std::string Controller::Metrics() {
                static_cast<double>(n));
     }
   }
-  w.Family("sluice_backfilled_admissions_total", "counter", "Jobs started ahead of a blocked head.");
-  for (const auto& c : counters) {
-    w.Sample("sluice_backfilled_admissions_total", {{"queue", c.queue}},
-             static_cast<double>(c.totals.backfilled));
-  }
+  WriteQueueSeries(counters, "sluice_backfilled_admissions_total", "counter",
+                   "Jobs started ahead of a blocked head.",
+                   [](const core::QueueCounters& c) { return double(c.totals.backfilled); }, w);
+}
+
+void WriteCycleHistogram(const CycleTiming& timing, PromWriter& w) {
   w.Family("sluice_cycle_duration_seconds", "histogram", "Scheduling cycle duration.");
   for (size_t i = 0; i < std::size(kCycleBuckets); ++i) {
     char le[32];
     std::snprintf(le, sizeof le, "%g", kCycleBuckets[i]);
     w.Sample("sluice_cycle_duration_seconds_bucket", {{"le", le}},
-             static_cast<double>(runner_.timing().buckets[i]));
+             static_cast<double>(timing.buckets[i]));
   }
-  w.Sample("sluice_cycle_duration_seconds_bucket", {{"le", "+Inf"}}, static_cast<double>(runner_.timing().count));
-  w.Sample("sluice_cycle_duration_seconds_sum", {}, runner_.timing().sum);
-  w.Sample("sluice_cycle_duration_seconds_count", {}, static_cast<double>(runner_.timing().count));
+  w.Sample("sluice_cycle_duration_seconds_bucket", {{"le", "+Inf"}},
+           static_cast<double>(timing.count));
+  w.Sample("sluice_cycle_duration_seconds_sum", {}, timing.sum);
+  w.Sample("sluice_cycle_duration_seconds_count", {}, static_cast<double>(timing.count));
+}
+
+void WriteQueueSlots(const core::ClusterState& state, PromWriter& w) {
   w.Family("sluice_slots", "gauge", "Slots by queue and state (used by running jobs).");
-  for (const core::Queue& q : ctx_.state.queues()) {
+  for (const core::Queue& q : state.queues()) {
     w.Sample("sluice_slots", {{"queue", q.spec.name}, {"state", "used"}},
              static_cast<double>(q.used_slots));
   }
   w.Family("sluice_preemptions_total", "counter", "Jobs preempted.");
-  for (const core::Queue& q : ctx_.state.queues()) {
-    w.Sample("sluice_preemptions_total", {{"queue", q.spec.name}}, static_cast<double>(q.totals.preempted));
+  for (const core::Queue& q : state.queues()) {
+    w.Sample("sluice_preemptions_total", {{"queue", q.spec.name}},
+             static_cast<double>(q.totals.preempted));
   }
+}
+
+}  // namespace
+
+std::string Controller::Metrics() {
+  std::lock_guard lock(ctx_.mu);
+  PromWriter w;
+  WriteJobGauges(book_, ctx_.state, w);
+  WriteAdmissionCounters(core::Counters(ctx_.state, ctx_.Now()), w);
+  WriteCycleHistogram(runner_.timing(), w);
+  WriteQueueSlots(ctx_.state, w);
   w.Family("sluice_submissions_total", "counter", "Jobs accepted since the controller started.");
   w.Sample("sluice_submissions_total", {}, static_cast<double>(requests_.submissions()));
-  const int64_t connected = agents_.ConnectedCount();
   w.Family("sluice_agents_connected", "gauge", "Agents with a live lease.");
-  w.Sample("sluice_agents_connected", {}, static_cast<double>(connected));
+  w.Sample("sluice_agents_connected", {}, static_cast<double>(agents_.ConnectedCount()));
   return w.text();
 }
 
