@@ -221,20 +221,6 @@ std::string DescribeFailure(const ChildFailure& failure, const Prepared& p) {
 
 }  // namespace
 
-std::string_view ToString(ExitCause cause) {
-  switch (cause) {
-    case ExitCause::kExit:
-      return "exit";
-    case ExitCause::kRunLimit:
-      return "run_limit";
-    case ExitCause::kKilled:
-      return "killed";
-    case ExitCause::kMemLimit:
-      return "mem_limit";
-  }
-  return "exit";
-}
-
 std::string ExpandJobPattern(std::string_view pattern, int64_t job) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); ++i) {

@@ -48,6 +48,7 @@
 #include "agent/account.h"
 #include "agent/cgroup.h"
 #include "base/status.h"
+#include "wire/exit_cause.h"
 
 namespace sluice::agent {
 
@@ -74,9 +75,10 @@ struct JobSpec {
   std::optional<int> cpu_limit;  // CPUs: the job's slots on this host
 };
 
-// kMemLimit: the kernel's OOM killer ended a process of the job's cgroup at its memory limit.
-enum class ExitCause { kExit, kRunLimit, kKilled, kMemLimit };
-std::string_view ToString(ExitCause cause);
+// The protocol's enum (wire/exit_cause.h), so exits go on the wire as they are. kMemLimit: the
+// kernel's OOM killer ended a process of the job's cgroup at its memory limit.
+using ExitCause = wire::ExitCause;
+using wire::ToString;
 
 struct JobExit {
   int64_t job = 0;

@@ -6,25 +6,11 @@
 namespace sluice::agent {
 
 wire::ExitReport ExitReportOf(const JobExit& exit) {
-  wire::ExitReport report{.job = exit.job, .signal = exit.signal};
+  wire::ExitReport report{.job = exit.job, .signal = exit.signal, .cause = exit.cause};
   if (exit.exit_code) {
     report.exit_code = *exit.exit_code;
   } else if (exit.signal) {
     report.exit_code = 128 + *exit.signal;
-  }
-  switch (exit.cause) {
-    case ExitCause::kExit:
-      report.cause = wire::ExitCause::kExit;
-      break;
-    case ExitCause::kRunLimit:
-      report.cause = wire::ExitCause::kRunLimit;
-      break;
-    case ExitCause::kKilled:
-      report.cause = wire::ExitCause::kKilled;
-      break;
-    case ExitCause::kMemLimit:
-      report.cause = wire::ExitCause::kMemLimit;
-      break;
   }
   return report;
 }

@@ -254,20 +254,6 @@ Result<KillOrder> DecodeKill(const json& entry, const std::string& where) {
 
 }  // namespace
 
-std::string_view ToString(ExitCause cause) {
-  switch (cause) {
-    case ExitCause::kExit:
-      return "exit";
-    case ExitCause::kRunLimit:
-      return "run_limit";
-    case ExitCause::kKilled:
-      return "killed";
-    case ExitCause::kMemLimit:
-      return "mem_limit";
-  }
-  return "exit";
-}
-
 int32_t ExitReport::ShellStatus() const {
   if (signal) return 128 + *signal;
   return exit_code.value_or(0);

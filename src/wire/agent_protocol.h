@@ -24,6 +24,7 @@
 
 #include "base/status.h"
 #include "core/model/config.h"
+#include "wire/exit_cause.h"
 
 namespace sluice::wire {
 
@@ -40,10 +41,6 @@ struct RegisterReply {
   int heartbeat_ms = 500;  // the agent's long-poll wait; decoded clamped to [10, 10000]
 };
 
-// kMemLimit: the job was killed at its memory limit (the agent's cgroup OOM report).
-enum class ExitCause { kExit, kRunLimit, kKilled, kMemLimit };
-// "exit", "run_limit", "killed", "mem_limit".
-std::string_view ToString(ExitCause cause);
 
 struct ExitReport {
   int64_t job = 0;
