@@ -21,6 +21,7 @@
 #include "sim/decision_log.h"
 #include "sim/simulator.h"
 #include "sim/workload.h"
+#include "testing/string_log.h"
 
 namespace sluice::sim {
 namespace {
@@ -144,25 +145,7 @@ int CheckHeadNotDelayed(const core::ClusterState& state, Instant now,
   return static_cast<int>(backfilled.size());
 }
 
-class StringLog {
- public:
-  StringLog() : file_(open_memstream(&data_, &size_)), log_(file_) {}
-  ~StringLog() {
-    std::fclose(file_);
-    std::free(data_);
-  }
-  DecisionLog* log() { return &log_; }
-  std::string Text() {
-    log_.Flush();
-    return std::string(data_, size_);
-  }
-
- private:
-  char* data_ = nullptr;
-  size_t size_ = 0;
-  std::FILE* file_;
-  DecisionLog log_;
-};
+using testing::StringLog;
 
 std::string ReplayScenario(const Scenario& s, SimOptions options) {
   Result<core::ClusterState> state = core::ClusterState::Create(s.config);

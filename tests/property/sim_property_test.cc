@@ -16,6 +16,7 @@
 #include "sim/decision_log.h"
 #include "sim/simulator.h"
 #include "sim/workload.h"
+#include "testing/string_log.h"
 #include "testing/builders.h"
 
 namespace sluice::sim {
@@ -103,26 +104,7 @@ Scenario RandomScenario(uint64_t seed, core::PolicyKind policy, bool allow_close
   return s;
 }
 
-// Writes the decision log of one run into a string.
-class StringLog {
- public:
-  StringLog() : file_(open_memstream(&data_, &size_)), log_(file_) {}
-  ~StringLog() {
-    std::fclose(file_);
-    std::free(data_);
-  }
-  DecisionLog* log() { return &log_; }
-  std::string Text() {
-    log_.Flush();
-    return std::string(data_, size_);
-  }
-
- private:
-  char* data_ = nullptr;
-  size_t size_ = 0;
-  std::FILE* file_;
-  DecisionLog log_;
-};
+using testing::StringLog;
 
 std::string RunToLog(const Scenario& s, SimOptions options) {
   Result<core::ClusterState> state = core::ClusterState::Create(s.config);
