@@ -136,6 +136,15 @@ struct Agent::State {
                      order.grace_seconds);
       }
     }
+    for (const wire::RunLimitOrder& order : reply.run_limits) {
+      std::optional<std::chrono::milliseconds> limit;
+      if (order.run_limit_seconds) limit = std::chrono::seconds(*order.run_limit_seconds);
+      if (runner.SetRunLimit(order.job, limit)) {
+        spdlog::info("agent {}: job {} run limit now {}", options.host.name, order.job,
+                     order.run_limit_seconds ? std::to_string(*order.run_limit_seconds) + " s"
+                                             : std::string("none"));
+      }
+    }
     if (report_pending) report_cv.notify_one();
   }
 

@@ -411,6 +411,7 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
     return pid.error();
   }
   Entry entry{.pid = *pid, .contained = cgroups_ != nullptr};
+  entry.started = now;
   if (spec.run_limit) entry.limit_at = now + *spec.run_limit;
   entries_.emplace(spec.job, entry);
   return Status::Ok();
@@ -482,6 +483,15 @@ void JobRunner::RetryLeftovers() {
     cgroups_->Signal(job, SIGKILL);
     return cgroups_->Remove(job).ok();
   });
+}
+
+bool JobRunner::SetRunLimit(int64_t job, std::optional<std::chrono::milliseconds> run_limit) {
+  auto it = entries_.find(job);
+  if (it == entries_.end() || it->second.ended) return false;
+  Entry& entry = it->second;
+  entry.limit_at.reset();
+  if (run_limit) entry.limit_at = entry.started + *run_limit;
+  return true;
 }
 
 std::vector<JobExit> JobRunner::Poll(TimePoint now, std::chrono::milliseconds run_limit_grace) {

@@ -141,6 +141,9 @@ class JobRunner {
   // or whose leader has already exited (its remaining processes are being killed).
   bool Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now);
   void KillAll(std::chrono::milliseconds grace, TimePoint now);
+  // A new run limit for a running job, counted from its start (nullopt: none). A limit already
+  // passed ends it at the next Poll. No-op (false) for a job that does not run.
+  bool SetRunLimit(int64_t job, std::optional<std::chrono::milliseconds> run_limit);
 
   // Reaps exited jobs (never waits for a process; a cgroup freeze may take up to ~100 ms),
   // escalates overdue kills to SIGKILL and starts the kill of jobs past their run limit
@@ -157,6 +160,7 @@ class JobRunner {
   struct Entry {
     pid_t pid = -1;          // leader; its pid is the group id
     bool contained = false;  // has a cgroup
+    TimePoint started;
     std::optional<TimePoint> limit_at;
     std::optional<TimePoint> sigkill_at;  // set once SIGTERM was sent
     std::optional<ExitCause> kill_cause;

@@ -17,6 +17,9 @@ int Main(int argc, char** argv) {
   RegisterAgentCommand(app, exit_code);
   RegisterServerCommand(app, exit_code);
   RegisterClientCommands(app, exit_code);
+  RegisterHistoryCommand(app, exit_code);
+  RegisterJobChangeCommands(app, exit_code);
+  RegisterGenHistoryCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/bench_estimate.h"
 #include "cli/commands.h"
 #include "core/cycle/scheduler.h"
 #include "sim/synthetic.h"
@@ -34,6 +35,7 @@ struct BenchFlags {
   int32_t cycles = 5;
   bool explain = false;
   bool json = false;
+  bool estimate = false;  // time estimated-start refreshes instead (bench_estimate.h)
 };
 
 // Resident set size now, in bytes (Linux /proc; 0 when unreadable).
@@ -96,6 +98,7 @@ int RunBench(BenchFlags flags) {
   }
   const double build_seconds = Seconds(std::chrono::steady_clock::now() - build_start);
   const int64_t rss_after = ResidentBytes();
+  if (flags.estimate) return RunEstimateBench(std::move(state), 10, flags.cycles, flags.json);
 
   core::Scheduler scheduler;
   const Instant now = 10;
@@ -193,6 +196,8 @@ void RegisterBenchCommand(CLI::App& app, int& exit_code) {
   bench->add_option("--cycles", flags->cycles, "timed cycles (the median is reported)")->check(CLI::PositiveNumber);
   bench->add_flag("--explain", flags->explain, "explain every pending job (as the server does)");
   bench->add_flag("--json", flags->json, "print JSON instead of a table");
+  bench->add_flag("--estimate", flags->estimate,
+                  "time refreshes of the estimated starts (--cycles of them) instead of cycles");
   bench->callback([flags, &exit_code] { exit_code = RunBench(*flags); });
 }
 

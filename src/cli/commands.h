@@ -16,5 +16,11 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code);
 void RegisterServerCommand(CLI::App& app, int& exit_code);
 // submit, jobs, cancel, hold, release, hosts, queues, limits (client_commands.cc).
 void RegisterClientCommands(CLI::App& app, int& exit_code);
+// history (history_command.cc).
+void RegisterHistoryCommand(CLI::App& app, int& exit_code);
+// modify, requeue (job_change_commands.cc).
+void RegisterJobChangeCommands(CLI::App& app, int& exit_code);
+// gen-history (gen_history_command.cc).
+void RegisterGenHistoryCommand(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::cli

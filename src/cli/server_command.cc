@@ -22,6 +22,7 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     int64_t grace_seconds = 5;
     int32_t max_dispatch = 3;
     int64_t keep_ended_seconds = 3600;
+    int64_t keep_history_days = 30;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--config", flags->config, "Cluster YAML")->required();
@@ -48,6 +49,9 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
             return "expected -1 (keep ended jobs for ever) or at least 60 seconds, got " + text;
           },
           "-1|SECONDS>=60"));
+  cmd->add_option("--keep-history-days", flags->keep_history_days,
+                  "Delete history rows of jobs that ended longer ago (0: keep for ever)")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([flags, &exit_code] {
     // Signals go to one thread (sigwait below), never to the HTTP or scheduling threads.
     sigset_t signals;
@@ -67,7 +71,8 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
                        .host_loss_grace_ms = flags->grace_seconds * 1000,
                        .max_dispatch_attempts = flags->max_dispatch,
                        .explain_interval_ms = 250,
-                       .keep_ended_seconds = flags->keep_ended_seconds}};
+                       .keep_ended_seconds = flags->keep_ended_seconds,
+                       .keep_history_days = flags->keep_history_days}};
     auto server = server::Server::Start(options);
     if (!server) {
       std::cerr << "sluice server: " << server.error().message() << "\n";

@@ -103,6 +103,28 @@ std::string LocalTimes(std::string line) {
   return line;
 }
 
+// " Expected to start around 14:05" (R-UX-8), or why the start is unknown; "" when the
+// job object has no estimate.
+std::string EstimateLine(const json& job) {
+  auto it = job.find("estimated_start");
+  if (it == job.end()) return "";
+  if (it->is_number_integer()) {
+    const std::time_t t = it->get<int64_t>();
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    std::tm today{};
+    localtime_r(&t, &tm);
+    localtime_r(&now, &today);
+    const bool same_day = tm.tm_year == today.tm_year && tm.tm_yday == today.tm_yday;
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, same_day ? "%H:%M" : "%b %d %H:%M", &tm);
+    return std::string(" Expected to start around ") + buffer + "\n";
+  }
+  auto why = job.find("unknown_because");
+  if (why == job.end() || !why->is_string()) return "";
+  return " Start time unknown: " + why->get<std::string>() + "\n";
+}
+
 std::string ReasonLines(const json& job) {
   std::string out;
   const json* reasons = nullptr;
@@ -126,7 +148,7 @@ std::string ReasonLines(const json& job) {
       out += " What would let it start: " + LocalTimes(hint->get<std::string>()) + "\n";
     }
   }
-  return out;
+  return out + EstimateLine(job);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace sluice::client {
 
 // The job members FormatJobs and FormatPendingJobs read (GET /v1/jobs?fields=...).
 inline constexpr const char* kTableJobFields =
-    "id,user,state,queue,tasks,hosts,exit_code,name,submit_time,reason";
+    "id,user,state,queue,tasks,hosts,exit_code,name,submit_time,reason,estimated_start";
 
 // `jobs`: one row per job object.
 std::string FormatJobs(const nlohmann::json& jobs);

@@ -58,6 +58,7 @@ Status StatusForHttp(int http_status, const std::string& message) {
     case 404: return Status(StatusCode::kNotFound, message);
     case 409: return Status(StatusCode::kFailedPrecondition, message);
     case 413: return Status(StatusCode::kResourceExhausted, message);
+    case 422: return Status(StatusCode::kInvalidArgument, message);  // valid but impossible
     default: return Status(StatusCode::kInternal, message);
   }
 }
@@ -91,6 +92,10 @@ Result<json> RestClient::Get(const std::string& path) {
 
 Result<json> RestClient::Post(const std::string& path, const json& body) {
   return ToResult(http_->Post(path.c_str(), body.dump(), "application/json"), options_.server);
+}
+
+Result<json> RestClient::Patch(const std::string& path, const json& body) {
+  return ToResult(http_->Patch(path.c_str(), body.dump(), "application/json"), options_.server);
 }
 
 }  // namespace sluice::client

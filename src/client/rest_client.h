@@ -3,7 +3,8 @@
 // Options come from flags, falling back to SLUICE_SERVER and SLUICE_TOKEN (R-SRV-5b). Every
 // call returns the parsed JSON body or a Status whose code follows the HTTP status
 // (400 kInvalidArgument, 401 kUnauthenticated, 403 kPermissionDenied, 404 kNotFound,
-// 409 kFailedPrecondition, 413 kResourceExhausted, 5xx kInternal, no answer kUnavailable)
+// 409 kFailedPrecondition, 413 kResourceExhausted, 422 kInvalidArgument, 5xx kInternal,
+// no answer kUnavailable)
 // and whose message is the server's `error` text.
 // Thread-safety: one RestClient per thread.
 #pragma once
@@ -48,6 +49,7 @@ class RestClient {
 
   Result<nlohmann::json> Get(const std::string& path);
   Result<nlohmann::json> Post(const std::string& path, const nlohmann::json& body);
+  Result<nlohmann::json> Patch(const std::string& path, const nlohmann::json& body);
 
  private:
   ClientOptions options_;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <utility>
 
+#include "server/job_changes.h"
 #include "server/job_spec.h"
 
 namespace sluice::server {
@@ -118,11 +119,13 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     auto again = agents_.find(name);
     if (again == agents_.end()) break;
     CollectWork(name, report.running, launch, kill);
+    json run_limits = TakeRunLimitOrders(book_, name);  // job_changes.h
     const bool superseded = again->second->poll_generation != generation;
-    if (!launch.empty() || !kill.empty() || !ack.empty() || superseded || ctx_.stopping ||
-        std::chrono::steady_clock::now() >= deadline) {
+    if (!launch.empty() || !kill.empty() || !ack.empty() || !run_limits.empty() || superseded ||
+        ctx_.stopping || std::chrono::steady_clock::now() >= deadline) {
       again->second->last_heartbeat_ms = ctx_.NowMs();
-      return json{{"epoch", ctx_.epoch}, {"launch", launch}, {"kill", kill}, {"ack", ack}};
+      return json{{"epoch", ctx_.epoch}, {"launch", launch}, {"kill", kill}, {"ack", ack},
+                  {"run_limits", run_limits}};
     }
     ctx_.work_cv.wait_until(lock, deadline);
   }
@@ -135,6 +138,11 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
     ack.push_back(e.job);
     JobInfo* job = book_.Find(e.job);
     if (job == nullptr || job->launch_host != name || !job->HoldsAllocation()) continue;
+    if (job->requeue_requested && !job->row.cancel_requested) {  // sluice requeue
+      job->requeue_requested = false;
+      book_.Requeue(*job, "requeued", batch);
+      continue;
+    }
     if (job->BeingPreempted() && !job->row.cancel_requested) {  // back to its queue
       book_.Requeue(*job, "preempted for job " + std::to_string(job->row.preempted_for), batch);
       continue;
@@ -205,7 +213,7 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
   for (JobId id : book_.LaunchedBy(name)) {
     JobInfo* job = book_.Find(id);
     if (job == nullptr) continue;
-    if (job->row.cancel_requested) {
+    if (job->row.cancel_requested || job->requeue_requested) {
       kill.push_back({{"job", id}, {"grace_seconds", grace}});
       continue;
     }

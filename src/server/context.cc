@@ -23,6 +23,7 @@ Status ServerContext::ApplyLocked(const core::Event& event, const std::string& w
 
 void ServerContext::MarkDirty() {
   dirty = true;
+  ++changes;
   cycle_cv.notify_all();
 }
 

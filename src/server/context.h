@@ -47,6 +47,13 @@ struct ControllerOptions {
   // dependencies on them keep their verdict. -1: keep them all (`sluice server` accepts -1 or
   // at least 60).
   int64_t keep_ended_seconds = 3600;
+  // History rows (R-UX-6) are deleted this many days after their jobs ended, checked every
+  // history_purge_interval_ms (history_api.h). <= 0: kept forever.
+  int64_t keep_history_days = 30;
+  int64_t history_purge_interval_ms = 60'000;
+  // Estimated starts (R-UX-8, estimates.h) are refreshed at most this often after a change,
+  // and at least every 10 x this; <= 0: not computed.
+  int64_t estimate_interval_ms = 3'000;
   std::string config_path;  // re-read by Reconfigure()
 };
 
@@ -87,6 +94,7 @@ class ServerContext {
   uint64_t epoch = 0;
   int64_t start_ms = 0;
   bool dirty = true;
+  uint64_t changes = 0;  // MarkDirty calls so far (the estimator refreshes after changes)
   bool stopping = false;
 
  private:

@@ -28,7 +28,13 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
       book_(ctx_),
       agents_(ctx_, book_, settings_),
       runner_(ctx_, book_),
-      requests_(ctx_, book_) {}
+      requests_(ctx_, book_),
+      changes_(ctx_, book_),
+      keeper_(ctx_.store,
+              {.keep_days = ctx_.options.keep_history_days,
+               .interval_ms = ctx_.options.history_purge_interval_ms},
+              [this] { return ctx_.NowMs(); }, ctx_.log),
+      estimator_(ctx_, book_) {}
 
 Controller::~Controller() {
   Stop();
@@ -233,6 +239,8 @@ void Controller::Tick() {
 }
 
 void Controller::Start() {
+  keeper_.Start();
+  estimator_.Start();
   thread_ = std::thread([this] {
     std::unique_lock lock(ctx_.mu);
     while (!ctx_.stopping) {
@@ -258,6 +266,8 @@ void Controller::Stop() {
   ctx_.cycle_cv.notify_all();
   ctx_.work_cv.notify_all();
   if (thread_.joinable()) thread_.join();
+  keeper_.Stop();
+  estimator_.Stop();
 }
 
 void Controller::FlushStore() { ctx_.store->Flush(); }

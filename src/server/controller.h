@@ -45,6 +45,9 @@
 #include "server/context.h"
 #include "server/cycle_runner.h"
 #include "server/http_reply.h"
+#include "server/estimates.h"
+#include "server/history_api.h"
+#include "server/job_changes.h"
 #include "server/job_book.h"
 #include "server/job_requests.h"
 #include "store/store.h"
@@ -90,6 +93,12 @@ class Controller {
   Reply Reconfigure();
   // Replaces the configuration (validated whole; R-SRV-4b).
   Reply Reconfigure(core::ClusterConfig config);
+  // History (R-UX-6; history_api.cc): GET /v1/history and /v1/history/summary.
+  Reply History(const std::map<std::string, std::string>& params);
+  Reply HistorySummary(const std::map<std::string, std::string>& params);
+  // Modify and requeue (R-UX-7; job_changes.h): PATCH /v1/jobs/{id}, POST .../requeue.
+  Reply Modify(const Caller& caller, JobId id, const nlohmann::json& body);
+  Reply Requeue(const Caller& caller, JobId id);
 
   // --- Agents ---
   Reply Register(const nlohmann::json& body);
@@ -105,6 +114,8 @@ class Controller {
   void Stop();
   // Waits until every queued store write has committed (tests).
   void FlushStore();
+  // Refreshes the estimated starts now (the estimator's thread does it in the background).
+  RefreshStats RefreshEstimates() { return estimator_.Refresh(); }
 
   // --- Observation ---
   std::string Metrics();  // metrics.cc
@@ -132,12 +143,18 @@ class Controller {
   Reply AnswerAfterCommit(std::unique_lock<std::mutex>& lock, nlohmann::json answer,
                           store::WriteBatch batch);
 
+  // The default queue's name, under the lock (history_api.cc).
+  std::string DefaultQueueName();
+
   ServerContext ctx_;
   ClusterSettings settings_;
   JobBook book_;
   AgentRegistry agents_;
   CycleRunner runner_;
   JobRequests requests_;
+  JobChanges changes_;
+  HistoryKeeper keeper_;  // history rows past keep_history_days (history_api.h)
+  StartEstimator estimator_;  // estimated starts (estimates.h)
   std::thread thread_;
 };
 

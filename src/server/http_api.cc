@@ -135,6 +135,7 @@ void HttpApi::Install(httplib::Server& server) {
   InstallJobRoutes(server);
   InstallClusterRoutes(server);
   InstallAgentRoutes(server);
+  InstallHistoryRoutes(server);
   InstallEvents(server);
 }
 
@@ -231,6 +232,30 @@ void HttpApi::InstallAgentRoutes(httplib::Server& server) {
                   return;
                 }
                 Send(res, c.Heartbeat(req.matches[1], body));
+              });
+}
+
+void HttpApi::InstallHistoryRoutes(httplib::Server& server) {
+  Controller& c = controller_;
+  server.Get(R"(/v1/history(/summary)?)", [&c](const httplib::Request& req,
+                                                httplib::Response& res) {
+    Caller caller;
+    if (!AuthenticateUser(c, req, res, caller)) return;
+    std::map<std::string, std::string> query;
+    for (const auto& [k, v] : req.params) query[k] = v;
+    Send(res, req.matches[1].length() > 0 ? c.HistorySummary(query) : c.History(query));
+  });
+  server.Patch(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
+    Caller caller;
+    json body;
+    if (!AuthenticateUser(c, req, res, caller) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
+    Send(res, c.Modify(caller, std::stoll(req.matches[1]), body));
+  });
+  server.Post(R"(/v1/jobs/(-?\d+)/requeue)",
+              [&c](const httplib::Request& req, httplib::Response& res) {
+                Caller caller;
+                if (!AuthenticateUser(c, req, res, caller)) return;
+                Send(res, c.Requeue(caller, std::stoll(req.matches[1])));
               });
 }
 

@@ -29,6 +29,8 @@ class HttpApi {
   void InstallJobRoutes(httplib::Server& server);
   void InstallClusterRoutes(httplib::Server& server);
   void InstallAgentRoutes(httplib::Server& server);
+  // History, modify and requeue (issue 17, R-UX-6, R-UX-7).
+  void InstallHistoryRoutes(httplib::Server& server);
   // GET /v1/events: job events as server-sent events.
   void InstallEvents(httplib::Server& server);
 

@@ -330,7 +330,9 @@ void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batc
   const core::ClusterState& cs = ctx_.state;
   const core::Job* cj = cs.FindJob(job.row.id);
   const bool requeue = cj != nullptr && !job.row.cancel_requested &&
-                       cs.queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue;
+                       (job.requeue_requested ||
+                        cs.queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue);
+  job.requeue_requested = false;
   if (requeue) {
     Requeue(job, why, batch);
   } else {

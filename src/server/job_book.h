@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/driver/forecast.h"
 #include "core/model/job.h"
 #include "core/reasons/reason.h"
 #include "server/context.h"
@@ -61,6 +62,9 @@ struct JobInfo {
   std::optional<core::PendingReasons> reasons;  // from the last explained cycle
   std::string main_reason;                      // last main reason logged ("" none)
   std::string message;                          // why it ended, when it did not end by itself
+  std::optional<core::StartEstimate> estimate;  // waiting: the last forecast's (estimates.h)
+  bool requeue_requested = false;  // its kill was ordered to requeue it (job_changes.h)
+  bool run_limit_pending = false;  // its changed run limit is yet to go to its agent
   // Preempted (R-CAP-3, R-CAP-4; the marker is row.preempted_for and row.preempt_kill_at,
   // persisted so that a restart neither forgets why the victim is stopped nor restarts its
   // grace): its agent is told to kill it (SIGTERM, SIGKILL at the kill time) once the marker

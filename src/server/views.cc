@@ -69,6 +69,7 @@ JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bo
   for (const auto& [name, slots] : job.hosts) e.tasks += slots;
   if (e.tasks == 0) e.tasks = job.spec.value("max_tasks", 1);
   e.reason = job.WaitReason();
+  if (!e.reason.empty()) e.estimate = job.estimate;
   if (with_reasons && !e.reason.empty()) {
     e.reasons = job.reasons;
     // What would let it start (R-PR-2), from the same reasons the JSON shows.

@@ -1,50 +1,16 @@
-// Estimated start times of pending jobs (issue 6, R-PR-2): the scheduling core run forward
-// from the current state, with every job's run limit as its runtime and no new arrivals.
-//
-// Method: a private Clone() of the state is driven by the core's DriveLoop
-// (core/driver/drive_loop.h), as the simulator drives it (R-SIM-1b, R-SIM-1d): at each time,
-// the finishes due then (by job id), then one cycle, committed and handed to the forecast's
-// DecisionHandler; it wakes at finishes and at every timer the core asks for, and preemption
-// victims go back to their queues at once.
-// No scheduling code of its own: what the core would decide is what the estimate says.
-// A running job ends at start + run_limit, or at `now` if it has already overrun its limit.
-// A job without a run limit never ends in the forecast, so a job that does not start in the
-// forecast waits behind such a job (or is held, or its queue is inactive, ...) and its
-// estimate is "unknown", with why. A job that does start in the forecast gets that time:
-// exact when run limits equal runtimes and no job arrives (tests/sim/estimate_test.cc).
-// Cost: one cycle per distinct finish or timer time, bounded by EstimateOptions.
-// Thread-safety: reads `state` only; the forecast runs on its own copy.
+// The simulator's name for the core's start-time forecast (core/driver/forecast.h, which
+// describes the method): `sluice sim --pending-at` and the controller run the same code.
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "base/ids.h"
-#include "base/time.h"
-#include "core/model/cluster_state.h"
-#include "core/reasons/reason.h"
+#include "core/driver/forecast.h"
 #include "wire/estimate_json.h"
 
 namespace sluice::sim {
 
-// The estimate of one job; its text and JSON are in wire/estimate_json.h.
-using StartEstimate = wire::StartEstimate;
-
-struct EstimateOptions {
-  // The forecast stops after this many cycles (timers that recur forever, e.g. windows).
-  int64_t max_cycles = 20000;
-};
-
-// Estimates for every PENDING or HELD job of `state`, by job id. `now` is the time of the
-// last cycle committed to `state`; `wake_at` the earliest timer that cycle (or an earlier
-// one) asked for and that has not fired yet.
-std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, Instant now,
-                                              std::optional<Instant> wake_at,
-                                              const EstimateOptions& options = {});
+using StartEstimate = core::StartEstimate;
+using EstimateOptions = core::EstimateOptions;
+using core::EstimateStarts;
+using wire::AddEstimateJson;
+using wire::EstimateText;
 
 }  // namespace sluice::sim

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "store/sqlite_history.h"
 #include "store/store.h"
 
 namespace sluice::store {
@@ -353,8 +354,16 @@ class SqliteStore final : public Store {
   // learns it from that write's Status, so there is no separate signal to give.
   void SetDeposedCallback(std::function<void(const Status&)> /*deposed*/) override {}
   Status OverwriteEpochForTest(uint64_t epoch) override;
+  Result<HistoryPage> QueryHistory(const HistoryQuery& query) override {
+    return history_->Query(query);
+  }
+  Result<int64_t> PurgeHistory(int64_t ended_before, int64_t max_rows) override {
+    return history_->Purge(ended_before, max_rows);
+  }
+  void SetHistory(std::unique_ptr<SqliteHistory> history) { history_ = std::move(history); }
 
  private:
+  std::unique_ptr<SqliteHistory> history_;  // history.h, on its own connection
   std::unique_ptr<SqliteWriter> impl_;
   std::string dir_;
   uint64_t epoch_ = 0;
@@ -389,6 +398,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
     SLUICE_RETURN_IF_ERROR(Exec(db, "PRAGMA busy_timeout=5000"));
     SLUICE_RETURN_IF_ERROR(Exec(db, kSchema));
     SLUICE_RETURN_IF_ERROR(AddMissingColumns(db));
+    SLUICE_RETURN_IF_ERROR(CreateHistoryIndexes(db));
     Result<int64_t> old_epoch = ReadMeta(db, "epoch", 0);
     if (!old_epoch) return old_epoch.error();
     const uint64_t next = static_cast<uint64_t>(*old_epoch) + 1;
@@ -407,7 +417,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
   auto real = std::make_unique<SqliteWriter>(db, fd, epoch);
   SLUICE_RETURN_IF_ERROR(real->Prepare());
   real->Start();
-  return std::unique_ptr<Store>(new SqliteStore(std::move(real), dir, epoch));
+  Result<std::unique_ptr<SqliteHistory>> history = SqliteHistory::Open(db_path, epoch);
+  if (!history) return history.error();
+  auto store = std::make_unique<SqliteStore>(std::move(real), dir, epoch);
+  store->SetHistory(std::move(*history));
+  return std::unique_ptr<Store>(std::move(store));
 }
 
 Result<Snapshot> SqliteStore::Load() {

@@ -108,6 +108,9 @@ struct StoreStats {
 // election); an etcd store is a candidate until it wins the election, leads while its lease
 // lives and its writes' compares hold, and is deposed for good once either fails.
 enum class Role { kCandidate, kLeader, kDeposed };
+
+struct HistoryQuery;  // store/history.h
+struct HistoryPage;
 std::string_view ToString(Role role);
 
 // What OpenUrl needs besides the URL; the SQLite store ignores all of it.
@@ -176,6 +179,15 @@ class Store {
   // For tests of fencing: overwrite the stored epoch as a rival controller would (SQLite
   // only; the etcd store answers kFailedPrecondition: a rival there is a second store).
   virtual Status OverwriteEpochForTest(uint64_t epoch) = 0;
+
+  // --- History (R-UX-6; store/history.h). From any thread, while leading. ---
+  // One page of ended jobs matching `query`. The default scans Load() (the etcd store);
+  // SQLite answers from its indexes. Errors: the backend's read errors.
+  virtual Result<HistoryPage> QueryHistory(const HistoryQuery& query);
+  // Deletes at most `max_rows` rows of jobs that ended before `ended_before` (Unix seconds),
+  // fenced like a write; returns how many went. The default deletes nothing (etcd keeps its
+  // history; docs/api.md). Errors: kFailedPrecondition when fenced; the backend's errors.
+  virtual Result<int64_t> PurgeHistory(int64_t ended_before, int64_t max_rows);
 
  protected:
   Store() = default;

@@ -252,7 +252,26 @@ Result<KillOrder> DecodeKill(const json& entry, const std::string& where) {
   return order;
 }
 
+Result<RunLimitOrder> DecodeRunLimit(const json& entry, const std::string& where) {
+  if (!entry.is_object()) return TypeError(where + ".", "an object");
+  RunLimitOrder order;
+  SLUICE_RETURN_IF_ERROR(ReadInt(entry, "job", where + ".", order.job));
+  const json* limit = Find(entry, "run_limit");
+  if (limit != nullptr && !limit->is_null()) {
+    if (!limit->is_number_integer() || limit->get<int64_t>() < 1) {
+      return TypeError(where + ".run_limit", "a positive integer or null");
+    }
+    order.run_limit_seconds = limit->get<int64_t>();
+  }
+  return order;
+}
+
 }  // namespace
+
+json EncodeRunLimitOrder(const RunLimitOrder& order) {
+  return {{"job", order.job},
+          {"run_limit", order.run_limit_seconds ? json(*order.run_limit_seconds) : json(nullptr)}};
+}
 
 int32_t ExitReport::ShellStatus() const {
   if (signal) return 128 + *signal;
@@ -359,7 +378,15 @@ json EncodeHeartbeatReply(const HeartbeatReply& reply) {
   for (const KillOrder& order : reply.kill) {
     kill.push_back({{"job", order.job}, {"grace_seconds", order.grace_seconds}});
   }
-  return {{"epoch", reply.epoch}, {"launch", launch}, {"kill", kill}, {"ack", reply.ack}};
+  json run_limits = json::array();
+  for (const RunLimitOrder& order : reply.run_limits) {
+    run_limits.push_back(EncodeRunLimitOrder(order));
+  }
+  return {{"epoch", reply.epoch},
+          {"launch", launch},
+          {"kill", kill},
+          {"ack", reply.ack},
+          {"run_limits", run_limits}};
 }
 
 Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
@@ -368,6 +395,7 @@ Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
   SLUICE_RETURN_IF_ERROR(ReadEpoch(body, reply.epoch));
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "launch", DecodeLaunch, reply.launch));
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "kill", DecodeKill, reply.kill));
+  SLUICE_RETURN_IF_ERROR(DecodeArray(body, "run_limits", DecodeRunLimit, reply.run_limits));
   SLUICE_RETURN_IF_ERROR(ReadIdList(body, "ack", reply.ack));
   return reply;
 }

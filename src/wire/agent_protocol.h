@@ -87,10 +87,18 @@ struct KillOrder {
   int grace_seconds = 10;  // decoded clamped to [0, 3600]
 };
 
+// A running job's run limit changed (an administrator's `sluice modify -W`, R-UX-7): the
+// agent's kill timer follows, counted from when it started the job; nullopt: no limit.
+struct RunLimitOrder {
+  int64_t job = 0;
+  std::optional<int64_t> run_limit_seconds;  // decoded >= 1
+};
+
 struct HeartbeatReply {
   uint64_t epoch = 0;
   std::vector<Launch> launch;
   std::vector<KillOrder> kill;
+  std::vector<RunLimitOrder> run_limits;  // "run_limits": [{"job", "run_limit": s|null}]
   std::vector<int64_t> ack;  // exits and launch failures the controller has committed
 };
 
@@ -110,6 +118,7 @@ Result<RegisterReply> DecodeRegisterReply(const nlohmann::json& body);
 
 nlohmann::json EncodeLaunch(const Launch& launch);
 nlohmann::json EncodeHeartbeatReply(const HeartbeatReply& reply);
+nlohmann::json EncodeRunLimitOrder(const RunLimitOrder& order);
 // Errors: a launch without a positive job id or without argv and command, or a field used with
 // the wrong type.
 Result<HeartbeatReply> DecodeHeartbeatReply(const nlohmann::json& body);

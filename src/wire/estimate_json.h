@@ -1,5 +1,5 @@
 // An estimated start time of a pending job (issue 6, R-PR-2) as the API shows it: the value
-// the estimator (sim/estimate.h) produces, its one-line text and its JSON members
+// the estimator (core/driver/forecast.h) produces, its one-line text and its JSON members
 // (docs/reasons-json.md).
 // Thread-safety: value type and pure functions.
 #pragma once
@@ -11,17 +11,12 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "core/driver/forecast.h"
 #include "core/reasons/reason.h"
 
 namespace sluice::wire {
 
-struct StartEstimate {
-  std::optional<Instant> start;  // nullopt: unknown
-  std::string unknown_because;   // when unknown: why, in plain words
-  // When unknown: the main reason the job still pends at the end of the forecast.
-  std::optional<core::ReasonCode> reason_at_end;
-  std::vector<JobId> waits_for;  // when unknown: running jobs without a run limit at the end
-};
+using StartEstimate = core::StartEstimate;  // core/driver/forecast.h
 
 // "t=1200" or "unknown (waits for jobs without a run limit: 4, 9)" (at most 5 ids shown,
 // then "and N more").

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "wire/estimate_json.h"
 #include "wire/reasons_json.h"
 
 namespace sluice::wire {
@@ -93,7 +94,7 @@ const std::vector<std::string>& JobFieldNames() {
       "start_time", "end_time", "exit_code", "cause",    "reason",   "tasks",
       "min_tasks", "max_tasks", "resreq",    "run_limit", "priority", "project",
       "exclusive", "depend",    "begin",     "command",  "cwd",      "output",
-      "error",     "hosts",     "dispatch_attempts", "message"};
+      "error",     "hosts",     "dispatch_attempts", "message", "estimated_start"};
   return kNames;
 }
 
@@ -173,6 +174,22 @@ void AppendReasons(const JobListEntry& e, std::string& out) {
   out += '}';
 }
 
+// The value of `estimated_start` and the members that go with it (estimate_json.h); a job not
+// estimated yet is unknown "not estimated yet".
+void AppendEstimate(const std::optional<core::StartEstimate>& estimate, std::string& out) {
+  nlohmann::ordered_json members;
+  AddEstimateJson(estimate ? *estimate
+                           : core::StartEstimate{.unknown_because = "not estimated yet"},
+                  members);
+  for (auto it = members.begin(); it != members.end(); ++it) {
+    if (it != members.begin()) {
+      out += ',';
+      AppendKey(it.key().c_str(), out);
+    }
+    out += it.value().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+
 }  // namespace
 
 void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fields) {
@@ -226,6 +243,7 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
   if (member("hosts")) AppendHosts(e.hosts, out);
   if (member("dispatch_attempts")) AppendInt(e.dispatch_attempts, out);
   if (!e.message.empty() && member("message")) AppendJsonString(e.message, out);
+  if (!e.reason.empty() && member("estimated_start")) AppendEstimate(e.estimate, out);
   if (e.with_reasons) {
     // Asked for by pending_reasons=1, whatever `fields` says.
     if (!first) out += ',';

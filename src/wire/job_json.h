@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "core/driver/forecast.h"
 #include "core/reasons/reason.h"
 
 namespace sluice::wire {
@@ -51,6 +52,8 @@ struct JobListEntry {
   bool with_reasons = false;
   std::optional<core::PendingReasons> reasons;  // the last explained cycle's, if any
   std::string hint;                             // what would let it start (core::Hint); "": absent
+  // Waiting jobs (R-UX-8): the controller's last forecast; nullopt: not estimated yet.
+  std::optional<core::StartEstimate> estimate;
 };
 
 // The members a job object may have (docs/api.md), for GET /v1/jobs?fields=...

@@ -77,6 +77,7 @@ class ControllerHarness {
   }
 
   Controller& c() { return *controller_; }
+  store::Store& store() { return *store_; }
   void Advance(int64_t ms) { *now_ms_ += ms; }
   int64_t now_ms() const { return *now_ms_; }
   std::string log() const { return log_stream_->str(); }

@@ -61,7 +61,7 @@ Status RestoreAllocation(const AllocationRestored& e, ClusterState& state) {
 }
 
 // The server's restart and retention events.
-Status ApplyServerEvent(const Event& event, ClusterState& state) {
+Status ApplyServerEvent(const Event& event, Instant now, ClusterState& state) {
   if (const auto* e = std::get_if<JobRestored>(&event)) {
     return state.Restore(e->spec, e->seq, e->record);
   }
@@ -76,6 +76,11 @@ Status ApplyServerEvent(const Event& event, ClusterState& state) {
   }
   if (const auto* e = std::get_if<JobForgotten>(&event)) return state.Forget(e->job);
   if (const auto* e = std::get_if<JobWithdrawn>(&event)) return state.Withdraw(e->job);
+  if (const auto* e = std::get_if<JobModified>(&event)) return state.Modify(e->spec, now);
+  if (const auto* e = std::get_if<RunLimitChanged>(&event)) {
+    return state.SetRunLimit(e->job, e->run_limit);
+  }
+  if (const auto* e = std::get_if<JobRevived>(&event)) return state.Revive(e->spec, e->seq, now);
   return Internal("not a server event");
 }
 
@@ -109,7 +114,7 @@ Status Apply(const Event& event, Instant now, ClusterState& state) {
         } else if constexpr (std::is_same_v<E, ConfigChanged>) {
           return state.Reconfigure(e.config);
         } else {
-          return ApplyServerEvent(event, state);
+          return ApplyServerEvent(event, now, state);
         }
       },
       event);

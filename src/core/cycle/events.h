@@ -103,10 +103,30 @@ struct JobWithdrawn {
   JobId job = kNoJob;
 };
 
+// --- Changes to a job in place (R-UX-7, issue 17; ClusterState's job_changes.cc). ---
+
+// A PENDING or HELD job's spec is replaced (`sluice modify`): it is classified again and
+// keeps its sequence and admission record, unless its queue changes: then it goes to the end
+// of the new queue with a fresh record. The spec's `hold` is ignored (held stays held).
+struct JobModified {
+  JobSpec spec;
+};
+// An ADMITTING or RUNNING job's run limit changes (an administrator's `sluice modify -W`).
+struct RunLimitChanged {
+  JobId job = kNoJob;
+  std::optional<Duration> run_limit;
+};
+// An ended job (in the table or only noted as ended) pends again under the same id at
+// `seq`, with a fresh admission record (`sluice requeue` of an ended job).
+struct JobRevived {
+  JobSpec spec;
+  uint64_t seq = 0;
+};
+
 using Event = std::variant<JobSubmitted, JobCancelled, JobFinished, HostAdded, HostChanged,
                            HostLost, ConfigChanged, JobHeld, JobReleased, QueueChanged, JobRequeued,
                            JobRestored, AllocationRestored, EndedJobNoted, ReclaimDeadlineRestored,
-                           JobForgotten, JobWithdrawn>;
+                           JobForgotten, JobWithdrawn, JobModified, RunLimitChanged, JobRevived>;
 
 // Applies one event at time `now`. On error the state is unchanged and the Status says
 // which event was refused and why (unknown job, duplicate id, ...). A submission is refused
@@ -115,7 +135,8 @@ using Event = std::variant<JobSubmitted, JobCancelled, JobFinished, HostAdded, H
 // refused with kNotFound for an unknown job and kFailedPrecondition when the job is not
 // pending or the allocation does not fit the hosts that accept work now (the configuration
 // changed under it: the server requeues it). EndedJobNoted, JobForgotten and JobWithdrawn
-// fail as ClusterState::NoteEnded, Forget and Withdraw say.
+// fail as ClusterState::NoteEnded, Forget and Withdraw say; JobModified, RunLimitChanged and
+// JobRevived as ClusterState::Modify, SetRunLimit and Revive say.
 Status Apply(const Event& event, Instant now, ClusterState& state);
 
 }  // namespace sluice::core

@@ -11,6 +11,8 @@
 
 #include <array>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "base/time.h"
 #include "core/admission/policy.h"
@@ -52,6 +54,11 @@ class Scheduler {
   //     in the order they were made, the unavailable counts and wake_at.
   CycleResult RunCycle(const ClusterState& state, Instant now,
                        const CycleOptions& options = {}) const;
+
+  // Step 2's verdict on one job, outside a cycle (never_runs.cc): why `job` could never run
+  // here (static feasibility, R-ADM-1, then policy maximums), or nullopt when it could. For
+  // checking a change before it is applied (R-UX-7); `job` need not be in `state`'s table.
+  std::optional<std::string> NeverRuns(const Job& job, const ClusterState& state) const;
 
  private:
   CycleContext BeginCycle(const ClusterState& state, Instant now,

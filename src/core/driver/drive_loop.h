@@ -8,7 +8,7 @@
 //   5. remember the next wake-up the core asked for, and go to the next time.
 // This file owns steps 2-5 and the choice of the next time; the driver owns step 1 and what
 // it does with each decision. The simulator (sim/simulator.cc), the start-time estimator
-// (sim/estimate.cc, on a Clone of the state) and the controller's cycle runner
+// (core/driver/forecast.cc, on a Clone of the state) and the controller's cycle runner
 // (server/cycle_runner.cc) are its three handlers. tests/testing/reference_sim.cc stays an
 // independent loop on purpose: it is the differential test's oracle.
 //

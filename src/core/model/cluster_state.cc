@@ -128,6 +128,10 @@ int32_t MinSlots(const resreq::Request& request, const JobSpec& spec) {
 
 }  // namespace
 
+int32_t ClusterState::MinSlotsOf(const resreq::Request& request, const JobSpec& spec) {
+  return MinSlots(request, spec);
+}
+
 Status ClusterState::Submit(JobSpec spec) {
   if (jobs_.contains(spec.id)) {
     return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.id) + " exists");

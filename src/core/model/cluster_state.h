@@ -233,6 +233,20 @@ class ClusterState {
   // HELD and never started.
   Status Withdraw(JobId id);
 
+  // --- Changes in place (R-UX-7; job_changes.cc). ---
+
+  // A job as `spec` would make it (request compiled, queue and minimum slots resolved), for
+  // checks before a change; not in the table. Errors: as Submit's for the spec.
+  Result<Job> Candidate(const JobSpec& spec);
+  // Replaces a PENDING/HELD job's spec (see JobModified). Errors: kNotFound;
+  // kFailedPrecondition when it is not waiting; as Submit for the new spec (nothing changed).
+  Status Modify(JobSpec spec, Instant now);
+  // Errors: kNotFound; kFailedPrecondition unless ADMITTING or RUNNING.
+  Status SetRunLimit(JobId id, std::optional<Duration> run_limit);
+  // See JobRevived. Errors: kNotFound when the job is neither in the table nor noted ended;
+  // kFailedPrecondition when it has not ended; as Restore.
+  Status Revive(JobSpec spec, uint64_t seq, Instant now);
+
   // Preemption bookkeeping, from the cycle's decisions (Commit).
   // REQUIRES for MarkPreempted: the victim is RUNNING or ADMITTING.
   void MarkPreempted(JobId victim, JobId for_job);
@@ -250,6 +264,8 @@ class ClusterState {
  private:
   ClusterState() = default;
   Job* MutableJob(JobId id);
+  // The fewest slots any alternative of `request` can run `spec` with.
+  static int32_t MinSlotsOf(const resreq::Request& request, const JobSpec& spec);
   // Tells the request catalog of the topology's hosts / shared resources.
   void ResetRequestHosts();
   void ResetRequestSharedResources();

@@ -61,4 +61,14 @@ void DependencyTracker::Withdraw(JobId id) {
   dependents_.erase(id);
 }
 
+void DependencyTracker::Untrack(JobId id) {
+  ended_.erase(id);
+  if (auto dep = depends_.find(id); dep != depends_.end()) {
+    for (JobId named : dep->second.expression.jobs()) {
+      if (auto it = dependents_.find(named); it != dependents_.end()) std::erase(it->second, id);
+    }
+    depends_.erase(dep);
+  }
+}
+
 }  // namespace sluice::core

@@ -61,6 +61,9 @@ class DependencyTracker {
   void Forget(const Job& job);
   // Job `id` is taken back as if never submitted: no trace of it remains.
   void Withdraw(JobId id);
+  // Job `id` will be tracked again (a modify or a requeue after its end): its own dependency
+  // and its ended outcome go; the jobs that name it keep naming it.
+  void Untrack(JobId id);
 
  private:
   DependEvaluation Evaluate(const Dependency& dependency, const JobTable& jobs) const;

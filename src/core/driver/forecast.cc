@@ -1,4 +1,4 @@
-#include "sim/estimate.h"
+#include "core/driver/forecast.h"
 
 #include <algorithm>
 #include <functional>
@@ -12,7 +12,7 @@
 #include "core/cycle/scheduler.h"
 #include "core/driver/drive_loop.h"
 
-namespace sluice::sim {
+namespace sluice::core {
 namespace {
 
 struct Finish {
@@ -169,19 +169,28 @@ class Forecast final : public core::DecisionHandler {
 std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, Instant now,
                                               std::optional<Instant> wake_at,
                                               const EstimateOptions& options) {
+  bool any = false;
+  for (const core::Queue& queue : state.queues()) any = any || !queue.pending.empty();
+  if (!any) return {};
+  return EstimateStartsOn(state.Clone(), now, wake_at, options);
+}
+
+std::map<JobId, StartEstimate> EstimateStartsOn(core::ClusterState copy, Instant now,
+                                                std::optional<Instant> wake_at,
+                                                const EstimateOptions& options) {
   std::map<JobId, StartEstimate> estimates;
-  for (const core::Queue& queue : state.queues()) {
+  for (const core::Queue& queue : copy.queues()) {
     for (const core::PendingEntry& entry : queue.pending) estimates[entry.job->spec.id] = {};
   }
   if (estimates.empty()) return estimates;
 
-  // 1. The forecast's own copy; running jobs end at their limits.
-  core::ClusterState copy = state.Clone();
+  // 1. The forecast's own copy (`copy`); running jobs end at their limits.
   Forecast forecast(copy, estimates);
   forecast.ExpectRunningEnds(now);
   const core::Scheduler scheduler;
   core::DriveLoop loop(scheduler, copy);
   if (wake_at && *wake_at > now) loop.WakeAt(*wake_at);
+  if (options.cycle_at_now) loop.WakeAt(now);
 
   // 2. The drive loop without arrivals: finishes at t, one cycle, repeat.
   int64_t cycles = 0;
@@ -206,4 +215,4 @@ std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, I
   return estimates;
 }
 
-}  // namespace sluice::sim
+}  // namespace sluice::core

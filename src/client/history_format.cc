@@ -1,0 +1,172 @@
+#include "client/history_format.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <ctime>
+
+#include "client/submit_request.h"
+
+namespace sluice::client {
+namespace {
+
+using wire::HistoryEntry;
+using Row = std::vector<std::string>;
+
+std::string IsoTime(int64_t t) {
+  if (t <= 0) return "";
+  const std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  localtime_r(&tt, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
+  return buffer;
+}
+
+std::string Number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", value);
+  return buffer;
+}
+
+std::string HostsText(const HistoryEntry& e) {
+  std::string text;
+  for (const auto& [host, slots] : e.hosts) {
+    if (!text.empty()) text += ',';
+    text += host + ":" + std::to_string(slots);
+  }
+  return text;
+}
+
+Row Fields(const HistoryEntry& e) {
+  return Row{std::to_string(e.id),
+             e.name,
+             e.user,
+             e.queue,
+             e.state,
+             e.exit_code ? std::to_string(*e.exit_code) : "",
+             e.cause,
+             IsoTime(e.submit_time),
+             IsoTime(e.start_time),
+             IsoTime(e.end_time),
+             std::to_string(e.WaitSeconds()),
+             std::to_string(e.RunSeconds()),
+             std::to_string(e.slots),
+             HostsText(e),
+             e.cpu_seconds ? Number(*e.cpu_seconds) : "",
+             e.max_rss_mb ? std::to_string(*e.max_rss_mb) : ""};
+}
+
+std::string CsvField(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Aligned(const std::vector<Row>& rows) {
+  std::vector<size_t> width;
+  for (const Row& row : rows) {
+    width.resize(std::max(width.size(), row.size()), 0);
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const Row& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& HistoryColumns() {
+  static const std::vector<std::string> kColumns = {
+      "id",   "name",         "user",        "queue", "state", "exit_code",   "cause",     "submit",
+      "start", "end",         "wait_seconds", "run_seconds", "slots", "hosts", "cpu_seconds",
+      "max_rss_mb"};
+  return kColumns;
+}
+
+std::string FormatHistoryTable(const std::vector<HistoryEntry>& entries) {
+  std::vector<Row> rows = {{"ID", "USER", "QUEUE", "STATE", "EXIT", "CAUSE", "SUBMIT", "START",
+                            "END", "WAIT", "RUN", "SLOTS", "HOSTS", "CPU_S", "MAXRSS_MB"}};
+  const auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
+  for (const HistoryEntry& e : entries) {
+    Row f = Fields(e);
+    f.erase(f.begin() + 1);  // the name is in the CSV and JSON only
+    for (std::string& field : f) field = dash(field);
+    rows.push_back(std::move(f));
+  }
+  return Aligned(rows);
+}
+
+std::string FormatHistoryCsv(const std::vector<HistoryEntry>& entries) {
+  std::string out;
+  const auto line = [&out](const Row& row) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i > 0) out += ',';
+      out += CsvField(row[i]);
+    }
+    out += "\r\n";
+  };
+  line(HistoryColumns());
+  for (const HistoryEntry& e : entries) line(Fields(e));
+  return out;
+}
+
+std::string FormatHistorySummary(const nlohmann::json& summary) {
+  std::string out;
+  const auto table = [&](const char* title, const char* key, const nlohmann::json& rows) {
+    std::vector<Row> lines = {{title, "JOBS", "SLOT_HOURS", "CPU_HOURS", "AVG_WAIT_S"}};
+    for (const nlohmann::json& r : rows) {
+      const nlohmann::json& cpu = r["cpu_hours"];
+      lines.push_back({key == nullptr ? "(all)" : r.value(key, ""),
+                       std::to_string(r.value("jobs", int64_t{0})),
+                       Number(r.value("slot_hours", 0.0)),
+                       cpu.is_number() ? Number(cpu.get<double>()) : "-",
+                       Number(r.value("average_wait_seconds", 0.0))});
+    }
+    out += Aligned(lines);
+  };
+  if (!summary.is_object()) return out;
+  table("USER", "user", summary.value("users", nlohmann::json::array()));
+  out += "\n";
+  table("QUEUE", "queue", summary.value("queues", nlohmann::json::array()));
+  out += "\n";
+  table("TOTAL", nullptr, nlohmann::json::array({summary.value("total", nlohmann::json())}));
+  return out;
+}
+
+Result<int64_t> ParseHistoryTime(const std::string& flag, const std::string& text, int64_t now) {
+  const auto bad = [&] {
+    return InvalidArgument(flag + " " + text +
+                           ": expected epoch seconds, -DURATION (90s, 30m, 12h, 7d ago) or "
+                           "YYYY-MM-DD[THH:MM[:SS]]");
+  };
+  if (text.size() >= 2 && text.front() == '-') {
+    int64_t n = 0;
+    const char* begin = text.data() + 1;
+    const char* end = text.data() + text.size() - 1;
+    auto [ptr, ec] = std::from_chars(begin, end, n);
+    const char unit = text.back();
+    const int64_t scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600
+                        : unit == 'd' ? 86400 : 0;
+    if (ec != std::errc() || ptr != end || scale == 0 || n < 0) return bad();
+    return now - n * scale;
+  }
+  if (text.size() == 5 && text[2] == ':') return bad();  // HH:MM means a future time for -b
+  if (text.empty() || text.front() == '+') return bad();
+  Result<int64_t> t = ParseBeginTime(text, now);
+  if (!t) return bad();
+  return *t;
+}
+
+}  // namespace sluice::client

@@ -1,0 +1,33 @@
+// `sluice history` output (R-UX-6): the table, RFC 4180 CSV and the accounting summary, from
+// GET /v1/history rows and GET /v1/history/summary (wire/history_json.h), and the time
+// arguments of --since/--until.
+// Thread-safety: pure functions (times are shown in the local time zone).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "wire/history_json.h"
+
+namespace sluice::client {
+
+// The columns of the table and the CSV, in order.
+const std::vector<std::string>& HistoryColumns();
+
+// One line per job under a header, columns aligned.
+std::string FormatHistoryTable(const std::vector<wire::HistoryEntry>& entries);
+// A header line, then one record per job; fields with a comma, a double quote, CR or LF are
+// quoted and their quotes doubled; every record ends with CRLF (RFC 4180). Times are ISO 8601
+// local time; empty fields are values that do not exist (never started, not recorded).
+std::string FormatHistoryCsv(const std::vector<wire::HistoryEntry>& entries);
+// Two tables (per user, per queue) and the total, from the summary's JSON.
+std::string FormatHistorySummary(const nlohmann::json& summary);
+
+// --since/--until: epoch seconds, -DURATION (that long before `now`: 90s, 30m, 12h, 7d), or
+// YYYY-MM-DD[THH:MM[:SS]] local time. Errors: kInvalidArgument naming `flag`.
+Result<int64_t> ParseHistoryTime(const std::string& flag, const std::string& text, int64_t now);
+
+}  // namespace sluice::client

@@ -1,0 +1,92 @@
+#include "server/estimates.h"
+
+#include <time.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+
+#include "core/driver/forecast.h"
+
+namespace sluice::server {
+namespace {
+
+double ThreadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+}  // namespace
+
+RefreshStats StartEstimator::Refresh() {
+  RefreshStats stats;
+  // 1. The copy, under the lock.
+  std::unique_lock lock(ctx_.mu);
+  const auto clone_start = std::chrono::steady_clock::now();
+  core::ClusterState copy = ctx_.state.Clone();
+  const Instant now = ctx_.Now();
+  stats.clone_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                             clone_start)
+                       .count();
+  lock.unlock();
+  // 2. The forecast, without it.
+  const double cpu_start = ThreadCpuMs();
+  std::map<JobId, core::StartEstimate> estimates = core::EstimateStartsOn(
+      std::move(copy), now, std::nullopt, core::EstimateOptions{.cycle_at_now = true});
+  stats.forecast_cpu_ms = ThreadCpuMs() - cpu_start;
+  stats.estimated = static_cast<int64_t>(estimates.size());
+  // 3. Into the book.
+  lock.lock();
+  for (JobId id : estimated_) {
+    if (estimates.contains(id)) continue;
+    if (JobInfo* job = book_.Find(id)) job->estimate.reset();
+  }
+  estimated_.clear();
+  for (auto& [id, estimate] : estimates) {
+    JobInfo* job = book_.Find(id);
+    if (job == nullptr) continue;
+    job->estimate = std::move(estimate);
+    estimated_.insert(id);
+  }
+  return stats;
+}
+
+void StartEstimator::Start() {
+  const int64_t interval = ctx_.options.estimate_interval_ms;
+  if (interval <= 0 || thread_.joinable()) return;
+  thread_ = std::thread([this, interval] {
+    uint64_t seen = ~uint64_t{0};
+    int64_t last_ms = 0;
+    std::unique_lock lock(mu_);
+    while (!stopping_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(interval), [&] { return stopping_; });
+      if (stopping_) break;
+      lock.unlock();
+      uint64_t changes = 0;
+      int64_t now_ms = 0;
+      {
+        std::lock_guard ctx_lock(ctx_.mu);
+        changes = ctx_.changes;
+        now_ms = ctx_.NowMs();
+      }
+      if (changes != seen || now_ms - last_ms >= 10 * interval) {
+        seen = changes;
+        last_ms = now_ms;
+        Refresh();
+      }
+      lock.lock();
+    }
+  });
+}
+
+void StartEstimator::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,54 @@
+// StartEstimator: the controller's estimated start times of waiting jobs (R-UX-8), the same
+// forward run of the core as `sluice sim --pending-at` (core/driver/forecast.h), in the
+// background.
+//
+// Steps of Refresh: 1. under the context's lock, a Clone() of the core's state and the time
+// (O(jobs); the only part that holds the lock); 2. without the lock, the forecast on the
+// copy: a cycle at now, then the drive loop with run limits as runtimes and no arrivals;
+// 3. under the lock again, each waiting job's estimate into its JobInfo (views show it), and
+// the estimates of jobs no longer waiting dropped.
+// The thread refreshes after something changed (ServerContext::changes), at most every
+// estimate_interval_ms, and at least every 10 x that (time alone moves estimates).
+// Never delays a cycle for longer than the clone.
+// Thread-safety: Refresh takes the context's lock itself (REQUIRES it not held); the thread
+// is started and stopped by the controller.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "server/context.h"
+#include "server/job_book.h"
+
+namespace sluice::server {
+
+struct RefreshStats {
+  int64_t estimated = 0;     // waiting jobs estimated
+  double clone_ms = 0;       // wall time under the lock
+  double forecast_cpu_ms = 0;  // CPU time of the forecast (this thread's)
+};
+
+class StartEstimator {
+ public:
+  StartEstimator(ServerContext& ctx, JobBook& book) : ctx_(ctx), book_(book) {}
+  ~StartEstimator() { Stop(); }
+
+  void Start();
+  void Stop();
+  // One refresh now (the steps above).
+  RefreshStats Refresh();
+
+ private:
+  ServerContext& ctx_;
+  JobBook& book_;
+  std::set<JobId> estimated_;  // jobs given an estimate by the last refresh (under ctx_.mu)
+  std::mutex mu_;              // guards stopping_
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace sluice::server

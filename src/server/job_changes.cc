@@ -1,0 +1,311 @@
+#include "server/job_changes.h"
+
+#include "server/controller.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "core/cycle/scheduler.h"
+#include "core/model/dependency.h"
+#include "server/job_spec.h"
+#include "server/job_text.h"
+#include "server/views.h"
+#include "store/history.h"
+
+namespace sluice::server {
+
+using nlohmann::json;
+
+namespace {
+
+// The members PATCH /v1/jobs/{id} may change.
+const std::set<std::string>& Changeable() {
+  static const std::set<std::string> kFields = {"name",     "queue",    "tasks",     "min_tasks",
+                                                "max_tasks", "resreq",  "run_limit", "begin",
+                                                "depend",   "priority"};
+  return kFields;
+}
+
+// The members of a submission (ParseSubmission knows them; the rest of a stored spec, such as
+// user and submit_time, is kept aside and put back).
+const std::set<std::string>& SubmissionFields() {
+  static const std::set<std::string> kFields = {
+      "command",  "name",      "queue", "tasks",  "min_tasks", "max_tasks",
+      "resreq",   "run_limit", "begin", "depend", "exclusive", "hold",
+      "priority", "project",   "cwd",   "output", "error",     "env"};
+  return kFields;
+}
+
+Status RefuseUnlessOwner(const Caller& caller, const std::string& owner, JobId id) {
+  if (caller.admin || owner == caller.user) return Status::Ok();
+  return Status(StatusCode::kPermissionDenied, "job " + std::to_string(id) + " belongs to " +
+                                                   owner + "; " + caller.user +
+                                                   " may act only on their own jobs");
+}
+
+// The body over the stored spec, checked as a submission; errors name `job.<field>`.
+Result<json> MergedSpec(const json& stored, const json& body) {
+  if (!body.is_object() || body.empty()) {
+    return InvalidArgument("job: expected an object with the fields to change");
+  }
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    if (!Changeable().contains(it.key())) {
+      return InvalidArgument("job." + it.key() +
+                             ": cannot be modified (name, queue, tasks, min_tasks, max_tasks, "
+                             "resreq, run_limit, begin, depend, priority can)");
+    }
+  }
+  json base = json::object();
+  json kept = json::object();
+  for (auto it = stored.begin(); it != stored.end(); ++it) {
+    (SubmissionFields().contains(it.key()) ? base : kept)[it.key()] = it.value();
+  }
+  if (body.contains("tasks") || body.contains("min_tasks") || body.contains("max_tasks")) {
+    base.erase("tasks");
+    base.erase("min_tasks");
+    base.erase("max_tasks");
+  }
+  for (auto it = body.begin(); it != body.end(); ++it) base[it.key()] = it.value();
+  Result<json> parsed = ParseSubmission(base, "job");
+  if (!parsed) return parsed.error();
+  for (auto it = kept.begin(); it != kept.end(); ++it) (*parsed)[it.key()] = it.value();
+  return parsed;
+}
+
+// "queue normal -> short, run_limit 600 -> 1200" for the log.
+std::string Changes(const json& before, const json& after) {
+  std::string text;
+  for (const std::string& key : Changeable()) {
+    const json old_value = before.value(key, json());
+    const json new_value = after.value(key, json());
+    if (old_value == new_value) continue;
+    text += (text.empty() ? "" : ", ") + key + " " + old_value.dump() + " -> " + new_value.dump();
+  }
+  return text.empty() ? "nothing changed" : text;
+}
+
+Reply Unprocessable(JobId id, const std::string& cause) {
+  return Reply{422, json{{"error", "job " + std::to_string(id) + " not modified: " + cause},
+                         {"cause", cause}}};
+}
+
+}  // namespace
+
+Reply JobChanges::Answer(Lock& lock, JobInfo& job, store::WriteBatch batch) {
+  json answer = JobJson(job, ctx_.state, ctx_.Now(), false);
+  if (!batch.empty()) ctx_.WriteAndWait(lock, std::move(batch));
+  return Reply{200, std::move(answer)};
+}
+
+// --- Modify -------------------------------------------------------------------------------------
+
+Reply JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, const json& body) {
+  JobInfo* job = book_.Find(id);
+  if (job == nullptr) return ErrorReply(NotFound("no job " + std::to_string(id)));
+  Status owner = RefuseUnlessOwner(caller, job->spec.value("user", ""), id);
+  if (!owner.ok()) return ErrorReply(owner);
+  Result<json> spec = MergedSpec(job->spec, body);
+  if (!spec) return ErrorReply(spec.error());
+  const JobState state = job->state();
+  if (IsWaiting(state)) return ModifyWaiting(lock, caller, *job, std::move(*spec));
+  if ((state == JobState::kRunning || state == JobState::kAdmitting) && job->HoldsAllocation() &&
+      !job->row.cancel_requested) {
+    if (body.size() != 1 || !body.contains("run_limit")) {
+      return ErrorReply(FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+                                           "; only its run_limit may change (administrators)"));
+    }
+    return ModifyRunning(lock, caller, *job, *spec);
+  }
+  return ErrorReply(FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+                                       "; only PENDING and HELD jobs can be modified"));
+}
+
+Reply JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInfo& job, const json& spec) {
+  if (!caller.admin) {
+    return ErrorReply(Status(StatusCode::kPermissionDenied,
+                             caller.user + " is not an administrator: only administrators may "
+                                           "change a running job's run limit"));
+  }
+  std::optional<Duration> limit;
+  if (spec["run_limit"].is_number_integer()) limit = spec["run_limit"].get<int64_t>();
+  const JobId id = job.row.id;
+  Status applied = ctx_.ApplyLocked(core::RunLimitChanged{id, limit}, "");
+  if (!applied.ok()) return ErrorReply(FailedPrecondition(applied.message()));
+  ctx_.log->info("job {}: modified by {}: {}", id, caller.user, Changes(job.spec, spec));
+  job.spec = spec;
+  job.row.spec = spec.dump();
+  job.fixed_text = FixedJobText(spec);
+  job.run_limit_pending = true;  // TakeRunLimitOrders tells its agent
+  ctx_.work_cv.notify_all();
+  ctx_.MarkDirty();
+  store::WriteBatch batch;
+  book_.Stage(job, batch);
+  book_.Emit(job);
+  return Answer(lock, job, std::move(batch));
+}
+
+// Steps 2-4 of Modify for a PENDING/HELD job (job_changes.h).
+Reply JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, json spec) {
+  const JobId id = job.row.id;
+  const core::ClusterState& cs = ctx_.state;
+  const std::string queue_name = spec.value("queue", "");
+  const std::optional<QueueIndex> queue =
+      queue_name.empty() ? std::optional<QueueIndex>(cs.default_queue()) : cs.FindQueue(queue_name);
+  if (!queue) return ErrorReply(InvalidArgument("job.queue: no queue named '" + queue_name + "'"));
+  const core::QueueSpec& q = cs.queues()[*queue].spec;
+  const bool moves = q.name != job.queue;
+  if (moves && q.submit_users && !caller.admin &&
+      std::find(q.submit_users->begin(), q.submit_users->end(), caller.user) ==
+          q.submit_users->end()) {
+    return ErrorReply(Status(StatusCode::kPermissionDenied,
+                             "job.queue: user " + caller.user + " may not submit to queue '" +
+                                 q.name + "'"));
+  }
+  if (moves && !q.open) return Unprocessable(id, "queue '" + q.name + "' is closed");
+  const core::JobSpec core_spec = ToCoreSpec(spec, id);
+  if (!core_spec.depend.empty()) {
+    Result<core::Dependency> dependency = core::Dependency::Parse(core_spec.depend);
+    if (!dependency) return ErrorReply(InvalidArgument("job.depend: " + dependency.error().message()));
+    for (JobId named : dependency->jobs()) {
+      if (!cs.Knows(named)) {
+        return ErrorReply(InvalidArgument("job.depend: no job " + std::to_string(named)));
+      }
+    }
+  }
+  Result<core::Job> candidate = ctx_.state.Candidate(core_spec);
+  if (!candidate) return ErrorReply(InvalidArgument(candidate.error().message()));
+  if (std::optional<std::string> never = core::Scheduler().NeverRuns(*candidate, cs)) {
+    ctx_.log->info("job {}: modify by {} refused: {}", id, caller.user, *never);
+    return Unprocessable(id, *never);
+  }
+  Status applied = ctx_.ApplyLocked(core::JobModified{core_spec}, "job " + std::to_string(id));
+  if (!applied.ok()) return ErrorReply(InvalidArgument(applied.message()));
+  ctx_.log->info("job {}: modified by {}: {}{}", id, caller.user, Changes(job.spec, spec),
+                 moves ? " (to the end of queue " + q.name + ")" : "");
+  job.spec = std::move(spec);
+  job.row.spec = job.spec.dump();
+  job.fixed_text = FixedJobText(job.spec);
+  job.queue = cs.queues()[cs.FindJob(id)->queue].spec.name;
+  job.reasons.reset();
+  job.main_reason.clear();
+  job.estimate.reset();
+  ctx_.MarkDirty();
+  store::WriteBatch batch;
+  book_.Stage(job, batch);
+  book_.Emit(job);
+  return Answer(lock, job, std::move(batch));
+}
+
+// --- Requeue ------------------------------------------------------------------------------------
+
+Reply JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
+  JobInfo* job = book_.Find(id);
+  if (job == nullptr) return RequeueEnded(lock, caller, id, nullptr);
+  Status owner = RefuseUnlessOwner(caller, job->spec.value("user", ""), id);
+  if (!owner.ok()) return ErrorReply(owner);
+  if (job->phase() == core::AdmissionPhase::kEnded) return RequeueEnded(lock, caller, id, job);
+  if (!job->HoldsAllocation() || job->row.cancel_requested) {
+    return ErrorReply(FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+                                         "; only running and ended jobs can be requeued"));
+  }
+  store::WriteBatch batch;
+  if (job->phase() == core::AdmissionPhase::kAdmitting && job->launch_sent_ms < 0 &&
+      !job->from_earlier_epoch) {
+    book_.Requeue(*job, "by " + caller.user, batch);  // never sent to an agent
+  } else if (!job->requeue_requested) {
+    job->requeue_requested = true;
+    ctx_.log->info("job {}: requeue by {}: killing it", id, caller.user);
+    ctx_.work_cv.notify_all();
+  }
+  return Answer(lock, *job, std::move(batch));
+}
+
+Reply JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobInfo* job) {
+  store::StoredJob row;
+  if (job != nullptr) {
+    row = job->row;
+  } else {
+    // Not in memory: its row in the store's history (it ended before the retention).
+    store::HistoryQuery query{.id = id, .limit = 1};
+    lock.unlock();
+    Result<store::HistoryPage> page = ctx_.store->QueryHistory(query);
+    lock.lock();
+    if (!page) return ErrorReply(page.error());
+    if (page->records.empty()) return ErrorReply(NotFound("no job " + std::to_string(id)));
+    row = page->records.front().row;
+    job = book_.Find(id);  // it may have come back while the lock was released
+    if (job != nullptr && job->phase() != core::AdmissionPhase::kEnded) {
+      return ErrorReply(FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state));
+    }
+  }
+  json spec = json::parse(row.spec, nullptr, false);
+  if (!spec.is_object()) return ErrorReply(Internal("job " + std::to_string(id) + ": bad spec"));
+  Status owner = RefuseUnlessOwner(caller, spec.value("user", ""), id);
+  if (!owner.ok()) return ErrorReply(owner);
+  core::JobSpec core_spec = ToCoreSpec(spec, id);
+  core_spec.hold = false;
+  Status revived = ctx_.ApplyLocked(core::JobRevived{core_spec, row.seq}, "");
+  if (!revived.ok()) return ErrorReply(FailedPrecondition(revived.message()));
+  if (job == nullptr) {
+    auto info = std::make_shared<JobInfo>();
+    info->row = row;
+    info->spec = spec;
+    info->fixed_text = FixedJobText(spec);
+    job = info.get();
+    book_.Add(std::move(info));
+  }
+  const core::ClusterState& cs = ctx_.state;
+  job->in_core = true;
+  job->queue = cs.queues()[cs.FindJob(id)->queue].spec.name;
+  job->row.start_time = job->row.end_time = 0;
+  job->row.exit_code.reset();
+  job->row.cause.clear();
+  job->row.allocation.clear();
+  job->row.dispatch_attempts = 0;
+  job->row.cancel_requested = false;
+  job->ClearPreemption();
+  job->hosts.clear();
+  job->launch_host.clear();
+  job->launch_ready = false;
+  job->launch_sent_ms = -1;
+  job->message.clear();
+  job->reasons.reset();
+  job->estimate.reset();
+  job->requeue_requested = false;
+  job->SetPhase(core::AdmissionPhase::kPending);
+  ctx_.MarkDirty();
+  store::WriteBatch batch;
+  book_.SetState(*job, JobState::kPending,
+                 "(requeued by " + caller.user + " at sequence " + std::to_string(row.seq) + ")",
+                 batch);
+  return Answer(lock, *job, std::move(batch));
+}
+
+json TakeRunLimitOrders(JobBook& book, const std::string& host) {
+  json orders = json::array();
+  for (JobId id : book.LaunchedBy(host)) {
+    JobInfo* job = book.Find(id);
+    if (job == nullptr || !job->run_limit_pending) continue;
+    job->run_limit_pending = false;
+    const json& limit = job->spec["run_limit"];
+    orders.push_back({{"job", id}, {"run_limit", limit.is_number_integer() ? limit : json()}});
+  }
+  return orders;
+}
+
+// --- Controller's routes ------------------------------------------------------------------------
+
+Reply Controller::Modify(const Caller& caller, JobId id, const json& body) {
+  std::unique_lock lock(ctx_.mu);
+  return changes_.Modify(lock, caller, id, body);
+}
+
+Reply Controller::Requeue(const Caller& caller, JobId id) {
+  std::unique_lock lock(ctx_.mu);
+  return changes_.Requeue(lock, caller, id);
+}
+
+}  // namespace sluice::server

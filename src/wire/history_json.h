@@ -1,0 +1,78 @@
+// The JSON of job history (R-UX-6; docs/api.md "History"): one ended job's row as
+// GET /v1/history returns it, the page's cursor, and the accounting summary
+// (GET /v1/history/summary, `sluice history --summary`) with its totals per user and queue.
+//
+// A row: {"id", "name", "user", "queue", "state", "exit_code" (null: none), "cause" ("" none),
+// "submit_time", "start_time" (null: never started), "end_time", "wait_seconds",
+// "run_seconds", "slots", "hosts": [{"host", "slots"}], "cpu_seconds" (null: not recorded),
+// "max_rss_mb" (null: not recorded)}. Times are Unix seconds.
+// wait = (start, or end when it never started) - submit; run = end - start (0 never started).
+// Thread-safety: value types and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/status.h"
+
+namespace sluice::wire {
+
+struct HistoryEntry {
+  JobId id = 0;
+  std::string name;
+  std::string user;
+  std::string queue;
+  std::string state;
+  std::optional<int32_t> exit_code;
+  std::string cause;
+  int64_t submit_time = 0;
+  int64_t start_time = 0;  // 0: never started
+  int64_t end_time = 0;
+  int32_t slots = 0;  // allocated (0: never started)
+  std::vector<std::pair<std::string, int32_t>> hosts;
+  std::optional<double> cpu_seconds;
+  std::optional<int64_t> max_rss_mb;
+
+  int64_t WaitSeconds() const;
+  int64_t RunSeconds() const;
+};
+
+nlohmann::ordered_json HistoryEntryJson(const HistoryEntry& entry);
+// Errors: kInvalidArgument naming the member that is missing or of the wrong type.
+Result<HistoryEntry> ParseHistoryEntry(const nlohmann::json& row);
+
+// The page cursor: opaque to clients ("<end_time>.<id>" today). Errors: kInvalidArgument.
+std::string EncodeHistoryCursor(int64_t end_time, JobId id);
+Result<std::pair<int64_t, JobId>> DecodeHistoryCursor(const std::string& cursor);
+
+// Accounting totals per user and per queue.
+struct HistoryTotals {
+  int64_t jobs = 0;
+  double slot_hours = 0;  // slots x run time
+  double cpu_hours = 0;   // of the jobs whose cpu time is recorded
+  int64_t cpu_jobs = 0;   // jobs with a recorded cpu time
+  int64_t wait_seconds = 0;
+
+  void Add(const HistoryEntry& entry);
+  double AverageWaitSeconds() const { return jobs == 0 ? 0 : double(wait_seconds) / jobs; }
+};
+
+struct HistorySummary {
+  std::map<std::string, HistoryTotals> by_user;
+  std::map<std::string, HistoryTotals> by_queue;
+  HistoryTotals total;
+
+  void Add(const HistoryEntry& entry);
+};
+
+// {"users": [{"user", "jobs", "slot_hours", "cpu_hours", "average_wait_seconds"}],
+//  "queues": [{"queue", ...}], "total": {...}}; cpu_hours is null when no job recorded it.
+nlohmann::ordered_json HistorySummaryJson(const HistorySummary& summary);
+
+}  // namespace sluice::wire

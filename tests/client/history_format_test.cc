@@ -1,0 +1,118 @@
+// `sluice history` output: --csv is RFC 4180 (read back by an independent CSV reader: commas,
+// quotes and newlines in fields survive), the table and the summary, and --since/--until.
+#include "client/history_format.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace sluice::client {
+namespace {
+
+using Record = std::vector<std::string>;
+
+// A CSV reader written from RFC 4180 section 2: records end with CRLF; a field is quoted
+// when it holds a comma, quote or line break; a quote inside is doubled.
+std::vector<Record> ReadCsv(const std::string& text) {
+  std::vector<Record> records;
+  Record record;
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      record.push_back(std::move(field));
+      field.clear();
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      record.push_back(std::move(field));
+      field.clear();
+      records.push_back(std::move(record));
+      record.clear();
+      ++i;
+    } else {
+      field += c;
+    }
+  }
+  EXPECT_TRUE(field.empty() && record.empty()) << "the last record must end with CRLF";
+  return records;
+}
+
+wire::HistoryEntry Entry() {
+  return wire::HistoryEntry{.id = 7,
+                            .name = "a \"quoted\", name\nwith a line break",
+                            .user = "alice",
+                            .queue = "normal",
+                            .state = "EXIT",
+                            .exit_code = 3,
+                            .cause = "NON_ZERO_EXIT",
+                            .submit_time = 1'700'000'000,
+                            .start_time = 1'700'000'010,
+                            .end_time = 1'700'000'070,
+                            .slots = 4,
+                            .hosts = {{"h1", 2}, {"h2", 2}},
+                            .cpu_seconds = 12.5};
+}
+
+TEST(HistoryFormatTest, CsvReadsBackWithACsvReader) {
+  wire::HistoryEntry never_started{.id = 8, .user = "bob", .queue = "normal",
+                                   .state = "CANCELLED", .submit_time = 1'700'000'000,
+                                   .end_time = 1'700'000'005};
+  const std::string csv = FormatHistoryCsv({Entry(), never_started});
+  const std::vector<Record> records = ReadCsv(csv);
+  ASSERT_EQ(records.size(), 3u) << csv;
+  EXPECT_EQ(records[0], HistoryColumns());
+  for (const Record& r : records) EXPECT_EQ(r.size(), HistoryColumns().size());
+  const Record& a = records[1];
+  EXPECT_EQ(a[0], "7");
+  EXPECT_EQ(a[1], Entry().name);
+  EXPECT_EQ(a[4], "EXIT");
+  EXPECT_EQ(a[5], "3");
+  EXPECT_EQ(a[6], "NON_ZERO_EXIT");
+  EXPECT_EQ(a[10], "10");  // wait
+  EXPECT_EQ(a[11], "60");  // run
+  EXPECT_EQ(a[12], "4");
+  EXPECT_EQ(a[13], "h1:2,h2:2");
+  EXPECT_EQ(a[14], "12.50");
+  EXPECT_EQ(a[15], "");  // max_rss_mb not recorded
+  const Record& b = records[2];
+  EXPECT_EQ(b[8], "");    // never started
+  EXPECT_EQ(b[10], "5");  // waited until its end
+  EXPECT_EQ(b[11], "0");
+}
+
+TEST(HistoryFormatTest, TableAndSummaryShowTheColumns) {
+  const std::string table = FormatHistoryTable({Entry()});
+  EXPECT_NE(table.find("ID"), std::string::npos);
+  EXPECT_NE(table.find("NON_ZERO_EXIT"), std::string::npos);
+  EXPECT_NE(table.find("h1:2,h2:2"), std::string::npos);
+  wire::HistorySummary summary;
+  summary.Add(Entry());
+  const std::string text = FormatHistorySummary(wire::HistorySummaryJson(summary));
+  EXPECT_NE(text.find("alice"), std::string::npos);
+  EXPECT_NE(text.find("0.07"), std::string::npos);  // 4 slots x 60 s = 0.0667 slot-hours
+}
+
+TEST(HistoryFormatTest, TimesAreEpochRelativeOrDates) {
+  EXPECT_EQ(*ParseHistoryTime("--since", "1700000000", 0), 1'700'000'000);
+  EXPECT_EQ(*ParseHistoryTime("--since", "-1d", 100'000), 100'000 - 86'400);
+  EXPECT_EQ(*ParseHistoryTime("--since", "-90s", 1000), 910);
+  EXPECT_TRUE(ParseHistoryTime("--since", "2026-01-02", 0));
+  for (const char* bad : {"", "-", "-1x", "+1d", "yesterday", "12:00"}) {
+    EXPECT_FALSE(ParseHistoryTime("--since", bad, 1000)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace sluice::client

@@ -1,0 +1,165 @@
+// History (R-UX-6): ended jobs stay queryable from the store after they leave the
+// controller's memory and across restarts; filters combine; paging returns every row once;
+// the keeper deletes rows past --keep-history-days.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "server/controller.h"
+#include "server/controller_fixture.h"
+#include "server/history_api.h"
+#include "store/history.h"
+
+namespace sluice::server {
+namespace {
+
+using testing::ControllerHarness;
+using testing::Exited;
+using testing::LaunchedIds;
+using ::sluice::testing::TempDir;
+using nlohmann::json;
+
+// Runs `id` on h1 to its exit with `code`.
+void RunToExit(ControllerHarness& h, JobId id, int code) {
+  h.Cycle();
+  ASSERT_EQ(LaunchedIds(h.Heartbeat("h1")), std::vector<JobId>{id});
+  h.Heartbeat("h1", {id});
+  h.Advance(5'000);
+  h.Heartbeat("h1", json::array(), Exited(id, code));
+  h.c().FlushStore();
+}
+
+json History(ControllerHarness& h, std::map<std::string, std::string> params = {}) {
+  Reply r = h.c().History(params);
+  EXPECT_EQ(r.status, 200) << r.Json().dump();
+  return r.Json();
+}
+
+const json* Row(const json& page, JobId id) {
+  for (const json& row : page["jobs"]) {
+    if (row["id"] == id) return &row;
+  }
+  return nullptr;
+}
+
+TEST(HistoryTest, JobsEndedBeforeARestartAndPastRetentionAreListedWithTheirAccounting) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId done = h.Submit("alice", {{"command", "a"}, {"tasks", 2}, {"name", "first"}});
+  RunToExit(h, done, 0);
+  const JobId failed = h.Submit("bob", {{"command", "b"}, {"queue", "strict"}});
+  RunToExit(h, failed, 3);
+  const JobId cancelled = h.Submit("alice", {{"command", "c"}, {"hold", true}});
+  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, cancelled).status, 200);
+  // Past the in-memory retention (an hour), then a restart: only the store has them.
+  h.Advance(2 * 3'600'000);
+  h.Cycle();
+  h.Close();
+  h.Open();
+  EXPECT_EQ(h.c().GetJob(done).status, 404);
+
+  const json page = History(h);
+  ASSERT_EQ(page["jobs"].size(), 3u) << page.dump();
+  EXPECT_TRUE(page["next_cursor"].is_null());
+  // Newest end first: the cancel came last.
+  EXPECT_EQ(page["jobs"][0]["id"], cancelled);
+  const json& a = *Row(page, done);
+  EXPECT_EQ(a["state"], "DONE");
+  EXPECT_EQ(a["exit_code"], 0);
+  EXPECT_EQ(a["cause"], "");
+  EXPECT_EQ(a["user"], "alice");
+  EXPECT_EQ(a["queue"], "normal");  // stored without a queue: the default
+  EXPECT_EQ(a["name"], "first");
+  EXPECT_EQ(a["slots"], 2);
+  EXPECT_EQ(a["hosts"], json::parse(R"([{"host": "h1", "slots": 2}])"));
+  EXPECT_EQ(a["run_seconds"], 5);
+  EXPECT_EQ(a["end_time"].get<int64_t>() - a["start_time"].get<int64_t>(), 5);
+  EXPECT_TRUE(a.contains("cpu_seconds"));
+  EXPECT_TRUE(a.contains("max_rss_mb"));
+  const json& b = *Row(page, failed);
+  EXPECT_EQ(b["state"], "EXIT");
+  EXPECT_EQ(b["exit_code"], 3);
+  EXPECT_EQ(b["cause"], "NON_ZERO_EXIT");
+  EXPECT_EQ(b["queue"], "strict");
+  const json& c = *Row(page, cancelled);
+  EXPECT_EQ(c["state"], "CANCELLED");
+  EXPECT_TRUE(c["start_time"].is_null());
+  EXPECT_EQ(c["slots"], 0);
+}
+
+TEST(HistoryTest, FiltersCombineAndPagingReturnsEveryRowOnce) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  std::map<std::string, std::set<JobId>> by_user_queue;
+  // Cancelled jobs end at distinct and at equal times (the cursor's tie-break is the id).
+  for (int i = 0; i < 23; ++i) {
+    const std::string user = i % 2 == 0 ? "alice" : "bob";
+    const std::string queue = i % 3 == 0 ? "strict" : "normal";
+    const JobId id = h.Submit(user, {{"command", "x"}, {"queue", queue}, {"hold", true}});
+    ASSERT_EQ(h.c().Cancel(Caller{.user = user}, id).status, 200);
+    by_user_queue[user + "/" + queue].insert(id);
+    if (i % 4 == 0) h.Advance(1'000);
+  }
+  h.c().FlushStore();
+
+  const json alice_strict = History(h, {{"user", "alice"}, {"queue", "strict"}});
+  std::set<JobId> got;
+  for (const json& row : alice_strict["jobs"]) got.insert(row["id"].get<JobId>());
+  EXPECT_EQ(got, by_user_queue["alice/strict"]);
+  EXPECT_EQ(History(h, {{"user", "bob"}, {"state", "DONE"}})["jobs"].size(), 0u);
+  EXPECT_EQ(h.c().History({{"state", "RUNNING"}}).status, 400);
+  EXPECT_EQ(h.c().History({{"cursor", "nonsense"}}).status, 400);
+  EXPECT_EQ(h.c().History({{"limit", "0"}}).status, 400);
+  const int64_t later = h.now_ms() / 1000 + 1;
+  EXPECT_EQ(History(h, {{"since", std::to_string(later)}})["jobs"].size(), 0u);
+  EXPECT_EQ(History(h, {{"until", std::to_string(later)}})["jobs"].size(), 23u);
+
+  std::vector<JobId> paged;
+  std::map<std::string, std::string> params = {{"limit", "4"}};
+  for (int pages = 0; pages < 20; ++pages) {
+    const json page = History(h, params);
+    for (const json& row : page["jobs"]) paged.push_back(row["id"].get<JobId>());
+    if (page["next_cursor"].is_null()) break;
+    params["cursor"] = page["next_cursor"].get<std::string>();
+  }
+  EXPECT_EQ(paged.size(), 23u);
+  EXPECT_EQ(std::set<JobId>(paged.begin(), paged.end()).size(), 23u);
+}
+
+TEST(HistoryTest, TheKeeperDeletesRowsPastKeepHistoryDaysOnly) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  const JobId old_job = h.Submit("alice", {{"command", "x"}, {"hold", true}});
+  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, old_job).status, 200);
+  h.Advance(10LL * 86'400'000);
+  const JobId recent = h.Submit("alice", {{"command", "y"}, {"hold", true}});
+  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, recent).status, 200);
+  const JobId waiting = h.Submit("alice", {{"command", "z"}, {"hold", true}});
+  h.c().FlushStore();
+  const int64_t now_ms = h.now_ms();
+  // Through the controller's own store: one chunk of one row at a time.
+  HistoryKeeper own(&h.store(), {.keep_days = 5, .chunk = 1}, [now_ms] { return now_ms; },
+                    spdlog::default_logger());
+  EXPECT_EQ(own.PurgeOnce(), 1);
+  const json page = History(h);
+  ASSERT_EQ(page["jobs"].size(), 1u);
+  EXPECT_EQ(page["jobs"][0]["id"], recent);
+  EXPECT_EQ(h.State(waiting), "HELD");
+}
+
+TEST(HistoryTest, CursorRoundTripsAndRejectsGarbage) {
+  auto decoded = wire::DecodeHistoryCursor(wire::EncodeHistoryCursor(1700000000, 42));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->first, 1700000000);
+  EXPECT_EQ(decoded->second, 42);
+  for (const char* bad : {"", ".", "1.", ".2", "1.2.3", "a.b", "1 .2"}) {
+    EXPECT_FALSE(wire::DecodeHistoryCursor(bad)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace sluice::server
