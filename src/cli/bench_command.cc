@@ -36,6 +36,7 @@ struct BenchFlags {
   bool explain = false;
   bool json = false;
   bool estimate = false;  // time estimated-start refreshes instead (bench_estimate.h)
+  double coarse_fraction = 0.02;  // the controller's (server/estimates.h)
 };
 
 // Resident set size now, in bytes (Linux /proc; 0 when unreadable).
@@ -98,7 +99,9 @@ int RunBench(BenchFlags flags) {
   }
   const double build_seconds = Seconds(std::chrono::steady_clock::now() - build_start);
   const int64_t rss_after = ResidentBytes();
-  if (flags.estimate) return RunEstimateBench(std::move(state), 10, flags.cycles, flags.json);
+  if (flags.estimate) {
+    return RunEstimateBench(std::move(state), 10, flags.cycles, flags.json, flags.coarse_fraction);
+  }
 
   core::Scheduler scheduler;
   const Instant now = 10;
@@ -198,6 +201,9 @@ void RegisterBenchCommand(CLI::App& app, int& exit_code) {
   bench->add_flag("--json", flags->json, "print JSON instead of a table");
   bench->add_flag("--estimate", flags->estimate,
                   "time refreshes of the estimated starts (--cycles of them) instead of cycles");
+  bench->add_option("--coarse-fraction", flags->coarse_fraction,
+                    "with --estimate: the forecast's step beyond its first hour, as a fraction "
+                    "of the distance (0: exact)");
   bench->callback([flags, &exit_code] { exit_code = RunBench(*flags); });
 }
 

@@ -28,7 +28,8 @@ double Median(std::vector<double> v) {
 
 }  // namespace
 
-int RunEstimateBench(core::ClusterState state, Instant now, int runs, bool json) {
+int RunEstimateBench(core::ClusterState state, Instant now, int runs, bool json,
+                     double coarse_fraction) {
   const core::Scheduler scheduler;
   core::Commit(scheduler.RunCycle(state, now), now, state);
   std::vector<double> clone_ms;
@@ -41,7 +42,7 @@ int RunEstimateBench(core::ClusterState state, Instant now, int runs, bool json)
     clone_ms.push_back(CpuMs() - clone_start);
     const double start = CpuMs();
     const auto estimates = core::EstimateStartsOn(std::move(copy), now, std::nullopt,
-                                                  core::EstimateOptions{.cycle_at_now = true});
+                                                  core::EstimateOptions{.cycle_at_now = true, .coarse_fraction = coarse_fraction});
     forecast_cpu_ms.push_back(CpuMs() - start);
     estimated = static_cast<int64_t>(estimates.size());
     known = std::count_if(estimates.begin(), estimates.end(),

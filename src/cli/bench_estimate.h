@@ -9,6 +9,7 @@ namespace sluice::cli {
 
 // Commits one cycle at `now` (the state a controller holds after its cycle), then times
 // `runs` refreshes; prints a table or JSON. Returns the exit code.
-int RunEstimateBench(core::ClusterState state, Instant now, int runs, bool json);
+int RunEstimateBench(core::ClusterState state, Instant now, int runs, bool json,
+                     double coarse_fraction);
 
 }  // namespace sluice::cli

@@ -33,7 +33,8 @@ RefreshStats StartEstimator::Refresh() {
   // 2. The forecast, without it.
   const double cpu_start = ThreadCpuMs();
   std::map<JobId, core::StartEstimate> estimates = core::EstimateStartsOn(
-      std::move(copy), now, std::nullopt, core::EstimateOptions{.cycle_at_now = true});
+      std::move(copy), now, std::nullopt,
+      core::EstimateOptions{.cycle_at_now = true, .coarse_fraction = kCoarseFraction});
   stats.forecast_cpu_ms = ThreadCpuMs() - cpu_start;
   stats.estimated = static_cast<int64_t>(estimates.size());
   // 3. Into the book.

@@ -57,14 +57,17 @@ std::string InList(const std::vector<std::string>& values, Sql& sql) {
 
 Sql BuildQuery(const HistoryQuery& q, const std::string& columns) {
   Sql sql;
-  std::string where = "phase = 'ENDED' AND state IN ('DONE', 'EXIT', 'CANCELLED')";
+  // With a user or queue, their index is the selective one: `+state` keeps SQLite's planner
+  // off the state index (a user's cancelled jobs of a month: 260 ms through it, 59 ms so).
+  const std::string state = q.user || !q.queues.empty() ? "+state" : "state";
+  std::string where = "phase = 'ENDED' AND " + state + " IN ('DONE', 'EXIT', 'CANCELLED')";
   if (q.id) where += " AND id = " + std::to_string(*q.id);
   if (q.user) {
     where += std::string(" AND ") + kUserExpr + " = ?";
     sql.texts.push_back(*q.user);
   }
   if (!q.queues.empty()) where += std::string(" AND ") + kQueueExpr + InList(q.queues, sql);
-  if (!q.states.empty()) where += " AND state" + InList(q.states, sql);
+  if (!q.states.empty()) where += " AND " + state + InList(q.states, sql);
   // Integers are bound after the texts: their placeholders are numbered from there.
   const auto next = [&sql] {
     return "?" + std::to_string(sql.texts.size() + sql.integers.size() + 1);

@@ -82,7 +82,9 @@ TEST(EstimatesTest, EstimatesEqualTheSimulatorsStartsAndJobsStartNoLater) {
   EXPECT_FALSE(h.Job(ids[0]).contains("estimated_start"));  // running: no estimate
   // The listing carries the same members.
   for (const json& job : h.c().ListJobs({{"fields", "id,estimated_start"}}).Json()) {
-    if (job["id"] == ids[1]) EXPECT_EQ(job["estimated_start"], estimate[ids[1]]);
+    if (job["id"] == ids[1]) {
+      EXPECT_EQ(job["estimated_start"], estimate[ids[1]]);
+    }
   }
 
   // Every job runs to its limit: launches confirmed at once, exits at start + limit.
@@ -97,7 +99,10 @@ TEST(EstimatesTest, EstimatesEqualTheSimulatorsStartsAndJobsStartNoLater) {
         }
       }
       for (const json& e : exited) running[host].erase(e["job"].get<JobId>());
-      h.Heartbeat(host, json(running[host]), exited);
+      for (JobId id : LaunchedIds(h.Heartbeat(host, json(running[host]), exited))) {
+        running[host].insert(id);
+        started[id] = h.Job(id)["start_time"].get<Instant>();
+      }
     }
     h.Cycle();
     for (const std::string host : {"h1", "h2"}) {

@@ -58,9 +58,10 @@ TEST(JobChangesTest, AChangeThatMakesTheJobImpossibleIsRefusedAndTheJobIsUnchang
   TempDir dir;
   ControllerHarness h(dir.path().string());
   h.Open();
-  const JobId id = h.Submit("alice", {{"command", "x"}, {"tasks", 2}});
+  const JobId id = h.Submit("alice", {{"command", "x"}, {"tasks", 6}});
   const json before = h.Job(id);
-  Reply impossible = h.c().Modify(kAlice, id, {{"resreq", "span[ptile=5]"}});
+  // Six tasks on one host of four slots: never.
+  Reply impossible = h.c().Modify(kAlice, id, {{"resreq", "span[hosts=1]"}});
   EXPECT_EQ(impossible.status, 422) << impossible.body.dump();
   EXPECT_TRUE(impossible.body["cause"].is_string());
   Reply too_wide = h.c().Modify(kAlice, id, {{"tasks", 100}});
@@ -73,7 +74,7 @@ TEST(JobChangesTest, AChangeThatMakesTheJobImpossibleIsRefusedAndTheJobIsUnchang
   EXPECT_EQ(h.c().Modify(kAlice, id, {{"depend", "done(999)"}}).status, 400);
   json after = h.Job(id);
   EXPECT_EQ(after["resreq"], before["resreq"]);
-  EXPECT_EQ(after["min_tasks"], 2);
+  EXPECT_EQ(after["min_tasks"], 6);
   EXPECT_EQ(after["admission"]["seq"], before["admission"]["seq"]);
 }
 

@@ -224,3 +224,35 @@ TEST(EstimateTest, EqualsTheSimulatedStartWhenLimitsAreRuntimes) {
 
 }  // namespace
 }  // namespace sluice::sim
+
+namespace sluice::sim {
+namespace {
+
+// The controller's coarse forecast (R-UX-8): exact within the window, and beyond it never
+// earlier than the exact estimate and late by at most about the fraction of the distance.
+TEST(EstimateTest, CoarseStepsBeyondTheWindowErrLateByAtMostTheFraction) {
+  core::ClusterState state = ClusterBuilder().Hosts(2, 2).State();
+  testing::SubmitRunning(state, JobBuilder(1).Tasks(4).Limit(1000), 0);
+  JobId id = 2;
+  for (Duration limit : {500, 7000, 3, 20000, 77, 9000, 1234, 40000}) {
+    testing::Submit(state, JobBuilder(id++).Tasks(4).Limit(limit));
+  }
+  const auto exact = EstimateStarts(state, 0, std::nullopt);
+  const auto coarse = EstimateStarts(
+      state, 0, std::nullopt, EstimateOptions{.exact_window = 2000, .coarse_fraction = 0.05});
+  ASSERT_EQ(exact.size(), coarse.size());
+  bool any_later = false;
+  for (const auto& [job, estimate] : exact) {
+    ASSERT_TRUE(estimate.start && coarse.at(job).start) << job;
+    const Instant e = *estimate.start;
+    const Instant c = *coarse.at(job).start;
+    if (e <= 2000) EXPECT_EQ(c, e) << job;
+    EXPECT_GE(c, e) << job;
+    EXPECT_LE(c, e + e / 5) << job;  // a few steps of 5% each at most
+    any_later = any_later || c > e;
+  }
+  EXPECT_TRUE(any_later);
+}
+
+}  // namespace
+}  // namespace sluice::sim

@@ -109,9 +109,10 @@ class Forecast final : public core::DecisionHandler {
       ExpectEnd(*entry.job, now, finishes_, unlimited_);
   }
   Instant NextFinish() const { return finishes_.empty() ? kInfinite : finishes_.top().time; }
-  // The finishes due at `t`, by job id; a run that preemption cut short has none.
+  // The finishes due at `t` (or earlier, in a coarse step), by time then job id; a run that
+  // preemption cut short has none.
   void ApplyFinishes(Instant t) {
-    while (!finishes_.empty() && finishes_.top().time == t) {
+    while (!finishes_.empty() && finishes_.top().time <= t) {
       const Finish finish = finishes_.top();
       finishes_.pop();
       const core::Job* job = state_.FindJob(finish.job);
@@ -197,8 +198,14 @@ std::map<JobId, StartEstimate> EstimateStartsOn(core::ClusterState copy, Instant
   Instant t = now;
   bool horizon = false;
   while (forecast.left() > 0) {
-    const Instant next = loop.NextTime(forecast.NextFinish());
+    Instant next = loop.NextTime(forecast.NextFinish());
     if (next == kInfinite) break;
+    // Beyond the exact window, one cycle per step of coarse_fraction x the distance so far:
+    // what falls due meanwhile waits for the step's end (the estimate errs late, not early).
+    if (options.coarse_fraction > 0 && next > t && next - now > options.exact_window) {
+      const auto step = static_cast<Duration>(static_cast<double>(t - now) * options.coarse_fraction);
+      next = std::max(next, t + std::max<Duration>(1, step));
+    }
     if (cycles >= options.max_cycles) {
       horizon = true;
       break;

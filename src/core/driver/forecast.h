@@ -15,7 +15,8 @@
 // forecast waits behind such a job (or is held, or its queue is inactive, ...) and its
 // estimate is "unknown", with why. A job that does start in the forecast gets that time:
 // exact when run limits equal runtimes and no job arrives (tests/sim/estimate_test.cc).
-// Cost: one cycle per distinct finish or timer time, bounded by EstimateOptions.
+// Cost: one cycle per distinct finish or timer time, bounded by EstimateOptions (max_cycles,
+// and coarse steps beyond the exact window: the controller's refreshes use them, R-UX-8).
 // Thread-safety: reads `state` only; the forecast runs on its own copy.
 #pragma once
 
@@ -47,6 +48,12 @@ struct EstimateOptions {
   // Run a cycle at `now` first: for a state changed since its last cycle (the controller's,
   // whose submissions, finishes and changes arrive between cycles).
   bool cycle_at_now = false;
+  // Exact (one cycle at every finish and timer) up to `exact_window` after `now`; beyond it,
+  // when coarse_fraction > 0, one cycle per step of coarse_fraction x (t - now): finishes
+  // and timers within a step take effect at its end, so far estimates err late by at most
+  // about that fraction. 0: exact throughout (the simulator's --pending-at).
+  Duration exact_window = 3600;
+  double coarse_fraction = 0;
 };
 
 // Estimates for every PENDING or HELD job of `state`, by job id. `now` is the time of the
