@@ -52,10 +52,16 @@ HttpReply Post(httplib::Client& client, const std::string& path, const json& bod
   return reply;
 }
 
+JobRunnerOptions RunnerOptions(const AgentOptions& options) {
+  JobRunnerOptions runner = options.runner;
+  if (runner.host.empty()) runner.host = options.host.name;
+  return runner;
+}
+
 }  // namespace
 
 struct Agent::State {
-  explicit State(AgentOptions o) : options(std::move(o)) {}
+  explicit State(AgentOptions o) : options(std::move(o)), runner(RunnerOptions(options)) {}
 
   AgentOptions options;
   std::mutex mu;
@@ -70,6 +76,7 @@ struct Agent::State {
   bool fenced = false;
   bool report_pending = false;
   bool stopping = false;
+  bool set_up = false;
   std::atomic<bool> fatal{false};
   std::map<int64_t, wire::ExitReport> unacked_exits;
   std::map<int64_t, wire::LaunchFailure> unacked_failures;
@@ -120,7 +127,11 @@ struct Agent::State {
     for (const wire::Launch& launch : reply.launch) {
       if (!MayLaunch(launch.job, seq)) continue;
       const JobSpec spec = JobSpecOf(launch, options.work_dir);
-      Status started = runner.Start(spec, now);
+      Status started = spec.account.empty()
+                           ? Status(StatusCode::kInvalidArgument,
+                                    "the launch names no account to run the job as (a "
+                                    "controller older than the agent?)")
+                           : runner.Start(spec, now);
       if (started.ok()) {
         spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
         continue;
@@ -275,8 +286,30 @@ struct Agent::State {
 Agent::Agent(AgentOptions options) : state_(std::make_unique<State>(std::move(options))) {}
 Agent::~Agent() = default;
 
+Status Agent::Setup() {
+  State& s = *state_;
+  std::lock_guard lock(s.mu);
+  if (s.set_up) return Status::Ok();
+  SLUICE_RETURN_IF_ERROR(s.runner.Setup());
+  s.set_up = true;
+  const std::string& host = s.options.host.name;
+  if (!s.runner.warning().empty()) {
+    spdlog::warn("agent {}: {}", host, s.runner.warning());
+  } else {
+    std::string dirs;
+    for (const std::string& dir : s.runner.CgroupDirs()) dirs += (dirs.empty() ? "" : ", ") + dir;
+    spdlog::info("agent {}: jobs run in cgroups ({}) under {}", host,
+                 ToString(s.runner.containment()), dirs);
+  }
+  return Status::Ok();
+}
+
 int Agent::Run(const std::atomic<bool>& stop) {
   State& s = *state_;
+  if (Status set_up = Setup(); !set_up.ok()) {
+    spdlog::error("agent {}: containment: {}", s.options.host.name, set_up.message());
+    return 2;
+  }
   s.poll_client = MakeClient(s.options, 12s);  // wait_ms is at most 10 s
   s.report_client = MakeClient(s.options, 3s);
   std::thread poller([&s] { s.PollLoop(); });

@@ -1,9 +1,13 @@
 // `sluice agent --name H --server URL --token T [--slots N] [--resources mem=..,gpu=..]
-// [--attributes type=linux] [--tags a,b] [--work-dir DIR]`: runs one host's agent until
+// [--attributes type=linux] [--tags a,b] [--work-dir DIR] [--cgroup auto|v2|v1|none]
+// [--cgroup-root DIR] [--cgroup-path P] [--pids-limit N] [--allow-root-jobs]`: runs one host's agent until
 // SIGTERM or SIGINT (R-SRV-3). --server/--token default to SLUICE_SERVER and SLUICE_TOKEN.
+// Jobs run as their accounts (R-SEC-1; uid 0 only with --allow-root-jobs), each in a cgroup
+// under <cgroup-root>/[<controller>/]sluice/<name> (R-SEC-3; `none`: process groups only).
 // A name configured in the cluster YAML keeps its configured spec; the flags describe a host
 // the controller does not know yet. Several agents may run on one machine under different
-// names. Exit codes: 0 stopped by a signal, 1 the controller refused the token, 2 bad flags.
+// names. Exit codes: 0 stopped by a signal, 1 the controller refused the token, 2 bad flags
+// or the requested cgroup layout is missing or unusable.
 #include <signal.h>
 
 #include <atomic>
@@ -34,6 +38,11 @@ struct AgentFlags {
   std::string work_dir;
   int fence_grace_ms = 1000;
   std::string log_level = "info";
+  std::string cgroup = "auto";
+  std::string cgroup_root = "/sys/fs/cgroup";
+  std::string cgroup_path;  // empty: sluice/<name>
+  int64_t pids_limit = 0;  // 0: none
+  bool allow_root_jobs = false;
 };
 
 std::string FromEnv(const std::string& flag, const char* variable) {
@@ -50,6 +59,17 @@ int RunAgent(const AgentFlags& flags) {
       .fence_grace = std::chrono::milliseconds(flags.fence_grace_ms),
   };
   options.host = {.name = flags.name, .slots = flags.slots, .tags = flags.tags};
+  Result<agent::CgroupMode> mode = agent::ParseCgroupMode(flags.cgroup);
+  if (!mode) {
+    std::cerr << "error: --cgroup: " << mode.error().message() << "\n";
+    return 2;
+  }
+  options.runner = {.allow_root = flags.allow_root_jobs,
+                    .cgroup = {.mode = *mode,
+                               .fs_root = flags.cgroup_root,
+                               .path = flags.cgroup_path},
+                    .pids_limit = flags.pids_limit > 0 ? std::optional<int64_t>(flags.pids_limit)
+                                                       : std::nullopt};
   if (options.server.empty()) {
     std::cerr << "error: --server: no controller URL (flag or SLUICE_SERVER)\n";
     return 2;
@@ -81,8 +101,12 @@ int RunAgent(const AgentFlags& flags) {
   signal(SIGPIPE, SIG_IGN);  // a closed connection is an error result, not a death
 
   agent::Agent agent(std::move(options));
+  if (Status set_up = agent.Setup(); !set_up.ok()) {
+    std::cerr << "error: --cgroup " << flags.cgroup << ": " << set_up.message() << "\n";
+    return 2;
+  }
   const int code = agent.Run(g_agent_stop);
-  if (code != 0) std::cerr << "error: the controller refused the agent token\n";
+  if (code == 1) std::cerr << "error: the controller refused the agent token\n";
   return code;
 }
 
@@ -105,6 +129,19 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
                   "controller's host-loss grace)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--log-level", flags->log_level, "trace, debug, info, warn, error");
+  cmd->add_option("--cgroup", flags->cgroup,
+                  "job containment: auto (v2 or v1, whichever the host has; else process "
+                  "groups), v2, v1 or none (process groups and rlimits only)");
+  cmd->add_option("--cgroup-root", flags->cgroup_root, "where the cgroup file systems are");
+  cmd->add_option("--cgroup-path", flags->cgroup_path,
+                  "the agent's cgroup sub-tree under each hierarchy (default sluice/NAME); "
+                  "agents on one machine need distinct ones: each removes the stale job "
+                  "cgroups in its own at start");
+  cmd->add_option("--pids-limit", flags->pids_limit, "at most this many processes per job")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--allow-root-jobs", flags->allow_root_jobs,
+                "run jobs whose account has uid 0 (refused by default; the controller must "
+                "also allow them: auth.allow_root_jobs)");
   cmd->callback([flags, &exit_code] { exit_code = RunAgent(*flags); });
 }
 

@@ -145,6 +145,30 @@ Status ReadSmallInt(const json& entry, const char* key, const std::string& where
   return Status::Ok();
 }
 
+// An optional measured amount: a finite number >= 0 (an integer is accepted).
+Status ReadAmount(const json& entry, const char* key, const std::string& where,
+                  std::optional<double>& out) {
+  const json* value = Find(entry, key);
+  if (value == nullptr) return Status::Ok();
+  if (!value->is_number() || !std::isfinite(value->get<double>()) || value->get<double>() < 0) {
+    return TypeError(where + "." + key, "a number >= 0");
+  }
+  out = value->get<double>();
+  return Status::Ok();
+}
+
+// An optional limit of a launch: a positive integer up to `max`.
+Status ReadLimit(const json& entry, const char* key, const std::string& where, int64_t max,
+                 std::optional<int64_t>& out) {
+  const json* value = Find(entry, key);
+  if (value == nullptr) return Status::Ok();
+  if (!value->is_number_integer() || value->get<int64_t>() < 1 || value->get<int64_t>() > max) {
+    return TypeError(where + "." + key, "a positive integer");
+  }
+  out = value->get<int64_t>();
+  return Status::Ok();
+}
+
 Result<ExitReport> DecodeExit(const json& entry, const std::string& where) {
   if (!entry.is_object()) return TypeError(where, "an object");
   ExitReport exit;
@@ -159,6 +183,9 @@ Result<ExitReport> DecodeExit(const json& entry, const std::string& where) {
   if (cause == "run_limit") exit.cause = ExitCause::kRunLimit;
   if (cause == "killed") exit.cause = ExitCause::kKilled;
   if (cause == "mem_limit") exit.cause = ExitCause::kMemLimit;
+  SLUICE_RETURN_IF_ERROR(ReadAmount(entry, "cpu_seconds", where, exit.cpu_seconds));
+  SLUICE_RETURN_IF_ERROR(ReadAmount(entry, "max_rss_mb", where, exit.max_rss_mb));
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "message", where + ".", exit.message));
   return exit;
 }
 
@@ -225,6 +252,12 @@ Result<Launch> DecodeLaunch(const json& entry, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "output", where + ".", launch.output));
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "error", where + ".", launch.error));
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "user", where + ".", launch.user));
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "account", where + ".", launch.account));
+  SLUICE_RETURN_IF_ERROR(
+      ReadLimit(entry, "mem_limit_mb", where, int64_t{1} << 40, launch.mem_limit_mb));
+  std::optional<int64_t> cpus;
+  SLUICE_RETURN_IF_ERROR(ReadLimit(entry, "cpu_limit", where, 1 << 20, cpus));
+  if (cpus) launch.cpu_limit = static_cast<int>(*cpus);
   if (const json* limit = Find(entry, "run_limit")) {
     if (!limit->is_number() || !std::isfinite(limit->get<double>()) ||
         std::fabs(limit->get<double>()) > 1e12) {
@@ -283,10 +316,14 @@ Result<RegisterRequest> DecodeRegister(const json& body) {
 json EncodeHeartbeat(const HeartbeatRequest& request) {
   json exited = json::array();
   for (const ExitReport& exit : request.exited) {
-    exited.push_back({{"job", exit.job},
-                      {"cause", ToString(exit.cause)},
-                      {"exit_code", exit.exit_code ? json(*exit.exit_code) : json(nullptr)},
-                      {"signal", exit.signal ? json(*exit.signal) : json(nullptr)}});
+    json entry = {{"job", exit.job},
+                  {"cause", ToString(exit.cause)},
+                  {"exit_code", exit.exit_code ? json(*exit.exit_code) : json(nullptr)},
+                  {"signal", exit.signal ? json(*exit.signal) : json(nullptr)}};
+    if (exit.cpu_seconds) entry["cpu_seconds"] = *exit.cpu_seconds;
+    if (exit.max_rss_mb) entry["max_rss_mb"] = *exit.max_rss_mb;
+    if (!exit.message.empty()) entry["message"] = exit.message;
+    exited.push_back(std::move(entry));
   }
   json failed = json::array();
   for (const LaunchFailure& failure : request.launch_failed) {
@@ -347,9 +384,13 @@ json EncodeLaunch(const Launch& launch) {
     const int64_t ms = launch.run_limit->count();
     run_limit = ms % 1000 == 0 ? json(ms / 1000) : json(static_cast<double>(ms) / 1000);
   }
-  return {{"job", launch.job},      {"argv", launch.argv},     {"command", launch.command},
-          {"cwd", launch.cwd},      {"output", launch.output}, {"error", launch.error},
-          {"run_limit", run_limit}, {"env", launch.env},       {"user", launch.user}};
+  json body = {{"job", launch.job},      {"argv", launch.argv},     {"command", launch.command},
+               {"cwd", launch.cwd},      {"output", launch.output}, {"error", launch.error},
+               {"run_limit", run_limit}, {"env", launch.env},       {"user", launch.user},
+               {"account", launch.account}};
+  if (launch.mem_limit_mb) body["mem_limit_mb"] = *launch.mem_limit_mb;
+  if (launch.cpu_limit) body["cpu_limit"] = *launch.cpu_limit;
+  return body;
 }
 
 json EncodeHeartbeatReply(const HeartbeatReply& reply) {
