@@ -20,6 +20,10 @@ Status ReadAuth(const Reader& reader, const Field& f, AuthConfig& auth) {
       tokens.insert(auth.agent_token);
       continue;
     }
+    if (e.key == "allow_root_jobs") {
+      SLUICE_RETURN_IF_ERROR(Assign(reader.ReadBool(e.value), auth.allow_root_jobs));
+      continue;
+    }
     if (e.key != "users") return reader.Error(e.key_line, e.value.path, "unknown key");
     Result<std::vector<Field>> items = reader.ListItems(e.value);
     if (!items) return items.error();
@@ -35,6 +39,8 @@ Status ReadAuth(const Reader& reader, const Field& f, AuthConfig& auth) {
           SLUICE_RETURN_IF_ERROR(Assign(reader.ReadName(k.value), user.token));
         } else if (k.key == "admin") {
           SLUICE_RETURN_IF_ERROR(Assign(reader.ReadBool(k.value), user.admin));
+        } else if (k.key == "unix_user") {
+          SLUICE_RETURN_IF_ERROR(Assign(reader.ReadName(k.value), user.unix_user));
         } else {
           return reader.Error(k.key_line, k.value.path, "unknown key");
         }

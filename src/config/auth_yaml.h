@@ -3,7 +3,9 @@
 //   auth:
 //     agent_token: <name>              # optional; without it no agent may connect
 //     users:                           # optional list
-//       - {name: <name>, token: <name>, admin: <bool, default false>}
+//       - {name: <name>, token: <name>, admin: <bool, default false>,
+//          unix_user: <account its jobs run as, default: name>}
+//     allow_root_jobs: <bool, default false>   # accept jobs whose account has uid 0
 //
 // Checks: only these keys; a user has a name and a token; user names are unique; tokens
 // (the agent's and every user's) are distinct. The core never sees this section.

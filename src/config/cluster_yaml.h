@@ -58,10 +58,12 @@ struct AuthUser {
   std::string name;
   std::string token;
   bool admin = false;
+  std::string unix_user;  // the UNIX account its jobs run as (R-SEC-1); empty: `name`
 };
 struct AuthConfig {
   std::string agent_token;  // empty: no agent may connect
   std::vector<AuthUser> users;
+  bool allow_root_jobs = false;  // accept jobs whose account has uid 0 (R-SEC-1)
 };
 
 // Parses YAML text; `filename` is used in error messages only. When `auth` is given, the

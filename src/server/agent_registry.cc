@@ -6,7 +6,9 @@
 #include <chrono>
 #include <utility>
 
+#include "server/job_identity.h"
 #include "server/job_spec.h"
+#include "server/job_usage.h"
 
 namespace sluice::server {
 
@@ -139,8 +141,9 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
       book_.Requeue(*job, "preempted for job " + std::to_string(job->row.preempted_for), batch);
       continue;
     }
-    book_.Finish(*job, e.ShellStatus(), e.cause == wire::ExitCause::kRunLimit ? "RUN_LIMIT" : "",
-                 e.cause == wire::ExitCause::kKilled, batch);
+    RecordUsage(*job, e);  // R-SEC-4
+    book_.Finish(*job, e.ShellStatus(), ExitCauseText(e.cause), e.cause == wire::ExitCause::kKilled,
+                 batch);
   }
 }
 
@@ -247,6 +250,7 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
   const std::string output = ReplaceJobId(job.spec.value("output", ""), job.row.id);
   std::string error = ReplaceJobId(job.spec.value("error", ""), job.row.id);
   if (error.empty()) error = output;
+  const LaunchLimits limits = LaunchLimitsOf(job, ctx_.state);  // R-SEC-3
   return {{"job", job.row.id},
           {"argv", Argv(job.spec["command"])},
           {"command", CommandText(job.spec["command"])},
@@ -255,7 +259,10 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
           {"error", error},
           {"run_limit", job.spec.value("run_limit", json(nullptr))},
           {"env", env},
-          {"user", job.spec.value("user", "")}};
+          {"user", job.spec.value("user", "")},
+          {"account", AccountOf(job.spec)},
+          {"mem_limit_mb", limits.mem_limit_mb ? json(*limits.mem_limit_mb) : json(nullptr)},
+          {"cpu_limit", limits.cpus ? json(*limits.cpus) : json(nullptr)}};
 }
 
 // --- Leases -------------------------------------------------------------------------------------

@@ -67,6 +67,7 @@ class ClusterSettings {
   // Replaces the configuration (validated whole by the core). Errors: kInvalidArgument.
   Result<store::WriteBatch> Replace(core::ClusterConfig config, const LiveFn& live);
   void SetAuth(config::AuthConfig auth) { auth_ = std::move(auth); }
+  const config::AuthConfig& auth() const { return auth_; }
 
   int64_t config_version() const { return config_version_; }
   void set_config_version(int64_t version) { config_version_ = version; }

@@ -55,6 +55,7 @@ struct Caller {
   std::string user;
   bool admin = false;
   bool agent = false;  // the agent token: may call the agent routes only
+  std::string account;  // the UNIX account its jobs run as (job_identity.h), set at submission
 };
 
 using ClockMs = std::function<int64_t()>;  // wall-clock milliseconds since the epoch

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <utility>
 
+#include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "server/job_text.h"
 #include "server/views.h"
@@ -84,7 +85,9 @@ Reply Controller::Submit(const Caller& caller, const json& body) {
   std::vector<json> specs;
   specs.push_back(std::move(*spec));
   std::unique_lock lock(ctx_.mu);
-  return ReplyOf(requests_.Submit(lock, caller, std::move(specs), std::move(fixed), false), 201);
+  Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
+  if (!runs_as) return ErrorReply(runs_as.error());
+  return ReplyOf(requests_.Submit(lock, *runs_as, std::move(specs), std::move(fixed), false), 201);
 }
 
 Reply Controller::SubmitBatch(const Caller& caller, const json& body) {
@@ -94,7 +97,9 @@ Reply Controller::SubmitBatch(const Caller& caller, const json& body) {
   fixed.reserve(specs->size());
   for (const json& spec : *specs) fixed.push_back(FixedJobText(spec));
   std::unique_lock lock(ctx_.mu);
-  return ReplyOf(requests_.Submit(lock, caller, std::move(*specs), std::move(fixed), true), 201);
+  Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
+  if (!runs_as) return ErrorReply(runs_as.error());
+  return ReplyOf(requests_.Submit(lock, *runs_as, std::move(*specs), std::move(fixed), true), 201);
 }
 
 Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {

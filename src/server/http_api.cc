@@ -243,6 +243,8 @@ void HttpApi::InstallEvents(httplib::Server& server) {
     const int id = c.Subscribe([queue](const JobEvent& e) {
       json data = {
           {"id", e.id}, {"state", e.state}, {"reason", e.reason ? json(*e.reason) : json(nullptr)}};
+      if (e.cpu_seconds) data["cpu_seconds"] = *e.cpu_seconds;  // R-SEC-4
+      if (e.max_rss_mb) data["max_rss_mb"] = *e.max_rss_mb;
       std::lock_guard lock(queue->mu);
       if (queue->events.size() > 100'000) {
         queue->overflow = true;  // a stalled reader is dropped rather than growing forever

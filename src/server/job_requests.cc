@@ -108,6 +108,7 @@ Status JobRequests::Ingest(const Caller& caller, json spec,
                            store::WriteBatch& write, JobId& id) {
   id = book_.TakeId();
   spec["user"] = caller.user;
+  if (!caller.account.empty()) spec["account"] = caller.account;  // R-SEC-1
   spec["submit_time"] = now;
   SLUICE_RETURN_IF_ERROR(ctx_.ApplyLocked(core::JobSubmitted{ToCoreSpec(spec, id)}, ""));
   const core::Job* cj = ctx_.state.FindJob(id);

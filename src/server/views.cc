@@ -2,6 +2,7 @@
 
 #include "core/admission/diagnostics.h"
 #include "core/reasons/hint.h"
+#include "server/job_identity.h"
 
 namespace sluice::server {
 
@@ -55,6 +56,7 @@ JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bo
   JobListEntry e{.fixed = job.fixed_text,
                  .id = r.id,
                  .user = job.spec.value("user", ""),
+                 .account = AccountOf(job.spec),
                  .queue = job.queue,
                  .state = r.state,
                  .submit_time = r.submit_time,
@@ -64,6 +66,8 @@ JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bo
                  .cause = r.cause,
                  .hosts = job.hosts,
                  .dispatch_attempts = r.dispatch_attempts,
+                 .cpu_seconds = r.cpu_seconds,
+                 .max_rss_mb = r.max_rss_mb,
                  .message = job.message,
                  .with_reasons = with_reasons};
   for (const auto& [name, slots] : job.hosts) e.tasks += slots;

@@ -68,6 +68,10 @@ struct StoredJob {
   // `preempted_for` can start; SIGKILL at `preempt_kill_at`. 0: not being preempted.
   JobId preempted_for = 0;
   int64_t preempt_kill_at = 0;
+  // Accounting of an ended job (R-SEC-4), as its agent measured it; absent when not reported.
+  std::optional<double> cpu_seconds;
+  std::optional<double> max_rss_mb;
+  std::string message;  // why it ended as it did (e.g. MEM_LIMIT's limit and peak); "" none
 
   friend bool operator==(const StoredJob&, const StoredJob&) = default;
 };

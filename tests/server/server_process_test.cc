@@ -31,7 +31,7 @@ queues:
 auth:
   agent_token: agent-secret
   users:
-    - {name: alice, token: alice-token}
+    - {name: alice, token: alice-token, unix_user: nobody}
 )";
 
 struct Process {
