@@ -176,9 +176,13 @@ TEST_F(SecurityTest, AJobOverItsMemoryLimitEndsMemLimitAndOneWithinItEndsDone) {
                                 "dd if=/dev/zero of=/dev/null bs=512M count=1");
   const int64_t modest = Submit({"-R", "rusage[mem=64]"},
                                 "dd if=/dev/zero of=/dev/null bs=16M count=1");
+  // The limit is per task: two tasks on the host have 128 MB between them.
+  const int64_t pair = Submit({"-n", "2", "-R", "rusage[mem=64] span[hosts=1]"},
+                              "dd if=/dev/zero of=/dev/null bs=100M count=1");
   const json over = Ended(greedy);
   const json within = Ended(modest);
   EXPECT_EQ(within["state"], "DONE") << within.dump();
+  EXPECT_EQ(Ended(pair)["state"], "DONE") << c().Job(pair).dump();
   ASSERT_TRUE(within["max_rss_mb"].is_number()) << within.dump();
   EXPECT_GE(within["max_rss_mb"].get<double>(), 1.0);
   EXPECT_LE(within["max_rss_mb"].get<double>(), 64.0);
