@@ -5,9 +5,10 @@
 // Representation: SQLite in WAL mode (DIR/sluice.db) with four tables — `jobs` (one row per
 // job: the submitted spec as JSON, its state and times, its allocation by host names, its
 // admission record: sequence, enqueue time, bypass count, first-blocked time, gate, phase,
-// epoch; and its preemption marker), `hosts` (agents that registered without being in the
-// cluster YAML), `settings` (integers by key: administrators' queue and host overrides,
-// queues' reclaim deadlines) and `meta` (controller epoch, configuration version). The store
+// epoch; its preemption marker; and, once ended, its CPU time, memory peak and message),
+// `hosts` (agents that registered without being in the cluster YAML), `settings` (integers
+// by key: administrators' queue and host overrides, queues' reclaim deadlines) and `meta`
+// (controller epoch, configuration version). The store
 // knows nothing of the core: rows are plain values; the server maps them to and from
 // ClusterState.
 //
