@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -10,6 +11,29 @@
 #include "server/http_api.h"
 
 namespace sluice::server {
+namespace {
+
+// HTTP, or HTTPS when a certificate and key are given (cpp-httplib's OpenSSL support).
+Result<std::unique_ptr<httplib::Server>> MakeHttpServer(const ServerOptions& options) {
+  if (options.tls_cert.empty() && options.tls_key.empty()) {
+    return std::make_unique<httplib::Server>();
+  }
+  if (options.tls_cert.empty() || options.tls_key.empty()) {
+    return InvalidArgument("--tls-cert and --tls-key go together");
+  }
+  for (const std::string& path : {options.tls_cert, options.tls_key}) {
+    if (::access(path.c_str(), R_OK) != 0) return NotFound("cannot read " + path);
+  }
+  auto https = std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(),
+                                                    options.tls_key.c_str());
+  if (!https->is_valid()) {
+    return InvalidArgument("--tls-cert " + options.tls_cert + " / --tls-key " + options.tls_key +
+                           ": not a PEM certificate and its matching private key");
+  }
+  return std::unique_ptr<httplib::Server>(std::move(https));
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   const size_t colon = options.listen.rfind(':');
@@ -49,7 +73,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
                                         .log = options.log});
   if (!controller) return controller.error();
   server->controller_ = std::move(*controller);
-  server->http_ = std::make_unique<httplib::Server>();
+  Result<std::unique_ptr<httplib::Server>> made = MakeHttpServer(options);
+  if (!made) return made.error();
+  server->http_ = std::move(*made);
   // A reply goes out in two writes (headers, body); with Nagle's algorithm the body waits
   // for the client's delayed ACK (~40 ms) on a keep-alive connection.
   server->http_->set_tcp_nodelay(true);
