@@ -34,16 +34,16 @@ Result<std::string> MungeEncode(const std::string& socket, int ttl_seconds) {
   Result<Ctx> ctx = ContextFor(socket);
   if (!ctx) return ctx.error();
   if (ttl_seconds > 0 && munge_ctx_set(ctx->get(), MUNGE_OPT_TTL, ttl_seconds) != EMUNGE_SUCCESS) {
-    return Status(StatusCode::kInternal, "munge: cannot set a ttl of " +
-                                             std::to_string(ttl_seconds) + " s");
+    return Status(StatusCode::kInternal,
+                  "munge: cannot set a ttl of " + std::to_string(ttl_seconds) + " s");
   }
   char* cred = nullptr;
   const munge_err_t err = munge_encode(&cred, ctx->get(), nullptr, 0);
   if (err != EMUNGE_SUCCESS) {
     std::free(cred);
-    return Status(err == EMUNGE_SOCKET ? StatusCode::kUnavailable : StatusCode::kInternal,
-                  "cannot encode a MUNGE credential via " + socket + ": " +
-                      Reason(ctx->get(), err));
+    return Status(
+        err == EMUNGE_SOCKET ? StatusCode::kUnavailable : StatusCode::kInternal,
+        "cannot encode a MUNGE credential via " + socket + ": " + Reason(ctx->get(), err));
   }
   std::string text(cred);
   std::free(cred);
@@ -61,9 +61,8 @@ Result<MungeIdentity> MungeDecode(const std::string& socket, const std::string& 
       munge_decode(credential.c_str(), ctx->get(), &payload, &length, &uid, &gid);
   std::free(payload);
   if (err == EMUNGE_SOCKET) {
-    return Status(StatusCode::kUnavailable,
-                  "the controller cannot reach munged at " + socket + ": " +
-                      Reason(ctx->get(), err));
+    return Status(StatusCode::kUnavailable, "the controller cannot reach munged at " + socket +
+                                                ": " + Reason(ctx->get(), err));
   }
   if (err != EMUNGE_SUCCESS) {
     return Status(StatusCode::kUnauthenticated,

@@ -9,9 +9,9 @@ Status ReplayCache::Accept(std::string_view key, int64_t expires_at, int64_t now
     return Status(StatusCode::kUnauthenticated, "credential replayed (already used)");
   }
   if (expiry_.size() >= capacity_) {
-    return Status(StatusCode::kResourceExhausted,
-                  "too many credentials in flight (" + std::to_string(capacity_) +
-                      " unexpired): retry later");
+    return Status(StatusCode::kResourceExhausted, "too many credentials in flight (" +
+                                                      std::to_string(capacity_) +
+                                                      " unexpired): retry later");
   }
   expiry_.emplace(std::string(key), expires_at);
   by_expiry_.emplace(expires_at, std::string(key));

@@ -19,9 +19,11 @@ std::string FromEnv(const std::string& flag, const char* variable) {
 
 Result<json> ToResult(const httplib::Result& result, const std::string& server) {
   if (!result) {
-    return Status(StatusCode::kUnavailable,
-                  "cannot reach the controller at " + server + ": " +
-                      httplib::to_string(result.error()));
+    const std::string why =
+        result.error() == httplib::Error::SSLServerVerification
+            ? "its TLS certificate is not signed by a trusted CA (--ca-file / SLUICE_CA_FILE)"
+            : httplib::to_string(result.error());
+    return Status(StatusCode::kUnavailable, "cannot reach the controller at " + server + ": " + why);
   }
   json body = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
   if (result->status >= 200 && result->status < 300) {

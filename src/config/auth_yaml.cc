@@ -28,8 +28,9 @@ Result<std::string> ReadDigest(const Reader& reader, const Field& f) {
   const bool hex = std::all_of(digest.begin(), digest.end(),
                                [](unsigned char c) { return std::isxdigit(c) != 0; });
   if (digest.size() != 64 || !hex) {
-    return reader.Error(f, "expected a SHA-256 digest (64 hex digits), e.g. from "
-                           "`printf %s TOKEN | sha256sum`");
+    return reader.Error(f,
+                        "expected a SHA-256 digest (64 hex digits), e.g. from "
+                        "`printf %s TOKEN | sha256sum`");
   }
   std::transform(digest.begin(), digest.end(), digest.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

@@ -59,8 +59,8 @@ inline constexpr size_t kMaxExpandedHostNames = 1'000'000;
 struct AuthUser {
   std::string name;
   std::string token;
-  std::string token_sha256;
   bool admin = false;
+  std::string token_sha256;  // after `admin`: positional initializers {name, token, admin} stay
 };
 // `auth.munge: {socket: PATH}` (R-SEC-2): requests may carry MUNGE credentials.
 struct MungeConfig {

@@ -27,9 +27,7 @@ int64_t SystemSeconds() {
       .count();
 }
 
-Status Refused(std::string what) {
-  return Status(StatusCode::kUnauthenticated, std::move(what));
-}
+Status Refused(std::string what) { return Status(StatusCode::kUnauthenticated, std::move(what)); }
 
 }  // namespace
 
@@ -119,9 +117,9 @@ Result<Caller> RequestAuthenticator::AuthenticateMunge(const std::string& creden
   // 3. Once only: remember it until it expires.
   const auth::Sha256Digest key = auth::Sha256(credential);
   std::lock_guard lock(mu_);
-  SLUICE_RETURN_IF_ERROR(replay_.Accept(
-      std::string_view(reinterpret_cast<const char*>(key.data()), key.size()),
-      identity->encoded_at + identity->ttl_seconds, options_.now_seconds()));
+  SLUICE_RETURN_IF_ERROR(
+      replay_.Accept(std::string_view(reinterpret_cast<const char*>(key.data()), key.size()),
+                     identity->encoded_at + identity->ttl_seconds, options_.now_seconds()));
   if (!account) return Caller{.agent = true};
   return Caller{.user = *account, .admin = admins_.contains(*account)};
 }
