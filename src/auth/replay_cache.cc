@@ -9,7 +9,7 @@ Status ReplayCache::Accept(std::string_view key, int64_t expires_at, int64_t now
     return Status(StatusCode::kUnauthenticated, "credential replayed (already used)");
   }
   if (expiry_.size() >= capacity_) {
-    return Status(StatusCode::kResourceExhausted, "too many credentials in flight (" +
+    return Status(StatusCode::kUnavailable, "too many credentials in flight (" +
                                                       std::to_string(capacity_) +
                                                       " unexpired): retry later");
   }

@@ -5,7 +5,7 @@
 //
 // Representation: the key (a digest of the credential) -> its expiry, and an expiry-ordered
 // index to forget expired keys first. Memory is bounded: at most `capacity` keys; when full
-// of unexpired keys a new credential is refused as kResourceExhausted (never forgotten early,
+// of unexpired keys a new credential is refused as kUnavailable (never forgotten early,
 // which would let a replay through).
 // Time is an argument (seconds since the epoch): the class reads no clock.
 // Thread-safety: none; the caller locks.
@@ -29,7 +29,7 @@ class ReplayCache {
 
   // Accepts `key`, first seen at `now`, remembering it until `expires_at` (inclusive).
   // Errors: kUnauthenticated when `key` was accepted before and has not expired;
-  // kUnauthenticated when `expires_at` < `now` (expired); kResourceExhausted when `capacity`
+  // kUnauthenticated when `expires_at` < `now` (expired); kUnavailable when `capacity`
   // unexpired keys are remembered.
   Status Accept(std::string_view key, int64_t expires_at, int64_t now);
 

@@ -44,7 +44,8 @@ Status Authorize(Result<Caller> authenticated, bool agent_route, Caller& caller)
   if (!authenticated) return authenticated.error();
   if (authenticated->agent != agent_route) {
     return Status(StatusCode::kPermissionDenied,
-                  agent_route ? "only the agent token may call /v1/agents/..."
+                  agent_route ? "only the agent (its token, or MUNGE as uid 0) may call "
+                                "/v1/agents/..."
                               : "the agent token may only call /v1/agents/...");
   }
   caller = *authenticated;
@@ -62,7 +63,8 @@ struct SseQueue {
 // Authenticates a user route's caller (the agent token is refused); fills `res` on refusal.
 bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Response& res,
                       Caller& caller) {
-  Status refused = Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), false, caller);
+  Status refused =
+      Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), false, caller);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }
@@ -70,7 +72,8 @@ bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Respo
 // Authenticates an agent route's caller (the agent token only); fills `res` on refusal.
 bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Response& res) {
   Caller caller;
-  Status refused = Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), true, caller);
+  Status refused =
+      Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), true, caller);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }

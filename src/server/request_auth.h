@@ -53,7 +53,7 @@ class RequestAuthenticator {
   // The caller an `Authorization` header value names.
   // Errors: kUnauthenticated (missing, malformed, unknown token; MUNGE off; credential
   // invalid, expired, replayed; uid without an account); kUnavailable (munged unreachable);
-  // kResourceExhausted (too many unexpired credentials remembered).
+  // kUnavailable (too many unexpired credentials remembered).
   Result<Caller> Authenticate(std::string_view authorization);
 
   // A bearer token alone (`Authenticate("Bearer " + token)`).

@@ -26,7 +26,7 @@ TEST(ReplayCacheTest, ForgetsExpiredCredentialsAndStaysBounded) {
   ASSERT_TRUE(cache.Accept("a", 20, 10).ok());
   ASSERT_TRUE(cache.Accept("b", 30, 10).ok());
   // Full of unexpired credentials: refused, and "a" is not forgotten early.
-  EXPECT_EQ(cache.Accept("c", 40, 15).code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(cache.Accept("c", 40, 15).code(), StatusCode::kUnavailable);
   EXPECT_EQ(cache.Accept("a", 20, 15).code(), StatusCode::kUnauthenticated);
   // At 21 "a" expired: its place is free.
   EXPECT_TRUE(cache.Accept("c", 40, 21).ok());
