@@ -10,6 +10,8 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include "auth/munge.h"
+
 namespace sluice::agent {
 namespace {
 
@@ -25,7 +27,7 @@ struct HttpReply {
 std::unique_ptr<httplib::Client> MakeClient(const AgentOptions& options,
                                             std::chrono::milliseconds read_timeout) {
   auto client = std::make_unique<httplib::Client>(options.server);
-  client->set_bearer_token_auth(options.token.c_str());
+  if (!options.ca_file.empty()) client->set_ca_cert_path(options.ca_file);
   client->set_connection_timeout(1s);
   client->set_read_timeout(read_timeout);
   client->set_write_timeout(2s);
@@ -34,9 +36,24 @@ std::unique_ptr<httplib::Client> MakeClient(const AgentOptions& options,
   return client;
 }
 
-HttpReply Post(httplib::Client& client, const std::string& path, const json& body) {
+// The agent token, else a fresh MUNGE credential (uid 0: the agent role, R-SEC-2).
+Result<std::string> Authorization(const AgentOptions& options) {
+  if (!options.token.empty() || options.munge_socket.empty()) return "Bearer " + options.token;
+  Result<std::string> credential = auth::MungeEncode(options.munge_socket);
+  if (!credential) return credential.error();
+  return "Munge " + *credential;
+}
+
+HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::string& path,
+               const json& body) {
   HttpReply reply;
-  httplib::Result result = client.Post(path.c_str(), body.dump(), "application/json");
+  Result<std::string> authorization = Authorization(options);
+  if (!authorization) {
+    reply.error = authorization.error().message();  // status 0: retried like no answer
+    return reply;
+  }
+  const httplib::Headers headers = {{"Authorization", *authorization}};
+  httplib::Result result = client.Post(path.c_str(), headers, body.dump(), "application/json");
   if (!result) {
     reply.error = httplib::to_string(result.error());
     return reply;
@@ -161,7 +178,7 @@ struct Agent::State {
           {.host = options.host, .running = {running.begin(), running.end()}, .epoch = highest_epoch});
     }
     const TimePoint sent = Clock::now();
-    HttpReply reply = Post(client, "/v1/agents/register", body);
+    HttpReply reply = Post(client, options, "/v1/agents/register", body);
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);
     if (reply.status != 200) {
@@ -203,7 +220,7 @@ struct Agent::State {
       seq = next_seq++;
     }
     const TimePoint sent = Clock::now();
-    HttpReply reply = Post(client, "/v1/agents/" + options.host.name + "/heartbeat",
+    HttpReply reply = Post(client, options, "/v1/agents/" + options.host.name + "/heartbeat",
                            wire::EncodeHeartbeat(heartbeat_body));
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);

@@ -36,8 +36,10 @@ namespace sluice::agent {
 
 struct AgentOptions {
   core::HostSpec host;  // slots 0: not given (the controller then counts 1)
-  std::string server;  // http://127.0.0.1:PORT
+  std::string server;  // http://127.0.0.1:PORT or https://...
   std::string token;
+  std::string munge_socket;  // used when `token` is empty: MUNGE credentials (R-SEC-2)
+  std::string ca_file;       // PEM CA bundle verifying an https:// controller
   std::string work_dir;  // cwd of jobs that name none; empty: the agent's cwd
   // Grace between SIGTERM and SIGKILL when the lease expires; keep it well below the
   // controller's --host-loss-grace-seconds.

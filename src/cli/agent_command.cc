@@ -4,6 +4,9 @@
 // SIGTERM or SIGINT (R-SRV-3). --server/--token default to SLUICE_SERVER and SLUICE_TOKEN.
 // Jobs run as their accounts (R-SEC-1; uid 0 only with --allow-root-jobs), each in a cgroup
 // under <cgroup-root>/[<controller>/]sluice/<name> (R-SEC-3; `none`: process groups only).
+// Without a token the agent sends MUNGE credentials (as root: the agent role, R-SEC-2) via
+// --munge-socket / SLUICE_MUNGE_SOCKET / /run/munge/munge.socket.2; --ca-file / SLUICE_CA_FILE
+// verify an https:// controller.
 // A name configured in the cluster YAML keeps its configured spec; the flags describe a host
 // the controller does not know yet. Several agents may run on one machine under different
 // names. Exit codes: 0 stopped by a signal, 1 the controller refused the token, 2 bad flags
@@ -18,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
+#include "auth/munge.h"
 #include "cli/commands.h"
 
 namespace sluice::cli {
@@ -36,6 +40,8 @@ struct AgentFlags {
   std::string attributes;
   std::vector<std::string> tags;
   std::string work_dir;
+  std::string munge_socket;
+  std::string ca_file;
   int fence_grace_ms = 1000;
   std::string log_level = "info";
   std::string cgroup = "auto";
@@ -55,6 +61,7 @@ int RunAgent(const AgentFlags& flags) {
   agent::AgentOptions options{
       .server = FromEnv(flags.server, "SLUICE_SERVER"),
       .token = FromEnv(flags.token, "SLUICE_TOKEN"),
+      .ca_file = FromEnv(flags.ca_file, "SLUICE_CA_FILE"),
       .work_dir = flags.work_dir,
       .fence_grace = std::chrono::milliseconds(flags.fence_grace_ms),
   };
@@ -73,6 +80,15 @@ int RunAgent(const AgentFlags& flags) {
   if (options.server.empty()) {
     std::cerr << "error: --server: no controller URL (flag or SLUICE_SERVER)\n";
     return 2;
+  }
+  if (options.token.empty()) {
+    options.munge_socket = FromEnv(flags.munge_socket, "SLUICE_MUNGE_SOCKET");
+    if (options.munge_socket.empty()) options.munge_socket = auth::kDefaultMungeSocket;
+    if (!auth::IsSocket(options.munge_socket)) {
+      std::cerr << "error: --token: no agent token (flag or SLUICE_TOKEN), and no munged socket at "
+                << options.munge_socket << " for MUNGE\n";
+      return 2;
+    }
   }
   if (!flags.resources.empty()) {
     auto resources = agent::ParseResourceList(flags.resources);
@@ -106,7 +122,7 @@ int RunAgent(const AgentFlags& flags) {
     return 2;
   }
   const int code = agent.Run(g_agent_stop);
-  if (code == 1) std::cerr << "error: the controller refused the agent token\n";
+  if (code != 0) std::cerr << "error: the controller refused the agent's credentials\n";
   return code;
 }
 
@@ -123,6 +139,10 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--resources", flags->resources, "host resources, e.g. mem=64000,gpu=2");
   cmd->add_option("--attributes", flags->attributes, "host attributes, e.g. type=linux");
   cmd->add_option("--tags", flags->tags, "host tags, e.g. a,b")->delimiter(',');
+  cmd->add_option("--munge-socket", flags->munge_socket,
+                  "munged's socket, used without a token (default $SLUICE_MUNGE_SOCKET)");
+  cmd->add_option("--ca-file", flags->ca_file,
+                  "CA certificates verifying an https:// controller (default $SLUICE_CA_FILE)");
   cmd->add_option("--work-dir", flags->work_dir, "working directory of jobs that name none");
   cmd->add_option("--fence-grace-ms", flags->fence_grace_ms,
                   "SIGTERM-to-SIGKILL grace when the lease expires (keep below the "

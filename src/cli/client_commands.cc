@@ -34,11 +34,15 @@ using nlohmann::json;
 struct Connection {
   std::string server;
   std::string token;
+  std::string ca_file;
 };
 
 void AddConnectionFlags(CLI::App* cmd, Connection& connection) {
   cmd->add_option("--server", connection.server, "controller URL (default $SLUICE_SERVER)");
-  cmd->add_option("--token", connection.token, "user token (default $SLUICE_TOKEN)");
+  cmd->add_option("--token", connection.token,
+                  "user token (default $SLUICE_TOKEN; without one: MUNGE, docs/security.md)");
+  cmd->add_option("--ca-file", connection.ca_file,
+                  "CA certificates verifying an https:// controller (default $SLUICE_CA_FILE)");
 }
 
 int Fail(const Status& status) {
@@ -50,7 +54,7 @@ int Fail(const Status& status) {
 template <typename Body>
 int WithClient(const Connection& connection, Body body) {
   Result<client::ClientOptions> options =
-      client::ResolveClientOptions(connection.server, connection.token);
+      client::ResolveClientOptions(connection.server, connection.token, connection.ca_file);
   if (!options) {
     std::cerr << "error: " << options.error().message() << "\n";
     return 2;

@@ -22,6 +22,9 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     int64_t grace_seconds = 5;
     int32_t max_dispatch = 3;
     int64_t keep_ended_seconds = 3600;
+    std::string tls_cert;
+    std::string tls_key;
+    std::string munge_socket;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--config", flags->config, "Cluster YAML")->required();
@@ -48,6 +51,11 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
             return "expected -1 (keep ended jobs for ever) or at least 60 seconds, got " + text;
           },
           "-1|SECONDS>=60"));
+  cmd->add_option("--tls-cert", flags->tls_cert, "Serve HTTPS with this PEM certificate (chain)");
+  cmd->add_option("--tls-key", flags->tls_key, "The PEM private key of --tls-cert");
+  cmd->add_option("--munge-socket", flags->munge_socket,
+                  "Accept MUNGE credentials, decoded by the munged at this socket "
+                  "(overrides auth.munge)");
   cmd->callback([flags, &exit_code] {
     // Signals go to one thread (sigwait below), never to the HTTP or scheduling threads.
     sigset_t signals;
@@ -63,11 +71,14 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
         .config_path = flags->config,
         .state_dir = flags->state,
         .listen = flags->listen,
+        .tls_cert = flags->tls_cert,
+        .tls_key = flags->tls_key,
         .controller = {.lease_ms = flags->lease_seconds * 1000,
                        .host_loss_grace_ms = flags->grace_seconds * 1000,
                        .max_dispatch_attempts = flags->max_dispatch,
                        .explain_interval_ms = 250,
-                       .keep_ended_seconds = flags->keep_ended_seconds}};
+                       .keep_ended_seconds = flags->keep_ended_seconds,
+                       .munge_socket = flags->munge_socket}};
     auto server = server::Server::Start(options);
     if (!server) {
       std::cerr << "sluice server: " << server.error().message() << "\n";

@@ -4,6 +4,8 @@
 
 #include <httplib.h>
 
+#include "auth/munge.h"
+
 namespace sluice::client {
 namespace {
 
@@ -17,9 +19,11 @@ std::string FromEnv(const std::string& flag, const char* variable) {
 
 Result<json> ToResult(const httplib::Result& result, const std::string& server) {
   if (!result) {
-    return Status(StatusCode::kUnavailable,
-                  "cannot reach the controller at " + server + ": " +
-                      httplib::to_string(result.error()));
+    const std::string why =
+        result.error() == httplib::Error::SSLServerVerification
+            ? "its TLS certificate is not signed by a trusted CA (--ca-file / SLUICE_CA_FILE)"
+            : httplib::to_string(result.error());
+    return Status(StatusCode::kUnavailable, "cannot reach the controller at " + server + ": " + why);
   }
   json body = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
   if (result->status >= 200 && result->status < 300) {
@@ -40,9 +44,16 @@ Result<json> ToResult(const httplib::Result& result, const std::string& server) 
 }  // namespace
 
 Result<ClientOptions> ResolveClientOptions(const std::string& server_flag,
-                                           const std::string& token_flag) {
+                                           const std::string& token_flag,
+                                           const std::string& ca_file_flag) {
   ClientOptions options{.server = FromEnv(server_flag, "SLUICE_SERVER"),
-                        .token = FromEnv(token_flag, "SLUICE_TOKEN")};
+                        .token = FromEnv(token_flag, "SLUICE_TOKEN"),
+                        .ca_file = FromEnv(ca_file_flag, "SLUICE_CA_FILE")};
+  if (options.token.empty()) {
+    std::string socket = FromEnv("", "SLUICE_MUNGE_SOCKET");
+    if (socket.empty()) socket = auth::kDefaultMungeSocket;
+    if (auth::IsSocket(socket)) options.munge_socket = socket;
+  }
   if (options.server.empty()) {
     return InvalidArgument("no controller: pass --server URL or set SLUICE_SERVER");
   }
@@ -75,7 +86,7 @@ int ExitCodeFor(const Status& status) {
 
 RestClient::RestClient(ClientOptions options)
     : options_(std::move(options)), http_(std::make_unique<httplib::Client>(options_.server)) {
-  if (!options_.token.empty()) http_->set_bearer_token_auth(options_.token.c_str());
+  if (!options_.ca_file.empty()) http_->set_ca_cert_path(options_.ca_file.c_str());
   http_->set_connection_timeout(std::chrono::seconds(5));
   http_->set_read_timeout(options_.timeout);
   http_->set_write_timeout(options_.timeout);
@@ -85,12 +96,29 @@ RestClient::RestClient(ClientOptions options)
 
 RestClient::~RestClient() = default;
 
+Result<std::string> RestClient::Authorization() const {
+  if (!options_.token.empty()) return "Bearer " + options_.token;
+  if (options_.munge_socket.empty()) return std::string();
+  Result<std::string> credential = auth::MungeEncode(options_.munge_socket);
+  if (!credential) return credential.error();
+  return "Munge " + *credential;
+}
+
 Result<json> RestClient::Get(const std::string& path) {
-  return ToResult(http_->Get(path.c_str()), options_.server);
+  Result<std::string> authorization = Authorization();
+  if (!authorization) return authorization.error();
+  httplib::Headers headers;
+  if (!authorization->empty()) headers.emplace("Authorization", *authorization);
+  return ToResult(http_->Get(path.c_str(), headers), options_.server);
 }
 
 Result<json> RestClient::Post(const std::string& path, const json& body) {
-  return ToResult(http_->Post(path.c_str(), body.dump(), "application/json"), options_.server);
+  Result<std::string> authorization = Authorization();
+  if (!authorization) return authorization.error();
+  httplib::Headers headers;
+  if (!authorization->empty()) headers.emplace("Authorization", *authorization);
+  return ToResult(http_->Post(path.c_str(), headers, body.dump(), "application/json"),
+                  options_.server);
 }
 
 }  // namespace sluice::client

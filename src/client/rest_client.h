@@ -1,6 +1,9 @@
 // RestClient: the CLI verbs' connection to the controller's REST API (docs/api.md).
 //
-// Options come from flags, falling back to SLUICE_SERVER and SLUICE_TOKEN (R-SRV-5b). Every
+// Options come from flags, falling back to SLUICE_SERVER and SLUICE_TOKEN (R-SRV-5b). Without
+// a token, each request carries a fresh MUNGE credential when munged's socket exists
+// (SLUICE_MUNGE_SOCKET, else /run/munge/munge.socket.2; R-SEC-2). `https://` servers are
+// verified against --ca-file / SLUICE_CA_FILE (else the system's CAs). Every
 // call returns the parsed JSON body or a Status whose code follows the HTTP status
 // (400 kInvalidArgument, 401 kUnauthenticated, 403 kPermissionDenied, 404 kNotFound,
 // 409 kFailedPrecondition, 413 kResourceExhausted, 5xx kInternal, no answer kUnavailable)
@@ -26,12 +29,15 @@ struct ClientOptions {
   std::string server;  // http://127.0.0.1:PORT
   std::string token;
   std::chrono::seconds timeout{60};
+  std::string munge_socket;  // used when `token` is empty; empty: no credentials
+  std::string ca_file;       // PEM CA bundle verifying an https:// server
 };
 
-// Flag values win; empty flags fall back to SLUICE_SERVER / SLUICE_TOKEN.
+// Flag values win; empty flags fall back to SLUICE_SERVER / SLUICE_TOKEN / SLUICE_CA_FILE.
 // Returns kInvalidArgument when no server is given either way.
 Result<ClientOptions> ResolveClientOptions(const std::string& server_flag,
-                                           const std::string& token_flag);
+                                           const std::string& token_flag,
+                                           const std::string& ca_file_flag = "");
 
 // The Status for an HTTP status and the server's error text.
 Status StatusForHttp(int http_status, const std::string& message);
@@ -50,6 +56,9 @@ class RestClient {
   Result<nlohmann::json> Post(const std::string& path, const nlohmann::json& body);
 
  private:
+  // The Authorization header of one request (a MUNGE credential is single-use).
+  Result<std::string> Authorization() const;
+
   ClientOptions options_;
   std::unique_ptr<httplib::Client> http_;
 };

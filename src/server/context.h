@@ -48,6 +48,7 @@ struct ControllerOptions {
   // at least 60).
   int64_t keep_ended_seconds = 3600;
   std::string config_path;  // re-read by Reconfigure()
+  std::string munge_socket;  // `--munge-socket`: MUNGE on with this socket (request_auth.h)
 };
 
 // Who is calling (the HTTP front end resolves bearer tokens, Controller::Authenticate).

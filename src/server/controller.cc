@@ -25,6 +25,7 @@ Status NotAdmin(const Caller& caller) {
 Controller::Controller(core::ClusterState state, ControllerDeps deps)
     : ctx_(std::move(state), deps.store, std::move(deps.options), std::move(deps.clock),
            std::move(deps.log)),
+      authenticator_(deps.auth, {.munge_socket = ctx_.options.munge_socket}),
       settings_(ctx_, std::move(deps.config), std::move(deps.auth)),
       book_(ctx_),
       agents_(ctx_, book_, settings_),
@@ -72,8 +73,11 @@ Status Controller::Restore(const store::Snapshot& snap) {
 }
 
 Result<Caller> Controller::Authenticate(const std::string& token) {
-  std::lock_guard lock(ctx_.mu);
-  return settings_.Authenticate(token);
+  return authenticator_.AuthenticateToken(token);
+}
+
+Result<Caller> Controller::AuthenticateRequest(const std::string& authorization) {
+  return authenticator_.Authenticate(authorization);
 }
 
 // --- Users --------------------------------------------------------------------------------------
@@ -190,6 +194,7 @@ Reply Controller::Reconfigure() {
   }
   Reply reply = Reconfigure(std::move(*config));
   if (reply.status == 200) {
+    authenticator_.Configure(auth);
     std::lock_guard lock(ctx_.mu);
     settings_.SetAuth(std::move(auth));
   }

@@ -47,6 +47,7 @@
 #include "server/http_reply.h"
 #include "server/job_book.h"
 #include "server/job_requests.h"
+#include "server/request_auth.h"
 #include "store/store.h"
 
 namespace sluice::server {
@@ -72,6 +73,9 @@ class Controller {
   // Resolves a bearer token (R-SRV-5): a user, or the agent token (Caller::agent).
   // Errors: kUnauthenticated for an empty or unknown token.
   Result<Caller> Authenticate(const std::string& token);
+  // Resolves an `Authorization` header: a bearer token or a MUNGE credential (R-SEC-2,
+  // request_auth.h). Does not take the controller's mutex.
+  Result<Caller> AuthenticateRequest(const std::string& authorization);
 
   // --- Users (each returns the HTTP reply of docs/api.md) ---
   // Waits for the commit before answering (R-SRV-1).
@@ -133,6 +137,7 @@ class Controller {
                           store::WriteBatch batch);
 
   ServerContext ctx_;
+  RequestAuthenticator authenticator_;  // tokens and MUNGE; locks itself
   ClusterSettings settings_;
   JobBook book_;
   AgentRegistry agents_;

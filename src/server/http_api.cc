@@ -20,13 +20,6 @@ void Send(httplib::Response& res, const Reply& reply) {
 // A refusal: its HTTP status comes from the code (HttpStatusOf, http_reply.h).
 void SendError(httplib::Response& res, const Status& status) { Send(res, ErrorReply(status)); }
 
-std::string BearerToken(const httplib::Request& req) {
-  const std::string header = req.get_header_value("Authorization");
-  constexpr std::string_view kPrefix = "Bearer ";
-  if (header.size() <= kPrefix.size() || header.compare(0, kPrefix.size(), kPrefix) != 0) return "";
-  return header.substr(kPrefix.size());
-}
-
 // Parses a JSON body; on failure fills `res` with a 4xx naming the problem.
 bool ParseBody(const httplib::Request& req, httplib::Response& res, size_t limit, json& out) {
   if (req.body.size() > limit) {
@@ -51,7 +44,8 @@ Status Authorize(Result<Caller> authenticated, bool agent_route, Caller& caller)
   if (!authenticated) return authenticated.error();
   if (authenticated->agent != agent_route) {
     return Status(StatusCode::kPermissionDenied,
-                  agent_route ? "only the agent token may call /v1/agents/..."
+                  agent_route ? "only the agent (its token, or MUNGE as uid 0) may call "
+                                "/v1/agents/..."
                               : "the agent token may only call /v1/agents/...");
   }
   caller = *authenticated;
@@ -69,7 +63,8 @@ struct SseQueue {
 // Authenticates a user route's caller (the agent token is refused); fills `res` on refusal.
 bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Response& res,
                       Caller& caller) {
-  Status refused = Authorize(c.Authenticate(BearerToken(req)), false, caller);
+  Status refused =
+      Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), false, caller);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }
@@ -77,7 +72,8 @@ bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Respo
 // Authenticates an agent route's caller (the agent token only); fills `res` on refusal.
 bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Response& res) {
   Caller caller;
-  Status refused = Authorize(c.Authenticate(BearerToken(req)), true, caller);
+  Status refused =
+      Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), true, caller);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }

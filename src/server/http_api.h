@@ -1,4 +1,5 @@
-// The HTTP front end (docs/api.md): routes only — authenticate the bearer token, parse the
+// The HTTP front end (docs/api.md): routes only — authenticate the Authorization header
+// (bearer token or MUNGE credential, request_auth.h), parse the
 // body (size limits first), call the Controller, send its Reply — and the SSE stream. A
 // refusal is a Status whose HTTP code comes from the one mapping in http_reply.h. Thin on
 // purpose: everything that decides is in the Controller, which tests drive without sockets.

@@ -1,7 +1,9 @@
 #include "server/server.h"
 
 #include <httplib.h>
+#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -10,6 +12,31 @@
 #include "server/http_api.h"
 
 namespace sluice::server {
+namespace {
+
+// HTTP, or HTTPS when a certificate and key are given (cpp-httplib's OpenSSL support).
+Result<std::unique_ptr<httplib::Server>> MakeHttpServer(const ServerOptions& options) {
+  if (options.tls_cert.empty() && options.tls_key.empty()) {
+    return std::make_unique<httplib::Server>();
+  }
+  if (options.tls_cert.empty() || options.tls_key.empty()) {
+    return InvalidArgument("--tls-cert and --tls-key go together");
+  }
+  for (const std::string& path : {options.tls_cert, options.tls_key}) {
+    if (::access(path.c_str(), R_OK) != 0) return NotFound("cannot read " + path);
+  }
+  auto https =
+      std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str());
+  // NOTE: OpenSSL loads a key that does not match the certificate without complaint; every
+  // handshake would then fail. Check the pair here, at start.
+  if (!https->is_valid() || SSL_CTX_check_private_key(https->ssl_context()) != 1) {
+    return InvalidArgument("--tls-cert " + options.tls_cert + " / --tls-key " + options.tls_key +
+                           ": not a PEM certificate and its matching private key");
+  }
+  return std::unique_ptr<httplib::Server>(std::move(https));
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   const size_t colon = options.listen.rfind(':');
@@ -25,6 +52,8 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (port < 0 || port > 65535) {
     return InvalidArgument("--listen " + options.listen + ": bad port");
   }
+  Result<std::unique_ptr<httplib::Server>> made = MakeHttpServer(options);
+  if (!made) return made.error();
   config::AuthConfig auth;
   Result<core::ClusterConfig> config = config::LoadClusterConfig(options.config_path, &auth);
   if (!config) return config.error();
@@ -49,7 +78,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
                                         .log = options.log});
   if (!controller) return controller.error();
   server->controller_ = std::move(*controller);
-  server->http_ = std::make_unique<httplib::Server>();
+  server->http_ = std::move(*made);
   // A reply goes out in two writes (headers, body); with Nagle's algorithm the body waits
   // for the client's delayed ACK (~40 ms) on a keep-alive connection.
   server->http_->set_tcp_nodelay(true);

@@ -25,6 +25,9 @@ struct ServerOptions {
   std::string config_path;
   std::string state_dir;
   std::string listen = "127.0.0.1:0";  // HOST:PORT; port 0 picks a free port
+  // Both set: serve HTTPS with this PEM certificate (chain) and key (R-SEC-2); else HTTP.
+  std::string tls_cert;
+  std::string tls_key;
   ControllerOptions controller;
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
   Controller::ClockMs clock;            // null: the system clock
