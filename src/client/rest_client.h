@@ -1,31 +1,40 @@
 // RestClient: the CLI verbs' connection to the controller's REST API (docs/api.md).
 //
-// Options come from flags, falling back to SLUICE_SERVER and SLUICE_TOKEN (R-SRV-5b). Every
+// Options come from flags, falling back to SLUICE_SERVER and SLUICE_TOKEN (R-SRV-5b). The
+// server may be a comma-separated list of controllers (R-HA-2): calls follow the leader
+// (wire/leader_follow.h) — a 307, a 503 or no connection moves to the next URL with a
+// bounded back-off, for at most `follow_for`; a POST whose request may have been sent (the
+// connection broke after it) is not repeated. Every
 // call returns the parsed JSON body or a Status whose code follows the HTTP status
 // (400 kInvalidArgument, 401 kUnauthenticated, 403 kPermissionDenied, 404 kNotFound,
-// 409 kFailedPrecondition, 413 kResourceExhausted, 5xx kInternal, no answer kUnavailable)
+// 409 kFailedPrecondition, 413 kResourceExhausted, 503 and no answer kUnavailable, other
+// 5xx kInternal)
 // and whose message is the server's `error` text.
 // Thread-safety: one RestClient per thread.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "wire/leader_follow.h"
 
 namespace httplib {
 class Client;
+class Result;
 }
 
 namespace sluice::client {
 
 struct ClientOptions {
-  std::string server;  // http://127.0.0.1:PORT
+  std::string server;  // http://127.0.0.1:PORT[,http://...]
   std::string token;
   std::chrono::seconds timeout{60};
+  std::chrono::seconds follow_for{30};  // how long to look for a leader
 };
 
 // Flag values win; empty flags fall back to SLUICE_SERVER / SLUICE_TOKEN.
@@ -50,7 +59,14 @@ class RestClient {
   Result<nlohmann::json> Post(const std::string& path, const nlohmann::json& body);
 
  private:
+  // Sends with `send` to the leader, following it (see the header comment).
+  Result<nlohmann::json> Call(bool idempotent,
+                              const std::function<httplib::Result(httplib::Client&)>& send);
+  httplib::Client& Connect();
+
   ClientOptions options_;
+  wire::LeaderFollower follower_;
+  std::string connected_to_;
   std::unique_ptr<httplib::Client> http_;
 };
 
