@@ -130,6 +130,7 @@ void Server::Stop() {
   stopped_ = true;
   stopping_ = true;
   if (campaigner_.joinable()) campaigner_.join();
+  if (!listener_.joinable()) return;  // Start failed before serving: nothing runs
   api_->Shutdown();
   controller_->Stop();  // ends long polls and the scheduling thread
   // stop() before the listener thread has entered its accept loop would be lost and the
