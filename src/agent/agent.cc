@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "auth/munge.h"
+#include "wire/leader_follow.h"
 
 namespace sluice::agent {
 namespace {
@@ -22,11 +23,12 @@ struct HttpReply {
   int status = 0;  // 0: no response (connection failed or timed out)
   json body;
   std::string error;  // transport error or the server's {"error": ...}
+  std::string leader;  // a standby's 307 Location or 503 `leader` (R-HA-2)
 };
 
-std::unique_ptr<httplib::Client> MakeClient(const AgentOptions& options,
+std::unique_ptr<httplib::Client> MakeClient(const AgentOptions& options, const std::string& url,
                                             std::chrono::milliseconds read_timeout) {
-  auto client = std::make_unique<httplib::Client>(options.server);
+  auto client = std::make_unique<httplib::Client>(url);
   if (!options.ca_file.empty()) client->set_ca_cert_path(options.ca_file);
   client->set_connection_timeout(1s);
   client->set_read_timeout(read_timeout);
@@ -60,6 +62,11 @@ HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::
   }
   reply.status = result->status;
   reply.body = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
+  if (reply.status == 307) reply.leader = result->get_header_value("Location");
+  if (reply.status == 503 && reply.body.is_object() && reply.body.contains("leader") &&
+      reply.body["leader"].is_string()) {
+    reply.leader = reply.body["leader"].get<std::string>();
+  }
   if (reply.status != 200) {
     reply.error = reply.body.is_object() && reply.body.contains("error") &&
                           reply.body["error"].is_string()
@@ -74,6 +81,46 @@ JobRunnerOptions RunnerOptions(const AgentOptions& options) {
   if (runner.host.empty()) runner.host = options.host.name;
   return runner;
 }
+
+// One HTTP client that follows the leading controller (wire/leader_follow.h).
+struct Link {
+  Link(const AgentOptions& o, std::chrono::milliseconds timeout)
+      : options(o), follower([&] {
+          Result<std::vector<std::string>> urls = wire::ParseServerList(o.server);
+          return urls ? *urls : std::vector<std::string>{o.server};
+        }()),
+        read_timeout(timeout) {}
+
+  httplib::Client& Client() {
+    if (!client || url != follower.current()) {
+      url = follower.current();
+      client = MakeClient(options, url, read_timeout);
+    }
+    return *client;
+  }
+  // After an answer: a controller that does not serve (standby, stale epoch, gone) sends
+  // the link elsewhere; returns how long to wait before the next try.
+  std::chrono::milliseconds Answered(const HttpReply& reply) {
+    if (!wire::LeaderFollower::NotServed(reply.status) && reply.status != 409) {
+      follower.OnSuccess();
+      return std::chrono::milliseconds(0);
+    }
+    client.reset();
+    return follower.OnNotServed(reply.status, reply.leader);
+  }
+  // Moves to `leader` (the URL the other link found serving).
+  void MoveTo(const std::string& leader) {
+    if (leader.empty() || leader == follower.current()) return;
+    follower.OnNotServed(307, leader);
+    follower.OnSuccess();
+  }
+
+  const AgentOptions& options;
+  wire::LeaderFollower follower;
+  std::chrono::milliseconds read_timeout;
+  std::string url;
+  std::unique_ptr<httplib::Client> client;
+};
 
 }  // namespace
 
@@ -102,17 +149,19 @@ struct Agent::State {
   std::map<int64_t, uint64_t> acked_at_seq;
   uint64_t next_seq = 1;
 
-  std::unique_ptr<httplib::Client> poll_client;
-  std::unique_ptr<httplib::Client> report_client;
+  std::unique_ptr<Link> poll_link;
+  std::unique_ptr<Link> report_link;
+  std::string leader_url;  // the controller that last served (both links go there)
+  std::chrono::milliseconds retry_after{0};  // set by the last answer that did not serve
 
   void NoteConnected(bool now_connected, const std::string& error) {
     if (now_connected == connected) return;
     connected = now_connected;
     if (stopping) return;
     if (connected) {
-      spdlog::info("agent {}: connected to {}", options.host.name, options.server);
+      spdlog::info("agent {}: connected to {}", options.host.name, leader_url);
     } else {
-      spdlog::warn("agent {}: lost the controller at {}: {}", options.host.name, options.server,
+      spdlog::warn("agent {}: lost the controller at {}: {}", options.host.name, leader_url,
                    error);
     }
   }
@@ -169,7 +218,46 @@ struct Agent::State {
 
   // Registers (with the jobs still running, for reconciliation). Returns the HTTP status
   // (0: unreachable).
-  int Register(httplib::Client& client) {
+  // Sends on `link`, following the leader; REQUIRES: mu not held.
+  HttpReply Send(Link& link, const std::string& path, const json& body,
+                 std::chrono::milliseconds read_timeout) {
+    std::string leader;
+    {
+      std::lock_guard lock(mu);
+      leader = leader_url;
+    }
+    link.MoveTo(leader);
+    httplib::Client& client = link.Client();
+    client.set_read_timeout(read_timeout);
+    HttpReply reply = Post(client, options, path, body);
+    const std::string url = link.url;
+    const std::chrono::milliseconds wait = link.Answered(reply);
+    std::lock_guard lock(mu);
+    if (wait.count() == 0 && reply.status != 0) {
+      if (leader_url != url && !leader_url.empty()) {
+        spdlog::info("agent {}: following the leader to {}", options.host.name, url);
+      }
+      leader_url = url;
+    } else {
+      if (leader_url == url) leader_url.clear();  // the other link must not go back there
+      retry_after = wait;
+      if (reply.status == 0 || reply.status == 409) reply.status = 0;  // try elsewhere
+    }
+    return reply;
+  }
+
+  // A controller of an older epoch answered (a deposed leader that does not know it yet):
+  // its answer is ignored and the link looks elsewhere. REQUIRES: mu held.
+  int Stale(Link& link) {
+    spdlog::warn("agent {}: {} answers for an older epoch than {}: ignored", options.host.name,
+                 link.url, highest_epoch);
+    if (leader_url == link.url) leader_url.clear();
+    link.client.reset();
+    retry_after = link.follower.OnNotServed(409, "");
+    return 409;
+  }
+
+  int Register(Link& link) {
     json body;
     {
       std::lock_guard lock(mu);
@@ -178,11 +266,11 @@ struct Agent::State {
           {.host = options.host, .running = {running.begin(), running.end()}, .epoch = highest_epoch});
     }
     const TimePoint sent = Clock::now();
-    HttpReply reply = Post(client, options, "/v1/agents/register", body);
+    HttpReply reply = Send(link, "/v1/agents/register", body, link.read_timeout);
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);
     if (reply.status != 200) {
-      if (reply.status != 0) {
+      if (reply.status != 0 && !wire::LeaderFollower::NotServed(reply.status)) {
         spdlog::error("agent {}: registration refused: {}", options.host.name, reply.error);
       }
       return reply.status;
@@ -193,7 +281,7 @@ struct Agent::State {
                     parsed.error().message());
       return 500;
     }
-    if (parsed->epoch < highest_epoch) return 409;  // an older controller: ignore it
+    if (parsed->epoch < highest_epoch) return Stale(link);  // an older controller: ignore it
     highest_epoch = parsed->epoch;
     lease = std::chrono::seconds(parsed->lease_seconds);
     heartbeat = std::chrono::milliseconds(parsed->heartbeat_ms);
@@ -205,7 +293,7 @@ struct Agent::State {
   }
 
   // One heartbeat exchange. Returns the HTTP status (0: unreachable).
-  int Exchange(httplib::Client& client, std::chrono::milliseconds wait) {
+  int Exchange(Link& link, std::chrono::milliseconds wait) {
     wire::HeartbeatRequest heartbeat_body{.wait_ms = wait.count()};
     uint64_t seq = 0;
     {
@@ -220,8 +308,9 @@ struct Agent::State {
       seq = next_seq++;
     }
     const TimePoint sent = Clock::now();
-    HttpReply reply = Post(client, options, "/v1/agents/" + options.host.name + "/heartbeat",
-                           wire::EncodeHeartbeat(heartbeat_body));
+    // The read timeout follows the long poll: a paused controller is left within seconds.
+    HttpReply reply = Send(link, "/v1/agents/" + options.host.name + "/heartbeat",
+                           wire::EncodeHeartbeat(heartbeat_body), wait + 2s);
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);
     if (reply.status == 404) registered = false;
@@ -232,7 +321,7 @@ struct Agent::State {
                     parsed.error().message());
       return 500;
     }
-    if (parsed->epoch < highest_epoch) return 409;  // fencing: a stale controller
+    if (parsed->epoch < highest_epoch) return Stale(link);  // fencing: a stale controller
     highest_epoch = parsed->epoch;
     NoteSuccess(sent);
     Apply(*parsed, seq, Clock::now());
@@ -254,7 +343,7 @@ struct Agent::State {
         need_register = !registered;
         wait = heartbeat;
       }
-      status = need_register ? Register(*poll_client) : Exchange(*poll_client, wait);
+      status = need_register ? Register(*poll_link) : Exchange(*poll_link, wait);
       if (need_register && (status == 401 || status == 403)) {
         fatal = true;
         return;
@@ -264,6 +353,11 @@ struct Agent::State {
         continue;
       }
       std::unique_lock lock(mu);
+      if (wire::LeaderFollower::NotServed(status) || status == 409) {
+        // Another controller may lead: the follower chose where and how long to wait.
+        report_cv.wait_for(lock, std::exchange(retry_after, 0ms), [this] { return stopping; });
+        continue;
+      }
       report_cv.wait_for(lock, backoff, [this] { return stopping; });
       backoff = std::min<std::chrono::milliseconds>(backoff * 2, 1000ms);
     }
@@ -277,7 +371,7 @@ struct Agent::State {
         if (stopping) return;
         report_pending = false;
       }
-      Exchange(*report_client, 0ms);
+      Exchange(*report_link, 0ms);
     }
   }
 
@@ -327,8 +421,8 @@ int Agent::Run(const std::atomic<bool>& stop) {
     spdlog::error("agent {}: containment: {}", s.options.host.name, set_up.message());
     return 2;
   }
-  s.poll_client = MakeClient(s.options, 12s);  // wait_ms is at most 10 s
-  s.report_client = MakeClient(s.options, 3s);
+  s.poll_link = std::make_unique<Link>(s.options, 12s);  // wait_ms is at most 10 s
+  s.report_link = std::make_unique<Link>(s.options, 3s);
   std::thread poller([&s] { s.PollLoop(); });
   std::thread reporter([&s] { s.ReportLoop(); });
   while (!stop && !s.fatal) {
@@ -351,7 +445,7 @@ int Agent::Run(const std::atomic<bool>& stop) {
     s.stopping = true;
   }
   s.report_cv.notify_all();
-  s.poll_client->stop();
+  if (s.poll_link->client) s.poll_link->client->stop();
   poller.join();
   reporter.join();
   if (!s.fatal) {
@@ -360,7 +454,7 @@ int Agent::Run(const std::atomic<bool>& stop) {
       std::lock_guard lock(s.mu);
       registered = s.registered && !(s.unacked_exits.empty() && s.unacked_failures.empty());
     }
-    if (registered) s.Exchange(*s.report_client, 0ms);
+    if (registered) s.Exchange(*s.report_link, 0ms);
   }
   return s.fatal ? 1 : 0;
 }

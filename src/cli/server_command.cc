@@ -17,6 +17,10 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
   struct Flags {
     std::string config;
     std::string state;
+    std::string store;
+    std::string advertise;
+    int leader_lease_seconds = 3;
+    double keep_history_days = 30;
     std::string listen = "127.0.0.1:8740";
     int64_t lease_seconds = 10;
     int64_t grace_seconds = 5;
@@ -28,7 +32,33 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--config", flags->config, "Cluster YAML")->required();
-  cmd->add_option("--state", flags->state, "State directory (SQLite store, lock)")->required();
+  auto* state = cmd->add_option("--state", flags->state, "State directory (SQLite store, lock)");
+  // High availability (docs/ha.md): several controllers on one etcd store, one leads.
+  auto* store = cmd->add_option(
+      "--store", flags->store,
+      "Store URL: a state directory or etcd://HOST:PORT[,HOST:PORT...][/PREFIX] (high "
+      "availability: standbys redirect to the leader)");
+  state->excludes(store);
+  store->excludes(state);
+  cmd->add_option("--advertise", flags->advertise,
+                  "URL other controllers send clients to while this one leads (default "
+                  "http://LISTEN)");
+  cmd->add_option("--leader-lease-seconds", flags->leader_lease_seconds,
+                  "etcd election lease: a dead leader is replaced after about this long")
+      ->check(CLI::Range(1, 60));
+  cmd->add_option("--keep-history-days", flags->keep_history_days,
+                  "Ended jobs' rows are deleted from the store this long after they end "
+                  "(fractions allowed; -1: never)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            try {
+              const double v = std::stod(text);
+              if (v == -1 || v >= 0) return "";
+            } catch (...) {
+            }
+            return "expected -1 (keep for ever) or a number of days >= 0, got " + text;
+          },
+          "-1|DAYS"));
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0: any free port)");
   cmd->add_option("--lease-seconds", flags->lease_seconds, "Agent lease")
       ->check(CLI::PositiveNumber);
@@ -57,6 +87,11 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
                   "Accept MUNGE credentials, decoded by the munged at this socket "
                   "(overrides auth.munge)");
   cmd->callback([flags, &exit_code] {
+    if (flags->state.empty() && flags->store.empty()) {
+      std::cerr << "sluice server: --state DIR or --store URL is required\n";
+      exit_code = 2;
+      return;
+    }
     // Signals go to one thread (sigwait below), never to the HTTP or scheduling threads.
     sigset_t signals;
     sigemptyset(&signals);
@@ -70,14 +105,22 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     const server::ServerOptions options{
         .config_path = flags->config,
         .state_dir = flags->state,
+        .store_url = flags->store,
         .listen = flags->listen,
         .tls_cert = flags->tls_cert,
         .tls_key = flags->tls_key,
+        .advertise = flags->advertise,
+        .leader_lease_seconds = flags->leader_lease_seconds,
+        .exit_when_deposed = true,
         .controller = {.lease_ms = flags->lease_seconds * 1000,
                        .host_loss_grace_ms = flags->grace_seconds * 1000,
                        .max_dispatch_attempts = flags->max_dispatch,
                        .explain_interval_ms = 250,
                        .keep_ended_seconds = flags->keep_ended_seconds,
+                       .keep_history_seconds =
+                           flags->keep_history_days < 0
+                               ? -1
+                               : static_cast<int64_t>(flags->keep_history_days * 86'400),
                        .munge_socket = flags->munge_socket}};
     auto server = server::Server::Start(options);
     if (!server) {
@@ -87,6 +130,9 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     }
     const std::string host = flags->listen.substr(0, flags->listen.rfind(':'));
     std::printf("listening on %s:%d\n", host.c_str(), (*server)->port());
+    if (!flags->store.empty() && flags->store.starts_with("etcd://")) {
+      std::printf("advertising %s\n", (*server)->url().c_str());
+    }
     std::fflush(stdout);
     while (true) {
       int sig = 0;

@@ -37,6 +37,7 @@ AgentRegistry::Agent& AgentRegistry::Entry(const std::string& host) {
 
 Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<std::mutex>& lock) {
   if (reg.epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
+  if (!ctx_.Writable()) return Status(StatusCode::kUnavailable, "the store cannot be written now");
   const std::string& name = reg.host.name;
   store::WriteBatch batch;
   if (auto index = ctx_.state.FindHost(name); !index) {
@@ -76,7 +77,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<s
   SyncHostState(name);
   ctx_.MarkDirty();
   ctx_.work_cv.notify_all();
-  if (!batch.empty()) ctx_.WriteAndWait(lock, std::move(batch));
+  if (!batch.empty()) SLUICE_RETURN_IF_ERROR(ctx_.WriteAndWait(lock, std::move(batch)));
   return json{{"epoch", ctx_.epoch},
               {"lease_seconds", ctx_.options.lease_ms / 1000},
               {"heartbeat_ms", ctx_.options.heartbeat_ms}};
@@ -104,12 +105,15 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
   // 1. Reports, committed before they are acknowledged.
   store::WriteBatch batch;
   json ack = json::array();
-  ApplyExits(name, report, ack, batch);
-  ApplyLaunchFailures(name, report, ack, batch);
-  ApplyRunning(name, agent, report, batch);
+  // Without the store (R-HA-4) reports wait: the agent repeats them until acknowledged.
+  if (ctx_.Writable()) {
+    ApplyExits(name, report, ack, batch);
+    ApplyLaunchFailures(name, report, ack, batch);
+    ApplyRunning(name, agent, report, batch);
+  }
   if (!batch.empty()) {
     ctx_.MarkDirty();
-    ctx_.WriteAndWait(lock, std::move(batch));
+    if (!ctx_.WriteAndWait(lock, std::move(batch)).ok()) ack = json::array();
   }
   // 2. The long poll: answer with work as soon as there is some.
   const auto deadline =
@@ -221,7 +225,7 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
       continue;
     }
     if (job->phase() != core::AdmissionPhase::kAdmitting || !job->launch_ready ||
-        running.contains(id)) {
+        running.contains(id) || !ctx_.Writable()) {
       continue;
     }
     if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options.relaunch_ms) continue;

@@ -42,13 +42,9 @@ Result<std::unique_ptr<Controller>> Controller::Create(ControllerDeps deps) {
   Result<core::ClusterState> state = core::ClusterState::Create(deps.config);
   if (!state) return state.error();
   if (!deps.log) deps.log = spdlog::default_logger();
-  store::Store* store = deps.store;
+  const bool standby = deps.standby;
   std::unique_ptr<Controller> c(new Controller(std::move(*state), std::move(deps)));
-  c->ctx_.epoch = store->epoch();
-  c->ctx_.start_ms = c->ctx_.NowMs();
-  Result<store::Snapshot> snap = store->Load();
-  if (!snap) return snap.error();
-  SLUICE_RETURN_IF_ERROR(c->Restore(*snap));
+  if (!standby) SLUICE_RETURN_IF_ERROR(c->TakeOver());
   return c;
 }
 
@@ -154,7 +150,7 @@ Reply Controller::Limits() {
 Reply Controller::AnswerAfterCommit(std::unique_lock<std::mutex>& lock, json answer,
                                     store::WriteBatch batch) {
   // Answered once it is stored: a restart keeps it.
-  ctx_.WriteAndWait(lock, std::move(batch));
+  if (Status s = ctx_.WriteAndWait(lock, std::move(batch)); !s.ok()) return ErrorReply(s);
   return Reply{200, std::move(answer)};
 }
 
@@ -229,11 +225,16 @@ Reply Controller::Heartbeat(const std::string& agent, const json& body) {
 // --- Scheduling ---------------------------------------------------------------------------------
 
 void Controller::TurnLocked(bool due) {
+  if (!ctx_.Writable()) return ResyncLocked();  // R-HA-4: nothing moves without the store
   agents_.CheckLeases();
+  PurgeHistoryLocked();
   book_.ForgetEnded();
   if (ctx_.dirty || due || runner_.WakeDue(ctx_.Now())) {
     ctx_.dirty = false;
-    if (!agents_.Reconciling()) runner_.Run();
+    if (!agents_.Reconciling()) {
+      NoteCycleLocked();
+      runner_.Run();
+    }
   }
 }
 

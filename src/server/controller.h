@@ -34,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -58,6 +59,9 @@ struct ControllerDeps {
   config::AuthConfig auth;
   store::Store* store = nullptr;  // borrowed; outlives the controller
   ControllerOptions options;
+  // A standby (R-HA-2): Create builds the controller without reading the store; TakeOver
+  // restores once the store leads.
+  bool standby = false;
   ClockMs clock;                        // wall-clock milliseconds since the epoch
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
 };
@@ -66,8 +70,19 @@ class Controller {
  public:
   using ClockMs = server::ClockMs;
 
-  // Builds the state from deps.config and restores what deps.store holds.
+  // Builds the state from deps.config and restores what deps.store holds (unless standby).
   static Result<std::unique_ptr<Controller>> Create(ControllerDeps deps);
+
+  // --- High availability (controller_ha.cc; R-HA-1 ... R-HA-5) ---
+  // REQUIRES: the store leads; called once (Create calls it unless standby). Takes the
+  // store's epoch, loads and restores (R-HA-3: the same path as a restart).
+  Status TakeOver();
+  // The store deposed this controller: from now on it writes, launches and schedules nothing
+  // (Writable() stays false); logs that it steps down. Safe from any thread, without waits.
+  void StepDown(const Status& why);
+  bool Writable() { return ctx_.Writable(); }
+  // When the first cycle of this epoch ran (wall-clock ms; 0 not yet).
+  int64_t FirstCycleMs();
   ~Controller();
 
   // Resolves a bearer token (R-SRV-5): a user, or the agent token (Caller::agent).
@@ -132,6 +147,14 @@ class Controller {
   Status Restore(const store::Snapshot& snap);
   // Leases, retention, then a cycle when `due` (REQUIRES the mutex held).
   void TurnLocked(bool due);
+  // While !Writable(): once the store leads again after a failed write, writes every job's
+  // row as memory has it (and deletes withdrawn ones), then lets writes resume (R-HA-4).
+  void ResyncLocked();
+  // Deletes the rows of jobs ended more than keep_history_seconds ago (R-HA-5), at most
+  // every 30 s.
+  void PurgeHistoryLocked();
+  // The first cycle of the epoch: note and log when it runs.
+  void NoteCycleLocked();
   // The admin actions' common end: log, answer `answer`, after `batch` committed.
   Reply AnswerAfterCommit(std::unique_lock<std::mutex>& lock, nlohmann::json answer,
                           store::WriteBatch batch);
@@ -144,6 +167,9 @@ class Controller {
   CycleRunner runner_;
   JobRequests requests_;
   std::thread thread_;
+  // Retention (R-HA-5): ended jobs by end time, and when the last purge ran.
+  std::set<std::pair<Instant, JobId>> history_;
+  int64_t last_purge_ms_ = 0;
 };
 
 }  // namespace sluice::server

@@ -265,6 +265,10 @@ class SqliteWriter {
       if (sqlite3_step(s) != SQLITE_DONE)
         return SqlError(db_, "writing job " + std::to_string(j.id));
     }
+    for (JobId id : batch.deleted_jobs) {
+      const std::string sql = "DELETE FROM jobs WHERE id = " + std::to_string(id);
+      SLUICE_RETURN_IF_ERROR(Exec(db_, sql.c_str()));
+    }
     for (const StoredHost& h : batch.hosts) {
       sqlite3_stmt* s = upsert_host_;
       sqlite3_reset(s);

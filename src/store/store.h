@@ -87,12 +87,15 @@ struct StoredHost {
 struct WriteBatch {
   std::vector<StoredJob> jobs;    // inserted or replaced whole
   std::vector<StoredHost> hosts;  // inserted or replaced whole
+  // Job rows deleted (ended jobs past the history retention, R-HA-5), after `jobs` are written.
+  std::vector<JobId> deleted_jobs;
   std::optional<int64_t> config_version;
   // Controller settings by key (e.g. "queue_open/normal"): a value sets, nullopt deletes.
   std::map<std::string, std::optional<int64_t>> settings;
 
   bool empty() const {
-    return jobs.empty() && hosts.empty() && !config_version && settings.empty();
+    return jobs.empty() && hosts.empty() && deleted_jobs.empty() && !config_version &&
+           settings.empty();
   }
 };
 
