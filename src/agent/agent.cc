@@ -6,9 +6,13 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
+
+#include "agent/job_script.h"
+#include "agent/peek_reader.h"
 
 namespace sluice::agent {
 namespace {
@@ -58,6 +62,7 @@ struct Agent::State {
   explicit State(AgentOptions o) : options(std::move(o)) {}
 
   AgentOptions options;
+  ScriptFiles scripts{"", options.host.name};  // job scripts' private copies (R-UX-1)
   std::mutex mu;
   std::condition_variable report_cv;
   JobRunner runner;
@@ -73,6 +78,8 @@ struct Agent::State {
   std::atomic<bool> fatal{false};
   std::map<int64_t, wire::ExitReport> unacked_exits;
   std::map<int64_t, wire::LaunchFailure> unacked_failures;
+  std::map<int64_t, PeekTarget> peek_targets;   // the output files of running jobs (R-UX-5)
+  std::vector<wire::PeekResult> peek_results;  // sent with the next heartbeat
   // Job -> request sequence number current when its end was acknowledged: only a response to
   // a later request may launch it again.
   std::map<int64_t, uint64_t> acked_at_seq;
@@ -119,15 +126,24 @@ struct Agent::State {
     }
     for (const wire::Launch& launch : reply.launch) {
       if (!MayLaunch(launch.job, seq)) continue;
-      const JobSpec spec = JobSpecOf(launch, options.work_dir);
-      Status started = runner.Start(spec, now);
+      JobSpec spec = JobSpecOf(launch, options.work_dir);
+      Status started = launch.script.empty() ? Status::Ok() : scripts.Prepare(launch, spec);
+      if (started.ok()) started = runner.Start(spec, now);
       if (started.ok()) {
+        peek_targets[spec.job] = PeekTargetOf(launch, spec);
         spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
         continue;
       }
       spdlog::warn("agent {}: job {} failed to launch: {}", options.host.name, spec.job,
                    started.message());
+      scripts.Remove(spec.job);
       unacked_failures[spec.job] = {.job = spec.job, .message = started.message()};
+      report_pending = true;
+    }
+    for (const wire::PeekOrder& order : reply.peek) {
+      auto target = peek_targets.find(order.job);
+      const bool here = target != peek_targets.end() && runner.IsRunning(order.job);
+      peek_results.push_back(ReadPeek(order, here ? &target->second : nullptr));
       report_pending = true;
     }
     for (const wire::KillOrder& order : reply.kill) {
@@ -189,6 +205,7 @@ struct Agent::State {
       for (const auto& [job, failure] : unacked_failures) {
         heartbeat_body.launch_failed.push_back(failure);
       }
+      heartbeat_body.peeks = std::exchange(peek_results, {});
       seq = next_seq++;
     }
     const TimePoint sent = Clock::now();
@@ -259,6 +276,8 @@ struct Agent::State {
     for (const JobExit& exit : runner.Poll(now, options.run_limit_grace)) {
       spdlog::debug("agent {}: job {} ended ({})", options.host.name, exit.job,
                     ToString(exit.cause));
+      scripts.Remove(exit.job);
+      peek_targets.erase(exit.job);
       unacked_exits[exit.job] = ExitReportOf(exit);
       report_pending = true;
     }

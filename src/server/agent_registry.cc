@@ -105,6 +105,7 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
   ApplyExits(name, report, ack, batch);
   ApplyLaunchFailures(name, report, ack, batch);
   ApplyRunning(name, agent, report, batch);
+  if (peeks_ != nullptr) peeks_->Deliver(report.peeks);
   if (!batch.empty()) {
     ctx_.MarkDirty();
     ctx_.WriteAndWait(lock, std::move(batch));
@@ -119,10 +120,17 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     if (again == agents_.end()) break;
     CollectWork(name, report.running, launch, kill);
     const bool superseded = again->second->poll_generation != generation;
-    if (!launch.empty() || !kill.empty() || !ack.empty() || superseded || ctx_.stopping ||
-        std::chrono::steady_clock::now() >= deadline) {
+    const bool peek = peeks_ != nullptr && peeks_->HasOrders(name);
+    if (!launch.empty() || !kill.empty() || !ack.empty() || peek || superseded ||
+        ctx_.stopping || std::chrono::steady_clock::now() >= deadline) {
       again->second->last_heartbeat_ms = ctx_.NowMs();
-      return json{{"epoch", ctx_.epoch}, {"launch", launch}, {"kill", kill}, {"ack", ack}};
+      json reply = {{"epoch", ctx_.epoch}, {"launch", launch}, {"kill", kill}, {"ack", ack}};
+      if (peek) {
+        for (const wire::PeekOrder& order : peeks_->TakeOrders(name)) {
+          reply["peek"].push_back(wire::EncodePeekOrder(order));
+        }
+      }
+      return reply;
     }
     ctx_.work_cv.wait_until(lock, deadline);
   }
@@ -247,7 +255,7 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
   const std::string output = ReplaceJobId(job.spec.value("output", ""), job.row.id);
   std::string error = ReplaceJobId(job.spec.value("error", ""), job.row.id);
   if (error.empty()) error = output;
-  return {{"job", job.row.id},
+  json launch = {{"job", job.row.id},
           {"argv", Argv(job.spec["command"])},
           {"command", CommandText(job.spec["command"])},
           {"cwd", job.spec.value("cwd", "")},
@@ -256,6 +264,8 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
           {"run_limit", job.spec.value("run_limit", json(nullptr))},
           {"env", env},
           {"user", job.spec.value("user", "")}};
+  if (job.spec.contains("script")) launch["script"] = job.spec["script"];  // R-UX-1
+  return launch;
 }
 
 // --- Leases -------------------------------------------------------------------------------------

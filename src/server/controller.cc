@@ -28,7 +28,9 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
       book_(ctx_),
       agents_(ctx_, book_, settings_),
       runner_(ctx_, book_),
-      requests_(ctx_, book_) {}
+      requests_(ctx_, book_) {
+  agents_.set_peek_broker(&peeks_);
+}
 
 Controller::~Controller() {
   Stop();
@@ -84,6 +86,7 @@ Reply Controller::Submit(const Caller& caller, const json& body) {
   std::vector<json> specs;
   specs.push_back(std::move(*spec));
   std::unique_lock lock(ctx_.mu);
+  if (std::optional<Reply> refused = refusals_.Check(ctx_, caller, specs, false)) return *refused;
   return ReplyOf(requests_.Submit(lock, caller, std::move(specs), std::move(fixed), false), 201);
 }
 
@@ -94,6 +97,7 @@ Reply Controller::SubmitBatch(const Caller& caller, const json& body) {
   fixed.reserve(specs->size());
   for (const json& spec : *specs) fixed.push_back(FixedJobText(spec));
   std::unique_lock lock(ctx_.mu);
+  if (std::optional<Reply> refused = refusals_.Check(ctx_, caller, *specs, true)) return *refused;
   return ReplyOf(requests_.Submit(lock, caller, std::move(*specs), std::move(fixed), true), 201);
 }
 
@@ -117,6 +121,12 @@ Reply Controller::Cancel(const Caller& caller, JobId id) {
 Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
   std::unique_lock lock(ctx_.mu);
   return ReplyOf(requests_.Hold(lock, caller, id, held));
+}
+
+Reply Controller::Peek(const Caller& caller, JobId id, int64_t lines,
+                       std::optional<int64_t> offset) {
+  std::unique_lock lock(ctx_.mu);
+  return ReplyOf(peeks_.Peek(lock, ctx_, book_, caller, id, lines, offset));
 }
 
 Reply Controller::Hosts() {
