@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr size_t kLabelWidth = 18;
+constexpr size_t kLabelWidth = 20;
 
 std::string Scalar(const json& value) {
   if (value.is_null()) return "-";

@@ -131,7 +131,7 @@ TEST_F(UserVerbsTest, ScriptsRunWithTheirDirectivesFromTheStoredCopy) {
   EXPECT_EQ(ReadFile(Out("cli." + std::to_string(cli))), "bsub 3\n");
   EXPECT_EQ(ReadFile(Out("ed." + std::to_string(held))), "original\n");
   EXPECT_EQ(ReadFile(Out("in." + std::to_string(in))), "bsub 3\n");
-  EXPECT_EQ(c.Job(in)["name"], "stdin");
+  EXPECT_EQ(c.Job(in)["command"], "stdin");  // named by its -J directive
 
   // A directive that cannot be read is refused, naming its line; nothing is submitted.
   const std::string bad = Script("bad.sh", "#!/bin/sh\n#SBATCH -n 1\n#SBATCH --time=abc\necho\n");
