@@ -6,10 +6,13 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include "agent/job_script.h"
+#include "agent/peek_reader.h"
 #include "auth/munge.h"
 #include "wire/leader_follow.h"
 
@@ -128,6 +131,7 @@ struct Agent::State {
   explicit State(AgentOptions o) : options(std::move(o)), runner(RunnerOptions(options)) {}
 
   AgentOptions options;
+  ScriptFiles scripts{"", options.host.name};  // job scripts' private copies (R-UX-1)
   std::mutex mu;
   std::condition_variable report_cv;
   JobRunner runner;
@@ -144,6 +148,8 @@ struct Agent::State {
   std::atomic<bool> fatal{false};
   std::map<int64_t, wire::ExitReport> unacked_exits;
   std::map<int64_t, wire::LaunchFailure> unacked_failures;
+  std::map<int64_t, PeekTarget> peek_targets;   // the output files of running jobs (R-UX-5)
+  std::vector<wire::PeekResult> peek_results;  // sent with the next heartbeat
   // Job -> request sequence number current when its end was acknowledged: only a response to
   // a later request may launch it again.
   std::map<int64_t, uint64_t> acked_at_seq;
@@ -192,19 +198,29 @@ struct Agent::State {
     }
     for (const wire::Launch& launch : reply.launch) {
       if (!MayLaunch(launch.job, seq)) continue;
-      const JobSpec spec = JobSpecOf(launch, options.work_dir);
+      JobSpec spec = JobSpecOf(launch, options.work_dir);
       Status started = spec.account.empty()
                            ? Status(StatusCode::kInvalidArgument,
                                     "the launch names no account to run the job as (a "
                                     "controller older than the agent?)")
-                           : runner.Start(spec, now);
+                           : Status::Ok();
+      if (started.ok() && !launch.script.empty()) started = scripts.Prepare(launch, spec);
+      if (started.ok()) started = runner.Start(spec, now);
       if (started.ok()) {
+        peek_targets[spec.job] = PeekTargetOf(launch, spec);
         spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
         continue;
       }
       spdlog::warn("agent {}: job {} failed to launch: {}", options.host.name, spec.job,
                    started.message());
+      scripts.Remove(spec.job);
       unacked_failures[spec.job] = {.job = spec.job, .message = started.message()};
+      report_pending = true;
+    }
+    for (const wire::PeekOrder& order : reply.peek) {
+      auto target = peek_targets.find(order.job);
+      const bool here = target != peek_targets.end() && runner.IsRunning(order.job);
+      peek_results.push_back(ReadPeek(order, here ? &target->second : nullptr));
       report_pending = true;
     }
     for (const wire::KillOrder& order : reply.kill) {
@@ -305,6 +321,7 @@ struct Agent::State {
       for (const auto& [job, failure] : unacked_failures) {
         heartbeat_body.launch_failed.push_back(failure);
       }
+      heartbeat_body.peeks = std::exchange(peek_results, {});
       seq = next_seq++;
     }
     const TimePoint sent = Clock::now();
@@ -381,6 +398,8 @@ struct Agent::State {
     for (const JobExit& exit : runner.Poll(now, options.run_limit_grace)) {
       spdlog::debug("agent {}: job {} ended ({})", options.host.name, exit.job,
                     ToString(exit.cause));
+      scripts.Remove(exit.job);
+      peek_targets.erase(exit.job);
       unacked_exits[exit.job] = ExitReportOf(exit);
       report_pending = true;
     }

@@ -22,7 +22,10 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/job_wait.h"
+#include "cli/submit_script.h"
 #include "client/format.h"
+#include "client/job_long_format.h"
 #include "client/rest_client.h"
 #include "client/submit_request.h"
 
@@ -84,6 +87,8 @@ struct SubmitCommand {
   Connection connection;
   client::SubmitFlags flags;
   bool parsable = false;
+  bool wait = false;       // R-UX-5
+  bool dash_dash = false;  // `--` came before the command: never a script (R-UX-1)
 };
 
 int RunSubmit(const SubmitCommand& cmd) {
@@ -92,20 +97,31 @@ int RunSubmit(const SubmitCommand& cmd) {
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  Result<json> body = client::BuildSubmitBody(cmd.flags, submit_dir, now);
+  Result<Submission> submission =
+      ResolveSubmission(cmd.flags, cmd.dash_dash, isatty(STDIN_FILENO) ? nullptr : &std::cin, now);
+  if (!submission) {
+    std::cerr << "error: " << submission.error().message() << "\n";
+    return 2;
+  }
+  for (const std::string& warning : submission->warnings) std::cerr << "warning: " << warning << "\n";
+  Result<json> body = client::BuildSubmitBody(submission->flags, submit_dir, now);
   if (!body) {
     std::cerr << "error: " << body.error().message() << "\n";
     return 2;
   }
   return WithClient(cmd.connection, [&](client::RestClient& rest) {
     Result<json> reply = rest.Post("/v1/jobs", *body);
+    if (!reply && reply.error().code() == StatusCode::kOutOfRange) {  // 422 (R-UX-2)
+      std::cerr << "Job not submitted: " << reply.error().message() << "\n";
+      return 2;
+    }
     if (!reply) return Fail(reply.error());
     const json id = reply->value("id", json());
     if (cmd.parsable) {
       std::cout << id.dump() << "\n";
-      return 0;
+      return cmd.wait && id.is_number_integer() ? WaitForJob(rest, id.get<int64_t>()) : 0;
     }
-    std::string queue = cmd.flags.queue;
+    std::string queue = submission->flags.queue;
     if (queue.empty()) {
       Result<json> job = rest.Get("/v1/jobs/" + id.dump());
       if (job && job->contains("queue") && (*job)["queue"].is_string()) {
@@ -114,7 +130,9 @@ int RunSubmit(const SubmitCommand& cmd) {
     }
     std::cout << "Job <" << id.dump() << "> is submitted to "
               << (queue.empty() ? "the default queue" : "queue <" + queue + ">") << ".\n";
-    return 0;
+    if (!cmd.wait || !id.is_number_integer()) return 0;
+    std::cout.flush();
+    return WaitForJob(rest, id.get<int64_t>());
   });
 }
 
@@ -138,9 +156,16 @@ void RegisterSubmit(CLI::App& app, int& exit_code) {
   cmd->add_option("--priority", f.priority, "priority within the queue");
   cmd->add_option("--cwd", f.cwd, "working directory (default: the current directory)");
   cmd->add_flag("--parsable", c->parsable, "print only the job id");
-  cmd->add_option("command", f.command, "the command: one shell string, or an argv after --")
-      ->required();
-  cmd->callback([c, &exit_code] { exit_code = RunSubmit(*c); });
+  cmd->add_flag("--wait,-K", c->wait,
+                "wait for the job to end; exit with its exit code (Ctrl-C cancels it)");
+  cmd->add_option("command", f.command,
+                  "a job script FILE [ARGS] (none: the script on stdin), or a command: one shell "
+                  "string, or an argv after --");
+  cmd->callback([c, cmd, &exit_code] {
+    const std::vector<std::string> rest = cmd->remaining();
+    c->dash_dash = std::find(rest.begin(), rest.end(), "--") != rest.end();
+    exit_code = RunSubmit(*c);
+  });
 }
 
 // ---- jobs ----
@@ -152,6 +177,7 @@ struct JobsCommand {
   std::string states;
   bool pending = false;
   bool as_json = false;
+  bool long_format = false;  // R-UX-4
   std::vector<int64_t> ids;
 };
 
@@ -175,7 +201,10 @@ int RunJobs(const JobsCommand& cmd) {
       if (!cmd.states.empty()) query += "state=" + QueryEscape(cmd.states) + "&";
       if (cmd.pending) query += "pending_reasons=1&";
       // The tables show a few members: fetching only those keeps 100,000 jobs quick to parse.
-      if (!cmd.as_json) query += "fields=" + std::string(client::kTableJobFields) + "&";
+      if (cmd.long_format && !cmd.pending) query += "pending_reasons=1&";
+      if (!cmd.as_json && !cmd.long_format) {
+        query += "fields=" + std::string(client::kTableJobFields) + "&";
+      }
       query.pop_back();
       Result<json> list = rest.Get(query);
       if (!list) return Fail(list.error());
@@ -183,6 +212,8 @@ int RunJobs(const JobsCommand& cmd) {
     }
     if (cmd.as_json) {
       std::cout << jobs.dump(2) << "\n";
+    } else if (cmd.long_format) {
+      std::cout << client::FormatJobsLong(jobs);
     } else if (cmd.pending) {
       std::cout << client::FormatPendingJobs(jobs);
     } else {
@@ -201,6 +232,8 @@ void RegisterJobs(CLI::App& app, int& exit_code) {
   cmd->add_option("-s,--state", c->states, "only these states, e.g. PENDING,RUNNING");
   cmd->add_flag("-p,--pending", c->pending, "pending jobs with their reasons (bjobs -p)");
   cmd->add_flag("--json", c->as_json, "print the JSON array of job objects");
+  cmd->add_flag("-l,--long", c->long_format,
+                "every field in labelled lines (bjobs -l, scontrol show job)");
   cmd->add_option("ids", c->ids, "job ids (default: all jobs matching the filters)");
   cmd->callback([c, &exit_code] { exit_code = RunJobs(*c); });
 }

@@ -75,6 +75,7 @@ Status StatusForHttp(int http_status, const std::string& message) {
     case 409: return Status(StatusCode::kFailedPrecondition, message);
     case 413: return Status(StatusCode::kResourceExhausted, message);
     case 503: return Status(StatusCode::kUnavailable, message);
+    case 422: return Status(StatusCode::kOutOfRange, message);  // can never run (R-UX-2)
     default: return Status(StatusCode::kInternal, message);
   }
 }
@@ -84,6 +85,7 @@ int ExitCodeFor(const Status& status) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kNotFound:
     case StatusCode::kResourceExhausted:
+    case StatusCode::kOutOfRange:
       return 2;
     default:
       return 1;

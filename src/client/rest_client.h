@@ -10,8 +10,8 @@
 // connection broke after it) is not repeated. Every
 // call returns the parsed JSON body or a Status whose code follows the HTTP status
 // (400 kInvalidArgument, 401 kUnauthenticated, 403 kPermissionDenied, 404 kNotFound,
-// 409 kFailedPrecondition, 413 kResourceExhausted, 503 and no answer kUnavailable, other
-// 5xx kInternal)
+// 409 kFailedPrecondition, 413 kResourceExhausted, 422 kOutOfRange (a job that can never run),
+// 503 and no answer kUnavailable, other 5xx kInternal)
 // and whose message is the server's `error` text.
 // Thread-safety: one RestClient per thread.
 #pragma once
@@ -51,7 +51,7 @@ Result<ClientOptions> ResolveClientOptions(const std::string& server_flag,
 // The Status for an HTTP status and the server's error text.
 Status StatusForHttp(int http_status, const std::string& message);
 
-// CLI exit code for a failed call: 2 for bad input (400, 404, 413), 1 otherwise.
+// CLI exit code for a failed call: 2 for bad input (400, 404, 413, 422), 1 otherwise.
 int ExitCodeFor(const Status& status);
 
 class RestClient {

@@ -111,6 +111,7 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     ApplyLaunchFailures(name, report, ack, batch);
     ApplyRunning(name, agent, report, batch);
   }
+  if (peeks_ != nullptr) peeks_->Deliver(report.peeks);
   if (!batch.empty()) {
     ctx_.MarkDirty();
     if (!ctx_.WriteAndWait(lock, std::move(batch)).ok()) ack = json::array();
@@ -125,10 +126,17 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     if (again == agents_.end()) break;
     CollectWork(name, report.running, launch, kill);
     const bool superseded = again->second->poll_generation != generation;
-    if (!launch.empty() || !kill.empty() || !ack.empty() || superseded || ctx_.stopping ||
-        std::chrono::steady_clock::now() >= deadline) {
+    const bool peek = peeks_ != nullptr && peeks_->HasOrders(name);
+    if (!launch.empty() || !kill.empty() || !ack.empty() || peek || superseded ||
+        ctx_.stopping || std::chrono::steady_clock::now() >= deadline) {
       again->second->last_heartbeat_ms = ctx_.NowMs();
-      return json{{"epoch", ctx_.epoch}, {"launch", launch}, {"kill", kill}, {"ack", ack}};
+      json reply = {{"epoch", ctx_.epoch}, {"launch", launch}, {"kill", kill}, {"ack", ack}};
+      if (peek) {
+        for (const wire::PeekOrder& order : peeks_->TakeOrders(name)) {
+          reply["peek"].push_back(wire::EncodePeekOrder(order));
+        }
+      }
+      return reply;
     }
     ctx_.work_cv.wait_until(lock, deadline);
   }
@@ -255,7 +263,7 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
   std::string error = ReplaceJobId(job.spec.value("error", ""), job.row.id);
   if (error.empty()) error = output;
   const LaunchLimits limits = LaunchLimitsOf(job, ctx_.state);  // R-SEC-3
-  return {{"job", job.row.id},
+  json launch = {{"job", job.row.id},
           {"argv", Argv(job.spec["command"])},
           {"command", CommandText(job.spec["command"])},
           {"cwd", job.spec.value("cwd", "")},
@@ -267,6 +275,8 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
           {"account", AccountOf(job.spec)},
           {"mem_limit_mb", limits.mem_limit_mb ? json(*limits.mem_limit_mb) : json(nullptr)},
           {"cpu_limit", limits.cpus ? json(*limits.cpus) : json(nullptr)}};
+  if (job.spec.contains("script")) launch["script"] = job.spec["script"];  // R-UX-1
+  return launch;
 }
 
 // --- Leases -------------------------------------------------------------------------------------

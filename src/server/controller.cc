@@ -30,7 +30,9 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
       book_(ctx_),
       agents_(ctx_, book_, settings_),
       runner_(ctx_, book_),
-      requests_(ctx_, book_) {}
+      requests_(ctx_, book_) {
+  agents_.set_peek_broker(&peeks_);
+}
 
 Controller::~Controller() {
   Stop();
@@ -87,6 +89,9 @@ Reply Controller::Submit(const Caller& caller, const json& body) {
   std::unique_lock lock(ctx_.mu);
   Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
   if (!runs_as) return ErrorReply(runs_as.error());
+  if (std::optional<Reply> refused = refusals_.Check(ctx_, *runs_as, specs, false)) {
+    return *refused;
+  }
   return ReplyOf(requests_.Submit(lock, *runs_as, std::move(specs), std::move(fixed), false), 201);
 }
 
@@ -99,6 +104,9 @@ Reply Controller::SubmitBatch(const Caller& caller, const json& body) {
   std::unique_lock lock(ctx_.mu);
   Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
   if (!runs_as) return ErrorReply(runs_as.error());
+  if (std::optional<Reply> refused = refusals_.Check(ctx_, *runs_as, *specs, true)) {
+    return *refused;
+  }
   return ReplyOf(requests_.Submit(lock, *runs_as, std::move(*specs), std::move(fixed), true), 201);
 }
 
@@ -122,6 +130,12 @@ Reply Controller::Cancel(const Caller& caller, JobId id) {
 Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
   std::unique_lock lock(ctx_.mu);
   return ReplyOf(requests_.Hold(lock, caller, id, held));
+}
+
+Reply Controller::Peek(const Caller& caller, JobId id, int64_t lines,
+                       std::optional<int64_t> offset) {
+  std::unique_lock lock(ctx_.mu);
+  return ReplyOf(peeks_.Peek(lock, ctx_, book_, caller, id, lines, offset));
 }
 
 Reply Controller::Hosts() {

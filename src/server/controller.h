@@ -49,6 +49,7 @@
 #include "server/job_book.h"
 #include "server/job_requests.h"
 #include "server/request_auth.h"
+#include "server/submission_refusal.h"
 #include "store/store.h"
 
 namespace sluice::server {
@@ -100,6 +101,8 @@ class Controller {
   Reply GetJob(JobId id);
   Reply Cancel(const Caller& caller, JobId id);
   Reply Hold(const Caller& caller, JobId id, bool held);
+  // GET /v1/jobs/ID/peek: the tail of a running job's output from its agent (peek_broker.h).
+  Reply Peek(const Caller& caller, JobId id, int64_t lines, std::optional<int64_t> offset);
   Reply Hosts();
   Reply Queues();
   Reply Limits();
@@ -166,6 +169,8 @@ class Controller {
   AgentRegistry agents_;
   CycleRunner runner_;
   JobRequests requests_;
+  SubmissionRefusals refusals_;  // R-UX-2
+  PeekBroker peeks_;             // R-UX-5
   std::thread thread_;
   // Retention (R-HA-5): ended jobs by end time, and when the last purge ran.
   std::set<std::pair<Instant, JobId>> history_;

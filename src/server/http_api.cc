@@ -6,6 +6,8 @@
 #include <memory>
 #include <mutex>
 
+#include "server/peek_broker.h"
+
 namespace sluice::server {
 
 using nlohmann::json;
@@ -161,6 +163,13 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     Caller caller;
     if (!AuthenticateUser(c, req, res, caller)) return;
     Send(res, c.GetJob(std::stoll(req.matches[1])));
+  });
+  server.Get(R"(/v1/jobs/(-?\d+)/peek)", [&c](const httplib::Request& req, httplib::Response& res) {
+    Caller caller;
+    if (!AuthenticateUser(c, req, res, caller)) return;
+    Result<PeekQuery> query = ParsePeekQuery(req.params);
+    if (!query) return SendError(res, query.error());
+    Send(res, c.Peek(caller, std::stoll(req.matches[1]), query->lines, query->offset));
   });
   server.Post(R"(/v1/jobs/(-?\d+)/(cancel|hold|release))",
               [&c](const httplib::Request& req, httplib::Response& res) {

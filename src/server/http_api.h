@@ -15,7 +15,7 @@
 
 namespace sluice::server {
 
-inline constexpr size_t kMaxBodyBytes = 1 << 20;        // single requests
+inline constexpr size_t kMaxBodyBytes = 4 << 20;        // single requests (a 1 MiB script, escaped)
 inline constexpr size_t kMaxBatchBodyBytes = 64 << 20;  // POST /v1/jobs/batch
 
 class HttpApi {

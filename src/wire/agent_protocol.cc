@@ -258,6 +258,7 @@ Result<Launch> DecodeLaunch(const json& entry, const std::string& where) {
   std::optional<int64_t> cpus;
   SLUICE_RETURN_IF_ERROR(ReadLimit(entry, "cpu_limit", where, 1 << 20, cpus));
   if (cpus) launch.cpu_limit = static_cast<int>(*cpus);
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "script", where + ".", launch.script));
   if (const json* limit = Find(entry, "run_limit")) {
     if (!limit->is_number() || !std::isfinite(limit->get<double>()) ||
         std::fabs(limit->get<double>()) > 1e12) {
@@ -329,16 +330,21 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
   for (const LaunchFailure& failure : request.launch_failed) {
     failed.push_back({{"job", failure.job}, {"message", failure.message}});
   }
-  return {{"epoch", request.epoch},
-          {"wait_ms", request.wait_ms},
-          {"running", request.running},
-          {"exited", exited},
-          {"launch_failed", failed}};
+  json body = {{"epoch", request.epoch},
+               {"wait_ms", request.wait_ms},
+               {"running", request.running},
+               {"exited", exited},
+               {"launch_failed", failed}};
+  if (!request.peeks.empty()) {
+    body["peeks"] = json::array();
+    for (const PeekResult& result : request.peeks) body["peeks"].push_back(EncodePeekResult(result));
+  }
+  return body;
 }
 
 Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
   static const std::set<std::string> kFields = {"epoch", "wait_ms", "running", "exited",
-                                                "launch_failed"};
+                                                "launch_failed", "peeks"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   HeartbeatRequest request;
   SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
@@ -353,6 +359,9 @@ Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "exited", DecodeExit, request.exited));
   SLUICE_RETURN_IF_ERROR(
       DecodeArray(body, "launch_failed", DecodeLaunchFailure, request.launch_failed));
+  Result<std::vector<PeekResult>> peeks = DecodePeekResults(body, "peeks");
+  if (!peeks) return peeks.error();
+  request.peeks = std::move(*peeks);
   return request;
 }
 
@@ -387,7 +396,7 @@ json EncodeLaunch(const Launch& launch) {
   json body = {{"job", launch.job},      {"argv", launch.argv},     {"command", launch.command},
                {"cwd", launch.cwd},      {"output", launch.output}, {"error", launch.error},
                {"run_limit", run_limit}, {"env", launch.env},       {"user", launch.user},
-               {"account", launch.account}};
+               {"account", launch.account}, {"script", launch.script}};
   if (launch.mem_limit_mb) body["mem_limit_mb"] = *launch.mem_limit_mb;
   if (launch.cpu_limit) body["cpu_limit"] = *launch.cpu_limit;
   return body;
@@ -400,7 +409,12 @@ json EncodeHeartbeatReply(const HeartbeatReply& reply) {
   for (const KillOrder& order : reply.kill) {
     kill.push_back({{"job", order.job}, {"grace_seconds", order.grace_seconds}});
   }
-  return {{"epoch", reply.epoch}, {"launch", launch}, {"kill", kill}, {"ack", reply.ack}};
+  json body = {{"epoch", reply.epoch}, {"launch", launch}, {"kill", kill}, {"ack", reply.ack}};
+  if (!reply.peek.empty()) {
+    body["peek"] = json::array();
+    for (const PeekOrder& order : reply.peek) body["peek"].push_back(EncodePeekOrder(order));
+  }
+  return body;
 }
 
 Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
@@ -410,6 +424,9 @@ Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "launch", DecodeLaunch, reply.launch));
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "kill", DecodeKill, reply.kill));
   SLUICE_RETURN_IF_ERROR(ReadIdList(body, "ack", reply.ack));
+  Result<std::vector<PeekOrder>> peek = DecodePeekOrders(body, "peek");
+  if (!peek) return peek.error();
+  reply.peek = std::move(*peek);
   return reply;
 }
 

@@ -25,6 +25,7 @@
 #include "base/status.h"
 #include "core/model/config.h"
 #include "wire/exit_cause.h"
+#include "wire/peek.h"
 
 namespace sluice::wire {
 
@@ -71,6 +72,7 @@ struct HeartbeatRequest {
   std::set<int64_t> running;
   std::vector<ExitReport> exited;
   std::vector<LaunchFailure> launch_failed;
+  std::vector<PeekResult> peeks;  // answers to `peek` orders (wire/peek.h)
 };
 
 // One job to start. Exactly one of `argv` and `command` is needed by the agent; the controller
@@ -91,6 +93,9 @@ struct Launch {
   std::string account;
   std::optional<int64_t> mem_limit_mb;
   std::optional<int> cpu_limit;
+  // A job script's text (R-UX-1): the agent runs a private copy of it with its `#!`
+  // interpreter (default /bin/sh) and argv[1...] as its arguments. Empty: no script.
+  std::string script;
 };
 
 struct KillOrder {
@@ -103,6 +108,7 @@ struct HeartbeatReply {
   std::vector<Launch> launch;
   std::vector<KillOrder> kill;
   std::vector<int64_t> ack;  // exits and launch failures the controller has committed
+  std::vector<PeekOrder> peek;  // output tails users asked for (wire/peek.h)
 };
 
 // Agent -> controller.

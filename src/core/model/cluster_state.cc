@@ -110,10 +110,6 @@ Job* ClusterState::MutableJob(JobId id) {
   return it == jobs_.end() ? nullptr : &it->second;
 }
 
-namespace {
-
-// The fewest slots an alternative can run with: a compound's counts are fixed; a plain
-// primary (count 0) takes the job's task range.
 int32_t MinSlots(const resreq::Request& request, const JobSpec& spec) {
   int32_t best = -1;
   for (const resreq::Compound& alternative : request.alternatives) {
@@ -125,8 +121,6 @@ int32_t MinSlots(const resreq::Request& request, const JobSpec& spec) {
   }
   return best;
 }
-
-}  // namespace
 
 Status ClusterState::Submit(JobSpec spec) {
   if (jobs_.contains(spec.id)) {

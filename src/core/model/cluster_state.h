@@ -77,6 +77,10 @@ struct RunningByEnd {
   }
 };
 
+// The fewest slots an alternative of `request` can run with: a compound's counts are fixed; a
+// plain primary (count 0) takes the job's task range (R-RR-6).
+int32_t MinSlots(const resreq::Request& request, const JobSpec& spec);
+
 class ClusterState {
  public:
   // Builds the state of a cluster with no jobs. Fails on duplicate host or queue names and
