@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "config/cluster_yaml.h"
+#include "server/connection_guard.h"
 #include "server/http_api.h"
 
 namespace sluice::server {
@@ -49,12 +50,15 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
                                         .log = options.log});
   if (!controller) return controller.error();
   server->controller_ = std::move(*controller);
+  server->guard_ = std::make_unique<ConnectionGuard>(
+      options.connections, options.log ? options.log : spdlog::default_logger());
   server->http_ = std::make_unique<httplib::Server>();
   // A reply goes out in two writes (headers, body); with Nagle's algorithm the body waits
   // for the client's delayed ACK (~40 ms) on a keep-alive connection.
   server->http_->set_tcp_nodelay(true);
   server->api_ = std::make_unique<HttpApi>(*server->controller_);
   server->api_->Install(*server->http_);
+  server->guard_->Attach(*server->http_);
   if (port == 0) {
     server->port_ = server->http_->bind_to_any_port(host);
   } else {
@@ -63,6 +67,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (server->port_ <= 0) {
     return Status(StatusCode::kUnavailable, "cannot listen on " + options.listen);
   }
+  server->guard_->Watch(server->port_);
   server->controller_->Start();
   httplib::Server* http = server->http_.get();
   server->listener_ = std::thread([http] { http->listen_after_bind(); });

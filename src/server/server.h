@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "base/status.h"
+#include "server/connection_guard.h"
 #include "server/controller.h"
 #include "store/store.h"
 
@@ -26,6 +27,7 @@ struct ServerOptions {
   std::string state_dir;
   std::string listen = "127.0.0.1:0";  // HOST:PORT; port 0 picks a free port
   ControllerOptions controller;
+  ConnectionLimits connections;  // caps and deadlines of HTTP connections
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
   Controller::ClockMs clock;            // null: the system clock
 };
@@ -46,6 +48,7 @@ class Server {
   Server() = default;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Controller> controller_;
+  std::unique_ptr<ConnectionGuard> guard_;  // outlives http_: its workers release into it
   std::unique_ptr<httplib::Server> http_;
   std::unique_ptr<HttpApi> api_;
   std::thread listener_;
