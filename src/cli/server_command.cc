@@ -12,6 +12,28 @@
 
 namespace sluice::cli {
 
+namespace {
+
+// Caps and deadlines of HTTP connections (server/connection_guard.h).
+void AddConnectionFlags(CLI::App& cmd, server::ConnectionLimits& limits) {
+  cmd.add_option("--max-connections", limits.max_connections,
+                 "Open HTTP connections at most (beyond: 503 at accept)")
+      ->check(CLI::Range(8, 100000));
+  cmd.add_option("--reserved-connections", limits.reserved,
+                 "Of --max-connections, kept for agents and /healthz")
+      ->check(CLI::Range(1, 100000));
+  cmd.add_option("--max-connections-per-address", limits.max_per_address,
+                 "Connections from one client address before only agents and /healthz are served")
+      ->check(CLI::Range(1, 100000));
+  cmd.add_option_function<int64_t>(
+         "--request-timeout-ms",
+         [&limits](int64_t ms) { limits.request_timeout = std::chrono::milliseconds(ms); },
+         "A request's line, headers and body must arrive within this (default 10000)")
+      ->check(CLI::Range(int64_t{100}, int64_t{600'000}));
+}
+
+}  // namespace
+
 void RegisterServerCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("server", "Run the controller: REST API, store, scheduling");
   struct Flags {
@@ -22,6 +44,7 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     int64_t grace_seconds = 5;
     int32_t max_dispatch = 3;
     int64_t keep_ended_seconds = 3600;
+    server::ConnectionLimits connections;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--config", flags->config, "Cluster YAML")->required();
@@ -48,6 +71,7 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
             return "expected -1 (keep ended jobs for ever) or at least 60 seconds, got " + text;
           },
           "-1|SECONDS>=60"));
+  AddConnectionFlags(*cmd, flags->connections);
   cmd->callback([flags, &exit_code] {
     // Signals go to one thread (sigwait below), never to the HTTP or scheduling threads.
     sigset_t signals;
@@ -67,7 +91,8 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
                        .host_loss_grace_ms = flags->grace_seconds * 1000,
                        .max_dispatch_attempts = flags->max_dispatch,
                        .explain_interval_ms = 250,
-                       .keep_ended_seconds = flags->keep_ended_seconds}};
+                       .keep_ended_seconds = flags->keep_ended_seconds},
+        .connections = flags->connections};
     auto server = server::Server::Start(options);
     if (!server) {
       std::cerr << "sluice server: " << server.error().message() << "\n";

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <filesystem>
 #include <deque>
 #include <functional>
 #include <utility>
@@ -88,6 +90,24 @@ void DiscardAndClose(int fd, int64_t bytes) {
     bytes -= n;
   }
   ::shutdown(fd, SHUT_RD);
+}
+
+// cpp-httplib listens with a backlog of 5: a burst of connections (agents reconnecting after
+// a restart, a flood) overflows it and each dropped SYN costs its client a second. listen()
+// again on the listening socket of `port` widens the queue.
+void WidenBacklog(int port) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", error)) {
+    int fd = -1;
+    const std::string name = entry.path().filename().string();
+    if (std::from_chars(name.data(), name.data() + name.size(), fd).ec != std::errc()) continue;
+    int listening = 0;
+    socklen_t len = sizeof(listening);
+    if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening &&
+        LocalPort(fd) == port) {
+      (void)::listen(fd, SOMAXCONN);
+    }
+  }
 }
 
 bool Privileged(const std::string& path) {
@@ -198,6 +218,7 @@ void ConnectionGuard::Attach(httplib::Server& server) {
 }
 
 void ConnectionGuard::Watch(int port) {
+  WidenBacklog(port);
   std::lock_guard registry(registry_mu);
   std::lock_guard lock(mu_);
   port_ = port;

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <thread>
@@ -11,6 +12,20 @@
 #include "server/http_api.h"
 
 namespace sluice::server {
+
+namespace {
+
+// Each connection takes two descriptors (ConnectionGuard keeps a dup): the soft limit
+// (often 1024) goes up to the hard one.
+void RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   const size_t colon = options.listen.rfind(':');
@@ -26,6 +41,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (port < 0 || port > 65535) {
     return InvalidArgument("--listen " + options.listen + ": bad port");
   }
+  RaiseOpenFileLimit();
   config::AuthConfig auth;
   Result<core::ClusterConfig> config = config::LoadClusterConfig(options.config_path, &auth);
   if (!config) return config.error();

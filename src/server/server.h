@@ -41,6 +41,8 @@ class Server {
 
   int port() const { return port_; }
   Controller& controller() { return *controller_; }
+  // What the connection guard has counted so far (tests, metrics).
+  ConnectionGuard::Counts connections() const { return guard_->counts(); }
   // Stops serving and the scheduling thread; waits for queued store writes.
   void Stop();
 
