@@ -10,6 +10,8 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include "agent/report_budget.h"
+
 namespace sluice::agent {
 namespace {
 
@@ -36,7 +38,8 @@ std::unique_ptr<httplib::Client> MakeClient(const AgentOptions& options,
 
 HttpReply Post(httplib::Client& client, const std::string& path, const json& body) {
   HttpReply reply;
-  httplib::Result result = client.Post(path.c_str(), body.dump(), "application/json");
+  httplib::Result result = client.Post(
+      path.c_str(), body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
   if (!result) {
     reply.error = httplib::to_string(result.error());
     return reply;
@@ -77,6 +80,8 @@ struct Agent::State {
   // a later request may launch it again.
   std::map<int64_t, uint64_t> acked_at_seq;
   uint64_t next_seq = 1;
+  int refused_status = 0;  // the last heartbeat refusal logged (0: none since a success)
+  TimePoint refused_logged{};
 
   std::unique_ptr<httplib::Client> poll_client;
   std::unique_ptr<httplib::Client> report_client;
@@ -127,7 +132,7 @@ struct Agent::State {
       }
       spdlog::warn("agent {}: job {} failed to launch: {}", options.host.name, spec.job,
                    started.message());
-      unacked_failures[spec.job] = {.job = spec.job, .message = started.message()};
+      unacked_failures[spec.job] = {.job = spec.job, .message = BoundedText(started.message())};
       report_pending = true;
     }
     for (const wire::KillOrder& order : reply.kill) {
@@ -185,9 +190,10 @@ struct Agent::State {
       heartbeat_body.epoch = highest_epoch;
       const std::vector<int64_t> running = runner.Running();
       heartbeat_body.running = {running.begin(), running.end()};
-      for (const auto& [job, exit] : unacked_exits) heartbeat_body.exited.push_back(exit);
-      for (const auto& [job, failure] : unacked_failures) {
-        heartbeat_body.launch_failed.push_back(failure);
+      // Within the body limit whatever the jobs did (report_budget.h); the rest goes next.
+      if (FillReports(unacked_exits, unacked_failures, kMaxReportBytes, heartbeat_body) > 0) {
+        report_pending = true;
+        report_cv.notify_one();
       }
       seq = next_seq++;
     }
@@ -197,7 +203,11 @@ struct Agent::State {
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);
     if (reply.status == 404) registered = false;
-    if (reply.status != 200) return reply.status;
+    if (reply.status != 200) {
+      NoteRefused(reply, heartbeat_body);
+      return reply.status;
+    }
+    refused_status = 0;
     Result<wire::HeartbeatReply> parsed = wire::DecodeHeartbeatReply(reply.body);
     if (!parsed) {
       spdlog::error("agent {}: bad heartbeat response: {}", options.host.name,
@@ -209,6 +219,23 @@ struct Agent::State {
     NoteSuccess(sent);
     Apply(*parsed, seq, Clock::now());
     return 200;
+  }
+
+  // A heartbeat the controller refused (other than "register first") means exits and launch
+  // failures cannot reach it: said at error level when it starts and every 30 s while it
+  // lasts (R-SRV-6: not one line per retry). REQUIRES: mu held.
+  void NoteRefused(const HttpReply& reply, const wire::HeartbeatRequest& sent) {
+    if (reply.status < 400 || reply.status == 404 || stopping) return;
+    const TimePoint now = Clock::now();
+    if (reply.status == refused_status && now - refused_logged < 30s) return;
+    refused_status = reply.status;
+    refused_logged = now;
+    spdlog::error(
+        "agent {}: HEARTBEAT REFUSED by the controller (HTTP {}): {}; {} exit report(s) "
+        "and {} launch failure(s) wait, {} byte(s) sent; the host loses its lease if "
+        "this lasts",
+        options.host.name, reply.status, reply.error, unacked_exits.size(), unacked_failures.size(),
+        wire::EncodeHeartbeat(sent).dump(-1, ' ', false, json::error_handler_t::replace).size());
   }
 
   void PollLoop() {
