@@ -13,6 +13,7 @@
 
 #include "agent/job_script.h"
 #include "agent/peek_reader.h"
+#include "agent/report_budget.h"
 #include "auth/munge.h"
 #include "wire/leader_follow.h"
 
@@ -58,7 +59,9 @@ HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::
     return reply;
   }
   const httplib::Headers headers = {{"Authorization", *authorization}};
-  httplib::Result result = client.Post(path.c_str(), headers, body.dump(), "application/json");
+  httplib::Result result =
+      client.Post(path.c_str(), headers,
+                  body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
   if (!result) {
     reply.error = httplib::to_string(result.error());
     return reply;
@@ -154,6 +157,8 @@ struct Agent::State {
   // a later request may launch it again.
   std::map<int64_t, uint64_t> acked_at_seq;
   uint64_t next_seq = 1;
+  int refused_status = 0;  // the last heartbeat refusal logged (0: none since a success)
+  TimePoint refused_logged{};
 
   std::unique_ptr<Link> poll_link;
   std::unique_ptr<Link> report_link;
@@ -214,7 +219,7 @@ struct Agent::State {
       spdlog::warn("agent {}: job {} failed to launch: {}", options.host.name, spec.job,
                    started.message());
       scripts.Remove(spec.job);
-      unacked_failures[spec.job] = {.job = spec.job, .message = started.message()};
+      unacked_failures[spec.job] = {.job = spec.job, .message = BoundedText(started.message())};
       report_pending = true;
     }
     for (const wire::PeekOrder& order : reply.peek) {
@@ -317,9 +322,10 @@ struct Agent::State {
       heartbeat_body.epoch = highest_epoch;
       const std::vector<int64_t> running = runner.Running();
       heartbeat_body.running = {running.begin(), running.end()};
-      for (const auto& [job, exit] : unacked_exits) heartbeat_body.exited.push_back(exit);
-      for (const auto& [job, failure] : unacked_failures) {
-        heartbeat_body.launch_failed.push_back(failure);
+      // Within the body limit whatever the jobs did (report_budget.h); the rest goes next.
+      if (FillReports(unacked_exits, unacked_failures, kMaxReportBytes, heartbeat_body) > 0) {
+        report_pending = true;
+        report_cv.notify_one();
       }
       heartbeat_body.peeks = std::exchange(peek_results, {});
       seq = next_seq++;
@@ -331,7 +337,11 @@ struct Agent::State {
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);
     if (reply.status == 404) registered = false;
-    if (reply.status != 200) return reply.status;
+    if (reply.status != 200) {
+      NoteRefused(reply, heartbeat_body);
+      return reply.status;
+    }
+    refused_status = 0;
     Result<wire::HeartbeatReply> parsed = wire::DecodeHeartbeatReply(reply.body);
     if (!parsed) {
       spdlog::error("agent {}: bad heartbeat response: {}", options.host.name,
@@ -343,6 +353,23 @@ struct Agent::State {
     NoteSuccess(sent);
     Apply(*parsed, seq, Clock::now());
     return 200;
+  }
+
+  // A heartbeat the controller refused (other than "register first") means exits and launch
+  // failures cannot reach it: said at error level when it starts and every 30 s while it
+  // lasts (R-SRV-6: not one line per retry). REQUIRES: mu held.
+  void NoteRefused(const HttpReply& reply, const wire::HeartbeatRequest& sent) {
+    if (reply.status < 400 || reply.status == 404 || stopping) return;
+    const TimePoint now = Clock::now();
+    if (reply.status == refused_status && now - refused_logged < 30s) return;
+    refused_status = reply.status;
+    refused_logged = now;
+    spdlog::error(
+        "agent {}: HEARTBEAT REFUSED by the controller (HTTP {}): {}; {} exit report(s) "
+        "and {} launch failure(s) wait, {} byte(s) sent; the host loses its lease if "
+        "this lasts",
+        options.host.name, reply.status, reply.error, unacked_exits.size(), unacked_failures.size(),
+        wire::EncodeHeartbeat(sent).dump(-1, ' ', false, json::error_handler_t::replace).size());
   }
 
   void PollLoop() {

@@ -12,6 +12,28 @@
 
 namespace sluice::cli {
 
+namespace {
+
+// Caps and deadlines of HTTP connections (server/connection_guard.h).
+void AddConnectionFlags(CLI::App& cmd, server::ConnectionLimits& limits) {
+  cmd.add_option("--max-connections", limits.max_connections,
+                 "Open HTTP connections at most (beyond: 503 at accept)")
+      ->check(CLI::Range(8, 100000));
+  cmd.add_option("--reserved-connections", limits.reserved,
+                 "Of --max-connections, kept for agents and /healthz")
+      ->check(CLI::Range(1, 100000));
+  cmd.add_option("--max-connections-per-address", limits.max_per_address,
+                 "Connections from one client address before only agents and /healthz are served")
+      ->check(CLI::Range(1, 100000));
+  cmd.add_option_function<int64_t>(
+         "--request-timeout-ms",
+         [&limits](int64_t ms) { limits.request_timeout = std::chrono::milliseconds(ms); },
+         "A request's line, headers and body must arrive within this (default 10000)")
+      ->check(CLI::Range(int64_t{100}, int64_t{600'000}));
+}
+
+}  // namespace
+
 void RegisterServerCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("server", "Run the controller: REST API, store, scheduling");
   struct Flags {
@@ -29,6 +51,7 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     std::string tls_cert;
     std::string tls_key;
     std::string munge_socket;
+    server::ConnectionLimits connections;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--config", flags->config, "Cluster YAML")->required();
@@ -86,6 +109,7 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--munge-socket", flags->munge_socket,
                   "Accept MUNGE credentials, decoded by the munged at this socket "
                   "(overrides auth.munge)");
+  AddConnectionFlags(*cmd, flags->connections);
   cmd->callback([flags, &exit_code] {
     if (flags->state.empty() && flags->store.empty()) {
       std::cerr << "sluice server: --state DIR or --store URL is required\n";
@@ -121,7 +145,8 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
                            flags->keep_history_days < 0
                                ? -1
                                : static_cast<int64_t>(flags->keep_history_days * 86'400),
-                       .munge_socket = flags->munge_socket}};
+                       .munge_socket = flags->munge_socket},
+        .connections = flags->connections};
     auto server = server::Server::Start(options);
     if (!server) {
       std::cerr << "sluice server: " << server.error().message() << "\n";

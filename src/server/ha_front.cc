@@ -15,13 +15,6 @@ void SendJson(httplib::Response& res, int status, const json& body) {
 
 }  // namespace
 
-void HaFront::Install(httplib::Server& server) {
-  server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    return Answer(req, res) ? httplib::Server::HandlerResponse::Handled
-                            : httplib::Server::HandlerResponse::Unhandled;
-  });
-}
-
 void HaFront::Health(httplib::Response& res) {
   Controller* c = controller_.load();
   const std::optional<std::string> leader = store_.leader();

@@ -1,5 +1,6 @@
 // HaFront: what a controller's HTTP listener answers before its routes, for high
-// availability (R-HA-2, R-HA-4). Installed as cpp-httplib's pre-routing handler:
+// availability (R-HA-2, R-HA-4). Called from the request guard's pre-routing handler
+// (HttpApi's `front`, request_guard.h), once the request's limits are checked:
 //  - `GET /healthz` always: 200 {"role": "leader"|"standby", "epoch": N, "leader": URL|null,
 //    "writable": bool, "first_cycle_ms": N} (no token needed);
 //  - while this controller does not lead (a standby, or a leader still restoring): 307 to the
@@ -11,8 +12,7 @@
 //  - otherwise the routes (http_api.h) answer.
 // Representation: the store (for the leader's name), this controller's advertised URL, and
 // the controller once it leads (an atomic pointer: set once, after TakeOver).
-// Thread-safety: Install before listening; Lead from any thread; the handler runs on
-// cpp-httplib's pool.
+// Thread-safety: Lead from any thread; Answer runs on cpp-httplib's pool.
 // Implements R-HA-2, R-HA-4 (the HTTP side).
 #pragma once
 
@@ -31,14 +31,14 @@ class HaFront {
   HaFront(store::Store& store, std::string self_url)
       : store_(store), self_(std::move(self_url)) {}
 
-  void Install(httplib::Server& server);
   // From now on `controller` (restored, scheduling) answers.
   void Lead(Controller* controller) { controller_.store(controller); }
   bool leading() const { return controller_.load() != nullptr; }
 
- private:
-  // The pre-routing handler: true when it answered.
+  // Answers the request when it must not reach the routes; true when it answered.
   bool Answer(const httplib::Request& req, httplib::Response& res);
+
+ private:
   void Health(httplib::Response& res);
 
   store::Store& store_;

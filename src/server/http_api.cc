@@ -6,7 +6,9 @@
 #include <memory>
 #include <mutex>
 
+#include "server/connection_guard.h"
 #include "server/peek_broker.h"
+#include "server/request_guard.h"
 
 namespace sluice::server {
 
@@ -16,28 +18,37 @@ namespace {
 
 void Send(httplib::Response& res, const Reply& reply) {
   res.status = reply.status;
-  res.set_content(reply.text.empty() ? reply.body.dump() : reply.text, "application/json");
+  res.set_content(reply.text.empty() ? SafeDump(reply.body) : reply.text, "application/json");
 }
 
 // A refusal: its HTTP status comes from the code (HttpStatusOf, http_reply.h).
 void SendError(httplib::Response& res, const Status& status) { Send(res, ErrorReply(status)); }
 
-// Parses a JSON body; on failure fills `res` with a 4xx naming the problem.
+std::string BearerToken(const httplib::Request& req) {
+  const std::string header = req.get_header_value("Authorization");
+  constexpr std::string_view kPrefix = "Bearer ";
+  if (header.size() <= kPrefix.size() || header.compare(0, kPrefix.size(), kPrefix) != 0) return "";
+  return header.substr(kPrefix.size());
+}
+
+// Parses a JSON body (size, UTF-8, nesting and numbers checked first, request_guard.h); on
+// failure fills `res` with a 4xx naming the problem.
 bool ParseBody(const httplib::Request& req, httplib::Response& res, size_t limit, json& out) {
-  if (req.body.size() > limit) {
-    SendError(res, Status(StatusCode::kResourceExhausted,
-                          "body: " + std::to_string(req.body.size()) +
-                              " bytes exceed the limit of " + std::to_string(limit)));
+  Result<json> parsed = ParseJsonBody(req.body, limit);
+  if (!parsed) {
+    SendError(res, parsed.error());
     return false;
   }
-  try {
-    out = json::parse(req.body);
-  } catch (const json::parse_error& e) {
-    SendError(
-        res, InvalidArgument("malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what()));
-    return false;
-  }
+  out = std::move(*parsed);
   return true;
+}
+
+// The job id of a route's first match; on failure fills `res` with a 400.
+bool JobIdOf(const httplib::Request& req, httplib::Response& res, JobId& id) {
+  Result<int64_t> parsed = ParseJobId(req.matches[1].str());
+  if (!parsed) SendError(res, parsed.error());
+  if (parsed) id = *parsed;
+  return static_cast<bool>(parsed);
 }
 
 // Whether an authenticated caller may call a user route (`agent_route` false) or an agent
@@ -65,6 +76,7 @@ struct SseQueue {
 // Authenticates a user route's caller (the agent token is refused); fills `res` on refusal.
 bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Response& res,
                       Caller& caller) {
+  ConnectionGuard::MarkHandling();
   Status refused =
       Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), false, caller);
   if (!refused.ok()) SendError(res, refused);
@@ -73,6 +85,7 @@ bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Respo
 
 // Authenticates an agent route's caller (the agent token only); fills `res` on refusal.
 bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Response& res) {
+  ConnectionGuard::MarkHandling();
   Caller caller;
   Status refused =
       Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), true, caller);
@@ -80,15 +93,22 @@ bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Resp
   return refused.ok();
 }
 
-// Timeouts and pool size, and the replies to what fails before or outside a route.
-void InstallServerSettings(httplib::Server& server) {
-  // Long polls hold a thread each: 64 agents with two polls each, plus users.
-  server.new_task_queue = [] { return new httplib::ThreadPool(256); };
+// The limits checked before a route runs (request_guard.h), and the replies to what fails
+// before or outside a route. Workers, keep-alive and timeouts: ConnectionGuard.
+void InstallServerSettings(httplib::Server& server, Controller& c, HttpApi::Front front) {
   server.set_payload_max_length(kMaxBatchBodyBytes);
-  server.set_keep_alive_max_count(100000);
-  server.set_keep_alive_timeout(5);  // an idle keep-alive connection holds a pool thread
-  server.set_read_timeout(30);
-  server.set_write_timeout(30);
+  InstallRequestGuard(
+      server, RequestGuardOptions{
+                  .max_body_bytes = kMaxBodyBytes,
+                  .max_batch_body_bytes = kMaxBatchBodyBytes,
+                  .authenticate = [&c](const httplib::Request& req) -> Status {
+                    const std::string scheme = req.get_header_value("Authorization");
+                    // Other schemes (MUNGE credentials are single-use) are checked by the route.
+                    if (!scheme.empty() && scheme.rfind("Bearer ", 0) != 0) return Status::Ok();
+                    Result<Caller> caller = c.Authenticate(BearerToken(req));
+                    return caller ? Status::Ok() : caller.error();
+                  },
+                  .front = std::move(front)});
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     if (res.status == 413) {
@@ -123,7 +143,7 @@ void InstallServerSettings(httplib::Server& server) {
 }  // namespace
 
 void HttpApi::Install(httplib::Server& server) {
-  InstallServerSettings(server);
+  InstallServerSettings(server, controller_, front_);
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
@@ -161,8 +181,9 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
   });
   server.Get(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (!AuthenticateUser(c, req, res, caller)) return;
-    Send(res, c.GetJob(std::stoll(req.matches[1])));
+    JobId id = 0;
+    if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
+    Send(res, c.GetJob(id));
   });
   server.Get(R"(/v1/jobs/(-?\d+)/peek)", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
@@ -174,8 +195,8 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
   server.Post(R"(/v1/jobs/(-?\d+)/(cancel|hold|release))",
               [&c](const httplib::Request& req, httplib::Response& res) {
                 Caller caller;
-                if (!AuthenticateUser(c, req, res, caller)) return;
-                const JobId id = std::stoll(req.matches[1]);
+                JobId id = 0;
+                if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
                 const std::string action = req.matches[2];
                 if (action == "cancel") {
                   Send(res, c.Cancel(caller, id));

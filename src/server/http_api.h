@@ -10,6 +10,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
+#include <utility>
 
 #include "server/controller.h"
 
@@ -20,7 +22,10 @@ inline constexpr size_t kMaxBatchBodyBytes = 64 << 20;  // POST /v1/jobs/batch
 
 class HttpApi {
  public:
-  explicit HttpApi(Controller& controller) : controller_(controller) {}
+  // `front` answers before the routes when it returns true (HaFront, R-HA-2); may be null.
+  using Front = std::function<bool(const httplib::Request&, httplib::Response&)>;
+  explicit HttpApi(Controller& controller, Front front = {})
+      : controller_(controller), front_(std::move(front)) {}
   // Registers every route on `server` and sizes its thread pool for long polls.
   void Install(httplib::Server& server);
   // Ends open SSE streams (before the server stops).
@@ -34,6 +39,7 @@ class HttpApi {
   void InstallEvents(httplib::Server& server);
 
   Controller& controller_;
+  Front front_;
   std::atomic<bool> stopping_ = false;
 };
 

@@ -97,7 +97,10 @@ Result<std::optional<int64_t>> Integer(const json& body, const std::string& wher
                                        const char* field, int64_t min, int64_t max) {
   if (!body.contains(field) || body[field].is_null()) return std::optional<int64_t>();
   const json& v = body[field];
-  if (!v.is_number_integer() || v.get<int64_t>() < min || v.get<int64_t>() > max) {
+  // An unsigned value above 2^63-1 would read as a negative int64_t.
+  const bool fits = v.is_number_integer() &&
+                    !(v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(max));
+  if (!fits || v.get<int64_t>() < min || v.get<int64_t>() > max) {
     return Expected(where, field,
                     "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]", v);
   }

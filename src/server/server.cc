@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "config/cluster_yaml.h"
+#include "server/connection_guard.h"
 #include "server/ha_front.h"
 #include "server/http_api.h"
 
@@ -38,6 +40,16 @@ Result<std::unique_ptr<httplib::Server>> MakeHttpServer(const ServerOptions& opt
   return std::unique_ptr<httplib::Server>(std::move(https));
 }
 
+// Each connection takes two descriptors (ConnectionGuard keeps a dup): the soft limit
+// (often 1024) goes up to the hard one.
+void RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
@@ -56,6 +68,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   }
   Result<std::unique_ptr<httplib::Server>> made = MakeHttpServer(options);
   if (!made) return made.error();
+  RaiseOpenFileLimit();
   config::AuthConfig auth;
   Result<core::ClusterConfig> config = config::LoadClusterConfig(options.config_path, &auth);
   if (!config) return config.error();
@@ -94,9 +107,16 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (!controller) return controller.error();
   server->controller_ = std::move(*controller);
   server->front_ = std::make_unique<HaFront>(*server->store_, server->url_);
-  server->front_->Install(*server->http_);
-  server->api_ = std::make_unique<HttpApi>(*server->controller_);
+  server->api_ = std::make_unique<HttpApi>(
+      *server->controller_,
+      [front = server->front_.get()](const httplib::Request& req, httplib::Response& res) {
+        return front->Answer(req, res);
+      });
   server->api_->Install(*server->http_);
+  server->guard_ = std::make_unique<ConnectionGuard>(
+      options.connections, options.log ? options.log : spdlog::default_logger());
+  server->guard_->Attach(*server->http_);
+  server->guard_->Watch(server->port_);
   if (standby) {
     Controller* c = server->controller_.get();
     const bool exit_when_deposed = options.exit_when_deposed;

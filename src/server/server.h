@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "base/status.h"
+#include "server/connection_guard.h"
 #include "server/controller.h"
 #include "store/store.h"
 
@@ -44,6 +45,7 @@ struct ServerOptions {
   int leader_lease_seconds = 3;  // the etcd election lease (R-HA-1)
   bool exit_when_deposed = false;
   ControllerOptions controller;
+  ConnectionLimits connections;  // caps and deadlines of HTTP connections
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
   Controller::ClockMs clock;            // null: the system clock
 };
@@ -59,6 +61,8 @@ class Server {
   // The advertised URL (the election value with etcd).
   const std::string& url() const { return url_; }
   Controller& controller() { return *controller_; }
+  // What the connection guard has counted so far (tests, metrics).
+  ConnectionGuard::Counts connections() const { return guard_->counts(); }
   // Stops serving and the scheduling thread; waits for queued store writes.
   void Stop();
 
@@ -71,6 +75,7 @@ class Server {
 
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Controller> controller_;
+  std::unique_ptr<ConnectionGuard> guard_;  // outlives http_: its workers release into it
   std::unique_ptr<httplib::Server> http_;
   std::unique_ptr<HttpApi> api_;
   std::unique_ptr<HaFront> front_;

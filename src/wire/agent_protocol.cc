@@ -20,11 +20,21 @@ const json* Find(const json& object, const char* key) {
   return it == object.end() || it->is_null() ? nullptr : &*it;
 }
 
+// An integer that fits int64_t (an unsigned value above 2^63-1 would wrap).
+bool AsInt64(const json& value, int64_t& out) {
+  if (!value.is_number_integer()) return false;
+  if (value.is_number_unsigned() &&
+      value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return false;
+  }
+  out = value.get<int64_t>();
+  return true;
+}
+
 Status ReadInt(const json& object, const char* key, const std::string& where, int64_t& out) {
   const json* value = Find(object, key);
   if (value == nullptr) return Status::Ok();
-  if (!value->is_number_integer()) return TypeError(where + key, "an integer");
-  out = value->get<int64_t>();
+  if (!AsInt64(*value, out)) return TypeError(where + key, "an integer");
   return Status::Ok();
 }
 
@@ -61,10 +71,12 @@ Status ReadIdSet(const json& body, const char* key, std::set<int64_t>& out) {
   if (it == body.end()) return Status::Ok();
   if (!it->is_array()) return InvalidArgument(std::string(key) + ": expected a list of job ids");
   for (const json& id : *it) {
-    if (!id.is_number_integer()) {
-      return InvalidArgument(std::string(key) + ": expected job ids, got " + id.dump());
+    int64_t value = 0;
+    if (!AsInt64(id, value)) {
+      return InvalidArgument(std::string(key) + ": expected job ids, got " +
+                             id.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 64));
     }
-    out.insert(id.get<int64_t>());
+    out.insert(value);
   }
   return Status::Ok();
 }
@@ -75,8 +87,9 @@ Status ReadIdList(const json& body, const char* key, std::vector<int64_t>& out) 
   if (list == nullptr) return Status::Ok();
   if (!list->is_array()) return TypeError(key, "an array of job ids");
   for (const json& id : *list) {
-    if (!id.is_number_integer()) return TypeError(std::string(key) + "[]", "an integer");
-    out.push_back(id.get<int64_t>());
+    int64_t value = 0;
+    if (!AsInt64(id, value)) return TypeError(std::string(key) + "[]", "an integer");
+    out.push_back(value);
   }
   return Status::Ok();
 }
@@ -137,11 +150,11 @@ Status ReadSmallInt(const json& entry, const char* key, const std::string& where
                     std::optional<int>& out) {
   const json* value = Find(entry, key);
   if (value == nullptr) return Status::Ok();
-  if (!value->is_number_integer() || value->get<int64_t>() < -(1 << 30) ||
-      value->get<int64_t>() > (1 << 30)) {
+  int64_t number = 0;
+  if (!AsInt64(*value, number) || number < -(1 << 30) || number > (1 << 30)) {
     return TypeError(where + "." + key, "an integer");
   }
-  out = value->get<int>();
+  out = static_cast<int>(number);
   return Status::Ok();
 }
 
@@ -173,10 +186,14 @@ Result<ExitReport> DecodeExit(const json& entry, const std::string& where) {
   if (!entry.is_object()) return TypeError(where, "an object");
   ExitReport exit;
   const json* job = Find(entry, "job");
-  if (job == nullptr || !job->is_number_integer()) return TypeError(where + ".job", "an integer");
-  exit.job = job->get<int64_t>();
+  if (job == nullptr || !AsInt64(*job, exit.job)) return TypeError(where + ".job", "an integer");
   SLUICE_RETURN_IF_ERROR(ReadSmallInt(entry, "exit_code", where, exit.exit_code));
   SLUICE_RETURN_IF_ERROR(ReadSmallInt(entry, "signal", where, exit.signal));
+  // Agents send the status a shell shows (128 + signal when killed); a report with neither
+  // would record a made-up status.
+  if (!exit.exit_code && !exit.signal) {
+    return TypeError(where + ".exit_code", "an integer (or a signal)");
+  }
   std::string cause = "exit";
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "cause", where + ".", cause));
   // An unknown cause (a newer agent) is a plain exit.
@@ -193,8 +210,9 @@ Result<LaunchFailure> DecodeLaunchFailure(const json& entry, const std::string& 
   if (!entry.is_object()) return TypeError(where, "an object");
   LaunchFailure failure;
   const json* job = Find(entry, "job");
-  if (job == nullptr || !job->is_number_integer()) return TypeError(where + ".job", "an integer");
-  failure.job = job->get<int64_t>();
+  if (job == nullptr || !AsInt64(*job, failure.job)) {
+    return TypeError(where + ".job", "an integer");
+  }
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "message", where + ".", failure.message));
   return failure;
 }

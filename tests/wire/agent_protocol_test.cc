@@ -109,11 +109,12 @@ TEST(AgentProtocolTest, HeartbeatRoundTrip) {
 
 TEST(AgentProtocolTest, HeartbeatDefaultsAndClamps) {
   Result<HeartbeatRequest> decoded = DecodeHeartbeat(
-      {{"wait_ms", 99'999}, {"exited", {{{"job", 1}, {"exit_code", nullptr}, {"cause", "new"}}}}});
+      {{"wait_ms", 99'999},
+       {"exited", {{{"job", 1}, {"exit_code", nullptr}, {"signal", 9}, {"cause", "new"}}}}});
   ASSERT_TRUE(decoded) << decoded.error().message();
   EXPECT_EQ(decoded->wait_ms, kMaxWaitMs);
   ASSERT_EQ(decoded->exited.size(), 1u);
-  EXPECT_EQ(decoded->exited[0].ShellStatus(), 0);
+  EXPECT_EQ(decoded->exited[0].ShellStatus(), 137);
   EXPECT_EQ(decoded->exited[0].cause, ExitCause::kExit);
   decoded = DecodeHeartbeat({{"wait_ms", -5}});
   ASSERT_TRUE(decoded);
@@ -135,11 +136,19 @@ TEST(AgentProtocolTest, HeartbeatErrorsNameTheField) {
       {"exit code a string",
        {{"exited", {{{"job", 1}, {"exit_code", "1"}}}}},
        "exited[0].exit_code"},
-      {"signal a float", {{"exited", {{{"job", 1}, {"signal", 1.5}}}}}, "exited[0].signal"},
-      {"cause a number", {{"exited", {{{"job", 1}, {"cause", 1}}}}}, "exited[0].cause"},
-      {"negative cpu", {{"exited", {{{"job", 1}, {"cpu_seconds", -1}}}}}, "exited[0].cpu_seconds"},
-      {"rss a string", {{"exited", {{{"job", 1}, {"max_rss_mb", "1"}}}}}, "exited[0].max_rss_mb"},
-      {"message a number", {{"exited", {{{"job", 1}, {"message", 1}}}}}, "exited[0].message"},
+      {"exit without exit code or signal", {{"exited", {{{"job", 1}}}}}, "exited[0].exit_code"},
+      {"exit job beyond int64",
+       {{"exited", {{{"job", 18446744073709551615u}, {"exit_code", 0}}}}},
+       "exited[0].job"},
+      {"exit code beyond int64",
+       {{"exited", {{{"job", 1}, {"exit_code", 18446744073709551615u}}}}},
+       "exited[0].exit_code"},
+      {"running beyond int64", {{"running", {18446744073709551615u}}}, "running"},
+      {"signal a float", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"signal", 1.5}}}}}, "exited[0].signal"},
+      {"cause a number", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"cause", 1}}}}}, "exited[0].cause"},
+      {"negative cpu", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"cpu_seconds", -1}}}}}, "exited[0].cpu_seconds"},
+      {"rss a string", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"max_rss_mb", "1"}}}}}, "exited[0].max_rss_mb"},
+      {"message a number", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"message", 1}}}}}, "exited[0].message"},
       {"failure job a string", {{"launch_failed", {{{"job", "1"}}}}}, "launch_failed[0].job"},
       {"failure message a number",
        {{"launch_failed", {{{"job", 1}, {"message", 2}}}}},
