@@ -5,9 +5,11 @@
 // dispatch naming account and host; cancel and the run limit leave no process of the job,
 // not even a `setsid` child (checked by scanning /proc); a job over its rusage[mem] ends EXIT
 // MEM_LIMIT with limit and peak, one within it ends DONE; the job objects show cpu_seconds
-// and max_rss_mb; the agent removes its cgroups when it stops.
+// and max_rss_mb; the agent removes its cgroups when it stops, and a restarted agent those
+// its crashed run left.
 // Needs root (to switch identity); skipped with a printed reason otherwise.
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -217,6 +219,20 @@ TEST_F(SecurityTest, AJobReportsItsCpuTimeAndPeakMemory) {
     if (entry["id"] == id) listed = entry["cpu_seconds"] == job["cpu_seconds"];
   }
   EXPECT_TRUE(listed);
+}
+
+// R-SEC-3: a restarted agent removes the cgroups its crashed run left, killing what was left
+// in them (here a `setsid` child that the parent-death signal of the job's leader misses).
+TEST_F(SecurityTest, ARestartedAgentKillsWhatItsCrashedRunLeft) {
+  const std::string tag = std::to_string(100000 + getpid());
+  const std::vector<std::string> child = {"sleep", "4" + tag};
+  Submit({}, "setsid sleep 4" + tag + " & exec sleep 5" + tag);
+  ASSERT_TRUE(Eventually([&] { return !ProcessesRunning(child).empty(); }, 20s)) << c().Logs();
+  c().StopAgent("h1", SIGKILL);
+  EXPECT_FALSE(ProcessesRunning(child).empty()) << "nothing left to clean up: a weak test";
+  c().StartAgent("h1", 4);
+  EXPECT_TRUE(Eventually([&] { return ProcessesRunning(child).empty(); }, 10s))
+      << "the restarted agent left the crashed run's job running\n" << c().Logs();
 }
 
 // R-SEC-3: the agent's cgroups go away with it.
