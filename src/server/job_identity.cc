@@ -25,8 +25,7 @@ Result<Caller> WithJobAccount(const config::AuthConfig& auth, Caller caller) {
     if (user.name == caller.user && !user.unix_user.empty()) caller.account = user.unix_user;
   }
   if (!auth.allow_root_jobs && HasUidZero(caller.account)) {
-    return InvalidArgument("job: user " + caller.user + " runs jobs as account `" +
-                           caller.account +
+    return InvalidArgument("job: user " + caller.user + " runs jobs as account `" + caller.account +
                            "` (uid 0), and jobs of uid 0 are refused: map the user to another "
                            "account (auth.users[].unix_user) or set auth.allow_root_jobs: true");
   }

@@ -5,17 +5,18 @@
 // dispatch naming account and host; cancel and the run limit leave no process of the job,
 // not even a `setsid` child (checked by scanning /proc); a job over its rusage[mem] ends EXIT
 // MEM_LIMIT with limit and peak, one within it ends DONE; the job objects show cpu_seconds
-// and max_rss_mb; the agent removes its cgroups when it stops.
+// and max_rss_mb; the agent removes its cgroups when it stops, and a restarted agent those
+// its crashed run left.
 // Needs root (to switch identity); skipped with a printed reason otherwise.
 #include <dirent.h>
+#include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "integration/cluster_harness.h"
 
@@ -152,9 +153,13 @@ TEST_F(SecurityTest, CancelAndRunLimitLeaveNoProcessOfTheJob) {
   const std::vector<std::string> limited_child = {"sleep", "2" + tag};
   const int64_t cancelled = Submit({}, "setsid sleep 1" + tag + " & exec sleep 3" + tag);
   const int64_t limited = Submit({"-W", "2s"}, "setsid sleep 2" + tag + " & exec sleep 3" + tag);
-  ASSERT_TRUE(Eventually([&] {
-    return !ProcessesRunning(cancelled_child).empty() && !ProcessesRunning(limited_child).empty();
-  }, 20s)) << c().Logs();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return !ProcessesRunning(cancelled_child).empty() &&
+               !ProcessesRunning(limited_child).empty();
+      },
+      20s))
+      << c().Logs();
 
   testing::ProcessResult cancel = c().Cli({"cancel", std::to_string(cancelled)});
   EXPECT_EQ(cancel.exit_code, 0) << cancel.stderr_text;
@@ -172,10 +177,10 @@ TEST_F(SecurityTest, CancelAndRunLimitLeaveNoProcessOfTheJob) {
 
 // R-SEC-3, R-SEC-4: the memory limit is rusage[mem] x tasks; the cause names limit and peak.
 TEST_F(SecurityTest, AJobOverItsMemoryLimitEndsMemLimitAndOneWithinItEndsDone) {
-  const int64_t greedy = Submit({"-R", "rusage[mem=64]"},
-                                "dd if=/dev/zero of=/dev/null bs=512M count=1");
-  const int64_t modest = Submit({"-R", "rusage[mem=64]"},
-                                "dd if=/dev/zero of=/dev/null bs=16M count=1");
+  const int64_t greedy =
+      Submit({"-R", "rusage[mem=64]"}, "dd if=/dev/zero of=/dev/null bs=512M count=1");
+  const int64_t modest =
+      Submit({"-R", "rusage[mem=64]"}, "dd if=/dev/zero of=/dev/null bs=16M count=1");
   // The limit is per task: two tasks on the host have 128 MB between them.
   const int64_t pair = Submit({"-n", "2", "-R", "rusage[mem=64] span[hosts=1]"},
                               "dd if=/dev/zero of=/dev/null bs=100M count=1");
@@ -195,7 +200,8 @@ TEST_F(SecurityTest, AJobOverItsMemoryLimitEndsMemLimitAndOneWithinItEndsDone) {
   const std::string message = over.value("message", "");
   EXPECT_TRUE(message.starts_with("memory limit 64 MB reached (peak ")) << message;
   testing::ProcessResult shown = c().Cli({"jobs", std::to_string(greedy)});
-  EXPECT_NE(shown.stdout_text.find("Job " + std::to_string(greedy) + " MEM_LIMIT: memory limit "
+  EXPECT_NE(shown.stdout_text.find("Job " + std::to_string(greedy) +
+                                   " MEM_LIMIT: memory limit "
                                    "64 MB reached"),
             std::string::npos)
       << shown.stdout_text;
@@ -217,6 +223,21 @@ TEST_F(SecurityTest, AJobReportsItsCpuTimeAndPeakMemory) {
     if (entry["id"] == id) listed = entry["cpu_seconds"] == job["cpu_seconds"];
   }
   EXPECT_TRUE(listed);
+}
+
+// R-SEC-3: a restarted agent removes the cgroups its crashed run left, killing what was left
+// in them (here a `setsid` child that the parent-death signal of the job's leader misses).
+TEST_F(SecurityTest, ARestartedAgentKillsWhatItsCrashedRunLeft) {
+  const std::string tag = std::to_string(100000 + getpid());
+  const std::vector<std::string> child = {"sleep", "4" + tag};
+  Submit({}, "setsid sleep 4" + tag + " & exec sleep 5" + tag);
+  ASSERT_TRUE(Eventually([&] { return !ProcessesRunning(child).empty(); }, 20s)) << c().Logs();
+  c().StopAgent("h1", SIGKILL);
+  EXPECT_FALSE(ProcessesRunning(child).empty()) << "nothing left to clean up: a weak test";
+  c().StartAgent("h1", 4);
+  EXPECT_TRUE(Eventually([&] { return ProcessesRunning(child).empty(); }, 10s))
+      << "the restarted agent left the crashed run's job running\n"
+      << c().Logs();
 }
 
 // R-SEC-3: the agent's cgroups go away with it.

@@ -7,12 +7,11 @@ namespace sluice::server {
 namespace {
 
 config::AuthConfig Auth(bool allow_root_jobs = false) {
-  return config::AuthConfig{
-      .users = {{.name = "alice", .token = "ta", .unix_user = "nobody"},
-                {.name = "bob", .token = "tb"},
-                {.name = "carol", .token = "tc", .unix_user = "root"},
-                {.name = "root", .token = "tr", .admin = true}},
-      .allow_root_jobs = allow_root_jobs};
+  return config::AuthConfig{.users = {{.name = "alice", .token = "ta", .unix_user = "nobody"},
+                                      {.name = "bob", .token = "tb"},
+                                      {.name = "carol", .token = "tc", .unix_user = "root"},
+                                      {.name = "root", .token = "tr", .admin = true}},
+                            .allow_root_jobs = allow_root_jobs};
 }
 
 TEST(JobIdentityTest, AUserRunsAsItsUnixUserElseItsName) {
