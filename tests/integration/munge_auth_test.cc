@@ -135,5 +135,17 @@ TEST_F(MungeAuthTest, AgentAsUidZeroRegistersWithoutToken) {
   agent.Stop();
 }
 
+// Without a token and without munged's socket an agent has no credentials: it says so and
+// exits 2 at once instead of retrying unauthenticated requests for ever.
+TEST(MungeAgentTest, AnAgentWithoutTokenOrMungeSocketRefusesToStart) {
+  testing::TempDir dir;
+  testing::ProcessResult r = testing::RunProcess(
+      {"/usr/bin/env", "-u", "SLUICE_TOKEN", SLUICE_BINARY, "agent", "--name", "h1", "--server",
+       "http://127.0.0.1:9", "--munge-socket", (dir.path() / "no.socket").string()},
+      dir.path(), 10s);
+  EXPECT_EQ(r.exit_code, 2) << r.error << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("no.socket"), std::string::npos) << r.stderr_text;
+}
+
 }  // namespace
 }  // namespace sluice::integration
