@@ -15,11 +15,10 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "integration/cluster_harness.h"
 #include "testing/etcd_cluster.h"
