@@ -95,7 +95,7 @@ TEST(HaTest, LeaderKilledUnderLoadLosesNothingAndRunsEveryJobOnce) {
     const int next = c->WaitLeader(20s);
     ASSERT_GE(next, 0) << c->Logs();
     ASSERT_NE(next, leader);
-    failover_ms.push_back(c->Health(next).value("first_cycle_ms", int64_t{0}) - killed_at);
+    failover_ms.push_back(c->HealthField(next, "first_cycle_ms", int64_t{0}) - killed_at);
     ASSERT_TRUE(c->StartController(leader)) << c->Logs();  // back as a standby
   }
   const auto deadline = std::chrono::steady_clock::now() + 60s;
@@ -194,7 +194,7 @@ TEST(HaTest, QuorumLossRefusesWritesKillsNothingAndResumes) {
       },
       20s))
       << c->Logs();
-  EXPECT_FALSE(c->Health(leader).value("writable", true));
+  EXPECT_FALSE(c->HealthField(leader, "writable", true));
   EXPECT_EQ(c->States()[sleeper], "RUNNING");  // reads still answer; nothing was killed
   EXPECT_TRUE(c->controller(0).Running());
   EXPECT_TRUE(c->controller(1).Running());
