@@ -88,13 +88,18 @@ JobRunnerOptions RunnerOptions(const AgentOptions& options) {
   return runner;
 }
 
-// One HTTP client that follows the leading controller (wire/leader_follow.h).
+// `--server` as a list (an unparsable one is tried as given: its errors show in the log).
+std::vector<std::string> ServerUrls(const std::string& list) {
+  Result<std::vector<std::string>> urls = wire::ParseServerList(list);
+  return urls ? *urls : std::vector<std::string>{list};
+}
+
+// One HTTP client that follows the leading controller (wire/leader_follow.h). The back-off
+// is short: an agent must reach a new leader well within its lease.
 struct Link {
   Link(const AgentOptions& o, std::chrono::milliseconds timeout)
-      : options(o), follower([&] {
-          Result<std::vector<std::string>> urls = wire::ParseServerList(o.server);
-          return urls ? *urls : std::vector<std::string>{o.server};
-        }()),
+      : options(o),
+        follower(ServerUrls(o.server), wire::FollowOptions{.max_backoff = 250ms}),
         read_timeout(timeout) {}
 
   httplib::Client& Client() {

@@ -132,7 +132,9 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("agent", "run a host's agent: register and run jobs");
   auto flags = std::make_shared<AgentFlags>();
   cmd->add_option("--name", flags->name, "host name (unique per agent)")->required();
-  cmd->add_option("--server", flags->server, "controller URL (default $SLUICE_SERVER)");
+  cmd->add_option("--server", flags->server,
+                  "controller URL, or a comma-separated list to follow the leader (default "
+                  "$SLUICE_SERVER)");
   cmd->add_option("--token", flags->token, "agent token (default $SLUICE_TOKEN)");
   cmd->add_option("--slots", flags->slots, "job slots of a host the controller does not know")
       ->check(CLI::NonNegativeNumber);

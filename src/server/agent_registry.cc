@@ -115,6 +115,12 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
   if (!batch.empty()) {
     ctx_.MarkDirty();
     if (!ctx_.WriteAndWait(lock, std::move(batch)).ok()) ack = json::array();
+  } else if (!ack.empty() && !ctx_.WaitCommitted(lock)) {
+    // Reports of jobs already ended in memory (the agent's other thread sent them first):
+    // their rows may still be in flight, and an ack lets the agent forget them, so it waits
+    // for them. Otherwise a failover in between restores the job as running, no agent
+    // reports it, and it is run again.
+    ack = json::array();
   }
   // 2. The long poll: answer with work as soon as there is some.
   const auto deadline =

@@ -26,6 +26,13 @@ void ServerContext::MarkDirty() {
   cycle_cv.notify_all();
 }
 
+bool ServerContext::WaitCommitted(std::unique_lock<std::mutex>& lock) {
+  lock.unlock();
+  store->Flush();
+  lock.lock();
+  return !resync;
+}
+
 bool ServerContext::Writable() const {
   return !deposed && !resync && store->role() == store::Role::kLeader;
 }

@@ -86,6 +86,9 @@ class ServerContext {
   // Queues `batch` and waits for its commit with `lock` (on `mu`) released meanwhile. Returns
   // the commit's Status: only kUnavailable comes back (any other failure ends the process).
   Status WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch);
+  // Waits, with `lock` released, until every write queued so far has committed; false when
+  // one of them failed (kUnavailable: `resync` is set).
+  bool WaitCommitted(std::unique_lock<std::mutex>& lock);
   // Whether this controller may write, launch and schedule now: its store leads (an etcd
   // store's lease is known to live), it was not deposed, and no failed write awaits resync.
   bool Writable() const;

@@ -213,6 +213,9 @@ Reply Controller::Reconfigure() {
 
 Reply Controller::Reconfigure(core::ClusterConfig config) {
   std::unique_lock lock(ctx_.mu);
+  if (!ctx_.Writable()) {  // a standby (SIGHUP) or no store quorum: it could not be stored
+    return ErrorReply(Status(StatusCode::kUnavailable, "not leading: the store cannot be written"));
+  }
   Result<store::WriteBatch> batch = settings_.Replace(std::move(config), agents_.LiveFn());
   if (!batch) return ErrorReply(batch.error());
   ctx_.MarkDirty();

@@ -18,12 +18,13 @@ constexpr int64_t kPurgeEveryMs = 30'000;
 }  // namespace
 
 Status Controller::TakeOver() {
+  const int64_t start_ms = ctx_.NowMs();  // "first cycle, N ms after taking over" counts the load
   Result<store::Snapshot> snap = ctx_.store->Load();
   if (!snap) return snap.error();
   {
     std::lock_guard lock(ctx_.mu);
     ctx_.epoch = ctx_.store->epoch();
-    ctx_.start_ms = ctx_.NowMs();
+    ctx_.start_ms = start_ms;
     for (const store::StoredJob& row : snap->jobs) {
       if (row.phase == "ENDED") history_.insert({row.end_time, row.id});
     }

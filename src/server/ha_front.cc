@@ -50,13 +50,16 @@ bool HaFront::Answer(const httplib::Request& req, httplib::Response& res) {
   if (req.method == "GET" || req.path.starts_with("/v1/agents/") || c->Writable()) return false;
   const std::optional<std::string> leader = store_.leader();
   if (store_.role() == store::Role::kDeposed) {
-    SendJson(res, 503, {{"error", "this controller was deposed"},
-                        {"leader", leader && *leader != self_ ? json(*leader) : json(nullptr)}});
+    SendJson(res, 503,
+             {{"error", "this controller was deposed"},
+              {"leader", leader && *leader != self_ ? json(*leader) : json(nullptr)}});
     return true;
   }
-  SendJson(res, 503, {{"error", "the store cannot be written now (no etcd quorum?): the request "
-                                "was not applied; retry"},
-                      {"leader", self_}});
+  SendJson(res, 503,
+           {{"error",
+             "the store cannot be written now (no etcd quorum?): the request "
+             "was not applied; retry"},
+            {"leader", self_}});
   return true;
 }
 

@@ -28,8 +28,7 @@ namespace sluice::server {
 
 class HaFront {
  public:
-  HaFront(store::Store& store, std::string self_url)
-      : store_(store), self_(std::move(self_url)) {}
+  HaFront(store::Store& store, std::string self_url) : store_(store), self_(std::move(self_url)) {}
 
   // From now on `controller` (restored, scheduling) answers.
   void Lead(Controller* controller) { controller_.store(controller); }

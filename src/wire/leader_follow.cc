@@ -43,8 +43,8 @@ void LeaderFollower::OnSuccess() {
 }
 
 std::chrono::milliseconds LeaderFollower::NextBackoff() {
-  backoff_ = backoff_.count() == 0 ? options_.first_backoff
-                                   : std::min(backoff_ * 2, options_.max_backoff);
+  backoff_ =
+      backoff_.count() == 0 ? options_.first_backoff : std::min(backoff_ * 2, options_.max_backoff);
   return backoff_;
 }
 

@@ -2,13 +2,12 @@
 // SQLite store and on two controllers with the etcd store, the leader SIGKILLed in the
 // middle, ends with the same job states and exit codes, and the jobs started in the same
 // order (each job appends its id to a file when it starts; one slot: one job at a time).
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <map>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "integration/cluster_harness.h"
 #include "integration/ha_harness.h"
@@ -40,9 +39,9 @@ json Workload(const fs::path& order) {
   json jobs = json::array();
   for (int i = 0; i < kJobs; ++i) {
     const std::string exit = i % 4 == 3 ? "3" : "0";
-    jobs.push_back({{"queue", i % 2 == 0 ? "low" : "high"},
-                    {"command", "echo $SLUICE_JOB_ID >> " + order.string() +
-                                    "; sleep 0.3; exit " + exit}});
+    jobs.push_back(
+        {{"queue", i % 2 == 0 ? "low" : "high"},
+         {"command", "echo $SLUICE_JOB_ID >> " + order.string() + "; sleep 0.3; exit " + exit}});
   }
   return {{"jobs", jobs}};
 }

@@ -1,14 +1,13 @@
 #include "integration/ha_harness.h"
 
 #include <arpa/inet.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <thread>
-
-#include <httplib.h>
 
 #include "client/rest_client.h"
 
@@ -51,9 +50,9 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
   std::unique_ptr<HaCluster> c(new HaCluster());
   c->options_ = options;
   fs::create_directories(c->dir() / "logs");
-  testing::WriteFile(c->dir() / "cluster.yaml",
-                     options.yaml.empty() ? DefaultYaml(options.agents, options.slots)
-                                          : options.yaml);
+  testing::WriteFile(c->dir() / "cluster.yaml", options.yaml.empty()
+                                                    ? DefaultYaml(options.agents, options.slots)
+                                                    : options.yaml);
   c->etcd_ = testing::EtcdCluster::Start(3, error);
   if (!c->etcd_) return nullptr;
   for (int i = 0; i < options.controllers; ++i) {
@@ -76,9 +75,8 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
     const fs::path log = c->dir() / "logs" / ("agent." + name + ".log");
     c->agents_.push_back(std::make_unique<ChildProcess>(
         std::vector<std::string>{SLUICE_BINARY, "agent", "--name", name, "--server", c->urls(),
-                                 "--token", "agent-token", "--slots",
-                                 std::to_string(options.slots), "--work-dir", c->dir().string(),
-                                 "--fence-grace-ms", "300"},
+                                 "--token", "agent-token", "--slots", std::to_string(options.slots),
+                                 "--work-dir", c->dir().string(), "--fence-grace-ms", "300"},
         log, log));
   }
   const bool registered = Eventually(
@@ -130,12 +128,12 @@ bool HaCluster::StartController(int i) {
   argv.insert(argv.end(), options_.server_flags.begin(), options_.server_flags.end());
   controllers_[i] = std::make_unique<ChildProcess>(argv, out, err);
   return Eventually(
-      [&] {
-        auto text = testing::ReadFile(out);
-        return (text && text->find("listening on ") != std::string::npos) ||
-               !controllers_[i]->Running();
-      },
-      20s) &&
+             [&] {
+               auto text = testing::ReadFile(out);
+               return (text && text->find("listening on ") != std::string::npos) ||
+                      !controllers_[i]->Running();
+             },
+             20s) &&
          controllers_[i]->Running();
 }
 
@@ -152,7 +150,7 @@ std::string HaCluster::ControllerLog(int i) {
 json HaCluster::Health(int i) {
   httplib::Client client(url(i));
   client.set_connection_timeout(1s);
-  client.set_read_timeout(2s);
+  client.set_read_timeout(1s);  // a paused controller accepts the connection, never answers
   httplib::Result r = client.Get("/healthz");
   if (!r || r->status != 200) return nullptr;
   return json::parse(r->body, nullptr, false);
@@ -171,17 +169,17 @@ int HaCluster::WaitLeader(std::chrono::milliseconds timeout) {
   Eventually(
       [&] {
         leader = Leader();
-        return leader >= 0 && Health(leader).value("first_cycle_ms", int64_t{0}) > 0;
+        return leader >= 0 && HealthField(leader, "first_cycle_ms", int64_t{0}) > 0;
       },
       timeout);
-  return leader >= 0 && Health(leader).value("first_cycle_ms", int64_t{0}) > 0 ? leader : -1;
+  return leader >= 0 && HealthField(leader, "first_cycle_ms", int64_t{0}) > 0 ? leader : -1;
 }
 
 testing::ProcessResult HaCluster::Cli(std::vector<std::string> args, const std::string& token,
                                       const std::string& server) {
   // Flags after `--` would be part of the command: the connection flags go first.
-  std::vector<std::string> argv = {SLUICE_BINARY, args[0], "--server",
-                                   server.empty() ? urls() : server, "--token", token};
+  std::vector<std::string> argv = {
+      SLUICE_BINARY, args[0], "--server", server.empty() ? urls() : server, "--token", token};
   argv.insert(argv.end(), args.begin() + 1, args.end());
   fs::create_directories(dir() / "cli");
   return testing::RunProcess(argv, dir() / "cli", std::chrono::seconds(60));
@@ -190,14 +188,16 @@ testing::ProcessResult HaCluster::Cli(std::vector<std::string> args, const std::
 json HaCluster::Get(const std::string& path, int* status) {
   client::RestClient rest({.server = urls(), .token = "admin-token", .timeout = 10s});
   Result<json> r = rest.Get(path);
-  if (status != nullptr) *status = r ? 200 : (r.error().code() == StatusCode::kUnavailable ? 503 : 500);
+  if (status != nullptr)
+    *status = r ? 200 : (r.error().code() == StatusCode::kUnavailable ? 503 : 500);
   return r ? *r : json(nullptr);
 }
 
 json HaCluster::Post(const std::string& path, const json& body, int* status) {
   client::RestClient rest({.server = urls(), .token = "alice-token", .timeout = 10s});
   Result<json> r = rest.Post(path, body);
-  if (status != nullptr) *status = r ? 201 : (r.error().code() == StatusCode::kUnavailable ? 503 : 500);
+  if (status != nullptr)
+    *status = r ? 201 : (r.error().code() == StatusCode::kUnavailable ? 503 : 500);
   return r ? *r : json(nullptr);
 }
 

@@ -15,11 +15,10 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "integration/cluster_harness.h"
 #include "testing/etcd_cluster.h"
@@ -52,6 +51,12 @@ class HaCluster {
 
   // GET /healthz of controller i (null when it does not answer).
   nlohmann::json Health(int i);
+  // A field of controller i's /healthz; `fallback` when it does not answer.
+  template <typename T>
+  T HealthField(int i, const std::string& field, T fallback) {
+    nlohmann::json h = Health(i);
+    return h.is_object() ? h.value(field, fallback) : fallback;
+  }
   // The controller whose /healthz says leader, or -1.
   int Leader();
   // Waits until a controller leads and has run its first cycle; returns it or -1.

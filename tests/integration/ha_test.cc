@@ -1,6 +1,7 @@
 // High availability end to end (SPEC §12, R-HA-1 ... R-HA-4; docs/ha.md): a real 3-member
 // etcd cluster, real controllers and agents on loopback (ha_harness.h). Jobs append their
 // id to a file, so "ran exactly once" is read from the file.
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -10,8 +11,6 @@
 #include <mutex>
 #include <set>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "integration/ha_harness.h"
 
@@ -28,9 +27,9 @@ int64_t NowMs() {
       .count();
 }
 
-#define START_OR_SKIP(cluster, options)                                  \
-  std::string start_error;                                              \
-  auto cluster = HaCluster::Start(options, start_error);                 \
+#define START_OR_SKIP(cluster, options)                                             \
+  std::string start_error;                                                          \
+  auto cluster = HaCluster::Start(options, start_error);                            \
   if (!cluster && testing::EtcdCluster::Unavailable()) GTEST_SKIP() << start_error; \
   ASSERT_TRUE(cluster) << start_error
 
@@ -96,7 +95,7 @@ TEST(HaTest, LeaderKilledUnderLoadLosesNothingAndRunsEveryJobOnce) {
     const int next = c->WaitLeader(20s);
     ASSERT_GE(next, 0) << c->Logs();
     ASSERT_NE(next, leader);
-    failover_ms.push_back(c->Health(next).value("first_cycle_ms", int64_t{0}) - killed_at);
+    failover_ms.push_back(c->HealthField(next, "first_cycle_ms", int64_t{0}) - killed_at);
     ASSERT_TRUE(c->StartController(leader)) << c->Logs();  // back as a standby
   }
   const auto deadline = std::chrono::steady_clock::now() + 60s;
@@ -145,8 +144,8 @@ TEST(HaTest, APausedLeaderIsFencedAndStepsDown) {
   // Submitted to the new leader (a paused process accepts connections but never answers).
   std::set<int64_t> ids;
   for (int i = 0; i < 6; ++i) {
-    testing::ProcessResult r = c->Cli({"submit", "--parsable", "--", command}, "alice-token",
-                                      c->url(next));
+    testing::ProcessResult r =
+        c->Cli({"submit", "--parsable", "--", command}, "alice-token", c->url(next));
     ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
     ids.insert(std::stoll(r.stdout_text));
   }
@@ -195,7 +194,7 @@ TEST(HaTest, QuorumLossRefusesWritesKillsNothingAndResumes) {
       },
       20s))
       << c->Logs();
-  EXPECT_FALSE(c->Health(leader).value("writable", true));
+  EXPECT_FALSE(c->HealthField(leader, "writable", true));
   EXPECT_EQ(c->States()[sleeper], "RUNNING");  // reads still answer; nothing was killed
   EXPECT_TRUE(c->controller(0).Running());
   EXPECT_TRUE(c->controller(1).Running());
@@ -212,7 +211,11 @@ TEST(HaTest, QuorumLossRefusesWritesKillsNothingAndResumes) {
       },
       30s))
       << c->Logs();
-  ASSERT_TRUE(Eventually([&] { return AllEnded(*c, {sleeper, quick, resumed}); }, 30s))
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return AllEnded(*c, {sleeper, quick, resumed});
+      },
+      30s))
       << c->Logs();
   EXPECT_EQ(c->States()[sleeper], "DONE");
   const std::map<int64_t, int> counts = RunCounts(ran);

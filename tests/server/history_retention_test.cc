@@ -40,31 +40,35 @@ TEST(HistoryRetentionTest, EndedJobsLeaveTheStoreAfterTheRetentionOnly) {
     core::ClusterConfig config;
     config.hosts = {core::HostSpec{.name = "h1", .slots = 1}};
     config.queues = {core::QueueSpec{.name = "normal"}};
-    auto c = Controller::Create(ControllerDeps{
-        .config = config,
-        .auth = {.agent_token = "agent", .users = {{"alice", "alice-token", false}}},
-        .store = store->get(),
-        .options = {.keep_ended_seconds = -1, .keep_history_seconds = 100},
-        .clock = [now] { return *now; },
-        .log = std::make_shared<spdlog::logger>(
-            "test", std::make_shared<spdlog::sinks::null_sink_mt>())});
+    auto c = Controller::Create(
+        ControllerDeps{.config = config,
+                       .auth = {.agent_token = "agent", .users = {{"alice", "alice-token", false}}},
+                       .store = store->get(),
+                       .options = {.keep_ended_seconds = -1, .keep_history_seconds = 100},
+                       .clock = [now] { return *now; },
+                       .log = std::make_shared<spdlog::logger>(
+                           "test", std::make_shared<spdlog::sinks::null_sink_mt>())});
     ASSERT_TRUE(c);
     Controller& controller = **c;
     const Caller alice{.user = "alice"};
     done = controller.Submit(alice, {{"command", "true"}}).body["id"];
     waiting = controller.Submit(alice, {{"command", "true"}, {"hold", true}}).body["id"];
-    ASSERT_EQ(controller.Register({{"name", "h1"}, {"slots", 1}, {"running", json::array()},
-                                   {"epoch", 0}})
-                  .status,
-              200);
+    ASSERT_EQ(
+        controller
+            .Register({{"name", "h1"}, {"slots", 1}, {"running", json::array()}, {"epoch", 0}})
+            .status,
+        200);
     controller.Tick();
     controller.FlushStore();
-    const json hb = {{"epoch", controller.epoch()}, {"wait_ms", 0}, {"running", json::array()},
-                     {"exited", json::array()}, {"launch_failed", json::array()}};
+    const json hb = {{"epoch", controller.epoch()},
+                     {"wait_ms", 0},
+                     {"running", json::array()},
+                     {"exited", json::array()},
+                     {"launch_failed", json::array()}};
     ASSERT_EQ(controller.Heartbeat("h1", hb).body["launch"].size(), 1u);
     json exited = hb;
-    exited["exited"] = json::array(
-        {{{"job", done}, {"exit_code", 0}, {"signal", nullptr}, {"cause", "exit"}}});
+    exited["exited"] =
+        json::array({{{"job", done}, {"exit_code", 0}, {"signal", nullptr}, {"cause", "exit"}}});
     ASSERT_EQ(controller.Heartbeat("h1", exited).status, 200);
     ASSERT_EQ(controller.GetJob(done).body["state"], "DONE");
     *now += 60'000;  // ended 60 s ago: kept
@@ -89,14 +93,14 @@ TEST(HistoryRetentionTest, NothingIsDeletedBeforeTheRetention) {
     core::ClusterConfig config;
     config.hosts = {core::HostSpec{.name = "h1", .slots = 1}};
     config.queues = {core::QueueSpec{.name = "normal"}};
-    auto c = Controller::Create(ControllerDeps{
-        .config = config,
-        .auth = {.agent_token = "agent", .users = {{"alice", "alice-token", false}}},
-        .store = store->get(),
-        .options = {.keep_ended_seconds = -1, .keep_history_seconds = 1000},
-        .clock = [now] { return *now; },
-        .log = std::make_shared<spdlog::logger>(
-            "test", std::make_shared<spdlog::sinks::null_sink_mt>())});
+    auto c = Controller::Create(
+        ControllerDeps{.config = config,
+                       .auth = {.agent_token = "agent", .users = {{"alice", "alice-token", false}}},
+                       .store = store->get(),
+                       .options = {.keep_ended_seconds = -1, .keep_history_seconds = 1000},
+                       .clock = [now] { return *now; },
+                       .log = std::make_shared<spdlog::logger>(
+                           "test", std::make_shared<spdlog::sinks::null_sink_mt>())});
     ASSERT_TRUE(c);
     Controller& controller = **c;
     done = controller.Submit(Caller{.user = "alice"}, {{"command", "true"}}).body["id"];

@@ -34,8 +34,8 @@ TEST(LeaderFollowTest, ARedirectGoesToTheLeaderAtOnce) {
 }
 
 TEST(LeaderFollowTest, FailuresTryEveryUrlThenBackOffBoundedAndSuccessResets) {
-  LeaderFollower f({"http://a:1", "http://b:2"}, {.first_backoff = milliseconds(10),
-                                                  .max_backoff = milliseconds(40)});
+  LeaderFollower f({"http://a:1", "http://b:2"},
+                   {.first_backoff = milliseconds(10), .max_backoff = milliseconds(40)});
   EXPECT_EQ(f.OnNotServed(0, ""), milliseconds(0));  // b not tried yet
   EXPECT_EQ(f.current(), "http://b:2");
   EXPECT_EQ(f.OnNotServed(503, ""), milliseconds(10));  // a round done: wait
