@@ -1,7 +1,8 @@
 // The user verbs speaking REST to the controller (docs/api.md), with bsub/bjobs habits:
 //   sluice submit [-q Q] [-n N[,M]] [-R REQ] [-W LIMIT] [-w DEP] [-b TIME] [-x] [-H]
-//                 [-o FILE] [-e FILE] [-J NAME] [-P PROJECT] [--cwd DIR] [--parsable] -- CMD...
-//   sluice jobs [-u USER] [-q QUEUE] [-s STATES] [-p] [--json] [ID...]
+//                 [-o FILE] [-e FILE] [-J NAME] [-P PROJECT] [--cwd DIR] [--parsable] [--wait]
+//                 -- CMD... | FILE [ARGS...] | < FILE      (scripts: cli/submit_script.h)
+//   sluice jobs [-u USER] [-q QUEUE] [-s STATES] [-p] [-l] [--json] [ID...]
 //   sluice cancel|hold|release ID...
 //   sluice hosts|queues|limits [--json]
 //   sluice queue open|close|activate|inactivate QUEUE...   (badmin qopen/qclose/qact/qinact)
@@ -9,6 +10,8 @@
 // Every verb takes --server/--token (default $SLUICE_SERVER/$SLUICE_TOKEN). Output: `submit`
 // prints `Job <N> is submitted to queue <q>.` (only `N` with --parsable, R-SRV-5b); `jobs
 // --json` prints the API's job array. Errors go to stderr as `error: <server's message>`.
+// `submit` refused as impossible (422, R-UX-2) prints `Job not submitted: <cause>` and exits 2;
+// `submit --wait` exits with the job's exit code (client/wait_exit.h).
 // Exit codes: 0 ok; 2 bad input (bad flags, 400/404/413 from the server); 1 other failures
 // (unreachable, 401, 403, 409, 5xx). A verb over several ids does them all and returns the
 // worst code.

@@ -119,7 +119,7 @@ TEST(ServerProcessTest, EverythingAcknowledgedSurvivesSigkill) {
         for (int i = 0; !stop && i < 10'000; ++i) {
           const bool batch = (i + t) % 3 == 0;
           auto r = batch ? client.Post("/v1/jobs/batch", auth,
-                                       R"({"jobs":[{"command":"a","tasks":9},{"command":"b"}]})",
+                                       R"({"jobs":[{"command":"a","tasks":3},{"command":"b"}]})",
                                        "application/json")
                          : client.Post("/v1/jobs", auth, R"({"command":"c","hold":true})",
                                        "application/json");
