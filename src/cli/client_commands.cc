@@ -44,7 +44,7 @@ struct Connection {
 };
 
 void AddConnectionFlags(CLI::App* cmd, Connection& connection) {
-  cmd->add_option("--server", connection.server, 
+  cmd->add_option("--server", connection.server,
                   "controller URL or comma-separated URLs (default $SLUICE_SERVER)");
   cmd->add_option("--token", connection.token,
                   "user token (default $SLUICE_TOKEN; without one: MUNGE, docs/security.md)");
