@@ -20,6 +20,7 @@ int Main(int argc, char** argv) {
   RegisterHistoryCommand(app, exit_code);
   RegisterJobChangeCommands(app, exit_code);
   RegisterGenHistoryCommand(app, exit_code);
+  RegisterPeekCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -22,5 +22,7 @@ void RegisterHistoryCommand(CLI::App& app, int& exit_code);
 void RegisterJobChangeCommands(CLI::App& app, int& exit_code);
 // gen-history (gen_history_command.cc).
 void RegisterGenHistoryCommand(CLI::App& app, int& exit_code);
+// peek (peek_command.cc, R-UX-5).
+void RegisterPeekCommand(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::cli

@@ -2,8 +2,9 @@
 //                  [--priority P] [-J NAME]                        (bmod, scontrol update)
 // sluice requeue ID...                                                         (brequeue)
 // R-UX-7; docs/api.md PATCH /v1/jobs/{id} and POST /v1/jobs/{id}/requeue. `modify` prints
-// `Job <N> is modified.`, or `Job not modified: <cause>` and exits 2 when the change would
-// make the job impossible (422); `requeue` prints `Job <N> is requeued.` per job.
+// `Job <N> is modified.`, or the server's `job <N> not modified: <cause>` and exits 2 when the
+// change would make the job impossible (422, kOutOfRange, as a refused submission);
+// `requeue` prints `Job <N> is requeued.` per job.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -38,6 +39,10 @@ int RunModify(const ModifyCommand& cmd) {
   }
   return WithClient(cmd.connection, [&](client::RestClient& rest) {
     Result<json> job = rest.Patch("/v1/jobs/" + std::to_string(cmd.id), *body);
+    if (!job && job.error().code() == StatusCode::kOutOfRange) {  // 422: would never run
+      std::cerr << job.error().message() << "\n";  // "job N not modified: <cause>"
+      return 2;
+    }
     if (!job) return Fail(job.error());
     std::cout << "Job <" << cmd.id << "> is modified.\n";
     return 0;

@@ -54,7 +54,8 @@ Row Fields(const HistoryEntry& e) {
              std::to_string(e.slots),
              HostsText(e),
              e.cpu_seconds ? Number(*e.cpu_seconds) : "",
-             e.max_rss_mb ? std::to_string(*e.max_rss_mb) : ""};
+             e.max_rss_mb ? std::to_string(*e.max_rss_mb) : "",
+             e.message};
 }
 
 std::string CsvField(const std::string& field) {
@@ -91,7 +92,7 @@ const std::vector<std::string>& HistoryColumns() {
   static const std::vector<std::string> kColumns = {
       "id",   "name",         "user",        "queue", "state", "exit_code",   "cause",     "submit",
       "start", "end",         "wait_seconds", "run_seconds", "slots", "hosts", "cpu_seconds",
-      "max_rss_mb"};
+      "max_rss_mb", "message"};
   return kColumns;
 }
 
@@ -101,6 +102,7 @@ std::string FormatHistoryTable(const std::vector<HistoryEntry>& entries) {
   const auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
   for (const HistoryEntry& e : entries) {
     Row f = Fields(e);
+    f.pop_back();            // the message too
     f.erase(f.begin() + 1);  // the name is in the CSV and JSON only
     for (std::string& field : f) field = dash(field);
     rows.push_back(std::move(f));

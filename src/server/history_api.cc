@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <sstream>
 #include <utility>
 
@@ -104,8 +105,11 @@ wire::HistoryEntry HistoryEntryOf(const store::HistoryRecord& record,
                        .submit_time = row.submit_time,
                        .start_time = row.start_time,
                        .end_time = row.end_time,
-                       .cpu_seconds = record.cpu_seconds,
-                       .max_rss_mb = record.max_rss_mb};
+                       .cpu_seconds = row.cpu_seconds,
+                       .max_rss_mb = row.max_rss_mb ? std::optional<int64_t>(std::llround(
+                                                          *row.max_rss_mb))
+                                                    : std::nullopt,
+                       .message = row.message};
   if (spec.is_object()) {
     e.name = spec.value("name", "");
     e.user = spec.value("user", "");
@@ -164,8 +168,8 @@ HistoryKeeper::HistoryKeeper(store::Store* store, Options options, ClockMs clock
     : store_(store), options_(options), clock_(std::move(clock)), log_(std::move(log)) {}
 
 int64_t HistoryKeeper::PurgeOnce() {
-  if (options_.keep_days <= 0) return 0;
-  const int64_t cutoff = clock_() / 1000 - options_.keep_days * 86'400;
+  if (options_.keep_seconds < 0) return 0;
+  const int64_t cutoff = clock_() / 1000 - options_.keep_seconds;
   int64_t total = 0;
   while (true) {
     Result<int64_t> deleted = store_->PurgeHistory(cutoff, options_.chunk);
@@ -180,14 +184,14 @@ int64_t HistoryKeeper::PurgeOnce() {
     if (stopping_) break;
   }
   if (total > 0) {
-    log_->info("history: deleted {} jobs that ended more than {} days ago", total,
-               options_.keep_days);
+    log_->info("history: deleted {} jobs that ended more than {} s ago", total,
+               options_.keep_seconds);
   }
   return total;
 }
 
 void HistoryKeeper::Start() {
-  if (options_.keep_days <= 0 || thread_.joinable()) return;
+  if (options_.keep_seconds < 0 || thread_.joinable()) return;
   thread_ = std::thread([this] {
     std::unique_lock lock(mu_);
     while (!stopping_) {

@@ -50,13 +50,14 @@ Result<nlohmann::ordered_json> HistoryPageJson(store::Store& store,
 Result<nlohmann::ordered_json> HistorySummaryJson(store::Store& store, store::HistoryQuery query,
                                                   const std::string& default_queue);
 
-// Deletes history rows whose jobs ended more than `keep_days` days ago: every
+// Deletes history rows whose jobs ended more than `keep_seconds` ago (--keep-history-days,
+// for a store that purges itself: Store::PurgesHistory; the controller keeps the others'): every
 // `interval_ms`, chunks of `chunk` rows (one short store transaction each, so cycles' commits
 // wait at most one chunk), until a chunk comes back short.
 class HistoryKeeper {
  public:
   struct Options {
-    int64_t keep_days = 30;  // <= 0: keep forever (the keeper does nothing)
+    int64_t keep_seconds = 30 * 86'400;  // < 0: keep forever (the keeper does nothing)
     int64_t interval_ms = 60'000;
     int64_t chunk = 1'000;
   };

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "base/array_ids.h"
 #include "core/cycle/scheduler.h"
 #include "core/model/dependency.h"
 #include "server/job_spec.h"
@@ -87,6 +88,12 @@ std::string Changes(const json& before, const json& after) {
   return text.empty() ? "nothing changed" : text;
 }
 
+// Array elements (R-UX-3) are not changed one by one (core's job_changes.cc refuses too).
+Status NotArrayElement(JobId id, const char* verb) {
+  return FailedPrecondition("job " + FormatJobId(id) + " is an element of array " +
+                            std::to_string(ArrayIdOf(id)) + "; array elements cannot be " + verb);
+}
+
 Reply Unprocessable(JobId id, const std::string& cause) {
   return Reply{422, json{{"error", "job " + std::to_string(id) + " not modified: " + cause},
                          {"cause", cause}}};
@@ -96,13 +103,18 @@ Reply Unprocessable(JobId id, const std::string& cause) {
 
 Reply JobChanges::Answer(Lock& lock, JobInfo& job, store::WriteBatch batch) {
   json answer = JobJson(job, ctx_.state, ctx_.Now(), false);
-  if (!batch.empty()) ctx_.WriteAndWait(lock, std::move(batch));
+  // Answered once stored; a write the store could not take (kUnavailable, HA) is resynced
+  // from memory later (context.h) and answered 503, as Controller::AnswerAfterCommit does.
+  if (!batch.empty()) {
+    if (Status s = ctx_.WriteAndWait(lock, std::move(batch)); !s.ok()) return ErrorReply(s);
+  }
   return Reply{200, std::move(answer)};
 }
 
 // --- Modify -------------------------------------------------------------------------------------
 
 Reply JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, const json& body) {
+  if (IsArrayElement(id)) return ErrorReply(NotArrayElement(id, "modified"));
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return ErrorReply(NotFound("no job " + std::to_string(id)));
   Status owner = RefuseUnlessOwner(caller, job->spec.value("user", ""), id);
@@ -202,6 +214,7 @@ Reply JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, 
 // --- Requeue ------------------------------------------------------------------------------------
 
 Reply JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
+  if (IsArrayElement(id)) return ErrorReply(NotArrayElement(id, "requeued"));
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return RequeueEnded(lock, caller, id, nullptr);
   Status owner = RefuseUnlessOwner(caller, job->spec.value("user", ""), id);

@@ -120,6 +120,7 @@ void SqliteHistory::ReadAccountingColumns() {
     const std::string name = Text(s, 1);
     has_cpu_ = has_cpu_ || name == "cpu_seconds";
     has_rss_ = has_rss_ || name == "max_rss_mb";
+    has_message_ = has_message_ || name == "message";
   }
   sqlite3_finalize(s);
 }
@@ -131,6 +132,7 @@ Result<HistoryPage> SqliteHistory::Query(const HistoryQuery& query) {
       "phase";
   columns += has_cpu_ ? ", cpu_seconds" : ", NULL";
   columns += has_rss_ ? ", max_rss_mb" : ", NULL";
+  columns += has_message_ ? ", message" : ", ''";
   const Sql sql = BuildQuery(query, columns);
   sqlite3_stmt* s = nullptr;
   if (sqlite3_prepare_v2(db_, sql.text.c_str(), -1, &s, nullptr) != SQLITE_OK) {
@@ -162,8 +164,13 @@ Result<HistoryPage> SqliteHistory::Query(const HistoryQuery& query) {
     r.row.cause = Text(s, 8);
     r.row.allocation = Text(s, 9);
     r.row.phase = Text(s, 10);
-    if (sqlite3_column_type(s, 11) != SQLITE_NULL) r.cpu_seconds = sqlite3_column_double(s, 11);
-    if (sqlite3_column_type(s, 12) != SQLITE_NULL) r.max_rss_mb = sqlite3_column_int64(s, 12);
+    if (sqlite3_column_type(s, 11) != SQLITE_NULL) {
+      r.row.cpu_seconds = sqlite3_column_double(s, 11);
+    }
+    if (sqlite3_column_type(s, 12) != SQLITE_NULL) {
+      r.row.max_rss_mb = sqlite3_column_double(s, 12);
+    }
+    r.row.message = Text(s, 13);
     page.records.push_back(std::move(r));
   }
   const bool failed = rc != SQLITE_ROW && rc != SQLITE_DONE;

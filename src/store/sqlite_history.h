@@ -49,6 +49,7 @@ class SqliteHistory {
   uint64_t epoch_;
   bool has_cpu_ = false;
   bool has_rss_ = false;
+  bool has_message_ = false;
 };
 
 }  // namespace sluice::store

@@ -36,7 +36,8 @@ ordered_json HistoryEntryJson(const HistoryEntry& e) {
       {"slots", e.slots},
       {"hosts", hosts},
       {"cpu_seconds", e.cpu_seconds ? ordered_json(*e.cpu_seconds) : ordered_json(nullptr)},
-      {"max_rss_mb", e.max_rss_mb ? ordered_json(*e.max_rss_mb) : ordered_json(nullptr)}};
+      {"max_rss_mb", e.max_rss_mb ? ordered_json(*e.max_rss_mb) : ordered_json(nullptr)},
+      {"message", e.message}};
 }
 
 namespace {
@@ -78,6 +79,9 @@ Result<HistoryEntry> ParseHistoryEntry(const json& row) {
   }
   if (row.contains("max_rss_mb") && row["max_rss_mb"].is_number_integer()) {
     e.max_rss_mb = row["max_rss_mb"].get<int64_t>();
+  }
+  if (row.contains("message") && row["message"].is_string()) {
+    e.message = row["message"].get<std::string>();
   }
   if (row.contains("hosts") && row["hosts"].is_array()) {
     for (const json& h : row["hosts"]) {

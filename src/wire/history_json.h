@@ -5,7 +5,8 @@
 // A row: {"id", "name", "user", "queue", "state", "exit_code" (null: none), "cause" ("" none),
 // "submit_time", "start_time" (null: never started), "end_time", "wait_seconds",
 // "run_seconds", "slots", "hosts": [{"host", "slots"}], "cpu_seconds" (null: not recorded),
-// "max_rss_mb" (null: not recorded)}. Times are Unix seconds.
+// "max_rss_mb" (null: not recorded), "message" (e.g. MEM_LIMIT's limit and peak; "" none)}.
+// Times are Unix seconds.
 // wait = (start, or end when it never started) - submit; run = end - start (0 never started).
 // Thread-safety: value types and pure functions.
 #pragma once
@@ -38,6 +39,7 @@ struct HistoryEntry {
   std::vector<std::pair<std::string, int32_t>> hosts;
   std::optional<double> cpu_seconds;
   std::optional<int64_t> max_rss_mb;
+  std::string message;  // why it ended so (e.g. MEM_LIMIT's limit and peak); "" none
 
   int64_t WaitSeconds() const;
   int64_t RunSeconds() const;

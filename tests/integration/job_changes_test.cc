@@ -55,6 +55,12 @@ TEST_F(JobChangesIntegrationTest, AnAdminRaisingARunningJobsRunLimitLetsItRunPas
   const std::string out = (c.dir() / "limit.out").string();
   const int64_t id = Submit({"-W", "3s", "-o", out, "--", "sleep 5; echo finished"});
   ASSERT_TRUE(Eventually([&] { return c.JobState(id) == "RUNNING"; }, 20s)) << c.Logs();
+  // A change no host could ever run is refused (422) with exit 2, as a refused submission.
+  const int64_t held = Submit({"-H", "--", "true"});
+  testing::ProcessResult impossible = c.Cli({"modify", std::to_string(held), "-n", "100"});
+  EXPECT_EQ(impossible.exit_code, 2) << impossible.stderr_text;
+  EXPECT_NE(impossible.stderr_text.find("not modified"), std::string::npos)
+      << impossible.stderr_text;
   testing::ProcessResult refused = c.Cli({"modify", std::to_string(id), "-W", "60s"});
   EXPECT_EQ(refused.exit_code, 1) << refused.stderr_text;  // 403: not an administrator
   testing::ProcessResult raised =

@@ -19,13 +19,16 @@ using testing::LaunchedIds;
 using ::sluice::testing::TempDir;
 using nlohmann::json;
 
-// Runs `id` on h1 to its exit with `code`.
-void RunToExit(ControllerHarness& h, JobId id, int code) {
+// Runs `id` on h1 to its exit with `code`; the agent reports `usage` (cpu_seconds,
+// max_rss_mb, message) with the exit.
+void RunToExit(ControllerHarness& h, JobId id, int code, const json& usage = json::object()) {
   h.Cycle();
   ASSERT_EQ(LaunchedIds(h.Heartbeat("h1")), std::vector<JobId>{id});
   h.Heartbeat("h1", {id});
   h.Advance(5'000);
-  h.Heartbeat("h1", json::array(), Exited(id, code));
+  json exited = Exited(id, code);
+  exited[0].update(usage);
+  h.Heartbeat("h1", json::array(), exited);
   h.c().FlushStore();
 }
 
@@ -48,9 +51,9 @@ TEST(HistoryTest, JobsEndedBeforeARestartAndPastRetentionAreListedWithTheirAccou
   h.Open();
   ASSERT_EQ(h.Register("h1").status, 200);
   const JobId done = h.Submit("alice", {{"command", "a"}, {"tasks", 2}, {"name", "first"}});
-  RunToExit(h, done, 0);
+  RunToExit(h, done, 0, {{"cpu_seconds", 7.25}, {"max_rss_mb", 123.4}});
   const JobId failed = h.Submit("bob", {{"command", "b"}, {"queue", "strict"}});
-  RunToExit(h, failed, 3);
+  RunToExit(h, failed, 3, {{"message", "MEM_LIMIT: limit 100 MB, peak 101 MB"}});
   const JobId cancelled = h.Submit("alice", {{"command", "c"}, {"hold", true}});
   ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, cancelled).status, 200);
   // Past the in-memory retention (an hour), then a restart: only the store has them.
@@ -76,17 +79,26 @@ TEST(HistoryTest, JobsEndedBeforeARestartAndPastRetentionAreListedWithTheirAccou
   EXPECT_EQ(a["hosts"], json::parse(R"([{"host": "h1", "slots": 2}])"));
   EXPECT_EQ(a["run_seconds"], 5);
   EXPECT_EQ(a["end_time"].get<int64_t>() - a["start_time"].get<int64_t>(), 5);
-  EXPECT_TRUE(a.contains("cpu_seconds"));
-  EXPECT_TRUE(a.contains("max_rss_mb"));
+  // The accounting the agent reported (store.h's jobs columns), also after the restart.
+  EXPECT_EQ(a["cpu_seconds"], 7.25) << a.dump();
+  EXPECT_EQ(a["max_rss_mb"], 123) << a.dump();
+  EXPECT_EQ(a["message"], "");
   const json& b = *Row(page, failed);
   EXPECT_EQ(b["state"], "EXIT");
   EXPECT_EQ(b["exit_code"], 3);
   EXPECT_EQ(b["cause"], "NON_ZERO_EXIT");
   EXPECT_EQ(b["queue"], "strict");
+  EXPECT_TRUE(b["cpu_seconds"].is_null()) << b.dump();  // not reported: not recorded
+  EXPECT_EQ(b["message"], "MEM_LIMIT: limit 100 MB, peak 101 MB");
   const json& c = *Row(page, cancelled);
   EXPECT_EQ(c["state"], "CANCELLED");
   EXPECT_TRUE(c["start_time"].is_null());
   EXPECT_EQ(c["slots"], 0);
+  // --summary's cpu-hours come from the same column: alice's one job that reported it.
+  const Reply summary = h.c().HistorySummary({{"user", "alice"}});
+  ASSERT_EQ(summary.status, 200);
+  EXPECT_DOUBLE_EQ(summary.Json()["total"]["cpu_hours"].get<double>(), 7.25 / 3600)
+      << summary.Json().dump();
 }
 
 TEST(HistoryTest, FiltersCombineAndPagingReturnsEveryRowOnce) {
@@ -142,13 +154,34 @@ TEST(HistoryTest, TheKeeperDeletesRowsPastKeepHistoryDaysOnly) {
   h.c().FlushStore();
   const int64_t now_ms = h.now_ms();
   // Through the controller's own store: one chunk of one row at a time.
-  HistoryKeeper own(&h.store(), {.keep_days = 5, .chunk = 1}, [now_ms] { return now_ms; },
-                    spdlog::default_logger());
+  HistoryKeeper own(&h.store(), {.keep_seconds = 5 * 86'400, .chunk = 1},
+                    [now_ms] { return now_ms; }, spdlog::default_logger());
   EXPECT_EQ(own.PurgeOnce(), 1);
   const json page = History(h);
   ASSERT_EQ(page["jobs"].size(), 1u);
   EXPECT_EQ(page["jobs"][0]["id"], recent);
   EXPECT_EQ(h.State(waiting), "HELD");
+}
+
+// One retention, one mechanism per store: with SQLite (which purges itself) the
+// controller's cycles queue no deletes of their own (PurgeHistoryLocked is etcd's), and the
+// keeper's pass is what deletes the row (--keep-history-days, default 30 days).
+TEST(HistoryTest, WithSqliteOnlyTheKeeperDeletesHistory) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_TRUE(h.store().PurgesHistory());
+  const JobId job = h.Submit("alice", {{"command", "x"}, {"hold", true}});
+  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, job).status, 200);
+  h.Advance(31LL * 86'400'000);
+  for (int i = 0; i < 3; ++i) {
+    h.Cycle();
+    h.Advance(60'000);
+  }
+  h.c().FlushStore();
+  EXPECT_EQ(History(h)["jobs"].size(), 1u);
+  h.c().PurgeHistoryNow();
+  EXPECT_TRUE(History(h)["jobs"].empty());
 }
 
 TEST(HistoryTest, CursorRoundTripsAndRejectsGarbage) {

@@ -43,6 +43,8 @@ class DependencyTracker {
   }
   // The job ended and left the job table (NoteEnded, Forget).
   bool HasEnded(JobId id) const { return ended_.contains(id); }
+  // Some tracked dependency names job `id`.
+  bool HasDependents(JobId id) const { return dependents_.contains(id); }
   int64_t ended_count() const { return static_cast<int64_t>(ended_.size()); }
 
   // --- Changes (ClusterState only). ---
@@ -64,6 +66,10 @@ class DependencyTracker {
   // Job `id` will be tracked again (a modify or a requeue after its end): its own dependency
   // and its ended outcome go; the jobs that name it keep naming it.
   void Untrack(JobId id);
+  // What a dependency reads of array `array` as a whole (R-UX-3: `done(ID)` waits for every
+  // element), then re-evaluates its dependents. An element of a known array that is neither
+  // in `jobs` nor ended reads as PENDING (it is not a Job yet, job_array.h).
+  void SetArrayTarget(JobId array, DependTarget target, const JobTable& jobs);
 
  private:
   DependEvaluation Evaluate(const Dependency& dependency, const JobTable& jobs) const;
@@ -75,6 +81,7 @@ class DependencyTracker {
   std::unordered_map<JobId, DependState> depends_;
   std::unordered_map<JobId, std::vector<JobId>> dependents_;
   std::unordered_map<JobId, DependTarget> ended_;
+  std::unordered_map<JobId, DependTarget> arrays_;  // by array id, the whole array
 };
 
 }  // namespace sluice::core

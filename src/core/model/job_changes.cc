@@ -7,6 +7,25 @@
 
 namespace sluice::core {
 
+namespace {
+
+// Arrays (R-UX-3) are changed as a whole by cancel/hold/release only: an element's spec is
+// its array's, and a whole array has no one spec to replace (R-UX-7 covers plain jobs).
+Status RefuseArrayChange(JobId id, bool is_array, const char* verb) {
+  if (IsArrayElement(id)) {
+    return FailedPrecondition("job " + FormatJobId(id) + " is an element of array " +
+                              std::to_string(ArrayIdOf(id)) + "; array elements cannot be " +
+                              verb + " (cancel it and submit a job instead)");
+  }
+  if (is_array) {
+    return FailedPrecondition("job " + std::to_string(id) + " is a job array; arrays cannot be " +
+                              verb + " (cancel, hold or release it instead)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<Job> ClusterState::Candidate(const JobSpec& spec) {
   const std::string job = "job " + std::to_string(spec.id);
   if (spec.min_tasks < 1 || spec.max_tasks < spec.min_tasks) {
@@ -40,6 +59,7 @@ Result<Job> ClusterState::Candidate(const JobSpec& spec) {
 // of that queue (a fresh sequence and record); 4. back into the queue, classified again.
 Status ClusterState::Modify(JobSpec spec, Instant now) {
   const JobId id = spec.id;
+  SLUICE_RETURN_IF_ERROR(RefuseArrayChange(id, arrays_.contains(id), "modified"));
   Job* job = MutableJob(id);
   if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
   if (job->state != JobState::kPending && job->state != JobState::kHeld) {
@@ -82,6 +102,7 @@ Status ClusterState::Modify(JobSpec spec, Instant now) {
 }
 
 Status ClusterState::SetRunLimit(JobId id, std::optional<Duration> run_limit) {
+  SLUICE_RETURN_IF_ERROR(RefuseArrayChange(id, arrays_.contains(id), "modified"));
   Job* job = MutableJob(id);
   if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
   if (job->state != JobState::kRunning && job->state != JobState::kAdmitting) {
@@ -98,6 +119,7 @@ Status ClusterState::SetRunLimit(JobId id, std::optional<Duration> run_limit) {
 
 Status ClusterState::Revive(JobSpec spec, uint64_t seq, Instant now) {
   const JobId id = spec.id;
+  SLUICE_RETURN_IF_ERROR(RefuseArrayChange(id, arrays_.contains(id), "requeued"));
   auto it = jobs_.find(id);
   if (it == jobs_.end() && !dependencies_.HasEnded(id)) {
     return NotFound("job " + std::to_string(id) + " does not exist");

@@ -116,5 +116,31 @@ TEST(JobChangesTest, ARevivedJobPendsAtItsSequenceAheadOfLaterJobs) {
   EXPECT_FALSE(Apply(JobRevived{JobBuilder(3).Queue("a").Tasks(8), 99}, 22, state).ok());
 }
 
+// Arrays (R-UX-3) change as a whole through cancel/hold/release only: modify, a run-limit
+// change and a requeue of an element or of the array are refused, saying why, and change
+// nothing.
+TEST(JobChangesTest, ArrayElementsAndArraysAreRefusedWithAClearMessage) {
+  ClusterState state = TwoQueues();
+  Submit(state, JobBuilder(1).Queue("a").Array("1-4"));
+  CycleAndCommit(state, 0);
+  const JobId element = ArrayElementId(1, 1);
+  const Job* job = state.FindJob(element);
+  ASSERT_NE(job, nullptr);
+  JobSpec spec = job->spec;
+  spec.run_limit = 60;
+  const Status modified = Apply(JobModified{spec}, 10, state);
+  EXPECT_EQ(modified.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(modified.message().find("job 1[1] is an element of array 1"), std::string::npos)
+      << modified.message();
+  EXPECT_EQ(Apply(RunLimitChanged{element, 60}, 10, state).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Apply(JobRevived{spec, 99}, 10, state).code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(state.FindJob(element)->spec.run_limit, std::optional<Duration>(60));
+  JobSpec whole = JobBuilder(1).Queue("a");
+  const Status array = Apply(JobModified{whole}, 10, state);
+  EXPECT_EQ(array.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(array.message().find("is a job array"), std::string::npos) << array.message();
+}
+
 }  // namespace
 }  // namespace sluice::core
