@@ -51,7 +51,7 @@ std::optional<JobState> ClusterState::ElementStateOf(JobId id) const {
 }
 
 // Validates an array submission as Submit validates a job, and builds its record.
-Result<JobArray> ClusterState::NewArray(const JobSpec& spec) {
+Result<JobArray> ClusterState::NewArray(const JobSpec& spec, const std::string& text) {
   if (spec.id < 1 || spec.id > kMaxArrayJobId) {
     return InvalidArgument(Name(spec.id) + ": an array id must be in [1, " +
                            std::to_string(kMaxArrayJobId) + "]");
@@ -59,7 +59,7 @@ Result<JobArray> ClusterState::NewArray(const JobSpec& spec) {
   if (jobs_.contains(spec.id) || arrays_.contains(spec.id) || dependencies_.HasEnded(spec.id)) {
     return Status(StatusCode::kAlreadyExists, Name(spec.id) + " exists");
   }
-  Result<ArraySpec> parsed = ParseArraySpec(spec.array);
+  Result<ArraySpec> parsed = ParseArraySpec(text);
   if (!parsed) return parsed.error().WithPrefix(Name(spec.id));
   if (spec.min_tasks < 1 || spec.max_tasks < spec.min_tasks) {
     return InvalidArgument(Name(spec.id) + ": tasks must satisfy 1 <= min <= max");
@@ -67,9 +67,9 @@ Result<JobArray> ClusterState::NewArray(const JobSpec& spec) {
   const std::optional<QueueIndex> queue =
       spec.queue.empty() ? std::optional<QueueIndex>(default_queue()) : FindQueue(spec.queue);
   if (!queue) return NotFound(Name(spec.id) + ": no queue named '" + spec.queue + "'");
-  const std::string& text =
+  const std::string& resreq_text =
       spec.resreq.empty() ? queues()[*queue].spec.default_resreq : spec.resreq;
-  Result<const resreq::Request*> request = CompileRequest(text);
+  Result<const resreq::Request*> request = CompileRequest(resreq_text);
   if (!request) return request.error().WithPrefix(Name(spec.id) + ": resreq");
   if (!spec.depend.empty()) {
     Result<Dependency> dependency = Dependency::Parse(spec.depend);
@@ -77,6 +77,7 @@ Result<JobArray> ClusterState::NewArray(const JobSpec& spec) {
   }
   JobArray array;
   array.spec = spec;
+  array.text = text;
   array.indices = std::move(parsed->indices);
   array.cap = parsed->cap;
   array.queue = *queue;
@@ -86,8 +87,8 @@ Result<JobArray> ClusterState::NewArray(const JobSpec& spec) {
   return array;
 }
 
-Status ClusterState::SubmitArray(JobSpec spec) {
-  Result<JobArray> array = NewArray(spec);
+Status ClusterState::SubmitArray(const JobSpec& spec, const std::string& text) {
+  Result<JobArray> array = NewArray(spec, text);
   if (!array) return array.error();
   array->base_seq = next_seq_;
   next_seq_ += static_cast<uint64_t>(array->size());
@@ -99,9 +100,9 @@ Status ClusterState::SubmitArray(JobSpec spec) {
   return Status::Ok();
 }
 
-Status ClusterState::RestoreArray(JobSpec spec, uint64_t base_seq,
+Status ClusterState::RestoreArray(JobSpec spec, const std::string& text, uint64_t base_seq,
                                   std::vector<ElementState> states) {
-  Result<JobArray> array = NewArray(spec);
+  Result<JobArray> array = NewArray(spec, text);
   if (!array) return array.error();
   if (states.size() != array->indices.size()) {
     return InvalidArgument(Name(spec.id) + ": " + std::to_string(states.size()) +
@@ -208,7 +209,6 @@ void ClusterState::RefillArray(JobArray& array) {
     const size_t pos = array.cursor;
     JobSpec spec = array.spec;
     spec.id = ArrayElementId(array.spec.id, array.indices[pos]);
-    spec.array.clear();
     spec.hold = false;
     const AdmissionRecord record{.enqueue_time = spec.submit_time,
                                  .spec_digest = SpecDigest(spec),
