@@ -6,6 +6,10 @@
 #include <memory>
 #include <mutex>
 
+#include "server/connection_guard.h"
+#include "server/peek_broker.h"
+#include "server/request_guard.h"
+
 namespace sluice::server {
 
 using nlohmann::json;
@@ -14,7 +18,7 @@ namespace {
 
 void Send(httplib::Response& res, const Reply& reply) {
   res.status = reply.status;
-  res.set_content(reply.text.empty() ? reply.body.dump() : reply.text, "application/json");
+  res.set_content(reply.text.empty() ? SafeDump(reply.body) : reply.text, "application/json");
 }
 
 // A refusal: its HTTP status comes from the code (HttpStatusOf, http_reply.h).
@@ -27,22 +31,24 @@ std::string BearerToken(const httplib::Request& req) {
   return header.substr(kPrefix.size());
 }
 
-// Parses a JSON body; on failure fills `res` with a 4xx naming the problem.
+// Parses a JSON body (size, UTF-8, nesting and numbers checked first, request_guard.h); on
+// failure fills `res` with a 4xx naming the problem.
 bool ParseBody(const httplib::Request& req, httplib::Response& res, size_t limit, json& out) {
-  if (req.body.size() > limit) {
-    SendError(res, Status(StatusCode::kResourceExhausted,
-                          "body: " + std::to_string(req.body.size()) +
-                              " bytes exceed the limit of " + std::to_string(limit)));
+  Result<json> parsed = ParseJsonBody(req.body, limit);
+  if (!parsed) {
+    SendError(res, parsed.error());
     return false;
   }
-  try {
-    out = json::parse(req.body);
-  } catch (const json::parse_error& e) {
-    SendError(
-        res, InvalidArgument("malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what()));
-    return false;
-  }
+  out = std::move(*parsed);
   return true;
+}
+
+// The job id of a route's first match; on failure fills `res` with a 400.
+bool JobIdOf(const httplib::Request& req, httplib::Response& res, JobId& id) {
+  Result<int64_t> parsed = ParseJobId(req.matches[1].str());
+  if (!parsed) SendError(res, parsed.error());
+  if (parsed) id = *parsed;
+  return static_cast<bool>(parsed);
 }
 
 // Whether an authenticated caller may call a user route (`agent_route` false) or an agent
@@ -51,7 +57,8 @@ Status Authorize(Result<Caller> authenticated, bool agent_route, Caller& caller)
   if (!authenticated) return authenticated.error();
   if (authenticated->agent != agent_route) {
     return Status(StatusCode::kPermissionDenied,
-                  agent_route ? "only the agent token may call /v1/agents/..."
+                  agent_route ? "only the agent (its token, or MUNGE as uid 0) may call "
+                                "/v1/agents/..."
                               : "the agent token may only call /v1/agents/...");
   }
   caller = *authenticated;
@@ -69,28 +76,39 @@ struct SseQueue {
 // Authenticates a user route's caller (the agent token is refused); fills `res` on refusal.
 bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Response& res,
                       Caller& caller) {
-  Status refused = Authorize(c.Authenticate(BearerToken(req)), false, caller);
+  ConnectionGuard::MarkHandling();
+  Status refused =
+      Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), false, caller);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }
 
 // Authenticates an agent route's caller (the agent token only); fills `res` on refusal.
 bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Response& res) {
+  ConnectionGuard::MarkHandling();
   Caller caller;
-  Status refused = Authorize(c.Authenticate(BearerToken(req)), true, caller);
+  Status refused =
+      Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), true, caller);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }
 
-// Timeouts and pool size, and the replies to what fails before or outside a route.
-void InstallServerSettings(httplib::Server& server) {
-  // Long polls hold a thread each: 64 agents with two polls each, plus users.
-  server.new_task_queue = [] { return new httplib::ThreadPool(256); };
+// The limits checked before a route runs (request_guard.h), and the replies to what fails
+// before or outside a route. Workers, keep-alive and timeouts: ConnectionGuard.
+void InstallServerSettings(httplib::Server& server, Controller& c, HttpApi::Front front) {
   server.set_payload_max_length(kMaxBatchBodyBytes);
-  server.set_keep_alive_max_count(100000);
-  server.set_keep_alive_timeout(5);  // an idle keep-alive connection holds a pool thread
-  server.set_read_timeout(30);
-  server.set_write_timeout(30);
+  InstallRequestGuard(
+      server, RequestGuardOptions{
+                  .max_body_bytes = kMaxBodyBytes,
+                  .max_batch_body_bytes = kMaxBatchBodyBytes,
+                  .authenticate = [&c](const httplib::Request& req) -> Status {
+                    const std::string scheme = req.get_header_value("Authorization");
+                    // Other schemes (MUNGE credentials are single-use) are checked by the route.
+                    if (!scheme.empty() && scheme.rfind("Bearer ", 0) != 0) return Status::Ok();
+                    Result<Caller> caller = c.Authenticate(BearerToken(req));
+                    return caller ? Status::Ok() : caller.error();
+                  },
+                  .front = std::move(front)});
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     if (res.status == 413) {
@@ -125,7 +143,7 @@ void InstallServerSettings(httplib::Server& server) {
 }  // namespace
 
 void HttpApi::Install(httplib::Server& server) {
-  InstallServerSettings(server);
+  InstallServerSettings(server, controller_, front_);
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
@@ -163,14 +181,22 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
   });
   server.Get(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
+    JobId id = 0;
+    if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
+    Send(res, c.GetJob(id));
+  });
+  server.Get(R"(/v1/jobs/(-?\d+)/peek)", [&c](const httplib::Request& req, httplib::Response& res) {
+    Caller caller;
     if (!AuthenticateUser(c, req, res, caller)) return;
-    Send(res, c.GetJob(std::stoll(req.matches[1])));
+    Result<PeekQuery> query = ParsePeekQuery(req.params);
+    if (!query) return SendError(res, query.error());
+    Send(res, c.Peek(caller, std::stoll(req.matches[1]), query->lines, query->offset));
   });
   server.Post(R"(/v1/jobs/(-?\d+)/(cancel|hold|release))",
               [&c](const httplib::Request& req, httplib::Response& res) {
                 Caller caller;
-                if (!AuthenticateUser(c, req, res, caller)) return;
-                const JobId id = std::stoll(req.matches[1]);
+                JobId id = 0;
+                if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
                 const std::string action = req.matches[2];
                 if (action == "cancel") {
                   Send(res, c.Cancel(caller, id));
@@ -243,6 +269,8 @@ void HttpApi::InstallEvents(httplib::Server& server) {
     const int id = c.Subscribe([queue](const JobEvent& e) {
       json data = {
           {"id", e.id}, {"state", e.state}, {"reason", e.reason ? json(*e.reason) : json(nullptr)}};
+      if (e.cpu_seconds) data["cpu_seconds"] = *e.cpu_seconds;  // R-SEC-4
+      if (e.max_rss_mb) data["max_rss_mb"] = *e.max_rss_mb;
       std::lock_guard lock(queue->mu);
       if (queue->events.size() > 100'000) {
         queue->overflow = true;  // a stalled reader is dropped rather than growing forever

@@ -20,11 +20,21 @@ const json* Find(const json& object, const char* key) {
   return it == object.end() || it->is_null() ? nullptr : &*it;
 }
 
+// An integer that fits int64_t (an unsigned value above 2^63-1 would wrap).
+bool AsInt64(const json& value, int64_t& out) {
+  if (!value.is_number_integer()) return false;
+  if (value.is_number_unsigned() &&
+      value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return false;
+  }
+  out = value.get<int64_t>();
+  return true;
+}
+
 Status ReadInt(const json& object, const char* key, const std::string& where, int64_t& out) {
   const json* value = Find(object, key);
   if (value == nullptr) return Status::Ok();
-  if (!value->is_number_integer()) return TypeError(where + key, "an integer");
-  out = value->get<int64_t>();
+  if (!AsInt64(*value, out)) return TypeError(where + key, "an integer");
   return Status::Ok();
 }
 
@@ -61,10 +71,12 @@ Status ReadIdSet(const json& body, const char* key, std::set<int64_t>& out) {
   if (it == body.end()) return Status::Ok();
   if (!it->is_array()) return InvalidArgument(std::string(key) + ": expected a list of job ids");
   for (const json& id : *it) {
-    if (!id.is_number_integer()) {
-      return InvalidArgument(std::string(key) + ": expected job ids, got " + id.dump());
+    int64_t value = 0;
+    if (!AsInt64(id, value)) {
+      return InvalidArgument(std::string(key) + ": expected job ids, got " +
+                             id.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 64));
     }
-    out.insert(id.get<int64_t>());
+    out.insert(value);
   }
   return Status::Ok();
 }
@@ -75,8 +87,9 @@ Status ReadIdList(const json& body, const char* key, std::vector<int64_t>& out) 
   if (list == nullptr) return Status::Ok();
   if (!list->is_array()) return TypeError(key, "an array of job ids");
   for (const json& id : *list) {
-    if (!id.is_number_integer()) return TypeError(std::string(key) + "[]", "an integer");
-    out.push_back(id.get<int64_t>());
+    int64_t value = 0;
+    if (!AsInt64(id, value)) return TypeError(std::string(key) + "[]", "an integer");
+    out.push_back(value);
   }
   return Status::Ok();
 }
@@ -137,11 +150,35 @@ Status ReadSmallInt(const json& entry, const char* key, const std::string& where
                     std::optional<int>& out) {
   const json* value = Find(entry, key);
   if (value == nullptr) return Status::Ok();
-  if (!value->is_number_integer() || value->get<int64_t>() < -(1 << 30) ||
-      value->get<int64_t>() > (1 << 30)) {
+  int64_t number = 0;
+  if (!AsInt64(*value, number) || number < -(1 << 30) || number > (1 << 30)) {
     return TypeError(where + "." + key, "an integer");
   }
-  out = value->get<int>();
+  out = static_cast<int>(number);
+  return Status::Ok();
+}
+
+// An optional measured amount: a finite number >= 0 (an integer is accepted).
+Status ReadAmount(const json& entry, const char* key, const std::string& where,
+                  std::optional<double>& out) {
+  const json* value = Find(entry, key);
+  if (value == nullptr) return Status::Ok();
+  if (!value->is_number() || !std::isfinite(value->get<double>()) || value->get<double>() < 0) {
+    return TypeError(where + "." + key, "a number >= 0");
+  }
+  out = value->get<double>();
+  return Status::Ok();
+}
+
+// An optional limit of a launch: a positive integer up to `max`.
+Status ReadLimit(const json& entry, const char* key, const std::string& where, int64_t max,
+                 std::optional<int64_t>& out) {
+  const json* value = Find(entry, key);
+  if (value == nullptr) return Status::Ok();
+  if (!value->is_number_integer() || value->get<int64_t>() < 1 || value->get<int64_t>() > max) {
+    return TypeError(where + "." + key, "a positive integer");
+  }
+  out = value->get<int64_t>();
   return Status::Ok();
 }
 
@@ -149,16 +186,23 @@ Result<ExitReport> DecodeExit(const json& entry, const std::string& where) {
   if (!entry.is_object()) return TypeError(where, "an object");
   ExitReport exit;
   const json* job = Find(entry, "job");
-  if (job == nullptr || !job->is_number_integer()) return TypeError(where + ".job", "an integer");
-  exit.job = job->get<int64_t>();
+  if (job == nullptr || !AsInt64(*job, exit.job)) return TypeError(where + ".job", "an integer");
   SLUICE_RETURN_IF_ERROR(ReadSmallInt(entry, "exit_code", where, exit.exit_code));
   SLUICE_RETURN_IF_ERROR(ReadSmallInt(entry, "signal", where, exit.signal));
+  // Agents send the status a shell shows (128 + signal when killed); a report with neither
+  // would record a made-up status.
+  if (!exit.exit_code && !exit.signal) {
+    return TypeError(where + ".exit_code", "an integer (or a signal)");
+  }
   std::string cause = "exit";
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "cause", where + ".", cause));
   // An unknown cause (a newer agent) is a plain exit.
   if (cause == "run_limit") exit.cause = ExitCause::kRunLimit;
   if (cause == "killed") exit.cause = ExitCause::kKilled;
   if (cause == "mem_limit") exit.cause = ExitCause::kMemLimit;
+  SLUICE_RETURN_IF_ERROR(ReadAmount(entry, "cpu_seconds", where, exit.cpu_seconds));
+  SLUICE_RETURN_IF_ERROR(ReadAmount(entry, "max_rss_mb", where, exit.max_rss_mb));
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "message", where + ".", exit.message));
   return exit;
 }
 
@@ -166,8 +210,9 @@ Result<LaunchFailure> DecodeLaunchFailure(const json& entry, const std::string& 
   if (!entry.is_object()) return TypeError(where, "an object");
   LaunchFailure failure;
   const json* job = Find(entry, "job");
-  if (job == nullptr || !job->is_number_integer()) return TypeError(where + ".job", "an integer");
-  failure.job = job->get<int64_t>();
+  if (job == nullptr || !AsInt64(*job, failure.job)) {
+    return TypeError(where + ".job", "an integer");
+  }
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "message", where + ".", failure.message));
   return failure;
 }
@@ -225,6 +270,13 @@ Result<Launch> DecodeLaunch(const json& entry, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "output", where + ".", launch.output));
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "error", where + ".", launch.error));
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "user", where + ".", launch.user));
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "account", where + ".", launch.account));
+  SLUICE_RETURN_IF_ERROR(
+      ReadLimit(entry, "mem_limit_mb", where, int64_t{1} << 40, launch.mem_limit_mb));
+  std::optional<int64_t> cpus;
+  SLUICE_RETURN_IF_ERROR(ReadLimit(entry, "cpu_limit", where, 1 << 20, cpus));
+  if (cpus) launch.cpu_limit = static_cast<int>(*cpus);
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "script", where + ".", launch.script));
   if (const json* limit = Find(entry, "run_limit")) {
     if (!limit->is_number() || !std::isfinite(limit->get<double>()) ||
         std::fabs(limit->get<double>()) > 1e12) {
@@ -283,25 +335,34 @@ Result<RegisterRequest> DecodeRegister(const json& body) {
 json EncodeHeartbeat(const HeartbeatRequest& request) {
   json exited = json::array();
   for (const ExitReport& exit : request.exited) {
-    exited.push_back({{"job", exit.job},
-                      {"cause", ToString(exit.cause)},
-                      {"exit_code", exit.exit_code ? json(*exit.exit_code) : json(nullptr)},
-                      {"signal", exit.signal ? json(*exit.signal) : json(nullptr)}});
+    json entry = {{"job", exit.job},
+                  {"cause", ToString(exit.cause)},
+                  {"exit_code", exit.exit_code ? json(*exit.exit_code) : json(nullptr)},
+                  {"signal", exit.signal ? json(*exit.signal) : json(nullptr)}};
+    if (exit.cpu_seconds) entry["cpu_seconds"] = *exit.cpu_seconds;
+    if (exit.max_rss_mb) entry["max_rss_mb"] = *exit.max_rss_mb;
+    if (!exit.message.empty()) entry["message"] = exit.message;
+    exited.push_back(std::move(entry));
   }
   json failed = json::array();
   for (const LaunchFailure& failure : request.launch_failed) {
     failed.push_back({{"job", failure.job}, {"message", failure.message}});
   }
-  return {{"epoch", request.epoch},
-          {"wait_ms", request.wait_ms},
-          {"running", request.running},
-          {"exited", exited},
-          {"launch_failed", failed}};
+  json body = {{"epoch", request.epoch},
+               {"wait_ms", request.wait_ms},
+               {"running", request.running},
+               {"exited", exited},
+               {"launch_failed", failed}};
+  if (!request.peeks.empty()) {
+    body["peeks"] = json::array();
+    for (const PeekResult& result : request.peeks) body["peeks"].push_back(EncodePeekResult(result));
+  }
+  return body;
 }
 
 Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
   static const std::set<std::string> kFields = {"epoch", "wait_ms", "running", "exited",
-                                                "launch_failed"};
+                                                "launch_failed", "peeks"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   HeartbeatRequest request;
   SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
@@ -316,6 +377,9 @@ Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "exited", DecodeExit, request.exited));
   SLUICE_RETURN_IF_ERROR(
       DecodeArray(body, "launch_failed", DecodeLaunchFailure, request.launch_failed));
+  Result<std::vector<PeekResult>> peeks = DecodePeekResults(body, "peeks");
+  if (!peeks) return peeks.error();
+  request.peeks = std::move(*peeks);
   return request;
 }
 
@@ -347,9 +411,13 @@ json EncodeLaunch(const Launch& launch) {
     const int64_t ms = launch.run_limit->count();
     run_limit = ms % 1000 == 0 ? json(ms / 1000) : json(static_cast<double>(ms) / 1000);
   }
-  return {{"job", launch.job},      {"argv", launch.argv},     {"command", launch.command},
-          {"cwd", launch.cwd},      {"output", launch.output}, {"error", launch.error},
-          {"run_limit", run_limit}, {"env", launch.env},       {"user", launch.user}};
+  json body = {{"job", launch.job},      {"argv", launch.argv},     {"command", launch.command},
+               {"cwd", launch.cwd},      {"output", launch.output}, {"error", launch.error},
+               {"run_limit", run_limit}, {"env", launch.env},       {"user", launch.user},
+               {"account", launch.account}, {"script", launch.script}};
+  if (launch.mem_limit_mb) body["mem_limit_mb"] = *launch.mem_limit_mb;
+  if (launch.cpu_limit) body["cpu_limit"] = *launch.cpu_limit;
+  return body;
 }
 
 json EncodeHeartbeatReply(const HeartbeatReply& reply) {
@@ -359,7 +427,12 @@ json EncodeHeartbeatReply(const HeartbeatReply& reply) {
   for (const KillOrder& order : reply.kill) {
     kill.push_back({{"job", order.job}, {"grace_seconds", order.grace_seconds}});
   }
-  return {{"epoch", reply.epoch}, {"launch", launch}, {"kill", kill}, {"ack", reply.ack}};
+  json body = {{"epoch", reply.epoch}, {"launch", launch}, {"kill", kill}, {"ack", reply.ack}};
+  if (!reply.peek.empty()) {
+    body["peek"] = json::array();
+    for (const PeekOrder& order : reply.peek) body["peek"].push_back(EncodePeekOrder(order));
+  }
+  return body;
 }
 
 Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
@@ -369,6 +442,9 @@ Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "launch", DecodeLaunch, reply.launch));
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "kill", DecodeKill, reply.kill));
   SLUICE_RETURN_IF_ERROR(ReadIdList(body, "ack", reply.ack));
+  Result<std::vector<PeekOrder>> peek = DecodePeekOrders(body, "peek");
+  if (!peek) return peek.error();
+  reply.peek = std::move(*peek);
   return reply;
 }
 

@@ -99,8 +99,6 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
   return j;
 }
 
-namespace {
-
 nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v,
                                          const core::ClusterState& state) {
   nlohmann::ordered_json j;
@@ -119,6 +117,8 @@ nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v,
   }
   return j;
 }
+
+namespace {
 
 nlohmann::ordered_json CountsToJson(const std::map<core::ReasonCode, int64_t>& counts) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
