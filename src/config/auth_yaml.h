@@ -2,6 +2,7 @@
 //
 //   auth:
 //     agent_token: <name>              # optional; without it no agent may connect
+//     allow_dynamic_hosts: <bool>      # default false: agents serve only the YAML's hosts
 //     users:                           # optional list
 //       - {name: <name>, token: <name>, admin: <bool, default false>}
 //

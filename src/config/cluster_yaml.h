@@ -62,6 +62,9 @@ struct AuthUser {
 struct AuthConfig {
   std::string agent_token;  // empty: no agent may connect
   std::vector<AuthUser> users;
+  // `auth.allow_dynamic_hosts`: agents may register host names the YAML does not list (and
+  // such hosts are restored after a restart); off, they are refused (issue 19).
+  bool allow_dynamic_hosts = false;
 };
 
 // Parses YAML text; `filename` is used in error messages only. When `auth` is given, the

@@ -31,6 +31,12 @@ TEST(AuthYamlTest, ReadsTheAgentTokenAndUsers) {
   EXPECT_TRUE(Read("~").value().users.empty());
 }
 
+TEST(AuthYamlTest, DynamicHostsAreOffUnlessAllowed) {
+  EXPECT_FALSE(Read("agent_token: a\n").value().allow_dynamic_hosts);
+  EXPECT_TRUE(Read("allow_dynamic_hosts: true\n").value().allow_dynamic_hosts);
+  EXPECT_FALSE(Read("allow_dynamic_hosts: maybe\n").has_value());
+}
+
 TEST(AuthYamlTest, RefusesWhatCannotAuthenticate) {
   struct Case {
     std::string_view name;
