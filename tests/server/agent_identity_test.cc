@@ -3,10 +3,10 @@
 // junk hosts survived restarts. Now: names outside the YAML need auth.allow_dynamic_hosts, a
 // second agent instance for a connected host gets 409 until the first's lease expired, and
 // dynamic hosts are not restored unless allowed.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "server/guard_fixture.h"
 
