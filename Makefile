@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 300
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup configure build build-sluice build-asan test run sim-demo bench fuzz clean
+.PHONY: setup configure build build-sluice build-asan test run sim-demo ha-demo bench fuzz clean
 
 setup:
 	@scripts/setup
@@ -40,6 +40,9 @@ test: build build-asan
 
 run: build-sluice
 	@scripts/demo
+
+ha-demo: build-sluice
+	@scripts/ha-demo
 
 sim-demo: build-sluice
 	@build/sluice gen --jobs 5000 --procs 128 --load 0.85 --seed 1 -o build/demo.jsonl

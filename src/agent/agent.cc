@@ -1,17 +1,23 @@
 #include "agent/agent.h"
 
 #include <condition_variable>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include "agent/job_script.h"
+#include "agent/peek_reader.h"
 #include "agent/report_budget.h"
+#include "auth/munge.h"
+#include "wire/leader_follow.h"
 
 namespace sluice::agent {
 namespace {
@@ -23,12 +29,13 @@ struct HttpReply {
   int status = 0;  // 0: no response (connection failed or timed out)
   json body;
   std::string error;  // transport error or the server's {"error": ...}
+  std::string leader;  // a standby's 307 Location or 503 `leader` (R-HA-2)
 };
 
-std::unique_ptr<httplib::Client> MakeClient(const AgentOptions& options,
+std::unique_ptr<httplib::Client> MakeClient(const AgentOptions& options, const std::string& url,
                                             std::chrono::milliseconds read_timeout) {
-  auto client = std::make_unique<httplib::Client>(options.server);
-  client->set_bearer_token_auth(options.token.c_str());
+  auto client = std::make_unique<httplib::Client>(url);
+  if (!options.ca_file.empty()) client->set_ca_cert_path(options.ca_file);
   client->set_connection_timeout(1s);
   client->set_read_timeout(read_timeout);
   client->set_write_timeout(2s);
@@ -37,16 +44,37 @@ std::unique_ptr<httplib::Client> MakeClient(const AgentOptions& options,
   return client;
 }
 
-HttpReply Post(httplib::Client& client, const std::string& path, const json& body) {
+// The agent token, else a fresh MUNGE credential (uid 0: the agent role, R-SEC-2).
+Result<std::string> Authorization(const AgentOptions& options) {
+  if (!options.token.empty() || options.munge_socket.empty()) return "Bearer " + options.token;
+  Result<std::string> credential = auth::MungeEncode(options.munge_socket);
+  if (!credential) return credential.error();
+  return "Munge " + *credential;
+}
+
+HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::string& path,
+               const json& body) {
   HttpReply reply;
-  httplib::Result result = client.Post(
-      path.c_str(), body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+  Result<std::string> authorization = Authorization(options);
+  if (!authorization) {
+    reply.error = authorization.error().message();  // status 0: retried like no answer
+    return reply;
+  }
+  const httplib::Headers headers = {{"Authorization", *authorization}};
+  httplib::Result result =
+      client.Post(path.c_str(), headers,
+                  body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
   if (!result) {
     reply.error = httplib::to_string(result.error());
     return reply;
   }
   reply.status = result->status;
   reply.body = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
+  if (reply.status == 307) reply.leader = result->get_header_value("Location");
+  if (reply.status == 503 && reply.body.is_object() && reply.body.contains("leader") &&
+      reply.body["leader"].is_string()) {
+    reply.leader = reply.body["leader"].get<std::string>();
+  }
   if (reply.status != 200) {
     reply.error = reply.body.is_object() && reply.body.contains("error") &&
                           reply.body["error"].is_string()
@@ -66,13 +94,65 @@ std::string NewInstanceId() {
   return text;
 }
 
+JobRunnerOptions RunnerOptions(const AgentOptions& options) {
+  JobRunnerOptions runner = options.runner;
+  if (runner.host.empty()) runner.host = options.host.name;
+  return runner;
+}
+
+// `--server` as a list (an unparsable one is tried as given: its errors show in the log).
+std::vector<std::string> ServerUrls(const std::string& list) {
+  Result<std::vector<std::string>> urls = wire::ParseServerList(list);
+  return urls ? *urls : std::vector<std::string>{list};
+}
+
+// One HTTP client that follows the leading controller (wire/leader_follow.h). The back-off
+// is short: an agent must reach a new leader well within its lease.
+struct Link {
+  Link(const AgentOptions& o, std::chrono::milliseconds timeout)
+      : options(o),
+        follower(ServerUrls(o.server), wire::FollowOptions{.max_backoff = 250ms}),
+        read_timeout(timeout) {}
+
+  httplib::Client& Client() {
+    if (!client || url != follower.current()) {
+      url = follower.current();
+      client = MakeClient(options, url, read_timeout);
+    }
+    return *client;
+  }
+  // After an answer: a controller that does not serve (standby, stale epoch, gone) sends
+  // the link elsewhere; returns how long to wait before the next try.
+  std::chrono::milliseconds Answered(const HttpReply& reply) {
+    if (!wire::LeaderFollower::NotServed(reply.status) && reply.status != 409) {
+      follower.OnSuccess();
+      return std::chrono::milliseconds(0);
+    }
+    client.reset();
+    return follower.OnNotServed(reply.status, reply.leader);
+  }
+  // Moves to `leader` (the URL the other link found serving).
+  void MoveTo(const std::string& leader) {
+    if (leader.empty() || leader == follower.current()) return;
+    follower.OnNotServed(307, leader);
+    follower.OnSuccess();
+  }
+
+  const AgentOptions& options;
+  wire::LeaderFollower follower;
+  std::chrono::milliseconds read_timeout;
+  std::string url;
+  std::unique_ptr<httplib::Client> client;
+};
+
 }  // namespace
 
 struct Agent::State {
-  explicit State(AgentOptions o) : options(std::move(o)) {}
+  explicit State(AgentOptions o) : options(std::move(o)), runner(RunnerOptions(options)) {}
 
   AgentOptions options;
   const std::string instance = NewInstanceId();
+  ScriptFiles scripts{"", options.host.name};  // job scripts' private copies (R-UX-1)
   std::mutex mu;
   std::condition_variable report_cv;
   JobRunner runner;
@@ -85,9 +165,12 @@ struct Agent::State {
   bool fenced = false;
   bool report_pending = false;
   bool stopping = false;
+  bool set_up = false;
   std::atomic<bool> fatal{false};
   std::map<int64_t, wire::ExitReport> unacked_exits;
   std::map<int64_t, wire::LaunchFailure> unacked_failures;
+  std::map<int64_t, PeekTarget> peek_targets;   // the output files of running jobs (R-UX-5)
+  std::vector<wire::PeekResult> peek_results;  // sent with the next heartbeat
   // Job -> request sequence number current when its end was acknowledged: only a response to
   // a later request may launch it again.
   std::map<int64_t, uint64_t> acked_at_seq;
@@ -96,17 +179,19 @@ struct Agent::State {
   int refused_status = 0;  // the last heartbeat refusal logged (0: none since a success)
   TimePoint refused_logged{};
 
-  std::unique_ptr<httplib::Client> poll_client;
-  std::unique_ptr<httplib::Client> report_client;
+  std::unique_ptr<Link> poll_link;
+  std::unique_ptr<Link> report_link;
+  std::string leader_url;  // the controller that last served (both links go there)
+  std::chrono::milliseconds retry_after{0};  // set by the last answer that did not serve
 
   void NoteConnected(bool now_connected, const std::string& error) {
     if (now_connected == connected) return;
     connected = now_connected;
     if (stopping) return;
     if (connected) {
-      spdlog::info("agent {}: connected to {}", options.host.name, options.server);
+      spdlog::info("agent {}: connected to {}", options.host.name, leader_url);
     } else {
-      spdlog::warn("agent {}: lost the controller at {}: {}", options.host.name, options.server,
+      spdlog::warn("agent {}: lost the controller at {}: {}", options.host.name, leader_url,
                    error);
     }
   }
@@ -137,15 +222,29 @@ struct Agent::State {
     }
     for (const wire::Launch& launch : reply.launch) {
       if (!MayLaunch(launch.job, seq)) continue;
-      const JobSpec spec = JobSpecOf(launch, options.work_dir);
-      Status started = runner.Start(spec, now);
+      JobSpec spec = JobSpecOf(launch, options.work_dir);
+      Status started = spec.account.empty()
+                           ? Status(StatusCode::kInvalidArgument,
+                                    "the launch names no account to run the job as (a "
+                                    "controller older than the agent?)")
+                           : Status::Ok();
+      if (started.ok() && !launch.script.empty()) started = scripts.Prepare(launch, spec);
+      if (started.ok()) started = runner.Start(spec, now);
       if (started.ok()) {
+        peek_targets[spec.job] = PeekTargetOf(launch, spec);
         spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
         continue;
       }
       spdlog::warn("agent {}: job {} failed to launch: {}", options.host.name, spec.job,
                    started.message());
+      scripts.Remove(spec.job);
       unacked_failures[spec.job] = {.job = spec.job, .message = BoundedText(started.message())};
+      report_pending = true;
+    }
+    for (const wire::PeekOrder& order : reply.peek) {
+      auto target = peek_targets.find(order.job);
+      const bool here = target != peek_targets.end() && runner.IsRunning(order.job);
+      peek_results.push_back(ReadPeek(order, here ? &target->second : nullptr));
       report_pending = true;
     }
     for (const wire::KillOrder& order : reply.kill) {
@@ -159,7 +258,46 @@ struct Agent::State {
 
   // Registers (with the jobs still running, for reconciliation). Returns the HTTP status
   // (0: unreachable).
-  int Register(httplib::Client& client) {
+  // Sends on `link`, following the leader; REQUIRES: mu not held.
+  HttpReply Send(Link& link, const std::string& path, const json& body,
+                 std::chrono::milliseconds read_timeout) {
+    std::string leader;
+    {
+      std::lock_guard lock(mu);
+      leader = leader_url;
+    }
+    link.MoveTo(leader);
+    httplib::Client& client = link.Client();
+    client.set_read_timeout(read_timeout);
+    HttpReply reply = Post(client, options, path, body);
+    const std::string url = link.url;
+    const std::chrono::milliseconds wait = link.Answered(reply);
+    std::lock_guard lock(mu);
+    if (wait.count() == 0 && reply.status != 0) {
+      if (leader_url != url && !leader_url.empty()) {
+        spdlog::info("agent {}: following the leader to {}", options.host.name, url);
+      }
+      leader_url = url;
+    } else {
+      if (leader_url == url) leader_url.clear();  // the other link must not go back there
+      retry_after = wait;
+      if (reply.status == 0 || reply.status == 409) reply.status = 0;  // try elsewhere
+    }
+    return reply;
+  }
+
+  // A controller of an older epoch answered (a deposed leader that does not know it yet):
+  // its answer is ignored and the link looks elsewhere. REQUIRES: mu held.
+  int Stale(Link& link) {
+    spdlog::warn("agent {}: {} answers for an older epoch than {}: ignored", options.host.name,
+                 link.url, highest_epoch);
+    if (leader_url == link.url) leader_url.clear();
+    link.client.reset();
+    retry_after = link.follower.OnNotServed(409, "");
+    return 409;
+  }
+
+  int Register(Link& link) {
     json body;
     {
       std::lock_guard lock(mu);
@@ -170,12 +308,13 @@ struct Agent::State {
                                    .instance = instance});
     }
     const TimePoint sent = Clock::now();
-    HttpReply reply = Post(client, "/v1/agents/register", body);
+    HttpReply reply = Send(link, "/v1/agents/register", body, link.read_timeout);
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);
     if (reply.status != 200) {
       // Once per distinct refusal, not per retry (R-SRV-6).
-      if (reply.status != 0 && reply.error != last_register_error) {
+      if (reply.status != 0 && !wire::LeaderFollower::NotServed(reply.status) &&
+          reply.error != last_register_error) {
         spdlog::error("agent {}: registration refused: {}", options.host.name, reply.error);
       }
       last_register_error = reply.error;
@@ -187,7 +326,7 @@ struct Agent::State {
                     parsed.error().message());
       return 500;
     }
-    if (parsed->epoch < highest_epoch) return 409;  // an older controller: ignore it
+    if (parsed->epoch < highest_epoch) return Stale(link);  // an older controller: ignore it
     highest_epoch = parsed->epoch;
     lease = std::chrono::seconds(parsed->lease_seconds);
     heartbeat = std::chrono::milliseconds(parsed->heartbeat_ms);
@@ -200,7 +339,7 @@ struct Agent::State {
   }
 
   // One heartbeat exchange. Returns the HTTP status (0: unreachable).
-  int Exchange(httplib::Client& client, std::chrono::milliseconds wait) {
+  int Exchange(Link& link, std::chrono::milliseconds wait) {
     wire::HeartbeatRequest heartbeat_body{.wait_ms = wait.count()};
     uint64_t seq = 0;
     {
@@ -214,11 +353,13 @@ struct Agent::State {
         report_pending = true;
         report_cv.notify_one();
       }
+      heartbeat_body.peeks = std::exchange(peek_results, {});
       seq = next_seq++;
     }
     const TimePoint sent = Clock::now();
-    HttpReply reply = Post(client, "/v1/agents/" + options.host.name + "/heartbeat",
-                           wire::EncodeHeartbeat(heartbeat_body));
+    // The read timeout follows the long poll: a paused controller is left within seconds.
+    HttpReply reply = Send(link, "/v1/agents/" + options.host.name + "/heartbeat",
+                           wire::EncodeHeartbeat(heartbeat_body), wait + 2s);
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);
     // 404: the controller does not know this agent (restarted); 409: another instance took
@@ -235,7 +376,7 @@ struct Agent::State {
                     parsed.error().message());
       return 500;
     }
-    if (parsed->epoch < highest_epoch) return 409;  // fencing: a stale controller
+    if (parsed->epoch < highest_epoch) return Stale(link);  // fencing: a stale controller
     highest_epoch = parsed->epoch;
     NoteSuccess(sent);
     Apply(*parsed, seq, Clock::now());
@@ -274,7 +415,7 @@ struct Agent::State {
         need_register = !registered;
         wait = heartbeat;
       }
-      status = need_register ? Register(*poll_client) : Exchange(*poll_client, wait);
+      status = need_register ? Register(*poll_link) : Exchange(*poll_link, wait);
       if (need_register && (status == 401 || status == 403)) {
         fatal = true;
         return;
@@ -284,6 +425,11 @@ struct Agent::State {
         continue;
       }
       std::unique_lock lock(mu);
+      if (wire::LeaderFollower::NotServed(status) || status == 409) {
+        // Another controller may lead: the follower chose where and how long to wait.
+        report_cv.wait_for(lock, std::exchange(retry_after, 0ms), [this] { return stopping; });
+        continue;
+      }
       report_cv.wait_for(lock, backoff, [this] { return stopping; });
       backoff = std::min<std::chrono::milliseconds>(backoff * 2, 1000ms);
     }
@@ -297,7 +443,7 @@ struct Agent::State {
         if (stopping) return;
         report_pending = false;
       }
-      Exchange(*report_client, 0ms);
+      Exchange(*report_link, 0ms);
     }
   }
 
@@ -307,6 +453,8 @@ struct Agent::State {
     for (const JobExit& exit : runner.Poll(now, options.run_limit_grace)) {
       spdlog::debug("agent {}: job {} ended ({})", options.host.name, exit.job,
                     ToString(exit.cause));
+      scripts.Remove(exit.job);
+      peek_targets.erase(exit.job);
       unacked_exits[exit.job] = ExitReportOf(exit);
       report_pending = true;
     }
@@ -323,10 +471,32 @@ struct Agent::State {
 Agent::Agent(AgentOptions options) : state_(std::make_unique<State>(std::move(options))) {}
 Agent::~Agent() = default;
 
+Status Agent::Setup() {
+  State& s = *state_;
+  std::lock_guard lock(s.mu);
+  if (s.set_up) return Status::Ok();
+  SLUICE_RETURN_IF_ERROR(s.runner.Setup());
+  s.set_up = true;
+  const std::string& host = s.options.host.name;
+  if (!s.runner.warning().empty()) {
+    spdlog::warn("agent {}: {}", host, s.runner.warning());
+  } else {
+    std::string dirs;
+    for (const std::string& dir : s.runner.CgroupDirs()) dirs += (dirs.empty() ? "" : ", ") + dir;
+    spdlog::info("agent {}: jobs run in cgroups ({}) under {}", host,
+                 ToString(s.runner.containment()), dirs);
+  }
+  return Status::Ok();
+}
+
 int Agent::Run(const std::atomic<bool>& stop) {
   State& s = *state_;
-  s.poll_client = MakeClient(s.options, 12s);  // wait_ms is at most 10 s
-  s.report_client = MakeClient(s.options, 3s);
+  if (Status set_up = Setup(); !set_up.ok()) {
+    spdlog::error("agent {}: containment: {}", s.options.host.name, set_up.message());
+    return 2;
+  }
+  s.poll_link = std::make_unique<Link>(s.options, 12s);  // wait_ms is at most 10 s
+  s.report_link = std::make_unique<Link>(s.options, 3s);
   std::thread poller([&s] { s.PollLoop(); });
   std::thread reporter([&s] { s.ReportLoop(); });
   while (!stop && !s.fatal) {
@@ -349,7 +519,7 @@ int Agent::Run(const std::atomic<bool>& stop) {
     s.stopping = true;
   }
   s.report_cv.notify_all();
-  s.poll_client->stop();
+  if (s.poll_link->client) s.poll_link->client->stop();
   poller.join();
   reporter.join();
   if (!s.fatal) {
@@ -358,7 +528,7 @@ int Agent::Run(const std::atomic<bool>& stop) {
       std::lock_guard lock(s.mu);
       registered = s.registered && !(s.unacked_exits.empty() && s.unacked_failures.empty());
     }
-    if (registered) s.Exchange(*s.report_client, 0ms);
+    if (registered) s.Exchange(*s.report_link, 0ms);
   }
   return s.fatal ? 1 : 0;
 }

@@ -16,7 +16,12 @@
 // The lease counts from the moment the last successful request was SENT (never later than
 // the controller saw it), so the agent's SIGKILL comes before the controller's lease + grace.
 //
-// Implements R-SRV-3 (agent side), the agent part of R-SRV-2 (`running` on register).
+// A launch that names no account is refused (a launch failure): the agent never picks an
+// identity itself. Its cgroups are removed when the agent stops (the runner's destructor),
+// and stale ones of a crashed agent of the same name when it starts (Setup).
+//
+// Implements R-SRV-3 (agent side), the agent part of R-SRV-2 (`running` on register), and the
+// agent's part of R-SEC-1, R-SEC-3 and R-SEC-4 (through the JobRunner).
 #pragma once
 
 #include <atomic>
@@ -24,20 +29,26 @@
 #include <cstdint>
 #include <string>
 
+#include "agent/job_runner.h"
 #include "agent/protocol.h"
 
 namespace sluice::agent {
 
 struct AgentOptions {
   core::HostSpec host;  // slots 0: not given (the controller then counts 1)
-  std::string server;  // http://127.0.0.1:PORT
+  std::string server;  // http://127.0.0.1:PORT or https://...
   std::string token;
+  std::string munge_socket;  // used when `token` is empty: MUNGE credentials (R-SEC-2)
+  std::string ca_file;       // PEM CA bundle verifying an https:// controller
   std::string work_dir;  // cwd of jobs that name none; empty: the agent's cwd
   // Grace between SIGTERM and SIGKILL when the lease expires; keep it well below the
   // controller's --host-loss-grace-seconds.
   std::chrono::milliseconds fence_grace{1000};
   std::chrono::milliseconds run_limit_grace{5000};
   std::chrono::milliseconds tick{20};  // how often the main loop reaps and checks deadlines
+  // Identity and containment of jobs (R-SEC-1, R-SEC-3): an empty `runner.host` is the host
+  // name above; `sluice agent` sets the cgroup mode (auto by default).
+  JobRunnerOptions runner;
 };
 
 class Agent {
@@ -47,8 +58,14 @@ class Agent {
   Agent(const Agent&) = delete;
   Agent& operator=(const Agent&) = delete;
 
+  // Sets up containment (JobRunner::Setup) and logs how jobs are contained: the cgroup
+  // directories, or the one warning when jobs are only process groups. Errors as Setup's (an
+  // explicit --cgroup v2/v1 that is missing or unusable). Run calls it if the caller did not.
+  Status Setup();
+
   // Runs until `stop` becomes true, then kills its jobs, reports them (best effort) and
-  // returns 0. Returns 1 early if the controller refuses the agent token (401/403).
+  // returns 0. Returns 1 early if the controller refuses the agent token (401/403), 2 if
+  // Setup fails.
   int Run(const std::atomic<bool>& stop);
 
  private:

@@ -375,6 +375,10 @@ CgroupMode JobRunner::containment() const {
   return cgroups_ != nullptr ? cgroups_->mode() : CgroupMode::kNone;
 }
 
+std::vector<std::string> JobRunner::CgroupDirs() const {
+  return cgroups_ != nullptr ? cgroups_->AgentDirs() : std::vector<std::string>{};
+}
+
 Status JobRunner::ResolveIdentity(const JobSpec& spec, std::optional<Account>& account) const {
   if (spec.account.empty()) return Status::Ok();
   Result<Account> found = LookupAccount(spec.account, host_);

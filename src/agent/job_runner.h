@@ -67,8 +67,8 @@ struct JobSpec {
   std::optional<std::chrono::milliseconds> run_limit;
   std::map<std::string, std::string> env;  // added to (and overriding) the agent's environment
   // The UNIX account the job runs as (R-SEC-1); its HOME, USER, LOGNAME and SHELL override
-  // `env`. Empty: the agent's own identity, unchanged (what a runner did before R-SEC-1).
-  // TODO(lead): the controller always names it; then refuse an empty account (#14).
+  // `env`. Empty: the agent's own identity, unchanged (for tests of the runner alone; the
+  // agent refuses a launch that names no account).
   std::string account;
   // Memory limit on this host: rusage mem (MB per task) x the job's tasks here.
   std::optional<int64_t> mem_limit_mb;
@@ -125,6 +125,8 @@ class JobRunner {
   Status Setup();
   // The layout in effect: kV2, kV1 or kNone.
   CgroupMode containment() const;
+  // The agent's cgroup directories, one per hierarchy (empty without cgroups), for its log.
+  std::vector<std::string> CgroupDirs() const;
   // One line for the agent's log when jobs are not contained by cgroups; empty otherwise.
   const std::string& warning() const { return warning_; }
 

@@ -6,7 +6,12 @@
 namespace sluice::agent {
 
 wire::ExitReport ExitReportOf(const JobExit& exit) {
-  wire::ExitReport report{.job = exit.job, .signal = exit.signal, .cause = exit.cause};
+  wire::ExitReport report{.job = exit.job,
+                          .signal = exit.signal,
+                          .cause = exit.cause,
+                          .cpu_seconds = exit.cpu_seconds,
+                          .max_rss_mb = exit.max_rss_mb,
+                          .message = exit.message};
   if (exit.exit_code) {
     report.exit_code = *exit.exit_code;
   } else if (exit.signal) {
@@ -23,7 +28,10 @@ JobSpec JobSpecOf(const wire::Launch& launch, const std::string& default_cwd) {
                .output = launch.output,
                .error = launch.error,
                .run_limit = launch.run_limit,
-               .env = launch.env};
+               .env = launch.env,
+               .account = launch.account,
+               .mem_limit_mb = launch.mem_limit_mb,
+               .cpu_limit = launch.cpu_limit};
   return spec;
 }
 

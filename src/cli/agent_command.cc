@@ -1,9 +1,16 @@
 // `sluice agent --name H --server URL --token T [--slots N] [--resources mem=..,gpu=..]
-// [--attributes type=linux] [--tags a,b] [--work-dir DIR]`: runs one host's agent until
+// [--attributes type=linux] [--tags a,b] [--work-dir DIR] [--cgroup auto|v2|v1|none]
+// [--cgroup-root DIR] [--cgroup-path P] [--pids-limit N] [--allow-root-jobs]`: runs one host's agent until
 // SIGTERM or SIGINT (R-SRV-3). --server/--token default to SLUICE_SERVER and SLUICE_TOKEN.
+// Jobs run as their accounts (R-SEC-1; uid 0 only with --allow-root-jobs), each in a cgroup
+// under <cgroup-root>/[<controller>/]sluice/<name> (R-SEC-3; `none`: process groups only).
+// Without a token the agent sends MUNGE credentials (as root: the agent role, R-SEC-2) via
+// --munge-socket / SLUICE_MUNGE_SOCKET / /run/munge/munge.socket.2; --ca-file / SLUICE_CA_FILE
+// verify an https:// controller.
 // A name configured in the cluster YAML keeps its configured spec; the flags describe a host
 // the controller does not know yet. Several agents may run on one machine under different
-// names. Exit codes: 0 stopped by a signal, 1 the controller refused the token, 2 bad flags.
+// names. Exit codes: 0 stopped by a signal, 1 the controller refused the token, 2 bad flags
+// or the requested cgroup layout is missing or unusable.
 #include <signal.h>
 
 #include <atomic>
@@ -14,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
+#include "auth/munge.h"
 #include "cli/commands.h"
 
 namespace sluice::cli {
@@ -32,8 +40,15 @@ struct AgentFlags {
   std::string attributes;
   std::vector<std::string> tags;
   std::string work_dir;
+  std::string munge_socket;
+  std::string ca_file;
   int fence_grace_ms = 1000;
   std::string log_level = "info";
+  std::string cgroup = "auto";
+  std::string cgroup_root = "/sys/fs/cgroup";
+  std::string cgroup_path;  // empty: sluice/<name>
+  int64_t pids_limit = 0;  // 0: none
+  bool allow_root_jobs = false;
 };
 
 std::string FromEnv(const std::string& flag, const char* variable) {
@@ -46,13 +61,34 @@ int RunAgent(const AgentFlags& flags) {
   agent::AgentOptions options{
       .server = FromEnv(flags.server, "SLUICE_SERVER"),
       .token = FromEnv(flags.token, "SLUICE_TOKEN"),
+      .ca_file = FromEnv(flags.ca_file, "SLUICE_CA_FILE"),
       .work_dir = flags.work_dir,
       .fence_grace = std::chrono::milliseconds(flags.fence_grace_ms),
   };
   options.host = {.name = flags.name, .slots = flags.slots, .tags = flags.tags};
+  Result<agent::CgroupMode> mode = agent::ParseCgroupMode(flags.cgroup);
+  if (!mode) {
+    std::cerr << "error: --cgroup: " << mode.error().message() << "\n";
+    return 2;
+  }
+  options.runner = {.allow_root = flags.allow_root_jobs,
+                    .cgroup = {.mode = *mode,
+                               .fs_root = flags.cgroup_root,
+                               .path = flags.cgroup_path},
+                    .pids_limit = flags.pids_limit > 0 ? std::optional<int64_t>(flags.pids_limit)
+                                                       : std::nullopt};
   if (options.server.empty()) {
     std::cerr << "error: --server: no controller URL (flag or SLUICE_SERVER)\n";
     return 2;
+  }
+  if (options.token.empty()) {
+    options.munge_socket = FromEnv(flags.munge_socket, "SLUICE_MUNGE_SOCKET");
+    if (options.munge_socket.empty()) options.munge_socket = auth::kDefaultMungeSocket;
+    if (!auth::IsSocket(options.munge_socket)) {
+      std::cerr << "error: --token: no agent token (flag or SLUICE_TOKEN), and no munged socket at "
+                << options.munge_socket << " for MUNGE\n";
+      return 2;
+    }
   }
   if (!flags.resources.empty()) {
     auto resources = agent::ParseResourceList(flags.resources);
@@ -81,8 +117,12 @@ int RunAgent(const AgentFlags& flags) {
   signal(SIGPIPE, SIG_IGN);  // a closed connection is an error result, not a death
 
   agent::Agent agent(std::move(options));
+  if (Status set_up = agent.Setup(); !set_up.ok()) {
+    std::cerr << "error: --cgroup " << flags.cgroup << ": " << set_up.message() << "\n";
+    return 2;
+  }
   const int code = agent.Run(g_agent_stop);
-  if (code != 0) std::cerr << "error: the controller refused the agent token\n";
+  if (code != 0) std::cerr << "error: the controller refused the agent's credentials\n";
   return code;
 }
 
@@ -92,19 +132,38 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("agent", "run a host's agent: register and run jobs");
   auto flags = std::make_shared<AgentFlags>();
   cmd->add_option("--name", flags->name, "host name (unique per agent)")->required();
-  cmd->add_option("--server", flags->server, "controller URL (default $SLUICE_SERVER)");
+  cmd->add_option("--server", flags->server,
+                  "controller URL, or a comma-separated list to follow the leader (default "
+                  "$SLUICE_SERVER)");
   cmd->add_option("--token", flags->token, "agent token (default $SLUICE_TOKEN)");
   cmd->add_option("--slots", flags->slots, "job slots of a host the controller does not know")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--resources", flags->resources, "host resources, e.g. mem=64000,gpu=2");
   cmd->add_option("--attributes", flags->attributes, "host attributes, e.g. type=linux");
   cmd->add_option("--tags", flags->tags, "host tags, e.g. a,b")->delimiter(',');
+  cmd->add_option("--munge-socket", flags->munge_socket,
+                  "munged's socket, used without a token (default $SLUICE_MUNGE_SOCKET)");
+  cmd->add_option("--ca-file", flags->ca_file,
+                  "CA certificates verifying an https:// controller (default $SLUICE_CA_FILE)");
   cmd->add_option("--work-dir", flags->work_dir, "working directory of jobs that name none");
   cmd->add_option("--fence-grace-ms", flags->fence_grace_ms,
                   "SIGTERM-to-SIGKILL grace when the lease expires (keep below the "
                   "controller's host-loss grace)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--log-level", flags->log_level, "trace, debug, info, warn, error");
+  cmd->add_option("--cgroup", flags->cgroup,
+                  "job containment: auto (v2 or v1, whichever the host has; else process "
+                  "groups), v2, v1 or none (process groups and rlimits only)");
+  cmd->add_option("--cgroup-root", flags->cgroup_root, "where the cgroup file systems are");
+  cmd->add_option("--cgroup-path", flags->cgroup_path,
+                  "the agent's cgroup sub-tree under each hierarchy (default sluice/NAME); "
+                  "agents on one machine need distinct ones: each removes the stale job "
+                  "cgroups in its own at start");
+  cmd->add_option("--pids-limit", flags->pids_limit, "at most this many processes per job")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--allow-root-jobs", flags->allow_root_jobs,
+                "run jobs whose account has uid 0 (refused by default; the controller must "
+                "also allow them: auth.allow_root_jobs)");
   cmd->callback([flags, &exit_code] { exit_code = RunAgent(*flags); });
 }
 

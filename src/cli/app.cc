@@ -17,6 +17,7 @@ int Main(int argc, char** argv) {
   RegisterAgentCommand(app, exit_code);
   RegisterServerCommand(app, exit_code);
   RegisterClientCommands(app, exit_code);
+  RegisterPeekCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,7 +1,8 @@
 // The user verbs speaking REST to the controller (docs/api.md), with bsub/bjobs habits:
 //   sluice submit [-q Q] [-n N[,M]] [-R REQ] [-W LIMIT] [-w DEP] [-b TIME] [-x] [-H]
-//                 [-o FILE] [-e FILE] [-J NAME] [-P PROJECT] [--cwd DIR] [--parsable] -- CMD...
-//   sluice jobs [-u USER] [-q QUEUE] [-s STATES] [-p] [--json] [ID...]
+//                 [-o FILE] [-e FILE] [-J NAME] [-P PROJECT] [--cwd DIR] [--parsable] [--wait]
+//                 -- CMD... | FILE [ARGS...] | < FILE      (scripts: cli/submit_script.h)
+//   sluice jobs [-u USER] [-q QUEUE] [-s STATES] [-p] [-l] [--json] [ID...]
 //   sluice cancel|hold|release ID...
 //   sluice hosts|queues|limits [--json]
 //   sluice queue open|close|activate|inactivate QUEUE...   (badmin qopen/qclose/qact/qinact)
@@ -9,6 +10,8 @@
 // Every verb takes --server/--token (default $SLUICE_SERVER/$SLUICE_TOKEN). Output: `submit`
 // prints `Job <N> is submitted to queue <q>.` (only `N` with --parsable, R-SRV-5b); `jobs
 // --json` prints the API's job array. Errors go to stderr as `error: <server's message>`.
+// `submit` refused as impossible (422, R-UX-2) prints `Job not submitted: <cause>` and exits 2;
+// `submit --wait` exits with the job's exit code (client/wait_exit.h).
 // Exit codes: 0 ok; 2 bad input (bad flags, 400/404/413 from the server); 1 other failures
 // (unreachable, 401, 403, 409, 5xx). A verb over several ids does them all and returns the
 // worst code.
@@ -22,7 +25,10 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/job_wait.h"
+#include "cli/submit_script.h"
 #include "client/format.h"
+#include "client/job_long_format.h"
 #include "client/rest_client.h"
 #include "client/submit_request.h"
 
@@ -34,11 +40,16 @@ using nlohmann::json;
 struct Connection {
   std::string server;
   std::string token;
+  std::string ca_file;
 };
 
 void AddConnectionFlags(CLI::App* cmd, Connection& connection) {
-  cmd->add_option("--server", connection.server, "controller URL (default $SLUICE_SERVER)");
-  cmd->add_option("--token", connection.token, "user token (default $SLUICE_TOKEN)");
+  cmd->add_option("--server", connection.server,
+                  "controller URL or comma-separated URLs (default $SLUICE_SERVER)");
+  cmd->add_option("--token", connection.token,
+                  "user token (default $SLUICE_TOKEN; without one: MUNGE, docs/security.md)");
+  cmd->add_option("--ca-file", connection.ca_file,
+                  "CA certificates verifying an https:// controller (default $SLUICE_CA_FILE)");
 }
 
 int Fail(const Status& status) {
@@ -50,7 +61,7 @@ int Fail(const Status& status) {
 template <typename Body>
 int WithClient(const Connection& connection, Body body) {
   Result<client::ClientOptions> options =
-      client::ResolveClientOptions(connection.server, connection.token);
+      client::ResolveClientOptions(connection.server, connection.token, connection.ca_file);
   if (!options) {
     std::cerr << "error: " << options.error().message() << "\n";
     return 2;
@@ -80,6 +91,8 @@ struct SubmitCommand {
   Connection connection;
   client::SubmitFlags flags;
   bool parsable = false;
+  bool wait = false;       // R-UX-5
+  bool dash_dash = false;  // `--` came before the command: never a script (R-UX-1)
 };
 
 int RunSubmit(const SubmitCommand& cmd) {
@@ -88,20 +101,31 @@ int RunSubmit(const SubmitCommand& cmd) {
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  Result<json> body = client::BuildSubmitBody(cmd.flags, submit_dir, now);
+  Result<Submission> submission =
+      ResolveSubmission(cmd.flags, cmd.dash_dash, isatty(STDIN_FILENO) ? nullptr : &std::cin, now);
+  if (!submission) {
+    std::cerr << "error: " << submission.error().message() << "\n";
+    return 2;
+  }
+  for (const std::string& warning : submission->warnings) std::cerr << "warning: " << warning << "\n";
+  Result<json> body = client::BuildSubmitBody(submission->flags, submit_dir, now);
   if (!body) {
     std::cerr << "error: " << body.error().message() << "\n";
     return 2;
   }
   return WithClient(cmd.connection, [&](client::RestClient& rest) {
     Result<json> reply = rest.Post("/v1/jobs", *body);
+    if (!reply && reply.error().code() == StatusCode::kOutOfRange) {  // 422 (R-UX-2)
+      std::cerr << "Job not submitted: " << reply.error().message() << "\n";
+      return 2;
+    }
     if (!reply) return Fail(reply.error());
     const json id = reply->value("id", json());
     if (cmd.parsable) {
       std::cout << id.dump() << "\n";
-      return 0;
+      return cmd.wait && id.is_number_integer() ? WaitForJob(rest, id.get<int64_t>()) : 0;
     }
-    std::string queue = cmd.flags.queue;
+    std::string queue = submission->flags.queue;
     if (queue.empty()) {
       Result<json> job = rest.Get("/v1/jobs/" + id.dump());
       if (job && job->contains("queue") && (*job)["queue"].is_string()) {
@@ -110,7 +134,9 @@ int RunSubmit(const SubmitCommand& cmd) {
     }
     std::cout << "Job <" << id.dump() << "> is submitted to "
               << (queue.empty() ? "the default queue" : "queue <" + queue + ">") << ".\n";
-    return 0;
+    if (!cmd.wait || !id.is_number_integer()) return 0;
+    std::cout.flush();
+    return WaitForJob(rest, id.get<int64_t>());
   });
 }
 
@@ -134,9 +160,16 @@ void RegisterSubmit(CLI::App& app, int& exit_code) {
   cmd->add_option("--priority", f.priority, "priority within the queue");
   cmd->add_option("--cwd", f.cwd, "working directory (default: the current directory)");
   cmd->add_flag("--parsable", c->parsable, "print only the job id");
-  cmd->add_option("command", f.command, "the command: one shell string, or an argv after --")
-      ->required();
-  cmd->callback([c, &exit_code] { exit_code = RunSubmit(*c); });
+  cmd->add_flag("--wait,-K", c->wait,
+                "wait for the job to end; exit with its exit code (Ctrl-C cancels it)");
+  cmd->add_option("command", f.command,
+                  "a job script FILE [ARGS] (none: the script on stdin), or a command: one shell "
+                  "string, or an argv after --");
+  cmd->callback([c, cmd, &exit_code] {
+    const std::vector<std::string> rest = cmd->remaining();
+    c->dash_dash = std::find(rest.begin(), rest.end(), "--") != rest.end();
+    exit_code = RunSubmit(*c);
+  });
 }
 
 // ---- jobs ----
@@ -148,6 +181,7 @@ struct JobsCommand {
   std::string states;
   bool pending = false;
   bool as_json = false;
+  bool long_format = false;  // R-UX-4
   std::vector<int64_t> ids;
 };
 
@@ -171,7 +205,10 @@ int RunJobs(const JobsCommand& cmd) {
       if (!cmd.states.empty()) query += "state=" + QueryEscape(cmd.states) + "&";
       if (cmd.pending) query += "pending_reasons=1&";
       // The tables show a few members: fetching only those keeps 100,000 jobs quick to parse.
-      if (!cmd.as_json) query += "fields=" + std::string(client::kTableJobFields) + "&";
+      if (cmd.long_format && !cmd.pending) query += "pending_reasons=1&";
+      if (!cmd.as_json && !cmd.long_format) {
+        query += "fields=" + std::string(client::kTableJobFields) + "&";
+      }
       query.pop_back();
       Result<json> list = rest.Get(query);
       if (!list) return Fail(list.error());
@@ -179,6 +216,8 @@ int RunJobs(const JobsCommand& cmd) {
     }
     if (cmd.as_json) {
       std::cout << jobs.dump(2) << "\n";
+    } else if (cmd.long_format) {
+      std::cout << client::FormatJobsLong(jobs);
     } else if (cmd.pending) {
       std::cout << client::FormatPendingJobs(jobs);
     } else {
@@ -197,6 +236,8 @@ void RegisterJobs(CLI::App& app, int& exit_code) {
   cmd->add_option("-s,--state", c->states, "only these states, e.g. PENDING,RUNNING");
   cmd->add_flag("-p,--pending", c->pending, "pending jobs with their reasons (bjobs -p)");
   cmd->add_flag("--json", c->as_json, "print the JSON array of job objects");
+  cmd->add_flag("-l,--long", c->long_format,
+                "every field in labelled lines (bjobs -l, scontrol show job)");
   cmd->add_option("ids", c->ids, "job ids (default: all jobs matching the filters)");
   cmd->callback([c, &exit_code] { exit_code = RunJobs(*c); });
 }

@@ -16,5 +16,7 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code);
 void RegisterServerCommand(CLI::App& app, int& exit_code);
 // submit, jobs, cancel, hold, release, hosts, queues, limits (client_commands.cc).
 void RegisterClientCommands(CLI::App& app, int& exit_code);
+// peek (peek_command.cc, R-UX-5).
+void RegisterPeekCommand(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::cli

@@ -39,16 +39,49 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
   struct Flags {
     std::string config;
     std::string state;
+    std::string store;
+    std::string advertise;
+    int leader_lease_seconds = 3;
+    double keep_history_days = 30;
     std::string listen = "127.0.0.1:8740";
     int64_t lease_seconds = 10;
     int64_t grace_seconds = 5;
     int32_t max_dispatch = 3;
     int64_t keep_ended_seconds = 3600;
+    std::string tls_cert;
+    std::string tls_key;
+    std::string munge_socket;
     server::ConnectionLimits connections;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--config", flags->config, "Cluster YAML")->required();
-  cmd->add_option("--state", flags->state, "State directory (SQLite store, lock)")->required();
+  auto* state = cmd->add_option("--state", flags->state, "State directory (SQLite store, lock)");
+  // High availability (docs/ha.md): several controllers on one etcd store, one leads.
+  auto* store = cmd->add_option(
+      "--store", flags->store,
+      "Store URL: a state directory or etcd://HOST:PORT[,HOST:PORT...][/PREFIX] (high "
+      "availability: standbys redirect to the leader)");
+  state->excludes(store);
+  store->excludes(state);
+  cmd->add_option("--advertise", flags->advertise,
+                  "URL other controllers send clients to while this one leads (default "
+                  "http://LISTEN)");
+  cmd->add_option("--leader-lease-seconds", flags->leader_lease_seconds,
+                  "etcd election lease: a dead leader is replaced after about this long")
+      ->check(CLI::Range(1, 60));
+  cmd->add_option("--keep-history-days", flags->keep_history_days,
+                  "Ended jobs' rows are deleted from the store this long after they end "
+                  "(fractions allowed; -1: never)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            try {
+              const double v = std::stod(text);
+              if (v == -1 || v >= 0) return "";
+            } catch (...) {
+            }
+            return "expected -1 (keep for ever) or a number of days >= 0, got " + text;
+          },
+          "-1|DAYS"));
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0: any free port)");
   cmd->add_option("--lease-seconds", flags->lease_seconds, "Agent lease")
       ->check(CLI::PositiveNumber);
@@ -71,8 +104,18 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
             return "expected -1 (keep ended jobs for ever) or at least 60 seconds, got " + text;
           },
           "-1|SECONDS>=60"));
+  cmd->add_option("--tls-cert", flags->tls_cert, "Serve HTTPS with this PEM certificate (chain)");
+  cmd->add_option("--tls-key", flags->tls_key, "The PEM private key of --tls-cert");
+  cmd->add_option("--munge-socket", flags->munge_socket,
+                  "Accept MUNGE credentials, decoded by the munged at this socket "
+                  "(overrides auth.munge)");
   AddConnectionFlags(*cmd, flags->connections);
   cmd->callback([flags, &exit_code] {
+    if (flags->state.empty() && flags->store.empty()) {
+      std::cerr << "sluice server: --state DIR or --store URL is required\n";
+      exit_code = 2;
+      return;
+    }
     // Signals go to one thread (sigwait below), never to the HTTP or scheduling threads.
     sigset_t signals;
     sigemptyset(&signals);
@@ -86,12 +129,23 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     const server::ServerOptions options{
         .config_path = flags->config,
         .state_dir = flags->state,
+        .store_url = flags->store,
         .listen = flags->listen,
+        .tls_cert = flags->tls_cert,
+        .tls_key = flags->tls_key,
+        .advertise = flags->advertise,
+        .leader_lease_seconds = flags->leader_lease_seconds,
+        .exit_when_deposed = true,
         .controller = {.lease_ms = flags->lease_seconds * 1000,
                        .host_loss_grace_ms = flags->grace_seconds * 1000,
                        .max_dispatch_attempts = flags->max_dispatch,
                        .explain_interval_ms = 250,
-                       .keep_ended_seconds = flags->keep_ended_seconds},
+                       .keep_ended_seconds = flags->keep_ended_seconds,
+                       .keep_history_seconds =
+                           flags->keep_history_days < 0
+                               ? -1
+                               : static_cast<int64_t>(flags->keep_history_days * 86'400),
+                       .munge_socket = flags->munge_socket},
         .connections = flags->connections};
     auto server = server::Server::Start(options);
     if (!server) {
@@ -101,6 +155,9 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     }
     const std::string host = flags->listen.substr(0, flags->listen.rfind(':'));
     std::printf("listening on %s:%d\n", host.c_str(), (*server)->port());
+    if (!flags->store.empty() && flags->store.starts_with("etcd://")) {
+      std::printf("advertising %s\n", (*server)->url().c_str());
+    }
     std::fflush(stdout);
     while (true) {
       int sig = 0;

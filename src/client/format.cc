@@ -137,7 +137,14 @@ std::string FormatJobs(const json& jobs) {
     for (const json& job : jobs) rows.push_back(JobRow(job));
   }
   if (rows.empty()) return "No jobs found\n";
-  return Table(kJobHeader, rows);
+  std::string notes;
+  for (const json& job : jobs) {
+    if (Text(job, "state") == "EXIT" && Text(job, "message") != "-") {
+      notes += "Job " + Text(job, "id") + " " + Text(job, "cause") + ": " + Text(job, "message") +
+               "\n";
+    }
+  }
+  return Table(kJobHeader, rows) + notes;
 }
 
 std::string FormatPendingJobs(const json& jobs) {

@@ -17,9 +17,10 @@ namespace sluice::client {
 
 // The job members FormatJobs and FormatPendingJobs read (GET /v1/jobs?fields=...).
 inline constexpr const char* kTableJobFields =
-    "id,user,state,queue,tasks,hosts,exit_code,name,submit_time,reason";
+    "id,user,state,queue,tasks,hosts,exit_code,name,submit_time,reason,cause,message";
 
-// `jobs`: one row per job object.
+// `jobs`: one row per job object; then, for each EXIT job with a message (e.g. MEM_LIMIT's
+// limit and peak, a failed launch), `Job <id> <cause>: <message>`.
 std::string FormatJobs(const nlohmann::json& jobs);
 // `jobs -p`: each pending/held job's row followed by its reasons, one indented line each,
 // and what would let it start (the API's `reasons.hint`) when the server sent it.

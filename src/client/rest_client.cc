@@ -1,13 +1,17 @@
 #include "client/rest_client.h"
 
 #include <cstdlib>
+#include <thread>
 
 #include <httplib.h>
+
+#include "auth/munge.h"
 
 namespace sluice::client {
 namespace {
 
 using nlohmann::json;
+using wire::BaseUrl;
 
 std::string FromEnv(const std::string& flag, const char* variable) {
   if (!flag.empty()) return flag;
@@ -17,9 +21,11 @@ std::string FromEnv(const std::string& flag, const char* variable) {
 
 Result<json> ToResult(const httplib::Result& result, const std::string& server) {
   if (!result) {
-    return Status(StatusCode::kUnavailable,
-                  "cannot reach the controller at " + server + ": " +
-                      httplib::to_string(result.error()));
+    const std::string why =
+        result.error() == httplib::Error::SSLServerVerification
+            ? "its TLS certificate is not signed by a trusted CA (--ca-file / SLUICE_CA_FILE)"
+            : httplib::to_string(result.error());
+    return Status(StatusCode::kUnavailable, "cannot reach the controller at " + server + ": " + why);
   }
   json body = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
   if (result->status >= 200 && result->status < 300) {
@@ -40,13 +46,23 @@ Result<json> ToResult(const httplib::Result& result, const std::string& server) 
 }  // namespace
 
 Result<ClientOptions> ResolveClientOptions(const std::string& server_flag,
-                                           const std::string& token_flag) {
+                                           const std::string& token_flag,
+                                           const std::string& ca_file_flag) {
   ClientOptions options{.server = FromEnv(server_flag, "SLUICE_SERVER"),
-                        .token = FromEnv(token_flag, "SLUICE_TOKEN")};
+                        .token = FromEnv(token_flag, "SLUICE_TOKEN"),
+                        .ca_file = FromEnv(ca_file_flag, "SLUICE_CA_FILE")};
+  if (options.token.empty()) {
+    std::string socket = FromEnv("", "SLUICE_MUNGE_SOCKET");
+    if (socket.empty()) socket = auth::kDefaultMungeSocket;
+    if (auth::IsSocket(socket)) options.munge_socket = socket;
+  }
   if (options.server.empty()) {
     return InvalidArgument("no controller: pass --server URL or set SLUICE_SERVER");
   }
-  if (options.server.find("://") == std::string::npos) options.server = "http://" + options.server;
+  Result<std::vector<std::string>> urls = wire::ParseServerList(options.server);
+  if (!urls) return urls.error();
+  options.server.clear();
+  for (const std::string& url : *urls) options.server += (options.server.empty() ? "" : ",") + url;
   return options;
 }
 
@@ -58,6 +74,8 @@ Status StatusForHttp(int http_status, const std::string& message) {
     case 404: return Status(StatusCode::kNotFound, message);
     case 409: return Status(StatusCode::kFailedPrecondition, message);
     case 413: return Status(StatusCode::kResourceExhausted, message);
+    case 503: return Status(StatusCode::kUnavailable, message);
+    case 422: return Status(StatusCode::kOutOfRange, message);  // can never run (R-UX-2)
     default: return Status(StatusCode::kInternal, message);
   }
 }
@@ -67,30 +85,92 @@ int ExitCodeFor(const Status& status) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kNotFound:
     case StatusCode::kResourceExhausted:
+    case StatusCode::kOutOfRange:
       return 2;
     default:
       return 1;
   }
 }
 
+namespace {
+httplib::Headers AuthHeaders(const std::string& authorization) {
+  httplib::Headers headers;
+  if (!authorization.empty()) headers.emplace("Authorization", authorization);
+  return headers;
+}
+}  // namespace
+
 RestClient::RestClient(ClientOptions options)
-    : options_(std::move(options)), http_(std::make_unique<httplib::Client>(options_.server)) {
-  if (!options_.token.empty()) http_->set_bearer_token_auth(options_.token.c_str());
+    : options_(std::move(options)), follower_([this] {
+        Result<std::vector<std::string>> urls = wire::ParseServerList(options_.server);
+        return urls ? *urls : std::vector<std::string>{options_.server};
+      }()) {}
+
+RestClient::~RestClient() = default;
+
+httplib::Client& RestClient::Connect() {
+  if (http_ && connected_to_ == follower_.current()) return *http_;
+  connected_to_ = follower_.current();
+  http_ = std::make_unique<httplib::Client>(connected_to_);
+  if (!options_.ca_file.empty()) http_->set_ca_cert_path(options_.ca_file.c_str());
   http_->set_connection_timeout(std::chrono::seconds(5));
   http_->set_read_timeout(options_.timeout);
   http_->set_write_timeout(options_.timeout);
   http_->set_keep_alive(true);
   http_->set_tcp_nodelay(true);  // a POST's body must not wait for the server's delayed ACK
+  return *http_;
 }
 
-RestClient::~RestClient() = default;
+Result<json> RestClient::Call(bool idempotent, const Sender& send) {
+  const auto deadline = std::chrono::steady_clock::now() + options_.follow_for;
+  while (true) {
+    // A MUNGE credential is single-use: every attempt carries a fresh one.
+    Result<std::string> authorization = Authorization();
+    if (!authorization) return authorization.error();
+    httplib::Result result = send(Connect(), *authorization);
+    int status = result ? result->status : 0;
+    // A request that may have reached the controller is not sent twice unless it is a read.
+    const bool maybe_sent = !result && result.error() != httplib::Error::Connection;
+    if (!wire::LeaderFollower::NotServed(status) || (maybe_sent && !idempotent) ||
+        std::chrono::steady_clock::now() >= deadline) {
+      if (status != 0) follower_.OnSuccess();
+      return ToResult(result, connected_to_);
+    }
+    std::string hint;
+    if (status == 307) {
+      hint = result->get_header_value("Location");
+    } else if (status == 503) {
+      json body = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
+      if (body.is_object() && body.contains("leader") && body["leader"].is_string()) {
+        hint = body["leader"].get<std::string>();
+      }
+      // A leader that answers 503 itself (no store quorum) is the leader: no use moving.
+      if (BaseUrl(hint) == connected_to_) return ToResult(result, connected_to_);
+    }
+    http_.reset();  // a broken keep-alive connection is not reused
+    std::this_thread::sleep_for(follower_.OnNotServed(status, hint));
+  }
+}
+
+Result<std::string> RestClient::Authorization() const {
+  if (!options_.token.empty()) return "Bearer " + options_.token;
+  if (options_.munge_socket.empty()) return std::string();
+  Result<std::string> credential = auth::MungeEncode(options_.munge_socket);
+  if (!credential) return credential.error();
+  return "Munge " + *credential;
+}
 
 Result<json> RestClient::Get(const std::string& path) {
-  return ToResult(http_->Get(path.c_str()), options_.server);
+  return Call(true, [&](httplib::Client& http, const std::string& authorization) {
+    return http.Get(path.c_str(), AuthHeaders(authorization));
+  });
 }
 
 Result<json> RestClient::Post(const std::string& path, const json& body) {
-  return ToResult(http_->Post(path.c_str(), body.dump(), "application/json"), options_.server);
+  const std::string text = body.dump();
+  return Call(false, [&](httplib::Client& http, const std::string& authorization) {
+    return http.Post(path.c_str(), AuthHeaders(authorization), text, "application/json");
+  });
 }
 
 }  // namespace sluice::client

@@ -1,42 +1,57 @@
 // RestClient: the CLI verbs' connection to the controller's REST API (docs/api.md).
 //
-// Options come from flags, falling back to SLUICE_SERVER and SLUICE_TOKEN (R-SRV-5b). Every
+// Options come from flags, falling back to SLUICE_SERVER and SLUICE_TOKEN (R-SRV-5b). Without
+// a token, each request carries a fresh MUNGE credential when munged's socket exists
+// (SLUICE_MUNGE_SOCKET, else /run/munge/munge.socket.2; R-SEC-2). `https://` servers are
+// verified against --ca-file / SLUICE_CA_FILE (else the system's CAs). The
+// server may be a comma-separated list of controllers (R-HA-2): calls follow the leader
+// (wire/leader_follow.h) — a 307, a 503 or no connection moves to the next URL with a
+// bounded back-off, for at most `follow_for`; a POST whose request may have been sent (the
+// connection broke after it) is not repeated. Every
 // call returns the parsed JSON body or a Status whose code follows the HTTP status
 // (400 kInvalidArgument, 401 kUnauthenticated, 403 kPermissionDenied, 404 kNotFound,
-// 409 kFailedPrecondition, 413 kResourceExhausted, 5xx kInternal, no answer kUnavailable)
+// 409 kFailedPrecondition, 413 kResourceExhausted, 422 kOutOfRange (a job that can never run),
+// 503 and no answer kUnavailable, other 5xx kInternal)
 // and whose message is the server's `error` text.
 // Thread-safety: one RestClient per thread.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "wire/leader_follow.h"
 
 namespace httplib {
 class Client;
+class Result;
 }
 
 namespace sluice::client {
 
 struct ClientOptions {
-  std::string server;  // http://127.0.0.1:PORT
+  std::string server;  // http://127.0.0.1:PORT[,http://...]
   std::string token;
   std::chrono::seconds timeout{60};
+  std::string munge_socket;  // used when `token` is empty; empty: no credentials
+  std::string ca_file;       // PEM CA bundle verifying an https:// server
+  std::chrono::seconds follow_for{30};  // how long to look for a leader
 };
 
-// Flag values win; empty flags fall back to SLUICE_SERVER / SLUICE_TOKEN.
+// Flag values win; empty flags fall back to SLUICE_SERVER / SLUICE_TOKEN / SLUICE_CA_FILE.
 // Returns kInvalidArgument when no server is given either way.
 Result<ClientOptions> ResolveClientOptions(const std::string& server_flag,
-                                           const std::string& token_flag);
+                                           const std::string& token_flag,
+                                           const std::string& ca_file_flag = "");
 
 // The Status for an HTTP status and the server's error text.
 Status StatusForHttp(int http_status, const std::string& message);
 
-// CLI exit code for a failed call: 2 for bad input (400, 404, 413), 1 otherwise.
+// CLI exit code for a failed call: 2 for bad input (400, 404, 413, 422), 1 otherwise.
 int ExitCodeFor(const Status& status);
 
 class RestClient {
@@ -50,7 +65,17 @@ class RestClient {
   Result<nlohmann::json> Post(const std::string& path, const nlohmann::json& body);
 
  private:
+  // The Authorization header of one request (a MUNGE credential is single-use).
+  Result<std::string> Authorization() const;
+  // Sends with `send` to the leader, following it (see the header comment).
+  // Sends one attempt with this Authorization header value (empty: none).
+  using Sender = std::function<httplib::Result(httplib::Client&, const std::string&)>;
+  Result<nlohmann::json> Call(bool idempotent, const Sender& send);
+  httplib::Client& Connect();
+
   ClientOptions options_;
+  wire::LeaderFollower follower_;
+  std::string connected_to_;
   std::unique_ptr<httplib::Client> http_;
 };
 

@@ -149,8 +149,12 @@ Result<int64_t> ParseBeginTime(const std::string& text, int64_t now) {
 Result<json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit_dir,
                              int64_t now) {
   json body = json::object();
-  if (flags.command.empty()) return InvalidArgument("no command: `sluice submit [flags] -- CMD...`");
-  if (flags.command.size() == 1) {
+  if (flags.script) {
+    body["script"] = *flags.script;  // R-UX-1: the command is the script's name and arguments
+    body["command"] = flags.command.empty() ? std::vector<std::string>{"script"} : flags.command;
+  } else if (flags.command.empty()) {
+    return InvalidArgument("no command: `sluice submit [flags] -- CMD...` or `sluice submit FILE`");
+  } else if (flags.command.size() == 1) {
     body["command"] = flags.command.front();
   } else {
     body["command"] = flags.command;

@@ -36,7 +36,11 @@ struct SubmitFlags {
   std::string name;
   std::string project;
   std::optional<int64_t> priority;
+  std::string array;  // "1-1000%50" (R-UX-3); empty: no array
   std::vector<std::string> command;
+  // A job script's content (R-UX-1), stored with the job; `command` is then the script's
+  // name and its arguments.
+  std::optional<std::string> script;
 };
 
 Result<int64_t> ParseRunLimit(const std::string& text);

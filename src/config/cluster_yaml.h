@@ -54,17 +54,30 @@ inline constexpr size_t kMaxExpandedHostNames = 1'000'000;
 
 // The `auth:` section (R-SRV-5b): the agent token and the users' tokens. The core never
 // sees it; the server does. Tokens are non-empty and distinct; user names are unique.
+// A token is given in clear (`token`) or as the lowercase hex SHA-256 of its bytes
+// (`token_sha256`, 64 characters): exactly one of the two is set (docs/security.md).
 struct AuthUser {
   std::string name;
   std::string token;
   bool admin = false;
+  std::string unix_user;  // the UNIX account its jobs run as (R-SEC-1); empty: `name`
+  std::string token_sha256;  // after `admin`: positional initializers {name, token, admin} stay
+};
+// `auth.munge: {socket: PATH}` (R-SEC-2): requests may carry MUNGE credentials.
+struct MungeConfig {
+  bool enabled = false;
+  std::string socket = "/run/munge/munge.socket.2";
 };
 struct AuthConfig {
-  std::string agent_token;  // empty: no agent may connect
+  std::string agent_token;  // empty (and no digest, no MUNGE): no agent may connect
+  std::string agent_token_sha256;
   std::vector<AuthUser> users;
   // `auth.allow_dynamic_hosts`: agents may register host names the YAML does not list (and
   // such hosts are restored after a restart); off, they are refused (issue 19).
   bool allow_dynamic_hosts = false;
+  bool allow_root_jobs = false;  // accept jobs whose account has uid 0 (R-SEC-1)
+  std::vector<std::string> admins;  // `auth.admins`: administrators by account or user name
+  MungeConfig munge;
 };
 
 // Parses YAML text; `filename` is used in error messages only. When `auth` is given, the

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <utility>
 
+#include "server/job_identity.h"
 #include "server/job_spec.h"
+#include "server/job_usage.h"
 
 namespace sluice::server {
 
@@ -35,6 +37,7 @@ AgentRegistry::Agent& AgentRegistry::Entry(const std::string& host) {
 
 Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<std::mutex>& lock) {
   if (reg.epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
+  if (!ctx_.Writable()) return Status(StatusCode::kUnavailable, "the store cannot be written now");
   const std::string& name = reg.host.name;
   store::WriteBatch batch;
   SLUICE_RETURN_IF_ERROR(CheckClaim(reg));
@@ -76,7 +79,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<s
   SyncHostState(name);
   ctx_.MarkDirty();
   ctx_.work_cv.notify_all();
-  if (!batch.empty()) ctx_.WriteAndWait(lock, std::move(batch));
+  if (!batch.empty()) SLUICE_RETURN_IF_ERROR(ctx_.WriteAndWait(lock, std::move(batch)));
   return json{{"epoch", ctx_.epoch},
               {"lease_seconds", ctx_.options.lease_ms / 1000},
               {"heartbeat_ms", ctx_.options.heartbeat_ms}};
@@ -127,12 +130,22 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
   // 1. Reports, committed before they are acknowledged.
   store::WriteBatch batch;
   json ack = json::array();
-  ApplyExits(name, report, ack, batch);
-  ApplyLaunchFailures(name, report, ack, batch);
-  ApplyRunning(name, agent, report, batch);
+  // Without the store (R-HA-4) reports wait: the agent repeats them until acknowledged.
+  if (ctx_.Writable()) {
+    ApplyExits(name, report, ack, batch);
+    ApplyLaunchFailures(name, report, ack, batch);
+    ApplyRunning(name, agent, report, batch);
+  }
+  if (peeks_ != nullptr) peeks_->Deliver(report.peeks);
   if (!batch.empty()) {
     ctx_.MarkDirty();
-    ctx_.WriteAndWait(lock, std::move(batch));
+    if (!ctx_.WriteAndWait(lock, std::move(batch)).ok()) ack = json::array();
+  } else if (!ack.empty() && !ctx_.WaitCommitted(lock)) {
+    // Reports of jobs already ended in memory (the agent's other thread sent them first):
+    // their rows may still be in flight, and an ack lets the agent forget them, so it waits
+    // for them. Otherwise a failover in between restores the job as running, no agent
+    // reports it, and it is run again.
+    ack = json::array();
   }
   // 2. The long poll: answer with work as soon as there is some.
   const auto deadline =
@@ -144,10 +157,17 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     if (again == agents_.end()) break;
     CollectWork(name, report.running, launch, kill);
     const bool superseded = again->second->poll_generation != generation;
-    if (!launch.empty() || !kill.empty() || !ack.empty() || superseded || ctx_.stopping ||
-        std::chrono::steady_clock::now() >= deadline) {
+    const bool peek = peeks_ != nullptr && peeks_->HasOrders(name);
+    if (!launch.empty() || !kill.empty() || !ack.empty() || peek || superseded ||
+        ctx_.stopping || std::chrono::steady_clock::now() >= deadline) {
       again->second->last_heartbeat_ms = ctx_.NowMs();
-      return json{{"epoch", ctx_.epoch}, {"launch", launch}, {"kill", kill}, {"ack", ack}};
+      json reply = {{"epoch", ctx_.epoch}, {"launch", launch}, {"kill", kill}, {"ack", ack}};
+      if (peek) {
+        for (const wire::PeekOrder& order : peeks_->TakeOrders(name)) {
+          reply["peek"].push_back(wire::EncodePeekOrder(order));
+        }
+      }
+      return reply;
     }
     ctx_.work_cv.wait_until(lock, deadline);
   }
@@ -164,8 +184,9 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
       book_.Requeue(*job, "preempted for job " + std::to_string(job->row.preempted_for), batch);
       continue;
     }
-    book_.Finish(*job, e.ShellStatus(), e.cause == wire::ExitCause::kRunLimit ? "RUN_LIMIT" : "",
-                 e.cause == wire::ExitCause::kKilled, batch);
+    RecordUsage(*job, e);  // R-SEC-4
+    book_.Finish(*job, e.ShellStatus(), ExitCauseText(e.cause), e.cause == wire::ExitCause::kKilled,
+                 batch);
   }
 }
 
@@ -243,7 +264,7 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
       continue;
     }
     if (job->phase() != core::AdmissionPhase::kAdmitting || !job->launch_ready ||
-        running.contains(id)) {
+        running.contains(id) || !ctx_.Writable()) {
       continue;
     }
     if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options.relaunch_ms) continue;
@@ -284,7 +305,8 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
   const std::string output = ReplaceJobId(job.spec.value("output", ""), job.row.id);
   std::string error = ReplaceJobId(job.spec.value("error", ""), job.row.id);
   if (error.empty()) error = output;
-  return {{"job", job.row.id},
+  const LaunchLimits limits = LaunchLimitsOf(job, ctx_.state);  // R-SEC-3
+  json launch = {{"job", job.row.id},
           {"argv", Argv(job.spec["command"])},
           {"command", CommandText(job.spec["command"])},
           {"cwd", job.spec.value("cwd", "")},
@@ -292,7 +314,12 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
           {"error", error},
           {"run_limit", job.spec.value("run_limit", json(nullptr))},
           {"env", env},
-          {"user", job.spec.value("user", "")}};
+          {"user", job.spec.value("user", "")},
+          {"account", AccountOf(job.spec)},
+          {"mem_limit_mb", limits.mem_limit_mb ? json(*limits.mem_limit_mb) : json(nullptr)},
+          {"cpu_limit", limits.cpus ? json(*limits.cpus) : json(nullptr)}};
+  if (job.spec.contains("script")) launch["script"] = job.spec["script"];  // R-UX-1
+  return launch;
 }
 
 // --- Leases -------------------------------------------------------------------------------------

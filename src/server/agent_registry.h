@@ -32,6 +32,7 @@
 #include "server/cluster_settings.h"
 #include "server/context.h"
 #include "server/job_book.h"
+#include "server/peek_broker.h"
 #include "server/views.h"
 #include "wire/agent_protocol.h"
 
@@ -79,6 +80,8 @@ class AgentRegistry {
   void SyncHostState(const std::string& host);
   // True while ADMITTING records of an earlier epoch are unresolved (no cycle runs).
   bool Reconciling() const;
+  // Where `sluice peek` orders wait for this agent and its answers go (R-UX-5).
+  void set_peek_broker(PeekBroker* broker) { peeks_ = broker; }
 
  private:
   struct Agent {
@@ -120,6 +123,7 @@ class AgentRegistry {
   ClusterSettings& settings_;
   std::map<std::string, std::unique_ptr<Agent>> agents_;
   std::map<JobId, int64_t> kill_sent_ms_;  // when the last kill order for a job went out
+  PeekBroker* peeks_ = nullptr;
 };
 
 }  // namespace sluice::server

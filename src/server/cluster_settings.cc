@@ -9,17 +9,6 @@ namespace sluice::server {
 
 using nlohmann::json;
 
-Result<Caller> ClusterSettings::Authenticate(const std::string& token) const {
-  const Status refused(StatusCode::kUnauthenticated,
-                       "missing or unknown token (send Authorization: Bearer <token>)");
-  if (token.empty()) return refused;
-  if (!auth_.agent_token.empty() && token == auth_.agent_token) return Caller{.agent = true};
-  for (const config::AuthUser& u : auth_.users) {
-    if (u.token == token) return Caller{.user = u.name, .admin = u.admin};
-  }
-  return refused;
-}
-
 // --- Restart ------------------------------------------------------------------------------------
 
 Status ClusterSettings::RestoreHosts(const std::vector<store::StoredHost>& hosts) {

@@ -38,10 +38,6 @@ class ClusterSettings {
   ClusterSettings(ServerContext& ctx, core::ClusterConfig base, config::AuthConfig auth)
       : ctx_(ctx), base_(std::move(base)), auth_(std::move(auth)) {}
 
-  // The caller a bearer token names: a user, or the agent token (`agent` set).
-  // Errors: kUnauthenticated for an empty or unknown token.
-  Result<Caller> Authenticate(const std::string& token) const;
-
   // --- Restart ---
   // Hosts agents added earlier that the cluster YAML does not name (HostAdded).
   Status RestoreHosts(const std::vector<store::StoredHost>& hosts);
@@ -67,6 +63,7 @@ class ClusterSettings {
   // Replaces the configuration (validated whole by the core). Errors: kInvalidArgument.
   Result<store::WriteBatch> Replace(core::ClusterConfig config, const LiveFn& live);
   void SetAuth(config::AuthConfig auth) { auth_ = std::move(auth); }
+  const config::AuthConfig& auth() const { return auth_; }
 
   int64_t config_version() const { return config_version_; }
   void set_config_version(int64_t version) { config_version_ = version; }

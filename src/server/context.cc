@@ -26,7 +26,25 @@ void ServerContext::MarkDirty() {
   cycle_cv.notify_all();
 }
 
+bool ServerContext::WaitCommitted(std::unique_lock<std::mutex>& lock) {
+  lock.unlock();
+  store->Flush();
+  lock.lock();
+  return !resync;
+}
+
+bool ServerContext::Writable() const {
+  return !deposed && !resync && store->role() == store::Role::kLeader;
+}
+
 void ServerContext::WriteFailed(const Status& status) {
+  if (status.code() == StatusCode::kUnavailable) {
+    if (!resync.exchange(true)) {
+      log->error("store write failed: {}; writes, launches and cycles wait for the store",
+                 status.message());
+    }
+    return;
+  }
   log->critical("store write failed: {}; stopping", status.message());
   log->flush();
   std::_Exit(3);
@@ -34,8 +52,8 @@ void ServerContext::WriteFailed(const Status& status) {
 
 void ServerContext::WriteLocked(store::WriteBatch batch, std::function<void()> then) {
   store->Write(std::move(batch), [this, then = std::move(then)](const Status& status) {
-    if (!status.ok()) WriteFailed(status);
-    if (then) {
+    if (!status.ok()) WriteFailed(status);  // returns only for kUnavailable
+    if (then && status.ok()) {
       std::lock_guard lock(mu);
       then();
     }
@@ -43,16 +61,17 @@ void ServerContext::WriteLocked(store::WriteBatch batch, std::function<void()> t
   });
 }
 
-void ServerContext::WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch) {
-  auto done = std::make_shared<std::promise<void>>();
-  std::future<void> future = done->get_future();
+Status ServerContext::WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch) {
+  auto done = std::make_shared<std::promise<Status>>();
+  std::future<Status> future = done->get_future();
   store->Write(std::move(batch), [this, done](const Status& status) {
     if (!status.ok()) WriteFailed(status);
-    done->set_value();
+    done->set_value(status);
   });
   lock.unlock();
-  future.wait();
+  Status status = future.get();
   lock.lock();
+  return status;
 }
 
 }  // namespace sluice::server

@@ -7,7 +7,10 @@
 // Invariants:
 //  - the core changes only through Apply (core events) and the cycle runner's Commit;
 //  - a store write that fails ends the process (fenced or the disk failed: this controller
-//    may no longer act, R-SRV-2);
+//    may no longer act, R-SRV-2), except one that fails kUnavailable (an etcd store without
+//    quorum, R-HA-4): then `resync` is set, the write's follow-up does not run, and nothing
+//    is written, launched or scheduled until the rows are written again (controller_ha.cc);
+//  - nothing is written, launched or scheduled while !Writable() (R-HA-1, R-HA-4);
 //  - `dirty` is set whenever something may let a job start or must be re-explained.
 // Thread-safety: every member except `mu` and the condition variables is guarded by `mu`;
 // the functions named *Locked and every part's method REQUIRE `mu` held, unless they say
@@ -16,6 +19,7 @@
 
 #include <spdlog/logger.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -23,6 +27,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "base/time.h"
@@ -47,7 +52,10 @@ struct ControllerOptions {
   // dependencies on them keep their verdict. -1: keep them all (`sluice server` accepts -1 or
   // at least 60).
   int64_t keep_ended_seconds = 3600;
+  // Ended jobs' rows are deleted from the store this long after they end (R-HA-5). -1: never.
+  int64_t keep_history_seconds = 30 * 86'400;
   std::string config_path;  // re-read by Reconfigure()
+  std::string munge_socket;  // `--munge-socket`: MUNGE on with this socket (request_auth.h)
 };
 
 // Who is calling (the HTTP front end resolves bearer tokens, Controller::Authenticate).
@@ -55,6 +63,7 @@ struct Caller {
   std::string user;
   bool admin = false;
   bool agent = false;  // the agent token: may call the agent routes only
+  std::string account;  // the UNIX account its jobs run as (job_identity.h), set at submission
 };
 
 using ClockMs = std::function<int64_t()>;  // wall-clock milliseconds since the epoch
@@ -74,8 +83,15 @@ class ServerContext {
   void MarkDirty();
   // Queues `batch`; `then` runs after the commit with `mu` held, before waiters wake.
   void WriteLocked(store::WriteBatch batch, std::function<void()> then = nullptr);
-  // Queues `batch` and waits for its commit with `lock` (on `mu`) released meanwhile.
-  void WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch);
+  // Queues `batch` and waits for its commit with `lock` (on `mu`) released meanwhile. Returns
+  // the commit's Status: only kUnavailable comes back (any other failure ends the process).
+  Status WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch);
+  // Waits, with `lock` released, until every write queued so far has committed; false when
+  // one of them failed (kUnavailable: `resync` is set).
+  bool WaitCommitted(std::unique_lock<std::mutex>& lock);
+  // Whether this controller may write, launch and schedule now: its store leads (an etcd
+  // store's lease is known to live), it was not deposed, and no failed write awaits resync.
+  bool Writable() const;
 
   std::mutex mu;
   std::condition_variable work_cv;   // heartbeats wait here for launches/kills
@@ -88,10 +104,18 @@ class ServerContext {
   int64_t start_ms = 0;
   bool dirty = true;
   bool stopping = false;
+  // High availability (R-HA): set once the store deposed this controller (final); set by a
+  // write that failed kUnavailable until the rows are written again.
+  std::atomic<bool> deposed = false;
+  std::atomic<bool> resync = false;
+  int64_t first_cycle_ms = 0;  // when the first cycle of this epoch ran (0: not yet)
+  // Submissions withdrawn after their write failed: the store may hold them all the same (a
+  // timed-out etcd txn may commit), so the resync deletes them.
+  std::vector<JobId> withdrawn;
 
  private:
-  // Ends the process after a failed write (see Invariants).
-  [[noreturn]] void WriteFailed(const Status& status);
+  // Ends the process after a failed write, or sets `resync` for kUnavailable (Invariants).
+  void WriteFailed(const Status& status);
 
   ClockMs clock_;
 };

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <utility>
 
+#include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "server/job_text.h"
 #include "server/views.h"
@@ -24,11 +25,14 @@ Status NotAdmin(const Caller& caller) {
 Controller::Controller(core::ClusterState state, ControllerDeps deps)
     : ctx_(std::move(state), deps.store, std::move(deps.options), std::move(deps.clock),
            std::move(deps.log)),
+      authenticator_(deps.auth, {.munge_socket = ctx_.options.munge_socket}),
       settings_(ctx_, std::move(deps.config), std::move(deps.auth)),
       book_(ctx_),
       agents_(ctx_, book_, settings_),
       runner_(ctx_, book_),
-      requests_(ctx_, book_) {}
+      requests_(ctx_, book_) {
+  agents_.set_peek_broker(&peeks_);
+}
 
 Controller::~Controller() {
   Stop();
@@ -40,13 +44,9 @@ Result<std::unique_ptr<Controller>> Controller::Create(ControllerDeps deps) {
   Result<core::ClusterState> state = core::ClusterState::Create(deps.config);
   if (!state) return state.error();
   if (!deps.log) deps.log = spdlog::default_logger();
-  store::Store* store = deps.store;
+  const bool standby = deps.standby;
   std::unique_ptr<Controller> c(new Controller(std::move(*state), std::move(deps)));
-  c->ctx_.epoch = store->epoch();
-  c->ctx_.start_ms = c->ctx_.NowMs();
-  Result<store::Snapshot> snap = store->Load();
-  if (!snap) return snap.error();
-  SLUICE_RETURN_IF_ERROR(c->Restore(*snap));
+  if (!standby) SLUICE_RETURN_IF_ERROR(c->TakeOver());
   return c;
 }
 
@@ -71,8 +71,11 @@ Status Controller::Restore(const store::Snapshot& snap) {
 }
 
 Result<Caller> Controller::Authenticate(const std::string& token) {
-  std::lock_guard lock(ctx_.mu);
-  return settings_.Authenticate(token);
+  return authenticator_.AuthenticateToken(token);
+}
+
+Result<Caller> Controller::AuthenticateRequest(const std::string& authorization) {
+  return authenticator_.Authenticate(authorization);
 }
 
 // --- Users --------------------------------------------------------------------------------------
@@ -84,7 +87,12 @@ Reply Controller::Submit(const Caller& caller, const json& body) {
   std::vector<json> specs;
   specs.push_back(std::move(*spec));
   std::unique_lock lock(ctx_.mu);
-  return ReplyOf(requests_.Submit(lock, caller, std::move(specs), std::move(fixed), false), 201);
+  Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
+  if (!runs_as) return ErrorReply(runs_as.error());
+  if (std::optional<Reply> refused = refusals_.Check(ctx_, *runs_as, specs, false)) {
+    return *refused;
+  }
+  return ReplyOf(requests_.Submit(lock, *runs_as, std::move(specs), std::move(fixed), false), 201);
 }
 
 Reply Controller::SubmitBatch(const Caller& caller, const json& body) {
@@ -94,7 +102,12 @@ Reply Controller::SubmitBatch(const Caller& caller, const json& body) {
   fixed.reserve(specs->size());
   for (const json& spec : *specs) fixed.push_back(FixedJobText(spec));
   std::unique_lock lock(ctx_.mu);
-  return ReplyOf(requests_.Submit(lock, caller, std::move(*specs), std::move(fixed), true), 201);
+  Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
+  if (!runs_as) return ErrorReply(runs_as.error());
+  if (std::optional<Reply> refused = refusals_.Check(ctx_, *runs_as, *specs, true)) {
+    return *refused;
+  }
+  return ReplyOf(requests_.Submit(lock, *runs_as, std::move(*specs), std::move(fixed), true), 201);
 }
 
 Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
@@ -117,6 +130,12 @@ Reply Controller::Cancel(const Caller& caller, JobId id) {
 Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
   std::unique_lock lock(ctx_.mu);
   return ReplyOf(requests_.Hold(lock, caller, id, held));
+}
+
+Reply Controller::Peek(const Caller& caller, JobId id, int64_t lines,
+                       std::optional<int64_t> offset) {
+  std::unique_lock lock(ctx_.mu);
+  return ReplyOf(peeks_.Peek(lock, ctx_, book_, caller, id, lines, offset));
 }
 
 Reply Controller::Hosts() {
@@ -145,7 +164,7 @@ Reply Controller::Limits() {
 Reply Controller::AnswerAfterCommit(std::unique_lock<std::mutex>& lock, json answer,
                                     store::WriteBatch batch) {
   // Answered once it is stored: a restart keeps it.
-  ctx_.WriteAndWait(lock, std::move(batch));
+  if (Status s = ctx_.WriteAndWait(lock, std::move(batch)); !s.ok()) return ErrorReply(s);
   return Reply{200, std::move(answer)};
 }
 
@@ -185,6 +204,7 @@ Reply Controller::Reconfigure() {
   }
   Reply reply = Reconfigure(std::move(*config));
   if (reply.status == 200) {
+    authenticator_.Configure(auth);
     std::lock_guard lock(ctx_.mu);
     settings_.SetAuth(std::move(auth));
   }
@@ -193,6 +213,9 @@ Reply Controller::Reconfigure() {
 
 Reply Controller::Reconfigure(core::ClusterConfig config) {
   std::unique_lock lock(ctx_.mu);
+  if (!ctx_.Writable()) {  // a standby (SIGHUP) or no store quorum: it could not be stored
+    return ErrorReply(Status(StatusCode::kUnavailable, "not leading: the store cannot be written"));
+  }
   Result<store::WriteBatch> batch = settings_.Replace(std::move(config), agents_.LiveFn());
   if (!batch) return ErrorReply(batch.error());
   ctx_.MarkDirty();
@@ -219,11 +242,16 @@ Reply Controller::Heartbeat(const std::string& agent, const json& body) {
 // --- Scheduling ---------------------------------------------------------------------------------
 
 void Controller::TurnLocked(bool due) {
+  if (!ctx_.Writable()) return ResyncLocked();  // R-HA-4: nothing moves without the store
   agents_.CheckLeases();
+  PurgeHistoryLocked();
   book_.ForgetEnded();
   if (ctx_.dirty || due || runner_.WakeDue(ctx_.Now())) {
     ctx_.dirty = false;
-    if (!agents_.Reconciling()) runner_.Run();
+    if (!agents_.Reconciling()) {
+      NoteCycleLocked();
+      runner_.Run();
+    }
   }
 }
 

@@ -34,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,6 +48,8 @@
 #include "server/http_reply.h"
 #include "server/job_book.h"
 #include "server/job_requests.h"
+#include "server/request_auth.h"
+#include "server/submission_refusal.h"
 #include "store/store.h"
 
 namespace sluice::server {
@@ -57,6 +60,9 @@ struct ControllerDeps {
   config::AuthConfig auth;
   store::Store* store = nullptr;  // borrowed; outlives the controller
   ControllerOptions options;
+  // A standby (R-HA-2): Create builds the controller without reading the store; TakeOver
+  // restores once the store leads.
+  bool standby = false;
   ClockMs clock;                        // wall-clock milliseconds since the epoch
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
 };
@@ -65,13 +71,27 @@ class Controller {
  public:
   using ClockMs = server::ClockMs;
 
-  // Builds the state from deps.config and restores what deps.store holds.
+  // Builds the state from deps.config and restores what deps.store holds (unless standby).
   static Result<std::unique_ptr<Controller>> Create(ControllerDeps deps);
+
+  // --- High availability (controller_ha.cc; R-HA-1 ... R-HA-5) ---
+  // REQUIRES: the store leads; called once (Create calls it unless standby). Takes the
+  // store's epoch, loads and restores (R-HA-3: the same path as a restart).
+  Status TakeOver();
+  // The store deposed this controller: from now on it writes, launches and schedules nothing
+  // (Writable() stays false); logs that it steps down. Safe from any thread, without waits.
+  void StepDown(const Status& why);
+  bool Writable() { return ctx_.Writable(); }
+  // When the first cycle of this epoch ran (wall-clock ms; 0 not yet).
+  int64_t FirstCycleMs();
   ~Controller();
 
   // Resolves a bearer token (R-SRV-5): a user, or the agent token (Caller::agent).
   // Errors: kUnauthenticated for an empty or unknown token.
   Result<Caller> Authenticate(const std::string& token);
+  // Resolves an `Authorization` header: a bearer token or a MUNGE credential (R-SEC-2,
+  // request_auth.h). Does not take the controller's mutex.
+  Result<Caller> AuthenticateRequest(const std::string& authorization);
 
   // --- Users (each returns the HTTP reply of docs/api.md) ---
   // Waits for the commit before answering (R-SRV-1).
@@ -81,6 +101,8 @@ class Controller {
   Reply GetJob(JobId id);
   Reply Cancel(const Caller& caller, JobId id);
   Reply Hold(const Caller& caller, JobId id, bool held);
+  // GET /v1/jobs/ID/peek: the tail of a running job's output from its agent (peek_broker.h).
+  Reply Peek(const Caller& caller, JobId id, int64_t lines, std::optional<int64_t> offset);
   Reply Hosts();
   Reply Queues();
   Reply Limits();
@@ -128,17 +150,31 @@ class Controller {
   Status Restore(const store::Snapshot& snap);
   // Leases, retention, then a cycle when `due` (REQUIRES the mutex held).
   void TurnLocked(bool due);
+  // While !Writable(): once the store leads again after a failed write, writes every job's
+  // row as memory has it (and deletes withdrawn ones), then lets writes resume (R-HA-4).
+  void ResyncLocked();
+  // Deletes the rows of jobs ended more than keep_history_seconds ago (R-HA-5), at most
+  // every 30 s.
+  void PurgeHistoryLocked();
+  // The first cycle of the epoch: note and log when it runs.
+  void NoteCycleLocked();
   // The admin actions' common end: log, answer `answer`, after `batch` committed.
   Reply AnswerAfterCommit(std::unique_lock<std::mutex>& lock, nlohmann::json answer,
                           store::WriteBatch batch);
 
   ServerContext ctx_;
+  RequestAuthenticator authenticator_;  // tokens and MUNGE; locks itself
   ClusterSettings settings_;
   JobBook book_;
   AgentRegistry agents_;
   CycleRunner runner_;
   JobRequests requests_;
+  SubmissionRefusals refusals_;  // R-UX-2
+  PeekBroker peeks_;             // R-UX-5
   std::thread thread_;
+  // Retention (R-HA-5): ended jobs by end time, and when the last purge ran.
+  std::set<std::pair<Instant, JobId>> history_;
+  int64_t last_purge_ms_ = 0;
 };
 
 }  // namespace sluice::server

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "server/connection_guard.h"
+#include "server/peek_broker.h"
 #include "server/request_guard.h"
 
 namespace sluice::server {
@@ -56,7 +57,8 @@ Status Authorize(Result<Caller> authenticated, bool agent_route, Caller& caller)
   if (!authenticated) return authenticated.error();
   if (authenticated->agent != agent_route) {
     return Status(StatusCode::kPermissionDenied,
-                  agent_route ? "only the agent token may call /v1/agents/..."
+                  agent_route ? "only the agent (its token, or MUNGE as uid 0) may call "
+                                "/v1/agents/..."
                               : "the agent token may only call /v1/agents/...");
   }
   caller = *authenticated;
@@ -75,7 +77,8 @@ struct SseQueue {
 bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Response& res,
                       Caller& caller) {
   ConnectionGuard::MarkHandling();
-  Status refused = Authorize(c.Authenticate(BearerToken(req)), false, caller);
+  Status refused =
+      Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), false, caller);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }
@@ -84,14 +87,15 @@ bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Respo
 bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Response& res) {
   ConnectionGuard::MarkHandling();
   Caller caller;
-  Status refused = Authorize(c.Authenticate(BearerToken(req)), true, caller);
+  Status refused =
+      Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), true, caller);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }
 
 // The limits checked before a route runs (request_guard.h), and the replies to what fails
 // before or outside a route. Workers, keep-alive and timeouts: ConnectionGuard.
-void InstallServerSettings(httplib::Server& server, Controller& c) {
+void InstallServerSettings(httplib::Server& server, Controller& c, HttpApi::Front front) {
   server.set_payload_max_length(kMaxBatchBodyBytes);
   InstallRequestGuard(
       server, RequestGuardOptions{
@@ -103,7 +107,8 @@ void InstallServerSettings(httplib::Server& server, Controller& c) {
                     if (!scheme.empty() && scheme.rfind("Bearer ", 0) != 0) return Status::Ok();
                     Result<Caller> caller = c.Authenticate(BearerToken(req));
                     return caller ? Status::Ok() : caller.error();
-                  }});
+                  },
+                  .front = std::move(front)});
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     if (res.status == 413) {
@@ -138,7 +143,7 @@ void InstallServerSettings(httplib::Server& server, Controller& c) {
 }  // namespace
 
 void HttpApi::Install(httplib::Server& server) {
-  InstallServerSettings(server, controller_);
+  InstallServerSettings(server, controller_, front_);
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
@@ -179,6 +184,13 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     JobId id = 0;
     if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
     Send(res, c.GetJob(id));
+  });
+  server.Get(R"(/v1/jobs/(-?\d+)/peek)", [&c](const httplib::Request& req, httplib::Response& res) {
+    Caller caller;
+    if (!AuthenticateUser(c, req, res, caller)) return;
+    Result<PeekQuery> query = ParsePeekQuery(req.params);
+    if (!query) return SendError(res, query.error());
+    Send(res, c.Peek(caller, std::stoll(req.matches[1]), query->lines, query->offset));
   });
   server.Post(R"(/v1/jobs/(-?\d+)/(cancel|hold|release))",
               [&c](const httplib::Request& req, httplib::Response& res) {
@@ -257,6 +269,8 @@ void HttpApi::InstallEvents(httplib::Server& server) {
     const int id = c.Subscribe([queue](const JobEvent& e) {
       json data = {
           {"id", e.id}, {"state", e.state}, {"reason", e.reason ? json(*e.reason) : json(nullptr)}};
+      if (e.cpu_seconds) data["cpu_seconds"] = *e.cpu_seconds;  // R-SEC-4
+      if (e.max_rss_mb) data["max_rss_mb"] = *e.max_rss_mb;
       std::lock_guard lock(queue->mu);
       if (queue->events.size() > 100'000) {
         queue->overflow = true;  // a stalled reader is dropped rather than growing forever

@@ -1,4 +1,5 @@
-// The HTTP front end (docs/api.md): routes only — authenticate the bearer token, parse the
+// The HTTP front end (docs/api.md): routes only — authenticate the Authorization header
+// (bearer token or MUNGE credential, request_auth.h), parse the
 // body (size limits first), call the Controller, send its Reply — and the SSE stream. A
 // refusal is a Status whose HTTP code comes from the one mapping in http_reply.h. Thin on
 // purpose: everything that decides is in the Controller, which tests drive without sockets.
@@ -9,17 +10,22 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
+#include <utility>
 
 #include "server/controller.h"
 
 namespace sluice::server {
 
-inline constexpr size_t kMaxBodyBytes = 1 << 20;        // single requests
+inline constexpr size_t kMaxBodyBytes = 4 << 20;        // single requests (a 1 MiB script, escaped)
 inline constexpr size_t kMaxBatchBodyBytes = 64 << 20;  // POST /v1/jobs/batch
 
 class HttpApi {
  public:
-  explicit HttpApi(Controller& controller) : controller_(controller) {}
+  // `front` answers before the routes when it returns true (HaFront, R-HA-2); may be null.
+  using Front = std::function<bool(const httplib::Request&, httplib::Response&)>;
+  explicit HttpApi(Controller& controller, Front front = {})
+      : controller_(controller), front_(std::move(front)) {}
   // Registers every route on `server` and sizes its thread pool for long polls.
   void Install(httplib::Server& server);
   // Ends open SSE streams (before the server stops).
@@ -33,6 +39,7 @@ class HttpApi {
   void InstallEvents(httplib::Server& server);
 
   Controller& controller_;
+  Front front_;
   std::atomic<bool> stopping_ = false;
 };
 

@@ -162,6 +162,7 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
   }
   auto info = std::make_shared<JobInfo>();
   info->row = row;
+  info->message = row.message;
   info->SetState(*state);
   info->SetPhase(*phase);
   info->spec = json::parse(row.spec, nullptr, false);
@@ -236,6 +237,7 @@ bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
 
 void JobBook::SyncRow(JobInfo& job) {
   job.row.epoch = ctx_.epoch;
+  job.row.message = job.message;  // kept across restarts (MEM_LIMIT's limit and peak)
   if (!job.in_core) return;
   const core::Job* cj = ctx_.state.FindJob(job.row.id);
   if (cj == nullptr) return;
@@ -367,7 +369,10 @@ void JobBook::Unsubscribe(int id) { listeners_.erase(id); }
 
 void JobBook::Emit(const JobInfo& job) {
   if (listeners_.empty()) return;
-  JobEvent event{.id = job.row.id, .state = job.row.state};
+  JobEvent event{.id = job.row.id,
+                 .state = job.row.state,
+                 .cpu_seconds = job.row.cpu_seconds,
+                 .max_rss_mb = job.row.max_rss_mb};
   if (!job.main_reason.empty() && IsWaiting(job.state())) event.reason = job.main_reason;
   for (auto& [id, listener] : listeners_) listener(event);
 }

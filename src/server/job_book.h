@@ -45,6 +45,8 @@ struct JobEvent {
   JobId id = 0;
   std::string state;
   std::optional<std::string> reason;
+  std::optional<double> cpu_seconds;  // R-SEC-4: once the job's agent reported its end
+  std::optional<double> max_rss_mb;
 };
 
 struct JobInfo {

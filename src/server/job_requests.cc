@@ -108,6 +108,7 @@ Status JobRequests::Ingest(const Caller& caller, json spec,
                            store::WriteBatch& write, JobId& id) {
   id = book_.TakeId();
   spec["user"] = caller.user;
+  if (!caller.account.empty()) spec["account"] = caller.account;  // R-SEC-1
   spec["submit_time"] = now;
   SLUICE_RETURN_IF_ERROR(ctx_.ApplyLocked(core::JobSubmitted{ToCoreSpec(spec, id)}, ""));
   const core::Job* cj = ctx_.state.FindJob(id);
@@ -154,9 +155,22 @@ Result<json> JobRequests::Submit(Lock& lock, const Caller& caller, std::vector<j
   submissions_ += static_cast<int64_t>(specs.size());
   LogSubmitted(caller, ids);
   ctx_.MarkDirty();
-  ctx_.WriteAndWait(lock, std::move(write));
+  if (Status stored = ctx_.WriteAndWait(lock, std::move(write)); !stored.ok()) {
+    return Unacknowledged(ids, stored);
+  }
   if (batch) return json{{"ids", ids}};
   return json{{"id", ids[0]}};
+}
+
+Status JobRequests::Unacknowledged(const std::vector<JobId>& ids, const Status& stored) {
+  for (JobId id : ids) {
+    JobInfo* job = book_.Find(id);
+    if (job == nullptr || job->phase() != core::AdmissionPhase::kPending) continue;
+    book_.Withdraw(id);
+    ctx_.withdrawn.push_back(id);
+  }
+  return Status(StatusCode::kUnavailable,
+                "the submission was not stored (" + stored.message() + "): not accepted; retry");
 }
 
 void JobRequests::LogSubmitted(const Caller& caller, const std::vector<JobId>& ids) {
@@ -263,7 +277,7 @@ Result<json> JobRequests::Get(JobId id) {
 json JobRequests::AnswerAfterCommit(Lock& lock, JobInfo& job, store::WriteBatch batch) {
   // The job as the action left it, taken before the lock is released for the commit.
   json answer = JobJson(job, ctx_.state, ctx_.Now(), false);
-  ctx_.WriteAndWait(lock, std::move(batch));
+  (void)ctx_.WriteAndWait(lock, std::move(batch));  // a failure is resynced (context.h)
   return answer;
 }
 

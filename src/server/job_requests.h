@@ -58,6 +58,9 @@ class JobRequests {
   Status Ingest(const Caller& caller, nlohmann::json spec, std::shared_ptr<const std::string> fixed,
                 Instant now, store::WriteBatch& write, JobId& id);
   void LogSubmitted(const Caller& caller, const std::vector<JobId>& ids);
+  // A submission whose write failed (kUnavailable, R-HA-4) is not acknowledged: its jobs that
+  // are still pending leave as if never submitted; answers kUnavailable.
+  Status Unacknowledged(const std::vector<JobId>& ids, const Status& stored);
   // The job as an action left it, once the action's batch committed.
   nlohmann::json AnswerAfterCommit(Lock& lock, JobInfo& job, store::WriteBatch batch);
 

@@ -3,6 +3,8 @@
 #include <optional>
 #include <set>
 
+#include "wire/job_script.h"
+
 namespace sluice::server {
 namespace {
 
@@ -30,7 +32,8 @@ Status CheckFieldNames(const json& body, const std::string& where) {
   static const std::set<std::string> kFields = {
       "command",  "name",      "queue", "tasks",  "min_tasks", "max_tasks",
       "resreq",   "run_limit", "begin", "depend", "exclusive", "hold",
-      "priority", "project",   "cwd",   "output", "error",     "env"};
+      "priority", "project",   "cwd",   "output", "error",     "env",
+      "script"};
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (!kFields.contains(it.key())) {
       return InvalidArgument(where + "." + it.key() + ": unknown field");
@@ -39,10 +42,34 @@ Status CheckFieldNames(const json& body, const std::string& where) {
   return Status::Ok();
 }
 
+// script (R-UX-1): a non-empty string of at most kMaxScriptBytes; its job's command is then
+// an argv (the script's name and arguments), ["script"] when absent.
+Status ParseScript(const json& body, const std::string& where, json& spec) {
+  if (!body.contains("script")) return Status::Ok();
+  const json& script = body["script"];
+  if (!script.is_string() || script.get_ref<const std::string&>().empty()) {
+    return Expected(where, "script", "the script's text", script);
+  }
+  if (script.get_ref<const std::string&>().size() > wire::kMaxScriptBytes) {
+    return Status(StatusCode::kResourceExhausted,
+                  where + ".script: " + std::to_string(script.get_ref<const std::string&>().size()) +
+                      " bytes exceed the limit of " + std::to_string(wire::kMaxScriptBytes));
+  }
+  if (body.contains("command") && !body["command"].is_array()) {
+    return Expected(where, "command", "the script's name and arguments (a list)", body["command"]);
+  }
+  spec["script"] = script;
+  spec["command"] = json::array({"script"});
+  return Status::Ok();
+}
+
 // command: a non-empty string or a non-empty array of strings; then the text fields.
 Status ParseCommandAndTexts(const json& body, const std::string& where, json& spec) {
-  if (!body.contains("command")) return InvalidArgument(where + ".command: missing");
-  const json& command = body["command"];
+  SLUICE_RETURN_IF_ERROR(ParseScript(body, where, spec));
+  if (!body.contains("command") && !spec.contains("script")) {
+    return InvalidArgument(where + ".command: missing");
+  }
+  const json& command = body.contains("command") ? body["command"] : spec["command"];
   bool command_ok = (command.is_string() && !command.get<std::string>().empty()) ||
                     (command.is_array() && !command.empty());
   if (command.is_array()) {

@@ -245,7 +245,8 @@ void WriteAdmissionCounters(const std::vector<core::QueueCounters>& counters, Pr
   WriteQueueSeries(counters, "sluice_gated_heads", "gauge",
                    "Queue heads whose aging gate is active.",
                    [](const core::QueueCounters& c) { return double(c.gated_heads); }, w);
-  WriteQueueSeries(counters, "sluice_unschedulable_total", "counter", "Jobs ended UNSCHEDULABLE.",
+  WriteQueueSeries(counters, "sluice_unschedulable_total", "counter",
+                   "Jobs ended UNSCHEDULABLE or refused at submission (R-UX-2).",
                    [](const core::QueueCounters& c) { return double(c.totals.unschedulable); }, w);
   w.Family("sluice_admission_attempts_total", "counter", "Admission attempts by outcome.");
   for (const auto& c : counters) {
@@ -297,7 +298,9 @@ std::string Controller::Metrics() {
   std::lock_guard lock(ctx_.mu);
   PromWriter w;
   WriteJobGauges(book_, ctx_.state, w);
-  WriteAdmissionCounters(core::Counters(ctx_.state, ctx_.Now()), w);
+  std::vector<core::QueueCounters> counters = core::Counters(ctx_.state, ctx_.Now());
+  for (core::QueueCounters& c : counters) c.totals.unschedulable += refusals_.Count(c.queue);
+  WriteAdmissionCounters(counters, w);
   WriteCycleHistogram(runner_.timing(), w);
   WriteQueueSlots(ctx_.state, w);
   w.Family("sluice_submissions_total", "counter", "Jobs accepted since the controller started.");

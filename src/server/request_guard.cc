@@ -308,6 +308,10 @@ HandlerResponse Guard(const RequestGuardOptions& options, const httplib::Request
     ConnectionGuard::StopReading(length);
     return Refuse(res, share, 503);
   }
+  if (options.front && options.front(req, res)) {
+    ConnectionGuard::StopReading(length);  // answered before the body was read
+    return HandlerResponse::Handled;
+  }
   return HandlerResponse::Unhandled;
 }
 

@@ -65,6 +65,9 @@ struct RequestGuardOptions {
   // Checks the credential of a request that carries a body, before the body is read; returns
   // its refusal (kUnauthenticated, kPermissionDenied) or Ok. Null: not checked.
   std::function<Status(const httplib::Request&)> authenticate;
+  // Runs once the checks above pass, before the body is read and the routes run; true when
+  // it answered (a standby's redirect, HaFront). Null: none.
+  std::function<bool(const httplib::Request&, httplib::Response&)> front;
 };
 
 // Installs the pre-routing handler on `server` (replacing any other).

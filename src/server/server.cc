@@ -1,19 +1,44 @@
 #include "server/server.h"
 
 #include <httplib.h>
+#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "config/cluster_yaml.h"
 #include "server/connection_guard.h"
+#include "server/ha_front.h"
 #include "server/http_api.h"
 
 namespace sluice::server {
-
 namespace {
+
+// HTTP, or HTTPS when a certificate and key are given (cpp-httplib's OpenSSL support).
+Result<std::unique_ptr<httplib::Server>> MakeHttpServer(const ServerOptions& options) {
+  if (options.tls_cert.empty() && options.tls_key.empty()) {
+    return std::make_unique<httplib::Server>();
+  }
+  if (options.tls_cert.empty() || options.tls_key.empty()) {
+    return InvalidArgument("--tls-cert and --tls-key go together");
+  }
+  for (const std::string& path : {options.tls_cert, options.tls_key}) {
+    if (::access(path.c_str(), R_OK) != 0) return NotFound("cannot read " + path);
+  }
+  auto https =
+      std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str());
+  // NOTE: OpenSSL loads a key that does not match the certificate without complaint; every
+  // handshake would then fail. Check the pair here, at start.
+  if (!https->is_valid() || SSL_CTX_check_private_key(https->ssl_context()) != 1) {
+    return InvalidArgument("--tls-cert " + options.tls_cert + " / --tls-key " + options.tls_key +
+                           ": not a PEM certificate and its matching private key");
+  }
+  return std::unique_ptr<httplib::Server>(std::move(https));
+}
 
 // Each connection takes two descriptors (ConnectionGuard keeps a dup): the soft limit
 // (often 1024) goes up to the hard one.
@@ -41,12 +66,12 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (port < 0 || port > 65535) {
     return InvalidArgument("--listen " + options.listen + ": bad port");
   }
+  Result<std::unique_ptr<httplib::Server>> made = MakeHttpServer(options);
+  if (!made) return made.error();
   RaiseOpenFileLimit();
   config::AuthConfig auth;
   Result<core::ClusterConfig> config = config::LoadClusterConfig(options.config_path, &auth);
   if (!config) return config.error();
-  Result<std::unique_ptr<store::Store>> store = store::Store::Open(options.state_dir);
-  if (!store) return store.error();
   if (!options.clock) {
     options.clock = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -56,43 +81,106 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   }
   options.controller.config_path = options.config_path;
   std::unique_ptr<Server> server(new Server());
+  server->http_ = std::move(*made);
+  server->port_ = server->Bind(host, port);
+  if (server->port_ <= 0) {
+    return Status(StatusCode::kUnavailable, "cannot listen on " + options.listen);
+  }
+  server->url_ = !options.advertise.empty()
+                     ? options.advertise
+                     : (options.tls_cert.empty() ? "http://" : "https://") + host + ":" +
+                           std::to_string(server->port_);
+  const std::string store_url = options.store_url.empty() ? options.state_dir : options.store_url;
+  const bool standby = store_url.starts_with("etcd://");
+  Result<std::unique_ptr<store::Store>> store = store::Store::OpenUrl(
+      store_url, {.candidate = server->url_, .lease_seconds = options.leader_lease_seconds});
+  if (!store) return store.error();
   server->store_ = std::move(*store);
   Result<std::unique_ptr<Controller>> controller =
       Controller::Create(ControllerDeps{.config = std::move(*config),
                                         .auth = std::move(auth),
                                         .store = server->store_.get(),
                                         .options = options.controller,
+                                        .standby = standby,
                                         .clock = options.clock,
                                         .log = options.log});
   if (!controller) return controller.error();
   server->controller_ = std::move(*controller);
+  server->front_ = std::make_unique<HaFront>(*server->store_, server->url_);
+  server->api_ = std::make_unique<HttpApi>(
+      *server->controller_,
+      [front = server->front_.get()](const httplib::Request& req, httplib::Response& res) {
+        return front->Answer(req, res);
+      });
+  server->api_->Install(*server->http_);
   server->guard_ = std::make_unique<ConnectionGuard>(
       options.connections, options.log ? options.log : spdlog::default_logger());
-  server->http_ = std::make_unique<httplib::Server>();
-  // A reply goes out in two writes (headers, body); with Nagle's algorithm the body waits
-  // for the client's delayed ACK (~40 ms) on a keep-alive connection.
-  server->http_->set_tcp_nodelay(true);
-  server->api_ = std::make_unique<HttpApi>(*server->controller_);
-  server->api_->Install(*server->http_);
   server->guard_->Attach(*server->http_);
-  if (port == 0) {
-    server->port_ = server->http_->bind_to_any_port(host);
-  } else {
-    server->port_ = server->http_->bind_to_port(host, port) ? port : -1;
-  }
-  if (server->port_ <= 0) {
-    return Status(StatusCode::kUnavailable, "cannot listen on " + options.listen);
-  }
   server->guard_->Watch(server->port_);
-  server->controller_->Start();
+  if (standby) {
+    Controller* c = server->controller_.get();
+    const bool exit_when_deposed = options.exit_when_deposed;
+    server->store_->SetDeposedCallback([c, exit_when_deposed](const Status& why) {
+      c->StepDown(why);
+      if (exit_when_deposed) std::_Exit(0);
+    });
+    server->campaigner_ =
+        std::thread([s = server.get(), exit_when_deposed] { s->Campaign(exit_when_deposed); });
+  } else {
+    server->front_->Lead(server->controller_.get());
+    server->controller_->Start();
+  }
   httplib::Server* http = server->http_.get();
   server->listener_ = std::thread([http] { http->listen_after_bind(); });
   return server;
 }
 
+int Server::Bind(const std::string& host, int port) {
+  // A reply goes out in two writes (headers, body); with Nagle's algorithm the body waits
+  // for the client's delayed ACK (~40 ms) on a keep-alive connection.
+  http_->set_tcp_nodelay(true);
+  if (port == 0) return http_->bind_to_any_port(host);
+  return http_->bind_to_port(host, port) ? port : -1;
+}
+
+// Steps: 1. wait for the store's lead (in slices, so that Stop is not held up); 2. restore
+// (a failed Load, e.g. the quorum went, is retried: nothing was restored yet); 3. answer and
+// schedule.
+void Server::Campaign(bool exit_when_deposed) {
+  auto log = spdlog::default_logger();
+  log->info("{}: standby, campaigning for the lead on {}", url_, store_->dir());
+  while (!stopping_) {
+    Status led = store_->AwaitLeadership(std::chrono::milliseconds(500));
+    if (led.code() == StatusCode::kUnavailable) continue;
+    if (!led.ok()) {
+      log->critical("{}: cannot lead: {}", url_, led.message());
+      if (exit_when_deposed) std::_Exit(0);
+      return;
+    }
+    log->info("{}: leading at epoch {}; restoring", url_, store_->epoch());
+    Status taken = controller_->TakeOver();
+    if (taken.code() == StatusCode::kUnavailable) {
+      log->error("{}: restore failed: {}; retrying", url_, taken.message());
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    if (!taken.ok()) {
+      log->critical("{}: restore failed: {}", url_, taken.message());
+      log->flush();
+      std::_Exit(1);
+    }
+    front_->Lead(controller_.get());
+    controller_->Start();
+    return;
+  }
+}
+
 void Server::Stop() {
   if (stopped_) return;
   stopped_ = true;
+  stopping_ = true;
+  if (campaigner_.joinable()) campaigner_.join();
+  if (!listener_.joinable()) return;  // Start failed before serving: nothing runs
   api_->Shutdown();
   controller_->Stop();  // ends long polls and the scheduling thread
   // stop() before the listener thread has entered its accept loop would be lost and the

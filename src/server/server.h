@@ -1,10 +1,17 @@
-// Server: the process around a Controller — state directory, HTTP listener, scheduling
-// thread — as `sluice server` runs it and as tests start it in-process on port 0.
+// Server: the process around a Controller — store, HTTP listener, scheduling thread — as
+// `sluice server` runs it and as tests start it in-process on port 0.
+// With an etcd store (R-HA-1, R-HA-2) the server listens at once as a standby (ha_front.h:
+// 307 to the leader, 503 while there is none, /healthz), campaigns on a background thread,
+// and once the store leads restores through Controller::TakeOver and starts scheduling. When
+// the store deposes it, the controller steps down at once (Controller::StepDown) and, with
+// `exit_when_deposed`, the process exits (status 0) so that a service manager restarts it as
+// a standby.
 // Thread-safety: Start/Stop from one thread.
 #pragma once
 
 #include <spdlog/logger.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,11 +28,22 @@ class Server;
 namespace sluice::server {
 
 class HttpApi;
+class HaFront;
 
 struct ServerOptions {
   std::string config_path;
   std::string state_dir;
+  // A state directory or etcd://H:P[,H:P...][/PREFIX] (Store::OpenUrl); empty: state_dir.
+  std::string store_url;
   std::string listen = "127.0.0.1:0";  // HOST:PORT; port 0 picks a free port
+  // Both set: serve HTTPS with this PEM certificate (chain) and key (R-SEC-2); else HTTP.
+  std::string tls_cert;
+  std::string tls_key;
+  // The URL other controllers send clients to while this one leads; empty:
+  // http://LISTEN-HOST:PORT.
+  std::string advertise;
+  int leader_lease_seconds = 3;  // the etcd election lease (R-HA-1)
+  bool exit_when_deposed = false;
   ControllerOptions controller;
   ConnectionLimits connections;  // caps and deadlines of HTTP connections
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
@@ -40,6 +58,8 @@ class Server {
   ~Server();
 
   int port() const { return port_; }
+  // The advertised URL (the election value with etcd).
+  const std::string& url() const { return url_; }
   Controller& controller() { return *controller_; }
   // What the connection guard has counted so far (tests, metrics).
   ConnectionGuard::Counts connections() const { return guard_->counts(); }
@@ -48,12 +68,21 @@ class Server {
 
  private:
   Server() = default;
+  // The standby's wait for the lead, then the takeover (etcd stores only).
+  void Campaign(bool exit_when_deposed);
+  // Binds `listen`; returns the port (or -1).
+  int Bind(const std::string& host, int port);
+
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<ConnectionGuard> guard_;  // outlives http_: its workers release into it
   std::unique_ptr<httplib::Server> http_;
   std::unique_ptr<HttpApi> api_;
+  std::unique_ptr<HaFront> front_;
   std::thread listener_;
+  std::thread campaigner_;
+  std::atomic<bool> stopping_ = false;
+  std::string url_;
   int port_ = 0;
   bool stopped_ = false;
 };

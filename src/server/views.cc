@@ -2,6 +2,9 @@
 
 #include "core/admission/diagnostics.h"
 #include "core/reasons/hint.h"
+#include "core/reasons/host_detail.h"
+#include "server/job_identity.h"
+#include "wire/reasons_json.h"
 
 namespace sluice::server {
 
@@ -55,6 +58,7 @@ JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bo
   JobListEntry e{.fixed = job.fixed_text,
                  .id = r.id,
                  .user = job.spec.value("user", ""),
+                 .account = AccountOf(job.spec),
                  .queue = job.queue,
                  .state = r.state,
                  .submit_time = r.submit_time,
@@ -64,6 +68,8 @@ JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bo
                  .cause = r.cause,
                  .hosts = job.hosts,
                  .dispatch_attempts = r.dispatch_attempts,
+                 .cpu_seconds = r.cpu_seconds,
+                 .max_rss_mb = r.max_rss_mb,
                  .message = job.message,
                  .with_reasons = with_reasons};
   for (const auto& [name, slots] : job.hosts) e.tasks += slots;
@@ -91,6 +97,16 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
   json j = json::parse(text);
   if (!detail) return j;
   j["admission"] = AdmissionJson(job, state, now, !entry.reason.empty());
+  if (job.spec.contains("script")) j["script_bytes"] = job.spec["script"].get_ref<const std::string&>().size();
+  // Per-host verdicts of a waiting job (R-UX-4: `jobs -l`), as `sim --pending-at` shows them.
+  const core::Job* cj = job.in_core ? state.FindJob(job.row.id) : nullptr;
+  if (cj != nullptr && !entry.reason.empty() && j["reasons"].is_object()) {
+    json hosts = json::array();
+    for (const core::HostVerdict& v : core::ExplainHosts(*cj, state)) {
+      hosts.push_back(json::parse(wire::HostVerdictToJson(v, state).dump()));
+    }
+    j["reasons"]["hosts"] = std::move(hosts);
+  }
   return j;
 }
 

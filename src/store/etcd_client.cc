@@ -275,6 +275,12 @@ Status EtcdClient::RevokeLease(int64_t lease_id) {
   return body ? Status::Ok() : body.error();
 }
 
+Status EtcdClient::Compact(int64_t revision) {
+  Result<std::string> body =
+      Call("/v3/kv/compaction", Json{{"revision", std::to_string(revision)}}.dump());
+  return body ? Status::Ok() : body.error();
+}
+
 Result<bool> EtcdClient::WaitForDelete(const std::string& key, int64_t start_revision,
                                        std::chrono::milliseconds wait) {
   auto [host, port] = HostPort(current_endpoint());

@@ -95,6 +95,8 @@ class EtcdClient {
   // One renewal; the answer's ttl is 0 when the lease no longer exists.
   Result<EtcdLease> KeepAlive(int64_t lease_id);
   Status RevokeLease(int64_t lease_id);
+  // Compacts the key-value history up to `revision` (older revisions become unreadable).
+  Status Compact(int64_t revision);
   // Watches `key` from `start_revision` and returns true as soon as it is deleted, false when
   // `wait` passed without that (a streaming /v3/watch call).
   Result<bool> WaitForDelete(const std::string& key, int64_t start_revision,

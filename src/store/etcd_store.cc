@@ -42,6 +42,8 @@ Status ParseQuery(const std::string& query, EtcdOptions& out) {
       out.max_txn_ops = value;
     } else if (name == "max-request-bytes") {
       out.max_request_bytes = value;
+    } else if (name == "compact-revisions") {
+      out.compact_revisions = value;
     } else {
       return InvalidArgument("store url: unknown query item `" + name + "`");
     }
@@ -248,6 +250,7 @@ std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch) const {
   std::vector<EtcdOp> ops;
   const std::string& p = options_.prefix;
   for (const StoredJob& j : batch.jobs) ops.push_back({.key = JobKey(j.id), .value = EncodeJob(j)});
+  for (JobId id : batch.deleted_jobs) ops.push_back({.kind = EtcdOp::Kind::kDelete, .key = JobKey(id)});
   for (const StoredHost& h : batch.hosts)
     ops.push_back({.key = p + "/hosts/" + h.name, .value = h.spec});
   if (batch.config_version) {
@@ -314,7 +317,10 @@ Status EtcdStore::CommitChunk(EtcdClient& client, const Chunk& chunk) {
       {.key = LeaderKey(), .target = EtcdCompare::Target::kValue, .value = options_.candidate}};
   Result<EtcdTxnResult> txn = client.Txn(fence, chunk.ops, LeaderKey());
   if (!txn) return txn.error();
-  if (txn->succeeded) return Status::Ok();
+  if (txn->succeeded) {
+    last_revision_ = txn->revision;
+    return Status::Ok();
+  }
   std::string holder = "nobody";
   if (!txn->failure_kvs.empty()) {
     holder = txn->failure_kvs.front().value + " (epoch " +
@@ -358,6 +364,7 @@ void EtcdStore::WriterLoop() {
         if (!status.ok()) failed = status;
         for (size_t i : chunk.batches) statuses[i] = status;
       }
+      if (failed.ok()) MaybeCompact(client);
     }
     lock.lock();
     stats_.transactions += transactions;
@@ -370,6 +377,16 @@ void EtcdStore::WriterLoop() {
     committed_ += group.size();
     flushed_cv_.notify_all();
   }
+}
+
+void EtcdStore::MaybeCompact(EtcdClient& client) {
+  constexpr int64_t kCompactKeep = 100;
+  if (options_.compact_revisions <= 0) return;
+  if (compacted_revision_ == 0) compacted_revision_ = last_revision_;  // count from the start
+  if (last_revision_ - compacted_revision_ < options_.compact_revisions) return;
+  // A failure (no quorum, already compacted by etcd itself) is retried after as many again.
+  (void)client.Compact(last_revision_ - kCompactKeep);
+  compacted_revision_ = last_revision_;
 }
 
 void EtcdStore::Write(WriteBatch batch, std::function<void(const Status&)> done) {

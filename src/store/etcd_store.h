@@ -18,6 +18,8 @@
 // max_request_bytes bytes; a batch larger than that alone fails with kInvalidArgument before
 // anything is sent. etcd must run with --max-txn-ops and --max-request-bytes at least those
 // (defaults 4096 and 8 MiB, docs/ha.md).
+// Compaction (R-HA-5): every compact_revisions revisions the writer compacts etcd's history
+// up to its last txn's revision minus 100 (so that watches started just before still work).
 // Leadership ends for good (kDeposed, the deposed callback runs once) when a renewal finds
 // the lease gone or a write's compare fails; every later write fails with
 // kFailedPrecondition. While renewals fail (no quorum, no endpoint) the store reads
@@ -55,6 +57,9 @@ struct EtcdOptions {
   int lease_seconds = 3;
   int64_t max_txn_ops = 4096;
   int64_t max_request_bytes = 8 << 20;
+  // The leader compacts etcd's history every this many revisions (R-HA-5), keeping the last
+  // kCompactKeep; 0: never (leave it to etcd's --auto-compaction flags).
+  int64_t compact_revisions = 10'000;
   std::chrono::milliseconds request_timeout{2000};
 };
 
@@ -107,6 +112,8 @@ class EtcdStore final : public Store {
   std::vector<Chunk> ChunkGroup(const std::deque<Pending>& group, std::vector<Status>& refused);
   std::vector<EtcdOp> OpsOf(const WriteBatch& batch) const;
   Status CommitChunk(EtcdClient& client, const Chunk& chunk);
+  // Compacts when compact_revisions passed since the last compaction (writer thread).
+  void MaybeCompact(EtcdClient& client);
   void Depose(const Status& why);
   void SleepFor(std::chrono::milliseconds d);
 
@@ -115,6 +122,8 @@ class EtcdStore final : public Store {
   std::atomic<uint64_t> epoch_ = 0;
   std::atomic<int64_t> lease_id_ = 0;
   std::atomic<bool> keepalive_stopped_ = false;
+  int64_t last_revision_ = 0;       // of the last committed txn (writer thread)
+  int64_t compacted_revision_ = 0;  // of the last compaction (writer thread)
 
   mutable std::mutex mu_;
   std::condition_variable cv_;          // queue, role and stop changes

@@ -43,6 +43,9 @@ std::string EncodeJob(const StoredJob& r) {
             {"preempted_for", r.preempted_for},
             {"preempt_kill_at", r.preempt_kill_at}};
   Optional(j, "exit_code", r.exit_code);
+  Optional(j, "cpu_seconds", r.cpu_seconds);
+  Optional(j, "max_rss_mb", r.max_rss_mb);
+  if (!r.message.empty()) j["message"] = r.message;
   Optional(j, "first_blocked", r.first_blocked);
   Optional(j, "gate_since", r.gate_since);
   return j.dump();
@@ -77,6 +80,9 @@ Result<StoredJob> DecodeJob(const std::string& text, const std::string& where) {
     r.cancel_requested = j.value("cancel_requested", false);
     r.preempted_for = j.value("preempted_for", JobId{0});
     r.preempt_kill_at = j.value("preempt_kill_at", int64_t{0});
+    r.cpu_seconds = ReadOptional<double>(j, "cpu_seconds");
+    r.max_rss_mb = ReadOptional<double>(j, "max_rss_mb");
+    r.message = j.value("message", "");
   } catch (const Json::exception& e) {  // a field of the wrong type
     return Internal(where + ": " + e.what());
   }

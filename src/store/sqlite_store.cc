@@ -43,7 +43,10 @@ CREATE TABLE IF NOT EXISTS jobs (
   dispatch_attempts INTEGER NOT NULL,
   cancel_requested INTEGER NOT NULL,
   preempted_for INTEGER NOT NULL DEFAULT 0,
-  preempt_kill_at INTEGER NOT NULL DEFAULT 0
+  preempt_kill_at INTEGER NOT NULL DEFAULT 0,
+  cpu_seconds REAL,
+  max_rss_mb REAL,
+  message TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS hosts (name TEXT PRIMARY KEY, spec TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -53,9 +56,9 @@ constexpr const char* kUpsertJob =
     "INSERT OR REPLACE INTO jobs (id, spec, state, seq, submit_time, start_time, end_time, "
     "exit_code, cause, allocation, start_seq, phase, enqueue_time, policy, bypass_count, "
     "first_blocked, gate_since, epoch, dispatch_attempts, cancel_requested, preempted_for, "
-    "preempt_kill_at) "
+    "preempt_kill_at, cpu_seconds, max_rss_mb, message) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22)";
+    "?19, ?20, ?21, ?22, ?23, ?24, ?25)";
 
 // Columns added after the first schema: ALTER TABLE adds those an older database lacks.
 struct AddedColumn {
@@ -65,7 +68,23 @@ struct AddedColumn {
 constexpr AddedColumn kAddedJobColumns[] = {
     {"preempted_for", "INTEGER NOT NULL DEFAULT 0"},
     {"preempt_kill_at", "INTEGER NOT NULL DEFAULT 0"},
+    {"cpu_seconds", "REAL"},
+    {"max_rss_mb", "REAL"},
+    {"message", "TEXT NOT NULL DEFAULT ''"},
 };
+
+void BindOptionalDouble(sqlite3_stmt* s, int index, const std::optional<double>& value) {
+  if (value) {
+    sqlite3_bind_double(s, index, *value);
+  } else {
+    sqlite3_bind_null(s, index);
+  }
+}
+
+std::optional<double> OptionalDouble(sqlite3_stmt* s, int col) {
+  if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
+  return sqlite3_column_double(s, col);
+}
 
 Status SqlError(sqlite3* db, const std::string& what) {
   return Internal(what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "no database"));
@@ -239,8 +258,16 @@ class SqliteWriter {
       sqlite3_bind_int64(s, 20, j.cancel_requested ? 1 : 0);
       sqlite3_bind_int64(s, 21, j.preempted_for);
       sqlite3_bind_int64(s, 22, j.preempt_kill_at);
+      BindOptionalDouble(s, 23, j.cpu_seconds);
+      BindOptionalDouble(s, 24, j.max_rss_mb);
+      sqlite3_bind_text(s, 25, j.message.data(), static_cast<int>(j.message.size()),
+                        SQLITE_STATIC);
       if (sqlite3_step(s) != SQLITE_DONE)
         return SqlError(db_, "writing job " + std::to_string(j.id));
+    }
+    for (JobId id : batch.deleted_jobs) {
+      const std::string sql = "DELETE FROM jobs WHERE id = " + std::to_string(id);
+      SLUICE_RETURN_IF_ERROR(Exec(db_, sql.c_str()));
     }
     for (const StoredHost& h : batch.hosts) {
       sqlite3_stmt* s = upsert_host_;
@@ -424,7 +451,8 @@ Result<Snapshot> SqliteStore::Load() {
                          "SELECT id, spec, state, seq, submit_time, start_time, end_time, "
                          "exit_code, cause, allocation, start_seq, phase, enqueue_time, policy, "
                          "bypass_count, first_blocked, gate_since, epoch, dispatch_attempts, "
-                         "cancel_requested, preempted_for, preempt_kill_at FROM jobs ORDER BY id",
+                         "cancel_requested, preempted_for, preempt_kill_at, cpu_seconds, "
+                         "max_rss_mb, message FROM jobs ORDER BY id",
                          -1, &s, nullptr) != SQLITE_OK) {
     return SqlError(db, "reading jobs");
   }
@@ -452,6 +480,9 @@ Result<Snapshot> SqliteStore::Load() {
     j.cancel_requested = sqlite3_column_int64(s, 19) != 0;
     j.preempted_for = sqlite3_column_int64(s, 20);
     j.preempt_kill_at = sqlite3_column_int64(s, 21);
+    j.cpu_seconds = OptionalDouble(s, 22);
+    j.max_rss_mb = OptionalDouble(s, 23);
+    j.message = Text(s, 24);
     snap.jobs.push_back(std::move(j));
   }
   sqlite3_finalize(s);

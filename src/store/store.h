@@ -5,9 +5,10 @@
 // Representation: SQLite in WAL mode (DIR/sluice.db) with four tables — `jobs` (one row per
 // job: the submitted spec as JSON, its state and times, its allocation by host names, its
 // admission record: sequence, enqueue time, bypass count, first-blocked time, gate, phase,
-// epoch; and its preemption marker), `hosts` (agents that registered without being in the
-// cluster YAML), `settings` (integers by key: administrators' queue and host overrides,
-// queues' reclaim deadlines) and `meta` (controller epoch, configuration version). The store
+// epoch; its preemption marker; and, once ended, its CPU time, memory peak and message),
+// `hosts` (agents that registered without being in the cluster YAML), `settings` (integers
+// by key: administrators' queue and host overrides, queues' reclaim deadlines) and `meta`
+// (controller epoch, configuration version). The store
 // knows nothing of the core: rows are plain values; the server maps them to and from
 // ClusterState.
 //
@@ -68,6 +69,10 @@ struct StoredJob {
   // `preempted_for` can start; SIGKILL at `preempt_kill_at`. 0: not being preempted.
   JobId preempted_for = 0;
   int64_t preempt_kill_at = 0;
+  // Accounting of an ended job (R-SEC-4), as its agent measured it; absent when not reported.
+  std::optional<double> cpu_seconds;
+  std::optional<double> max_rss_mb;
+  std::string message;  // why it ended as it did (e.g. MEM_LIMIT's limit and peak); "" none
 
   friend bool operator==(const StoredJob&, const StoredJob&) = default;
 };
@@ -82,12 +87,15 @@ struct StoredHost {
 struct WriteBatch {
   std::vector<StoredJob> jobs;    // inserted or replaced whole
   std::vector<StoredHost> hosts;  // inserted or replaced whole
+  // Job rows deleted (ended jobs past the history retention, R-HA-5), after `jobs` are written.
+  std::vector<JobId> deleted_jobs;
   std::optional<int64_t> config_version;
   // Controller settings by key (e.g. "queue_open/normal"): a value sets, nullopt deletes.
   std::map<std::string, std::optional<int64_t>> settings;
 
   bool empty() const {
-    return jobs.empty() && hosts.empty() && !config_version && settings.empty();
+    return jobs.empty() && hosts.empty() && deleted_jobs.empty() && !config_version &&
+           settings.empty();
   }
 };
 

@@ -165,6 +165,30 @@ Status ReadSmallInt(const json& entry, const char* key, const std::string& where
   return Status::Ok();
 }
 
+// An optional measured amount: a finite number >= 0 (an integer is accepted).
+Status ReadAmount(const json& entry, const char* key, const std::string& where,
+                  std::optional<double>& out) {
+  const json* value = Find(entry, key);
+  if (value == nullptr) return Status::Ok();
+  if (!value->is_number() || !std::isfinite(value->get<double>()) || value->get<double>() < 0) {
+    return TypeError(where + "." + key, "a number >= 0");
+  }
+  out = value->get<double>();
+  return Status::Ok();
+}
+
+// An optional limit of a launch: a positive integer up to `max`.
+Status ReadLimit(const json& entry, const char* key, const std::string& where, int64_t max,
+                 std::optional<int64_t>& out) {
+  const json* value = Find(entry, key);
+  if (value == nullptr) return Status::Ok();
+  if (!value->is_number_integer() || value->get<int64_t>() < 1 || value->get<int64_t>() > max) {
+    return TypeError(where + "." + key, "a positive integer");
+  }
+  out = value->get<int64_t>();
+  return Status::Ok();
+}
+
 Result<ExitReport> DecodeExit(const json& entry, const std::string& where) {
   if (!entry.is_object()) return TypeError(where, "an object");
   ExitReport exit;
@@ -183,6 +207,9 @@ Result<ExitReport> DecodeExit(const json& entry, const std::string& where) {
   if (cause == "run_limit") exit.cause = ExitCause::kRunLimit;
   if (cause == "killed") exit.cause = ExitCause::kKilled;
   if (cause == "mem_limit") exit.cause = ExitCause::kMemLimit;
+  SLUICE_RETURN_IF_ERROR(ReadAmount(entry, "cpu_seconds", where, exit.cpu_seconds));
+  SLUICE_RETURN_IF_ERROR(ReadAmount(entry, "max_rss_mb", where, exit.max_rss_mb));
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "message", where + ".", exit.message));
   return exit;
 }
 
@@ -250,6 +277,13 @@ Result<Launch> DecodeLaunch(const json& entry, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "output", where + ".", launch.output));
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "error", where + ".", launch.error));
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "user", where + ".", launch.user));
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "account", where + ".", launch.account));
+  SLUICE_RETURN_IF_ERROR(
+      ReadLimit(entry, "mem_limit_mb", where, int64_t{1} << 40, launch.mem_limit_mb));
+  std::optional<int64_t> cpus;
+  SLUICE_RETURN_IF_ERROR(ReadLimit(entry, "cpu_limit", where, 1 << 20, cpus));
+  if (cpus) launch.cpu_limit = static_cast<int>(*cpus);
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "script", where + ".", launch.script));
   if (const json* limit = Find(entry, "run_limit")) {
     if (!limit->is_number() || !std::isfinite(limit->get<double>()) ||
         std::fabs(limit->get<double>()) > 1e12) {
@@ -310,26 +344,35 @@ Result<RegisterRequest> DecodeRegister(const json& body) {
 json EncodeHeartbeat(const HeartbeatRequest& request) {
   json exited = json::array();
   for (const ExitReport& exit : request.exited) {
-    exited.push_back({{"job", exit.job},
-                      {"cause", ToString(exit.cause)},
-                      {"exit_code", exit.exit_code ? json(*exit.exit_code) : json(nullptr)},
-                      {"signal", exit.signal ? json(*exit.signal) : json(nullptr)}});
+    json entry = {{"job", exit.job},
+                  {"cause", ToString(exit.cause)},
+                  {"exit_code", exit.exit_code ? json(*exit.exit_code) : json(nullptr)},
+                  {"signal", exit.signal ? json(*exit.signal) : json(nullptr)}};
+    if (exit.cpu_seconds) entry["cpu_seconds"] = *exit.cpu_seconds;
+    if (exit.max_rss_mb) entry["max_rss_mb"] = *exit.max_rss_mb;
+    if (!exit.message.empty()) entry["message"] = exit.message;
+    exited.push_back(std::move(entry));
   }
   json failed = json::array();
   for (const LaunchFailure& failure : request.launch_failed) {
     failed.push_back({{"job", failure.job}, {"message", failure.message}});
   }
-  return {{"epoch", request.epoch},
-          {"wait_ms", request.wait_ms},
-          {"running", request.running},
-          {"exited", exited},
-          {"launch_failed", failed},
-          {"instance", request.instance}};
+  json body = {{"epoch", request.epoch},
+               {"wait_ms", request.wait_ms},
+               {"running", request.running},
+               {"exited", exited},
+               {"launch_failed", failed},
+               {"instance", request.instance}};
+  if (!request.peeks.empty()) {
+    body["peeks"] = json::array();
+    for (const PeekResult& result : request.peeks) body["peeks"].push_back(EncodePeekResult(result));
+  }
+  return body;
 }
 
 Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
-  static const std::set<std::string> kFields = {"epoch",  "wait_ms",       "running",
-                                                "exited", "launch_failed", "instance"};
+  static const std::set<std::string> kFields = {"epoch", "wait_ms", "running", "exited",
+                                                "launch_failed", "peeks", "instance"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   HeartbeatRequest request;
   SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
@@ -345,6 +388,9 @@ Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
   SLUICE_RETURN_IF_ERROR(
       DecodeArray(body, "launch_failed", DecodeLaunchFailure, request.launch_failed));
   SLUICE_RETURN_IF_ERROR(ReadInstance(body, request.instance));
+  Result<std::vector<PeekResult>> peeks = DecodePeekResults(body, "peeks");
+  if (!peeks) return peeks.error();
+  request.peeks = std::move(*peeks);
   return request;
 }
 
@@ -376,9 +422,13 @@ json EncodeLaunch(const Launch& launch) {
     const int64_t ms = launch.run_limit->count();
     run_limit = ms % 1000 == 0 ? json(ms / 1000) : json(static_cast<double>(ms) / 1000);
   }
-  return {{"job", launch.job},      {"argv", launch.argv},     {"command", launch.command},
-          {"cwd", launch.cwd},      {"output", launch.output}, {"error", launch.error},
-          {"run_limit", run_limit}, {"env", launch.env},       {"user", launch.user}};
+  json body = {{"job", launch.job},      {"argv", launch.argv},     {"command", launch.command},
+               {"cwd", launch.cwd},      {"output", launch.output}, {"error", launch.error},
+               {"run_limit", run_limit}, {"env", launch.env},       {"user", launch.user},
+               {"account", launch.account}, {"script", launch.script}};
+  if (launch.mem_limit_mb) body["mem_limit_mb"] = *launch.mem_limit_mb;
+  if (launch.cpu_limit) body["cpu_limit"] = *launch.cpu_limit;
+  return body;
 }
 
 json EncodeHeartbeatReply(const HeartbeatReply& reply) {
@@ -388,7 +438,12 @@ json EncodeHeartbeatReply(const HeartbeatReply& reply) {
   for (const KillOrder& order : reply.kill) {
     kill.push_back({{"job", order.job}, {"grace_seconds", order.grace_seconds}});
   }
-  return {{"epoch", reply.epoch}, {"launch", launch}, {"kill", kill}, {"ack", reply.ack}};
+  json body = {{"epoch", reply.epoch}, {"launch", launch}, {"kill", kill}, {"ack", reply.ack}};
+  if (!reply.peek.empty()) {
+    body["peek"] = json::array();
+    for (const PeekOrder& order : reply.peek) body["peek"].push_back(EncodePeekOrder(order));
+  }
+  return body;
 }
 
 Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
@@ -398,6 +453,9 @@ Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "launch", DecodeLaunch, reply.launch));
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "kill", DecodeKill, reply.kill));
   SLUICE_RETURN_IF_ERROR(ReadIdList(body, "ack", reply.ack));
+  Result<std::vector<PeekOrder>> peek = DecodePeekOrders(body, "peek");
+  if (!peek) return peek.error();
+  reply.peek = std::move(*peek);
   return reply;
 }
 

@@ -25,6 +25,7 @@
 #include "base/status.h"
 #include "core/model/config.h"
 #include "wire/exit_cause.h"
+#include "wire/peek.h"
 
 namespace sluice::wire {
 
@@ -50,6 +51,11 @@ struct ExitReport {
   std::optional<int> exit_code;  // the exit status as a shell shows it (128 + signal if killed)
   std::optional<int> signal;     // set when the job's leader was killed by a signal
   ExitCause cause = ExitCause::kExit;
+  // Accounting (R-SEC-4): user + system CPU and memory peak of the job; absent from an agent
+  // that did not measure them. Decoded only when finite and >= 0.
+  std::optional<double> cpu_seconds;
+  std::optional<double> max_rss_mb;
+  std::string message;  // e.g. for kMemLimit the limit and the peak; "" none
 
   // The status the controller records: 128 + signal when killed, else the exit code, else 0.
   int32_t ShellStatus() const;
@@ -70,6 +76,7 @@ struct HeartbeatRequest {
   std::vector<ExitReport> exited;
   std::vector<LaunchFailure> launch_failed;
   std::string instance;  // as registered (RegisterRequest::instance)
+  std::vector<PeekResult> peeks;  // answers to `peek` orders (wire/peek.h)
 };
 
 // One job to start. Exactly one of `argv` and `command` is needed by the agent; the controller
@@ -84,6 +91,15 @@ struct Launch {
   std::optional<std::chrono::milliseconds> run_limit;
   std::map<std::string, std::string> env;
   std::string user;
+  // Containment (R-SEC-1, R-SEC-3): the UNIX account the job runs as (empty from an older
+  // controller: the agent then refuses the launch), its memory limit on this host (rusage mem
+  // x its tasks here) and its CPUs (its slots here). Decoded: limits positive or absent.
+  std::string account;
+  std::optional<int64_t> mem_limit_mb;
+  std::optional<int> cpu_limit;
+  // A job script's text (R-UX-1): the agent runs a private copy of it with its `#!`
+  // interpreter (default /bin/sh) and argv[1...] as its arguments. Empty: no script.
+  std::string script;
 };
 
 struct KillOrder {
@@ -96,6 +112,7 @@ struct HeartbeatReply {
   std::vector<Launch> launch;
   std::vector<KillOrder> kill;
   std::vector<int64_t> ack;  // exits and launch failures the controller has committed
+  std::vector<PeekOrder> peek;  // output tails users asked for (wire/peek.h)
 };
 
 // Agent -> controller.

@@ -18,6 +18,10 @@ void AppendKey(const char* key, std::string& out) {
   out += "\":";
 }
 
+void AppendNumberOrNull(const std::optional<double>& value, std::string& out) {
+  out += value ? json(*value).dump() : "null";
+}
+
 void AppendTimeOrNull(int64_t t, std::string& out) {
   if (t == 0) {
     out += "null";
@@ -93,7 +97,8 @@ const std::vector<std::string>& JobFieldNames() {
       "start_time", "end_time", "exit_code", "cause",    "reason",   "tasks",
       "min_tasks", "max_tasks", "resreq",    "run_limit", "priority", "project",
       "exclusive", "depend",    "begin",     "command",  "cwd",      "output",
-      "error",     "hosts",     "dispatch_attempts", "message"};
+      "error",     "hosts",     "dispatch_attempts", "message",
+      "account",   "cpu_seconds", "max_rss_mb"};
   return kNames;
 }
 
@@ -225,6 +230,9 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
   if (member("tasks")) AppendInt(e.tasks, out);
   if (member("hosts")) AppendHosts(e.hosts, out);
   if (member("dispatch_attempts")) AppendInt(e.dispatch_attempts, out);
+  if (member("account")) AppendJsonString(e.account, out);
+  if (member("cpu_seconds")) AppendNumberOrNull(e.cpu_seconds, out);
+  if (member("max_rss_mb")) AppendNumberOrNull(e.max_rss_mb, out);
   if (!e.message.empty() && member("message")) AppendJsonString(e.message, out);
   if (e.with_reasons) {
     // Asked for by pending_reasons=1, whatever `fields` says.

@@ -35,6 +35,7 @@ struct JobListEntry {
   std::shared_ptr<const std::string> fixed;  // FixedJobText of the job's spec
   JobId id = 0;
   std::string user;
+  std::string account;  // the UNIX account it runs as (R-SEC-1)
   std::string queue;
   std::string state;
   int64_t submit_time = 0;
@@ -46,6 +47,8 @@ struct JobListEntry {
   int32_t tasks = 0;
   std::vector<std::pair<std::string, int32_t>> hosts;
   int32_t dispatch_attempts = 0;
+  std::optional<double> cpu_seconds;  // R-SEC-4, once its agent reported its end; else null
+  std::optional<double> max_rss_mb;
   std::string message;  // "": absent
   // With `reasons` asked for (pending_reasons=1): the `reasons` member (null unless waiting).
   bool with_reasons = false;

@@ -1,5 +1,6 @@
 #include "wire/reasons_json.h"
 
+#include "base/array_ids.h"
 #include "core/reasons/hint.h"
 #include "core/reasons/host_detail.h"
 
@@ -64,6 +65,11 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       j["max"] = detail.max;
       if (detail.hosts > 0) j["hosts"] = detail.hosts;
       break;
+    case core::ReasonCode::kArrayLimit:
+      j["scope"] = detail.scope;
+      j["used"] = detail.used;
+      j["max"] = detail.max;
+      break;
     case core::ReasonCode::kDependency:
       j["condition"] = detail.condition;
       j["never"] = detail.never;
@@ -93,8 +99,6 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
   return j;
 }
 
-namespace {
-
 nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v,
                                          const core::ClusterState& state) {
   nlohmann::ordered_json j;
@@ -113,6 +117,8 @@ nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v,
   }
   return j;
 }
+
+namespace {
 
 nlohmann::ordered_json CountsToJson(const std::map<core::ReasonCode, int64_t>& counts) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
@@ -133,7 +139,8 @@ nlohmann::ordered_json ReasonCountsToJson(const core::ReasonCounts& counts) {
 nlohmann::ordered_json PendingJobToJson(const core::PendJob& pend, const core::ClusterState& state,
                                         const StartEstimate* estimate, bool per_host) {
   nlohmann::ordered_json j;
-  j["job"] = pend.job;
+  j["job"] = ArrayIdOf(pend.job);
+  if (IsArrayElement(pend.job)) j["index"] = ArrayIndexOf(pend.job);  // R-UX-3
   j["reason"] = core::ToString(pend.reasons.main);
   nlohmann::ordered_json details = nlohmann::ordered_json::array();
   for (const core::ReasonDetail& detail : pend.reasons.details) {

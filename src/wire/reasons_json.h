@@ -14,6 +14,7 @@
 
 #include "core/cycle/decision.h"
 #include "core/model/cluster_state.h"
+#include "core/reasons/host_detail.h"
 #include "core/reasons/reason.h"
 #include "core/reasons/summary.h"
 #include "wire/estimate_json.h"
@@ -25,6 +26,10 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail);
 std::optional<core::ReasonDetail> ReasonDetailFromJson(const nlohmann::json& detail);
 // "NO_RESOURCE" -> kNoResource; nullopt for a name that is no ReasonCode.
 std::optional<core::ReasonCode> ReasonCodeFromString(std::string_view name);
+
+// One host's verdict for a waiting job: {"host", "room"} or {"host", "code", "resource",
+// "needed", "available"} (per-host detail, R-PR-2).
+nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v, const core::ClusterState& state);
 
 // One pending job: job, reason, details, hint; estimated_start (and why unknown) when
 // `estimate` is given; hosts (per-host verdicts) when `per_host`. A job `state` does not know

@@ -4,6 +4,9 @@
 // failures and a refused token. Jobs are real short processes; waits are bounded polls.
 #include "agent/agent.h"
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <functional>
 #include <mutex>
@@ -131,6 +134,7 @@ class AgentRun {
     AgentOptions options{.server = controller.url(), .token = token,
                          .fence_grace = 200ms, .tick = 5ms};
     options.host = {.name = "h1", .slots = 4};
+    options.runner.allow_root = true;  // launches name the test's own account (root here)
     agent_ = std::make_unique<Agent>(std::move(options));
     thread_ = std::thread([this] { exit_code_ = agent_->Run(stop_); });
   }
@@ -158,10 +162,18 @@ bool Eventually(const std::function<bool()>& condition) {
   return condition();
 }
 
+// The account the test runs as: the agent runs jobs as their account, and only a root agent
+// may switch to another one.
+std::string OwnAccount() {
+  const passwd* pw = getpwuid(geteuid());
+  return pw != nullptr ? pw->pw_name : "root";
+}
+
 json Launch(int64_t job, const std::string& command, const std::string& cwd) {
   return {{"job", job}, {"argv", {"/bin/sh", "-c", command}}, {"command", command},
           {"cwd", cwd}, {"output", ""}, {"error", ""}, {"run_limit", nullptr},
-          {"env", {{"SLUICE_JOB_ID", std::to_string(job)}}}, {"user", "alice"}};
+          {"env", {{"SLUICE_JOB_ID", std::to_string(job)}}}, {"user", "alice"},
+          {"account", OwnAccount()}};
 }
 
 TEST(AgentTest, RunsALaunchAndResendsItsExitUntilAcknowledged) {
@@ -258,6 +270,45 @@ TEST(AgentTest, ReportsAFailedLaunch) {
   ASSERT_TRUE(Eventually([&] { return !controller.ExitReports(6).empty(); }));
   const json failure = controller.ExitReports(6).front();
   EXPECT_TRUE(failure["message"].get<std::string>().starts_with("chdir: ")) << failure;
+}
+
+// R-SEC-1: the agent never picks an identity itself.
+TEST(AgentTest, ALaunchWithoutAnAccountIsAFailedLaunch) {
+  TempDir dir;
+  FakeController controller;
+  std::atomic<bool> launched{false};
+  controller.Script([&](const json& request, json reply) {
+    if (!launched.exchange(true)) {
+      json launch = Launch(9, "touch ran", dir.path());
+      launch.erase("account");
+      reply["launch"] = {launch};
+    }
+    if (!request["launch_failed"].empty()) reply["ack"] = {9};
+    return reply;
+  });
+  AgentRun agent(controller);
+  ASSERT_TRUE(Eventually([&] { return !controller.ExitReports(9).empty(); }));
+  const json failure = controller.ExitReports(9).front();
+  EXPECT_NE(failure["message"].get<std::string>().find("no account"), std::string::npos)
+      << failure;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "ran"));
+}
+
+// R-SEC-4: the exit report carries the job's CPU time and memory peak.
+TEST(AgentTest, TheExitReportCarriesCpuAndMemory) {
+  TempDir dir;
+  FakeController controller;
+  std::atomic<bool> launched{false};
+  controller.Script([&](const json& request, json reply) {
+    if (!launched.exchange(true)) reply["launch"] = {Launch(10, "true", dir.path())};
+    if (!request["exited"].empty()) reply["ack"] = {10};
+    return reply;
+  });
+  AgentRun agent(controller);
+  ASSERT_TRUE(Eventually([&] { return !controller.ExitReports(10).empty(); }));
+  const json exit = controller.ExitReports(10).front();
+  EXPECT_TRUE(exit["cpu_seconds"].is_number()) << exit;
+  EXPECT_TRUE(exit["max_rss_mb"].is_number()) << exit;
 }
 
 TEST(AgentTest, FencesItselfWhenTheLeaseExpires) {

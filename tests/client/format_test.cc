@@ -51,6 +51,21 @@ TEST(FormatJobsTest, AlignsColumnsAndShowsHosts) {
   EXPECT_EQ(FormatJobs(json::array()), "No jobs found\n");
 }
 
+// R-SEC-3: a job killed at its memory limit says so, with the limit and the peak.
+TEST(FormatJobsTest, AnExitJobsMessageFollowsTheTable) {
+  const json jobs = json::parse(R"json([
+    {"id": 9, "user": "alice", "state": "EXIT", "queue": "normal", "tasks": 1, "hosts": [],
+     "exit_code": 137, "name": "", "submit_time": null, "cause": "MEM_LIMIT",
+     "message": "memory limit 64 MB reached (peak 64 MB, 1 process killed by the OOM killer)"},
+    {"id": 10, "user": "alice", "state": "DONE", "queue": "normal", "tasks": 1, "hosts": [],
+     "exit_code": 0, "name": "", "submit_time": null, "message": "launch failed on h1: x"}])json");
+  const std::string text = FormatJobs(jobs);
+  EXPECT_TRUE(text.ends_with("\nJob 9 MEM_LIMIT: memory limit 64 MB reached (peak 64 MB, 1 "
+                             "process killed by the OOM killer)\n"))
+      << text;
+  EXPECT_EQ(text.find("Job 10"), std::string::npos) << text;
+}
+
 TEST(FormatPendingJobsTest, EachReasonListIsFollowedByItsHint) {
   const json jobs = json::parse(R"([
     {"id": 2, "state": "PENDING", "reason": "NO_RESOURCE", "reasons": {"main": "NO_RESOURCE",

@@ -3,11 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sluice::config::yaml {
 namespace {
+
+// SHA-256 of "secret", as `printf %s secret | sha256sum` prints it.
+const std::string kDigest = "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b";
 
 Result<AuthConfig> Read(std::string_view text) {
   const Reader reader("f.yaml");
@@ -35,12 +40,34 @@ TEST(AuthYamlTest, DynamicHostsAreOffUnlessAllowed) {
   EXPECT_FALSE(Read("agent_token: a\n").value().allow_dynamic_hosts);
   EXPECT_TRUE(Read("allow_dynamic_hosts: true\n").value().allow_dynamic_hosts);
   EXPECT_FALSE(Read("allow_dynamic_hosts: maybe\n").has_value());
+TEST(AuthYamlTest, ReadsDigestsAdministratorsAndMunge) {
+  std::string upper = kDigest;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  Result<AuthConfig> auth = Read("agent_token_sha256: " + upper +
+                                 "\n"
+                                 "users: [{name: bob, token_sha256: " +
+                                 std::string(64, 'a') +
+                                 "}]\n"
+                                 "admins: [root, daemon]\n"
+                                 "munge: {socket: /tmp/m.sock}\n");
+  ASSERT_TRUE(auth.has_value()) << auth.error().ToString();
+  EXPECT_EQ(auth->agent_token_sha256, kDigest);  // stored lowercase
+  EXPECT_EQ(auth->users[0].token_sha256, std::string(64, 'a'));
+  EXPECT_TRUE(auth->users[0].token.empty());
+  EXPECT_EQ(auth->admins, (std::vector<std::string>{"root", "daemon"}));
+  EXPECT_TRUE(auth->munge.enabled);
+  EXPECT_EQ(auth->munge.socket, "/tmp/m.sock");
+  Result<AuthConfig> defaults = Read("munge: {}");
+  ASSERT_TRUE(defaults.has_value());
+  EXPECT_TRUE(defaults->munge.enabled);
+  EXPECT_EQ(defaults->munge.socket, "/run/munge/munge.socket.2");
+  EXPECT_FALSE(Read("users: []").value().munge.enabled);
 }
 
 TEST(AuthYamlTest, RefusesWhatCannotAuthenticate) {
   struct Case {
     std::string_view name;
-    std::string_view text;
+    std::string text;
   };
   const Case cases[] = {
       {"not a map", "[a]"},
@@ -53,6 +80,16 @@ TEST(AuthYamlTest, RefusesWhatCannotAuthenticate) {
       {"a user's token is the agent's", "agent_token: t\nusers: [{name: a, token: t}]"},
       {"admin is not a bool", "users: [{name: a, token: t, admin: maybe}]"},
       {"a token with a space", "agent_token: 'a b'"},
+      {"a token and its digest", "users: [{name: a, token: t, token_sha256: " + kDigest + "}]"},
+      {"a short digest", "users: [{name: a, token_sha256: abc}]"},
+      {"a digest that is not hex",
+       "users: [{name: a, token_sha256: " + std::string(64, 'z') + "}]"},
+      {"a shared digest", "users: [{name: a, token_sha256: " + kDigest +
+                              "}, {name: b, token_sha256: " + kDigest + "}]"},
+      {"the agent token twice", "agent_token: t\nagent_token_sha256: " + kDigest},
+      {"admins not a list", "admins: root"},
+      {"a relative munge socket", "munge: {socket: munge.sock}"},
+      {"an unknown munge key", "munge: {ttl: 3}"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -85,15 +85,20 @@ std::string DefaultClusterYaml(const std::string& hosts_and_queues) {
 auth:
   agent_token: agent-token
   users:
-    - {name: alice, token: alice-token}
-    - {name: bob, token: bob-token}
-    - {name: root, token: admin-token, admin: true}
+    - {name: alice, token: alice-token, unix_user: nobody}
+    - {name: bob, token: bob-token, unix_user: nobody}
+    - {name: root, token: admin-token, admin: true, unix_user: nobody}
 )";
 }
 
 Cluster::Cluster(const std::string& yaml) {
   testing::WriteFile(dir() / "cluster.yaml", yaml);
   fs::create_directories(dir() / "logs");
+  fs::create_directories(dir() / "cli");
+  // Jobs run as nobody (DefaultClusterYaml's unix_user): they write in dir() and dir()/cli
+  // (the CLI's working directory, hence their default cwd).
+  fs::permissions(dir(), fs::perms::all);
+  fs::permissions(dir() / "cli", fs::perms::all);
 }
 
 Cluster::~Cluster() {
@@ -146,7 +151,9 @@ void Cluster::StartAgent(const std::string& name, int slots, const std::string& 
       std::vector<std::string>{SLUICE_BINARY, "agent", "--name", name, "--server",
                                server_url.empty() ? url_ : server_url, "--token", "agent-token",
                                "--slots", std::to_string(slots), "--work-dir", dir().string(),
-                               "--fence-grace-ms", "300"},
+                               "--fence-grace-ms", "300", "--cgroup-path",
+                               // Distinct from other test processes' agents of the same name.
+                               "sluice-test-" + std::to_string(getpid()) + "/" + name},
       log, log);
 }
 
@@ -167,7 +174,6 @@ testing::ProcessResult Cluster::Cli(std::vector<std::string> args, const std::st
   // Flags after `--` would be part of the command: put the connection flags first.
   std::vector<std::string> argv = {args[0], args[1], "--server", url_, "--token", token};
   argv.insert(argv.end(), args.begin() + 2, args.end());
-  fs::create_directories(dir() / "cli");
   return testing::RunProcess(argv, dir() / "cli", 60s);
 }
 

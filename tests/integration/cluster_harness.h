@@ -4,7 +4,10 @@
 // Every process is spawned by this harness, stopped by PID (SIGTERM, then SIGKILL) when the
 // harness ends, and every wait is a bounded poll. The server listens on port 0 and the harness
 // reads the printed port; a restarted server reuses that port so agents reconnect.
-// Tokens: agent-token (agents), admin-token (admin), alice-token, bob-token.
+// Tokens: agent-token (agents), admin-token (admin), alice-token, bob-token. Jobs of the
+// default users run as `nobody`: dir() and dir()/cli are writable by everyone. Agents use
+// the default containment (cgroups where the machine has them, as root) under a cgroup path
+// of their own (`sluice-test-<test pid>/<name>`).
 #pragma once
 
 #include <signal.h>

@@ -30,7 +30,7 @@ TEST(JobTextTest, ARunningJobIsTheDocumentedObject) {
                      {"exclusive", false}, {"depend", ""}, {"begin", nullptr},
                      {"cwd", "/home/alice"}, {"output", "/home/alice/o.%j"}, {"error", ""}};
   const JobListEntry entry{.fixed = FixedJobText(spec), .id = 7, .user = "alice",
-                           .queue = "normal", .state = "RUNNING", .submit_time = 1764450000,
+                           .account = "nobody", .queue = "normal", .state = "RUNNING", .submit_time = 1764450000,
                            .start_time = 1764450001, .tasks = 4,
                            .hosts = {{"h1", 2}, {"h2", 2}}, .dispatch_attempts = 1};
   const json want = {{"id", 7}, {"name", "sim"}, {"user", "alice"}, {"queue", "normal"},
@@ -42,7 +42,8 @@ TEST(JobTextTest, ARunningJobIsTheDocumentedObject) {
                      {"begin", nullptr}, {"command", "sleep 10"}, {"cwd", "/home/alice"},
                      {"output", "/home/alice/o.%j"}, {"error", ""},
                      {"hosts", {{{"name", "h1"}, {"slots", 2}}, {{"name", "h2"}, {"slots", 2}}}},
-                     {"dispatch_attempts", 1}};
+                     {"dispatch_attempts", 1}, {"account", "nobody"},
+                     {"cpu_seconds", nullptr}, {"max_rss_mb", nullptr}};
   EXPECT_EQ(Parse(entry), want);
 }
 
@@ -50,8 +51,11 @@ TEST(JobTextTest, EndedAndWaitingJobs) {
   const std::shared_ptr<const std::string> fixed = FixedJobText({{"command", "true"}});
   JobListEntry ended{.fixed = fixed, .id = 3, .state = "EXIT", .submit_time = 5,
                      .start_time = 6, .end_time = 9, .exit_code = 137, .cause = "HOST_LOST",
-                     .tasks = 1, .message = "launch failed on h1: cwd /nope"};
+                     .tasks = 1, .cpu_seconds = 1.235, .max_rss_mb = 64.5,
+                     .message = "launch failed on h1: cwd /nope"};
   json j = Parse(ended);
+  EXPECT_EQ(j["cpu_seconds"], 1.235);
+  EXPECT_EQ(j["max_rss_mb"], 64.5);
   EXPECT_EQ(j["exit_code"], 137);
   EXPECT_EQ(j["cause"], "HOST_LOST");
   EXPECT_EQ(j["end_time"], 9);
@@ -156,7 +160,9 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
   std::map<std::string, int> states;
   for (const json& listed : list) {
     json detail = h.Job(listed["id"].get<JobId>());
-    detail.erase("admission");
+    detail.erase("admission");  // and the members only the detail has (R-UX-4)
+    detail.erase("script_bytes");
+    if (detail["reasons"].is_object()) detail["reasons"].erase("hosts");
     EXPECT_EQ(listed, detail);
     states[listed["state"].get<std::string>()] += 1;
   }

@@ -51,7 +51,8 @@ void Before(ControllerHarness& h) {
     h.Submit("bob", {{"command", "s"}, {"tasks", 1 + i % 2}, {"queue", i % 3 == 0 ? "normal" : "bf"},
                      {"run_limit", 50}});
   }
-  h.Submit("alice", {{"command", "never"}, {"tasks", 99}});
+  // (An impossible job is refused at submission now, R-UX-2: a held one takes its id.)
+  h.Submit("alice", {{"command", "never"}, {"tasks", 1}, {"hold", true}});
   h.Cycle();
   RunLaunches(h);
   h.Advance(5'000);

@@ -31,7 +31,7 @@ queues:
 auth:
   agent_token: agent-secret
   users:
-    - {name: alice, token: alice-token}
+    - {name: alice, token: alice-token, unix_user: nobody}
 )";
 
 struct Process {
@@ -119,7 +119,7 @@ TEST(ServerProcessTest, EverythingAcknowledgedSurvivesSigkill) {
         for (int i = 0; !stop && i < 10'000; ++i) {
           const bool batch = (i + t) % 3 == 0;
           auto r = batch ? client.Post("/v1/jobs/batch", auth,
-                                       R"({"jobs":[{"command":"a","tasks":9},{"command":"b"}]})",
+                                       R"({"jobs":[{"command":"a","tasks":3},{"command":"b"}]})",
                                        "application/json")
                          : client.Post("/v1/jobs", auth, R"({"command":"c","hold":true})",
                                        "application/json");

@@ -108,6 +108,9 @@ TYPED_TEST(StoreContractTest, RowsRoundTripAcrossAReopenAndTheEpochGrows) {
   full.allocation = R"({"hosts":[{"host":"h1","slots":2}]})";
   full.cancel_requested = true;
   full.preempted_for = 9;
+  full.cpu_seconds = 1.235;
+  full.max_rss_mb = 64.5;
+  full.message = "memory limit 64 MB reached (peak 64 MB, 1 process killed by the OOM killer)";
   uint64_t first_epoch = 0;
   {
     auto store = this->backend_.Open();

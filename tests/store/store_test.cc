@@ -48,6 +48,9 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
   full.cancel_requested = true;
   full.preempted_for = 9;
   full.preempt_kill_at = 1764450030;
+  full.cpu_seconds = 0.25;
+  full.max_rss_mb = 12.5;
+  full.message = "memory limit 64 MB reached";
   {
     auto store = Store::Open(dir.path().string());
     ASSERT_TRUE(store) << store.error().ToString();
@@ -78,8 +81,8 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
                                                              {"reclaim_deadline/b", 1764450000}}));
 }
 
-// A state directory written before the preemption columns existed opens, keeps its rows and
-// stores the new fields from then on.
+// A state directory written before the preemption and accounting columns existed opens, keeps
+// its rows and stores the new fields from then on.
 TEST(StoreTest, AnOlderDatabaseGainsTheNewColumns) {
   TempDir dir;
   {
@@ -104,6 +107,9 @@ TEST(StoreTest, AnOlderDatabaseGainsTheNewColumns) {
   StoredJob victim = Job(5);
   victim.preempted_for = 3;
   victim.preempt_kill_at = 99;
+  victim.cpu_seconds = 2;
+  victim.max_rss_mb = 100.5;
+  victim.message = "m";
   {
     auto store = Store::Open(dir.path().string());
     ASSERT_TRUE(store) << store.error().ToString();
@@ -114,6 +120,8 @@ TEST(StoreTest, AnOlderDatabaseGainsTheNewColumns) {
     EXPECT_EQ(snap->jobs[0].id, 3);
     EXPECT_EQ(snap->jobs[0].state, "RUNNING");
     EXPECT_EQ(snap->jobs[0].preempted_for, 0);
+    EXPECT_FALSE(snap->jobs[0].cpu_seconds);
+    EXPECT_EQ(snap->jobs[0].message, "");
     ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {victim}}).ok());
   }
   auto store = Store::Open(dir.path().string());

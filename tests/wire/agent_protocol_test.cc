@@ -77,19 +77,31 @@ TEST(AgentProtocolTest, HeartbeatRoundTrip) {
       .running = {4},
       .exited = {{.job = 5, .exit_code = 2},
                  {.job = 6, .exit_code = 137, .signal = 9, .cause = ExitCause::kKilled},
-                 {.job = 7, .exit_code = 143, .signal = 15, .cause = ExitCause::kRunLimit}},
+                 {.job = 7, .exit_code = 143, .signal = 15, .cause = ExitCause::kRunLimit},
+                 {.job = 9,
+                  .exit_code = 137,
+                  .signal = 9,
+                  .cause = ExitCause::kMemLimit,
+                  .cpu_seconds = 1.25,
+                  .max_rss_mb = 64,
+                  .message = "memory limit 64 MB reached"}},
       .launch_failed = {{.job = 8, .message = "exec: x: not found"}}};
   Result<HeartbeatRequest> decoded = DecodeHeartbeat(EncodeHeartbeat(request));
   ASSERT_TRUE(decoded) << decoded.error().message();
   EXPECT_EQ(decoded->epoch, 3u);
   EXPECT_EQ(decoded->wait_ms, 500);
   EXPECT_EQ(decoded->running, request.running);
-  ASSERT_EQ(decoded->exited.size(), 3u);
+  ASSERT_EQ(decoded->exited.size(), 4u);
   EXPECT_EQ(decoded->exited[0].ShellStatus(), 2);
   EXPECT_EQ(decoded->exited[0].cause, ExitCause::kExit);
   EXPECT_EQ(decoded->exited[1].ShellStatus(), 137);
   EXPECT_EQ(decoded->exited[1].cause, ExitCause::kKilled);
   EXPECT_EQ(decoded->exited[2].cause, ExitCause::kRunLimit);
+  EXPECT_FALSE(decoded->exited[2].cpu_seconds);  // not measured: absent
+  EXPECT_EQ(decoded->exited[3].cause, ExitCause::kMemLimit);
+  EXPECT_EQ(decoded->exited[3].cpu_seconds, 1.25);
+  EXPECT_EQ(decoded->exited[3].max_rss_mb, 64.0);
+  EXPECT_EQ(decoded->exited[3].message, "memory limit 64 MB reached");
   ASSERT_EQ(decoded->launch_failed.size(), 1u);
   EXPECT_EQ(decoded->launch_failed[0].job, 8);
   EXPECT_EQ(decoded->launch_failed[0].message, "exec: x: not found");
@@ -134,6 +146,9 @@ TEST(AgentProtocolTest, HeartbeatErrorsNameTheField) {
       {"running beyond int64", {{"running", {18446744073709551615u}}}, "running"},
       {"signal a float", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"signal", 1.5}}}}}, "exited[0].signal"},
       {"cause a number", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"cause", 1}}}}}, "exited[0].cause"},
+      {"negative cpu", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"cpu_seconds", -1}}}}}, "exited[0].cpu_seconds"},
+      {"rss a string", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"max_rss_mb", "1"}}}}}, "exited[0].max_rss_mb"},
+      {"message a number", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"message", 1}}}}}, "exited[0].message"},
       {"failure job a string", {{"launch_failed", {{{"job", "1"}}}}}, "launch_failed[0].job"},
       {"failure message a number",
        {{"launch_failed", {{{"job", 1}, {"message", 2}}}}},
@@ -168,7 +183,10 @@ TEST(AgentProtocolTest, HeartbeatReplyRoundTrip) {
                                    .output = "out.%j",
                                    .run_limit = std::chrono::milliseconds(1500),
                                    .env = {{"A", "1"}},
-                                   .user = "ann"}},
+                                   .user = "ann",
+                                   .account = "nobody",
+                                   .mem_limit_mb = 128,
+                                   .cpu_limit = 2}},
                        .kill = {{.job = 3, .grace_seconds = 5}},
                        .ack = {1, 2}};
   const json body = EncodeHeartbeatReply(reply);
@@ -186,6 +204,14 @@ TEST(AgentProtocolTest, HeartbeatReplyRoundTrip) {
   EXPECT_EQ(launch.run_limit, std::chrono::milliseconds(1500));
   EXPECT_EQ(launch.env, reply.launch[0].env);
   EXPECT_EQ(launch.user, "ann");
+  EXPECT_EQ(launch.account, "nobody");
+  EXPECT_EQ(launch.mem_limit_mb, 128);
+  EXPECT_EQ(launch.cpu_limit, 2);
+  Result<HeartbeatReply> unlimited =
+      DecodeHeartbeatReply(EncodeHeartbeatReply({.launch = {{.job = 1, .argv = {"x"}}}}));
+  ASSERT_TRUE(unlimited) << unlimited.error().message();
+  EXPECT_FALSE(unlimited->launch.at(0).mem_limit_mb);
+  EXPECT_FALSE(unlimited->launch.at(0).cpu_limit);
   ASSERT_EQ(decoded->kill.size(), 1u);
   EXPECT_EQ(decoded->kill[0].grace_seconds, 5);
   EXPECT_EQ(decoded->ack, reply.ack);
@@ -206,6 +232,15 @@ TEST(AgentProtocolTest, HeartbeatReplyErrorsNameTheField) {
       {"env not strings",
        {{"launch", {{{"job", 1}, {"command", "x"}, {"env", {{"A", 1}}}}}}},
        "launch[0].env.A"},
+      {"memory limit zero",
+       {{"launch", {{{"job", 1}, {"command", "x"}, {"mem_limit_mb", 0}}}}},
+       "launch[0].mem_limit_mb"},
+      {"cpu limit a string",
+       {{"launch", {{{"job", 1}, {"command", "x"}, {"cpu_limit", "2"}}}}},
+       "launch[0].cpu_limit"},
+      {"account a number",
+       {{"launch", {{{"job", 1}, {"command", "x"}, {"account", 0}}}}},
+       "launch[0].account"},
       {"kill not a list", {{"kill", 1}}, "kill"},
       {"ack not ids", {{"ack", {"x"}}}, "ack[]"},
   };

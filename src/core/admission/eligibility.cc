@@ -21,6 +21,19 @@ bool DependencyWaits(const Job& job, const ClusterState& state) {
   return eval != nullptr && eval->verdict != DependVerdict::kSatisfied;
 }
 
+// ARRAY_LIMIT (R-UX-3): the array's cap, all of it taken: a flagged element has `cap`
+// elements running or allowed to start ahead of it (ClusterState::RefillArrays).
+ReasonDetail ArrayLimitDetail(const Job& job, const ClusterState& state) {
+  const JobId array_id = ArrayIdOf(job.spec.id);
+  const JobArray* array = state.FindArray(array_id);
+  const int64_t cap = array != nullptr ? array->cap : 0;
+  return ReasonDetail{.code = ReasonCode::kArrayLimit,
+                      .resource = "jobs",
+                      .scope = "array " + std::to_string(array_id),
+                      .used = cap,
+                      .max = cap};
+}
+
 }  // namespace
 
 std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterState& state,
@@ -39,12 +52,13 @@ std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterStat
   if (std::optional<Instant> opening = WindowOpening(job, state, now)) {
     reasons.Add(ReasonDetail{.code = ReasonCode::kQueueWindow, .time = *opening});
   }
+  if (job.array_limited) reasons.Add(ArrayLimitDetail(job, state));
   if (reasons.empty()) return std::nullopt;
   return reasons;
 }
 
 bool IsEligible(const Job& job, const ClusterState& state, Instant now) {
-  return job.state != JobState::kHeld && !DependencyWaits(job, state) &&
+  return job.state != JobState::kHeld && !job.array_limited && !DependencyWaits(job, state) &&
          job.spec.begin_time <= now && !WindowOpening(job, state, now);
 }
 

@@ -5,6 +5,7 @@
 //                 with the deciding condition; the job stays pending and says so)
 //   BEGIN_TIME    its begin time has not come
 //   QUEUE_WINDOW  its queue's dispatch windows are closed (time: when one opens next)
+//   ARRAY_LIMIT   an array element beyond its array's `%N` cap (Job::array_limited, R-UX-3)
 // Every mechanism that applies adds its detail; the main reason follows severity
 // (reason.h). An ineligible job is skipped, never a queue head (R-ADM-2), and is not
 // runnable pending work for capacity lending (R-CAP-1).

@@ -201,7 +201,9 @@ Feasibility ResreqAllocator::CheckFeasible(const Job& job, const ClusterState& s
     if (ok) return {};
     per_alternative.push_back(std::move(reasons));
   }
-  return Feasibility{.ok = false, .why = DescribeImpossible(job, state, per_alternative)};
+  return Feasibility{.ok = false,
+                     .why = DescribeImpossible(job, state, per_alternative),
+                     .reasons = per_alternative.front()};
 }
 
 }  // namespace sluice::core

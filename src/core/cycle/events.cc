@@ -76,12 +76,13 @@ Status ApplyServerEvent(const Event& event, ClusterState& state) {
   }
   if (const auto* e = std::get_if<JobForgotten>(&event)) return state.Forget(e->job);
   if (const auto* e = std::get_if<JobWithdrawn>(&event)) return state.Withdraw(e->job);
+  if (const auto* e = std::get_if<ArrayRestored>(&event)) {
+    return state.RestoreArray(e->spec, e->base_seq, e->states);
+  }
   return Internal("not a server event");
 }
 
-}  // namespace
-
-Status Apply(const Event& event, Instant now, ClusterState& state) {
+Status ApplyOne(const Event& event, Instant now, ClusterState& state) {
   return std::visit(
       [&](const auto& e) -> Status {
         using E = std::decay_t<decltype(e)>;
@@ -108,11 +109,23 @@ Status Apply(const Event& event, Instant now, ClusterState& state) {
           return state.SetQueueStatus(e.queue, e.open, e.active);
         } else if constexpr (std::is_same_v<E, ConfigChanged>) {
           return state.Reconfigure(e.config);
+        } else if constexpr (std::is_same_v<E, ArrayElementsCancelled>) {
+          return state.CancelElements(e.array, e.first, e.last, now);
+        } else if constexpr (std::is_same_v<E, ArrayElementsHeld>) {
+          return state.SetElementsHeld(e.array, e.first, e.last, e.held);
         } else {
           return ApplyServerEvent(event, state);
         }
       },
       event);
+}
+
+}  // namespace
+
+Status Apply(const Event& event, Instant now, ClusterState& state) {
+  Status status = ApplyOne(event, now, state);
+  state.RefillArrays();  // an array's next elements become Jobs as room appears (R-UX-3)
+  return status;
 }
 
 }  // namespace sluice::core

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "base/status.h"
 #include "base/time.h"
@@ -103,10 +104,34 @@ struct JobWithdrawn {
   JobId job = kNoJob;
 };
 
+// --- Job arrays (R-UX-3). A whole array or one element `ID[I]` is cancelled, held or
+// released by JobCancelled/JobHeld/JobReleased with the array's or the element's id; these
+// name a range of indices. ---
+
+// The elements of `array` with an index in [first, last].
+struct ArrayElementsCancelled {
+  JobId array = kNoJob;
+  int32_t first = 0;
+  int32_t last = 0;
+};
+struct ArrayElementsHeld {
+  JobId array = kNoJob;
+  int32_t first = 0;
+  int32_t last = 0;
+  bool held = true;  // false: released
+};
+// A controller restart: an array and its elements' stored states (ClusterState::RestoreArray).
+struct ArrayRestored {
+  JobSpec spec;
+  uint64_t base_seq = 0;
+  std::vector<ElementState> states;
+};
+
 using Event = std::variant<JobSubmitted, JobCancelled, JobFinished, HostAdded, HostChanged,
                            HostLost, ConfigChanged, JobHeld, JobReleased, QueueChanged, JobRequeued,
                            JobRestored, AllocationRestored, EndedJobNoted, ReclaimDeadlineRestored,
-                           JobForgotten, JobWithdrawn>;
+                           JobForgotten, JobWithdrawn, ArrayElementsCancelled, ArrayElementsHeld,
+                           ArrayRestored>;
 
 // Applies one event at time `now`. On error the state is unchanged and the Status says
 // which event was refused and why (unknown job, duplicate id, ...). A submission is refused

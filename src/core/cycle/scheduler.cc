@@ -166,6 +166,7 @@ void Commit(const CycleResult& result, Instant now, ClusterState& state) {
     }
   }
   state.MarkClassified();
+  state.RefillArrays();  // started elements make room for the next ones (R-UX-3)
 }
 
 }  // namespace sluice::core

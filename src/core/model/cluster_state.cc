@@ -97,6 +97,8 @@ ClusterState ClusterState::Clone() const {
   copy.unclassified_ = unclassified_;
   copy.next_seq_ = next_seq_;
   copy.next_start_seq_ = next_start_seq_;
+  copy.arrays_ = arrays_;
+  copy.open_arrays_ = open_arrays_;
   return copy;
 }
 
@@ -109,8 +111,6 @@ Job* ClusterState::MutableJob(JobId id) {
   auto it = jobs_.find(id);
   return it == jobs_.end() ? nullptr : &it->second;
 }
-
-namespace {
 
 // The fewest slots an alternative can run with: a compound's counts are fixed; a plain
 // primary (count 0) takes the job's task range.
@@ -126,9 +126,8 @@ int32_t MinSlots(const resreq::Request& request, const JobSpec& spec) {
   return best;
 }
 
-}  // namespace
-
 Status ClusterState::Submit(JobSpec spec) {
+  if (!spec.array.empty()) return SubmitArray(std::move(spec));
   if (jobs_.contains(spec.id)) {
     return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.id) + " exists");
   }
@@ -159,6 +158,7 @@ Status ClusterState::Submit(JobSpec spec) {
     Result<Dependency> parsed = Dependency::Parse(spec.depend);
     if (!parsed) return parsed.error().WithPrefix("job " + std::to_string(spec.id) + ": depend");
     dependency = std::move(*parsed);
+    if (!arrays_.empty()) NoteEndedElements(*dependency);
   }
   const JobId id = spec.id;
   Job& job = jobs_[id];
@@ -194,6 +194,7 @@ Status ClusterState::NoteEnded(JobId id, JobState state, bool started) {
 }
 
 Status ClusterState::Withdraw(JobId id) {
+  if (arrays_.contains(id)) return WithdrawArray(id);
   Job* job = MutableJob(id);
   if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
   if ((job->state != JobState::kPending && job->state != JobState::kHeld) || job->start_seq != 0) {
@@ -207,6 +208,7 @@ Status ClusterState::Withdraw(JobId id) {
 }
 
 Status ClusterState::Forget(JobId id) {
+  if (arrays_.contains(id)) return ForgetArray(id);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return NotFound("job " + std::to_string(id) + " does not exist");
   const Job& job = it->second;
@@ -238,6 +240,7 @@ Status ClusterState::Restore(JobSpec spec, uint64_t seq, const AdmissionRecord& 
   job.admission = record;
   job.admission.phase = AdmissionPhase::kPending;
   next_seq_ = std::max(next_seq, seq + 1);
+  NoteElement(job, std::nullopt);
   return Status::Ok();
 }
 
@@ -248,6 +251,7 @@ Status ClusterState::Requeue(JobId id) {
     return FailedPrecondition("job " + std::to_string(id) + " is not running but " +
                               std::string(ToString(job->state)));
   }
+  const JobState was = job->state;
   Release(*job);
   job->allocation = Allocation{};
   job->preempted_for = kNoJob;
@@ -258,11 +262,13 @@ Status ClusterState::Requeue(JobId id) {
   if (job->spec.begin_time > job->spec.submit_time) {
     future_begins_.insert({job->spec.begin_time, id});
   }
+  NoteElement(*job, was);
   return Status::Ok();
 }
 
 Status ClusterState::SetHeld(JobId id, bool held) {
   Job* job = MutableJob(id);
+  if (job == nullptr && !arrays_.empty()) return HoldArrayPart(id, held);
   if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
   const JobState from = held ? JobState::kPending : JobState::kHeld;
   if (job->state != from) {
@@ -271,6 +277,7 @@ Status ClusterState::SetHeld(JobId id, bool held) {
                               std::string(ToString(from)));
   }
   job->state = held ? JobState::kHeld : JobState::kPending;
+  NoteElement(*job, from);
   return Status::Ok();
 }
 
@@ -292,7 +299,9 @@ void ClusterState::Release(Job& job) {
 
 Status ClusterState::Cancel(JobId id, Instant now) {
   Job* job = MutableJob(id);
+  if (job == nullptr && !arrays_.empty()) return CancelArrayPart(id, now);
   if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
+  const JobState was = job->state;
   switch (job->state) {
     case JobState::kPending:
     case JobState::kHeld:
@@ -311,6 +320,7 @@ Status ClusterState::Cancel(JobId id, Instant now) {
   job->admission.phase = AdmissionPhase::kEnded;
   job->end_time = now;
   dependencies_.OnChanged(id, jobs_);
+  NoteElement(*job, was);
   return Status::Ok();
 }
 
@@ -321,6 +331,7 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
     return FailedPrecondition("job " + std::to_string(id) + " is not running but " +
                               std::string(ToString(job->state)));
   }
+  const JobState was = job->state;
   ChargeFairshare(*job, now);
   runtime_history_.Record(job->spec.user, now - job->start_time);
   Release(*job);
@@ -331,6 +342,7 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
   job->exit_code = exit_code;
   job->end_time = now;
   dependencies_.OnChanged(id, jobs_);
+  NoteElement(*job, was);
   return Status::Ok();
 }
 
@@ -352,18 +364,21 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
                                       .start_seq = job->start_seq,
                                       .slots = job->allocation.TotalSlots()});
   dependencies_.OnChanged(id, jobs_);
+  NoteElement(*job, JobState::kPending);
 }
 
 void ClusterState::Fail(JobId id, ExitCause cause, Instant now) {
   Job* job = MutableJob(id);
   SLUICE_CHECK(job != nullptr &&
                (job->state == JobState::kPending || job->state == JobState::kHeld));
+  const JobState was = job->state;
   RemovePending(*job);
   job->state = JobState::kExit;
   job->admission.phase = AdmissionPhase::kEnded;
   job->exit_cause = cause;
   job->end_time = now;
   dependencies_.OnChanged(id, jobs_);
+  NoteElement(*job, was);
 }
 
 // Steps: 1. validate the whole configuration and plan its application

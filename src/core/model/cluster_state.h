@@ -34,6 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/array_ids.h"
 #include "base/ids.h"
 #include "base/status.h"
 #include "base/time.h"
@@ -41,6 +42,7 @@
 #include "core/model/dependency.h"
 #include "core/model/dependency_tracker.h"
 #include "core/model/fairshare_usage.h"
+#include "core/model/job_array.h"
 #include "core/model/job.h"
 #include "core/model/limit_usage.h"
 #include "core/model/pending_set.h"
@@ -76,6 +78,10 @@ struct RunningByEnd {
     return a.start_seq < b.start_seq;
   }
 };
+
+// The fewest slots an alternative of `request` can run with: a compound's counts are fixed; a
+// plain primary (count 0) takes the job's task range (R-RR-6).
+int32_t MinSlots(const resreq::Request& request, const JobSpec& spec);
 
 class ClusterState {
  public:
@@ -135,7 +141,9 @@ class ClusterState {
   const Job* FindJob(JobId id) const;
   int64_t job_count() const { return static_cast<int64_t>(jobs_.size()); }
   // The job is in the table or ended outside it (a dependency may name it).
-  bool Knows(JobId id) const { return jobs_.contains(id) || dependencies_.HasEnded(id); }
+  bool Knows(JobId id) const {
+    return jobs_.contains(id) || dependencies_.HasEnded(id) || (!arrays_.empty() && KnowsArrayPart(id));
+  }
   const std::set<RunningEntry>& running() const { return running_; }
   const std::set<RunningByEnd>& running_by_end() const { return running_by_end_; }
   // Each user's last finished runtimes (predictive_backfill, issue 20); Finish records them.
@@ -165,7 +173,32 @@ class ClusterState {
   // Named limits (R-Q-2) and what each consumer holds under them now.
   const LimitUsage& limit_usage() const { return limit_usage_; }
 
+  // --- Job arrays (R-UX-3; job_array.h, docs/design/arrays.md). ---
+
+  const JobArray* FindArray(JobId id) const;
+  const std::map<JobId, JobArray>& arrays() const { return arrays_; }
+  // The state of array element `id`: its Job's when it is one, else the array's record
+  // (PENDING, HELD or ended); nullopt when there is no such array or index.
+  std::optional<JobState> ElementStateOf(JobId id) const;
+
   // --- Mutations. Apply() (events) and Commit() (decisions) are the only callers. ---
+
+  // Cancels, or holds/releases, every element of `array` with an index in [first, last]
+  // that is in a state the change applies to (others are left as they are).
+  // Errors: kNotFound for an unknown array or a range without elements;
+  // kFailedPrecondition when no element in the range could change.
+  Status CancelElements(JobId array, int32_t first, int32_t last, Instant now);
+  Status SetElementsHeld(JobId array, int32_t first, int32_t last, bool held);
+  // Turns the next waiting elements of each array into Jobs, as many as could start now
+  // (capped by `%N` and the free slots), and marks the ones the cap holds back
+  // (Job::array_limited). Apply and Commit call it after every change; O(open arrays)
+  // plus the elements it creates.
+  void RefillArrays();
+  // A controller restart: the array with its elements' stored states. Positions stored
+  // as kQueued must each be restored as a Job (Restore with the element's id and
+  // sequence base_seq + position); waiting ones become Jobs as RefillArrays needs them.
+  // Errors: as Submit; kInvalidArgument when `states` does not match the array's size.
+  Status RestoreArray(JobSpec spec, uint64_t base_seq, std::vector<ElementState> states);
 
   // Adds a PENDING job (HELD when spec.hold) at the tail of its queue's order.
   // Errors: kAlreadyExists for a reused id, kNotFound for an unknown queue,
@@ -259,6 +292,25 @@ class ClusterState {
   void ChargeFairshare(const Job& job, Instant now);
   // Every pending job is classified again (R-ADM-1).
   void ReclassifyPending();
+  // Arrays (cluster_state_arrays.cc).
+  bool KnowsArrayPart(JobId id) const;
+  Status SubmitArray(JobSpec spec);
+  Result<JobArray> NewArray(const JobSpec& spec);
+  // Keeps the array's counts in step with an element Job's change of state (`from`:
+  // nullopt when the Job was just created).
+  void NoteElement(Job& job, std::optional<JobState> from) {
+    if (!arrays_.empty() && IsArrayElement(job.spec.id)) TrackElement(job, from);
+  }
+  void TrackElement(Job& job, std::optional<JobState> from);
+  void RefillArray(JobArray& array);
+  void FlagArrayLimited(JobArray& array, int64_t room);
+  void UpdateArrayTarget(const JobArray& array);
+  Status CancelArrayPart(JobId id, Instant now);
+  Status HoldArrayPart(JobId id, bool held);
+  Status WithdrawArray(JobId id);
+  Status ForgetArray(JobId id);
+  // Elements the dependency names that ended without being Jobs: the tracker learns how.
+  void NoteEndedElements(const Dependency& dependency);
 
   ClusterConfig config_;
   Topology topology_;
@@ -275,6 +327,8 @@ class ClusterState {
   uint64_t next_seq_ = 1;
   uint64_t next_start_seq_ = 1;
   RuntimeHistory runtime_history_;  // updated by Finish
+  std::map<JobId, JobArray> arrays_;
+  std::set<JobId> open_arrays_;  // arrays with waiting or pending elements
 };
 
 }  // namespace sluice::core

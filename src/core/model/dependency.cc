@@ -4,6 +4,8 @@
 #include <charconv>
 #include <utility>
 
+#include "base/array_ids.h"
+
 namespace sluice::core {
 
 std::string_view ToString(DependOp op) {
@@ -172,7 +174,25 @@ class DependencyParser {
       return Error("expected a job id (a positive integer)");
     }
     pos_ += static_cast<size_t>(ptr - first);
+    if (pos_ < text_.size() && text_[pos_] == '[') return ParseElement(id);
     return id;
+  }
+
+  // `ID[INDEX]`: one element of array ID (R-UX-3).
+  Result<JobId> ParseElement(JobId array) {
+    ++pos_;
+    const char* first = text_.data() + pos_;
+    const char* last = text_.data() + text_.size();
+    int32_t index = 0;
+    auto [ptr, ec] = std::from_chars(first, last, index);
+    if (ec != std::errc() || ptr == first || index < 0 || index > kMaxArrayIndex ||
+        *first == '+') {
+      return Error("expected an array index");
+    }
+    pos_ += static_cast<size_t>(ptr - first);
+    if (!Accept("]")) return Error("expected ']'");
+    if (array > kMaxArrayJobId) return Error("array id out of range");
+    return ArrayElementId(array, index);
   }
 
   int32_t AddAtom(DependOp op, JobId id) {
@@ -238,7 +258,7 @@ DependVerdict EvaluateAtom(DependOp op, const std::optional<DependTarget>& targe
 
 std::string Dependency::Text(int32_t node) const {
   const Node& n = nodes_[node];
-  if (IsAtom(n.op)) return std::string(core::ToString(n.op)) + "(" + std::to_string(n.job) + ")";
+  if (IsAtom(n.op)) return std::string(core::ToString(n.op)) + "(" + FormatJobId(n.job) + ")";
   auto operand = [&](int32_t child) {
     std::string text = Text(child);
     const DependOp child_op = nodes_[child].op;

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "base/array_ids.h"
+
 namespace sluice::core {
 
 DependTarget DependTargetOf(const Job& job) {
@@ -15,6 +17,9 @@ DependEvaluation DependencyTracker::Evaluate(const Dependency& dependency,
     if (job != jobs.end()) return DependTargetOf(job->second);
     auto ended = ended_.find(named);
     if (ended != ended_.end()) return ended->second;
+    if (arrays_.empty()) return std::nullopt;
+    if (auto array = arrays_.find(named); array != arrays_.end()) return array->second;
+    if (IsArrayElement(named) && arrays_.contains(ArrayIdOf(named))) return DependTarget{};
     return std::nullopt;
   });
 }
@@ -59,6 +64,15 @@ void DependencyTracker::Withdraw(JobId id) {
     depends_.erase(dep);
   }
   dependents_.erase(id);
+}
+
+}  // namespace sluice::core
+
+namespace sluice::core {
+
+void DependencyTracker::SetArrayTarget(JobId array, DependTarget target, const JobTable& jobs) {
+  arrays_[array] = target;
+  OnChanged(array, jobs);
 }
 
 }  // namespace sluice::core

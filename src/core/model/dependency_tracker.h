@@ -43,6 +43,8 @@ class DependencyTracker {
   }
   // The job ended and left the job table (NoteEnded, Forget).
   bool HasEnded(JobId id) const { return ended_.contains(id); }
+  // Some tracked dependency names job `id`.
+  bool HasDependents(JobId id) const { return dependents_.contains(id); }
   int64_t ended_count() const { return static_cast<int64_t>(ended_.size()); }
 
   // --- Changes (ClusterState only). ---
@@ -61,6 +63,10 @@ class DependencyTracker {
   void Forget(const Job& job);
   // Job `id` is taken back as if never submitted: no trace of it remains.
   void Withdraw(JobId id);
+  // What a dependency reads of array `array` as a whole (R-UX-3: `done(ID)` waits for every
+  // element), then re-evaluates its dependents. An element of a known array that is neither
+  // in `jobs` nor ended reads as PENDING (it is not a Job yet, job_array.h).
+  void SetArrayTarget(JobId array, DependTarget target, const JobTable& jobs);
 
  private:
   DependEvaluation Evaluate(const Dependency& dependency, const JobTable& jobs) const;
@@ -72,6 +78,7 @@ class DependencyTracker {
   std::unordered_map<JobId, DependState> depends_;
   std::unordered_map<JobId, std::vector<JobId>> dependents_;
   std::unordered_map<JobId, DependTarget> ended_;
+  std::unordered_map<JobId, DependTarget> arrays_;  // by array id, the whole array
 };
 
 }  // namespace sluice::core

@@ -45,6 +45,9 @@ struct JobSpec {
   std::string depend;
   bool exclusive = false;
   bool hold = false;
+  // A job array (R-UX-3): the element indices and cap, e.g. "1-1000%50" (job_array.h);
+  // empty for a plain job. An element's own spec has it empty (its id names the array).
+  std::string array;
 };
 
 // An amount of one consumable resource (host or shared, by context).
@@ -121,6 +124,9 @@ struct Job {
   // The fewest slots any alternative of the request can run with (R-RR-6: classification
   // and reservations use the minimum).
   int32_t min_slots = 1;
+  // An array element held back by its array's `%N` cap (R-UX-3: ARRAY_LIMIT); set by
+  // ClusterState so that at most `cap` elements run, whatever this cycle starts.
+  bool array_limited = false;
 
   // start_time + run_limit, or kInfinite when the job has no run limit.
   Instant EstimatedEnd() const { return AddDuration(start_time, spec.run_limit.value_or(kInfinite)); }

@@ -210,6 +210,9 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
       return "a retry: the next cycle dispatches it again";
     case ReasonCode::kInternal:
       return "nothing it can do: an evaluation error, please report it";
+    case ReasonCode::kArrayLimit:
+      return "one of the " + std::to_string(d.used) + " running elements of " + d.scope +
+             " ending (at most " + std::to_string(d.max) + " run at once)";
   }
   return "unknown";
 }

@@ -54,6 +54,8 @@ std::string_view ToString(ReasonCode code) {
       return "DISPATCH_FAILED";
     case ReasonCode::kInternal:
       return "INTERNAL";
+    case ReasonCode::kArrayLimit:
+      return "ARRAY_LIMIT";
   }
   return "UNKNOWN";
 }
@@ -108,13 +110,16 @@ std::string_view Headline(ReasonCode code) {
       return "The job could not be launched; it will be retried";
     case ReasonCode::kInternal:
       return "Internal error while evaluating the job";
+    case ReasonCode::kArrayLimit:
+      return "The job array runs as many elements as its %N limit allows";
   }
   return "Unknown reason";
 }
 
 // Severity order (docs/design/cycle.md). INTERNAL (a bug) outranks everything; then HELD:
 // nothing else matters until the job is released; then a dependency, an inactive queue, a
-// closed window, a begin time not reached, the queue's run limit, a named limit, the
+// closed window, a begin time not reached, the queue's run limit, an array's `%N` cap
+// (ARRAY_LIMIT), a named limit, the
 // queue's minimum user share and its maximum capacity, which keep a job from even being
 // tried. HOST_LIMIT ranks just below a resource shortage (the shortage would remain). Among allocation reasons the main one describes the hosts that
 // could otherwise run the job: a shortage of a shared resource first (no host helps), then
@@ -173,6 +178,8 @@ int Severity(ReasonCode code) {
       return 5;
     case ReasonCode::kInternal:
       return 100;
+    case ReasonCode::kArrayLimit:
+      return 59;
   }
   return 100;
 }

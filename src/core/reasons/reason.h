@@ -47,6 +47,7 @@ enum class ReasonCode : uint8_t {
   kPreempting,    // slots are being freed for it; waiting for the victims to exit
   kDispatchFailed,  // an agent could not launch it; it will be retried
   kInternal,      // an evaluation error: a bug, never silent
+  kArrayLimit,    // an array element held back by its array's `%N` cap (R-UX-3)
 };
 inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kNewJob,
@@ -73,6 +74,7 @@ inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kPreempting,
     ReasonCode::kDispatchFailed,
     ReasonCode::kInternal,
+    ReasonCode::kArrayLimit,
 };
 
 // The JSON name: "NEW_JOB", "PRIORITY_WAIT", ...
@@ -98,7 +100,7 @@ struct ReasonDetail {
                                // kQueueWindow: when a window opens next;
                                // kPreempting: when the victims' grace ends
   std::string limit;           // kLimit, kHostLimit, kUserLimit: the limit's name
-  std::string scope;           // kLimit, kHostLimit: the consumer it applies to, e.g.
+  std::string scope;           // kLimit, kHostLimit, kArrayLimit: the consumer it applies to, e.g.
                                // "user alice", "queue normal", "host h001"
   int64_t used = 0;            // kLimit, kHostLimit, kUserLimit, kQueueCapacity: in use
   int64_t max = 0;             // ... and the maximum (same unit as `resource`)

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/array_ids.h"
 #include "core/reasons/hint.h"
 #include "core/reasons/host_detail.h"
 
@@ -88,6 +89,10 @@ std::string RenderReason(const ReasonDetail& detail) {
     case ReasonCode::kUserLimit:
       line += " (" + std::to_string(detail.used) + "/" + std::to_string(detail.max) + " slots)";
       break;
+    case ReasonCode::kArrayLimit:
+      line += " (" + detail.scope + ": " + std::to_string(detail.used) + "/" +
+              std::to_string(detail.max) + " running)";
+      break;
     case ReasonCode::kQueueCapacity:
       line += " (" + std::to_string(detail.used) + "/" + std::to_string(detail.max) + " slots)";
       break;
@@ -123,7 +128,7 @@ std::string RenderReason(const ReasonDetail& detail) {
 
 std::string RenderPendingJob(const Job& job, const ClusterState& state,
                              const PendingReasons& reasons, const RenderOptions& options) {
-  std::string out = "Job " + std::to_string(job.spec.id) + ": user " +
+  std::string out = "Job " + FormatJobId(job.spec.id) + ": user " +
                     (job.spec.user.empty() ? "-" : job.spec.user) + ", queue " +
                     state.queues()[job.queue].spec.name + ", " + TasksText(job.spec) +
                     ", submitted at " + TimeText(job.spec.submit_time) + "\n";

@@ -1,0 +1,43 @@
+// ScriptFiles: the agent's private copies of job scripts (R-UX-1). A launch that carries a
+// script (wire::Launch::script) is run from a file this agent writes just before the start:
+//   <dir>/job-<ID>, mode 0500, owned by the job's account when the agent runs as root and the
+//   account exists here (else by the agent's own identity);
+//   <dir> is created mode 0711 and must be a real directory owned by the agent (a symlink or
+//   another owner is refused), so no other account can list, replace or read the copies.
+// The job runs as `<file> ARGS...` when the script starts with `#!` (the kernel runs its
+// interpreter), else as `/bin/sh <file> ARGS...`; ARGS are the launch's argv[1...] (argv[0]
+// is the script's name as submitted). The copy is removed when the job ends.
+// Thread-safety: not thread-safe; the agent calls it under its mutex (which also keeps a
+// concurrent fork from inheriting a file being written: no ETXTBSY).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "agent/job_runner.h"
+#include "base/status.h"
+#include "wire/agent_protocol.h"
+
+namespace sluice::agent {
+
+class ScriptFiles {
+ public:
+  // `dir`: where the copies go; empty: $TMPDIR (or /tmp)/sluice-scripts-<euid>-<host>.
+  ScriptFiles(std::string dir, const std::string& host);
+
+  // Writes `launch.script` and points `spec` at it (argv as above, command cleared).
+  // Errors (a failed launch): kFailedPrecondition naming the directory or file and errno.
+  Status Prepare(const wire::Launch& launch, JobSpec& spec);
+  // Removes the job's copy, if any.
+  void Remove(int64_t job);
+
+  // The file of `job`'s copy.
+  std::string PathOf(int64_t job) const;
+
+ private:
+  Status EnsureDirectory();
+
+  std::string dir_;
+};
+
+}  // namespace sluice::agent

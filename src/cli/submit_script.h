@@ -1,0 +1,34 @@
+// What `sluice submit` submits (R-UX-1): a job script or a command.
+//   sluice submit [flags] FILE [ARGS...]   FILE names an existing regular file and no `--`
+//                                         was given: FILE's content is the script
+//   sluice submit [flags] < FILE           no command and standard input is not a terminal:
+//                                         standard input is the script
+//   sluice submit [flags] [--] CMD...      anything else: a command, as before
+// A script's `#SLUICE`/`#BSUB`/`#SBATCH` directives (client/directives.h) fill the flags the
+// command line left unset; its job is named after FILE (`stdin`) unless a flag or directive
+// names it, as sbatch does. The file is read once, here: later edits change nothing.
+// Thread-safety: reads files and standard input; call from the CLI's thread.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "client/submit_request.h"
+
+namespace sluice::cli {
+
+struct Submission {
+  client::SubmitFlags flags;          // ready for BuildSubmitBody
+  std::vector<std::string> warnings;  // directives ignored, for stderr
+};
+
+// `dash_dash`: `--` came before the command. `in` is standard input, or null when it is a
+// terminal (never read then). Errors: kInvalidArgument (no command, a bad directive naming
+// FILE:LINE, an unreadable file), kResourceExhausted (a script above wire::kMaxScriptBytes).
+Result<Submission> ResolveSubmission(const client::SubmitFlags& flags, bool dash_dash,
+                                     std::istream* in, int64_t now);
+
+}  // namespace sluice::cli

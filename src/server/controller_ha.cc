@@ -1,0 +1,107 @@
+// The Controller's high-availability side (controller.h, "High availability"; docs/ha.md):
+// taking over from the store, stepping down, resyncing after a write the store could not
+// take, and the history retention. R-HA-1, R-HA-3, R-HA-4, R-HA-5.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "server/controller.h"
+
+namespace sluice::server {
+
+namespace {
+
+constexpr size_t kRowsPerBatch = 1000;  // well below the etcd store's txn limits
+constexpr int64_t kPurgeEveryMs = 30'000;
+
+}  // namespace
+
+Status Controller::TakeOver() {
+  const int64_t start_ms = ctx_.NowMs();  // "first cycle, N ms after taking over" counts the load
+  Result<store::Snapshot> snap = ctx_.store->Load();
+  if (!snap) return snap.error();
+  {
+    std::lock_guard lock(ctx_.mu);
+    ctx_.epoch = ctx_.store->epoch();
+    ctx_.start_ms = start_ms;
+    for (const store::StoredJob& row : snap->jobs) {
+      if (row.phase == "ENDED") history_.insert({row.end_time, row.id});
+    }
+  }
+  return Restore(*snap);
+}
+
+void Controller::StepDown(const Status& why) {
+  if (ctx_.deposed.exchange(true)) return;
+  ctx_.log->critical("epoch {}: deposed ({}); stepping down: no more writes, launches or cycles",
+                     ctx_.store->epoch(), why.message());
+  ctx_.log->flush();
+  ctx_.cycle_cv.notify_all();
+  ctx_.work_cv.notify_all();
+}
+
+int64_t Controller::FirstCycleMs() {
+  std::lock_guard lock(ctx_.mu);
+  return ctx_.first_cycle_ms;
+}
+
+void Controller::NoteCycleLocked() {
+  if (ctx_.first_cycle_ms != 0) return;
+  ctx_.first_cycle_ms = ctx_.NowMs();
+  ctx_.log->info("epoch {}: first cycle, {} ms after taking over", ctx_.epoch,
+                 ctx_.first_cycle_ms - ctx_.start_ms);
+}
+
+// Steps: 1. wait until the store leads again (quorum back) and this controller was not
+// deposed; 2. queue every job row as memory has it, and deletes of withdrawn submissions, in
+// batches (each row is whole, so the last write of each is the truth); 3. clear `resync`
+// before the commits: they are queued ahead of any later write, and a failure sets it again.
+void Controller::ResyncLocked() {
+  if (!ctx_.resync || ctx_.deposed || ctx_.store->role() != store::Role::kLeader) return;
+  ctx_.log->info("epoch {}: the store is back; rewriting {} job rows", ctx_.epoch,
+                 book_.jobs().size());
+  ctx_.resync = false;
+  store::WriteBatch batch;
+  batch.deleted_jobs = std::exchange(ctx_.withdrawn, {});
+  for (const auto& [id, job] : book_.jobs()) {
+    batch.jobs.push_back(job->row);
+    if (batch.jobs.size() < kRowsPerBatch) continue;
+    ctx_.WriteLocked(std::exchange(batch, {}));
+  }
+  // Once every row committed, the launches and kills whose rows were in a failed write may go.
+  ctx_.WriteLocked(std::move(batch), [this] {
+    for (const auto& [id, job] : book_.jobs()) {
+      if (job->phase() == core::AdmissionPhase::kAdmitting) job->launch_ready = true;
+      if (job->BeingPreempted()) job->preempt_committed = true;
+    }
+  });
+  ctx_.MarkDirty();
+}
+
+// Steps: 1. at most every kPurgeEveryMs, note the ended jobs in memory (each is seen before
+// ForgetEnded drops it: that takes at least 60 s); 2. delete the rows of those ended more
+// than keep_history_seconds ago, in batches.
+void Controller::PurgeHistoryLocked() {
+  const int64_t keep = ctx_.options.keep_history_seconds;
+  if (keep < 0 || ctx_.NowMs() - last_purge_ms_ < kPurgeEveryMs) return;
+  last_purge_ms_ = ctx_.NowMs();
+  for (const auto& [id, job] : book_.jobs()) {
+    if (job->phase() == core::AdmissionPhase::kEnded) history_.insert({job->row.end_time, id});
+  }
+  const Instant cutoff = ctx_.Now() - keep;
+  store::WriteBatch batch;
+  size_t purged = 0;
+  while (!history_.empty() && history_.begin()->first <= cutoff) {
+    batch.deleted_jobs.push_back(history_.begin()->second);
+    history_.erase(history_.begin());
+    ++purged;
+    if (batch.deleted_jobs.size() >= kRowsPerBatch) ctx_.WriteLocked(std::exchange(batch, {}));
+  }
+  if (!batch.empty()) ctx_.WriteLocked(std::move(batch));
+  if (purged > 0) {
+    ctx_.log->info("retention: deleted {} ended jobs' rows (ended over {} s ago)", purged, keep);
+  }
+}
+
+}  // namespace sluice::server

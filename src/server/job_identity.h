@@ -1,0 +1,42 @@
+// Who a job runs as and how it is contained, as the controller decides it (R-SEC-1, R-SEC-3):
+//  - the UNIX account of a submission: the submitting user's `unix_user:` in the cluster
+//    YAML's auth section, else the user's name (a MUNGE user's name is its account already);
+//  - uid 0 is refused at submission unless `auth.allow_root_jobs: true`: an account named
+//    `root`, or one the controller's host resolves to uid 0 (an account the controller's host
+//    does not know is left to the agents, which fail its launch naming account and host);
+//  - the limits a launch carries to its agent: memory = the job's `mem` grant on its launch
+//    host (rusage[mem=M] x its tasks there, when it asks for mem), CPUs = its slots there.
+// Thread-safety: pure functions of their arguments, except that WithJobAccount reads the
+// host's account database (getpwnam_r, reentrant).
+// Implements the controller's part of R-SEC-1 and R-SEC-3.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "config/cluster_yaml.h"
+#include "core/model/cluster_state.h"
+#include "server/context.h"
+#include "server/job_book.h"
+
+namespace sluice::server {
+
+// `caller` with `account` set to the account its jobs run as. Errors: kInvalidArgument
+// "job: user U runs jobs as account `root` (uid 0): ..." naming how to change it.
+Result<Caller> WithJobAccount(const config::AuthConfig& auth, Caller caller);
+
+// The account a stored spec runs as: its `account`, or (a row stored before R-SEC-1) its user.
+std::string AccountOf(const nlohmann::json& spec);
+
+struct LaunchLimits {
+  std::optional<int64_t> mem_limit_mb;
+  std::optional<int> cpus;
+};
+// The limits of `job`'s process on its launch host (job.hosts[0]); none for a job the core
+// no longer holds.
+LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state);
+
+}  // namespace sluice::server

@@ -1,0 +1,151 @@
+// MUNGE authentication with real processes (R-SEC-2): a private munged, a `sluice server`
+// accepting MUNGE, and the one `sluice` CLI binary run as two UNIX accounts (`nobody` and
+// `daemon`, through setpriv) acting as two users; replayed and expired credentials are
+// refused with 401; an agent running as root (uid 0) registers with MUNGE instead of a token.
+// Needs root (munged --force, setpriv); skipped with a printed reason otherwise. Every
+// process is stopped by PID; every wait is bounded.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auth/munge.h"
+#include "integration/cluster_harness.h"
+#include "integration/munge_daemon.h"
+#include "testing/subprocess.h"
+
+namespace sluice::integration {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// Tokens stay for inspection (admin-token); the CLI under test has none.
+const std::string kYaml =
+    DefaultClusterYaml("hosts:\n  - {name: h1, slots: 2}\nqueues:\n  - {name: normal}\n");
+
+class MungeAuthTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (munged --force, setpriv to other accounts)";
+    munge_ = std::make_unique<MungeDaemon>();
+    ASSERT_TRUE(munge_->ok()) << munge_->error();
+    std::string error;
+    ASSERT_TRUE(cluster_.StartServer(&error, {"--munge-socket", munge_->socket()})) << error;
+  }
+
+  // `sluice ARGS --server URL` as `account`, with no token: the CLI sends MUNGE credentials.
+  testing::ProcessResult CliAs(const std::string& account, const std::string& group,
+                               std::vector<std::string> args) {
+    std::vector<std::string> argv = {"/usr/bin/env",     "-u",
+                                     "SLUICE_TOKEN",     "SLUICE_MUNGE_SOCKET=" + munge_->socket(),
+                                     "/usr/bin/setpriv", "--reuid=" + account,
+                                     "--regid=" + group, "--clear-groups",
+                                     SLUICE_BINARY,      args[0],
+                                     "--server",         cluster_.url()};
+    argv.insert(argv.end(), args.begin() + 1, args.end());
+    return testing::RunProcess(argv, cluster_.dir(), 30s);
+  }
+
+  // A credential of `account` from munge(1), with `ttl` seconds to live.
+  std::string CredentialOf(const std::string& account, int ttl) {
+    testing::ProcessResult r =
+        testing::RunProcess({"/usr/bin/setpriv", "--reuid=" + account, "--regid=nogroup",
+                             "--clear-groups", "/usr/bin/munge", "--no-input", "--socket",
+                             munge_->socket(), "--ttl", std::to_string(ttl)},
+                            cluster_.dir(), 10s);
+    EXPECT_EQ(r.exit_code, 0) << r.error << r.stderr_text;
+    std::string cred = r.stdout_text;
+    while (!cred.empty() && (cred.back() == '\n' || cred.back() == '\r')) cred.pop_back();
+    return cred;
+  }
+
+  // GET /v1/jobs with `Authorization: Munge <cred>`; returns the HTTP status.
+  int GetJobsWith(const std::string& cred, std::string* body = nullptr) {
+    httplib::Client client(cluster_.url());
+    client.set_read_timeout(10s);
+    httplib::Result r = client.Get("/v1/jobs", {{"Authorization", "Munge " + cred}});
+    if (!r) return 0;
+    if (body != nullptr) *body = r->body;
+    return r->status;
+  }
+
+  Cluster cluster_{kYaml};
+  std::unique_ptr<MungeDaemon> munge_;
+};
+
+TEST_F(MungeAuthTest, OneCliBinaryRunAsTwoAccountsActsAsTwoUsers) {
+  testing::ProcessResult submitted =
+      CliAs("nobody", "nogroup", {"submit", "--parsable", "-H", "--", "sleep", "60"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.stderr_text << cluster_.Logs();
+  const std::string id = submitted.stdout_text.substr(0, submitted.stdout_text.find('\n'));
+  EXPECT_EQ(cluster_.Job(std::stoll(id)).value("user", ""), "nobody");
+  testing::ProcessResult other = CliAs("daemon", "daemon", {"cancel", id});
+  EXPECT_EQ(other.exit_code, 1) << other.stderr_text;  // 403: not daemon's job
+  EXPECT_NE(cluster_.JobState(std::stoll(id)), "CANCELLED");
+  testing::ProcessResult owner = CliAs("nobody", "nogroup", {"cancel", id});
+  EXPECT_EQ(owner.exit_code, 0) << owner.stderr_text;
+  EXPECT_TRUE(Eventually([&] { return cluster_.JobState(std::stoll(id)) == "CANCELLED"; }, 10s));
+}
+
+TEST_F(MungeAuthTest, ReplayedCredentialIsRefusedEvenAfterMungedForgetsIt) {
+  const std::string cred = CredentialOf("nobody", 60);
+  EXPECT_EQ(GetJobsWith(cred), 200);
+  EXPECT_EQ(GetJobsWith(cred), 401);
+  // munged remembers decoded credentials only while it runs: after a restart only the
+  // controller's own replay cache still refuses the credential.
+  ASSERT_TRUE(munge_->Restart()) << munge_->error();
+  EXPECT_EQ(GetJobsWith(CredentialOf("nobody", 60)), 200);  // munged serves again
+  std::string body;
+  EXPECT_EQ(GetJobsWith(cred, &body), 401);
+  EXPECT_NE(body.find("already used"), std::string::npos) << body;  // the controller refused
+}
+
+TEST_F(MungeAuthTest, ExpiredCredentialIsRefused) {
+  const std::string cred = CredentialOf("nobody", 1);
+  std::this_thread::sleep_for(2500ms);  // munge's clock has a 1 s resolution
+  EXPECT_EQ(GetJobsWith(cred), 401);
+}
+
+TEST_F(MungeAuthTest, AgentAsUidZeroRegistersWithoutToken) {
+  const auto log = cluster_.dir() / "logs" / "agent.h1.log";
+  ChildProcess agent(
+      {"/usr/bin/env", "-u", "SLUICE_TOKEN", SLUICE_BINARY, "agent", "--name", "h1", "--server",
+       cluster_.url(), "--munge-socket", munge_->socket(), "--work-dir", cluster_.dir().string()},
+      log, log);
+  EXPECT_TRUE(Eventually([&] { return cluster_.HostState("h1") == "ok"; }, 15s))
+      << testing::ReadFile(log).value_or("");
+  // An agent whose credential is not uid 0 is a user, and users may not call agent routes.
+  const auto log2 = cluster_.dir() / "logs" / "agent.h2.log";
+  ChildProcess user_agent(
+      {"/usr/bin/env", "-u", "SLUICE_TOKEN", "/usr/bin/setpriv", "--reuid=nobody",
+       "--regid=nogroup", "--clear-groups", SLUICE_BINARY, "agent", "--name", "h2", "--server",
+       cluster_.url(), "--munge-socket", munge_->socket(), "--work-dir", "/tmp"},
+      log2, log2);
+  const int status = user_agent.Wait(15s);
+  ASSERT_GE(status, 0) << "the agent of nobody still runs";
+  EXPECT_EQ(WEXITSTATUS(status), 1) << testing::ReadFile(log2).value_or("");
+  agent.Stop();
+}
+
+// Without a token and without munged's socket an agent has no credentials: it says so and
+// exits 2 at once instead of retrying unauthenticated requests for ever.
+TEST(MungeAgentTest, AnAgentWithoutTokenOrMungeSocketRefusesToStart) {
+  testing::TempDir dir;
+  testing::ProcessResult r = testing::RunProcess(
+      {"/usr/bin/env", "-u", "SLUICE_TOKEN", SLUICE_BINARY, "agent", "--name", "h1", "--server",
+       "http://127.0.0.1:9", "--munge-socket", (dir.path() / "no.socket").string()},
+      dir.path(), 10s);
+  EXPECT_EQ(r.exit_code, 2) << r.error << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("no.socket"), std::string::npos) << r.stderr_text;
+}
+
+}  // namespace
+}  // namespace sluice::integration

@@ -1,0 +1,116 @@
+// Retention of ended jobs in the store (R-HA-5): a job's row is deleted once it ended more
+// than keep_history_seconds ago, and not before; unfinished jobs stay.
+#include <gtest/gtest.h>
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <set>
+
+#include "server/controller.h"
+#include "store/store.h"
+#include "testing/subprocess.h"
+
+namespace sluice::server {
+namespace {
+
+using nlohmann::json;
+
+std::set<JobId> StoredIds(const std::string& dir) {
+  auto store = store::Store::Open(dir);
+  EXPECT_TRUE(store);
+  if (!store) return {};
+  auto snap = (*store)->Load();
+  EXPECT_TRUE(snap);
+  std::set<JobId> ids;
+  if (snap) {
+    for (const store::StoredJob& row : snap->jobs) ids.insert(row.id);
+  }
+  return ids;
+}
+
+TEST(HistoryRetentionTest, EndedJobsLeaveTheStoreAfterTheRetentionOnly) {
+  sluice::testing::TempDir dir;
+  auto now = std::make_shared<int64_t>(1'000'000'000'000);
+  JobId done = 0;
+  JobId waiting = 0;
+  {
+    auto store = store::Store::Open(dir.path().string());
+    ASSERT_TRUE(store);
+    core::ClusterConfig config;
+    config.hosts = {core::HostSpec{.name = "h1", .slots = 1}};
+    config.queues = {core::QueueSpec{.name = "normal"}};
+    auto c = Controller::Create(
+        ControllerDeps{.config = config,
+                       .auth = {.agent_token = "agent", .users = {{"alice", "alice-token", false}}},
+                       .store = store->get(),
+                       .options = {.keep_ended_seconds = -1, .keep_history_seconds = 100},
+                       .clock = [now] { return *now; },
+                       .log = std::make_shared<spdlog::logger>(
+                           "test", std::make_shared<spdlog::sinks::null_sink_mt>())});
+    ASSERT_TRUE(c);
+    Controller& controller = **c;
+    const Caller alice{.user = "alice"};
+    done = controller.Submit(alice, {{"command", "true"}}).body["id"];
+    waiting = controller.Submit(alice, {{"command", "true"}, {"hold", true}}).body["id"];
+    ASSERT_EQ(
+        controller
+            .Register({{"name", "h1"}, {"slots", 1}, {"running", json::array()}, {"epoch", 0}})
+            .status,
+        200);
+    controller.Tick();
+    controller.FlushStore();
+    const json hb = {{"epoch", controller.epoch()},
+                     {"wait_ms", 0},
+                     {"running", json::array()},
+                     {"exited", json::array()},
+                     {"launch_failed", json::array()}};
+    ASSERT_EQ(controller.Heartbeat("h1", hb).body["launch"].size(), 1u);
+    json exited = hb;
+    exited["exited"] =
+        json::array({{{"job", done}, {"exit_code", 0}, {"signal", nullptr}, {"cause", "exit"}}});
+    ASSERT_EQ(controller.Heartbeat("h1", exited).status, 200);
+    ASSERT_EQ(controller.GetJob(done).body["state"], "DONE");
+    *now += 60'000;  // ended 60 s ago: kept
+    controller.Tick();
+    controller.FlushStore();
+    *now += 50'000;  // 110 s: deleted at the next purge
+    controller.Tick();
+    controller.FlushStore();
+  }
+  const std::set<JobId> stored = StoredIds(dir.path().string());
+  EXPECT_FALSE(stored.contains(done));
+  EXPECT_TRUE(stored.contains(waiting));
+}
+
+TEST(HistoryRetentionTest, NothingIsDeletedBeforeTheRetention) {
+  sluice::testing::TempDir dir;
+  auto now = std::make_shared<int64_t>(1'000'000'000'000);
+  JobId done = 0;
+  {
+    auto store = store::Store::Open(dir.path().string());
+    ASSERT_TRUE(store);
+    core::ClusterConfig config;
+    config.hosts = {core::HostSpec{.name = "h1", .slots = 1}};
+    config.queues = {core::QueueSpec{.name = "normal"}};
+    auto c = Controller::Create(
+        ControllerDeps{.config = config,
+                       .auth = {.agent_token = "agent", .users = {{"alice", "alice-token", false}}},
+                       .store = store->get(),
+                       .options = {.keep_ended_seconds = -1, .keep_history_seconds = 1000},
+                       .clock = [now] { return *now; },
+                       .log = std::make_shared<spdlog::logger>(
+                           "test", std::make_shared<spdlog::sinks::null_sink_mt>())});
+    ASSERT_TRUE(c);
+    Controller& controller = **c;
+    done = controller.Submit(Caller{.user = "alice"}, {{"command", "true"}}).body["id"];
+    ASSERT_EQ(controller.Cancel(Caller{.user = "alice"}, done).status, 200);
+    *now += 500'000;
+    controller.Tick();
+    controller.FlushStore();
+  }
+  EXPECT_TRUE(StoredIds(dir.path().string()).contains(done));
+}
+
+}  // namespace
+}  // namespace sluice::server
