@@ -33,7 +33,8 @@ size_t JsonSize(const nlohmann::json& value) {
 
 std::string BoundedText(std::string_view text, size_t max_bytes) {
   // Room for the note, so the result stays within max_bytes.
-  const size_t keep = text.size() <= max_bytes ? max_bytes : (max_bytes > 32 ? max_bytes - 32 : max_bytes);
+  const size_t keep =
+      text.size() <= max_bytes ? max_bytes : (max_bytes > 32 ? max_bytes - 32 : max_bytes);
   std::string out;
   size_t i = 0;
   while (i < text.size()) {

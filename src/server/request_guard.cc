@@ -133,8 +133,8 @@ class JsonScanner {
 
   Status ScanNumber() {
     const size_t start = pos_;
-    while (pos_ < text_.size() && std::string_view("0123456789+-.eE").find(text_[pos_]) !=
-                                      std::string_view::npos) {
+    while (pos_ < text_.size() &&
+           std::string_view("0123456789+-.eE").find(text_[pos_]) != std::string_view::npos) {
       ++pos_;
     }
     const std::string_view token = text_.substr(start, pos_ - start);
@@ -267,8 +267,9 @@ bool EndsWith(const std::string& text, std::string_view suffix) {
 HandlerResponse Guard(const RequestGuardOptions& options, const httplib::Request& req,
                       httplib::Response& res) {
   if (req.path.size() > kMaxPathBytes) {
-    return Refuse(res, 414, "path: " + std::to_string(req.path.size()) +
-                                " bytes exceed the limit of " + std::to_string(kMaxPathBytes));
+    return Refuse(res, 414,
+                  "path: " + std::to_string(req.path.size()) + " bytes exceed the limit of " +
+                      std::to_string(kMaxPathBytes));
   }
   if (Status target = CheckTarget(req); !target.ok()) return Refuse(res, target, 400);
   const int64_t length = AnnouncedLength(req);
@@ -278,21 +279,23 @@ HandlerResponse Guard(const RequestGuardOptions& options, const httplib::Request
   }
   if (!Identity(req.get_header_value("Content-Encoding"))) {
     ConnectionGuard::StopReading(length);
-    return Refuse(res, 415, "Content-Encoding: '" +
-                                Printable(req.get_header_value("Content-Encoding")) +
-                                "' is not accepted; send the body uncompressed");
+    return Refuse(res, 415,
+                  "Content-Encoding: '" + Printable(req.get_header_value("Content-Encoding")) +
+                      "' is not accepted; send the body uncompressed");
   }
   if (!Identity(req.get_header_value("Transfer-Encoding"))) {
     ConnectionGuard::StopReading(0);
-    return Refuse(res, 411, "Transfer-Encoding: chunked bodies are not accepted; send the body "
-                            "with Content-Length");
+    return Refuse(res, 411,
+                  "Transfer-Encoding: chunked bodies are not accepted; send the body "
+                  "with Content-Length");
   }
   const size_t limit =
       EndsWith(req.path, "/batch") ? options.max_batch_body_bytes : options.max_body_bytes;
   if (static_cast<uint64_t>(length) > limit) {
     ConnectionGuard::StopReading(length);
-    return Refuse(res, 413, "body: " + std::to_string(length) + " bytes exceed the limit of " +
-                                std::to_string(limit));
+    return Refuse(
+        res, 413,
+        "body: " + std::to_string(length) + " bytes exceed the limit of " + std::to_string(limit));
   }
   if (length > 0 && options.authenticate) {
     if (Status refused = options.authenticate(req); !refused.ok()) {
