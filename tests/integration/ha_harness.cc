@@ -50,6 +50,10 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
   std::unique_ptr<HaCluster> c(new HaCluster());
   c->options_ = options;
   fs::create_directories(c->dir() / "logs");
+  fs::create_directories(c->dir() / "cli");
+  // Jobs run as nobody (DefaultClusterYaml's unix_user): they write in dir() and dir()/cli.
+  fs::permissions(c->dir(), fs::perms::all);
+  fs::permissions(c->dir() / "cli", fs::perms::all);
   testing::WriteFile(c->dir() / "cluster.yaml", options.yaml.empty()
                                                     ? DefaultYaml(options.agents, options.slots)
                                                     : options.yaml);
