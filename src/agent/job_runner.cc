@@ -421,9 +421,11 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
 }
 
 void JobRunner::SignalJob(int64_t job, const Entry& entry, int signal) {
-  // The group only while the leader is not reaped: afterwards its pid may be reused.
-  if (!entry.ended) kill(-entry.pid, signal);
+  // A contained job's cgroup holds its process group too: signalling both would deliver a
+  // SIGTERM twice (a job's trap would run twice). SIGKILL goes both ways, to be sure.
   if (entry.contained) cgroups_->Signal(job, signal);
+  // The group only while the leader is not reaped: afterwards its pid may be reused.
+  if ((!entry.contained || signal == SIGKILL) && !entry.ended) kill(-entry.pid, signal);
 }
 
 bool JobRunner::Terminate(int64_t job, Entry& entry, ExitCause cause,

@@ -63,7 +63,8 @@ class TlsTest : public ::testing::Test {
   }
   std::string https_url() const { return "https://127.0.0.1:" + std::to_string(cluster_.port()); }
 
-  Cluster cluster_{DefaultClusterYaml("queues:\n  - {name: normal}\n")};
+  // The agent's host is configured: agents may not add hosts (auth.allow_dynamic_hosts).
+  Cluster cluster_{DefaultClusterYaml("hosts:\n  - name: tls1\n    slots: 1\nqueues:\n  - {name: normal}\n")};
   fs::path pki_;
 };
 

@@ -136,7 +136,7 @@ TEST_F(HostileInputTest, AuthenticationAndSizeComeBeforeTheBodyIsRead) {
        401},
       {"too large",
        "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\n"
-       "Content-Type: application/json\r\nContent-Length: 2000000\r\n\r\n",
+       "Content-Type: application/json\r\nContent-Length: 5000000\r\n\r\n",  // > kMaxBodyBytes
        413},
   };
   for (const Case& c : cases) {
