@@ -80,7 +80,9 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
     c->agents_.push_back(std::make_unique<ChildProcess>(
         std::vector<std::string>{SLUICE_BINARY, "agent", "--name", name, "--server", c->urls(),
                                  "--token", "agent-token", "--slots", std::to_string(options.slots),
-                                 "--work-dir", c->dir().string(), "--fence-grace-ms", "300"},
+                                 "--work-dir", c->dir().string(), "--fence-grace-ms", "300",
+                                 // Distinct from other test processes' agents of the same name.
+                                 "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/" + name},
         log, log));
   }
   const bool registered = Eventually(

@@ -82,7 +82,7 @@ TEST_F(TlsTest, CliAndAgentWorkOverHttpsWithTheCaAndAWrongCaIsRefused) {
   // The agent takes its CA from the environment.
   const fs::path log = cluster_.dir() / "logs" / "agent.tls.log";
   ChildProcess agent({"/usr/bin/env", "SLUICE_CA_FILE=" + (pki_ / "ca.pem").string(), SLUICE_BINARY,
-                      "agent", "--name", "tls1", "--slots", "1", "--server", https_url(), "--token",
+                      "agent", "--name", "tls1", "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/tls1", "--slots", "1", "--server", https_url(), "--token",
                       "agent-token", "--work-dir", cluster_.dir().string()},
                      log, log);
   testing::ProcessResult submitted =
