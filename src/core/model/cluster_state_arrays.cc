@@ -11,6 +11,20 @@ namespace {
 
 std::string Name(JobId id) { return "job " + std::to_string(id); }
 
+// The positions [begin, end) in array.indices of the elements with an index in
+// [first, last]; kNotFound naming the range when there is none.
+Result<std::pair<size_t, size_t>> ElementRange(JobId id, const JobArray& array, int32_t first,
+                                               int32_t last) {
+  auto lo = std::lower_bound(array.indices.begin(), array.indices.end(), first);
+  auto hi = std::upper_bound(array.indices.begin(), array.indices.end(), last);
+  if (lo >= hi) {
+    return NotFound(Name(id) + ": no element in [" + std::to_string(first) + ", " +
+                    std::to_string(last) + "]");
+  }
+  return std::make_pair(static_cast<size_t>(lo - array.indices.begin()),
+                        static_cast<size_t>(hi - array.indices.begin()));
+}
+
 ElementState EndedElementState(JobState state) {
   if (state == JobState::kDone) return ElementState::kDone;
   return state == JobState::kCancelled ? ElementState::kCancelled : ElementState::kExit;
@@ -239,13 +253,10 @@ Status ClusterState::CancelElements(JobId id, int32_t first, int32_t last, Insta
   auto found = arrays_.find(id);
   if (found == arrays_.end()) return NotFound(Name(id) + " is not an array");
   JobArray& array = found->second;
-  auto lo = std::lower_bound(array.indices.begin(), array.indices.end(), first);
-  auto hi = std::upper_bound(array.indices.begin(), array.indices.end(), last);
-  if (lo >= hi) return NotFound(Name(id) + ": no element in [" + std::to_string(first) + ", " +
-                                std::to_string(last) + "]");
+  Result<std::pair<size_t, size_t>> range = ElementRange(id, array, first, last);
+  if (!range) return range.error();
   int64_t changed = 0;
-  for (auto pos = static_cast<size_t>(lo - array.indices.begin());
-       pos < static_cast<size_t>(hi - array.indices.begin()); ++pos) {
+  for (size_t pos = range->first; pos < range->second; ++pos) {
     const JobId element = ArrayElementId(id, array.indices[pos]);
     const ElementState state = array.states[pos];
     if (state == ElementState::kQueued) {
@@ -273,14 +284,11 @@ Status ClusterState::SetElementsHeld(JobId id, int32_t first, int32_t last, bool
   auto found = arrays_.find(id);
   if (found == arrays_.end()) return NotFound(Name(id) + " is not an array");
   JobArray& array = found->second;
-  auto lo = std::lower_bound(array.indices.begin(), array.indices.end(), first);
-  auto hi = std::upper_bound(array.indices.begin(), array.indices.end(), last);
-  if (lo >= hi) return NotFound(Name(id) + ": no element in [" + std::to_string(first) + ", " +
-                                std::to_string(last) + "]");
+  Result<std::pair<size_t, size_t>> range = ElementRange(id, array, first, last);
+  if (!range) return range.error();
   const ElementState from = held ? ElementState::kWaiting : ElementState::kHeld;
   int64_t changed = 0;
-  for (auto pos = static_cast<size_t>(lo - array.indices.begin());
-       pos < static_cast<size_t>(hi - array.indices.begin()); ++pos) {
+  for (size_t pos = range->first; pos < range->second; ++pos) {
     if (array.states[pos] == ElementState::kQueued) {
       const JobId element = ArrayElementId(id, array.indices[pos]);
       const Job* job = FindJob(element);
