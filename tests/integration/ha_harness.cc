@@ -82,7 +82,8 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
                                  "--token", "agent-token", "--slots", std::to_string(options.slots),
                                  "--work-dir", c->dir().string(), "--fence-grace-ms", "300",
                                  // Distinct from other test processes' agents of the same name.
-                                 "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/" + name},
+                                 "--cgroup-path",
+                                 "sluice-test-" + std::to_string(getpid()) + "/" + name},
         log, log));
   }
   const bool registered = Eventually(
