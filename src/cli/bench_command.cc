@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/cycle/events.h"
 #include "core/cycle/scheduler.h"
 #include "sim/synthetic.h"
 
@@ -34,7 +35,19 @@ struct BenchFlags {
   int32_t cycles = 5;
   bool explain = false;
   bool json = false;
+  std::string array;  // one job array instead of the synthetic pending jobs (R-UX-3)
 };
+
+// Submits one 1-slot job array (`--array 1-1000000%1000`): its elements are the pending
+// jobs, so the memory figure is bytes per pending element. Returns the element count.
+Result<int64_t> SubmitArray(const std::string& array, JobId id, core::ClusterState& state) {
+  core::JobSpec spec;
+  spec.id = id;
+  spec.user = "u1";
+  spec.run_limit = 3600;
+  SLUICE_RETURN_IF_ERROR(core::Apply(core::JobSubmitted{spec, array}, 0, state));
+  return state.FindArray(id)->size();
+}
 
 // Resident set size now, in bytes (Linux /proc; 0 when unreadable).
 int64_t ResidentBytes() {
@@ -90,7 +103,14 @@ int RunBench(BenchFlags flags) {
   const std::vector<sim::SyntheticShape> shapes = sim::SyntheticShapes(options);
   const int64_t rss_before = ResidentBytes();
   const auto build_start = std::chrono::steady_clock::now();
-  if (Status status = sim::SubmitPending(options, shapes, *next_id, state); !status.ok()) {
+  if (!flags.array.empty()) {
+    Result<int64_t> elements = SubmitArray(flags.array, *next_id, state);
+    if (!elements) {
+      std::fprintf(stderr, "sluice bench: --array: %s\n", elements.error().ToString().c_str());
+      return 1;
+    }
+    flags.synthetic.pending = *elements;
+  } else if (Status status = sim::SubmitPending(options, shapes, *next_id, state); !status.ok()) {
     std::fprintf(stderr, "sluice bench: pending jobs: %s\n", status.ToString().c_str());
     return 1;
   }
@@ -139,6 +159,7 @@ int RunBench(BenchFlags flags) {
     out["pending"] = options.pending;
     out["shapes"] = shapes.size();
     out["policy"] = flags.policy;
+    if (!flags.array.empty()) out["array"] = flags.array;
     out["explain"] = flags.explain;
     out["cycles"] = times.size();
     out["cycle_seconds_all"] = times;
@@ -193,6 +214,8 @@ void RegisterBenchCommand(CLI::App& app, int& exit_code) {
   bench->add_option("--cycles", flags->cycles, "timed cycles (the median is reported)")->check(CLI::PositiveNumber);
   bench->add_flag("--explain", flags->explain, "explain every pending job (as the server does)");
   bench->add_flag("--json", flags->json, "print JSON instead of a table");
+  bench->add_option("--array", flags->array,
+                    "submit one 1-slot job array (e.g. 1-1000000%1000) as the pending jobs");
   bench->callback([flags, &exit_code] { exit_code = RunBench(*flags); });
 }
 
