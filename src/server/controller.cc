@@ -30,7 +30,8 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
       book_(ctx_),
       agents_(ctx_, book_, settings_),
       runner_(ctx_, book_),
-      requests_(ctx_, book_) {
+      requests_(ctx_, book_),
+      arrays_(ctx_, book_, requests_) {
   agents_.set_peek_broker(&peeks_);
 }
 
@@ -119,17 +120,35 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
 
 Reply Controller::GetJob(JobId id) {
   std::lock_guard lock(ctx_.mu);
+  if (IsArrayElement(id)) return ReplyOf(arrays_.Get(id));
   return ReplyOf(requests_.Get(id));
 }
 
 Reply Controller::Cancel(const Caller& caller, JobId id) {
   std::unique_lock lock(ctx_.mu);
+  if (arrays_.Handles(id)) {  // an array (every element) or one element (R-UX-3)
+    const auto [first, last] = IsArrayElement(id) ? std::pair(ArrayIndexOf(id), ArrayIndexOf(id))
+                                                   : std::pair(0, kMaxArrayIndex);
+    return ReplyOf(arrays_.Act(lock, caller, ArrayIdOf(id), first, last, ArrayAction::kCancel));
+  }
   return ReplyOf(requests_.Cancel(lock, caller, id));
 }
 
 Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
   std::unique_lock lock(ctx_.mu);
+  if (arrays_.Handles(id)) {
+    const auto [first, last] = IsArrayElement(id) ? std::pair(ArrayIndexOf(id), ArrayIndexOf(id))
+                                                   : std::pair(0, kMaxArrayIndex);
+    return ReplyOf(arrays_.Act(lock, caller, ArrayIdOf(id), first, last,
+                               held ? ArrayAction::kHold : ArrayAction::kRelease));
+  }
   return ReplyOf(requests_.Hold(lock, caller, id, held));
+}
+
+Reply Controller::ActOnElements(const Caller& caller, JobId id, int32_t first, int32_t last,
+                                ArrayAction action) {
+  std::unique_lock lock(ctx_.mu);
+  return ReplyOf(arrays_.Act(lock, caller, id, first, last, action));
 }
 
 Reply Controller::Peek(const Caller& caller, JobId id, int64_t lines,
