@@ -46,6 +46,7 @@ Result<JobRef> ParseJobRef(std::string_view text) {
   };
   std::string_view id = text;
   std::string_view index;
+  bool has_index = true;
   if (const size_t open = text.find('['); open != std::string_view::npos) {
     if (text.back() != ']') return bad();
     id = text.substr(0, open);
@@ -53,9 +54,11 @@ Result<JobRef> ParseJobRef(std::string_view text) {
   } else if (const size_t underscore = text.find('_'); underscore != std::string_view::npos) {
     id = text.substr(0, underscore);  // Slurm's 12_3
     index = text.substr(underscore + 1);
+  } else {
+    has_index = false;
   }
   if (!AllDigits(id)) return bad();
-  if (!index.empty() || text.find('[') != std::string_view::npos) {
+  if (has_index) {
     const size_t dash = index.find('-');
     if (!AllDigits(index.substr(0, dash)) ||
         (dash != std::string_view::npos && !AllDigits(index.substr(dash + 1)))) {
