@@ -94,7 +94,7 @@ Scenario Expand(const Scenario& s, std::map<JobId, JobId>& plain_of) {
   return out;
 }
 
-SimResult Run(const Scenario& s, SimOptions options = {}) {
+SimResult RunScenario(const Scenario& s, SimOptions options = {}) {
   Result<core::ClusterState> state = core::ClusterState::Create(s.config);
   SLUICE_CHECK(state.has_value());
   Simulator simulator(std::move(*state), s.workload, std::move(options));
@@ -112,8 +112,8 @@ TEST_P(ArrayPropertyTest, AnArraySchedulesAsTheSamePlainJobsInItsPlace) {
     const Scenario arrays = RandomScenario(seed, GetParam(), /*caps=*/false);
     std::map<JobId, JobId> plain_of;
     const Scenario plain = Expand(arrays, plain_of);
-    const SimResult a = Run(arrays);
-    const SimResult p = Run(plain);
+    const SimResult a = RunScenario(arrays);
+    const SimResult p = RunScenario(plain);
     std::map<JobId, const JobRecord*> by_id;
     for (const JobRecord& record : p.records) by_id[record.id] = &record;
     for (const JobRecord& record : a.records) {
@@ -150,7 +150,9 @@ TEST_P(ArrayPropertyTest, CappedArraysKeepEveryInvariantAfterEveryCycle) {
       }
       for (const auto& [array, running] : running_by_array) {
         const int32_t cap = state.FindArray(array)->cap;
-        if (cap > 0) ASSERT_LE(running, cap) << "array " << array;
+        if (cap > 0) {
+          ASSERT_LE(running, cap) << "array " << array;
+        }
       }
       std::map<JobId, int> explained;
       for (const core::Decision& d : cycle.decisions) {
@@ -170,7 +172,7 @@ TEST_P(ArrayPropertyTest, CappedArraysKeepEveryInvariantAfterEveryCycle) {
         }
       }
     };
-    const SimResult result = Run(s, std::move(options));
+    const SimResult result = RunScenario(s, std::move(options));
     std::map<JobId, std::vector<Instant>> starts;  // by array, in index order
     for (const JobRecord& record : result.records) {
       if (record.is_array) continue;
