@@ -23,6 +23,7 @@
 
 #include "cli/bench_estimate.h"
 #include "cli/commands.h"
+#include "core/cycle/events.h"
 #include "core/cycle/scheduler.h"
 #include "sim/synthetic.h"
 
@@ -37,7 +38,19 @@ struct BenchFlags {
   bool json = false;
   bool estimate = false;  // time estimated-start refreshes instead (bench_estimate.h)
   double coarse_fraction = 0.02;  // the controller's (server/estimates.h)
+  std::string array;  // one job array instead of the synthetic pending jobs (R-UX-3)
 };
+
+// Submits one 1-slot job array (`--array 1-1000000%1000`): its elements are the pending
+// jobs, so the memory figure is bytes per pending element. Returns the element count.
+Result<int64_t> SubmitArray(const std::string& array, JobId id, core::ClusterState& state) {
+  core::JobSpec spec;
+  spec.id = id;
+  spec.user = "u1";
+  spec.run_limit = 3600;
+  SLUICE_RETURN_IF_ERROR(core::Apply(core::JobSubmitted{spec, array}, 0, state));
+  return state.FindArray(id)->size();
+}
 
 // Resident set size now, in bytes (Linux /proc; 0 when unreadable).
 int64_t ResidentBytes() {
@@ -93,7 +106,14 @@ int RunBench(BenchFlags flags) {
   const std::vector<sim::SyntheticShape> shapes = sim::SyntheticShapes(options);
   const int64_t rss_before = ResidentBytes();
   const auto build_start = std::chrono::steady_clock::now();
-  if (Status status = sim::SubmitPending(options, shapes, *next_id, state); !status.ok()) {
+  if (!flags.array.empty()) {
+    Result<int64_t> elements = SubmitArray(flags.array, *next_id, state);
+    if (!elements) {
+      std::fprintf(stderr, "sluice bench: --array: %s\n", elements.error().ToString().c_str());
+      return 1;
+    }
+    flags.synthetic.pending = *elements;
+  } else if (Status status = sim::SubmitPending(options, shapes, *next_id, state); !status.ok()) {
     std::fprintf(stderr, "sluice bench: pending jobs: %s\n", status.ToString().c_str());
     return 1;
   }
@@ -145,6 +165,7 @@ int RunBench(BenchFlags flags) {
     out["pending"] = options.pending;
     out["shapes"] = shapes.size();
     out["policy"] = flags.policy;
+    if (!flags.array.empty()) out["array"] = flags.array;
     out["explain"] = flags.explain;
     out["cycles"] = times.size();
     out["cycle_seconds_all"] = times;
@@ -204,6 +225,8 @@ void RegisterBenchCommand(CLI::App& app, int& exit_code) {
   bench->add_option("--coarse-fraction", flags->coarse_fraction,
                     "with --estimate: the forecast's step beyond its first hour, as a fraction "
                     "of the distance (0: exact)");
+  bench->add_option("--array", flags->array,
+                    "submit one 1-slot job array (e.g. 1-1000000%1000) as the pending jobs");
   bench->callback([flags, &exit_code] { exit_code = RunBench(*flags); });
 }
 

@@ -1,9 +1,10 @@
 // The user verbs speaking REST to the controller (docs/api.md), with bsub/bjobs habits:
 //   sluice submit [-q Q] [-n N[,M]] [-R REQ] [-W LIMIT] [-w DEP] [-b TIME] [-x] [-H]
-//                 [-o FILE] [-e FILE] [-J NAME] [-P PROJECT] [--cwd DIR] [--parsable] [--wait]
+//                 [-o FILE] [-e FILE] [-J NAME[IDX]%N] [-a IDX%N] [-P PROJECT] [--cwd DIR]
+//                 [--parsable] [--wait]
 //                 -- CMD... | FILE [ARGS...] | < FILE      (scripts: cli/submit_script.h)
-//   sluice jobs [-u USER] [-q QUEUE] [-s STATES] [-p] [-l] [--json] [ID...]
-//   sluice cancel|hold|release ID...
+//   sluice jobs [-u USER] [-q QUEUE] [-s STATES] [-p] [-l] [-A] [--json] [ID|ID[I]...]
+//   sluice cancel|hold|release ID|ID[I]|ID[A-B]...   (arrays: cli.md "Job arrays")
 //   sluice hosts|queues|limits [--json]
 //   sluice queue open|close|activate|inactivate QUEUE...   (badmin qopen/qclose/qact/qinact)
 //   sluice host open|close HOST...                         (badmin hopen/hclose)
@@ -27,6 +28,7 @@
 #include "cli/commands.h"
 #include "cli/job_wait.h"
 #include "cli/submit_script.h"
+#include "client/array_format.h"
 #include "client/format.h"
 #include "client/job_long_format.h"
 #include "client/rest_client.h"
@@ -155,7 +157,9 @@ void RegisterSubmit(CLI::App& app, int& exit_code) {
   cmd->add_flag("-H,--hold", f.hold, "submit held (release with `sluice release`)");
   cmd->add_option("-o,--output", f.output, "stdout file (%j: job id)");
   cmd->add_option("-e,--error", f.error, "stderr file (default: the output file)");
-  cmd->add_option("-J,--name", f.name, "job name");
+  cmd->add_option("-J,--name", f.name, "job name; NAME[1-50]%5 submits an array (bsub -J)");
+  cmd->add_option("-a,--array", f.array,
+                  "job array: indexes 1-1000, 1,5,7-9 or 1-99:2, then %N to run at most N at once");
   cmd->add_option("-P,--project", f.project, "project");
   cmd->add_option("--priority", f.priority, "priority within the queue");
   cmd->add_option("--cwd", f.cwd, "working directory (default: the current directory)");
@@ -182,7 +186,8 @@ struct JobsCommand {
   bool pending = false;
   bool as_json = false;
   bool long_format = false;  // R-UX-4
-  std::vector<int64_t> ids;
+  bool arrays = false;       // R-UX-3: -A
+  std::vector<std::string> ids;
 };
 
 int RunJobs(const JobsCommand& cmd) {
@@ -190,8 +195,13 @@ int RunJobs(const JobsCommand& cmd) {
     json jobs = json::array();
     int code = 0;
     if (!cmd.ids.empty()) {
-      for (int64_t id : cmd.ids) {
-        Result<json> job = rest.Get("/v1/jobs/" + std::to_string(id));
+      for (const std::string& text : cmd.ids) {
+        Result<client::JobRef> ref = client::ParseJobRef(text);
+        if (!ref) {
+          code = std::max(code, Fail(ref.error()));
+          continue;
+        }
+        Result<json> job = rest.Get(ref->Path());
         if (!job) {
           code = std::max(code, Fail(job.error()));
           continue;
@@ -206,7 +216,8 @@ int RunJobs(const JobsCommand& cmd) {
       if (cmd.pending) query += "pending_reasons=1&";
       // The tables show a few members: fetching only those keeps 100,000 jobs quick to parse.
       if (cmd.long_format && !cmd.pending) query += "pending_reasons=1&";
-      if (!cmd.as_json && !cmd.long_format) {
+      if (cmd.arrays) query += "fields=id,name,user,queue,array,elements&";
+      if (!cmd.as_json && !cmd.long_format && !cmd.arrays) {
         query += "fields=" + std::string(client::kTableJobFields) + "&";
       }
       query.pop_back();
@@ -216,6 +227,8 @@ int RunJobs(const JobsCommand& cmd) {
     }
     if (cmd.as_json) {
       std::cout << jobs.dump(2) << "\n";
+    } else if (cmd.arrays) {
+      std::cout << client::FormatArrays(jobs);
     } else if (cmd.long_format) {
       std::cout << client::FormatJobsLong(jobs);
     } else if (cmd.pending) {
@@ -238,7 +251,10 @@ void RegisterJobs(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", c->as_json, "print the JSON array of job objects");
   cmd->add_flag("-l,--long", c->long_format,
                 "every field in labelled lines (bjobs -l, scontrol show job)");
-  cmd->add_option("ids", c->ids, "job ids (default: all jobs matching the filters)");
+  cmd->add_flag("-A,--arrays", c->arrays, "one line per job array, its elements by state");
+  cmd->add_option("ids", c->ids,
+                  "job ids, ID[INDEX] for an array element (default: all jobs matching the "
+                  "filters)");
   cmd->callback([c, &exit_code] { exit_code = RunJobs(*c); });
 }
 
@@ -246,7 +262,7 @@ void RegisterJobs(CLI::App& app, int& exit_code) {
 
 struct ActionCommand {
   Connection connection;
-  std::vector<int64_t> ids;
+  std::vector<std::string> ids;
 };
 
 void RegisterAction(CLI::App& app, int& exit_code, const std::string& verb,
@@ -254,18 +270,21 @@ void RegisterAction(CLI::App& app, int& exit_code, const std::string& verb,
   CLI::App* cmd = app.add_subcommand(verb, help);
   auto c = std::make_shared<ActionCommand>();
   AddConnectionFlags(cmd, c->connection);
-  cmd->add_option("ids", c->ids, "job ids")->required();
+  cmd->add_option("ids", c->ids, "job ids; ID[INDEX] or ID[FIRST-LAST] for array elements")
+      ->required();
   cmd->callback([c, verb, done_text, &exit_code] {
     exit_code = WithClient(c->connection, [&](client::RestClient& rest) {
       int code = 0;
-      for (int64_t id : c->ids) {
-        Result<json> job = rest.Post("/v1/jobs/" + std::to_string(id) + "/" + verb, json::object());
+      for (const std::string& text : c->ids) {
+        Result<client::JobRef> ref = client::ParseJobRef(text);
+        Result<json> job = ref ? rest.Post(ref->Path("/" + verb), json::object())
+                               : Result<json>(ref.error());
         if (!job) {
-          std::cerr << "Job <" << id << ">: ";
+          std::cerr << "Job <" << text << ">: ";
           code = std::max(code, Fail(job.error()));
           continue;
         }
-        std::cout << "Job <" << id << "> " << done_text << "\n";
+        std::cout << "Job <" << ref->Text() << "> " << done_text << "\n";
       }
       return code;
     });

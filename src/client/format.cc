@@ -4,6 +4,7 @@
 #include <ctime>
 #include <vector>
 
+#include "client/array_format.h"
 #include "core/reasons/render.h"
 #include "wire/reasons_json.h"
 
@@ -80,7 +81,7 @@ const Row kJobHeader = {"JOBID", "USER", "STATE", "QUEUE", "TASKS", "HOSTS", "EX
                         "SUBMIT_TIME"};
 
 Row JobRow(const json& job) {
-  return {Text(job, "id"),    Text(job, "user"),    Text(job, "state"),
+  return {JobIdText(job),     Text(job, "user"),    Text(job, "state"),
           Text(job, "queue"), Text(job, "tasks"),   HostsText(job),
           Text(job, "exit_code"), Text(job, "name"), TimeText(job, "submit_time")};
 }
@@ -162,7 +163,7 @@ std::string FormatJobs(const json& jobs) {
   std::string notes;
   for (const json& job : jobs) {
     if (Text(job, "state") == "EXIT" && Text(job, "message") != "-") {
-      notes += "Job " + Text(job, "id") + " " + Text(job, "cause") + ": " + Text(job, "message") +
+      notes += "Job " + JobIdText(job) + " " + Text(job, "cause") + ": " + Text(job, "message") +
                "\n";
     }
   }

@@ -17,7 +17,7 @@ namespace sluice::client {
 
 // The job members FormatJobs and FormatPendingJobs read (GET /v1/jobs?fields=...).
 inline constexpr const char* kTableJobFields =
-    "id,user,state,queue,tasks,hosts,exit_code,name,submit_time,reason,cause,message,"
+    "id,index,array,user,state,queue,tasks,hosts,exit_code,name,submit_time,reason,cause,message,"
     "estimated_start";
 
 // `jobs`: one row per job object; then, for each EXIT job with a message (e.g. MEM_LIMIT's

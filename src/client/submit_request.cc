@@ -160,7 +160,19 @@ Result<json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit
     body["command"] = flags.command;
   }
   if (!flags.queue.empty()) body["queue"] = flags.queue;
-  if (!flags.name.empty()) body["name"] = flags.name;
+  // R-UX-3: `--array SPEC`, or LSF's `-J 'name[1-50]%5'` (--array wins over the brackets).
+  std::string name = flags.name;
+  std::string array = flags.array;
+  if (const size_t open = name.find('['); open != std::string::npos) {
+    const size_t close = name.find(']', open);
+    if (close == std::string::npos) {
+      return InvalidArgument("-J " + name + ": expected NAME or NAME[INDEXES]%LIMIT");
+    }
+    if (array.empty()) array = name.substr(open + 1, close - open - 1) + name.substr(close + 1);
+    name.resize(open);
+  }
+  if (!name.empty()) body["name"] = name;
+  if (!array.empty()) body["array"] = array;
   if (!flags.tasks.empty()) {
     std::vector<std::string_view> parts = Split(flags.tasks, ',');
     auto min = ParseInt(parts[0]);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "server/job_changes.h"
+#include "server/job_arrays.h"
 #include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "server/job_usage.h"
@@ -17,13 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-std::string ReplaceJobId(std::string text, JobId id) {
-  const std::string value = std::to_string(id);
-  for (size_t pos = text.find("%j"); pos != std::string::npos; pos = text.find("%j", pos)) {
-    text.replace(pos, 2, value);
-    pos += value.size();
-  }
-  return text;
+// %j/%J, %A, %a/%I (R-UX-3, job_arrays.h).
+std::string ReplaceJobId(const std::string& text, JobId id) {
+  return ExpandOutputPattern(text, id);
 }
 
 }  // namespace
@@ -308,6 +305,11 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
   }
   json env = job.spec.value("env", json::object());
   env["SLUICE_JOB_ID"] = std::to_string(job.row.id);
+  if (IsArrayElement(job.row.id)) {  // R-UX-3
+    env["SLUICE_JOB_ID"] = std::to_string(ArrayIdOf(job.row.id));
+    env["SLUICE_ARRAY_ID"] = std::to_string(ArrayIdOf(job.row.id));
+    env["SLUICE_ARRAY_INDEX"] = std::to_string(ArrayIndexOf(job.row.id));
+  }
   env["SLUICE_NTASKS"] = std::to_string(tasks);
   env["SLUICE_HOSTS"] = hosts;
   const std::string output = ReplaceJobId(job.spec.value("output", ""), job.row.id);

@@ -32,6 +32,7 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
       runner_(ctx_, book_),
       requests_(ctx_, book_),
       changes_(ctx_, book_),
+      arrays_(ctx_, book_, requests_),
       keeper_(ctx_.store,
               {.keep_seconds =
                    ctx_.store->PurgesHistory() ? ctx_.options.keep_history_seconds : -1,
@@ -126,17 +127,35 @@ Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
 
 Reply Controller::GetJob(JobId id) {
   std::lock_guard lock(ctx_.mu);
+  if (IsArrayElement(id)) return ReplyOf(arrays_.Get(id));
   return ReplyOf(requests_.Get(id));
 }
 
 Reply Controller::Cancel(const Caller& caller, JobId id) {
   std::unique_lock lock(ctx_.mu);
+  if (arrays_.Handles(id)) {  // an array (every element) or one element (R-UX-3)
+    const auto [first, last] = IsArrayElement(id) ? std::pair(ArrayIndexOf(id), ArrayIndexOf(id))
+                                                   : std::pair(0, kMaxArrayIndex);
+    return ReplyOf(arrays_.Act(lock, caller, ArrayIdOf(id), first, last, ArrayAction::kCancel));
+  }
   return ReplyOf(requests_.Cancel(lock, caller, id));
 }
 
 Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
   std::unique_lock lock(ctx_.mu);
+  if (arrays_.Handles(id)) {
+    const auto [first, last] = IsArrayElement(id) ? std::pair(ArrayIndexOf(id), ArrayIndexOf(id))
+                                                   : std::pair(0, kMaxArrayIndex);
+    return ReplyOf(arrays_.Act(lock, caller, ArrayIdOf(id), first, last,
+                               held ? ArrayAction::kHold : ArrayAction::kRelease));
+  }
   return ReplyOf(requests_.Hold(lock, caller, id, held));
+}
+
+Reply Controller::ActOnElements(const Caller& caller, JobId id, int32_t first, int32_t last,
+                                ArrayAction action) {
+  std::unique_lock lock(ctx_.mu);
+  return ReplyOf(arrays_.Act(lock, caller, id, first, last, action));
 }
 
 Reply Controller::Peek(const Caller& caller, JobId id, int64_t lines,

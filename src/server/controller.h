@@ -42,6 +42,7 @@
 #include "config/cluster_yaml.h"
 #include "core/model/config.h"
 #include "server/agent_registry.h"
+#include "server/array_requests.h"
 #include "server/cluster_settings.h"
 #include "server/context.h"
 #include "server/cycle_runner.h"
@@ -104,6 +105,9 @@ class Controller {
   Reply GetJob(JobId id);
   Reply Cancel(const Caller& caller, JobId id);
   Reply Hold(const Caller& caller, JobId id, bool held);
+  // POST /v1/jobs/ID/ACTION?index=A[-B]: the elements of array ID in [A, B] (R-UX-3).
+  Reply ActOnElements(const Caller& caller, JobId id, int32_t first, int32_t last,
+                      ArrayAction action);
   // GET /v1/jobs/ID/peek: the tail of a running job's output from its agent (peek_broker.h).
   Reply Peek(const Caller& caller, JobId id, int64_t lines, std::optional<int64_t> offset);
   Reply Hosts();
@@ -188,6 +192,7 @@ class Controller {
   CycleRunner runner_;
   JobRequests requests_;
   JobChanges changes_;
+  ArrayRequests arrays_;         // R-UX-3
   SubmissionRefusals refusals_;  // R-UX-2
   PeekBroker peeks_;             // R-UX-5
   HistoryKeeper keeper_;  // retention where the store purges itself (history_api.h)

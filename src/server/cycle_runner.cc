@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "base/array_ids.h"
 #include "server/cluster_settings.h"
 
 namespace sluice::server {
@@ -134,6 +135,11 @@ void CycleRunner::OnPend(core::PendJob& pend, Instant /*now*/) {
     ctx_.log->info("job {}: pending: {} ({})", job->row.id, main, core::Headline(code));
     job->main_reason = main;
     book_.Emit(*job);
+  }
+  // An array shows the reason of its last explained element (R-UX-3).
+  if (IsArrayElement(pend.job)) {
+    JobInfo* array = book_.Find(ArrayIdOf(pend.job));
+    if (array != nullptr && IsWaiting(array->state())) array->main_reason = main;
   }
   if (recording_) recorded_.push_back("pend " + std::to_string(pend.job) + " " + main);
 }

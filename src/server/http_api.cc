@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "server/connection_guard.h"
+#include "server/job_arrays.h"
 #include "server/peek_broker.h"
 #include "server/request_guard.h"
 
@@ -49,6 +50,24 @@ bool JobIdOf(const httplib::Request& req, httplib::Response& res, JobId& id) {
   if (!parsed) SendError(res, parsed.error());
   if (parsed) id = *parsed;
   return static_cast<bool>(parsed);
+}
+
+// `?index=I` on a job route: `id` becomes element I of array `id` (R-UX-3).
+bool ElementIdOf(const httplib::Request& req, httplib::Response& res, JobId& id) {
+  if (!req.has_param("index")) return true;
+  Result<std::pair<int32_t, int32_t>> range = ParseIndexRange(req.get_param_value("index"));
+  if (range && range->first != range->second) {
+    range = InvalidArgument("index: expected one index here, got a range");
+  }
+  if (range && id > kMaxArrayJobId) {
+    range = InvalidArgument("index: no array has id " + std::to_string(id));
+  }
+  if (!range) {
+    SendError(res, range.error());
+    return false;
+  }
+  id = ArrayElementId(id, range->first);
+  return true;
 }
 
 // Whether an authenticated caller may call a user route (`agent_route` false) or an agent
@@ -184,7 +203,9 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     Caller caller;
     JobId id = 0;
     if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
-    Send(res, c.GetJob(id));
+    JobId element = id;
+    if (!ElementIdOf(req, res, element)) return;  // ?index=I (R-UX-3)
+    Send(res, c.GetJob(element));
   });
   server.Get(R"(/v1/jobs/(-?\d+)/peek)", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
@@ -199,6 +220,15 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
                 JobId id = 0;
                 if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
                 const std::string action = req.matches[2];
+                if (req.has_param("index")) {  // R-UX-3: ID[I] or ID[A-B]
+                  Result<std::pair<int32_t, int32_t>> range =
+                      ParseIndexRange(req.get_param_value("index"));
+                  if (!range) return SendError(res, range.error());
+                  const ArrayAction what = action == "cancel" ? ArrayAction::kCancel
+                                           : action == "hold" ? ArrayAction::kHold
+                                                              : ArrayAction::kRelease;
+                  return Send(res, c.ActOnElements(caller, id, range->first, range->second, what));
+                }
                 if (action == "cancel") {
                   Send(res, c.Cancel(caller, id));
                 } else {

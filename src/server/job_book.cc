@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "server/job_arrays.h"
 #include "server/job_spec.h"
 #include "server/job_text.h"
 
@@ -91,12 +92,13 @@ std::string JobInfo::WaitReason() const {
 
 JobInfo* JobBook::Find(JobId id) {
   auto it = jobs_.find(id);
-  return it == jobs_.end() ? nullptr : it->second.get();
+  if (it != jobs_.end()) return it->second.get();
+  return IsArrayElement(id) ? AddElement(id) : nullptr;
 }
 
 void JobBook::Add(std::shared_ptr<JobInfo> job) {
   const JobId id = job->row.id;
-  next_id_ = std::max(next_id_, id + 1);
+  next_id_ = std::max(next_id_, ArrayIdOf(id) + 1);
   jobs_[id] = std::move(job);
 }
 
@@ -128,8 +130,9 @@ void JobBook::Unindex(const JobInfo& job) {
 JobBook::Restored JobBook::Restore(const std::vector<store::StoredJob>& rows,
                                    store::WriteBatch& batch) {
   std::vector<JobInfo*> holding;
+  PrepareArrayRestore(rows);
   for (const store::StoredJob& row : rows) {
-    next_id_ = std::max(next_id_, row.id + 1);
+    next_id_ = std::max(next_id_, ArrayIdOf(row.id) + 1);
     if (JobInfo* job = RestoreRow(row)) holding.push_back(job);
   }
   std::sort(holding.begin(), holding.end(),
@@ -154,8 +157,11 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
     // Not restored into the core; dependencies that name it keep its verdict.
     // start_seq, not start_time: a requeue clears the start time, not the fact it started.
     const bool started = row.start_seq != 0 || row.start_time != 0 || !row.allocation.empty();
-    (void)ctx_.ApplyLocked(core::EndedJobNoted{row.id, CoreEndedState(*state), started},
-                           "job " + std::to_string(row.id));
+    // An element of an array the core holds again reads its state there.
+    if (!IsArrayElement(row.id) || ctx_.state.FindArray(ArrayIdOf(row.id)) == nullptr) {
+      (void)ctx_.ApplyLocked(core::EndedJobNoted{row.id, CoreEndedState(*state), started},
+                             "job " + std::to_string(row.id));
+    }
     const int64_t keep = ctx_.options.keep_ended_seconds;
     if (keep >= 0 && row.end_time + keep <= ctx_.Now()) return nullptr;  // only in the store
     ended_by_time_.insert({row.end_time, row.id});
@@ -180,6 +186,10 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
   jobs_[row.id] = std::move(info);
   if (ended) {
     if (!row.allocation.empty()) job->hosts = HostsOf(row.allocation);
+    return nullptr;
+  }
+  if (IsArrayParent(*job)) {
+    if (!RestoreArrayRow(*job).ok()) jobs_.erase(row.id);
     return nullptr;
   }
   core::JobSpec spec = ToCoreSpec(job->spec, row.id);
@@ -253,6 +263,7 @@ void JobBook::SyncRow(JobInfo& job) {
 void JobBook::Stage(JobInfo& job, store::WriteBatch& batch) {
   SyncRow(job);
   batch.jobs.push_back(job.row);
+  if (IsArrayElement(job.row.id)) StageArray(ArrayIdOf(job.row.id), batch);
 }
 
 void JobBook::SetState(JobInfo& job, JobState state, const std::string& why,

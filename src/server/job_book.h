@@ -144,6 +144,13 @@ class JobBook {
   // Copies the core's admission record into the row.
   void SyncRow(JobInfo& job);
 
+  // --- Job arrays (job_arrays.h, job_arrays.cc) ---
+  // The record of element `id` that the core made a Job, from its array's (Find calls it for
+  // an element it does not know yet); nullptr when the core has no such Job.
+  JobInfo* AddElement(JobId id);
+  // Refreshes array `id`'s row from the core (element states, aggregate state) into `batch`.
+  void StageArray(JobId id, store::WriteBatch& batch);
+
   // --- Retention ---
   // Drops the jobs that ended more than keep_ended_seconds ago (JobForgotten).
   void ForgetEnded();
@@ -159,6 +166,10 @@ class JobBook {
   // Restore's step 2 for one job; false when it was requeued (its row is in `batch`).
   bool RestoreAllocation(JobInfo& job, store::WriteBatch& batch);
   void Unindex(const JobInfo& job);
+  // Restore's arrays: the element states of every unfinished array (job_arrays.h), then
+  // ArrayRestored for one parent row.
+  void PrepareArrayRestore(const std::vector<store::StoredJob>& rows);
+  Status RestoreArrayRow(JobInfo& job);
 
   ServerContext& ctx_;
   JobId next_id_ = 1;
@@ -167,6 +178,7 @@ class JobBook {
   std::set<std::pair<Instant, JobId>> ended_by_time_;
   std::map<int, std::function<void(const JobEvent&)>> listeners_;
   int next_listener_ = 1;
+  std::map<JobId, std::vector<core::ElementState>> restoring_arrays_;  // during Restore only
 };
 
 }  // namespace sluice::server

@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "base/array_ids.h"
 #include "server/job_spec.h"
 #include "server/job_text.h"
 #include "server/views.h"
@@ -110,6 +111,7 @@ Status JobRequests::Ingest(const Caller& caller, json spec,
   spec["user"] = caller.user;
   if (!caller.account.empty()) spec["account"] = caller.account;  // R-SEC-1
   spec["submit_time"] = now;
+  if (spec.contains("array")) return IngestArray(std::move(spec), std::move(fixed), now, write, id);
   SLUICE_RETURN_IF_ERROR(ctx_.ApplyLocked(core::JobSubmitted{ToCoreSpec(spec, id)}, ""));
   const core::Job* cj = ctx_.state.FindJob(id);
   auto info = std::make_shared<JobInfo>();
@@ -286,6 +288,13 @@ Result<json> JobRequests::Cancel(Lock& lock, const Caller& caller, JobId id) {
   if (job == nullptr) return NoJob(id);
   SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, *job));
   store::WriteBatch batch;
+  SLUICE_RETURN_IF_ERROR(CancelJob(caller, *job, batch));
+  return AnswerAfterCommit(lock, *job, std::move(batch));
+}
+
+Status JobRequests::CancelJob(const Caller& caller, JobInfo& job_ref, store::WriteBatch& batch) {
+  JobInfo* job = &job_ref;
+  const JobId id = job->row.id;
   const JobState state = job->state();
   if (IsWaiting(state)) {
     (void)ctx_.ApplyLocked(core::JobCancelled{id}, "");
@@ -306,27 +315,34 @@ Result<json> JobRequests::Cancel(Lock& lock, const Caller& caller, JobId id) {
       ctx_.work_cv.notify_all();
     }
   } else {
-    return FailedPrecondition("job " + std::to_string(id) + " is already " + job->row.state);
+    return FailedPrecondition("job " + FormatJobId(id) + " is already " + job->row.state);
   }
-  return AnswerAfterCommit(lock, *job, std::move(batch));
+  return Status::Ok();
 }
 
 Result<json> JobRequests::Hold(Lock& lock, const Caller& caller, JobId id, bool held) {
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return NoJob(id);
   SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, *job));
+  store::WriteBatch batch;
+  SLUICE_RETURN_IF_ERROR(HoldJob(caller, *job, held, batch));
+  return AnswerAfterCommit(lock, *job, std::move(batch));
+}
+
+Status JobRequests::HoldJob(const Caller& caller, JobInfo& job, bool held,
+                            store::WriteBatch& batch) {
+  const JobId id = job.row.id;
   const core::Event event =
       held ? core::Event(core::JobHeld{id}) : core::Event(core::JobReleased{id});
-  if (!job->in_core || !ctx_.ApplyLocked(event, "").ok()) {
+  if (!job.in_core || !ctx_.ApplyLocked(event, "").ok()) {
     return FailedPrecondition(
-        "job " + std::to_string(id) + " is " + job->row.state + "; " +
+        "job " + FormatJobId(id) + " is " + job.row.state + "; " +
         (held ? "only PENDING jobs can be held" : "only HELD jobs can be released"));
   }
-  store::WriteBatch batch;
-  book_.SetState(*job, held ? JobState::kHeld : JobState::kPending, "(by " + caller.user + ")",
+  book_.SetState(job, held ? JobState::kHeld : JobState::kPending, "(by " + caller.user + ")",
                  batch);
   ctx_.MarkDirty();
-  return AnswerAfterCommit(lock, *job, std::move(batch));
+  return Status::Ok();
 }
 
 }  // namespace sluice::server

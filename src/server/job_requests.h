@@ -45,6 +45,10 @@ class JobRequests {
   Result<nlohmann::json> Get(JobId id);
   Result<nlohmann::json> Cancel(Lock& lock, const Caller& caller, JobId id);
   Result<nlohmann::json> Hold(Lock& lock, const Caller& caller, JobId id, bool held);
+  // The state changes of Cancel and Hold for one job the caller may act on, into `batch`
+  // (array_requests.cc applies them to each element).
+  Status CancelJob(const Caller& caller, JobInfo& job, store::WriteBatch& batch);
+  Status HoldJob(const Caller& caller, JobInfo& job, bool held, store::WriteBatch& batch);
 
   int64_t submissions() const { return submissions_; }
 
@@ -57,6 +61,10 @@ class JobRequests {
   // Step 2 of Submit for one spec: the job in the core and the book, its row in `write`.
   Status Ingest(const Caller& caller, nlohmann::json spec, std::shared_ptr<const std::string> fixed,
                 Instant now, store::WriteBatch& write, JobId& id);
+  // Ingest of a job array (R-UX-3, array_requests.cc): its parent record; the core makes
+  // Jobs of its elements.
+  Status IngestArray(nlohmann::json spec, std::shared_ptr<const std::string> fixed, Instant now,
+                     store::WriteBatch& write, JobId id);
   void LogSubmitted(const Caller& caller, const std::vector<JobId>& ids);
   // A submission whose write failed (kUnavailable, R-HA-4) is not acknowledged: its jobs that
   // are still pending leave as if never submitted; answers kUnavailable.

@@ -3,6 +3,7 @@
 #include <optional>
 #include <set>
 
+#include "server/job_arrays.h"
 #include "wire/job_script.h"
 
 namespace sluice::server {
@@ -33,7 +34,7 @@ Status CheckFieldNames(const json& body, const std::string& where) {
       "command",  "name",      "queue", "tasks",  "min_tasks", "max_tasks",
       "resreq",   "run_limit", "begin", "depend", "exclusive", "hold",
       "priority", "project",   "cwd",   "output", "error",     "env",
-      "script"};
+      "script",   "array"};
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (!kFields.contains(it.key())) {
       return InvalidArgument(where + "." + it.key() + ": unknown field");
@@ -174,6 +175,7 @@ Result<json> ParseSubmission(const json& body, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ParseCommandAndTexts(body, where, spec));
   SLUICE_RETURN_IF_ERROR(ParseNumbers(body, where, spec));
   SLUICE_RETURN_IF_ERROR(ParseFlagsAndEnv(body, where, spec));
+  SLUICE_RETURN_IF_ERROR(ParseArrayField(body, where, spec));  // R-UX-3
   return spec;
 }
 

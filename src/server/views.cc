@@ -3,6 +3,7 @@
 #include "core/admission/diagnostics.h"
 #include "core/reasons/hint.h"
 #include "core/reasons/host_detail.h"
+#include "server/job_arrays.h"
 #include "server/job_identity.h"
 #include "wire/reasons_json.h"
 
@@ -72,6 +73,10 @@ JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bo
                  .max_rss_mb = r.max_rss_mb,
                  .message = job.message,
                  .with_reasons = with_reasons};
+  if (IsArrayParent(job)) {  // R-UX-3
+    e.array = job.spec["array"].get<std::string>();
+    e.elements = ElementCounts(state.FindArray(r.id), r.array_states);
+  }
   for (const auto& [name, slots] : job.hosts) e.tasks += slots;
   if (e.tasks == 0) e.tasks = job.spec.value("max_tasks", 1);
   e.reason = job.WaitReason();

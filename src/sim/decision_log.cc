@@ -4,11 +4,36 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/array_ids.h"
+
+namespace sluice::sim {
+namespace {
+
+// A job's `"job"` value: its id, and for an array element the array's id then `"index"`
+// (R-UX-3: in JSON an element's id is the array's).
+struct JobRef {
+  JobId id;
+};
+
+}  // namespace
+}  // namespace sluice::sim
+
+template <>
+struct fmt::formatter<sluice::sim::JobRef> {
+  constexpr auto parse(fmt::format_parse_context& ctx) { return ctx.begin(); }
+  template <typename Context>
+  auto format(const sluice::sim::JobRef& job, Context& ctx) const {
+    if (!sluice::IsArrayElement(job.id)) return fmt::format_to(ctx.out(), "{}", job.id);
+    return fmt::format_to(ctx.out(), "{},\"index\":{}", sluice::ArrayIdOf(job.id),
+                          sluice::ArrayIndexOf(job.id));
+  }
+};
+
 namespace sluice::sim {
 
 void DecisionLog::OnStart(Instant t, const core::Job& job, const core::ClusterState& state) {
   auto out = std::back_inserter(buffer_);
-  fmt::format_to(out, R"({{"t":{},"job":{},"event":"start","hosts":{{)", t, job.spec.id);
+  fmt::format_to(out, R"({{"t":{},"job":{},"event":"start","hosts":{{)", t, JobRef{job.spec.id});
   bool first = true;
   for (const core::HostGrant& grant : job.allocation.hosts) {
     // Host names come from the config and may need escaping.
@@ -23,29 +48,29 @@ void DecisionLog::OnStart(Instant t, const core::Job& job, const core::ClusterSt
 void DecisionLog::OnFinish(Instant t, const core::Job& job) {
   if (job.state == core::JobState::kExit) {
     fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"exit","cause":"{}"}})"
-                   "\n", t, job.spec.id, core::ToString(job.exit_cause));
+                   "\n", t, JobRef{job.spec.id}, core::ToString(job.exit_cause));
   } else {
     fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"finish"}})"
-                   "\n", t, job.spec.id);
+                   "\n", t, JobRef{job.spec.id});
   }
   MaybeFlush();
 }
 
 void DecisionLog::OnExit(Instant t, JobId job, core::ExitCause cause, const std::string& message) {
   fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"exit","cause":"{}","message":{}}})"
-                 "\n", t, job, core::ToString(cause), nlohmann::json(message).dump());
+                 "\n", t, JobRef{job}, core::ToString(cause), nlohmann::json(message).dump());
   MaybeFlush();
 }
 
 void DecisionLog::OnCancel(Instant t, JobId job) {
   fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"cancel"}})"
-                 "\n", t, job);
+                 "\n", t, JobRef{job});
   MaybeFlush();
 }
 
 void DecisionLog::OnPreempt(Instant t, JobId job, JobId for_job) {
   fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"preempt","for":{}}})"
-                 "\n", t, job, for_job);
+                 "\n", t, JobRef{job}, for_job);
   MaybeFlush();
 }
 

@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "core/model/dependency.h"
+#include "core/model/job_array.h"
+#include "base/array_ids.h"
 #include "sim/swf_reader.h"
 
 namespace sluice::sim {
@@ -169,6 +171,14 @@ constexpr KeyEntry kKeys[] = {
        f.depends_on = dependency->jobs();
        return Status::Ok();
      }},
+    {"array",
+     [](const Json& v, const Location& at, LineFields& f) {
+       SLUICE_RETURN_IF_ERROR(ReadString(v, at, "array", f.job.array));
+       if (f.job.array.empty()) return Status::Ok();
+       Result<core::ArraySpec> array = core::ParseArraySpec(f.job.array);
+       if (!array) return at.Error("array", array.error().message());
+       return Status::Ok();
+     }},
     {"exclusive", [](const Json& v, const Location& at,
                      LineFields& f) { return ReadBool(v, at, "exclusive", f.job.spec.exclusive); }},
     {"hold", [](const Json& v, const Location& at,
@@ -208,6 +218,12 @@ Status CheckLine(const Location& at, LineFields& f) {
   }
   core::JobSpec& spec = f.job.spec;
   if (f.job.release_at && !spec.hold) return at.Error("release_at", "expected hold: true with it");
+  if (!f.job.array.empty() && (f.job.release_at || f.job.cancel_at)) {
+    return at.Error("array", "expected no release_at or cancel_at with an array");
+  }
+  if (!f.job.array.empty() && spec.id > kMaxArrayJobId) {
+    return at.Error("id", fmt::format("expected an array id <= {}", kMaxArrayJobId));
+  }
   if (f.has_min_tasks && !f.has_max_tasks) spec.max_tasks = spec.min_tasks;
   if (spec.min_tasks > spec.max_tasks) {
     return at.Error("min_tasks", fmt::format("expected min_tasks <= max_tasks, got {} > {}",
@@ -278,7 +294,7 @@ Result<Workload> ParseJsonl(std::string_view text, std::string_view filename,
   // A dependency names jobs of the same file (LSF refuses unknown ids at submission).
   for (const auto& [line, named] : depends) {
     for (JobId id : named) {
-      if (!line_of_id.contains(id)) {
+      if (!line_of_id.contains(ArrayIdOf(id))) {
         return Location{filename, line}.Error("depend", fmt::format("no job {} in the workload", id));
       }
     }

@@ -91,6 +91,7 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
       ++metrics.rejected;
       continue;
     }
+    if (record.is_array) continue;  // its elements are counted
     all.Add(record);
     const std::string queue = record.queue.empty() ? "default" : record.queue;
     by_queue[queue].Add(record);

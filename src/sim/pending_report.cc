@@ -26,6 +26,13 @@ std::string PendingReportText(const std::vector<core::PendJob>& pending,
     if (const StartEstimate* estimate = EstimateOf(options, pend.job)) render.estimate = EstimateText(*estimate);
     out += "\n" + core::RenderPendingJob(*job, state, pend.reasons, render);
   }
+  // Array elements that are not Jobs yet wait behind the listed ones (docs/design/arrays.md).
+  for (const auto& [id, array] : state.arrays()) {
+    if (array.waiting + array.held == 0) continue;
+    out += "\nJob array " + std::to_string(id) + ": " + std::to_string(array.waiting) +
+           " more element(s) waiting behind the ones above, " + std::to_string(array.held) +
+           " held\n";
+  }
   return out;
 }
 

@@ -8,6 +8,8 @@
 
 #include "core/cycle/events.h"
 #include "core/driver/drive_loop.h"
+#include "core/model/job_array.h"
+#include "base/array_ids.h"
 
 namespace sluice::sim {
 namespace {
@@ -115,7 +117,15 @@ class Replay final : public core::DecisionHandler {
   void OnUpdate(const core::UpdateAdmission& update, Instant now) override;
 
  private:
-  JobRecord& RecordOf(JobId id) { return result_.records[index_of_[id]]; }
+  JobRecord& RecordOf(JobId id) {
+    if (IsArrayElement(id)) {
+      auto it = element_records_.find(id);
+      if (it != element_records_.end()) return result_.records[it->second];
+    }
+    return result_.records[index_of_[id]];
+  }
+  // Array elements (R-UX-3) get records after the workload's, one per index.
+  Status AddElementRecords(const WorkloadJob& job);
   Status ApplyFinishes(Instant t);
   Status ApplyCancels(Instant t);
   Status ApplySubmissions(Instant t);
@@ -127,6 +137,7 @@ class Replay final : public core::DecisionHandler {
   DecisionSink* sink_;
   SimResult& result_;
   IndexOfJob index_of_;
+  std::unordered_map<JobId, size_t> element_records_;  // lookups only
   std::vector<size_t> order_;  // submissions by (submit time, id)
   TimedInputs cancels_;
   TimedInputs releases_;
@@ -157,6 +168,9 @@ Status Replay::Prepare() {
                              std::to_string(spec.id) + " appears twice");
     }
   }
+  for (const WorkloadJob& job : jobs_) {
+    if (!job.array.empty()) SLUICE_RETURN_IF_ERROR(AddElementRecords(job));
+  }
   order_.resize(jobs_.size());
   for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
   auto by_submit_then_id = [&](size_t a, size_t b) {
@@ -179,6 +193,20 @@ Status Replay::Prepare() {
   std::sort(cancels_.begin(), cancels_.end());
   std::sort(releases_.begin(), releases_.end());
   progress_step_ = std::max<size_t>(1, order_.size() / 100);
+  return Status::Ok();
+}
+
+Status Replay::AddElementRecords(const WorkloadJob& job) {
+  Result<core::ArraySpec> array = core::ParseArraySpec(job.array);
+  if (!array) return array.error().WithPrefix("line " + std::to_string(job.line));
+  result_.records[index_of_[job.spec.id]].is_array = true;
+  for (int32_t index : array->indices) {
+    JobRecord record = result_.records[index_of_[job.spec.id]];
+    record.is_array = false;
+    record.id = ArrayElementId(job.spec.id, index);
+    element_records_.emplace(record.id, result_.records.size());
+    result_.records.push_back(std::move(record));
+  }
   return Status::Ok();
 }
 
@@ -253,7 +281,7 @@ Status Replay::ApplySubmissions(Instant t) {
     Status status = DependsOnRejected(job.spec, rejected_)
                         ? FailedPrecondition("job " + std::to_string(job.spec.id) +
                                              ": depends on a rejected job")
-                        : core::Apply(core::JobSubmitted{job.spec}, t, state_);
+                        : core::Apply(core::JobSubmitted{job.spec, job.array}, t, state_);
     if (status.code() == StatusCode::kFailedPrecondition) {  // refused, not an input error
       rejected_.insert(job.spec.id);
       RecordOf(job.spec.id).rejected = true;
@@ -283,7 +311,7 @@ Status Replay::ApplyReleases(Instant t) {
 // A job started at t ends at t + runtime, or at t + run_limit when kill_at_limit cuts it.
 void Replay::OnStart(const core::StartJob& start, Instant now) {
   last_progress_ = now;
-  const WorkloadJob& wjob = jobs_[index_of_[start.job]];
+  const WorkloadJob& wjob = jobs_[index_of_[ArrayIdOf(start.job)]];
   JobRecord& record = RecordOf(start.job);
   record.start = now;
   record.slots = start.allocation.TotalSlots();

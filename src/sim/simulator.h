@@ -47,6 +47,7 @@ struct JobRecord {
   std::optional<Instant> gate_since;  // when its aging gate activated, if it did
   int32_t preemptions = 0;  // times it was preempted and requeued (R-CAP-3, R-CAP-4)
   double work_lost = 0;     // slot-seconds of the runs preemption cut short
+  bool is_array = false;    // a job array's submission: each element has its own record
 };
 
 // Receives every decision and applied event as it happens (the --decisions file).

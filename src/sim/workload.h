@@ -22,6 +22,7 @@ struct WorkloadJob {
   std::optional<Instant> release_at;  // JSONL `release_at`: when a held job is released
   int64_t line = 0;                  // source line, for error messages
   int64_t swf_queue = -1;            // SWF field 15 (queue number), -1 when absent
+  std::string array;                 // JSONL `array`: a job array's indices and cap (R-UX-3)
 };
 
 struct Workload {

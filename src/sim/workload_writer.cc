@@ -96,6 +96,7 @@ void AppendJsonlJob(std::string& out, const WorkloadJob& job) {
   if (!spec.depend.empty()) object.String("depend", spec.depend);
   if (spec.exclusive) object.True("exclusive");
   if (spec.hold) object.True("hold");
+  if (!job.array.empty()) object.String("array", job.array);
   if (job.cancel_at.has_value()) object.Int("cancel_at", *job.cancel_at);
   if (!spec.name.empty()) object.String("name", spec.name);
   if (!spec.command.empty()) object.String("command", spec.command);

@@ -46,6 +46,7 @@ std::string EncodeJob(const StoredJob& r) {
   Optional(j, "cpu_seconds", r.cpu_seconds);
   Optional(j, "max_rss_mb", r.max_rss_mb);
   if (!r.message.empty()) j["message"] = r.message;
+  if (!r.array_states.empty()) j["array_states"] = r.array_states;
   Optional(j, "first_blocked", r.first_blocked);
   Optional(j, "gate_since", r.gate_since);
   return j.dump();
@@ -83,6 +84,7 @@ Result<StoredJob> DecodeJob(const std::string& text, const std::string& where) {
     r.cpu_seconds = ReadOptional<double>(j, "cpu_seconds");
     r.max_rss_mb = ReadOptional<double>(j, "max_rss_mb");
     r.message = j.value("message", "");
+    r.array_states = j.value("array_states", "");
   } catch (const Json::exception& e) {  // a field of the wrong type
     return Internal(where + ": " + e.what());
   }

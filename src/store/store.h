@@ -73,6 +73,9 @@ struct StoredJob {
   std::optional<double> cpu_seconds;
   std::optional<double> max_rss_mb;
   std::string message;  // why it ended as it did (e.g. MEM_LIMIT's limit and peak); "" none
+  // A job array's row (R-UX-3): its elements' states by position, run-length encoded
+  // ("12D3Q35W": 12 done, 3 queued, 35 waiting; server/job_arrays.h); "" for other rows.
+  std::string array_states;
 
   friend bool operator==(const StoredJob&, const StoredJob&) = default;
 };

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "base/array_ids.h"
 #include "wire/estimate_json.h"
 #include "wire/reasons_json.h"
 
@@ -99,7 +100,8 @@ const std::vector<std::string>& JobFieldNames() {
       "min_tasks", "max_tasks", "resreq",    "run_limit", "priority", "project",
       "exclusive", "depend",    "begin",     "command",  "cwd",      "output",
       "error",     "hosts",     "dispatch_attempts", "message",
-      "account",   "cpu_seconds", "max_rss_mb", "estimated_start"};
+      "account",   "cpu_seconds", "max_rss_mb", "estimated_start", "index", "array",
+      "elements"};
   return kNames;
 }
 
@@ -216,7 +218,18 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
       AppendFixedMembers(*e.fixed, *fields, first, out);
     }
   }
-  if (member("id")) AppendInt(e.id, out);
+  if (member("id")) AppendInt(ArrayIdOf(e.id), out);
+  if (IsArrayElement(e.id) && member("index")) AppendInt(ArrayIndexOf(e.id), out);
+  if (!e.array.empty() && member("array")) AppendJsonString(e.array, out);
+  if (!e.array.empty() && member("elements")) {
+    out += '{';
+    for (size_t i = 0; i < e.elements.size(); ++i) {
+      if (i > 0) out += ',';
+      AppendKey(e.elements[i].first.c_str(), out);
+      AppendInt(e.elements[i].second, out);
+    }
+    out += '}';
+  }
   if (member("user")) AppendJsonString(e.user, out);
   if (member("queue")) AppendJsonString(e.queue, out);
   if (member("state")) AppendJsonString(e.state, out);

@@ -57,6 +57,10 @@ struct JobListEntry {
   std::string hint;                             // what would let it start (core::Hint); "": absent
   // Waiting jobs (R-UX-8): the controller's last forecast; nullopt: not estimated yet.
   std::optional<core::StartEstimate> estimate;
+  // A job array's parent (R-UX-3): its specification ("" for other jobs) and its elements
+  // by state. An element's `id` is its array's, followed by its `index` (from `id`).
+  std::string array;
+  std::vector<std::pair<std::string, int64_t>> elements;
 };
 
 // The members a job object may have (docs/api.md), for GET /v1/jobs?fields=...

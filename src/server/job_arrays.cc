@@ -1,0 +1,283 @@
+#include "server/job_arrays.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
+#include "server/job_book.h"
+#include "server/job_spec.h"
+
+namespace sluice::server {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr char kStateLetters[] = {'W', 'H', 'Q', 'D', 'E', 'C'};  // by core::ElementState
+
+std::optional<core::ElementState> StateOfLetter(char c) {
+  for (size_t i = 0; i < std::size(kStateLetters); ++i) {
+    if (kStateLetters[i] == c) return static_cast<core::ElementState>(i);
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> Number(std::string_view text) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+core::ElementState StoredElementState(const store::StoredJob& row) {
+  if (row.phase != core::ToString(core::AdmissionPhase::kEnded)) return core::ElementState::kQueued;
+  if (row.state == ToString(JobState::kDone)) return core::ElementState::kDone;
+  if (row.state == ToString(JobState::kCancelled)) return core::ElementState::kCancelled;
+  return core::ElementState::kExit;
+}
+
+}  // namespace
+
+bool IsArrayParent(const JobInfo& job) {
+  return !IsArrayElement(job.row.id) && job.spec.is_object() && job.spec.contains("array");
+}
+
+Status ParseArrayField(const json& body, const std::string& where, json& spec) {
+  if (!body.contains("array")) return Status::Ok();
+  const json& array = body["array"];
+  if (!array.is_string()) {
+    return InvalidArgument(where + ".array: expected a string such as \"1-100%10\", got " +
+                           array.dump());
+  }
+  Result<core::ArraySpec> parsed = core::ParseArraySpec(array.get_ref<const std::string&>());
+  if (!parsed) return InvalidArgument(where + "." + parsed.error().message());
+  const auto size = static_cast<int64_t>(parsed->indices.size());
+  if (size > kMaxServerArrayElements) {
+    return InvalidArgument(where + ".array: " + std::to_string(size) +
+                           " elements exceed the limit of " +
+                           std::to_string(kMaxServerArrayElements) + " per array");
+  }
+  spec["array"] = array;
+  return Status::Ok();
+}
+
+std::string EncodeElementStates(const std::vector<core::ElementState>& states) {
+  std::string out;
+  for (size_t i = 0; i < states.size();) {
+    size_t j = i;
+    while (j < states.size() && states[j] == states[i]) ++j;
+    out += std::to_string(j - i);
+    out += kStateLetters[static_cast<size_t>(states[i])];
+    i = j;
+  }
+  return out;
+}
+
+Result<std::vector<core::ElementState>> DecodeElementStates(std::string_view text, size_t size) {
+  std::vector<core::ElementState> states;
+  states.reserve(size);
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t letter = at;
+    while (letter < text.size() && text[letter] >= '0' && text[letter] <= '9') ++letter;
+    const std::optional<int64_t> count = Number(text.substr(at, letter - at));
+    const std::optional<core::ElementState> state =
+        letter < text.size() ? StateOfLetter(text[letter]) : std::nullopt;
+    if (!count || !state || *count < 1 || states.size() + *count > size) {
+      return InvalidArgument("array_states: malformed at offset " + std::to_string(at));
+    }
+    states.insert(states.end(), static_cast<size_t>(*count), *state);
+    at = letter + 1;
+  }
+  if (states.size() != size) {
+    return InvalidArgument("array_states: " + std::to_string(states.size()) + " states for " +
+                           std::to_string(size) + " elements");
+  }
+  return states;
+}
+
+Result<std::pair<int32_t, int32_t>> ParseIndexRange(std::string_view text) {
+  const size_t dash = text.find('-');
+  const std::optional<int64_t> first = Number(text.substr(0, dash));
+  const std::optional<int64_t> last =
+      dash == std::string_view::npos ? first : Number(text.substr(dash + 1));
+  if (!first || !last || *first < 0 || *last < *first || *last > kMaxArrayIndex) {
+    return InvalidArgument("index: expected INDEX or FIRST-LAST (0 <= FIRST <= LAST <= " +
+                           std::to_string(kMaxArrayIndex) + "), got '" + std::string(text) + "'");
+  }
+  return std::make_pair(static_cast<int32_t>(*first), static_cast<int32_t>(*last));
+}
+
+std::vector<std::pair<std::string, int64_t>> ElementCounts(const core::JobArray* array,
+                                                           std::string_view stored) {
+  int64_t pending = 0, held = 0, running = 0, done = 0, exited = 0, cancelled = 0;
+  if (array != nullptr) {
+    pending = array->waiting + static_cast<int64_t>(array->pending.size());
+    held = array->held + array->queued_held;
+    running = array->active;
+    done = array->done;
+    exited = array->exited;
+    cancelled = array->cancelled;
+  } else {
+    // The core forgot the array (it ended): its stored states are all ended ones.
+    size_t at = 0;
+    while (at < stored.size()) {
+      size_t letter = at;
+      while (letter < stored.size() && stored[letter] >= '0' && stored[letter] <= '9') ++letter;
+      const int64_t count = Number(stored.substr(at, letter - at)).value_or(0);
+      const char c = letter < stored.size() ? stored[letter] : '?';
+      (c == 'D'   ? done
+       : c == 'E' ? exited
+       : c == 'C' ? cancelled
+       : c == 'H' ? held
+                  : pending) += count;
+      at = letter + 1;
+    }
+  }
+  return {{"PENDING", pending}, {"HELD", held},   {"RUNNING", running},
+          {"DONE", done},       {"EXIT", exited}, {"CANCELLED", cancelled}};
+}
+
+std::string AggregateState(const core::JobArray& array) {
+  if (array.ended() == array.size()) {
+    return std::string(ToString(array.exited > 0      ? JobState::kExit
+                                : array.cancelled > 0 ? JobState::kCancelled
+                                                      : JobState::kDone));
+  }
+  if (array.active > 0) return std::string(ToString(JobState::kRunning));
+  if (array.waiting == 0 && array.pending.empty()) return std::string(ToString(JobState::kHeld));
+  return std::string(ToString(JobState::kPending));
+}
+
+std::string ExpandOutputPattern(std::string_view pattern, JobId id) {
+  const std::string job = std::to_string(ArrayIdOf(id));
+  const std::string index = IsArrayElement(id) ? std::to_string(ArrayIndexOf(id)) : "0";
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char next = i + 1 < pattern.size() ? pattern[i + 1] : '\0';
+    if (pattern[i] != '%' || next == '\0') {
+      out += pattern[i];
+      continue;
+    }
+    if (next == 'j' || next == 'J' || next == 'A') {
+      out += job;
+    } else if (next == 'a' || next == 'I') {
+      out += index;
+    } else {
+      out += pattern[i];
+      out += next;  // `%%` and unknown escapes stay as they are
+    }
+    ++i;
+  }
+  return out;
+}
+
+// --- JobBook's arrays ---------------------------------------------------------------------------
+
+JobInfo* JobBook::AddElement(JobId id) {
+  const core::Job* cj = ctx_.state.FindJob(id);
+  auto parent_it = jobs_.find(ArrayIdOf(id));
+  if (cj == nullptr || parent_it == jobs_.end()) return nullptr;
+  const JobInfo& parent = *parent_it->second;
+  auto info = std::make_shared<JobInfo>();
+  info->spec = parent.spec;
+  info->fixed_text = parent.fixed_text;
+  info->queue = parent.queue;
+  info->in_core = true;
+  info->row =
+      store::StoredJob{.id = id, .spec = parent.row.spec, .submit_time = parent.row.submit_time};
+  info->SetState(cj->state == JobState::kHeld ? JobState::kHeld : JobState::kPending);
+  info->SetPhase(core::AdmissionPhase::kPending);
+  SyncRow(*info);
+  JobInfo* added = info.get();
+  jobs_[id] = std::move(info);
+  return added;
+}
+
+void JobBook::StageArray(JobId id, store::WriteBatch& batch) {
+  auto it = jobs_.find(id);
+  const core::JobArray* array = ctx_.state.FindArray(id);
+  if (it == jobs_.end() || array == nullptr) return;
+  JobInfo& parent = *it->second;
+  parent.row.array_states = EncodeElementStates(array->states);
+  const std::optional<JobState> state = ParseJobState(AggregateState(*array));
+  if (state && *state != parent.state()) {
+    if (!IsWaiting(*state) && parent.row.start_time == 0 && array->started_any) {
+      parent.row.start_time = ctx_.Now();
+    }
+    if (*state == JobState::kDone || *state == JobState::kExit || *state == JobState::kCancelled) {
+      parent.SetPhase(core::AdmissionPhase::kEnded);
+      parent.row.end_time = ctx_.Now();
+    }
+    SetState(parent, *state, "(its elements)", batch);
+    return;
+  }
+  // Many elements change in one cycle: the parent's row is written once per batch.
+  const size_t look = std::min<size_t>(batch.jobs.size(), 64);
+  for (size_t i = batch.jobs.size(); i > batch.jobs.size() - look; --i) {
+    if (batch.jobs[i - 1].id == id) {
+      batch.jobs[i - 1] = parent.row;
+      return;
+    }
+  }
+  batch.jobs.push_back(parent.row);
+}
+
+void JobBook::PrepareArrayRestore(const std::vector<store::StoredJob>& rows) {
+  restoring_arrays_.clear();
+  std::map<JobId, std::vector<int32_t>> indices;
+  const std::string ended(core::ToString(core::AdmissionPhase::kEnded));
+  for (const store::StoredJob& row : rows) {
+    if (IsArrayElement(row.id) || row.phase == ended ||
+        row.spec.find("\"array\"") == std::string::npos) {
+      continue;
+    }
+    json spec = json::parse(row.spec, nullptr, false);
+    if (!spec.is_object() || !spec.contains("array") || !spec["array"].is_string()) continue;
+    Result<core::ArraySpec> parsed = core::ParseArraySpec(spec["array"].get<std::string>());
+    if (!parsed) continue;
+    Result<std::vector<core::ElementState>> decoded =
+        DecodeElementStates(row.array_states, parsed->indices.size());
+    std::vector<core::ElementState> states(parsed->indices.size(), core::ElementState::kWaiting);
+    if (decoded) {
+      states = std::move(*decoded);
+    } else {
+      ctx_.log->error("job {}: {}; its elements wait again", row.id, decoded.error().message());
+    }
+    // A queued element without an unfinished row was a pending Job never stored: it waits.
+    for (core::ElementState& s : states) {
+      if (s == core::ElementState::kQueued) s = core::ElementState::kWaiting;
+    }
+    restoring_arrays_[row.id] = std::move(states);
+    indices[row.id] = std::move(parsed->indices);
+  }
+  for (const store::StoredJob& row : rows) {
+    if (!IsArrayElement(row.id)) continue;
+    auto found = restoring_arrays_.find(ArrayIdOf(row.id));
+    if (found == restoring_arrays_.end()) continue;
+    const std::vector<int32_t>& index = indices[found->first];
+    auto pos = std::lower_bound(index.begin(), index.end(), ArrayIndexOf(row.id));
+    if (pos == index.end() || *pos != ArrayIndexOf(row.id)) continue;
+    found->second[static_cast<size_t>(pos - index.begin())] = StoredElementState(row);
+  }
+}
+
+Status JobBook::RestoreArrayRow(JobInfo& job) {
+  auto found = restoring_arrays_.find(job.row.id);
+  if (found == restoring_arrays_.end()) {
+    return InvalidArgument("job " + std::to_string(job.row.id) + ": unreadable array");
+  }
+  core::ArrayRestored event{.spec = ToCoreSpec(job.spec, job.row.id),
+                            .array = job.spec["array"].get<std::string>(),
+                            .base_seq = job.row.seq,
+                            .states = std::move(found->second)};
+  restoring_arrays_.erase(found);
+  SLUICE_RETURN_IF_ERROR(
+      ctx_.ApplyLocked(event, "job " + std::to_string(job.row.id) + ": cannot restore the array"));
+  job.in_core = true;
+  return Status::Ok();
+}
+
+}  // namespace sluice::server
