@@ -14,8 +14,11 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/job_script.h"
+#include "agent/journal.h"
+#include "agent/leftover_sweep.h"
 #include "agent/peek_reader.h"
 #include "agent/report_budget.h"
+#include "agent/test_faults.h"
 #include "auth/munge.h"
 #include "wire/leader_follow.h"
 
@@ -151,7 +154,9 @@ struct Agent::State {
   explicit State(AgentOptions o) : options(std::move(o)), runner(RunnerOptions(options)) {}
 
   AgentOptions options;
-  const std::string instance = NewInstanceId();
+  std::string instance = NewInstanceId();  // the journal's, when there is one (Setup)
+  std::unique_ptr<AgentJournal> journal;   // null without a state directory
+  const FaultPlan faults = FaultPlan::FromEnvironment();
   ScriptFiles scripts{"", options.host.name};  // job scripts' private copies (R-UX-1)
   std::mutex mu;
   std::condition_variable report_cv;
@@ -219,10 +224,12 @@ struct Agent::State {
       if (unacked_exits.erase(job) + unacked_failures.erase(job) > 0) {
         acked_at_seq[job] = next_seq - 1;
       }
+      if (journal) Journaled(journal->RecordAck(job));
     }
     for (const wire::Launch& launch : reply.launch) {
       if (!MayLaunch(launch.job, seq)) continue;
       JobSpec spec = JobSpecOf(launch, options.work_dir);
+      if (journal) spec.env[kJobMarkerVariable] = JobMarker(instance, spec.job);
       Status started = spec.account.empty()
                            ? Status(StatusCode::kInvalidArgument,
                                     "the launch names no account to run the job as (a "
@@ -231,6 +238,13 @@ struct Agent::State {
       if (started.ok() && !launch.script.empty()) started = scripts.Prepare(launch, spec);
       if (started.ok()) started = runner.Start(spec, now);
       if (started.ok()) {
+        if (journal) {
+          const pid_t leader = runner.Leader(spec.job);
+          Journaled(journal->RecordLaunch({.job = spec.job,
+                                           .epoch = highest_epoch,
+                                           .pgid = leader,
+                                           .start = ProcessStartTime(leader)}));
+        }
         peek_targets[spec.job] = PeekTargetOf(launch, spec);
         spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
         continue;
@@ -302,8 +316,12 @@ struct Agent::State {
     {
       std::lock_guard lock(mu);
       const std::vector<int64_t> running = runner.Running();
+      std::set<int64_t> held(running.begin(), running.end());
+      // A job whose exit is not acknowledged yet is still this agent's: listed, the
+      // controller waits for its report instead of requeueing it (it must not run twice).
+      for (const auto& [job, report] : unacked_exits) held.insert(job);
       body = wire::EncodeRegister({.host = options.host,
-                                   .running = {running.begin(), running.end()},
+                                   .running = std::move(held),
                                    .epoch = highest_epoch,
                                    .instance = instance});
     }
@@ -447,9 +465,18 @@ struct Agent::State {
     }
   }
 
+  // A journal write that failed (a full disk): said loudly, the agent goes on (the exit is
+  // still reported while it runs; only a crash before the report could repeat the job).
+  void Journaled(const Status& written) {
+    if (!written.ok()) {
+      spdlog::error("agent {}: JOURNAL WRITE FAILED: {}", options.host.name, written.message());
+    }
+  }
+
   // One tick of the main loop: reap, enforce deadlines, check the lease.
   void Tick(TimePoint now) {
     std::lock_guard lock(mu);
+    int64_t last_exit = 0;
     for (const JobExit& exit : runner.Poll(now, options.run_limit_grace)) {
       spdlog::debug("agent {}: job {} ended ({})", options.host.name, exit.job,
                     ToString(exit.cause));
@@ -457,12 +484,20 @@ struct Agent::State {
       peek_targets.erase(exit.job);
       unacked_exits[exit.job] = ExitReportOf(exit);
       report_pending = true;
+      if (journal) {
+        Journaled(journal->RecordExit(unacked_exits[exit.job]));
+        last_exit = exit.job;
+      }
+    }
+    if (last_exit != 0) {  // a test's fault: after all of this tick's exits are journaled
+      MaybeCrash(faults.crash_after_exit_journaled,
+                 "after journaling the exit of job " + std::to_string(last_exit));
     }
     if (last_ok_send && !fenced && now - *last_ok_send >= lease) {
       fenced = true;
       spdlog::warn("agent {}: no controller response for {} s (the lease): killing {} job(s)",
                    options.host.name, lease.count(), runner.size());
-      runner.KillAll(options.fence_grace, now);
+      runner.KillAll(options.fence_grace, now, ExitCause::kFenced);
     }
     if (report_pending) report_cv.notify_one();
   }
@@ -476,8 +511,19 @@ Status Agent::Setup() {
   std::lock_guard lock(s.mu);
   if (s.set_up) return Status::Ok();
   SLUICE_RETURN_IF_ERROR(s.runner.Setup());
-  s.set_up = true;
   const std::string& host = s.options.host.name;
+  if (!s.options.state_dir.empty()) {  // before registering: leftovers, unreported exits
+    Result<std::unique_ptr<AgentJournal>> journal =
+        RecoverAgentState(s.options.state_dir, host, s.instance);
+    if (!journal) {
+      return Status(journal.error().code(),
+                    "--state-dir " + s.options.state_dir + ": " + journal.error().message());
+    }
+    s.journal = std::move(*journal);
+    s.unacked_exits = s.journal->exits();
+    s.report_pending = !s.unacked_exits.empty();
+  }
+  s.set_up = true;
   if (!s.runner.warning().empty()) {
     spdlog::warn("agent {}: {}", host, s.runner.warning());
   } else {

@@ -447,9 +447,9 @@ bool JobRunner::Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now
   return Terminate(job, it->second, ExitCause::kKilled, grace, now);
 }
 
-void JobRunner::KillAll(std::chrono::milliseconds grace, TimePoint now) {
+void JobRunner::KillAll(std::chrono::milliseconds grace, TimePoint now, ExitCause cause) {
   for (auto& [job, entry] : entries_) {
-    if (!entry.ended) Terminate(job, entry, ExitCause::kKilled, grace, now);
+    if (!entry.ended) Terminate(job, entry, cause, grace, now);
   }
 }
 
@@ -531,6 +531,11 @@ std::vector<int64_t> JobRunner::Running() const {
   jobs.reserve(entries_.size());
   for (const auto& [job, entry] : entries_) jobs.push_back(job);
   return jobs;
+}
+
+pid_t JobRunner::Leader(int64_t job) const {
+  auto it = entries_.find(job);
+  return it == entries_.end() ? 0 : it->second.pid;
 }
 
 }  // namespace sluice::agent

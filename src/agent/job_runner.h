@@ -143,7 +143,9 @@ class JobRunner {
   // when this call sent the TERM; false for a job already being killed (a shorter grace still
   // brings the KILL forward), one that does not run or whose leader has already exited.
   bool Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now);
-  void KillAll(std::chrono::milliseconds grace, TimePoint now);
+  // Kill for every job; their exits are reported with `cause` (kFenced for a self-fence).
+  void KillAll(std::chrono::milliseconds grace, TimePoint now,
+               ExitCause cause = ExitCause::kKilled);
 
   // Reaps exited jobs (never waits for a process; a cgroup freeze may take up to ~100 ms),
   // escalates overdue kills to SIGKILL and starts the kill of jobs past their run limit
@@ -153,6 +155,8 @@ class JobRunner {
   std::vector<JobExit> Poll(TimePoint now, std::chrono::milliseconds run_limit_grace);
 
   std::vector<int64_t> Running() const;
+  // The pid of the job's leader (its process group id), or 0 if the job does not run.
+  pid_t Leader(int64_t job) const;
   bool IsRunning(int64_t job) const { return entries_.contains(job); }
   size_t size() const { return entries_.size(); }
 
