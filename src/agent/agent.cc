@@ -1,5 +1,7 @@
 #include "agent/agent.h"
 
+#include <signal.h>
+
 #include <condition_variable>
 #include <cstdio>
 #include <map>
@@ -204,7 +206,10 @@ struct Agent::State {
   // Marks a successful exchange sent at `sent`; lifts a self-fence.
   void NoteSuccess(TimePoint sent) {
     if (!last_ok_send || sent > *last_ok_send) last_ok_send = sent;
-    if (fenced) {
+    // A reply to a request sent before the lease ran out (a long poll answered after the
+    // agent was stopped) does not lift the fence: the next Tick would fence again at once
+    // and kill what this reply launched.
+    if (fenced && Clock::now() - sent < lease) {
       fenced = false;
       spdlog::info("agent {}: controller reachable again; accepting work", options.host.name);
     }
@@ -227,7 +232,8 @@ struct Agent::State {
       if (journal) Journaled(journal->RecordAck(job));
     }
     for (const wire::Launch& launch : reply.launch) {
-      if (!MayLaunch(launch.job, seq)) continue;
+      // Fenced: not now (the controller sends an unconfirmed launch again).
+      if (fenced || !MayLaunch(launch.job, seq)) continue;
       JobSpec spec = JobSpecOf(launch, options.work_dir);
       if (journal) spec.env[kJobMarkerVariable] = JobMarker(instance, spec.job);
       Status started = spec.account.empty()
@@ -473,9 +479,9 @@ struct Agent::State {
     }
   }
 
-  // One tick of the main loop: reap, enforce deadlines, check the lease.
-  void Tick(TimePoint now) {
-    std::lock_guard lock(mu);
+  // Reaps ended jobs into the exits to report (journaled first); returns the last one's id
+  // (0: none). REQUIRES: mu held.
+  int64_t Reap(TimePoint now) {
     int64_t last_exit = 0;
     for (const JobExit& exit : runner.Poll(now, options.run_limit_grace)) {
       spdlog::debug("agent {}: job {} ended ({})", options.host.name, exit.job,
@@ -486,12 +492,19 @@ struct Agent::State {
       report_pending = true;
       if (journal) {
         Journaled(journal->RecordExit(unacked_exits[exit.job]));
-        last_exit = exit.job;
       }
+      last_exit = exit.job;
     }
-    if (last_exit != 0) {  // a test's fault: after all of this tick's exits are journaled
-      MaybeCrash(faults.crash_after_exit_journaled,
-                 "after journaling the exit of job " + std::to_string(last_exit));
+    return last_exit;
+  }
+
+  // One tick of the main loop: reap, enforce deadlines, check the lease.
+  void Tick(TimePoint now) {
+    std::lock_guard lock(mu);
+    const int64_t last_exit = Reap(now);
+    if (last_exit != 0 && journal && FaultFires(faults.crash_after_exit_journaled)) {
+      Reap(now);  // a test's fault: every exit so far journaled, none reported
+      CrashNow("after journaling the exit of job " + std::to_string(last_exit));
     }
     if (last_ok_send && !fenced && now - *last_ok_send >= lease) {
       fenced = true;
@@ -543,11 +556,22 @@ int Agent::Run(const std::atomic<bool>& stop) {
   }
   s.poll_link = std::make_unique<Link>(s.options, 12s);  // wait_ms is at most 10 s
   s.report_link = std::make_unique<Link>(s.options, 3s);
+  // SIGCHLD wakes the main loop at once (blocked here and in the threads started below, it
+  // stays pending for sigtimedwait; jobs get an empty mask): an ended job is reaped and
+  // journaled within a millisecond or so, which is how long a crash of the agent could make
+  // it run again.
+  sigset_t child_exits;
+  sigemptyset(&child_exits);
+  sigaddset(&child_exits, SIGCHLD);
+  pthread_sigmask(SIG_BLOCK, &child_exits, nullptr);
   std::thread poller([&s] { s.PollLoop(); });
   std::thread reporter([&s] { s.ReportLoop(); });
   while (!stop && !s.fatal) {
     s.Tick(Clock::now());
-    std::this_thread::sleep_for(s.options.tick);
+    const auto tick = std::chrono::duration_cast<std::chrono::nanoseconds>(s.options.tick);
+    const timespec wait{.tv_sec = static_cast<time_t>(tick.count() / 1'000'000'000),
+                        .tv_nsec = static_cast<long>(tick.count() % 1'000'000'000)};
+    sigtimedwait(&child_exits, nullptr, &wait);  // a job ended, the tick passed, or a signal
   }
   // Shutdown: end the jobs (their exits are reported once, best effort), then the threads.
   {

@@ -52,7 +52,10 @@ struct AgentOptions {
   // controller's --host-loss-grace-seconds.
   std::chrono::milliseconds fence_grace{1000};
   std::chrono::milliseconds run_limit_grace{5000};
-  std::chrono::milliseconds tick{20};  // how often the main loop reaps and checks deadlines
+  // How often the main loop checks deadlines; it also wakes when a job ends (SIGCHLD), since
+  // a job that ended and is not reaped yet is lost with a crash of the agent (it would run
+  // again).
+  std::chrono::milliseconds tick{5};
   // Identity and containment of jobs (R-SEC-1, R-SEC-3): an empty `runner.host` is the host
   // name above; `sluice agent` sets the cgroup mode (auto by default).
   JobRunnerOptions runner;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -84,7 +85,7 @@ uint64_t ProcessStartTime(pid_t pid) {
   if (!std::getline(in, text)) return 0;
   // The command may hold spaces and parentheses: fields count from the last ')'.
   const size_t close = text.rfind(')');
-  if (close == std::string::npos) return 0;
+  if (close == std::string::npos || close + 2 > text.size()) return 0;
   std::istringstream fields(text.substr(close + 2));
   std::string field;
   for (int i = 3; i <= 22 && fields >> field; ++i) {

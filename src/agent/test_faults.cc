@@ -39,12 +39,13 @@ FaultPlan FaultPlan::FromEnvironment() {
   return plan;
 }
 
-void MaybeCrash(double probability, const std::string& where) {
-  if (probability <= 0) return;
+bool FaultFires(double probability) {
+  if (probability <= 0) return false;
   thread_local std::mt19937_64 random{std::random_device{}()};
-  if (probability < 1 && std::uniform_real_distribution<double>(0, 1)(random) >= probability) {
-    return;
-  }
+  return probability >= 1 || std::uniform_real_distribution<double>(0, 1)(random) < probability;
+}
+
+void CrashNow(const std::string& where) {
   spdlog::warn("fault injection: SIGKILL {}", where);
   spdlog::default_logger()->flush();
   kill(getpid(), SIGKILL);

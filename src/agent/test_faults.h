@@ -5,7 +5,7 @@
 //                                                        before it is reported (every time)
 //   SLUICE_AGENT_FAULT=crash-after-exit-journaled:0.05   the same, with probability 0.05
 // Unset (production): never. Unknown values are ignored with one warning.
-// Thread-safety: FaultPlan is read-only after construction; MaybeCrash may run on any thread.
+// Thread-safety: FaultPlan is read-only after construction; the functions may run on any thread.
 #pragma once
 
 #include <string>
@@ -19,7 +19,9 @@ struct FaultPlan {
   static FaultPlan FromEnvironment();
 };
 
-// SIGKILLs the calling process with probability `probability` (logging `where` first).
-void MaybeCrash(double probability, const std::string& where);
+// True with probability `probability`.
+bool FaultFires(double probability);
+// SIGKILLs the calling process (logging `where` first).
+void CrashNow(const std::string& where);
 
 }  // namespace sluice::agent
