@@ -29,7 +29,7 @@ using sluice::testing::TempDir;
 
 std::unique_ptr<AgentJournal> OpenOrDie(const fs::path& dir) {
   Result<std::unique_ptr<AgentJournal>> journal = AgentJournal::Open(dir.string());
-  EXPECT_TRUE(journal.ok()) << journal.error().message();
+  EXPECT_TRUE(journal.has_value()) << journal.error().message();
   return journal ? std::move(*journal) : nullptr;
 }
 
@@ -125,14 +125,14 @@ TEST(AgentJournalTest, ASharedOrUnsafeStateDirectoryIsRefused) {
   TempDir tmp;
   auto first = OpenOrDie(tmp.path() / "s");
   Result<std::unique_ptr<AgentJournal>> second = AgentJournal::Open((tmp.path() / "s").string());
-  ASSERT_FALSE(second.ok());
+  ASSERT_FALSE(second.has_value());
   EXPECT_NE(second.error().message().find("another agent"), std::string::npos);
 
   const fs::path open_dir = tmp.path() / "open";
   fs::create_directory(open_dir);
   fs::permissions(open_dir, fs::perms::all);
   Result<std::unique_ptr<AgentJournal>> unsafe = AgentJournal::Open(open_dir.string());
-  ASSERT_FALSE(unsafe.ok());
+  ASSERT_FALSE(unsafe.has_value());
   EXPECT_NE(unsafe.error().message().find("writable by group or others"), std::string::npos)
       << unsafe.error().message();
 }

@@ -85,7 +85,7 @@ TEST_F(AgentCredentialsTest, TheSharedAgentTokenStillServesAnyHostAndUsersServeN
 TEST(AgentCredentialsYamlTest, EntriesNeedHostsAndExactlyOneToken) {
   config::AuthConfig auth;
   auto parsed = config::ParseClusterConfig(Config(), "c.yaml", &auth);
-  ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().message();
   ASSERT_EQ(auth.agents.size(), 2u);
   EXPECT_EQ(auth.agents[0].hosts, (std::vector<std::string>{"h1", "h2"}));
   EXPECT_EQ(auth.agents[1].hosts, (std::vector<std::string>{"gpu1", "h3"}));
@@ -94,7 +94,7 @@ TEST(AgentCredentialsYamlTest, EntriesNeedHostsAndExactlyOneToken) {
   const auto error_of = [](const std::string& agents) {
     auto result = config::ParseClusterConfig(
         "hosts:\n  - {name: h1}\nqueues:\n  - {name: q}\nauth:\n  agents:\n" + agents, "c.yaml");
-    return result.ok() ? std::string() : result.error().message();
+    return result.has_value() ? std::string() : result.error().message();
   };
   EXPECT_NE(error_of("    - {token: t}\n").find("needs hosts"), std::string::npos);
   EXPECT_NE(error_of("    - {hosts: h1}\n").find("needs hosts and a token"), std::string::npos);
