@@ -501,6 +501,15 @@ std::vector<JobExit> JobRunner::Poll(TimePoint now, std::chrono::milliseconds ru
       // WNOWAIT: the leader stays a zombie, so its pid (the group id) cannot be reused until
       // the rest of the group has been killed in ReapLeader.
       if (waitid(P_PID, entry.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
+        if (on_leader_exit_) {
+          JobExit seen{.job = job, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
+          if (info.si_code == CLD_EXITED) {
+            seen.exit_code = info.si_status;
+          } else {
+            seen.signal = info.si_status;
+          }
+          on_leader_exit_(seen);
+        }
         ReapLeader(job, entry, now);
       } else {
         if (entry.limit_at && now >= *entry.limit_at && !entry.sigkill_at) {
