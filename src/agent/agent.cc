@@ -225,6 +225,13 @@ struct Agent::State {
 
   // REQUIRES: mu held.
   void Apply(const wire::HeartbeatReply& reply, uint64_t seq, TimePoint now) {
+    if (journal) journal->Defer();  // one sync for the acks and launches of this reply
+    ApplyReply(reply, seq, now);
+    if (journal) Journaled(journal->Sync());
+  }
+
+  // REQUIRES: mu held.
+  void ApplyReply(const wire::HeartbeatReply& reply, uint64_t seq, TimePoint now) {
     for (int64_t job : reply.ack) {
       if (unacked_exits.erase(job) + unacked_failures.erase(job) > 0) {
         acked_at_seq[job] = next_seq - 1;
@@ -482,6 +489,14 @@ struct Agent::State {
   // Reaps ended jobs into the exits to report (journaled first); returns the last one's id
   // (0: none). REQUIRES: mu held.
   int64_t Reap(TimePoint now) {
+    if (journal) journal->Defer();  // one sync for the exits of this pass
+    int64_t last_exit = ReapExits(now);
+    if (journal) Journaled(journal->Sync());
+    return last_exit;
+  }
+
+  // REQUIRES: mu held.
+  int64_t ReapExits(TimePoint now) {
     int64_t last_exit = 0;
     for (const JobExit& exit : runner.Poll(now, options.run_limit_grace)) {
       spdlog::debug("agent {}: job {} ended ({})", options.host.name, exit.job,

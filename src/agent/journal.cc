@@ -176,7 +176,14 @@ void AgentJournal::ApplyLine(const std::string& line) {
 
 Status AgentJournal::Append(const std::string& line) {
   const std::string path = dir_ + "/" + kJournal;
-  SLUICE_RETURN_IF_ERROR(WriteAll(fd_, line + "\n", path));
+  Status written = WriteAll(fd_, line + "\n", path);
+  if (deferred_) {
+    if (!written.ok() && deferred_error_.ok()) deferred_error_ = written;
+    unsynced_ = true;
+    if (written.ok()) ++lines_;
+    return Status::Ok();
+  }
+  SLUICE_RETURN_IF_ERROR(written);
   if (fdatasync(fd_) != 0) return IoError("cannot sync", path);
   ++lines_;
   const int64_t live = static_cast<int64_t>(launched_.size() + exits_.size()) + 1;
@@ -220,6 +227,17 @@ Status AgentJournal::Compact() {
   close(fd_);
   fd_ = fd_new;
   lines_ = static_cast<int64_t>(!instance_.empty() + launched_.size() + exits_.size());
+  return Status::Ok();
+}
+
+Status AgentJournal::Sync() {
+  deferred_ = false;
+  Status result = std::exchange(deferred_error_, Status::Ok());
+  if (!std::exchange(unsynced_, false)) return result;
+  if (fdatasync(fd_) != 0 && result.ok()) result = IoError("cannot sync", dir_ + "/" + kJournal);
+  if (!result.ok()) return result;
+  const int64_t live = static_cast<int64_t>(launched_.size() + exits_.size()) + 1;
+  if (lines_ > 2 * live + kCompactSlack) return Compact();
   return Status::Ok();
 }
 

@@ -68,6 +68,12 @@ class AgentJournal {
   Status RecordAck(int64_t job);
   Status RecordGone(int64_t job);
 
+  // Group commit: between Defer and Sync, the Record calls append without syncing (errors are
+  // kept for Sync); Sync makes them durable with one fdatasync. Without Defer each Record call
+  // syncs.
+  void Defer() { deferred_ = true; }
+  Status Sync();
+
  private:
   AgentJournal(std::string dir, int fd, int lock_fd);
   Status Replay();
@@ -83,6 +89,9 @@ class AgentJournal {
   std::map<int64_t, wire::ExitReport> exits_;
   int skipped_ = 0;
   int64_t lines_ = 0;  // lines in the file now
+  bool deferred_ = false;
+  bool unsynced_ = false;
+  Status deferred_error_;
 };
 
 // /proc/PID/stat's start time (clock ticks since boot), 0 if the process is gone.
