@@ -1,5 +1,7 @@
 #include "agent/agent.h"
 
+#include <signal.h>
+
 #include <condition_variable>
 #include <cstdio>
 #include <map>
@@ -14,8 +16,11 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/job_script.h"
+#include "agent/journal.h"
+#include "agent/leftover_sweep.h"
 #include "agent/peek_reader.h"
 #include "agent/report_budget.h"
+#include "agent/test_faults.h"
 #include "auth/munge.h"
 #include "wire/leader_follow.h"
 
@@ -151,7 +156,9 @@ struct Agent::State {
   explicit State(AgentOptions o) : options(std::move(o)), runner(RunnerOptions(options)) {}
 
   AgentOptions options;
-  const std::string instance = NewInstanceId();
+  std::string instance = NewInstanceId();  // the journal's, when there is one (Setup)
+  std::unique_ptr<AgentJournal> journal;   // null without a state directory
+  const FaultPlan faults = FaultPlan::FromEnvironment();
   ScriptFiles scripts{"", options.host.name};  // job scripts' private copies (R-UX-1)
   std::mutex mu;
   std::condition_variable report_cv;
@@ -199,7 +206,10 @@ struct Agent::State {
   // Marks a successful exchange sent at `sent`; lifts a self-fence.
   void NoteSuccess(TimePoint sent) {
     if (!last_ok_send || sent > *last_ok_send) last_ok_send = sent;
-    if (fenced) {
+    // A reply to a request sent before the lease ran out (a long poll answered after the
+    // agent was stopped) does not lift the fence: the next Tick would fence again at once
+    // and kill what this reply launched.
+    if (fenced && Clock::now() - sent < lease) {
       fenced = false;
       spdlog::info("agent {}: controller reachable again; accepting work", options.host.name);
     }
@@ -215,14 +225,24 @@ struct Agent::State {
 
   // REQUIRES: mu held.
   void Apply(const wire::HeartbeatReply& reply, uint64_t seq, TimePoint now) {
+    if (journal) journal->Defer();  // one sync for the acks and launches of this reply
+    ApplyReply(reply, seq, now);
+    if (journal) Journaled(journal->Sync());
+  }
+
+  // REQUIRES: mu held.
+  void ApplyReply(const wire::HeartbeatReply& reply, uint64_t seq, TimePoint now) {
     for (int64_t job : reply.ack) {
       if (unacked_exits.erase(job) + unacked_failures.erase(job) > 0) {
         acked_at_seq[job] = next_seq - 1;
       }
+      if (journal) Journaled(journal->RecordAck(job));
     }
     for (const wire::Launch& launch : reply.launch) {
-      if (!MayLaunch(launch.job, seq)) continue;
+      // Fenced: not now (the controller sends an unconfirmed launch again).
+      if (fenced || !MayLaunch(launch.job, seq)) continue;
       JobSpec spec = JobSpecOf(launch, options.work_dir);
+      if (journal) spec.env[kJobMarkerVariable] = JobMarker(instance, spec.job);
       Status started = spec.account.empty()
                            ? Status(StatusCode::kInvalidArgument,
                                     "the launch names no account to run the job as (a "
@@ -231,6 +251,13 @@ struct Agent::State {
       if (started.ok() && !launch.script.empty()) started = scripts.Prepare(launch, spec);
       if (started.ok()) started = runner.Start(spec, now);
       if (started.ok()) {
+        if (journal) {
+          const pid_t leader = runner.Leader(spec.job);
+          Journaled(journal->RecordLaunch({.job = spec.job,
+                                           .epoch = highest_epoch,
+                                           .pgid = leader,
+                                           .start = ProcessStartTime(leader)}));
+        }
         peek_targets[spec.job] = PeekTargetOf(launch, spec);
         spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
         continue;
@@ -311,8 +338,12 @@ struct Agent::State {
     {
       std::lock_guard lock(mu);
       const std::vector<int64_t> running = runner.Running();
+      std::set<int64_t> held(running.begin(), running.end());
+      // A job whose exit is not acknowledged yet is still this agent's: listed, the
+      // controller waits for its report instead of requeueing it (it must not run twice).
+      for (const auto& [job, report] : unacked_exits) held.insert(job);
       body = wire::EncodeRegister({.host = options.host,
-                                   .running = {running.begin(), running.end()},
+                                   .running = std::move(held),
                                    .epoch = highest_epoch,
                                    .instance = instance});
     }
@@ -456,9 +487,26 @@ struct Agent::State {
     }
   }
 
-  // One tick of the main loop: reap, enforce deadlines, check the lease.
-  void Tick(TimePoint now) {
-    std::lock_guard lock(mu);
+  // A journal write that failed (a full disk): said loudly, the agent goes on (the exit is
+  // still reported while it runs; only a crash before the report could repeat the job).
+  void Journaled(const Status& written) {
+    if (!written.ok()) {
+      spdlog::error("agent {}: JOURNAL WRITE FAILED: {}", options.host.name, written.message());
+    }
+  }
+
+  // Reaps ended jobs into the exits to report (journaled first); returns the last one's id
+  // (0: none). REQUIRES: mu held.
+  int64_t Reap(TimePoint now) {
+    if (journal) journal->Defer();  // one sync for the exits of this pass
+    int64_t last_exit = ReapExits(now);
+    if (journal) Journaled(journal->Sync());
+    return last_exit;
+  }
+
+  // REQUIRES: mu held.
+  int64_t ReapExits(TimePoint now) {
+    int64_t last_exit = 0;
     for (const JobExit& exit : runner.Poll(now, options.run_limit_grace)) {
       spdlog::debug("agent {}: job {} ended ({})", options.host.name, exit.job,
                     ToString(exit.cause));
@@ -466,12 +514,34 @@ struct Agent::State {
       peek_targets.erase(exit.job);
       unacked_exits[exit.job] = ExitReportOf(exit);
       report_pending = true;
+      if (journal) {
+        Journaled(journal->RecordExit(unacked_exits[exit.job]));
+      }
+      last_exit = exit.job;
+    }
+    return last_exit;
+  }
+
+  // One tick of the main loop: reap, enforce deadlines, check the lease.
+  void Tick(TimePoint now) {
+    std::lock_guard lock(mu);
+    const int64_t last_exit = Reap(now);
+    if (last_exit != 0 && journal && FaultFires(faults.crash_after_exit_journaled)) {
+      // A test's fault: the crash comes 20 ms later (the lock held, so nothing is reported
+      // meanwhile), not at the instant of an exit, when jobs started together often end too.
+      const TimePoint crash_at = Clock::now() + 20ms;
+      while (Clock::now() < crash_at) {
+        Reap(Clock::now());
+        std::this_thread::sleep_for(1ms);
+      }
+      Reap(Clock::now());
+      CrashNow("after journaling the exit of job " + std::to_string(last_exit));
     }
     if (last_ok_send && !fenced && now - *last_ok_send >= lease) {
       fenced = true;
       spdlog::warn("agent {}: no controller response for {} s (the lease): killing {} job(s)",
                    options.host.name, lease.count(), runner.size());
-      runner.KillAll(options.fence_grace, now);
+      runner.KillAll(options.fence_grace, now, ExitCause::kFenced);
     }
     if (report_pending) report_cv.notify_one();
   }
@@ -485,8 +555,24 @@ Status Agent::Setup() {
   std::lock_guard lock(s.mu);
   if (s.set_up) return Status::Ok();
   SLUICE_RETURN_IF_ERROR(s.runner.Setup());
-  s.set_up = true;
   const std::string& host = s.options.host.name;
+  if (!s.options.state_dir.empty()) {  // before registering: leftovers, unreported exits
+    Result<std::unique_ptr<AgentJournal>> journal =
+        RecoverAgentState(s.options.state_dir, host, s.instance);
+    if (!journal) {
+      return Status(journal.error().code(),
+                    "--state-dir " + s.options.state_dir + ": " + journal.error().message());
+    }
+    s.journal = std::move(*journal);
+    // The moment a leader's exit is seen (before the rest of its job is killed and reaped,
+    // which may take a while with a cgroup freeze): a crash then must not make it run again.
+    s.runner.OnLeaderExit([&s](const JobExit& exit) {
+      s.Journaled(s.journal->RecordExit(ExitReportOf(exit)));
+    });
+    s.unacked_exits = s.journal->exits();
+    s.report_pending = !s.unacked_exits.empty();
+  }
+  s.set_up = true;
   if (!s.runner.warning().empty()) {
     spdlog::warn("agent {}: {}", host, s.runner.warning());
   } else {
@@ -506,11 +592,22 @@ int Agent::Run(const std::atomic<bool>& stop) {
   }
   s.poll_link = std::make_unique<Link>(s.options, 12s);  // wait_ms is at most 10 s
   s.report_link = std::make_unique<Link>(s.options, 3s);
+  // SIGCHLD wakes the main loop at once (blocked here and in the threads started below, it
+  // stays pending for sigtimedwait; jobs get an empty mask): an ended job is reaped and
+  // journaled within a millisecond or so, which is how long a crash of the agent could make
+  // it run again.
+  sigset_t child_exits;
+  sigemptyset(&child_exits);
+  sigaddset(&child_exits, SIGCHLD);
+  pthread_sigmask(SIG_BLOCK, &child_exits, nullptr);
   std::thread poller([&s] { s.PollLoop(); });
   std::thread reporter([&s] { s.ReportLoop(); });
   while (!stop && !s.fatal) {
     s.Tick(Clock::now());
-    std::this_thread::sleep_for(s.options.tick);
+    const auto tick = std::chrono::duration_cast<std::chrono::nanoseconds>(s.options.tick);
+    const timespec wait{.tv_sec = static_cast<time_t>(tick.count() / 1'000'000'000),
+                        .tv_nsec = static_cast<long>(tick.count() % 1'000'000'000)};
+    sigtimedwait(&child_exits, nullptr, &wait);  // a job ended, the tick passed, or a signal
   }
   // Shutdown: end the jobs (their exits are reported once, best effort), then the threads.
   {

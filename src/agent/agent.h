@@ -19,6 +19,10 @@
 // A launch that names no account is refused (a launch failure): the agent never picks an
 // identity itself. Its cgroups are removed when the agent stops (the runner's destructor),
 // and stale ones of a crashed agent of the same name when it starts (Setup).
+// Exactly once (issue 19): with a state directory, launches, exits and acknowledgements go to a
+// durable journal (journal.h); a restarted agent keeps the instance id, kills the leftovers of
+// jobs it launched before (leftover_sweep.h), and reports the exits the controller had not
+// acknowledged; it lists those jobs as still held when it registers, so none is requeued.
 //
 // Implements R-SRV-3 (agent side), the agent part of R-SRV-2 (`running` on register), and the
 // agent's part of R-SEC-1, R-SEC-3 and R-SEC-4 (through the JobRunner).
@@ -41,11 +45,17 @@ struct AgentOptions {
   std::string munge_socket;  // used when `token` is empty: MUNGE credentials (R-SEC-2)
   std::string ca_file;       // PEM CA bundle verifying an https:// controller
   std::string work_dir;  // cwd of jobs that name none; empty: the agent's cwd
+  // The agent's journal of launched and ended jobs (journal.h); empty: none (exits are then
+  // lost with a crash of the agent, and leftovers without cgroups are not swept).
+  std::string state_dir;
   // Grace between SIGTERM and SIGKILL when the lease expires; keep it well below the
   // controller's --host-loss-grace-seconds.
   std::chrono::milliseconds fence_grace{1000};
   std::chrono::milliseconds run_limit_grace{5000};
-  std::chrono::milliseconds tick{20};  // how often the main loop reaps and checks deadlines
+  // How often the main loop checks deadlines; it also wakes when a job ends (SIGCHLD), since
+  // a job that ended and is not reaped yet is lost with a crash of the agent (it would run
+  // again).
+  std::chrono::milliseconds tick{5};
   // Identity and containment of jobs (R-SEC-1, R-SEC-3): an empty `runner.host` is the host
   // name above; `sluice agent` sets the cgroup mode (auto by default).
   JobRunnerOptions runner;
@@ -60,7 +70,10 @@ class Agent {
 
   // Sets up containment (JobRunner::Setup) and logs how jobs are contained: the cgroup
   // directories, or the one warning when jobs are only process groups. Errors as Setup's (an
-  // explicit --cgroup v2/v1 that is missing or unusable). Run calls it if the caller did not.
+  // explicit --cgroup v2/v1 that is missing or unusable). With a state directory it then
+  // recovers from the journal (leftover_sweep.h): kills what a crashed run left, and keeps the
+  // exits it had not reported; errors: the journal's (unsafe or locked state directory).
+  // Run calls it if the caller did not.
   Status Setup();
 
   // Runs until `stop` becomes true, then kills its jobs, reports them (best effort) and

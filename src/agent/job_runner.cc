@@ -448,9 +448,9 @@ bool JobRunner::Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now
   return Terminate(job, it->second, ExitCause::kKilled, grace, now);
 }
 
-void JobRunner::KillAll(std::chrono::milliseconds grace, TimePoint now) {
+void JobRunner::KillAll(std::chrono::milliseconds grace, TimePoint now, ExitCause cause) {
   for (auto& [job, entry] : entries_) {
-    if (!entry.ended) Terminate(job, entry, ExitCause::kKilled, grace, now);
+    if (!entry.ended) Terminate(job, entry, cause, grace, now);
   }
 }
 
@@ -511,6 +511,15 @@ std::vector<JobExit> JobRunner::Poll(TimePoint now, std::chrono::milliseconds ru
       // WNOWAIT: the leader stays a zombie, so its pid (the group id) cannot be reused until
       // the rest of the group has been killed in ReapLeader.
       if (waitid(P_PID, entry.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
+        if (on_leader_exit_) {
+          JobExit seen{.job = job, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
+          if (info.si_code == CLD_EXITED) {
+            seen.exit_code = info.si_status;
+          } else {
+            seen.signal = info.si_status;
+          }
+          on_leader_exit_(seen);
+        }
         ReapLeader(job, entry, now);
       } else {
         if (entry.limit_at && now >= *entry.limit_at && !entry.sigkill_at) {
@@ -541,6 +550,11 @@ std::vector<int64_t> JobRunner::Running() const {
   jobs.reserve(entries_.size());
   for (const auto& [job, entry] : entries_) jobs.push_back(job);
   return jobs;
+}
+
+pid_t JobRunner::Leader(int64_t job) const {
+  auto it = entries_.find(job);
+  return it == entries_.end() ? 0 : it->second.pid;
 }
 
 }  // namespace sluice::agent

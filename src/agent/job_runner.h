@@ -38,11 +38,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "agent/account.h"
@@ -143,7 +145,9 @@ class JobRunner {
   // when this call sent the TERM; false for a job already being killed (a shorter grace still
   // brings the KILL forward), one that does not run or whose leader has already exited.
   bool Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now);
-  void KillAll(std::chrono::milliseconds grace, TimePoint now);
+  // Kill for every job; their exits are reported with `cause` (kFenced for a self-fence).
+  void KillAll(std::chrono::milliseconds grace, TimePoint now,
+               ExitCause cause = ExitCause::kKilled);
   // A new run limit for a running job, counted from its start (nullopt: none). A limit already
   // passed ends it at the next Poll. No-op (false) for a job that does not run.
   bool SetRunLimit(int64_t job, std::optional<std::chrono::milliseconds> run_limit);
@@ -155,7 +159,17 @@ class JobRunner {
   // Returns the jobs that ended since the last call, in job id order.
   std::vector<JobExit> Poll(TimePoint now, std::chrono::milliseconds run_limit_grace);
 
+  // Called by Poll the moment it sees a job's leader has exited, before it kills the rest of
+  // the job and reaps it, with what is known then (status and cause; no accounting): a caller
+  // that must not lose the exit (the agent's journal) records it at once. Poll still returns
+  // the job's complete exit once all of it has ended.
+  void OnLeaderExit(std::function<void(const JobExit&)> callback) {
+    on_leader_exit_ = std::move(callback);
+  }
+
   std::vector<int64_t> Running() const;
+  // The pid of the job's leader (its process group id), or 0 if the job does not run.
+  pid_t Leader(int64_t job) const;
   bool IsRunning(int64_t job) const { return entries_.contains(job); }
   size_t size() const { return entries_.size(); }
 
@@ -191,6 +205,7 @@ class JobRunner {
   std::unique_ptr<Cgroups> cgroups_;  // null: no containment beyond process groups
   std::map<int64_t, Entry> entries_;
   std::vector<int64_t> leftovers_;  // job cgroups whose removal failed; retried by Poll
+  std::function<void(const JobExit&)> on_leader_exit_;
 };
 
 }  // namespace sluice::agent

@@ -1,6 +1,7 @@
 // `sluice agent --name H --server URL --token T [--slots N] [--resources mem=..,gpu=..]
 // [--attributes type=linux] [--tags a,b] [--work-dir DIR] [--cgroup auto|v2|v1|none]
-// [--cgroup-root DIR] [--cgroup-path P] [--pids-limit N] [--allow-root-jobs]`: runs one host's agent until
+// [--cgroup-root DIR] [--cgroup-path P] [--pids-limit N] [--allow-root-jobs] [--state-dir DIR]`:
+// runs one host's agent until
 // SIGTERM or SIGINT (R-SRV-3). --server/--token default to SLUICE_SERVER and SLUICE_TOKEN.
 // Jobs run as their accounts (R-SEC-1; uid 0 only with --allow-root-jobs), each in a cgroup
 // under <cgroup-root>/[<controller>/]sluice/<name> (R-SEC-3; `none`: process groups only).
@@ -10,10 +11,13 @@
 // A name configured in the cluster YAML keeps its configured spec; the flags describe a host
 // the controller does not know yet. Several agents may run on one machine under different
 // names. Exit codes: 0 stopped by a signal, 1 the controller refused the token, 2 bad flags
-// or the requested cgroup layout is missing or unusable.
+// or the requested cgroup layout is missing or unusable, or the state directory is unsafe or
+// used by another agent.
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -40,6 +44,7 @@ struct AgentFlags {
   std::string attributes;
   std::vector<std::string> tags;
   std::string work_dir;
+  std::string state_dir;  // empty: DefaultStateDir
   std::string munge_socket;
   std::string ca_file;
   int fence_grace_ms = 1000;
@@ -57,12 +62,24 @@ std::string FromEnv(const std::string& flag, const char* variable) {
   return value != nullptr ? value : "";
 }
 
+// The journal's directory when --state-dir is not given: next to the work directory (each
+// agent of a test or a demo has its own), else /var/lib/sluice/agent-NAME as root, else under
+// the agent account's home.
+std::string DefaultStateDir(const AgentFlags& flags) {
+  if (!flags.work_dir.empty()) return flags.work_dir + "/.sluice-agent-" + flags.name;
+  if (geteuid() == 0) return "/var/lib/sluice/agent-" + flags.name;
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr && *home != '\0' ? home : "/tmp") +
+         "/.local/state/sluice/agent-" + flags.name;
+}
+
 int RunAgent(const AgentFlags& flags) {
   agent::AgentOptions options{
       .server = FromEnv(flags.server, "SLUICE_SERVER"),
       .token = FromEnv(flags.token, "SLUICE_TOKEN"),
       .ca_file = FromEnv(flags.ca_file, "SLUICE_CA_FILE"),
       .work_dir = flags.work_dir,
+      .state_dir = flags.state_dir.empty() ? DefaultStateDir(flags) : flags.state_dir,
       .fence_grace = std::chrono::milliseconds(flags.fence_grace_ms),
   };
   options.host = {.name = flags.name, .slots = flags.slots, .tags = flags.tags};
@@ -118,7 +135,10 @@ int RunAgent(const AgentFlags& flags) {
 
   agent::Agent agent(std::move(options));
   if (Status set_up = agent.Setup(); !set_up.ok()) {
-    std::cerr << "error: --cgroup " << flags.cgroup << ": " << set_up.message() << "\n";
+    const std::string& message = set_up.message();
+    std::cerr << "error: "
+              << (message.starts_with("--state-dir") ? "" : "--cgroup " + flags.cgroup + ": ")
+              << message << "\n";
     return 2;
   }
   const int code = agent.Run(g_agent_stop);
@@ -146,6 +166,10 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--ca-file", flags->ca_file,
                   "CA certificates verifying an https:// controller (default $SLUICE_CA_FILE)");
   cmd->add_option("--work-dir", flags->work_dir, "working directory of jobs that name none");
+  cmd->add_option("--state-dir", flags->state_dir,
+                  "the agent's private journal of launched and ended jobs (default: "
+                  "WORK_DIR/.sluice-agent-NAME, else /var/lib/sluice/agent-NAME as root); "
+                  "owned by the agent's account and writable by it alone");
   cmd->add_option("--fence-grace-ms", flags->fence_grace_ms,
                   "SIGTERM-to-SIGKILL grace when the lease expires (keep below the "
                   "controller's host-loss grace)")

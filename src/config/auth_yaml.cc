@@ -77,6 +77,50 @@ Status ReadUser(const Reader& reader, const Field& item, Seen& seen, AuthUser& u
   return NoteSecret(reader, item, user.token, user.token_sha256, seen);
 }
 
+// `hosts:` of an agent credential: a name or range, or a list of them.
+Status ReadAgentHosts(const Reader& reader, const Field& f, std::vector<std::string>& hosts) {
+  std::vector<Field> items;
+  if (f.node.IsSequence()) {
+    Result<std::vector<Field>> listed = reader.ListItems(f);
+    if (!listed) return listed.error();
+    items = std::move(*listed);
+  } else {
+    items.push_back(f);
+  }
+  for (const Field& item : items) {
+    Result<std::string> pattern = reader.ReadString(item);
+    if (!pattern) return pattern.error();
+    Result<std::vector<std::string>> names = ExpandHostRange(*pattern);
+    if (!names) return reader.Error(item, names.error().message());
+    hosts.insert(hosts.end(), names->begin(), names->end());
+  }
+  if (hosts.empty()) return reader.Error(f, "expected at least one host name or range");
+  return Status::Ok();
+}
+
+Status ReadAgent(const Reader& reader, const Field& item, Seen& seen, AgentCredential& agent) {
+  if (!item.node.IsMap()) return reader.Expected(item, "a map (hosts, token or token_sha256)");
+  Result<std::vector<Entry>> keys = reader.MapEntries(item);
+  if (!keys) return keys.error();
+  for (const Entry& k : *keys) {
+    if (k.key == "hosts") {
+      SLUICE_RETURN_IF_ERROR(ReadAgentHosts(reader, k.value, agent.hosts));
+    } else if (k.key == "token") {
+      SLUICE_RETURN_IF_ERROR(Assign(reader.ReadName(k.value), agent.token));
+    } else if (k.key == "token_sha256") {
+      SLUICE_RETURN_IF_ERROR(Assign(ReadDigest(reader, k.value), agent.token_sha256));
+    } else {
+      return reader.Error(k.key_line, k.value.path, "unknown key");
+    }
+  }
+  if (agent.hosts.empty() || agent.token.empty() == agent.token_sha256.empty()) {
+    return reader.Error(item,
+                        "an agent credential needs hosts and a token (token or token_sha256, "
+                        "not both)");
+  }
+  return NoteSecret(reader, item, agent.token, agent.token_sha256, seen);
+}
+
 Status ReadMunge(const Reader& reader, const Field& f, MungeConfig& munge) {
   if (!f.node.IsNull() && !f.node.IsMap()) return reader.Expected(f, "a map (socket)");
   Result<std::vector<Entry>> entries = reader.MapEntries(f);
@@ -118,6 +162,14 @@ Status ReadAuth(const Reader& reader, const Field& f, AuthConfig& auth) {
       SLUICE_RETURN_IF_ERROR(Assign(reader.ReadNameList(e.value), auth.admins));
     } else if (e.key == "munge") {
       SLUICE_RETURN_IF_ERROR(ReadMunge(reader, e.value, auth.munge));
+    } else if (e.key == "agents") {
+      Result<std::vector<Field>> items = reader.ListItems(e.value);
+      if (!items) return items.error();
+      for (const Field& item : *items) {
+        AgentCredential agent;
+        SLUICE_RETURN_IF_ERROR(ReadAgent(reader, item, seen, agent));
+        auth.agents.push_back(std::move(agent));
+      }
     } else if (e.key == "users") {
       Result<std::vector<Field>> items = reader.ListItems(e.value);
       if (!items) return items.error();

@@ -3,6 +3,9 @@
 //
 //   auth:
 //     agent_token: <name>              # optional; or agent_token_sha256: <64 hex digits>
+//                                      # (shared by all agents: the less safe option)
+//     agents:                          # optional: agent tokens bound to the hosts they serve
+//       - {hosts: <name, range or list>, token_sha256: <64 hex digits>}   # or token: <name>
 //     allow_dynamic_hosts: <bool>      # default false: agents serve only the YAML's hosts
 //     users:                           # optional list; token or token_sha256, not both
 //       - {name: <name>, token: <name>, admin: <bool, default false>,
@@ -12,7 +15,8 @@
 //     munge: {socket: <path>}          # optional: accept MUNGE credentials (`munge: {}`)
 //     allow_root_jobs: <bool, default false>   # accept jobs whose account has uid 0
 //
-// Checks: only these keys; a user has a name and exactly one of token and token_sha256;
+// Checks: only these keys; a user has a name and exactly one of token and token_sha256, an
+// agent credential hosts and exactly one of them;
 // user names are unique; clear tokens (the agent's and every user's) are distinct, and so are
 // digests; a digest is 64 hex digits (stored lowercase); a socket is an absolute path. The
 // core never sees this section.

@@ -68,9 +68,18 @@ struct MungeConfig {
   bool enabled = false;
   std::string socket = "/run/munge/munge.socket.2";
 };
+// `auth.agents[]` (issue 19): an agent credential bound to the hosts it may serve: a token
+// (clear or SHA-256) and the host names (ranges expanded). The shared `agent_token` serves any
+// host: it is the less safe option (one stolen token speaks for every host).
+struct AgentCredential {
+  std::vector<std::string> hosts;
+  std::string token;
+  std::string token_sha256;
+};
 struct AuthConfig {
   std::string agent_token;  // empty (and no digest, no MUNGE): no agent may connect
   std::string agent_token_sha256;
+  std::vector<AgentCredential> agents;  // per-host (or per-host-group) agent tokens
   std::vector<AuthUser> users;
   // `auth.allow_dynamic_hosts`: agents may register host names the YAML does not list (and
   // such hosts are restored after a restart); off, they are refused (issue 19).

@@ -189,6 +189,12 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
       book_.Requeue(*job, "preempted for job " + std::to_string(job->row.preempted_for), batch);
       continue;
     }
+    if (e.cause == wire::ExitCause::kFenced && !job->row.cancel_requested) {
+      // The agent lost the controller for its lease and killed its jobs: as a host loss
+      // (issue 19; it was an EXIT when the agent came back within the host-loss grace).
+      book_.Lose(*job, "its agent fenced itself (no controller response for its lease)", batch);
+      continue;
+    }
     RecordUsage(*job, e);  // R-SEC-4
     book_.Finish(*job, e.ShellStatus(), ExitCauseText(e.cause), e.cause == wire::ExitCause::kKilled,
                  batch);

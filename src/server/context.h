@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,9 @@ struct Caller {
   bool admin = false;
   bool agent = false;  // the agent token: may call the agent routes only
   std::string account;  // the UNIX account its jobs run as (job_identity.h), set at submission
+  // An agent credential bound to hosts (auth.agents, agent_credentials.h): the hosts it may
+  // serve. Null: any host (the shared agent token, MUNGE as uid 0).
+  std::shared_ptr<const std::set<std::string>> agent_hosts;
 };
 
 using ClockMs = std::function<int64_t()>;  // wall-clock milliseconds since the epoch

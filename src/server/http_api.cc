@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 
+#include "server/agent_credentials.h"
 #include "server/connection_guard.h"
 #include "server/job_arrays.h"
 #include "server/peek_broker.h"
@@ -103,11 +104,18 @@ bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Respo
 }
 
 // Authenticates an agent route's caller (the agent token only); fills `res` on refusal.
-bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Response& res) {
+bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Response& res,
+                       Caller& caller) {
   ConnectionGuard::MarkHandling();
-  Caller caller;
   Status refused =
       Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), true, caller);
+  if (!refused.ok()) SendError(res, refused);
+  return refused.ok();
+}
+
+// Whether the agent's credential covers `host` (agent_credentials.h); fills `res` if not.
+bool AgentServes(const Caller& caller, const std::string& host, httplib::Response& res) {
+  Status refused = CheckAgentHost(caller, host);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }
@@ -278,13 +286,20 @@ void HttpApi::InstallAgentRoutes(httplib::Server& server) {
   Controller& c = controller_;
   server.Post("/v1/agents/register", [&c](const httplib::Request& req, httplib::Response& res) {
     json body;
-    if (!AuthenticateAgent(c, req, res) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
+    Caller caller;
+    if (!AuthenticateAgent(c, req, res, caller) || !ParseBody(req, res, kMaxBodyBytes, body) ||
+        !AgentServes(caller, RegisteredHostName(body), res)) {
+      return;
+    }
     Send(res, c.Register(body));
   });
   server.Post(R"(/v1/agents/([^/]+)/heartbeat)",
               [&c](const httplib::Request& req, httplib::Response& res) {
                 json body;
-                if (!AuthenticateAgent(c, req, res) || !ParseBody(req, res, kMaxBodyBytes, body)) {
+                Caller caller;
+                if (!AuthenticateAgent(c, req, res, caller) ||
+                    !AgentServes(caller, req.matches[1], res) ||
+                    !ParseBody(req, res, kMaxBodyBytes, body)) {
                   return;
                 }
                 Send(res, c.Heartbeat(req.matches[1], body));

@@ -27,6 +27,7 @@ std::string ExitCauseText(wire::ExitCause cause) {
       return "MEM_LIMIT";
     case wire::ExitCause::kExit:
     case wire::ExitCause::kKilled:
+    case wire::ExitCause::kFenced:
       break;
   }
   return "";

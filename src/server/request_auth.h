@@ -2,7 +2,9 @@
 // R-SEC-2):
 //   - `Bearer <token>`: the token's SHA-256 is compared, in constant time, with the digest of
 //     every configured token (`token:` digested at load, or `token_sha256:` as given); every
-//     entry is compared, so the time does not tell which one matched;
+//     entry is compared, so the time does not tell which one matched; an `auth.agents` token
+//     is the agent role bound to its hosts (Caller::agent_hosts), the shared agent token and
+//     MUNGE uid 0 the agent role for any host;
 //   - `Munge <credential>` (when `auth.munge` or `--munge-socket` enables it): decoded by the
 //     local munged; refused when invalid, expired, rewound or already used (a ReplayCache
 //     remembers each accepted credential until it expires, at most kMaxRememberedCredentials);

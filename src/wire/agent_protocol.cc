@@ -207,6 +207,7 @@ Result<ExitReport> DecodeExit(const json& entry, const std::string& where) {
   if (cause == "run_limit") exit.cause = ExitCause::kRunLimit;
   if (cause == "killed") exit.cause = ExitCause::kKilled;
   if (cause == "mem_limit") exit.cause = ExitCause::kMemLimit;
+  if (cause == "fenced") exit.cause = ExitCause::kFenced;
   SLUICE_RETURN_IF_ERROR(ReadAmount(entry, "cpu_seconds", where, exit.cpu_seconds));
   SLUICE_RETURN_IF_ERROR(ReadAmount(entry, "max_rss_mb", where, exit.max_rss_mb));
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "message", where + ".", exit.message));

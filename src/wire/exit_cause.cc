@@ -12,6 +12,8 @@ std::string_view ToString(ExitCause cause) {
       return "killed";
     case ExitCause::kMemLimit:
       return "mem_limit";
+    case ExitCause::kFenced:
+      return "fenced";
   }
   return "exit";
 }

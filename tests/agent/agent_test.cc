@@ -333,7 +333,8 @@ TEST(AgentTest, FencesItselfWhenTheLeaseExpires) {
   ASSERT_TRUE(Eventually([&] { return !std::filesystem::exists("/proc/" + std::to_string(pid)); }));
   controller.SetHeartbeatStatus(200);
   ASSERT_TRUE(Eventually([&] { return !controller.ExitReports(7).empty(); }));
-  EXPECT_EQ(controller.ExitReports(7).front()["cause"], "killed");
+  // Not the job's doing: the controller handles it like a host loss (issue 19).
+  EXPECT_EQ(controller.ExitReports(7).front()["cause"], "fenced");
 }
 
 TEST(AgentTest, RegistersAgainAfterA404WithItsRunningJobs) {

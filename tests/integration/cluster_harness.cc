@@ -145,16 +145,22 @@ void Cluster::KillServer(int sig) {
   server_->Wait(20s);
 }
 
-void Cluster::StartAgent(const std::string& name, int slots, const std::string& server_url) {
+void Cluster::StartAgent(const std::string& name, int slots, const std::string& server_url,
+                         const std::vector<std::string>& extra_flags,
+                         const std::vector<std::string>& env) {
   const fs::path log = dir() / "logs" / ("agent." + name + ".log");
-  agents_[name] = std::make_unique<ChildProcess>(
-      std::vector<std::string>{SLUICE_BINARY, "agent", "--name", name, "--server",
-                               server_url.empty() ? url_ : server_url, "--token", "agent-token",
-                               "--slots", std::to_string(slots), "--work-dir", dir().string(),
-                               "--fence-grace-ms", "300", "--cgroup-path",
-                               // Distinct from other test processes' agents of the same name.
-                               "sluice-test-" + std::to_string(getpid()) + "/" + name},
-      log, log);
+  std::vector<std::string> argv;
+  if (!env.empty()) argv.push_back("/usr/bin/env");
+  argv.insert(argv.end(), env.begin(), env.end());
+  argv.insert(argv.end(),
+              {SLUICE_BINARY, "agent", "--name", name, "--server",
+               server_url.empty() ? url_ : server_url, "--token", "agent-token", "--slots",
+               std::to_string(slots), "--work-dir", dir().string(), "--fence-grace-ms", "300",
+               "--cgroup-path",
+               // Distinct from other test processes' agents of the same name.
+               "sluice-test-" + std::to_string(getpid()) + "/" + name});
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  agents_[name] = std::make_unique<ChildProcess>(argv, log, log);
 }
 
 void Cluster::StopAgent(const std::string& name, int sig) {

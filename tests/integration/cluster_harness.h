@@ -74,8 +74,11 @@ class Cluster {
   void KillServer(int sig = SIGKILL);
   ChildProcess* server() { return server_.get(); }
 
-  // Starts an agent; `server_url` defaults to the server's URL (a proxy may stand between).
-  void StartAgent(const std::string& name, int slots, const std::string& server_url = "");
+  // Starts an agent; `server_url` defaults to the server's URL (a proxy may stand between);
+  // `extra_flags` go after the harness's own, `env` (NAME=VALUE) into its environment.
+  void StartAgent(const std::string& name, int slots, const std::string& server_url = "",
+                  const std::vector<std::string>& extra_flags = {},
+                  const std::vector<std::string>& env = {});
   void StopAgent(const std::string& name, int sig = SIGTERM);
   bool AgentRunning(const std::string& name);
 

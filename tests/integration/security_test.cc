@@ -3,7 +3,7 @@
 // users mapped to `nobody`; a job runs as nobody and can write only where nobody can; a job
 // of an account of uid 0 is refused at submission, one of an unknown account fails its
 // dispatch naming account and host; cancel and the run limit leave no process of the job,
-// not even a `setsid` child (checked by scanning /proc); a job over its rusage[mem] ends EXIT
+// not even a `setsid` child (checked by scanning /proc), and so does preemption; a job over its rusage[mem] ends EXIT
 // MEM_LIMIT with limit and peak, one within it ends DONE; the job objects show cpu_seconds
 // and max_rss_mb; the agent removes its cgroups when it stops, and a restarted agent those
 // its crashed run left.
@@ -35,6 +35,8 @@ hosts:
 queues:
   - name: normal
     policy: fifo
+  - {name: urgent, policy: fifo, priority: 10, preemptive: true}
+  - {name: scavenger, policy: fifo, priority: 1, preemptable: true, preempt_grace: 1}
 auth:
   agent_token: agent-token
   users:
@@ -173,6 +175,29 @@ TEST_F(SecurityTest, CancelAndRunLimitLeaveNoProcessOfTheJob) {
   EXPECT_TRUE(Eventually([&] { return ProcessesRunning(limited_child).empty(); }, 5s))
       << "the setsid child survived the run limit";
   EXPECT_TRUE(ProcessesRunning({"sleep", "3" + tag}).empty());
+}
+
+// R-SEC-3: preemption kills every process of the victim, a `setsid` one too, and requeues it.
+TEST_F(SecurityTest, PreemptionLeavesNoProcessOfTheVictim) {
+  const std::string tag = std::to_string(100000 + getpid());
+  const std::vector<std::string> child = {"sleep", "6" + tag};
+  const int64_t victim = Submit({"-q", "scavenger", "-n", "4"},
+                                "setsid sleep 6" + tag + " & exec sleep 7" + tag);
+  ASSERT_TRUE(Eventually([&] { return !ProcessesRunning(child).empty(); }, 20s)) << c().Logs();
+  ASSERT_TRUE(Eventually([&] { return c().JobState(victim) == "RUNNING"; }, 10s));
+
+  // The victim's slots free up only once all of it is gone: while the urgent job runs, no
+  // process of the victim may be left (the victim, requeued, runs again after it).
+  const int64_t urgent = Submit({"-q", "urgent", "-n", "4"}, "sleep 3");
+  ASSERT_TRUE(Eventually([&] { return c().JobState(urgent) == "RUNNING"; }, 30s)) << c().Logs();
+  EXPECT_TRUE(ProcessesRunning(child).empty()) << "the setsid child survived the preemption";
+  EXPECT_TRUE(ProcessesRunning({"sleep", "7" + tag}).empty());
+  EXPECT_EQ(c().JobState(urgent), "RUNNING") << "checked too late: " << c().Job(urgent).dump();
+  // The victim went back to its queue (and may run again), it did not end.
+  const std::string state = c().JobState(victim);
+  EXPECT_TRUE(state == "PENDING" || state == "RUNNING") << c().Job(victim).dump();
+  c().Cli({"cancel", std::to_string(victim)}, "admin-token");
+  EXPECT_TRUE(Eventually([&] { return ProcessesRunning(child).empty(); }, 10s));
 }
 
 // R-SEC-3, R-SEC-4: the memory limit is rusage[mem] x tasks; the cause names limit and peak.

@@ -1,0 +1,140 @@
+#include "agent/leftover_sweep.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+namespace sluice::agent {
+namespace {
+
+struct ProcessInfo {
+  pid_t pid = 0;
+  pid_t pgid = 0;
+  uint64_t start = 0;
+  bool zombie = false;  // dead, waiting for its parent: nothing left to kill
+};
+
+std::vector<pid_t> AllPids() {
+  std::vector<pid_t> pids;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return pids;
+  while (dirent* entry = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (end != entry->d_name && *end == '\0' && pid > 0) pids.push_back(static_cast<pid_t>(pid));
+  }
+  closedir(proc);
+  return pids;
+}
+
+// Process group and start time from /proc/PID/stat (fields 5 and 22); false if gone.
+bool ReadStat(pid_t pid, ProcessInfo& info) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(in, text)) return false;
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos || close + 2 > text.size()) return false;
+  std::istringstream fields(text.substr(close + 2));
+  std::string field;
+  info.pid = pid;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 3) info.zombie = field == "Z" || field == "X";
+    if (i == 5) info.pgid = static_cast<pid_t>(std::strtol(field.c_str(), nullptr, 10));
+    if (i == 22) info.start = std::strtoull(field.c_str(), nullptr, 10);
+  }
+  return true;
+}
+
+bool HasMarker(pid_t pid, const std::string& prefix) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  std::string variable;
+  while (std::getline(in, variable, '\0')) {
+    if (variable.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+// One pass: the processes to kill now.
+std::vector<pid_t> Leftovers(const std::map<pid_t, uint64_t>& groups, const std::string& prefix) {
+  std::vector<pid_t> found;
+  const pid_t self = getpid();
+  for (pid_t pid : AllPids()) {
+    ProcessInfo info;
+    if (pid == self || !ReadStat(pid, info) || info.zombie) continue;
+    auto group = groups.find(info.pgid);
+    const bool in_group = group != groups.end() && info.start >= group->second;
+    if (in_group || (!prefix.empty() && HasMarker(pid, prefix))) found.push_back(pid);
+  }
+  return found;
+}
+
+}  // namespace
+
+std::string JobMarker(const std::string& instance, int64_t job) {
+  return instance + ":" + std::to_string(job);
+}
+
+int SweepLeftovers(const std::map<int64_t, JournalLaunch>& launched, const std::string& instance,
+                   std::chrono::milliseconds timeout) {
+  std::map<pid_t, uint64_t> groups;  // pgid -> the leader's start time
+  for (const auto& [job, launch] : launched) {
+    if (launch.pgid > 1) groups[launch.pgid] = launch.start;
+  }
+  const std::string prefix =
+      instance.empty() ? "" : std::string(kJobMarkerVariable) + "=" + instance + ":";
+  if (groups.empty() && prefix.empty()) return 0;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::set<pid_t> killed;
+  while (true) {
+    const std::vector<pid_t> found = Leftovers(groups, prefix);
+    if (found.empty() || std::chrono::steady_clock::now() >= deadline) break;
+    for (pid_t pid : found) {
+      if (kill(pid, SIGKILL) == 0) killed.insert(pid);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return static_cast<int>(killed.size());
+}
+
+Result<std::unique_ptr<AgentJournal>> RecoverAgentState(const std::string& state_dir,
+                                                        const std::string& host,
+                                                        std::string& instance) {
+  Result<std::unique_ptr<AgentJournal>> opened = AgentJournal::Open(state_dir);
+  if (!opened) return opened.error();
+  AgentJournal& journal = **opened;
+  if (journal.skipped() > 0) {
+    spdlog::warn("agent {}: journal {}: {} torn or unreadable line(s) skipped", host,
+                 journal.dir(), journal.skipped());
+  }
+  if (journal.instance().empty()) {
+    if (Status s = journal.SetInstance(instance); !s.ok()) return s;
+  } else {
+    instance = journal.instance();
+  }
+  const std::map<int64_t, JournalLaunch> left = journal.launched();
+  const int killed = SweepLeftovers(left, instance);
+  for (const auto& [job, launch] : left) {
+    if (Status s = journal.RecordGone(job); !s.ok()) return s;
+  }
+  if (!left.empty() || killed > 0) {
+    spdlog::warn("agent {}: {} job(s) of a previous run were still recorded as running: "
+                 "killed {} leftover process(es); the controller requeues or fails them",
+                 host, left.size(), killed);
+  }
+  if (!journal.exits().empty()) {
+    spdlog::info("agent {}: {} exit(s) of a previous run not yet acknowledged: reporting them",
+                 host, journal.exits().size());
+  }
+  return opened;
+}
+
+}  // namespace sluice::agent
