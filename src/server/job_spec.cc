@@ -3,6 +3,7 @@
 #include <optional>
 #include <set>
 
+#include "server/field_limits.h"
 #include "wire/job_script.h"
 
 namespace sluice::server {
@@ -174,6 +175,7 @@ Result<json> ParseSubmission(const json& body, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ParseCommandAndTexts(body, where, spec));
   SLUICE_RETURN_IF_ERROR(ParseNumbers(body, where, spec));
   SLUICE_RETURN_IF_ERROR(ParseFlagsAndEnv(body, where, spec));
+  SLUICE_RETURN_IF_ERROR(CheckFieldLimits(spec, where));  // issue 19
   return spec;
 }
 
