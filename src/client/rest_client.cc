@@ -99,11 +99,11 @@ bool IsSubmission(const std::string& path) {
 }
 
 std::string NewIdempotencyKey() {
-  std::random_device random;
+  std::random_device device;
   std::string key = "sluice-";
   constexpr char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 4; ++i) {
-    const uint32_t word = random();
+    const uint32_t word = device();
     for (int shift = 28; shift >= 0; shift -= 4) key += kHex[(word >> shift) & 0xf];
   }
   return key;

@@ -97,8 +97,7 @@ Reply Controller::Submit(const Caller& caller, const json& body,
   if (!idempotency_key.empty()) {
     if (Status s = IdempotencyKeys::CheckKey(idempotency_key); !s.ok()) return ErrorReply(s);
   }
-  const std::string digest =
-      idempotency_key.empty() ? "" : IdempotencyKeys::Digest(specs, false);
+  const std::string digest = idempotency_key.empty() ? "" : IdempotencyKeys::Digest(specs, false);
   std::unique_lock lock(ctx_.mu);
   Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
   if (!runs_as) return ErrorReply(runs_as.error());

@@ -53,10 +53,10 @@ Status CheckEnv(const json& env, const std::string& where) {
 Status CheckFieldLimits(const json& spec, const std::string& where) {
   if (spec.contains("command")) SLUICE_RETURN_IF_ERROR(CheckCommand(spec["command"], where));
   static const std::pair<const char*, size_t> kTexts[] = {
-      {"name", FieldLimits::kNameBytes},     {"queue", FieldLimits::kQueueBytes},
+      {"name", FieldLimits::kNameBytes},       {"queue", FieldLimits::kQueueBytes},
       {"project", FieldLimits::kProjectBytes}, {"resreq", FieldLimits::kResreqBytes},
-      {"depend", FieldLimits::kDependBytes}, {"cwd", FieldLimits::kPathBytes},
-      {"output", FieldLimits::kPathBytes},   {"error", FieldLimits::kPathBytes},
+      {"depend", FieldLimits::kDependBytes},   {"cwd", FieldLimits::kPathBytes},
+      {"output", FieldLimits::kPathBytes},     {"error", FieldLimits::kPathBytes},
   };
   for (const auto& [field, limit] : kTexts) {
     if (!spec.contains(field) || !spec[field].is_string()) continue;

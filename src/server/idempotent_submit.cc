@@ -33,8 +33,7 @@ std::vector<JobId> IdsOf(const json& answer) {
 Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller& runs_as,
                                const std::string& key, const std::string& digest,
                                std::vector<json> specs,
-                               std::vector<std::shared_ptr<const std::string>> fixed,
-                               bool batch) {
+                               std::vector<std::shared_ptr<const std::string>> fixed, bool batch) {
   if (!key.empty()) {
     IdempotencyKeys::Lookup found = idempotency_.Find(runs_as.user, key, digest, ctx_.Now());
     if (found.found == IdempotencyKeys::Found::kInProgress) {
@@ -52,14 +51,14 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
                                      " for a different submission; a new submission needs a "
                                      "new key");
       case IdempotencyKeys::Found::kInProgress:
-        return Reply::Error(409, "a submission with Idempotency-Key '" + key +
-                                     "' is still being stored; retry");
+        return Reply::Error(
+            409, "a submission with Idempotency-Key '" + key + "' is still being stored; retry");
       case IdempotencyKeys::Found::kNone:
         break;
     }
   }
-  if (std::optional<Reply> over = CheckPendingQuota(settings_.auth().quotas, ctx_.state, runs_as.user,
-                                                         specs, batch)) {
+  if (std::optional<Reply> over =
+          CheckPendingQuota(settings_.auth().quotas, ctx_.state, runs_as.user, specs, batch)) {
     ctx_.log->info("submission of {} refused: {}", runs_as.user, (*over).body["error"].dump());
     return *over;
   }

@@ -139,8 +139,8 @@ Result<json> JobRequests::Submit(Lock& lock, const Caller& caller, std::vector<j
     if (!s.ok()) return s;
   }
   if (!ctx_.Writable()) {  // e.g. a full disk: refused before taking ids
-    return Status(StatusCode::kUnavailable, "the submission was not stored (" +
-                                                ctx_.StoreFault() + "): not accepted; retry");
+    return Status(StatusCode::kUnavailable,
+                  "the submission was not stored (" + ctx_.StoreFault() + "): not accepted; retry");
   }
   const Instant now = ctx_.Now();
   store::WriteBatch write;

@@ -21,17 +21,15 @@ Reply Refusal(const Over& over, const std::string& user, bool batch) {
   const std::string whose = std::string(over.limit) == "max_pending" ? "" : " of " + user;
   const std::string where = over.queue.empty() ? "the cluster" : "queue '" + over.queue + "'";
   const std::string its = over.queue.empty() ? "quotas." : "its ";
-  const std::string message =
-      std::string(batch ? "jobs" : "job") + ": " + where + " would hold " +
-      std::to_string(over.waiting + over.adding) + " waiting jobs" + whose + "; " + its +
-      over.limit + " is " + std::to_string(over.max) + " (" + std::to_string(over.waiting) +
-      " wait, this submission adds " + std::to_string(over.adding) + ")";
-  json cause = {{"reason", "QUOTA"},
-                {"queue", over.queue.empty() ? json(nullptr) : json(over.queue)},
-                {"limit", over.limit},
-                {"max", over.max},
-                {"waiting", over.waiting},
-                {"adding", over.adding}};
+  const std::string message = std::string(batch ? "jobs" : "job") + ": " + where + " would hold " +
+                              std::to_string(over.waiting + over.adding) + " waiting jobs" + whose +
+                              "; " + its + over.limit + " is " + std::to_string(over.max) + " (" +
+                              std::to_string(over.waiting) + " wait, this submission adds " +
+                              std::to_string(over.adding) + ")";
+  json cause = {
+      {"reason", "QUOTA"},       {"queue", over.queue.empty() ? json(nullptr) : json(over.queue)},
+      {"limit", over.limit},     {"max", over.max},
+      {"waiting", over.waiting}, {"adding", over.adding}};
   return Reply{.status = 429, .body = {{"error", message}, {"cause", cause}}};
 }
 

@@ -95,9 +95,8 @@ Status SqlStatus(sqlite3* db, const std::string& message) {
     const int system_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
     return Status(StatusCode::kResourceExhausted,
                   "the state directory's disk failed (" +
-                      std::string(system_errno == ENOSPC || code == SQLITE_FULL
-                                      ? "no space left"
-                                      : "I/O error") +
+                      std::string(system_errno == ENOSPC || code == SQLITE_FULL ? "no space left"
+                                                                                : "I/O error") +
                       "): " + message);
   }
   return Internal(message);
@@ -234,8 +233,8 @@ class SqliteWriter {
     const uint64_t stored = static_cast<uint64_t>(sqlite3_column_int64(read_epoch_, 0));
     sqlite3_reset(read_epoch_);
     if (!epoch_stored_ && stored + 1 == epoch_) {
-      const std::string bump =
-          "INSERT OR REPLACE INTO meta (key, value) VALUES ('epoch', " + std::to_string(epoch_) + ")";
+      const std::string bump = "INSERT OR REPLACE INTO meta (key, value) VALUES ('epoch', " +
+                               std::to_string(epoch_) + ")";
       return Exec(db_, bump.c_str());
     }
     if (stored != epoch_) {

@@ -1,8 +1,7 @@
 // The CLI's submissions carry an Idempotency-Key (issue 19), the same for every attempt of a
 // call, and a submission whose reply was lost is sent again (a plain POST is not).
-#include <httplib.h>
-
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <atomic>
 #include <chrono>
@@ -36,7 +35,9 @@ class LateFirstReply {
     server_.Post("/v1/queues/normal/close", handler);
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    server_.wait_until_ready();
+    for (int i = 0; i < 2000 && !server_.is_running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   }
   ~LateFirstReply() {
     server_.stop();

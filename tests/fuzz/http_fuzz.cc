@@ -12,6 +12,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -25,9 +27,6 @@
 #include <string>
 #include <string_view>
 
-#include <spdlog/sinks/null_sink.h>
-#include <spdlog/spdlog.h>
-
 #include "server/server.h"
 
 namespace {
@@ -36,8 +35,10 @@ constexpr const char* kConfig = R"(hosts:
   - {name: h1, slots: 4}
   - {name: h2, slots: 4}
 queues:
-  - {name: normal, max_pending_per_user: 5000}
+  - {name: normal}
   - {name: private, submit_users: [bob]}
+quotas:
+  max_pending_per_user: 20000
 auth:
   agent_token: agent-secret
   users:
@@ -62,8 +63,8 @@ struct Fixture {
                                           .listen = "127.0.0.1:0"};
     options.connections.request_timeout = std::chrono::milliseconds(1000);
     options.connections.idle_timeout = std::chrono::milliseconds(500);
-    options.log = std::make_shared<spdlog::logger>(
-        "fuzz", std::make_shared<spdlog::sinks::null_sink_mt>());
+    options.log =
+        std::make_shared<spdlog::logger>("fuzz", std::make_shared<spdlog::sinks::null_sink_mt>());
     auto started = sluice::server::Server::Start(options);
     if (!started) {
       std::fprintf(stderr, "http_fuzz: %s\n", started.error().ToString().c_str());
@@ -159,7 +160,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string request = raw ? std::string(rest) : Frame(rest, token);
   const int status = Exchange(fixture.server->port(), request);
   if (status >= 500 && status != 503) {
-    std::fprintf(stderr, "http_fuzz: status %d for:\n%s\n", status, request.substr(0, 2000).c_str());
+    std::fprintf(stderr, "http_fuzz: status %d for:\n%s\n", status,
+                 request.substr(0, 2000).c_str());
     std::abort();
   }
   return 0;

@@ -4,10 +4,9 @@
 // wait (are not acknowledged) and their leases hold, a restart on the full disk comes up
 // read-only, everything resumes once space returns, and job ids are never given twice.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cerrno>
 #include <cstring>
@@ -111,8 +110,8 @@ TEST(DiskFullTest, TheControllerPausesOnAFullDiskAndResumesWhenSpaceReturns) {
   h.Advance(1000);
   h.Cycle();
   EXPECT_EQ(h.State(running), "RUNNING");
-  EXPECT_TRUE(testing::LaunchedIds(h.Heartbeat("h1", json::array(), testing::Exited(running)))
-                  .empty());
+  EXPECT_TRUE(
+      testing::LaunchedIds(h.Heartbeat("h1", json::array(), testing::Exited(running))).empty());
   EXPECT_EQ(h.c().Submit(Caller{.user = "alice"}, Job()).status, 503);
 
   disk.Free();

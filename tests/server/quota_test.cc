@@ -92,13 +92,15 @@ TEST(FieldLimitsTest, EveryStoredFieldHasAByteLimitNamedInTheError) {
   } cases[] = {
       {"command", {{"command", std::string(FieldLimits::kCommandBytes + 1, 'c')}}, "job.command"},
       {"arguments", {{"command", many_args}}, "job.command"},
-      {"name", {{"command", "x"}, {"name", std::string(FieldLimits::kNameBytes + 1, 'n')}},
+      {"name",
+       {{"command", "x"}, {"name", std::string(FieldLimits::kNameBytes + 1, 'n')}},
        "job.name"},
       {"output", {{"command", "x"}, {"output", path}}, "job.output"},
       {"error", {{"command", "x"}, {"error", path}}, "job.error"},
       {"cwd", {{"command", "x"}, {"cwd", path}}, "job.cwd"},
       {"project", {{"command", "x"}, {"project", std::string(300, 'p')}}, "job.project"},
-      {"depend", {{"command", "x"}, {"depend", std::string(FieldLimits::kDependBytes + 1, 'd')}},
+      {"depend",
+       {{"command", "x"}, {"depend", std::string(FieldLimits::kDependBytes + 1, 'd')}},
        "job.depend"},
       {"env", {{"command", "x"}, {"env", env}}, "job.env"},
   };
@@ -111,8 +113,9 @@ TEST(FieldLimitsTest, EveryStoredFieldHasAByteLimitNamedInTheError) {
     EXPECT_NE(error.find("limit"), std::string::npos) << error;
   }
   // At the limit is fine; in a batch the error names the job.
-  EXPECT_EQ(h.c().Submit(Caller{.user = "alice"},
-                         {{"command", "x"}, {"output", std::string(FieldLimits::kPathBytes, 'p')}})
+  EXPECT_EQ(h.c()
+                .Submit(Caller{.user = "alice"},
+                        {{"command", "x"}, {"output", std::string(FieldLimits::kPathBytes, 'p')}})
                 .status,
             201);
   Reply batch = h.c().SubmitBatch(
