@@ -1,6 +1,7 @@
 #include "client/rest_client.h"
 
 #include <cstdlib>
+#include <random>
 #include <thread>
 
 #include <httplib.h>
@@ -74,6 +75,7 @@ Status StatusForHttp(int http_status, const std::string& message) {
     case 404: return Status(StatusCode::kNotFound, message);
     case 409: return Status(StatusCode::kFailedPrecondition, message);
     case 413: return Status(StatusCode::kResourceExhausted, message);
+    case 429: return Status(StatusCode::kResourceExhausted, message);  // a pending quota
     case 503: return Status(StatusCode::kUnavailable, message);
     case 422: return Status(StatusCode::kOutOfRange, message);  // can never run (R-UX-2)
     default: return Status(StatusCode::kInternal, message);
@@ -90,6 +92,21 @@ int ExitCodeFor(const Status& status) {
     default:
       return 1;
   }
+}
+
+bool IsSubmission(const std::string& path) {
+  return path == "/v1/jobs" || path == "/v1/jobs/batch";
+}
+
+std::string NewIdempotencyKey() {
+  std::random_device device;
+  std::string key = "sluice-";
+  constexpr char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t word = device();
+    for (int shift = 28; shift >= 0; shift -= 4) key += kHex[(word >> shift) & 0xf];
+  }
+  return key;
 }
 
 namespace {
@@ -171,8 +188,13 @@ Result<json> RestClient::Get(const std::string& path) {
 
 Result<json> RestClient::Post(const std::string& path, const json& body) {
   const std::string text = body.dump();
-  return Call(false, [&](httplib::Client& http, const std::string& authorization) {
-    return http.Post(path.c_str(), AuthHeaders(authorization), text, "application/json");
+  // A submission carries an Idempotency-Key (the same for every attempt of this call), so it
+  // may be repeated after a lost reply without submitting twice (issue 19).
+  const std::string key = IsSubmission(path) ? NewIdempotencyKey() : "";
+  return Call(!key.empty(), [&](httplib::Client& http, const std::string& authorization) {
+    httplib::Headers headers = AuthHeaders(authorization);
+    if (!key.empty()) headers.emplace("Idempotency-Key", key);
+    return http.Post(path.c_str(), headers, text, "application/json");
   });
 }
 

@@ -10,7 +10,8 @@
 // connection broke after it) is not repeated. Every
 // call returns the parsed JSON body or a Status whose code follows the HTTP status
 // (400 kInvalidArgument, 401 kUnauthenticated, 403 kPermissionDenied, 404 kNotFound,
-// 409 kFailedPrecondition, 413 kResourceExhausted, 422 kOutOfRange (a job that can never run),
+// 409 kFailedPrecondition, 413 and 429 (a pending quota) kResourceExhausted, 422 kOutOfRange
+// (a job that can never run),
 // 503 and no answer kUnavailable, other 5xx kInternal)
 // and whose message is the server's `error` text.
 // Thread-safety: one RestClient per thread.
@@ -47,6 +48,12 @@ struct ClientOptions {
 Result<ClientOptions> ResolveClientOptions(const std::string& server_flag,
                                            const std::string& token_flag,
                                            const std::string& ca_file_flag = "");
+
+// Submissions (POST /v1/jobs, /v1/jobs/batch) carry an `Idempotency-Key`: a fresh random key
+// per call, the same for every attempt of that call, so `Post` repeats them (bounded by
+// `follow_for`) even when the connection broke after the request was sent.
+bool IsSubmission(const std::string& path);
+std::string NewIdempotencyKey();
 
 // The Status for an HTTP status and the server's error text.
 Status StatusForHttp(int http_status, const std::string& message);

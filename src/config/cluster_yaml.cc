@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "config/auth_yaml.h"
+#include "config/quota_yaml.h"
 #include "config/yaml_reader.h"
 #include "core/model/window.h"
 #include "core/resreq/parser.h"
@@ -285,6 +286,9 @@ class Parser {
                        std::vector<std::string>& hosts);
   Status ReadResourceMap(const Field& f, bool shared, std::map<std::string, int64_t>& out);
   Status ReadAuth(const Field& f) { return yaml::ReadAuth(reader_, f, auth_); }
+  Status ReadQuotas(const Field& f) {
+    return yaml::ReadQuotas(reader_, f, queue_names_, auth_.quotas);
+  }
 
   Reader reader_;
   ClusterConfig config_;
@@ -306,6 +310,7 @@ const Parser::SectionStep Parser::kSections[] = {
     {"default_queue", &Parser::ReadDefaultQueue},
     {"limits", &Parser::ReadLimits},
     {"auth", &Parser::ReadAuth},
+    {"quotas", &Parser::ReadQuotas},  // after queues: names them
 };
 
 Result<ClusterConfig> Parser::Parse(const YAML::Node& root) {

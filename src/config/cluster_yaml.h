@@ -35,6 +35,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +79,18 @@ struct AgentCredential {
   std::string token;
   std::string token_sha256;
 };
+// `quotas:` (issue 19; config/quota_yaml.h): waiting jobs (pending or held) a submission may
+// bring a user or a queue to. Unset: no limit. The core never sees them.
+struct QueueQuota {
+  std::optional<int64_t> max_pending;           // every user's waiting jobs in the queue
+  std::optional<int64_t> max_pending_per_user;  // one user's waiting jobs in the queue
+};
+struct Quotas {
+  std::optional<int64_t> max_pending_per_user;  // one user's waiting jobs, all queues together
+  std::map<std::string, QueueQuota> queues;     // by queue name
+  bool empty() const { return !max_pending_per_user && queues.empty(); }
+};
+
 struct AuthConfig {
   std::string agent_token;  // empty (and no digest, no MUNGE): no agent may connect
   std::string agent_token_sha256;
@@ -87,6 +102,9 @@ struct AuthConfig {
   bool allow_root_jobs = false;  // accept jobs whose account has uid 0 (R-SEC-1)
   std::vector<std::string> admins;  // `auth.admins`: administrators by account or user name
   MungeConfig munge;
+  // The `quotas:` section (a section of its own) travels with the auth settings: both are the
+  // server's alone, read at start and at each reconfiguration.
+  Quotas quotas;
 };
 
 // Parses YAML text; `filename` is used in error messages only. When `auth` is given, the

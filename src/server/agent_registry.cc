@@ -35,11 +35,20 @@ AgentRegistry::Agent& AgentRegistry::Entry(const std::string& host) {
 
 Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<std::mutex>& lock) {
   if (reg.epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
-  if (!ctx_.Writable()) return Status(StatusCode::kUnavailable, "the store cannot be written now");
+  // On a full disk (issue 19) configured hosts still register: their rows are rewritten by
+  // the resync, and their agents keep their leases, so running jobs go on.
+  const bool read_only = !ctx_.Writable();
+  if (read_only && !(ctx_.DiskFault() && !ctx_.deposed)) {
+    return Status(StatusCode::kUnavailable, "the store cannot be written now");
+  }
   const std::string& name = reg.host.name;
   store::WriteBatch batch;
   SLUICE_RETURN_IF_ERROR(CheckClaim(reg));
   if (auto index = ctx_.state.FindHost(name); !index) {
+    if (read_only) {
+      return Status(StatusCode::kUnavailable,
+                    "host " + name + " cannot be added now: " + ctx_.StoreFault());
+    }
     core::HostSpec added = reg.host;
     added.state = core::HostState::kUnavail;
     Status s = ctx_.ApplyLocked(core::HostAdded{added}, "");
@@ -77,7 +86,9 @@ Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<s
   SyncHostState(name);
   ctx_.MarkDirty();
   ctx_.work_cv.notify_all();
-  if (!batch.empty()) SLUICE_RETURN_IF_ERROR(ctx_.WriteAndWait(lock, std::move(batch)));
+  if (!batch.empty() && !read_only) {
+    SLUICE_RETURN_IF_ERROR(ctx_.WriteAndWait(lock, std::move(batch)));
+  }
   return json{{"epoch", ctx_.epoch},
               {"lease_seconds", ctx_.options.lease_ms / 1000},
               {"heartbeat_ms", ctx_.options.heartbeat_ms}};

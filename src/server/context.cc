@@ -38,12 +38,32 @@ bool ServerContext::Writable() const {
   return !deposed && !resync && store->role() == store::Role::kLeader;
 }
 
+std::string ServerContext::StoreFault() const {
+  std::lock_guard lock(fault_mu_);
+  return fault_;
+}
+
+void ServerContext::StoreRecovered() {
+  std::lock_guard lock(fault_mu_);
+  if (fault_.empty()) return;
+  log->warn("store writable again after {} ms ({}); writes, launches and cycles resume",
+            NowMs() - fault_since_ms_, fault_);
+  fault_.clear();
+  disk_fault_ = false;
+}
+
 void ServerContext::WriteFailed(const Status& status) {
-  if (status.code() == StatusCode::kUnavailable) {
-    if (!resync.exchange(true)) {
+  if (status.code() == StatusCode::kUnavailable ||
+      status.code() == StatusCode::kResourceExhausted) {
+    resync = true;
+    std::lock_guard lock(fault_mu_);
+    if (status.code() == StatusCode::kResourceExhausted) disk_fault_ = true;
+    if (fault_.empty()) {  // once per episode: the retries fail the same way
+      fault_since_ms_ = NowMs();
       log->error("store write failed: {}; writes, launches and cycles wait for the store",
                  status.message());
     }
+    fault_ = status.message();
     return;
   }
   log->critical("store write failed: {}; stopping", status.message());
@@ -72,6 +92,9 @@ Status ServerContext::WriteAndWait(std::unique_lock<std::mutex>& lock, store::Wr
   lock.unlock();
   Status status = future.get();
   lock.lock();
+  if (status.code() == StatusCode::kResourceExhausted) {
+    return Status(StatusCode::kUnavailable, status.message());  // 503: retry once space returns
+  }
   return status;
 }
 

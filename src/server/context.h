@@ -6,10 +6,12 @@
 // job_requests.h) each borrow this context; the Controller (controller.h) owns it.
 // Invariants:
 //  - the core changes only through Apply (core events) and the cycle runner's Commit;
-//  - a store write that fails ends the process (fenced or the disk failed: this controller
-//    may no longer act, R-SRV-2), except one that fails kUnavailable (an etcd store without
-//    quorum, R-HA-4): then `resync` is set, the write's follow-up does not run, and nothing
-//    is written, launched or scheduled until the rows are written again (controller_ha.cc);
+//  - a store write that fails ends the process (fenced: this controller may no longer act,
+//    R-SRV-2), except one that fails kUnavailable (an etcd store without quorum, R-HA-4) or
+//    kResourceExhausted (a full or failing disk, an etcd space quota; issue 19): then
+//    `resync` is set, the write's follow-up does not run, and nothing is written, launched or
+//    scheduled until the rows are written again (controller_ha.cc); StoreFault() names the
+//    cause meanwhile, and requests that would write answer 503 with it;
 //  - nothing is written, launched or scheduled while !Writable() (R-HA-1, R-HA-4);
 //  - `dirty` is set whenever something may let a job start or must be re-explained.
 // Thread-safety: every member except `mu` and the condition variables is guarded by `mu`;
@@ -95,7 +97,8 @@ class ServerContext {
   // Queues `batch`; `then` runs after the commit with `mu` held, before waiters wake.
   void WriteLocked(store::WriteBatch batch, std::function<void()> then = nullptr);
   // Queues `batch` and waits for its commit with `lock` (on `mu`) released meanwhile. Returns
-  // the commit's Status: only kUnavailable comes back (any other failure ends the process).
+  // the commit's Status: only kUnavailable comes back (any other failure ends the process; a
+  // full disk comes back as kUnavailable naming it).
   Status WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch);
   // Waits, with `lock` released, until every write queued so far has committed; false when
   // one of them failed (kUnavailable: `resync` is set).
@@ -103,6 +106,14 @@ class ServerContext {
   // Whether this controller may write, launch and schedule now: its store leads (an etcd
   // store's lease is known to live), it was not deposed, and no failed write awaits resync.
   bool Writable() const;
+  // Why the last write failed while `resync` is set ("" when the store takes writes).
+  // Thread-safe without `mu`.
+  std::string StoreFault() const;
+  // The resync's rows committed: the fault is over (logged with its duration).
+  void StoreRecovered();
+  // Whether the fault is a full or failing disk (not a lost quorum): the controller then
+  // still leads, serves reads and keeps agents' leases (their registrations need no write).
+  bool DiskFault() const { return disk_fault_; }
 
   std::mutex mu;
   std::condition_variable work_cv;   // heartbeats wait here for launches/kills
@@ -124,12 +135,18 @@ class ServerContext {
   // Submissions withdrawn after their write failed: the store may hold them all the same (a
   // timed-out etcd txn may commit), so the resync deletes them.
   std::vector<JobId> withdrawn;
+  // The resync is retried at most once per this interval while writes keep failing.
+  int64_t next_resync_ms = 0;
 
  private:
   // Ends the process after a failed write, or sets `resync` for kUnavailable (Invariants).
   void WriteFailed(const Status& status);
 
   ClockMs clock_;
+  mutable std::mutex fault_mu_;
+  std::string fault_;          // guarded by fault_mu_
+  int64_t fault_since_ms_ = 0;  // guarded by fault_mu_
+  std::atomic<bool> disk_fault_ = false;
 };
 
 }  // namespace sluice::server

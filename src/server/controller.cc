@@ -64,7 +64,12 @@ Status Controller::Restore(const store::Snapshot& snap) {
   SLUICE_RETURN_IF_ERROR(settings_.RestoreHosts(snap.hosts));
   settings_.RestoreOverrides(snap.settings, agents_.LiveFn());
   store::WriteBatch batch;
+  if (auto next = snap.settings.find(std::string(JobBook::kNextIdSetting));
+      next != snap.settings.end()) {
+    book_.SkipIdsBelow(next->second);
+  }
   const JobBook::Restored restored = book_.Restore(snap.jobs, batch);
+  idempotency_.Restore(snap.jobs, ctx_.Now());
   for (const std::string& host : restored.launch_hosts) agents_.Expect(host);
   for (const core::Host& host : ctx_.state.hosts()) {
     SLUICE_RETURN_IF_ERROR(
@@ -73,7 +78,9 @@ Status Controller::Restore(const store::Snapshot& snap) {
   settings_.RestoreReclaimDeadlines(snap.settings);
   ctx_.log->info("epoch {}: restored {} jobs ({} holding allocations), {} agent hosts", ctx_.epoch,
                  book_.jobs().size(), restored.holding, settings_.agent_host_count());
-  if (!batch.empty()) ctx_.WriteLocked(std::move(batch));
+  // Written even when empty: a store opened on a full disk learns here that it cannot write
+  // yet (TakeOver waits for it), so this controller starts read-only instead of deciding.
+  ctx_.WriteLocked(std::move(batch));
   ctx_.dirty = true;
   return Status::Ok();
 }
@@ -88,34 +95,40 @@ Result<Caller> Controller::AuthenticateRequest(const std::string& authorization)
 
 // --- Users --------------------------------------------------------------------------------------
 
-Reply Controller::Submit(const Caller& caller, const json& body) {
+Reply Controller::Submit(const Caller& caller, const json& body,
+                         const std::string& idempotency_key) {
   Result<json> spec = ParseSubmission(body, "job");
   if (!spec) return ErrorReply(spec.error());
   std::vector<std::shared_ptr<const std::string>> fixed = {FixedJobText(*spec)};
   std::vector<json> specs;
   specs.push_back(std::move(*spec));
+  if (!idempotency_key.empty()) {
+    if (Status s = IdempotencyKeys::CheckKey(idempotency_key); !s.ok()) return ErrorReply(s);
+  }
+  const std::string digest = idempotency_key.empty() ? "" : IdempotencyKeys::Digest(specs, false);
   std::unique_lock lock(ctx_.mu);
   Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
   if (!runs_as) return ErrorReply(runs_as.error());
-  if (std::optional<Reply> refused = refusals_.Check(ctx_, *runs_as, specs, false)) {
-    return *refused;
-  }
-  return ReplyOf(requests_.Submit(lock, *runs_as, std::move(specs), std::move(fixed), false), 201);
+  return SubmitLocked(lock, *runs_as, idempotency_key, digest, std::move(specs), std::move(fixed),
+                      false);
 }
 
-Reply Controller::SubmitBatch(const Caller& caller, const json& body) {
+Reply Controller::SubmitBatch(const Caller& caller, const json& body,
+                              const std::string& idempotency_key) {
   Result<std::vector<json>> specs = JobRequests::ParseBatch(body);
   if (!specs) return ErrorReply(specs.error());
   std::vector<std::shared_ptr<const std::string>> fixed;
   fixed.reserve(specs->size());
   for (const json& spec : *specs) fixed.push_back(FixedJobText(spec));
+  if (!idempotency_key.empty()) {
+    if (Status s = IdempotencyKeys::CheckKey(idempotency_key); !s.ok()) return ErrorReply(s);
+  }
+  const std::string digest = idempotency_key.empty() ? "" : IdempotencyKeys::Digest(*specs, true);
   std::unique_lock lock(ctx_.mu);
   Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
   if (!runs_as) return ErrorReply(runs_as.error());
-  if (std::optional<Reply> refused = refusals_.Check(ctx_, *runs_as, *specs, true)) {
-    return *refused;
-  }
-  return ReplyOf(requests_.Submit(lock, *runs_as, std::move(*specs), std::move(fixed), true), 201);
+  return SubmitLocked(lock, *runs_as, idempotency_key, digest, std::move(*specs), std::move(fixed),
+                      true);
 }
 
 Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {

@@ -50,6 +50,7 @@
 #include "server/estimates.h"
 #include "server/history_api.h"
 #include "server/job_changes.h"
+#include "server/idempotency.h"
 #include "server/job_book.h"
 #include "server/job_requests.h"
 #include "server/request_auth.h"
@@ -86,6 +87,8 @@ class Controller {
   // (Writable() stays false); logs that it steps down. Safe from any thread, without waits.
   void StepDown(const Status& why);
   bool Writable() { return ctx_.Writable(); }
+  // Why the store cannot be written now ("" when it can): a full disk, a lost quorum.
+  std::string StoreFault() const { return ctx_.StoreFault(); }
   // When the first cycle of this epoch ran (wall-clock ms; 0 not yet).
   int64_t FirstCycleMs();
   ~Controller();
@@ -98,9 +101,12 @@ class Controller {
   Result<Caller> AuthenticateRequest(const std::string& authorization);
 
   // --- Users (each returns the HTTP reply of docs/api.md) ---
-  // Waits for the commit before answering (R-SRV-1).
-  Reply Submit(const Caller& caller, const nlohmann::json& body);
-  Reply SubmitBatch(const Caller& caller, const nlohmann::json& body);
+  // Waits for the commit before answering (R-SRV-1). A non-empty `idempotency_key` (the
+  // `Idempotency-Key` header) makes a repeat answer the original result (idempotency.h).
+  Reply Submit(const Caller& caller, const nlohmann::json& body,
+               const std::string& idempotency_key = "");
+  Reply SubmitBatch(const Caller& caller, const nlohmann::json& body,
+                    const std::string& idempotency_key = "");
   Reply ListJobs(const std::map<std::string, std::string>& query);
   Reply GetJob(JobId id);
   Reply Cancel(const Caller& caller, JobId id);
@@ -166,6 +172,12 @@ class Controller {
   // host unavailable until its agent registers (an agent not yet back is unknown, not
   // idle); 5. queues' reclaim deadlines.
   Status Restore(const store::Snapshot& snap);
+  // The common end of Submit and SubmitBatch (idempotent_submit.cc): the key's earlier
+  // result, else the refusals, then the submission. REQUIRES the mutex held (`lock`).
+  Reply SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller& runs_as,
+                     const std::string& key, const std::string& digest,
+                     std::vector<nlohmann::json> specs,
+                     std::vector<std::shared_ptr<const std::string>> fixed, bool batch);
   // Leases, retention, then a cycle when `due` (REQUIRES the mutex held).
   void TurnLocked(bool due);
   // While !Writable(): once the store leads again after a failed write, writes every job's
@@ -194,6 +206,7 @@ class Controller {
   JobChanges changes_;
   ArrayRequests arrays_;         // R-UX-3
   SubmissionRefusals refusals_;  // R-UX-2
+  IdempotencyKeys idempotency_;  // issue 19
   PeekBroker peeks_;             // R-UX-5
   HistoryKeeper keeper_;  // retention where the store purges itself (history_api.h)
   StartEstimator estimator_;  // estimated starts (estimates.h)

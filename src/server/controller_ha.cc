@@ -14,6 +14,7 @@ namespace {
 
 constexpr size_t kRowsPerBatch = 1000;  // well below the etcd store's txn limits
 constexpr int64_t kPurgeEveryMs = 30'000;
+constexpr int64_t kResyncRetryMs = 1'000;  // while the disk stays full
 
 }  // namespace
 
@@ -31,7 +32,9 @@ Status Controller::TakeOver() {
       }
     }
   }
-  return Restore(*snap);
+  SLUICE_RETURN_IF_ERROR(Restore(*snap));
+  ctx_.store->Flush();  // a full disk: read-only from the start (ServerContext::WriteFailed)
+  return Status::Ok();
 }
 
 void Controller::StepDown(const Status& why) {
@@ -56,23 +59,31 @@ void Controller::NoteCycleLocked() {
 }
 
 // Steps: 1. wait until the store leads again (quorum back) and this controller was not
-// deposed; 2. queue every job row as memory has it, and deletes of withdrawn submissions, in
-// batches (each row is whole, so the last write of each is the truth); 3. clear `resync`
-// before the commits: they are queued ahead of any later write, and a failure sets it again.
+// deposed, at most one attempt per kResyncRetryMs (a full disk fails until space returns);
+// 2. queue every job row as memory has it, deletes of withdrawn submissions and the next job
+// id (ids taken by submissions that were never stored are not given again, even after a
+// restart), in batches (each row is whole, so the last write of each is the truth); 3. clear
+// `resync` before the commits: they are queued ahead of any later write, and a failure sets
+// it again.
 void Controller::ResyncLocked() {
   if (!ctx_.resync || ctx_.deposed || ctx_.store->role() != store::Role::kLeader) return;
-  ctx_.log->info("epoch {}: the store is back; rewriting {} job rows", ctx_.epoch,
-                 book_.jobs().size());
+  if (ctx_.NowMs() < ctx_.next_resync_ms) return;
+  ctx_.next_resync_ms = ctx_.NowMs() + kResyncRetryMs;
+  ctx_.log->log(ctx_.DiskFault() ? spdlog::level::debug : spdlog::level::info,
+                "epoch {}: rewriting {} job rows to the store", ctx_.epoch, book_.jobs().size());
   ctx_.resync = false;
   store::WriteBatch batch;
-  batch.deleted_jobs = std::exchange(ctx_.withdrawn, {});
+  batch.deleted_jobs = ctx_.withdrawn;  // kept until the resync commits (it may fail again)
+  batch.settings[std::string(JobBook::kNextIdSetting)] = book_.next_id();
   for (const auto& [id, job] : book_.jobs()) {
     batch.jobs.push_back(job->row);
     if (batch.jobs.size() < kRowsPerBatch) continue;
     ctx_.WriteLocked(std::exchange(batch, {}));
   }
   // Once every row committed, the launches and kills whose rows were in a failed write may go.
-  ctx_.WriteLocked(std::move(batch), [this] {
+  ctx_.WriteLocked(std::move(batch), [this, deleted = ctx_.withdrawn.size()] {
+    ctx_.withdrawn.erase(ctx_.withdrawn.begin(), ctx_.withdrawn.begin() + deleted);
+    ctx_.StoreRecovered();
     for (const auto& [id, job] : book_.jobs()) {
       if (job->phase() == core::AdmissionPhase::kAdmitting) job->launch_ready = true;
       if (job->BeingPreempted()) job->preempt_committed = true;

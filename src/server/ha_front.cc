@@ -55,10 +55,11 @@ bool HaFront::Answer(const httplib::Request& req, httplib::Response& res) {
               {"leader", leader && *leader != self_ ? json(*leader) : json(nullptr)}});
     return true;
   }
+  const std::string fault = c->StoreFault();
   SendJson(res, 503,
-           {{"error",
-             "the store cannot be written now (no etcd quorum?): the request "
-             "was not applied; retry"},
+           {{"error", "the store cannot be written now (" +
+                          (fault.empty() ? std::string("no etcd quorum?") : fault) +
+                          "): the request was not applied; retry"},
             {"leader", self_}});
   return true;
 }

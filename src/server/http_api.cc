@@ -190,7 +190,7 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     Caller caller;
     json body;
     if (!AuthenticateUser(c, req, res, caller) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
-    Send(res, c.Submit(caller, body));
+    Send(res, c.Submit(caller, body, req.get_header_value("Idempotency-Key")));
   });
   server.Post("/v1/jobs/batch", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
@@ -198,7 +198,7 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     if (!AuthenticateUser(c, req, res, caller) || !ParseBody(req, res, kMaxBatchBodyBytes, body)) {
       return;
     }
-    Send(res, c.SubmitBatch(caller, body));
+    Send(res, c.SubmitBatch(caller, body, req.get_header_value("Idempotency-Key")));
   });
   server.Get("/v1/jobs", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;

@@ -22,6 +22,7 @@
 // Thread-safety: every method REQUIRES the context's mutex held.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,6 +30,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -105,8 +107,12 @@ class JobBook {
   // --- Records ---
   JobInfo* Find(JobId id);
   const Jobs& jobs() const { return jobs_; }
-  // A fresh id (ids are never reused, even for a refused batch).
+  // A fresh id (ids are never reused, even for a refused batch or one whose write failed:
+  // the resync stores the next id under kNextIdSetting, and Restore starts from it).
   JobId TakeId() { return next_id_++; }
+  JobId next_id() const { return next_id_; }
+  void SkipIdsBelow(JobId next) { next_id_ = std::max(next_id_, next); }
+  static constexpr std::string_view kNextIdSetting = "next_job_id";
   void Add(std::shared_ptr<JobInfo> job);
   // Takes back a submission that was never acknowledged (JobWithdrawn).
   void Withdraw(JobId id);

@@ -140,6 +140,10 @@ Result<json> JobRequests::Submit(Lock& lock, const Caller& caller, std::vector<j
     Status s = CheckSubmittable(caller, specs[i], where(i));
     if (!s.ok()) return s;
   }
+  if (!ctx_.Writable()) {  // e.g. a full disk: refused before taking ids
+    return Status(StatusCode::kUnavailable,
+                  "the submission was not stored (" + ctx_.StoreFault() + "): not accepted; retry");
+  }
   const Instant now = ctx_.Now();
   store::WriteBatch write;
   std::vector<JobId> ids;
@@ -154,12 +158,13 @@ Result<json> JobRequests::Submit(Lock& lock, const Caller& caller, std::vector<j
     }
     ids.push_back(id);
   }
-  submissions_ += static_cast<int64_t>(specs.size());
-  LogSubmitted(caller, ids);
   ctx_.MarkDirty();
   if (Status stored = ctx_.WriteAndWait(lock, std::move(write)); !stored.ok()) {
     return Unacknowledged(ids, stored);
   }
+  // Logged once stored: the ids of a submission whose write failed were never submitted.
+  submissions_ += static_cast<int64_t>(specs.size());
+  LogSubmitted(caller, ids);
   if (batch) return json{{"ids", ids}};
   return json{{"id", ids[0]}};
 }
@@ -177,7 +182,9 @@ Status JobRequests::Unacknowledged(const std::vector<JobId>& ids, const Status& 
 
 void JobRequests::LogSubmitted(const Caller& caller, const std::vector<JobId>& ids) {
   if (ids.size() == 1) {
-    ctx_.log->info("job {}: submitted by {} to {}", ids[0], caller.user, book_.Find(ids[0])->queue);
+    const JobInfo* job = book_.Find(ids[0]);
+    ctx_.log->info("job {}: submitted by {} to {}", ids[0], caller.user,
+                   job != nullptr ? job->queue : "?");
   } else if (!ids.empty()) {
     ctx_.log->info("jobs {}-{}: {} submitted by {}", ids.front(), ids.back(), ids.size(),
                    caller.user);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "server/job_arrays.h"
+#include "server/field_limits.h"
 #include "wire/job_script.h"
 
 namespace sluice::server {
@@ -176,6 +177,7 @@ Result<json> ParseSubmission(const json& body, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ParseNumbers(body, where, spec));
   SLUICE_RETURN_IF_ERROR(ParseFlagsAndEnv(body, where, spec));
   SLUICE_RETURN_IF_ERROR(ParseArrayField(body, where, spec));  // R-UX-3
+  SLUICE_RETURN_IF_ERROR(CheckFieldLimits(spec, where));  // issue 19
   return spec;
 }
 

@@ -89,8 +89,24 @@ std::optional<double> OptionalDouble(sqlite3_stmt* s, int col) {
   return sqlite3_column_double(s, col);
 }
 
+// A fault of the disk under the state directory (full, I/O error, cannot create the WAL's
+// files) may pass: kResourceExhausted, and the server waits for space (docs/reliability.md);
+// anything else (corruption, misuse) is kInternal.
+Status SqlStatus(sqlite3* db, const std::string& message) {
+  const int code = db != nullptr ? (sqlite3_extended_errcode(db) & 0xff) : SQLITE_ERROR;
+  if (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN) {
+    const int system_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
+    return Status(StatusCode::kResourceExhausted,
+                  "the state directory's disk failed (" +
+                      std::string(system_errno == ENOSPC || code == SQLITE_FULL ? "no space left"
+                                                                                : "I/O error") +
+                      "): " + message);
+  }
+  return Internal(message);
+}
+
 Status SqlError(sqlite3* db, const std::string& what) {
-  return Internal(what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "no database"));
+  return SqlStatus(db, what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "no database"));
 }
 
 Status Exec(sqlite3* db, const char* sql) {
@@ -98,7 +114,7 @@ Status Exec(sqlite3* db, const char* sql) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string message = err != nullptr ? err : "unknown error";
     sqlite3_free(err);
-    return Internal(std::string("sqlite: ") + sql + ": " + message);
+    return SqlStatus(db, std::string("sqlite: ") + sql + ": " + message);
   }
   return Status::Ok();
 }
@@ -112,8 +128,10 @@ struct Pending {
 
 class SqliteWriter {
  public:
-  SqliteWriter(sqlite3* db, int lock_fd, uint64_t epoch)
-      : db_(db), lock_fd_(lock_fd), epoch_(epoch) {}
+  // `epoch_stored`: false when Open could not store the new epoch (a full disk): the first
+  // commit then stores it (the stored one must still be epoch - 1).
+  SqliteWriter(sqlite3* db, int lock_fd, uint64_t epoch, bool epoch_stored)
+      : db_(db), lock_fd_(lock_fd), epoch_(epoch), epoch_stored_(epoch_stored) {}
 
   ~SqliteWriter() {
     {
@@ -202,11 +220,14 @@ class SqliteWriter {
       if (!status.ok()) break;
       status = Apply(p.batch);
     }
+    if (status.ok()) status = Exec(db_, "COMMIT");
+    // A failed COMMIT (a full disk) may leave the transaction open: nothing of it stays.
     if (!status.ok()) {
-      (void)Exec(db_, "ROLLBACK");
+      if (sqlite3_get_autocommit(db_) == 0) (void)Exec(db_, "ROLLBACK");
       return status;
     }
-    return Exec(db_, "COMMIT");
+    epoch_stored_ = true;
+    return status;
   }
 
   Status CheckEpoch() {
@@ -214,6 +235,11 @@ class SqliteWriter {
     if (sqlite3_step(read_epoch_) != SQLITE_ROW) return SqlError(db_, "reading the epoch");
     const uint64_t stored = static_cast<uint64_t>(sqlite3_column_int64(read_epoch_, 0));
     sqlite3_reset(read_epoch_);
+    if (!epoch_stored_ && stored + 1 == epoch_) {
+      const std::string bump = "INSERT OR REPLACE INTO meta (key, value) VALUES ('epoch', " +
+                               std::to_string(epoch_) + ")";
+      return Exec(db_, bump.c_str());
+    }
     if (stored != epoch_) {
       return Status(StatusCode::kFailedPrecondition,
                     "epoch " + std::to_string(epoch_) + " is fenced: the state directory is at " +
@@ -300,6 +326,7 @@ class SqliteWriter {
   sqlite3* db_;
   int lock_fd_;
   uint64_t epoch_;
+  bool epoch_stored_ = true;
   sqlite3_stmt* upsert_job_ = nullptr;
   sqlite3_stmt* upsert_host_ = nullptr;
   sqlite3_stmt* read_epoch_ = nullptr;
@@ -423,6 +450,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
     close(fd);
     return status;
   }
+  // The WAL's files stay when the database closes, so that a restart on a full disk can
+  // still open and read it (creating them needs space).
+  int persist_wal = 1;
+  sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist_wal);
+  bool epoch_stored = true;
   auto setup = [&]() -> Result<uint64_t> {
     // WAL: readers never block the writer; synchronous=FULL: a commit survives power loss.
     SLUICE_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL"));
@@ -436,7 +468,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
     const uint64_t next = static_cast<uint64_t>(*old_epoch) + 1;
     const std::string bump =
         "INSERT OR REPLACE INTO meta (key, value) VALUES ('epoch', " + std::to_string(next) + ")";
-    SLUICE_RETURN_IF_ERROR(Exec(db, bump.c_str()));
+    Status bumped = Exec(db, bump.c_str());
+    // A full disk: open read-only for now; the first commit that succeeds stores the epoch.
+    if (bumped.code() == StatusCode::kResourceExhausted) {
+      epoch_stored = false;
+      return next;
+    }
+    SLUICE_RETURN_IF_ERROR(bumped);
     return next;
   };
   Result<uint64_t> epoch_or = setup();
@@ -446,7 +484,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
     return epoch_or.error();
   }
   const uint64_t epoch = *epoch_or;
-  auto real = std::make_unique<SqliteWriter>(db, fd, epoch);
+  auto real = std::make_unique<SqliteWriter>(db, fd, epoch, epoch_stored);
   SLUICE_RETURN_IF_ERROR(real->Prepare());
   real->Start();
   Result<std::unique_ptr<SqliteHistory>> history = SqliteHistory::Open(db_path, epoch);

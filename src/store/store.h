@@ -15,8 +15,10 @@
 // Invariants:
 //  - one controller per directory: Open takes an exclusive flock on DIR/lock for the store's
 //    lifetime; a second Open fails with kUnavailable;
-//  - Open increments the epoch; every write transaction first checks that the stored epoch
-//    is still this store's (fencing), else the write fails and nothing is changed;
+//  - Open increments the epoch (on a full disk Open still succeeds, read-only until space
+//    returns: the first commit that succeeds stores the epoch); every write transaction first
+//    checks that the stored epoch is still this store's (fencing), else the write fails and
+//    nothing is changed;
 //  - a write is reported done only after its transaction committed (synchronous=FULL), so
 //    whatever was acknowledged survives a crash;
 //  - a database written by an older version gains the columns added since when opened.
@@ -167,7 +169,10 @@ class Store {
   // leader, a newer epoch) — nothing was written and no later write will succeed;
   // kUnavailable when the store cannot commit now (no quorum, no endpoint) — the batch was
   // not acknowledged (with etcd its effect may still appear, see docs/ha.md) and later
-  // writes may succeed; kInvalidArgument when a batch exceeds the store's transaction limits.
+  // writes may succeed; kResourceExhausted when the disk is full or failed (SQLite: full,
+  // I/O error; etcd: its space quota, "database space exceeded") — nothing was written and
+  // later writes succeed once space returns; kInvalidArgument when a batch exceeds the store's
+  // transaction limits.
   virtual void Write(WriteBatch batch, std::function<void(const Status&)> done) = 0;
   // Queues a batch and waits for its commit.
   Status WriteSync(WriteBatch batch);

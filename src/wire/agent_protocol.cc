@@ -448,6 +448,9 @@ json EncodeLaunch(const Launch& launch) {
                {"account", launch.account}, {"script", launch.script}};
   if (launch.mem_limit_mb) body["mem_limit_mb"] = *launch.mem_limit_mb;
   if (launch.cpu_limit) body["cpu_limit"] = *launch.cpu_limit;
+  // A launch by command alone: an empty argv is no argv (the decoder refuses `[]`; found by
+  // tests/fuzz/agent_protocol_fuzz.cc).
+  if (launch.argv.empty()) body.erase("argv");
   return body;
 }
 

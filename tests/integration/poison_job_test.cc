@@ -2,7 +2,9 @@
 // 600 KB output path) made every heartbeat of the host exceed the controller's 1 MiB body
 // limit; the heartbeats were refused for ever, silently, and the host lost its lease. Now
 // reports are bounded (agent/report_budget.h): the host stays up, other jobs run, and the
-// failures reach the controller (cut to 4 KiB).
+// failures reach the controller (cut to 4 KiB). Since paths have a byte limit
+// (server/field_limits.h) such a path is refused at submission; the poison jobs here carry
+// the longest path allowed, and 40 of them fail on one host.
 #include <gtest/gtest.h>
 
 #include "integration/cluster_harness.h"
@@ -24,21 +26,23 @@ queues:
       << error;
   cluster.StartAgent("p1", 2);
   ASSERT_TRUE(Eventually([&] { return cluster.HostState("p1") == "ok"; }, 20s)) << cluster.Logs();
-  const std::string path =
+  const std::string huge =
       "/nonexistent/" + std::string(300'000, 'p') + "/" + std::string(300'000, 'q');
-  std::vector<int64_t> poison;
-  for (int i = 0; i < 2; ++i) {
-    int status = 0;
-    json reply =
-        cluster.Post("/v1/jobs", {{"command", "true"}, {"output", path}}, "alice-token", &status);
-    ASSERT_EQ(status, 201) << reply.dump().substr(0, 200);
-    poison.push_back(reply["id"].get<int64_t>());
-  }
+  int refused = 0;
+  json refusal =
+      cluster.Post("/v1/jobs", {{"command", "true"}, {"output", huge}}, "alice-token", &refused);
+  EXPECT_EQ(refused, 400) << refusal.dump().substr(0, 200);
+  const std::string path = "/nonexistent/" + std::string(4000, 'p');
+  json jobs = json::array();
+  for (int i = 0; i < 40; ++i) jobs.push_back({{"command", "true"}, {"output", path}});
+  int status = 0;
+  json reply = cluster.Post("/v1/jobs/batch", {{"jobs", jobs}}, "alice-token", &status);
+  ASSERT_EQ(status, 201) << reply.dump().substr(0, 200);
+  const std::vector<int64_t> poison = reply["ids"].get<std::vector<int64_t>>();
   // Both fail at launch (one try: EXIT) and the failure, cut, reaches the controller.
   ASSERT_TRUE(cluster.WaitAllEnded(poison, 30s)) << cluster.Logs().substr(0, 4000);
   for (int64_t id : poison) EXPECT_EQ(cluster.JobState(id), "EXIT");
   // The host kept its lease: a healthy job runs there.
-  int status = 0;
   json ok = cluster.Post("/v1/jobs", {{"command", "true"}}, "alice-token", &status);
   ASSERT_EQ(status, 201);
   const int64_t id = ok["id"].get<int64_t>();

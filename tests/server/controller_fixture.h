@@ -52,7 +52,7 @@ class ControllerHarness {
   }
 
   // Opens the store and the controller (a restart when the directory has state).
-  void Open(core::ClusterConfig config = TestCluster()) {
+  void Open(core::ClusterConfig config = TestCluster(), config::AuthConfig auth = TestAuth()) {
     auto store = store::Store::Open(dir_);
     ASSERT_TRUE(store) << store.error().ToString();
     store_ = std::move(*store);
@@ -62,7 +62,7 @@ class ControllerHarness {
                               .relaunch_ms = 3'000};
     auto now = now_ms_;
     auto controller = Controller::Create(ControllerDeps{.config = config,
-                                                        .auth = TestAuth(),
+                                                        .auth = std::move(auth),
                                                         .store = store_.get(),
                                                         .options = options,
                                                         .clock = [now] { return *now; },

@@ -1,0 +1,93 @@
+#include "server/pending_quota.h"
+
+#include <cstdint>
+#include <map>
+
+namespace sluice::server {
+
+using nlohmann::json;
+
+namespace {
+
+struct Over {
+  std::string queue;  // "" for the cluster-wide quota
+  const char* limit;
+  int64_t max = 0;
+  int64_t waiting = 0;
+  int64_t adding = 0;
+};
+
+Reply Refusal(const Over& over, const std::string& user, bool batch) {
+  const std::string whose = std::string(over.limit) == "max_pending" ? "" : " of " + user;
+  const std::string where = over.queue.empty() ? "the cluster" : "queue '" + over.queue + "'";
+  const std::string its = over.queue.empty() ? "quotas." : "its ";
+  const std::string message = std::string(batch ? "jobs" : "job") + ": " + where + " would hold " +
+                              std::to_string(over.waiting + over.adding) + " waiting jobs" + whose +
+                              "; " + its + over.limit + " is " + std::to_string(over.max) + " (" +
+                              std::to_string(over.waiting) + " wait, this submission adds " +
+                              std::to_string(over.adding) + ")";
+  json cause = {
+      {"reason", "QUOTA"},       {"queue", over.queue.empty() ? json(nullptr) : json(over.queue)},
+      {"limit", over.limit},     {"max", over.max},
+      {"waiting", over.waiting}, {"adding", over.adding}};
+  return Reply{.status = 429, .body = {{"error", message}, {"cause", cause}}};
+}
+
+int64_t WaitingOf(const core::Queue& queue, const std::string& user) {
+  int64_t mine = 0;
+  for (const core::PendingEntry& entry : queue.pending) {
+    if (entry.job != nullptr && entry.job->spec.user == user) ++mine;
+  }
+  return mine;
+}
+
+// Step 2 for one queue: its limits, if any, against what it holds and what comes.
+std::optional<Over> CheckQueue(const config::Quotas& quotas, const core::Queue& queue,
+                               const std::string& user, int64_t added) {
+  auto it = quotas.queues.find(queue.spec.name);
+  if (it == quotas.queues.end()) return std::nullopt;
+  const config::QueueQuota& q = it->second;
+  const int64_t waiting = static_cast<int64_t>(queue.pending.size());
+  if (q.max_pending && waiting + added > *q.max_pending) {
+    return Over{queue.spec.name, "max_pending", *q.max_pending, waiting, added};
+  }
+  if (!q.max_pending_per_user) return std::nullopt;
+  const int64_t mine = WaitingOf(queue, user);
+  if (mine + added > *q.max_pending_per_user) {
+    return Over{queue.spec.name, "max_pending_per_user", *q.max_pending_per_user, mine, added};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// Steps: 1. the jobs the submission adds to each queue; 2. each queue's quotas, in queue
+// order; 3. the user's waiting jobs in every queue against the cluster-wide quota.
+std::optional<Reply> CheckPendingQuota(const config::Quotas& quotas,
+                                       const core::ClusterState& state, const std::string& user,
+                                       const std::vector<json>& specs, bool batch) {
+  if (quotas.empty() || state.queues().empty()) return std::nullopt;
+  std::map<QueueIndex, int64_t> adding;
+  for (const json& spec : specs) {
+    const std::string name = spec.value("queue", "");
+    std::optional<QueueIndex> index =
+        name.empty() ? std::optional<QueueIndex>(state.default_queue()) : state.FindQueue(name);
+    if (index) adding[*index] += 1;
+  }
+  for (const auto& [index, added] : adding) {
+    if (auto over = CheckQueue(quotas, state.queues()[index], user, added)) {
+      return Refusal(*over, user, batch);
+    }
+  }
+  if (!quotas.max_pending_per_user) return std::nullopt;
+  int64_t mine = 0;
+  for (const core::Queue& queue : state.queues()) mine += WaitingOf(queue, user);
+  const auto added = static_cast<int64_t>(specs.size());
+  if (mine + added > *quotas.max_pending_per_user) {
+    return Refusal(Over{"", "max_pending_per_user", *quotas.max_pending_per_user, mine, added},
+                   user, batch);
+  }
+  return std::nullopt;
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,90 @@
+// The CLI's submissions carry an Idempotency-Key (issue 19), the same for every attempt of a
+// call, and a submission whose reply was lost is sent again (a plain POST is not).
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "client/rest_client.h"
+
+namespace sluice::client {
+namespace {
+
+using nlohmann::json;
+
+// A server whose first answer to each path comes too late (the client's read times out).
+class LateFirstReply {
+ public:
+  LateFirstReply() {
+    auto handler = [this](const httplib::Request& req, httplib::Response& res) {
+      int attempt = 0;
+      {
+        std::lock_guard lock(mu_);
+        keys_.push_back(req.get_header_value("Idempotency-Key"));
+        attempt = static_cast<int>(keys_.size());
+      }
+      if (attempt == 1) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      res.status = 201;
+      res.set_content(json{{"id", 7}}.dump(), "application/json");
+    };
+    server_.Post("/v1/jobs", handler);
+    server_.Post("/v1/queues/normal/close", handler);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    for (int i = 0; i < 2000 && !server_.is_running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  ~LateFirstReply() {
+    server_.stop();
+    thread_.join();
+  }
+  std::vector<std::string> keys() {
+    std::lock_guard lock(mu_);
+    return keys_;
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> keys_;
+};
+
+TEST(RestClientIdempotencyTest, ASubmissionWhoseReplyWasLostIsSentAgainWithTheSameKey) {
+  LateFirstReply server;
+  RestClient client(ClientOptions{.server = server.url(),
+                                  .token = "t",
+                                  .timeout = std::chrono::seconds(1),
+                                  .follow_for = std::chrono::seconds(10)});
+  Result<json> answer = client.Post("/v1/jobs", {{"command", "true"}});
+  ASSERT_TRUE(answer) << answer.error().ToString();
+  EXPECT_EQ((*answer)["id"], 7);
+  const std::vector<std::string> keys = server.keys();
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_FALSE(keys[0].empty());
+  EXPECT_EQ(keys[0], keys[1]);
+  // The next call has a key of its own.
+  ASSERT_TRUE(client.Post("/v1/jobs", {{"command", "true"}}));
+  EXPECT_NE(server.keys().back(), keys[0]);
+}
+
+TEST(RestClientIdempotencyTest, OtherPostsAreNotRepeatedAfterALostReply) {
+  LateFirstReply server;
+  RestClient client(ClientOptions{.server = server.url(),
+                                  .token = "t",
+                                  .timeout = std::chrono::seconds(1),
+                                  .follow_for = std::chrono::seconds(10)});
+  EXPECT_FALSE(client.Post("/v1/queues/normal/close", json::object()));
+  EXPECT_EQ(server.keys().size(), 1u);
+  EXPECT_TRUE(server.keys()[0].empty());
+}
+
+}  // namespace
+}  // namespace sluice::client
