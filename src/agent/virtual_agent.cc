@@ -132,22 +132,33 @@ class Shard {
     return wait;
   }
 
-  // One batched heartbeat of every registered host. False when the controller did not answer.
+  // One batched heartbeat of every registered host: a full heartbeat for a host with news or
+  // whose last full one is older than kFullEvery, a poll for the others. False when the
+  // controller did not answer.
   bool Exchange(std::chrono::milliseconds wait) {
-    wire::BatchHeartbeatRequest request{.wait_ms = wait.count()};
-    std::vector<std::pair<VirtualHost*, uint64_t>> sent_hosts;
-    for (VirtualHost& host : hosts_) {
-      if (!host.registered()) continue;
-      uint64_t seq = 0;
-      request.hosts.emplace_back(host.name(), host.Heartbeat(seq));
-      sent_hosts.emplace_back(&host, seq);
-    }
-    if (sent_hosts.empty()) return true;
+    wire::BatchHeartbeatRequest request{.wait_ms = wait.count(), .instance = instance_};
+    std::vector<std::pair<VirtualHost*, uint64_t>> full;
+    std::vector<std::pair<VirtualHost*, uint64_t>> polls;
     const TimePoint sent = Clock::now();
+    last_full_.resize(hosts_.size());
+    for (size_t i = 0; i < hosts_.size(); ++i) {
+      VirtualHost& host = hosts_[i];
+      if (!host.registered()) continue;
+      if (host.HasNews() || sent - last_full_[i] >= kFullEvery) {
+        last_full_[i] = sent;
+        uint64_t seq = 0;
+        request.hosts.emplace_back(host.name(), host.Heartbeat(seq));
+        full.emplace_back(&host, seq);
+      } else {
+        request.poll.push_back(host.name());
+        polls.emplace_back(&host, host.Poll());
+      }
+    }
+    if (full.empty() && polls.empty()) return true;
     last_exchange_ = sent;
     Answer answer = Post("/v1/agents/heartbeats", wire::EncodeBatchHeartbeat(request), wait + 10s);
     if (answer.status != 200) {
-      for (auto& [host, seq] : sent_hosts) host->KeepNews();  // said again next time
+      for (auto& [host, seq] : full) host->KeepNews();  // said again next time
       if (answer.error != last_error_) {
         spdlog::warn("virtual agent: heartbeats: {}", answer.error);
         last_error_ = answer.error;
@@ -160,7 +171,8 @@ class Shard {
       return false;
     }
     ++counters_.exchanges;
-    Apply(*reply, sent_hosts, sent);
+    full.insert(full.end(), polls.begin(), polls.end());  // the reply's order
+    Apply(*reply, full, sent);
     return true;
   }
 
@@ -190,7 +202,9 @@ class Shard {
   Counters& counters_;
   httplib::Client client_;
   const std::string instance_ = InstanceId();
+  static constexpr auto kFullEvery = std::chrono::seconds(2);  // running jobs said again
   std::vector<VirtualHost> hosts_;
+  std::vector<TimePoint> last_full_;  // per host: when its last full heartbeat went
   std::chrono::milliseconds heartbeat_{500};
   TimePoint last_exchange_{};
   std::string last_error_;

@@ -9,7 +9,9 @@
 // the hosts that need it, end due jobs, then one batched heartbeat for all its registered
 // hosts, whose long poll waits at most until the shard's next timer (a job end or a lease
 // deadline) and at least `min_gap` after the previous exchange, so ends and starts are
-// reported together.
+// reported together. A host with nothing new to say is only polled (wire/agent_batch.h), its
+// running jobs said again every 2 s, so the controller reads what changed, not every job of
+// every host in every exchange.
 // NOTE: it follows one controller (the first of --server); failover is the real agent's.
 // Thread-safety: Run is called once; the shards share only `stop` and the counters.
 #pragma once

@@ -60,6 +60,8 @@ class VirtualHost {
   void Tick(TimePoint now);
   // The next heartbeat's body (running jobs, unacknowledged reports); `seq` identifies it.
   wire::HeartbeatRequest Heartbeat(uint64_t& seq);
+  // A request that only polls for work (nothing to report): its sequence number.
+  uint64_t Poll() { return next_seq_++; }
   // A reply to the heartbeat `seq` sent at `sent`. False when stale (older epoch: ignored).
   bool OnReply(const wire::HeartbeatReply& reply, uint64_t seq, TimePoint sent, TimePoint now);
   // Something to tell the controller soon: an end or a launch failure not yet acknowledged, or

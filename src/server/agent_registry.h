@@ -104,9 +104,9 @@ class AgentRegistry {
   };
 
   Agent& Entry(const std::string& host);
-  // HeartbeatBatch's check and step 1 for one host (agent_batch.cc).
-  Status BatchReports(const std::string& name, const HeartbeatReport& report, nlohmann::json& ack,
-                      store::WriteBatch& batch);
+  // HeartbeatBatch's check and step 1 for one host (agent_batch.cc); `report` nullptr: a poll.
+  Status BatchReports(const std::string& name, const HeartbeatReport* report,
+                      const std::string& instance, nlohmann::json& ack, store::WriteBatch& batch);
   // Register's check: the name is configured (or dynamic hosts are allowed), and no other
   // agent instance holds it within its lease. kPermissionDenied, kAlreadyExists otherwise.
   Status CheckClaim(const Registration& reg) const;
@@ -133,6 +133,7 @@ class AgentRegistry {
   std::map<std::string, std::unique_ptr<Agent>> agents_;
   std::map<JobId, int64_t> kill_sent_ms_;  // when the last kill order for a job went out
   PeekBroker* peeks_ = nullptr;
+  mutable uint64_t reconciled_epoch_ = 0;  // Reconciling() found none left in this epoch
 };
 
 }  // namespace sluice::server

@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,10 @@ class ServerContext {
   // Submissions withdrawn after their write failed: the store may hold them all the same (a
   // timed-out etcd txn may commit), so the resync deletes them.
   std::vector<JobId> withdrawn;
+  // Hosts whose agents may have new work (a launch committed, a kill ordered) since a batched
+  // long poll looked: that poll looks at these at each wake-up, at the others only every few
+  // hundred ms (agent_batch.cc), instead of at every host it waits for on every wake-up.
+  std::set<std::string> work_hosts;
 
  private:
   // Ends the process after a failed write, or sets `resync` for kUnavailable (Invariants).

@@ -14,7 +14,12 @@ json EncodeBatchHeartbeat(const BatchHeartbeatRequest& request) {
     body.erase("wait_ms");
     hosts.push_back({{"name", name}, {"heartbeat", std::move(body)}});
   }
-  return {{"wait_ms", request.wait_ms}, {"hosts", std::move(hosts)}};
+  json out = {{"wait_ms", request.wait_ms}, {"hosts", std::move(hosts)}};
+  if (!request.poll.empty()) {
+    out["poll"] = request.poll;
+    out["instance"] = request.instance;
+  }
+  return out;
 }
 
 namespace {
@@ -43,12 +48,41 @@ Status DecodeHost(const json& entry, const std::string& where, std::set<std::str
   return Status::Ok();
 }
 
+Status DecodePoll(const json& body, std::set<std::string>& seen, BatchHeartbeatRequest& out) {
+  if (auto instance = body.find("instance"); instance != body.end()) {
+    if (!instance->is_string() || instance->get_ref<const std::string&>().size() > 64) {
+      return InvalidArgument("instance: expected a string of at most 64 characters");
+    }
+    out.instance = instance->get<std::string>();
+  }
+  auto poll = body.find("poll");
+  if (poll == body.end()) return Status::Ok();
+  if (!poll->is_array()) return InvalidArgument("poll: expected a list of host names");
+  if (poll->size() + out.hosts.size() > kMaxBatchHosts) {
+    return InvalidArgument("poll: more than " + std::to_string(kMaxBatchHosts) + " hosts");
+  }
+  for (size_t i = 0; i < poll->size(); ++i) {
+    const json& name = (*poll)[i];
+    const std::string where = "poll[" + std::to_string(i) + "]";
+    if (!name.is_string() || name.get_ref<const std::string&>().empty() ||
+        name.get_ref<const std::string&>().size() > 255) {
+      return InvalidArgument(where + ": expected a host name");
+    }
+    if (!seen.insert(name.get<std::string>()).second) {
+      return InvalidArgument(where + ": " + name.get<std::string>() + " is listed twice");
+    }
+    out.poll.push_back(name.get<std::string>());
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<BatchHeartbeatRequest> DecodeBatchHeartbeat(const json& body) {
   if (!body.is_object()) return InvalidArgument("body: expected an object");
   for (auto it = body.begin(); it != body.end(); ++it) {
-    if (it.key() != "wait_ms" && it.key() != "hosts") {
+    if (it.key() != "wait_ms" && it.key() != "hosts" && it.key() != "poll" &&
+        it.key() != "instance") {
       return InvalidArgument(it.key() + ": unknown field");
     }
   }
@@ -74,6 +108,7 @@ Result<BatchHeartbeatRequest> DecodeBatchHeartbeat(const json& body) {
     SLUICE_RETURN_IF_ERROR(
         DecodeHost((*hosts)[i], "hosts[" + std::to_string(i) + "]", seen, request));
   }
+  SLUICE_RETURN_IF_ERROR(DecodePoll(body, seen, request));
   return request;
 }
 

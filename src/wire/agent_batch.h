@@ -6,11 +6,15 @@
 // host has work, or after `wait_ms`.
 //
 // POST /v1/agents/heartbeats
-//   {"wait_ms": W, "hosts": [{"name": "vh00001", "heartbeat": {<heartbeat body>}}, ...]}
+//   {"wait_ms": W, "hosts": [{"name": "vh00001", "heartbeat": {<heartbeat body>}}, ...],
+//    "poll": ["vh00002", ...], "instance": "<agent instance>"}
 // ->{"epoch": E, "hosts": [{"name": "vh00001", "status": 200, "reply": {<heartbeat reply>}},
 //                          {"name": "vh00002", "status": 404, "error": "..."}, ...]}
 // A host's status is what its single heartbeat would have answered (404: register first; 409:
-// stale epoch or another instance).
+// stale epoch or another instance). A host under `poll` has nothing to report since its last
+// heartbeat: it only renews its lease and waits for work (a heartbeat without reports whose
+// running jobs are as last said; `instance` is its registered instance). The reply lists the
+// `hosts` first, then the `poll` hosts, each in request order.
 //
 // Decoding the request is strict (the controller reads it from the network): unknown fields,
 // a duplicate host, more than kMaxBatchHosts hosts, or a bad host part are kInvalidArgument
@@ -33,6 +37,8 @@ inline constexpr size_t kMaxBatchHosts = 20'000;
 struct BatchHeartbeatRequest {
   int64_t wait_ms = 0;  // decoded clamped to [0, kMaxWaitMs]; the hosts' own wait_ms is unused
   std::vector<std::pair<std::string, HeartbeatRequest>> hosts;
+  std::vector<std::string> poll;  // hosts with nothing to report (at most kMaxBatchHosts)
+  std::string instance;           // of the `poll` hosts
 };
 
 struct BatchHostReply {

@@ -24,6 +24,20 @@ TEST(AgentBatchTest, EncodeThenDecodeGivesTheRequestBack) {
   EXPECT_EQ(decoded->hosts[1].second.exited[0].exit_code, 1);
 }
 
+TEST(AgentBatchTest, PolledHostsTravelByNameWithTheInstance) {
+  BatchHeartbeatRequest request{.wait_ms = 10, .poll = {"vh2", "vh3"}, .instance = "abc"};
+  request.hosts.emplace_back("vh1", HeartbeatRequest{});
+  Result<BatchHeartbeatRequest> decoded = DecodeBatchHeartbeat(EncodeBatchHeartbeat(request));
+  ASSERT_TRUE(decoded) << decoded.error().message();
+  EXPECT_EQ(decoded->poll, (std::vector<std::string>{"vh2", "vh3"}));
+  EXPECT_EQ(decoded->instance, "abc");
+  // A host both reports and polls: refused.
+  json twice = EncodeBatchHeartbeat(request);
+  twice["poll"].push_back("vh1");
+  EXPECT_FALSE(DecodeBatchHeartbeat(twice));
+  EXPECT_FALSE(DecodeBatchHeartbeat(json{{"hosts", json::array()}, {"poll", {7}}}));
+}
+
 TEST(AgentBatchTest, BadRequestsAreRefusedNamingTheEntry) {
   struct Case {
     std::string_view name;
