@@ -25,8 +25,10 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
+#include "agent/virtual_agent.h"
 #include "auth/munge.h"
 #include "cli/commands.h"
+#include "config/cluster_yaml.h"
 
 namespace sluice::cli {
 namespace {
@@ -54,6 +56,8 @@ struct AgentFlags {
   std::string cgroup_path;  // empty: sluice/<name>
   int64_t pids_limit = 0;  // 0: none
   bool allow_root_jobs = false;
+  std::string virtual_range;  // --virtual: names of virtual hosts (virtual_agent.h)
+  int virtual_connections = 8;
 };
 
 std::string FromEnv(const std::string& flag, const char* variable) {
@@ -146,12 +150,50 @@ int RunAgent(const AgentFlags& flags) {
   return code;
 }
 
+// `--virtual RANGE` (R-SCALE-1): many hosts, no processes (agent/virtual_agent.h).
+int RunVirtualHosts(const AgentFlags& flags) {
+  Result<std::vector<std::string>> names = config::ExpandHostRange(flags.virtual_range);
+  if (!names) {
+    std::cerr << "error: --virtual: " << names.error().message() << "\n";
+    return 2;
+  }
+  agent::VirtualAgentOptions options{
+      .hosts = std::move(*names),
+      .slots = flags.slots > 0 ? flags.slots : 16,
+      .server = FromEnv(flags.server, "SLUICE_SERVER"),
+      .token = FromEnv(flags.token, "SLUICE_TOKEN"),
+      .ca_file = FromEnv(flags.ca_file, "SLUICE_CA_FILE"),
+      .connections = flags.virtual_connections,
+  };
+  if (options.server.empty() || options.token.empty()) {
+    std::cerr << "error: --virtual: needs --server and --token (flags or SLUICE_SERVER, "
+                 "SLUICE_TOKEN)\n";
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(flags.log_level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  return agent::RunVirtualAgent(options, g_agent_stop);
+}
+
 }  // namespace
 
 void RegisterAgentCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("agent", "run a host's agent: register and run jobs");
   auto flags = std::make_shared<AgentFlags>();
-  cmd->add_option("--name", flags->name, "host name (unique per agent)")->required();
+  cmd->add_option("--name", flags->name, "host name (unique per agent)");
+  cmd->add_option("--virtual", flags->virtual_range,
+                  "serve these virtual hosts from this process instead (scale tests, e.g. "
+                  "'vh[00001-10000]'): jobs run no process, they last SLUICE_VIRTUAL_RUNTIME "
+                  "seconds of their env (else N of `sleep N`) and exit with "
+                  "SLUICE_VIRTUAL_EXIT");
+  cmd->add_option("--virtual-connections", flags->virtual_connections,
+                  "virtual hosts: threads and HTTP connections they share (default 8)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--server", flags->server,
                   "controller URL, or a comma-separated list to follow the leader (default "
                   "$SLUICE_SERVER)");
@@ -188,7 +230,16 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--allow-root-jobs", flags->allow_root_jobs,
                 "run jobs whose account has uid 0 (refused by default; the controller must "
                 "also allow them: auth.allow_root_jobs)");
-  cmd->callback([flags, &exit_code] { exit_code = RunAgent(*flags); });
+  cmd->callback([flags, &exit_code] {
+    if (!flags->virtual_range.empty()) {
+      exit_code = RunVirtualHosts(*flags);
+    } else if (flags->name.empty()) {
+      std::cerr << "error: --name: required (or --virtual RANGE)\n";
+      exit_code = 2;
+    } else {
+      exit_code = RunAgent(*flags);
+    }
+  });
 }
 
 }  // namespace sluice::cli

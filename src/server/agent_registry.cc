@@ -387,6 +387,7 @@ void AgentRegistry::HostLoss(const std::string& host, store::WriteBatch& batch) 
 }
 
 void AgentRegistry::Expect(const std::string& host) {
+  reconciled_epoch_ = 0;  // restored ADMITTING jobs: Reconciling looks again
   if (agents_.contains(host)) return;
   Entry(host).last_heartbeat_ms = ctx_.start_ms;
 }
@@ -422,6 +423,9 @@ void AgentRegistry::SyncHostState(const std::string& host) {
 }
 
 bool AgentRegistry::Reconciling() const {
+  // Earlier-epoch records appear only at a restore (Expect), so once none is left in this
+  // epoch the walk over every launched job (each scheduling turn) is skipped.
+  if (reconciled_epoch_ == ctx_.epoch) return false;
   for (const auto& [name, agent] : agents_) {
     for (JobId id : book_.LaunchedBy(name)) {
       const JobInfo* job = book_.Find(id);
@@ -431,6 +435,7 @@ bool AgentRegistry::Reconciling() const {
       }
     }
   }
+  reconciled_epoch_ = ctx_.epoch;
   return false;
 }
 

@@ -34,6 +34,7 @@
 #include "server/job_book.h"
 #include "server/peek_broker.h"
 #include "server/views.h"
+#include "wire/agent_batch.h"
 #include "wire/agent_protocol.h"
 
 namespace sluice::server {
@@ -62,6 +63,11 @@ class AgentRegistry {
   // kAlreadyExists (another agent instance registered the host since).
   Result<nlohmann::json> Heartbeat(const std::string& name, const HeartbeatReport& report,
                                    std::unique_lock<std::mutex>& lock);
+  // The heartbeats of many hosts of one agent process (wire/agent_batch.h, agent_batch.cc):
+  // Heartbeat's step 1 for each host, one commit for all, then one long poll over them all.
+  // Returns {epoch, hosts: [{name, status, reply | error}]}; a host's refusal is its entry's.
+  Result<nlohmann::json> HeartbeatBatch(const wire::BatchHeartbeatRequest& request,
+                                        std::unique_lock<std::mutex>& lock);
 
   // An agent silent for the lease makes its host unavail; after lease + grace its jobs go
   // by their queue's on_host_loss (the agent has killed them by then, R-SRV-3). An agent
@@ -98,6 +104,9 @@ class AgentRegistry {
   };
 
   Agent& Entry(const std::string& host);
+  // HeartbeatBatch's check and step 1 for one host (agent_batch.cc); `report` nullptr: a poll.
+  Status BatchReports(const std::string& name, const HeartbeatReport* report,
+                      const std::string& instance, nlohmann::json& ack, store::WriteBatch& batch);
   // Register's check: the name is configured (or dynamic hosts are allowed), and no other
   // agent instance holds it within its lease. kPermissionDenied, kAlreadyExists otherwise.
   Status CheckClaim(const Registration& reg) const;
@@ -124,6 +133,7 @@ class AgentRegistry {
   std::map<std::string, std::unique_ptr<Agent>> agents_;
   std::map<JobId, int64_t> kill_sent_ms_;  // when the last kill order for a job went out
   PeekBroker* peeks_ = nullptr;
+  mutable uint64_t reconciled_epoch_ = 0;  // Reconciling() found none left in this epoch
 };
 
 }  // namespace sluice::server

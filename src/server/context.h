@@ -137,6 +137,10 @@ class ServerContext {
   std::vector<JobId> withdrawn;
   // The resync is retried at most once per this interval while writes keep failing.
   int64_t next_resync_ms = 0;
+  // Hosts whose agents may have new work (a launch committed, a kill ordered) since a batched
+  // long poll looked: that poll looks at these at each wake-up, at the others only every few
+  // hundred ms (agent_batch.cc), instead of at every host it waits for on every wake-up.
+  std::set<std::string> work_hosts;
 
  private:
   // Ends the process after a failed write, or sets `resync` for kUnavailable (Invariants).

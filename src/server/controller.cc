@@ -278,6 +278,13 @@ Reply Controller::Heartbeat(const std::string& agent, const json& body) {
   return ReplyOf(agents_.Heartbeat(agent, *report, lock));
 }
 
+Reply Controller::HeartbeatBatch(const json& body) {
+  Result<wire::BatchHeartbeatRequest> request = wire::DecodeBatchHeartbeat(body);
+  if (!request) return ErrorReply(request.error());
+  std::unique_lock lock(ctx_.mu);
+  return ReplyOf(agents_.HeartbeatBatch(*request, lock));
+}
+
 // --- Scheduling ---------------------------------------------------------------------------------
 
 void Controller::TurnLocked(bool due) {

@@ -136,6 +136,8 @@ class Controller {
   Reply Register(const nlohmann::json& body);
   // Long poll: returns at once with work or reports, else after body.wait_ms.
   Reply Heartbeat(const std::string& agent, const nlohmann::json& body);
+  // The heartbeats of many hosts in one request (wire/agent_batch.h, R-SCALE-1).
+  Reply HeartbeatBatch(const nlohmann::json& body);
 
   // --- Scheduling ---
   // Checks leases and, when something changed or a timer is due, runs one cycle. The

@@ -76,11 +76,15 @@ void CycleRunner::Commit() {
       JobInfo* job = book_.Find(id);
       if (job != nullptr && job->phase() == core::AdmissionPhase::kAdmitting) {
         job->launch_ready = true;
+        ctx_.work_hosts.insert(job->launch_host);
       }
     }
     for (JobId id : preempted) {  // their agents' long polls answer with the kills
       JobInfo* job = book_.Find(id);
-      if (job != nullptr && job->BeingPreempted()) job->preempt_committed = true;
+      if (job != nullptr && job->BeingPreempted()) {
+        job->preempt_committed = true;
+        ctx_.work_hosts.insert(job->launch_host);
+      }
     }
   });
 }

@@ -304,6 +304,11 @@ void HttpApi::InstallAgentRoutes(httplib::Server& server) {
                 }
                 Send(res, c.Heartbeat(req.matches[1], body));
               });
+  server.Post("/v1/agents/heartbeats", [&c](const httplib::Request& req, httplib::Response& res) {
+    json body;
+    if (!AuthenticateAgent(c, req, res) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
+    Send(res, c.HeartbeatBatch(body));  // many hosts of one agent (wire/agent_batch.h)
+  });
 }
 
 void HttpApi::InstallHistoryRoutes(httplib::Server& server) {

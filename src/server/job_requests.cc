@@ -319,6 +319,7 @@ Status JobRequests::CancelJob(const Caller& caller, JobInfo& job_ref, store::Wri
       // The agent kills it (R-SRV-2: a cancel during ADMITTING kills it if it launches);
       // its slots are released when the agent reports the kill or the host is lost.
       book_.SetState(*job, JobState::kCancelled, "(by " + caller.user + "; killing)", batch);
+      ctx_.work_hosts.insert(job->launch_host);
       ctx_.work_cv.notify_all();
     }
   } else {

@@ -1,0 +1,86 @@
+// The batched heartbeat (wire/agent_batch.h, server/agent_batch.cc, R-SCALE-1): each host's
+// part means what its single heartbeat means — launches, RUNNING confirmations, exits and
+// their acknowledgements — and a host's refusal is its own entry's.
+#include <gtest/gtest.h>
+
+#include "server/controller_fixture.h"
+
+namespace sluice::server {
+namespace {
+
+using nlohmann::json;
+using testing::ControllerHarness;
+using testing::Exited;
+
+json Entry(const json& reply, const std::string& host) {
+  for (const json& entry : reply["hosts"]) {
+    if (entry["name"] == host) return entry;
+  }
+  return json();
+}
+
+std::vector<JobId> Launched(const json& reply, const std::string& host) {
+  std::vector<JobId> ids;
+  for (const json& l : Entry(reply, host)["reply"]["launch"]) ids.push_back(l["job"]);
+  return ids;
+}
+
+TEST(AgentBatchTest, EachHostsPartActsAsItsSingleHeartbeat) {
+  sluice::testing::TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  ASSERT_EQ(h.Register("h2").status, 200);
+  const JobId a = h.Submit("alice", {{"command", "a"}, {"tasks", 4}});
+  const JobId b = h.Submit("alice", {{"command", "b"}, {"tasks", 4}});
+  h.Cycle();
+  const std::string host_a = h.Job(a)["hosts"][0]["name"];
+  const std::string host_b = host_a == "h1" ? "h2" : "h1";
+  const uint64_t epoch = h.c().epoch();
+  // One host reports (nothing yet), the other only polls: both get their launch.
+  Reply first = h.c().HeartbeatBatch(
+      {{"wait_ms", 0},
+       {"hosts", {{{"name", host_a}, {"heartbeat", {{"epoch", epoch}}}}}},
+       {"poll", {host_b}},
+       {"instance", ""}});
+  ASSERT_EQ(first.status, 200) << first.body.dump();
+  EXPECT_EQ(Launched(first.body, host_a), std::vector<JobId>{a});
+  EXPECT_EQ(Launched(first.body, host_b), std::vector<JobId>{b});
+  // Both report their job running, then a's end: RUNNING, then DONE and acknowledged.
+  Reply running = h.c().HeartbeatBatch(
+      {{"wait_ms", 0},
+       {"hosts",
+        {{{"name", host_a}, {"heartbeat", {{"epoch", epoch}, {"running", {a}}}}},
+         {{"name", host_b}, {"heartbeat", {{"epoch", epoch}, {"running", {b}}}}}}}});
+  ASSERT_EQ(running.status, 200) << running.body.dump();
+  EXPECT_EQ(h.State(a), "RUNNING");
+  EXPECT_EQ(h.State(b), "RUNNING");
+  Reply ended = h.c().HeartbeatBatch(
+      {{"wait_ms", 0},
+       {"hosts", {{{"name", host_a}, {"heartbeat", {{"epoch", epoch}, {"exited", Exited(a)}}}}}},
+       {"poll", {host_b}}});
+  ASSERT_EQ(ended.status, 200);
+  EXPECT_EQ(h.State(a), "DONE");
+  EXPECT_EQ(Entry(ended.body, host_a)["reply"]["ack"], json::array({a}));
+  EXPECT_EQ(h.State(b), "RUNNING");  // a poll says nothing about its jobs
+}
+
+TEST(AgentBatchTest, AHostsRefusalIsItsOwnEntry) {
+  sluice::testing::TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  Reply reply = h.c().HeartbeatBatch({{"wait_ms", 0},
+                                      {"hosts", {{{"name", "h1"}, {"heartbeat", json::object()}}}},
+                                      {"poll", {"h2"}}});
+  ASSERT_EQ(reply.status, 200) << reply.body.dump();
+  EXPECT_EQ(Entry(reply.body, "h1")["status"], 200);
+  EXPECT_EQ(Entry(reply.body, "h2")["status"], 404);  // never registered: register first
+  Reply other = h.c().HeartbeatBatch(
+      {{"wait_ms", 0}, {"hosts", json::array()}, {"poll", {"h1"}}, {"instance", "another"}});
+  EXPECT_EQ(Entry(other.body, "h1")["status"], 409);
+  EXPECT_EQ(h.c().HeartbeatBatch({{"hosts", "h1"}}).status, 400);
+}
+
+}  // namespace
+}  // namespace sluice::server
