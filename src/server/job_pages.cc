@@ -5,6 +5,7 @@
 #include <charconv>
 #include <memory>
 #include <sstream>
+#include <string_view>
 
 #include "server/controller.h"
 #include "server/views.h"
@@ -108,8 +109,49 @@ struct SortKey {
   std::shared_ptr<const JobInfo> job;
 };
 
+// Whether `text` contains `needle` (lower case), ignoring case; no allocation.
+bool ContainsFolded(std::string_view text, std::string_view needle) {
+  if (needle.size() > text.size()) return false;
+  return std::search(text.begin(), text.end(), needle.begin(), needle.end(),
+                     [](char a, char b) {
+                       return std::tolower(static_cast<unsigned char>(a)) == b;
+                     }) != text.end();
+}
+
+bool SpecContains(const nlohmann::json& spec, const char* field, std::string_view needle) {
+  auto it = spec.find(field);
+  return it != spec.end() && it->is_string() &&
+         ContainsFolded(it->get_ref<const std::string&>(), needle);
+}
+
+// The search: id, name, user, project, queue, then the command (its words one by one; the
+// joined line only when the search has a space).
+bool SearchMatches(const std::string& search, const JobInfo& job) {
+  if (std::to_string(job.row.id).find(search) != std::string::npos) return true;
+  for (const char* field : {"name", "user", "project"}) {
+    if (SpecContains(job.spec, field, search)) return true;
+  }
+  if (ContainsFolded(job.queue, search)) return true;
+  auto command = job.spec.find("command");
+  if (command == job.spec.end()) return false;
+  if (command->is_string()) return ContainsFolded(command->get_ref<const std::string&>(), search);
+  if (search.find(' ') != std::string::npos) {
+    return ContainsFolded(wire::CommandText(*command), search);
+  }
+  for (const nlohmann::json& word : *command) {
+    if (word.is_string() && ContainsFolded(word.get_ref<const std::string&>(), search)) return true;
+  }
+  return false;
+}
+
 bool Matches(const JobPageQuery& q, const JobInfo& job) {
-  if (!q.user.empty() && job.spec.value("user", "") != q.user) return false;
+  if (!q.user.empty()) {
+    auto user = job.spec.find("user");
+    if (user == job.spec.end() || !user->is_string() ||
+        user->get_ref<const std::string&>() != q.user) {
+      return false;
+    }
+  }
   if (!q.queue.empty() && job.queue != q.queue) return false;
   if (!q.states.empty() &&
       std::find(q.states.begin(), q.states.end(), job.row.state) == q.states.end()) {
@@ -120,14 +162,7 @@ bool Matches(const JobPageQuery& q, const JobInfo& job) {
                    [&](const auto& h) { return h.first == q.host; })) {
     return false;
   }
-  if (q.search.empty()) return true;
-  if (std::to_string(job.row.id).find(q.search) != std::string::npos) return true;
-  for (const char* field : {"name", "user", "project"}) {
-    if (Lower(job.spec.value(field, "")).find(q.search) != std::string::npos) return true;
-  }
-  if (job.queue.find(q.search) != std::string::npos) return true;
-  return Lower(wire::CommandText(job.spec.value("command", nlohmann::json(""))))
-             .find(q.search) != std::string::npos;
+  return q.search.empty() || SearchMatches(q.search, job);
 }
 
 SortKey KeyOf(const JobPageQuery& q, const std::shared_ptr<JobInfo>& job) {

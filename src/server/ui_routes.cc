@@ -82,10 +82,10 @@ void InstallUiRoutes(httplib::Server& server) {
   server.Get(R"(/ui/(.*))", [](const httplib::Request& req, httplib::Response& res) {
     const std::string path = req.matches[1];
     if (path.find("..") != std::string::npos || path.find('\\') != std::string::npos ||
-        path.find("//") != std::string::npos) {
+        path.find("//") != std::string::npos || path.starts_with("/")) {
       return SendNotFound(res, path);
     }
-    if (const UiAsset* asset = FindAsset(path); asset != nullptr && path != "index.html") {
+    if (const UiAsset* asset = FindAsset(path); asset != nullptr) {
       return SendAsset(req, res, *asset);
     }
     const UiAsset* index = FindAsset("index.html");
