@@ -147,5 +147,17 @@ async function start() {
   await render();
 }
 
+// A page kept in the back/forward cache must not keep its stream: browsers allow six
+// connections per server, and each cached page would hold one.
+window.addEventListener('pagehide', () => {
+  if (stopEvents) stopEvents();
+  stopEvents = null;
+});
+window.addEventListener('pageshow', (e) => {
+  if (e.persisted && !stopEvents && token() && app.user) {
+    stopEvents = streamEvents(scheduleRefresh, setLive);
+  }
+});
+
 takeFragmentToken();
 start();
