@@ -1,9 +1,11 @@
 #include "agent/agent.h"
 
 #include <condition_variable>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <set>
 #include <thread>
 #include <utility>
@@ -82,6 +84,16 @@ HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::
   return reply;
 }
 
+// This agent process among others that may claim the same host name (issue 19): the
+// controller refuses a second instance while the first holds the host's lease.
+std::string NewInstanceId() {
+  std::random_device random;
+  const uint64_t id = (static_cast<uint64_t>(random()) << 32) ^ random();
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(id));
+  return text;
+}
+
 JobRunnerOptions RunnerOptions(const AgentOptions& options) {
   JobRunnerOptions runner = options.runner;
   if (runner.host.empty()) runner.host = options.host.name;
@@ -139,6 +151,7 @@ struct Agent::State {
   explicit State(AgentOptions o) : options(std::move(o)), runner(RunnerOptions(options)) {}
 
   AgentOptions options;
+  const std::string instance = NewInstanceId();
   ScriptFiles scripts{"", options.host.name};  // job scripts' private copies (R-UX-1)
   std::mutex mu;
   std::condition_variable report_cv;
@@ -162,6 +175,7 @@ struct Agent::State {
   // a later request may launch it again.
   std::map<int64_t, uint64_t> acked_at_seq;
   uint64_t next_seq = 1;
+  std::string last_register_error;
   int refused_status = 0;  // the last heartbeat refusal logged (0: none since a success)
   TimePoint refused_logged{};
 
@@ -297,17 +311,22 @@ struct Agent::State {
     {
       std::lock_guard lock(mu);
       const std::vector<int64_t> running = runner.Running();
-      body = wire::EncodeRegister(
-          {.host = options.host, .running = {running.begin(), running.end()}, .epoch = highest_epoch});
+      body = wire::EncodeRegister({.host = options.host,
+                                   .running = {running.begin(), running.end()},
+                                   .epoch = highest_epoch,
+                                   .instance = instance});
     }
     const TimePoint sent = Clock::now();
     HttpReply reply = Send(link, "/v1/agents/register", body, link.read_timeout);
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);
     if (reply.status != 200) {
-      if (reply.status != 0 && !wire::LeaderFollower::NotServed(reply.status)) {
+      // Once per distinct refusal, not per retry (R-SRV-6).
+      if (reply.status != 0 && !wire::LeaderFollower::NotServed(reply.status) &&
+          reply.error != last_register_error) {
         spdlog::error("agent {}: registration refused: {}", options.host.name, reply.error);
       }
+      last_register_error = reply.error;
       return reply.status;
     }
     Result<wire::RegisterReply> parsed = wire::DecodeRegisterReply(reply.body);
@@ -321,6 +340,7 @@ struct Agent::State {
     lease = std::chrono::seconds(parsed->lease_seconds);
     heartbeat = std::chrono::milliseconds(parsed->heartbeat_ms);
     registered = true;
+    last_register_error.clear();
     NoteSuccess(sent);
     spdlog::info("agent {}: registered (epoch {}, lease {} s)", options.host.name, highest_epoch,
                  parsed->lease_seconds);
@@ -334,6 +354,7 @@ struct Agent::State {
     {
       std::lock_guard lock(mu);
       heartbeat_body.epoch = highest_epoch;
+      heartbeat_body.instance = instance;
       const std::vector<int64_t> running = runner.Running();
       heartbeat_body.running = {running.begin(), running.end()};
       // Within the body limit whatever the jobs did (report_budget.h); the rest goes next.
@@ -350,7 +371,9 @@ struct Agent::State {
                            wire::EncodeHeartbeat(heartbeat_body), wait + 2s);
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, reply.error);
-    if (reply.status == 404) registered = false;
+    // 404: the controller does not know this agent (restarted); 409: another instance took
+    // the host after this one's lease expired. Either way: register again.
+    if (reply.status == 404 || reply.status == 409) registered = false;
     if (reply.status != 200) {
       NoteRefused(reply, heartbeat_body);
       return reply.status;

@@ -422,28 +422,30 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
 }
 
 void JobRunner::SignalJob(int64_t job, const Entry& entry, int signal) {
-  // The group only while the leader is not reaped: afterwards its pid may be reused.
-  if (!entry.ended) kill(-entry.pid, signal);
+  // A contained job's cgroup holds its process group too: signalling both would deliver a
+  // SIGTERM twice (a job's trap would run twice). SIGKILL goes both ways, to be sure.
   if (entry.contained) cgroups_->Signal(job, signal);
+  // The group only while the leader is not reaped: afterwards its pid may be reused.
+  if ((!entry.contained || signal == SIGKILL) && !entry.ended) kill(-entry.pid, signal);
 }
 
-void JobRunner::Terminate(int64_t job, Entry& entry, ExitCause cause,
+bool JobRunner::Terminate(int64_t job, Entry& entry, ExitCause cause,
                           std::chrono::milliseconds grace, TimePoint now) {
   if (!entry.kill_cause) entry.kill_cause = cause;
   if (entry.sigkill_at) {
     // Already terminating: a shorter grace may bring the SIGKILL forward, never push it back.
     entry.sigkill_at = std::min(*entry.sigkill_at, now + grace);
-    return;
+    return false;
   }
   SignalJob(job, entry, SIGTERM);
   entry.sigkill_at = now + grace;
+  return true;
 }
 
 bool JobRunner::Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now) {
   auto it = entries_.find(job);
   if (it == entries_.end() || it->second.ended) return false;
-  Terminate(job, it->second, ExitCause::kKilled, grace, now);
-  return true;
+  return Terminate(job, it->second, ExitCause::kKilled, grace, now);
 }
 
 void JobRunner::KillAll(std::chrono::milliseconds grace, TimePoint now) {
@@ -514,7 +516,10 @@ std::vector<JobExit> JobRunner::Poll(TimePoint now, std::chrono::milliseconds ru
         if (entry.limit_at && now >= *entry.limit_at && !entry.sigkill_at) {
           Terminate(job, entry, ExitCause::kRunLimit, run_limit_grace, now);
         }
-        if (entry.sigkill_at && now >= *entry.sigkill_at) SignalJob(job, entry, SIGKILL);
+        if (entry.sigkill_at && now >= *entry.sigkill_at && !entry.sigkill_sent) {
+          SignalJob(job, entry, SIGKILL);  // once: a KILL cannot be ignored
+          entry.sigkill_sent = true;
+        }
         ++it;
         continue;
       }

@@ -139,8 +139,9 @@ class JobRunner {
   Status Start(const JobSpec& spec, TimePoint now);
 
   // Sends SIGTERM to the job's group and cgroup, and SIGKILL to both after `grace` (checked by
-  // Poll). The exit is reported with cause kKilled. No-op (false) for a job that does not run
-  // or whose leader has already exited (its remaining processes are being killed).
+  // Poll): one TERM, then one KILL. The exit is reported with cause kKilled. Returns true only
+  // when this call sent the TERM; false for a job already being killed (a shorter grace still
+  // brings the KILL forward), one that does not run or whose leader has already exited.
   bool Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now);
   void KillAll(std::chrono::milliseconds grace, TimePoint now);
   // A new run limit for a running job, counted from its start (nullopt: none). A limit already
@@ -165,6 +166,7 @@ class JobRunner {
     TimePoint started;
     std::optional<TimePoint> limit_at;
     std::optional<TimePoint> sigkill_at;  // set once SIGTERM was sent
+    bool sigkill_sent = false;  // the one SIGKILL after the grace went out
     std::optional<ExitCause> kill_cause;
     // Set once the leader was reaped, while the rest of its cgroup dies (until drain_until).
     std::optional<JobExit> ended;
@@ -174,7 +176,8 @@ class JobRunner {
   // without one (no identity switch).
   Status ResolveIdentity(const JobSpec& spec, std::optional<Account>& account) const;
   void SignalJob(int64_t job, const Entry& entry, int signal);
-  void Terminate(int64_t job, Entry& entry, ExitCause cause, std::chrono::milliseconds grace,
+  // True when it sent the TERM (false: already terminating).
+  bool Terminate(int64_t job, Entry& entry, ExitCause cause, std::chrono::milliseconds grace,
                  TimePoint now);
   // Reaps the exited leader of `entry` (after killing the rest of the job) into entry.ended.
   void ReapLeader(int64_t job, Entry& entry, TimePoint now);

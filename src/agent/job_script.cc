@@ -65,9 +65,10 @@ Status ScriptFiles::Prepare(const wire::Launch& launch, JobSpec& spec) {
     }
     written += static_cast<size_t>(n);
   }
-  if (geteuid() == 0 && !launch.user.empty()) {
-    // Readable by the job's account whatever identity the runner gives it.
-    if (Result<Account> account = LookupAccount(launch.user, ""); account.has_value()) {
+  const std::string& owner = launch.account.empty() ? launch.user : launch.account;
+  if (geteuid() == 0 && !owner.empty()) {
+    // Readable by the account the job runs as (R-SEC-1), not only by the agent.
+    if (Result<Account> account = LookupAccount(owner, ""); account.has_value()) {
       if (fchown(fd, account->uid, account->gid) != 0) {
         const int error = errno;
         close(fd);

@@ -45,7 +45,8 @@ PeekTarget PeekTargetOf(const wire::Launch& launch, const JobSpec& spec) {
   PeekTarget target;
   if (!spec.output.empty()) target.path = ExpandJobPattern(spec.output, spec.job);
   if (!launch.user.empty()) {
-    if (Result<Account> account = LookupAccount(launch.user, ""); account.has_value()) {
+    const std::string& owner = launch.account.empty() ? launch.user : launch.account;
+    if (Result<Account> account = LookupAccount(owner, ""); account.has_value()) {
       target.account = account->uid;
     }
   }

@@ -2,28 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
+
 namespace sluice::agent {
 namespace {
-
-// The length of the valid UTF-8 sequence at text[i], or 0.
-size_t SequenceLength(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) -> unsigned {
-    return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0x100;
-  };
-  const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xbf) {
-    return byte(k) >= lo && byte(k) <= hi;
-  };
-  const unsigned b = byte(0);
-  if (b < 0x80) return 1;
-  if (b >= 0xc2 && b <= 0xdf) return cont(1) ? 2 : 0;
-  if (b == 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
-  if ((b >= 0xe1 && b <= 0xec) || b == 0xee || b == 0xef) return cont(1) && cont(2) ? 3 : 0;
-  if (b == 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
-  if (b == 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (b >= 0xf1 && b <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (b == 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
 
 size_t JsonSize(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size() + 1;
@@ -33,11 +15,12 @@ size_t JsonSize(const nlohmann::json& value) {
 
 std::string BoundedText(std::string_view text, size_t max_bytes) {
   // Room for the note, so the result stays within max_bytes.
-  const size_t keep = text.size() <= max_bytes ? max_bytes : (max_bytes > 32 ? max_bytes - 32 : max_bytes);
+  const size_t keep =
+      text.size() <= max_bytes ? max_bytes : (max_bytes > 32 ? max_bytes - 32 : max_bytes);
   std::string out;
   size_t i = 0;
   while (i < text.size()) {
-    const size_t n = SequenceLength(text, i);
+    const size_t n = Utf8SequenceLength(text, i);
     const size_t width = n == 0 ? 1 : n;
     if (out.size() + width > keep) break;
     if (n == 0) {

@@ -131,7 +131,10 @@ Result<json> RestClient::Call(bool idempotent, const Sender& send) {
     int status = result ? result->status : 0;
     // A request that may have reached the controller is not sent twice unless it is a read.
     const bool maybe_sent = !result && result.error() != httplib::Error::Connection;
-    if (!wire::LeaderFollower::NotServed(status) || (maybe_sent && !idempotent) ||
+    // A controller whose certificate is not trusted stays untrusted: no use retrying.
+    const bool untrusted = !result && (result.error() == httplib::Error::SSLServerVerification ||
+                                       result.error() == httplib::Error::SSLConnection);
+    if (!wire::LeaderFollower::NotServed(status) || (maybe_sent && !idempotent) || untrusted ||
         std::chrono::steady_clock::now() >= deadline) {
       if (status != 0) follower_.OnSuccess();
       return ToResult(result, connected_to_);

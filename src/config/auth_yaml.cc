@@ -102,6 +102,10 @@ Status ReadAuth(const Reader& reader, const Field& f, AuthConfig& auth) {
   if (!entries) return entries.error();
   Seen seen;
   for (const Entry& e : *entries) {
+    if (e.key == "allow_dynamic_hosts") {
+      SLUICE_RETURN_IF_ERROR(Assign(reader.ReadBool(e.value), auth.allow_dynamic_hosts));
+      continue;
+    }
     if (e.key == "agent_token") {
       SLUICE_RETURN_IF_ERROR(Assign(reader.ReadName(e.value), auth.agent_token));
       SLUICE_RETURN_IF_ERROR(NoteSecret(reader, e.value, auth.agent_token, "", seen));

@@ -3,6 +3,7 @@
 //
 //   auth:
 //     agent_token: <name>              # optional; or agent_token_sha256: <64 hex digits>
+//     allow_dynamic_hosts: <bool>      # default false: agents serve only the YAML's hosts
 //     users:                           # optional list; token or token_sha256, not both
 //       - {name: <name>, token: <name>, admin: <bool, default false>,
 //          unix_user: <account its jobs run as, default: name>}

@@ -72,6 +72,9 @@ struct AuthConfig {
   std::string agent_token;  // empty (and no digest, no MUNGE): no agent may connect
   std::string agent_token_sha256;
   std::vector<AuthUser> users;
+  // `auth.allow_dynamic_hosts`: agents may register host names the YAML does not list (and
+  // such hosts are restored after a restart); off, they are refused (issue 19).
+  bool allow_dynamic_hosts = false;
   bool allow_root_jobs = false;  // accept jobs whose account has uid 0 (R-SEC-1)
   std::vector<std::string> admins;  // `auth.admins`: administrators by account or user name
   MungeConfig munge;

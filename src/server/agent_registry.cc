@@ -41,6 +41,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<s
   if (!ctx_.Writable()) return Status(StatusCode::kUnavailable, "the store cannot be written now");
   const std::string& name = reg.host.name;
   store::WriteBatch batch;
+  SLUICE_RETURN_IF_ERROR(CheckClaim(reg));
   if (auto index = ctx_.state.FindHost(name); !index) {
     core::HostSpec added = reg.host;
     added.state = core::HostState::kUnavail;
@@ -57,6 +58,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<s
   }
   Agent& agent = Entry(name);
   const bool was_registered = agent.registered;
+  agent.instance = reg.instance;
   agent.registered = true;
   agent.unavail = false;
   agent.loss_handled = false;
@@ -84,6 +86,25 @@ Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<s
               {"heartbeat_ms", ctx_.options.heartbeat_ms}};
 }
 
+Status AgentRegistry::CheckClaim(const Registration& reg) const {
+  const std::string& name = reg.host.name;
+  if (!ctx_.state.FindHost(name) && !settings_.allow_dynamic_hosts()) {
+    return Status(StatusCode::kPermissionDenied,
+                  "host " + name + " is not in the cluster configuration (agents may add hosts "
+                  "only with auth.allow_dynamic_hosts: true)");
+  }
+  auto it = agents_.find(name);
+  if (it != agents_.end() && Live(name) && it->second->instance != reg.instance) {
+    const int64_t silent_ms = ctx_.NowMs() - it->second->last_heartbeat_ms;
+    return Status(StatusCode::kAlreadyExists,
+                  "host " + name + " is served by another connected agent (last heard " +
+                      std::to_string(silent_ms) + " ms ago); a second agent may take it once " +
+                      "the first's lease (" + std::to_string(ctx_.options.lease_ms / 1000) +
+                      " s) has expired");
+  }
+  return Status::Ok();
+}
+
 // --- Heartbeat ----------------------------------------------------------------------------------
 
 Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatReport& report,
@@ -94,6 +115,10 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
   }
   Agent& agent = *found->second;
   if (report.epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
+  if (agent.instance != report.instance) {
+    return Status(StatusCode::kAlreadyExists,
+                  "host " + name + " is registered by another agent; register first");
+  }
   agent.last_heartbeat_ms = ctx_.NowMs();
   if (agent.unavail) {
     agent.unavail = false;
@@ -235,12 +260,12 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
     JobInfo* job = book_.Find(id);
     if (job == nullptr) continue;
     if (job->row.cancel_requested || job->requeue_requested) {
-      kill.push_back({{"job", id}, {"grace_seconds", grace}});
+      if (KillDue(id, now)) kill.push_back({{"job", id}, {"grace_seconds", grace}});
       continue;
     }
     if (job->BeingPreempted() && job->HoldsAllocation()) {
       // Only once the marker committed: a restart must know why the victim exits.
-      if (job->preempt_committed) {
+      if (job->preempt_committed && KillDue(id, now)) {
         const int64_t left = std::max<int64_t>(0, job->row.preempt_kill_at - now / 1000);
         kill.push_back({{"job", id}, {"grace_seconds", left}});
       }
@@ -256,10 +281,22 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
   }
   for (JobId id : running) {
     JobInfo* job = book_.Find(id);
-    if (job == nullptr || job->launch_host != name || !job->HoldsAllocation()) {
+    if ((job == nullptr || job->launch_host != name || !job->HoldsAllocation()) &&
+        KillDue(id, now)) {
       kill.push_back({{"job", id}, {"grace_seconds", grace}});
     }
   }
+}
+
+bool AgentRegistry::KillDue(JobId id, int64_t now_ms) {
+  // Forget orders long past (the job ended, or its agent is gone) so the map stays small.
+  if (kill_sent_ms_.size() > 4096) {
+    std::erase_if(kill_sent_ms_, [&](const auto& e) { return now_ms - e.second > 60'000; });
+  }
+  auto [it, inserted] = kill_sent_ms_.try_emplace(id, now_ms);
+  if (!inserted && now_ms - it->second < ctx_.options.relaunch_ms) return false;
+  it->second = now_ms;
+  return true;
 }
 
 json AgentRegistry::LaunchOf(const JobInfo& job) const {

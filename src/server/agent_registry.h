@@ -51,12 +51,15 @@ class AgentRegistry {
   // Steps: 1. add an unknown host (persisted) or keep the configured spec; 2. reconcile the
   // jobs this agent launches with what it says it runs (R-SRV-2); 3. the host accepts work
   // again. Returns the reply body (epoch, lease_seconds, heartbeat_ms).
-  // Errors: kFailedPrecondition (stale epoch), kInvalidArgument (the core refused the host).
+  // Errors: kFailedPrecondition (stale epoch), kInvalidArgument (the core refused the host),
+  // kPermissionDenied (a name the YAML does not list, without auth.allow_dynamic_hosts),
+  // kAlreadyExists (another agent instance holds the host within its lease; issue 19).
   Result<nlohmann::json> Register(const Registration& reg, std::unique_lock<std::mutex>& lock);
   // Steps: 1. exits and launch failures end or re-pend jobs, RUNNING reports confirm
   // ADMITTING ones — all committed before the reply acknowledges them; 2. answer with
   // launches and kills, waiting up to wait_ms for some. Returns {epoch, launch, kill, ack}.
-  // Errors: kNotFound (not registered in this epoch), kFailedPrecondition (stale epoch).
+  // Errors: kNotFound (not registered in this epoch), kFailedPrecondition (stale epoch),
+  // kAlreadyExists (another agent instance registered the host since).
   Result<nlohmann::json> Heartbeat(const std::string& name, const HeartbeatReport& report,
                                    std::unique_lock<std::mutex>& lock);
 
@@ -83,6 +86,7 @@ class AgentRegistry {
  private:
   struct Agent {
     bool registered = false;  // registered in this epoch
+    std::string instance;     // the registered agent process (RegisterRequest::instance)
     int64_t last_heartbeat_ms = 0;
     bool unavail = false;         // lease expired
     bool loss_handled = false;    // on_host_loss applied to its jobs
@@ -94,6 +98,9 @@ class AgentRegistry {
   };
 
   Agent& Entry(const std::string& host);
+  // Register's check: the name is configured (or dynamic hosts are allowed), and no other
+  // agent instance holds it within its lease. kPermissionDenied, kAlreadyExists otherwise.
+  Status CheckClaim(const Registration& reg) const;
   // Heartbeat step 1, one kind of report each; every change joins `batch`.
   void ApplyExits(const std::string& name, const HeartbeatReport& report, nlohmann::json& ack,
                   store::WriteBatch& batch);
@@ -105,12 +112,17 @@ class AgentRegistry {
   void CollectWork(const std::string& name, const std::set<JobId>& running, nlohmann::json& launch,
                    nlohmann::json& kill);
   void HostLoss(const std::string& host, store::WriteBatch& batch);
+  // Whether a kill order for `id` goes out now: once, then again only after relaunch_ms (an
+  // order lost with its reply), never in every long-poll reply (issue 19: a job that ignores
+  // SIGTERM made a tight kill loop of heartbeats and log lines).
+  bool KillDue(JobId id, int64_t now_ms);
   nlohmann::json LaunchOf(const JobInfo& job) const;
 
   ServerContext& ctx_;
   JobBook& book_;
   ClusterSettings& settings_;
   std::map<std::string, std::unique_ptr<Agent>> agents_;
+  std::map<JobId, int64_t> kill_sent_ms_;  // when the last kill order for a job went out
   PeekBroker* peeks_ = nullptr;
 };
 

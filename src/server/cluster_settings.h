@@ -68,6 +68,8 @@ class ClusterSettings {
   int64_t config_version() const { return config_version_; }
   void set_config_version(int64_t version) { config_version_ = version; }
   size_t agent_host_count() const { return dynamic_hosts_.size(); }
+  // Whether agents may add hosts the YAML does not list (auth.allow_dynamic_hosts).
+  bool allow_dynamic_hosts() const { return auth_.allow_dynamic_hosts; }
 
  private:
   ServerContext& ctx_;

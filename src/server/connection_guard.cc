@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -67,8 +67,8 @@ std::string PeerAddress(int fd) {
 
 // The answer to a connection refused at accept; best effort, never blocks.
 void SendBusyAndClose(int fd, int open) {
-  const std::string body = "{\"error\":\"server busy: " + std::to_string(open) +
-                           " connections open; retry later\"}";
+  const std::string body =
+      "{\"error\":\"server busy: " + std::to_string(open) + " connections open; retry later\"}";
   const std::string reply =
       "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: " +
       std::to_string(body.size()) + "\r\nConnection: close\r\nRetry-After: 1\r\n\r\n" + body;
@@ -85,7 +85,8 @@ void DiscardAndClose(int fd, int64_t bytes) {
   ::shutdown(fd, SHUT_WR);
   char buf[16384];
   while (bytes > 0) {
-    const ssize_t n = ::recv(fd, buf, static_cast<size_t>(std::min<int64_t>(bytes, sizeof(buf))), 0);
+    const ssize_t n =
+        ::recv(fd, buf, static_cast<size_t>(std::min<int64_t>(bytes, sizeof(buf))), 0);
     if (n <= 0) break;
     bytes -= n;
   }
@@ -197,9 +198,8 @@ void ConnectionGuard::Attach(httplib::Server& server) {
   const size_t threads = static_cast<size_t>(limits_.max_connections) + 8;
   server.new_task_queue = [this, threads] { return new WorkerQueue(*this, threads); };
   server.set_keep_alive_max_count(100000);
-  server.set_keep_alive_timeout(
-      std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(limits_.idle_timeout)
-                               .count()));
+  server.set_keep_alive_timeout(std::max<int64_t>(
+      1, std::chrono::duration_cast<std::chrono::seconds>(limits_.idle_timeout).count()));
   server.set_read_timeout(limits_.request_timeout);
   server.set_write_timeout(std::chrono::seconds(10));
   server.set_logger([](const httplib::Request&, const httplib::Response&) {
@@ -211,8 +211,8 @@ void ConnectionGuard::Attach(httplib::Server& server) {
       DiscardAndClose(connection->fd, discard);
       return;
     }
-    const auto budget = connection->overflow ? guard.limits_.overflow_timeout
-                                             : guard.limits_.request_timeout;
+    const auto budget =
+        connection->overflow ? guard.limits_.overflow_timeout : guard.limits_.request_timeout;
     guard.SetPhase(*connection, false, guard.limits_.idle_timeout + budget);
   });
 }
@@ -261,22 +261,23 @@ std::shared_ptr<ConnectionGuard::Connection> ConnectionGuard::Admit(int fd) {
     SendBusyAndClose(fd, open);
     return nullptr;
   }
-  connection->overflow = open >= limits_.max_connections - limits_.reserved ||
-                         from_address >= limits_.max_per_address;
+  connection->overflow =
+      open >= limits_.max_connections - limits_.reserved || from_address >= limits_.max_per_address;
   if (connection->overflow) {
     ++counts_.overflow;
     if (warn) {
       last_warning_ = Clock::now();
-      log_->warn("connections: {} open, {} from {} (limits {}, {} per address): further ones "
-                 "are served for agents and /healthz only",
-                 open, from_address, connection->address,
-                 limits_.max_connections - limits_.reserved, limits_.max_per_address);
+      log_->warn(
+          "connections: {} open, {} from {} (limits {}, {} per address): further ones "
+          "are served for agents and /healthz only",
+          open, from_address, connection->address, limits_.max_connections - limits_.reserved,
+          limits_.max_per_address);
     }
   }
   connection->id = next_id_++;
   connection->fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  connection->deadline = Clock::now() + (connection->overflow ? limits_.overflow_timeout
-                                                              : limits_.request_timeout);
+  connection->deadline =
+      Clock::now() + (connection->overflow ? limits_.overflow_timeout : limits_.request_timeout);
   open_[connection->id] = connection;
   ++per_address_[connection->address];
   return connection;
@@ -337,7 +338,8 @@ void ConnectionGuard::MarkHandling() {
 void ConnectionGuard::StopReading(int64_t body_bytes) {
   auto connection = std::static_pointer_cast<Connection>(tl_current);
   // The response goes out first (httplib refuses to write to a socket at end of input).
-  if (connection && connection->fd >= 0) connection->discard_bytes = std::max<int64_t>(0, body_bytes);
+  if (connection && connection->fd >= 0)
+    connection->discard_bytes = std::max<int64_t>(0, body_bytes);
 }
 
 }  // namespace sluice::server

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "base/utf8.h"
 #include "server/connection_guard.h"
 
 namespace sluice::server {
@@ -23,36 +24,6 @@ std::string Printable(std::string_view text, size_t max = 64) {
   }
   if (text.size() > max) out += "...";
   return out;
-}
-
-// The length of the valid UTF-8 sequence at text[i], or 0 (RFC 3629, table 3-7 of Unicode).
-size_t Utf8SequenceLength(std::string_view text, size_t i) {
-  auto byte = [&](size_t k) -> unsigned {
-    return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0x100;
-  };
-  auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xbf) {
-    return byte(k) >= lo && byte(k) <= hi;
-  };
-  const unsigned b = byte(0);
-  if (b < 0x80) return 1;
-  if (b >= 0xc2 && b <= 0xdf) return cont(1) ? 2 : 0;
-  if (b == 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
-  if ((b >= 0xe1 && b <= 0xec) || b == 0xee || b == 0xef) return cont(1) && cont(2) ? 3 : 0;
-  if (b == 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
-  if (b == 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (b >= 0xf1 && b <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (b == 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-
-// The offset of the first invalid UTF-8 byte, or npos.
-size_t FirstInvalidUtf8(std::string_view text) {
-  for (size_t i = 0; i < text.size();) {
-    const size_t n = Utf8SequenceLength(text, i);
-    if (n == 0) return i;
-    i += n;
-  }
-  return std::string_view::npos;
 }
 
 // A non-recursive walk over JSON text that keeps the path to the current value: one frame
@@ -133,8 +104,8 @@ class JsonScanner {
 
   Status ScanNumber() {
     const size_t start = pos_;
-    while (pos_ < text_.size() && std::string_view("0123456789+-.eE").find(text_[pos_]) !=
-                                      std::string_view::npos) {
+    while (pos_ < text_.size() &&
+           std::string_view("0123456789+-.eE").find(text_[pos_]) != std::string_view::npos) {
       ++pos_;
     }
     const std::string_view token = text_.substr(start, pos_ - start);
@@ -267,8 +238,9 @@ bool EndsWith(const std::string& text, std::string_view suffix) {
 HandlerResponse Guard(const RequestGuardOptions& options, const httplib::Request& req,
                       httplib::Response& res) {
   if (req.path.size() > kMaxPathBytes) {
-    return Refuse(res, 414, "path: " + std::to_string(req.path.size()) +
-                                " bytes exceed the limit of " + std::to_string(kMaxPathBytes));
+    return Refuse(res, 414,
+                  "path: " + std::to_string(req.path.size()) + " bytes exceed the limit of " +
+                      std::to_string(kMaxPathBytes));
   }
   if (Status target = CheckTarget(req); !target.ok()) return Refuse(res, target, 400);
   const int64_t length = AnnouncedLength(req);
@@ -278,21 +250,23 @@ HandlerResponse Guard(const RequestGuardOptions& options, const httplib::Request
   }
   if (!Identity(req.get_header_value("Content-Encoding"))) {
     ConnectionGuard::StopReading(length);
-    return Refuse(res, 415, "Content-Encoding: '" +
-                                Printable(req.get_header_value("Content-Encoding")) +
-                                "' is not accepted; send the body uncompressed");
+    return Refuse(res, 415,
+                  "Content-Encoding: '" + Printable(req.get_header_value("Content-Encoding")) +
+                      "' is not accepted; send the body uncompressed");
   }
   if (!Identity(req.get_header_value("Transfer-Encoding"))) {
     ConnectionGuard::StopReading(0);
-    return Refuse(res, 411, "Transfer-Encoding: chunked bodies are not accepted; send the body "
-                            "with Content-Length");
+    return Refuse(res, 411,
+                  "Transfer-Encoding: chunked bodies are not accepted; send the body "
+                  "with Content-Length");
   }
   const size_t limit =
       EndsWith(req.path, "/batch") ? options.max_batch_body_bytes : options.max_body_bytes;
   if (static_cast<uint64_t>(length) > limit) {
     ConnectionGuard::StopReading(length);
-    return Refuse(res, 413, "body: " + std::to_string(length) + " bytes exceed the limit of " +
-                                std::to_string(limit));
+    return Refuse(
+        res, 413,
+        "body: " + std::to_string(length) + " bytes exceed the limit of " + std::to_string(limit));
   }
   if (length > 0 && options.authenticate) {
     if (Status refused = options.authenticate(req); !refused.ok()) {

@@ -57,6 +57,13 @@ Status ReadEpoch(const json& object, uint64_t& out) {
   return Status::Ok();
 }
 
+// An agent instance id: absent is empty; present, a string of at most 64 characters.
+Status ReadInstance(const json& body, std::string& out) {
+  SLUICE_RETURN_IF_ERROR(ReadString(body, "instance", "", out));
+  if (out.size() > 64) return TypeError("instance", "at most 64 characters");
+  return Status::Ok();
+}
+
 Status CheckFields(const json& body, const std::set<std::string>& known) {
   if (!body.is_object()) return TypeError("body", "an object");
   for (auto it = body.begin(); it != body.end(); ++it) {
@@ -334,6 +341,7 @@ json EncodeRegister(const RegisterRequest& request) {
   const core::HostSpec& host = request.host;
   json body = {{"name", host.name}, {"running", request.running}, {"epoch", request.epoch}};
   if (host.slots > 0) body["slots"] = host.slots;
+  if (!request.instance.empty()) body["instance"] = request.instance;
   body["resources"] = host.resources;
   body["attributes"] = host.attributes;
   body["tags"] = host.tags;
@@ -341,13 +349,14 @@ json EncodeRegister(const RegisterRequest& request) {
 }
 
 Result<RegisterRequest> DecodeRegister(const json& body) {
-  static const std::set<std::string> kFields = {"name", "slots",   "resources", "attributes",
-                                                "tags", "running", "epoch"};
+  static const std::set<std::string> kFields = {"name",    "slots", "resources", "attributes",
+                                                "tags",    "running", "epoch", "instance"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   RegisterRequest request;
   SLUICE_RETURN_IF_ERROR(ReadHost(body, request.host));
   SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
   SLUICE_RETURN_IF_ERROR(ReadEpoch(body, request.epoch));
+  SLUICE_RETURN_IF_ERROR(ReadInstance(body, request.instance));
   return request;
 }
 
@@ -371,7 +380,8 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
                {"wait_ms", request.wait_ms},
                {"running", request.running},
                {"exited", exited},
-               {"launch_failed", failed}};
+               {"launch_failed", failed},
+               {"instance", request.instance}};
   if (!request.peeks.empty()) {
     body["peeks"] = json::array();
     for (const PeekResult& result : request.peeks) body["peeks"].push_back(EncodePeekResult(result));
@@ -381,7 +391,7 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
 
 Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
   static const std::set<std::string> kFields = {"epoch", "wait_ms", "running", "exited",
-                                                "launch_failed", "peeks"};
+                                                "launch_failed", "peeks", "instance"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   HeartbeatRequest request;
   SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
@@ -396,6 +406,7 @@ Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
   SLUICE_RETURN_IF_ERROR(DecodeArray(body, "exited", DecodeExit, request.exited));
   SLUICE_RETURN_IF_ERROR(
       DecodeArray(body, "launch_failed", DecodeLaunchFailure, request.launch_failed));
+  SLUICE_RETURN_IF_ERROR(ReadInstance(body, request.instance));
   Result<std::vector<PeekResult>> peeks = DecodePeekResults(body, "peeks");
   if (!peeks) return peeks.error();
   request.peeks = std::move(*peeks);

@@ -34,6 +34,9 @@ struct RegisterRequest {
   core::HostSpec host;
   std::set<int64_t> running;  // the jobs the agent still runs (reconciliation, R-SRV-2)
   uint64_t epoch = 0;         // the highest controller epoch the agent has seen
+  // Which agent process speaks (random per agent, at most 64 characters; empty for old
+  // agents): the controller refuses a second instance for a host held within its lease.
+  std::string instance;
 };
 
 struct RegisterReply {
@@ -72,6 +75,7 @@ struct HeartbeatRequest {
   std::set<int64_t> running;
   std::vector<ExitReport> exited;
   std::vector<LaunchFailure> launch_failed;
+  std::string instance;  // as registered (RegisterRequest::instance)
   std::vector<PeekResult> peeks;  // answers to `peek` orders (wire/peek.h)
 };
 

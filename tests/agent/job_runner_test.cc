@@ -197,6 +197,27 @@ TEST(JobRunnerTest, KillEscalatesToSigkillWhenTermIsTrapped) {
   EXPECT_EQ(exit->signal, SIGKILL);
 }
 
+TEST(JobRunnerTest, ARepeatedKillSendsNoSecondTerm) {
+  TempDir dir;
+  JobRunner runner;
+  const fs::path ready = dir.path() / "ready";
+  // Counts the TERMs it receives (issue 19: one TERM, then one KILL, no kill loop).
+  JobSpec spec{.job = 9,
+               .command = "trap 'echo term >> terms' TERM; touch ready; "
+                          "while true; do sleep 0.05; done",
+               .cwd = dir.path()};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitForFile(ready));
+  EXPECT_TRUE(runner.Kill(9, 600ms, Clock::now()));
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(runner.Kill(9, 600ms, Clock::now()));
+  auto exit = WaitExit(runner, 9);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->signal, SIGKILL);
+  const std::optional<std::string> terms = sluice::testing::ReadFile(dir.path() / "terms");
+  ASSERT_TRUE(terms);
+  EXPECT_EQ(*terms, "term\n");
+}
+
 TEST(JobRunnerTest, KillWithGraceLetsTermEndTheJob) {
   TempDir dir;
   JobRunner runner;

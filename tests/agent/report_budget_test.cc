@@ -2,6 +2,7 @@
 #include "agent/report_budget.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 namespace sluice::agent {

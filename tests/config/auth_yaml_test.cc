@@ -36,6 +36,12 @@ TEST(AuthYamlTest, ReadsTheAgentTokenAndUsers) {
   EXPECT_TRUE(Read("~").value().users.empty());
 }
 
+TEST(AuthYamlTest, DynamicHostsAreOffUnlessAllowed) {
+  EXPECT_FALSE(Read("agent_token: a\n").value().allow_dynamic_hosts);
+  EXPECT_TRUE(Read("allow_dynamic_hosts: true\n").value().allow_dynamic_hosts);
+  EXPECT_FALSE(Read("allow_dynamic_hosts: maybe\n").has_value());
+}
+
 TEST(AuthYamlTest, ReadsDigestsAdministratorsAndMunge) {
   std::string upper = kDigest;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -51,8 +51,7 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
   c->options_ = options;
   fs::create_directories(c->dir() / "logs");
   fs::create_directories(c->dir() / "cli");
-  // Jobs of DefaultClusterYaml's users run as nobody (run-as-user): they work in dir() (the
-  // agents' --work-dir) and dir()/cli (the CLI's working directory), as in cluster_harness.cc.
+  // Jobs run as nobody (DefaultClusterYaml's unix_user): they write in dir() and dir()/cli.
   fs::permissions(c->dir(), fs::perms::all);
   fs::permissions(c->dir() / "cli", fs::perms::all);
   testing::WriteFile(c->dir() / "cluster.yaml", options.yaml.empty()
@@ -81,7 +80,10 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
     c->agents_.push_back(std::make_unique<ChildProcess>(
         std::vector<std::string>{SLUICE_BINARY, "agent", "--name", name, "--server", c->urls(),
                                  "--token", "agent-token", "--slots", std::to_string(options.slots),
-                                 "--work-dir", c->dir().string(), "--fence-grace-ms", "300"},
+                                 "--work-dir", c->dir().string(), "--fence-grace-ms", "300",
+                                 // Distinct from other test processes' agents of the same name.
+                                 "--cgroup-path",
+                                 "sluice-test-" + std::to_string(getpid()) + "/" + name},
         log, log));
   }
   const bool registered = Eventually(

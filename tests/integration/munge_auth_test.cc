@@ -117,7 +117,8 @@ TEST_F(MungeAuthTest, ExpiredCredentialIsRefused) {
 TEST_F(MungeAuthTest, AgentAsUidZeroRegistersWithoutToken) {
   const auto log = cluster_.dir() / "logs" / "agent.h1.log";
   ChildProcess agent(
-      {"/usr/bin/env", "-u", "SLUICE_TOKEN", SLUICE_BINARY, "agent", "--name", "h1", "--server",
+      {"/usr/bin/env", "-u", "SLUICE_TOKEN", SLUICE_BINARY, "agent", "--name", "h1",
+       "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/h1", "--server",
        cluster_.url(), "--munge-socket", munge_->socket(), "--work-dir", cluster_.dir().string()},
       log, log);
   EXPECT_TRUE(Eventually([&] { return cluster_.HostState("h1") == "ok"; }, 15s))
@@ -126,8 +127,9 @@ TEST_F(MungeAuthTest, AgentAsUidZeroRegistersWithoutToken) {
   const auto log2 = cluster_.dir() / "logs" / "agent.h2.log";
   ChildProcess user_agent(
       {"/usr/bin/env", "-u", "SLUICE_TOKEN", "/usr/bin/setpriv", "--reuid=nobody",
-       "--regid=nogroup", "--clear-groups", SLUICE_BINARY, "agent", "--name", "h2", "--server",
-       cluster_.url(), "--munge-socket", munge_->socket(), "--work-dir", "/tmp"},
+       "--regid=nogroup", "--clear-groups", SLUICE_BINARY, "agent", "--name", "h2", "--cgroup-path",
+       "sluice-test-" + std::to_string(getpid()) + "/h2", "--server", cluster_.url(),
+       "--munge-socket", munge_->socket(), "--work-dir", "/tmp"},
       log2, log2);
   const int status = user_agent.Wait(15s);
   ASSERT_GE(status, 0) << "the agent of nobody still runs";
@@ -140,7 +142,8 @@ TEST_F(MungeAuthTest, AgentAsUidZeroRegistersWithoutToken) {
 TEST(MungeAgentTest, AnAgentWithoutTokenOrMungeSocketRefusesToStart) {
   testing::TempDir dir;
   testing::ProcessResult r = testing::RunProcess(
-      {"/usr/bin/env", "-u", "SLUICE_TOKEN", SLUICE_BINARY, "agent", "--name", "h1", "--server",
+      {"/usr/bin/env", "-u", "SLUICE_TOKEN", SLUICE_BINARY, "agent", "--name", "h1",
+       "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/h1", "--server",
        "http://127.0.0.1:9", "--munge-socket", (dir.path() / "no.socket").string()},
       dir.path(), 10s);
   EXPECT_EQ(r.exit_code, 2) << r.error << r.stderr_text;

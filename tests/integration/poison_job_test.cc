@@ -20,18 +20,17 @@ queues:
   - {name: normal}
 )"));
   std::string error;
-  ASSERT_TRUE(cluster.StartServer(&error, {"--lease-seconds", "2", "--max-dispatch-attempts",
-                                           "1"}))
+  ASSERT_TRUE(cluster.StartServer(&error, {"--lease-seconds", "2", "--max-dispatch-attempts", "1"}))
       << error;
   cluster.StartAgent("p1", 2);
   ASSERT_TRUE(Eventually([&] { return cluster.HostState("p1") == "ok"; }, 20s)) << cluster.Logs();
-  const std::string path = "/nonexistent/" + std::string(300'000, 'p') + "/" +
-                           std::string(300'000, 'q');
+  const std::string path =
+      "/nonexistent/" + std::string(300'000, 'p') + "/" + std::string(300'000, 'q');
   std::vector<int64_t> poison;
   for (int i = 0; i < 2; ++i) {
     int status = 0;
-    json reply = cluster.Post("/v1/jobs", {{"command", "true"}, {"output", path}}, "alice-token",
-                              &status);
+    json reply =
+        cluster.Post("/v1/jobs", {{"command", "true"}, {"output", path}}, "alice-token", &status);
     ASSERT_EQ(status, 201) << reply.dump().substr(0, 200);
     poison.push_back(reply["id"].get<int64_t>());
   }

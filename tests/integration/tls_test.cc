@@ -63,7 +63,9 @@ class TlsTest : public ::testing::Test {
   }
   std::string https_url() const { return "https://127.0.0.1:" + std::to_string(cluster_.port()); }
 
-  Cluster cluster_{DefaultClusterYaml("queues:\n  - {name: normal}\n")};
+  // The agent's host is configured: agents may not add hosts (auth.allow_dynamic_hosts).
+  Cluster cluster_{
+      DefaultClusterYaml("hosts:\n  - name: tls1\n    slots: 1\nqueues:\n  - {name: normal}\n")};
   fs::path pki_;
 };
 
@@ -80,10 +82,12 @@ TEST_F(TlsTest, CliAndAgentWorkOverHttpsWithTheCaAndAWrongCaIsRefused) {
 
   // The agent takes its CA from the environment.
   const fs::path log = cluster_.dir() / "logs" / "agent.tls.log";
-  ChildProcess agent({"/usr/bin/env", "SLUICE_CA_FILE=" + (pki_ / "ca.pem").string(), SLUICE_BINARY,
-                      "agent", "--name", "tls1", "--slots", "1", "--server", https_url(), "--token",
-                      "agent-token", "--work-dir", cluster_.dir().string()},
-                     log, log);
+  ChildProcess agent(
+      {"/usr/bin/env", "SLUICE_CA_FILE=" + (pki_ / "ca.pem").string(), SLUICE_BINARY, "agent",
+       "--name", "tls1", "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/tls1",
+       "--slots", "1", "--server", https_url(), "--token", "agent-token", "--work-dir",
+       cluster_.dir().string()},
+      log, log);
   testing::ProcessResult submitted =
       Cli({"submit", "--parsable", "--", "true"}, {"--ca-file", (pki_ / "ca.pem").string()});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.stderr_text;

@@ -4,6 +4,7 @@
 // loose on purpose (a loaded CI machine); scripts/connection-flood measures the figure.
 #include "server/connection_guard.h"
 
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -12,8 +13,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "server/guard_fixture.h"
 
@@ -69,11 +68,11 @@ class ConnectionGuardTest : public GuardTest {
   // An agent registers and heartbeats on a fresh connection; returns the time both took.
   milliseconds AgentRoundTrip() {
     const auto start = Clock::now();
-    RawReply reg = SendRaw(port_, RawPost("/v1/agents/register", R"({"name":"h1","slots":4})",
-                                          "agent-secret"));
+    RawReply reg = SendRaw(
+        port_, RawPost("/v1/agents/register", R"({"name":"h1","slots":4})", "agent-secret"));
     EXPECT_EQ(reg.status, 200) << reg.body;
-    RawReply beat = SendRaw(port_, RawPost("/v1/agents/h1/heartbeat", R"({"wait_ms":0})",
-                                           "agent-secret"));
+    RawReply beat =
+        SendRaw(port_, RawPost("/v1/agents/h1/heartbeat", R"({"wait_ms":0})", "agent-secret"));
     EXPECT_EQ(beat.status, 200) << beat.body;
     return std::chrono::duration_cast<milliseconds>(Clock::now() - start);
   }
@@ -178,9 +177,9 @@ TEST_F(ShortDeadlinesTest, BeyondTheUserShareOnlyAgentsAndHealthzAreServed) {
   std::this_thread::sleep_for(milliseconds(100));
   EXPECT_EQ(SendRaw(port_, RawGet("/v1/hosts", "alice-token")).status, 503);
   EXPECT_EQ(SendRaw(port_, RawGet("/healthz")).status, 200);
-  EXPECT_EQ(SendRaw(port_, RawPost("/v1/agents/register", R"({"name":"h2"})", "agent-secret"))
-                .status,
-            200);
+  EXPECT_EQ(
+      SendRaw(port_, RawPost("/v1/agents/register", R"({"name":"h2"})", "agent-secret")).status,
+      200);
   CloseAll(held);
 }
 

@@ -37,7 +37,8 @@ inline config::AuthConfig TestAuth() {
   return config::AuthConfig{.agent_token = "agent-secret",
                             .users = {{"alice", "alice-token", false},
                                       {"bob", "bob-token", false},
-                                      {"root", "admin-token", true}}};
+                                      {"root", "admin-token", true}},
+                            .allow_dynamic_hosts = true};  // tests register hosts like x9
 }
 
 class ControllerHarness {

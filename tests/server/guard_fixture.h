@@ -4,21 +4,20 @@
 #pragma once
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
 #include <memory>
-#include <string>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <spdlog/sinks/null_sink.h>
-#include <spdlog/spdlog.h>
+#include <string>
 
 #include "server/server.h"
 #include "testing/subprocess.h"
@@ -122,8 +121,8 @@ class GuardTest : public ::testing::Test {
     ServerOptions options{.config_path = (dir_.path() / "cluster.yaml").string(),
                           .state_dir = (dir_.path() / "state").string(),
                           .listen = "127.0.0.1:0"};
-    options.log = std::make_shared<spdlog::logger>(
-        "quiet", std::make_shared<spdlog::sinks::null_sink_mt>());
+    options.log =
+        std::make_shared<spdlog::logger>("quiet", std::make_shared<spdlog::sinks::null_sink_mt>());
     Tune(options);
     auto server = Server::Start(options);
     ASSERT_TRUE(server) << server.error().ToString();

@@ -1,13 +1,12 @@
 // Hostile requests (issue 19, "Input"): each one used to crash the controller or answer 500;
 // each must now get a 4xx naming what was wrong, and the server must stay up.
+#include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <string>
 
-#include <gtest/gtest.h>
-
-#include "server/http_api.h"
 #include "server/guard_fixture.h"
+#include "server/http_api.h"
 
 namespace sluice::server {
 namespace {
@@ -34,8 +33,8 @@ TEST_F(HostileInputTest, InvalidUtf8InQueryOrBodyIsA400) {
   EXPECT_NE(ErrorOf(query).find("user"), std::string::npos) << query.body;
   RawReply body = SendRaw(port_, RawPost("/v1/jobs", "{\"command\":\"\xff\"}", "alice-token"));
   EXPECT_EQ(body.status, 400) << body.body;
-  RawReply name = SendRaw(port_, RawPost("/v1/jobs", "{\"command\":\"true\",\"name\":\"a\xc3\"}",
-                                         "alice-token"));
+  RawReply name = SendRaw(
+      port_, RawPost("/v1/jobs", "{\"command\":\"true\",\"name\":\"a\xc3\"}", "alice-token"));
   EXPECT_EQ(name.status, 400) << name.body;
   EXPECT_TRUE(Healthy());
 }
@@ -66,16 +65,16 @@ TEST_F(HostileInputTest, DeepNestingAnywhereIsA400WithoutRecursion) {
     EXPECT_NE(ErrorOf(r).find("nest"), std::string::npos) << r.body.substr(0, 200);
   }
   // Depth 64 is allowed through to the field checks (which refuse it as a command).
-  RawReply ok = SendRaw(port_, RawPost("/v1/jobs", "{\"command\":" + Nested(63) + "}",
-                                       "alice-token"));
+  RawReply ok =
+      SendRaw(port_, RawPost("/v1/jobs", "{\"command\":" + Nested(63) + "}", "alice-token"));
   EXPECT_EQ(ok.status, 400);
   EXPECT_NE(ErrorOf(ok).find("command"), std::string::npos) << ok.body.substr(0, 200);
   EXPECT_TRUE(Healthy());
 }
 
 TEST_F(HostileInputTest, AnExitReportWithoutExitCodeIsA400) {
-  RawReply reg = SendRaw(port_, RawPost("/v1/agents/register", R"({"name":"h1","slots":4})",
-                                        "agent-secret"));
+  RawReply reg =
+      SendRaw(port_, RawPost("/v1/agents/register", R"({"name":"h1","slots":4})", "agent-secret"));
   ASSERT_EQ(reg.status, 200) << reg.body;
   RawReply r = SendRaw(port_, RawPost("/v1/agents/h1/heartbeat",
                                       R"({"exited":[{"job":1,"cause":"exit"}]})", "agent-secret"));
@@ -110,10 +109,11 @@ TEST_F(HostileInputTest, CompressedBodiesAreRefusedUninflated) {
     EXPECT_NE(ErrorOf(r).find("Content-Encoding"), std::string::npos) << r.body;
   }
   // Chunked bodies escape the length limit in the HTTP library: refused too.
-  RawReply chunked = SendRaw(port_, "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-                                    "Authorization: Bearer alice-token\r\n"
-                                    "Transfer-Encoding: chunked\r\n\r\n"
-                                    "3\r\n{}\n\r\n0\r\n\r\n");
+  RawReply chunked = SendRaw(port_,
+                             "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                             "Authorization: Bearer alice-token\r\n"
+                             "Transfer-Encoding: chunked\r\n\r\n"
+                             "3\r\n{}\n\r\n0\r\n\r\n");
   EXPECT_EQ(chunked.status, 411) << chunked.body;
   EXPECT_TRUE(Healthy());
 }
@@ -126,14 +126,17 @@ TEST_F(HostileInputTest, AuthenticationAndSizeComeBeforeTheBodyIsRead) {
     int status;
   };
   const Case cases[] = {
-      {"no token", "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                   "Content-Length: 1000000\r\n\r\n",
+      {"no token",
+       "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+       "Content-Length: 1000000\r\n\r\n",
        401},
-      {"bad token", "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n"
-                    "Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n",
+      {"bad token",
+       "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n"
+       "Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n",
        401},
-      {"too large", "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\n"
-                    "Content-Type: application/json\r\nContent-Length: 2000000\r\n\r\n",
+      {"too large",
+       "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\n"
+       "Content-Type: application/json\r\nContent-Length: 5000000\r\n\r\n",  // > kMaxBodyBytes
        413},
   };
   for (const Case& c : cases) {
@@ -156,22 +159,23 @@ TEST_F(HostileInputTest, NumbersOutOfRangeAreA400NamingTheField) {
       {"cancel id", RawPost("/v1/jobs/99999999999999999999/cancel", "", "alice-token"), "job id"},
       {"tasks 1e400", RawPost("/v1/jobs", R"({"command":"true","tasks":1e400})", "alice-token"),
        "tasks"},
-      {"priority", RawPost("/v1/jobs", R"({"command":"true","priority":18446744073709551611})",
-                           "alice-token"),
+      {"priority",
+       RawPost("/v1/jobs", R"({"command":"true","priority":18446744073709551611})", "alice-token"),
        "priority"},
       {"batch tasks",
        RawPost("/v1/jobs/batch", R"({"jobs":[{"command":"a"},{"command":"b","tasks":-1e999}]})",
                "alice-token"),
        "jobs[1].tasks"},
-      {"slots", RawPost("/v1/agents/register", R"({"name":"h1","slots":4294967300})",
-                        "agent-secret"),
+      {"slots",
+       RawPost("/v1/agents/register", R"({"name":"h1","slots":4294967300})", "agent-secret"),
        "slots"},
-      {"running", RawPost("/v1/agents/register", R"({"name":"h1","running":[18446744073709551615]})",
-                          "agent-secret"),
+      {"running",
+       RawPost("/v1/agents/register", R"({"name":"h1","running":[18446744073709551615]})",
+               "agent-secret"),
        "running"},
-      {"exit job", RawPost("/v1/agents/h1/heartbeat",
-                           R"({"exited":[{"job":18446744073709551615,"exit_code":0}]})",
-                           "agent-secret"),
+      {"exit job",
+       RawPost("/v1/agents/h1/heartbeat",
+               R"({"exited":[{"job":18446744073709551615,"exit_code":0}]})", "agent-secret"),
        "exited[0].job"},
       {"limit", RawGet("/v1/jobs?limit=99999999999999999999999", "alice-token"), "limit"},
   };

@@ -134,10 +134,7 @@ class JobBuilder {
     spec_.exclusive = true;
     return *this;
   }
-  JobBuilder& Array(std::string array) {  // "1-10%2" (R-UX-3)
-    spec_.array = std::move(array);
-    return *this;
-  }
+
   core::JobSpec Build() const { return spec_; }
   operator core::JobSpec() const { return spec_; }  // NOLINT: builder convenience
 

@@ -77,7 +77,7 @@ Status ApplyServerEvent(const Event& event, Instant now, ClusterState& state) {
   if (const auto* e = std::get_if<JobForgotten>(&event)) return state.Forget(e->job);
   if (const auto* e = std::get_if<JobWithdrawn>(&event)) return state.Withdraw(e->job);
   if (const auto* e = std::get_if<ArrayRestored>(&event)) {
-    return state.RestoreArray(e->spec, e->base_seq, e->states);
+    return state.RestoreArray(e->spec, e->array, e->base_seq, e->states);
   }
   if (const auto* e = std::get_if<JobModified>(&event)) return state.Modify(e->spec, now);
   if (const auto* e = std::get_if<RunLimitChanged>(&event)) {
@@ -93,6 +93,7 @@ Status ApplyOne(const Event& event, Instant now, ClusterState& state) {
         using E = std::decay_t<decltype(e)>;
         if constexpr (std::is_same_v<E, JobSubmitted>) {
           SLUICE_RETURN_IF_ERROR(CheckSubmission(e.spec, state));
+          if (!e.array.empty()) return state.SubmitArray(e.spec, e.array);
           return state.Submit(e.spec);
         } else if constexpr (std::is_same_v<E, JobCancelled>) {
           return state.Cancel(e.job, now);

@@ -18,6 +18,9 @@ namespace sluice::core {
 
 struct JobSubmitted {
   JobSpec spec;
+  // A job array (R-UX-3): its indices and cap, e.g. "1-1000%50" (job_array.h); empty for a
+  // plain job. Kept out of JobSpec so that a plain job's record does not grow.
+  std::string array;
 };
 struct JobCancelled {
   JobId job = kNoJob;
@@ -143,6 +146,7 @@ struct ArrayElementsHeld {
 // A controller restart: an array and its elements' stored states (ClusterState::RestoreArray).
 struct ArrayRestored {
   JobSpec spec;
+  std::string array;
   uint64_t base_seq = 0;
   std::vector<ElementState> states;
 };

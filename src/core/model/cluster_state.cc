@@ -112,8 +112,6 @@ Job* ClusterState::MutableJob(JobId id) {
   return it == jobs_.end() ? nullptr : &it->second;
 }
 
-// The fewest slots an alternative can run with: a compound's counts are fixed; a plain
-// primary (count 0) takes the job's task range.
 int32_t MinSlots(const resreq::Request& request, const JobSpec& spec) {
   int32_t best = -1;
   for (const resreq::Compound& alternative : request.alternatives) {
@@ -131,7 +129,6 @@ int32_t ClusterState::MinSlotsOf(const resreq::Request& request, const JobSpec& 
 }
 
 Status ClusterState::Submit(JobSpec spec) {
-  if (!spec.array.empty()) return SubmitArray(std::move(spec));
   if (jobs_.contains(spec.id)) {
     return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.id) + " exists");
   }

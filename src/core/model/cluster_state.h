@@ -198,7 +198,12 @@ class ClusterState {
   // as kQueued must each be restored as a Job (Restore with the element's id and
   // sequence base_seq + position); waiting ones become Jobs as RefillArrays needs them.
   // Errors: as Submit; kInvalidArgument when `states` does not match the array's size.
-  Status RestoreArray(JobSpec spec, uint64_t base_seq, std::vector<ElementState> states);
+  Status RestoreArray(JobSpec spec, const std::string& array, uint64_t base_seq,
+                      std::vector<ElementState> states);
+  // Adds job array `spec.id` with the indices and cap of `array` ("1-1000%50", job_array.h);
+  // no element is a Job until RefillArrays makes it one. Errors: as Submit, and
+  // kInvalidArgument for a bad `array` or an id above kMaxArrayJobId.
+  Status SubmitArray(const JobSpec& spec, const std::string& array);
 
   // Adds a PENDING job (HELD when spec.hold) at the tail of its queue's order.
   // Errors: kAlreadyExists for a reused id, kNotFound for an unknown queue,
@@ -310,8 +315,7 @@ class ClusterState {
   void ReclassifyPending();
   // Arrays (cluster_state_arrays.cc).
   bool KnowsArrayPart(JobId id) const;
-  Status SubmitArray(JobSpec spec);
-  Result<JobArray> NewArray(const JobSpec& spec);
+  Result<JobArray> NewArray(const JobSpec& spec, const std::string& array);
   // Keeps the array's counts in step with an element Job's change of state (`from`:
   // nullopt when the Job was just created).
   void NoteElement(Job& job, std::optional<JobState> from) {

@@ -11,6 +11,20 @@ namespace {
 
 std::string Name(JobId id) { return "job " + std::to_string(id); }
 
+// The positions [begin, end) in array.indices of the elements with an index in
+// [first, last]; kNotFound naming the range when there is none.
+Result<std::pair<size_t, size_t>> ElementRange(JobId id, const JobArray& array, int32_t first,
+                                               int32_t last) {
+  auto lo = std::lower_bound(array.indices.begin(), array.indices.end(), first);
+  auto hi = std::upper_bound(array.indices.begin(), array.indices.end(), last);
+  if (lo >= hi) {
+    return NotFound(Name(id) + ": no element in [" + std::to_string(first) + ", " +
+                    std::to_string(last) + "]");
+  }
+  return std::make_pair(static_cast<size_t>(lo - array.indices.begin()),
+                        static_cast<size_t>(hi - array.indices.begin()));
+}
+
 ElementState EndedElementState(JobState state) {
   if (state == JobState::kDone) return ElementState::kDone;
   return state == JobState::kCancelled ? ElementState::kCancelled : ElementState::kExit;
@@ -51,7 +65,7 @@ std::optional<JobState> ClusterState::ElementStateOf(JobId id) const {
 }
 
 // Validates an array submission as Submit validates a job, and builds its record.
-Result<JobArray> ClusterState::NewArray(const JobSpec& spec) {
+Result<JobArray> ClusterState::NewArray(const JobSpec& spec, const std::string& text) {
   if (spec.id < 1 || spec.id > kMaxArrayJobId) {
     return InvalidArgument(Name(spec.id) + ": an array id must be in [1, " +
                            std::to_string(kMaxArrayJobId) + "]");
@@ -59,7 +73,7 @@ Result<JobArray> ClusterState::NewArray(const JobSpec& spec) {
   if (jobs_.contains(spec.id) || arrays_.contains(spec.id) || dependencies_.HasEnded(spec.id)) {
     return Status(StatusCode::kAlreadyExists, Name(spec.id) + " exists");
   }
-  Result<ArraySpec> parsed = ParseArraySpec(spec.array);
+  Result<ArraySpec> parsed = ParseArraySpec(text);
   if (!parsed) return parsed.error().WithPrefix(Name(spec.id));
   if (spec.min_tasks < 1 || spec.max_tasks < spec.min_tasks) {
     return InvalidArgument(Name(spec.id) + ": tasks must satisfy 1 <= min <= max");
@@ -67,9 +81,9 @@ Result<JobArray> ClusterState::NewArray(const JobSpec& spec) {
   const std::optional<QueueIndex> queue =
       spec.queue.empty() ? std::optional<QueueIndex>(default_queue()) : FindQueue(spec.queue);
   if (!queue) return NotFound(Name(spec.id) + ": no queue named '" + spec.queue + "'");
-  const std::string& text =
+  const std::string& resreq_text =
       spec.resreq.empty() ? queues()[*queue].spec.default_resreq : spec.resreq;
-  Result<const resreq::Request*> request = CompileRequest(text);
+  Result<const resreq::Request*> request = CompileRequest(resreq_text);
   if (!request) return request.error().WithPrefix(Name(spec.id) + ": resreq");
   if (!spec.depend.empty()) {
     Result<Dependency> dependency = Dependency::Parse(spec.depend);
@@ -77,6 +91,7 @@ Result<JobArray> ClusterState::NewArray(const JobSpec& spec) {
   }
   JobArray array;
   array.spec = spec;
+  array.text = text;
   array.indices = std::move(parsed->indices);
   array.cap = parsed->cap;
   array.queue = *queue;
@@ -86,8 +101,8 @@ Result<JobArray> ClusterState::NewArray(const JobSpec& spec) {
   return array;
 }
 
-Status ClusterState::SubmitArray(JobSpec spec) {
-  Result<JobArray> array = NewArray(spec);
+Status ClusterState::SubmitArray(const JobSpec& spec, const std::string& text) {
+  Result<JobArray> array = NewArray(spec, text);
   if (!array) return array.error();
   array->base_seq = next_seq_;
   next_seq_ += static_cast<uint64_t>(array->size());
@@ -99,9 +114,9 @@ Status ClusterState::SubmitArray(JobSpec spec) {
   return Status::Ok();
 }
 
-Status ClusterState::RestoreArray(JobSpec spec, uint64_t base_seq,
+Status ClusterState::RestoreArray(JobSpec spec, const std::string& text, uint64_t base_seq,
                                   std::vector<ElementState> states) {
-  Result<JobArray> array = NewArray(spec);
+  Result<JobArray> array = NewArray(spec, text);
   if (!array) return array.error();
   if (states.size() != array->indices.size()) {
     return InvalidArgument(Name(spec.id) + ": " + std::to_string(states.size()) +
@@ -208,7 +223,6 @@ void ClusterState::RefillArray(JobArray& array) {
     const size_t pos = array.cursor;
     JobSpec spec = array.spec;
     spec.id = ArrayElementId(array.spec.id, array.indices[pos]);
-    spec.array.clear();
     spec.hold = false;
     const AdmissionRecord record{.enqueue_time = spec.submit_time,
                                  .spec_digest = SpecDigest(spec),
@@ -239,13 +253,10 @@ Status ClusterState::CancelElements(JobId id, int32_t first, int32_t last, Insta
   auto found = arrays_.find(id);
   if (found == arrays_.end()) return NotFound(Name(id) + " is not an array");
   JobArray& array = found->second;
-  auto lo = std::lower_bound(array.indices.begin(), array.indices.end(), first);
-  auto hi = std::upper_bound(array.indices.begin(), array.indices.end(), last);
-  if (lo >= hi) return NotFound(Name(id) + ": no element in [" + std::to_string(first) + ", " +
-                                std::to_string(last) + "]");
+  Result<std::pair<size_t, size_t>> range = ElementRange(id, array, first, last);
+  if (!range) return range.error();
   int64_t changed = 0;
-  for (auto pos = static_cast<size_t>(lo - array.indices.begin());
-       pos < static_cast<size_t>(hi - array.indices.begin()); ++pos) {
+  for (size_t pos = range->first; pos < range->second; ++pos) {
     const JobId element = ArrayElementId(id, array.indices[pos]);
     const ElementState state = array.states[pos];
     if (state == ElementState::kQueued) {
@@ -273,14 +284,11 @@ Status ClusterState::SetElementsHeld(JobId id, int32_t first, int32_t last, bool
   auto found = arrays_.find(id);
   if (found == arrays_.end()) return NotFound(Name(id) + " is not an array");
   JobArray& array = found->second;
-  auto lo = std::lower_bound(array.indices.begin(), array.indices.end(), first);
-  auto hi = std::upper_bound(array.indices.begin(), array.indices.end(), last);
-  if (lo >= hi) return NotFound(Name(id) + ": no element in [" + std::to_string(first) + ", " +
-                                std::to_string(last) + "]");
+  Result<std::pair<size_t, size_t>> range = ElementRange(id, array, first, last);
+  if (!range) return range.error();
   const ElementState from = held ? ElementState::kWaiting : ElementState::kHeld;
   int64_t changed = 0;
-  for (auto pos = static_cast<size_t>(lo - array.indices.begin());
-       pos < static_cast<size_t>(hi - array.indices.begin()); ++pos) {
+  for (size_t pos = range->first; pos < range->second; ++pos) {
     if (array.states[pos] == ElementState::kQueued) {
       const JobId element = ArrayElementId(id, array.indices[pos]);
       const Job* job = FindJob(element);

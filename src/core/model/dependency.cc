@@ -175,6 +175,8 @@ class DependencyParser {
     }
     pos_ += static_cast<size_t>(ptr - first);
     if (pos_ < text_.size() && text_[pos_] == '[') return ParseElement(id);
+    // Ids above this are array elements' packed ids (base/array_ids.h): written `ID[INDEX]`.
+    if (id > kMaxArrayJobId) return Error("job id out of range");
     return id;
   }
 

@@ -45,9 +45,6 @@ struct JobSpec {
   std::string depend;
   bool exclusive = false;
   bool hold = false;
-  // A job array (R-UX-3): the element indices and cap, e.g. "1-1000%50" (job_array.h);
-  // empty for a plain job. An element's own spec has it empty (its id names the array).
-  std::string array;
 };
 
 // An amount of one consumable resource (host or shared, by context).

@@ -38,15 +38,12 @@ struct ArraySpec {
 // most kMaxArrayElements in all. Errors: kInvalidArgument "array: column C: expected ...".
 Result<ArraySpec> ParseArraySpec(std::string_view text);
 
-// The fewest slots any alternative of `request` can run with for `spec`'s task range
-// (cluster_state.cc; an array's materialization window divides the free slots by it).
-int32_t MinSlots(const resreq::Request& request, const JobSpec& spec);
-
 enum class ElementState : uint8_t { kWaiting, kHeld, kQueued, kDone, kExit, kCancelled };
 std::string_view ToString(ElementState state);
 
 struct JobArray {
   JobSpec spec;  // the array's submission; spec.id is the array id
+  std::string text;  // the specification as submitted, e.g. "1-1000%50"
   std::vector<int32_t> indices;
   std::vector<ElementState> states;  // by position
   int32_t cap = 0;

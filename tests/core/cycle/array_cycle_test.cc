@@ -20,6 +20,11 @@ using testing::Submit;
 
 JobId E(JobId array, int32_t index) { return ArrayElementId(array, index); }
 
+void SubmitArray(ClusterState& state, const JobSpec& spec, const std::string& array) {
+  Status status = Apply(JobSubmitted{spec, array}, spec.submit_time, state);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+}
+
 void Finish(ClusterState& state, JobId id, Instant now, int32_t code = 0) {
   Status status = Apply(JobFinished{.job = id, .exit_code = code}, now, state);
   ASSERT_TRUE(status.ok()) << status.ToString();
@@ -27,7 +32,7 @@ void Finish(ClusterState& state, JobId id, Instant now, int32_t code = 0) {
 
 TEST(ArrayCycleTest, ElementsStartInIndexOrderAheadOfLaterJobs) {
   ClusterState state = ClusterBuilder().Hosts(1, 3).State();
-  Submit(state, JobBuilder(1).Array("5,2,9-10"));
+  SubmitArray(state, JobBuilder(1), "5,2,9-10");
   Submit(state, JobBuilder(2));
   CycleResult result = CycleAndCommit(state, 0);
   EXPECT_EQ(Started(result), (std::vector<JobId>{E(1, 2), E(1, 5), E(1, 9)}));
@@ -40,7 +45,7 @@ TEST(ArrayCycleTest, ElementsStartInIndexOrderAheadOfLaterJobs) {
 
 TEST(ArrayCycleTest, TheCapHoldsTheRestWithArrayLimitAndDoesNotBlockTheQueue) {
   ClusterState state = ClusterBuilder().Hosts(1, 8).State();
-  Submit(state, JobBuilder(1).Array("1-6%2"));
+  SubmitArray(state, JobBuilder(1), "1-6%2");
   Submit(state, JobBuilder(2));
   CycleResult result = CycleAndCommit(state, 0);
   EXPECT_EQ(Started(result), (std::vector<JobId>{E(1, 1), E(1, 2), 2}));
@@ -58,7 +63,7 @@ TEST(ArrayCycleTest, TheCapHoldsTheRestWithArrayLimitAndDoesNotBlockTheQueue) {
 
 TEST(ArrayCycleTest, OnlyTheElementsThatCouldStartAreJobs) {
   ClusterState state = ClusterBuilder().Hosts(1, 4).State();
-  Submit(state, JobBuilder(1).Array("1-100000"));
+  SubmitArray(state, JobBuilder(1), "1-100000");
   // 4 free slots: 4 elements could start, a fifth stands for the rest.
   EXPECT_EQ(state.job_count(), 5);
   EXPECT_EQ(state.FindArray(1)->waiting, 100000 - 5);
@@ -73,7 +78,7 @@ TEST(ArrayCycleTest, OnlyTheElementsThatCouldStartAreJobs) {
 
 TEST(ArrayCycleTest, CancelHoldAndReleaseTakeTheArrayAnElementOrARange) {
   ClusterState state = ClusterBuilder().Hosts(1, 2).State();
-  Submit(state, JobBuilder(1).Array("1-10"));
+  SubmitArray(state, JobBuilder(1), "1-10");
   CycleAndCommit(state, 0);  // elements 1 and 2 run
   ASSERT_TRUE(Apply(ArrayElementsCancelled{.array = 1, .first = 2, .last = 5}, 1, state).ok());
   EXPECT_EQ(state.ElementStateOf(E(1, 2)), JobState::kCancelled);  // running: killed
@@ -96,7 +101,7 @@ TEST(ArrayCycleTest, CancelHoldAndReleaseTakeTheArrayAnElementOrARange) {
 
 TEST(ArrayCycleTest, DoneOfTheArrayWaitsForEveryElementAndDoneOfAnElementForOne) {
   ClusterState state = ClusterBuilder().Hosts(1, 2).State();
-  Submit(state, JobBuilder(1).Array("1-3"));
+  SubmitArray(state, JobBuilder(1), "1-3");
   Submit(state, JobBuilder(2).Depend("done(1)"));
   Submit(state, JobBuilder(3).Depend("done(1[3])"));
   EXPECT_EQ(Apply(JobSubmitted{JobBuilder(4).Depend("done(1[7])")}, 0, state).code(),
@@ -113,7 +118,7 @@ TEST(ArrayCycleTest, DoneOfTheArrayWaitsForEveryElementAndDoneOfAnElementForOne)
 
 TEST(ArrayCycleTest, ANonZeroExitOfOneElementMakesDoneOfTheArrayNever) {
   ClusterState state = ClusterBuilder().Hosts(1, 2).State();
-  Submit(state, JobBuilder(1).Array("1-2"));
+  SubmitArray(state, JobBuilder(1), "1-2");
   Submit(state, JobBuilder(2).Depend("done(1)"));
   Submit(state, JobBuilder(3).Depend("ended(1)"));
   CycleAndCommit(state, 0);
@@ -126,16 +131,17 @@ TEST(ArrayCycleTest, ANonZeroExitOfOneElementMakesDoneOfTheArrayNever) {
 
 TEST(ArrayCycleTest, ABadArraySpecIsRefused) {
   ClusterState state = ClusterBuilder().Hosts(1, 2).State();
-  EXPECT_EQ(Apply(JobSubmitted{JobBuilder(1).Array("3-1")}, 0, state).code(),
+  EXPECT_EQ(Apply(JobSubmitted{JobBuilder(1), "3-1"}, 0, state).code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(state.FindArray(1), nullptr);
 }
 
 TEST(ArrayCycleTest, ARestoredArrayKeepsItsElementsStatesAndOrder) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
-  JobSpec spec = JobBuilder(7).Array("1-4");
+  JobSpec spec = JobBuilder(7);
   // Element 1 ended, 2 was running (restored as a Job), 3 held, 4 waiting.
   ASSERT_TRUE(Apply(ArrayRestored{.spec = spec,
+                                  .array = "1-4",
                                   .base_seq = 10,
                                   .states = {ElementState::kDone, ElementState::kQueued,
                                              ElementState::kHeld, ElementState::kWaiting}},
@@ -143,7 +149,6 @@ TEST(ArrayCycleTest, ARestoredArrayKeepsItsElementsStatesAndOrder) {
                   .ok());
   JobSpec element = spec;
   element.id = E(7, 2);
-  element.array.clear();
   ASSERT_TRUE(Apply(JobRestored{.spec = element, .seq = 11}, 0, state).ok());
   ASSERT_TRUE(Apply(AllocationRestored{.job = E(7, 2), .allocation = {.hosts = {{0, 1}}}}, 0,
                     state)
