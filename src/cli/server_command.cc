@@ -52,6 +52,7 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
     std::string tls_key;
     std::string munge_socket;
     server::ConnectionLimits connections;
+    int64_t stats_interval = 10;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--config", flags->config, "Cluster YAML")->required();
@@ -110,6 +111,9 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
                   "Accept MUNGE credentials, decoded by the munged at this socket "
                   "(overrides auth.munge)");
   AddConnectionFlags(*cmd, flags->connections);
+  cmd->add_option("--stats-interval", flags->stats_interval,
+                  "Seconds between the dashboard's samples (GET /v1/stats; 8640 are kept)")
+      ->check(CLI::Range(1, 3600));
   cmd->callback([flags, &exit_code] {
     if (flags->state.empty() && flags->store.empty()) {
       std::cerr << "sluice server: --state DIR or --store URL is required\n";
@@ -146,7 +150,8 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
                                ? -1
                                : static_cast<int64_t>(flags->keep_history_days * 86'400),
                        .munge_socket = flags->munge_socket},
-        .connections = flags->connections};
+        .connections = flags->connections,
+        .stats_interval_seconds = flags->stats_interval};
     auto server = server::Server::Start(options);
     if (!server) {
       std::cerr << "sluice server: " << server.error().message() << "\n";
@@ -159,6 +164,8 @@ void RegisterServerCommand(CLI::App& app, int& exit_code) {
       std::printf("advertising %s\n", (*server)->url().c_str());
     }
     std::fflush(stdout);
+    spdlog::info("dashboard: {}/ui/ (log in with a user token, or add #token=TOKEN)",
+                 (*server)->url());
     while (true) {
       int sig = 0;
       if (sigwait(&signals, &sig) != 0) continue;

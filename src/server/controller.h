@@ -51,6 +51,7 @@
 #include "server/history_api.h"
 #include "server/job_changes.h"
 #include "server/idempotency.h"
+#include "server/job_pages.h"
 #include "server/job_book.h"
 #include "server/job_requests.h"
 #include "server/request_auth.h"
@@ -58,6 +59,8 @@
 #include "store/store.h"
 
 namespace sluice::server {
+
+struct StatsSample;  // stats_sampler.h
 
 // What a Controller is built from.
 struct ControllerDeps {
@@ -131,6 +134,11 @@ class Controller {
   // Modify and requeue (R-UX-7; job_changes.h): PATCH /v1/jobs/{id}, POST .../requeue.
   Reply Modify(const Caller& caller, JobId id, const nlohmann::json& body);
   Reply Requeue(const Caller& caller, JobId id);
+  // The dashboard (R-UI-1, R-UI-3): a page of GET /v1/jobs (job_pages.h) and one sample of
+  // the cluster, with job counts by state and pending reason when `with_counts`
+  // (stats_counts.cc).
+  Result<JobPage> ListJobPage(const std::map<std::string, std::string>& query);
+  void SampleStats(StatsSample& out, bool with_counts);
 
   // --- Agents ---
   Reply Register(const nlohmann::json& body);

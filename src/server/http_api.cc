@@ -9,6 +9,7 @@
 #include "server/agent_credentials.h"
 #include "server/connection_guard.h"
 #include "server/job_arrays.h"
+#include "server/dashboard_routes.h"
 #include "server/peek_broker.h"
 #include "server/request_guard.h"
 
@@ -205,6 +206,7 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     if (!AuthenticateUser(c, req, res, caller)) return;
     std::map<std::string, std::string> query;
     for (const auto& [k, v] : req.params) query[k] = v;
+    if (AnswerJobPage(c, query, res)) return;  // offset, sort, search... (job_pages.h)
     Send(res, c.ListJobs(query));
   });
   server.Get(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {

@@ -12,8 +12,10 @@
 
 #include "config/cluster_yaml.h"
 #include "server/connection_guard.h"
+#include "server/dashboard_routes.h"
 #include "server/ha_front.h"
 #include "server/http_api.h"
+#include "server/stats_sampler.h"
 
 namespace sluice::server {
 namespace {
@@ -113,6 +115,11 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
         return front->Answer(req, res);
       });
   server->api_->Install(*server->http_);
+  server->stats_ = std::make_unique<StatsSampler>(
+      *server->controller_, StatsOptions{.interval_seconds = options.stats_interval_seconds});
+  InstallUiRoutes(*server->http_);  // the dashboard (dashboard_routes.h, R-UI-1)
+  InstallStatsRoutes(*server->http_, *server->controller_, *server->stats_);
+  server->stats_->Start();
   server->guard_ = std::make_unique<ConnectionGuard>(
       options.connections, options.log ? options.log : spdlog::default_logger());
   server->guard_->Attach(*server->http_);
@@ -182,6 +189,7 @@ void Server::Stop() {
   if (campaigner_.joinable()) campaigner_.join();
   if (!listener_.joinable()) return;  // Start failed before serving: nothing runs
   api_->Shutdown();
+  stats_->Stop();
   controller_->Stop();  // ends long polls and the scheduling thread
   // stop() before the listener thread has entered its accept loop would be lost and the
   // join below would wait for ever (a server stopped right after it started): wait, bounded,

@@ -29,6 +29,7 @@ namespace sluice::server {
 
 class HttpApi;
 class HaFront;
+class StatsSampler;
 
 struct ServerOptions {
   std::string config_path;
@@ -48,6 +49,7 @@ struct ServerOptions {
   ConnectionLimits connections;  // caps and deadlines of HTTP connections
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
   Controller::ClockMs clock;            // null: the system clock
+  int64_t stats_interval_seconds = 10;  // the dashboard's samples (stats_sampler.h, R-UI-3)
 };
 
 class Server {
@@ -79,6 +81,7 @@ class Server {
   std::unique_ptr<httplib::Server> http_;
   std::unique_ptr<HttpApi> api_;
   std::unique_ptr<HaFront> front_;
+  std::unique_ptr<StatsSampler> stats_;  // the dashboard's time series
   std::thread listener_;
   std::thread campaigner_;
   std::atomic<bool> stopping_ = false;

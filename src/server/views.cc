@@ -3,6 +3,7 @@
 #include "core/admission/diagnostics.h"
 #include "core/reasons/hint.h"
 #include "core/reasons/host_detail.h"
+#include "core/reasons/render.h"
 #include "server/job_arrays.h"
 #include "server/job_identity.h"
 #include "wire/reasons_json.h"
@@ -113,6 +114,13 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
     }
     j["reasons"]["hosts"] = std::move(hosts);
   }
+  if (entry.reasons && j["reasons"].is_object()) {
+    // The `jobs -p` lines (R-PR-2), for readers without the core's renderer (the dashboard).
+    json lines = json::array();
+    for (const core::ReasonDetail& d : entry.reasons->details) lines.push_back(core::RenderReason(d));
+    j["reasons"]["text"] = std::move(lines);
+    j["reasons"]["headline"] = core::Headline(entry.reasons->main);
+  }
   return j;
 }
 
@@ -151,7 +159,17 @@ json QueueJson(const core::Queue& queue) {
           {"max_bypass", q.max_bypass},
           {"max_head_wait", q.max_head_wait},
           {"on_host_loss", core::ToString(q.on_host_loss)},
-          {"submit_users", q.submit_users ? json(*q.submit_users) : json(nullptr)}};
+          {"submit_users", q.submit_users ? json(*q.submit_users) : json(nullptr)},
+          // Capacity and limits (R-CAP-1, R-Q-2), for the dashboard's Queues page.
+          {"capacity", q.capacity ? json(*q.capacity) : json(nullptr)},
+          {"max_capacity", q.max_capacity},
+          {"user_limit_pct", q.user_limit_pct},
+          {"run_limit", q.run_limit ? json(*q.run_limit) : json(nullptr)},
+          {"slot_limit", q.slot_limit ? json(*q.slot_limit) : json(nullptr)},
+          {"host_group", q.host_group},
+          {"windows", q.windows},
+          {"preemptive", q.preemptive},
+          {"preemptable", q.preemptable}};
 }
 
 json LimitsJson(const core::ClusterState& state) {

@@ -1,0 +1,162 @@
+// Job detail (R-UI-1, R-UX-4): what `sluice jobs -l` shows — every field, the admission
+// record, pending reasons with per-host detail, the hint, the estimated start — the output
+// tail of a running job (GET /v1/jobs/ID/peek) and, for its owner or an administrator,
+// cancel / hold / release / requeue. An action asks for a second press to confirm.
+import {get, post} from '../api.js';
+import {fill, errorBox, fieldList, fmtDuration, fmtTime, h, jobLabel, localTimes, stateBadge} from '../dom.js';
+
+const ENDED = ['DONE', 'EXIT', 'CANCELLED'];
+
+function actionsFor(job, user) {
+  if (!user || (!user.admin && user.user !== job.user)) return [];
+  const st = job.state;
+  const out = [];
+  if (!ENDED.includes(st)) out.push(['cancel', 'Cancel job']);
+  if (st === 'PENDING') out.push(['hold', 'Hold']);
+  if (st === 'HELD') out.push(['release', 'Release']);
+  if (st === 'RUNNING' || ENDED.includes(st)) out.push(['requeue', 'Requeue']);
+  return out;
+}
+
+function actionBar(job, user, done) {
+  const status = h('span', {class: 'action-status', role: 'status', 'aria-live': 'polite'});
+  const buttons = actionsFor(job, user).map(([verb, label]) => {
+    let armed = null;
+    const button = h('button', {type: 'button', class: `action a-${verb}`, 'data-action': verb,
+      onclick: async () => {
+        if (!armed) {
+          button.textContent = `Confirm: ${label.toLowerCase()}`;
+          button.classList.add('armed');
+          armed = setTimeout(() => {
+            armed = null;
+            button.textContent = label;
+            button.classList.remove('armed');
+          }, 5000);
+          return;
+        }
+        clearTimeout(armed);
+        armed = null;
+        button.disabled = true;
+        try {
+          await post(`/v1/jobs/${job.id}/${verb}`);
+          status.textContent = `${label}: done`;
+          await done();
+        } catch (err) {
+          status.textContent = err.message;
+          button.disabled = false;
+          button.textContent = label;
+          button.classList.remove('armed');
+        }
+      }}, label);
+    return button;
+  });
+  if (buttons.length === 0) return null;
+  return h('div', {class: 'actions'}, buttons, status);
+}
+
+function since(job) {
+  const st = job.state;
+  const at = ENDED.includes(st) ? job.end_time : ['RUNNING', 'ADMITTING'].includes(st) ?
+    job.start_time : job.submit_time;
+  return at ? `${st} since ${fmtTime(at)}` : st;
+}
+
+function hostsText(hosts) {
+  if (!hosts || hosts.length === 0) return '-';
+  return hosts.map((x) => (x.name ? `${x.name}:${x.slots}` : String(x))).join(' ');
+}
+
+function verdictRow(v) {
+  const what = v.room !== undefined ? `room for ${v.room}` : v.code;
+  const need = v.needed !== undefined ? `needs ${v.needed}, has ${v.available}` : '';
+  return h('tr', null, h('td', null, h('a', {href: `/ui/hosts#host-${v.host}`}, v.host)),
+      h('td', null, what), h('td', null, v.resource ?? ''), h('td', null, need));
+}
+
+function pendingSection(job) {
+  if (!job.reason) return null;
+  const r = job.reasons && typeof job.reasons === 'object' ? job.reasons : {};
+  const lines = r.text && r.text.length ? r.text : [r.headline || job.reason];
+  let estimate = '-';
+  if (typeof job.estimated_start === 'number') {
+    estimate = `${fmtTime(job.estimated_start)} (in ${fmtDuration(job.estimated_start - Date.now() / 1000)})`;
+  } else if (job.unknown_because) {
+    estimate = `unknown (${job.unknown_because})`;
+  }
+  return h('section', {class: 'pending', 'aria-labelledby': 'pending-h'},
+      h('h2', {id: 'pending-h'}, 'Why it waits'),
+      h('p', null, h('span', {class: 'badge reason-code'}, job.reason), ' ', r.headline || ''),
+      h('ul', {class: 'reasons'}, lines.map((l) => h('li', null, localTimes(l)))),
+      r.hint ? h('p', {class: 'hint'}, h('strong', null, 'What would let it start: '), localTimes(r.hint)) : null,
+      h('p', null, h('strong', null, 'Estimated start: '), estimate),
+      r.hosts && r.hosts.length ? h('details', {open: r.hosts.length <= 16},
+          h('summary', null, `Per host (${r.hosts.length})`),
+          h('table', {class: 'grid-table verdicts'},
+              h('thead', null, h('tr', null, ['Host', 'Verdict', 'Resource', 'Detail'].map((t) => h('th', {scope: 'col'}, t)))),
+              h('tbody', null, r.hosts.map(verdictRow)))) : null);
+}
+
+function fields(job) {
+  const cpu = typeof job.cpu_seconds === 'number' ? `${job.cpu_seconds.toFixed(1)} s` : '-';
+  const mem = typeof job.max_rss_mb === 'number' ? `${Math.round(job.max_rss_mb)} MB` : '-';
+  const tasks = job.min_tasks !== undefined && job.min_tasks !== job.max_tasks ?
+    `${job.tasks} (asked ${job.min_tasks}-${job.max_tasks})` : String(job.tasks ?? '-');
+  const shown = new Set(['id', 'index', 'name', 'command', 'user', 'account', 'queue', 'project',
+    'state', 'exit_code', 'cause', 'message', 'submit_time', 'start_time', 'end_time', 'tasks',
+    'min_tasks', 'max_tasks', 'resreq', 'hosts', 'run_limit', 'depend', 'begin', 'cpu_seconds',
+    'max_rss_mb', 'reason', 'reasons', 'admission', 'estimated_start', 'unknown_because']);
+  const rest = Object.keys(job).filter((k) => !shown.has(k)).sort()
+      .map((k) => [k, typeof job[k] === 'object' && job[k] !== null ? JSON.stringify(job[k]) : String(job[k])]);
+  return fieldList([
+    ['Command', job.command ?? '-'], ['User', job.user], ['Runs as', job.account],
+    ['Queue', job.queue], ['Project', job.project], ['State', since(job)],
+    ['Exit code', job.exit_code], ['Cause', job.cause], ['Message', job.message],
+    ['Submitted', fmtTime(job.submit_time)], ['Started', fmtTime(job.start_time)],
+    ['Ended', fmtTime(job.end_time)], ['Tasks', tasks], ['Resource request', job.resreq],
+    ['Hosts', hostsText(job.hosts)],
+    ['Run limit', typeof job.run_limit === 'number' ? fmtDuration(job.run_limit) : job.run_limit],
+    ['Dependency', job.depend], ['Begin', typeof job.begin === 'number' ? fmtTime(job.begin) : job.begin],
+    ['CPU time', cpu], ['Peak memory', mem], ...rest]);
+}
+
+function admission(job) {
+  const a = job.admission;
+  if (!a || typeof a !== 'object') return null;
+  const rows = Object.entries(a).map(([k, v]) => [k,
+    (k === 'first_blocked' || k === 'gate_since') && typeof v === 'number' ? fmtTime(v) :
+      v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)]);
+  return h('details', {class: 'admission'}, h('summary', null, 'Admission record'), fieldList(rows));
+}
+
+async function outputTail(job, box) {
+  if (job.state !== 'RUNNING') return;
+  try {
+    const peek = await get(`/v1/jobs/${job.id}/peek?lines=40`);
+    fill(box, h('h2', null, `Output (last lines${peek.host ? `, on ${peek.host}` : ''})`),
+        h('pre', {class: 'output', tabindex: 0}, peek.text || '(no output yet)'));
+  } catch (err) {
+    fill(box, h('h2', null, 'Output'), errorBox(err));
+  }
+}
+
+export async function mount(root, params, app) {
+  const body = h('div', {class: 'job'});
+  root.append(h('p', {class: 'crumbs'}, h('a', {href: '/ui/jobs'}, '← Jobs')), body);
+  const refresh = async () => {
+    let job;
+    try {
+      job = await get(`/v1/jobs/${params.id}`);
+    } catch (err) {
+      fill(body, h('h1', null, `Job ${params.id}`), errorBox(err));
+      return;
+    }
+    document.title = `Job ${jobLabel(job)} · Sluice`;
+    const out = h('section', {class: 'output-box'});
+    fill(body, 
+        h('h1', null, `Job ${jobLabel(job)}`, job.name ? `: ${job.name}` : '', ' ', stateBadge(job.state)),
+        actionBar(job, app.user, refresh), pendingSection(job), out, fields(job), admission(job));
+    await outputTail(job, out);
+  };
+  await refresh();
+  return {refresh};
+}

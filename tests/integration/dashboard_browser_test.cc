@@ -1,0 +1,226 @@
+// The dashboard in a real browser (R-UI-4): a real server with real agents, jobs in several
+// states, and headless Chromium (Debian's `chromium`, driven over the DevTools protocol on a
+// pipe, browser.h). Checks: the #token= link logs in and leaves the address bar; the overview
+// shows the queues; the jobs page lists every job and updates live; a pending job's detail
+// shows its reasons and hint; the cancel button cancels (checked through the API); the hosts
+// and queues pages render; no JavaScript error reaches the console. Screenshots of every page
+// at 1280x800 (and the jobs page at phone width) go to build/dashboard-screenshots/.
+//
+// Without chromium the test is skipped and says why; SLUICE_DASHBOARD_JOBS=N adds N parked
+// jobs before the jobs page's first paint is measured (the figure in docs/design/dashboard.md).
+#include <cstdlib>
+#include <iostream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "integration/browser.h"
+#include "integration/cluster_harness.h"
+
+namespace sluice::integration {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr const char* kHostsAndQueues = R"(hosts:
+  - {name: h1, slots: 2}
+  - {name: h2, slots: 2}
+queues:
+  - {name: normal, policy: fifo, capacity: 50}
+  - {name: parked, active: false}
+default_queue: normal
+)";
+
+fs::path ScreenshotDir() { return fs::path(SLUICE_BINARY).parent_path() / "dashboard-screenshots"; }
+
+int64_t Submit(Cluster& cluster, json job) {
+  int status = 0;
+  json reply = cluster.Post("/v1/jobs", job, "alice-token", &status);
+  EXPECT_EQ(status, 201) << reply.dump();
+  return reply.value("id", int64_t{0});
+}
+
+// N jobs in the inactive queue, in batches (they pend with QUEUE_INACTIVE for ever).
+void SubmitParked(Cluster& cluster, int64_t n) {
+  for (int64_t done = 0; done < n;) {
+    const int64_t batch = std::min<int64_t>(n - done, 20'000);
+    json jobs = json::array();
+    for (int64_t i = 0; i < batch; ++i) {
+      jobs.push_back({{"command", {"true"}}, {"queue", "parked"},
+                      {"name", "parked-" + std::to_string(done + i)}});
+    }
+    int status = 0;
+    cluster.Post("/v1/jobs/batch", {{"jobs", jobs}}, "alice-token", &status);
+    ASSERT_EQ(status, 201);
+    done += batch;
+  }
+}
+
+class DashboardBrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const char* skip = std::getenv("SLUICE_SKIP_BROWSER"); skip != nullptr && *skip == '1') {
+      std::cout << "[dashboard] SKIPPED: SLUICE_SKIP_BROWSER=1\n";
+      GTEST_SKIP() << "SLUICE_SKIP_BROWSER=1";
+    }
+    chromium_ = Browser::Find();
+    if (!chromium_) {
+      std::cout << "[dashboard] SKIPPED: no chromium on PATH (scripts/setup installs Debian's "
+                   "`chromium`; or set SLUICE_CHROMIUM=/path/to/chrome)\n";
+      GTEST_SKIP() << "no chromium";
+    }
+  }
+
+  std::optional<std::string> chromium_;
+};
+
+TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
+  Cluster cluster(DefaultClusterYaml(kHostsAndQueues));
+  std::string error;
+  ASSERT_TRUE(cluster.StartServer(&error, {"--stats-interval", "1"})) << error;
+  cluster.StartAgent("h1", 2);
+  cluster.StartAgent("h2", 2);
+  ASSERT_TRUE(Eventually([&] { return cluster.HostState("h1") == "ok" && cluster.HostState("h2") == "ok"; }, 20s))
+      << cluster.Logs();
+
+  // Jobs: one done, two running (filling both hosts), one pending with a reason, one held,
+  // one to cancel from the page.
+  const int64_t done = Submit(cluster, {{"command", {"true"}}, {"name", "quick"}});
+  ASSERT_TRUE(cluster.WaitAllEnded({done}, 20s)) << cluster.Logs();
+  const int64_t run1 = Submit(cluster, {{"command", {"sh", "-c", "echo hello from the job; sleep 300"}},
+                                        {"tasks", 2}, {"name", "long-a"},
+                                        {"cwd", (cluster.dir() / "cli").string()},
+                                        {"output", (cluster.dir() / "long-a.out").string()}});
+  const int64_t run2 = Submit(cluster, {{"command", {"sleep", "300"}}, {"tasks", 2}, {"name", "long-b"}});
+  ASSERT_TRUE(Eventually([&] {
+    return cluster.JobState(run1) == "RUNNING" && cluster.JobState(run2) == "RUNNING";
+  }, 20s)) << cluster.Logs();
+  const int64_t waiting = Submit(cluster, {{"command", {"sleep", "1"}}, {"name", "waits"}});
+  const int64_t held = Submit(cluster, {{"command", {"sleep", "1"}}, {"name", "held-one"}});
+  int status = 0;
+  cluster.Post("/v1/jobs/" + std::to_string(held) + "/hold", json::object(), "alice-token", &status);
+  ASSERT_EQ(status, 200);
+  const int64_t doomed = Submit(cluster, {{"command", {"sleep", "1"}}, {"name", "to-cancel"}});
+  ASSERT_TRUE(Eventually([&] {
+    json job = cluster.Job(waiting);
+    return job.value("reason", "") != "" && job.value("reason", "") != "NEW_JOB";
+  }, 10s)) << cluster.Job(waiting).dump();
+
+  Browser browser(*chromium_, 1280, 800);
+  ASSERT_TRUE(browser.ok()) << "chromium " << *chromium_ << " did not start: " << browser.error();
+  const std::string ui = cluster.url() + "/ui";
+  const fs::path shots = ScreenshotDir();
+
+  // 1. The #token= link (R-UI-2): logged in, the token kept, the address bar clean.
+  ASSERT_TRUE(browser.Navigate(ui + "/#token=alice-token")) << browser.error();
+  ASSERT_TRUE(browser.WaitFor("document.querySelector('.overview .cards') && "
+                              "document.querySelector('#who').textContent === 'alice'"))
+      << browser.error();
+  EXPECT_EQ(browser.Eval("location.hash"), "");
+  EXPECT_EQ(browser.Eval("sessionStorage.getItem('sluice.token')"), "alice-token");
+  // 2. The overview shows the queues, their capacity and the charts.
+  ASSERT_TRUE(browser.WaitFor("document.querySelectorAll('.overview svg.capbar').length === 2"));
+  const std::string overview = browser.Eval("document.querySelector('main').innerText");
+  EXPECT_NE(overview.find("normal"), std::string::npos);
+  EXPECT_NE(overview.find("parked"), std::string::npos);
+  EXPECT_NE(overview.find("Utilization"), std::string::npos);
+  ASSERT_TRUE(browser.WaitFor("document.querySelectorAll('.overview path.series').length >= 2"));
+  EXPECT_TRUE(browser.WaitFor("document.querySelector('#live').textContent === 'live'"));
+  EXPECT_TRUE(browser.Screenshot(shots / "overview.png"));
+
+  // 3. The jobs page (by its nav link) lists every job; a new one appears live.
+  browser.Eval("document.querySelector('nav a[data-page=jobs]').click()");
+  for (int64_t id : {done, run1, run2, waiting, held, doomed}) {
+    EXPECT_TRUE(browser.WaitFor("document.querySelector('tr[data-job=\"" + std::to_string(id) + "\"]')"))
+        << "job " << id << " is not listed";
+  }
+  EXPECT_EQ(browser.Eval("location.pathname"), "/ui/jobs");
+  const int64_t late = Submit(cluster, {{"command", {"sleep", "1"}}, {"name", "late"}});
+  EXPECT_TRUE(browser.WaitFor("document.querySelector('tr[data-job=\"" + std::to_string(late) + "\"]')"))
+      << "a job submitted while the page is open did not appear (live updates)";
+  EXPECT_TRUE(browser.Screenshot(shots / "jobs.png"));
+
+  // 4. A pending job's detail: its reasons (with per-host detail) and hint.
+  ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + std::to_string(waiting)));
+  ASSERT_TRUE(browser.WaitFor("document.querySelector('.pending .reasons li')")) << browser.error();
+  const json job = cluster.Job(waiting);
+  const std::string pending = browser.Eval("document.querySelector('.pending').innerText");
+  EXPECT_NE(pending.find(job.value("reason", "?")), std::string::npos) << pending;
+  if (job["reasons"].contains("hint")) {
+    EXPECT_TRUE(browser.WaitFor("document.querySelector('.pending .hint')")) << pending;
+  }
+  EXPECT_NE(pending.find("Estimated start"), std::string::npos);
+  EXPECT_TRUE(browser.Screenshot(shots / "job-pending.png"));
+
+  // 5. A running job's detail shows its output tail.
+  EXPECT_TRUE(Eventually([&] {
+    auto text = testing::ReadFile(cluster.dir() / "long-a.out");
+    return text && text->find("hello from the job") != std::string::npos;
+  }, 10s));
+  ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + std::to_string(run1)));
+  EXPECT_TRUE(browser.WaitFor("document.querySelector('pre.output') && "
+                              "document.querySelector('pre.output').innerText.includes('hello from the job')",
+                              15s))
+      << browser.Eval("document.querySelector('.output-box').innerText").dump();
+  EXPECT_TRUE(browser.Screenshot(shots / "job-running.png"));
+
+  // 6. The cancel button (pressed twice: confirm) cancels, as the API shows.
+  ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + std::to_string(doomed)));
+  ASSERT_TRUE(browser.WaitFor("document.querySelector('button[data-action=cancel]')"));
+  browser.Eval("document.querySelector('button[data-action=cancel]').click()");
+  browser.Eval("document.querySelector('button[data-action=cancel]').click()");
+  EXPECT_TRUE(Eventually([&] { return cluster.JobState(doomed) == "CANCELLED"; }, 10s))
+      << cluster.Job(doomed).dump();
+  EXPECT_TRUE(browser.WaitFor("document.querySelector('h1 .badge').textContent === 'CANCELLED'"));
+
+  // 7. Hosts and queues.
+  ASSERT_TRUE(browser.Navigate(ui + "/hosts"));
+  ASSERT_TRUE(browser.WaitFor("document.querySelectorAll('.tile').length === 2"));
+  EXPECT_TRUE(browser.WaitFor("document.querySelectorAll('.tile.load-full').length === 2"));
+  EXPECT_TRUE(browser.Screenshot(shots / "hosts.png"));
+  ASSERT_TRUE(browser.Navigate(ui + "/queues"));
+  EXPECT_TRUE(browser.WaitFor("document.querySelectorAll('.queue').length === 2"))
+      << browser.Eval("document.querySelector('main').innerText").dump() << " server: "
+      << cluster.Get("/v1/queues").dump().substr(0, 200) << " stats: "
+      << cluster.Get("/v1/stats?points=1").dump().substr(0, 200) << " limits: "
+      << cluster.Get("/v1/limits").dump() << " from the page: "
+      << browser.Eval("Promise.race([fetch('/v1/limits', {headers: {Authorization: 'Bearer alice-token'}}).then(r => r.status), new Promise(r => setTimeout(() => r('timeout'), 3000))])").dump();
+  EXPECT_TRUE(browser.Screenshot(shots / "queues.png"));
+
+  // 8. Phone width: the page itself does not scroll sideways (wide tables scroll inside).
+  browser.Resize(390, 844, true);
+  ASSERT_TRUE(browser.Navigate(ui + "/jobs")) << browser.error() << "\n" << cluster.Logs() << [&] {
+    std::string text;
+    for (const std::string& e : browser.errors()) text += e + "\n";
+    return text;
+  }();
+  ASSERT_TRUE(browser.WaitFor("document.querySelector('tr[data-job]')"));
+  EXPECT_LE(browser.Eval("document.documentElement.scrollWidth").get<int>(), 400);
+  EXPECT_TRUE(browser.Screenshot(shots / "jobs-phone.png"));
+  browser.Resize(1280, 800);
+
+  // 9. The jobs page's first paint (a full load), with SLUICE_DASHBOARD_JOBS more jobs.
+  int64_t extra = 0;
+  if (const char* n = std::getenv("SLUICE_DASHBOARD_JOBS"); n != nullptr) extra = std::atoll(n);
+  if (extra > 0) SubmitParked(cluster, extra);
+  ASSERT_TRUE(browser.Navigate(ui + "/jobs"));
+  ASSERT_TRUE(browser.WaitFor("performance.getEntriesByName('sluice:jobs-rendered').length > 0", 30s));
+  const double paint_ms =
+      browser.Eval("performance.getEntriesByName('sluice:jobs-rendered')[0].startTime").get<double>();
+  std::cout << "[dashboard] jobs page first paint: " << paint_ms << " ms with " << (extra + 7)
+            << " jobs\n";
+  RecordProperty("jobs_first_paint_ms", std::to_string(paint_ms));
+
+  // 10. No JavaScript error anywhere on the way.
+  EXPECT_TRUE(browser.errors().empty()) << [&] {
+    std::string text;
+    for (const std::string& e : browser.errors()) text += e + "\n";
+    return text;
+  }();
+  std::cout << "[dashboard] screenshots in " << shots.string() << "\n";
+}
+
+}  // namespace
+}  // namespace sluice::integration
