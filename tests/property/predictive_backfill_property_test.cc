@@ -51,7 +51,8 @@ Scenario RandomScenario(uint64_t seed) {
   queue.predictive = core::PredictiveKnobs{.history_runs = static_cast<int32_t>(uniform(1, 4)),
                                            .order = kOrders[uniform(0, 2)],
                                            .reserve_after = uniform(0, 1) ? uniform(0, 300) : 0,
-                                           .reserve_depth = static_cast<int32_t>(uniform(0, 3))};
+                                           .reserve_depth = static_cast<int32_t>(uniform(0, 3)),
+                                           .predicted_guard = uniform(0, 1) == 1};
   s.config.queues.push_back(queue);
   const int jobs = static_cast<int>(uniform(1, 80));
   Instant t = 0;

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "core/admission/predicted_reservation.h"
+
 namespace sluice::core {
 namespace {
 
@@ -14,6 +16,10 @@ bool EndsBy(Instant end, const Reservation& reservation) {
 }
 
 }  // namespace
+
+Instant HeadProtection::PredictedEnd(const Job& candidate, Instant now) const {
+  return AddDuration(now, predictor_->Predict(candidate));
+}
 
 Reservation ReserveFromRunLimits(int64_t needed, AdmissionContext& ctx) {
   std::vector<Release> started;
@@ -29,8 +35,9 @@ Reservation ReserveFromRunLimits(int64_t needed, AdmissionContext& ctx) {
                             started);
 }
 
-HeadProtection::HeadProtection(const Job& head, std::vector<const Job*> waiters)
-    : head_(&head), waiters_(std::move(waiters)) {}
+HeadProtection::HeadProtection(const Job& head, std::vector<const Job*> waiters,
+                               const RuntimePredictor* predictor)
+    : head_(&head), waiters_(std::move(waiters)), predictor_(predictor) {}
 
 void HeadProtection::Compute(AdmissionContext& ctx) {
   if (computed_) return;
@@ -39,6 +46,9 @@ void HeadProtection::Compute(AdmissionContext& ctx) {
   guards_.push_back(Guard{head_, ReserveFromRunLimits(head_->min_slots, ctx)});
   for (const Job* waiter : waiters_) {
     guards_.push_back(Guard{waiter, ReserveFromRunLimits(waiter->min_slots, ctx)});
+  }
+  if (predictor_ != nullptr) {
+    predicted_ = Guard{head_, ReserveFromPredictions(head_->min_slots, *predictor_, ctx)};
   }
 }
 
@@ -54,6 +64,10 @@ const Guard* HeadProtection::Delays(const Job& candidate, int64_t slots, Admissi
     if (guard.job == &candidate) continue;
     if (!EndsBy(end, guard.reservation) && slots > guard.reservation.extra) return &guard;
   }
+  if (predicted_ && !EndsBy(PredictedEnd(candidate, ctx.now()), predicted_->reservation) &&
+      slots > predicted_->reservation.extra) {
+    return &*predicted_;
+  }
   return nullptr;
 }
 
@@ -62,6 +76,9 @@ void HeadProtection::Charge(const Job& candidate, int64_t slots, Instant now) {
   for (Guard& guard : guards_) {
     if (guard.job == &candidate) continue;
     if (!EndsBy(end, guard.reservation)) guard.reservation.extra -= slots;
+  }
+  if (predicted_ && !EndsBy(PredictedEnd(candidate, now), predicted_->reservation)) {
+    predicted_->reservation.extra -= slots;
   }
   // A waiter that started needs no reservation any more.
   std::erase_if(guards_, [&](const Guard& guard) { return guard.job == &candidate; });

@@ -1,14 +1,17 @@
 // HeadProtection: the reservations that predictive_backfill's backfilled jobs must not
-// delay (issue 20). Every reservation is computed from run limits, exactly as
-// easy_backfill computes its head's (reservation.h), never from predictions: so whatever
-// the predictions, no job this policy backfills makes a protected job's reservation later
-// than it was (tests/property/predictive_backfill_property_test.cc checks it every cycle).
+// delay (issue 20). Guards 1 and 2 are computed from run limits, exactly as easy_backfill
+// computes its head's (reservation.h), never from predictions: so whatever the
+// predictions, no job this policy backfills makes a protected job's run-limit reservation
+// later than it was (tests/property/predictive_backfill_property_test.cc checks it every cycle).
 //
 // Guards, in this order:
 //   1. the blocked head: (S_h, extra_h) = ComputeReservation(head's slots, ...);
 //   2. each protected waiter w — a later job that has waited at least `reserve_after`
 //      (QueueSpec::predictive), at most `reserve_depth` of them in queue order — gets
-//      (S_w, extra_w) computed the same way, as if it were the head.
+//      (S_w, extra_w) computed the same way, as if it were the head;
+//   3. with `predicted_guard`, the head again: (S_p, extra_p) from predictions
+//      (predicted_reservation.h), tested with e = now + the candidate's predicted runtime.
+//      It only removes backfills that guards 1 and 2 allow.
 // A candidate c asking s slots whose run limit L_c ends at e = now + L_c delays guard g
 // unless  e <= S_g  (it ends before g's reservation begins)  or  s <= extra_g  (it uses only
 // slots g will not need); when c starts, extra_g -= s for each g with e > S_g. A guard is
@@ -23,6 +26,7 @@
 
 #include "core/admission/admission_context.h"
 #include "core/admission/reservation.h"
+#include "core/admission/runtime_prediction.h"
 
 namespace sluice::core {
 
@@ -33,8 +37,11 @@ struct Guard {
 
 class HeadProtection {
  public:
-  // REQUIRES: `head` and every waiter outlive this object; waiters are in queue order.
-  HeadProtection(const Job& head, std::vector<const Job*> waiters);
+  // REQUIRES: `head`, every waiter and `predictor` outlive this object; waiters are in
+  // queue order. With a `predictor`, the head also gets the predicted guard
+  // (predicted_reservation.h), tested after the run-limit guards.
+  HeadProtection(const Job& head, std::vector<const Job*> waiters,
+                 const RuntimePredictor* predictor = nullptr);
 
   // The first guard a candidate of `slots` slots would delay (the head's first), or nullptr
   // when it delays none.
@@ -47,9 +54,13 @@ class HeadProtection {
 
  private:
   void Compute(AdmissionContext& ctx);
+  // now + the candidate's predicted runtime. REQUIRES: a predictor.
+  Instant PredictedEnd(const Job& candidate, Instant now) const;
   const Job* head_;
   std::vector<const Job*> waiters_;
   std::vector<Guard> guards_;  // head first, then waiters; empty until computed
+  const RuntimePredictor* predictor_;
+  std::optional<Guard> predicted_;  // the head's predicted guard, with a predictor
   bool computed_ = false;
 };
 

@@ -6,7 +6,8 @@
 //     (RuntimeHistory, kept by ClusterState), corrected when a running job outlives it;
 //   - backfill_order.h: the order candidates are tried in (QueueSpec::predictive.order);
 //   - head_protection.h: the reservations from run limits a backfilled job must not delay
-//     (the head's, plus one for each job waiting past `reserve_after`).
+//     (the head's, plus one for each job waiting past `reserve_after`), and optionally the
+//     head's reservation from predictions (predicted_reservation.h, `predicted_guard`).
 // Predictions only choose which of the jobs that EASY's rule allows start first; they never
 // let a job start that the run-limit rule forbids. So the head's reservation from run
 // limits is never made later by a backfill, as under easy_backfill.

@@ -79,7 +79,10 @@ class PredictiveBackfillPolicy final : public AdmissionPolicy {
     if (ctx.explain()) ctx.Pend(head, std::move(head_reasons));
     if (!ctx.explain() && ctx.TotalFree() == 0) return;  // nothing more can start
     Candidates candidates = CollectCandidates(order, head_it, queue.spec.predictive, ctx);  // 3.
-    HeadProtection protection(head, std::move(candidates.waiters));
+    const RuntimePredictor predictor(ctx.state().runtime_history(),
+                                     queue.spec.predictive.history_runs);
+    HeadProtection protection(head, std::move(candidates.waiters),
+                              queue.spec.predictive.predicted_guard ? &predictor : nullptr);
     for (const BackfillCandidate& candidate : candidates.jobs) {  // 4.
       if (!ctx.explain() && ctx.TotalFree() == 0) break;
       TryBackfill(*candidate.job, protection, ctx);

@@ -34,6 +34,9 @@ struct PredictiveKnobs {
   Duration reserve_after = 0;
   // How many such waiting jobs, in queue order after the head, get a reservation.
   int32_t reserve_depth = 0;
+  // Also protect the head's reservation computed from predictions (running jobs end at their
+  // predicted ends, candidates run their predicted runtimes): a candidate must delay neither.
+  bool predicted_guard = false;
 
   friend bool operator==(const PredictiveKnobs&, const PredictiveKnobs&) = default;
 };

@@ -123,5 +123,39 @@ TEST(PredictiveCycleTest, WaiterProtectionOnlyPastTheBound) {
   EXPECT_EQ(Started(off), (std::vector<JobId>{4}));
 }
 
+// 10 slots at t=410: job 1 of user "short" (last runs 10 s and 30 s: predicted 20 s) runs
+// on 6 with a run limit of 1000 s. Head 2 needs 8. From run limits: S = 1410,
+// extra = 4 + 6 - 8 = 2. From predictions: S_p = 410 + 20 = 430, extra_p = 2. Job 4 (user
+// "short", 1 slot, predicted end 430 <= S_p, run-limit end 910 <= S) starts under both
+// guards. Job 3 (user "long", predicted 400 s) asks 3 slots for at most 500 s: it ends by S
+// (910 <= 1410), so the run-limit guard lets it start, but it is predicted to end at
+// 810 > S_p and 3 > extra_p: the predicted guard keeps it for the head.
+ClusterState PredictedShadow(PredictiveKnobs knobs) {
+  ClusterState state = Cluster(10, knobs);
+  History(state, "long", {400}, 101);
+  History(state, "short", {10, 30}, 201);
+  SubmitRunning(state, JobBuilder(1).User("short").Tasks(6).Limit(1000), 410);
+  Submit(state, JobBuilder(2).Tasks(8).Limit(50).Submit(405));
+  Submit(state, JobBuilder(3).User("long").Tasks(3).Limit(500).Submit(406));
+  Submit(state, JobBuilder(4).User("short").Tasks(1).Limit(500).Submit(407));
+  return state;
+}
+
+TEST(PredictiveCycleTest, PredictedGuardKeepsSlotsTheHeadIsExpectedToNeed) {
+  CycleResult result =
+      testing::ExplainedCycle(PredictedShadow(PredictiveKnobs{.predicted_guard = true}), 410);
+  EXPECT_EQ(Started(result), (std::vector<JobId>{4}));
+  ASSERT_TRUE(ReasonsOf(result, 3).has_value());
+  EXPECT_EQ(ReasonsOf(result, 3)->main, ReasonCode::kReserved);
+  EXPECT_EQ(ReasonsOf(result, 3)->details[0].job, 2);
+  EXPECT_EQ(ReasonsOf(result, 3)->details[0].time, 430);  // the predicted reservation
+}
+
+TEST(PredictiveCycleTest, WithoutPredictedGuardOnlyRunLimitsProtectTheHead) {
+  CycleResult result =
+      testing::ExplainedCycle(PredictedShadow(PredictiveKnobs{.predicted_guard = false}), 410);
+  EXPECT_EQ(Started(result), (std::vector<JobId>{4, 3}));
+}
+
 }  // namespace
 }  // namespace sluice::core

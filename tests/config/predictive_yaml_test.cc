@@ -1,0 +1,52 @@
+// predictive_backfill's queue keys in the cluster YAML (issue 20): every knob is read into
+// QueueSpec::predictive, unset knobs keep their defaults, and a bad value names its place.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "config/cluster_yaml.h"
+
+namespace sluice::config {
+namespace {
+
+TEST(PredictiveYamlTest, ReadsEveryKnob) {
+  const std::string yaml =
+      "queues:\n"
+      "  - name: a\n"
+      "    policy: predictive_backfill\n"
+      "    history_runs: 3\n"
+      "    backfill_order: expansion\n"
+      "    age_after: 600\n"
+      "    reserve_after: 86400\n"
+      "    reserve_depth: 2\n"
+      "    predicted_guard: true\n";
+  Result<core::ClusterConfig> result = ParseClusterConfig(yaml, "t.yaml");
+  ASSERT_TRUE(result.has_value()) << result.error().message();
+  const core::QueueSpec& queue = result->queues.at(0);
+  EXPECT_EQ(queue.policy, core::PolicyKind::kPredictiveBackfill);
+  EXPECT_EQ(queue.predictive, (core::PredictiveKnobs{.history_runs = 3,
+                                                     .order = core::BackfillOrder::kExpansion,
+                                                     .age_after = 600,
+                                                     .reserve_after = 86400,
+                                                     .reserve_depth = 2,
+                                                     .predicted_guard = true}));
+}
+
+TEST(PredictiveYamlTest, UnsetKnobsKeepTheirDefaults) {
+  Result<core::ClusterConfig> result =
+      ParseClusterConfig("queues:\n  - {name: a, policy: predictive_backfill}\n", "t.yaml");
+  ASSERT_TRUE(result.has_value()) << result.error().message();
+  EXPECT_EQ(result->queues.at(0).predictive, core::PredictiveKnobs{});
+}
+
+TEST(PredictiveYamlTest, PredictedGuardMustBeABoolean) {
+  Result<core::ClusterConfig> result =
+      ParseClusterConfig("queues:\n  - {name: a, predicted_guard: maybe}\n", "t.yaml");
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(result.error().message().find("t.yaml:2"), std::string::npos)
+      << result.error().message();
+}
+
+}  // namespace
+}  // namespace sluice::config
