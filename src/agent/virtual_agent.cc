@@ -106,6 +106,8 @@ class Shard {
       Result<wire::RegisterReply> reply = wire::DecodeRegisterReply(answer.body);
       if (reply && host.OnRegistered(*reply, sent)) {
         heartbeat_ = std::chrono::milliseconds(reply->heartbeat_ms);
+        read_slack_ = std::max<std::chrono::milliseconds>(
+            10s, std::chrono::seconds(reply->lease_seconds) / 2);
         ++counters_.registered;
       }
     }
@@ -156,7 +158,10 @@ class Shard {
     }
     if (full.empty() && polls.empty()) return true;
     last_exchange_ = sent;
-    Answer answer = Post("/v1/agents/heartbeats", wire::EncodeBatchHeartbeat(request), wait + 10s);
+    // A busy controller may answer late: the request is given up after half the lease (at
+    // least 10 s), and the hosts' leases run out (they fence) only if no answer came at all.
+    Answer answer =
+        Post("/v1/agents/heartbeats", wire::EncodeBatchHeartbeat(request), wait + read_slack_);
     if (answer.status != 200) {
       for (auto& [host, seq] : full) host->KeepNews();  // said again next time
       if (answer.error != last_error_) {
@@ -206,6 +211,7 @@ class Shard {
   std::vector<VirtualHost> hosts_;
   std::vector<TimePoint> last_full_;  // per host: when its last full heartbeat went
   std::chrono::milliseconds heartbeat_{500};
+  std::chrono::milliseconds read_slack_{10'000};
   TimePoint last_exchange_{};
   std::string last_error_;
 };
@@ -222,7 +228,9 @@ int RunVirtualAgent(const VirtualAgentOptions& options, const std::atomic<bool>&
   Counters counters;
   const size_t shards = std::min<size_t>(options.connections, options.hosts.size());
   std::vector<std::unique_ptr<Shard>> parts;
-  for (size_t i = 0; i < shards; ++i) parts.push_back(std::make_unique<Shard>(options, counters, url));
+  for (size_t i = 0; i < shards; ++i) {
+    parts.push_back(std::make_unique<Shard>(options, counters, url));
+  }
   for (size_t i = 0; i < options.hosts.size(); ++i) {
     parts[i * shards / options.hosts.size()]->Add(options.hosts[i]);
   }

@@ -27,9 +27,9 @@ struct VirtualAgentOptions {
   std::vector<std::string> hosts;  // expanded names
   int slots = 16;                  // of a host the controller does not know
   std::string server;
-  std::string token;               // the agent token (MUNGE is the real agent's)
+  std::string token;  // the agent token (MUNGE is the real agent's)
   std::string ca_file;
-  int connections = 8;             // shards: threads and HTTP connections
+  int connections = 8;  // shards: threads and HTTP connections
   std::chrono::milliseconds min_gap{20};
   std::chrono::seconds stats_every{10};  // log a line of counts this often (0: never)
 };

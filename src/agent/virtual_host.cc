@@ -121,12 +121,11 @@ wire::HeartbeatRequest VirtualHost::Heartbeat(uint64_t& seq) {
 }
 
 void VirtualHost::Launch(const wire::Launch& launch, uint64_t seq, TimePoint now) {
-  if (jobs_.contains(launch.job) || exits_.contains(launch.job) ||
-      failures_.contains(launch.job)) {
+  if (jobs_.contains(launch.job) || exits_.contains(launch.job) || failures_.contains(launch.job)) {
     return;
   }
-  if (auto acked = acked_at_seq_.find(launch.job); acked != acked_at_seq_.end() &&
-                                                     seq <= acked->second) {
+  if (auto acked = acked_at_seq_.find(launch.job);
+      acked != acked_at_seq_.end() && seq <= acked->second) {
     return;  // a repeat of a launch whose end is acknowledged: never run twice
   }
   news_ = true;
@@ -136,13 +135,14 @@ void VirtualHost::Launch(const wire::Launch& launch, uint64_t seq, TimePoint now
     return;
   }
   const VirtualRun run = VirtualRunOf(launch);
-  Job job{.end = now + run.runtime,
-          .exit = {.job = launch.job, .exit_code = run.exit_code, .cpu_seconds = 0.0,
-                   .max_rss_mb = 0.0}};
+  Job job{
+      .end = now + run.runtime,
+      .exit = {
+          .job = launch.job, .exit_code = run.exit_code, .cpu_seconds = 0.0, .max_rss_mb = 0.0}};
   if (launch.run_limit && *launch.run_limit < run.runtime) {
     job.end = now + *launch.run_limit;
-    job.exit = {.job = launch.job, .exit_code = 143, .signal = 15,
-                .cause = wire::ExitCause::kRunLimit};
+    job.exit = {
+        .job = launch.job, .exit_code = 143, .signal = 15, .cause = wire::ExitCause::kRunLimit};
   }
   if (!next_end_ || job.end < *next_end_) next_end_ = job.end;
   jobs_.emplace(launch.job, std::move(job));
@@ -161,8 +161,8 @@ bool VirtualHost::OnReply(const wire::HeartbeatReply& reply, uint64_t seq, TimeP
   for (const wire::Launch& launch : reply.launch) Launch(launch, seq, now);
   for (const wire::KillOrder& order : reply.kill) {
     if (jobs_.contains(order.job)) {
-      End(order.job, {.job = order.job, .exit_code = 143, .signal = 15,
-                      .cause = wire::ExitCause::kKilled});
+      End(order.job,
+          {.job = order.job, .exit_code = 143, .signal = 15, .cause = wire::ExitCause::kKilled});
     }
   }
   return true;
@@ -179,7 +179,9 @@ std::optional<TimePoint> VirtualHost::NextTimer() const {
 
 void VirtualHost::KillAll(TimePoint) {
   while (!jobs_.empty()) {
-    End(jobs_.begin()->first, {.job = jobs_.begin()->first, .exit_code = 143, .signal = 15,
+    End(jobs_.begin()->first, {.job = jobs_.begin()->first,
+                               .exit_code = 143,
+                               .signal = 15,
                                .cause = wire::ExitCause::kKilled});
   }
 }

@@ -38,8 +38,8 @@ VirtualRun VirtualRunOf(const wire::Launch& launch);
 
 class VirtualHost {
  public:
-  VirtualHost(std::string name, std::string instance) : name_(std::move(name)),
-                                                          instance_(std::move(instance)) {}
+  VirtualHost(std::string name, std::string instance)
+      : name_(std::move(name)), instance_(std::move(instance)) {}
 
   const std::string& name() const { return name_; }
   bool registered() const { return registered_; }

@@ -75,7 +75,9 @@ Result<json> AgentRegistry::HeartbeatBatch(const wire::BatchHeartbeatRequest& re
   };
   std::vector<Part> parts;
   parts.reserve(request.hosts.size() + request.poll.size());
-  for (const auto& [name, report] : request.hosts) parts.push_back({.name = &name, .report = &report});
+  for (const auto& [name, report] : request.hosts) {
+    parts.push_back({.name = &name, .report = &report});
+  }
   for (const std::string& name : request.poll) parts.push_back({.name = &name, .report = nullptr});
   // 1. Reports.
   store::WriteBatch batch;

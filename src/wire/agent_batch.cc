@@ -89,10 +89,10 @@ Result<BatchHeartbeatRequest> DecodeBatchHeartbeat(const json& body) {
   BatchHeartbeatRequest request;
   if (auto wait = body.find("wait_ms"); wait != body.end()) {
     if (!wait->is_number_integer()) return InvalidArgument("wait_ms: expected an integer");
-    request.wait_ms = wait->is_number_unsigned()
-                          ? static_cast<int64_t>(std::min<uint64_t>(wait->get<uint64_t>(),
-                                                                    kMaxWaitMs))
-                          : std::clamp<int64_t>(wait->get<int64_t>(), 0, kMaxWaitMs);
+    request.wait_ms =
+        wait->is_number_unsigned()
+            ? static_cast<int64_t>(std::min<uint64_t>(wait->get<uint64_t>(), kMaxWaitMs))
+            : std::clamp<int64_t>(wait->get<int64_t>(), 0, kMaxWaitMs);
   }
   auto hosts = body.find("hosts");
   if (hosts == body.end() || !hosts->is_array()) {

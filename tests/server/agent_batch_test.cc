@@ -21,7 +21,8 @@ json Entry(const json& reply, const std::string& host) {
 
 std::vector<JobId> Launched(const json& reply, const std::string& host) {
   std::vector<JobId> ids;
-  for (const json& l : Entry(reply, host)["reply"]["launch"]) ids.push_back(l["job"]);
+  const json entry = Entry(reply, host);  // kept: a loop over a temporary's member dangles
+  for (const json& l : entry["reply"]["launch"]) ids.push_back(l["job"].get<JobId>());
   return ids;
 }
 
