@@ -121,7 +121,7 @@ TEST(JobChangesTest, ARevivedJobPendsAtItsSequenceAheadOfLaterJobs) {
 // nothing.
 TEST(JobChangesTest, ArrayElementsAndArraysAreRefusedWithAClearMessage) {
   ClusterState state = TwoQueues();
-  Submit(state, JobBuilder(1).Queue("a").Array("1-4"));
+  ASSERT_TRUE(Apply(JobSubmitted{JobBuilder(1).Queue("a"), "1-4"}, 0, state).ok());
   CycleAndCommit(state, 0);
   const JobId element = ArrayElementId(1, 1);
   const Job* job = state.FindJob(element);
