@@ -1,7 +1,5 @@
 // What every REST verb of the CLI needs: the --server/--token flags, a connected client, the
 // error line and exit code of a failed call, and query escaping.
-// NOTE: client_commands.cc keeps its own copies of these in its anonymous namespace (a shared
-// file); new verb files (history_command.cc, job_change_commands.cc) use this header.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,11 +15,16 @@ namespace sluice::cli::verbs {
 struct Connection {
   std::string server;
   std::string token;
+  std::string ca_file;
 };
 
 inline void AddConnectionFlags(CLI::App* cmd, Connection& connection) {
-  cmd->add_option("--server", connection.server, "controller URL (default $SLUICE_SERVER)");
-  cmd->add_option("--token", connection.token, "user token (default $SLUICE_TOKEN)");
+  cmd->add_option("--server", connection.server,
+                  "controller URL or comma-separated URLs (default $SLUICE_SERVER)");
+  cmd->add_option("--token", connection.token,
+                  "user token (default $SLUICE_TOKEN; without one: MUNGE, docs/security.md)");
+  cmd->add_option("--ca-file", connection.ca_file,
+                  "CA certificates verifying an https:// controller (default $SLUICE_CA_FILE)");
 }
 
 // Prints `error: <message>` and returns the exit code for the failure.
@@ -34,7 +37,7 @@ inline int Fail(const Status& status) {
 template <typename Body>
 int WithClient(const Connection& connection, Body body) {
   Result<client::ClientOptions> options =
-      client::ResolveClientOptions(connection.server, connection.token);
+      client::ResolveClientOptions(connection.server, connection.token, connection.ca_file);
   if (!options) {
     std::cerr << "error: " << options.error().message() << "\n";
     return 2;

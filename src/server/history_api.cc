@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "server/controller.h"
+#include "server/query_params.h"
 
 namespace sluice::server {
 
@@ -16,17 +17,6 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 namespace {
-
-Result<int64_t> IntegerParam(const std::string& key, const std::string& value, int64_t min,
-                             int64_t max) {
-  int64_t out = 0;
-  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (ec != std::errc() || ptr != value.data() + value.size() || out < min || out > max) {
-    return InvalidArgument(key + ": expected an integer in [" + std::to_string(min) + ", " +
-                           std::to_string(max) + "], got '" + value.substr(0, 40) + "'");
-  }
-  return out;
-}
 
 std::vector<std::string> SplitComma(const std::string& text) {
   std::vector<std::string> parts;
@@ -65,7 +55,7 @@ Status ParseParam(const std::string& key, const std::string& value,
   } else if (key == "state") {
     return ParseStates(value, q);
   } else if (key == "since" || key == "until") {
-    Result<int64_t> t = IntegerParam(key, value, 0, kMaxTime);
+    Result<int64_t> t = QueryInteger(key, value, 0, kMaxTime);
     if (!t) return t.error();
     if (key == "since") q.since = *t;
     if (key == "until") q.until = *t;
@@ -74,7 +64,7 @@ Status ParseParam(const std::string& key, const std::string& value,
     if (!after) return after.error();
     q.after = *after;
   } else if (key == "limit") {
-    Result<int64_t> limit = IntegerParam(key, value, 1, kMaxHistoryPage);
+    Result<int64_t> limit = QueryInteger(key, value, 1, kMaxHistoryPage);
     if (!limit) return limit.error();
     q.limit = *limit;
   } else {

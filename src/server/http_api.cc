@@ -121,6 +121,26 @@ bool AgentServes(const Caller& caller, const std::string& host, httplib::Respons
   return refused.ok();
 }
 
+// Whether the credential covers every host a batched heartbeat names (`hosts[].name` and
+// `poll[]`); what is not a name is left to the batch's decoder to refuse.
+bool AgentServesBatch(const Caller& caller, const json& body, httplib::Response& res) {
+  auto serves = [&](const json& name) {
+    return !name.is_string() || AgentServes(caller, name.get<std::string>(), res);
+  };
+  if (!body.is_object()) return true;
+  if (auto hosts = body.find("hosts"); hosts != body.end() && hosts->is_array()) {
+    for (const json& part : *hosts) {
+      if (part.is_object() && part.contains("name") && !serves(part["name"])) return false;
+    }
+  }
+  if (auto poll = body.find("poll"); poll != body.end() && poll->is_array()) {
+    for (const json& name : *poll) {
+      if (!serves(name)) return false;
+    }
+  }
+  return true;
+}
+
 // The limits checked before a route runs (request_guard.h), and the replies to what fails
 // before or outside a route. Workers, keep-alive and timeouts: ConnectionGuard.
 void InstallServerSettings(httplib::Server& server, Controller& c, HttpApi::Front front) {
@@ -308,7 +328,11 @@ void HttpApi::InstallAgentRoutes(httplib::Server& server) {
               });
   server.Post("/v1/agents/heartbeats", [&c](const httplib::Request& req, httplib::Response& res) {
     json body;
-    if (!AuthenticateAgent(c, req, res) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
+    Caller caller;
+    if (!AuthenticateAgent(c, req, res, caller) || !ParseBody(req, res, kMaxBodyBytes, body) ||
+        !AgentServesBatch(caller, body, res)) {
+      return;
+    }
     Send(res, c.HeartbeatBatch(body));  // many hosts of one agent (wire/agent_batch.h)
   });
 }

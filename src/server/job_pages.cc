@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "server/controller.h"
+#include "server/query_params.h"
 #include "server/views.h"
 
 namespace sluice::server {
@@ -30,17 +31,6 @@ std::vector<std::string> SplitList(const std::string& text) {
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
-}
-
-Result<int64_t> Integer(const std::string& key, const std::string& value, int64_t min,
-                        int64_t max) {
-  int64_t out = 0;
-  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (ec != std::errc() || ptr != value.data() + value.size() || out < min || out > max) {
-    return InvalidArgument(key + ": expected an integer in [" + std::to_string(min) + ", " +
-                           std::to_string(max) + "], got '" + value.substr(0, 40) + "'");
-  }
-  return out;
 }
 
 Status ParseSort(const std::string& key, const std::string& value, JobPageQuery& q) {
@@ -91,7 +81,7 @@ Status ParseParam(const std::string& key, const std::string& value, JobPageQuery
   } else if (key == "sort" || key == "order") {
     return ParseSort(key, value, q);
   } else if (key == "offset" || key == "limit") {
-    Result<int64_t> n = Integer(key, value, key == "offset" ? 0 : 1,
+    Result<int64_t> n = QueryInteger(key, value, key == "offset" ? 0 : 1,
                                 key == "offset" ? int64_t{1} << 40 : 1000);
     if (!n) return n.error();
     (key == "offset" ? q.offset : q.limit) = *n;

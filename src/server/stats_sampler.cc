@@ -4,23 +4,13 @@
 #include <chrono>
 
 #include "server/controller.h"
+#include "server/query_params.h"
 
 namespace sluice::server {
 
 using nlohmann::json;
 
 namespace {
-
-Result<int64_t> IntegerParam(const std::string& key, const std::string& value, int64_t min,
-                             int64_t max) {
-  int64_t out = 0;
-  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (ec != std::errc() || ptr != value.data() + value.size() || out < min || out > max) {
-    return InvalidArgument(key + ": expected an integer in [" + std::to_string(min) + ", " +
-                           std::to_string(max) + "], got '" + value.substr(0, 40) + "'");
-  }
-  return out;
-}
 
 bool Ended(const std::string& state) {
   return state == "DONE" || state == "EXIT" || state == "CANCELLED";
@@ -103,8 +93,8 @@ Result<json> StatsSampler::Json(const std::map<std::string, std::string>& query)
   int64_t points = 360;
   const int64_t capacity = static_cast<int64_t>(options_.capacity);
   for (const auto& [key, value] : query) {
-    Result<int64_t> n = key == "since"    ? IntegerParam(key, value, 0, int64_t{1} << 40)
-                        : key == "points" ? IntegerParam(key, value, 1, capacity)
+    Result<int64_t> n = key == "since"    ? QueryInteger(key, value, 0, int64_t{1} << 40)
+                        : key == "points" ? QueryInteger(key, value, 1, capacity)
                                           : Result<int64_t>(InvalidArgument(
                                                 key + ": unknown query parameter (since, points)"));
     if (!n) return n.error();

@@ -17,33 +17,16 @@
 #include <sstream>
 
 #include "integration/cluster_harness.h"
+#include "testing/proc_scan.h"
 
 namespace sluice::integration {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using sluice::testing::ProcessesRunning;
 using namespace std::chrono_literals;
 
-// The pids whose command line is exactly `argv`.
-std::set<pid_t> PidsRunning(const std::vector<std::string>& argv) {
-  std::string want;
-  for (const std::string& arg : argv) want += arg + '\0';
-  std::set<pid_t> found;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return found;
-  while (dirent* entry = readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0') continue;
-    std::ifstream in(std::string("/proc/") + entry->d_name + "/cmdline", std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (text.str() == want) found.insert(static_cast<pid_t>(pid));
-  }
-  closedir(proc);
-  return found;
-}
 
 size_t Lines(const fs::path& file) {
   std::ifstream in(file);
@@ -113,16 +96,17 @@ TEST_F(ExactlyOnceTest, ARestartedAgentWithoutCgroupsKillsWhatItsCrashedRunLeft)
   const int64_t id =
       Submit("echo start >> " + starts.string() + "; setsid sleep 8" + tag + " & exec sleep 9" +
              tag);
-  ASSERT_TRUE(Eventually([&] { return !PidsRunning(child).empty(); }, 20s)) << c().Logs();
+  ASSERT_TRUE(Eventually([&] { return !ProcessesRunning(child).empty(); }, 20s)) << c().Logs();
   ASSERT_TRUE(Eventually([&] { return c().JobState(id) == "RUNNING"; }, 10s));
   c().StopAgent("h1", SIGKILL);
-  const std::set<pid_t> stale = PidsRunning(child);
+  const std::vector<pid_t> left = ProcessesRunning(child);
+  const std::set<pid_t> stale(left.begin(), left.end());
   ASSERT_FALSE(stale.empty()) << "nothing left behind to sweep: a weak test";
 
   c().StartAgent("h1", 2, "", {"--cgroup", "none"});
   EXPECT_TRUE(Eventually(
       [&] {
-        for (pid_t pid : PidsRunning(child)) {
+        for (pid_t pid : ProcessesRunning(child)) {
           if (stale.contains(pid)) return false;
         }
         return true;
@@ -133,11 +117,11 @@ TEST_F(ExactlyOnceTest, ARestartedAgentWithoutCgroupsKillsWhatItsCrashedRunLeft)
   // The controller requeues the job its agent no longer runs, and it runs again, once.
   EXPECT_TRUE(Eventually([&] { return Lines(starts) == 2 && c().JobState(id) == "RUNNING"; }, 20s))
       << c().Job(id).dump() << c().Logs();
-  EXPECT_LE(PidsRunning(child).size(), 1u);
+  EXPECT_LE(ProcessesRunning(child).size(), 1u);
   c().Cli({"cancel", std::to_string(id)});
   EXPECT_TRUE(c().WaitAllEnded({id}, 20s));
   // Without cgroups a cancel reaches the job's process group only: the test cleans up.
-  for (pid_t pid : PidsRunning(child)) kill(pid, SIGKILL);
+  for (pid_t pid : ProcessesRunning(child)) kill(pid, SIGKILL);
 }
 
 }  // namespace

@@ -19,12 +19,14 @@
 #include <sstream>
 
 #include "integration/cluster_harness.h"
+#include "testing/proc_scan.h"
 
 namespace sluice::integration {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using sluice::testing::ProcessesRunning;
 using namespace std::chrono_literals;
 
 constexpr char kYaml[] = R"(
@@ -48,25 +50,6 @@ auth:
 
 constexpr uid_t kNobody = 65534;
 
-// The processes whose command line is exactly `argv` (NUL-separated in /proc/PID/cmdline).
-std::vector<pid_t> ProcessesRunning(const std::vector<std::string>& argv) {
-  std::string want;
-  for (const std::string& arg : argv) want += arg + '\0';
-  std::vector<pid_t> found;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return found;
-  while (dirent* entry = readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0') continue;
-    std::ifstream in(std::string("/proc/") + entry->d_name + "/cmdline", std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (text.str() == want) found.push_back(static_cast<pid_t>(pid));
-  }
-  closedir(proc);
-  return found;
-}
 
 class SecurityTest : public ::testing::Test {
  protected:

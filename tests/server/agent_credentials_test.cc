@@ -75,6 +75,24 @@ TEST_F(AgentCredentialsTest, AHostBoundTokenServesItsHostsOnly) {
   EXPECT_EQ(Register(port_, "h1", "gpu-secret").status, 403);
 }
 
+// The batched heartbeat of virtual hosts (wire/agent_batch.h) is held to the same rule for
+// every host it names, whether it reports (`hosts`) or only polls (`poll`).
+TEST_F(AgentCredentialsTest, ABatchedHeartbeatMayNameOnlyTheCredentialsHosts) {
+  ASSERT_EQ(Register(port_, "h1", "rack1-secret").status, 200);
+  ASSERT_EQ(Register(port_, "h3", "gpu-secret").status, 200);
+  auto batch = [&](const json& body) {
+    return SendRaw(port_, RawPost("/v1/agents/heartbeats", body.dump(), "rack1-secret"));
+  };
+  const json own = {{"name", "h1"}, {"heartbeat", {{"instance", "i-h1"}}}};
+  const json other = {{"name", "h3"}, {"heartbeat", {{"instance", "i-h3"}}}};
+  EXPECT_EQ(batch({{"wait_ms", 0}, {"hosts", {own}}}).status, 200);
+  RawReply reported = batch({{"wait_ms", 0}, {"hosts", {own, other}}});
+  EXPECT_EQ(reported.status, 403) << reported.body;
+  EXPECT_NE(ErrorOf(reported).find("may not serve host h3"), std::string::npos) << reported.body;
+  RawReply polled = batch({{"wait_ms", 0}, {"poll", {"h3"}}, {"instance", "i-h3"}});
+  EXPECT_EQ(polled.status, 403) << polled.body;
+}
+
 TEST_F(AgentCredentialsTest, TheSharedAgentTokenStillServesAnyHostAndUsersServeNone) {
   EXPECT_EQ(Register(port_, "gpu1", "agent-secret").status, 200);
   EXPECT_EQ(Register(port_, "h1", "agent-secret").status, 200);
