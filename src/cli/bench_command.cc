@@ -37,7 +37,7 @@ struct BenchFlags {
   bool explain = false;
   bool json = false;
   bool estimate = false;  // time estimated-start refreshes instead (bench_estimate.h)
-  double coarse_fraction = 0.02;  // the controller's (server/estimates.h)
+  double coarse_fraction = 0.05;  // the controller's kCoarseFraction (server/estimates.h)
   std::string array;  // one job array instead of the synthetic pending jobs (R-UX-3)
 };
 

@@ -32,22 +32,10 @@ const std::set<JobId>& NoJobs() {
 Status AgentRegistry::BatchReports(const std::string& name, const HeartbeatReport* report,
                                    const std::string& instance, json& ack,
                                    store::WriteBatch& batch) {
-  auto found = agents_.find(name);
-  if (found == agents_.end() || !found->second->registered) {
-    return NotFound("agent " + name + " is not registered in epoch " + std::to_string(ctx_.epoch));
-  }
-  Agent& agent = *found->second;
-  if (report != nullptr && report->epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
-  if (agent.instance != instance) {
-    return Status(StatusCode::kAlreadyExists,
-                  "host " + name + " is registered by another agent; register first");
-  }
-  agent.last_heartbeat_ms = ctx_.NowMs();
-  if (agent.unavail) {
-    agent.unavail = false;
-    ctx_.log->info("host {}: agent back", name);
-    SyncHostState(name);
-  }
+  // A poll carries no epoch: only a report's can be stale.
+  Result<Agent*> checked = CheckIn(name, instance, report != nullptr ? report->epoch : 0);
+  if (!checked) return checked.error();
+  Agent& agent = **checked;
   ++agent.poll_generation;
   if (report == nullptr) return Status::Ok();  // a poll: nothing to report
   if (ctx_.Writable()) {

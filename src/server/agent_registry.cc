@@ -115,15 +115,15 @@ Status AgentRegistry::CheckClaim(const Registration& reg) const {
 
 // --- Heartbeat ----------------------------------------------------------------------------------
 
-Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatReport& report,
-                                      std::unique_lock<std::mutex>& lock) {
+Result<AgentRegistry::Agent*> AgentRegistry::CheckIn(const std::string& name,
+                                                     const std::string& instance, uint64_t epoch) {
   auto found = agents_.find(name);
   if (found == agents_.end() || !found->second->registered) {
     return NotFound("agent " + name + " is not registered in epoch " + std::to_string(ctx_.epoch));
   }
   Agent& agent = *found->second;
-  if (report.epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
-  if (agent.instance != report.instance) {
+  if (epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
+  if (agent.instance != instance) {
     return Status(StatusCode::kAlreadyExists,
                   "host " + name + " is registered by another agent; register first");
   }
@@ -133,6 +133,14 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     ctx_.log->info("host {}: agent back", name);
     SyncHostState(name);
   }
+  return &agent;
+}
+
+Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatReport& report,
+                                      std::unique_lock<std::mutex>& lock) {
+  Result<Agent*> checked = CheckIn(name, report.instance, report.epoch);
+  if (!checked) return checked.error();
+  Agent& agent = **checked;
   const int64_t generation = ++agent.poll_generation;
   ctx_.work_cv.notify_all();  // an older poll of this agent answers now
 

@@ -104,6 +104,10 @@ class AgentRegistry {
   };
 
   Agent& Entry(const std::string& host);
+  // A heartbeat's (or a batched poll's) check-in: the host is registered in this epoch by
+  // `instance` and `epoch` is not newer than ours (kNotFound, kFailedPrecondition,
+  // kAlreadyExists otherwise); then its lease is renewed and a host marked unavailable is back.
+  Result<Agent*> CheckIn(const std::string& name, const std::string& instance, uint64_t epoch);
   // HeartbeatBatch's check and step 1 for one host (agent_batch.cc); `report` nullptr: a poll.
   Status BatchReports(const std::string& name, const HeartbeatReport* report,
                       const std::string& instance, nlohmann::json& ack, store::WriteBatch& batch);
