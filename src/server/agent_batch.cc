@@ -14,6 +14,7 @@
 
 #include "server/agent_registry.h"
 #include "server/http_reply.h"
+#include "server/job_changes.h"
 
 namespace sluice::server {
 namespace {
@@ -139,15 +140,9 @@ Result<json> AgentRegistry::HeartbeatBatch(const wire::BatchHeartbeatRequest& re
     if (auto agent = agents_.find(*part.name); agent != agents_.end()) {
       agent->second->last_heartbeat_ms = now;
     }
-    json reply = {{"epoch", ctx_.epoch},
-                  {"launch", std::move(part.launch)},
-                  {"kill", std::move(part.kill)},
-                  {"ack", std::move(part.ack)}};
-    if (peeks_ != nullptr && peeks_->HasOrders(*part.name)) {
-      for (const wire::PeekOrder& order : peeks_->TakeOrders(*part.name)) {
-        reply["peek"].push_back(wire::EncodePeekOrder(order));
-      }
-    }
+    // The single heartbeat's reply, run-limit orders included (sluice modify of a running job).
+    json reply = HostReply(*part.name, std::move(part.launch), std::move(part.kill),
+                           std::move(part.ack), TakeRunLimitOrders(book_, *part.name));
     hosts.push_back({{"name", *part.name}, {"status", 200}, {"reply", std::move(reply)}});
   }
   return json{{"epoch", ctx_.epoch}, {"hosts", std::move(hosts)}};

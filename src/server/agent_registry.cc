@@ -179,18 +179,27 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     if (!launch.empty() || !kill.empty() || !ack.empty() || !run_limits.empty() || peek ||
         superseded || ctx_.stopping || std::chrono::steady_clock::now() >= deadline) {
       again->second->last_heartbeat_ms = ctx_.NowMs();
-      json reply = {{"epoch", ctx_.epoch}, {"launch", launch}, {"kill", kill}, {"ack", ack},
-                    {"run_limits", run_limits}};
-      if (peek) {
-        for (const wire::PeekOrder& order : peeks_->TakeOrders(name)) {
-          reply["peek"].push_back(wire::EncodePeekOrder(order));
-        }
-      }
-      return reply;
+      return HostReply(name, std::move(launch), std::move(kill), std::move(ack),
+                       std::move(run_limits));
     }
     ctx_.work_cv.wait_until(lock, deadline);
   }
   return NotFound("agent " + name + " is gone");
+}
+
+json AgentRegistry::HostReply(const std::string& name, json launch, json kill, json ack,
+                              json run_limits) {
+  json reply = {{"epoch", ctx_.epoch},
+                {"launch", std::move(launch)},
+                {"kill", std::move(kill)},
+                {"ack", std::move(ack)},
+                {"run_limits", std::move(run_limits)}};
+  if (peeks_ != nullptr && peeks_->HasOrders(name)) {
+    for (const wire::PeekOrder& order : peeks_->TakeOrders(name)) {
+      reply["peek"].push_back(wire::EncodePeekOrder(order));
+    }
+  }
+  return reply;
 }
 
 void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& report, json& ack,

@@ -104,6 +104,10 @@ class AgentRegistry {
   };
 
   Agent& Entry(const std::string& host);
+  // One host's heartbeat reply, single or batched: its work, the acknowledged reports and the
+  // run-limit orders, plus the peek orders waiting for it (taken: each goes out once).
+  nlohmann::json HostReply(const std::string& name, nlohmann::json launch, nlohmann::json kill,
+                           nlohmann::json ack, nlohmann::json run_limits);
   // A heartbeat's (or a batched poll's) check-in: the host is registered in this epoch by
   // `instance` and `epoch` is not newer than ours (kNotFound, kFailedPrecondition,
   // kAlreadyExists otherwise); then its lease is renewed and a host marked unavailable is back.

@@ -66,6 +66,31 @@ TEST(AgentBatchTest, EachHostsPartActsAsItsSingleHeartbeat) {
   EXPECT_EQ(h.State(b), "RUNNING");  // a poll says nothing about its jobs
 }
 
+// An administrator's new run limit for a running job (sluice modify) reaches a batched host
+// as it reaches a single one: in its reply's run_limits, once.
+TEST(AgentBatchTest, ARunningJobsNewRunLimitGoesOutInItsHostsEntry) {
+  sluice::testing::TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId id = h.Submit("alice", {{"command", "x"}, {"run_limit", 60}});
+  h.Cycle();
+  const uint64_t epoch = h.c().epoch();
+  const json running = {{"wait_ms", 0},
+                        {"hosts", {{{"name", "h1"}, {"heartbeat", {{"epoch", epoch}}}}}}};
+  ASSERT_EQ(Launched(h.c().HeartbeatBatch(running).body, "h1"), std::vector<JobId>{id});
+  json report = running;
+  report["hosts"][0]["heartbeat"]["running"] = {id};
+  ASSERT_EQ(h.c().HeartbeatBatch(report).status, 200);
+  ASSERT_EQ(h.State(id), "RUNNING");
+  ASSERT_EQ(h.c().Modify(Caller{.user = "root", .admin = true}, id, {{"run_limit", 600}}).status,
+            200);
+  const json entry = Entry(h.c().HeartbeatBatch(report).body, "h1");
+  ASSERT_EQ(entry["reply"]["run_limits"].size(), 1u) << entry.dump();
+  EXPECT_EQ(entry["reply"]["run_limits"][0]["run_limit"], 600);
+  EXPECT_TRUE(Entry(h.c().HeartbeatBatch(report).body, "h1")["reply"]["run_limits"].empty());
+}
+
 TEST(AgentBatchTest, AHostsRefusalIsItsOwnEntry) {
   sluice::testing::TempDir dir;
   ControllerHarness h(dir.path().string());
