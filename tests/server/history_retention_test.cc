@@ -30,6 +30,24 @@ std::set<JobId> StoredIds(const std::string& dir) {
   return ids;
 }
 
+// A controller on `store` with one 1-slot host h1, queue normal and user alice; ended jobs
+// leave memory at once and the store after `keep_history_seconds`; its clock reads `now`.
+Result<std::unique_ptr<Controller>> OpenController(store::Store* store,
+                                                   int64_t keep_history_seconds,
+                                                   std::shared_ptr<int64_t> now) {
+  core::ClusterConfig config;
+  config.hosts = {core::HostSpec{.name = "h1", .slots = 1}};
+  config.queues = {core::QueueSpec{.name = "normal"}};
+  return Controller::Create(ControllerDeps{
+      .config = config,
+      .auth = {.agent_token = "agent", .users = {{"alice", "alice-token", false}}},
+      .store = store,
+      .options = {.keep_ended_seconds = -1, .keep_history_seconds = keep_history_seconds},
+      .clock = [now] { return *now; },
+      .log = std::make_shared<spdlog::logger>("test",
+                                              std::make_shared<spdlog::sinks::null_sink_mt>())});
+}
+
 TEST(HistoryRetentionTest, EndedJobsLeaveTheStoreAfterTheRetentionOnly) {
   sluice::testing::TempDir dir;
   auto now = std::make_shared<int64_t>(1'000'000'000'000);
@@ -38,17 +56,7 @@ TEST(HistoryRetentionTest, EndedJobsLeaveTheStoreAfterTheRetentionOnly) {
   {
     auto store = store::Store::Open(dir.path().string());
     ASSERT_TRUE(store);
-    core::ClusterConfig config;
-    config.hosts = {core::HostSpec{.name = "h1", .slots = 1}};
-    config.queues = {core::QueueSpec{.name = "normal"}};
-    auto c = Controller::Create(
-        ControllerDeps{.config = config,
-                       .auth = {.agent_token = "agent", .users = {{"alice", "alice-token", false}}},
-                       .store = store->get(),
-                       .options = {.keep_ended_seconds = -1, .keep_history_seconds = 100},
-                       .clock = [now] { return *now; },
-                       .log = std::make_shared<spdlog::logger>(
-                           "test", std::make_shared<spdlog::sinks::null_sink_mt>())});
+    auto c = OpenController(store->get(), 100, now);
     ASSERT_TRUE(c);
     Controller& controller = **c;
     const Caller alice{.user = "alice"};
@@ -93,17 +101,7 @@ TEST(HistoryRetentionTest, NothingIsDeletedBeforeTheRetention) {
   {
     auto store = store::Store::Open(dir.path().string());
     ASSERT_TRUE(store);
-    core::ClusterConfig config;
-    config.hosts = {core::HostSpec{.name = "h1", .slots = 1}};
-    config.queues = {core::QueueSpec{.name = "normal"}};
-    auto c = Controller::Create(
-        ControllerDeps{.config = config,
-                       .auth = {.agent_token = "agent", .users = {{"alice", "alice-token", false}}},
-                       .store = store->get(),
-                       .options = {.keep_ended_seconds = -1, .keep_history_seconds = 1000},
-                       .clock = [now] { return *now; },
-                       .log = std::make_shared<spdlog::logger>(
-                           "test", std::make_shared<spdlog::sinks::null_sink_mt>())});
+    auto c = OpenController(store->get(), 1000, now);
     ASSERT_TRUE(c);
     Controller& controller = **c;
     done = controller.Submit(Caller{.user = "alice"}, {{"command", "true"}}).body["id"];
