@@ -124,7 +124,8 @@ Status ReadHost(const json& body, core::HostSpec& host) {
     if (!IsNonNegativeInt(*slots, std::numeric_limits<int32_t>::max())) {
       return TypeError("slots", "an integer >= 0");
     }
-    host.slots = slots->get<int32_t>();
+    // 0 means "not said", as EncodeRegister writes it: the default (one slot) stays.
+    if (const int32_t n = slots->get<int32_t>(); n > 0) host.slots = n;
   }
   if (const json* resources = Find(body, "resources")) {
     if (!resources->is_object()) return TypeError("resources", "an object");
