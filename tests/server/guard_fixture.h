@@ -96,14 +96,20 @@ inline RawReply SendRaw(int port, const std::string& raw,
   return reply;
 }
 
-// A POST with a JSON body, as raw bytes.
-inline std::string RawPost(const std::string& path, const std::string& body,
-                           const std::string& token, const std::string& extra_headers = "") {
-  std::string raw = "POST " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n";
+// A request (method, path) with a JSON body, as raw bytes.
+inline std::string RawRequest(const std::string& method, const std::string& path,
+                              const std::string& body, const std::string& token,
+                              const std::string& extra_headers = "") {
+  std::string raw = method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n";
   if (!token.empty()) raw += "Authorization: Bearer " + token + "\r\n";
   raw += "Content-Type: application/json\r\n" + extra_headers;
   raw += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   return raw;
+}
+
+inline std::string RawPost(const std::string& path, const std::string& body,
+                           const std::string& token, const std::string& extra_headers = "") {
+  return RawRequest("POST", path, body, token, extra_headers);
 }
 
 inline std::string RawGet(const std::string& target, const std::string& token = "") {
