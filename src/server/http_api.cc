@@ -241,6 +241,7 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     Caller caller;
     JobId id = 0;
     if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
+    if (!ElementIdOf(req, res, id)) return;  // ?index=I: one element of an array (R-UX-3)
     Result<PeekQuery> query = ParsePeekQuery(req.params);
     if (!query) return SendError(res, query.error());
     Send(res, c.Peek(caller, id, query->lines, query->offset));
