@@ -8,17 +8,15 @@
 #include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <spdlog/sinks/null_sink.h>
-#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "server/loopback_options.h"
 #include "server/server.h"
 #include "testing/subprocess.h"
 
@@ -123,12 +121,7 @@ class GuardTest : public ::testing::Test {
   void SetUp() override { StartServer(kGuardConfig); }
 
   void StartServer(const std::string& config) {
-    std::ofstream(dir_.path() / "cluster.yaml") << config;
-    ServerOptions options{.config_path = (dir_.path() / "cluster.yaml").string(),
-                          .state_dir = (dir_.path() / "state").string(),
-                          .listen = "127.0.0.1:0"};
-    options.log =
-        std::make_shared<spdlog::logger>("quiet", std::make_shared<spdlog::sinks::null_sink_mt>());
+    ServerOptions options = LoopbackOptions(dir_.path(), config);
     Tune(options);
     auto server = Server::Start(options);
     ASSERT_TRUE(server) << server.error().ToString();
