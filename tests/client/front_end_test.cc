@@ -55,7 +55,8 @@ TEST(FrontEndTest, BothBinariesAnswerAlike) {
   const std::string front = SLUICE_BINARY;
   for (const std::string args :
        {"submit --bogus-flag", "hosts --server http://a,,b --token t", "cancel", "", "--help",
-        "submit --help", "jobs --help", "resreq check 'select[mem>1]'"}) {
+        "submit --help", "jobs --help", "history --help", "modify --bogus", "requeue",
+        "peek --help", "resreq check 'select[mem>1]'"}) {
     SCOPED_TRACE(args);
     const auto a = RunShell("env -u SLUICE_SERVER " + front + " " + args);
     // The complete binary under the same argv[0] (CLI11 prints it in usage lines).
