@@ -15,8 +15,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <string>
 
 #include "client/http_transport.h"
 #include "wire/leader_follow.h"
