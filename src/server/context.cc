@@ -72,21 +72,35 @@ void ServerContext::WriteFailed(const Status& status) {
 }
 
 void ServerContext::WriteLocked(store::WriteBatch batch, std::function<void()> then) {
+  ++writes_begun;
   store->Write(std::move(batch), [this, then = std::move(then)](const Status& status) {
     if (!status.ok()) WriteFailed(status);  // returns only for kUnavailable
-    if (then && status.ok()) {
+    {
       std::lock_guard lock(mu);
-      then();
+      if (then && status.ok()) then();
+      ++writes_ended;
     }
+    writes_cv.notify_all();
     work_cv.notify_all();
   });
+}
+
+void ServerContext::AwaitWrites(std::unique_lock<std::mutex>& lock,
+                                std::chrono::milliseconds limit) {
+  writes_cv.wait_for(lock, limit, [this] { return writes_ended >= writes_begun || stopping; });
 }
 
 Status ServerContext::WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch) {
   auto done = std::make_shared<std::promise<Status>>();
   std::future<Status> future = done->get_future();
+  ++writes_begun;
   store->Write(std::move(batch), [this, done](const Status& status) {
     if (!status.ok()) WriteFailed(status);
+    {
+      std::lock_guard ended(mu);
+      ++writes_ended;
+    }
+    writes_cv.notify_all();
     done->set_value(status);
   });
   lock.unlock();

@@ -22,6 +22,7 @@
 #include <spdlog/logger.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -103,6 +104,11 @@ class ServerContext {
   // Waits, with `lock` released, until every write queued so far has committed; false when
   // one of them failed (kUnavailable: `resync` is set).
   bool WaitCommitted(std::unique_lock<std::mutex>& lock);
+  // For reads that must show only what a restart would show (R-SRV-1): waits until every
+  // write queued so far has ended, at most `limit`, and returns with `lock` held and no write
+  // in flight (unless the limit passed). A cycle stages its rows before they commit, so
+  // without this a reader could see a decision, or a gate's counter, that a crash then undoes.
+  void AwaitWrites(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds limit);
   // Whether this controller may write, launch and schedule now: its store leads (an etcd
   // store's lease is known to live), it was not deposed, and no failed write awaits resync.
   bool Writable() const;
@@ -118,6 +124,9 @@ class ServerContext {
   std::mutex mu;
   std::condition_variable work_cv;   // heartbeats wait here for launches/kills
   std::condition_variable cycle_cv;  // the scheduling thread waits here
+  std::condition_variable writes_cv;  // AwaitWrites waits here for writes_ended
+  uint64_t writes_begun = 0;  // writes handed to the store
+  uint64_t writes_ended = 0;  // of those, committed or failed
   core::ClusterState state;
   store::Store* const store;
   const ControllerOptions options;

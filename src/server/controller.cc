@@ -16,6 +16,10 @@ using nlohmann::json;
 
 namespace {
 
+// How long a job read waits for the writes in flight (a group commit takes milliseconds; a
+// store in trouble must not stall readers for longer).
+constexpr std::chrono::milliseconds kReadWaitsForWrites{2000};
+
 Status NotAdmin(const Caller& caller) {
   return Status(StatusCode::kPermissionDenied, caller.user + " is not an administrator");
 }
@@ -133,13 +137,15 @@ Reply Controller::SubmitBatch(const Caller& caller, const json& body,
 
 Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
   std::unique_lock lock(ctx_.mu);
+  ctx_.AwaitWrites(lock, kReadWaitsForWrites);
   Result<std::string> text = requests_.List(lock, query);
   if (!text) return ErrorReply(text.error());
   return Reply{.status = 200, .body = nullptr, .text = std::move(*text)};
 }
 
 Reply Controller::GetJob(JobId id) {
-  std::lock_guard lock(ctx_.mu);
+  std::unique_lock lock(ctx_.mu);
+  ctx_.AwaitWrites(lock, kReadWaitsForWrites);
   if (IsArrayElement(id)) return ReplyOf(arrays_.Get(id));
   return ReplyOf(requests_.Get(id));
 }
