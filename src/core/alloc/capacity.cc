@@ -40,8 +40,12 @@ Capacity::Capacity(const ClusterState& state) {
   total_slots_ = slots.total;
   accepts_work_ = slots.accepts_work;
   idle_ = slots.idle;
-  for (const int32_t free : free_slots_) total_free_ += free;
-  IndexFreeHosts();
+  // Total free slots and the index of hosts with a free slot, in one pass.
+  has_free_.assign((free_slots_.size() + 63) / 64, 0);
+  for (HostIndex h = 0; h < free_slots_.size(); ++h) {
+    total_free_ += free_slots_[h];
+    has_free_[h / 64] |= static_cast<uint64_t>(free_slots_[h] > 0) << (h % 64);
+  }
   resource_count_ = state.host_resources().size();
   if (resource_count_ > 0) {
     free_resources_.assign(state.hosts().size() * resource_count_, 0);
