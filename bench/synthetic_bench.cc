@@ -41,13 +41,16 @@ void BM_SyntheticCycle(benchmark::State& bench, bool explain) {
 // One nomination that fails after scanning every host: what an unsatisfiable-cache miss
 // costs. Arg: 0 a static select (memoized verdicts), 1 a select on a free amount (evaluated
 // per host), 2 the reference path (plain lookups, no fast paths), 3 `type==gpu`, which names
-// the gpu resource but compares the word (memoized per host since issue 8's second pass).
+// the gpu resource but compares the word (memoized per host since issue 8's second pass),
+// 4 the free-amount select of 1 for a caller that needs no reasons (NominateUnexplained:
+// only hosts with room are visited; a full cluster costs an index walk).
 void BM_FailingNomination(benchmark::State& bench) {
   ClusterState state = Synthetic(static_cast<int32_t>(bench.range(0)), 0, 0);
   const char* texts[] = {"select[type==arm && model==m3] rusage[mem=1000]",
                          "select[mem>4000 && type!=gpu]",
                          "select[type==arm && model==m3] rusage[mem=1000]",
-                         "select[type==gpu] rusage[gpu=1]"};
+                         "select[type==gpu] rusage[gpu=1]",
+                         "select[mem>4000 && type!=gpu]"};
   const int64_t which = bench.range(1);
   JobSpec spec{.id = 1000000, .queue = "q1", .resreq = texts[which], .min_tasks = 4, .max_tasks = 4};
   SLUICE_CHECK(state.Submit(spec).ok());
@@ -55,7 +58,8 @@ void BM_FailingNomination(benchmark::State& bench) {
   ResreqAllocator allocator(/*reference=*/which == 2);
   Capacity capacity(state);
   for (auto _ : bench) {
-    AllocOutcome outcome = allocator.Nominate(job, state, capacity);
+    AllocOutcome outcome = which == 4 ? allocator.NominateUnexplained(job, state, capacity)
+                                      : allocator.Nominate(job, state, capacity);
     benchmark::DoNotOptimize(outcome);
   }
 }
@@ -67,7 +71,7 @@ BENCHMARK_CAPTURE(BM_SyntheticCycle, full_explain, true)
 BENCHMARK_CAPTURE(BM_SyntheticCycle, free, false)
     ->Args({10000, 100000, 20000})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FailingNomination)
-    ->Args({10000, 0})->Args({10000, 1})->Args({10000, 2})->Args({10000, 3})
+    ->Args({10000, 0})->Args({10000, 1})->Args({10000, 2})->Args({10000, 3})->Args({10000, 4})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

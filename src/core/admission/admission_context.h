@@ -47,7 +47,9 @@ class AdmissionContext {
   // Nominates `job`'s whole request on the cycle's capacity, counting the attempt; a request
   // that already failed this cycle fails again from the unsatisfiable cache (R-AL-5).
   // Outcomes: ok with an allocation to pass to Start, or !ok with the reasons (HOST_LIMIT as
-  // the main reason: only a per-host limit stood in the way; the job is skipped).
+  // the main reason: only a per-host limit stood in the way; the job is skipped). When
+  // !explain() the reasons of a failure may be empty, except HOST_LIMIT's: read them only to
+  // explain or through BlockedByLimitOnly.
   AllocOutcome Nominate(const Job& job) { return cycle_.Nominate(job); }
   // Starts `job` on `allocation` (from Nominate in this cycle): debits capacity and limits
   // and emits StartJob. `backfilled`: started ahead of a blocked head.

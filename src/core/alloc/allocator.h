@@ -41,6 +41,14 @@ class Allocator {
   // the answer depends only on `capacity`, so there is no separate mode.
   virtual AllocOutcome Nominate(const Job& job, const ClusterState& state,
                                 Capacity& capacity) const = 0;
+  // Nominate for a caller that never reads a failure's reasons (a cycle that explains nothing
+  // and has no named limits): the same verdict and the same allocation, but a failure's
+  // reasons may be left empty, which spares the host scans that only count them (R-UX-8's
+  // forecast, the simulator). Default: Nominate.
+  virtual AllocOutcome NominateUnexplained(const Job& job, const ClusterState& state,
+                                           Capacity& capacity) const {
+    return Nominate(job, state, capacity);
+  }
 
   // Static feasibility (R-ADM-1): could the request ever be met by the configured hosts,
   // counting hosts in every state as capacity? `all_configured` is

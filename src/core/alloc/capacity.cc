@@ -26,6 +26,13 @@ const std::vector<const std::string*>& Capacity::AttributeColumn(const ClusterSt
   return attribute_columns_.emplace(key, std::move(column)).first->second;
 }
 
+void Capacity::IndexFreeHosts() {
+  has_free_.assign((free_slots_.size() + 63) / 64, 0);
+  for (HostIndex h = 0; h < free_slots_.size(); ++h) {
+    if (free_slots_[h] > 0) has_free_[h / 64] |= uint64_t{1} << (h % 64);
+  }
+}
+
 Capacity::Capacity(const ClusterState& state) {
   // Built every cycle: a copy of the state's dense per-host slots, not a walk over the hosts.
   const HostSlots& slots = state.topology().host_slots();
@@ -33,7 +40,12 @@ Capacity::Capacity(const ClusterState& state) {
   total_slots_ = slots.total;
   accepts_work_ = slots.accepts_work;
   idle_ = slots.idle;
-  for (const int32_t free : free_slots_) total_free_ += free;
+  // Total free slots and the index of hosts with a free slot, in one pass.
+  has_free_.assign((free_slots_.size() + 63) / 64, 0);
+  for (HostIndex h = 0; h < free_slots_.size(); ++h) {
+    total_free_ += free_slots_[h];
+    has_free_[h / 64] |= static_cast<uint64_t>(free_slots_[h] > 0) << (h % 64);
+  }
   resource_count_ = state.host_resources().size();
   if (resource_count_ > 0) {
     free_resources_.assign(state.hosts().size() * resource_count_, 0);
@@ -67,6 +79,7 @@ Capacity Capacity::AllConfigured(const ClusterState& state) {
   for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
     capacity.free_shared_.push_back(state.SharedTotal(r));
   }
+  capacity.IndexFreeHosts();
   return capacity;
 }
 
@@ -76,6 +89,7 @@ void Capacity::TakeHost(const HostGrant& grant) {
   SLUICE_CHECK(slots <= free_slots_[grant.host]);
   free_slots_[grant.host] -= slots;
   total_free_ -= slots;
+  NoteFree(grant.host);
   if constexpr (kLogged) undo_.push_back(Undo{.index = grant.host, .slots = slots});
   for (const ResourceAmount& r : grant.resources) {
     int64_t& free = free_resources_[grant.host * resource_count_ + r.id];
@@ -109,6 +123,7 @@ void Capacity::Rollback(size_t mark) {
     } else {
       free_slots_[u.index] += u.slots;
       total_free_ += u.slots;
+      NoteFree(u.index);
       first_free_ = std::min<HostIndex>(first_free_, u.index);
       for (auto& [select, cursor] : select_cursors_) cursor = std::min<HostIndex>(cursor, u.index);
     }
@@ -121,6 +136,7 @@ void Capacity::Credit(const HostGrant& grant, int32_t slots_taken, bool now_idle
   if (!accepts_work_[h]) return;  // freed, but not usable by new work
   free_slots_[h] += slots_taken;
   total_free_ += slots_taken;
+  NoteFree(h);
   for (const ResourceAmount& r : grant.resources) free_resources_[h * resource_count_ + r.id] += r.amount;
   if (now_idle) idle_[h] = 1;
   first_free_ = std::min<HostIndex>(first_free_, h);

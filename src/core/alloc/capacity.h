@@ -65,6 +65,17 @@ class Capacity {
     while (first_free_ < free_slots_.size() && free_slots_[first_free_] == 0) ++first_free_;
     return first_free_;
   }
+  // Calls fn(h) for every host with a free slot, in host order, from an index of such hosts
+  // (one bit per host, kept by claims, rollbacks, credits and debits): a scan of a full
+  // cluster costs hosts/64 word reads. `fn` must not claim or roll back.
+  template <typename Fn>
+  void ForEachHostWithFree(Fn&& fn) const {
+    for (size_t w = 0; w < has_free_.size(); ++w) {
+      for (uint64_t bits = has_free_[w]; bits != 0; bits &= bits - 1) {
+        fn(static_cast<HostIndex>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))));
+      }
+    }
+  }
 
   // Hosts withheld for a gated head (R-ADM-2): jobs of later queues may not use them this
   // cycle. `WithheldFor` names the head, kNoJob when the host is not withheld.
@@ -113,6 +124,16 @@ class Capacity {
   };
 
   void FillDefines(const ClusterState& state) const;
+  // Builds has_free_ from free_slots_.
+  void IndexFreeHosts();
+  void NoteFree(HostIndex host) {
+    const uint64_t bit = uint64_t{1} << (host % 64);
+    if (free_slots_[host] > 0) {
+      has_free_[host / 64] |= bit;
+    } else {
+      has_free_[host / 64] &= ~bit;
+    }
+  }
   // A claim; logged for Rollback() unless committed.
   template <bool kLogged>
   void TakeHost(const HostGrant& grant);
@@ -128,6 +149,7 @@ class Capacity {
   size_t resource_count_ = 0;
   int64_t total_free_ = 0;
   HostIndex first_free_ = 0;
+  std::vector<uint64_t> has_free_;  // bit h % 64 of word h / 64: free_slots_[h] > 0
   std::vector<JobId> withheld_for_;  // empty until a gate withholds a host
   Instant withheld_since_ = 0;
   std::map<uint32_t, HostIndex> select_cursors_;  // few entries; order is irrelevant

@@ -106,6 +106,33 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
   return scan;
 }
 
+// The eligible hosts of ScanHosts (the same hosts, in the same order, with the same fits and
+// total) without the counts only an explanation needs: a host without room for one task is
+// passed over before select[] is evaluated, and on a queue of all hosts only hosts with a
+// free slot are visited (Capacity's index), so a full cluster costs hosts/64 word reads.
+// Not on the reference path, which scans every host (the differential test compares them).
+Scan ScanEligible(const PrimaryTask& task, const Demand& demand, const Capacity& capacity) {
+  Scan scan;
+  CapacityHostView view(task.state, capacity);
+  const HostSelector selector(task);
+  auto visit = [&](HostIndex h) {
+    const int32_t fit = HostFit(h, demand, capacity);
+    if (fit <= 0 || !capacity.AcceptsWork(h) || capacity.WithheldFor(h) != kNoJob) return;
+    if (task.exclusive && !capacity.Idle(h)) return;
+    if (!selector.Passes(h, view)) return;
+    scan.eligible.push_back(Candidate{h, fit});
+    scan.total_fit += fit;
+  };
+  if (task.queue.all_hosts) {
+    capacity.ForEachHostWithFree(visit);
+  } else {
+    for (HostIndex h : task.queue.hosts) {
+      if (capacity.FreeSlots(h) > 0) visit(h);
+    }
+  }
+  return scan;
+}
+
 // Host groups to try when same[attr] is asked: one per value, in value order.
 std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Capacity& capacity,
                                                const Scan& scan) {
@@ -492,13 +519,14 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
     ClaimShared(demand, capacity, placement);
     return true;
   }
-  // 3. Hosts that pass select[] and have room; 4. plans over them.
-  Scan scan = ScanHosts(task, demand, capacity);
+  // 3. Hosts that pass select[] and have room; 4. plans over them. 5. Why none fits.
+  const bool explain = task.explain_failure || task.reference;
+  Scan scan = explain ? ScanHosts(task, demand, capacity) : ScanEligible(task, demand, capacity);
   if (demand.missing.empty() && SearchPlans(task, demand, scan, capacity, placement)) {
     ClaimShared(demand, capacity, placement);
     return true;
   }
-  ExplainFailure(task, demand, scan, capacity, reasons);
+  if (explain) ExplainFailure(task, demand, scan, capacity, reasons);
   return false;
 }
 
@@ -540,7 +568,8 @@ bool EnumeratePlacements(const PrimaryTask& task, Capacity& capacity, Placement&
   for (const ResourceAmount& r : demand.shared) {
     if (capacity.FreeShared(r.id) < r.amount) return false;
   }
-  Scan scan = ScanHosts(task, demand, capacity);
+  // Only the eligible hosts matter here: a search never explains.
+  Scan scan = task.reference ? ScanHosts(task, demand, capacity) : ScanEligible(task, demand, capacity);
   std::vector<std::vector<Candidate>> groups;
   if (task.primary.same.empty()) {
     groups.push_back(scan.eligible);

@@ -34,6 +34,10 @@ struct PrimaryTask {
   // no memoized verdicts (every select evaluated on every host), plain map lookups in the
   // host view, the plain sort of order[].
   bool reference = false;
+  // Whether a failure needs its reasons (ExplainFailure's host counts). Without them the
+  // host scan visits only hosts with room and a failure leaves `reasons` as it was; the
+  // placement found, or that none exists, is the same (Allocator::NominateUnexplained).
+  bool explain_failure = true;
 
   bool Selects(HostIndex host, const resreq::HostView& view) const {
     if (optimistic_select && state.requests().SelectTestsFreeAmounts(primary.select)) return true;

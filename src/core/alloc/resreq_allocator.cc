@@ -55,7 +55,7 @@ Allocation Merge(Placement placement) {
 constexpr int64_t kSearchBudget = 20000;
 
 PrimaryTask PartTask(const Job& job, const ClusterState& state, const resreq::Primary& part,
-                     bool feasibility, bool reference) {
+                     bool feasibility, bool reference, bool explain_failure = true) {
   return PrimaryTask{.state = state,
                      .queue = state.queues()[job.queue],
                      .primary = part,
@@ -63,7 +63,8 @@ PrimaryTask PartTask(const Job& job, const ClusterState& state, const resreq::Pr
                      .max_tasks = part.count > 0 ? part.count : job.spec.max_tasks,
                      .exclusive = job.spec.exclusive,
                      .optimistic_select = feasibility,
-                     .reference = reference};
+                     .reference = reference,
+                     .explain_failure = explain_failure};
 }
 
 bool SearchParts(const Job& job, const ClusterState& state, const resreq::Compound& compound,
@@ -78,13 +79,15 @@ bool SearchParts(const Job& job, const ClusterState& state, const resreq::Compou
 }
 
 // `feasibility`: judged for static feasibility (see PrimaryTask::optimistic_select).
+// `explain_failure`: false when the caller never reads `reasons` (PrimaryTask).
 bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::Compound& compound,
                       bool feasibility, bool reference, Capacity& capacity, Placement& placement,
-                      PendingReasons& reasons) {
+                      PendingReasons& reasons, bool explain_failure = true) {
   const size_t mark = capacity.Mark();
   bool greedy = true;
   for (const resreq::Primary& part : compound.parts) {
-    if (!AllocatePrimary(PartTask(job, state, part, feasibility, reference), capacity, placement, reasons)) {
+    if (!AllocatePrimary(PartTask(job, state, part, feasibility, reference, explain_failure), capacity,
+                         placement, reasons)) {
       greedy = false;
       break;
     }
@@ -171,12 +174,22 @@ std::string DescribeImpossible(const Job& job, const ClusterState& state,
 
 AllocOutcome ResreqAllocator::Nominate(const Job& job, const ClusterState& state,
                                        Capacity& capacity) const {
+  return NominateFor(job, state, capacity, /*explain_failure=*/true);
+}
+
+AllocOutcome ResreqAllocator::NominateUnexplained(const Job& job, const ClusterState& state,
+                                                  Capacity& capacity) const {
+  return NominateFor(job, state, capacity, /*explain_failure=*/false);
+}
+
+AllocOutcome ResreqAllocator::NominateFor(const Job& job, const ClusterState& state,
+                                          Capacity& capacity, bool explain_failure) const {
   AllocOutcome outcome;
   const size_t start = capacity.Mark();
   for (const resreq::Compound& alternative : job.request->alternatives) {
     Placement placement;
     if (AllocateCompound(job, state, alternative, /*feasibility=*/false, reference_, capacity, placement,
-                         outcome.reasons)) {
+                         outcome.reasons, explain_failure)) {
       capacity.Rollback(start);
       outcome.ok = true;
       outcome.reasons = {};

@@ -30,10 +30,15 @@ class ResreqAllocator final : public Allocator {
 
   AllocOutcome Nominate(const Job& job, const ClusterState& state,
                         Capacity& capacity) const override;
+  AllocOutcome NominateUnexplained(const Job& job, const ClusterState& state,
+                                   Capacity& capacity) const override;
   Feasibility CheckFeasible(const Job& job, const ClusterState& state,
                             Capacity& all_configured) const override;
 
  private:
+  AllocOutcome NominateFor(const Job& job, const ClusterState& state, Capacity& capacity,
+                           bool explain_failure) const;
+
   bool reference_ = false;
 };
 

@@ -86,6 +86,8 @@ struct CycleContext {
   // shortlists (R-ADM-1): a job needing more slots than are free anywhere cannot fit, and
   // when no explanation is wanted the allocator is not asked. A request that already failed
   // this cycle fails again from the unsatisfiable cache (R-AL-5) with the same reasons.
+  // When the cycle explains nothing and has no named limits, a failure's reasons may be
+  // empty (Allocator::NominateUnexplained).
   AllocOutcome Nominate(const Job& job) {
     ++result.stats.evaluated;
     if (!explain && job.min_slots > TotalFree()) return AllocOutcome{};
@@ -95,8 +97,11 @@ struct CycleContext {
       return AllocOutcome{.ok = false, .allocation = {}, .reasons = *cached};
     }
     ++result.stats.allocator_calls;
-    AllocOutcome outcome =
-        limits.any() ? NominateWithinLimits(job) : allocator.Nominate(job, state, capacity());
+    // Without explanations and limits nothing reads a failure's reasons (policies read
+    // them only to explain, or for HOST_LIMIT): the allocator may skip counting them.
+    AllocOutcome outcome = limits.any() ? NominateWithinLimits(job)
+                           : explain    ? allocator.Nominate(job, state, capacity())
+                                        : allocator.NominateUnexplained(job, state, capacity());
     // Capacity only shrinks and usage only grows within a cycle, so a failure is final for
     // this cycle and may be cached (the key includes user, queue and project).
     if (!outcome.ok) unsatisfiable.Insert(job, outcome.reasons);

@@ -5,6 +5,7 @@
 #include <queue>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 
@@ -101,7 +102,12 @@ namespace {
 class Forecast final : public core::DecisionHandler {
  public:
   Forecast(core::ClusterState& state, std::map<JobId, StartEstimate>& estimates)
-      : state_(state), estimates_(estimates), left_(estimates.size()) {}
+      : state_(state), left_(estimates.size()) {
+    // The map's nodes never move: a hash index finds a job's estimate without a tree walk
+    // (one lookup per start and per failure; 10,000 starts per refresh).
+    by_id_.reserve(estimates.size());
+    for (auto& [id, estimate] : estimates) by_id_.emplace(id, &estimate);
+  }
 
   // Running jobs end at their limits, no earlier than `now`.
   void ExpectRunningEnds(Instant now) {
@@ -134,18 +140,17 @@ class Forecast final : public core::DecisionHandler {
 
   void OnStart(const core::StartJob& start, Instant now) override {
     ExpectEnd(*state_.FindJob(start.job), now, finishes_, unlimited_);
-    auto it = estimates_.find(start.job);
-    if (it != estimates_.end() && !it->second.start) {
-      it->second.start = now;
+    StartEstimate* estimate = Find(start.job);
+    if (estimate != nullptr && !estimate->start) {
+      estimate->start = now;
       --left_;
     }
   }
   void OnFail(const core::FailJob& fail, Instant /*now*/) override {
-    auto it = estimates_.find(fail.job);
-    if (it != estimates_.end() && !it->second.start && !it->second.reason_at_end) {
-      it->second.unknown_because =
-          "it ends " + std::string(core::ToString(fail.cause)) + " instead";
-      it->second.reason_at_end = core::ReasonCode::kInternal;
+    StartEstimate* estimate = Find(fail.job);
+    if (estimate != nullptr && !estimate->start && !estimate->reason_at_end) {
+      estimate->unknown_because = "it ends " + std::string(core::ToString(fail.cause)) + " instead";
+      estimate->reason_at_end = core::ReasonCode::kInternal;
       --left_;
     }
   }
@@ -157,8 +162,13 @@ class Forecast final : public core::DecisionHandler {
   const std::set<JobId>& unlimited() const { return unlimited_; }
 
  private:
+  StartEstimate* Find(JobId id) const {
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? nullptr : it->second;
+  }
+
   core::ClusterState& state_;
-  std::map<JobId, StartEstimate>& estimates_;
+  std::unordered_map<JobId, StartEstimate*> by_id_;  // into the caller's map
   size_t left_;
   FinishQueue finishes_;
   std::set<JobId> unlimited_;
