@@ -273,14 +273,16 @@ void AgentRegistry::ApplyRunning(const std::string& name, Agent& agent,
       book_.Requeue(*job, "its agent does not run it", batch);
     }
   }
-  for (JobId id : std::set<JobId>(book_.LaunchedBy(name))) {
+  std::vector<JobInfo*> never_ran;  // Finish unindexes: collected first, without copying the set
+  for (JobId id : book_.LaunchedBy(name)) {
     JobInfo* job = book_.Find(id);
     if (job != nullptr && job->row.cancel_requested &&
         job->phase() == core::AdmissionPhase::kAdmitting && !report.running.contains(id) &&
         job->launch_sent_ms >= 0 && ctx_.NowMs() - job->launch_sent_ms > ctx_.options.relaunch_ms) {
-      book_.Finish(*job, 0, "", false, batch);
+      never_ran.push_back(job);
     }
   }
+  for (JobInfo* job : never_ran) book_.Finish(*job, 0, "", false, batch);
 }
 
 void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& running,

@@ -191,9 +191,7 @@ JobInfo* JobBook::AddElement(JobId id) {
   info->SetState(cj->state == JobState::kHeld ? JobState::kHeld : JobState::kPending);
   info->SetPhase(core::AdmissionPhase::kPending);
   SyncRow(*info);
-  JobInfo* added = info.get();
-  jobs_[id] = std::move(info);
-  return added;
+  return Put(std::move(info));
 }
 
 void JobBook::StageArray(JobId id, store::WriteBatch& batch) {

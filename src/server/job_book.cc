@@ -91,20 +91,31 @@ std::string JobInfo::WaitReason() const {
 // --- Records ------------------------------------------------------------------------------------
 
 JobInfo* JobBook::Find(JobId id) {
-  auto it = jobs_.find(id);
-  if (it != jobs_.end()) return it->second.get();
+  auto it = by_id_.find(id);
+  if (it != by_id_.end()) return it->second;
   return IsArrayElement(id) ? AddElement(id) : nullptr;
 }
 
 void JobBook::Add(std::shared_ptr<JobInfo> job) {
-  const JobId id = job->row.id;
-  next_id_ = std::max(next_id_, ArrayIdOf(id) + 1);
-  jobs_[id] = std::move(job);
+  next_id_ = std::max(next_id_, ArrayIdOf(job->row.id) + 1);
+  Put(std::move(job));
+}
+
+JobInfo* JobBook::Put(std::shared_ptr<JobInfo> job) {
+  JobInfo* raw = job.get();
+  by_id_[raw->row.id] = raw;
+  jobs_[raw->row.id] = std::move(job);
+  return raw;
+}
+
+void JobBook::Drop(JobId id) {
+  by_id_.erase(id);
+  jobs_.erase(id);
 }
 
 void JobBook::Withdraw(JobId id) {
   (void)ctx_.ApplyLocked(core::JobWithdrawn{id}, "withdraw");
-  jobs_.erase(id);
+  Drop(id);
 }
 
 const std::set<JobId>& JobBook::LaunchedBy(const std::string& host) const {
@@ -182,14 +193,13 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
   if (info->queue.empty() && !cs.queues().empty()) {
     info->queue = cs.queues()[cs.default_queue()].spec.name;
   }
-  JobInfo* job = info.get();
-  jobs_[row.id] = std::move(info);
+  JobInfo* job = Put(std::move(info));
   if (ended) {
     if (!row.allocation.empty()) job->hosts = HostsOf(row.allocation);
     return nullptr;
   }
   if (IsArrayParent(*job)) {
-    if (!RestoreArrayRow(*job).ok()) jobs_.erase(row.id);
+    if (!RestoreArrayRow(*job).ok()) Drop(row.id);
     return nullptr;
   }
   core::JobSpec spec = ToCoreSpec(job->spec, row.id);
@@ -366,7 +376,7 @@ void JobBook::ForgetEnded() {
     if (it->second->in_core) {
       (void)ctx_.ApplyLocked(core::JobForgotten{id}, "job " + std::to_string(id) + ": forget");
     }
-    jobs_.erase(it);
+    Drop(id);
   }
 }
 

@@ -8,6 +8,8 @@
 //    server keeps (launch host, whether its launch may be sent, its last main reason). A
 //    listing keeps shared pointers to them across lock releases, so ForgetEnded may drop an
 //    entry from the map while a listing still reads it.
+//  - by_id_: the same jobs by id, hashed (Find's lookups on every heartbeat; jobs_ keeps the
+//    id order listings walk). Put and Drop change both.
 //  - launched_ (by host name): the ADMITTING/RUNNING jobs whose launch goes to that host
 //    (the first host of the allocation, the "mother superior").
 //  - ended_by_time_: the ended jobs of jobs_, by when their end was recorded (retention).
@@ -31,6 +33,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -172,6 +175,9 @@ class JobBook {
   // Restore's step 2 for one job; false when it was requeued (its row is in `batch`).
   bool RestoreAllocation(JobInfo& job, store::WriteBatch& batch);
   void Unindex(const JobInfo& job);
+  // Adds or replaces job `job->row.id` in jobs_ and by_id_; Drop removes it from both.
+  JobInfo* Put(std::shared_ptr<JobInfo> job);
+  void Drop(JobId id);
   // Restore's arrays: the element states of every unfinished array (job_arrays.h), then
   // ArrayRestored for one parent row.
   void PrepareArrayRestore(const std::vector<store::StoredJob>& rows);
@@ -180,7 +186,8 @@ class JobBook {
   ServerContext& ctx_;
   JobId next_id_ = 1;
   Jobs jobs_;
-  std::map<std::string, std::set<JobId>> launched_;
+  std::unordered_map<JobId, JobInfo*> by_id_;
+  std::unordered_map<std::string, std::set<JobId>> launched_;
   std::set<std::pair<Instant, JobId>> ended_by_time_;
   std::map<int, std::function<void(const JobEvent&)>> listeners_;
   int next_listener_ = 1;

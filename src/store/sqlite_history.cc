@@ -12,11 +12,23 @@ namespace {
 constexpr const char* kUserExpr = "json_extract(spec, '$.user')";
 constexpr const char* kQueueExpr = "json_extract(spec, '$.queue')";
 
+// Partial indexes (`WHERE phase = 'ENDED'`, which every history query and the purge spell
+// verbatim, so SQLite's planner may use them): a job's row is written about four times
+// (submitted, started, running, ended) and only the last write touches them. Full indexes
+// cost every write four index deletes and inserts, two of them re-parsing the spec's JSON:
+// most of the store writer's CPU at scale (docs/performance.md, issue 21). The DROPs move an
+// older database's full indexes to these.
 constexpr const char* kIndexes = R"sql(
-CREATE INDEX IF NOT EXISTS jobs_history_user ON jobs (json_extract(spec, '$.user'), end_time);
-CREATE INDEX IF NOT EXISTS jobs_history_queue ON jobs (json_extract(spec, '$.queue'), end_time);
-CREATE INDEX IF NOT EXISTS jobs_history_state ON jobs (state, end_time);
-CREATE INDEX IF NOT EXISTS jobs_history_end ON jobs (end_time);
+DROP INDEX IF EXISTS jobs_history_user;
+DROP INDEX IF EXISTS jobs_history_queue;
+DROP INDEX IF EXISTS jobs_history_state;
+DROP INDEX IF EXISTS jobs_history_end;
+CREATE INDEX IF NOT EXISTS jobs_ended_user ON jobs (json_extract(spec, '$.user'), end_time)
+  WHERE phase = 'ENDED';
+CREATE INDEX IF NOT EXISTS jobs_ended_queue ON jobs (json_extract(spec, '$.queue'), end_time)
+  WHERE phase = 'ENDED';
+CREATE INDEX IF NOT EXISTS jobs_ended_state ON jobs (state, end_time) WHERE phase = 'ENDED';
+CREATE INDEX IF NOT EXISTS jobs_ended_end ON jobs (end_time) WHERE phase = 'ENDED';
 )sql";
 
 Status SqlError(sqlite3* db, const std::string& what) {

@@ -4,7 +4,8 @@
 // thread commits, and never blocks it for longer than one purge chunk), and the indexes
 // CreateHistoryIndexes adds to the jobs table: (user, end_time), (queue, end_time),
 // (state, end_time) and (end_time), where user and queue are the spec's JSON members
-// (expression indexes: the rows need no extra columns).
+// (expression indexes: the rows need no extra columns), each partial on phase = 'ENDED'
+// (only a job's last write touches them; every query here spells that term).
 // Purges are fenced as writes are: each chunk's transaction first checks the stored epoch.
 // Thread-safety: every method from any thread (one mutex serialises the connection).
 #pragma once
