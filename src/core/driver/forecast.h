@@ -36,6 +36,9 @@ namespace sluice::core {
 // The estimate of one job; its text and JSON are in wire/estimate_json.h.
 struct StartEstimate {
   std::optional<Instant> start;  // nullopt: unknown
+  // The start comes from a forecast in which some job ran its predicted runtime rather than
+  // its run limit (a predictive_backfill queue, core/admission/runtime_prediction.h).
+  bool predicted = false;
   std::string unknown_because;   // when unknown: why, in plain words
   // When unknown: the main reason the job still pends at the end of the forecast.
   std::optional<core::ReasonCode> reason_at_end;
