@@ -221,7 +221,12 @@ int CheckJointNotDelayed(const core::ClusterState& state, Instant now,
     if (static_cast<int32_t>(first.size()) == top) break;
     first.push_back(job);
   }
-  FreeSlots without(now, state.free_slots()), with(now, state.free_slots());
+  // Every slot, less each running job's until max(its run-limit end, now).
+  int64_t all_slots = state.free_slots();
+  for (const core::RunningEntry& entry : state.running()) {
+    all_slots += entry.job->allocation.TotalSlots();
+  }
+  FreeSlots without(now, all_slots), with(now, all_slots);
   for (const core::RunningEntry& entry : state.running()) {
     const core::Job& job = *entry.job;
     const int64_t slots = job.allocation.TotalSlots();
