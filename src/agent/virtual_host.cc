@@ -86,9 +86,22 @@ void VirtualHost::End(int64_t job, wire::ExitReport report) {
   jobs_.erase(job);
   exits_[job] = std::move(report);
   ++ended_;
+  RecomputeNextEnd();
+}
+
+void VirtualHost::RecomputeNextEnd() {
   next_end_.reset();
   for (const auto& [id, run] : jobs_) {
     if (!next_end_ || run.end < *next_end_) next_end_ = run.end;
+  }
+}
+
+void VirtualHost::Limit(int64_t id, Job& job, std::optional<std::chrono::milliseconds> run_limit) {
+  job.end = job.started + job.run.runtime;
+  job.exit = {.job = id, .exit_code = job.run.exit_code, .cpu_seconds = 0.0, .max_rss_mb = 0.0};
+  if (run_limit && *run_limit < job.run.runtime) {
+    job.end = job.started + *run_limit;
+    job.exit = {.job = id, .exit_code = 143, .signal = 15, .cause = wire::ExitCause::kRunLimit};
   }
 }
 
@@ -134,16 +147,8 @@ void VirtualHost::Launch(const wire::Launch& launch, uint64_t seq, TimePoint now
                              .message = "the launch names no account to run the job as"};
     return;
   }
-  const VirtualRun run = VirtualRunOf(launch);
-  Job job{
-      .end = now + run.runtime,
-      .exit = {
-          .job = launch.job, .exit_code = run.exit_code, .cpu_seconds = 0.0, .max_rss_mb = 0.0}};
-  if (launch.run_limit && *launch.run_limit < run.runtime) {
-    job.end = now + *launch.run_limit;
-    job.exit = {
-        .job = launch.job, .exit_code = 143, .signal = 15, .cause = wire::ExitCause::kRunLimit};
-  }
+  Job job{.end = now, .exit = {}, .started = now, .run = VirtualRunOf(launch)};
+  Limit(launch.job, job, launch.run_limit);
   if (!next_end_ || job.end < *next_end_) next_end_ = job.end;
   jobs_.emplace(launch.job, std::move(job));
   ++started_;
@@ -159,6 +164,14 @@ bool VirtualHost::OnReply(const wire::HeartbeatReply& reply, uint64_t seq, TimeP
     if (exits_.erase(job) + failures_.erase(job) > 0) acked_at_seq_[job] = next_seq_ - 1;
   }
   for (const wire::Launch& launch : reply.launch) Launch(launch, seq, now);
+  for (const wire::RunLimitOrder& order : reply.run_limits) {
+    auto job = jobs_.find(order.job);
+    if (job == jobs_.end()) continue;  // ended meanwhile: its end is already news
+    std::optional<std::chrono::milliseconds> limit;
+    if (order.run_limit_seconds) limit = std::chrono::seconds(*order.run_limit_seconds);
+    Limit(order.job, job->second, limit);
+    RecomputeNextEnd();
+  }
   for (const wire::KillOrder& order : reply.kill) {
     if (jobs_.contains(order.job)) {
       End(order.job,

@@ -2,7 +2,10 @@
 // R-SCALE-1): the protocol state of a real agent (agent.h) without processes. A launched job
 // "runs" on a timer: SLUICE_VIRTUAL_RUNTIME seconds from its env (else N of a `sleep N`
 // command, else 0), then exits with SLUICE_VIRTUAL_EXIT (default 0); its run limit ends it
-// early as a real runner would (cause run_limit, SIGTERM).
+// early as a real runner would (cause run_limit, SIGTERM). A run-limit order in a reply (an
+// administrator's new limit for a running job, R-UX-7) moves that timer as the real agent's
+// JobRunner::SetRunLimit does: the limit counts from the job's start; no limit lets it run
+// its whole runtime; a limit already passed ends it at the next Tick.
 //
 // Representation: the jobs it runs with their end times, the exits and launch failures not
 // yet acknowledged, and the sequence number current when each job's end was acknowledged.
@@ -78,9 +81,14 @@ class VirtualHost {
   struct Job {
     TimePoint end;
     wire::ExitReport exit;
+    TimePoint started;
+    VirtualRun run;
   };
   void End(int64_t job, wire::ExitReport report);
   void Launch(const wire::Launch& launch, uint64_t seq, TimePoint now);
+  // Sets the job's end and exit for `run_limit` (none: its runtime), counted from its start.
+  static void Limit(int64_t id, Job& job, std::optional<std::chrono::milliseconds> run_limit);
+  void RecomputeNextEnd();
 
   std::string name_;
   std::string instance_;

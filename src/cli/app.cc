@@ -3,10 +3,12 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "client/http_transport.h"
 
 namespace sluice::cli {
 
 int Main(int argc, char** argv) {
+  client::EnableHttps();  // the complete binary speaks https:// too (cli/front_end.h)
   CLI::App app{"sluice: a batch workload scheduler for clusters"};
   app.require_subcommand(1);
   int exit_code = 0;

@@ -1,5 +1,5 @@
-// `sluice peek ID [-n LINES] [-f]` (R-UX-5; bpeek, bpeek -f): the last lines of a running
-// job's output, fetched from the job's agent through the controller (GET /v1/jobs/ID/peek,
+// `sluice peek ID|ID[INDEX] [-n LINES] [-f]` (R-UX-5; bpeek, bpeek -f): the last lines of a
+// running job's (or array element's) output, fetched from the job's agent through the controller (GET /v1/jobs/ID/peek,
 // server/peek_broker.h). With -f it then prints what the job writes, once a second, until the
 // job stops running (exit 0) or Ctrl-C. Exit codes as the other verbs: 2 for a bad id or a
 // job that is not running, 1 when the controller or the agent does not answer.
@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "client/array_format.h"
 #include "client/rest_client.h"
 
 namespace sluice::cli {
@@ -19,7 +20,7 @@ using nlohmann::json;
 struct PeekCommand {
   std::string server;
   std::string token;
-  int64_t id = 0;
+  std::string id;  // ID or ID[INDEX]
   int64_t lines = 10;
   bool follow = false;
 };
@@ -35,16 +36,24 @@ int RunPeek(const PeekCommand& cmd) {
     std::cerr << "error: " << options.error().message() << "\n";
     return 2;
   }
+  Result<client::JobRef> ref = client::ParseJobRef(cmd.id);
+  if (ref && ref->index.find('-') != std::string::npos) {
+    ref = InvalidArgument("job id '" + cmd.id + "': peek reads one job or one element, ID[INDEX]");
+  }
+  if (!ref) {
+    std::cerr << "error: " << ref.error().message() << "\n";
+    return 2;
+  }
   client::RestClient rest(*options);
-  const std::string path = "/v1/jobs/" + std::to_string(cmd.id) + "/peek";
-  Result<json> tail = rest.Get(path + "?lines=" + std::to_string(cmd.lines));
+  const std::string path = ref->Path("/peek") + (ref->index.empty() ? "?" : "&");
+  Result<json> tail = rest.Get(path + "lines=" + std::to_string(cmd.lines));
   if (!tail) return Fail(tail.error());
   std::cout << tail->value("text", "") << std::flush;
   if (!cmd.follow) return 0;
   int64_t next = tail->value("size", int64_t{0});
   while (true) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    Result<json> more = rest.Get(path + "?offset=" + std::to_string(next));
+    Result<json> more = rest.Get(path + "offset=" + std::to_string(next));
     if (!more && more.error().code() == StatusCode::kFailedPrecondition) return 0;  // ended
     if (!more) return Fail(more.error());
     std::cout << more->value("text", "") << std::flush;
@@ -59,7 +68,7 @@ void RegisterPeekCommand(CLI::App& app, int& exit_code) {
   auto c = std::make_shared<PeekCommand>();
   cmd->add_option("--server", c->server, "controller URL (default $SLUICE_SERVER)");
   cmd->add_option("--token", c->token, "user token (default $SLUICE_TOKEN)");
-  cmd->add_option("id", c->id, "job id")->required();
+  cmd->add_option("id", c->id, "job id, or ID[INDEX] for an array element")->required();
   cmd->add_option("-n,--lines", c->lines, "how many of the last lines (default 10)")
       ->check(CLI::Range(1, 10000));
   cmd->add_flag("-f,--follow", c->follow, "keep printing what the job writes until it ends");

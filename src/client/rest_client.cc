@@ -4,8 +4,6 @@
 #include <random>
 #include <thread>
 
-#include <httplib.h>
-
 #include "auth/munge.h"
 
 namespace sluice::client {
@@ -20,28 +18,25 @@ std::string FromEnv(const std::string& flag, const char* variable) {
   return value != nullptr ? value : "";
 }
 
-Result<json> ToResult(const httplib::Result& result, const std::string& server) {
-  if (!result) {
-    const std::string why =
-        result.error() == httplib::Error::SSLServerVerification
-            ? "its TLS certificate is not signed by a trusted CA (--ca-file / SLUICE_CA_FILE)"
-            : httplib::to_string(result.error());
-    return Status(StatusCode::kUnavailable, "cannot reach the controller at " + server + ": " + why);
+Result<json> ToResult(const HttpReply& result, const std::string& server) {
+  if (result.failure != HttpReply::Failure::kNone) {
+    return Status(StatusCode::kUnavailable,
+                  "cannot reach the controller at " + server + ": " + result.error);
   }
-  json body = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
-  if (result->status >= 200 && result->status < 300) {
+  json body = json::parse(result.body, nullptr, /*allow_exceptions=*/false);
+  if (result.status >= 200 && result.status < 300) {
     if (body.is_discarded()) {
       return Status(StatusCode::kInternal, "the controller answered with malformed JSON");
     }
     return body;
   }
-  std::string message = "HTTP " + std::to_string(result->status);
+  std::string message = "HTTP " + std::to_string(result.status);
   if (body.is_object() && body.contains("error") && body["error"].is_string()) {
     message = body["error"].get<std::string>();
-  } else if (!result->body.empty() && result->body.size() < 500) {
-    message += ": " + result->body;
+  } else if (!result.body.empty() && result.body.size() < 500) {
+    message += ": " + result.body;
   }
-  return StatusForHttp(result->status, message);
+  return StatusForHttp(result.status, message);
 }
 
 }  // namespace
@@ -110,9 +105,9 @@ std::string NewIdempotencyKey() {
 }
 
 namespace {
-httplib::Headers AuthHeaders(const std::string& authorization) {
-  httplib::Headers headers;
-  if (!authorization.empty()) headers.emplace("Authorization", authorization);
+HttpHeaders AuthHeaders(const std::string& authorization) {
+  HttpHeaders headers;
+  if (!authorization.empty()) headers.emplace_back("Authorization", authorization);
   return headers;
 }
 }  // namespace
@@ -125,16 +120,12 @@ RestClient::RestClient(ClientOptions options)
 
 RestClient::~RestClient() = default;
 
-httplib::Client& RestClient::Connect() {
+HttpTransport& RestClient::Connect() {
   if (http_ && connected_to_ == follower_.current()) return *http_;
   connected_to_ = follower_.current();
-  http_ = std::make_unique<httplib::Client>(connected_to_);
-  if (!options_.ca_file.empty()) http_->set_ca_cert_path(options_.ca_file.c_str());
-  http_->set_connection_timeout(std::chrono::seconds(5));
-  http_->set_read_timeout(options_.timeout);
-  http_->set_write_timeout(options_.timeout);
-  http_->set_keep_alive(true);
-  http_->set_tcp_nodelay(true);  // a POST's body must not wait for the server's delayed ACK
+  http_ = NewTransport(connected_to_, TransportOptions{.connect_timeout = std::chrono::seconds(5),
+                                                       .timeout = options_.timeout,
+                                                       .ca_file = options_.ca_file});
   return *http_;
 }
 
@@ -144,13 +135,12 @@ Result<json> RestClient::Call(bool idempotent, const Sender& send) {
     // A MUNGE credential is single-use: every attempt carries a fresh one.
     Result<std::string> authorization = Authorization();
     if (!authorization) return authorization.error();
-    httplib::Result result = send(Connect(), *authorization);
-    int status = result ? result->status : 0;
+    HttpReply result = send(Connect(), *authorization);
+    int status = result.failure == HttpReply::Failure::kNone ? result.status : 0;
     // A request that may have reached the controller is not sent twice unless it is a read.
-    const bool maybe_sent = !result && result.error() != httplib::Error::Connection;
+    const bool maybe_sent = result.failure == HttpReply::Failure::kMaybeSent;
     // A controller whose certificate is not trusted stays untrusted: no use retrying.
-    const bool untrusted = !result && (result.error() == httplib::Error::SSLServerVerification ||
-                                       result.error() == httplib::Error::SSLConnection);
+    const bool untrusted = result.failure == HttpReply::Failure::kUntrusted;
     if (!wire::LeaderFollower::NotServed(status) || (maybe_sent && !idempotent) || untrusted ||
         std::chrono::steady_clock::now() >= deadline) {
       if (status != 0) follower_.OnSuccess();
@@ -158,9 +148,9 @@ Result<json> RestClient::Call(bool idempotent, const Sender& send) {
     }
     std::string hint;
     if (status == 307) {
-      hint = result->get_header_value("Location");
+      hint = result.location;
     } else if (status == 503) {
-      json body = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
+      json body = json::parse(result.body, nullptr, /*allow_exceptions=*/false);
       if (body.is_object() && body.contains("leader") && body["leader"].is_string()) {
         hint = body["leader"].get<std::string>();
       }
@@ -181,8 +171,8 @@ Result<std::string> RestClient::Authorization() const {
 }
 
 Result<json> RestClient::Get(const std::string& path) {
-  return Call(true, [&](httplib::Client& http, const std::string& authorization) {
-    return http.Get(path.c_str(), AuthHeaders(authorization));
+  return Call(true, [&](HttpTransport& http, const std::string& authorization) {
+    return http.Send("GET", path, AuthHeaders(authorization), "");
   });
 }
 
@@ -191,17 +181,17 @@ Result<json> RestClient::Post(const std::string& path, const json& body) {
   // A submission carries an Idempotency-Key (the same for every attempt of this call), so it
   // may be repeated after a lost reply without submitting twice (issue 19).
   const std::string key = IsSubmission(path) ? NewIdempotencyKey() : "";
-  return Call(!key.empty(), [&](httplib::Client& http, const std::string& authorization) {
-    httplib::Headers headers = AuthHeaders(authorization);
-    if (!key.empty()) headers.emplace("Idempotency-Key", key);
-    return http.Post(path.c_str(), headers, text, "application/json");
+  return Call(!key.empty(), [&](HttpTransport& http, const std::string& authorization) {
+    HttpHeaders headers = AuthHeaders(authorization);
+    if (!key.empty()) headers.emplace_back("Idempotency-Key", key);
+    return http.Send("POST", path, headers, text);
   });
 }
 
 Result<json> RestClient::Patch(const std::string& path, const json& body) {
   const std::string text = body.dump();
-  return Call(false, [&](httplib::Client& http, const std::string& authorization) {
-    return http.Patch(path.c_str(), AuthHeaders(authorization), text, "application/json");
+  return Call(false, [&](HttpTransport& http, const std::string& authorization) {
+    return http.Send("PATCH", path, AuthHeaders(authorization), text);
   });
 }
 

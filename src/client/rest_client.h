@@ -25,12 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "client/http_transport.h"
 #include "wire/leader_follow.h"
-
-namespace httplib {
-class Client;
-class Result;
-}
 
 namespace sluice::client {
 
@@ -77,14 +73,14 @@ class RestClient {
   Result<std::string> Authorization() const;
   // Sends with `send` to the leader, following it (see the header comment).
   // Sends one attempt with this Authorization header value (empty: none).
-  using Sender = std::function<httplib::Result(httplib::Client&, const std::string&)>;
+  using Sender = std::function<HttpReply(HttpTransport&, const std::string&)>;
   Result<nlohmann::json> Call(bool idempotent, const Sender& send);
-  httplib::Client& Connect();
+  HttpTransport& Connect();
 
   ClientOptions options_;
   wire::LeaderFollower follower_;
   std::string connected_to_;
-  std::unique_ptr<httplib::Client> http_;
+  std::unique_ptr<HttpTransport> http_;
 };
 
 }  // namespace sluice::client

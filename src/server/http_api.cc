@@ -239,10 +239,12 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
   });
   server.Get(R"(/v1/jobs/(-?\d+)/peek)", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
-    if (!AuthenticateUser(c, req, res, caller)) return;
+    JobId id = 0;
+    if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
+    if (!ElementIdOf(req, res, id)) return;  // ?index=I: one element of an array (R-UX-3)
     Result<PeekQuery> query = ParsePeekQuery(req.params);
     if (!query) return SendError(res, query.error());
-    Send(res, c.Peek(caller, std::stoll(req.matches[1]), query->lines, query->offset));
+    Send(res, c.Peek(caller, id, query->lines, query->offset));
   });
   server.Post(R"(/v1/jobs/(-?\d+)/(cancel|hold|release))",
               [&c](const httplib::Request& req, httplib::Response& res) {
@@ -349,15 +351,20 @@ void HttpApi::InstallHistoryRoutes(httplib::Server& server) {
   });
   server.Patch(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
+    JobId id = 0;
     json body;
-    if (!AuthenticateUser(c, req, res, caller) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
-    Send(res, c.Modify(caller, std::stoll(req.matches[1]), body));
+    if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id) ||
+        !ParseBody(req, res, kMaxBodyBytes, body)) {
+      return;
+    }
+    Send(res, c.Modify(caller, id, body));
   });
   server.Post(R"(/v1/jobs/(-?\d+)/requeue)",
               [&c](const httplib::Request& req, httplib::Response& res) {
                 Caller caller;
-                if (!AuthenticateUser(c, req, res, caller)) return;
-                Send(res, c.Requeue(caller, std::stoll(req.matches[1])));
+                JobId id = 0;
+                if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
+                Send(res, c.Requeue(caller, id));
               });
 }
 

@@ -24,7 +24,7 @@ Result<PeekQuery> ParsePeekQuery(const std::multimap<std::string, std::string>& 
         return InvalidArgument("offset: expected a non-negative integer, got '" + value + "'");
       }
       query.offset = number;
-    } else {
+    } else if (key != "index") {  // `index` picks an array element: read by the route
       return InvalidArgument(key + ": unknown query parameter");
     }
   }

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <map>
 
+#include "core/model/job_array.h"
+
 namespace sluice::server {
 
 using nlohmann::json;
@@ -33,26 +35,49 @@ Reply Refusal(const Over& over, const std::string& user, bool batch) {
   return Reply{.status = 429, .body = {{"error", message}, {"cause", cause}}};
 }
 
-int64_t WaitingOf(const core::Queue& queue, const std::string& user) {
-  int64_t mine = 0;
-  for (const core::PendingEntry& entry : queue.pending) {
+// Array elements that are not Jobs yet (waiting or held) wait too; the ones that are Jobs
+// are in the queue's pending list like any job.
+int64_t UnqueuedElements(const core::ClusterState& state, QueueIndex queue,
+                         const std::string* user) {
+  int64_t count = 0;
+  for (const auto& [id, array] : state.arrays()) {
+    if (array.queue == queue && (user == nullptr || array.spec.user == *user)) {
+      count += array.waiting + array.held;
+    }
+  }
+  return count;
+}
+
+int64_t WaitingOf(const core::ClusterState& state, QueueIndex index, const std::string& user) {
+  int64_t mine = UnqueuedElements(state, index, &user);
+  for (const core::PendingEntry& entry : state.queues()[index].pending) {
     if (entry.job != nullptr && entry.job->spec.user == user) ++mine;
   }
   return mine;
 }
 
+// The jobs one submission adds: an array adds each of its elements.
+int64_t JobsOf(const json& spec) {
+  const auto array = spec.find("array");
+  if (array == spec.end() || !array->is_string()) return 1;
+  Result<core::ArraySpec> parsed = core::ParseArraySpec(array->get<std::string>());
+  return parsed ? static_cast<int64_t>(parsed->indices.size()) : 1;  // refused later if bad
+}
+
 // Step 2 for one queue: its limits, if any, against what it holds and what comes.
-std::optional<Over> CheckQueue(const config::Quotas& quotas, const core::Queue& queue,
-                               const std::string& user, int64_t added) {
+std::optional<Over> CheckQueue(const config::Quotas& quotas, const core::ClusterState& state,
+                               QueueIndex index, const std::string& user, int64_t added) {
+  const core::Queue& queue = state.queues()[index];
   auto it = quotas.queues.find(queue.spec.name);
   if (it == quotas.queues.end()) return std::nullopt;
   const config::QueueQuota& q = it->second;
-  const int64_t waiting = static_cast<int64_t>(queue.pending.size());
+  const int64_t waiting =
+      static_cast<int64_t>(queue.pending.size()) + UnqueuedElements(state, index, nullptr);
   if (q.max_pending && waiting + added > *q.max_pending) {
     return Over{queue.spec.name, "max_pending", *q.max_pending, waiting, added};
   }
   if (!q.max_pending_per_user) return std::nullopt;
-  const int64_t mine = WaitingOf(queue, user);
+  const int64_t mine = WaitingOf(state, index, user);
   if (mine + added > *q.max_pending_per_user) {
     return Over{queue.spec.name, "max_pending_per_user", *q.max_pending_per_user, mine, added};
   }
@@ -68,21 +93,25 @@ std::optional<Reply> CheckPendingQuota(const config::Quotas& quotas,
                                        const std::vector<json>& specs, bool batch) {
   if (quotas.empty() || state.queues().empty()) return std::nullopt;
   std::map<QueueIndex, int64_t> adding;
+  int64_t added = 0;
   for (const json& spec : specs) {
     const std::string name = spec.value("queue", "");
     std::optional<QueueIndex> index =
         name.empty() ? std::optional<QueueIndex>(state.default_queue()) : state.FindQueue(name);
-    if (index) adding[*index] += 1;
+    const int64_t jobs = JobsOf(spec);
+    added += jobs;
+    if (index) adding[*index] += jobs;
   }
-  for (const auto& [index, added] : adding) {
-    if (auto over = CheckQueue(quotas, state.queues()[index], user, added)) {
+  for (const auto& [index, jobs] : adding) {
+    if (auto over = CheckQueue(quotas, state, index, user, jobs)) {
       return Refusal(*over, user, batch);
     }
   }
   if (!quotas.max_pending_per_user) return std::nullopt;
   int64_t mine = 0;
-  for (const core::Queue& queue : state.queues()) mine += WaitingOf(queue, user);
-  const auto added = static_cast<int64_t>(specs.size());
+  for (QueueIndex index = 0; index < state.queues().size(); ++index) {
+    mine += WaitingOf(state, index, user);
+  }
   if (mine + added > *quotas.max_pending_per_user) {
     return Refusal(Over{"", "max_pending_per_user", *quotas.max_pending_per_user, mine, added},
                    user, batch);

@@ -8,8 +8,10 @@
 //              max_pending_per_user is 1000 (1000 wait, this submission adds 2)",
 //    "cause": {"reason": "QUOTA", "queue": "normal", "limit": "max_pending_per_user",
 //              "max": 1000, "waiting": 1000, "adding": 2}}
-// (`queue` is null for the cluster-wide per-user quota). Counting walks the waiting jobs of
-// the queues concerned, only when a quota is set.
+// (`queue` is null for the cluster-wide per-user quota). An array counts as its elements,
+// as in LSF: the one submitted adds each index, and a stored one's waiting or held elements
+// wait. Counting walks the waiting jobs of the queues concerned and the arrays, only when a
+// quota is set.
 // Thread-safety: REQUIRES the context's mutex held.
 #pragma once
 

@@ -125,6 +125,47 @@ TEST(VirtualHostTest, KillsAndRunLimitsEndJobsAsARunnerWould) {
   EXPECT_EQ(limit.exited[1].cause, wire::ExitCause::kRunLimit);
 }
 
+TEST(VirtualHostTest, RunLimitOrdersMoveTheTimerFromTheJobsStart) {
+  Fixture f;
+  wire::Launch raised = LaunchOf(1, {{"SLUICE_VIRTUAL_RUNTIME", "100"}});
+  raised.run_limit = 3s;
+  wire::Launch lowered = LaunchOf(2, {{"SLUICE_VIRTUAL_RUNTIME", "5"}});
+  wire::Launch lifted = LaunchOf(3, {{"SLUICE_VIRTUAL_RUNTIME", "6"}, {"SLUICE_VIRTUAL_EXIT", "4"}});
+  lifted.run_limit = 2s;
+  f.Exchange(f.t0, {.epoch = 3, .launch = {raised, lowered, lifted}});
+  // At t0+1: job 1's limit becomes 10 s, job 2 gets 2 s, job 3 has none any more; an order for
+  // a job this host does not run is ignored.
+  f.Exchange(f.t0 + 1s, {.epoch = 3,
+                         .run_limits = {{.job = 1, .run_limit_seconds = 10},
+                                        {.job = 2, .run_limit_seconds = 2},
+                                        {.job = 3, .run_limit_seconds = std::nullopt},
+                                        {.job = 99, .run_limit_seconds = 1}}});
+  wire::HeartbeatRequest at2 = f.Exchange(f.t0 + 2s);
+  ASSERT_EQ(at2.exited.size(), 1u);
+  EXPECT_EQ(at2.exited[0].job, 2);
+  EXPECT_EQ(at2.exited[0].cause, wire::ExitCause::kRunLimit);
+  EXPECT_TRUE(f.host.IsRunning(1));  // past its first limit (3 s)
+  EXPECT_TRUE(f.host.IsRunning(3));  // past its first limit (2 s)
+  wire::HeartbeatRequest at6 = f.Exchange(f.t0 + 6s);
+  ASSERT_EQ(at6.exited.size(), 2u);
+  EXPECT_EQ(at6.exited[1].job, 3);
+  EXPECT_EQ(at6.exited[1].exit_code, 4);
+  EXPECT_EQ(at6.exited[1].cause, wire::ExitCause::kExit);
+  EXPECT_TRUE(f.host.IsRunning(1));
+  wire::HeartbeatRequest at10 = f.Exchange(f.t0 + 10s);
+  EXPECT_FALSE(f.host.IsRunning(1));
+  ASSERT_EQ(at10.exited.size(), 3u);
+  EXPECT_EQ(at10.exited[0].job, 1);
+  EXPECT_EQ(at10.exited[0].cause, wire::ExitCause::kRunLimit);
+  EXPECT_EQ(at10.exited[0].signal, 15);
+  // A limit lowered below the time already run ends the job at the next tick.
+  f.Exchange(f.t0 + 11s, {.epoch = 3, .launch = {LaunchOf(5, {{"SLUICE_VIRTUAL_RUNTIME", "50"}})}});
+  f.Exchange(f.t0 + 20s, {.epoch = 3, .run_limits = {{.job = 5, .run_limit_seconds = 4}}});
+  EXPECT_TRUE(f.host.IsRunning(5));
+  f.host.Tick(f.t0 + 20s);
+  EXPECT_FALSE(f.host.IsRunning(5));
+}
+
 TEST(VirtualHostTest, CutOffForTheLeaseItFencesItselfAndReportsLater) {
   Fixture f;
   f.Exchange(f.t0, {.epoch = 3, .launch = {LaunchOf(7, {{"SLUICE_VIRTUAL_RUNTIME", "100"}})}});

@@ -1,4 +1,6 @@
-// The `auth:` section: an agent token and users with distinct names and tokens.
+// The `auth:` section: an agent token and users with distinct names and tokens, and the
+// identity keys (R-SEC-1): a user's `unix_user` (the account its jobs run as) and
+// `allow_root_jobs`.
 #include "config/auth_yaml.h"
 
 #include <gtest/gtest.h>
@@ -66,6 +68,23 @@ TEST(AuthYamlTest, ReadsDigestsAdministratorsAndMunge) {
   EXPECT_FALSE(Read("users: []").value().munge.enabled);
 }
 
+TEST(AuthYamlTest, AUserNamesTheAccountItsJobsRunAs) {
+  Result<AuthConfig> auth = Read(
+      "users:\n"
+      "  - {name: alice, token: ta, unix_user: nobody}\n"
+      "  - {name: bob, token: tb}\n");
+  ASSERT_TRUE(auth.has_value()) << auth.error().ToString();
+  EXPECT_EQ(auth->users[0].unix_user, "nobody");
+  EXPECT_EQ(auth->users[1].unix_user, "");  // its jobs run as `bob`
+  EXPECT_FALSE(auth->allow_root_jobs);
+}
+
+TEST(AuthYamlTest, RootJobsAreAllowedOnlyWhenSaidSo) {
+  Result<AuthConfig> auth = Read("allow_root_jobs: true\n");
+  ASSERT_TRUE(auth.has_value()) << auth.error().ToString();
+  EXPECT_TRUE(auth->allow_root_jobs);
+}
+
 TEST(AuthYamlTest, RefusesWhatCannotAuthenticate) {
   struct Case {
     std::string_view name;
@@ -92,6 +111,9 @@ TEST(AuthYamlTest, RefusesWhatCannotAuthenticate) {
       {"admins not a list", "admins: root"},
       {"a relative munge socket", "munge: {socket: munge.sock}"},
       {"an unknown munge key", "munge: {ttl: 3}"},
+      {"allow_root_jobs not a bool", "allow_root_jobs: sometimes"},
+      {"unix_user with a space", "users: [{name: a, token: t, unix_user: 'a b'}]"},
+      {"unix_user empty", "users: [{name: a, token: t, unix_user: ''}]"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -165,6 +165,12 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
                               15s))
       << browser.Eval("document.querySelector('.output-box').innerText").dump();
   EXPECT_TRUE(browser.Screenshot(shots / "job-running.png"));
+  // A running job whose output goes to /dev/null says so, without a refused peek (a 409 in the
+  // console).
+  ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + std::to_string(run2)));
+  EXPECT_TRUE(browser.WaitFor("document.querySelector('.output-box') && "
+                              "document.querySelector('.output-box').innerText.includes('keeps no output')"))
+      << browser.Eval("document.querySelector('main').innerText").dump();
 
   // 6. The cancel button (pressed twice: confirm) cancels, as the API shows.
   ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + std::to_string(doomed)));

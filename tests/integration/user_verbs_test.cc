@@ -209,6 +209,18 @@ TEST_F(UserVerbsTest, WaitReturnsTheExitCodeAndPeekShowsTheTail) {
   ASSERT_EQ(c.Cli({"cancel", std::to_string(talker)}).exit_code, 0);
   ASSERT_TRUE(c.WaitAllEnded({talker}, 20s));
   EXPECT_EQ(c.Cli({"peek", std::to_string(talker)}).exit_code, 2);
+
+  // One element of an array: ID[INDEX]; a range is refused.
+  const int64_t array = Submit({"--array", "1-2", "-o", Out("el.%A_%a"), "--",
+                               "echo element $SLUICE_ARRAY_INDEX; sleep 30"});
+  const std::string second = std::to_string(array) + "[2]";
+  testing::ProcessResult element;
+  EXPECT_TRUE(Eventually([&] {
+    element = c.Cli({"peek", second});
+    return element.exit_code == 0 && element.stdout_text == "element 2\n";
+  }, 20s)) << element.stdout_text << element.stderr_text;
+  EXPECT_EQ(c.Cli({"peek", std::to_string(array) + "[1-2]"}).exit_code, 2);
+  ASSERT_EQ(c.Cli({"cancel", std::to_string(array)}).exit_code, 0);
 }
 
 }  // namespace

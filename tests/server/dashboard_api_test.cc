@@ -4,14 +4,12 @@
 #include <httplib.h>
 
 #include <chrono>
-#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <spdlog/sinks/null_sink.h>
-#include <spdlog/spdlog.h>
 
+#include "server/loopback_options.h"
 #include "server/server.h"
 #include "server/stats_sampler.h"
 #include "server/ui_assets.h"
@@ -38,13 +36,7 @@ auth:
 class DashboardApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::ofstream(dir_.path() / "cluster.yaml") << kConfig;
-    ServerOptions options{.config_path = (dir_.path() / "cluster.yaml").string(),
-                          .state_dir = (dir_.path() / "state").string(),
-                          .listen = "127.0.0.1:0"};
-    options.log = std::make_shared<spdlog::logger>(
-        "quiet", std::make_shared<spdlog::sinks::null_sink_mt>());
-    auto server = Server::Start(options);
+    auto server = Server::Start(LoopbackOptions(dir_.path(), kConfig));
     ASSERT_TRUE(server) << server.error().ToString();
     server_ = std::move(*server);
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());

@@ -8,17 +8,15 @@
 #include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <spdlog/sinks/null_sink.h>
-#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "server/loopback_options.h"
 #include "server/server.h"
 #include "testing/subprocess.h"
 
@@ -96,14 +94,20 @@ inline RawReply SendRaw(int port, const std::string& raw,
   return reply;
 }
 
-// A POST with a JSON body, as raw bytes.
-inline std::string RawPost(const std::string& path, const std::string& body,
-                           const std::string& token, const std::string& extra_headers = "") {
-  std::string raw = "POST " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n";
+// A request (method, path) with a JSON body, as raw bytes.
+inline std::string RawRequest(const std::string& method, const std::string& path,
+                              const std::string& body, const std::string& token,
+                              const std::string& extra_headers = "") {
+  std::string raw = method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n";
   if (!token.empty()) raw += "Authorization: Bearer " + token + "\r\n";
   raw += "Content-Type: application/json\r\n" + extra_headers;
   raw += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   return raw;
+}
+
+inline std::string RawPost(const std::string& path, const std::string& body,
+                           const std::string& token, const std::string& extra_headers = "") {
+  return RawRequest("POST", path, body, token, extra_headers);
 }
 
 inline std::string RawGet(const std::string& target, const std::string& token = "") {
@@ -117,12 +121,7 @@ class GuardTest : public ::testing::Test {
   void SetUp() override { StartServer(kGuardConfig); }
 
   void StartServer(const std::string& config) {
-    std::ofstream(dir_.path() / "cluster.yaml") << config;
-    ServerOptions options{.config_path = (dir_.path() / "cluster.yaml").string(),
-                          .state_dir = (dir_.path() / "state").string(),
-                          .listen = "127.0.0.1:0"};
-    options.log =
-        std::make_shared<spdlog::logger>("quiet", std::make_shared<spdlog::sinks::null_sink_mt>());
+    ServerOptions options = LoopbackOptions(dir_.path(), config);
     Tune(options);
     auto server = Server::Start(options);
     ASSERT_TRUE(server) << server.error().ToString();

@@ -157,6 +157,11 @@ TEST_F(HostileInputTest, NumbersOutOfRangeAreA400NamingTheField) {
   const Case cases[] = {
       {"job id", RawGet("/v1/jobs/99999999999999999999", "alice-token"), "job id"},
       {"cancel id", RawPost("/v1/jobs/99999999999999999999/cancel", "", "alice-token"), "job id"},
+      {"peek id", RawGet("/v1/jobs/99999999999999999999/peek", "alice-token"), "job id"},
+      {"requeue id", RawPost("/v1/jobs/99999999999999999999/requeue", "", "alice-token"),
+       "job id"},
+      {"modify id", RawRequest("PATCH", "/v1/jobs/99999999999999999999", "{}", "alice-token"),
+       "job id"},
       {"tasks 1e400", RawPost("/v1/jobs", R"({"command":"true","tasks":1e400})", "alice-token"),
        "tasks"},
       {"priority",

@@ -76,6 +76,35 @@ TEST(QuotaTest, TheClusterWidePerUserQuotaCountsEveryQueue) {
   EXPECT_EQ(h.c().Submit(Caller{.user = "bob"}, {{"command", "true"}}).status, 201);
 }
 
+TEST(QuotaTest, AnArrayCountsEachOfItsElements) {
+  sluice::testing::TempDir dir;
+  ControllerHarness h(dir.path().string());
+  config::AuthConfig auth = QuotaAuth();
+  auth.quotas.max_pending_per_user = 3;
+  h.Open(testing::TestCluster(), auth);
+  // normal: max_pending_per_user 2; an array of 3 is refused whole, one of 2 fits.
+  Reply over = h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"array", "1-3"}});
+  EXPECT_EQ(over.status, 429) << over.body.dump();
+  EXPECT_EQ(over.body["cause"]["adding"], 3);
+  ASSERT_EQ(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"array", "1-2"}}).status,
+            201);
+  over = h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}});
+  EXPECT_EQ(over.status, 429) << over.body.dump();
+  EXPECT_EQ(over.body["cause"]["waiting"], 2);
+  // Its waiting elements count against the cluster-wide quota (3) in every queue too.
+  ASSERT_EQ(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"queue", "bf"}}).status,
+            201);
+  over = h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"queue", "bf"}});
+  EXPECT_EQ(over.status, 429) << over.body.dump();
+  EXPECT_TRUE(over.body["cause"]["queue"].is_null());
+  EXPECT_EQ(over.body["cause"]["waiting"], 3);
+  // bf's max_pending (3) counts every user's elements: bob's array of 3 does not fit.
+  over = h.c().Submit(Caller{.user = "bob"}, {{"command", "true"}, {"queue", "bf"},
+                                              {"array", "0-2"}});
+  EXPECT_EQ(over.status, 429) << over.body.dump();
+  EXPECT_EQ(over.body["cause"]["limit"], "max_pending");
+}
+
 TEST(FieldLimitsTest, EveryStoredFieldHasAByteLimitNamedInTheError) {
   sluice::testing::TempDir dir;
   ControllerHarness h(dir.path().string());
