@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/job_script.h"
+#include "agent/job_shepherd.h"
 #include "agent/journal.h"
 #include "agent/leftover_sweep.h"
 #include "agent/peek_reader.h"
@@ -102,6 +103,7 @@ std::string NewInstanceId() {
 JobRunnerOptions RunnerOptions(const AgentOptions& options) {
   JobRunnerOptions runner = options.runner;
   if (runner.host.empty()) runner.host = options.host.name;
+  if (!options.state_dir.empty()) runner.exit_record_dir = ExitRecordDir(options.state_dir);
   return runner;
 }
 
@@ -554,9 +556,10 @@ Status Agent::Setup() {
   State& s = *state_;
   std::lock_guard lock(s.mu);
   if (s.set_up) return Status::Ok();
-  SLUICE_RETURN_IF_ERROR(s.runner.Setup());
   const std::string& host = s.options.host.name;
-  if (!s.options.state_dir.empty()) {  // before registering: leftovers, unreported exits
+  // Before registering: leftovers, unreported exits; and before the runner's setup removes the
+  // stale cgroups, which would kill a shepherd still recording its job's end.
+  if (!s.options.state_dir.empty()) {
     Result<std::unique_ptr<AgentJournal>> journal =
         RecoverAgentState(s.options.state_dir, host, s.instance);
     if (!journal) {
@@ -572,6 +575,7 @@ Status Agent::Setup() {
     s.unacked_exits = s.journal->exits();
     s.report_pending = !s.unacked_exits.empty();
   }
+  SLUICE_RETURN_IF_ERROR(s.runner.Setup());
   s.set_up = true;
   if (!s.runner.warning().empty()) {
     spdlog::warn("agent {}: {}", host, s.runner.warning());

@@ -15,6 +15,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "agent/job_shepherd.h"
+
 extern char** environ;
 
 namespace sluice::agent {
@@ -52,6 +54,7 @@ struct Prepared {
   std::vector<std::string> cgroup_procs;  // files to write `0` into (join the job's cgroup)
   std::optional<rlim_t> data_limit;       // RLIMIT_DATA, without cgroups
   std::optional<Account> account;         // switch to it (the agent runs as root)
+  std::string exit_record;                // the shepherd's record file; empty: no shepherd
 };
 
 std::map<std::string, std::string> CurrentEnvironment() {
@@ -118,15 +121,19 @@ Prepared Prepare(const JobSpec& spec, const std::optional<Account>& account) {
   _exit(127);
 }
 
-// Joins the job's cgroup, applies rlimits and drops to the job's account. Runs in the child,
-// as root when it switches: async-signal-safe calls only.
-void EnterJobContext(const Prepared& p, int pipe_fd) {
+// Joins the job's cgroup (as root). Runs in the child: async-signal-safe calls only.
+void JoinCgroup(const Prepared& p, int pipe_fd) {
   for (size_t i = 0; i < p.cgroup_procs.size(); ++i) {
     // O_CREAT only matters for a fake tree (tests); cgroupfs has the file.
     const int fd = open(p.cgroup_procs[i].c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0 || write(fd, "0", 1) != 1) ChildFail(pipe_fd, kStepCgroup, static_cast<int>(i));
     close(fd);
   }
+}
+
+// Applies rlimits and drops to the job's account. Runs in the child, as root when it
+// switches: async-signal-safe calls only.
+void EnterJobContext(const Prepared& p, int pipe_fd) {
   if (p.data_limit) {
     const rlimit limit{.rlim_cur = *p.data_limit, .rlim_max = *p.data_limit};
     if (setrlimit(RLIMIT_DATA, &limit) != 0) ChildFail(pipe_fd, kStepRlimit);
@@ -144,9 +151,10 @@ void EnterJobContext(const Prepared& p, int pipe_fd) {
   }
 }
 
-// Runs in the child: async-signal-safe calls only.
-[[noreturn]] void ChildMain(const Prepared& p, int pipe_fd, pid_t parent) {
-  if (setsid() < 0) ChildFail(pipe_fd, kStepSession);
+// The job's side, in the agent's child or in its shepherd's child (`parent`): signals, account,
+// files, exec. Async-signal-safe calls only.
+[[noreturn]] void ExecJob(const void* arg, int pipe_fd, pid_t parent) {
+  const Prepared& p = *static_cast<const Prepared*>(arg);
   // Ignored signals stay ignored across exec; the job gets the defaults.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -156,16 +164,18 @@ void EnterJobContext(const Prepared& p, int pipe_fd) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  // No descriptor of the agent (sockets, the store) leaks into the job.
-  if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
-    for (int fd = 3; fd < 4096; ++fd) {
-      if (fd != pipe_fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  if (!p.exit_record.empty()) {  // the shepherd's OOM score is not the job's
+    const int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (oom >= 0) {
+      const ssize_t ignored = write(oom, "0", 1);
+      (void)ignored;
+      close(oom);
     }
   }
   EnterJobContext(p, pipe_fd);
   // After setuid, which clears the parent-death signal.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);  // the agent died before prctl took effect
+  if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
   const int null_in = open("/dev/null", O_RDONLY);
   if (null_in >= 0) dup2(null_in, STDIN_FILENO);
   if (!p.cwd.empty() && chdir(p.cwd.c_str()) != 0) ChildFail(pipe_fd, kStepChdir);
@@ -180,6 +190,21 @@ void EnterJobContext(const Prepared& p, int pipe_fd) {
   dup2(err, STDERR_FILENO);
   execve(p.program.c_str(), p.argv_ptrs.data(), p.env_ptrs.data());
   ChildFail(pipe_fd, kStepExec);
+}
+
+// Runs in the child: async-signal-safe calls only. With an exit record the child becomes the
+// job's shepherd (job_shepherd.h) and the job its child; otherwise the child execs the job.
+[[noreturn]] void ChildMain(const Prepared& p, int pipe_fd, pid_t parent) {
+  if (setsid() < 0) ChildFail(pipe_fd, kStepSession);
+  // No descriptor of the agent (sockets, the store) leaks into the job.
+  if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    for (int fd = 3; fd < 4096; ++fd) {
+      if (fd != pipe_fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+  }
+  JoinCgroup(p, pipe_fd);
+  if (!p.exit_record.empty()) RunShepherd(p.exit_record.c_str(), parent, pipe_fd, ExecJob, &p);
+  ExecJob(&p, pipe_fd, parent);
 }
 
 std::string DescribeFailure(const ChildFailure& failure, const Prepared& p) {
@@ -406,11 +431,15 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
   std::optional<Account> account;
   SLUICE_RETURN_IF_ERROR(ResolveIdentity(spec, account));
   Prepared prepared = Prepare(spec, account);
+  if (!options_.exit_record_dir.empty()) {
+    prepared.exit_record = options_.exit_record_dir + "/" + std::to_string(spec.job);
+  }
   // 2. Containment: the job's cgroup with its limits, or an rlimit.
   SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), spec, options_.pids_limit, prepared));
   // 3. Fork and exec; a failed step in the child comes back through the pipe.
   Result<pid_t> pid = Spawn(prepared);
   if (!pid) {
+    if (!prepared.exit_record.empty()) unlink(prepared.exit_record.c_str());
     if (cgroups_ != nullptr && !cgroups_->Remove(spec.job).ok()) leftovers_.push_back(spec.job);
     return pid.error();
   }
@@ -465,6 +494,16 @@ void JobRunner::ReapLeader(int64_t job, Entry& entry, TimePoint now) {
   if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
   exit.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
   exit.max_rss_mb = usage.ru_maxrss / 1024.0;  // ru_maxrss is in KiB
+  if (!options_.exit_record_dir.empty()) {
+    // The shepherd's record holds the job's own rusage (the shepherd's maximum RSS would be
+    // the agent's it was forked from). The exit is journaled by now (OnLeaderExit).
+    const std::string record = options_.exit_record_dir + "/" + std::to_string(job);
+    if (std::optional<ExitRecord> recorded = ReadExitRecord(record)) {
+      exit.cpu_seconds = recorded->cpu_seconds;
+      exit.max_rss_mb = recorded->max_rss_mb;
+    }
+    unlink(record.c_str());
+  }
   entry.ended = exit;
   entry.drain_until = now + options_.drain_timeout;
 }

@@ -21,6 +21,10 @@
 // `drain_timeout`), so nothing of a finished job keeps running, not even a `setsid` child.
 // The leader gets PR_SET_PDEATHSIG(SIGKILL): if the agent dies, its jobs do not run on
 // unsupervised (and a restarted agent removes the stale cgroups, killing what is left).
+// With `exit_record_dir` (an agent with a state directory) the agent's child is the job's
+// shepherd (job_shepherd.h), which leads the job's session and cgroup, forks the job, records
+// how it ended before it exits the same way, and kills the job if the agent dies: the leader
+// this class waits for is then the shepherd, and what it reports is unchanged.
 //
 // Identity (R-SEC-1): an agent running as root runs a job as `JobSpec::account`; it refuses
 // an account of uid 0 unless `allow_root`. An agent running as another account runs only that
@@ -106,6 +110,10 @@ struct JobRunnerOptions {
   // die before it reports the exit anyway (a process stuck in the kernel) and retries the
   // removal of the cgroup later.
   std::chrono::milliseconds drain_timeout{10000};
+  // Where each job's shepherd records how the job ended (job_shepherd.h), so that an exit
+  // survives the agent's death; the agent's state directory + "/exits". Empty: no shepherd,
+  // the agent's child is the job itself.
+  std::string exit_record_dir;
 };
 
 // Replaces every `%j` in `pattern` with the job id (`%%` stays `%%`).

@@ -1,10 +1,13 @@
 #include "agent/leftover_sweep.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -12,6 +15,8 @@
 #include <vector>
 
 #include <spdlog/spdlog.h>
+
+#include "agent/job_shepherd.h"
 
 namespace sluice::agent {
 namespace {
@@ -77,6 +82,16 @@ std::vector<pid_t> Leftovers(const std::map<pid_t, uint64_t>& groups, const std:
   return found;
 }
 
+wire::ExitReport ReportOf(int64_t job, const ExitRecord& record) {
+  wire::ExitReport report{.job = job,
+                          .exit_code = record.exit_code,
+                          .signal = record.signal,
+                          .cpu_seconds = record.cpu_seconds,
+                          .max_rss_mb = record.max_rss_mb};
+  if (!report.exit_code && report.signal) report.exit_code = 128 + *report.signal;
+  return report;
+}
+
 }  // namespace
 
 std::string JobMarker(const std::string& instance, int64_t job) {
@@ -121,14 +136,37 @@ Result<std::unique_ptr<AgentJournal>> RecoverAgentState(const std::string& state
     instance = journal.instance();
   }
   const std::map<int64_t, JournalLaunch> left = journal.launched();
+  // 1. The previous run's shepherds kill their jobs (the agent died) and record how each
+  // ended; wait for them, then read the records (job_shepherd.h).
+  const int stuck = WaitForShepherds(left, std::chrono::seconds(3));
+  const std::string records_dir = ExitRecordDir(state_dir);
+  if (mkdir(records_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Status(StatusCode::kInternal,
+                  "cannot create " + records_dir + ": " + std::strerror(errno));
+  }
+  const std::map<int64_t, ExitRecord> records = ReadExitRecords(records_dir);
+  // 2. Whatever is left of those jobs dies.
   const int killed = SweepLeftovers(left, instance);
-  for (const auto& [job, launch] : left) {
+  // 3. A job that ended by itself is reported as ended, even if the crashed run had not
+  // journaled its launch yet; one its shepherd killed (or never recorded) is gone.
+  int ended = 0;
+  for (const auto& [job, record] : records) {
+    if (record.agent_died || journal.exits().contains(job)) continue;
+    if (Status s = journal.RecordExit(ReportOf(job, record)); !s.ok()) return s;
+    ++ended;
+  }
+  std::vector<int64_t> gone;
+  for (const auto& [job, launch] : journal.launched()) gone.push_back(job);
+  for (int64_t job : gone) {
     if (Status s = journal.RecordGone(job); !s.ok()) return s;
   }
-  if (!left.empty() || killed > 0) {
-    spdlog::warn("agent {}: {} job(s) of a previous run were still recorded as running: "
-                 "killed {} leftover process(es); the controller requeues or fails them",
-                 host, left.size(), killed);
+  if (!left.empty() || killed > 0 || !records.empty()) {
+    spdlog::warn("agent {}: {} job(s) of a previous run were still recorded as running: {} had "
+                 "ended (recorded by their shepherds), {} are gone (killed {} leftover "
+                 "process(es){}); the controller requeues or fails those",
+                 host, left.size(), ended, gone.size(), killed,
+                 stuck > 0 ? ", " + std::to_string(stuck) + " shepherd(s) did not end in 3 s"
+                           : std::string());
   }
   if (!journal.exits().empty()) {
     spdlog::info("agent {}: {} exit(s) of a previous run not yet acknowledged: reporting them",

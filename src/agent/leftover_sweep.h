@@ -35,12 +35,15 @@ int SweepLeftovers(const std::map<int64_t, JournalLaunch>& launched, const std::
 
 namespace sluice::agent {
 
-// A restarted agent's recovery, before it registers: opens the journal in `state_dir`, adopts
-// the instance id it holds (or records `instance` in a new journal; either way `instance`
-// ends up the id to use), sweeps the leftovers of jobs launched and not ended (logging how
-// many processes it killed) and records those jobs gone: they are not this agent's any more,
-// and the controller resolves them (requeue or lost) after the exits still unacknowledged,
-// which the journal keeps. Errors: AgentJournal::Open's.
+// A restarted agent's recovery, before it registers (and before the runner removes stale
+// cgroups): opens the journal in `state_dir`, adopts the instance id it holds (or records
+// `instance` in a new journal; either way `instance` ends up the id to use), waits for the
+// previous run's job shepherds to end and reads their exit records (job_shepherd.h), sweeps
+// the leftovers of jobs launched and not ended (logging how many processes it killed), then
+// journals as ended every job whose shepherd recorded that it ended by itself, and as gone
+// the rest: they are not this agent's any more, and the controller resolves them (requeue or
+// lost) after the exits still unacknowledged, which the journal keeps.
+// Errors: AgentJournal::Open's; kInternal when the records' directory cannot be created.
 Result<std::unique_ptr<AgentJournal>> RecoverAgentState(const std::string& state_dir,
                                                         const std::string& host,
                                                         std::string& instance);

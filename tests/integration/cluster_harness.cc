@@ -170,6 +170,11 @@ void Cluster::StopAgent(const std::string& name, int sig) {
   if (it->second->Wait(10s) < 0) it->second->Stop();
 }
 
+void Cluster::SignalAgent(const std::string& name, int sig) {
+  auto it = agents_.find(name);
+  if (it != agents_.end()) it->second->Signal(sig);
+}
+
 bool Cluster::AgentRunning(const std::string& name) {
   auto it = agents_.find(name);
   return it != agents_.end() && it->second->Running();

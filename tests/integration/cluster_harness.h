@@ -80,6 +80,8 @@ class Cluster {
                   const std::vector<std::string>& extra_flags = {},
                   const std::vector<std::string>& env = {});
   void StopAgent(const std::string& name, int sig = SIGTERM);
+  // Sends `sig` to the agent without waiting (SIGSTOP, SIGCONT).
+  void SignalAgent(const std::string& name, int sig);
   bool AgentRunning(const std::string& name);
 
   // Runs the CLI: `sluice ARGS --server URL --token TOKEN`, bounded to 60 s.

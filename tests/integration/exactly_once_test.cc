@@ -15,6 +15,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "integration/cluster_harness.h"
 #include "testing/proc_scan.h"
@@ -83,6 +84,36 @@ TEST_F(ExactlyOnceTest, AnExitNotYetReportedWhenTheAgentDiedIsReportedOnceAfterI
   EXPECT_TRUE(c().WaitAllEnded({probe}, 20s)) << c().Logs();
   EXPECT_EQ(Lines(done), 1u) << "the job ran twice\n" << c().Logs();
   EXPECT_EQ(c().Job(id)["state"], "DONE");
+}
+
+// The window the journal alone left open (6 of 2,000 jobs ran twice in the full soak): the
+// job completes and exits while its agent cannot see it (SIGSTOPped here: in the soak, busy
+// between two reaps), then the agent is SIGKILLed. Before the job shepherd the exit died with
+// the agent (init reaped the zombie), the restarted agent reported the job gone and the
+// controller ran it again; now the shepherd recorded the end before it exited, and the
+// restarted agent reports it.
+TEST_F(ExactlyOnceTest, AJobThatEndedJustBeforeItsAgentWasKilledIsReportedAndNotRunAgain) {
+  c().StartAgent("h1", 2);
+  ASSERT_TRUE(Eventually([&] { return c().HostState("h1") == "ok"; }, 20s)) << c().Logs();
+  const fs::path done = c().dir() / "completions";
+  const fs::path started = c().dir() / "started";
+  const int64_t id = Submit("touch " + started.string() + "; sleep 0.5; echo ran >> " +
+                            done.string() + "; exit 3");
+  ASSERT_TRUE(Eventually([&] { return fs::exists(started); }, 20s)) << c().Logs();
+  c().SignalAgent("h1", SIGSTOP);
+  ASSERT_TRUE(Eventually([&] { return Lines(done) == 1; }, 10s)) << c().Logs();
+  std::this_thread::sleep_for(200ms);  // the job's shell exits after its last line
+  c().StopAgent("h1", SIGKILL);
+  EXPECT_EQ(c().JobState(id), "RUNNING") << "the exit was reported before the crash: a weak test";
+
+  c().StartAgent("h1", 2);
+  ASSERT_TRUE(c().WaitAllEnded({id}, 20s)) << c().Job(id).dump() << c().Logs();
+  const json job = c().Job(id);
+  EXPECT_EQ(job["state"], "EXIT") << job.dump();
+  EXPECT_EQ(job["exit_code"], 3) << job.dump();
+  const int64_t probe = Submit("true");
+  EXPECT_TRUE(c().WaitAllEnded({probe}, 20s)) << c().Logs();
+  EXPECT_EQ(Lines(done), 1u) << "the job ran twice\n" << c().Logs();
 }
 
 // Without cgroups the parent-death signal ends the job's leader but not a `setsid` child; the

@@ -1,0 +1,144 @@
+// The job shepherd (issue 19): with an exit-record directory, the runner's child leads the job
+// and records how it ended before it exits the same way; the record survives the agent's
+// death, and a shepherd whose agent died kills its job and says so. Real short processes;
+// waits are bounded polls.
+#include "agent/job_shepherd.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "agent/job_runner.h"
+#include "testing/subprocess.h"
+
+namespace sluice::agent {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using sluice::testing::ReadFile;
+using sluice::testing::TempDir;
+
+std::optional<JobExit> WaitExit(JobRunner& runner, int64_t job) {
+  const auto deadline = Clock::now() + 20s;
+  while (Clock::now() < deadline) {
+    for (const JobExit& exit : runner.Poll(Clock::now(), 200ms)) {
+      if (exit.job == job) return exit;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  return std::nullopt;
+}
+
+template <typename Condition>
+bool Eventually(Condition condition) {
+  const auto deadline = Clock::now() + 20s;
+  while (Clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return condition();
+}
+
+JobRunner ShepherdedRunner(const TempDir& dir) {
+  return JobRunner({.cgroup = {.mode = CgroupMode::kNone}, .exit_record_dir = dir.path().string()});
+}
+
+JobSpec Shell(int64_t job, const std::string& command) {
+  return JobSpec{.job = job, .command = command};
+}
+
+TEST(JobShepherdTest, TheEndIsOnDiskBeforeTheRunnerSeesItAndTheExitIsMirrored) {
+  TempDir dir;
+  JobRunner runner = ShepherdedRunner(dir);
+  const fs::path parent = dir.path() / "parent";
+  ASSERT_TRUE(
+      runner.Start(Shell(1, "echo $PPID > " + parent.string() + "; exit 5"), Clock::now()).ok());
+  const pid_t shepherd = runner.Leader(1);
+  ASSERT_GT(shepherd, 0);
+  // The job's parent is the shepherd, not the agent.
+  ASSERT_TRUE(Eventually([&] { return ReadFile(parent).value_or("").size() > 1; }));
+  EXPECT_EQ(std::stoi(*ReadFile(parent)), shepherd);
+  // Without a Poll nobody has waited for the shepherd: its record is there all the same.
+  const fs::path record = dir.path() / "1";
+  ASSERT_TRUE(Eventually([&] { return ReadExitRecord(record).has_value(); }));
+  const ExitRecord recorded = *ReadExitRecord(record);
+  EXPECT_EQ(recorded.exit_code, 5);
+  EXPECT_FALSE(recorded.signal);
+  EXPECT_FALSE(recorded.agent_died);
+
+  const std::optional<JobExit> exit = WaitExit(runner, 1);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->exit_code, 5);
+  EXPECT_FALSE(exit->signal);
+  // The job's own memory, not the shepherd's (a copy of the process it was forked from).
+  EXPECT_LT(exit->max_rss_mb, 64);
+  EXPECT_FALSE(fs::exists(record)) << "the runner removes a record once it has the exit";
+}
+
+TEST(JobShepherdTest, AJobKilledByASignalEndsItsShepherdByTheSameSignal) {
+  TempDir dir;
+  JobRunner runner = ShepherdedRunner(dir);
+  const fs::path ready = dir.path() / "ready";
+  ASSERT_TRUE(
+      runner.Start(Shell(2, "touch " + ready.string() + "; exec sleep 30"), Clock::now()).ok());
+  ASSERT_TRUE(Eventually([&] { return fs::exists(ready); }));
+  std::this_thread::sleep_for(50ms);  // the exec
+  ASSERT_TRUE(runner.Kill(2, 5s, Clock::now()));
+  const std::optional<JobExit> exit = WaitExit(runner, 2);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->signal, SIGTERM);
+  EXPECT_FALSE(exit->exit_code);
+  EXPECT_EQ(exit->cause, ExitCause::kKilled);
+}
+
+// The "agent" is a forked child of the test that starts the job and is SIGKILLed: its job's
+// shepherd kills the job and records that the agent died.
+TEST(JobShepherdTest, WhenTheAgentDiesTheShepherdKillsTheJobAndSaysWhy) {
+  TempDir dir;
+  const fs::path ready = dir.path() / "ready";
+  const pid_t agent = fork();
+  ASSERT_GE(agent, 0);
+  if (agent == 0) {
+    JobRunner runner = ShepherdedRunner(dir);
+    const bool started =
+        runner.Start(Shell(3, "touch " + ready.string() + "; exec sleep 30"), Clock::now()).ok();
+    if (started) pause();
+    _exit(started ? 0 : 1);
+  }
+  ASSERT_TRUE(Eventually([&] { return fs::exists(ready); }));
+  kill(agent, SIGKILL);
+  int status = 0;
+  waitpid(agent, &status, 0);
+  const fs::path record = dir.path() / "3";
+  ASSERT_TRUE(Eventually([&] { return ReadExitRecord(record).has_value(); }));
+  EXPECT_EQ(ReadExitRecord(record)->signal, SIGKILL);
+  EXPECT_TRUE(ReadExitRecord(record)->agent_died);
+}
+
+TEST(JobShepherdTest, ReadExitRecordsTakesEveryRecordAndSkipsWhatItCannotRead) {
+  TempDir dir;
+  std::ofstream(dir.path() / "7") << "e 0 0 1500000 2048\n";
+  std::ofstream(dir.path() / "8") << "s 9 1 0 0\n";
+  std::ofstream(dir.path() / "9") << "e 0";  // torn
+  std::ofstream(dir.path() / "notes") << "e 0 0 0 0\n";
+  const std::map<int64_t, ExitRecord> records = ReadExitRecords(dir.path());
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records.at(7).exit_code, 0);
+  EXPECT_DOUBLE_EQ(records.at(7).cpu_seconds, 1.5);
+  EXPECT_DOUBLE_EQ(records.at(7).max_rss_mb, 2);
+  EXPECT_EQ(records.at(8).signal, SIGKILL);
+  EXPECT_TRUE(records.at(8).agent_died);
+  EXPECT_FALSE(fs::exists(dir.path() / "7"));
+  EXPECT_FALSE(fs::exists(dir.path() / "9"));
+  EXPECT_TRUE(fs::exists(dir.path() / "notes"));
+  EXPECT_TRUE(ReadExitRecords((dir.path() / "missing").string()).empty());
+}
+
+}  // namespace
+}  // namespace sluice::agent
