@@ -41,6 +41,7 @@ struct SimFlags {
   std::optional<int64_t> reserve_after;
   std::optional<int64_t> age_after;
   std::optional<int32_t> reserve_depth;
+  std::optional<int32_t> reserve_top;
   std::optional<bool> predicted_guard;
   bool json = false;
   std::string decisions;
@@ -65,6 +66,7 @@ Status ApplyPredictiveFlags(const SimFlags& flags, core::PredictiveKnobs& knobs)
   if (flags.reserve_after) knobs.reserve_after = *flags.reserve_after;
   if (flags.age_after) knobs.age_after = *flags.age_after;
   if (flags.reserve_depth) knobs.reserve_depth = *flags.reserve_depth;
+  if (flags.reserve_top) knobs.reserve_top = *flags.reserve_top;
   if (flags.predicted_guard) knobs.predicted_guard = *flags.predicted_guard;
   if (flags.backfill_order.empty()) return Status::Ok();
   auto order = core::ParseBackfillOrder(flags.backfill_order);
@@ -248,6 +250,7 @@ void RegisterSimCommand(CLI::App& app, int& exit_code) {
   sim->add_option("--age-after", flags->age_after, "predictive_backfill: seconds of wait after which a candidate is tried first, in queue order (0: never)")->check(CLI::NonNegativeNumber);
   sim->add_option("--reserve-after", flags->reserve_after, "predictive_backfill: seconds of wait after which a job gets its own reservation (0: never)")->check(CLI::NonNegativeNumber);
   sim->add_option("--reserve-depth", flags->reserve_depth, "predictive_backfill: at most this many waiting jobs get reservations besides the head")->check(CLI::NonNegativeNumber);
+  sim->add_option("--reserve-top", flags->reserve_top, "predictive_backfill: the first N jobs of the queue (head included) get joint reservations from run limits (1: the head only)")->check(CLI::PositiveNumber);
   sim->add_option("--predicted-guard", flags->predicted_guard, "predictive_backfill: also protect the head's reservation computed from predictions (true | false)");
   sim->add_flag("--json", flags->json, "print JSON instead of a table");
   sim->add_option("--decisions", flags->decisions, "write every decision as JSON lines to FILE");

@@ -112,7 +112,10 @@ std::string MemoryText(const json& job) {
 std::string EstimateText(const json& job) {
   auto it = job.find("estimated_start");
   if (it == job.end()) return "-";
-  if (it->is_number()) return Clock(it->get<int64_t>());
+  if (it->is_number()) {
+    const std::string from = Member(job, "estimated_from");
+    return Clock(it->get<int64_t>()) + (from == "-" ? "" : " (from " + from + ")");
+  }
   const std::string why = Member(job, "unknown_because");
   return why == "-" ? "unknown" : "unknown (" + why + ")";
 }
@@ -198,7 +201,7 @@ const std::set<std::string, std::less<>>& KnownMembers() {
       "cwd", "output", "error", "tasks", "min_tasks", "max_tasks", "resreq", "run_limit",
       "exclusive", "priority", "depend", "begin", "hosts", "submit_time", "start_time",
       "end_time", "exit_code", "cause", "message", "dispatch_attempts", "estimated_start",
-      "unknown_because", "cpu_seconds", "max_rss_mb", "reason", "reasons", "admission"};
+      "estimated_from", "unknown_because", "cpu_seconds", "max_rss_mb", "reason", "reasons", "admission"};
   return kKnown;
 }
 

@@ -178,6 +178,7 @@ constexpr QueueKey kQueueKeys[] = {
     {"age_after", &ReadKnob<&core::PredictiveKnobs::age_after, &Reader::ReadCount<Duration>>},
     {"reserve_after", &ReadKnob<&core::PredictiveKnobs::reserve_after, &Reader::ReadCount<Duration>>},
     {"reserve_depth", &ReadKnob<&core::PredictiveKnobs::reserve_depth, &Reader::ReadCount<int32_t>>},
+    {"reserve_top", &ReadKnob<&core::PredictiveKnobs::reserve_top, &Reader::ReadCount<int32_t>>},
     {"predicted_guard", &ReadKnob<&core::PredictiveKnobs::predicted_guard, &Reader::ReadBool>},
     {"capacity", &ReadInto<&QueueSpec::capacity, &Reader::ReadPercent>},
     {"max_capacity", &ReadInto<&QueueSpec::max_capacity, &Reader::ReadPercent>},

@@ -5,7 +5,10 @@
 namespace sluice::wire {
 
 std::string EstimateText(const StartEstimate& estimate) {
-  if (estimate.start) return "t=" + std::to_string(*estimate.start);
+  if (estimate.start) {
+    return "t=" + std::to_string(*estimate.start) +
+           (estimate.predicted ? " (from predicted runtimes)" : "");
+  }
   std::string text = "unknown (" + estimate.unknown_because;
   if (!estimate.waits_for.empty()) {
     text += ": ";
@@ -23,6 +26,7 @@ std::string EstimateText(const StartEstimate& estimate) {
 void AddEstimateJson(const StartEstimate& estimate, nlohmann::ordered_json& out) {
   if (estimate.start) {
     out["estimated_start"] = *estimate.start;
+    if (estimate.predicted) out["estimated_from"] = "predicted runtimes";
     return;
   }
   out["estimated_start"] = nullptr;

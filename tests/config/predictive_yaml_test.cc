@@ -19,6 +19,7 @@ TEST(PredictiveYamlTest, ReadsEveryKnob) {
       "    age_after: 600\n"
       "    reserve_after: 86400\n"
       "    reserve_depth: 2\n"
+      "    reserve_top: 3\n"
       "    predicted_guard: true\n";
   Result<core::ClusterConfig> result = ParseClusterConfig(yaml, "t.yaml");
   ASSERT_TRUE(result.has_value()) << result.error().message();
@@ -29,6 +30,7 @@ TEST(PredictiveYamlTest, ReadsEveryKnob) {
                                                      .age_after = 600,
                                                      .reserve_after = 86400,
                                                      .reserve_depth = 2,
+                                                     .reserve_top = 3,
                                                      .predicted_guard = true}));
 }
 

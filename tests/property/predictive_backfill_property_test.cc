@@ -5,7 +5,12 @@
 //     free, with every running job ending at max(start + run limit, now), is no later with
 //     the backfilled jobs running than without them (computed here, independently of the
 //     core's reservation code);
-//  2. every pending job has exactly one explanation with at least one reason;
+//  2. with reserve_top = K, no backfilled job makes any of the first K jobs (the head and
+//     the next K - 1 eligible ones, in queue order, as they were before the cycle) start
+//     later than its joint reservation from run limits: placing them one by one at their
+//     earliest fit without the backfilled jobs, all those still pending fit at the same
+//     times with the backfilled jobs running (computed here on a map of slot changes);
+//  3. every pending job has exactly one explanation with at least one reason;
 // and the same input gives the same decision log twice.
 #include <gtest/gtest.h>
 
@@ -53,6 +58,7 @@ Scenario RandomScenario(uint64_t seed) {
                                            .reserve_after = uniform(0, 1) ? uniform(0, 300) : 0,
                                            .reserve_depth = static_cast<int32_t>(uniform(0, 3)),
                                            .predicted_guard = uniform(0, 1) == 1};
+  queue.predictive.reserve_top = static_cast<int32_t>(uniform(0, 1) ? uniform(1, 5) : 1);
   s.config.queues.push_back(queue);
   const int jobs = static_cast<int>(uniform(1, 80));
   Instant t = 0;
@@ -146,6 +152,103 @@ int CheckHeadNotDelayed(const core::ClusterState& state, Instant now,
   return static_cast<int>(backfilled.size());
 }
 
+// Free slots over time for check 2, kept independently of the core's SlotProfile: slot
+// changes by time; free(t) = free_now + the changes at times <= t.
+class FreeSlots {
+ public:
+  FreeSlots(Instant now, int64_t free_now) : now_(now), free_now_(free_now) {}
+  void Add(Instant start, Instant end, int64_t delta) {  // on [start, end)
+    if (start >= end) return;
+    changes_[start] += delta;
+    if (end != kInfinite) changes_[end] -= delta;
+  }
+  int64_t At(Instant t) const {
+    int64_t free = free_now_;
+    for (auto [time, delta] : changes_) {
+      if (time > t) break;
+      free += delta;
+    }
+    return free;
+  }
+  bool Fits(Instant start, Instant end, int64_t slots) const {
+    if (At(start) < slots) return false;
+    for (auto it = changes_.upper_bound(start); it != changes_.end() && it->first < end; ++it) {
+      if (At(it->first) < slots) return false;
+    }
+    return true;
+  }
+  Instant EarliestFit(int64_t slots, Duration duration) const {
+    if (Fits(now_, AddDuration(now_, duration), slots)) return now_;
+    for (auto [time, delta] : changes_) {
+      if (time > now_ && Fits(time, AddDuration(time, duration), slots)) return time;
+    }
+    return kInfinite;
+  }
+  bool NeverNegative() const {
+    if (free_now_ < 0) return false;
+    for (auto [time, delta] : changes_) {
+      if (At(time) < 0) return false;
+    }
+    return true;
+  }
+
+ private:
+  Instant now_;
+  int64_t free_now_;
+  std::map<Instant, int64_t> changes_;
+};
+
+// Check 2. Returns how many pending jobs among the first K were checked.
+int CheckJointNotDelayed(const core::ClusterState& state, Instant now,
+                         const core::CycleResult& cycle) {
+  const int32_t top = state.queues()[0].spec.predictive.reserve_top;
+  std::set<JobId> backfilled;
+  for (const core::Decision& d : cycle.decisions) {
+    if (const auto* start = std::get_if<core::StartJob>(&d); start && start->backfilled) {
+      backfilled.insert(start->job);
+    }
+  }
+  if (top <= 1 || backfilled.empty()) return 0;
+  // The queue before the cycle, after the head: pending and backfilled jobs by enqueue order.
+  std::map<uint64_t, const core::Job*> queue;
+  for (const core::PendingEntry& entry : state.queues()[0].pending) {
+    if (core::IsEligible(*entry.job, state, now)) queue[entry.job->seq] = entry.job;
+  }
+  for (JobId id : backfilled) queue[state.FindJob(id)->seq] = state.FindJob(id);
+  std::vector<const core::Job*> first;
+  for (auto [seq, job] : queue) {
+    if (first.empty() && backfilled.contains(job->spec.id)) continue;  // before the head
+    if (static_cast<int32_t>(first.size()) == top) break;
+    first.push_back(job);
+  }
+  // Every slot, less each running job's until max(its run-limit end, now).
+  int64_t all_slots = state.free_slots();
+  for (const core::RunningEntry& entry : state.running()) {
+    all_slots += entry.job->allocation.TotalSlots();
+  }
+  FreeSlots without(now, all_slots), with(now, all_slots);
+  for (const core::RunningEntry& entry : state.running()) {
+    const core::Job& job = *entry.job;
+    const int64_t slots = job.allocation.TotalSlots();
+    const Instant end = std::max(job.EstimatedEnd(), now);
+    with.Add(now, end, -slots);
+    if (!backfilled.contains(job.spec.id)) without.Add(now, end, -slots);
+  }
+  int checked = 0;
+  for (const core::Job* job : first) {
+    const Duration limit = job->spec.run_limit.value_or(kInfinite);
+    const Instant start = without.EarliestFit(job->min_slots, limit);
+    if (start == kInfinite) continue;
+    without.Add(start, AddDuration(start, limit), -job->min_slots);
+    if (backfilled.contains(job->spec.id)) continue;
+    with.Add(start, AddDuration(start, limit), -job->min_slots);
+    ++checked;
+  }
+  EXPECT_TRUE(with.NeverNegative()) << "a backfill delayed one of the first " << top
+                                    << " jobs at t=" << now;
+  return checked;
+}
+
 using testing::StringLog;
 
 std::string ReplayScenario(const Scenario& s, SimOptions options) {
@@ -159,6 +262,7 @@ std::string ReplayScenario(const Scenario& s, SimOptions options) {
 
 TEST(PredictiveBackfillPropertyTest, NoBackfillDelaysTheHeadsRunLimitReservation) {
   int checked = 0;
+  int joint_checked = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Scenario s = RandomScenario(seed);
@@ -168,11 +272,13 @@ TEST(PredictiveBackfillPropertyTest, NoBackfillDelaysTheHeadsRunLimitReservation
                               const core::CycleResult& cycle) {
       CheckExplained(state, cycle);
       checked += CheckHeadNotDelayed(state, now, cycle);
+      joint_checked += CheckJointNotDelayed(state, now, cycle);
     };
     ReplayScenario(s, std::move(options));
     if (HasFailure()) return;
   }
   EXPECT_GT(checked, 500);  // the workloads do backfill ahead of blocked heads
+  EXPECT_GT(joint_checked, 200);  // and ahead of jobs with joint reservations
 }
 
 TEST(PredictiveBackfillPropertyTest, SameInputSameBytesExplainedOrNot) {

@@ -9,9 +9,17 @@
 //   2. each protected waiter w — a later job that has waited at least `reserve_after`
 //      (QueueSpec::predictive), at most `reserve_depth` of them in queue order — gets
 //      (S_w, extra_w) computed the same way, as if it were the head;
-//   3. with `predicted_guard`, the head again: (S_p, extra_p) from predictions
+//   3. with `reserve_top` = K > 1, the first K jobs of the queue (the head, then the next
+//      K - 1 eligible jobs in queue order) get *joint* reservations from run limits, as
+//      conservative backfilling gives them: on a SlotProfile (slot_profile.h) of the running
+//      jobs' run-limit ends, each in queue order is placed at the earliest time it fits for
+//      its run limit after the ones before it. A candidate c fits when free >= s on
+//      [now, e) of that profile (its own reservation taken out if c is one of the K); a
+//      started candidate takes [now, e) from the profile. So no job started ahead of them
+//      makes any of the first K start later than its joint reservation;
+//   4. with `predicted_guard`, the head again: (S_p, extra_p) from predictions
 //      (predicted_reservation.h), tested with e = now + the candidate's predicted runtime.
-//      It only removes backfills that guards 1 and 2 allow.
+//      It only removes backfills that guards 1 to 3 allow.
 // A candidate c asking s slots whose run limit L_c ends at e = now + L_c delays guard g
 // unless  e <= S_g  (it ends before g's reservation begins)  or  s <= extra_g  (it uses only
 // slots g will not need); when c starts, extra_g -= s for each g with e > S_g. A guard is
@@ -27,6 +35,7 @@
 #include "core/admission/admission_context.h"
 #include "core/admission/reservation.h"
 #include "core/admission/runtime_prediction.h"
+#include "core/admission/slot_profile.h"
 
 namespace sluice::core {
 
@@ -37,11 +46,12 @@ struct Guard {
 
 class HeadProtection {
  public:
-  // REQUIRES: `head`, every waiter and `predictor` outlive this object; waiters are in
+  // REQUIRES: `head`, every waiter, every `top` job and `predictor` outlive this object;
+  // waiters and `top` (the jobs after the head that get joint reservations, guard 3) are in
   // queue order. With a `predictor`, the head also gets the predicted guard
   // (predicted_reservation.h), tested after the run-limit guards.
   HeadProtection(const Job& head, std::vector<const Job*> waiters,
-                 const RuntimePredictor* predictor = nullptr);
+                 const RuntimePredictor* predictor = nullptr, std::vector<const Job*> top = {});
 
   // The first guard a candidate of `slots` slots would delay (the head's first), or nullptr
   // when it delays none.
@@ -51,9 +61,20 @@ class HeadProtection {
 
   // The head's reservation from run limits (computed now if not yet).
   const Reservation& HeadReservation(AdmissionContext& ctx);
+  // The joint reservation's start of `job` (guard 3): nullopt when it has none (not among
+  // the first K, started, or it never fits).
+  std::optional<Instant> JointStart(const Job& job, AdmissionContext& ctx);
 
  private:
+  struct Joint {
+    Guard guard;  // the job, and its reservation's start as `shadow`
+    Instant end = 0;
+    int64_t slots = 0;
+  };
   void Compute(AdmissionContext& ctx);
+  void ComputeJoint(AdmissionContext& ctx);
+  // Guard 3 for a candidate ending at `end`: the first joint reservation it would delay.
+  const Guard* DelaysJoint(const Job& candidate, Instant now, Instant end, int64_t slots);
   // now + the candidate's predicted runtime. REQUIRES: a predictor.
   Instant PredictedEnd(const Job& candidate, Instant now) const;
   const Job* head_;
@@ -61,6 +82,9 @@ class HeadProtection {
   std::vector<Guard> guards_;  // head first, then waiters; empty until computed
   const RuntimePredictor* predictor_;
   std::optional<Guard> predicted_;  // the head's predicted guard, with a predictor
+  std::vector<const Job*> top_;     // guard 3's jobs after the head
+  std::vector<Joint> joint_;        // guard 3: head first, then top_ (those that fit)
+  std::optional<SlotProfile> profile_;  // guard 3's profile, with every joint reservation
   bool computed_ = false;
 };
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,7 @@ namespace {
 struct Candidates {
   std::vector<BackfillCandidate> jobs;  // in the order they are tried
   std::vector<const Job*> waiters;      // protected waiters, in queue order
+  std::vector<const Job*> top;          // the next reserve_top - 1 eligible jobs, in queue order
 };
 
 // Step 3: the jobs after the head not decided yet, in the configured order.
@@ -19,6 +21,7 @@ Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_
                              const PredictiveKnobs& knobs, AdmissionContext& ctx) {
   const RuntimePredictor predictor(ctx.state().runtime_history(), knobs.history_runs);
   const bool protect = knobs.reserve_after > 0 && knobs.reserve_depth > 0;
+  const size_t top = static_cast<size_t>(std::max(knobs.reserve_top, 1) - 1);
   Candidates out;
   size_t position = 0;
   for (auto it = std::next(head_it); it != order.end(); ++it, ++position) {
@@ -33,6 +36,7 @@ Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_
         waited >= knobs.reserve_after && !ctx.Ineligible(job)) {
       out.waiters.push_back(&job);
     }
+    if (out.top.size() < top && !ctx.Ineligible(job)) out.top.push_back(&job);
   }
   SortCandidates(out.jobs, knobs.order, ctx.now());
   return out;
@@ -82,7 +86,8 @@ class PredictiveBackfillPolicy final : public AdmissionPolicy {
     const RuntimePredictor predictor(ctx.state().runtime_history(),
                                      queue.spec.predictive.history_runs);
     HeadProtection protection(head, std::move(candidates.waiters),
-                              queue.spec.predictive.predicted_guard ? &predictor : nullptr);
+                              queue.spec.predictive.predicted_guard ? &predictor : nullptr,
+                              std::move(candidates.top));
     for (const BackfillCandidate& candidate : candidates.jobs) {  // 4.
       if (!ctx.explain() && ctx.TotalFree() == 0) break;
       TryBackfill(*candidate.job, protection, ctx);

@@ -17,4 +17,15 @@ Instant RuntimePredictor::PredictedEnd(const Job& running, Instant now) const {
   return now < limit_end ? limit_end : now;
 }
 
+ForecastEnd ExpectedEndForForecast(const ClusterState& state, const Job& running, Instant now) {
+  const QueueSpec& queue = state.queues()[running.queue].spec;
+  if (queue.policy == PolicyKind::kPredictiveBackfill) {
+    const RuntimePredictor predictor(state.runtime_history(), queue.predictive.history_runs);
+    const Instant end = predictor.PredictedEnd(running, now);
+    return ForecastEnd{.end = end, .predicted = end != kInfinite};
+  }
+  if (!running.spec.run_limit) return ForecastEnd{};
+  return ForecastEnd{.end = std::max(running.EstimatedEnd(), now)};
+}
+
 }  // namespace sluice::core

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "base/time.h"
+#include "core/model/cluster_state.h"
 #include "core/model/job.h"
 #include "core/model/runtime_history.h"
 
@@ -36,5 +37,16 @@ class RuntimePredictor {
   const RuntimeHistory* history_;
   int32_t runs_;
 };
+
+// The end the start-time forecast (core/driver/forecast.h) expects of a job RUNNING at `now`
+// (or started at `now` in the forecast). For a job whose queue runs predictive_backfill:
+// its corrected predicted end, RuntimePredictor::PredictedEnd with the queue's history_runs
+// (so the estimate "uses predictions", issue 20); for any other job: start + run limit, no
+// earlier than `now`. `end` is kInfinite when neither a prediction nor a run limit bounds it.
+struct ForecastEnd {
+  Instant end = kInfinite;
+  bool predicted = false;  // `end` comes from a prediction
+};
+ForecastEnd ExpectedEndForForecast(const ClusterState& state, const Job& running, Instant now);
 
 }  // namespace sluice::core

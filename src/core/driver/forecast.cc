@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include "core/admission/runtime_prediction.h"
 #include "core/cycle/events.h"
 #include "core/cycle/scheduler.h"
 #include "core/driver/drive_loop.h"
@@ -28,14 +29,18 @@ struct Finish {
 };
 using FinishQueue = std::priority_queue<Finish, std::vector<Finish>, std::greater<>>;
 
-// Schedules the end of a running job: start + run limit, no earlier than `now`; a job
-// without a run limit is remembered as never ending.
-void ExpectEnd(const core::Job& job, Instant now, FinishQueue& finishes, std::set<JobId>& unlimited) {
-  if (!job.spec.run_limit) {
+// Schedules the end of a running job: start + run limit, no earlier than `now` (in a
+// predictive_backfill queue: its predicted end, runtime_prediction.h); a job without either
+// is remembered as never ending. Returns whether the end is a prediction.
+bool ExpectEnd(const core::ClusterState& state, const core::Job& job, Instant now,
+               FinishQueue& finishes, std::set<JobId>& unlimited) {
+  const core::ForecastEnd end = core::ExpectedEndForForecast(state, job, now);
+  if (end.end == kInfinite) {
     unlimited.insert(job.spec.id);
-    return;
+    return false;
   }
-  finishes.push(Finish{std::max(job.EstimatedEnd(), now), job.spec.id, job.start_seq});
+  finishes.push(Finish{end.end, job.spec.id, job.start_seq});
+  return end.predicted;
 }
 
 constexpr std::string_view kWaitsUnlimited = "it waits for jobs without a run limit";
@@ -112,7 +117,7 @@ class Forecast final : public core::DecisionHandler {
   // Running jobs end at their limits, no earlier than `now`.
   void ExpectRunningEnds(Instant now) {
     for (const core::RunningEntry& entry : state_.running())
-      ExpectEnd(*entry.job, now, finishes_, unlimited_);
+      predicted_ |= ExpectEnd(state_, *entry.job, now, finishes_, unlimited_);
   }
   Instant NextFinish() const { return finishes_.empty() ? kInfinite : finishes_.top().time; }
   // The finishes due at `t` (or earlier, in a coarse step), by time then job id; a run that
@@ -139,10 +144,11 @@ class Forecast final : public core::DecisionHandler {
   }
 
   void OnStart(const core::StartJob& start, Instant now) override {
-    ExpectEnd(*state_.FindJob(start.job), now, finishes_, unlimited_);
+    predicted_ |= ExpectEnd(state_, *state_.FindJob(start.job), now, finishes_, unlimited_);
     StartEstimate* estimate = Find(start.job);
     if (estimate != nullptr && !estimate->start) {
       estimate->start = now;
+      estimate->predicted = predicted_;
       --left_;
     }
   }
@@ -173,6 +179,7 @@ class Forecast final : public core::DecisionHandler {
   FinishQueue finishes_;
   std::set<JobId> unlimited_;
   std::vector<core::PreemptJob> victims_;  // of the cycle just run
+  bool predicted_ = false;  // some end so far came from a prediction (issue 20)
 };
 
 }  // namespace

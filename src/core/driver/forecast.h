@@ -10,7 +10,9 @@
 // DecisionHandler; it wakes at finishes and at every timer the core asks for, and preemption
 // victims go back to their queues at once.
 // No scheduling code of its own: what the core would decide is what the estimate says.
-// A running job ends at start + run_limit, or at `now` if it has already overrun its limit.
+// A running job ends at start + run_limit, or at `now` if it has already overrun its limit;
+// in a predictive_backfill queue at its predicted end instead (ExpectedEndForForecast,
+// core/admission/runtime_prediction.h), and the estimates then say so (`predicted`).
 // A job without a run limit never ends in the forecast, so a job that does not start in the
 // forecast waits behind such a job (or is held, or its queue is inactive, ...) and its
 // estimate is "unknown", with why. A job that does start in the forecast gets that time:
@@ -36,6 +38,9 @@ namespace sluice::core {
 // The estimate of one job; its text and JSON are in wire/estimate_json.h.
 struct StartEstimate {
   std::optional<Instant> start;  // nullopt: unknown
+  // The start comes from a forecast in which some job ran its predicted runtime rather than
+  // its run limit (a predictive_backfill queue, core/admission/runtime_prediction.h).
+  bool predicted = false;
   std::string unknown_because;   // when unknown: why, in plain words
   // When unknown: the main reason the job still pends at the end of the forecast.
   std::optional<core::ReasonCode> reason_at_end;

@@ -34,6 +34,10 @@ struct PredictiveKnobs {
   Duration reserve_after = 0;
   // How many such waiting jobs, in queue order after the head, get a reservation.
   int32_t reserve_depth = 0;
+  // The first `reserve_top` jobs of the queue (the head and the next eligible ones, in queue
+  // order) get joint reservations from run limits, as conservative backfilling gives them:
+  // no backfilled job may delay any of them. 1: the head only (EASY's protection).
+  int32_t reserve_top = 1;
   // Also protect the head's reservation computed from predictions (running jobs end at their
   // predicted ends, candidates run their predicted runtimes): a candidate must delay neither.
   bool predicted_guard = false;

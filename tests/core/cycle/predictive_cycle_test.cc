@@ -157,5 +157,48 @@ TEST(PredictiveCycleTest, WithoutPredictedGuardOnlyRunLimitsProtectTheHead) {
   EXPECT_EQ(Started(result), (std::vector<JobId>{4, 3}));
 }
 
+// reserve_top (joint reservations of the first K jobs, head_protection.h guard 3), on the
+// WithWaiter cluster: free 2 on [50, 100), 8 on [100, 300), 10 from 300. Head 2 (10 slots,
+// 50 s) is placed at 300; job 3 (8 slots, 50 s) at the earliest fit after it: [100, 150).
+// Job 4 (2 slots until 250 <= S_h) would leave job 3 only 6 slots at 100: it waits, RESERVED
+// for job 3 from t=100, although the head alone (reserve_top = 1) lets it start.
+TEST(PredictiveCycleTest, JointReservationsProtectTheFirstJobsOfTheQueue) {
+  CycleResult result =
+      testing::ExplainedCycle(WithWaiter(PredictiveKnobs{.reserve_top = 2}), 50);
+  EXPECT_TRUE(Started(result).empty());
+  ASSERT_TRUE(ReasonsOf(result, 4).has_value());
+  EXPECT_EQ(ReasonsOf(result, 4)->main, ReasonCode::kReserved);
+  EXPECT_EQ(ReasonsOf(result, 4)->details[0].job, 3);
+  EXPECT_EQ(ReasonsOf(result, 4)->details[0].time, 100);
+  CycleResult head_only =
+      testing::ExplainedCycle(WithWaiter(PredictiveKnobs{.reserve_top = 1}), 50);
+  EXPECT_EQ(Started(head_only), (std::vector<JobId>{4}));
+}
+
+// The same cluster; job 3 now asks 2 slots for 40 s: its joint reservation is [50, 90), now.
+// Job 4 (1 slot, 30 s, submitted later) is tried first (shortest), but the 2 free slots are
+// job 3's until 90: RESERVED for job 3 from t=50. Job 3 then starts in its own reservation.
+// With the head only protected, job 4 takes a slot first and job 3 no longer fits.
+ClusterState NarrowSecond(PredictiveKnobs knobs) {
+  ClusterState state = Cluster(10, knobs);
+  SubmitRunning(state, JobBuilder(1).Tasks(6).Limit(100), 0);
+  SubmitRunning(state, JobBuilder(9).Tasks(2).Limit(300), 0);
+  Submit(state, JobBuilder(2).Tasks(10).Limit(50).Submit(0));
+  Submit(state, JobBuilder(3).Tasks(2).Limit(40).Submit(0));
+  Submit(state, JobBuilder(4).Tasks(1).Limit(30).Submit(20));
+  return state;
+}
+
+TEST(PredictiveCycleTest, AJobAmongTheFirstStartsInItsOwnJointReservation) {
+  CycleResult result = testing::ExplainedCycle(NarrowSecond(PredictiveKnobs{.reserve_top = 3}), 50);
+  EXPECT_EQ(Started(result), (std::vector<JobId>{3}));
+  ASSERT_TRUE(ReasonsOf(result, 4).has_value());
+  EXPECT_EQ(ReasonsOf(result, 4)->main, ReasonCode::kReserved);
+  EXPECT_EQ(ReasonsOf(result, 4)->details[0].job, 3);
+  EXPECT_EQ(ReasonsOf(result, 4)->details[0].time, 50);
+  CycleResult head_only = testing::ExplainedCycle(NarrowSecond(PredictiveKnobs{}), 50);
+  EXPECT_EQ(Started(head_only), (std::vector<JobId>{4}));
+}
+
 }  // namespace
 }  // namespace sluice::core
