@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "agent/job_runner.h"
+#include "agent/runner_waits.h"
 #include "testing/subprocess.h"
 
 namespace sluice::agent {
@@ -30,17 +31,6 @@ using sluice::testing::TempDir;
 using sluice::testing::WriteFile;
 
 constexpr uid_t kNobody = 65534;
-
-std::optional<JobExit> WaitExit(JobRunner& runner, int64_t job) {
-  const auto deadline = Clock::now() + 30s;
-  while (Clock::now() < deadline) {
-    for (const JobExit& exit : runner.Poll(Clock::now(), 200ms)) {
-      if (exit.job == job) return exit;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
-  return std::nullopt;
-}
 
 // Pids of the processes whose command line is exactly `argv` (zombies have none).
 std::vector<pid_t> FindProcesses(const std::vector<std::string>& argv) {

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/runner_waits.h"
 #include "testing/subprocess.h"
 
 namespace sluice::agent {
@@ -22,19 +23,6 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using sluice::testing::ReadFile;
 using sluice::testing::TempDir;
-
-// Polls until `job` has ended (at most 20 s); returns its exit.
-std::optional<JobExit> WaitExit(JobRunner& runner, int64_t job,
-                                std::chrono::milliseconds run_limit_grace = 200ms) {
-  const auto deadline = Clock::now() + 20s;
-  while (Clock::now() < deadline) {
-    for (const JobExit& exit : runner.Poll(Clock::now(), run_limit_grace)) {
-      if (exit.job == job) return exit;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
-  return std::nullopt;
-}
 
 bool WaitForFile(const fs::path& path) {
   const auto deadline = Clock::now() + 20s;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "agent/job_runner.h"
+#include "agent/runner_waits.h"
 #include "testing/subprocess.h"
 
 namespace sluice::agent {
@@ -23,17 +24,6 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using sluice::testing::ReadFile;
 using sluice::testing::TempDir;
-
-std::optional<JobExit> WaitExit(JobRunner& runner, int64_t job) {
-  const auto deadline = Clock::now() + 20s;
-  while (Clock::now() < deadline) {
-    for (const JobExit& exit : runner.Poll(Clock::now(), 200ms)) {
-      if (exit.job == job) return exit;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
-  return std::nullopt;
-}
 
 template <typename Condition>
 bool Eventually(Condition condition) {
