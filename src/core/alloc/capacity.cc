@@ -27,9 +27,12 @@ const std::vector<const std::string*>& Capacity::AttributeColumn(const ClusterSt
 }
 
 void Capacity::IndexFreeHosts() {
+  // Total free slots and the index of hosts with a free slot, in one pass.
+  total_free_ = 0;
   has_free_.assign((free_slots_.size() + 63) / 64, 0);
   for (HostIndex h = 0; h < free_slots_.size(); ++h) {
-    if (free_slots_[h] > 0) has_free_[h / 64] |= uint64_t{1} << (h % 64);
+    total_free_ += free_slots_[h];
+    has_free_[h / 64] |= static_cast<uint64_t>(free_slots_[h] > 0) << (h % 64);
   }
 }
 
@@ -40,12 +43,7 @@ Capacity::Capacity(const ClusterState& state) {
   total_slots_ = slots.total;
   accepts_work_ = slots.accepts_work;
   idle_ = slots.idle;
-  // Total free slots and the index of hosts with a free slot, in one pass.
-  has_free_.assign((free_slots_.size() + 63) / 64, 0);
-  for (HostIndex h = 0; h < free_slots_.size(); ++h) {
-    total_free_ += free_slots_[h];
-    has_free_[h / 64] |= static_cast<uint64_t>(free_slots_[h] > 0) << (h % 64);
-  }
+  IndexFreeHosts();
   resource_count_ = state.host_resources().size();
   if (resource_count_ > 0) {
     free_resources_.assign(state.hosts().size() * resource_count_, 0);
@@ -71,7 +69,6 @@ Capacity Capacity::AllConfigured(const ClusterState& state) {
     capacity.total_slots_.push_back(host.spec.slots);
     capacity.accepts_work_.push_back(true);
     capacity.idle_.push_back(true);
-    capacity.total_free_ += host.spec.slots;
     for (ResourceId r = 0; r < capacity.resource_count_; ++r) {
       capacity.free_resources_[host.index * capacity.resource_count_ + r] = host.ResourceTotal(r);
     }

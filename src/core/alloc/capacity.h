@@ -124,7 +124,7 @@ class Capacity {
   };
 
   void FillDefines(const ClusterState& state) const;
-  // Builds has_free_ from free_slots_.
+  // Builds total_free_ and has_free_ from free_slots_.
   void IndexFreeHosts();
   void NoteFree(HostIndex host) {
     const uint64_t bit = uint64_t{1} << (host % 64);
