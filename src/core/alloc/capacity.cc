@@ -36,15 +36,19 @@ void Capacity::IndexFreeHosts() {
   }
 }
 
-Capacity::Capacity(const ClusterState& state) {
-  // Built every cycle: a copy of the state's dense per-host slots, not a walk over the hosts.
+void Capacity::Reset(const ClusterState& state) {
+  // Every cycle that needs per-host capacity: copies of the state's dense per-host slots and
+  // of its free-host index into buffers kept from the last cycle, not a walk over the hosts.
   const HostSlots& slots = state.topology().host_slots();
-  free_slots_ = slots.free;
-  total_slots_ = slots.total;
-  accepts_work_ = slots.accepts_work;
-  idle_ = slots.idle;
-  IndexFreeHosts();
+  free_slots_.assign(slots.free.begin(), slots.free.end());
+  total_slots_.assign(slots.total.begin(), slots.total.end());
+  accepts_work_.assign(slots.accepts_work.begin(), slots.accepts_work.end());
+  idle_.assign(slots.idle.begin(), slots.idle.end());
+  has_free_.assign(slots.has_free.begin(), slots.has_free.end());
+  total_free_ = slots.total_free;
+  first_free_ = 0;
   resource_count_ = state.host_resources().size();
+  free_resources_.clear();
   if (resource_count_ > 0) {
     free_resources_.assign(state.hosts().size() * resource_count_, 0);
     for (const Host& host : state.hosts()) {
@@ -54,10 +58,16 @@ Capacity::Capacity(const ClusterState& state) {
       }
     }
   }
-  free_shared_.reserve(state.shared_resources().size());
+  free_shared_.clear();
   for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
     free_shared_.push_back(state.SharedTotal(r) - state.SharedUsed(r));
   }
+  withheld_for_.clear();
+  withheld_since_ = 0;
+  select_cursors_.clear();
+  undo_.clear();
+  defines_.clear();
+  attribute_columns_.clear();
 }
 
 Capacity Capacity::AllConfigured(const ClusterState& state) {

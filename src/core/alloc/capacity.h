@@ -9,8 +9,10 @@
 // alternatives: Claim*() append to an undo log and Rollback(mark) returns to an earlier
 // Mark(), so a failed attempt leaves no trace (R-AL-1). Debit() is the committed form.
 // Representation: dense vectors by host (and host x resource, row-major).
-// Cost to build: a copy of the state's dense per-host slots (ClusterState::host_slots()),
-// plus O(hosts x resources) when hosts define resources; O(1) per claim and rollback step.
+// Cost to build: a copy of the state's dense per-host slots and free-host index
+// (Topology::host_slots()), plus O(hosts x resources) when hosts define resources; O(1) per
+// claim and rollback step. Reset() rebuilds into the buffers an earlier cycle used, so a
+// driver that keeps one Capacity across cycles (CycleWorkspace) allocates nothing per cycle.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,12 @@ namespace sluice::core {
 
 class Capacity {
  public:
-  explicit Capacity(const ClusterState& state);
+  // No hosts: a buffer for Reset() (CycleWorkspace keeps one between cycles).
+  Capacity() = default;
+  explicit Capacity(const ClusterState& state) { Reset(state); }
+  // Makes this the capacity Capacity(state) would build, whatever earlier claims, debits,
+  // withheld hosts, cursors and caches it held, reusing its buffers.
+  void Reset(const ClusterState& state);
   // The cluster as if idle and every host accepted work: everything configured is free.
   // Static feasibility (R-ADM-1) is a nomination against this capacity.
   static Capacity AllConfigured(const ClusterState& state);
@@ -113,8 +120,6 @@ class Capacity {
   void Debit(const Allocation& allocation);
 
  private:
-  Capacity() = default;
-
   struct Undo {
     bool shared = false;
     uint32_t index = 0;  // host, or shared resource id

@@ -35,13 +35,22 @@ struct StartedJob {
   int32_t slots = 0;
 };
 
+// Buffers a driver keeps from one cycle to the next (Scheduler::RunCycle), so that a cycle
+// does not allocate them again: the capacity's. Contents never carry over (each cycle
+// rebuilds the capacity from the state); one workspace serves one driver's cycles in turn.
+struct CycleWorkspace {
+  Capacity capacity;
+};
+
 struct CycleContext {
   const ClusterState& state;
   Instant now;
   const Allocator& allocator;
   bool explain;
-  // Built on first use: many cycles (a full cluster) never need per-host capacity.
-  std::optional<Capacity> capacity_;
+  // Built on first use (capacity_built_): many cycles (a full cluster) never need per-host
+  // capacity. Its buffers may come from a CycleWorkspace.
+  Capacity capacity_;
+  bool capacity_built_ = false;
   CycleResult result;
   std::vector<StartedJob> started;
   std::vector<JobId> failed;  // sorted: jobs failed by classification this cycle
@@ -76,11 +85,14 @@ struct CycleContext {
   }
 
   Capacity& capacity() {
-    if (!capacity_) capacity_.emplace(state);
-    return *capacity_;
+    if (!capacity_built_) {
+      capacity_.Reset(state);
+      capacity_built_ = true;
+    }
+    return capacity_;
   }
   // Free slots on hosts that accept work, as of this point of the cycle.
-  int64_t TotalFree() const { return capacity_ ? capacity_->TotalFree() : state.free_slots(); }
+  int64_t TotalFree() const { return capacity_built_ ? capacity_.TotalFree() : state.free_slots(); }
 
   // Nominates through the allocator, counting the attempt. The capacity snapshot
   // shortlists (R-ADM-1): a job needing more slots than are free anywhere cannot fit, and

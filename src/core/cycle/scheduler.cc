@@ -31,7 +31,8 @@ CycleContext Scheduler::BeginCycle(const ClusterState& state, Instant now,
                    .now = now,
                    .allocator = *allocator_,
                    .explain = options.explain,
-                   .capacity_ = std::nullopt,
+                   .capacity_ = {},
+                   .capacity_built_ = false,
                    .result = {},
                    .started = {},
                    .failed = {},
@@ -127,14 +128,17 @@ void Scheduler::AdmitQueue(const Queue& queue, CycleContext& ctx) const {
   }
 }
 
-CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now,
-                                const CycleOptions& options) const {
+CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now, const CycleOptions& options,
+                                CycleWorkspace* workspace) const {
   CycleContext ctx = BeginCycle(state, now, options);                   // 1.
+  if (workspace != nullptr) ctx.capacity_ = std::move(workspace->capacity);  // buffers only
   ClassifyNewJobs(ctx);                                                 // 2.
   KeepReservations(ctx);                                                // 3.
   for (const Queue* queue : OrderQueues(ctx)) AdmitQueue(*queue, ctx);  // 4., 5.
   Preempt(ctx);                                                         // 6.
-  return FinishCycle(ctx);                                              // 7.
+  CycleResult result = FinishCycle(ctx);                                // 7.
+  if (workspace != nullptr) workspace->capacity = std::move(ctx.capacity_);
+  return result;
 }
 
 void Commit(const CycleResult& result, Instant now, ClusterState& state) {

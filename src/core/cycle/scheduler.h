@@ -52,8 +52,10 @@ class Scheduler {
   //     R-CAP-4).
   //  7. FinishCycle: the clock-only eligibility timers join wake_at; returns the decisions
   //     in the order they were made, the unavailable counts and wake_at.
-  CycleResult RunCycle(const ClusterState& state, Instant now,
-                       const CycleOptions& options = {}) const;
+  // `workspace`: buffers kept from the driver's previous cycle (none: the cycle allocates
+  // its own); the decisions are the same either way.
+  CycleResult RunCycle(const ClusterState& state, Instant now, const CycleOptions& options = {},
+                       CycleWorkspace* workspace = nullptr) const;
 
   // Step 2's verdict on one job, outside a cycle (never_runs.cc): why `job` could never run
   // here (static feasibility, R-ADM-1, then policy maximums), or nullopt when it could. For

@@ -13,7 +13,7 @@ DriveLoop::DriveLoop(const Scheduler& scheduler, ClusterState& state)
 
 CycleResult DriveLoop::Cycle(Instant now, const CycleOptions& options, DecisionHandler& handler) {
   ClearDueWake(now);
-  CycleResult result = scheduler_.RunCycle(state_, now, options);
+  CycleResult result = scheduler_.RunCycle(state_, now, options, &workspace_);
   Commit(result, now, state_);
   for (Decision& decision : result.decisions) Dispatch(decision, now, handler);
   if (result.wake_at && *result.wake_at > now) WakeAt(*result.wake_at);

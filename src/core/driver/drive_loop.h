@@ -78,6 +78,7 @@ class DriveLoop {
   const Scheduler& scheduler_;
   ClusterState& state_;
   std::optional<Instant> wake_at_;
+  CycleWorkspace workspace_;  // the cycles' buffers, reused from one cycle to the next
 };
 
 // Hands one decision to the matching method of `handler`: the single place that branches

@@ -138,9 +138,18 @@ void Topology::SyncHostSlots(const Host& host) {
     host_slots_.total.resize(h + 1);
     host_slots_.accepts_work.resize(h + 1);
     host_slots_.idle.resize(h + 1);
+    host_slots_.has_free.resize(h / 64 + 1);
   }
   const bool works = host.AcceptsWork();
-  host_slots_.free[h] = works ? host.FreeSlots() : 0;
+  const int32_t free = works ? host.FreeSlots() : 0;
+  host_slots_.total_free += free - host_slots_.free[h];
+  host_slots_.free[h] = free;
+  const uint64_t bit = uint64_t{1} << (h % 64);
+  if (free > 0) {
+    host_slots_.has_free[h / 64] |= bit;
+  } else {
+    host_slots_.has_free[h / 64] &= ~bit;
+  }
   host_slots_.total[h] = host.spec.slots;
   host_slots_.accepts_work[h] = works;
   host_slots_.idle[h] = works && host.running_jobs == 0;

@@ -90,6 +90,10 @@ struct HostSlots {
   std::vector<int32_t> total;         // configured slots
   std::vector<uint8_t> accepts_work;  // Host::AcceptsWork()
   std::vector<uint8_t> idle;          // accepts work and runs no job
+  // Bit h % 64 of word h / 64 is set when free[h] > 0: Capacity's index of hosts with a free
+  // slot, kept here so that a cycle copies it instead of rebuilding it from `free`.
+  std::vector<uint64_t> has_free;
+  int64_t total_free = 0;  // the sum of `free`
 };
 
 using HostGroups = std::map<std::string, std::vector<std::string>>;
