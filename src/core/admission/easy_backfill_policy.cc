@@ -59,12 +59,18 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
     };
     for (auto it = std::next(head_it); it != order.end(); ++it) {
       const Job& job = *it;
+      if (!ctx.explain()) {
+        // Unexplained, a job that needs more slots than are free is passed over before its
+        // eligibility checks (Nominate would refuse it unasked); nothing starts while they
+        // run, so the order of the two tests changes no decision.
+        if (ctx.TotalFree() == 0) break;  // nothing more can start
+        if (job.min_slots > ctx.TotalFree()) continue;
+      }
       if (ctx.DecidedThisCycle(job)) continue;
       if (auto why = ctx.Ineligible(job)) {
         if (ctx.explain()) ctx.Pend(job, std::move(*why));
         continue;
       }
-      if (ctx.TotalFree() == 0 && !ctx.explain()) break;  // nothing more can start
       const Instant end = AddDuration(ctx.now(), job.spec.run_limit.value_or(kInfinite));
       const bool ends_in_time = end != kInfinite && end <= reservation().shadow;
       // A job that would delay the head cannot start whether it fits or not; only an

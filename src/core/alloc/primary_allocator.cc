@@ -113,6 +113,9 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
 // Not on the reference path, which scans every host (the differential test compares them).
 Scan ScanEligible(const PrimaryTask& task, const Demand& demand, const Capacity& capacity) {
   Scan scan;
+  // At most one candidate per free slot: one allocation instead of a growth sequence.
+  scan.eligible.reserve(static_cast<size_t>(
+      std::min<int64_t>(capacity.TotalFree(), static_cast<int64_t>(capacity.host_count()))));
   CapacityHostView view(task.state, capacity);
   const HostSelector selector(task);
   auto visit = [&](HostIndex h) {
@@ -260,6 +263,7 @@ bool TryPlan(const std::vector<int32_t>& buckets, const std::vector<Candidate>& 
              std::vector<uint8_t>& claimed) {
   const size_t mark = capacity.Mark();
   const size_t grants_mark = placement.grants.size();
+  placement.grants.reserve(grants_mark + buckets.size());  // one grant per bucket
   claimed.assign(hosts.size(), 0);
   size_t cursor = 0;
   for (size_t b = 0; b < buckets.size(); ++b) {

@@ -9,13 +9,14 @@ namespace {
 // hold for a job restored from the store (its queue may have closed since, and the jobs its
 // dependency names may have been purged).
 Status CheckSubmission(const JobSpec& spec, const ClusterState& state) {
-  const std::string job = "job " + std::to_string(spec.id);
+  // Named only in errors: every submission passes here (200,000 of a trace replay).
+  auto job = [&spec] { return "job " + std::to_string(spec.id); };
   if (!state.queues().empty()) {
     const std::optional<QueueIndex> queue = spec.queue.empty()
                                                 ? std::optional<QueueIndex>(state.default_queue())
                                                 : state.FindQueue(spec.queue);
     if (queue && !state.queues()[*queue].spec.open) {
-      return FailedPrecondition(job + ": queue '" + state.queues()[*queue].spec.name +
+      return FailedPrecondition(job() + ": queue '" + state.queues()[*queue].spec.name +
                                 "' is closed to new jobs");
     }
   }
@@ -24,7 +25,7 @@ Status CheckSubmission(const JobSpec& spec, const ClusterState& state) {
   if (!dependency) return Status::Ok();  // Submit reports the syntax error
   for (JobId named : dependency->jobs()) {
     if (!state.Knows(named)) {
-      return NotFound(job + ": depend: no job " + std::to_string(named));
+      return NotFound(job() + ": depend: no job " + std::to_string(named));
     }
   }
   return Status::Ok();
