@@ -122,6 +122,22 @@ std::string Title(const SimFlags& flags, const core::ClusterState& state) {
                      state.hosts().size(), policies);
 }
 
+// What a run leaves behind: with a full trace, 200,000 jobs in the workload, the state's job
+// table and the records.
+struct Leftovers {
+  std::unique_ptr<sim::Simulator> simulator;
+  sim::Workload workload;
+  sim::SimResult result;
+};
+
+// Freeing the leftovers node by node took ~5% of a full trace's replay, and the process exits
+// right after the command, which returns the memory at once: they are deliberately never
+// freed. A static pointer keeps them reachable, so leak checkers do not report them.
+void KeepUntilExit(Leftovers leftovers) {
+  static Leftovers* const kept = new Leftovers(std::move(leftovers));  // one run per process
+  (void)kept;
+}
+
 void DrawProgress(double fraction) {
   const int width = 40;
   const int filled = static_cast<int>(fraction * width);
@@ -200,8 +216,8 @@ int RunSim(const SimFlags& flags) {
     for (const core::Queue& queue : s.queues()) used += queue.used_slots;
     plot.Add(sim::PlotSample{.t = t, .used_slots = used, .pending_jobs = pending});
   };
-  sim::Simulator simulator(std::move(*state), *workload, std::move(options));
-  Result<sim::SimResult> result = simulator.Run(log.get());
+  auto simulator = std::make_unique<sim::Simulator>(std::move(*state), *workload, std::move(options));
+  Result<sim::SimResult> result = simulator->Run(log.get());
   if (log) log->Flush();
   if (!result) {
     std::fprintf(stderr, "sluice sim: %s\n", result.error().message().c_str());
@@ -211,7 +227,7 @@ int RunSim(const SimFlags& flags) {
     std::fprintf(stderr, "sluice sim: warning: %s\n", warning.c_str());
   }
   if (!flags.plot.empty()) {
-    const std::string svg = plot.Svg(title, simulator.state().total_slots());
+    const std::string svg = plot.Svg(title, simulator->state().total_slots());
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(flags.plot.c_str(), "w"), &std::fclose);
     if (!file || std::fwrite(svg.data(), 1, svg.size(), file.get()) != svg.size()) {
       std::fprintf(stderr, "sluice sim: --plot: cannot write '%s'\n", flags.plot.c_str());
@@ -220,13 +236,14 @@ int RunSim(const SimFlags& flags) {
   }
   std::string out;
   if (flags.pending_at) {
-    out = PendingReport(flags, *result, simulator.state(), wake);
+    out = PendingReport(flags, *result, simulator->state(), wake);
   } else {
     sim::Metrics metrics =
-        sim::ComputeMetrics(*result, simulator.state().total_slots(), workload->skipped);
+        sim::ComputeMetrics(*result, simulator->state().total_slots(), workload->skipped);
     out = flags.json ? sim::MetricsToJson(metrics) : sim::MetricsToTable(metrics, title);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
+  KeepUntilExit(Leftovers{std::move(simulator), std::move(*workload), std::move(*result)});
   return 0;
 }
 
