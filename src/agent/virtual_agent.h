@@ -10,7 +10,7 @@
 // hosts, whose long poll waits at most until the shard's next timer (a job end or a lease
 // deadline) and at least `min_gap` after the previous exchange, so ends and starts are
 // reported together. A host with nothing new to say is only polled (wire/agent_batch.h), its
-// running jobs said again every 2 s, so the controller reads what changed, not every job of
+// running jobs said again every 10 s, so the controller reads what changed, not every job of
 // every host in every exchange.
 // NOTE: it follows one controller (the first of --server); failover is the real agent's.
 // Thread-safety: Run is called once; the shards share only `stop` and the counters.
@@ -30,7 +30,7 @@ struct VirtualAgentOptions {
   std::string token;  // the agent token (MUNGE is the real agent's)
   std::string ca_file;
   int connections = 8;  // shards: threads and HTTP connections
-  std::chrono::milliseconds min_gap{20};
+  std::chrono::milliseconds min_gap{50};
   std::chrono::seconds stats_every{10};  // log a line of counts this often (0: never)
 };
 

@@ -58,6 +58,7 @@ struct AgentFlags {
   bool allow_root_jobs = false;
   std::string virtual_range;  // --virtual: names of virtual hosts (virtual_agent.h)
   int virtual_connections = 8;
+  int virtual_gap_ms = 50;
 };
 
 std::string FromEnv(const std::string& flag, const char* variable) {
@@ -164,6 +165,7 @@ int RunVirtualHosts(const AgentFlags& flags) {
       .token = FromEnv(flags.token, "SLUICE_TOKEN"),
       .ca_file = FromEnv(flags.ca_file, "SLUICE_CA_FILE"),
       .connections = flags.virtual_connections,
+      .min_gap = std::chrono::milliseconds(flags.virtual_gap_ms),
   };
   if (options.server.empty() || options.token.empty()) {
     std::cerr << "error: --virtual: needs --server and --token (flags or SLUICE_SERVER, "
@@ -194,6 +196,10 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--virtual-connections", flags->virtual_connections,
                   "virtual hosts: threads and HTTP connections they share (default 8)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--virtual-gap-ms", flags->virtual_gap_ms,
+                  "virtual hosts: least time between two exchanges of a connection, so that "
+                  "starts and ends travel together (default 50)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--server", flags->server,
                   "controller URL, or a comma-separated list to follow the leader (default "
                   "$SLUICE_SERVER)");

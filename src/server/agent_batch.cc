@@ -3,11 +3,13 @@
 // single heartbeat (AgentRegistry::Heartbeat): its checks, its reports, its work; what the
 // batch shares is one store commit for every host's reports and one long poll.
 //
-// The long poll looks at a host's work (CollectWork) when the request arrives, then at each
-// wake-up only for the hosts marked in `ctx_.work_hosts` (a launch committed, a kill
-// ordered), and at every host again each kRescanMs (relaunches, peeks and kills that come
-// unmarked). A wake-up of a poll over 1,250 hosts thus costs the marked hosts, not 1,250
-// walks over their jobs.
+// The long poll looks at a host's work (CollectWork) when the host is marked in
+// `ctx_.work_hosts` (a launch committed, a kill ordered), when its part carries a report (its
+// running jobs are checked), and otherwise at most once per kRescan (relaunches, peeks and
+// kills that come unmarked), counted per host across requests: an agent that exchanges every
+// 50 ms makes each of its polled hosts' jobs be walked 4 times a second, not 20. A wake-up of
+// a poll over 1,250 hosts thus costs the marked hosts, not 1,250 walks over their jobs.
+// A compact request (wire/agent_batch.h) gets no entry for a host with an empty answer.
 #include <chrono>
 #include <unordered_map>
 #include <utility>
@@ -49,20 +51,12 @@ Status AgentRegistry::BatchReports(const std::string& name, const HeartbeatRepor
 }
 
 // Steps: 1. each host's checks and reports (BatchReports); 2. one commit for all of them
-// before any acknowledgement; 3. the long poll (file comment) until some host has work, a
-// host's newer heartbeat supersedes this one, or wait_ms passes; 4. one reply entry per host.
+// before any acknowledgement; 3. the long poll (BatchPoll, file comment) until some host has
+// work, a host's newer heartbeat supersedes this one, or wait_ms passes; 4. the reply
+// (BatchReply).
 Result<json> AgentRegistry::HeartbeatBatch(const wire::BatchHeartbeatRequest& request,
                                            std::unique_lock<std::mutex>& lock) {
-  struct Part {
-    const std::string* name;
-    const HeartbeatReport* report;  // nullptr: a poll
-    Status status;
-    int64_t generation = 0;
-    json ack = json::array();
-    json launch = json::array();
-    json kill = json::array();
-  };
-  std::vector<Part> parts;
+  std::vector<BatchPart> parts;
   parts.reserve(request.hosts.size() + request.poll.size());
   for (const auto& [name, report] : request.hosts) {
     parts.push_back({.name = &name, .report = &report});
@@ -73,11 +67,12 @@ Result<json> AgentRegistry::HeartbeatBatch(const wire::BatchHeartbeatRequest& re
   bool any_ack = false;
   std::unordered_map<std::string_view, size_t> index;
   for (size_t i = 0; i < parts.size(); ++i) {
-    Part& part = parts[i];
+    BatchPart& part = parts[i];
     const std::string& instance = part.report ? part.report->instance : request.instance;
     part.status = BatchReports(*part.name, part.report, instance, part.ack, batch);
     if (!part.status.ok()) continue;
-    part.generation = agents_.at(*part.name)->poll_generation;
+    part.agent = agents_.at(*part.name).get();  // entries are never removed
+    part.generation = part.agent->poll_generation;
     index.emplace(*part.name, i);
     any_ack = any_ack || !part.ack.empty();
   }
@@ -91,58 +86,88 @@ Result<json> AgentRegistry::HeartbeatBatch(const wire::BatchHeartbeatRequest& re
     committed = ctx_.WaitCommitted(lock);  // as Heartbeat: rows of reports sent twice
   }
   if (!committed) {
-    for (Part& part : parts) part.ack = json::array();
+    for (BatchPart& part : parts) part.ack = json();
     any_ack = false;
   }
   // 3. The long poll.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(request.wait_ms);
-  const auto collect = [&](Part& part) {
-    auto agent = agents_.find(*part.name);
-    if (agent == agents_.end() || agent->second->poll_generation != part.generation) {
-      return true;  // superseded: answered now, as a single poll would be
-    }
-    CollectWork(*part.name, part.report ? part.report->running : NoJobs(), part.launch, part.kill);
-    return !part.launch.empty() || !part.kill.empty() ||
-           (peeks_ != nullptr && peeks_->HasOrders(*part.name));
-  };
+  BatchPoll(parts, index, request.wait_ms, lock);
+  // 4. The reply.
+  return BatchReply(parts, request.compact);
+}
+
+bool AgentRegistry::BatchCollect(BatchPart& part) {
+  if (part.agent->poll_generation != part.generation) {
+    return true;  // superseded: answered now, as a single poll would be
+  }
+  part.agent->collected_ms = ctx_.NowMs();
+  CollectWork(*part.name, part.report ? part.report->running : NoJobs(), part.launch, part.kill);
+  return !part.launch.empty() || !part.kill.empty() ||
+         (peeks_ != nullptr && peeks_->HasOrders(*part.name));
+}
+
+// Until some host has work, the controller stops or wait_ms passes: the marked hosts at each
+// wake-up, the reporting ones at once, the others when their last look is kRescan old.
+void AgentRegistry::BatchPoll(std::vector<BatchPart>& parts,
+                              const std::unordered_map<std::string_view, size_t>& index,
+                              int64_t wait_ms, std::unique_lock<std::mutex>& lock) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  const int64_t rescan_ms = kRescan.count();
   auto rescan = std::chrono::steady_clock::time_point::min();
+  bool first = true;
+  bool any_ack = false;
+  for (const BatchPart& part : parts) any_ack = any_ack || !part.ack.empty();
   while (true) {
     bool work = any_ack || ctx_.stopping;
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= rescan) {  // every host
-      rescan = now + kRescan;
-      for (Part& part : parts) work = (part.status.ok() && collect(part)) || work;
-    } else {  // the marked ones
-      for (auto it = ctx_.work_hosts.begin(); it != ctx_.work_hosts.end();) {
-        auto found = index.find(*it);
-        if (found == index.end()) {
-          ++it;
-          continue;
-        }
-        it = ctx_.work_hosts.erase(it);
-        work = collect(parts[found->second]) || work;
+    for (auto it = ctx_.work_hosts.begin(); it != ctx_.work_hosts.end();) {  // the marked ones
+      auto found = index.find(*it);
+      if (found == index.end()) {
+        ++it;
+        continue;
       }
+      it = ctx_.work_hosts.erase(it);
+      work = BatchCollect(parts[found->second]) || work;
     }
-    if (work || now >= deadline) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= rescan) {  // the others whose last look is old enough
+      rescan = now + kRescan;
+      const int64_t now_ms = ctx_.NowMs();
+      for (BatchPart& part : parts) {
+        if (!part.status.ok()) continue;
+        const bool due = (first && part.report != nullptr) ||
+                         now_ms - part.agent->collected_ms >= rescan_ms;
+        work = (due ? BatchCollect(part) : part.agent->poll_generation != part.generation) || work;
+      }
+      first = false;
+    }
+    if (work || now >= deadline) return;
     ctx_.work_cv.wait_until(lock, std::min(deadline, rescan));
   }
-  // 4. The reply.
+}
+
+// One entry per host (a compact request: none for a host whose answer is empty), each the
+// single heartbeat's reply, run-limit orders included (sluice modify of a running job).
+json AgentRegistry::BatchReply(std::vector<BatchPart>& parts, bool compact) {
   json hosts = json::array();
   const int64_t now = ctx_.NowMs();
-  for (Part& part : parts) {
+  for (BatchPart& part : parts) {
     if (!part.status.ok()) {
       hosts.push_back({{"name", *part.name},
                        {"status", HttpStatusOf(part.status.code())},
                        {"error", part.status.message()}});
       continue;
     }
-    if (auto agent = agents_.find(*part.name); agent != agents_.end()) {
-      agent->second->last_heartbeat_ms = now;
+    part.agent->last_heartbeat_ms = now;
+    json run_limits;  // null: none (no array made for each of thousands of hosts)
+    if (book_.HasRunLimitOrder(*part.name)) run_limits = TakeRunLimitOrders(book_, *part.name);
+    if (compact && part.launch.empty() && part.kill.empty() && part.ack.empty() &&
+        run_limits.empty() && !(peeks_ != nullptr && peeks_->HasOrders(*part.name))) {
+      continue;  // the agent reads its absence as this empty answer
     }
-    // The single heartbeat's reply, run-limit orders included (sluice modify of a running job).
+    for (json* list : {&part.launch, &part.kill, &part.ack, &run_limits}) {
+      if (list->is_null()) *list = json::array();
+    }
     json reply = HostReply(*part.name, std::move(part.launch), std::move(part.kill),
-                           std::move(part.ack), TakeRunLimitOrders(book_, *part.name));
+                           std::move(part.ack), std::move(run_limits));
     hosts.push_back({{"name", *part.name}, {"status", 200}, {"reply", std::move(reply)}});
   }
   return json{{"epoch", ctx_.epoch}, {"hosts", std::move(hosts)}};

@@ -70,6 +70,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<s
   agent.loss_handled = false;
   agent.last_heartbeat_ms = ctx_.NowMs();
   ++agent.poll_generation;
+  agent.collected_ms = Agent::kNever;  // its next batched poll looks at its jobs at once
   agent.unlisted.clear();
   const std::set<JobId> expected = book_.LaunchedBy(name);
   for (JobId id : expected) {

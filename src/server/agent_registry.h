@@ -19,12 +19,15 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -97,11 +100,34 @@ class AgentRegistry {
     bool unavail = false;         // lease expired
     bool loss_handled = false;    // on_host_loss applied to its jobs
     int64_t poll_generation = 0;  // a newer heartbeat ends an older long poll
+    // When a batched long poll last looked at its work (agent_batch.cc): a poll that comes
+    // sooner than the rescan interval after it looks again only if the host is marked.
+    static constexpr int64_t kNever = std::numeric_limits<int64_t>::min() / 2;
+    int64_t collected_ms = kNever;
     // Jobs it did not list as running when it registered: resolved at its next heartbeat,
     // after the exit reports that heartbeat carries (a job that ended while the controller
     // was down must not be requeued and run twice).
     std::set<JobId> unlisted;
   };
+
+  // One host's part of a batched heartbeat (agent_batch.cc).
+  struct BatchPart {
+    const std::string* name;
+    const HeartbeatReport* report;  // nullptr: a poll
+    Status status;
+    Agent* agent = nullptr;  // once checked in
+    int64_t generation = 0;
+    // null until something is added (thousands of parts per request: no empty arrays made)
+    nlohmann::json ack;
+    nlohmann::json launch;
+    nlohmann::json kill;
+  };
+  // HeartbeatBatch's steps 3 and 4 and the look at one host's work (agent_batch.cc).
+  void BatchPoll(std::vector<BatchPart>& parts,
+                 const std::unordered_map<std::string_view, size_t>& index, int64_t wait_ms,
+                 std::unique_lock<std::mutex>& lock);
+  bool BatchCollect(BatchPart& part);
+  nlohmann::json BatchReply(std::vector<BatchPart>& parts, bool compact);
 
   Agent& Entry(const std::string& host);
   // One host's heartbeat reply, single or batched: its work, the acknowledged reports and the

@@ -164,6 +164,8 @@ class Controller {
 
   // --- Observation ---
   std::string Metrics();  // metrics.cc
+  // The job counts the book keeps and the same from a walk over every job (tests: equal).
+  std::pair<JobCounts, JobCounts> JobCountsKeptAndWalked();  // metrics.cc
   uint64_t epoch() const { return ctx_.epoch; }
   // Registers a listener for job events (SSE); returns an id for Unsubscribe.
   int Subscribe(std::function<void(const JobEvent&)> listener);

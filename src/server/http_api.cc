@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <memory>
 #include <mutex>
 
@@ -12,12 +11,16 @@
 #include "server/dashboard_routes.h"
 #include "server/peek_broker.h"
 #include "server/request_guard.h"
+#include "server/sse_queue.h"
 
 namespace sluice::server {
 
 using nlohmann::json;
 
 namespace {
+
+// How long an SSE reader lets events gather after the first before it writes them (sse_queue.h).
+constexpr std::chrono::milliseconds kSseGather{10};
 
 void Send(httplib::Response& res, const Reply& reply) {
   res.status = reply.status;
@@ -85,14 +88,6 @@ Status Authorize(Result<Caller> authenticated, bool agent_route, Caller& caller)
   caller = *authenticated;
   return Status::Ok();
 }
-
-// One SSE subscriber: events queued by the controller, drained by the connection's thread.
-struct SseQueue {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<std::string> events;
-  bool overflow = false;
-};
 
 // Authenticates a user route's caller (the agent token is refused); fills `res` on refusal.
 bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Response& res,
@@ -374,41 +369,22 @@ void HttpApi::InstallEvents(httplib::Server& server) {
     Caller caller;
     if (!AuthenticateUser(c, req, res, caller)) return;
     auto queue = std::make_shared<SseQueue>();
-    const int id = c.Subscribe([queue](const JobEvent& e) {
-      json data = {
-          {"id", e.id}, {"state", e.state}, {"reason", e.reason ? json(*e.reason) : json(nullptr)}};
-      if (e.cpu_seconds) data["cpu_seconds"] = *e.cpu_seconds;  // R-SEC-4
-      if (e.max_rss_mb) data["max_rss_mb"] = *e.max_rss_mb;
-      std::lock_guard lock(queue->mu);
-      if (queue->events.size() > 100'000) {
-        queue->overflow = true;  // a stalled reader is dropped rather than growing forever
-        return;
-      }
-      queue->events.push_back("event: job\ndata: " + data.dump() + "\n\n");
-      queue->cv.notify_one();
-    });
+    const int id = c.Subscribe([queue](const JobEvent& e) { queue->Push(SharedSseFrame(e)); });
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
         "text/event-stream",
         [this, queue](size_t, httplib::DataSink& sink) {
-          std::unique_lock lock(queue->mu);
-          queue->cv.wait_for(lock, std::chrono::seconds(1),
-                             [&] { return !queue->events.empty() || stopping_; });
-          if (stopping_ || queue->overflow) {
+          const std::string frames =
+              queue->Take(std::chrono::seconds(1), kSseGather, [this] { return stopping_.load(); });
+          if (stopping_ || queue->overflow()) {
             sink.done();
             return false;
           }
-          if (queue->events.empty()) {
+          if (frames.empty()) {
             const std::string ping = ": ping\n\n";
             return sink.write(ping.data(), ping.size());
           }
-          std::string chunk;
-          while (!queue->events.empty()) {
-            chunk += queue->events.front();
-            queue->events.pop_front();
-          }
-          lock.unlock();
-          return sink.write(chunk.data(), chunk.size());
+          return sink.write(frames.data(), frames.size());
         },
         [&c, id](bool) { c.Unsubscribe(id); });
   });

@@ -176,6 +176,33 @@ std::string ExpandOutputPattern(std::string_view pattern, JobId id) {
 
 // --- JobBook's arrays ---------------------------------------------------------------------------
 
+void JobBook::CountUnrecordedElements(JobCounts& counts) const {
+  const core::ClusterState& cs = ctx_.state;
+  for (const auto& [id, array] : cs.arrays()) {
+    int64_t pending = array.waiting;
+    int64_t held = array.held;
+    for (uint32_t position : array.queued) {
+      const JobId element = ArrayElementId(id, array.indices[position]);
+      if (by_id_.contains(element)) continue;  // counted by its record
+      const core::Job* cj = cs.FindJob(element);
+      (cj != nullptr && cj->state == core::JobState::kHeld ? held : pending) += 1;
+    }
+    const std::string& queue = cs.queues()[array.queue].spec.name;
+    std::string reason = std::string(core::ToString(core::ReasonCode::kNewJob));
+    if (auto parent = by_id_.find(id); parent != by_id_.end() && IsWaiting(parent->second->state()) &&
+                                       !parent->second->main_reason.empty()) {
+      reason = parent->second->main_reason;
+    }
+    const auto add = [&](JobState state, const std::string& why, int64_t n) {
+      if (n == 0) return;
+      counts.by_state[{std::string(ToString(state)), queue}] += n;
+      counts.by_reason[{why, queue}] += n;
+    };
+    add(JobState::kPending, reason, pending);
+    add(JobState::kHeld, std::string(core::ToString(core::ReasonCode::kHeld)), held);
+  }
+}
+
 JobInfo* JobBook::AddElement(JobId id) {
   const core::Job* cj = ctx_.state.FindJob(id);
   auto parent_it = jobs_.find(ArrayIdOf(id));

@@ -103,12 +103,16 @@ void JobBook::Add(std::shared_ptr<JobInfo> job) {
 
 JobInfo* JobBook::Put(std::shared_ptr<JobInfo> job) {
   JobInfo* raw = job.get();
+  auto [it, added] = jobs_.try_emplace(raw->row.id, nullptr);
+  if (!added) Uncount(*it->second);  // replaced
+  it->second = std::move(job);
   by_id_[raw->row.id] = raw;
-  jobs_[raw->row.id] = std::move(job);
+  Recount(*raw);
   return raw;
 }
 
 void JobBook::Drop(JobId id) {
+  if (auto it = jobs_.find(id); it != jobs_.end()) Uncount(*it->second);
   by_id_.erase(id);
   jobs_.erase(id);
 }
@@ -128,6 +132,11 @@ void JobBook::SetHosts(JobInfo& job, std::vector<std::pair<std::string, int32_t>
   job.hosts = std::move(hosts);
   job.launch_host = job.hosts.front().first;
   launched_[job.launch_host].insert(job.row.id);
+  if (job.run_limit_pending) NoteRunLimitOrder(job);  // an order not taken before a requeue
+}
+
+void JobBook::NoteRunLimitOrder(const JobInfo& job) {
+  if (!job.launch_host.empty()) run_limit_hosts_.insert(job.launch_host);
 }
 
 void JobBook::Unindex(const JobInfo& job) {
@@ -152,6 +161,8 @@ JobBook::Restored JobBook::Restore(const std::vector<store::StoredJob>& rows,
   for (JobInfo* job : holding) {
     if (RestoreAllocation(*job, batch)) restored.launch_hosts.push_back(job->launch_host);
   }
+  // Restoring changed records after Put counted them (queue, state): counted again.
+  for (auto& [id, job] : jobs_) Recount(*job);
   return restored;
 }
 
@@ -380,6 +391,53 @@ void JobBook::ForgetEnded() {
   }
 }
 
+// --- Counts -------------------------------------------------------------------------------------
+
+namespace {
+
+void Bump(std::map<std::pair<std::string, std::string>, int64_t>& counts, const std::string& a,
+         const std::string& b, int64_t n) {
+  auto it = counts.try_emplace({a, b}, 0).first;
+  it->second += n;
+  if (it->second == 0) counts.erase(it);
+}
+
+}  // namespace
+
+void JobBook::Uncount(JobInfo& job) {
+  JobInfo::CountedAs& was = job.counted_as;
+  if (!was.counted) return;
+  Bump(counts_.by_state, was.state, was.queue, -1);
+  if (!was.reason.empty()) Bump(counts_.by_reason, was.reason, was.queue, -1);
+  was = {};
+}
+
+void JobBook::Recount(JobInfo& job) {
+  if (IsArrayParent(job)) return;  // its elements are the jobs
+  JobInfo::CountedAs& was = job.counted_as;
+  std::string reason = job.WaitReason();
+  if (was.counted && was.state == job.row.state && was.queue == job.queue &&
+      was.reason == reason) {
+    return;
+  }
+  Uncount(job);
+  Bump(counts_.by_state, job.row.state, job.queue, 1);
+  if (!reason.empty()) Bump(counts_.by_reason, reason, job.queue, 1);
+  was = {.counted = true, .state = job.row.state, .queue = job.queue, .reason = std::move(reason)};
+}
+
+JobCounts JobBook::CountAll() const {
+  JobCounts counts;
+  for (const auto& [id, job] : jobs_) {
+    if (IsArrayParent(*job)) continue;
+    Bump(counts.by_state, job->row.state, job->queue, 1);
+    if (std::string reason = job->WaitReason(); !reason.empty()) {
+      Bump(counts.by_reason, reason, job->queue, 1);
+    }
+  }
+  return counts;
+}
+
 // --- Job events ---------------------------------------------------------------------------------
 
 int JobBook::Subscribe(std::function<void(const JobEvent&)> listener) {
@@ -390,7 +448,8 @@ int JobBook::Subscribe(std::function<void(const JobEvent&)> listener) {
 
 void JobBook::Unsubscribe(int id) { listeners_.erase(id); }
 
-void JobBook::Emit(const JobInfo& job) {
+void JobBook::Emit(JobInfo& job) {
+  Recount(job);
   if (listeners_.empty()) return;
   JobEvent event{.id = job.row.id,
                  .state = job.row.state,

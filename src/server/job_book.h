@@ -34,6 +34,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,7 @@ struct JobEvent {
   std::optional<std::string> reason;
   std::optional<double> cpu_seconds;  // R-SEC-4: once the job's agent reported its end
   std::optional<double> max_rss_mb;
+  mutable std::string sse_frame;  // its /v1/events frame, built once for all readers (sse_queue.h)
 };
 
 struct JobInfo {
@@ -77,6 +79,14 @@ struct JobInfo {
   // grace): its agent is told to kill it (SIGTERM, SIGKILL at the kill time) once the marker
   // committed, and its exit requeues it at its original position instead of ending it.
   bool preempt_committed = false;
+  // Where JobBook's counts (JobCounts) have it now: its state, queue and wait reason when last
+  // counted; `counted` false while it is not in the counts.
+  struct CountedAs {
+    bool counted = false;
+    std::string state;
+    std::string queue;
+    std::string reason;
+  } counted_as;
 
   JobState state() const { return state_; }
   core::AdmissionPhase phase() const { return phase_; }
@@ -101,6 +111,15 @@ struct JobInfo {
   core::AdmissionPhase phase_ = core::AdmissionPhase::kPending;
 };
 
+// The jobs by (state, queue) and the waiting jobs by (main reason, queue): the /metrics
+// gauges sluice_jobs and sluice_pending_reasons. An array's own record is left out: its
+// elements are the jobs (R-UX-3). Keys with no job are absent.
+struct JobCounts {
+  std::map<std::pair<std::string, std::string>, int64_t> by_state;
+  std::map<std::pair<std::string, std::string>, int64_t> by_reason;
+  bool operator==(const JobCounts&) const = default;
+};
+
 class JobBook {
  public:
   using Jobs = std::map<JobId, std::shared_ptr<JobInfo>>;
@@ -123,6 +142,12 @@ class JobBook {
   const std::set<JobId>& LaunchedBy(const std::string& host) const;
   // Records a started job's hosts (allocation by name) and indexes it under its launch host.
   void SetHosts(JobInfo& job, std::vector<std::pair<std::string, int32_t>> hosts);
+  // A job's run limit changed while it holds an allocation (job.run_limit_pending): its launch
+  // host has an order to send. TakeRunLimitHost says whether `host` has one and forgets it, so
+  // every heartbeat reply need not walk the host's jobs for the flag (TakeRunLimitOrders).
+  void NoteRunLimitOrder(const JobInfo& job);
+  bool TakeRunLimitHost(const std::string& host) { return run_limit_hosts_.erase(host) > 0; }
+  bool HasRunLimitOrder(const std::string& host) const { return run_limit_hosts_.contains(host); }
 
   // --- Restart ---
   // Steps: 1. every row in id order: an ended one is noted for dependencies (EndedJobNoted)
@@ -164,10 +189,22 @@ class JobBook {
   // Drops the jobs that ended more than keep_ended_seconds ago (JobForgotten).
   void ForgetEnded();
 
+  // --- Counts (the /metrics job gauges) ---
+  // Kept as jobs change (every change of a job's state, queue or wait reason is emitted, and
+  // Emit recounts it), so a scrape reads them instead of walking every job under the lock.
+  const JobCounts& counts() const { return counts_; }
+  // The same counts from a walk over every job (tests compare).
+  JobCounts CountAll() const;
+  // Adds the elements of the core's arrays that have no record here yet (job_arrays.cc): not
+  // yet Jobs (waiting, held) or Jobs the server has not looked up yet; they wait (PENDING or
+  // HELD, reason HELD, else the array's last explained reason, else NEW_JOB).
+  void CountUnrecordedElements(JobCounts& counts) const;
+
   // --- Job events (SSE) ---
   int Subscribe(std::function<void(const JobEvent&)> listener);
   void Unsubscribe(int id);
-  void Emit(const JobInfo& job);
+  // Tells the listeners of a change of `job` (state, reason, usage) and recounts it.
+  void Emit(JobInfo& job);
 
  private:
   // Restore's step 1 for one row; the job when it holds an allocation to restore.
@@ -175,6 +212,10 @@ class JobBook {
   // Restore's step 2 for one job; false when it was requeued (its row is in `batch`).
   bool RestoreAllocation(JobInfo& job, store::WriteBatch& batch);
   void Unindex(const JobInfo& job);
+  // Moves `job` in counts_ from where it was counted to its current state, queue and reason;
+  // Uncount takes it out.
+  void Recount(JobInfo& job);
+  void Uncount(JobInfo& job);
   // Adds or replaces job `job->row.id` in jobs_ and by_id_; Drop removes it from both.
   JobInfo* Put(std::shared_ptr<JobInfo> job);
   void Drop(JobId id);
@@ -188,7 +229,9 @@ class JobBook {
   Jobs jobs_;
   std::unordered_map<JobId, JobInfo*> by_id_;
   std::unordered_map<std::string, std::set<JobId>> launched_;
+  std::unordered_set<std::string> run_limit_hosts_;  // NoteRunLimitOrder's hosts
   std::set<std::pair<Instant, JobId>> ended_by_time_;
+  JobCounts counts_;
   std::map<int, std::function<void(const JobEvent&)>> listeners_;
   int next_listener_ = 1;
   std::map<JobId, std::vector<core::ElementState>> restoring_arrays_;  // during Restore only

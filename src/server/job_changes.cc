@@ -151,6 +151,8 @@ Reply JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInfo& job, 
   job.row.spec = spec.dump();
   job.fixed_text = FixedJobText(spec);
   job.run_limit_pending = true;  // TakeRunLimitOrders tells its agent
+  book_.NoteRunLimitOrder(job);
+  ctx_.work_hosts.insert(job.launch_host);  // a batched poll answers with it at once
   ctx_.work_cv.notify_all();
   ctx_.MarkDirty();
   store::WriteBatch batch;
@@ -231,6 +233,7 @@ Reply JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
   } else if (!job->requeue_requested) {
     job->requeue_requested = true;
     ctx_.log->info("job {}: requeue by {}: killing it", id, caller.user);
+    ctx_.work_hosts.insert(job->launch_host);  // a batched poll looks at once (agent_batch.cc)
     ctx_.work_cv.notify_all();
   }
   return Answer(lock, *job, std::move(batch));
@@ -299,6 +302,7 @@ Reply JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobIn
 
 json TakeRunLimitOrders(JobBook& book, const std::string& host) {
   json orders = json::array();
+  if (!book.TakeRunLimitHost(host)) return orders;  // no order noted for it: no walk
   for (JobId id : book.LaunchedBy(host)) {
     JobInfo* job = book.Find(id);
     if (job == nullptr || !job->run_limit_pending) continue;

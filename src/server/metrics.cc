@@ -206,25 +206,21 @@ std::string PromWriter::text() const {
 namespace {
 
 // Jobs by (state, queue) — every state of every queue, zeros included — and waiting jobs by
-// (main reason, queue).
+// (main reason, queue), from the counts the job book keeps (JobBook::counts: no walk over
+// every job under the lock; an array's own record is not a job).
 void WriteJobGauges(const JobBook& book, const core::ClusterState& state, PromWriter& w) {
-  std::map<std::pair<std::string, std::string>, int64_t> by_state;
-  std::map<std::pair<std::string, std::string>, int64_t> by_reason;
+  JobCounts counts = book.counts();
+  book.CountUnrecordedElements(counts);
+  std::map<std::pair<std::string, std::string>, int64_t>& by_state = counts.by_state;
   for (const core::Queue& q : state.queues()) {
-    for (JobState s : kAllJobStates) by_state[{std::string(ToString(s)), q.spec.name}] = 0;
-  }
-  for (const auto& [id, job] : book.jobs()) {
-    by_state[{job->row.state, job->queue}] += 1;
-    if (std::string reason = job->WaitReason(); !reason.empty()) {
-      by_reason[{reason, job->queue}] += 1;
-    }
+    for (JobState s : kAllJobStates) by_state.try_emplace({std::string(ToString(s)), q.spec.name}, 0);
   }
   w.Family("sluice_jobs", "gauge", "Jobs by state and queue.");
   for (const auto& [key, n] : by_state) {
     w.Sample("sluice_jobs", {{"state", key.first}, {"queue", key.second}}, static_cast<double>(n));
   }
   w.Family("sluice_pending_reasons", "gauge", "Waiting jobs by main pending reason and queue.");
-  for (const auto& [key, n] : by_reason) {
+  for (const auto& [key, n] : counts.by_reason) {
     w.Sample("sluice_pending_reasons", {{"reason", key.first}, {"queue", key.second}},
              static_cast<double>(n));
   }
@@ -293,6 +289,11 @@ void WriteQueueSlots(const core::ClusterState& state, PromWriter& w) {
 }
 
 }  // namespace
+
+std::pair<JobCounts, JobCounts> Controller::JobCountsKeptAndWalked() {
+  std::lock_guard lock(ctx_.mu);
+  return {book_.counts(), book_.CountAll()};
+}
 
 std::string Controller::Metrics() {
   std::lock_guard lock(ctx_.mu);

@@ -28,11 +28,11 @@ void Controller::SampleStats(StatsSample& out, bool with_counts) {
     out.queues.push_back(std::move(q));
   }
   if (!with_counts) return;
-  for (const auto& [id, job] : book_.jobs()) {
-    out.jobs_by_state[job->row.state] += 1;
-    const std::string reason = job->WaitReason();
-    if (!reason.empty()) out.pending_by_reason[reason] += 1;
-  }
+  // The book's kept counts (JobBook::counts), summed over queues: no walk over every job.
+  JobCounts counts = book_.counts();
+  book_.CountUnrecordedElements(counts);
+  for (const auto& [key, n] : counts.by_state) out.jobs_by_state[key.first] += n;
+  for (const auto& [key, n] : counts.by_reason) out.pending_by_reason[key.first] += n;
 }
 
 }  // namespace sluice::server

@@ -1,7 +1,8 @@
 #include "wire/agent_batch.h"
 
 #include <algorithm>
-#include <set>
+#include <string_view>
+#include <unordered_set>
 
 namespace sluice::wire {
 
@@ -19,12 +20,16 @@ json EncodeBatchHeartbeat(const BatchHeartbeatRequest& request) {
     out["poll"] = request.poll;
     out["instance"] = request.instance;
   }
+  if (request.compact) out["compact"] = true;
   return out;
 }
 
 namespace {
 
-Status DecodeHost(const json& entry, const std::string& where, std::set<std::string>& seen,
+// The names seen so far point into the request's JSON, which outlives the decoding.
+using SeenNames = std::unordered_set<std::string_view>;
+
+Status DecodeHost(const json& entry, const std::string& where, SeenNames& seen,
                   BatchHeartbeatRequest& out) {
   if (!entry.is_object()) return InvalidArgument(where + ": expected an object");
   for (auto it = entry.begin(); it != entry.end(); ++it) {
@@ -37,7 +42,7 @@ Status DecodeHost(const json& entry, const std::string& where, std::set<std::str
       name->get_ref<const std::string&>().size() > 255) {
     return InvalidArgument(where + ".name: expected a host name");
   }
-  if (!seen.insert(name->get<std::string>()).second) {
+  if (!seen.insert(name->get_ref<const std::string&>()).second) {
     return InvalidArgument(where + ".name: " + name->get<std::string>() + " is listed twice");
   }
   auto heartbeat = entry.find("heartbeat");
@@ -48,7 +53,7 @@ Status DecodeHost(const json& entry, const std::string& where, std::set<std::str
   return Status::Ok();
 }
 
-Status DecodePoll(const json& body, std::set<std::string>& seen, BatchHeartbeatRequest& out) {
+Status DecodePoll(const json& body, SeenNames& seen, BatchHeartbeatRequest& out) {
   if (auto instance = body.find("instance"); instance != body.end()) {
     if (!instance->is_string() || instance->get_ref<const std::string&>().size() > 64) {
       return InvalidArgument("instance: expected a string of at most 64 characters");
@@ -61,17 +66,17 @@ Status DecodePoll(const json& body, std::set<std::string>& seen, BatchHeartbeatR
   if (poll->size() + out.hosts.size() > kMaxBatchHosts) {
     return InvalidArgument("poll: more than " + std::to_string(kMaxBatchHosts) + " hosts");
   }
-  for (size_t i = 0; i < poll->size(); ++i) {
+  out.poll.reserve(poll->size());
+  for (size_t i = 0; i < poll->size(); ++i) {  // thousands per request: no string per entry
     const json& name = (*poll)[i];
-    const std::string where = "poll[" + std::to_string(i) + "]";
+    const auto where = [i] { return "poll[" + std::to_string(i) + "]"; };
     if (!name.is_string() || name.get_ref<const std::string&>().empty() ||
         name.get_ref<const std::string&>().size() > 255) {
-      return InvalidArgument(where + ": expected a host name");
+      return InvalidArgument(where() + ": expected a host name");
     }
-    if (!seen.insert(name.get<std::string>()).second) {
-      return InvalidArgument(where + ": " + name.get<std::string>() + " is listed twice");
-    }
-    out.poll.push_back(name.get<std::string>());
+    const std::string& text = name.get_ref<const std::string&>();
+    if (!seen.insert(text).second) return InvalidArgument(where() + ": " + text + " is listed twice");
+    out.poll.push_back(text);
   }
   return Status::Ok();
 }
@@ -82,7 +87,7 @@ Result<BatchHeartbeatRequest> DecodeBatchHeartbeat(const json& body) {
   if (!body.is_object()) return InvalidArgument("body: expected an object");
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (it.key() != "wait_ms" && it.key() != "hosts" && it.key() != "poll" &&
-        it.key() != "instance") {
+        it.key() != "instance" && it.key() != "compact") {
       return InvalidArgument(it.key() + ": unknown field");
     }
   }
@@ -94,6 +99,10 @@ Result<BatchHeartbeatRequest> DecodeBatchHeartbeat(const json& body) {
             ? static_cast<int64_t>(std::min<uint64_t>(wait->get<uint64_t>(), kMaxWaitMs))
             : std::clamp<int64_t>(wait->get<int64_t>(), 0, kMaxWaitMs);
   }
+  if (auto compact = body.find("compact"); compact != body.end()) {
+    if (!compact->is_boolean()) return InvalidArgument("compact: expected true or false");
+    request.compact = compact->get<bool>();
+  }
   auto hosts = body.find("hosts");
   if (hosts == body.end() || !hosts->is_array()) {
     return InvalidArgument("hosts: expected a list of host heartbeats");
@@ -102,7 +111,8 @@ Result<BatchHeartbeatRequest> DecodeBatchHeartbeat(const json& body) {
     return InvalidArgument("hosts: " + std::to_string(hosts->size()) + " hosts, at most " +
                            std::to_string(kMaxBatchHosts));
   }
-  std::set<std::string> seen;
+  SeenNames seen;
+  seen.reserve(hosts->size() + (body.contains("poll") ? body["poll"].size() : 0));
   request.hosts.reserve(hosts->size());
   for (size_t i = 0; i < hosts->size(); ++i) {
     SLUICE_RETURN_IF_ERROR(
@@ -142,6 +152,20 @@ Result<BatchHeartbeatReply> DecodeBatchHeartbeatReply(const json& body) {
     out.hosts.push_back(std::move(host));
   }
   return out;
+}
+
+std::vector<const BatchHostReply*> MatchBatchReply(const BatchHeartbeatReply& reply,
+                                                   const std::vector<std::string_view>& sent) {
+  std::vector<const BatchHostReply*> matched(sent.size(), nullptr);
+  size_t next = 0;  // the first sent host not yet matched
+  for (const BatchHostReply& entry : reply.hosts) {
+    size_t at = next;
+    while (at < sent.size() && sent[at] != entry.name) ++at;
+    if (at == sent.size()) continue;  // not sent, or out of order: ignored
+    matched[at] = &entry;
+    next = at + 1;
+  }
+  return matched;
 }
 
 }  // namespace sluice::wire

@@ -15,6 +15,11 @@
 // heartbeat: it only renews its lease and waits for work (a heartbeat without reports whose
 // running jobs are as last said; `instance` is its registered instance). The reply lists the
 // `hosts` first, then the `poll` hosts, each in request order.
+// With `"compact": true` the reply leaves out every host whose answer is 200 with nothing in it
+// (no launch, kill, acknowledgement, run-limit or peek order): the agent reads a host it sent
+// and does not find as that empty answer at the batch's epoch (its lease renewed). At 10,000
+// hosts most hosts of most exchanges have nothing, and building, sending and parsing their
+// empty answers was most of an exchange's cost. The order of the listed hosts is kept.
 //
 // Decoding the request is strict (the controller reads it from the network): unknown fields,
 // a duplicate host, more than kMaxBatchHosts hosts, or a bad host part are kInvalidArgument
@@ -25,6 +30,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -39,6 +45,7 @@ struct BatchHeartbeatRequest {
   std::vector<std::pair<std::string, HeartbeatRequest>> hosts;
   std::vector<std::string> poll;  // hosts with nothing to report (at most kMaxBatchHosts)
   std::string instance;           // of the `poll` hosts
+  bool compact = false;           // leave out the empty answers (above)
 };
 
 struct BatchHostReply {
@@ -59,5 +66,12 @@ Result<BatchHeartbeatRequest> DecodeBatchHeartbeat(const nlohmann::json& body);
 // The controller builds each host's reply as JSON (AgentRegistry); the agent decodes it.
 // Errors: a host without a name or status, or a host reply DecodeHeartbeatReply refuses.
 Result<BatchHeartbeatReply> DecodeBatchHeartbeatReply(const nlohmann::json& body);
+
+// Each sent host's entry of `reply`, in the order of `sent` (the request's hosts, then its
+// polls): nullptr for a host the reply leaves out (a compact reply's empty answer). Entries
+// come in request order, so one walk matches them; an entry whose name is not found further
+// on is ignored.
+std::vector<const BatchHostReply*> MatchBatchReply(const BatchHeartbeatReply& reply,
+                                                   const std::vector<std::string_view>& sent);
 
 }  // namespace sluice::wire

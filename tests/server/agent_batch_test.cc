@@ -108,5 +108,60 @@ TEST(AgentBatchTest, AHostsRefusalIsItsOwnEntry) {
   EXPECT_EQ(h.c().HeartbeatBatch({{"hosts", "h1"}}).status, 400);
 }
 
+int64_t LastHeartbeat(ControllerHarness& h, const std::string& host) {
+  for (const json& entry : h.c().Hosts().body) {
+    if (entry["name"] == host) return entry["agent"]["last_heartbeat"].get<int64_t>();
+  }
+  return -1;
+}
+
+// A compact request gets entries only for the hosts with something in their answer; the
+// others' leases are renewed all the same (their agent reads the absence as an empty answer).
+TEST(AgentBatchTest, ACompactReplyLeavesOutTheEmptyAnswers) {
+  sluice::testing::TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  ASSERT_EQ(h.Register("h2").status, 200);
+  const JobId id = h.Submit("alice", {{"command", "x"}, {"tasks", 4}});
+  h.Cycle();
+  const std::string busy = h.Job(id)["hosts"][0]["name"];
+  const std::string idle = busy == "h1" ? "h2" : "h1";
+  h.Advance(30'000);
+  Reply reply = h.c().HeartbeatBatch(
+      {{"wait_ms", 0}, {"hosts", json::array()}, {"poll", {"h1", "h2"}}, {"compact", true}});
+  ASSERT_EQ(reply.status, 200) << reply.body.dump();
+  ASSERT_EQ(reply.body["hosts"].size(), 1u) << reply.body.dump();
+  EXPECT_EQ(Launched(reply.body, busy), std::vector<JobId>{id});
+  EXPECT_TRUE(Entry(reply.body, idle).is_null());
+  EXPECT_EQ(LastHeartbeat(h, idle), LastHeartbeat(h, busy));  // both renewed now
+  // Not compact: every host has its entry, empty or not.
+  Reply full = h.c().HeartbeatBatch(
+      {{"wait_ms", 0}, {"hosts", json::array()}, {"poll", {"h1", "h2"}}});
+  EXPECT_EQ(full.body["hosts"].size(), 2u);
+  EXPECT_EQ(Entry(full.body, idle)["status"], 200);
+}
+
+// A polled host's jobs are looked at again within the rescan interval only when the host is
+// marked: a cancel's kill goes out in the next poll even right after another.
+TEST(AgentBatchTest, AMarkedHostIsLookedAtInEveryPoll) {
+  sluice::testing::TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId id = h.Submit("alice", {{"command", "x"}});
+  h.Cycle();
+  const json poll = {{"wait_ms", 0}, {"hosts", json::array()}, {"poll", {"h1"}}};
+  ASSERT_EQ(Launched(h.c().HeartbeatBatch(poll).body, "h1"), std::vector<JobId>{id});
+  const json running = {{"wait_ms", 0},
+                        {"hosts", {{{"name", "h1"}, {"heartbeat", {{"running", {id}}}}}}}};
+  ASSERT_EQ(h.c().HeartbeatBatch(running).status, 200);
+  ASSERT_EQ(h.State(id), "RUNNING");
+  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, id).status, 200);
+  const json entry = Entry(h.c().HeartbeatBatch(poll).body, "h1");  // same clock ms
+  ASSERT_EQ(entry["reply"]["kill"].size(), 1u) << entry.dump();
+  EXPECT_EQ(entry["reply"]["kill"][0]["job"], id);
+}
+
 }  // namespace
 }  // namespace sluice::server

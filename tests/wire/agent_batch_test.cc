@@ -76,5 +76,38 @@ TEST(AgentBatchTest, RepliesDecodePerHost) {
   EXPECT_FALSE(DecodeBatchHeartbeatReply(json{{"hosts", {{{"name", "a"}}}}}));
 }
 
+// A compact request asks the controller to leave out the empty answers: the flag round-trips
+// and must be a boolean.
+TEST(AgentBatchTest, CompactTravelsAsABoolean) {
+  BatchHeartbeatRequest request{.wait_ms = 10, .compact = true};
+  Result<BatchHeartbeatRequest> decoded = DecodeBatchHeartbeat(EncodeBatchHeartbeat(request));
+  ASSERT_TRUE(decoded) << decoded.error().message();
+  EXPECT_TRUE(decoded->compact);
+  EXPECT_FALSE(DecodeBatchHeartbeat(EncodeBatchHeartbeat({}))->compact);
+  EXPECT_FALSE(DecodeBatchHeartbeat(json{{"hosts", json::array()}, {"compact", 1}}));
+}
+
+// The entries of a reply are matched to the hosts sent in one walk: a host left out gets
+// nullptr (its empty answer), an entry of a host not sent is ignored.
+TEST(AgentBatchTest, RepliesMatchTheSentHostsWithGaps) {
+  BatchHeartbeatReply reply{.epoch = 3};
+  for (const char* name : {"b", "zz", "d", "e"}) reply.hosts.push_back({.name = name});
+  const std::vector<std::string_view> sent = {"a", "b", "c", "d", "e", "f"};
+  std::vector<const BatchHostReply*> matched = MatchBatchReply(reply, sent);
+  ASSERT_EQ(matched.size(), sent.size());
+  EXPECT_EQ(matched[0], nullptr);
+  EXPECT_EQ(matched[1], &reply.hosts[0]);
+  EXPECT_EQ(matched[2], nullptr);
+  EXPECT_EQ(matched[3], &reply.hosts[2]);
+  EXPECT_EQ(matched[4], &reply.hosts[3]);
+  EXPECT_EQ(matched[5], nullptr);
+  // Every host listed: each its own entry.
+  BatchHeartbeatReply full;
+  for (const char* name : {"a", "b"}) full.hosts.push_back({.name = name});
+  matched = MatchBatchReply(full, {"a", "b"});
+  EXPECT_EQ(matched[0], &full.hosts[0]);
+  EXPECT_EQ(matched[1], &full.hosts[1]);
+}
+
 }  // namespace
 }  // namespace sluice::wire
