@@ -7,7 +7,8 @@
 //  - the limits a launch carries to its agent: memory = the job's `mem` grant on its launch
 //    host (rusage[mem=M] x its tasks there, when it asks for mem), CPUs = its slots there.
 // Thread-safety: pure functions of their arguments, except that WithJobAccount reads the
-// host's account database (getpwnam_r, reentrant).
+// host's account database (getpwnam_r, reentrant) and keeps each account's answer for 30 s
+// (behind its own mutex).
 // Implements the controller's part of R-SEC-1 and R-SEC-3.
 #pragma once
 

@@ -113,8 +113,9 @@ struct Snapshot {
 };
 
 struct StoreStats {
-  int64_t transactions = 0;
-  int64_t batches = 0;
+  int64_t transactions = 0;  // commits
+  int64_t batches = 0;       // Write calls committed (more than commits: group commit)
+  int64_t checkpoints = 0;   // SQLite: WAL checkpoints, run after acknowledging (0 on etcd)
 };
 
 // Leadership of a store (R-HA-1). A SQLite store leads from Open on (its flock is the
