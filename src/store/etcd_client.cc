@@ -63,13 +63,24 @@ Status GrpcError(int code, const std::string& message) {
   }
 }
 
-Json ToJson(const EtcdOp& op) {
+// One txn operation as the gateway's JSON, appended to `out` (without building a JSON tree).
+void AppendOp(std::string& out, const EtcdOp& op, bool comma) {
+  if (comma) out += ',';
   if (op.kind == EtcdOp::Kind::kDelete) {
-    return Json{{"request_delete_range", {{"key", Base64Encode(op.key)}}}};
+    out += "{\"request_delete_range\":{\"key\":\"";
+    AppendBase64(out, op.key);
+    out += "\"}}";
+    return;
   }
-  Json put = {{"key", Base64Encode(op.key)}, {"value", Base64Encode(op.value)}};
-  if (op.lease != 0) put["lease"] = std::to_string(op.lease);
-  return Json{{"request_put", put}};
+  out += "{\"request_put\":{\"key\":\"";
+  AppendBase64(out, op.key);
+  if (op.lease != 0) {
+    out += "\",\"lease\":\"";
+    out += std::to_string(op.lease);
+  }
+  out += "\",\"value\":\"";
+  AppendBase64(out, op.value);
+  out += "\"}}";
 }
 
 Json ToJson(const EtcdCompare& c) {
@@ -99,14 +110,15 @@ std::pair<std::string, int> HostPort(const std::string& endpoint) {
 
 }  // namespace
 
-std::string Base64Encode(const std::string& bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
+void AppendBase64(std::string& out, std::string_view bytes) {
+  out.reserve(out.size() + (bytes.size() + 2) / 3 * 4);
   size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
     const uint32_t n = (uint32_t(uint8_t(bytes[i])) << 16) |
                        (uint32_t(uint8_t(bytes[i + 1])) << 8) | uint8_t(bytes[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out.push_back(kAlphabet[(n >> shift) & 63]);
+    const char quad[4] = {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63],
+                          kAlphabet[(n >> 6) & 63], kAlphabet[n & 63]};
+    out.append(quad, 4);
   }
   if (i < bytes.size()) {
     uint32_t n = uint32_t(uint8_t(bytes[i])) << 16;
@@ -116,6 +128,11 @@ std::string Base64Encode(const std::string& bytes) {
     out.push_back(i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=');
     out.push_back('=');
   }
+}
+
+std::string Base64Encode(const std::string& bytes) {
+  std::string out;
+  AppendBase64(out, bytes);
   return out;
 }
 
@@ -176,14 +193,21 @@ EtcdClient::EtcdClient(std::vector<std::string> endpoints, std::chrono::millisec
 
 EtcdClient::~EtcdClient() = default;
 
-Result<std::string> EtcdClient::Call(const std::string& path, const std::string& body) {
+Result<Json> EtcdClient::Call(const std::string& path, const std::string& body,
+                              const Json::parser_callback_t& filter) {
   std::string last_error = "no endpoint";
+  // A large txn (thousands of rows, megabytes) takes etcd longer to decode, log and apply than
+  // the timeout meant for detecting a lost member: 1 ms more per KiB sent (8 s for 8 MiB).
+  const std::chrono::milliseconds wait = timeout_ + std::chrono::milliseconds(body.size() / 1024);
   for (size_t attempt = 0; attempt < endpoints_.size(); ++attempt) {
     const auto start = std::chrono::steady_clock::now();
-    httplib::Result res = connections_[current_]->client().Post(path, body, "application/json");
+    httplib::Client& client = connections_[current_]->client();
+    client.set_read_timeout(wait);
+    client.set_write_timeout(wait);
+    httplib::Result res = client.Post(path, body, "application/json");
     if (res) {
-      Json j = Json::parse(res->body, nullptr, /*allow_exceptions=*/false);
-      if (res->status == 200 && j.is_object()) return std::move(res->body);
+      Json j = Json::parse(res->body, filter, /*allow_exceptions=*/false);
+      if (res->status == 200 && j.is_object()) return j;
       if (j.is_object() && j.contains("code")) {
         Status error = GrpcError(static_cast<int>(Int(j, "code")), j.value("message", ""));
         current_ = (current_ + 1) % endpoints_.size();  // maybe a member without quorum
@@ -213,9 +237,9 @@ Result<EtcdRange> EtcdClient::Range(const std::string& key, const std::string& r
   if (!range_end.empty()) req["range_end"] = Base64Encode(range_end);
   if (limit > 0) req["limit"] = std::to_string(limit);
   if (revision > 0) req["revision"] = std::to_string(revision);
-  Result<std::string> body = Call("/v3/kv/range", req.dump());
+  Result<Json> body = Call("/v3/kv/range", req.dump());
   if (!body) return body.error();
-  Json j = Json::parse(*body, nullptr, false);
+  const Json& j = *body;
   EtcdRange out{.revision = HeaderRevision(j), .more = j.value("more", false)};
   if (j.contains("kvs")) {
     for (const Json& kv : j["kvs"]) out.kvs.push_back(ParseKv(kv));
@@ -223,18 +247,39 @@ Result<EtcdRange> EtcdClient::Range(const std::string& key, const std::string& r
   return out;
 }
 
+// The request is written as text (base64 needs no JSON escaping), not built as a JSON tree: a
+// txn may hold thousands of rows. A successful txn's answer lists one response per operation;
+// only `succeeded` and the header are read, so that list is skipped while parsing.
 Result<EtcdTxnResult> EtcdClient::Txn(const std::vector<EtcdCompare>& compares,
                                       const std::vector<EtcdOp>& success,
                                       const std::string& failure_range_key) {
-  Json req = {{"compare", Json::array()}, {"success", Json::array()}};
-  for (const EtcdCompare& c : compares) req["compare"].push_back(ToJson(c));
-  for (const EtcdOp& op : success) req["success"].push_back(ToJson(op));
-  if (!failure_range_key.empty()) {
-    req["failure"] = Json::array({{{"request_range", {{"key", Base64Encode(failure_range_key)}}}}});
+  size_t size = 64;
+  for (const EtcdOp& op : success) size += (op.key.size() + op.value.size()) * 4 / 3 + 64;
+  std::string req;
+  req.reserve(size);
+  req += "{\"compare\":[";
+  for (size_t i = 0; i < compares.size(); ++i) {
+    req += (i > 0 ? "," : "") + ToJson(compares[i]).dump();
   }
-  Result<std::string> body = Call("/v3/kv/txn", req.dump());
+  req += "],\"success\":[";
+  for (size_t i = 0; i < success.size(); ++i) AppendOp(req, success[i], i > 0);
+  req += ']';
+  if (!failure_range_key.empty()) {
+    req += ",\"failure\":[{\"request_range\":{\"key\":\"";
+    AppendBase64(req, failure_range_key);
+    req += "\"}}]";
+  }
+  req += '}';
+  bool succeeded = false;
+  const Json::parser_callback_t skip_responses = [&](int depth, Json::parse_event_t event,
+                                                     Json& parsed) {
+    if (depth != 1) return true;
+    if (event == Json::parse_event_t::value && parsed.is_boolean()) succeeded = parsed.get<bool>();
+    return !(event == Json::parse_event_t::key && succeeded && parsed == "responses");
+  };
+  Result<Json> body = Call("/v3/kv/txn", req, skip_responses);
   if (!body) return body.error();
-  Json j = Json::parse(*body, nullptr, false);
+  const Json& j = *body;
   EtcdTxnResult out{.succeeded = j.value("succeeded", false), .revision = HeaderRevision(j)};
   if (!out.succeeded && j.contains("responses")) {
     for (const Json& r : j["responses"]) {
@@ -246,10 +291,10 @@ Result<EtcdTxnResult> EtcdClient::Txn(const std::vector<EtcdCompare>& compares,
 }
 
 Result<EtcdLease> EtcdClient::GrantLease(int64_t ttl_seconds) {
-  Result<std::string> body =
+  Result<Json> body =
       Call("/v3/lease/grant", Json{{"TTL", std::to_string(ttl_seconds)}}.dump());
   if (!body) return body.error();
-  Json j = Json::parse(*body, nullptr, false);
+  const Json& j = *body;
   EtcdLease lease{.id = Int(j, "ID"), .ttl = Int(j, "TTL")};
   if (lease.id == 0) return Internal("etcd: lease grant answered no lease");
   return lease;
@@ -257,10 +302,10 @@ Result<EtcdLease> EtcdClient::GrantLease(int64_t ttl_seconds) {
 
 Result<EtcdLease> EtcdClient::KeepAlive(int64_t lease_id) {
   // A client stream on the gateway: one request in the body, one result object out.
-  Result<std::string> body =
+  Result<Json> body =
       Call("/v3/lease/keepalive", Json{{"ID", std::to_string(lease_id)}}.dump());
   if (!body) return body.error();
-  Json j = Json::parse(*body, nullptr, false);
+  const Json& j = *body;
   if (j.contains("error")) {
     const Json& e = j["error"];
     return GrpcError(static_cast<int>(Int(e, "grpc_code")), e.value("message", "keepalive"));
@@ -270,13 +315,13 @@ Result<EtcdLease> EtcdClient::KeepAlive(int64_t lease_id) {
 }
 
 Status EtcdClient::RevokeLease(int64_t lease_id) {
-  Result<std::string> body =
+  Result<Json> body =
       Call("/v3/lease/revoke", Json{{"ID", std::to_string(lease_id)}}.dump());
   return body ? Status::Ok() : body.error();
 }
 
 Status EtcdClient::Compact(int64_t revision) {
-  Result<std::string> body =
+  Result<Json> body =
       Call("/v3/kv/compaction", Json{{"revision", std::to_string(revision)}}.dump());
   return body ? Status::Ok() : body.error();
 }

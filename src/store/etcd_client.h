@@ -17,7 +17,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -25,6 +27,7 @@
 namespace sluice::store {
 
 std::string Base64Encode(const std::string& bytes);
+void AppendBase64(std::string& out, std::string_view bytes);
 // Returns false when `text` is not base64.
 bool Base64Decode(const std::string& text, std::string& bytes);
 
@@ -76,7 +79,8 @@ struct EtcdLease {
 
 class EtcdClient {
  public:
-  // REQUIRES: !endpoints.empty(). `timeout` bounds each call's wait for an answer.
+  // REQUIRES: !endpoints.empty(). `timeout` bounds each call's wait for an answer, plus 1 ms
+  // per KiB of request (a txn of many rows).
   EtcdClient(std::vector<std::string> endpoints, std::chrono::milliseconds timeout);
   ~EtcdClient();
   EtcdClient(const EtcdClient&) = delete;
@@ -106,8 +110,10 @@ class EtcdClient {
 
  private:
   class Connection;
-  // POSTs `body` (JSON text) to `path` with failover; answers the response body.
-  Result<std::string> Call(const std::string& path, const std::string& body);
+  // POSTs `body` (JSON text) to `path` with failover; answers the response, parsed once
+  // (`filter` may skip parts of it, as nlohmann::json::parse's callback).
+  Result<nlohmann::json> Call(const std::string& path, const std::string& body,
+                              const nlohmann::json::parser_callback_t& filter = nullptr);
 
   std::vector<std::string> endpoints_;
   std::vector<std::unique_ptr<Connection>> connections_;

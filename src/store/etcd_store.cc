@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <unordered_map>
 
 #include "store/row_codec.h"
 
@@ -267,34 +268,47 @@ std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch) const {
   return ops;
 }
 
-// Packs whole batches into chunks of at most max_txn_ops distinct keys and about
-// max_request_bytes; etcd refuses a txn that names a key twice, so a later write of the same
-// key replaces the earlier one in the chunk (the txn is atomic: same end state).
+// Packs the group's batches, in queue order, into chunks of at most max_txn_ops distinct keys
+// and about max_request_bytes. A batch that fits in one txn is never split (all-or-nothing); a
+// larger one (a cycle that starts more jobs than a txn holds) fills as many chunks as it needs,
+// in order, and completes with its last. etcd refuses a txn that names a key twice, so a later
+// write of the same key replaces the earlier one in the chunk (the txn is atomic: same end
+// state).
 std::vector<EtcdStore::Chunk> EtcdStore::ChunkGroup(const std::deque<Pending>& group,
                                                     std::vector<Status>& refused) {
   const size_t max_ops = static_cast<size_t>(options_.max_txn_ops);
   const size_t max_bytes = static_cast<size_t>(options_.max_request_bytes) * 9 / 10;
   std::vector<Chunk> chunks;
-  std::map<std::string, size_t> index;  // key -> position in chunks.back().ops
+  std::unordered_map<std::string, size_t> index;  // key -> position in chunks.back().ops
   size_t bytes = 0;
+  const auto fits = [&](size_t ops, size_t more_bytes) {
+    return !chunks.empty() && chunks.back().ops.size() + ops <= max_ops &&
+           bytes + more_bytes <= max_bytes;
+  };
+  const auto open_chunk = [&] {
+    chunks.emplace_back();
+    index.clear();
+    bytes = 0;
+  };
   for (size_t i = 0; i < group.size(); ++i) {
     std::vector<EtcdOp> ops = OpsOf(group[i].batch);
     size_t batch_bytes = 0;
-    for (const EtcdOp& op : ops) batch_bytes += OpBytes(op);
-    if (ops.size() > max_ops || batch_bytes > max_bytes) {
-      refused[i] = InvalidArgument("a batch of " + std::to_string(ops.size()) + " keys and " +
-                                   std::to_string(batch_bytes) + " bytes exceeds the etcd " +
-                                   "store's txn limits (max-txn-ops, max-request-bytes)");
+    size_t largest = 0;
+    for (const EtcdOp& op : ops) {
+      batch_bytes += OpBytes(op);
+      largest = std::max(largest, OpBytes(op));
+    }
+    if (largest > max_bytes) {
+      refused[i] = InvalidArgument("a key of " + std::to_string(largest) + " bytes exceeds the " +
+                                   "etcd store's txn limit (max-request-bytes)");
       continue;
     }
-    if (chunks.empty() || chunks.back().ops.size() + ops.size() > max_ops ||
-        bytes + batch_bytes > max_bytes) {
-      chunks.emplace_back();
-      index.clear();
-      bytes = 0;
-    }
-    Chunk& chunk = chunks.back();
+    const bool whole = ops.size() <= max_ops && batch_bytes <= max_bytes;
+    if (whole && !fits(ops.size(), batch_bytes)) open_chunk();
+    if (chunks.empty()) open_chunk();
     for (EtcdOp& op : ops) {
+      if (!whole && !fits(1, OpBytes(op))) open_chunk();  // only a batch too large splits
+      Chunk& chunk = chunks.back();
       bytes += OpBytes(op);
       auto [it, inserted] = index.try_emplace(op.key, chunk.ops.size());
       if (inserted) {
@@ -303,7 +317,7 @@ std::vector<EtcdStore::Chunk> EtcdStore::ChunkGroup(const std::deque<Pending>& g
         chunk.ops[it->second] = std::move(op);
       }
     }
-    chunk.batches.push_back(i);
+    chunks.back().batches.push_back(i);
   }
   return chunks;
 }

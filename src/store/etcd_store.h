@@ -13,11 +13,14 @@
 // again when it is deleted (revoked lease, expired lease).
 // Writes: a writer thread groups the queued batches into txns (group commit); every txn
 // compares the leader key's create revision with the epoch and its value with the
-// candidate name (fencing), so a txn of a deposed leader changes nothing. A txn holds whole
-// batches only — a batch is never split — and at most max_txn_ops operations and about
-// max_request_bytes bytes; a batch larger than that alone fails with kInvalidArgument before
-// anything is sent. etcd must run with --max-txn-ops and --max-request-bytes at least those
-// (defaults 4096 and 8 MiB, docs/ha.md).
+// candidate name (fencing), so a txn of a deposed leader changes nothing. A txn holds at most
+// max_txn_ops operations and about max_request_bytes bytes. A batch within those limits is
+// never split (all-or-nothing); a larger one (a cycle that starts more jobs than one txn
+// holds, a large submission) is committed over as many txns as it needs, in order, and is
+// done after the last: a crash in between leaves a prefix of it stored, each row whole. Only a
+// single key larger than the byte limit fails (kInvalidArgument, before anything is sent).
+// etcd must run with --max-txn-ops and --max-request-bytes at least those (defaults 4096 and
+// 8 MiB, docs/ha.md).
 // Compaction (R-HA-5): every compact_revisions revisions the writer compacts etcd's history
 // up to its last txn's revision minus 100 (so that watches started just before still work).
 // Leadership ends for good (kDeposed, the deposed callback runs once) when a renewal finds
@@ -94,10 +97,10 @@ class EtcdStore final : public Store {
     WriteBatch batch;
     std::function<void(const Status&)> done;
   };
-  // One txn's worth of whole batches.
+  // One txn's worth of operations.
   struct Chunk {
     std::vector<EtcdOp> ops;
-    std::vector<size_t> batches;  // indexes in the group
+    std::vector<size_t> batches;  // indexes in the group of the batches that end in this chunk
   };
 
   explicit EtcdStore(EtcdOptions options);
@@ -107,8 +110,8 @@ class EtcdStore final : public Store {
   void CampaignLoop();
   void KeepAliveLoop();
   void WriterLoop();
-  // Turns a group of batches into txn-sized chunks; a batch too large alone gets its Status in
-  // `refused` (indexed like `group`).
+  // Turns a group of batches into txn-sized chunks; a batch with a key too large for any txn
+  // gets its Status in `refused` (indexed like `group`).
   std::vector<Chunk> ChunkGroup(const std::deque<Pending>& group, std::vector<Status>& refused);
   std::vector<EtcdOp> OpsOf(const WriteBatch& batch) const;
   Status CommitChunk(EtcdClient& client, const Chunk& chunk);

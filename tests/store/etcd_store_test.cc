@@ -209,22 +209,44 @@ TEST_F(EtcdStoreTest, WritesSurviveOneMemberDownAndWaitOutAQuorumLoss) {
   EXPECT_EQ(snap->jobs.back().id, 22);
 }
 
-// A batch too large for one txn is refused whole, before anything is sent; batches around it
-// are unaffected.
-TEST_F(EtcdStoreTest, ABatchOverTheTxnLimitIsRefusedWhole) {
-  auto options = ParseEtcdUrl(cluster_->Url("/small?max-txn-ops=10"));
+// A batch too large for one txn (a cycle that starts more jobs than a txn holds) is committed
+// over several txns in queue order and reported done once all committed; batches that fit stay
+// whole, and a later write of a key wins over the split batch's. Only a single key larger than
+// a txn is refused.
+TEST_F(EtcdStoreTest, ABatchOverTheTxnLimitIsSplitInOrder) {
+  auto options = ParseEtcdUrl(cluster_->Url("/small?max-txn-ops=10&max-request-bytes=8192"));
   ASSERT_TRUE(options);
   auto store = EtcdStore::Open(*options);
   ASSERT_TRUE(store);
   ASSERT_TRUE((*store)->AwaitLeadership(seconds(10)).ok());
   WriteBatch big;
-  for (JobId id = 1; id <= 11; ++id) big.jobs.push_back(Row(id));
-  EXPECT_EQ((*store)->WriteSync(big).code(), StatusCode::kInvalidArgument);
-  big.jobs.pop_back();
-  EXPECT_TRUE((*store)->WriteSync(big).ok());
-  auto snap = (*store)->Load();
+  for (JobId id = 1; id <= 25; ++id) big.jobs.push_back(Row(id));
+  WriteBatch later;
+  StoredJob three = Row(3);
+  three.state = "RUNNING";
+  later.jobs.push_back(three);
+  std::vector<Status> done(2, Internal("not called"));
+  (*store)->Write(big, [&](const Status& s) { done[0] = s; });
+  (*store)->Write(later, [&](const Status& s) { done[1] = s; });
+  (*store)->Flush();
+  EXPECT_TRUE(done[0].ok()) << done[0].ToString();
+  EXPECT_TRUE(done[1].ok()) << done[1].ToString();
+  EXPECT_GE((*store)->stats().transactions, 3);
+  WriteBatch huge;
+  StoredJob fat = Row(26);
+  fat.spec = std::string(9000, 'x');
+  huge.jobs.push_back(fat);
+  EXPECT_EQ((*store)->WriteSync(huge).code(), StatusCode::kInvalidArgument);
+  // A successor (the old leader closed, as after a restart) reads every acknowledged row.
+  store->reset();
+  auto next = EtcdStore::Open(*options);
+  ASSERT_TRUE(next);
+  ASSERT_TRUE((*next)->AwaitLeadership(seconds(10)).ok());
+  auto snap = (*next)->Load();
   ASSERT_TRUE(snap);
-  EXPECT_EQ(snap->jobs.size(), 10u);
+  ASSERT_EQ(snap->jobs.size(), 25u);
+  EXPECT_EQ(snap->jobs[2].state, "RUNNING");
+  EXPECT_EQ(snap->jobs[24].id, 25);
 }
 
 }  // namespace
