@@ -38,6 +38,8 @@ struct SimFlags {
   std::optional<int64_t> max_head_wait;
   std::optional<int32_t> history_runs;  // predictive_backfill knobs (predictive_config.h)
   std::string backfill_order;
+  std::string history_match;
+  std::optional<int32_t> age_limits;
   std::optional<int64_t> reserve_after;
   std::optional<int64_t> age_after;
   std::optional<int32_t> reserve_depth;
@@ -52,6 +54,7 @@ struct SimFlags {
   bool kill_at_limit = false;
   bool no_progress = false;
   std::string plot;
+  bool oracle_runtimes = false;  // study only: predictions are the true runtimes
 };
 
 Result<sim::Workload> LoadWorkload(const SimFlags& flags) {
@@ -68,6 +71,15 @@ Status ApplyPredictiveFlags(const SimFlags& flags, core::PredictiveKnobs& knobs)
   if (flags.reserve_depth) knobs.reserve_depth = *flags.reserve_depth;
   if (flags.reserve_top) knobs.reserve_top = *flags.reserve_top;
   if (flags.predicted_guard) knobs.predicted_guard = *flags.predicted_guard;
+  if (flags.age_limits) knobs.age_limits = *flags.age_limits;
+  if (!flags.history_match.empty()) {
+    auto match = core::ParseHistoryMatch(flags.history_match);
+    if (!match) {
+      return InvalidArgument("--history-match: expected user or user_limit, got '" +
+                             flags.history_match + "'");
+    }
+    knobs.history_match = *match;
+  }
   if (flags.backfill_order.empty()) return Status::Ok();
   auto order = core::ParseBackfillOrder(flags.backfill_order);
   if (!order) {
@@ -186,6 +198,13 @@ int RunSim(const SimFlags& flags) {
     std::fprintf(stderr, "sluice sim: %s\n", state.error().message().c_str());
     return 2;
   }
+  if (flags.oracle_runtimes) {
+    // Study only (docs/studies/admission.md): perfect predictions, to bound what the order
+    // of backfill candidates can gain. No server or YAML setting can do this.
+    for (const sim::WorkloadJob& job : workload->jobs) {
+      state->runtime_history_for_study().SetTrueRuntime(job.spec.id, job.runtime);
+    }
+  }
   const std::string title = Title(flags, *state);
 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> decisions_file(nullptr, &std::fclose);
@@ -268,6 +287,9 @@ void RegisterSimCommand(CLI::App& app, int& exit_code) {
   sim->add_option("--reserve-after", flags->reserve_after, "predictive_backfill: seconds of wait after which a job gets its own reservation (0: never)")->check(CLI::NonNegativeNumber);
   sim->add_option("--reserve-depth", flags->reserve_depth, "predictive_backfill: at most this many waiting jobs get reservations besides the head")->check(CLI::NonNegativeNumber);
   sim->add_option("--reserve-top", flags->reserve_top, "predictive_backfill: the first N jobs of the queue (head included) get joint reservations from run limits (1: the head only)")->check(CLI::PositiveNumber);
+  sim->add_option("--history-match", flags->history_match, "predictive_backfill: the user's last jobs predicted from: user (all) | user_limit (same run limit first)");
+  sim->add_option("--age-limits", flags->age_limits, "predictive_backfill: a candidate that waited this many times its run limit is tried first, in queue order (0: never)")->check(CLI::NonNegativeNumber);
+  sim->add_flag("--oracle-runtimes", flags->oracle_runtimes, "study only: predictive_backfill predicts every job's true runtime (a bound, not a policy)");
   sim->add_option("--predicted-guard", flags->predicted_guard, "predictive_backfill: also protect the head's reservation computed from predictions (true | false)");
   sim->add_flag("--json", flags->json, "print JSON instead of a table");
   sim->add_option("--decisions", flags->decisions, "write every decision as JSON lines to FILE");

@@ -176,6 +176,8 @@ constexpr QueueKey kQueueKeys[] = {
     {"history_runs", &ReadKnob<&core::PredictiveKnobs::history_runs, &Reader::ReadHistoryRuns>},
     {"backfill_order", &ReadKnob<&core::PredictiveKnobs::order, &Reader::ReadBackfillOrder>},
     {"age_after", &ReadKnob<&core::PredictiveKnobs::age_after, &Reader::ReadCount<Duration>>},
+    {"age_limits", &ReadKnob<&core::PredictiveKnobs::age_limits, &Reader::ReadCount<int32_t>>},
+    {"history_match", &ReadKnob<&core::PredictiveKnobs::history_match, &Reader::ReadHistoryMatch>},
     {"reserve_after", &ReadKnob<&core::PredictiveKnobs::reserve_after, &Reader::ReadCount<Duration>>},
     {"reserve_depth", &ReadKnob<&core::PredictiveKnobs::reserve_depth, &Reader::ReadCount<int32_t>>},
     {"reserve_top", &ReadKnob<&core::PredictiveKnobs::reserve_top, &Reader::ReadCount<int32_t>>},

@@ -137,6 +137,9 @@ class Reader {
   Result<core::BackfillOrder> ReadBackfillOrder(const Field& f) const {
     return ReadChoice(f, &core::ParseBackfillOrder, "queue, shortest, expansion");
   }
+  Result<core::HistoryMatch> ReadHistoryMatch(const Field& f) const {
+    return ReadChoice(f, &core::ParseHistoryMatch, "user, user_limit");
+  }
   // predictive_backfill's history_runs: 1..RuntimeHistory::kKept (8).
   Result<int32_t> ReadHistoryRuns(const Field& f) const {
     Result<int32_t> runs = ReadInt<int32_t>(f, 1);

@@ -17,6 +17,8 @@ TEST(PredictiveYamlTest, ReadsEveryKnob) {
       "    history_runs: 3\n"
       "    backfill_order: expansion\n"
       "    age_after: 600\n"
+      "    age_limits: 3\n"
+      "    history_match: user_limit\n"
       "    reserve_after: 86400\n"
       "    reserve_depth: 2\n"
       "    reserve_top: 3\n"
@@ -26,8 +28,10 @@ TEST(PredictiveYamlTest, ReadsEveryKnob) {
   const core::QueueSpec& queue = result->queues.at(0);
   EXPECT_EQ(queue.policy, core::PolicyKind::kPredictiveBackfill);
   EXPECT_EQ(queue.predictive, (core::PredictiveKnobs{.history_runs = 3,
+                                                     .history_match = core::HistoryMatch::kUserLimit,
                                                      .order = core::BackfillOrder::kExpansion,
                                                      .age_after = 600,
+                                                     .age_limits = 3,
                                                      .reserve_after = 86400,
                                                      .reserve_depth = 2,
                                                      .reserve_top = 3,
@@ -48,6 +52,18 @@ TEST(PredictiveYamlTest, PredictedGuardMustBeABoolean) {
   EXPECT_EQ(result.error().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(result.error().message().find("t.yaml:2"), std::string::npos)
       << result.error().message();
+}
+
+TEST(PredictiveYamlTest, HistoryMatchAndAgeLimitsRejectBadValues) {
+  Result<core::ClusterConfig> match =
+      ParseClusterConfig("queues:\n  - {name: a, history_match: job}\n", "t.yaml");
+  ASSERT_FALSE(match.has_value());
+  EXPECT_NE(match.error().message().find("user, user_limit"), std::string::npos)
+      << match.error().message();
+  Result<core::ClusterConfig> ages =
+      ParseClusterConfig("queues:\n  - {name: a, age_limits: -1}\n", "t.yaml");
+  ASSERT_FALSE(ages.has_value());
+  EXPECT_NE(ages.error().message().find("t.yaml:2"), std::string::npos) << ages.error().message();
 }
 
 }  // namespace

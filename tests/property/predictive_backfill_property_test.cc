@@ -11,7 +11,8 @@
 //     earliest fit without the backfilled jobs, all those still pending fit at the same
 //     times with the backfilled jobs running (computed here on a map of slot changes);
 //  3. every pending job has exactly one explanation with at least one reason;
-// and the same input gives the same decision log twice.
+// and the same input gives the same decision log twice. The knobs are drawn per seed too,
+// including the study's perfect predictions (--oracle-runtimes).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -34,6 +35,7 @@ namespace {
 struct Scenario {
   core::ClusterConfig config;
   Workload workload;
+  bool oracle = false;  // study only: predictions are the true runtimes (--oracle-runtimes)
 };
 
 Scenario RandomScenario(uint64_t seed) {
@@ -59,6 +61,19 @@ Scenario RandomScenario(uint64_t seed) {
                                            .reserve_depth = static_cast<int32_t>(uniform(0, 3)),
                                            .predicted_guard = uniform(0, 1) == 1};
   queue.predictive.reserve_top = static_cast<int32_t>(uniform(0, 1) ? uniform(1, 5) : 1);
+  {
+    // Knobs of session 8, drawn from a second generator so that the workloads of every
+    // seed stay those of the earlier sessions.
+    std::mt19937_64 more(seed ^ 0x5eed5eedULL);
+    auto pick = [&](int64_t lo, int64_t hi) {
+      return lo + static_cast<int64_t>(more() % static_cast<uint64_t>(hi - lo + 1));
+    };
+    queue.predictive.history_match =
+        pick(0, 1) ? core::HistoryMatch::kUserLimit : core::HistoryMatch::kUser;
+    queue.predictive.age_after = pick(0, 2) == 0 ? pick(1, 200) : 0;
+    queue.predictive.age_limits = static_cast<int32_t>(pick(0, 2) == 0 ? pick(1, 4) : 0);
+    s.oracle = pick(0, 3) == 0;
+  }
   s.config.queues.push_back(queue);
   const int jobs = static_cast<int>(uniform(1, 80));
   Instant t = 0;
@@ -254,6 +269,11 @@ using testing::StringLog;
 std::string ReplayScenario(const Scenario& s, SimOptions options) {
   Result<core::ClusterState> state = core::ClusterState::Create(s.config);
   SLUICE_CHECK(state.has_value());
+  if (s.oracle) {
+    for (const WorkloadJob& job : s.workload.jobs) {
+      state->runtime_history_for_study().SetTrueRuntime(job.spec.id, job.runtime);
+    }
+  }
   StringLog log;
   Simulator simulator(std::move(*state), s.workload, std::move(options));
   SLUICE_CHECK(simulator.Run(log.log()).has_value());

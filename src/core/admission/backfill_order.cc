@@ -42,6 +42,15 @@ void SortInto(Iterator first, Iterator last, BackfillOrder order, Instant now) {
 
 }  // namespace
 
+bool IsAged(const Job& job, Duration waited, const PredictiveKnobs& knobs) {
+  if (knobs.age_after > 0 && waited >= knobs.age_after) return true;
+  if (knobs.age_limits <= 0 || !job.spec.run_limit) return false;
+  // k x L saturates instead of overflowing: a huge limit then never ages.
+  const Duration limit = std::max<Duration>(*job.spec.run_limit, 0);
+  if (limit > kInfinite / knobs.age_limits) return false;
+  return waited >= knobs.age_limits * limit;
+}
+
 void SortCandidates(std::vector<BackfillCandidate>& candidates, BackfillOrder order, Instant now) {
   // Aged candidates first, in queue order (stable_partition keeps the collected order).
   auto young = std::stable_partition(candidates.begin(), candidates.end(),

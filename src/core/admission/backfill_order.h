@@ -1,7 +1,8 @@
 // The order in which predictive_backfill tries its backfill candidates (issue 20): the jobs
 // after a blocked head, each with its predicted runtime (runtime_prediction.h).
 //
-// Aged candidates (waited at least PredictiveKnobs::age_after) come first, in queue order;
+// Aged candidates (IsAged: waited at least PredictiveKnobs::age_after, or at least
+// age_limits times their own run limit) come first, in queue order;
 // the others follow in the configured order (BackfillOrder, predictive_config.h). Every
 // order ends on the queue position, so the result is a total order and deterministic:
 //   kQueue:     queue position.
@@ -27,6 +28,11 @@ struct BackfillCandidate {
   Duration predicted = 0;  // RuntimePredictor::Predict
   bool aged = false;       // waited at least age_after: tried first, in queue order
 };
+
+// Whether a candidate that has waited `waited` seconds is aged under `knobs`:
+//   (age_after > 0 and waited >= age_after) or (age_limits > 0, the job has a run limit L,
+//   and waited >= age_limits x L).
+bool IsAged(const Job& job, Duration waited, const PredictiveKnobs& knobs);
 
 // Sorts `candidates` into `order` at time `now`, aged candidates first.
 void SortCandidates(std::vector<BackfillCandidate>& candidates, BackfillOrder order, Instant now);

@@ -19,7 +19,7 @@ struct Candidates {
 // Step 3: the jobs after the head not decided yet, in the configured order.
 Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_it,
                              const PredictiveKnobs& knobs, AdmissionContext& ctx) {
-  const RuntimePredictor predictor(ctx.state().runtime_history(), knobs.history_runs);
+  const RuntimePredictor predictor(ctx.state().runtime_history(), knobs);
   const bool protect = knobs.reserve_after > 0 && knobs.reserve_depth > 0;
   const size_t top = static_cast<size_t>(std::max(knobs.reserve_top, 1) - 1);
   Candidates out;
@@ -31,7 +31,7 @@ Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_
     out.jobs.push_back(BackfillCandidate{.job = &job,
                                          .position = position,
                                          .predicted = predictor.Predict(job),
-                                         .aged = knobs.age_after > 0 && waited >= knobs.age_after});
+                                         .aged = IsAged(job, waited, knobs)});
     if (protect && static_cast<int32_t>(out.waiters.size()) < knobs.reserve_depth &&
         waited >= knobs.reserve_after && !ctx.Ineligible(job)) {
       out.waiters.push_back(&job);
@@ -83,8 +83,7 @@ class PredictiveBackfillPolicy final : public AdmissionPolicy {
     if (ctx.explain()) ctx.Pend(head, std::move(head_reasons));
     if (!ctx.explain() && ctx.TotalFree() == 0) return;  // nothing more can start
     Candidates candidates = CollectCandidates(order, head_it, queue.spec.predictive, ctx);  // 3.
-    const RuntimePredictor predictor(ctx.state().runtime_history(),
-                                     queue.spec.predictive.history_runs);
+    const RuntimePredictor predictor(ctx.state().runtime_history(), queue.spec.predictive);
     HeadProtection protection(head, std::move(candidates.waiters),
                               queue.spec.predictive.predicted_guard ? &predictor : nullptr,
                               std::move(candidates.top));

@@ -6,7 +6,12 @@ namespace sluice::core {
 
 Duration RuntimePredictor::Predict(const Job& job) const {
   const Duration limit = job.spec.run_limit.value_or(kInfinite);
-  auto mean = history_->MeanOfLast(job.spec.user, runs_);
+  if (auto truth = history_->TrueRuntime(job.spec.id)) return std::min(*truth, limit);
+  std::optional<Duration> mean;
+  if (match_ == HistoryMatch::kUserLimit && job.spec.run_limit) {
+    mean = history_->MeanOfLastWithLimit(job.spec.user, *job.spec.run_limit, runs_);
+  }
+  if (!mean) mean = history_->MeanOfLast(job.spec.user, runs_);
   return mean ? std::min(*mean, limit) : limit;
 }
 
@@ -20,7 +25,7 @@ Instant RuntimePredictor::PredictedEnd(const Job& running, Instant now) const {
 ForecastEnd ExpectedEndForForecast(const ClusterState& state, const Job& running, Instant now) {
   const QueueSpec& queue = state.queues()[running.queue].spec;
   if (queue.policy == PolicyKind::kPredictiveBackfill) {
-    const RuntimePredictor predictor(state.runtime_history(), queue.predictive.history_runs);
+    const RuntimePredictor predictor(state.runtime_history(), queue.predictive);
     const Instant end = predictor.PredictedEnd(running, now);
     return ForecastEnd{.end = end, .predicted = end != kInfinite};
   }

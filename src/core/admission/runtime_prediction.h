@@ -4,6 +4,10 @@
 // Formulas, for a job j of user u with run limit L (kInfinite when j has none):
 //   predicted(j) = min(mean of u's last `runs` runtimes, L)   when u has finished a job,
 //                = L                                          otherwise.
+// With history_match = user_limit, "u's last runtimes" are those of u's finished jobs whose
+// run limit was L when u has any, else all of u's. With the study's true-runtime table
+// (`sluice sim --oracle-runtimes`, RuntimeHistory::SetTrueRuntime), predicted(j) =
+// min(true runtime of j, L) instead: perfect predictions, to bound what ordering can gain.
 // For a running job started at t0, at time `now`, corrected when it outlives the prediction:
 //   predicted_end(j) = t0 + predicted(j)   while now < t0 + predicted(j),
 //                    = t0 + L              once it has outlived it (the prediction was wrong;
@@ -19,6 +23,7 @@
 #include "base/time.h"
 #include "core/model/cluster_state.h"
 #include "core/model/job.h"
+#include "core/model/predictive_config.h"
 #include "core/model/runtime_history.h"
 
 namespace sluice::core {
@@ -26,7 +31,12 @@ namespace sluice::core {
 class RuntimePredictor {
  public:
   // REQUIRES: `history` outlives the predictor; 1 <= runs <= RuntimeHistory::kKept.
-  RuntimePredictor(const RuntimeHistory& history, int32_t runs) : history_(&history), runs_(runs) {}
+  RuntimePredictor(const RuntimeHistory& history, int32_t runs,
+                   HistoryMatch match = HistoryMatch::kUser)
+      : history_(&history), runs_(runs), match_(match) {}
+  // With the queue's knobs (history_runs, history_match).
+  RuntimePredictor(const RuntimeHistory& history, const PredictiveKnobs& knobs)
+      : RuntimePredictor(history, knobs.history_runs, knobs.history_match) {}
 
   // predicted(j) in seconds; kInfinite when the job has neither history nor a run limit.
   Duration Predict(const Job& job) const;
@@ -36,6 +46,7 @@ class RuntimePredictor {
  private:
   const RuntimeHistory* history_;
   int32_t runs_;
+  HistoryMatch match_;
 };
 
 // The end the start-time forecast (core/driver/forecast.h) expects of a job RUNNING at `now`

@@ -334,7 +334,7 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
   }
   const JobState was = job->state;
   ChargeFairshare(*job, now);
-  runtime_history_.Record(job->spec.user, now - job->start_time);
+  runtime_history_.Record(job->spec.user, now - job->start_time, job->spec.run_limit);
   Release(*job);
   if (cause == ExitCause::kNone && exit_code != 0) cause = ExitCause::kNonZeroExit;
   job->state = cause == ExitCause::kNone ? JobState::kDone : JobState::kExit;

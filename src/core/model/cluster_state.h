@@ -148,6 +148,8 @@ class ClusterState {
   const std::set<RunningByEnd>& running_by_end() const { return running_by_end_; }
   // Each user's last finished runtimes (predictive_backfill, issue 20); Finish records them.
   const RuntimeHistory& runtime_history() const { return runtime_history_; }
+  // Study only (`sluice sim --oracle-runtimes`): to fill the history's true-runtime table.
+  RuntimeHistory& runtime_history_for_study() { return runtime_history_; }
   // Jobs no cycle has classified yet (arrived since the last commit), in arrival order.
   const std::vector<JobId>& unclassified() const { return unclassified_; }
   // The earliest begin time after `now` of a waiting job, if any (a timer for the cycle).

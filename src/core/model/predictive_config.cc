@@ -22,4 +22,21 @@ std::optional<BackfillOrder> ParseBackfillOrder(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view ToString(HistoryMatch match) {
+  switch (match) {
+    case HistoryMatch::kUser:
+      return "user";
+    case HistoryMatch::kUserLimit:
+      return "user_limit";
+  }
+  return "unknown";
+}
+
+std::optional<HistoryMatch> ParseHistoryMatch(std::string_view text) {
+  for (HistoryMatch match : {HistoryMatch::kUser, HistoryMatch::kUserLimit}) {
+    if (ToString(match) == text) return match;
+  }
+  return std::nullopt;
+}
+
 }  // namespace sluice::core

@@ -21,14 +21,27 @@ enum class BackfillOrder {
 std::string_view ToString(BackfillOrder order);
 std::optional<BackfillOrder> ParseBackfillOrder(std::string_view text);
 
+// Which of the user's finished jobs a prediction averages.
+enum class HistoryMatch {
+  kUser,       // the user's last jobs (Tsafrir et al.)
+  kUserLimit,  // the user's last jobs with the same run limit; else the user's last jobs
+};
+std::string_view ToString(HistoryMatch match);
+std::optional<HistoryMatch> ParseHistoryMatch(std::string_view text);
+
 struct PredictiveKnobs {
   // A job's runtime is predicted as the mean of its user's last `history_runs` runtimes
   // (1..RuntimeHistory::kKept), capped at its run limit.
   int32_t history_runs = 2;
+  HistoryMatch history_match = HistoryMatch::kUser;
   BackfillOrder order = BackfillOrder::kShortest;
   // A candidate that has waited this long (seconds since submission) is tried before every
   // other, in queue order, as easy_backfill would try it; 0 turns this off.
   Duration age_after = 0;
+  // A candidate with a run limit L that has waited at least age_limits x L is tried first
+  // too (aging relative to the job's own size: a short job ages soon, a long one late);
+  // 0 turns this off. Either rule makes a candidate aged.
+  int32_t age_limits = 0;
   // A job that has waited this long (seconds since submission) gets a reservation of its
   // own from run limits, which no backfilled job may delay; 0 turns these off.
   Duration reserve_after = 0;

@@ -4,27 +4,46 @@
 
 namespace sluice::core {
 
-void RuntimeHistory::Record(const std::string& user, Duration runtime) {
-  Ring& ring = by_user_[user];
-  ring.runtimes[ring.next] = std::max<Duration>(runtime, 0);
-  ring.next = (ring.next + 1) % kKept;
-  ring.count = std::min(ring.count + 1, kKept);
+void RuntimeHistory::Ring::Add(Duration runtime) {
+  runtimes[next] = std::max<Duration>(runtime, 0);
+  next = (next + 1) % kKept;
+  count = std::min(count + 1, kKept);
+}
+
+std::optional<Duration> RuntimeHistory::Ring::MeanOfLast(int32_t runs) const {
+  const int32_t n = std::min({runs, count, kKept});
+  if (n < 1) return std::nullopt;
+  Duration sum = 0;
+  for (int32_t i = 1; i <= n; ++i) sum += runtimes[(next - i + kKept) % kKept];
+  return (sum + n - 1) / n;  // mean = ceil(sum / n)
+}
+
+void RuntimeHistory::Record(const std::string& user, Duration runtime,
+                            std::optional<Duration> run_limit) {
+  UserHistory& history = by_user_[user];
+  history.all.Add(runtime);
+  if (run_limit) history.by_limit[*run_limit].Add(runtime);
 }
 
 std::optional<Duration> RuntimeHistory::MeanOfLast(const std::string& user, int32_t runs) const {
   auto it = by_user_.find(user);
-  if (it == by_user_.end() || runs < 1) return std::nullopt;
-  const Ring& ring = it->second;
-  const int32_t n = std::min({runs, ring.count, kKept});
-  if (n == 0) return std::nullopt;
-  Duration sum = 0;
-  for (int32_t i = 1; i <= n; ++i) sum += ring.runtimes[(ring.next - i + kKept) % kKept];
-  return (sum + n - 1) / n;  // mean = ceil(sum / n)
+  if (it == by_user_.end()) return std::nullopt;
+  return it->second.all.MeanOfLast(runs);
+}
+
+std::optional<Duration> RuntimeHistory::MeanOfLastWithLimit(const std::string& user,
+                                                            Duration run_limit,
+                                                            int32_t runs) const {
+  auto it = by_user_.find(user);
+  if (it == by_user_.end()) return std::nullopt;
+  auto ring = it->second.by_limit.find(run_limit);
+  if (ring == it->second.by_limit.end()) return std::nullopt;
+  return ring->second.MeanOfLast(runs);
 }
 
 int32_t RuntimeHistory::Count(const std::string& user) const {
   auto it = by_user_.find(user);
-  return it == by_user_.end() ? 0 : it->second.count;
+  return it == by_user_.end() ? 0 : it->second.all.count;
 }
 
 }  // namespace sluice::core

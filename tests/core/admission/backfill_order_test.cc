@@ -56,6 +56,28 @@ TEST(BackfillOrderTest, LargestExpansionFactorFirst) {
             (std::vector<JobId>{5, 1, 2, 3, 4}));
 }
 
+TEST(BackfillOrderTest, AgedAfterAnAbsoluteWaitOrAMultipleOfTheRunLimit) {
+  Job job;
+  job.spec = testing::JobBuilder(1).Limit(600);
+  Job unlimited;
+  unlimited.spec = testing::JobBuilder(2);
+  EXPECT_FALSE(IsAged(job, 1'000'000, PredictiveKnobs{}));  // both rules off
+  const PredictiveKnobs absolute{.age_after = 3600};
+  EXPECT_FALSE(IsAged(job, 3599, absolute));
+  EXPECT_TRUE(IsAged(job, 3600, absolute));
+  EXPECT_TRUE(IsAged(unlimited, 3600, absolute));
+  const PredictiveKnobs relative{.age_limits = 3};  // 3 x 600 = 1800 s
+  EXPECT_FALSE(IsAged(job, 1799, relative));
+  EXPECT_TRUE(IsAged(job, 1800, relative));
+  EXPECT_FALSE(IsAged(unlimited, 1'000'000, relative));  // no run limit: never by this rule
+  const PredictiveKnobs both{.age_after = 1000, .age_limits = 3};
+  EXPECT_TRUE(IsAged(job, 1000, both));  // the absolute rule fires first
+  EXPECT_TRUE(IsAged(unlimited, 1000, both));
+  Job huge;
+  huge.spec = testing::JobBuilder(3).Limit(kInfinite / 2);
+  EXPECT_FALSE(IsAged(huge, kInfinite - 1, relative));  // 3 x L would overflow: never
+}
+
 TEST(BackfillOrderTest, AgedCandidatesFirstInQueueOrder) {
   // Jobs 2 and 4 are aged: they go first, 2 before 4 although 4 is shorter; then 3 and 1
   // shortest first.

@@ -61,6 +61,42 @@ TEST(RuntimePredictionTest, RunningJobIsCorrectedWhenItOutlivesItsPrediction) {
   EXPECT_EQ(predictor.PredictedEnd(unlimited, 200), kInfinite);  // no bound left
 }
 
+TEST(RuntimePredictionTest, UserLimitMatchPrefersTheUsersRunsWithTheSameLimit) {
+  RuntimeHistory history;
+  history.Record("ann", 100, 3600);
+  history.Record("ann", 300, 3600);
+  history.Record("ann", 5000, 7200);
+  const RuntimePredictor by_limit(history, 2, HistoryMatch::kUserLimit);
+  EXPECT_EQ(by_limit.Predict(PendingJob(JobBuilder(1).User("ann").Limit(3600))), 200);
+  EXPECT_EQ(by_limit.Predict(PendingJob(JobBuilder(2).User("ann").Limit(7200))), 5000);
+  // No run of ann with a 600 s limit: ann's last two (300, 5000) -> 2650, capped at 600.
+  EXPECT_EQ(by_limit.Predict(PendingJob(JobBuilder(3).User("ann").Limit(600))), 600);
+  EXPECT_EQ(by_limit.Predict(PendingJob(JobBuilder(4).User("ann").Limit(9000))), 2650);
+  EXPECT_EQ(by_limit.Predict(PendingJob(JobBuilder(5).User("ann"))), 2650);  // no limit
+  EXPECT_EQ(by_limit.Predict(PendingJob(JobBuilder(6).User("bob").Limit(60))), 60);
+  const RuntimePredictor by_user(history, 2);  // the default: ann's last two
+  EXPECT_EQ(by_user.Predict(PendingJob(JobBuilder(1).User("ann").Limit(3600))), 2650);
+  PredictiveKnobs knobs;
+  knobs.history_runs = 1;
+  knobs.history_match = HistoryMatch::kUserLimit;
+  EXPECT_EQ(RuntimePredictor(history, knobs).Predict(PendingJob(JobBuilder(1).User("ann").Limit(3600))),
+            300);
+}
+
+TEST(RuntimePredictionTest, TrueRuntimesReplaceTheHistoryCappedAtTheRunLimit) {
+  // The study's perfect predictions (sluice sim --oracle-runtimes).
+  RuntimeHistory history;
+  history.Record("ann", 100);
+  history.SetTrueRuntime(1, 700);
+  history.SetTrueRuntime(2, 5000);
+  const RuntimePredictor predictor(history, 2);
+  EXPECT_EQ(predictor.Predict(PendingJob(JobBuilder(1).User("ann").Limit(3600))), 700);
+  EXPECT_EQ(predictor.Predict(PendingJob(JobBuilder(2).User("ann").Limit(3600))), 3600);
+  EXPECT_EQ(predictor.Predict(PendingJob(JobBuilder(3).User("ann").Limit(3600))), 100);
+  const Job running = RunningJob(JobBuilder(1).User("ann").Limit(3600), 50);
+  EXPECT_EQ(predictor.PredictedEnd(running, 60), 750);
+}
+
 TEST(RuntimePredictionTest, PredictionsFollowTheStatesHistory) {
   ClusterState state = testing::ClusterBuilder().Hosts(2, 1).State();
   testing::SubmitRunning(state, JobBuilder(1).User("ann").Tasks(1).Limit(900), 0);

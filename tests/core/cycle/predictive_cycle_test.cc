@@ -62,6 +62,17 @@ TEST(PredictiveCycleTest, ShortestPredictedCandidateTakesTheExtraSlots) {
   EXPECT_EQ(ReasonsOf(result, 2)->main, ReasonCode::kNoResource);
 }
 
+TEST(PredictiveCycleTest, TrueRuntimesOfTheStudyOrderTheCandidates) {
+  // The study's oracle (sluice sim --oracle-runtimes): job 3 truly runs 15 s and job 4
+  // 450 s, so job 3 takes the extra slots although its user's history says 400 s.
+  ClusterState state = TwoCandidates(PredictiveKnobs{});
+  state.runtime_history_for_study().SetTrueRuntime(3, 15);
+  state.runtime_history_for_study().SetTrueRuntime(4, 450);
+  CycleResult result = testing::ExplainedCycle(state, 410);
+  EXPECT_EQ(Started(result), (std::vector<JobId>{3}));
+  EXPECT_EQ(ReasonsOf(result, 4)->main, ReasonCode::kReserved);
+}
+
 TEST(PredictiveCycleTest, QueueOrderDecidesAsEasyBackfill) {
   ClusterState state = TwoCandidates(PredictiveKnobs{.order = BackfillOrder::kQueue});
   CycleResult result = testing::ExplainedCycle(state, 410);

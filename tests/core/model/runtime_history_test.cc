@@ -53,6 +53,48 @@ TEST(RuntimeHistoryTest, FinishRecordsTheRuntimeOfTheJobsUser) {
   EXPECT_EQ(state.Clone().runtime_history().MeanOfLast("ann", 2), 300);
 }
 
+TEST(RuntimeHistoryTest, SameRunLimitHistoryIsKeptApart) {
+  RuntimeHistory history;
+  history.Record("u1", 100, 3600);
+  history.Record("u1", 2000, 7200);
+  history.Record("u1", 301, 3600);
+  history.Record("u1", 50);  // no run limit: counted for the user only
+  EXPECT_EQ(history.MeanOfLastWithLimit("u1", 3600, 2), 201);  // ceil((100 + 301) / 2)
+  EXPECT_EQ(history.MeanOfLastWithLimit("u1", 7200, 2), 2000);
+  EXPECT_EQ(history.MeanOfLastWithLimit("u1", 60, 2), std::nullopt);  // no job with it
+  EXPECT_EQ(history.MeanOfLastWithLimit("u2", 3600, 2), std::nullopt);
+  EXPECT_EQ(history.MeanOfLastWithLimit("u1", 3600, 0), std::nullopt);
+  EXPECT_EQ(history.MeanOfLast("u1", 2), 176);  // the user's last two: 301 and 50
+  EXPECT_EQ(history.Count("u1"), 4);
+}
+
+TEST(RuntimeHistoryTest, FinishRecordsTheRunLimitToo) {
+  ClusterState state = testing::ClusterBuilder().Hosts(4, 1).State();
+  testing::SubmitRunning(state, testing::JobBuilder(1).User("ann").Tasks(1).Limit(900), 100);
+  testing::SubmitRunning(state, testing::JobBuilder(2).User("ann").Tasks(1).Limit(60), 100);
+  ASSERT_TRUE(Apply(JobFinished{.job = 1}, 400, state).ok());
+  ASSERT_TRUE(Apply(JobFinished{.job = 2}, 150, state).ok());
+  EXPECT_EQ(state.runtime_history().MeanOfLastWithLimit("ann", 900, 2), 300);
+  EXPECT_EQ(state.runtime_history().MeanOfLastWithLimit("ann", 60, 2), 50);
+  EXPECT_EQ(state.runtime_history().MeanOfLast("ann", 2), 175);
+}
+
+TEST(RuntimeHistoryTest, TrueRuntimesAreEmptyUnlessTheStudySetsThem) {
+  RuntimeHistory history;
+  EXPECT_EQ(history.TrueRuntime(7), std::nullopt);
+  history.SetTrueRuntime(7, 42);
+  EXPECT_EQ(history.TrueRuntime(7), 42);
+  EXPECT_EQ(history.TrueRuntime(8), std::nullopt);
+}
+
+TEST(PredictiveConfigTest, HistoryMatchNamesAreCompleteAndParse) {
+  for (HistoryMatch match : {HistoryMatch::kUser, HistoryMatch::kUserLimit}) {
+    EXPECT_NE(ToString(match), "unknown");
+    EXPECT_EQ(ParseHistoryMatch(ToString(match)), match);
+  }
+  EXPECT_EQ(ParseHistoryMatch("limit"), std::nullopt);
+}
+
 TEST(PredictiveConfigTest, OrderNamesAreCompleteAndParse) {
   for (BackfillOrder order :
        {BackfillOrder::kQueue, BackfillOrder::kShortest, BackfillOrder::kExpansion}) {
