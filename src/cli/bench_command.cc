@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,120 +84,168 @@ double Median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-int RunBench(BenchFlags flags) {
-  auto policy = core::ParsePolicyKind(flags.policy);
-  if (!policy) {
-    std::fprintf(stderr, "sluice bench: --policy: expected fifo, bounded_backfill or easy_backfill, got '%s'\n",
-                 flags.policy.c_str());
-    return 2;
-  }
-  flags.synthetic.policy = *policy;
+// The synthetic cluster with its running and pending jobs, and what building it cost.
+struct BenchState {
+  core::ClusterState state;
+  std::vector<sim::SyntheticShape> shapes;
+  double build_seconds = 0;
+  int64_t pending_bytes = 0;  // resident memory the pending jobs added
+};
+
+// Builds the cluster, fills it with running jobs and submits the pending ones (or the
+// array, whose element count then becomes flags.synthetic.pending). Prints why on failure.
+std::optional<BenchState> BuildBenchState(BenchFlags& flags) {
   const sim::SyntheticOptions& options = flags.synthetic;
   Result<core::ClusterState> created = core::ClusterState::Create(sim::SyntheticCluster(options));
   if (!created) {
     std::fprintf(stderr, "sluice bench: %s\n", created.error().ToString().c_str());
-    return 1;
+    return std::nullopt;
   }
-  core::ClusterState state = std::move(created).value();
-  Result<JobId> next_id = sim::FillRunning(options, state);
+  BenchState bench{.state = std::move(created).value(), .shapes = sim::SyntheticShapes(options)};
+  Result<JobId> next_id = sim::FillRunning(options, bench.state);
   if (!next_id) {
     std::fprintf(stderr, "sluice bench: running jobs: %s\n", next_id.error().ToString().c_str());
-    return 1;
+    return std::nullopt;
   }
-  const std::vector<sim::SyntheticShape> shapes = sim::SyntheticShapes(options);
   const int64_t rss_before = ResidentBytes();
   const auto build_start = std::chrono::steady_clock::now();
   if (!flags.array.empty()) {
-    Result<int64_t> elements = SubmitArray(flags.array, *next_id, state);
+    Result<int64_t> elements = SubmitArray(flags.array, *next_id, bench.state);
     if (!elements) {
       std::fprintf(stderr, "sluice bench: --array: %s\n", elements.error().ToString().c_str());
-      return 1;
+      return std::nullopt;
     }
     flags.synthetic.pending = *elements;
-  } else if (Status status = sim::SubmitPending(options, shapes, *next_id, state); !status.ok()) {
+  } else if (Status status = sim::SubmitPending(options, bench.shapes, *next_id, bench.state);
+             !status.ok()) {
     std::fprintf(stderr, "sluice bench: pending jobs: %s\n", status.ToString().c_str());
-    return 1;
+    return std::nullopt;
   }
-  const double build_seconds = Seconds(std::chrono::steady_clock::now() - build_start);
-  const int64_t rss_after = ResidentBytes();
-  if (flags.estimate) {
-    return RunEstimateBench(std::move(state), 10, flags.cycles, flags.json, flags.coarse_fraction);
-  }
+  bench.build_seconds = Seconds(std::chrono::steady_clock::now() - build_start);
+  bench.pending_bytes = ResidentBytes() - rss_before;
+  return bench;
+}
 
+// What the timed cycles measured.
+struct CycleFigures {
+  double first_seconds = 0;  // the cycle that classifies every job
+  int64_t unschedulable = 0;
+  std::vector<double> times;
+  double cycle = 0;      // median wall time
+  double cycle_cpu = 0;  // median thread CPU time
+  core::CycleStats stats;
+  int64_t decisions = 0;
+};
+
+CycleFigures TimeCycles(core::ClusterState& state, const BenchFlags& flags) {
   core::Scheduler scheduler;
   const Instant now = 10;
   const core::CycleOptions cycle_options{.explain = flags.explain};
+  CycleFigures figures;
   auto start = std::chrono::steady_clock::now();
-  core::CycleResult first = scheduler.RunCycle(state, now, cycle_options);
-  const double first_seconds = Seconds(std::chrono::steady_clock::now() - start);
-  const int64_t failed = first.stats.failed;
-  first = {};
+  {
+    core::CycleResult first = scheduler.RunCycle(state, now, cycle_options);
+    figures.first_seconds = Seconds(std::chrono::steady_clock::now() - start);
+    figures.unschedulable = first.stats.failed;
+  }
   // The first cycle classified every job; later cycles see them classified. Jobs it found
   // unschedulable stay pending here (nothing is committed) and are explained as such.
   state.MarkClassified();
-
-  std::vector<double> times;
   std::vector<double> cpu_times;
-  core::CycleStats stats;
-  int64_t decisions = 0;
   for (int32_t c = 0; c < std::max(flags.cycles, 1); ++c) {
     start = std::chrono::steady_clock::now();
     const double cpu_start = CpuSeconds();
     core::CycleResult result = scheduler.RunCycle(state, now, cycle_options);
     cpu_times.push_back(CpuSeconds() - cpu_start);
-    times.push_back(Seconds(std::chrono::steady_clock::now() - start));
-    stats = result.stats;
-    decisions = static_cast<int64_t>(result.decisions.size());
+    figures.times.push_back(Seconds(std::chrono::steady_clock::now() - start));
+    figures.stats = result.stats;
+    figures.decisions = static_cast<int64_t>(result.decisions.size());
   }
-  const double cycle = Median(times);
-  const double cycle_cpu = Median(cpu_times);
-  const double pending = static_cast<double>(options.pending);
-  const double bytes_per_job =
-      options.pending > 0 ? static_cast<double>(rss_after - rss_before) / pending : 0;
+  figures.cycle = Median(figures.times);
+  figures.cycle_cpu = Median(cpu_times);
+  return figures;
+}
 
-  if (flags.json) {
-    nlohmann::ordered_json out;
-    out["cycle_seconds"] = cycle;
-    out["evaluations_per_second"] = cycle > 0 ? pending / cycle : 0;
-    out["starts_per_second"] = cycle > 0 ? static_cast<double>(stats.started) / cycle : 0;
-    out["peak_rss_mb"] = PeakRssMb();
-    out["bytes_per_pending_job"] = bytes_per_job;
-    out["hosts"] = options.hosts;
-    out["pending"] = options.pending;
-    out["shapes"] = shapes.size();
-    out["policy"] = flags.policy;
-    if (!flags.array.empty()) out["array"] = flags.array;
-    out["explain"] = flags.explain;
-    out["cycles"] = times.size();
-    out["cycle_seconds_all"] = times;
-    out["cycle_cpu_seconds"] = cycle_cpu;
-    out["first_cycle_seconds"] = first_seconds;
-    out["build_seconds"] = build_seconds;
-    out["unschedulable"] = failed;
-    out["started"] = stats.started;
-    out["allocation_attempts"] = stats.evaluated;
-    out["allocator_calls"] = stats.allocator_calls;
-    out["cache_hits"] = stats.cache_hits;
-    out["decisions"] = decisions;
-    std::printf("%s\n", out.dump(2).c_str());
-    return 0;
-  }
+void PrintJson(const BenchFlags& flags, const BenchState& bench, const CycleFigures& f,
+               double bytes_per_job) {
+  const sim::SyntheticOptions& options = flags.synthetic;
+  const double pending = static_cast<double>(options.pending);
+  nlohmann::ordered_json out;
+  out["cycle_seconds"] = f.cycle;
+  out["evaluations_per_second"] = f.cycle > 0 ? pending / f.cycle : 0;
+  out["starts_per_second"] = f.cycle > 0 ? static_cast<double>(f.stats.started) / f.cycle : 0;
+  out["peak_rss_mb"] = PeakRssMb();
+  out["bytes_per_pending_job"] = bytes_per_job;
+  out["hosts"] = options.hosts;
+  out["pending"] = options.pending;
+  out["shapes"] = bench.shapes.size();
+  out["policy"] = flags.policy;
+  if (!flags.array.empty()) out["array"] = flags.array;
+  out["explain"] = flags.explain;
+  out["cycles"] = f.times.size();
+  out["cycle_seconds_all"] = f.times;
+  out["cycle_cpu_seconds"] = f.cycle_cpu;
+  out["first_cycle_seconds"] = f.first_seconds;
+  out["build_seconds"] = bench.build_seconds;
+  out["unschedulable"] = f.unschedulable;
+  out["started"] = f.stats.started;
+  out["allocation_attempts"] = f.stats.evaluated;
+  out["allocator_calls"] = f.stats.allocator_calls;
+  out["cache_hits"] = f.stats.cache_hits;
+  out["decisions"] = f.decisions;
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+void PrintTable(const BenchFlags& flags, const BenchState& bench, const CycleFigures& f,
+                double bytes_per_job) {
+  const sim::SyntheticOptions& options = flags.synthetic;
+  const double pending = static_cast<double>(options.pending);
   std::printf("cluster        %d hosts, %lld slots (%lld free), %zu queues, policy %s\n",
-              options.hosts, static_cast<long long>(state.total_slots()),
-              static_cast<long long>(state.free_slots()), state.queues().size(), flags.policy.c_str());
+              options.hosts, static_cast<long long>(bench.state.total_slots()),
+              static_cast<long long>(bench.state.free_slots()), bench.state.queues().size(),
+              flags.policy.c_str());
   std::printf("pending        %lld jobs of %zu shapes (%lld unschedulable), built in %.2f s\n",
-              static_cast<long long>(options.pending), shapes.size(), static_cast<long long>(failed),
-              build_seconds);
-  std::printf("first cycle    %.3f s (classifies every job)\n", first_seconds);
-  std::printf("cycle          %.3f s median of %zu, %.3f s CPU (explain %s)\n", cycle,
-              times.size(), cycle_cpu, flags.explain ? "on" : "off");
-  std::printf("evaluations/s  %.0f pending jobs per second\n", cycle > 0 ? pending / cycle : 0);
-  std::printf("starts         %lld (%.0f per second)\n", static_cast<long long>(stats.started),
-              cycle > 0 ? static_cast<double>(stats.started) / cycle : 0);
+              static_cast<long long>(options.pending), bench.shapes.size(),
+              static_cast<long long>(f.unschedulable), bench.build_seconds);
+  std::printf("first cycle    %.3f s (classifies every job)\n", f.first_seconds);
+  std::printf("cycle          %.3f s median of %zu, %.3f s CPU (explain %s)\n", f.cycle,
+              f.times.size(), f.cycle_cpu, flags.explain ? "on" : "off");
+  std::printf("evaluations/s  %.0f pending jobs per second\n", f.cycle > 0 ? pending / f.cycle : 0);
+  std::printf("starts         %lld (%.0f per second)\n", static_cast<long long>(f.stats.started),
+              f.cycle > 0 ? static_cast<double>(f.stats.started) / f.cycle : 0);
   std::printf("attempts       %lld (allocator %lld, cache %lld), %lld decisions\n",
-              static_cast<long long>(stats.evaluated), static_cast<long long>(stats.allocator_calls),
-              static_cast<long long>(stats.cache_hits), static_cast<long long>(decisions));
-  std::printf("memory         %.0f bytes per pending job, peak RSS %.0f MB\n", bytes_per_job, PeakRssMb());
+              static_cast<long long>(f.stats.evaluated),
+              static_cast<long long>(f.stats.allocator_calls),
+              static_cast<long long>(f.stats.cache_hits), static_cast<long long>(f.decisions));
+  std::printf("memory         %.0f bytes per pending job, peak RSS %.0f MB\n", bytes_per_job,
+              PeakRssMb());
+}
+
+int RunBench(BenchFlags flags) {
+  auto policy = core::ParsePolicyKind(flags.policy);
+  if (!policy) {
+    std::fprintf(stderr,
+                 "sluice bench: --policy: expected fifo, bounded_backfill or easy_backfill, got "
+                 "'%s'\n",
+                 flags.policy.c_str());
+    return 2;
+  }
+  flags.synthetic.policy = *policy;
+  std::optional<BenchState> bench = BuildBenchState(flags);
+  if (!bench) return 1;
+  if (flags.estimate) {
+    return RunEstimateBench(std::move(bench->state), 10, flags.cycles, flags.json,
+                            flags.coarse_fraction);
+  }
+  const CycleFigures figures = TimeCycles(bench->state, flags);
+  const int64_t pending = flags.synthetic.pending;
+  const double bytes_per_job =
+      pending > 0 ? static_cast<double>(bench->pending_bytes) / static_cast<double>(pending) : 0;
+  if (flags.json) {
+    PrintJson(flags, *bench, figures, bytes_per_job);
+  } else {
+    PrintTable(flags, *bench, figures, bytes_per_job);
+  }
   return 0;
 }
 

@@ -32,154 +32,173 @@ void AddConnectionFlags(CLI::App& cmd, server::ConnectionLimits& limits) {
       ->check(CLI::Range(int64_t{100}, int64_t{600'000}));
 }
 
-}  // namespace
+// What `sluice server`'s flags set.
+struct ServerFlags {
+  std::string config;
+  std::string state;
+  std::string store;
+  std::string advertise;
+  int leader_lease_seconds = 3;
+  double keep_history_days = 30;
+  std::string listen = "127.0.0.1:8740";
+  int64_t lease_seconds = 10;
+  int64_t grace_seconds = 5;
+  int32_t max_dispatch = 3;
+  int64_t keep_ended_seconds = 3600;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string munge_socket;
+  server::ConnectionLimits connections;
+  int64_t stats_interval = 10;
+};
 
-void RegisterServerCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("server", "Run the controller: REST API, store, scheduling");
-  struct Flags {
-    std::string config;
-    std::string state;
-    std::string store;
-    std::string advertise;
-    int leader_lease_seconds = 3;
-    double keep_history_days = 30;
-    std::string listen = "127.0.0.1:8740";
-    int64_t lease_seconds = 10;
-    int64_t grace_seconds = 5;
-    int32_t max_dispatch = 3;
-    int64_t keep_ended_seconds = 3600;
-    std::string tls_cert;
-    std::string tls_key;
-    std::string munge_socket;
-    server::ConnectionLimits connections;
-    int64_t stats_interval = 10;
-  };
-  auto flags = std::make_shared<Flags>();
-  cmd->add_option("--config", flags->config, "Cluster YAML")->required();
-  auto* state = cmd->add_option("--state", flags->state, "State directory (SQLite store, lock)");
+// A CLI11 check for "-1 (for ever) or a number >= min"; `expected` says both in words.
+CLI::Validator MinusOneOrAtLeast(double min, const std::string& expected,
+                                 const std::string& description) {
+  return CLI::Validator(
+      [min, expected](const std::string& text) -> std::string {
+        try {
+          const double v = std::stod(text);
+          if (v == -1 || v >= min) return "";
+        } catch (...) {
+        }
+        return "expected " + expected + ", got " + text;
+      },
+      description);
+}
+
+// Where the state lives, and the etcd election (docs/ha.md).
+void AddStoreFlags(CLI::App& cmd, ServerFlags& flags) {
+  cmd.add_option("--config", flags.config, "Cluster YAML")->required();
+  auto* state = cmd.add_option("--state", flags.state, "State directory (SQLite store, lock)");
   // High availability (docs/ha.md): several controllers on one etcd store, one leads.
-  auto* store = cmd->add_option(
-      "--store", flags->store,
+  auto* store = cmd.add_option(
+      "--store", flags.store,
       "Store URL: a state directory or etcd://HOST:PORT[,HOST:PORT...][/PREFIX] (high "
       "availability: standbys redirect to the leader)");
   state->excludes(store);
   store->excludes(state);
-  cmd->add_option("--advertise", flags->advertise,
-                  "URL other controllers send clients to while this one leads (default "
-                  "http://LISTEN)");
-  cmd->add_option("--leader-lease-seconds", flags->leader_lease_seconds,
-                  "etcd election lease: a dead leader is replaced after about this long")
+  cmd.add_option("--advertise", flags.advertise,
+                 "URL other controllers send clients to while this one leads (default "
+                 "http://LISTEN)");
+  cmd.add_option("--leader-lease-seconds", flags.leader_lease_seconds,
+                 "etcd election lease: a dead leader is replaced after about this long")
       ->check(CLI::Range(1, 60));
-  cmd->add_option("--keep-history-days", flags->keep_history_days,
-                  "Ended jobs' rows are deleted from the store this long after they end "
-                  "(fractions allowed; -1: never)")
-      ->check(CLI::Validator(
-          [](const std::string& text) -> std::string {
-            try {
-              const double v = std::stod(text);
-              if (v == -1 || v >= 0) return "";
-            } catch (...) {
-            }
-            return "expected -1 (keep for ever) or a number of days >= 0, got " + text;
-          },
-          "-1|DAYS"));
-  cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0: any free port)");
-  cmd->add_option("--lease-seconds", flags->lease_seconds, "Agent lease")
+  cmd.add_option("--keep-history-days", flags.keep_history_days,
+                 "Ended jobs' rows are deleted from the store this long after they end "
+                 "(fractions allowed; -1: never)")
+      ->check(MinusOneOrAtLeast(0, "-1 (keep for ever) or a number of days >= 0", "-1|DAYS"));
+}
+
+// Agents' leases, dispatch retries and how long ended jobs stay listed.
+void AddLifetimeFlags(CLI::App& cmd, ServerFlags& flags) {
+  cmd.add_option("--lease-seconds", flags.lease_seconds, "Agent lease")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--host-loss-grace-seconds", flags->grace_seconds,
-                  "Wait after the lease before on_host_loss")
+  cmd.add_option("--host-loss-grace-seconds", flags.grace_seconds,
+                 "Wait after the lease before on_host_loss")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-dispatch-attempts", flags->max_dispatch,
-                  "Failed launches before a job ends EXIT DISPATCH_FAILED")
+  cmd.add_option("--max-dispatch-attempts", flags.max_dispatch,
+                 "Failed launches before a job ends EXIT DISPATCH_FAILED")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--keep-ended-seconds", flags->keep_ended_seconds,
-                  "How long ended jobs stay listed after they end (-1: for ever; their rows "
-                  "stay in the store)")
-      ->check(CLI::Validator(
-          [](const std::string& text) -> std::string {
-            try {
-              const long long v = std::stoll(text);
-              if (v == -1 || v >= 60) return "";
-            } catch (...) {
-            }
-            return "expected -1 (keep ended jobs for ever) or at least 60 seconds, got " + text;
-          },
-          "-1|SECONDS>=60"));
-  cmd->add_option("--tls-cert", flags->tls_cert, "Serve HTTPS with this PEM certificate (chain)");
-  cmd->add_option("--tls-key", flags->tls_key, "The PEM private key of --tls-cert");
-  cmd->add_option("--munge-socket", flags->munge_socket,
-                  "Accept MUNGE credentials, decoded by the munged at this socket "
-                  "(overrides auth.munge)");
-  AddConnectionFlags(*cmd, flags->connections);
-  cmd->add_option("--stats-interval", flags->stats_interval,
-                  "Seconds between the dashboard's samples (GET /v1/stats; 8640 are kept)")
+  cmd.add_option("--keep-ended-seconds", flags.keep_ended_seconds,
+                 "How long ended jobs stay listed after they end (-1: for ever; their rows "
+                 "stay in the store)")
+      ->check(MinusOneOrAtLeast(60, "-1 (keep ended jobs for ever) or at least 60 seconds",
+                                  "-1|SECONDS>=60"));
+  cmd.add_option("--stats-interval", flags.stats_interval,
+                 "Seconds between the dashboard's samples (GET /v1/stats; 8640 are kept)")
       ->check(CLI::Range(1, 3600));
-  cmd->callback([flags, &exit_code] {
-    if (flags->state.empty() && flags->store.empty()) {
-      std::cerr << "sluice server: --state DIR or --store URL is required\n";
-      exit_code = 2;
-      return;
+}
+
+// The listener: address, TLS, MUNGE and connection caps.
+void AddListenFlags(CLI::App& cmd, ServerFlags& flags) {
+  cmd.add_option("--listen", flags.listen, "HOST:PORT to listen on (port 0: any free port)");
+  cmd.add_option("--tls-cert", flags.tls_cert, "Serve HTTPS with this PEM certificate (chain)");
+  cmd.add_option("--tls-key", flags.tls_key, "The PEM private key of --tls-cert");
+  cmd.add_option("--munge-socket", flags.munge_socket,
+                 "Accept MUNGE credentials, decoded by the munged at this socket "
+                 "(overrides auth.munge)");
+  AddConnectionFlags(cmd, flags.connections);
+}
+
+server::ServerOptions OptionsFrom(const ServerFlags& flags) {
+  return server::ServerOptions{
+      .config_path = flags.config,
+      .state_dir = flags.state,
+      .store_url = flags.store,
+      .listen = flags.listen,
+      .tls_cert = flags.tls_cert,
+      .tls_key = flags.tls_key,
+      .advertise = flags.advertise,
+      .leader_lease_seconds = flags.leader_lease_seconds,
+      .exit_when_deposed = true,
+      .controller = {.lease_ms = flags.lease_seconds * 1000,
+                     .host_loss_grace_ms = flags.grace_seconds * 1000,
+                     .max_dispatch_attempts = flags.max_dispatch,
+                     .explain_interval_ms = 250,
+                     .keep_ended_seconds = flags.keep_ended_seconds,
+                     .keep_history_seconds =
+                         flags.keep_history_days < 0
+                             ? -1
+                             : static_cast<int64_t>(flags.keep_history_days * 86'400),
+                     .munge_socket = flags.munge_socket},
+      .connections = flags.connections,
+      .stats_interval_seconds = flags.stats_interval};
+}
+
+// Starts the controller and serves until SIGTERM/SIGINT; SIGHUP reloads the configuration.
+int RunServer(const ServerFlags& flags) {
+  if (flags.state.empty() && flags.store.empty()) {
+    std::cerr << "sluice server: --state DIR or --store URL is required\n";
+    return 2;
+  }
+  // Signals go to one thread (sigwait below), never to the HTTP or scheduling threads.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGHUP);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  // Logs go to stderr: stdout carries only the `listening on` line tests read.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("sluice"));
+  auto server = server::Server::Start(OptionsFrom(flags));
+  if (!server) {
+    std::cerr << "sluice server: " << server.error().message() << "\n";
+    return server.error().code() == StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  const std::string host = flags.listen.substr(0, flags.listen.rfind(':'));
+  std::printf("listening on %s:%d\n", host.c_str(), (*server)->port());
+  if (flags.store.starts_with("etcd://")) {
+    std::printf("advertising %s\n", (*server)->url().c_str());
+  }
+  std::fflush(stdout);
+  spdlog::info("dashboard: {}/ui/ (log in with a user token, or add #token=TOKEN)",
+               (*server)->url());
+  while (true) {
+    int sig = 0;
+    if (sigwait(&signals, &sig) != 0) continue;
+    if (sig == SIGHUP) {
+      server::Reply reply = (*server)->controller().Reconfigure();
+      spdlog::info("SIGHUP: reconfigure: {}", reply.body.dump());
+      continue;
     }
-    // Signals go to one thread (sigwait below), never to the HTTP or scheduling threads.
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGHUP);
-    sigaddset(&signals, SIGTERM);
-    sigaddset(&signals, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-    signal(SIGPIPE, SIG_IGN);
-    // Logs go to stderr: stdout carries only the `listening on` line tests read.
-    spdlog::set_default_logger(spdlog::stderr_color_mt("sluice"));
-    const server::ServerOptions options{
-        .config_path = flags->config,
-        .state_dir = flags->state,
-        .store_url = flags->store,
-        .listen = flags->listen,
-        .tls_cert = flags->tls_cert,
-        .tls_key = flags->tls_key,
-        .advertise = flags->advertise,
-        .leader_lease_seconds = flags->leader_lease_seconds,
-        .exit_when_deposed = true,
-        .controller = {.lease_ms = flags->lease_seconds * 1000,
-                       .host_loss_grace_ms = flags->grace_seconds * 1000,
-                       .max_dispatch_attempts = flags->max_dispatch,
-                       .explain_interval_ms = 250,
-                       .keep_ended_seconds = flags->keep_ended_seconds,
-                       .keep_history_seconds =
-                           flags->keep_history_days < 0
-                               ? -1
-                               : static_cast<int64_t>(flags->keep_history_days * 86'400),
-                       .munge_socket = flags->munge_socket},
-        .connections = flags->connections,
-        .stats_interval_seconds = flags->stats_interval};
-    auto server = server::Server::Start(options);
-    if (!server) {
-      std::cerr << "sluice server: " << server.error().message() << "\n";
-      exit_code = server.error().code() == StatusCode::kInvalidArgument ? 2 : 1;
-      return;
-    }
-    const std::string host = flags->listen.substr(0, flags->listen.rfind(':'));
-    std::printf("listening on %s:%d\n", host.c_str(), (*server)->port());
-    if (!flags->store.empty() && flags->store.starts_with("etcd://")) {
-      std::printf("advertising %s\n", (*server)->url().c_str());
-    }
-    std::fflush(stdout);
-    spdlog::info("dashboard: {}/ui/ (log in with a user token, or add #token=TOKEN)",
-                 (*server)->url());
-    while (true) {
-      int sig = 0;
-      if (sigwait(&signals, &sig) != 0) continue;
-      if (sig == SIGHUP) {
-        server::Reply reply = (*server)->controller().Reconfigure();
-        spdlog::info("SIGHUP: reconfigure: {}", reply.body.dump());
-        continue;
-      }
-      spdlog::info("signal {}: stopping", sig);
-      break;
-    }
-    (*server)->Stop();
-    exit_code = 0;
-  });
+    spdlog::info("signal {}: stopping", sig);
+    break;
+  }
+  (*server)->Stop();
+  return 0;
+}
+
+}  // namespace
+
+void RegisterServerCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("server", "Run the controller: REST API, store, scheduling");
+  auto flags = std::make_shared<ServerFlags>();
+  AddStoreFlags(*cmd, *flags);
+  AddListenFlags(*cmd, *flags);
+  AddLifetimeFlags(*cmd, *flags);
+  cmd->callback([flags, &exit_code] { exit_code = RunServer(*flags); });
 }
 
 }  // namespace sluice::cli

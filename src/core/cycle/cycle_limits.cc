@@ -78,6 +78,115 @@ std::optional<PendingReasons> CycleLimits::Blocked(const Job& job) const {
   return reasons;
 }
 
+namespace {
+
+// Room left under a host-scoped limit for one consumer.
+struct LimitRoom {
+  bool full = false;  // its job count is used up: nothing fits
+  int64_t slots = kUnlimited;
+  std::vector<ResourceAmount> resources;  // host resources the limit names
+};
+
+// The room `spec` leaves given `used`; the binding dimension goes into `detail` (jobs and
+// slots override an earlier host's, a resource only fills an empty one).
+LimitRoom RoomUnder(const LimitSpec& spec, const LimitAmounts& used, const Job& job,
+                    const ClusterState& state, ReasonDetail& detail) {
+  LimitRoom room;
+  room.full = spec.jobs && used.jobs >= *spec.jobs;
+  if (spec.slots) room.slots = *spec.slots - used.slots;
+  if (room.full) {
+    detail.resource = "jobs";
+    detail.used = used.jobs;
+    detail.max = *spec.jobs;
+  } else if (spec.slots && room.slots < job.min_slots) {
+    detail.resource = "slots";
+    detail.used = used.slots;
+    detail.max = *spec.slots;
+  }
+  for (const auto& [resource, max] : spec.resources) {
+    auto id = state.FindHostResource(resource);
+    if (!id) continue;
+    const int64_t left = max - Get(used.resources, resource);
+    room.resources.push_back(ResourceAmount{*id, std::max<int64_t>(left, 0)});
+    if (left <= 0 && detail.resource.empty()) {
+      detail.resource = resource;
+      detail.used = Get(used.resources, resource);
+      detail.max = max;
+    }
+  }
+  return room;
+}
+
+// Claims on host h whatever exceeds `room` (everything when `full`), counting the host in
+// `detail` when something was claimed.
+void ClaimBeyond(HostIndex h, const LimitRoom& room, bool full, Capacity& capacity,
+                 ReasonDetail& detail) {
+  if (!capacity.AcceptsWork(h)) return;
+  HostGrant claim{.host = h};
+  const int32_t free = capacity.FreeSlots(h);
+  const int64_t excess =
+      full ? free : std::max<int64_t>(0, free - std::max<int64_t>(room.slots, 0));
+  claim.slots = static_cast<int32_t>(std::min<int64_t>(excess, free));
+  for (const ResourceAmount& left : room.resources) {
+    const int64_t have = capacity.FreeResource(h, left.id);
+    const int64_t over = full ? have : std::max<int64_t>(0, have - left.amount);
+    if (over > 0) claim.resources.push_back(ResourceAmount{left.id, over});
+  }
+  if (claim.slots == 0 && claim.resources.empty()) return;
+  capacity.ClaimHost(claim);
+  ++detail.hosts;
+}
+
+}  // namespace
+
+void CycleLimits::MaskPerHost(size_t index, const Job& job, Capacity& capacity,
+                              ReasonDetail& detail) const {
+  const LimitUsage& usage = state_.limit_usage();
+  const CompiledLimit& limit = usage.limits()[index];
+  const LimitSpec& spec = limit.spec;
+  const bool zero_max = (spec.jobs && *spec.jobs <= 0) || (spec.slots && *spec.slots <= 0) ||
+                        std::any_of(spec.resources.begin(), spec.resources.end(),
+                                    [](const auto& r) { return r.second <= 0; });
+  // The hosts where the consumer uses something (or, with a zero maximum, every covered host).
+  std::set<HostIndex> hosts;
+  const LimitConsumer any_host =
+      LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, 0);
+  if (zero_max) {
+    const HostIndex host_count = static_cast<HostIndex>(state_.hosts().size());
+    for (HostIndex h = 0; h < host_count; ++h) {
+      if (limit.CoversHost(h)) hosts.insert(h);
+    }
+  } else {
+    auto collect = [&](HostIndex h, const LimitAmounts&) { hosts.insert(h); };
+    usage.ForEachHostUse(index, any_host, collect);
+    if (overlay_) overlay_->ForEachHostUse(index, any_host, collect);
+  }
+  for (HostIndex h : hosts) {
+    LimitConsumer consumer = any_host;
+    std::get<3>(consumer) = h;
+    if (detail.scope.empty()) detail.scope = DescribeConsumer(consumer, state_.hosts());
+    const LimitRoom room = RoomUnder(spec, UsedNow(index, consumer), job, state_, detail);
+    ClaimBeyond(h, room, room.full, capacity, detail);
+  }
+}
+
+void CycleLimits::MaskHostGroup(size_t index, const Job& job, Capacity& capacity,
+                                bool whole_groups, ReasonDetail& detail) const {
+  const CompiledLimit& limit = state_.limit_usage().limits()[index];
+  const LimitConsumer consumer =
+      LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, kAllHosts);
+  detail.scope = DescribeConsumer(consumer, state_.hosts());
+  const LimitRoom room = RoomUnder(limit.spec, UsedNow(index, consumer), job, state_, detail);
+  const bool no_room = room.full || room.slots < job.min_slots ||
+                       std::any_of(room.resources.begin(), room.resources.end(),
+                                   [](const ResourceAmount& r) { return r.amount <= 0; });
+  if (!whole_groups && !no_room) return;
+  const HostIndex host_count = static_cast<HostIndex>(state_.hosts().size());
+  for (HostIndex h = 0; h < host_count; ++h) {
+    if (limit.CoversHost(h)) ClaimBeyond(h, room, /*full=*/true, capacity, detail);
+  }
+}
+
 std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capacity,
                                                  bool whole_groups) const {
   std::vector<ReasonDetail> details;
@@ -87,99 +196,16 @@ std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capac
     if (!limit.host_scoped() || !usage.Applies(limit, job.spec.user, QueueName(job), job.spec.project)) {
       continue;
     }
-    const LimitSpec& spec = limit.spec;
-    ReasonDetail detail{.code = ReasonCode::kHostLimit, .limit = spec.name};
-    // Room left under the limit for one consumer; the binding dimension goes in the detail.
-    auto room_of = [&](const LimitAmounts& used, bool& full, int64_t& slot_room,
-                       std::vector<ResourceAmount>& resource_room) {
-      full = (spec.jobs && used.jobs >= *spec.jobs);
-      slot_room = spec.slots ? *spec.slots - used.slots : kUnlimited;
-      if (full) {
-        detail.resource = "jobs";
-        detail.used = used.jobs;
-        detail.max = *spec.jobs;
-      } else if (spec.slots && slot_room < job.min_slots) {
-        detail.resource = "slots";
-        detail.used = used.slots;
-        detail.max = *spec.slots;
-      }
-      for (const auto& [resource, max] : spec.resources) {
-        auto id = state_.FindHostResource(resource);
-        if (!id) continue;
-        const int64_t room = max - Get(used.resources, resource);
-        resource_room.push_back(ResourceAmount{*id, std::max<int64_t>(room, 0)});
-        if (room <= 0 && detail.resource.empty()) {
-          detail.resource = resource;
-          detail.used = Get(used.resources, resource);
-          detail.max = max;
-        }
-      }
-    };
-    // Claims on host h whatever exceeds the room (everything when `full`).
-    auto restrict = [&](HostIndex h, bool full, int64_t slot_room,
-                        const std::vector<ResourceAmount>& resource_room) {
-      if (!capacity.AcceptsWork(h)) return;
-      HostGrant claim{.host = h};
-      const int32_t free = capacity.FreeSlots(h);
-      const int64_t excess = full ? free : std::max<int64_t>(0, free - std::max<int64_t>(slot_room, 0));
-      claim.slots = static_cast<int32_t>(std::min<int64_t>(excess, free));
-      for (const ResourceAmount& room : resource_room) {
-        const int64_t have = capacity.FreeResource(h, room.id);
-        const int64_t over = full ? have : std::max<int64_t>(0, have - room.amount);
-        if (over > 0) claim.resources.push_back(ResourceAmount{room.id, over});
-      }
-      if (claim.slots == 0 && claim.resources.empty()) return;
-      capacity.ClaimHost(claim);
-      ++detail.hosts;
-    };
-    const HostIndex host_count = static_cast<HostIndex>(state_.hosts().size());
+    ReasonDetail detail{.code = ReasonCode::kHostLimit, .limit = limit.spec.name};
     if (limit.per_host()) {
-      const bool zero_max = (spec.jobs && *spec.jobs <= 0) || (spec.slots && *spec.slots <= 0) ||
-                            std::any_of(spec.resources.begin(), spec.resources.end(),
-                                        [](const auto& r) { return r.second <= 0; });
-      std::set<HostIndex> hosts;
-      const LimitConsumer any_host =
-          LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, 0);
-      if (zero_max) {
-        for (HostIndex h = 0; h < host_count; ++h) {
-          if (limit.CoversHost(h)) hosts.insert(h);
-        }
-      } else {
-        auto collect = [&](HostIndex h, const LimitAmounts&) { hosts.insert(h); };
-        usage.ForEachHostUse(i, any_host, collect);
-        if (overlay_) overlay_->ForEachHostUse(i, any_host, collect);
-      }
-      for (HostIndex h : hosts) {
-        LimitConsumer consumer = any_host;
-        std::get<3>(consumer) = h;
-        if (detail.scope.empty()) detail.scope = DescribeConsumer(consumer, state_.hosts());
-        bool full = false;
-        int64_t slot_room = 0;
-        std::vector<ResourceAmount> resource_room;
-        room_of(UsedNow(i, consumer), full, slot_room, resource_room);
-        restrict(h, full, slot_room, resource_room);
-      }
+      MaskPerHost(i, job, capacity, detail);
     } else {
-      const LimitConsumer consumer =
-          LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, kAllHosts);
-      detail.scope = DescribeConsumer(consumer, state_.hosts());
-      bool full = false;
-      int64_t slot_room = 0;
-      std::vector<ResourceAmount> resource_room;
-      room_of(UsedNow(i, consumer), full, slot_room, resource_room);
-      const bool no_room = full || slot_room < job.min_slots ||
-                           std::any_of(resource_room.begin(), resource_room.end(),
-                                       [](const ResourceAmount& r) { return r.amount <= 0; });
-      if (whole_groups || no_room) {
-        for (HostIndex h = 0; h < host_count; ++h) {
-          if (limit.CoversHost(h)) restrict(h, /*full=*/true, 0, resource_room);
-        }
-      }
+      MaskHostGroup(i, job, capacity, whole_groups, detail);
     }
     if (detail.hosts > 0) {
       if (detail.resource.empty()) {
         detail.resource = "slots";
-        detail.max = spec.slots.value_or(0);
+        detail.max = limit.spec.slots.value_or(0);
       }
       details.push_back(std::move(detail));
     }

@@ -48,6 +48,10 @@ class CycleLimits {
 
  private:
   LimitAmounts UsedNow(size_t index, const LimitConsumer& consumer) const;
+  // MaskHosts for one limit counted per host, and for one over its hosts together.
+  void MaskPerHost(size_t index, const Job& job, Capacity& capacity, ReasonDetail& detail) const;
+  void MaskHostGroup(size_t index, const Job& job, Capacity& capacity, bool whole_groups,
+                     ReasonDetail& detail) const;
   const std::string& QueueName(const Job& job) const { return state_.queues()[job.queue].spec.name; }
 
   const ClusterState& state_;

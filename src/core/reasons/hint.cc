@@ -81,6 +81,20 @@ std::string LimitHint(const ReasonDetail& d, const Job& job, const ClusterState&
   return text + " — starts when jobs it counts end";
 }
 
+// QUEUE_RUN_LIMIT: how full the queue is and what must end.
+std::string QueueRunLimitHint(const ReasonDetail& d, const Job& job, const Queue& queue) {
+  const bool slots = d.resource == "slots";
+  const int64_t running = queue.running_jobs;
+  std::string text = "queue '" + queue.spec.name + "' runs " + std::to_string(d.available) + "/" +
+                     std::to_string(d.needed) + " " + (slots ? "slots" : "jobs") + " — starts when ";
+  if (slots && d.available + job.min_slots - d.needed > 1) {
+    return text + "its running jobs free " + std::to_string(d.available + job.min_slots - d.needed) +
+           " slots";
+  }
+  return text + (running == 1 ? std::string("its running job ends")
+                              : "one of its " + std::to_string(running) + " running jobs ends");
+}
+
 }  // namespace
 
 int64_t RunningJobsInScope(const ClusterState& state, const std::string& scope) {
@@ -123,15 +137,10 @@ int64_t RunningJobsInScope(const ClusterState& state, const std::string& scope) 
 }
 
 std::string Hint(const Job& job, const ClusterState& state, const PendingReasons& reasons) {
-  const ReasonDetail* main = nullptr;
-  for (const ReasonDetail& detail : reasons.details) {
-    if (detail.code == reasons.main) {
-      main = &detail;
-      break;
-    }
-  }
+  const auto main = std::find_if(reasons.details.begin(), reasons.details.end(),
+                                 [&](const ReasonDetail& detail) { return detail.code == reasons.main; });
   const ReasonDetail fallback{.code = reasons.main};
-  const ReasonDetail& d = main != nullptr ? *main : fallback;
+  const ReasonDetail& d = main != reasons.details.end() ? *main : fallback;
   const Queue& queue = state.queues()[job.queue];
   const std::string id = std::to_string(job.spec.id);
   switch (d.code) {
@@ -143,18 +152,8 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
       return "its begin time: it may start from " + TimeText(d.time);
     case ReasonCode::kQueueInactive:
       return "an administrator activating queue '" + queue.spec.name + "'";
-    case ReasonCode::kQueueRunLimit: {
-      const bool slots = d.resource == "slots";
-      const int64_t running = queue.running_jobs;
-      std::string text = "queue '" + queue.spec.name + "' runs " + std::to_string(d.available) + "/" +
-                         std::to_string(d.needed) + " " + (slots ? "slots" : "jobs") + " — starts when ";
-      if (slots && d.available + job.min_slots - d.needed > 1) {
-        return text + "its running jobs free " + std::to_string(d.available + job.min_slots - d.needed) +
-               " slots";
-      }
-      return text + (running == 1 ? std::string("its running job ends")
-                                  : "one of its " + std::to_string(running) + " running jobs ends");
-    }
+    case ReasonCode::kQueueRunLimit:
+      return QueueRunLimitHint(d, job, queue);
     case ReasonCode::kPriorityWait:
       return "waits for job " + std::to_string(d.job) + " (queue head) to start first";
     case ReasonCode::kReserved:

@@ -24,30 +24,47 @@ std::string TasksText(const JobSpec& spec) {
   return std::to_string(spec.min_tasks) + "-" + std::to_string(spec.max_tasks) + " tasks";
 }
 
+// NO_RESOURCE: what is short, and where (per host, per group, one host, or in total).
+std::string NoResourceText(const ReasonDetail& detail) {
+  if (detail.per_host > 0) {
+    return "Not enough hosts with room for " + std::to_string(detail.per_host) + " tasks" +
+           (detail.same.empty() ? "" : " sharing one " + detail.same) + ": needs " +
+           std::to_string(detail.needed) + ", " + std::to_string(detail.available) + " have room";
+  }
+  std::string line = detail.resource == "slots"   ? "Not enough job slots"
+                     : detail.resource == "tasks" ? "Not enough room for the job's tasks"
+                                                  : "Not enough " + detail.resource;
+  if (!detail.same.empty()) {
+    return line + " among hosts with the same " + detail.same + ": needs " +
+           std::to_string(detail.needed) + ", at most " + std::to_string(detail.available) +
+           " free in one group of " + HostsText(detail.hosts);
+  }
+  if (detail.one_host) {
+    return line + " on any one host: needs " + std::to_string(detail.needed) + ", at most " +
+           std::to_string(detail.available) + " free on one of " + HostsText(detail.hosts);
+  }
+  return line + ": needs " + std::to_string(detail.needed) + ", " +
+         std::to_string(detail.available) + " free on " + HostsText(detail.hosts);
+}
+
+// LIMIT and HOST_LIMIT: the limit, whom it binds and how full it is.
+std::string LimitText(const ReasonDetail& detail) {
+  std::string line =
+      std::string(detail.code == ReasonCode::kHostLimit ? "Per-host limit '" : "Limit '") +
+      detail.limit + "' is reached" + (detail.scope.empty() ? "" : " for " + detail.scope) +
+      " (" + std::to_string(detail.used) + "/" + std::to_string(detail.max) + " " +
+      (detail.resource.empty() ? "slots" : detail.resource) + ")";
+  if (detail.hosts > 0) line += ": " + HostsText(detail.hosts);
+  return line;
+}
+
 }  // namespace
 
 std::string RenderReason(const ReasonDetail& detail) {
   std::string line(Headline(detail.code));
   switch (detail.code) {
     case ReasonCode::kNoResource:
-      line = detail.resource == "slots"   ? "Not enough job slots"
-             : detail.resource == "tasks" ? "Not enough room for the job's tasks"
-                                          : "Not enough " + detail.resource;
-      if (detail.per_host > 0) {
-        line = "Not enough hosts with room for " + std::to_string(detail.per_host) + " tasks" +
-               (detail.same.empty() ? "" : " sharing one " + detail.same) + ": needs " +
-               std::to_string(detail.needed) + ", " + std::to_string(detail.available) + " have room";
-      } else if (!detail.same.empty()) {
-        line += " among hosts with the same " + detail.same + ": needs " +
-                std::to_string(detail.needed) + ", at most " + std::to_string(detail.available) +
-                " free in one group of " + HostsText(detail.hosts);
-      } else if (detail.one_host) {
-        line += " on any one host: needs " + std::to_string(detail.needed) + ", at most " +
-                std::to_string(detail.available) + " free on one of " + HostsText(detail.hosts);
-      } else {
-        line += ": needs " + std::to_string(detail.needed) + ", " +
-                std::to_string(detail.available) + " free on " + HostsText(detail.hosts);
-      }
+      line = NoResourceText(detail);
       break;
     case ReasonCode::kSharedResource:
       line = "Not enough shared resource " + detail.resource + ": needs " +
@@ -80,11 +97,7 @@ std::string RenderReason(const ReasonDetail& detail) {
       break;
     case ReasonCode::kLimit:
     case ReasonCode::kHostLimit:
-      line = std::string(detail.code == ReasonCode::kHostLimit ? "Per-host limit '" : "Limit '") +
-             detail.limit + "' is reached" + (detail.scope.empty() ? "" : " for " + detail.scope) +
-             " (" + std::to_string(detail.used) + "/" + std::to_string(detail.max) + " " +
-             (detail.resource.empty() ? "slots" : detail.resource) + ")";
-      if (detail.hosts > 0) line += ": " + HostsText(detail.hosts);
+      line = LimitText(detail);
       break;
     case ReasonCode::kUserLimit:
       line += " (" + std::to_string(detail.used) + "/" + std::to_string(detail.max) + " slots)";
