@@ -26,7 +26,7 @@ struct BackfillCandidate {
   const Job* job = nullptr;
   size_t position = 0;     // in the queue's order this cycle
   Duration predicted = 0;  // RuntimePredictor::Predict
-  bool aged = false;       // waited at least age_after: tried first, in queue order
+  bool aged = false;       // IsAged: tried first, in queue order
 };
 
 // Whether a candidate that has waited `waited` seconds is aged under `knobs`:
