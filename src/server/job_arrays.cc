@@ -179,13 +179,20 @@ std::string ExpandOutputPattern(std::string_view pattern, JobId id) {
 void JobBook::CountUnrecordedElements(JobCounts& counts) const {
   const core::ClusterState& cs = ctx_.state;
   for (const auto& [id, array] : cs.arrays()) {
-    int64_t pending = array.waiting;
-    int64_t held = array.held;
-    for (uint32_t position : array.queued) {
+    int64_t pending = 0;
+    int64_t held = 0;
+    for (size_t position = 0; position < array.states.size(); ++position) {
+      const core::ElementState state = array.states[position];
+      if (state == core::ElementState::kDone || state == core::ElementState::kExit ||
+          state == core::ElementState::kCancelled) {
+        continue;  // an ended element is counted by its record while it has one
+      }
       const JobId element = ArrayElementId(id, array.indices[position]);
       if (by_id_.contains(element)) continue;  // counted by its record
-      const core::Job* cj = cs.FindJob(element);
-      (cj != nullptr && cj->state == core::JobState::kHeld ? held : pending) += 1;
+      const core::Job* cj = state == core::ElementState::kQueued ? cs.FindJob(element) : nullptr;
+      const bool is_held = state == core::ElementState::kHeld ||
+                           (cj != nullptr && cj->state == core::JobState::kHeld);
+      (is_held ? held : pending) += 1;
     }
     const std::string& queue = cs.queues()[array.queue].spec.name;
     std::string reason = std::string(core::ToString(core::ReasonCode::kNewJob));

@@ -195,9 +195,10 @@ class JobBook {
   const JobCounts& counts() const { return counts_; }
   // The same counts from a walk over every job (tests compare).
   JobCounts CountAll() const;
-  // Adds the elements of the core's arrays that have no record here yet (job_arrays.cc): not
-  // yet Jobs (waiting, held) or Jobs the server has not looked up yet; they wait (PENDING or
-  // HELD, reason HELD, else the array's last explained reason, else NEW_JOB).
+  // Adds the unfinished elements of the core's arrays that have no record here yet
+  // (job_arrays.cc): not yet Jobs (waiting, held) or Jobs the server has not looked up yet;
+  // they wait (PENDING or HELD; reason HELD, else the array's last explained one, else
+  // NEW_JOB). A walk over each array's elements, at scrape time only.
   void CountUnrecordedElements(JobCounts& counts) const;
 
   // --- Job events (SSE) ---
