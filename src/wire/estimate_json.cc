@@ -16,8 +16,10 @@ std::string EstimateText(const StartEstimate& estimate) {
     for (size_t i = 0; i < shown; ++i) {
       text += (i > 0 ? ", " : "") + std::to_string(estimate.waits_for[i]);
     }
-    if (estimate.waits_for.size() > shown) {
-      text += " and " + std::to_string(estimate.waits_for.size() - shown) + " more";
+    const int64_t total =
+        std::max<int64_t>(estimate.waits_for_count, static_cast<int64_t>(estimate.waits_for.size()));
+    if (total > static_cast<int64_t>(shown)) {
+      text += " and " + std::to_string(total - static_cast<int64_t>(shown)) + " more";
     }
   }
   return text + ")";
@@ -33,6 +35,9 @@ void AddEstimateJson(const StartEstimate& estimate, nlohmann::ordered_json& out)
   out["unknown_because"] = estimate.unknown_because;
   if (estimate.reason_at_end) out["reason_at_end"] = core::ToString(*estimate.reason_at_end);
   if (!estimate.waits_for.empty()) out["waits_for"] = estimate.waits_for;
+  if (estimate.waits_for_count > static_cast<int64_t>(estimate.waits_for.size())) {
+    out["waits_for_count"] = estimate.waits_for_count;  // the list is capped (forecast.h)
+  }
 }
 
 }  // namespace sluice::wire

@@ -94,7 +94,11 @@ void ExplainUnknown(const core::ClusterState& state, Instant t, bool horizon,
     const core::ReasonCode reason = it == reason_of.end() ? core::ReasonCode::kInternal : it->second;
     estimate.reason_at_end = reason;
     estimate.unknown_because = UnknownText(reason, horizon, !running_unlimited.empty());
-    if (estimate.unknown_because == kWaitsUnlimited) estimate.waits_for = running_unlimited;
+    if (estimate.unknown_because == kWaitsUnlimited) {
+      const size_t listed = std::min(running_unlimited.size(), kWaitsForListed);
+      estimate.waits_for.assign(running_unlimited.begin(), running_unlimited.begin() + listed);
+      estimate.waits_for_count = static_cast<int64_t>(running_unlimited.size());
+    }
   }
 }
 

@@ -44,8 +44,16 @@ struct StartEstimate {
   std::string unknown_because;   // when unknown: why, in plain words
   // When unknown: the main reason the job still pends at the end of the forecast.
   std::optional<core::ReasonCode> reason_at_end;
-  std::vector<JobId> waits_for;  // when unknown: running jobs without a run limit at the end
+  // When unknown: running jobs without a run limit at the end, the first kWaitsForListed of
+  // them, and how many there are in all.
+  std::vector<JobId> waits_for;
+  int64_t waits_for_count = 0;
 };
+
+// Why the list is capped: every pending job's estimate carried all of them, O(pending x
+// running) ids; 40,000 pending behind 160,000 running jobs without a run limit ran the
+// controller out of memory (scripts/e2e-scale, issue 21).
+inline constexpr size_t kWaitsForListed = 20;
 
 struct EstimateOptions {
   // The forecast stops after this many cycles (timers that recur forever, e.g. windows).
