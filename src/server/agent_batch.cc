@@ -90,7 +90,7 @@ Result<json> AgentRegistry::HeartbeatBatch(const wire::BatchHeartbeatRequest& re
     any_ack = false;
   }
   // 3. The long poll.
-  BatchPoll(parts, index, request.wait_ms, lock);
+  BatchPoll(parts, index, request.wait_ms, any_ack, lock);
   // 4. The reply.
   return BatchReply(parts, request.compact);
 }
@@ -105,17 +105,16 @@ bool AgentRegistry::BatchCollect(BatchPart& part) {
          (peeks_ != nullptr && peeks_->HasOrders(*part.name));
 }
 
-// Until some host has work, the controller stops or wait_ms passes: the marked hosts at each
-// wake-up, the reporting ones at once, the others when their last look is kRescan old.
+// Until some host has work (`any_ack`: acknowledgements to send), the controller stops or
+// wait_ms passes: the marked hosts at each wake-up, the reporting ones at once, the others
+// when their last look is kRescan old.
 void AgentRegistry::BatchPoll(std::vector<BatchPart>& parts,
                               const std::unordered_map<std::string_view, size_t>& index,
-                              int64_t wait_ms, std::unique_lock<std::mutex>& lock) {
+                              int64_t wait_ms, bool any_ack, std::unique_lock<std::mutex>& lock) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   const int64_t rescan_ms = kRescan.count();
   auto rescan = std::chrono::steady_clock::time_point::min();
   bool first = true;
-  bool any_ack = false;
-  for (const BatchPart& part : parts) any_ack = any_ack || !part.ack.empty();
   while (true) {
     bool work = any_ack || ctx_.stopping;
     for (auto it = ctx_.work_hosts.begin(); it != ctx_.work_hosts.end();) {  // the marked ones

@@ -125,7 +125,7 @@ class AgentRegistry {
   // HeartbeatBatch's steps 3 and 4 and the look at one host's work (agent_batch.cc).
   void BatchPoll(std::vector<BatchPart>& parts,
                  const std::unordered_map<std::string_view, size_t>& index, int64_t wait_ms,
-                 std::unique_lock<std::mutex>& lock);
+                 bool any_ack, std::unique_lock<std::mutex>& lock);
   bool BatchCollect(BatchPart& part);
   nlohmann::json BatchReply(std::vector<BatchPart>& parts, bool compact);
 

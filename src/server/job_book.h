@@ -193,6 +193,12 @@ class JobBook {
   // Kept as jobs change (every change of a job's state, queue or wait reason is emitted, and
   // Emit recounts it), so a scrape reads them instead of walking every job under the lock.
   const JobCounts& counts() const { return counts_; }
+  // What a scrape reports: counts() plus CountUnrecordedElements.
+  JobCounts CountsWithElements() const {
+    JobCounts counts = counts_;
+    CountUnrecordedElements(counts);
+    return counts;
+  }
   // The same counts from a walk over every job (tests compare).
   JobCounts CountAll() const;
   // Adds the unfinished elements of the core's arrays that have no record here yet

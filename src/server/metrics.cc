@@ -209,8 +209,7 @@ namespace {
 // (main reason, queue), from the counts the job book keeps (JobBook::counts: no walk over
 // every job under the lock; an array's own record is not a job).
 void WriteJobGauges(const JobBook& book, const core::ClusterState& state, PromWriter& w) {
-  JobCounts counts = book.counts();
-  book.CountUnrecordedElements(counts);
+  JobCounts counts = book.CountsWithElements();
   std::map<std::pair<std::string, std::string>, int64_t>& by_state = counts.by_state;
   for (const core::Queue& q : state.queues()) {
     for (JobState s : kAllJobStates) by_state.try_emplace({std::string(ToString(s)), q.spec.name}, 0);

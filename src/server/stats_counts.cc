@@ -29,8 +29,7 @@ void Controller::SampleStats(StatsSample& out, bool with_counts) {
   }
   if (!with_counts) return;
   // The book's kept counts (JobBook::counts), summed over queues: no walk over every job.
-  JobCounts counts = book_.counts();
-  book_.CountUnrecordedElements(counts);
+  const JobCounts counts = book_.CountsWithElements();
   for (const auto& [key, n] : counts.by_state) out.jobs_by_state[key.first] += n;
   for (const auto& [key, n] : counts.by_reason) out.pending_by_reason[key.first] += n;
 }
