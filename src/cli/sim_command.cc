@@ -177,6 +177,29 @@ std::string PendingReport(const SimFlags& flags, const sim::SimResult& result,
                     : sim::PendingReportText(result.pending, state, at, options);
 }
 
+// The cluster of the run with its queues (a trace's q<N> queues mapped), and, with
+// --oracle-runtimes, the true-runtime table of the study.
+Result<core::ClusterState> BuildState(const SimFlags& flags, sim::Workload& workload) {
+  Result<core::ClusterConfig> config = BuildCluster(flags, workload);
+  if (!config) return config.error();
+  if (!flags.trace.empty()) sim::MapSwfQueues(*config, workload);  // q<N> queues, if named
+  Result<core::ClusterState> state = core::ClusterState::Create(*config);
+  if (!state) return state.error();
+  if (flags.oracle_runtimes) {
+    // Study only (docs/studies/admission.md): perfect predictions, to bound what the order
+    // of backfill candidates can gain. No server or YAML setting can do this.
+    for (const sim::WorkloadJob& job : workload.jobs) {
+      state->runtime_history_for_study().SetTrueRuntime(job.spec.id, job.runtime);
+    }
+  }
+  return state;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "w"), &std::fclose);
+  return file && std::fwrite(text.data(), 1, text.size(), file.get()) == text.size();
+}
+
 int RunSim(const SimFlags& flags) {
   if (flags.trace.empty() == flags.workload.empty()) {
     std::fprintf(stderr, "sluice sim: give exactly one of --trace FILE or --workload FILE\n");
@@ -187,23 +210,10 @@ int RunSim(const SimFlags& flags) {
     std::fprintf(stderr, "sluice sim: %s\n", workload.error().message().c_str());
     return 2;
   }
-  Result<core::ClusterConfig> config = BuildCluster(flags, *workload);
-  if (!config) {
-    std::fprintf(stderr, "sluice sim: %s\n", config.error().message().c_str());
-    return 2;
-  }
-  if (!flags.trace.empty()) sim::MapSwfQueues(*config, *workload);  // q<N> queues, if named
-  Result<core::ClusterState> state = core::ClusterState::Create(*config);
+  Result<core::ClusterState> state = BuildState(flags, *workload);
   if (!state) {
     std::fprintf(stderr, "sluice sim: %s\n", state.error().message().c_str());
     return 2;
-  }
-  if (flags.oracle_runtimes) {
-    // Study only (docs/studies/admission.md): perfect predictions, to bound what the order
-    // of backfill candidates can gain. No server or YAML setting can do this.
-    for (const sim::WorkloadJob& job : workload->jobs) {
-      state->runtime_history_for_study().SetTrueRuntime(job.spec.id, job.runtime);
-    }
   }
   const std::string title = Title(flags, *state);
 
@@ -245,13 +255,10 @@ int RunSim(const SimFlags& flags) {
   for (const std::string& warning : result->warnings) {
     std::fprintf(stderr, "sluice sim: warning: %s\n", warning.c_str());
   }
-  if (!flags.plot.empty()) {
-    const std::string svg = plot.Svg(title, simulator->state().total_slots());
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(flags.plot.c_str(), "w"), &std::fclose);
-    if (!file || std::fwrite(svg.data(), 1, svg.size(), file.get()) != svg.size()) {
-      std::fprintf(stderr, "sluice sim: --plot: cannot write '%s'\n", flags.plot.c_str());
-      return 1;
-    }
+  if (!flags.plot.empty() &&
+      !WriteFile(flags.plot, plot.Svg(title, simulator->state().total_slots()))) {
+    std::fprintf(stderr, "sluice sim: --plot: cannot write '%s'\n", flags.plot.c_str());
+    return 1;
   }
   std::string out;
   if (flags.pending_at) {
