@@ -289,12 +289,12 @@ void RegisterSimCommand(CLI::App& app, int& exit_code) {
   sim->add_option("--max-bypass", flags->max_bypass, "bounded_backfill: bypasses before the head's gate closes")->check(CLI::NonNegativeNumber);
   sim->add_option("--max-head-wait", flags->max_head_wait, "bounded_backfill: seconds before the head's gate closes")->check(CLI::NonNegativeNumber);
   sim->add_option("--history-runs", flags->history_runs, "predictive_backfill: runtimes of the user's last N jobs averaged to predict")->check(CLI::Range(1, 8));
-  sim->add_option("--backfill-order", flags->backfill_order, "predictive_backfill: candidate order: queue | shortest | expansion");
+  sim->add_option("--backfill-order", flags->backfill_order, "predictive_backfill: candidate order: queue | shortest | expansion (default: expansion)");
   sim->add_option("--age-after", flags->age_after, "predictive_backfill: seconds of wait after which a candidate is tried first, in queue order (0: never)")->check(CLI::NonNegativeNumber);
   sim->add_option("--reserve-after", flags->reserve_after, "predictive_backfill: seconds of wait after which a job gets its own reservation (0: never)")->check(CLI::NonNegativeNumber);
   sim->add_option("--reserve-depth", flags->reserve_depth, "predictive_backfill: at most this many waiting jobs get reservations besides the head")->check(CLI::NonNegativeNumber);
   sim->add_option("--reserve-top", flags->reserve_top, "predictive_backfill: the first N jobs of the queue (head included) get joint reservations from run limits (1: the head only)")->check(CLI::PositiveNumber);
-  sim->add_option("--history-match", flags->history_match, "predictive_backfill: the user's last jobs predicted from: user (all) | user_limit (same run limit first)");
+  sim->add_option("--history-match", flags->history_match, "predictive_backfill: the user's last jobs predicted from: user (all) | user_limit (same run limit first; the default)");
   sim->add_option("--age-limits", flags->age_limits, "predictive_backfill: a candidate that waited this many times its run limit is tried first, in queue order (0: never)")->check(CLI::NonNegativeNumber);
   sim->add_flag("--oracle-runtimes", flags->oracle_runtimes, "study only: predictive_backfill predicts every job's true runtime (a bound, not a policy)");
   sim->add_option("--predicted-guard", flags->predicted_guard, "predictive_backfill: also protect the head's reservation computed from predictions (true | false)");

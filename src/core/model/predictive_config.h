@@ -33,8 +33,10 @@ struct PredictiveKnobs {
   // A job's runtime is predicted as the mean of its user's last `history_runs` runtimes
   // (1..RuntimeHistory::kKept), capped at its run limit.
   int32_t history_runs = 2;
-  HistoryMatch history_match = HistoryMatch::kUser;
-  BackfillOrder order = BackfillOrder::kShortest;
+  // Defaults since session 9: user_limit and expansion, the best setting measured on KTH,
+  // SDSC and HPC2N with the jitter check (docs/studies/admission.md, "Defaults").
+  HistoryMatch history_match = HistoryMatch::kUserLimit;
+  BackfillOrder order = BackfillOrder::kExpansion;
   // A candidate that has waited this long (seconds since submission) is tried before every
   // other, in queue order, as easy_backfill would try it; 0 turns this off.
   Duration age_after = 0;

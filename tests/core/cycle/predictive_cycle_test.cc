@@ -3,6 +3,10 @@
 // out by hand in the test's comment.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "core/cycle/events.h"
 #include "core/cycle/scheduler.h"
 #include "testing/builders.h"
@@ -52,7 +56,7 @@ ClusterState TwoCandidates(PredictiveKnobs knobs) {
 }
 
 TEST(PredictiveCycleTest, ShortestPredictedCandidateTakesTheExtraSlots) {
-  ClusterState state = TwoCandidates(PredictiveKnobs{});  // order: shortest (default)
+  ClusterState state = TwoCandidates(PredictiveKnobs{.order = BackfillOrder::kShortest});
   CycleResult result = testing::ExplainedCycle(state, 410);
   EXPECT_EQ(Started(result), (std::vector<JobId>{4}));  // predicted 20 s < 400 s
   ASSERT_TRUE(ReasonsOf(result, 3).has_value());
@@ -60,6 +64,74 @@ TEST(PredictiveCycleTest, ShortestPredictedCandidateTakesTheExtraSlots) {
   EXPECT_EQ(ReasonsOf(result, 3)->details[0].job, 2);
   EXPECT_EQ(ReasonsOf(result, 3)->details[0].time, 500);
   EXPECT_EQ(ReasonsOf(result, 2)->main, ReasonCode::kNoResource);
+}
+
+// Gives `user` finished runs of (runtime, run limit), one after another from t=0 on one slot.
+void HistoryWithLimits(ClusterState& state, const std::string& user,
+                       std::vector<std::pair<Duration, Duration>> runs, JobId first_id) {
+  Instant t = 0;
+  for (const auto& [runtime, limit] : runs) {
+    SubmitRunning(state, JobBuilder(first_id).User(user).Tasks(1).Limit(limit), t);
+    ASSERT_TRUE(Apply(JobFinished{.job = first_id}, t + runtime, state).ok());
+    t += runtime;
+    ++first_id;
+  }
+}
+
+// The default knobs (session 9): history_match user_limit, order expansion. The cluster of
+// TwoCandidates at t=410 (S = 500, extra = 2), with job 3 of user "a" and job 4 of user "b",
+// both 2 slots with a run limit of 500 s. "a" ran 30 s with limit 500, then 300 s with limit
+// 1000; "b" ran 100 s twice with limit 1000.
+//   user_limit: p3 = 30 (a's runs with limit 500), p4 = 100 (b has none with 500: all runs);
+//     x3 = (4 + 30) / 30 = 1.13 > x4 = (3 + 100) / 100 = 1.03: job 3 takes the extra slots.
+//   user:       p3 = ceil((30 + 300) / 2) = 165, x3 = 169 / 165 = 1.024 < x4 = 1.03: job 4.
+ClusterState SameLimitHistory(PredictiveKnobs knobs) {
+  ClusterState state = Cluster(10, knobs);
+  HistoryWithLimits(state, "a", {{30, 500}, {300, 1000}}, 101);
+  HistoryWithLimits(state, "b", {{100, 1000}, {100, 1000}}, 201);
+  SubmitRunning(state, JobBuilder(1).Tasks(6).Limit(90), 410);
+  Submit(state, JobBuilder(2).Tasks(8).Limit(50).Submit(405));
+  Submit(state, JobBuilder(3).User("a").Tasks(2).Limit(500).Submit(406));
+  Submit(state, JobBuilder(4).User("b").Tasks(2).Limit(500).Submit(407));
+  return state;
+}
+
+TEST(PredictiveCycleTest, DefaultsPredictFromRunsWithTheSameRunLimit) {
+  EXPECT_EQ(PredictiveKnobs{}.history_match, HistoryMatch::kUserLimit);
+  EXPECT_EQ(PredictiveKnobs{}.order, BackfillOrder::kExpansion);
+  CycleResult defaults = testing::ExplainedCycle(SameLimitHistory(PredictiveKnobs{}), 410);
+  EXPECT_EQ(Started(defaults), (std::vector<JobId>{3}));
+  EXPECT_EQ(ReasonsOf(defaults, 4)->main, ReasonCode::kReserved);
+  CycleResult all_runs = testing::ExplainedCycle(
+      SameLimitHistory(PredictiveKnobs{.history_match = HistoryMatch::kUser}), 410);
+  EXPECT_EQ(Started(all_runs), (std::vector<JobId>{4}));
+}
+
+// Defaults again, on TwoCandidates' jobs but with the head 2 submitted at t=5 and job 3 at
+// t=6: at t=410 job 3 (predicted 400 s) has waited 404 s, x3 = (404 + 400) / 400 = 2.01,
+// and job 4 (predicted 20 s) 3 s, x4 = (3 + 20) / 20 = 1.15. The expansion factor lets the
+// long waiter take the extra slots; shortest-first would start job 4.
+ClusterState LongWaiter(PredictiveKnobs knobs) {
+  ClusterState state = Cluster(10, knobs);
+  History(state, "long", {400}, 101);
+  History(state, "short", {10, 30}, 201);
+  SubmitRunning(state, JobBuilder(1).Tasks(6).Limit(90), 410);
+  Submit(state, JobBuilder(2).Tasks(8).Limit(50).Submit(5));
+  Submit(state, JobBuilder(3).User("long").Tasks(2).Limit(500).Submit(6));
+  Submit(state, JobBuilder(4).User("short").Tasks(2).Limit(500).Submit(407));
+  return state;
+}
+
+TEST(PredictiveCycleTest, DefaultOrderLetsTheLongestExpandedWaiterGoFirst) {
+  CycleResult defaults = testing::ExplainedCycle(LongWaiter(PredictiveKnobs{}), 410);
+  EXPECT_EQ(Started(defaults), (std::vector<JobId>{3}));
+  ASSERT_TRUE(ReasonsOf(defaults, 4).has_value());
+  EXPECT_EQ(ReasonsOf(defaults, 4)->main, ReasonCode::kReserved);
+  EXPECT_EQ(ReasonsOf(defaults, 4)->details[0].job, 2);
+  EXPECT_EQ(ReasonsOf(defaults, 4)->details[0].time, 500);
+  CycleResult shortest =
+      testing::ExplainedCycle(LongWaiter(PredictiveKnobs{.order = BackfillOrder::kShortest}), 410);
+  EXPECT_EQ(Started(shortest), (std::vector<JobId>{4}));
 }
 
 TEST(PredictiveCycleTest, TrueRuntimesOfTheStudyOrderTheCandidates) {
@@ -187,7 +259,8 @@ TEST(PredictiveCycleTest, JointReservationsProtectTheFirstJobsOfTheQueue) {
 }
 
 // The same cluster; job 3 now asks 2 slots for 40 s: its joint reservation is [50, 90), now.
-// Job 4 (1 slot, 30 s, submitted later) is tried first (shortest), but the 2 free slots are
+// Job 4 (1 slot, 30 s, submitted later) is tried first (order shortest; the default order,
+// expansion, would try job 3 first: x3 = 90 / 40 > x4 = 60 / 30), but the 2 free slots are
 // job 3's until 90: RESERVED for job 3 from t=50. Job 3 then starts in its own reservation.
 // With the head only protected, job 4 takes a slot first and job 3 no longer fits.
 ClusterState NarrowSecond(PredictiveKnobs knobs) {
@@ -201,13 +274,15 @@ ClusterState NarrowSecond(PredictiveKnobs knobs) {
 }
 
 TEST(PredictiveCycleTest, AJobAmongTheFirstStartsInItsOwnJointReservation) {
-  CycleResult result = testing::ExplainedCycle(NarrowSecond(PredictiveKnobs{.reserve_top = 3}), 50);
+  CycleResult result = testing::ExplainedCycle(
+      NarrowSecond(PredictiveKnobs{.order = BackfillOrder::kShortest, .reserve_top = 3}), 50);
   EXPECT_EQ(Started(result), (std::vector<JobId>{3}));
   ASSERT_TRUE(ReasonsOf(result, 4).has_value());
   EXPECT_EQ(ReasonsOf(result, 4)->main, ReasonCode::kReserved);
   EXPECT_EQ(ReasonsOf(result, 4)->details[0].job, 3);
   EXPECT_EQ(ReasonsOf(result, 4)->details[0].time, 50);
-  CycleResult head_only = testing::ExplainedCycle(NarrowSecond(PredictiveKnobs{}), 50);
+  CycleResult head_only = testing::ExplainedCycle(
+      NarrowSecond(PredictiveKnobs{.order = BackfillOrder::kShortest}), 50);
   EXPECT_EQ(Started(head_only), (std::vector<JobId>{4}));
 }
 
