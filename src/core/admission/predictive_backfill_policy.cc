@@ -16,10 +16,35 @@ struct Candidates {
   std::vector<const Job*> top;          // the next reserve_top - 1 eligible jobs, in queue order
 };
 
+// Predictions of one cycle. Without a true runtime (the study's oracle) a prediction depends
+// only on the job's user and run limit, and consecutive candidates often share both (a
+// user's batch): the last one is reused instead of looking the history up again.
+class CyclePredictions {
+ public:
+  CyclePredictions(const RuntimeHistory& history, const PredictiveKnobs& knobs)
+      : history_(&history), predictor_(history, knobs) {}
+
+  Duration Predict(const Job& job) {
+    if (history_->TrueRuntime(job.spec.id)) return predictor_.Predict(job);
+    if (last_ == nullptr || job.spec.user != last_->spec.user ||
+        job.spec.run_limit != last_->spec.run_limit) {
+      last_ = &job;
+      last_predicted_ = predictor_.Predict(job);
+    }
+    return last_predicted_;
+  }
+
+ private:
+  const RuntimeHistory* history_;
+  RuntimePredictor predictor_;
+  const Job* last_ = nullptr;  // the last job looked up, whose prediction is last_predicted_
+  Duration last_predicted_ = 0;
+};
+
 // Step 3: the jobs after the head not decided yet, in the configured order.
 Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_it,
                              const PredictiveKnobs& knobs, AdmissionContext& ctx) {
-  const RuntimePredictor predictor(ctx.state().runtime_history(), knobs);
+  CyclePredictions predictions(ctx.state().runtime_history(), knobs);
   const bool protect = knobs.reserve_after > 0 && knobs.reserve_depth > 0;
   const size_t top = static_cast<size_t>(std::max(knobs.reserve_top, 1) - 1);
   Candidates out;
@@ -30,7 +55,7 @@ Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_
     const Duration waited = ctx.now() - job.spec.submit_time;
     out.jobs.push_back(BackfillCandidate{.job = &job,
                                          .position = position,
-                                         .predicted = predictor.Predict(job),
+                                         .predicted = predictions.Predict(job),
                                          .aged = IsAged(job, waited, knobs)});
     if (protect && static_cast<int32_t>(out.waiters.size()) < knobs.reserve_depth &&
         waited >= knobs.reserve_after && !ctx.Ineligible(job)) {
