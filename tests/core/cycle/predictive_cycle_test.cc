@@ -107,6 +107,41 @@ TEST(PredictiveCycleTest, DefaultsPredictFromRunsWithTheSameRunLimit) {
   EXPECT_EQ(Started(all_runs), (std::vector<JobId>{4}));
 }
 
+// One user, two run limits, consecutive in the queue: a cycle reuses a prediction only for
+// the same user *and* run limit. User "a" ran 30 s with limit 500 and 300 s with limit 1000.
+// Job 4 (limit 1000, submitted first) is predicted 300 s, x4 = (4 + 300) / 300 = 1.013;
+// job 3 (limit 500) 30 s, x3 = (3 + 30) / 30 = 1.1: job 3 takes the extra slots. Were job 4's
+// prediction reused for job 3, x3 = 303 / 300 = 1.010 < x4 and job 4 would start.
+TEST(PredictiveCycleTest, SameUserOtherRunLimitIsPredictedOnItsOwn) {
+  ClusterState state = Cluster(10);
+  HistoryWithLimits(state, "a", {{30, 500}, {300, 1000}}, 101);
+  SubmitRunning(state, JobBuilder(1).Tasks(6).Limit(90), 410);
+  Submit(state, JobBuilder(2).Tasks(8).Limit(50).Submit(405));
+  Submit(state, JobBuilder(4).User("a").Tasks(2).Limit(1000).Submit(406));
+  Submit(state, JobBuilder(3).User("a").Tasks(2).Limit(500).Submit(407));
+  CycleResult result = testing::ExplainedCycle(state, 410);
+  EXPECT_EQ(Started(result), (std::vector<JobId>{3}));
+  ASSERT_TRUE(ReasonsOf(result, 4).has_value());
+  EXPECT_EQ(ReasonsOf(result, 4)->main, ReasonCode::kReserved);
+}
+
+// The study's true runtimes are per job: two jobs of one user with one run limit (user
+// "short", history 10 s and 30 s) that truly run 450 s (job 3) and 15 s (job 4) are not given
+// one prediction. x3 = (4 + 450) / 450 = 1.009, x4 = (3 + 15) / 15 = 1.2: job 4 starts (with
+// job 3's 450 s reused for it, x4 = 453 / 450 = 1.007 and job 3 would).
+TEST(PredictiveCycleTest, TrueRuntimesArePerJobWithinAUsersBatch) {
+  ClusterState state = Cluster(10);
+  History(state, "short", {10, 30}, 201);
+  SubmitRunning(state, JobBuilder(1).Tasks(6).Limit(90), 410);
+  Submit(state, JobBuilder(2).Tasks(8).Limit(50).Submit(405));
+  Submit(state, JobBuilder(3).User("short").Tasks(2).Limit(500).Submit(406));
+  Submit(state, JobBuilder(4).User("short").Tasks(2).Limit(500).Submit(407));
+  state.runtime_history_for_study().SetTrueRuntime(3, 450);
+  state.runtime_history_for_study().SetTrueRuntime(4, 15);
+  CycleResult result = testing::ExplainedCycle(state, 410);
+  EXPECT_EQ(Started(result), (std::vector<JobId>{4}));
+}
+
 // Defaults again, on TwoCandidates' jobs but with the head 2 submitted at t=5 and job 3 at
 // t=6: at t=410 job 3 (predicted 400 s) has waited 404 s, x3 = (404 + 400) / 400 = 2.01,
 // and job 4 (predicted 20 s) 3 s, x4 = (3 + 20) / 20 = 1.15. The expansion factor lets the
