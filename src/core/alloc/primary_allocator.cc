@@ -304,8 +304,36 @@ void SortedFits(const std::vector<Candidate>& group, std::vector<int32_t>& fits)
   for (int32_t fit = largest; fit >= 1; --fit) fits.insert(fits.end(), count[fit], fit);
 }
 
+// SearchPlans when every eligible host can take exactly one task (one-slot hosts, the big
+// traces' clusters): without a span, order[] or same[], the only feasible plan for T tasks is
+// T buckets of one, which TryPlan places on the first T hosts in host order; T is the largest
+// count in the task range that the hosts hold. The same grants, claimed in the same order,
+// without the fits' sort, the plan iterator and the claimed flags. nullopt: not this case.
+std::optional<bool> PlaceOnePerHost(const PrimaryTask& task, const Demand& demand,
+                                    const Scan& scan, Capacity& capacity, Placement& placement) {
+  const resreq::Primary& p = task.primary;
+  if (p.span.kind != resreq::SpanKind::kNone || !p.order.empty() || !p.same.empty()) {
+    return std::nullopt;
+  }
+  if (scan.total_fit != static_cast<int64_t>(scan.eligible.size())) return std::nullopt;
+  const int64_t tasks = std::min<int64_t>(task.max_tasks, scan.total_fit);
+  if (tasks < task.min_tasks) return false;
+  placement.grants.reserve(placement.grants.size() + static_cast<size_t>(tasks));
+  for (int64_t i = 0; i < tasks; ++i) {
+    HostGrant grant = GrantFor(scan.eligible[static_cast<size_t>(i)], 1, demand, task.exclusive);
+    capacity.ClaimHost(grant);
+    placement.grants.push_back(std::move(grant));
+  }
+  return true;
+}
+
 bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capacity& capacity,
                  Placement& placement) {
+  if (!task.reference) {
+    if (std::optional<bool> placed = PlaceOnePerHost(task, demand, scan, capacity, placement)) {
+      return *placed;
+    }
+  }
   std::vector<std::vector<Candidate>> same_groups;
   if (!task.primary.same.empty()) same_groups = SameGroups(task, capacity, scan);
   std::vector<std::vector<Candidate>>* groups = &same_groups;
