@@ -249,7 +249,7 @@ Status Replay::ApplyFinishes(Instant t) {
         event.killed ? core::ExitCause::kRunLimit : core::ExitCause::kNone;
     SLUICE_RETURN_IF_ERROR(core::Apply(core::JobFinished{event.job, 0, cause}, t, state_));
     JobRecord& record = RecordOf(event.job);
-    const core::Job& job = *state_.FindJob(event.job);
+    const core::Job& job = *running;  // the table's nodes stay where they are
     record.end = t;
     record.state = job.state;
     record.cause = job.exit_cause;
