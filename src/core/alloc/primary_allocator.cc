@@ -106,25 +106,49 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
   return scan;
 }
 
+// Whether SearchPlans places this primary by PlaceOnePerHost whenever every eligible host
+// fits exactly one task (no span, order[] or same[] to shape the plan).
+bool OnePerHostShape(const PrimaryTask& task) {
+  const resreq::Primary& p = task.primary;
+  return p.span.kind == resreq::SpanKind::kNone && p.order.empty() && p.same.empty();
+}
+
 // The eligible hosts of ScanHosts (the same hosts, in the same order, with the same fits and
 // total) without the counts only an explanation needs: a host without room for one task is
 // passed over before select[] is evaluated, and on a queue of all hosts only hosts with a
 // free slot are visited (Capacity's index), so a full cluster costs hosts/64 word reads.
 // Not on the reference path, which scans every host (the differential test compares them).
-Scan ScanEligible(const PrimaryTask& task, const Demand& demand, const Capacity& capacity) {
+//
+// `for_placement`: the scan only feeds SearchPlans. Then, once max_tasks hosts fitting one
+// task each are found, the rest is only checked for a host with more than one free slot:
+// without one, every eligible host fits one task and PlaceOnePerHost takes the first
+// max_tasks, which are found already (on one-slot hosts a 4-task job reads 4 hosts, not
+// every free one). With one, the scan is done in full.
+Scan ScanEligible(const PrimaryTask& task, const Demand& demand, const Capacity& capacity,
+                  bool for_placement = false) {
+  const bool may_stop = for_placement && OnePerHostShape(task);
+  bool stopped = false;
+  bool wider_host = false;  // after stopping: some host has more than one free slot
   Scan scan;
   // At most one candidate per free slot: one allocation instead of a growth sequence.
-  scan.eligible.reserve(static_cast<size_t>(
-      std::min<int64_t>(capacity.TotalFree(), static_cast<int64_t>(capacity.host_count()))));
+  int64_t most = std::min<int64_t>(capacity.TotalFree(), static_cast<int64_t>(capacity.host_count()));
+  if (may_stop) most = std::min<int64_t>(most, task.max_tasks);
+  scan.eligible.reserve(static_cast<size_t>(most));
   CapacityHostView view(task.state, capacity);
   const HostSelector selector(task);
   auto visit = [&](HostIndex h) {
+    if (stopped) {
+      wider_host = wider_host || capacity.FreeSlots(h) > 1;
+      return;
+    }
     const int32_t fit = HostFit(h, demand, capacity);
     if (fit <= 0 || !capacity.AcceptsWork(h) || capacity.WithheldFor(h) != kNoJob) return;
     if (task.exclusive && !capacity.Idle(h)) return;
     if (!selector.Passes(h, view)) return;
     scan.eligible.push_back(Candidate{h, fit});
     scan.total_fit += fit;
+    stopped = may_stop && scan.total_fit == task.max_tasks &&
+              scan.total_fit == static_cast<int64_t>(scan.eligible.size());
   };
   if (task.queue.all_hosts) {
     capacity.ForEachHostWithFree(visit);
@@ -133,6 +157,7 @@ Scan ScanEligible(const PrimaryTask& task, const Demand& demand, const Capacity&
       if (capacity.FreeSlots(h) > 0) visit(h);
     }
   }
+  if (wider_host) return ScanEligible(task, demand, capacity);
   return scan;
 }
 
@@ -311,10 +336,7 @@ void SortedFits(const std::vector<Candidate>& group, std::vector<int32_t>& fits)
 // without the fits' sort, the plan iterator and the claimed flags. nullopt: not this case.
 std::optional<bool> PlaceOnePerHost(const PrimaryTask& task, const Demand& demand,
                                     const Scan& scan, Capacity& capacity, Placement& placement) {
-  const resreq::Primary& p = task.primary;
-  if (p.span.kind != resreq::SpanKind::kNone || !p.order.empty() || !p.same.empty()) {
-    return std::nullopt;
-  }
+  if (!OnePerHostShape(task)) return std::nullopt;
   if (scan.total_fit != static_cast<int64_t>(scan.eligible.size())) return std::nullopt;
   const int64_t tasks = std::min<int64_t>(task.max_tasks, scan.total_fit);
   if (tasks < task.min_tasks) return false;
@@ -558,7 +580,8 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
   }
   // 3. Hosts that pass select[] and have room; 4. plans over them. 5. Why none fits.
   const bool explain = task.explain_failure || task.reference;
-  Scan scan = explain ? ScanHosts(task, demand, capacity) : ScanEligible(task, demand, capacity);
+  Scan scan = explain ? ScanHosts(task, demand, capacity)
+                      : ScanEligible(task, demand, capacity, /*for_placement=*/true);
   if (demand.missing.empty() && SearchPlans(task, demand, scan, capacity, placement)) {
     ClaimShared(demand, capacity, placement);
     return true;

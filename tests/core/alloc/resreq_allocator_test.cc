@@ -643,6 +643,27 @@ TEST(ResreqAllocatorTest, OneSlotHostsGiveTheFirstFreeHostsInHostOrder) {
   }
 }
 
+// The one-per-host shortcut stops reading hosts once it has enough; a host later in host order
+// with room for more tasks must still get its part of the most consolidated plan (R-AL-2):
+// 3 tasks on 1+1+1+2 free slots are [2,1] on h4 and h1, not one on each of h1..h3.
+TEST(ResreqAllocatorTest, AWiderHostAfterEnoughOneSlotHostsStillGetsTheConsolidatedPlan) {
+  for (const bool reference : {false, true}) {
+    SCOPED_TRACE(reference ? "reference" : "fast");
+    ClusterState state = ClusterBuilder()
+                             .Host(HostSpec{.name = "h1", .slots = 1})
+                             .Host(HostSpec{.name = "h2", .slots = 1})
+                             .Host(HostSpec{.name = "h3", .slots = 1})
+                             .Host(HostSpec{.name = "h4", .slots = 2})
+                             .State();
+    Submit(state, JobBuilder(1).Tasks(3));
+    Capacity capacity(state);
+    AllocOutcome outcome =
+        ResreqAllocator(reference).NominateUnexplained(*state.FindJob(1), state, capacity);
+    ASSERT_TRUE(outcome.ok);
+    EXPECT_EQ(SlotsByHost(state, outcome.allocation), (Grants{{"h1", 1}, {"h4", 2}}));
+  }
+}
+
 TEST(ResreqAllocatorTest, AQueueHostGroupBoundsTheCandidateHosts) {
   ClusterConfig config = ClusterBuilder().Hosts(3, 2).Config();
   config.host_groups["back"] = {"h3", "h2"};
