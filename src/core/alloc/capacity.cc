@@ -42,6 +42,7 @@ void Capacity::Reset(const ClusterState& state) {
   const HostSlots& slots = state.topology().host_slots();
   free_slots_.assign(slots.free.begin(), slots.free.end());
   total_slots_.assign(slots.total.begin(), slots.total.end());
+  max_host_slots_ = -1;
   accepts_work_.assign(slots.accepts_work.begin(), slots.accepts_work.end());
   idle_.assign(slots.idle.begin(), slots.idle.end());
   has_free_.assign(slots.has_free.begin(), slots.has_free.end());

@@ -518,8 +518,8 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
     placement.grants.push_back(std::move(grant));
     return true;
   };
-  // No host has more free slots than all of them together.
-  if (task.max_tasks > capacity.TotalFree()) return false;
+  // No host has more free slots than all of them together, or than the largest host has.
+  if (task.max_tasks > capacity.TotalFree() || task.max_tasks > capacity.MaxHostSlots()) return false;
   if (task.queue.all_hosts) {
     if (p.select == resreq::kNoExpr) {
       // Only hosts with a free slot can fit: visited from the index, in host order, so the
