@@ -65,7 +65,7 @@ class Capacity {
   int32_t TotalSlots(HostIndex host) const { return total_slots_[host]; }
   // The most slots any host is configured with: no host ever has more free, so a search for
   // one host that takes more tasks need not look (on one-slot hosts, any job of two tasks).
-  // Computed on first use after Reset (many cycles never ask).
+  // Computed on first use, and kept by a Reset that finds the configured slots unchanged.
   int32_t MaxHostSlots() const {
     if (max_host_slots_ < 0) {
       max_host_slots_ = total_slots_.empty() ? 0 : *std::max_element(total_slots_.begin(), total_slots_.end());

@@ -521,16 +521,13 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
   // No host has more free slots than all of them together, or than the largest host has.
   if (task.max_tasks > capacity.TotalFree() || task.max_tasks > capacity.MaxHostSlots()) return false;
   if (task.queue.all_hosts) {
-    if (p.select == resreq::kNoExpr) {
-      // Only hosts with a free slot can fit: visited from the index, in host order, so the
-      // first that fits is the one a walk over every host would find.
-      std::optional<HostIndex> first;
-      capacity.ForEachHostWithFree([&](HostIndex h) {
-        if (!first && fits(h)) first = h;
-      });
-      return first && claim(*first);
-    }
     HostIndex start = capacity.FirstMaybeFree();
+    if (p.select == resreq::kNoExpr) {
+      for (HostIndex h = start; h < capacity.host_count(); ++h) {
+        if (fits(h)) return claim(h);
+      }
+      return false;
+    }
     // Skip the front of hosts known to fail the select or to be full, and extend it while
     // scanning: a static select's verdict never changes within a cycle and free slots only
     // shrink, so those hosts stay useless for every job with this select.
