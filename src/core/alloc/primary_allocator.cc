@@ -124,7 +124,7 @@ bool OnePerHostShape(const PrimaryTask& task) {
 // without one, every eligible host fits one task and PlaceOnePerHost takes the first
 // max_tasks, which are found already (on one-slot hosts a 4-task job reads 4 hosts, not
 // every free one). With one, the scan is done in full.
-Scan ScanEligible(const PrimaryTask& task, const Demand& demand, const Capacity& capacity,
+Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capacity,
                   bool for_placement = false) {
   const bool may_stop = for_placement && OnePerHostShape(task);
   bool stopped = false;
@@ -150,7 +150,13 @@ Scan ScanEligible(const PrimaryTask& task, const Demand& demand, const Capacity&
     stopped = may_stop && scan.total_fit == task.max_tasks &&
               scan.total_fit == static_cast<int64_t>(scan.eligible.size());
   };
-  if (task.queue.all_hosts) {
+  if (task.queue.all_hosts && may_stop && capacity.MaxHostSlots() <= 1) {
+    // No host can be wider than one slot: the walk ends at the max_tasks-th eligible host,
+    // from the first host with a free slot, instead of visiting every free host.
+    for (HostIndex h = capacity.FirstMaybeFree(); h < capacity.host_count() && !stopped; ++h) {
+      if (capacity.FreeSlots(h) > 0) visit(h);
+    }
+  } else if (task.queue.all_hosts) {
     capacity.ForEachHostWithFree(visit);
   } else {
     for (HostIndex h : task.queue.hosts) {
