@@ -36,10 +36,12 @@ struct StartedJob {
 };
 
 // Buffers a driver keeps from one cycle to the next (Scheduler::RunCycle), so that a cycle
-// does not allocate them again: the capacity's. Contents never carry over (each cycle
-// rebuilds the capacity from the state); one workspace serves one driver's cycles in turn.
+// does not allocate them again: the capacity's and the queue loads'. Contents never carry
+// over (each cycle rebuilds both from the state); one workspace serves one driver's cycles
+// in turn.
 struct CycleWorkspace {
   Capacity capacity;
+  QueueLoads loads;
 };
 
 struct CycleContext {
