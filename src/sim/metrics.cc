@@ -59,6 +59,28 @@ struct WaitAccumulator {
   }
 };
 
+// The entry of `map` named `name`, created when missing; the last one found is kept, so a
+// run of records with the same name costs one string comparison each.
+template <typename Value>
+class GroupCache {
+ public:
+  explicit GroupCache(std::map<std::string, Value, std::less<>>& map) : map_(map) {}
+  Value& Of(std::string_view name) {
+    if (last_ == nullptr || name != last_name_) {
+      auto it = map_.find(name);
+      if (it == map_.end()) it = map_.emplace(std::string(name), Value{}).first;
+      last_name_ = it->first;
+      last_ = &it->second;
+    }
+    return *last_;
+  }
+
+ private:
+  std::map<std::string, Value, std::less<>>& map_;
+  std::string_view last_name_;  // the map's own key (map nodes do not move)
+  Value* last_ = nullptr;
+};
+
 nlohmann::ordered_json GroupJson(const WaitStats& s) {
   nlohmann::ordered_json j;
   j["jobs"] = s.jobs;
@@ -80,12 +102,17 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
   metrics.total_slots = total_slots;
   metrics.cycles = result.cycles;
   WaitAccumulator all;
-  std::map<std::string, WaitAccumulator> by_queue;
-  std::map<std::string, WaitAccumulator> by_user;
+  std::map<std::string, WaitAccumulator, std::less<>> by_queue;
+  std::map<std::string, WaitAccumulator, std::less<>> by_user;
   Instant first_submit = std::numeric_limits<Instant>::max();
   Instant last_end = std::numeric_limits<Instant>::min();
   double work = 0;
-  std::map<std::string, double> work_by_queue;
+  std::map<std::string, double, std::less<>> work_by_queue;
+  // A trace's records come in runs of one queue and often of one user: each group is looked
+  // up when the name changes, not for every record.
+  GroupCache<WaitAccumulator> queue_group(by_queue);
+  GroupCache<WaitAccumulator> user_group(by_user);
+  GroupCache<double> work_of_queue(work_by_queue);
   for (const JobRecord& record : result.records) {
     if (record.rejected) {
       ++metrics.rejected;
@@ -93,18 +120,18 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
     }
     if (record.is_array) continue;  // its elements are counted
     all.Add(record);
-    const std::string queue = record.queue.empty() ? "default" : record.queue;
-    by_queue[queue].Add(record);
-    by_user[record.user.empty() ? "-" : record.user].Add(record);
+    const std::string_view queue = record.queue.empty() ? "default" : std::string_view(record.queue);
+    queue_group.Of(queue).Add(record);
+    user_group.Of(record.user.empty() ? "-" : std::string_view(record.user)).Add(record);
     first_submit = std::min(first_submit, record.submit);
     if (record.end >= 0) last_end = std::max(last_end, record.end);
     double run = record.work_lost;
     if (record.start >= 0 && record.end >= 0) run += static_cast<double>(record.end - record.start) * record.slots;
     work += run;
-    work_by_queue[queue] += run;
+    work_of_queue.Of(queue) += run;
     metrics.preemptions += record.preemptions;
     metrics.work_lost += record.work_lost;
-    if (record.preemptions > 0) metrics.preemptions_by_queue[queue] += record.preemptions;
+    if (record.preemptions > 0) metrics.preemptions_by_queue[std::string(queue)] += record.preemptions;
     if (record.cause == core::ExitCause::kUnschedulable) ++metrics.unschedulable;
     if (record.state == core::JobState::kCancelled) ++metrics.cancelled;
     if (record.start < 0 && record.end < 0) ++metrics.never_started;

@@ -79,6 +79,26 @@ void ReadHeaderComment(std::string_view body, SwfHeader& header) {
   read_value("UnixStartTime:", header.unix_start_time);
 }
 
+// The common token, a plain integer of at most 18 digits, read in the same pass that finds
+// its end (archive lines are ~18 such fields). Moves `i` past the token; false for anything
+// else (a sign on its own, a decimal, more digits), which ParseNumber then judges.
+bool ParsePlainInteger(std::string_view line, size_t& i, int64_t& value) {
+  size_t j = i;
+  const bool negative = j < line.size() && line[j] == '-';
+  if (negative) ++j;
+  const size_t digits_start = j;
+  uint64_t magnitude = 0;
+  while (j < line.size() && line[j] >= '0' && line[j] <= '9') {
+    magnitude = magnitude * 10 + static_cast<uint64_t>(line[j] - '0');
+    ++j;
+  }
+  const size_t digits = j - digits_start;
+  if (digits == 0 || digits > 18 || (j < line.size() && !IsBlank(line[j]))) return false;
+  value = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+  i = j;
+  return true;
+}
+
 // Splits a data line into fields and fills `record`. False when the line is malformed
 // (rule 2).
 bool ParseDataLine(std::string_view line, SwfRecord& record) {
@@ -89,6 +109,12 @@ bool ParseDataLine(std::string_view line, SwfRecord& record) {
   while (true) {
     while (i < line.size() && IsBlank(line[i])) ++i;
     if (i == line.size()) break;
+    int64_t plain = 0;
+    if (ParsePlainInteger(line, i, plain)) {
+      if (count < kUsedFields) fields[count] = plain;
+      ++count;
+      continue;
+    }
     size_t start = i;
     while (i < line.size() && !IsBlank(line[i])) ++i;
     std::optional<int64_t> value = ParseNumber(line.substr(start, i - start));
@@ -132,9 +158,9 @@ int64_t ApplyJobRules(int64_t procs, std::vector<SwfRecord>& records) {
 }
 
 // REQUIRES: `record` passed ApplyJobRules (requested_procs holds the job's processors).
-WorkloadJob MakeJob(const SwfRecord& record) {
+// Fills a default WorkloadJob in place (the job list is built without moving each job).
+void FillJob(const SwfRecord& record, WorkloadJob& job) {
   const int64_t procs = record.requested_procs;
-  WorkloadJob job;
   job.spec.id = record.id;
   job.spec.submit_time = record.submit;
   job.spec.min_tasks = static_cast<int32_t>(procs);
@@ -144,7 +170,6 @@ WorkloadJob MakeJob(const SwfRecord& record) {
   job.runtime = record.runtime;
   job.line = record.line;
   job.swf_queue = record.queue;
-  return job;
 }
 
 // Closes a zlib inflate stream on every return path.
@@ -173,7 +198,16 @@ Result<std::string> Gunzip(const std::string& path, std::string_view compressed)
   if (!inflater.Init()) return Internal(path + ": gzip: cannot initialize zlib");
   z_stream& zs = inflater.stream();
   std::string out;
-  out.resize(std::max<size_t>(compressed.size() * 8, 1 << 16));
+  // The gzip trailer's last field is the (last member's) size mod 2^32: for the usual single
+  // member the exact size, so the text is inflated without a regrowth; one spare byte lets
+  // the end of the stream be seen before the buffer is full.
+  size_t expected = compressed.size() * 8;
+  if (compressed.size() >= 18) {
+    const auto* tail = reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
+    expected = std::max<size_t>(expected / 8, size_t{tail[0]} | size_t{tail[1]} << 8 |
+                                                   size_t{tail[2]} << 16 | size_t{tail[3]} << 24);
+  }
+  out.resize(std::max<size_t>(expected + 1, 1 << 16));
   size_t in_pos = 0;
   size_t out_pos = 0;
   while (true) {
@@ -262,7 +296,7 @@ Result<Workload> ParseSwf(std::string_view text, const SwfOptions& options) {
   // 5. Build the jobs.
   workload.jobs.reserve(records.size());
   for (const SwfRecord& record : records) {
-    workload.jobs.push_back(MakeJob(record));
+    FillJob(record, workload.jobs.emplace_back());
   }
   return workload;
 }

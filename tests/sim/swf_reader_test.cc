@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -134,6 +135,45 @@ TEST(SwfReaderTest, LoadingRules) {
     ASSERT_TRUE(workload.has_value()) << workload.error().ToString();
     EXPECT_EQ(Ids(*workload), c.want_ids);
     EXPECT_EQ(workload->skipped, c.want_skipped);
+  }
+}
+
+// Plain integers are read on a fast path; everything else goes through the general number
+// rule, and both must agree on what a token is worth and on what is malformed.
+TEST(SwfReaderTest, NumberTokens) {
+  struct Case {
+    std::string_view runtime;  // field 4
+    int64_t want;              // -2: the line is skipped as malformed
+  };
+  const Case cases[] = {
+      {"10", 10},
+      {"007", 7},
+      {"-0", 0},
+      {"10.9", 10},
+      {"1e3", 1000},
+      {"123456789012345678", 123456789012345678},  // 18 digits: the fast path's largest
+      {"1234567890123456789", 1234567890123456789},  // 19: the general rule
+      {"99999999999999999999", INT64_MAX},  // saturated
+      {"+5", -2},
+      {"-", -2},
+      {"5-", -2},
+      {"1x", -2},
+      {"0x10", -2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.runtime);
+    const std::string text = std::string(kHeader) + "1 0 -1 " + std::string(c.runtime) +
+                             " 2 -1 -1 2 20 -1 1 7 -1 -1 1 -1 -1 -1\n";
+    Result<Workload> workload = ParseSwf(text, {});
+    ASSERT_TRUE(workload.has_value()) << workload.error().ToString();
+    if (c.want == -2) {
+      EXPECT_TRUE(workload->jobs.empty());
+      EXPECT_EQ(workload->skipped, 1);
+      continue;
+    }
+    ASSERT_EQ(workload->jobs.size(), 1u);
+    EXPECT_EQ(workload->jobs[0].runtime, c.want);
+    EXPECT_EQ(workload->jobs[0].spec.user, "u7");
   }
 }
 

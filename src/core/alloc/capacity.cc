@@ -41,7 +41,12 @@ void Capacity::Reset(const ClusterState& state) {
   // of its free-host index into buffers kept from the last cycle, not a walk over the hosts.
   const HostSlots& slots = state.topology().host_slots();
   free_slots_.assign(slots.free.begin(), slots.free.end());
-  total_slots_.assign(slots.total.begin(), slots.total.end());
+  // Configured slots change only with the configuration: most cycles find them as the last
+  // cycle left them and keep MaxHostSlots (a max over every host was ~4 % of a replay).
+  if (!std::equal(total_slots_.begin(), total_slots_.end(), slots.total.begin(), slots.total.end())) {
+    total_slots_.assign(slots.total.begin(), slots.total.end());
+    max_host_slots_ = -1;
+  }
   accepts_work_.assign(slots.accepts_work.begin(), slots.accepts_work.end());
   idle_.assign(slots.idle.begin(), slots.idle.end());
   has_free_.assign(slots.has_free.begin(), slots.has_free.end());

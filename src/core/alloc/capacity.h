@@ -15,6 +15,7 @@
 // driver that keeps one Capacity across cycles (CycleWorkspace) allocates nothing per cycle.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -62,6 +63,15 @@ class Capacity {
   // No job runs on the host and nothing was claimed on it: an exclusive job may take it.
   bool Idle(HostIndex host) const { return idle_[host] && free_slots_[host] == total_slots_[host]; }
   int32_t TotalSlots(HostIndex host) const { return total_slots_[host]; }
+  // The most slots any host is configured with: no host ever has more free, so a search for
+  // one host that takes more tasks need not look (on one-slot hosts, any job of two tasks).
+  // Computed on first use, and kept by a Reset that finds the configured slots unchanged.
+  int32_t MaxHostSlots() const {
+    if (max_host_slots_ < 0) {
+      max_host_slots_ = total_slots_.empty() ? 0 : *std::max_element(total_slots_.begin(), total_slots_.end());
+    }
+    return max_host_slots_;
+  }
   bool AcceptsWork(HostIndex host) const { return accepts_work_[host]; }
   // Free slots on all hosts that accept work.
   int64_t TotalFree() const { return total_free_; }
@@ -160,6 +170,7 @@ class Capacity {
   std::map<uint32_t, HostIndex> select_cursors_;  // few entries; order is irrelevant
   std::vector<Undo> undo_;
   // Logically const: caches of the state's configuration, invisible to results.
+  mutable int32_t max_host_slots_ = -1;   // MaxHostSlots(); -1 until used
   mutable std::vector<uint8_t> defines_;  // host x resource, row-major; empty until used
   mutable std::map<std::string, std::vector<const std::string*>, std::less<>> attribute_columns_;
 };

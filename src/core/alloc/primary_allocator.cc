@@ -106,33 +106,64 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
   return scan;
 }
 
+// Whether SearchPlans places this primary by PlaceOnePerHost whenever every eligible host
+// fits exactly one task (no span, order[] or same[] to shape the plan).
+bool OnePerHostShape(const PrimaryTask& task) {
+  const resreq::Primary& p = task.primary;
+  return p.span.kind == resreq::SpanKind::kNone && p.order.empty() && p.same.empty();
+}
+
 // The eligible hosts of ScanHosts (the same hosts, in the same order, with the same fits and
 // total) without the counts only an explanation needs: a host without room for one task is
 // passed over before select[] is evaluated, and on a queue of all hosts only hosts with a
 // free slot are visited (Capacity's index), so a full cluster costs hosts/64 word reads.
 // Not on the reference path, which scans every host (the differential test compares them).
-Scan ScanEligible(const PrimaryTask& task, const Demand& demand, const Capacity& capacity) {
+//
+// `for_placement`: the scan only feeds SearchPlans. Then, once max_tasks hosts fitting one
+// task each are found, the rest is only checked for a host with more than one free slot:
+// without one, every eligible host fits one task and PlaceOnePerHost takes the first
+// max_tasks, which are found already (on one-slot hosts a 4-task job reads 4 hosts, not
+// every free one). With one, the scan is done in full.
+Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capacity,
+                  bool for_placement = false) {
+  const bool may_stop = for_placement && OnePerHostShape(task);
+  bool stopped = false;
+  bool wider_host = false;  // after stopping: some host has more than one free slot
   Scan scan;
   // At most one candidate per free slot: one allocation instead of a growth sequence.
-  scan.eligible.reserve(static_cast<size_t>(
-      std::min<int64_t>(capacity.TotalFree(), static_cast<int64_t>(capacity.host_count()))));
+  int64_t most = std::min<int64_t>(capacity.TotalFree(), static_cast<int64_t>(capacity.host_count()));
+  if (may_stop) most = std::min<int64_t>(most, task.max_tasks);
+  scan.eligible.reserve(static_cast<size_t>(most));
   CapacityHostView view(task.state, capacity);
   const HostSelector selector(task);
   auto visit = [&](HostIndex h) {
+    if (stopped) {
+      wider_host = wider_host || capacity.FreeSlots(h) > 1;
+      return;
+    }
     const int32_t fit = HostFit(h, demand, capacity);
     if (fit <= 0 || !capacity.AcceptsWork(h) || capacity.WithheldFor(h) != kNoJob) return;
     if (task.exclusive && !capacity.Idle(h)) return;
     if (!selector.Passes(h, view)) return;
     scan.eligible.push_back(Candidate{h, fit});
     scan.total_fit += fit;
+    stopped = may_stop && scan.total_fit == task.max_tasks &&
+              scan.total_fit == static_cast<int64_t>(scan.eligible.size());
   };
-  if (task.queue.all_hosts) {
+  if (task.queue.all_hosts && may_stop && capacity.MaxHostSlots() <= 1) {
+    // No host can be wider than one slot: the walk ends at the max_tasks-th eligible host,
+    // from the first host with a free slot, instead of visiting every free host.
+    for (HostIndex h = capacity.FirstMaybeFree(); h < capacity.host_count() && !stopped; ++h) {
+      if (capacity.FreeSlots(h) > 0) visit(h);
+    }
+  } else if (task.queue.all_hosts) {
     capacity.ForEachHostWithFree(visit);
   } else {
     for (HostIndex h : task.queue.hosts) {
       if (capacity.FreeSlots(h) > 0) visit(h);
     }
   }
+  if (wider_host) return ScanEligible(task, demand, capacity);
   return scan;
 }
 
@@ -304,8 +335,33 @@ void SortedFits(const std::vector<Candidate>& group, std::vector<int32_t>& fits)
   for (int32_t fit = largest; fit >= 1; --fit) fits.insert(fits.end(), count[fit], fit);
 }
 
+// SearchPlans when every eligible host can take exactly one task (one-slot hosts, the big
+// traces' clusters): without a span, order[] or same[], the only feasible plan for T tasks is
+// T buckets of one, which TryPlan places on the first T hosts in host order; T is the largest
+// count in the task range that the hosts hold. The same grants, claimed in the same order,
+// without the fits' sort, the plan iterator and the claimed flags. nullopt: not this case.
+std::optional<bool> PlaceOnePerHost(const PrimaryTask& task, const Demand& demand,
+                                    const Scan& scan, Capacity& capacity, Placement& placement) {
+  if (!OnePerHostShape(task)) return std::nullopt;
+  if (scan.total_fit != static_cast<int64_t>(scan.eligible.size())) return std::nullopt;
+  const int64_t tasks = std::min<int64_t>(task.max_tasks, scan.total_fit);
+  if (tasks < task.min_tasks) return false;
+  placement.grants.reserve(placement.grants.size() + static_cast<size_t>(tasks));
+  for (int64_t i = 0; i < tasks; ++i) {
+    HostGrant grant = GrantFor(scan.eligible[static_cast<size_t>(i)], 1, demand, task.exclusive);
+    capacity.ClaimHost(grant);
+    placement.grants.push_back(std::move(grant));
+  }
+  return true;
+}
+
 bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capacity& capacity,
                  Placement& placement) {
+  if (!task.reference) {
+    if (std::optional<bool> placed = PlaceOnePerHost(task, demand, scan, capacity, placement)) {
+      return *placed;
+    }
+  }
   std::vector<std::vector<Candidate>> same_groups;
   if (!task.primary.same.empty()) same_groups = SameGroups(task, capacity, scan);
   std::vector<std::vector<Candidate>>* groups = &same_groups;
@@ -468,6 +524,8 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
     placement.grants.push_back(std::move(grant));
     return true;
   };
+  // No host has more free slots than all of them together, or than the largest host has.
+  if (task.max_tasks > capacity.TotalFree() || task.max_tasks > capacity.MaxHostSlots()) return false;
   if (task.queue.all_hosts) {
     HostIndex start = capacity.FirstMaybeFree();
     if (p.select == resreq::kNoExpr) {
@@ -525,7 +583,8 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
   }
   // 3. Hosts that pass select[] and have room; 4. plans over them. 5. Why none fits.
   const bool explain = task.explain_failure || task.reference;
-  Scan scan = explain ? ScanHosts(task, demand, capacity) : ScanEligible(task, demand, capacity);
+  Scan scan = explain ? ScanHosts(task, demand, capacity)
+                      : ScanEligible(task, demand, capacity, /*for_placement=*/true);
   if (demand.missing.empty() && SearchPlans(task, demand, scan, capacity, placement)) {
     ClaimShared(demand, capacity, placement);
     return true;

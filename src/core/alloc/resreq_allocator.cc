@@ -13,8 +13,18 @@ namespace {
 // amounts summed per resource.
 Allocation Merge(Placement placement) {
   Allocation allocation;
+  const bool distinct_in_order =
+      std::adjacent_find(placement.grants.begin(), placement.grants.end(),
+                         [](const HostGrant& a, const HostGrant& b) { return a.host >= b.host; }) ==
+      placement.grants.end();
+  if (distinct_in_order) {
+    // The usual case (one primary, placed in host order): the grants are the allocation's.
+    allocation.hosts = std::move(placement.grants);
+    placement.grants.clear();
+  }
   std::sort(placement.grants.begin(), placement.grants.end(),
             [](const HostGrant& a, const HostGrant& b) { return a.host < b.host; });
+  allocation.hosts.reserve(allocation.hosts.size() + placement.grants.size());
   for (HostGrant& grant : placement.grants) {
     if (allocation.hosts.empty() || allocation.hosts.back().host != grant.host) {
       allocation.hosts.push_back(std::move(grant));

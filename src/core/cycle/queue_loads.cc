@@ -9,6 +9,13 @@ namespace sluice::core {
 
 QueueLoads QueueLoads::Compute(const ClusterState& state, Instant now) {
   QueueLoads loads;
+  loads.Fill(state, now);
+  return loads;
+}
+
+void QueueLoads::Fill(const ClusterState& state, Instant now) {
+  QueueLoads& loads = *this;
+  loads.capacities_ = false;
   const double total = static_cast<double>(state.total_slots());
   bool user_limits = false;
   for (const Queue& queue : state.queues()) {
@@ -18,6 +25,9 @@ QueueLoads QueueLoads::Compute(const ClusterState& state, Instant now) {
   loads.loads_.resize(state.queues().size());
   for (const Queue& queue : state.queues()) {
     QueueLoad& load = loads.loads_[queue.index];
+    load.runnable = false;
+    load.user_slots.clear();
+    load.active_users.clear();
     // SPEC §2: when some queue sets a capacity, a queue without one is guaranteed 0.
     load.guarantee = queue.spec.capacity.value_or(0) / 100.0 * total;
     load.maximum = queue.spec.max_capacity / 100.0 * total;
@@ -32,7 +42,7 @@ QueueLoads QueueLoads::Compute(const ClusterState& state, Instant now) {
       ++load.active_users[entry.job->spec.user];
     }
   }
-  if (!user_limits) return loads;  // the running jobs matter only to user limits
+  if (!user_limits) return;  // the running jobs matter only to user limits
   for (const RunningEntry& entry : state.running()) {
     const Job& job = *entry.job;
     if (state.queues()[job.queue].spec.user_limit_pct <= 0) continue;
@@ -40,7 +50,6 @@ QueueLoads QueueLoads::Compute(const ClusterState& state, Instant now) {
     load.user_slots[job.spec.user] += job.allocation.TotalSlots();
     load.active_users.try_emplace(job.spec.user, 0);
   }
-  return loads;
 }
 
 double QueueLoads::Ratio(QueueIndex q, int64_t used) const {

@@ -37,6 +37,9 @@ class QueueLoads {
  public:
   QueueLoads() = default;
   static QueueLoads Compute(const ClusterState& state, Instant now);
+  // Makes this what Compute(state, now) returns, whatever it held, reusing its buffers (a
+  // driver keeps one across cycles in its CycleWorkspace).
+  void Fill(const ClusterState& state, Instant now);
 
   // True when some queue sets a capacity: R-Q-1's capacity ordering and reclaim apply.
   bool capacities() const { return capacities_; }

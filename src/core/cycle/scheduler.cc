@@ -38,10 +38,11 @@ CycleContext Scheduler::BeginCycle(const ClusterState& state, Instant now,
                    .failed = {},
                    .unsatisfiable = UnsatisfiableCache(state),
                    .started_ids = {},
+                   .started_ids_filled = 0,
                    .started_jobs_by_queue = {},
                    .started_slots_by_queue = {},
                    .limits = CycleLimits(state),
-                   .loads = QueueLoads::Compute(state, now),
+                   .loads = {},  // filled by RunCycle, into the workspace's buffers
                    .decided_early = {},
                    .chosen_victims = {},
                    .blocked_heads = {},
@@ -131,13 +132,20 @@ void Scheduler::AdmitQueue(const Queue& queue, CycleContext& ctx) const {
 CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now, const CycleOptions& options,
                                 CycleWorkspace* workspace) const {
   CycleContext ctx = BeginCycle(state, now, options);                   // 1.
-  if (workspace != nullptr) ctx.capacity_ = std::move(workspace->capacity);  // buffers only
+  if (workspace != nullptr) {  // buffers only
+    ctx.capacity_ = std::move(workspace->capacity);
+    ctx.loads = std::move(workspace->loads);
+  }
+  ctx.loads.Fill(state, now);
   ClassifyNewJobs(ctx);                                                 // 2.
   KeepReservations(ctx);                                                // 3.
   for (const Queue* queue : OrderQueues(ctx)) AdmitQueue(*queue, ctx);  // 4., 5.
   Preempt(ctx);                                                         // 6.
   CycleResult result = FinishCycle(ctx);                                // 7.
-  if (workspace != nullptr) workspace->capacity = std::move(ctx.capacity_);
+  if (workspace != nullptr) {
+    workspace->capacity = std::move(ctx.capacity_);
+    workspace->loads = std::move(ctx.loads);
+  }
   return result;
 }
 

@@ -36,9 +36,11 @@ void ExpectFresh(Capacity& capacity, const ClusterState& state) {
   ASSERT_EQ(fresh.host_count(), state.hosts().size());
   EXPECT_EQ(capacity.resource_count(), fresh.resource_count());
   int64_t total = 0;
+  int32_t largest = 0;
   std::vector<HostIndex> with_free;
   for (const Host& host : state.hosts()) {
     const HostIndex h = host.index;
+    largest = std::max(largest, host.spec.slots);
     const int32_t free = host.AcceptsWork() ? host.FreeSlots() : 0;
     total += free;
     if (free > 0) with_free.push_back(h);
@@ -58,6 +60,9 @@ void ExpectFresh(Capacity& capacity, const ClusterState& state) {
   for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
     EXPECT_EQ(capacity.FreeShared(r), fresh.FreeShared(r));
   }
+  // Cached on first use: a reused capacity must not keep an earlier cycle's value.
+  EXPECT_EQ(capacity.MaxHostSlots(), largest);
+  EXPECT_EQ(fresh.MaxHostSlots(), largest);
   EXPECT_EQ(fresh.TotalFree(), total);
   EXPECT_EQ(capacity.TotalFree(), total);
   EXPECT_EQ(state.free_slots(), total);

@@ -597,6 +597,73 @@ TEST(ResreqAllocatorTest, TaskRangesTryTheMostTasksThatFit) {
   }
 }
 
+// On one-slot hosts a job takes the first free hosts in host order, as many as its task range
+// allows (the one-per-host fast path must place what the reference plan search places).
+TEST(ResreqAllocatorTest, OneSlotHostsGiveTheFirstFreeHostsInHostOrder) {
+  struct Case {
+    std::string_view name;
+    int32_t min;
+    int32_t max;
+    std::string resreq;
+    Grants want;  // empty: does not fit
+  };
+  const Case cases[] = {
+      {"exact count", 3, 3, "", {{"h1", 1}, {"h3", 1}, {"h5", 1}}},
+      {"range: all four free", 2, 9, "", {{"h1", 1}, {"h3", 1}, {"h5", 1}, {"h6", 1}}},
+      {"min above the free hosts", 5, 9, "", {}},
+      {"select skips h3", 2, 2, "select[type==a]", {{"h1", 1}, {"h5", 1}}},
+      {"rusage per task", 2, 2, "rusage[mem=10]", {{"h1", 1}, {"h3", 1}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    for (const bool reference : {false, true}) {
+      SCOPED_TRACE(reference ? "reference" : "fast");
+      ClusterState state = ClusterBuilder()
+                               .Host(Typed("h1", 1, "a", 10))
+                               .Host(Typed("h2", 1, "a", 10))
+                               .Host(Typed("h3", 1, "b", 10))
+                               .Host(Typed("h4", 1, "a", 10))
+                               .Host(Typed("h5", 1, "a", 0))
+                               .Host(Typed("h6", 1, "a", 0))
+                               .State();
+      Occupy(state, 100, "h2", 1);
+      Occupy(state, 101, "h4", 1);
+      const JobSpec spec = JobBuilder(1).TaskRange(c.min, c.max).ResReq(c.resreq);
+      Submit(state, spec);
+      Capacity capacity(state);
+      const Capacity before = capacity;
+      AllocOutcome outcome =
+          ResreqAllocator(reference).NominateUnexplained(*state.FindJob(1), state, capacity);
+      ASSERT_EQ(outcome.ok, !c.want.empty());
+      if (outcome.ok) {
+        EXPECT_EQ(SlotsByHost(state, outcome.allocation), c.want);
+      }
+      EXPECT_EQ(Snapshot(state, capacity), Snapshot(state, before));
+    }
+  }
+}
+
+// The one-per-host shortcut stops reading hosts once it has enough; a host later in host order
+// with room for more tasks must still get its part of the most consolidated plan (R-AL-2):
+// 3 tasks on 1+1+1+2 free slots are [2,1] on h4 and h1, not one on each of h1..h3.
+TEST(ResreqAllocatorTest, AWiderHostAfterEnoughOneSlotHostsStillGetsTheConsolidatedPlan) {
+  for (const bool reference : {false, true}) {
+    SCOPED_TRACE(reference ? "reference" : "fast");
+    ClusterState state = ClusterBuilder()
+                             .Host(HostSpec{.name = "h1", .slots = 1})
+                             .Host(HostSpec{.name = "h2", .slots = 1})
+                             .Host(HostSpec{.name = "h3", .slots = 1})
+                             .Host(HostSpec{.name = "h4", .slots = 2})
+                             .State();
+    Submit(state, JobBuilder(1).Tasks(3));
+    Capacity capacity(state);
+    AllocOutcome outcome =
+        ResreqAllocator(reference).NominateUnexplained(*state.FindJob(1), state, capacity);
+    ASSERT_TRUE(outcome.ok);
+    EXPECT_EQ(SlotsByHost(state, outcome.allocation), (Grants{{"h1", 1}, {"h4", 2}}));
+  }
+}
+
 TEST(ResreqAllocatorTest, AQueueHostGroupBoundsTheCandidateHosts) {
   ClusterConfig config = ClusterBuilder().Hosts(3, 2).Config();
   config.host_groups["back"] = {"h3", "h2"};

@@ -49,6 +49,22 @@ TEST(BoundedCycleTest, AdmitsALaterJobWhileTheGateIsNotActiveAndCountsTheBypass)
   EXPECT_EQ(result.wake_at, 10 + 3600);  // the aging deadline is a timer
 }
 
+// Many starts in one cycle (more than CycleContext reads without its id set): each later job
+// starts once, and the scans after the first skip every job already started.
+TEST(BoundedCycleTest, ManyBackfillsInOneCycleStartEachJobOnce) {
+  ClusterState state =
+      ClusterBuilder().Hosts(40, 1).Queue(Bounded("normal", /*max_bypass=*/100, 3600)).State();
+  SubmitRunning(state, JobBuilder(1).Tasks(10).Limit(100), 0);
+  Submit(state, JobBuilder(2).Tasks(40).Submit(5));
+  for (JobId id = 3; id <= 32; ++id) Submit(state, JobBuilder(id).Tasks(1).Submit(6));
+  CycleResult result = CycleAndCommit(state, 10);
+  std::vector<JobId> want;
+  for (JobId id = 3; id <= 32; ++id) want.push_back(id);
+  EXPECT_EQ(Started(result), want);
+  EXPECT_EQ(state.FindJob(2)->admission.bypass_count, 30);
+  EXPECT_EQ(state.free_slots(), 0);
+}
+
 TEST(BoundedCycleTest, AdmitsInQueueOrderNeverTheSmallestFirst) {
   ClusterState state = BlockedHead(5, 3600);
   Submit(state, JobBuilder(3).Tasks(3).Submit(6));
