@@ -7,9 +7,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -160,12 +160,13 @@ void PreallocateWal(sqlite3* db, const std::string& dir) {
   }
   sqlite3_int64 size = 0;
   if (wal->pMethods->xFileSize(wal, &size) != SQLITE_OK || size >= kWalPreallocBytes) return;
-  // 64 KB at a time: the unix VFS writes at most 128 KB - 1 bytes per call.
+  // 64 KB at a time: the unix VFS keeps only the low 17 bits of a write's length (a 256 KB
+  // write wrote nothing).
   const std::string zeros(64 * 1024, '\0');
   const sqlite3_int64 original = size;
   while (size < kWalPreallocBytes) {
-    const int n = static_cast<int>(
-        std::min<sqlite3_int64>(static_cast<sqlite3_int64>(zeros.size()), kWalPreallocBytes - size));
+    const sqlite3_int64 chunk = static_cast<sqlite3_int64>(zeros.size());
+    const int n = static_cast<int>(std::min(chunk, kWalPreallocBytes - size));
     if (wal->pMethods->xWrite(wal, zeros.data(), n, size) != SQLITE_OK) {
       (void)wal->pMethods->xTruncate(wal, original);  // the space back: commits need it more
       return;
