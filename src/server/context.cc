@@ -24,7 +24,7 @@ Status ServerContext::ApplyLocked(const core::Event& event, const std::string& w
 void ServerContext::MarkDirty() {
   dirty = true;
   ++changes;
-  cycle_cv.notify_all();
+  if (!cycle_armed) cycle_cv.notify_all();
 }
 
 bool ServerContext::WaitCommitted(std::unique_lock<std::mutex>& lock) {
@@ -94,16 +94,19 @@ Status ServerContext::WriteAndWait(std::unique_lock<std::mutex>& lock, store::Wr
   auto done = std::make_shared<std::promise<Status>>();
   std::future<Status> future = done->get_future();
   ++writes_begun;
-  store->Write(std::move(batch), [this, done](const Status& status) {
+  // Queued in order under `mu`; committed on this thread once `mu` is released (store.h,
+  // WriteForCaller): the reply waits for the fsync and nothing else.
+  store->WriteForCaller(std::move(batch), [this, done](const Status& status) {
     if (!status.ok()) WriteFailed(status);
+    done->set_value(status);  // first: the waiting request answers without waiting for `mu`
     {
       std::lock_guard ended(mu);
       ++writes_ended;
     }
     writes_cv.notify_all();
-    done->set_value(status);
   });
   lock.unlock();
+  store->CommitOnCaller();
   Status status = future.get();
   lock.lock();
   if (status.code() == StatusCode::kResourceExhausted) {

@@ -51,6 +51,10 @@ struct ControllerOptions {
   // Explain pending jobs (reasons) at most this often: decisions do not depend on it, and
   // explaining costs time per pending job. 0: every cycle.
   int64_t explain_interval_ms = 0;
+  // Cycles that events ask for run at least this long after the previous cycle ended, so
+  // that a stream of single submissions shares cycles (cycle_pacing.h); timers are not
+  // delayed by it.
+  int64_t event_cycle_gap_ms = 10;
   // Ended jobs leave the controller's memory (listings, job detail) this long after they end,
   // as LSF's CLEAN_PERIOD and Slurm's MinJobAge do; their rows stay in the store and
   // dependencies on them keep their verdict. -1: keep them all (`sluice server` accepts -1 or
@@ -134,6 +138,9 @@ class ServerContext {
   uint64_t epoch = 0;
   int64_t start_ms = 0;
   bool dirty = true;
+  // The scheduling thread has a cycle due at a set time (cycle_pacing.h) and will run it
+  // whatever happens meanwhile, so MarkDirty need not wake it.
+  bool cycle_armed = false;
   uint64_t changes = 0;  // MarkDirty calls so far (the estimator refreshes after changes)
   bool stopping = false;
   // High availability (R-HA): set once the store deposed this controller (final); set by a

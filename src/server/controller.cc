@@ -5,6 +5,7 @@
 #include <chrono>
 #include <utility>
 
+#include "server/cycle_pacing.h"
 #include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "server/job_text.h"
@@ -316,18 +317,26 @@ void Controller::Start() {
   keeper_.Start();
   estimator_.Start();
   thread_ = std::thread([this] {
+    constexpr std::chrono::milliseconds kDebounce{2};
+    const std::chrono::milliseconds gap{ctx_.options.event_cycle_gap_ms};
+    SteadyTime last_cycle_end{};
     std::unique_lock lock(ctx_.mu);
     while (!ctx_.stopping) {
       auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
       ctx_.cycle_cv.wait_until(lock, deadline, [&] { return ctx_.stopping || ctx_.dirty; });
       if (ctx_.stopping) break;
       if (ctx_.dirty) {
-        // Debounce: let a burst of events arrive, then run one cycle for all of them.
-        lock.unlock();
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        lock.lock();
+        // Let a burst of events arrive, and space event cycles (cycle_pacing.h): armed, the
+        // thread is not woken by each further event, only by Stop.
+        const SteadyTime at =
+            EventCycleAt(std::chrono::steady_clock::now(), last_cycle_end, kDebounce, gap);
+        ctx_.cycle_armed = true;
+        ctx_.cycle_cv.wait_until(lock, at, [&] { return ctx_.stopping; });
+        ctx_.cycle_armed = false;
+        if (ctx_.stopping) break;
       }
       TurnLocked(runner_.ExplainDue(ctx_.NowMs()));
+      last_cycle_end = std::chrono::steady_clock::now();
     }
   });
 }

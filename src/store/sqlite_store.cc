@@ -4,8 +4,11 @@
 #include <sqlite3.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
@@ -131,6 +134,48 @@ struct Pending {
 constexpr int kCheckpointFrames = 1000;  // SQLite's autocheckpoint default (~4 MB)
 constexpr int kForceCheckpointFrames = 4 * kCheckpointFrames;
 
+// The WAL's first kWalPreallocBytes are written (zeros) before the first commit. A commit
+// then writes over allocated blocks, and its fdatasync flushes data only; while the WAL
+// grows, each commit's fdatasync must also commit the filesystem's journal (the new size and
+// blocks), which waits behind whatever else the machine writes (issue 21, measured in
+// docs/performance.md). SQLite restarts the WAL at its start after a complete checkpoint
+// (MaybeCheckpoint, at kCheckpointFrames), so it stays within this size while checkpoints
+// keep up. Zeros after the WAL's valid frames are ignored (their salt and checksum do not
+// match), by recovery too. Skipped, as a mere speed-up, on a disk with little free space
+// (a small tmpfs in tests of a full disk); undone if the disk fills meanwhile.
+constexpr int64_t kWalFrameBytes = 4096 + 24;  // the default page size plus a frame header
+constexpr int64_t kWalPreallocBytes = 2 * kCheckpointFrames * kWalFrameBytes;  // ~8 MB
+
+void PreallocateWal(sqlite3* db, const std::string& dir) {
+  struct statvfs disk {};
+  if (statvfs(dir.c_str(), &disk) != 0 ||
+      static_cast<int64_t>(disk.f_bavail) * static_cast<int64_t>(disk.f_frsize) <
+          64 * kWalPreallocBytes) {
+    return;
+  }
+  sqlite3_file* wal = nullptr;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK ||
+      wal == nullptr || wal->pMethods == nullptr) {
+    return;  // no WAL open (not in WAL mode)
+  }
+  sqlite3_int64 size = 0;
+  if (wal->pMethods->xFileSize(wal, &size) != SQLITE_OK || size >= kWalPreallocBytes) return;
+  // 64 KB at a time: the unix VFS keeps only the low 17 bits of a write's length (a 256 KB
+  // write wrote nothing).
+  const std::string zeros(64 * 1024, '\0');
+  const sqlite3_int64 original = size;
+  while (size < kWalPreallocBytes) {
+    const sqlite3_int64 chunk = static_cast<sqlite3_int64>(zeros.size());
+    const int n = static_cast<int>(std::min(chunk, kWalPreallocBytes - size));
+    if (wal->pMethods->xWrite(wal, zeros.data(), n, size) != SQLITE_OK) {
+      (void)wal->pMethods->xTruncate(wal, original);  // the space back: commits need it more
+      return;
+    }
+    size += n;
+  }
+  (void)wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+}
+
 }  // namespace
 
 class SqliteWriter {
@@ -177,18 +222,31 @@ class SqliteWriter {
     writer_ = std::thread([this] { Run(); });
   }
 
-  void Enqueue(WriteBatch batch, std::function<void(const Status&)> done) {
+  // `wake`: false for WriteForCaller, whose caller commits next (CommitOnCaller).
+  void Enqueue(WriteBatch batch, std::function<void(const Status&)> done, bool wake) {
     {
       std::lock_guard lock(mu_);
       queue_.push_back(Pending{std::move(batch), std::move(done)});
       ++queued_;
     }
-    cv_.notify_all();
+    if (wake) cv_.notify_all();
+  }
+
+  // Commits what is queued on this thread unless a commit (the writer's or another caller's)
+  // is under way; that one's owner leaves the rest to the writer thread when it ends.
+  void CommitOnCaller() {
+    std::unique_lock lock(mu_);
+    if (committing_ || queue_.empty()) return;
+    CommitGroup(lock);
+    ++stats_.caller_commits;
+    // The writer takes what was queued meanwhile, and the checkpoint (MaybeCheckpoint).
+    if (!queue_.empty() || wal_frames_ >= kCheckpointFrames || stopping_) cv_.notify_all();
   }
 
   void Flush() {
     std::unique_lock lock(mu_);
     const uint64_t target = queued_;
+    cv_.notify_all();  // a WriteForCaller batch whose caller has not committed yet
     flushed_cv_.wait(lock, [&] { return committed_ >= target; });
   }
 
@@ -203,27 +261,39 @@ class SqliteWriter {
   void Run() {
     std::unique_lock lock(mu_);
     while (true) {
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      cv_.wait(lock, [&] {
+        return !committing_ &&
+               (stopping_ || !queue_.empty() || wal_frames_ >= kCheckpointFrames);
+      });
       if (queue_.empty() && stopping_) return;
-      std::deque<Pending> group;
-      group.swap(queue_);
-      lock.unlock();
-      Status status = Commit(group);
-      lock.lock();
-      stats_.transactions += 1;
-      stats_.batches += static_cast<int64_t>(group.size());
-      lock.unlock();
-      for (Pending& p : group) {
-        if (p.done) p.done(status);
-      }
-      lock.lock();
-      committed_ += group.size();
-      flushed_cv_.notify_all();
+      if (!queue_.empty()) CommitGroup(lock);
       MaybeCheckpoint(lock);
     }
   }
 
-  // Called by SQLite on this (the writer) thread after each commit: the WAL's length.
+  // REQUIRES: `lock` holds mu_, no commit under way. Commits every queued batch in one
+  // transaction on this thread, runs their callbacks in order, then counts them committed.
+  // `committing_` keeps the connection to one thread at a time (it is opened NOMUTEX).
+  void CommitGroup(std::unique_lock<std::mutex>& lock) {
+    committing_ = true;
+    std::deque<Pending> group;
+    group.swap(queue_);
+    lock.unlock();
+    Status status = Commit(group);
+    lock.lock();
+    stats_.transactions += 1;
+    stats_.batches += static_cast<int64_t>(group.size());
+    lock.unlock();
+    for (Pending& p : group) {
+      if (p.done) p.done(status);
+    }
+    lock.lock();
+    committed_ += group.size();
+    committing_ = false;
+    flushed_cv_.notify_all();
+  }
+
+  // Called by SQLite on the committing thread after each commit: the WAL's length.
   static int OnWalCommit(void* self, sqlite3* /*db*/, const char* /*name*/, int frames) {
     static_cast<SqliteWriter*>(self)->wal_frames_ = frames;
     return SQLITE_OK;
@@ -235,11 +305,13 @@ class SqliteWriter {
   void MaybeCheckpoint(std::unique_lock<std::mutex>& lock) {
     if (wal_frames_ < kCheckpointFrames) return;
     if (!queue_.empty() && wal_frames_ < kForceCheckpointFrames) return;
+    committing_ = true;  // the connection is the checkpoint's until it ends
     lock.unlock();
     int log = 0;
     int done = 0;
     const int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
     lock.lock();
+    committing_ = false;
     wal_frames_ = 0;  // the next commit tells the WAL's length again
     if (rc == SQLITE_OK) ++stats_.checkpoints;
   }
@@ -371,7 +443,9 @@ class SqliteWriter {
   uint64_t queued_ = 0;
   uint64_t committed_ = 0;
   bool stopping_ = false;
-  int wal_frames_ = 0;  // writer thread only
+  bool committing_ = false;  // a commit or checkpoint holds the connection
+  // Set by the committing thread without mu_ (OnWalCommit), read under it.
+  std::atomic<int> wal_frames_ = 0;
   StoreStats stats_;
 };
 
@@ -433,8 +507,12 @@ class SqliteStore final : public Store {
   const std::string& dir() const override { return dir_; }
   Result<Snapshot> Load() override;
   void Write(WriteBatch batch, std::function<void(const Status&)> done) override {
-    impl_->Enqueue(std::move(batch), std::move(done));
+    impl_->Enqueue(std::move(batch), std::move(done), /*wake=*/true);
   }
+  void WriteForCaller(WriteBatch batch, std::function<void(const Status&)> done) override {
+    impl_->Enqueue(std::move(batch), std::move(done), /*wake=*/false);
+  }
+  void CommitOnCaller() override { impl_->CommitOnCaller(); }
   void Flush() override { impl_->Flush(); }
   StoreStats stats() const override { return impl_->stats(); }
   Status AwaitLeadership(std::chrono::milliseconds /*timeout*/) override { return Status::Ok(); }
@@ -516,6 +594,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
     return epoch_or.error();
   }
   const uint64_t epoch = *epoch_or;
+  PreallocateWal(db, dir);
   auto real = std::make_unique<SqliteWriter>(db, fd, epoch, epoch_stored);
   SLUICE_RETURN_IF_ERROR(real->Prepare());
   real->Start();

@@ -24,7 +24,9 @@
 //  - a database written by an older version gains the columns added since when opened.
 // Group commit: Write() queues a batch; one writer thread commits every batch queued so far
 // in one transaction and then runs their callbacks in submission order. Batches commit in the
-// order they were queued.
+// order they were queued. A caller that waits for its commit anyway (a request acknowledged
+// after it) may commit the queue on its own thread instead (WriteForCaller, CommitOnCaller):
+// the same transactions and fsyncs, without the two thread hand-offs to the writer and back.
 // Thread-safety: Write/WriteSync/Flush from any thread; Load before the first write.
 // Implements R-SRV-1, R-SRV-2, R-HA-1 (with etcd_store.h).
 #pragma once
@@ -116,6 +118,7 @@ struct StoreStats {
   int64_t transactions = 0;  // commits
   int64_t batches = 0;       // Write calls committed (more than commits: group commit)
   int64_t checkpoints = 0;   // SQLite: WAL checkpoints, run after acknowledging (0 on etcd)
+  int64_t caller_commits = 0;  // SQLite: transactions CommitOnCaller ran (0 on etcd)
 };
 
 // Leadership of a store (R-HA-1). A SQLite store leads from Open on (its flock is the
@@ -175,6 +178,15 @@ class Store {
   // later writes succeed once space returns; kInvalidArgument when a batch exceeds the store's
   // transaction limits.
   virtual void Write(WriteBatch batch, std::function<void(const Status&)> done) = 0;
+  // Queues a batch as Write does, in the same order, but does not wake the writer thread: the
+  // caller must call CommitOnCaller() next, holding no lock that a `done` takes. That commits
+  // every queued batch in one transaction on the caller's thread (their `done`s run there) if
+  // no commit is under way; otherwise the writer thread commits them after the current one.
+  // Backends without a writer of their own to spare (etcd) just Write.
+  virtual void WriteForCaller(WriteBatch batch, std::function<void(const Status&)> done) {
+    Write(std::move(batch), std::move(done));
+  }
+  virtual void CommitOnCaller() {}
   // Queues a batch and waits for its commit.
   Status WriteSync(WriteBatch batch);
   // Waits until everything queued so far is committed (or failed).

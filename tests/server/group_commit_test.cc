@@ -1,6 +1,7 @@
 // Group commit of single submissions (R-SRV-1; issue 21, the submit loop): submissions that
-// arrive together share commits, each is acknowledged only once its commit is done, and every
-// acknowledged one is there after a crash.
+// arrive together share commits, each is acknowledged only once its commit is done (another
+// connection to the database already sees it when the reply comes), and every acknowledged
+// one is there after a crash.
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "server/controller_fixture.h"
 
@@ -52,6 +54,33 @@ TEST(GroupCommitTest, ConcurrentSubmissionsShareCommitsAndSurviveACrash) {
   for (JobId id : acknowledged) {
     EXPECT_EQ(h.State(id), "HELD") << "acknowledged job " << id << " lost";
   }
+}
+
+// A submission commits on the request's own thread (store.h, CommitOnCaller), and the reply
+// comes only after that commit: another connection, as another process would, reads the job's
+// row the moment Submit returns.
+TEST(GroupCommitTest, TheReplyComesOnlyAfterTheCommit) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  const int64_t caller_commits = h.store().stats().caller_commits;
+  for (int i = 0; i < 20; ++i) {
+    Reply r = h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"hold", true}});
+    ASSERT_EQ(r.status, 201) << r.body.dump();
+    const JobId id = r.body["id"].get<JobId>();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2((dir.path() / "sluice.db").c_str(), &db, SQLITE_OPEN_READONLY,
+                              nullptr),
+              SQLITE_OK);
+    sqlite3_stmt* s = nullptr;
+    const std::string sql = "SELECT count(*) FROM jobs WHERE id = " + std::to_string(id);
+    ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int(s, 0), 1) << "job " << id << " acknowledged before its commit";
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+  }
+  EXPECT_GT(h.store().stats().caller_commits, caller_commits);
 }
 
 }  // namespace
