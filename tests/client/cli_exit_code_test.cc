@@ -2,6 +2,7 @@
 // client verbs document; CLI11 alone would return its own numbers such as 105 or 109).
 #include <gtest/gtest.h>
 
+#include "testing/build_paths.h"
 #include "testing/subprocess.h"
 
 namespace sluice::client {
@@ -26,7 +27,7 @@ TEST(CliExitCodeTest, UsageMistakesExitTwoAndHelpExitsZero) {
       {{"jobs", "--help"}, 0, ""},
   };
   for (const Case& c : cases) {
-    std::vector<std::string> argv = {SLUICE_BINARY};
+    std::vector<std::string> argv = {sluice::testing::SluiceBinary()};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     ::sluice::testing::ProcessResult run = RunProcess(argv, dir.path(), std::chrono::seconds(20));
     SCOPED_TRACE(::testing::PrintToString(c.args));

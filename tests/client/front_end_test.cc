@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "testing/build_paths.h"
+
 namespace sluice::cli {
 namespace {
 
@@ -52,7 +54,7 @@ std::pair<std::string, int> RunShell(const std::string& command) {
 }
 
 TEST(FrontEndTest, BothBinariesAnswerAlike) {
-  const std::string front = SLUICE_BINARY;
+  const std::string front = sluice::testing::SluiceBinary();
   for (const std::string args :
        {"submit --bogus-flag", "hosts --server http://a,,b --token t", "cancel", "", "--help",
         "submit --help", "jobs --help", "history --help", "modify --bogus", "requeue",

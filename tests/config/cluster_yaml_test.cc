@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "testing/build_paths.h"
+
 namespace sluice::config {
 namespace {
 
@@ -25,7 +27,7 @@ std::string Yaml(std::string_view text) {
 }
 
 std::string DataPath(std::string_view name) {
-  return std::string(SLUICE_SOURCE_DIR) + "/tests/config/data/" + std::string(name);
+  return std::string(sluice::testing::SourceDir()) + "/tests/config/data/" + std::string(name);
 }
 
 TEST(ClusterYamlTest, LoadsFullExample) {

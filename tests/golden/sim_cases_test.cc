@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/build_paths.h"
 #include "testing/subprocess.h"
 
 namespace sluice {
@@ -32,7 +33,7 @@ using testing::TempDir;
 using testing::UpdateGolden;
 using testing::WriteFile;
 
-fs::path CasesRoot() { return fs::path(SLUICE_SOURCE_DIR) / "tests" / "golden" / "cases"; }
+fs::path CasesRoot() { return fs::path(testing::SourceDir()) / "tests" / "golden" / "cases"; }
 
 std::vector<std::string> FindCases() {
   std::vector<std::string> cases;
@@ -71,8 +72,12 @@ TEST_P(SimCaseTest, MatchesGoldenFiles) {
   ASSERT_TRUE(fs::exists(dir / "description.txt")) << "every case needs a description.txt";
   TempDir scratch;
   ASSERT_TRUE(scratch.ok());
-  std::vector<std::string> base = {SLUICE_BINARY, "sim", "--no-progress", "--workload",
-                                   (dir / "workload.jsonl").string(), "--config",
+  std::vector<std::string> base = {testing::SluiceBinary(),
+                                   "sim",
+                                   "--no-progress",
+                                   "--workload",
+                                   (dir / "workload.jsonl").string(),
+                                   "--config",
                                    (dir / "cluster.yaml").string()};
   for (const std::string& word : Words(ReadFile(dir / "args").value_or(""))) base.push_back(word);
 

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "testing/build_paths.h"
 #include "testing/reference_sim.h"
 #include "testing/subprocess.h"
 
@@ -68,11 +69,11 @@ const TraceCase kCases[] = {
 void PrintTo(const TraceCase& c, std::ostream* os) { *os << c.name; }
 
 fs::path TracePath(const TraceCase& c) {
-  return fs::path(SLUICE_SOURCE_DIR) / ".." / "shared" / "traces" / std::string(c.trace);
+  return fs::path(testing::SourceDir()) / ".." / "shared" / "traces" / std::string(c.trace);
 }
 
 fs::path CaseDir(const TraceCase& c) {
-  return fs::path(SLUICE_SOURCE_DIR) / "tests" / "golden" / "traces" / std::string(c.name);
+  return fs::path(testing::SourceDir()) / "tests" / "golden" / "traces" / std::string(c.name);
 }
 
 struct SimRun {
@@ -85,11 +86,11 @@ struct SimRun {
 SimRun RunSluice(const TraceCase& c, const fs::path& dir) {
   SimRun run;
   const fs::path decisions = dir / "decisions.jsonl";
-  testing::ProcessResult process = testing::RunProcess(
-      {SLUICE_BINARY, "sim", "--trace", TracePath(c).string(), "--max-jobs",
-       std::to_string(kMaxJobs), "--policy", std::string(c.policy), "--json", "--decisions",
-       decisions.string()},
-      dir, kSubprocessTimeout);
+  testing::ProcessResult process =
+      testing::RunProcess({testing::SluiceBinary(), "sim", "--trace", TracePath(c).string(),
+                           "--max-jobs", std::to_string(kMaxJobs), "--policy",
+                           std::string(c.policy), "--json", "--decisions", decisions.string()},
+                          dir, kSubprocessTimeout);
   if (!process.error.empty() || process.exit_code != 0) {
     run.error = process.error.empty()
                     ? "sluice sim failed (exit " + std::to_string(process.exit_code) +

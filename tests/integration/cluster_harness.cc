@@ -10,6 +10,8 @@
 
 #include <httplib.h>
 
+#include "testing/build_paths.h"
+
 extern char** environ;
 
 namespace sluice::integration {
@@ -110,9 +112,13 @@ bool Cluster::StartServer(std::string* error, const std::vector<std::string>& ex
   const int start = ++server_starts_;
   const fs::path out = dir() / "logs" / ("server." + std::to_string(start) + ".out");
   const fs::path err = dir() / "logs" / ("server." + std::to_string(start) + ".err");
-  std::vector<std::string> argv = {SLUICE_BINARY, "server", "--config",
-                                   (dir() / "cluster.yaml").string(), "--state",
-                                   state_dir().string(), "--listen",
+  std::vector<std::string> argv = {sluice::testing::SluiceBinary(),
+                                   "server",
+                                   "--config",
+                                   (dir() / "cluster.yaml").string(),
+                                   "--state",
+                                   state_dir().string(),
+                                   "--listen",
                                    "127.0.0.1:" + std::to_string(port_)};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   // Debugging aid: SLUICE_TEST_SERVER_WRAPPER=/path/to/script runs the server under it.
@@ -152,13 +158,12 @@ void Cluster::StartAgent(const std::string& name, int slots, const std::string& 
   std::vector<std::string> argv;
   if (!env.empty()) argv.push_back("/usr/bin/env");
   argv.insert(argv.end(), env.begin(), env.end());
-  argv.insert(argv.end(),
-              {SLUICE_BINARY, "agent", "--name", name, "--server",
-               server_url.empty() ? url_ : server_url, "--token", "agent-token", "--slots",
-               std::to_string(slots), "--work-dir", dir().string(), "--fence-grace-ms", "300",
-               "--cgroup-path",
-               // Distinct from other test processes' agents of the same name.
-               "sluice-test-" + std::to_string(getpid()) + "/" + name});
+  argv.insert(argv.end(), {sluice::testing::SluiceBinary(), "agent", "--name", name, "--server",
+                           server_url.empty() ? url_ : server_url, "--token", "agent-token",
+                           "--slots", std::to_string(slots), "--work-dir", dir().string(),
+                           "--fence-grace-ms", "300", "--cgroup-path",
+                           // Distinct from other test processes' agents of the same name.
+                           "sluice-test-" + std::to_string(getpid()) + "/" + name});
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   agents_[name] = std::make_unique<ChildProcess>(argv, log, log);
 }
@@ -181,7 +186,7 @@ bool Cluster::AgentRunning(const std::string& name) {
 }
 
 testing::ProcessResult Cluster::Cli(std::vector<std::string> args, const std::string& token) {
-  args.insert(args.begin(), SLUICE_BINARY);
+  args.insert(args.begin(), sluice::testing::SluiceBinary());
   // Flags after `--` would be part of the command: put the connection flags first.
   std::vector<std::string> argv = {args[0], args[1], "--server", url_, "--token", token};
   argv.insert(argv.end(), args.begin() + 2, args.end());

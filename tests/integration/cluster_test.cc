@@ -4,14 +4,14 @@
 // (403 for another user's job, 401 without a token); a second server on the same state
 // directory refuses to start; agent loss (host unavail, job requeued, agent rejoins); the
 // admin verbs `sluice queue` and `sluice host`.
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <filesystem>
 #include <set>
 
-#include <gtest/gtest.h>
-
 #include "integration/cluster_harness.h"
+#include "testing/build_paths.h"
 
 namespace sluice::integration {
 namespace {
@@ -246,8 +246,8 @@ TEST_F(ClusterTest, ASecondServerOnTheSameStateDirectoryRefusesToStart) {
   Cluster& c = *cluster_;
   std::filesystem::create_directories(c.dir() / "second");
   testing::ProcessResult second = testing::RunProcess(
-      {SLUICE_BINARY, "server", "--config", (c.dir() / "cluster.yaml").string(), "--state",
-       c.state_dir().string(), "--listen", "127.0.0.1:0"},
+      {sluice::testing::SluiceBinary(), "server", "--config", (c.dir() / "cluster.yaml").string(),
+       "--state", c.state_dir().string(), "--listen", "127.0.0.1:0"},
       c.dir() / "second", 30s);
   EXPECT_EQ(second.exit_code, 1) << second.stdout_text;
   EXPECT_NE(second.stderr_text.find("locked"), std::string::npos) << second.stderr_text;

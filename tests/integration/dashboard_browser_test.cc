@@ -8,14 +8,15 @@
 //
 // Without chromium the test is skipped and says why; SLUICE_DASHBOARD_JOBS=N adds N parked
 // jobs before the jobs page's first paint is measured (the figure in docs/design/dashboard.md).
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <iostream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "integration/browser.h"
 #include "integration/cluster_harness.h"
+#include "testing/build_paths.h"
 
 namespace sluice::integration {
 namespace {
@@ -33,7 +34,9 @@ queues:
 default_queue: normal
 )";
 
-fs::path ScreenshotDir() { return fs::path(SLUICE_BINARY).parent_path() / "dashboard-screenshots"; }
+fs::path ScreenshotDir() {
+  return fs::path(sluice::testing::SluiceBinary()).parent_path() / "dashboard-screenshots";
+}
 
 int64_t Submit(Cluster& cluster, json job) {
   int status = 0;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "client/rest_client.h"
+#include "testing/build_paths.h"
 
 namespace sluice::integration {
 
@@ -78,12 +79,12 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
     const std::string name = "h" + std::to_string(i);
     const fs::path log = c->dir() / "logs" / ("agent." + name + ".log");
     c->agents_.push_back(std::make_unique<ChildProcess>(
-        std::vector<std::string>{SLUICE_BINARY, "agent", "--name", name, "--server", c->urls(),
-                                 "--token", "agent-token", "--slots", std::to_string(options.slots),
-                                 "--work-dir", c->dir().string(), "--fence-grace-ms", "300",
-                                 // Distinct from other test processes' agents of the same name.
-                                 "--cgroup-path",
-                                 "sluice-test-" + std::to_string(getpid()) + "/" + name},
+        std::vector<std::string>{
+            sluice::testing::SluiceBinary(), "agent", "--name", name, "--server", c->urls(),
+            "--token", "agent-token", "--slots", std::to_string(options.slots), "--work-dir",
+            c->dir().string(), "--fence-grace-ms", "300",
+            // Distinct from other test processes' agents of the same name.
+            "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/" + name},
         log, log));
   }
   const bool registered = Eventually(
@@ -122,7 +123,7 @@ bool HaCluster::StartController(int i) {
   const std::string base = "server" + std::to_string(i) + "." + std::to_string(start);
   const fs::path out = dir() / "logs" / (base + ".out");
   const fs::path err = dir() / "logs" / (base + ".err");
-  std::vector<std::string> argv = {SLUICE_BINARY,
+  std::vector<std::string> argv = {sluice::testing::SluiceBinary(),
                                    "server",
                                    "--config",
                                    (dir() / "cluster.yaml").string(),
@@ -185,8 +186,8 @@ int HaCluster::WaitLeader(std::chrono::milliseconds timeout) {
 testing::ProcessResult HaCluster::Cli(std::vector<std::string> args, const std::string& token,
                                       const std::string& server) {
   // Flags after `--` would be part of the command: the connection flags go first.
-  std::vector<std::string> argv = {
-      SLUICE_BINARY, args[0], "--server", server.empty() ? urls() : server, "--token", token};
+  std::vector<std::string> argv = {sluice::testing::SluiceBinary(),  args[0],   "--server",
+                                   server.empty() ? urls() : server, "--token", token};
   argv.insert(argv.end(), args.begin() + 1, args.end());
   fs::create_directories(dir() / "cli");
   return testing::RunProcess(argv, dir() / "cli", std::chrono::seconds(60));

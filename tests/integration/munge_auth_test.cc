@@ -19,6 +19,7 @@
 #include "auth/munge.h"
 #include "integration/cluster_harness.h"
 #include "integration/munge_daemon.h"
+#include "testing/build_paths.h"
 #include "testing/subprocess.h"
 
 namespace sluice::integration {
@@ -44,12 +45,18 @@ class MungeAuthTest : public ::testing::Test {
   // `sluice ARGS --server URL` as `account`, with no token: the CLI sends MUNGE credentials.
   testing::ProcessResult CliAs(const std::string& account, const std::string& group,
                                std::vector<std::string> args) {
-    std::vector<std::string> argv = {"/usr/bin/env",     "-u",
-                                     "SLUICE_TOKEN",     "SLUICE_MUNGE_SOCKET=" + munge_->socket(),
-                                     "/usr/bin/setpriv", "--reuid=" + account,
-                                     "--regid=" + group, "--clear-groups",
-                                     SLUICE_BINARY,      args[0],
-                                     "--server",         cluster_.url()};
+    std::vector<std::string> argv = {"/usr/bin/env",
+                                     "-u",
+                                     "SLUICE_TOKEN",
+                                     "SLUICE_MUNGE_SOCKET=" + munge_->socket(),
+                                     "/usr/bin/setpriv",
+                                     "--reuid=" + account,
+                                     "--regid=" + group,
+                                     "--clear-groups",
+                                     sluice::testing::SluiceBinary(),
+                                     args[0],
+                                     "--server",
+                                     cluster_.url()};
     argv.insert(argv.end(), args.begin() + 1, args.end());
     return testing::RunProcess(argv, cluster_.dir(), 30s);
   }
@@ -117,8 +124,8 @@ TEST_F(MungeAuthTest, ExpiredCredentialIsRefused) {
 TEST_F(MungeAuthTest, AgentAsUidZeroRegistersWithoutToken) {
   const auto log = cluster_.dir() / "logs" / "agent.h1.log";
   ChildProcess agent(
-      {"/usr/bin/env", "-u", "SLUICE_TOKEN", SLUICE_BINARY, "agent", "--name", "h1",
-       "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/h1", "--server",
+      {"/usr/bin/env", "-u", "SLUICE_TOKEN", sluice::testing::SluiceBinary(), "agent", "--name",
+       "h1", "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/h1", "--server",
        cluster_.url(), "--munge-socket", munge_->socket(), "--work-dir", cluster_.dir().string()},
       log, log);
   EXPECT_TRUE(Eventually([&] { return cluster_.HostState("h1") == "ok"; }, 15s))
@@ -127,9 +134,9 @@ TEST_F(MungeAuthTest, AgentAsUidZeroRegistersWithoutToken) {
   const auto log2 = cluster_.dir() / "logs" / "agent.h2.log";
   ChildProcess user_agent(
       {"/usr/bin/env", "-u", "SLUICE_TOKEN", "/usr/bin/setpriv", "--reuid=nobody",
-       "--regid=nogroup", "--clear-groups", SLUICE_BINARY, "agent", "--name", "h2", "--cgroup-path",
-       "sluice-test-" + std::to_string(getpid()) + "/h2", "--server", cluster_.url(),
-       "--munge-socket", munge_->socket(), "--work-dir", "/tmp"},
+       "--regid=nogroup", "--clear-groups", sluice::testing::SluiceBinary(), "agent", "--name",
+       "h2", "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/h2", "--server",
+       cluster_.url(), "--munge-socket", munge_->socket(), "--work-dir", "/tmp"},
       log2, log2);
   const int status = user_agent.Wait(15s);
   ASSERT_GE(status, 0) << "the agent of nobody still runs";
@@ -142,8 +149,8 @@ TEST_F(MungeAuthTest, AgentAsUidZeroRegistersWithoutToken) {
 TEST(MungeAgentTest, AnAgentWithoutTokenOrMungeSocketRefusesToStart) {
   testing::TempDir dir;
   testing::ProcessResult r = testing::RunProcess(
-      {"/usr/bin/env", "-u", "SLUICE_TOKEN", SLUICE_BINARY, "agent", "--name", "h1",
-       "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/h1", "--server",
+      {"/usr/bin/env", "-u", "SLUICE_TOKEN", sluice::testing::SluiceBinary(), "agent", "--name",
+       "h1", "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/h1", "--server",
        "http://127.0.0.1:9", "--munge-socket", (dir.path() / "no.socket").string()},
       dir.path(), 10s);
   EXPECT_EQ(r.exit_code, 2) << r.error << r.stderr_text;

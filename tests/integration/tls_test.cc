@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "integration/cluster_harness.h"
+#include "testing/build_paths.h"
 #include "testing/subprocess.h"
 
 namespace sluice::integration {
@@ -55,8 +56,12 @@ class TlsTest : public ::testing::Test {
   testing::ProcessResult Cli(const std::vector<std::string>& args,
                              const std::vector<std::string>& extra) {
     // Flags after `--` would be part of the command: the connection flags go first.
-    std::vector<std::string> argv = {SLUICE_BINARY, args[0],   "--server",
-                                     https_url(),   "--token", "alice-token"};
+    std::vector<std::string> argv = {sluice::testing::SluiceBinary(),
+                                     args[0],
+                                     "--server",
+                                     https_url(),
+                                     "--token",
+                                     "alice-token"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.insert(argv.end(), args.begin() + 1, args.end());
     return testing::RunProcess(argv, cluster_.dir(), 30s);
@@ -83,10 +88,10 @@ TEST_F(TlsTest, CliAndAgentWorkOverHttpsWithTheCaAndAWrongCaIsRefused) {
   // The agent takes its CA from the environment.
   const fs::path log = cluster_.dir() / "logs" / "agent.tls.log";
   ChildProcess agent(
-      {"/usr/bin/env", "SLUICE_CA_FILE=" + (pki_ / "ca.pem").string(), SLUICE_BINARY, "agent",
-       "--name", "tls1", "--cgroup-path", "sluice-test-" + std::to_string(getpid()) + "/tls1",
-       "--slots", "1", "--server", https_url(), "--token", "agent-token", "--work-dir",
-       cluster_.dir().string()},
+      {"/usr/bin/env", "SLUICE_CA_FILE=" + (pki_ / "ca.pem").string(),
+       sluice::testing::SluiceBinary(), "agent", "--name", "tls1", "--cgroup-path",
+       "sluice-test-" + std::to_string(getpid()) + "/tls1", "--slots", "1", "--server", https_url(),
+       "--token", "agent-token", "--work-dir", cluster_.dir().string()},
       log, log);
   testing::ProcessResult submitted =
       Cli({"submit", "--parsable", "--", "true"}, {"--ca-file", (pki_ / "ca.pem").string()});

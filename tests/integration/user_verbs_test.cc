@@ -3,12 +3,13 @@
 // (R-UX-1); impossible jobs are refused with their cause, storing nothing and taking no id
 // (R-UX-2); `jobs -l` (R-UX-4); `submit --wait` returns the job's exit code and `peek` shows
 // the tail of a running job's output (R-UX-5).
-#include <filesystem>
-
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <filesystem>
+
 #include "integration/cluster_harness.h"
+#include "testing/build_paths.h"
 
 namespace sluice::integration {
 namespace {
@@ -103,7 +104,7 @@ TEST_F(UserVerbsTest, ScriptsRunWithTheirDirectivesFromTheStoredCopy) {
   // From standard input.
   testing::ProcessResult piped = testing::RunProcess(
       {"/bin/sh", "-c",
-       std::string(SLUICE_BINARY) + " submit --server " + c.url() +
+       std::string(sluice::testing::SluiceBinary()) + " submit --server " + c.url() +
            " --token alice-token --parsable -o " + Out("in.%j") + " < " + bsub},
       c.dir() / "cli", 60s);
   ASSERT_EQ(piped.exit_code, 0) << piped.stderr_text;

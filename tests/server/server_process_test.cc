@@ -2,20 +2,19 @@
 // loses nothing it acknowledged when killed with SIGKILL (R-SRV-1). Loopback only, bounded,
 // stopped by PID.
 #include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <httplib.h>
-
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
+#include "testing/build_paths.h"
 #include "testing/subprocess.h"
 
 namespace sluice::server {
@@ -52,8 +51,9 @@ Process StartServer(const std::filesystem::path& dir) {
     int err = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(err, 2);
     close(out[0]);
-    execl(SLUICE_BINARY, SLUICE_BINARY, "server", "--config", config.c_str(), "--state",
-          state.c_str(), "--listen", "127.0.0.1:0", static_cast<char*>(nullptr));
+    execl(sluice::testing::SluiceBinary(), sluice::testing::SluiceBinary(), "server", "--config",
+          config.c_str(), "--state", state.c_str(), "--listen", "127.0.0.1:0",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);

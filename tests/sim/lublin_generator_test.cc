@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/workload_writer.h"
+#include "testing/build_paths.h"
 
 namespace sluice::sim {
 namespace {
@@ -162,7 +163,8 @@ TEST(LublinGeneratorTest, RunLimitsAreRoundValues) {
 
 // Runs the built `sluice` binary; returns its exit code and stdout.
 int RunSluice(const std::string& args, std::string& out) {
-  const std::string command = std::string(SLUICE_BINARY) + " " + args + " 2>/dev/null";
+  const std::string command =
+      std::string(sluice::testing::SluiceBinary()) + " " + args + " 2>/dev/null";
   std::FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return -1;
   char buffer[4096];

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "testing/build_paths.h"
+
 namespace sluice::reference_sim {
 namespace {
 
@@ -201,7 +203,7 @@ TEST(ReferenceSwfTest, MachineSizeFromOptionMaxProcsOrMaxNodes) {
 
 TEST(ReferenceSwfTest, LoadsTheGzippedKthTrace) {
   std::string path =
-      std::string(SLUICE_SOURCE_DIR) + "/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz";
+      std::string(sluice::testing::SourceDir()) + "/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no trace at " << path;
   Result<Workload> kth = LoadSwf(path, {});
   ASSERT_TRUE(kth.has_value()) << kth.error().ToString();

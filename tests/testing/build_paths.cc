@@ -1,0 +1,8 @@
+#include "testing/build_paths.h"
+
+namespace sluice::testing {
+
+const char* SourceDir() { return SLUICE_SOURCE_DIR; }
+const char* SluiceBinary() { return SLUICE_BINARY; }
+
+}  // namespace sluice::testing
