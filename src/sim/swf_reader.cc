@@ -200,12 +200,16 @@ Result<std::string> Gunzip(const std::string& path, std::string_view compressed)
   std::string out;
   // The gzip trailer's last field is the (last member's) size mod 2^32: for the usual single
   // member the exact size, so the text is inflated without a regrowth; one spare byte lets
-  // the end of the stream be seen before the buffer is full.
+  // the end of the stream be seen before the buffer is full. The field is only trusted up to
+  // deflate's largest ratio (~1032:1), so a damaged trailer cannot make a small file claim
+  // gigabytes up front.
   size_t expected = compressed.size() * 8;
   if (compressed.size() >= 18) {
-    const auto* tail = reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
-    expected = std::max<size_t>(expected / 8, size_t{tail[0]} | size_t{tail[1]} << 8 |
-                                                   size_t{tail[2]} << 16 | size_t{tail[3]} << 24);
+    const auto* tail =
+        reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
+    const size_t stated =
+        size_t{tail[0]} | size_t{tail[1]} << 8 | size_t{tail[2]} << 16 | size_t{tail[3]} << 24;
+    expected = std::clamp<size_t>(stated, compressed.size(), compressed.size() * 1032);
   }
   out.resize(std::max<size_t>(expected + 1, 1 << 16));
   size_t in_pos = 0;

@@ -1,10 +1,12 @@
 #include "sim/swf_reader.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -151,9 +153,9 @@ TEST(SwfReaderTest, NumberTokens) {
       {"-0", 0},
       {"10.9", 10},
       {"1e3", 1000},
-      {"123456789012345678", 123456789012345678},  // 18 digits: the fast path's largest
+      {"123456789012345678", 123456789012345678},    // 18 digits: the fast path's largest
       {"1234567890123456789", 1234567890123456789},  // 19: the general rule
-      {"99999999999999999999", INT64_MAX},  // saturated
+      {"99999999999999999999", INT64_MAX},           // saturated
       {"+5", -2},
       {"-", -2},
       {"5-", -2},
@@ -326,6 +328,32 @@ TEST(SwfReaderTest, ReadErrors) {
   EXPECT_EQ(no_size.error().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(no_size.error().message().rfind(headerless + ": ", 0), 0u);
   EXPECT_TRUE(ReadSwf(headerless, {.procs = 1}).has_value());
+}
+
+// Reads `path` with at most 1 GiB of address space; 0 when it ends in a clear
+// InvalidArgument error (death-test child).
+[[noreturn]] void ReadExpectingErrorWithin1GiB(const std::string& path) {
+  const rlimit limit{.rlim_cur = rlim_t{1} << 30, .rlim_max = rlim_t{1} << 30};
+  setrlimit(RLIMIT_AS, &limit);
+  Result<Workload> read = ReadSwf(path, {});
+  std::_Exit(!read.has_value() && read.error().code() == StatusCode::kInvalidArgument ? 0 : 1);
+}
+
+// The gzip trailer's size field sizes the inflated text, but only up to deflate's largest
+// ratio: a damaged one claiming 4 GiB for a 100-byte file is an error, not a 4 GiB buffer.
+TEST(SwfReaderTest, ADamagedGzipSizeFieldIsNotTrusted) {
+  const std::string text = std::string(kHeader) + Line(1, 0, 10, 1, 1, 20);
+  std::string gz("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10);  // gzip header
+  const auto len = static_cast<uint16_t>(text.size());
+  gz += '\x01';  // one final stored block: LEN, NLEN, the bytes
+  gz += {static_cast<char>(len & 0xff), static_cast<char>(len >> 8), static_cast<char>(~len & 0xff),
+         static_cast<char>((~len >> 8) & 0xff)};
+  gz += text;
+  gz += std::string(4, '\0');    // CRC-32 (wrong too)
+  gz += std::string(4, '\xff');  // ISIZE: 4 GiB - 1
+  const std::string path = TempPath("claims-4-gib.swf.gz");
+  WriteFile(path, gz);
+  EXPECT_EXIT(ReadExpectingErrorWithin1GiB(path), ::testing::ExitedWithCode(0), "");
 }
 
 // The real traces in /work/shared/traces (see its README for the counts).
