@@ -1,5 +1,6 @@
 // SQLite backend of Store (see store.h). One connection, used by Open/Load on the
-// caller's thread before the writer starts, then only by the writer thread.
+// caller's thread before the writer starts, then by one committing thread at a time: the
+// writer, or a request's thread committing its own batch (CommitOnCaller).
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/file.h>
@@ -274,7 +275,10 @@ class SqliteWriter {
   // REQUIRES: `lock` holds mu_, no commit under way. Commits every queued batch in one
   // transaction on this thread, runs their callbacks in order, then counts them committed.
   // `committing_` keeps the connection to one thread at a time (it is opened NOMUTEX).
-  void CommitGroup(std::unique_lock<std::mutex>& lock) {
+  // noexcept: a callback that throws (controller code) ends the process, as it did when
+  // only the writer thread committed; caught by a request thread's HTTP handler instead, it
+  // would leave `committing_` set and no later batch would ever commit.
+  void CommitGroup(std::unique_lock<std::mutex>& lock) noexcept {
     committing_ = true;
     std::deque<Pending> group;
     group.swap(queue_);

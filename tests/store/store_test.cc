@@ -9,10 +9,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -324,6 +326,29 @@ TEST(StoreTest, ACallerCommitsItsBatchOnItsOwnThread) {
   auto reopened = Store::Open(dir.path().string());
   ASSERT_TRUE(reopened);
   EXPECT_EQ((*reopened)->Load()->jobs.size(), 1u);
+}
+
+// A callback that throws while its batch commits on a request's thread ends the process: an
+// HTTP handler catching the exception would otherwise leave the store marked as committing,
+// and no later batch would ever commit.
+TEST(StoreTest, ACallbackThatThrowsOnACallersCommitEndsTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  TempDir dir;
+  EXPECT_EXIT(
+      {
+        auto store = Store::Open(dir.path().string());
+        if (!store) std::_Exit(3);
+        (*store)->WriteForCaller(WriteBatch{.jobs = {Job(1)}}, [](const Status&) {
+          throw std::runtime_error("controller code failed");
+        });
+        try {
+          (*store)->CommitOnCaller();
+        } catch (...) {
+          std::_Exit(4);  // the exception came back to the caller: the store would be stuck
+        }
+        std::_Exit(5);
+      },
+      ::testing::KilledBySignal(SIGABRT), "");
 }
 
 // While one caller's commit is under way (its callback held here), a second caller's batch
