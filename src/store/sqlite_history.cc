@@ -118,6 +118,11 @@ Result<std::unique_ptr<SqliteHistory>> SqliteHistory::Open(const std::string& db
     return status;
   }
   sqlite3_busy_timeout(db, 5000);
+  // This connection closes after the store's own (SqliteStore declares it first), and the
+  // last connection to close deletes the WAL's files unless told to keep them, as the store's
+  // connection is (a restart on a full disk must not need to create them).
+  int persist_wal = 1;
+  sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist_wal);
   std::unique_ptr<SqliteHistory> history(new SqliteHistory(db, epoch));
   history->ReadAccountingColumns();
   return history;

@@ -328,6 +328,22 @@ TEST(StoreTest, ACallerCommitsItsBatchOnItsOwnThread) {
   EXPECT_EQ((*reopened)->Load()->jobs.size(), 1u);
 }
 
+// The WAL's files outlive a clean close, whichever of the store's connections closes last, so
+// that a restart on a full disk can open the store without creating them.
+TEST(StoreTest, TheWalFilesStayWhenTheStoreCloses) {
+  TempDir dir;
+  {
+    auto store = Store::Open(dir.path().string());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {Job(1)}}).ok());
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "sluice.db-wal"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "sluice.db-shm"));
+  auto reopened = Store::Open(dir.path().string());
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ((*reopened)->Load()->jobs.size(), 1u);
+}
+
 // A callback that throws while its batch commits on a request's thread ends the process: an
 // HTTP handler catching the exception would otherwise leave the store marked as committing,
 // and no later batch would ever commit.
