@@ -2,6 +2,10 @@
 
 #include <zlib.h>
 
+#ifdef SLUICE_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -10,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <set>
 #include <utility>
@@ -193,16 +198,12 @@ class InflateStream {
   bool initialized_ = false;
 };
 
-Result<std::string> Gunzip(const std::string& path, std::string_view compressed) {
-  InflateStream inflater;
-  if (!inflater.Init()) return Internal(path + ": gzip: cannot initialize zlib");
-  z_stream& zs = inflater.stream();
-  std::string out;
-  // The gzip trailer's last field is the (last member's) size mod 2^32: for the usual single
-  // member the exact size, so the text is inflated without a regrowth; one spare byte lets
-  // the end of the stream be seen before the buffer is full. The field is only trusted up to
-  // deflate's largest ratio (~1032:1), so a damaged trailer cannot make a small file claim
-  // gigabytes up front.
+// The gzip trailer's last field is the (last member's) size mod 2^32: for the usual single
+// member the exact size, so the text is inflated without a regrowth; one spare byte lets
+// the end of the stream be seen before the buffer is full. The field is only trusted up to
+// deflate's largest ratio (~1032:1), so a damaged trailer cannot make a small file claim
+// gigabytes up front.
+size_t InflatedSizeGuess(std::string_view compressed) {
   size_t expected = compressed.size() * 8;
   if (compressed.size() >= 18) {
     const auto* tail =
@@ -211,7 +212,16 @@ Result<std::string> Gunzip(const std::string& path, std::string_view compressed)
         size_t{tail[0]} | size_t{tail[1]} << 8 | size_t{tail[2]} << 16 | size_t{tail[3]} << 24;
     expected = std::clamp<size_t>(stated, compressed.size(), compressed.size() * 1032);
   }
-  out.resize(std::max<size_t>(expected + 1, 1 << 16));
+  return std::max<size_t>(expected + 1, 1 << 16);
+}
+
+// Streams every member through zlib; its messages name what is wrong with a damaged file.
+Result<std::string> GunzipWithZlib(const std::string& path, std::string_view compressed) {
+  InflateStream inflater;
+  if (!inflater.Init()) return Internal(path + ": gzip: cannot initialize zlib");
+  z_stream& zs = inflater.stream();
+  std::string out;
+  out.resize(InflatedSizeGuess(compressed));
   size_t in_pos = 0;
   size_t out_pos = 0;
   while (true) {
@@ -243,6 +253,43 @@ Result<std::string> Gunzip(const std::string& path, std::string_view compressed)
   }
   out.resize(out_pos);
   return out;
+}
+
+#ifdef SLUICE_HAVE_LIBDEFLATE
+// Inflates member after member of a gzip file held whole, into a buffer sized like zlib's
+// (the trailer's size, capped) and doubled whenever a member does not fit. Nothing when
+// libdeflate cannot read the file: the caller then lets zlib say what is wrong with it.
+std::optional<std::string> GunzipWithLibdeflate(std::string_view compressed) {
+  std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> decompressor(
+      libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
+  if (decompressor == nullptr || compressed.empty()) return std::nullopt;
+  std::string out(InflatedSizeGuess(compressed), '\0');
+  size_t in_pos = 0;
+  size_t out_pos = 0;
+  while (in_pos < compressed.size()) {
+    size_t in_used = 0;
+    size_t out_used = 0;
+    const libdeflate_result rc = libdeflate_gzip_decompress_ex(
+        decompressor.get(), compressed.data() + in_pos, compressed.size() - in_pos,
+        out.data() + out_pos, out.size() - out_pos, &in_used, &out_used);
+    if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
+      out.resize(out.size() * 2);
+      continue;
+    }
+    if (rc != LIBDEFLATE_SUCCESS || in_used == 0) return std::nullopt;
+    in_pos += in_used;
+    out_pos += out_used;
+  }
+  out.resize(out_pos);
+  return out;
+}
+#endif
+
+Result<std::string> Gunzip(const std::string& path, std::string_view compressed) {
+#ifdef SLUICE_HAVE_LIBDEFLATE
+  if (std::optional<std::string> text = GunzipWithLibdeflate(compressed)) return *std::move(text);
+#endif
+  return GunzipWithZlib(path, compressed);
 }
 
 }  // namespace

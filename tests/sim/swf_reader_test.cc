@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -354,6 +355,63 @@ TEST(SwfReaderTest, ADamagedGzipSizeFieldIsNotTrusted) {
   const std::string path = TempPath("claims-4-gib.swf.gz");
   WriteFile(path, gz);
   EXPECT_EXIT(ReadExpectingErrorWithin1GiB(path), ::testing::ExitedWithCode(0), "");
+}
+
+// One gzip member holding `text`, compressed by zlib.
+std::string GzipMember(std::string_view text) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&zs, text.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs.avail_in = static_cast<uInt>(text.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// Jobs 1..n, one line each, after the header.
+std::string ManyJobs(int64_t n) {
+  std::string text(kHeader);
+  for (int64_t id = 1; id <= n; ++id) text += Line(id, id, 10, 1, 1, 20);
+  return text;
+}
+
+// Concatenated members are one gzip file; the trailer states only the last member's size,
+// so a large first member behind a small last one must grow the buffer.
+TEST(SwfReaderTest, ConcatenatedGzipMembersAreReadWhole) {
+  const std::string first = ManyJobs(4000);  // ~160 KB, more than the smallest buffer
+  const std::string second = Line(4001, 4001, 10, 1, 1, 20);
+  const std::string path = TempPath("two-members.swf.gz");
+  WriteFile(path, GzipMember(first) + GzipMember(second));
+  Result<Workload> read = ReadSwf(path, {});
+  ASSERT_TRUE(read.has_value()) << read.error().ToString();
+  ASSERT_EQ(read->jobs.size(), 4001u);
+  for (size_t i = 0; i < read->jobs.size(); ++i) {
+    ASSERT_EQ(read->jobs[i].spec.id, static_cast<JobId>(i + 1));
+  }
+}
+
+// A cut file and garbage after a valid member are errors naming the file, never a
+// shorter workload.
+TEST(SwfReaderTest, TruncatedOrTrailingGarbageGzipIsAnError) {
+  const std::string member = GzipMember(ManyJobs(2000));
+  const std::string truncated = TempPath("truncated.swf.gz");
+  WriteFile(truncated, std::string_view(member).substr(0, member.size() / 2));
+  Result<Workload> cut = ReadSwf(truncated, {});
+  ASSERT_FALSE(cut.has_value());
+  EXPECT_EQ(cut.error().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(cut.error().message(), truncated + ": gzip: truncated stream");
+
+  const std::string trailing = TempPath("trailing-garbage.swf.gz");
+  WriteFile(trailing, member + "not gzip at all");
+  Result<Workload> garbage = ReadSwf(trailing, {});
+  ASSERT_FALSE(garbage.has_value());
+  EXPECT_EQ(garbage.error().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(garbage.error().message().rfind(trailing + ": gzip: ", 0), 0u)
+      << garbage.error().message();
 }
 
 // The real traces in /work/shared/traces (see its README for the counts).
