@@ -69,5 +69,16 @@ TEST(FrontEndTest, BothBinariesAnswerAlike) {
   }
 }
 
+// The allocator is a build choice that nothing else would notice: were the link to drop
+// mimalloc (an --as-needed link, a missing package), the simulator and server would quietly
+// fall back to glibc's malloc.
+TEST(FrontEndTest, TheCompleteBinaryRunsOnMimallocWhenBuiltWithIt) {
+  if (!sluice::testing::SluiceFullUsesMimalloc()) GTEST_SKIP() << "built without mimalloc";
+  const std::string full = std::string(sluice::testing::SluiceBinary()) + "-full";
+  auto [out, status] = RunShell("MIMALLOC_VERBOSE=1 " + full + " --help");
+  EXPECT_EQ(status, 0);
+  EXPECT_NE(out.find("mimalloc: process init"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace sluice::cli

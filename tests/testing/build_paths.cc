@@ -4,5 +4,6 @@ namespace sluice::testing {
 
 const char* SourceDir() { return SLUICE_SOURCE_DIR; }
 const char* SluiceBinary() { return SLUICE_BINARY; }
+bool SluiceFullUsesMimalloc() { return SLUICE_FULL_MIMALLOC != 0; }
 
 }  // namespace sluice::testing
