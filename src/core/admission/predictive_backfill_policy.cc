@@ -83,6 +83,10 @@ void PendReserved(const Job& job, const Guard& guard, AdmissionContext& ctx) {
 
 // Step 4 for one candidate.
 void TryBackfill(const Job& job, HeadProtection& protection, AdmissionContext& ctx) {
+  // As easy_backfill: unexplained, a job wider than the free slots (which earlier starts of
+  // this step shrank) is passed over unasked; nothing starts during the checks it skips,
+  // so the reservations they would compute first are computed later from the same jobs.
+  if (!ctx.explain() && job.min_slots > ctx.TotalFree()) return;
   if (auto why = ctx.Ineligible(job)) {
     if (ctx.explain()) ctx.Pend(job, std::move(*why));
     return;
