@@ -16,15 +16,47 @@ double ExpansionFactor(const BackfillCandidate& c, Instant now) {
   return (wait + p) / p;
 }
 
-// Expansion keys: a factor is finite and >= 1, so its bits order as the factor does;
-// inverted, they sort the largest first. The young candidates are in queue order, so the
-// index among them breaks ties as the queue position does: two integer comparisons at most.
-bool KeyBefore(const BackfillSequence::Key& a, const BackfillSequence::Key& b) {
-  if (a.inverted_factor != b.inverted_factor) return a.inverted_factor < b.inverted_factor;
-  return a.index < b.index;
-}
-bool KeyAfter(const BackfillSequence::Key& a, const BackfillSequence::Key& b) {
-  return KeyBefore(b, a);
+using Iterator = std::vector<BackfillCandidate>::iterator;
+
+// Sorts [first, last), collected in queue order, into `order`.
+void SortInto(Iterator first, Iterator last, BackfillOrder order, Instant now) {
+  switch (order) {
+    case BackfillOrder::kQueue:
+      return;
+    case BackfillOrder::kShortest:
+      std::sort(first, last, [](const BackfillCandidate& a, const BackfillCandidate& b) {
+        if (a.predicted != b.predicted) return a.predicted < b.predicted;
+        return a.position < b.position;
+      });
+      return;
+    case BackfillOrder::kExpansion: {
+      // Sorts small keys, not the candidates themselves, then moves each candidate once:
+      // the sort was the largest part of this policy's cost on long queues (HPC2N).
+      // A factor is finite and >= 1, so its bits order as the factor does; inverted, they
+      // sort the largest first. [first, last) is in queue order, so the index within it
+      // breaks ties as the queue position does: two integer comparisons at most per pair.
+      struct Key {
+        uint64_t inverted_factor;
+        uint64_t index;  // in [first, last)
+      };
+      const size_t n = static_cast<size_t>(last - first);
+      std::vector<Key> keys;
+      keys.reserve(n);
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t bits = std::bit_cast<uint64_t>(ExpansionFactor(first[i], now));
+        keys.push_back(Key{~bits, i});
+      }
+      std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+        if (a.inverted_factor != b.inverted_factor) return a.inverted_factor < b.inverted_factor;
+        return a.index < b.index;
+      });
+      std::vector<BackfillCandidate> sorted;
+      sorted.reserve(n);
+      for (const Key& key : keys) sorted.push_back(first[key.index]);
+      std::copy(sorted.begin(), sorted.end(), first);
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -38,60 +70,14 @@ bool IsAged(const Job& job, Duration waited, const PredictiveKnobs& knobs) {
   return waited >= knobs.age_limits * limit;
 }
 
-BackfillSequence::BackfillSequence(std::vector<BackfillCandidate> candidates,
-                                   BackfillOrder order, Instant now)
-    : candidates_(std::move(candidates)) {
+void SortCandidates(std::vector<BackfillCandidate>& candidates, BackfillOrder order, Instant now) {
   // Aged candidates first, in queue order (stable_partition keeps the collected order);
   // without any aged one (the aging knobs are off by default) nothing moves.
   const auto aged = [](const BackfillCandidate& c) { return c.aged; };
-  const auto young = std::any_of(candidates_.begin(), candidates_.end(), aged)
-                         ? std::stable_partition(candidates_.begin(), candidates_.end(), aged)
-                         : candidates_.begin();
-  switch (order) {
-    case BackfillOrder::kQueue:
-      break;
-    case BackfillOrder::kShortest:
-      std::sort(young, candidates_.end(), [](const BackfillCandidate& a,
-                                             const BackfillCandidate& b) {
-        if (a.predicted != b.predicted) return a.predicted < b.predicted;
-        return a.position < b.position;
-      });
-      break;
-    case BackfillOrder::kExpansion: {
-      young_ = static_cast<size_t>(young - candidates_.begin());
-      keys_.reserve(candidates_.size() - young_);
-      for (size_t i = young_; i < candidates_.size(); ++i) {
-        const uint64_t bits = std::bit_cast<uint64_t>(ExpansionFactor(candidates_[i], now));
-        keys_.push_back(Key{.inverted_factor = ~bits, .index = i});
-      }
-      // A long queue is ordered only as far as Next() is asked (a heap): a cycle that fills
-      // the cluster stops early. The sort was the largest part of this policy's cost (HPC2N).
-      heap_ = keys_.size() > kHeapFrom;
-      if (heap_) {
-        std::make_heap(keys_.begin(), keys_.end(), KeyAfter);
-      } else {
-        std::sort(keys_.begin(), keys_.end(), KeyBefore);
-      }
-      return;
-    }
-  }
-  young_ = candidates_.size();  // all in their final order
-}
-
-const BackfillCandidate* BackfillSequence::Next() {
-  if (next_ < young_) return &candidates_[next_++];
-  if (handed_ == keys_.size()) return nullptr;
-  if (!heap_) return &candidates_[keys_[handed_++].index];
-  const auto end = keys_.end() - static_cast<std::ptrdiff_t>(handed_++);
-  std::pop_heap(keys_.begin(), end, KeyAfter);  // the first in order moves to end - 1
-  return &candidates_[(end - 1)->index];
-}
-
-void SortCandidates(std::vector<BackfillCandidate>& candidates, BackfillOrder order, Instant now) {
-  BackfillSequence sequence(std::move(candidates), order, now);
-  std::vector<BackfillCandidate> sorted;
-  while (const BackfillCandidate* next = sequence.Next()) sorted.push_back(*next);
-  candidates = std::move(sorted);
+  auto young = std::any_of(candidates.begin(), candidates.end(), aged)
+                   ? std::stable_partition(candidates.begin(), candidates.end(), aged)
+                   : candidates.begin();
+  SortInto(young, candidates.end(), order, now);
 }
 
 }  // namespace sluice::core

@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <vector>
 
 #include "base/time.h"
@@ -35,34 +34,8 @@ struct BackfillCandidate {
 //   and waited >= age_limits x L).
 bool IsAged(const Job& job, Duration waited, const PredictiveKnobs& knobs);
 
-// The candidates in `order` at time `now`, aged ones first, handed out one at a time by
-// Next(); ordered only as far as asked (the policy stops once the cluster is full).
-// REQUIRES: candidates in ascending position (as collected, in queue order).
-class BackfillSequence {
- public:
-  BackfillSequence(std::vector<BackfillCandidate> candidates, BackfillOrder order,
-                   Instant now);
-  // The next candidate in order, or nullptr after the last. Valid while this object lives.
-  const BackfillCandidate* Next();
-
-  struct Key {  // kExpansion: the factor's bits inverted, then the index in candidates_
-    uint64_t inverted_factor = 0;
-    size_t index = 0;
-  };
-
- private:
-  // Above this many young candidates, kExpansion keeps a heap instead of sorting at once.
-  static constexpr size_t kHeapFrom = 32;
-  std::vector<BackfillCandidate> candidates_;
-  std::vector<Key> keys_;  // kExpansion's young candidates (sorted, or a heap)
-  size_t young_ = 0;       // candidates_[0, young_) are handed out as they stand
-  size_t next_ = 0;        // the next of those
-  size_t handed_ = 0;      // keys handed out
-  bool heap_ = false;
-};
-
-// Sorts `candidates` into `order` at time `now`, aged candidates first (BackfillSequence,
-// all of it).
+// Sorts `candidates` into `order` at time `now`, aged candidates first.
+// REQUIRES: `candidates` in ascending position (as collected, in queue order).
 void SortCandidates(std::vector<BackfillCandidate>& candidates, BackfillOrder order, Instant now);
 
 }  // namespace sluice::core

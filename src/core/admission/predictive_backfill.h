@@ -20,8 +20,8 @@
 //  1. StartInOrder: start jobs in queue order until the head does not fit.
 //  2. The head is blocked: MarkBlockedHead, explain it with its own reasons.
 //  3. CollectCandidates: the later jobs with their predicted runtimes, the protected
-//     waiters and the next reserve_top - 1 eligible jobs; a BackfillSequence hands them
-//     out in the configured order, ordered only as far as step 4 asks.
+//     waiters and the next reserve_top - 1 eligible jobs; SortCandidates into the
+//     configured order.
 //  4. For each candidate in that order: skip it if Ineligible; Nominate it; start it when
 //     HeadProtection::Delays finds no guard it would delay (then Charge); otherwise it waits
 //     as RESERVED for the guard's job, from the guard's reservation time (for a joint

@@ -11,7 +11,7 @@ namespace sluice::core {
 namespace {
 
 struct Candidates {
-  std::vector<BackfillCandidate> jobs;  // in queue order (BackfillSequence orders them)
+  std::vector<BackfillCandidate> jobs;  // in the order they are tried
   std::vector<const Job*> waiters;      // protected waiters, in queue order
   std::vector<const Job*> top;          // the next reserve_top - 1 eligible jobs, in queue order
 };
@@ -41,7 +41,7 @@ class CyclePredictions {
   Duration last_predicted_ = 0;
 };
 
-// Step 3: the jobs after the head not decided yet, in queue order (step 4 orders them).
+// Step 3: the jobs after the head not decided yet, in the configured order.
 Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_it,
                              const PredictiveKnobs& knobs, AdmissionContext& ctx) {
   CyclePredictions predictions(ctx.state().runtime_history(), knobs);
@@ -70,6 +70,7 @@ Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_
     }
     if (out.top.size() < top && !ctx.Ineligible(job)) out.top.push_back(&job);
   }
+  SortCandidates(out.jobs, knobs.order, ctx.now());
   return out;
 }
 
@@ -122,11 +123,9 @@ class PredictiveBackfillPolicy final : public AdmissionPolicy {
     HeadProtection protection(head, std::move(candidates.waiters),
                               queue.spec.predictive.predicted_guard ? &predictor : nullptr,
                               std::move(candidates.top));
-    BackfillSequence sequence(std::move(candidates.jobs), queue.spec.predictive.order,
-                              ctx.now());
-    while (const BackfillCandidate* candidate = sequence.Next()) {  // 4.
+    for (const BackfillCandidate& candidate : candidates.jobs) {  // 4.
       if (!ctx.explain() && ctx.TotalFree() == 0) break;
-      TryBackfill(*candidate->job, protection, ctx);
+      TryBackfill(*candidate.job, protection, ctx);
     }
   }
 };
