@@ -1,6 +1,8 @@
 #include "core/admission/backfill_order.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cstddef>
 #include <utility>
 
@@ -30,20 +32,23 @@ void SortInto(Iterator first, Iterator last, BackfillOrder order, Instant now) {
     case BackfillOrder::kExpansion: {
       // Sorts small keys, not the candidates themselves, then moves each candidate once:
       // the sort was the largest part of this policy's cost on long queues (HPC2N).
+      // A factor is finite and >= 1, so its bits order as the factor does; inverted, they
+      // sort the largest first. [first, last) is in queue order, so the index within it
+      // breaks ties as the queue position does: two integer comparisons at most per pair.
       struct Key {
-        double factor;
-        size_t position;
-        size_t index;  // in [first, last)
+        uint64_t inverted_factor;
+        uint64_t index;  // in [first, last)
       };
       const size_t n = static_cast<size_t>(last - first);
       std::vector<Key> keys;
       keys.reserve(n);
       for (size_t i = 0; i < n; ++i) {
-        keys.push_back(Key{ExpansionFactor(first[i], now), first[i].position, i});
+        const uint64_t bits = std::bit_cast<uint64_t>(ExpansionFactor(first[i], now));
+        keys.push_back(Key{~bits, i});
       }
       std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-        if (a.factor != b.factor) return a.factor > b.factor;
-        return a.position < b.position;
+        if (a.inverted_factor != b.inverted_factor) return a.inverted_factor < b.inverted_factor;
+        return a.index < b.index;
       });
       std::vector<BackfillCandidate> sorted;
       sorted.reserve(n);

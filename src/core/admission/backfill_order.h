@@ -35,6 +35,7 @@ struct BackfillCandidate {
 bool IsAged(const Job& job, Duration waited, const PredictiveKnobs& knobs);
 
 // Sorts `candidates` into `order` at time `now`, aged candidates first.
+// REQUIRES: `candidates` in ascending position (as collected, in queue order).
 void SortCandidates(std::vector<BackfillCandidate>& candidates, BackfillOrder order, Instant now);
 
 }  // namespace sluice::core

@@ -47,16 +47,23 @@ Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_
   CyclePredictions predictions(ctx.state().runtime_history(), knobs);
   const bool protect = knobs.reserve_after > 0 && knobs.reserve_depth > 0;
   const size_t top = static_cast<size_t>(std::max(knobs.reserve_top, 1) - 1);
+  // Unexplained, a job needing more slots than are free now can start at no point of step 4
+  // (free slots only shrink; Nominate refuses it unasked): it is neither predicted nor sorted,
+  // which on long queues is most of this policy's cost. It may still be a waiter or in top.
+  const bool fitting_only = !ctx.explain();
+  const int64_t free_now = ctx.TotalFree();
   Candidates out;
   size_t position = 0;
   for (auto it = std::next(head_it); it != order.end(); ++it, ++position) {
     const Job& job = *it;
     if (ctx.DecidedThisCycle(job)) continue;
     const Duration waited = ctx.now() - job.spec.submit_time;
-    out.jobs.push_back(BackfillCandidate{.job = &job,
-                                         .position = position,
-                                         .predicted = predictions.Predict(job),
-                                         .aged = IsAged(job, waited, knobs)});
+    if (!fitting_only || job.min_slots <= free_now) {
+      out.jobs.push_back(BackfillCandidate{.job = &job,
+                                           .position = position,
+                                           .predicted = predictions.Predict(job),
+                                           .aged = IsAged(job, waited, knobs)});
+    }
     if (protect && static_cast<int32_t>(out.waiters.size()) < knobs.reserve_depth &&
         waited >= knobs.reserve_after && !ctx.Ineligible(job)) {
       out.waiters.push_back(&job);
@@ -76,6 +83,10 @@ void PendReserved(const Job& job, const Guard& guard, AdmissionContext& ctx) {
 
 // Step 4 for one candidate.
 void TryBackfill(const Job& job, HeadProtection& protection, AdmissionContext& ctx) {
+  // As easy_backfill: unexplained, a job wider than the free slots (which earlier starts of
+  // this step shrank) is passed over unasked; nothing starts during the checks it skips,
+  // so the reservations they would compute first are computed later from the same jobs.
+  if (!ctx.explain() && job.min_slots > ctx.TotalFree()) return;
   if (auto why = ctx.Ineligible(job)) {
     if (ctx.explain()) ctx.Pend(job, std::move(*why));
     return;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "testing/builders.h"
@@ -88,6 +89,43 @@ TEST(BackfillOrderTest, AgedCandidatesFirstInQueueOrder) {
   EXPECT_EQ(Sorted(jobs, {300, 500, 100, 50}, BackfillOrder::kExpansion, 1000,
                    {false, true, false, true}),
             (std::vector<JobId>{2, 4, 3, 1}));  // x: 4 -> 21, 3 -> 11, 1 -> 4.33
+}
+
+// A long queue with many equal factors, aged candidates among them: the order is the
+// definition's, checked against a plain sort of (factor descending, position ascending) in
+// doubles.
+TEST(BackfillOrderTest, LongQueuesKeepTheExpansionOrder) {
+  std::vector<Instant> submits;
+  std::vector<Duration> predicted;
+  std::vector<bool> aged;
+  for (int i = 0; i < 300; ++i) {
+    submits.push_back((i * 37) % 11 * 100);  // repeats: equal factors
+    predicted.push_back(i % 13 == 0 ? kInfinite : (i * 53) % 7 * 50);  // 0 s counts as 1 s
+    aged.push_back(i % 29 == 5);
+  }
+  const Instant now = 2000;
+  const std::vector<Job> jobs = Jobs(submits);
+  std::vector<size_t> expected;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (aged[i]) expected.push_back(i);
+  }
+  const size_t aged_count = expected.size();
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!aged[i]) expected.push_back(i);
+  }
+  const auto factor = [&](size_t i) {
+    if (predicted[i] == kInfinite) return 1.0;
+    const double p = static_cast<double>(std::max<Duration>(predicted[i], 1));
+    return (static_cast<double>(now - submits[i]) + p) / p;
+  };
+  std::sort(expected.begin() + static_cast<std::ptrdiff_t>(aged_count), expected.end(),
+            [&](size_t a, size_t b) {
+              if (factor(a) != factor(b)) return factor(a) > factor(b);
+              return a < b;
+            });
+  std::vector<JobId> expected_ids;
+  for (size_t i : expected) expected_ids.push_back(jobs[i].spec.id);
+  EXPECT_EQ(Sorted(jobs, predicted, BackfillOrder::kExpansion, now, aged), expected_ids);
 }
 
 }  // namespace
