@@ -92,15 +92,17 @@ void CycleRunner::Commit() {
 void CycleRunner::OnStart(const core::StartJob& start, Instant now) {
   JobInfo* job = book_.Find(start.job);
   if (job == nullptr) return;
+  // The allocation has moved into the state's job (DriveLoop::Cycle).
+  const core::Allocation& allocation = ctx_.state.FindJob(start.job)->allocation;
   std::vector<std::pair<std::string, int32_t>> hosts;
   std::string hosts_text;
-  for (const core::HostGrant& g : start.allocation.hosts) {
+  for (const core::HostGrant& g : allocation.hosts) {
     hosts.emplace_back(ctx_.state.hosts()[g.host].spec.name, g.slots);
     hosts_text +=
         (hosts_text.empty() ? "" : ",") + hosts.back().first + ":" + std::to_string(g.slots);
   }
   book_.SetHosts(*job, std::move(hosts));
-  job->row.allocation = AllocationJson(start.allocation, ctx_.state).dump();
+  job->row.allocation = AllocationJson(allocation, ctx_.state).dump();
   job->SetPhase(core::AdmissionPhase::kAdmitting);
   job->row.start_time = now;
   job->launch_ready = false;

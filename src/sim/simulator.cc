@@ -316,13 +316,13 @@ Status Replay::ApplyReleases(Instant t) {
 void Replay::OnStart(const core::StartJob& start, Instant now) {
   last_progress_ = now;
   const WorkloadJob& wjob = jobs_[index_of_[ArrayIdOf(start.job)]];
+  const core::Job& job = *state_.FindJob(start.job);  // holds the allocation (DriveLoop)
   JobRecord& record = RecordOf(start.job);
   record.start = now;
-  record.slots = start.allocation.TotalSlots();
+  record.slots = job.allocation.TotalSlots();
   record.state = core::JobState::kRunning;
   const bool killed =
       options_.kill_at_limit && wjob.spec.run_limit && wjob.runtime > *wjob.spec.run_limit;
-  const core::Job& job = *state_.FindJob(start.job);
   finishes_.push(FinishEvent{AddDuration(now, killed ? *wjob.spec.run_limit : wjob.runtime),
                              start.job, killed, job.start_seq});
   if (sink_ != nullptr) sink_->OnStart(now, job, state_);

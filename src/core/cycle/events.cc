@@ -1,6 +1,7 @@
 #include "core/cycle/events.h"
 
 #include <type_traits>
+#include <utility>
 
 namespace sluice::core {
 namespace {
@@ -127,11 +128,38 @@ Status ApplyOne(const Event& event, Instant now, ClusterState& state) {
       event);
 }
 
+// ApplyOne for an event the caller gives up: the events that carry a JobSpec to the table
+// hand it over instead of copying it. Same checks, same order, same state.
+Status ApplyMovingSpec(Event& event, Instant now, ClusterState& state) {
+  if (auto* e = std::get_if<JobSubmitted>(&event)) {
+    SLUICE_RETURN_IF_ERROR(CheckSubmission(e->spec, state));
+    if (!e->array.empty()) return state.SubmitArray(e->spec, e->array);
+    return state.Submit(std::move(e->spec));
+  }
+  if (auto* e = std::get_if<JobRestored>(&event)) {
+    return state.Restore(std::move(e->spec), e->seq, e->record);
+  }
+  if (auto* e = std::get_if<JobModified>(&event)) return state.Modify(std::move(e->spec), now);
+  if (auto* e = std::get_if<JobRevived>(&event)) {
+    return state.Revive(std::move(e->spec), e->seq, now);
+  }
+  if (auto* e = std::get_if<ArrayRestored>(&event)) {
+    return state.RestoreArray(std::move(e->spec), e->array, e->base_seq, std::move(e->states));
+  }
+  return ApplyOne(event, now, state);
+}
+
 }  // namespace
 
 Status Apply(const Event& event, Instant now, ClusterState& state) {
   Status status = ApplyOne(event, now, state);
   state.RefillArrays();  // an array's next elements become Jobs as room appears (R-UX-3)
+  return status;
+}
+
+Status Apply(Event&& event, Instant now, ClusterState& state) {
+  Status status = ApplyMovingSpec(event, now, state);
+  state.RefillArrays();
   return status;
 }
 

@@ -167,5 +167,9 @@ using Event = std::variant<JobSubmitted, JobCancelled, JobFinished, HostAdded, H
 // fail as ClusterState::NoteEnded, Forget and Withdraw say; JobModified, RunLimitChanged and
 // JobRevived as ClusterState::Modify, SetRunLimit and Revive say.
 Status Apply(const Event& event, Instant now, ClusterState& state);
+// The same, moving the event's JobSpec (a submission, restore, change or revival) into the
+// job table instead of copying it: for a driver that does not use the event afterwards (the
+// simulator's replay submits 200,000 specs). The resulting state is the same.
+Status Apply(Event&& event, Instant now, ClusterState& state);
 
 }  // namespace sluice::core

@@ -149,13 +149,22 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now, const Cy
   return result;
 }
 
-void Commit(const CycleResult& result, Instant now, ClusterState& state) {
+namespace {
+
+// Commit's one body: `Result` is `const CycleResult` (allocations copied) or `CycleResult`
+// (allocations moved into the jobs).
+template <typename Result>
+void CommitResult(Result& result, Instant now, ClusterState& state) {
   for (QueueIndex q = 0; q < result.unavailable_by_queue.size(); ++q) {
     state.AddTotals(q, AdmissionTotals{.temporarily_unavailable = result.unavailable_by_queue[q]});
   }
-  for (const Decision& decision : result.decisions) {
-    if (const auto* start = std::get_if<StartJob>(&decision)) {
-      state.Start(start->job, start->allocation, now);
+  for (auto& decision : result.decisions) {
+    if (auto* start = std::get_if<StartJob>(&decision)) {
+      if constexpr (std::is_const_v<Result>) {
+        state.Start(start->job, start->allocation, now);
+      } else {
+        state.Start(start->job, std::move(start->allocation), now);
+      }
       state.AddTotals(state.FindJob(start->job)->queue,
                       AdmissionTotals{.admitted = 1, .backfilled = start->backfilled ? 1 : 0});
     } else if (const auto* fail = std::get_if<FailJob>(&decision)) {
@@ -179,6 +188,16 @@ void Commit(const CycleResult& result, Instant now, ClusterState& state) {
   }
   state.MarkClassified();
   state.RefillArrays();  // started elements make room for the next ones (R-UX-3)
+}
+
+}  // namespace
+
+void Commit(const CycleResult& result, Instant now, ClusterState& state) {
+  CommitResult(result, now, state);
+}
+
+void Commit(CycleResult&& result, Instant now, ClusterState& state) {
+  CommitResult(result, now, state);
 }
 
 }  // namespace sluice::core

@@ -77,5 +77,9 @@ class Scheduler {
 // deadlines, adds the cycle's counts to each queue's totals, and marks every job the cycle
 // saw as classified. PendJob decisions change nothing.
 void Commit(const CycleResult& result, Instant now, ClusterState& state);
+// The same, moving each start's allocation into its job instead of copying it: every
+// StartJob of `result` is left with an empty allocation (the job's, in `state`, is the one
+// to read), the rest of `result` as it was. The resulting state is the same.
+void Commit(CycleResult&& result, Instant now, ClusterState& state);
 
 }  // namespace sluice::core

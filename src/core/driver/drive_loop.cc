@@ -14,7 +14,8 @@ DriveLoop::DriveLoop(const Scheduler& scheduler, ClusterState& state)
 CycleResult DriveLoop::Cycle(Instant now, const CycleOptions& options, DecisionHandler& handler) {
   ClearDueWake(now);
   CycleResult result = scheduler_.RunCycle(state_, now, options, &workspace_);
-  Commit(result, now, state_);
+  // Moves only the starts' allocations into their jobs: the decisions stay to be handed out.
+  Commit(std::move(result), now, state_);  // NOLINT(bugprone-use-after-move)
   for (Decision& decision : result.decisions) Dispatch(decision, now, handler);
   if (result.wake_at && *result.wake_at > now) WakeAt(*result.wake_at);
   return result;

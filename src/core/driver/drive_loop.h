@@ -29,6 +29,8 @@ namespace sluice::core {
 
 // What a driver does with each decision of a committed cycle. Called once per decision, in
 // the order the cycle made them, after Commit (the state already shows starts and fails).
+// A StartJob's allocation has moved into its job (Commit(CycleResult&&)): read the job's,
+// state.FindJob(start.job)->allocation; the StartJob's is empty.
 // Defaults ignore the decision; a handler overrides what it acts on.
 class DecisionHandler {
  public:
@@ -50,7 +52,8 @@ class DriveLoop {
 
   // Steps 2-5 at `now`: RunCycle, Commit, every decision to `handler` in order, then the
   // core's wake-up (a wake at or before `now` is dropped: the cycle just ran). Returns the
-  // cycle's result with its decisions already handed out (stats, unavailable counts).
+  // cycle's result with its decisions already handed out (stats, unavailable counts); its
+  // starts' allocations are in their jobs (see DecisionHandler).
   // REQUIRES: `now` is no earlier than the previous cycle's time.
   CycleResult Cycle(Instant now, const CycleOptions& options, DecisionHandler& handler);
 

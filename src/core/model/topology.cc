@@ -39,6 +39,25 @@ Result<DispatchWindows> ParseWindows(const QueueSpec& spec) {
   return windows;
 }
 
+// SyncHostSlots after a change of a host's use alone (Occupy, Vacate: a trace replay's every
+// start and finish, on every host of the job): its index, slots and state are as they were,
+// so its column entries for total and accepts_work are already right; only its free slots
+// and idleness move.
+void SyncHostUse(HostSlots& slots, const Host& host) {
+  const size_t h = host.index;
+  if (!slots.accepts_work[h]) return;  // free 0 and not idle, whatever it runs
+  const int32_t free = host.FreeSlots();
+  slots.total_free += free - slots.free[h];
+  slots.free[h] = free;
+  const uint64_t bit = uint64_t{1} << (h % 64);
+  if (free > 0) {
+    slots.has_free[h / 64] |= bit;
+  } else {
+    slots.has_free[h / 64] &= ~bit;
+  }
+  slots.idle[h] = host.running_jobs == 0;
+}
+
 }  // namespace
 
 std::optional<HostIndex> Topology::FindHost(std::string_view name) const {
@@ -234,7 +253,7 @@ void Topology::Occupy(QueueIndex queue_index, const Allocation& allocation) {
     host.used_slots += taken;
     host.running_jobs += 1;
     free_slots_ -= taken;
-    SyncHostSlots(host);
+    SyncHostUse(host_slots_, host);
     for (const ResourceAmount& r : grant.resources) {
       SLUICE_CHECK(r.amount <= host.ResourceFree(r.id));
       if (r.id >= host.resource_used.size()) host.resource_used.resize(r.id + 1, 0);
@@ -258,7 +277,7 @@ void Topology::Vacate(QueueIndex queue_index, const Allocation& allocation) {
     host.running_jobs -= 1;
     SLUICE_CHECK(host.used_slots >= 0);
     if (host.AcceptsWork()) free_slots_ += taken;
-    SyncHostSlots(host);
+    SyncHostUse(host_slots_, host);
     for (const ResourceAmount& r : grant.resources) host.resource_used[r.id] -= r.amount;
   }
   for (const ResourceAmount& r : allocation.shared) shared_used_[r.id] -= r.amount;

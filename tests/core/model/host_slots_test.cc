@@ -38,6 +38,8 @@ void ExpectMirrorsHosts(const ClusterState& state) {
     EXPECT_EQ(capacity.TotalSlots(h), host.spec.slots);
     EXPECT_EQ(capacity.AcceptsWork(h), works);
     EXPECT_EQ(capacity.Idle(h), works && host.running_jobs == 0);
+    // The free-host index (Occupy and Vacate keep it on their own, SyncHostUse).
+    EXPECT_EQ((slots.has_free[h / 64] >> (h % 64)) & 1, slots.free[h] > 0 ? 1u : 0u);
     free += slots.free[h];
   }
   EXPECT_EQ(capacity.TotalFree(), free);
