@@ -41,7 +41,9 @@ struct ChildFailure {
   int index = 0;  // kStepCgroup: which cgroup.procs file
 };
 
-// Everything the child touches, prepared before fork (no allocation after fork).
+// Everything the child touches, prepared before fork. Nothing may allocate between fork and
+// exec: the agent is multi-threaded, and sluice-full's allocator (mimalloc) has no fork
+// handlers, so a lock another thread held at fork stays held in the child forever.
 struct Prepared {
   std::string program;
   std::vector<std::string> args;

@@ -20,6 +20,8 @@
 //      the job's own parent-death signal did before (jobs do not run on unsupervised), waits
 //      for it and records it, with "agent died" when it was its own kill that ended it.
 // A job that had exited before the agent died is therefore recorded as it ended.
+// The shepherd never execs, so all it runs is async-signal-safe and allocates nothing: it is
+// forked from a multi-threaded agent whose allocator (mimalloc) has no fork handlers.
 //
 // Record: one line, "<e|s> <code or signal> <agent died 0|1> <cpu usec> <max rss KiB>\n" (the
 // job's own rusage: the shepherd's would hold the agent's memory it was forked from).

@@ -70,8 +70,8 @@ TEST(FrontEndTest, BothBinariesAnswerAlike) {
 }
 
 // The allocator is a build choice that nothing else would notice: were the link to drop
-// mimalloc (an --as-needed link, a missing package), the simulator and server would quietly
-// fall back to glibc's malloc.
+// mimalloc (an --as-needed link), the simulator and server would quietly fall back to
+// glibc's malloc. MIMALLOC_VERBOSE makes mimalloc say so when it starts.
 TEST(FrontEndTest, TheCompleteBinaryRunsOnMimallocWhenBuiltWithIt) {
   if (!sluice::testing::SluiceFullUsesMimalloc()) GTEST_SKIP() << "built without mimalloc";
   const std::string full = std::string(sluice::testing::SluiceBinary()) + "-full";

@@ -21,7 +21,8 @@
 //  2. The head is blocked: MarkBlockedHead, explain it with its own reasons.
 //  3. CollectCandidates: the later jobs with their predicted runtimes, the protected
 //     waiters and the next reserve_top - 1 eligible jobs; SortCandidates into the
-//     configured order.
+//     configured order. A cycle that does not explain leaves out candidates wider than the
+//     free slots (free slots only fall during the pass, so they could not start).
 //  4. For each candidate in that order: skip it if Ineligible; Nominate it; start it when
 //     HeadProtection::Delays finds no guard it would delay (then Charge); otherwise it waits
 //     as RESERVED for the guard's job, from the guard's reservation time (for a joint
