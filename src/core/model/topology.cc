@@ -39,14 +39,8 @@ Result<DispatchWindows> ParseWindows(const QueueSpec& spec) {
   return windows;
 }
 
-// SyncHostSlots after a change of a host's use alone (Occupy, Vacate: a trace replay's every
-// start and finish, on every host of the job): its index, slots and state are as they were,
-// so its column entries for total and accepts_work are already right; only its free slots
-// and idleness move.
-void SyncHostUse(HostSlots& slots, const Host& host) {
-  const size_t h = host.index;
-  if (!slots.accepts_work[h]) return;  // free 0 and not idle, whatever it runs
-  const int32_t free = host.FreeSlots();
+// Host h's free slots, the free total and h's bit in the free-host index.
+void SetFreeSlots(HostSlots& slots, size_t h, int32_t free) {
   slots.total_free += free - slots.free[h];
   slots.free[h] = free;
   const uint64_t bit = uint64_t{1} << (h % 64);
@@ -55,6 +49,16 @@ void SyncHostUse(HostSlots& slots, const Host& host) {
   } else {
     slots.has_free[h / 64] &= ~bit;
   }
+}
+
+// SyncHostSlots after a change of a host's use alone (Occupy, Vacate: a trace replay's every
+// start and finish, on every host of the job): its index, slots and state are as they were,
+// so its column entries for total and accepts_work are already right; only its free slots
+// and idleness move.
+void SyncHostUse(HostSlots& slots, const Host& host) {
+  const size_t h = host.index;
+  if (!slots.accepts_work[h]) return;  // free 0 and not idle, whatever it runs
+  SetFreeSlots(slots, h, host.FreeSlots());
   slots.idle[h] = host.running_jobs == 0;
 }
 
@@ -160,15 +164,7 @@ void Topology::SyncHostSlots(const Host& host) {
     host_slots_.has_free.resize(h / 64 + 1);
   }
   const bool works = host.AcceptsWork();
-  const int32_t free = works ? host.FreeSlots() : 0;
-  host_slots_.total_free += free - host_slots_.free[h];
-  host_slots_.free[h] = free;
-  const uint64_t bit = uint64_t{1} << (h % 64);
-  if (free > 0) {
-    host_slots_.has_free[h / 64] |= bit;
-  } else {
-    host_slots_.has_free[h / 64] &= ~bit;
-  }
+  SetFreeSlots(host_slots_, h, works ? host.FreeSlots() : 0);
   host_slots_.total[h] = host.spec.slots;
   host_slots_.accepts_work[h] = works;
   host_slots_.idle[h] = works && host.running_jobs == 0;
