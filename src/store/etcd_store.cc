@@ -15,6 +15,9 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr milliseconds kRetryPause{200};
+// Attempts of one chunk's txn that failed with kUnavailable (a member that stopped answering,
+// etcd electing a new raft leader) before the write fails.
+constexpr int kChunkAttempts = 3;
 constexpr milliseconds kWatchSlice{500};  // bounds how long the campaigner ignores a stop
 constexpr int64_t kLoadPage = 1000;
 constexpr size_t kOpOverheadBytes = 32;  // protobuf framing of one RequestOp, roughly
@@ -329,7 +332,22 @@ Status EtcdStore::CommitChunk(EtcdClient& client, const Chunk& chunk) {
        .target = EtcdCompare::Target::kCreate,
        .revision = static_cast<int64_t>(epoch)},
       {.key = LeaderKey(), .target = EtcdCompare::Target::kValue, .value = options_.candidate}};
+  // A txn sent and not answered may have been applied, and EtcdClient does not resend it.
+  // This one may be resent: it puts whole rows and deletes keys under the fence, so applying it
+  // twice leaves what applying it once does, and nothing else writes between the attempts
+  // (one writer, chunks in order). Without the resend, a write in flight when etcd's raft
+  // leader dies (its proposal is lost with it) failed although a quorum was left.
+  const auto stopping = [this] {
+    std::lock_guard lock(mu_);
+    return stopping_;
+  };
   Result<EtcdTxnResult> txn = client.Txn(fence, chunk.ops, LeaderKey());
+  for (int attempt = 1; attempt < kChunkAttempts && !txn &&
+                        txn.error().code() == StatusCode::kUnavailable && !stopping();
+       ++attempt) {
+    SleepFor(kRetryPause);
+    txn = client.Txn(fence, chunk.ops, LeaderKey());
+  }
   if (!txn) return txn.error();
   if (txn->succeeded) {
     last_revision_ = txn->revision;

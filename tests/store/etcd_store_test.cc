@@ -209,6 +209,24 @@ TEST_F(EtcdStoreTest, WritesSurviveOneMemberDownAndWaitOutAQuorumLoss) {
   EXPECT_EQ(snap->jobs.back().id, 22);
 }
 
+// A txn sent to a member that then stops answering (paused: the connection stays open, so the
+// request surely went out) times out with its outcome unknown. The store resends it to the
+// next member, which serves it: the write succeeds, once, although its first send was lost.
+TEST_F(EtcdStoreTest, AWriteSentToAMemberThatStopsAnsweringIsResentToAnother) {
+  auto store = OpenStore("a");
+  ASSERT_TRUE(store->AwaitLeadership(seconds(10)).ok());
+  ASSERT_TRUE(store->WriteSync(WriteBatch{.jobs = {Row(1)}}).ok());  // on member 0
+  cluster_->Pause(0);
+  const Status s = store->WriteSync(WriteBatch{.jobs = {Row(2)}});
+  cluster_->Resume(0);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_NE(store->role(), Role::kDeposed);
+  auto snap = store->Load();
+  ASSERT_TRUE(snap) << snap.error().ToString();
+  ASSERT_EQ(snap->jobs.size(), 2u);
+  EXPECT_EQ(snap->jobs[1].id, 2);
+}
+
 // A batch too large for one txn (a cycle that starts more jobs than a txn holds) is committed
 // over several txns in queue order and reported done once all committed; batches that fit stay
 // whole, and a later write of a key wins over the split batch's. Only a single key larger than
