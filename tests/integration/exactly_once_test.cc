@@ -97,9 +97,13 @@ TEST_F(ExactlyOnceTest, AJobThatEndedJustBeforeItsAgentWasKilledIsReportedAndNot
   ASSERT_TRUE(Eventually([&] { return c().HostState("h1") == "ok"; }, 20s)) << c().Logs();
   const fs::path done = c().dir() / "completions";
   const fs::path started = c().dir() / "started";
-  const int64_t id = Submit("touch " + started.string() + "; sleep 0.5; echo ran >> " +
+  const int64_t id = Submit("touch " + started.string() + "; sleep 1; echo ran >> " +
                             done.string() + "; exit 3");
-  ASSERT_TRUE(Eventually([&] { return fs::exists(started); }, 20s)) << c().Logs();
+  // The job may run before its agent has reported the launch: stop the agent only once the
+  // controller shows it RUNNING, within the job's second of sleep.
+  ASSERT_TRUE(Eventually([&] { return fs::exists(started) && c().JobState(id) == "RUNNING"; },
+                         20s))
+      << c().Logs();
   c().SignalAgent("h1", SIGSTOP);
   ASSERT_TRUE(Eventually([&] { return Lines(done) == 1; }, 10s)) << c().Logs();
   std::this_thread::sleep_for(200ms);  // the job's shell exits after its last line
