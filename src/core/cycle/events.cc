@@ -62,10 +62,22 @@ Status RestoreAllocation(const AllocationRestored& e, ClusterState& state) {
   return Status::Ok();
 }
 
-// The server's restart and retention events.
-Status ApplyServerEvent(const Event& event, Instant now, ClusterState& state) {
-  if (const auto* e = std::get_if<JobRestored>(&event)) {
-    return state.Restore(e->spec, e->seq, e->record);
+// The spec an event hands to the state: copied from an event the caller keeps (`E` const),
+// moved out of one it gave up (Apply(Event&&)).
+template <typename E>
+decltype(auto) Take(E& e) {
+  if constexpr (std::is_const_v<E>) {
+    return (e);
+  } else {
+    return std::move(e);
+  }
+}
+
+// The server's restart and retention events. `EventT`: `const Event` or `Event` (see Take).
+template <typename EventT>
+Status ApplyServerEvent(EventT& event, Instant now, ClusterState& state) {
+  if (auto* e = std::get_if<JobRestored>(&event)) {
+    return state.Restore(Take(e->spec), e->seq, e->record);
   }
   if (const auto* e = std::get_if<AllocationRestored>(&event)) return RestoreAllocation(*e, state);
   if (const auto* e = std::get_if<EndedJobNoted>(&event)) {
@@ -78,25 +90,26 @@ Status ApplyServerEvent(const Event& event, Instant now, ClusterState& state) {
   }
   if (const auto* e = std::get_if<JobForgotten>(&event)) return state.Forget(e->job);
   if (const auto* e = std::get_if<JobWithdrawn>(&event)) return state.Withdraw(e->job);
-  if (const auto* e = std::get_if<ArrayRestored>(&event)) {
-    return state.RestoreArray(e->spec, e->array, e->base_seq, e->states);
+  if (auto* e = std::get_if<ArrayRestored>(&event)) {
+    return state.RestoreArray(Take(e->spec), e->array, e->base_seq, Take(e->states));
   }
-  if (const auto* e = std::get_if<JobModified>(&event)) return state.Modify(e->spec, now);
+  if (auto* e = std::get_if<JobModified>(&event)) return state.Modify(Take(e->spec), now);
   if (const auto* e = std::get_if<RunLimitChanged>(&event)) {
     return state.SetRunLimit(e->job, e->run_limit);
   }
-  if (const auto* e = std::get_if<JobRevived>(&event)) return state.Revive(e->spec, e->seq, now);
+  if (auto* e = std::get_if<JobRevived>(&event)) return state.Revive(Take(e->spec), e->seq, now);
   return Internal("not a server event");
 }
 
-Status ApplyOne(const Event& event, Instant now, ClusterState& state) {
+template <typename EventT>
+Status ApplyOne(EventT& event, Instant now, ClusterState& state) {
   return std::visit(
-      [&](const auto& e) -> Status {
-        using E = std::decay_t<decltype(e)>;
+      [&](auto& e) -> Status {
+        using E = std::remove_cvref_t<decltype(e)>;
         if constexpr (std::is_same_v<E, JobSubmitted>) {
           SLUICE_RETURN_IF_ERROR(CheckSubmission(e.spec, state));
           if (!e.array.empty()) return state.SubmitArray(e.spec, e.array);
-          return state.Submit(e.spec);
+          return state.Submit(Take(e.spec));
         } else if constexpr (std::is_same_v<E, JobCancelled>) {
           return state.Cancel(e.job, now);
         } else if constexpr (std::is_same_v<E, JobFinished>) {
@@ -128,27 +141,6 @@ Status ApplyOne(const Event& event, Instant now, ClusterState& state) {
       event);
 }
 
-// ApplyOne for an event the caller gives up: the events that carry a JobSpec to the table
-// hand it over instead of copying it. Same checks, same order, same state.
-Status ApplyMovingSpec(Event& event, Instant now, ClusterState& state) {
-  if (auto* e = std::get_if<JobSubmitted>(&event)) {
-    SLUICE_RETURN_IF_ERROR(CheckSubmission(e->spec, state));
-    if (!e->array.empty()) return state.SubmitArray(e->spec, e->array);
-    return state.Submit(std::move(e->spec));
-  }
-  if (auto* e = std::get_if<JobRestored>(&event)) {
-    return state.Restore(std::move(e->spec), e->seq, e->record);
-  }
-  if (auto* e = std::get_if<JobModified>(&event)) return state.Modify(std::move(e->spec), now);
-  if (auto* e = std::get_if<JobRevived>(&event)) {
-    return state.Revive(std::move(e->spec), e->seq, now);
-  }
-  if (auto* e = std::get_if<ArrayRestored>(&event)) {
-    return state.RestoreArray(std::move(e->spec), e->array, e->base_seq, std::move(e->states));
-  }
-  return ApplyOne(event, now, state);
-}
-
 }  // namespace
 
 Status Apply(const Event& event, Instant now, ClusterState& state) {
@@ -158,7 +150,7 @@ Status Apply(const Event& event, Instant now, ClusterState& state) {
 }
 
 Status Apply(Event&& event, Instant now, ClusterState& state) {
-  Status status = ApplyMovingSpec(event, now, state);
+  Status status = ApplyOne(event, now, state);
   state.RefillArrays();
   return status;
 }
