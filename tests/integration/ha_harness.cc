@@ -1,9 +1,6 @@
 #include "integration/ha_harness.h"
 
-#include <arpa/inet.h>
 #include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -11,6 +8,7 @@
 
 #include "client/rest_client.h"
 #include "testing/build_paths.h"
+#include "testing/free_ports.h"
 
 namespace sluice::integration {
 
@@ -19,21 +17,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
-}
 
 std::string DefaultYaml(int agents, int slots) {
   return DefaultClusterYaml("hosts:\n  - name: h[1-" + std::to_string(agents) +
@@ -60,8 +43,8 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
                                                     : options.yaml);
   c->etcd_ = testing::EtcdCluster::Start(3, error);
   if (!c->etcd_) return nullptr;
+  c->ports_ = testing::FreeLoopbackPorts(options.controllers);
   for (int i = 0; i < options.controllers; ++i) {
-    c->ports_.push_back(FreePort());
     c->controllers_.emplace_back();
     c->starts_.push_back(0);
   }

@@ -1,38 +1,22 @@
 #include "testing/etcd_cluster.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <httplib.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <deque>
+#include <fstream>
 #include <thread>
+
+#include "testing/free_ports.h"
 
 namespace sluice::testing {
 namespace {
 
 constexpr const char* kEtcd = "/usr/bin/etcd";
-
-// A port the kernel just handed out for loopback; free unless someone races us to it.
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
-}
 
 std::string Loopback(int port) { return "http://127.0.0.1:" + std::to_string(port); }
 
@@ -46,14 +30,31 @@ std::optional<std::string> EtcdCluster::Unavailable() {
 }
 
 std::unique_ptr<EtcdCluster> EtcdCluster::Start(int members, std::string& error) {
+  // A port can be taken by another process between FreeLoopbackPorts and etcd's bind; the
+  // member then exits at once. The cluster is started afresh, on new ports, a few times.
+  constexpr int kAttempts = 3;
+  error.clear();
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+    std::string why;
+    std::unique_ptr<EtcdCluster> cluster = TryStart(members, why);
+    if (cluster) return cluster;
+    error += "attempt " + std::to_string(attempt) + ": " + why + "\n";
+  }
+  return nullptr;
+}
+
+std::unique_ptr<EtcdCluster> EtcdCluster::TryStart(int members, std::string& error) {
+  static int started = 0;
   std::unique_ptr<EtcdCluster> cluster(new EtcdCluster());
   if (!cluster->dir_.ok()) {
     error = "no temporary directory";
     return nullptr;
   }
-  cluster->token_ = "sluice-test-" + std::to_string(getpid()) + "-" + std::to_string(FreePort());
+  cluster->token_ = "sluice-test-" + std::to_string(getpid()) + "-" + std::to_string(++started);
+  const std::vector<int> ports = FreeLoopbackPorts(2 * members);
   for (int i = 0; i < members; ++i) {
-    Member m{.name = "m" + std::to_string(i), .client_port = FreePort(), .peer_port = FreePort()};
+    Member m{.name = "m" + std::to_string(i), .client_port = ports[2 * i],
+             .peer_port = ports[2 * i + 1]};
     cluster->initial_cluster_ += (i > 0 ? "," : "") + m.name + "=" + Loopback(m.peer_port);
     cluster->members_.push_back(m);
   }
@@ -63,14 +64,38 @@ std::unique_ptr<EtcdCluster> EtcdCluster::Start(int members, std::string& error)
       return nullptr;
     }
   }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   for (int i = 0; i < members; ++i) {
-    if (!cluster->WaitHealthy(i, std::chrono::seconds(20))) {
-      error = "etcd member " + std::to_string(i) + " not healthy within 20 s; see " +
-              (cluster->dir_.path() / (cluster->members_[i].name + ".log")).string();
-      return nullptr;
+    while (!cluster->WaitHealthy(i, std::chrono::milliseconds(500))) {
+      const bool exited = cluster->Exited(i);
+      if (exited || std::chrono::steady_clock::now() >= deadline) {
+        error = "etcd member " + std::to_string(i) +
+                (exited ? " exited" : " not healthy within 20 s") + "; its log ends:\n" +
+                cluster->LogTail(i, 12);
+        return nullptr;
+      }
     }
   }
   return cluster;
+}
+
+bool EtcdCluster::Exited(int i) {
+  Member& m = members_[i];
+  if (m.pid <= 0 || waitpid(m.pid, nullptr, WNOHANG) != m.pid) return false;
+  m.pid = -1;
+  return true;
+}
+
+std::string EtcdCluster::LogTail(int i, int lines) const {
+  std::ifstream in(dir_.path() / (members_[i].name + ".log"));
+  std::deque<std::string> tail;
+  for (std::string line; std::getline(in, line);) {
+    tail.push_back(std::move(line));
+    if (static_cast<int>(tail.size()) > lines) tail.pop_front();
+  }
+  std::string out;
+  for (const std::string& line : tail) out += line + "\n";
+  return out;
 }
 
 bool EtcdCluster::Spawn(int i) {

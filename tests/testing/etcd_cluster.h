@@ -27,7 +27,8 @@ class EtcdCluster {
  public:
   // The reason tests must skip, or nullopt when the etcd binary is installed.
   static std::optional<std::string> Unavailable();
-  // nullptr with `error` set when the cluster did not become healthy in time.
+  // nullptr with `error` set (with the failing member's log) when the cluster did not become
+  // healthy in time, after starting it afresh on new ports a few times.
   static std::unique_ptr<EtcdCluster> Start(int members, std::string& error);
   ~EtcdCluster();
   EtcdCluster(const EtcdCluster&) = delete;
@@ -55,7 +56,11 @@ class EtcdCluster {
     pid_t pid = -1;
   };
   EtcdCluster() = default;
+  static std::unique_ptr<EtcdCluster> TryStart(int members, std::string& error);
   bool Spawn(int i);
+  // True once member i's process has ended (it is then reaped).
+  bool Exited(int i);
+  std::string LogTail(int i, int lines) const;
 
   TempDir dir_;
   std::vector<Member> members_;
