@@ -83,6 +83,7 @@ bool VirtualHost::OnRegistered(const wire::RegisterReply& reply, TimePoint sent)
 }
 
 void VirtualHost::End(int64_t job, wire::ExitReport report) {
+  if (auto it = jobs_.find(job); it != jobs_.end()) report.run = it->second.launch_run;
   jobs_.erase(job);
   exits_[job] = std::move(report);
   ++ended_;
@@ -147,7 +148,11 @@ void VirtualHost::Launch(const wire::Launch& launch, uint64_t seq, TimePoint now
                              .message = "the launch names no account to run the job as"};
     return;
   }
-  Job job{.end = now, .exit = {}, .started = now, .run = VirtualRunOf(launch)};
+  Job job{.end = now,
+          .exit = {},
+          .started = now,
+          .run = VirtualRunOf(launch),
+          .launch_run = launch.run};
   Limit(launch.job, job, launch.run_limit);
   if (!next_end_ || job.end < *next_end_) next_end_ = job.end;
   jobs_.emplace(launch.job, std::move(job));

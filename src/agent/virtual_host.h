@@ -83,6 +83,7 @@ class VirtualHost {
     wire::ExitReport exit;
     TimePoint started;
     VirtualRun run;
+    uint64_t launch_run = 0;  // the launch's `run`, echoed in the exit report
   };
   void End(int64_t job, wire::ExitReport report);
   void Launch(const wire::Launch& launch, uint64_t seq, TimePoint now);

@@ -209,6 +209,13 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
     ack.push_back(e.job);
     JobInfo* job = book_.Find(e.job);
     if (job == nullptr || job->launch_host != name || !job->HoldsAllocation()) continue;
+    if (e.run != 0 && job->run != 0 && e.run != job->run) {
+      // A late copy of an earlier run's report (e.g. sent on both of the agent's links before
+      // the first was acknowledged) after the job was requeued and dispatched here again.
+      ctx_.log->info("job {}: ignored the exit report of its earlier run {} (now run {})",
+                     e.job, e.run, job->run);
+      continue;
+    }
     if (job->requeue_requested && !job->row.cancel_requested) {  // sluice requeue
       job->requeue_requested = false;
       book_.Requeue(*job, "requeued", batch);
@@ -354,6 +361,7 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
   if (error.empty()) error = output;
   const LaunchLimits limits = LaunchLimitsOf(job, ctx_.state);  // R-SEC-3
   json launch = {{"job", job.row.id},
+          {"run", job.run},
           {"argv", Argv(job.spec["command"])},
           {"command", CommandText(job.spec["command"])},
           {"cwd", job.spec.value("cwd", "")},

@@ -107,6 +107,8 @@ void CycleRunner::OnStart(const core::StartJob& start, Instant now) {
   job->row.start_time = now;
   job->launch_ready = false;
   job->launch_sent_ms = -1;
+  // Unique across leaders too: a later epoch's runs number above an earlier one's.
+  job->run = (ctx_.epoch << 40) | (++runs_started_ & ((uint64_t{1} << 40) - 1));
   job->reasons.reset();
   started_.push_back(job->row.id);
   touched_.erase(job->row.id);

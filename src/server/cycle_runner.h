@@ -91,6 +91,7 @@ class CycleRunner : public core::DecisionHandler {
   store::WriteBatch batch_;
   std::set<JobId> touched_;  // pending jobs whose admission record changed
   std::vector<JobId> started_;
+  uint64_t runs_started_ = 0;  // numbers the runs (JobInfo::run)
   std::vector<JobId> preempted_;
 };
 

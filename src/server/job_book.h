@@ -68,6 +68,10 @@ struct JobInfo {
   bool launch_ready = false;        // its ADMITTING row committed: the launch may be sent
   int64_t launch_sent_ms = -1;      // when the launch was last sent; -1 never (this epoch)
   bool from_earlier_epoch = false;  // restored ADMITTING: unresolved until its agent reports
+  // Its current run as this leader numbered it (epoch << 40 | n; the launch's `run`, echoed
+  // in the exit report, so a late report of an earlier run is not taken for this one's).
+  // 0: a run restored from the store, whose number this leader does not know.
+  uint64_t run = 0;
   std::optional<core::PendingReasons> reasons;  // from the last explained cycle
   std::string main_reason;                      // last main reason logged ("" none)
   std::string message;                          // why it ended, when it did not end by itself

@@ -190,11 +190,24 @@ Status ReadLimit(const json& entry, const char* key, const std::string& where, i
   return Status::Ok();
 }
 
+// A run number (Launch::run, ExitReport::run): absent or null is 0.
+Status ReadRun(const json& entry, const std::string& where, uint64_t& out) {
+  const json* run = Find(entry, "run");
+  if (run == nullptr) return Status::Ok();
+  int64_t value = 0;
+  if (!AsInt64(*run, value) || value < 0) {
+    return TypeError(where + ".run", "a non-negative integer");
+  }
+  out = static_cast<uint64_t>(value);
+  return Status::Ok();
+}
+
 Result<ExitReport> DecodeExit(const json& entry, const std::string& where) {
   if (!entry.is_object()) return TypeError(where, "an object");
   ExitReport exit;
   const json* job = Find(entry, "job");
   if (job == nullptr || !AsInt64(*job, exit.job)) return TypeError(where + ".job", "an integer");
+  SLUICE_RETURN_IF_ERROR(ReadRun(entry, where, exit.run));
   SLUICE_RETURN_IF_ERROR(ReadSmallInt(entry, "exit_code", where, exit.exit_code));
   SLUICE_RETURN_IF_ERROR(ReadSmallInt(entry, "signal", where, exit.signal));
   // Agents send the status a shell shows (128 + signal when killed); a report with neither
@@ -274,6 +287,7 @@ Result<Launch> DecodeLaunch(const json& entry, const std::string& where) {
   Launch launch;
   SLUICE_RETURN_IF_ERROR(ReadInt(entry, "job", where + ".", launch.job));
   if (launch.job <= 0) return InvalidArgument(where + ".job: expected a positive job id");
+  SLUICE_RETURN_IF_ERROR(ReadRun(entry, where, launch.run));
   SLUICE_RETURN_IF_ERROR(ReadCommand(entry, where, launch));
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "cwd", where + ".", launch.cwd));
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "output", where + ".", launch.output));
@@ -369,6 +383,7 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
                   {"cause", ToString(exit.cause)},
                   {"exit_code", exit.exit_code ? json(*exit.exit_code) : json(nullptr)},
                   {"signal", exit.signal ? json(*exit.signal) : json(nullptr)}};
+    if (exit.run != 0) entry["run"] = exit.run;
     if (exit.cpu_seconds) entry["cpu_seconds"] = *exit.cpu_seconds;
     if (exit.max_rss_mb) entry["max_rss_mb"] = *exit.max_rss_mb;
     if (!exit.message.empty()) entry["message"] = exit.message;
@@ -447,6 +462,7 @@ json EncodeLaunch(const Launch& launch) {
                {"cwd", launch.cwd},      {"output", launch.output}, {"error", launch.error},
                {"run_limit", run_limit}, {"env", launch.env},       {"user", launch.user},
                {"account", launch.account}, {"script", launch.script}};
+  if (launch.run != 0) body["run"] = launch.run;
   if (launch.mem_limit_mb) body["mem_limit_mb"] = *launch.mem_limit_mb;
   if (launch.cpu_limit) body["cpu_limit"] = *launch.cpu_limit;
   // A launch by command alone: an empty argv is no argv (the decoder refuses `[]`; found by

@@ -48,6 +48,9 @@ struct RegisterReply {
 
 struct ExitReport {
   int64_t job = 0;
+  // The run that ended: the `run` of its launch. 0: not known (an older agent, or an exit
+  // recovered from a journal), and then taken as the job's current run.
+  uint64_t run = 0;
   std::optional<int> exit_code;  // the exit status as a shell shows it (128 + signal if killed)
   std::optional<int> signal;     // set when the job's leader was killed by a signal
   ExitCause cause = ExitCause::kExit;
@@ -83,6 +86,10 @@ struct HeartbeatRequest {
 // sends both (argv wins). `run_limit` travels as seconds.
 struct Launch {
   int64_t job = 0;
+  // Which run of the job this is (the controller's start sequence; a requeued job runs again
+  // under a new one), echoed in the exit report so that a late report of an earlier run is
+  // not taken for this one's. 0: not said (an older controller).
+  uint64_t run = 0;
   std::vector<std::string> argv;
   std::string command;
   std::string cwd;  // empty: the agent's work directory

@@ -75,7 +75,7 @@ TEST(AgentProtocolTest, HeartbeatRoundTrip) {
       .epoch = 3,
       .wait_ms = 500,
       .running = {4},
-      .exited = {{.job = 5, .exit_code = 2},
+      .exited = {{.job = 5, .run = (uint64_t{3} << 40) | 7, .exit_code = 2},
                  {.job = 6, .exit_code = 137, .signal = 9, .cause = ExitCause::kKilled},
                  {.job = 7, .exit_code = 143, .signal = 15, .cause = ExitCause::kRunLimit},
                  {.job = 9,
@@ -93,6 +93,8 @@ TEST(AgentProtocolTest, HeartbeatRoundTrip) {
   EXPECT_EQ(decoded->running, request.running);
   ASSERT_EQ(decoded->exited.size(), 4u);
   EXPECT_EQ(decoded->exited[0].ShellStatus(), 2);
+  EXPECT_EQ(decoded->exited[0].run, (uint64_t{3} << 40) | 7);
+  EXPECT_EQ(decoded->exited[1].run, 0u);  // not said
   EXPECT_EQ(decoded->exited[0].cause, ExitCause::kExit);
   EXPECT_EQ(decoded->exited[1].ShellStatus(), 137);
   EXPECT_EQ(decoded->exited[1].cause, ExitCause::kKilled);
@@ -149,6 +151,7 @@ TEST(AgentProtocolTest, HeartbeatErrorsNameTheField) {
       {"negative cpu", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"cpu_seconds", -1}}}}}, "exited[0].cpu_seconds"},
       {"rss a string", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"max_rss_mb", "1"}}}}}, "exited[0].max_rss_mb"},
       {"message a number", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"message", 1}}}}}, "exited[0].message"},
+      {"run negative", {{"exited", {{{"job", 1}, {"exit_code", 1}, {"run", -1}}}}}, "exited[0].run"},
       {"failure job a string", {{"launch_failed", {{{"job", "1"}}}}}, "launch_failed[0].job"},
       {"failure message a number",
        {{"launch_failed", {{{"job", 1}, {"message", 2}}}}},
@@ -177,6 +180,7 @@ TEST(AgentProtocolTest, RegisterReplyRoundTripAndClamps) {
 TEST(AgentProtocolTest, HeartbeatReplyRoundTrip) {
   HeartbeatReply reply{.epoch = 2,
                        .launch = {{.job = 9,
+                                   .run = 12,
                                    .argv = {"/bin/sh", "-c", "true"},
                                    .command = "true",
                                    .cwd = "/tmp",
@@ -197,6 +201,7 @@ TEST(AgentProtocolTest, HeartbeatReplyRoundTrip) {
   ASSERT_EQ(decoded->launch.size(), 1u);
   const Launch& launch = decoded->launch[0];
   EXPECT_EQ(launch.job, 9);
+  EXPECT_EQ(launch.run, 12u);
   EXPECT_EQ(launch.argv, reply.launch[0].argv);
   EXPECT_EQ(launch.command, "");  // argv wins
   EXPECT_EQ(launch.cwd, "/tmp");
@@ -212,6 +217,7 @@ TEST(AgentProtocolTest, HeartbeatReplyRoundTrip) {
   ASSERT_TRUE(unlimited) << unlimited.error().message();
   EXPECT_FALSE(unlimited->launch.at(0).mem_limit_mb);
   EXPECT_FALSE(unlimited->launch.at(0).cpu_limit);
+  EXPECT_EQ(unlimited->launch.at(0).run, 0u);  // from an older controller
   ASSERT_EQ(decoded->kill.size(), 1u);
   EXPECT_EQ(decoded->kill[0].grace_seconds, 5);
   EXPECT_EQ(decoded->ack, reply.ack);
@@ -241,6 +247,7 @@ TEST(AgentProtocolTest, HeartbeatReplyErrorsNameTheField) {
       {"account a number",
        {{"launch", {{{"job", 1}, {"command", "x"}, {"account", 0}}}}},
        "launch[0].account"},
+      {"run a string", {{"launch", {{{"job", 1}, {"command", "x"}, {"run", "2"}}}}}, "launch[0].run"},
       {"kill not a list", {{"kill", 1}}, "kill"},
       {"ack not ids", {{"ack", {"x"}}}, "ack[]"},
   };

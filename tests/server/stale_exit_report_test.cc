@@ -1,0 +1,88 @@
+// A requeued job's earlier run may be reported ended twice: the agent sends its exit on both
+// of its links until one is acknowledged. A copy that arrives after the job was dispatched
+// again must not end the new run (seen in an integration run: the rerun ended EXIT 143, the
+// earlier run's SIGTERM, before it started). Launches carry a run number that the exit
+// report echoes; a report of another run is acknowledged and ignored.
+#include <gtest/gtest.h>
+
+#include "server/controller_fixture.h"
+
+namespace sluice::server {
+namespace {
+
+using testing::ControllerHarness;
+using testing::Exited;
+using ::sluice::testing::TempDir;
+using nlohmann::json;
+
+json ExitedRun(JobId id, int code, uint64_t run) {
+  json exited = Exited(id, code);
+  exited[0]["run"] = run;
+  return exited;
+}
+
+// The launch of `id` in a heartbeat reply, or null.
+json LaunchOf(const json& reply, JobId id) {
+  for (const json& launch : reply["launch"]) {
+    if (launch["job"] == id) return launch;
+  }
+  return nullptr;
+}
+
+TEST(StaleExitReportTest, AnEarlierRunsExitDoesNotEndTheJobsNextRun) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId id = h.Submit("alice", {{"command", "sleep 60"}, {"tasks", 1}});
+  h.Cycle();
+  const json first = LaunchOf(h.Heartbeat("h1"), id);
+  ASSERT_TRUE(first.is_object()) << h.Job(id);
+  const uint64_t first_run = first.value("run", uint64_t{0});
+  ASSERT_NE(first_run, 0u);
+  h.Heartbeat("h1", {id});
+  ASSERT_EQ(h.State(id), "RUNNING");
+
+  ASSERT_EQ(h.c().Requeue(Caller{.user = "alice"}, id).status, 200);
+  EXPECT_EQ(h.Heartbeat("h1", {id})["kill"].size(), 1u);
+  EXPECT_EQ(h.Heartbeat("h1", json::array(), ExitedRun(id, 143, first_run))["ack"],
+            json::array({id}));
+  ASSERT_EQ(h.State(id), "PENDING");
+  h.Cycle();
+  ASSERT_EQ(h.State(id), "ADMITTING");
+
+  // The copy of the first run's report, from the agent's other link. Its reply may already
+  // carry the second launch.
+  const json reply = h.Heartbeat("h1", json::array(), ExitedRun(id, 143, first_run));
+  EXPECT_EQ(reply["ack"], json::array({id}));
+  EXPECT_EQ(h.State(id), "ADMITTING") << h.Job(id);
+
+  json second = LaunchOf(reply, id);
+  if (second.is_null()) second = LaunchOf(h.Heartbeat("h1"), id);
+  ASSERT_TRUE(second.is_object()) << h.Job(id);
+  const uint64_t second_run = second.value("run", uint64_t{0});
+  EXPECT_NE(second_run, first_run);
+  h.Heartbeat("h1", {id});
+  EXPECT_EQ(h.State(id), "RUNNING");
+  h.Heartbeat("h1", json::array(), ExitedRun(id, 0, second_run));
+  EXPECT_EQ(h.State(id), "DONE");
+  EXPECT_EQ(h.Job(id)["exit_code"], 0);
+}
+
+// An agent that does not echo the run (older, or an exit recovered from its journal) is
+// believed as before.
+TEST(StaleExitReportTest, AnExitWithoutARunNumberEndsTheCurrentRun) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId id = h.Submit("alice", {{"command", "true"}, {"tasks", 1}});
+  h.Cycle();
+  ASSERT_TRUE(LaunchOf(h.Heartbeat("h1"), id).is_object());
+  h.Heartbeat("h1", json::array(), Exited(id, 3));
+  EXPECT_EQ(h.State(id), "EXIT");
+  EXPECT_EQ(h.Job(id)["exit_code"], 3);
+}
+
+}  // namespace
+}  // namespace sluice::server
