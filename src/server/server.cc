@@ -52,22 +52,31 @@ void RaiseOpenFileLimit() {
   }
 }
 
+struct ListenAddress {
+  std::string host;
+  int port = 0;
+};
+
+Result<ListenAddress> ParseListen(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) {
+    return InvalidArgument("--listen " + listen + ": expected HOST:PORT");
+  }
+  int port = -1;
+  try {
+    port = std::stoi(listen.substr(colon + 1));
+  } catch (...) {
+  }
+  if (port < 0 || port > 65535) return InvalidArgument("--listen " + listen + ": bad port");
+  return ListenAddress{.host = listen.substr(0, colon), .port = port};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
-  const size_t colon = options.listen.rfind(':');
-  if (colon == std::string::npos) {
-    return InvalidArgument("--listen " + options.listen + ": expected HOST:PORT");
-  }
-  const std::string host = options.listen.substr(0, colon);
-  int port = -1;
-  try {
-    port = std::stoi(options.listen.substr(colon + 1));
-  } catch (...) {
-  }
-  if (port < 0 || port > 65535) {
-    return InvalidArgument("--listen " + options.listen + ": bad port");
-  }
+  Result<ListenAddress> listen = ParseListen(options.listen);
+  if (!listen) return listen.error();
+  const std::string& host = listen->host;
   Result<std::unique_ptr<httplib::Server>> made = MakeHttpServer(options);
   if (!made) return made.error();
   RaiseOpenFileLimit();
@@ -84,7 +93,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   options.controller.config_path = options.config_path;
   std::unique_ptr<Server> server(new Server());
   server->http_ = std::move(*made);
-  server->port_ = server->Bind(host, port);
+  server->port_ = server->Bind(host, listen->port);
   if (server->port_ <= 0) {
     return Status(StatusCode::kUnavailable, "cannot listen on " + options.listen);
   }
@@ -109,21 +118,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (!controller) return controller.error();
   server->controller_ = std::move(*controller);
   server->front_ = std::make_unique<HaFront>(*server->store_, server->url_);
-  server->api_ = std::make_unique<HttpApi>(
-      *server->controller_,
-      [front = server->front_.get()](const httplib::Request& req, httplib::Response& res) {
-        return front->Answer(req, res);
-      });
-  server->api_->Install(*server->http_);
-  server->stats_ = std::make_unique<StatsSampler>(
-      *server->controller_, StatsOptions{.interval_seconds = options.stats_interval_seconds});
-  InstallUiRoutes(*server->http_);  // the dashboard (dashboard_routes.h, R-UI-1)
-  InstallStatsRoutes(*server->http_, *server->controller_, *server->stats_);
-  server->stats_->Start();
-  server->guard_ = std::make_unique<ConnectionGuard>(
-      options.connections, options.log ? options.log : spdlog::default_logger());
-  server->guard_->Attach(*server->http_);
-  server->guard_->Watch(server->port_);
+  server->InstallRoutes(options);
   if (standby) {
     Controller* c = server->controller_.get();
     const bool exit_when_deposed = options.exit_when_deposed;
@@ -140,6 +135,23 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   httplib::Server* http = server->http_.get();
   server->listener_ = std::thread([http] { http->listen_after_bind(); });
   return server;
+}
+
+void Server::InstallRoutes(const ServerOptions& options) {
+  api_ = std::make_unique<HttpApi>(
+      *controller_, [front = front_.get()](const httplib::Request& req, httplib::Response& res) {
+        return front->Answer(req, res);
+      });
+  api_->Install(*http_);
+  stats_ = std::make_unique<StatsSampler>(
+      *controller_, StatsOptions{.interval_seconds = options.stats_interval_seconds});
+  InstallUiRoutes(*http_);  // the dashboard (dashboard_routes.h, R-UI-1)
+  InstallStatsRoutes(*http_, *controller_, *stats_);
+  stats_->Start();
+  guard_ = std::make_unique<ConnectionGuard>(
+      options.connections, options.log ? options.log : spdlog::default_logger());
+  guard_->Attach(*http_);
+  guard_->Watch(port_);
 }
 
 int Server::Bind(const std::string& host, int port) {

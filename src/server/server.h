@@ -74,6 +74,8 @@ class Server {
   void Campaign(bool exit_when_deposed);
   // Binds `listen`; returns the port (or -1).
   int Bind(const std::string& host, int port);
+  // The REST API, the dashboard, the stats series and the connection guard on http_.
+  void InstallRoutes(const ServerOptions& options);
 
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Controller> controller_;

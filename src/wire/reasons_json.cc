@@ -6,9 +6,16 @@
 
 namespace sluice::wire {
 
-nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
-  nlohmann::ordered_json j;
-  j["code"] = core::ToString(detail.code);
+namespace {
+
+// A time the reason may not know (kInfinite) is null on the wire.
+nlohmann::ordered_json TimeOrNull(Instant time) {
+  if (time == kInfinite) return nullptr;
+  return time;
+}
+
+// The codes that say how much of a resource is wanted and how much is there.
+void AddAmountFields(const core::ReasonDetail& detail, nlohmann::ordered_json& j) {
   switch (detail.code) {
     case core::ReasonCode::kNoResource:
       j["resource"] = detail.resource;
@@ -23,6 +30,50 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       j["resource"] = detail.resource;
       j["needed"] = detail.needed;
       j["available"] = detail.available;
+      break;
+    case core::ReasonCode::kQueueRunLimit:
+      j["resource"] = detail.resource.empty() ? "jobs" : detail.resource;
+      j["limit"] = detail.needed;
+      j["used"] = detail.available;
+      break;
+    default:
+      break;
+  }
+}
+
+// The codes of a configured limit that is full.
+void AddLimitFields(const core::ReasonDetail& detail, nlohmann::ordered_json& j) {
+  if (detail.code == core::ReasonCode::kArrayLimit) {
+    j["scope"] = detail.scope;
+    j["used"] = detail.used;
+    j["max"] = detail.max;
+    return;
+  }
+  if (!detail.limit.empty()) j["limit"] = detail.limit;
+  if (!detail.scope.empty()) j["scope"] = detail.scope;
+  j["resource"] = detail.resource.empty() ? "slots" : detail.resource;
+  j["used"] = detail.used;
+  j["max"] = detail.max;
+  if (detail.hosts > 0) j["hosts"] = detail.hosts;
+}
+
+}  // namespace
+
+nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
+  nlohmann::ordered_json j;
+  j["code"] = core::ToString(detail.code);
+  switch (detail.code) {
+    case core::ReasonCode::kNoResource:
+    case core::ReasonCode::kSharedResource:
+    case core::ReasonCode::kQueueRunLimit:
+      AddAmountFields(detail, j);
+      break;
+    case core::ReasonCode::kLimit:
+    case core::ReasonCode::kHostLimit:
+    case core::ReasonCode::kUserLimit:
+    case core::ReasonCode::kQueueCapacity:
+    case core::ReasonCode::kArrayLimit:
+      AddLimitFields(detail, j);
       break;
     case core::ReasonCode::kNoMatch:
     case core::ReasonCode::kExclusive:
@@ -40,35 +91,10 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       break;
     case core::ReasonCode::kReserved:
       j["job"] = detail.job;
-      if (detail.time == kInfinite) {
-        j["time"] = nullptr;
-      } else {
-        j["time"] = detail.time;
-      }
+      j["time"] = TimeOrNull(detail.time);
       break;
     case core::ReasonCode::kBeginTime:
       j["time"] = detail.time;
-      break;
-    case core::ReasonCode::kQueueRunLimit:
-      j["resource"] = detail.resource.empty() ? "jobs" : detail.resource;
-      j["limit"] = detail.needed;
-      j["used"] = detail.available;
-      break;
-    case core::ReasonCode::kLimit:
-    case core::ReasonCode::kHostLimit:
-    case core::ReasonCode::kUserLimit:
-    case core::ReasonCode::kQueueCapacity:
-      if (!detail.limit.empty()) j["limit"] = detail.limit;
-      if (!detail.scope.empty()) j["scope"] = detail.scope;
-      j["resource"] = detail.resource.empty() ? "slots" : detail.resource;
-      j["used"] = detail.used;
-      j["max"] = detail.max;
-      if (detail.hosts > 0) j["hosts"] = detail.hosts;
-      break;
-    case core::ReasonCode::kArrayLimit:
-      j["scope"] = detail.scope;
-      j["used"] = detail.used;
-      j["max"] = detail.max;
       break;
     case core::ReasonCode::kDependency:
       j["condition"] = detail.condition;
@@ -83,11 +109,7 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       if (detail.job != kNoJob) j["job"] = detail.job;
       break;
     case core::ReasonCode::kQueueWindow:
-      if (detail.time == kInfinite) {
-        j["time"] = nullptr;
-      } else {
-        j["time"] = detail.time;
-      }
+      j["time"] = TimeOrNull(detail.time);
       break;
     case core::ReasonCode::kNewJob:
     case core::ReasonCode::kHeld:
