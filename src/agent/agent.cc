@@ -179,7 +179,6 @@ struct Agent::State {
   std::map<int64_t, wire::ExitReport> unacked_exits;
   std::map<int64_t, wire::LaunchFailure> unacked_failures;
   std::map<int64_t, PeekTarget> peek_targets;   // the output files of running jobs (R-UX-5)
-  std::map<int64_t, uint64_t> runs;  // running job -> the `run` of its launch, for its exit
   std::vector<wire::PeekResult> peek_results;  // sent with the next heartbeat
   // Job -> request sequence number current when its end was acknowledged: only a response to
   // a later request may launch it again.
@@ -262,7 +261,6 @@ struct Agent::State {
                                            .start = ProcessStartTime(leader)}));
         }
         peek_targets[spec.job] = PeekTargetOf(launch, spec);
-        runs[spec.job] = launch.run;
         spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
         continue;
       }
@@ -516,11 +514,7 @@ struct Agent::State {
                     ToString(exit.cause));
       scripts.Remove(exit.job);
       peek_targets.erase(exit.job);
-      wire::ExitReport& report = unacked_exits[exit.job] = ExitReportOf(exit);
-      if (auto run = runs.find(exit.job); run != runs.end()) {
-        report.run = run->second;
-        runs.erase(run);
-      }
+      unacked_exits[exit.job] = ExitReportOf(exit);
       report_pending = true;
       if (journal) {
         Journaled(journal->RecordExit(unacked_exits[exit.job]));

@@ -445,7 +445,7 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
     if (cgroups_ != nullptr && !cgroups_->Remove(spec.job).ok()) leftovers_.push_back(spec.job);
     return pid.error();
   }
-  Entry entry{.pid = *pid, .contained = cgroups_ != nullptr};
+  Entry entry{.pid = *pid, .run = spec.run, .contained = cgroups_ != nullptr};
   entry.started = now;
   if (spec.run_limit) entry.limit_at = now + *spec.run_limit;
   entries_.emplace(spec.job, entry);
@@ -491,7 +491,8 @@ void JobRunner::ReapLeader(int64_t job, Entry& entry, TimePoint now) {
   int status = 0;
   rusage usage{};
   wait4(entry.pid, &status, 0, &usage);
-  JobExit exit{.job = job, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
+  JobExit exit{
+      .job = job, .run = entry.run, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
   if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
   exit.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
@@ -553,7 +554,8 @@ std::vector<JobExit> JobRunner::Poll(TimePoint now, std::chrono::milliseconds ru
       // the rest of the group has been killed in ReapLeader.
       if (waitid(P_PID, entry.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
         if (on_leader_exit_) {
-          JobExit seen{.job = job, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
+          JobExit seen{
+              .job = job, .run = entry.run, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
           if (info.si_code == CLD_EXITED) {
             seen.exit_code = info.si_status;
           } else {

@@ -63,6 +63,7 @@ using TimePoint = Clock::time_point;
 
 struct JobSpec {
   int64_t job = 0;
+  uint64_t run = 0;  // the launch's run number (wire::Launch::run), given back in its JobExit
   // Either a shell command (run as `/bin/sh -c command`) or an argv (argv[0] looked up in
   // PATH). Exactly one is set.
   std::string command;
@@ -88,6 +89,7 @@ using wire::ToString;
 
 struct JobExit {
   int64_t job = 0;
+  uint64_t run = 0;  // its JobSpec's
   std::optional<int> exit_code;  // set when the leader exited normally
   std::optional<int> signal;     // set when the leader was killed by a signal
   ExitCause cause = ExitCause::kExit;
@@ -184,6 +186,7 @@ class JobRunner {
  private:
   struct Entry {
     pid_t pid = -1;          // leader; its pid is the group id
+    uint64_t run = 0;        // JobSpec::run
     bool contained = false;  // has a cgroup
     TimePoint started;
     std::optional<TimePoint> limit_at;

@@ -7,6 +7,7 @@ namespace sluice::agent {
 
 wire::ExitReport ExitReportOf(const JobExit& exit) {
   wire::ExitReport report{.job = exit.job,
+                          .run = exit.run,
                           .signal = exit.signal,
                           .cause = exit.cause,
                           .cpu_seconds = exit.cpu_seconds,
@@ -22,6 +23,7 @@ wire::ExitReport ExitReportOf(const JobExit& exit) {
 
 JobSpec JobSpecOf(const wire::Launch& launch, const std::string& default_cwd) {
   JobSpec spec{.job = launch.job,
+               .run = launch.run,
                .command = launch.argv.empty() ? launch.command : std::string(),
                .argv = launch.argv,
                .cwd = launch.cwd.empty() ? default_cwd : launch.cwd,

@@ -48,8 +48,8 @@ struct RegisterReply {
 
 struct ExitReport {
   int64_t job = 0;
-  // The run that ended: the `run` of its launch. 0: not known (an older agent, or an exit
-  // recovered from a journal), and then taken as the job's current run.
+  // The run that ended: its launch's `run`, journaled with the exit. 0: not known (an older
+  // agent, an end found in a shepherd's record), and then taken as the job's current run.
   uint64_t run = 0;
   std::optional<int> exit_code;  // the exit status as a shell shows it (128 + signal if killed)
   std::optional<int> signal;     // set when the job's leader was killed by a signal
@@ -86,9 +86,9 @@ struct HeartbeatRequest {
 // sends both (argv wins). `run_limit` travels as seconds.
 struct Launch {
   int64_t job = 0;
-  // Which run of the job this is (the controller's start sequence; a requeued job runs again
-  // under a new one), echoed in the exit report so that a late report of an earlier run is
-  // not taken for this one's. 0: not said (an older controller).
+  // Which run of the job this is (numbered by the controller at each dispatch; a requeued job
+  // runs again under a new number), echoed in the exit report so that a late report of an
+  // earlier run is not taken for this one's. 0: not said (an older controller).
   uint64_t run = 0;
   std::vector<std::string> argv;
   std::string command;

@@ -58,7 +58,9 @@ TEST(JobRunnerTest, ReportsExitCodes) {
   TempDir dir;
   JobRunner runner;
   ASSERT_TRUE(runner.Start({.job = 1, .command = "exit 0", .cwd = dir.path()}, Clock::now()).ok());
-  ASSERT_TRUE(runner.Start({.job = 2, .command = "exit 3", .cwd = dir.path()}, Clock::now()).ok());
+  ASSERT_TRUE(
+      runner.Start({.job = 2, .run = 77, .command = "exit 3", .cwd = dir.path()}, Clock::now())
+          .ok());
   // Both may end in the same Poll: collect until both have been seen.
   std::map<int64_t, JobExit> exits;
   const auto deadline = Clock::now() + 20s;
@@ -75,6 +77,8 @@ TEST(JobRunnerTest, ReportsExitCodes) {
   EXPECT_EQ(first->cause, ExitCause::kExit);
   EXPECT_EQ(second->exit_code, 3);
   EXPECT_FALSE(second->signal.has_value());
+  EXPECT_EQ(first->run, 0u);
+  EXPECT_EQ(second->run, 77u);  // the launch's run, for its exit report
   EXPECT_EQ(runner.size(), 0u);
 }
 
