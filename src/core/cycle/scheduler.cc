@@ -26,12 +26,12 @@ Scheduler::Scheduler(std::unique_ptr<Allocator> allocator) : allocator_(std::mov
 Scheduler::~Scheduler() = default;
 
 CycleContext Scheduler::BeginCycle(const ClusterState& state, Instant now,
-                                   const CycleOptions& options) const {
+                                   const CycleOptions& options, CycleWorkspace& workspace) const {
   CycleContext ctx{.state = state,
                    .now = now,
                    .allocator = *allocator_,
                    .explain = options.explain,
-                   .capacity_ = {},
+                   .capacity_ = workspace.capacity,
                    .capacity_built_ = false,
                    .result = {},
                    .started = {},
@@ -42,7 +42,7 @@ CycleContext Scheduler::BeginCycle(const ClusterState& state, Instant now,
                    .started_jobs_by_queue = {},
                    .started_slots_by_queue = {},
                    .limits = CycleLimits(state),
-                   .loads = {},  // filled by RunCycle, into the workspace's buffers
+                   .loads = workspace.loads,  // filled by RunCycle
                    .decided_early = {},
                    .chosen_victims = {},
                    .blocked_heads = {},
@@ -131,22 +131,15 @@ void Scheduler::AdmitQueue(const Queue& queue, CycleContext& ctx) const {
 
 CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now, const CycleOptions& options,
                                 CycleWorkspace* workspace) const {
-  CycleContext ctx = BeginCycle(state, now, options);                   // 1.
-  if (workspace != nullptr) {  // buffers only
-    ctx.capacity_ = std::move(workspace->capacity);
-    ctx.loads = std::move(workspace->loads);
-  }
+  std::optional<CycleWorkspace> own;  // this cycle's buffers, when the caller keeps none
+  if (workspace == nullptr) workspace = &own.emplace();
+  CycleContext ctx = BeginCycle(state, now, options, *workspace);       // 1.
   ctx.loads.Fill(state, now);
   ClassifyNewJobs(ctx);                                                 // 2.
   KeepReservations(ctx);                                                // 3.
   for (const Queue* queue : OrderQueues(ctx)) AdmitQueue(*queue, ctx);  // 4., 5.
   Preempt(ctx);                                                         // 6.
-  CycleResult result = FinishCycle(ctx);                                // 7.
-  if (workspace != nullptr) {
-    workspace->capacity = std::move(ctx.capacity_);
-    workspace->loads = std::move(ctx.loads);
-  }
-  return result;
+  return FinishCycle(ctx);                                              // 7.
 }
 
 namespace {

@@ -63,8 +63,8 @@ class Scheduler {
   std::optional<std::string> NeverRuns(const Job& job, const ClusterState& state) const;
 
  private:
-  CycleContext BeginCycle(const ClusterState& state, Instant now,
-                          const CycleOptions& options) const;
+  CycleContext BeginCycle(const ClusterState& state, Instant now, const CycleOptions& options,
+                          CycleWorkspace& workspace) const;
   void ClassifyNewJobs(CycleContext& ctx) const;
   void AdmitQueue(const Queue& queue, CycleContext& ctx) const;
 

@@ -86,7 +86,7 @@ ClusterState ClusterState::Clone() const {
     copy.topology_.MutableQueue(q).pending = std::move(relinked);
   }
   for (const RunningEntry& entry : running_) {
-    copy.running_.insert(RunningEntry{entry.start_seq, copy.MutableJob(entry.job->spec.id)});
+    copy.running_.Append(RunningEntry{entry.start_seq, copy.MutableJob(entry.job->spec.id)});
   }
   copy.running_by_end_ = running_by_end_;
   copy.runtime_history_ = runtime_history_;
@@ -293,7 +293,7 @@ void ClusterState::Release(Job& job) {
   topology_.Vacate(job.queue, job.allocation);
   limit_usage_.Charge(job, queues()[job.queue].spec.name, job.allocation, -1, host_resources(),
                       shared_resources());
-  running_.erase(RunningEntry{job.start_seq, &job});
+  running_.Erase(job.start_seq);
   running_by_end_.erase(RunningByEnd{.end = job.EstimatedEnd(), .start_seq = job.start_seq});
   job.allocation.hosts.clear();
 }
@@ -360,7 +360,7 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
   job->admission.phase = AdmissionPhase::kAdmitted;
   job->start_time = now;
   job->start_seq = next_start_seq_++;
-  running_.insert(RunningEntry{job->start_seq, job});
+  running_.Append(RunningEntry{job->start_seq, job});
   running_by_end_.insert(RunningByEnd{.end = job->EstimatedEnd(),
                                       .start_seq = job->start_seq,
                                       .slots = job->allocation.TotalSlots()});

@@ -48,6 +48,7 @@
 #include "core/model/pending_set.h"
 #include "core/model/request_catalog.h"
 #include "core/model/runtime_history.h"
+#include "core/model/running_list.h"
 #include "core/model/topology.h"
 #include "core/model/window.h"
 #include "core/resreq/eval.h"
@@ -55,16 +56,6 @@
 #include "core/resreq/request.h"
 
 namespace sluice::core {
-
-// Running jobs in start order.
-struct RunningEntry {
-  uint64_t start_seq = 0;
-  Job* job = nullptr;
-
-  friend bool operator<(const RunningEntry& a, const RunningEntry& b) {
-    return a.start_seq < b.start_seq;
-  }
-};
 
 // The same running jobs by estimated end (Job::EstimatedEnd), then start order: EASY's
 // reservation walks them from the earliest end instead of sorting them every cycle.
@@ -144,7 +135,7 @@ class ClusterState {
   bool Knows(JobId id) const {
     return jobs_.contains(id) || dependencies_.HasEnded(id) || (!arrays_.empty() && KnowsArrayPart(id));
   }
-  const std::set<RunningEntry>& running() const { return running_; }
+  const RunningList& running() const { return running_; }  // in start order
   const std::set<RunningByEnd>& running_by_end() const { return running_by_end_; }
   // Each user's last finished runtimes (predictive_backfill, issue 20); Finish records them.
   const RuntimeHistory& runtime_history() const { return runtime_history_; }
@@ -339,7 +330,7 @@ class ClusterState {
   RequestCatalog requests_;
   DependencyTracker dependencies_;
   JobTable jobs_;
-  std::set<RunningEntry> running_;
+  RunningList running_;
   std::set<RunningByEnd> running_by_end_;  // the same jobs as running_
   LimitUsage limit_usage_;
   std::map<JobId, Preemption> preemptions_;
