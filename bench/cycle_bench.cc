@@ -26,8 +26,11 @@ ClusterState BusyCluster(int32_t hosts, int32_t free, int64_t pending, PolicyKin
   std::mt19937_64 rng(1);
   for (int64_t i = 0; i < pending; ++i, ++id) {
     const int32_t tasks = 1 + static_cast<int32_t>(rng() % 64);
-    JobSpec spec{.id = id, .min_tasks = tasks, .max_tasks = tasks,
-                 .run_limit = 60 + static_cast<Duration>(rng() % 3600), .submit_time = 1};
+    JobSpec spec{.id = id,
+                 .min_tasks = tasks,
+                 .max_tasks = tasks,
+                 .run_limit = 60 + static_cast<Duration>(rng() % 3600),
+                 .submit_time = 1};
     SLUICE_CHECK(Apply(JobSubmitted{spec}, 1, state).ok());
   }
   state.MarkClassified();
@@ -59,12 +62,22 @@ void BM_CycleWithFreeSlots(benchmark::State& bench) {
 }
 
 BENCHMARK_CAPTURE(BM_CycleFullCluster, fifo, PolicyKind::kFifo, false)
-    ->Args({240, 1000})->Args({240, 100000})->Unit(benchmark::kMicrosecond);
+    ->Args({240, 1000})
+    ->Args({240, 100000})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_CycleFullCluster, easy, PolicyKind::kEasyBackfill, false)
-    ->Args({240, 1000})->Args({240, 100000})->Args({10000, 100000})->Unit(benchmark::kMicrosecond);
+    ->Args({240, 1000})
+    ->Args({240, 100000})
+    ->Args({10000, 100000})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_CycleFullCluster, easy_explain, PolicyKind::kEasyBackfill, true)
-    ->Args({240, 1000})->Args({240, 100000})->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_CycleWithFreeSlots)->Args({240, 1000})->Args({10000, 100000})->Unit(benchmark::kMicrosecond);
+    ->Args({240, 1000})
+    ->Args({240, 100000})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CycleWithFreeSlots)
+    ->Args({240, 1000})
+    ->Args({10000, 100000})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace sluice::core

@@ -36,8 +36,9 @@ void BM_EstimateRefresh(benchmark::State& bench) {
     bench.PauseTiming();
     ClusterState copy = state.Clone();
     bench.ResumeTiming();
-    auto estimates = EstimateStartsOn(std::move(copy), kNow, std::nullopt,
-                                      EstimateOptions{.cycle_at_now = true, .coarse_fraction = 0.05});
+    auto estimates =
+        EstimateStartsOn(std::move(copy), kNow, std::nullopt,
+                         EstimateOptions{.cycle_at_now = true, .coarse_fraction = 0.05});
     known = 0;
     for (const auto& [id, estimate] : estimates) known += estimate.start ? 1 : 0;
     benchmark::DoNotOptimize(estimates);

@@ -25,7 +25,8 @@ ClusterState Synthetic(int32_t hosts, int64_t pending, int64_t free_slots) {
 }
 
 void BM_SyntheticCycle(benchmark::State& bench, bool explain) {
-  ClusterState state = Synthetic(static_cast<int32_t>(bench.range(0)), bench.range(1), bench.range(2));
+  ClusterState state =
+      Synthetic(static_cast<int32_t>(bench.range(0)), bench.range(1), bench.range(2));
   Scheduler scheduler;
   int64_t started = 0;
   for (auto _ : bench) {
@@ -49,10 +50,10 @@ void BM_FailingNomination(benchmark::State& bench) {
   const char* texts[] = {"select[type==arm && model==m3] rusage[mem=1000]",
                          "select[mem>4000 && type!=gpu]",
                          "select[type==arm && model==m3] rusage[mem=1000]",
-                         "select[type==gpu] rusage[gpu=1]",
-                         "select[mem>4000 && type!=gpu]"};
+                         "select[type==gpu] rusage[gpu=1]", "select[mem>4000 && type!=gpu]"};
   const int64_t which = bench.range(1);
-  JobSpec spec{.id = 1000000, .queue = "q1", .resreq = texts[which], .min_tasks = 4, .max_tasks = 4};
+  JobSpec spec{
+      .id = 1000000, .queue = "q1", .resreq = texts[which], .min_tasks = 4, .max_tasks = 4};
   SLUICE_CHECK(state.Submit(spec).ok());
   const Job& job = *state.FindJob(spec.id);
   ResreqAllocator allocator(/*reference=*/which == 2);
@@ -65,13 +66,20 @@ void BM_FailingNomination(benchmark::State& bench) {
 }
 
 BENCHMARK_CAPTURE(BM_SyntheticCycle, full, false)
-    ->Args({10000, 100000, 0})->Unit(benchmark::kMillisecond);
+    ->Args({10000, 100000, 0})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_SyntheticCycle, full_explain, true)
-    ->Args({10000, 100000, 0})->Unit(benchmark::kMillisecond);
+    ->Args({10000, 100000, 0})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_SyntheticCycle, free, false)
-    ->Args({10000, 100000, 20000})->Unit(benchmark::kMillisecond);
+    ->Args({10000, 100000, 20000})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FailingNomination)
-    ->Args({10000, 0})->Args({10000, 1})->Args({10000, 2})->Args({10000, 3})->Args({10000, 4})
+    ->Args({10000, 0})
+    ->Args({10000, 1})
+    ->Args({10000, 2})
+    ->Args({10000, 3})
+    ->Args({10000, 4})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "agent/agent.h"
 
+#include <httplib.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 
 #include <condition_variable>
 #include <cstdio>
@@ -11,9 +13,6 @@
 #include <set>
 #include <thread>
 #include <utility>
-
-#include <httplib.h>
-#include <spdlog/spdlog.h>
 
 #include "agent/job_script.h"
 #include "agent/job_shepherd.h"
@@ -34,7 +33,7 @@ using namespace std::chrono_literals;
 struct HttpReply {
   int status = 0;  // 0: no response (connection failed or timed out)
   json body;
-  std::string error;  // transport error or the server's {"error": ...}
+  std::string error;   // transport error or the server's {"error": ...}
   std::string leader;  // a standby's 307 Location or 503 `leader` (R-HA-2)
 };
 
@@ -68,8 +67,8 @@ HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::
   }
   const httplib::Headers headers = {{"Authorization", *authorization}};
   httplib::Result result =
-      client.Post(path.c_str(), headers,
-                  body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+      client.Post(path.c_str(), headers, body.dump(-1, ' ', false, json::error_handler_t::replace),
+                  "application/json");
   if (!result) {
     reply.error = httplib::to_string(result.error());
     return reply;
@@ -82,10 +81,10 @@ HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::
     reply.leader = reply.body["leader"].get<std::string>();
   }
   if (reply.status != 200) {
-    reply.error = reply.body.is_object() && reply.body.contains("error") &&
-                          reply.body["error"].is_string()
-                      ? reply.body["error"].get<std::string>()
-                      : "HTTP " + std::to_string(reply.status);
+    reply.error =
+        reply.body.is_object() && reply.body.contains("error") && reply.body["error"].is_string()
+            ? reply.body["error"].get<std::string>()
+            : "HTTP " + std::to_string(reply.status);
   }
   return reply;
 }
@@ -178,7 +177,7 @@ struct Agent::State {
   std::atomic<bool> fatal{false};
   std::map<int64_t, wire::ExitReport> unacked_exits;
   std::map<int64_t, wire::LaunchFailure> unacked_failures;
-  std::map<int64_t, PeekTarget> peek_targets;   // the output files of running jobs (R-UX-5)
+  std::map<int64_t, PeekTarget> peek_targets;  // the output files of running jobs (R-UX-5)
   std::vector<wire::PeekResult> peek_results;  // sent with the next heartbeat
   // Job -> request sequence number current when its end was acknowledged: only a response to
   // a later request may launch it again.
@@ -200,8 +199,7 @@ struct Agent::State {
     if (connected) {
       spdlog::info("agent {}: connected to {}", options.host.name, leader_url);
     } else {
-      spdlog::warn("agent {}: lost the controller at {}: {}", options.host.name, leader_url,
-                   error);
+      spdlog::warn("agent {}: lost the controller at {}: {}", options.host.name, leader_url, error);
     }
   }
 
@@ -569,9 +567,8 @@ Status Agent::Setup() {
     s.journal = std::move(*journal);
     // The moment a leader's exit is seen (before the rest of its job is killed and reaped,
     // which may take a while with a cgroup freeze): a crash then must not make it run again.
-    s.runner.OnLeaderExit([&s](const JobExit& exit) {
-      s.Journaled(s.journal->RecordExit(ExitReportOf(exit)));
-    });
+    s.runner.OnLeaderExit(
+        [&s](const JobExit& exit) { s.Journaled(s.journal->RecordExit(ExitReportOf(exit))); });
     s.unacked_exits = s.journal->exits();
     s.report_pending = !s.unacked_exits.empty();
   }

@@ -40,11 +40,11 @@ namespace sluice::agent {
 
 struct AgentOptions {
   core::HostSpec host;  // slots 0: not given (the controller then counts 1)
-  std::string server;  // http://127.0.0.1:PORT or https://...
+  std::string server;   // http://127.0.0.1:PORT or https://...
   std::string token;
   std::string munge_socket;  // used when `token` is empty: MUNGE credentials (R-SEC-2)
   std::string ca_file;       // PEM CA bundle verifying an https:// controller
-  std::string work_dir;  // cwd of jobs that name none; empty: the agent's cwd
+  std::string work_dir;      // cwd of jobs that name none; empty: the agent's cwd
   // The agent's journal of launched and ended jobs (journal.h); empty: none (exits are then
   // lost with a crash of the agent, and leftovers without cgroups are not swept).
   std::string state_dir;

@@ -491,8 +491,7 @@ void JobRunner::ReapLeader(int64_t job, Entry& entry, TimePoint now) {
   int status = 0;
   rusage usage{};
   wait4(entry.pid, &status, 0, &usage);
-  JobExit exit{
-      .job = job, .run = entry.run, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
+  JobExit exit{.job = job, .run = entry.run, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
   if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
   exit.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);

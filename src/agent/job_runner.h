@@ -89,7 +89,7 @@ using wire::ToString;
 
 struct JobExit {
   int64_t job = 0;
-  uint64_t run = 0;  // its JobSpec's
+  uint64_t run = 0;              // its JobSpec's
   std::optional<int> exit_code;  // set when the leader exited normally
   std::optional<int> signal;     // set when the leader was killed by a signal
   ExitCause cause = ExitCause::kExit;
@@ -191,7 +191,7 @@ class JobRunner {
     TimePoint started;
     std::optional<TimePoint> limit_at;
     std::optional<TimePoint> sigkill_at;  // set once SIGTERM was sent
-    bool sigkill_sent = false;  // the one SIGKILL after the grace went out
+    bool sigkill_sent = false;            // the one SIGKILL after the grace went out
     std::optional<ExitCause> kill_cause;
     // Set once the leader was reaped, while the rest of its cgroup dies (until drain_until).
     std::optional<JobExit> ended;

@@ -29,13 +29,11 @@ std::string DefaultDir(const std::string& host) {
 ScriptFiles::ScriptFiles(std::string dir, const std::string& host)
     : dir_(dir.empty() ? DefaultDir(host) : std::move(dir)) {}
 
-std::string ScriptFiles::PathOf(int64_t job) const {
-  return dir_ + "/job-" + std::to_string(job);
-}
+std::string ScriptFiles::PathOf(int64_t job) const { return dir_ + "/job-" + std::to_string(job); }
 
 Status ScriptFiles::EnsureDirectory() {
   if (mkdir(dir_.c_str(), 0711) != 0 && errno != EEXIST) return Failed("mkdir", dir_, errno);
-  struct stat st{};
+  struct stat st {};
   if (lstat(dir_.c_str(), &st) != 0) return Failed("lstat", dir_, errno);
   if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
     return Failed("not a directory owned by the agent", dir_, EPERM);

@@ -35,8 +35,9 @@ Status CheckPrivate(const std::string& path) {
   }
   if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     return Status(StatusCode::kFailedPrecondition,
-                  path + " is writable by group or others (the agent kills the processes its "
-                         "journal names: chmod go-w it)");
+                  path +
+                      " is writable by group or others (the agent kills the processes its "
+                      "journal names: chmod go-w it)");
   }
   return Status::Ok();
 }
@@ -195,8 +196,7 @@ Status AgentJournal::Compact() {
   std::string text;
   if (!instance_.empty()) text += json{{"instance", instance_}}.dump() + "\n";
   for (const auto& [job, l] : launched_) {
-    text += json{{"launch", job}, {"epoch", l.epoch}, {"pgid", l.pgid}, {"start", l.start}}
-                .dump() +
+    text += json{{"launch", job}, {"epoch", l.epoch}, {"pgid", l.pgid}, {"start", l.start}}.dump() +
             "\n";
   }
   for (const auto& [job, report] : exits_) {

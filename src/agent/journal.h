@@ -36,9 +36,9 @@ namespace sluice::agent {
 
 struct JournalLaunch {
   int64_t job = 0;
-  uint64_t epoch = 0;     // the controller epoch the launch came in
-  pid_t pgid = 0;         // the job's process group (its leader's pid)
-  uint64_t start = 0;     // the leader's start time (/proc/PID/stat field 22), 0 unknown
+  uint64_t epoch = 0;  // the controller epoch the launch came in
+  pid_t pgid = 0;      // the job's process group (its leader's pid)
+  uint64_t start = 0;  // the leader's start time (/proc/PID/stat field 22), 0 unknown
 };
 
 class AgentJournal {

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,8 +14,6 @@
 #include <sstream>
 #include <thread>
 #include <vector>
-
-#include <spdlog/spdlog.h>
 
 #include "agent/job_shepherd.h"
 
@@ -127,8 +126,8 @@ Result<std::unique_ptr<AgentJournal>> RecoverAgentState(const std::string& state
   if (!opened) return opened.error();
   AgentJournal& journal = **opened;
   if (journal.skipped() > 0) {
-    spdlog::warn("agent {}: journal {}: {} torn or unreadable line(s) skipped", host,
-                 journal.dir(), journal.skipped());
+    spdlog::warn("agent {}: journal {}: {} torn or unreadable line(s) skipped", host, journal.dir(),
+                 journal.skipped());
   }
   if (journal.instance().empty()) {
     if (Status s = journal.SetInstance(instance); !s.ok()) return s;
@@ -161,12 +160,13 @@ Result<std::unique_ptr<AgentJournal>> RecoverAgentState(const std::string& state
     if (Status s = journal.RecordGone(job); !s.ok()) return s;
   }
   if (!left.empty() || killed > 0 || !records.empty()) {
-    spdlog::warn("agent {}: {} job(s) of a previous run were still recorded as running: {} had "
-                 "ended (recorded by their shepherds), {} are gone (killed {} leftover "
-                 "process(es){}); the controller requeues or fails those",
-                 host, left.size(), ended, gone.size(), killed,
-                 stuck > 0 ? ", " + std::to_string(stuck) + " shepherd(s) did not end in 3 s"
-                           : std::string());
+    spdlog::warn(
+        "agent {}: {} job(s) of a previous run were still recorded as running: {} had "
+        "ended (recorded by their shepherds), {} are gone (killed {} leftover "
+        "process(es){}); the controller requeues or fails those",
+        host, left.size(), ended, gone.size(), killed,
+        stuck > 0 ? ", " + std::to_string(stuck) + " shepherd(s) did not end in 3 s"
+                  : std::string());
   }
   if (!journal.exits().empty()) {
     spdlog::info("agent {}: {} exit(s) of a previous run not yet acknowledged: reporting them",

@@ -18,7 +18,8 @@ bool ReadAt(int fd, int64_t offset, int64_t length, std::string& out) {
   out.assign(static_cast<size_t>(length), '\0');
   int64_t done = 0;
   while (done < length) {
-    const ssize_t n = pread(fd, out.data() + done, static_cast<size_t>(length - done), offset + done);
+    const ssize_t n =
+        pread(fd, out.data() + done, static_cast<size_t>(length - done), offset + done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return false;
     if (n == 0) break;
@@ -69,7 +70,7 @@ wire::PeekResult ReadPeek(const wire::PeekOrder& order, const PeekTarget* target
     result.error = target->path + ": " + std::strerror(errno);
     return result;
   }
-  struct stat st{};
+  struct stat st {};
   const bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
                   (st.st_uid == geteuid() || (target->account && st.st_uid == *target->account));
   if (!ok) {

@@ -21,8 +21,8 @@
 namespace sluice::agent {
 
 struct PeekTarget {
-  std::string path;             // empty: the output is not kept (/dev/null)
-  std::optional<uid_t> account; // the job's account, when it exists on this host
+  std::string path;              // empty: the output is not kept (/dev/null)
+  std::optional<uid_t> account;  // the job's account, when it exists on this host
 };
 
 // What a started job's peeks read.

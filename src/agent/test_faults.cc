@@ -1,13 +1,12 @@
 #include "agent/test_faults.h"
 
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <random>
 #include <string_view>
-
-#include <spdlog/spdlog.h>
 
 namespace sluice::agent {
 
@@ -32,9 +31,10 @@ FaultPlan FaultPlan::FromEnvironment() {
     spdlog::warn("SLUICE_AGENT_FAULT={}: unknown fault; ignored", value);
   }
   if (plan.crash_after_exit_journaled > 0) {
-    spdlog::warn("fault injection on: the agent SIGKILLs itself after journaling an exit "
-                 "(probability {})",
-                 plan.crash_after_exit_journaled);
+    spdlog::warn(
+        "fault injection on: the agent SIGKILLs itself after journaling an exit "
+        "(probability {})",
+        plan.crash_after_exit_journaled);
   }
   return plan;
 }

@@ -10,8 +10,8 @@ Status ReplayCache::Accept(std::string_view key, int64_t expires_at, int64_t now
   }
   if (expiry_.size() >= capacity_) {
     return Status(StatusCode::kUnavailable, "too many credentials in flight (" +
-                                                      std::to_string(capacity_) +
-                                                      " unexpired): retry later");
+                                                std::to_string(capacity_) +
+                                                " unexpired): retry later");
   }
   expiry_.emplace(std::string(key), expires_at);
   by_expiry_.emplace(expires_at, std::string(key));

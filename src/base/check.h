@@ -6,11 +6,11 @@ namespace sluice::internal {
 [[noreturn]] void CheckFailed(const char* expr, const char* file, int line);
 }  // namespace sluice::internal
 
-#define SLUICE_CHECK(cond)                                              \
-  do {                                                                  \
-    if (!(cond)) [[unlikely]] {                                         \
-      ::sluice::internal::CheckFailed(#cond, __FILE__, __LINE__);       \
-    }                                                                   \
+#define SLUICE_CHECK(cond)                                        \
+  do {                                                            \
+    if (!(cond)) [[unlikely]] {                                   \
+      ::sluice::internal::CheckFailed(#cond, __FILE__, __LINE__); \
+    }                                                             \
   } while (false)
 
 #ifdef NDEBUG

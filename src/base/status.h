@@ -71,7 +71,7 @@ inline Status Internal(std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit like std::expected
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit like std::expected
   Result(Status status) : status_(std::move(status)) {  // NOLINT
     SLUICE_CHECK(!status_.ok());
   }

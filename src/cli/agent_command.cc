@@ -14,6 +14,7 @@
 // or the requested cgroup layout is missing or unusable, or the state directory is unsafe or
 // used by another agent.
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -21,8 +22,6 @@
 #include <iostream>
 #include <memory>
 #include <string>
-
-#include <spdlog/spdlog.h>
 
 #include "agent/agent.h"
 #include "agent/virtual_agent.h"
@@ -54,7 +53,7 @@ struct AgentFlags {
   std::string cgroup = "auto";
   std::string cgroup_root = "/sys/fs/cgroup";
   std::string cgroup_path;  // empty: sluice/<name>
-  int64_t pids_limit = 0;  // 0: none
+  int64_t pids_limit = 0;   // 0: none
   bool allow_root_jobs = false;
   std::string virtual_range;  // --virtual: names of virtual hosts (virtual_agent.h)
   int virtual_connections = 8;
@@ -93,12 +92,10 @@ int RunAgent(const AgentFlags& flags) {
     std::cerr << "error: --cgroup: " << mode.error().message() << "\n";
     return 2;
   }
-  options.runner = {.allow_root = flags.allow_root_jobs,
-                    .cgroup = {.mode = *mode,
-                               .fs_root = flags.cgroup_root,
-                               .path = flags.cgroup_path},
-                    .pids_limit = flags.pids_limit > 0 ? std::optional<int64_t>(flags.pids_limit)
-                                                       : std::nullopt};
+  options.runner = {
+      .allow_root = flags.allow_root_jobs,
+      .cgroup = {.mode = *mode, .fs_root = flags.cgroup_root, .path = flags.cgroup_path},
+      .pids_limit = flags.pids_limit > 0 ? std::optional<int64_t>(flags.pids_limit) : std::nullopt};
   if (options.server.empty()) {
     std::cerr << "error: --server: no controller URL (flag or SLUICE_SERVER)\n";
     return 2;

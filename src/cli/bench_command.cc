@@ -6,6 +6,7 @@
 // separately), then --cycles more on the same state — RunCycle is pure and nothing is
 // committed, so each repeats the same decisions — and reports the median.
 // Figures and the commands that reproduce them: docs/performance.md.
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,12 +16,10 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/bench_estimate.h"
 #include "cli/commands.h"
@@ -37,9 +36,9 @@ struct BenchFlags {
   int32_t cycles = 5;
   bool explain = false;
   bool json = false;
-  bool estimate = false;  // time estimated-start refreshes instead (bench_estimate.h)
+  bool estimate = false;          // time estimated-start refreshes instead (bench_estimate.h)
   double coarse_fraction = 0.05;  // the controller's kCoarseFraction (server/estimates.h)
-  std::string array;  // one job array instead of the synthetic pending jobs (R-UX-3)
+  std::string array;              // one job array instead of the synthetic pending jobs (R-UX-3)
 };
 
 // Submits one 1-slot job array (`--array 1-1000000%1000`): its elements are the pending
@@ -253,20 +252,25 @@ int RunBench(BenchFlags flags) {
 
 void RegisterBenchCommand(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<BenchFlags>();
-  CLI::App* bench = app.add_subcommand("bench", "time full scheduling cycles on a synthetic cluster");
+  CLI::App* bench =
+      app.add_subcommand("bench", "time full scheduling cycles on a synthetic cluster");
   sim::SyntheticOptions& s = flags->synthetic;
   bench->add_option("--hosts", s.hosts, "hosts")->check(CLI::PositiveNumber);
   bench->add_option("--pending", s.pending, "pending jobs")->check(CLI::NonNegativeNumber);
   bench->add_option("--shapes", s.shapes, "distinct request shapes")->check(CLI::PositiveNumber);
   bench->add_option("--queues", s.queues, "queues")->check(CLI::PositiveNumber);
   bench->add_option("--users", s.users, "users")->check(CLI::PositiveNumber);
-  bench->add_option("--running", s.running, "running jobs filling the cluster (default: one per host)")
+  bench
+      ->add_option("--running", s.running,
+                   "running jobs filling the cluster (default: one per host)")
       ->check(CLI::PositiveNumber);
   bench->add_option("--free", s.free_slots, "slots left free (default 0: the cluster is full)")
       ->check(CLI::NonNegativeNumber);
   bench->add_option("--seed", s.seed, "random seed");
-  bench->add_option("--policy", flags->policy, "admission policy of every queue: fifo | bounded_backfill | easy_backfill");
-  bench->add_option("--cycles", flags->cycles, "timed cycles (the median is reported)")->check(CLI::PositiveNumber);
+  bench->add_option("--policy", flags->policy,
+                    "admission policy of every queue: fifo | bounded_backfill | easy_backfill");
+  bench->add_option("--cycles", flags->cycles, "timed cycles (the median is reported)")
+      ->check(CLI::PositiveNumber);
   bench->add_flag("--explain", flags->explain, "explain every pending job (as the server does)");
   bench->add_flag("--json", flags->json, "print JSON instead of a table");
   bench->add_flag("--estimate", flags->estimate,

@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "core/cycle/scheduler.h"
 #include "core/driver/forecast.h"
@@ -41,8 +40,9 @@ int RunEstimateBench(core::ClusterState state, Instant now, int runs, bool json,
     core::ClusterState copy = state.Clone();
     clone_ms.push_back(CpuMs() - clone_start);
     const double start = CpuMs();
-    const auto estimates = core::EstimateStartsOn(std::move(copy), now, std::nullopt,
-                                                  core::EstimateOptions{.cycle_at_now = true, .coarse_fraction = coarse_fraction});
+    const auto estimates = core::EstimateStartsOn(
+        std::move(copy), now, std::nullopt,
+        core::EstimateOptions{.cycle_at_now = true, .coarse_fraction = coarse_fraction});
     forecast_cpu_ms.push_back(CpuMs() - start);
     estimated = static_cast<int64_t>(estimates.size());
     known = std::count_if(estimates.begin(), estimates.end(),

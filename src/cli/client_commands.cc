@@ -68,7 +68,8 @@ int RunSubmit(const SubmitCommand& cmd) {
     std::cerr << "error: " << submission.error().message() << "\n";
     return 2;
   }
-  for (const std::string& warning : submission->warnings) std::cerr << "warning: " << warning << "\n";
+  for (const std::string& warning : submission->warnings)
+    std::cerr << "warning: " << warning << "\n";
   Result<json> body = client::BuildSubmitBody(submission->flags, submit_dir, now);
   if (!body) {
     std::cerr << "error: " << body.error().message() << "\n";
@@ -224,8 +225,8 @@ struct ActionCommand {
   std::vector<std::string> ids;
 };
 
-void RegisterAction(CLI::App& app, int& exit_code, const std::string& verb,
-                    const std::string& help, const std::string& done_text) {
+void RegisterAction(CLI::App& app, int& exit_code, const std::string& verb, const std::string& help,
+                    const std::string& done_text) {
   CLI::App* cmd = app.add_subcommand(verb, help);
   auto c = std::make_shared<ActionCommand>();
   AddConnectionFlags(cmd, c->connection);
@@ -236,8 +237,8 @@ void RegisterAction(CLI::App& app, int& exit_code, const std::string& verb,
       int code = 0;
       for (const std::string& text : c->ids) {
         Result<client::JobRef> ref = client::ParseJobRef(text);
-        Result<json> job = ref ? rest.Post(ref->Path("/" + verb), json::object())
-                               : Result<json>(ref.error());
+        Result<json> job =
+            ref ? rest.Post(ref->Path("/" + verb), json::object()) : Result<json>(ref.error());
         if (!job) {
           std::cerr << "Job <" << text << ">: ";
           code = std::max(code, Fail(job.error()));
@@ -257,8 +258,8 @@ struct ListCommand {
   bool as_json = false;
 };
 
-void RegisterList(CLI::App& app, int& exit_code, const std::string& verb,
-                  const std::string& help, std::string (*format)(const json&)) {
+void RegisterList(CLI::App& app, int& exit_code, const std::string& verb, const std::string& help,
+                  std::string (*format)(const json&)) {
   CLI::App* cmd = app.add_subcommand(verb, help);
   auto c = std::make_shared<ListCommand>();
   AddConnectionFlags(cmd, c->connection);
@@ -283,8 +284,8 @@ struct AdminCommand {
 
 // `kind` is "queue" or "host"; `done` maps each action to the past participle printed, e.g.
 // `Queue <normal> is closed`. Every name is tried; the exit code is the worst.
-void RegisterAdmin(CLI::App& app, int& exit_code, const std::string& kind,
-                   const std::string& help, std::map<std::string, std::string> done) {
+void RegisterAdmin(CLI::App& app, int& exit_code, const std::string& kind, const std::string& help,
+                   std::map<std::string, std::string> done) {
   CLI::App* cmd = app.add_subcommand(kind, help);
   auto c = std::make_shared<AdminCommand>();
   AddConnectionFlags(cmd, c->connection);
@@ -325,7 +326,9 @@ void RegisterClientCommands(CLI::App& app, int& exit_code) {
   RegisterList(app, exit_code, "limits", "list limits (blimits)", client::FormatLimits);
   RegisterAdmin(app, exit_code, "queue",
                 "open/close (submissions) or activate/inactivate (dispatch) queues; admins only",
-                {{"open", "opened"}, {"close", "closed"}, {"activate", "activated"},
+                {{"open", "opened"},
+                 {"close", "closed"},
+                 {"activate", "activated"},
                  {"inactivate", "inactivated"}});
   RegisterAdmin(app, exit_code, "host", "open/close hosts for new jobs; admins only",
                 {{"open", "opened"}, {"close", "closed"}});

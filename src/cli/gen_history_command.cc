@@ -9,11 +9,10 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "store/history.h"
@@ -46,13 +45,19 @@ store::StoredJob Row(JobId id, int64_t end, std::mt19937_64& rng, const GenHisto
                          {"submit_time", end - run - wait}};
   store::StoredJob row{.id = id,
                        .spec = spec.dump(),
-                       .state = kind < 7 ? "DONE" : kind < 9 ? "EXIT" : "CANCELLED",
+                       .state = kind < 7   ? "DONE"
+                                : kind < 9 ? "EXIT"
+                                           : "CANCELLED",
                        .seq = static_cast<uint64_t>(id),
                        .submit_time = end - run - wait,
                        .start_time = end - run,
                        .end_time = end,
-                       .exit_code = kind < 7 ? 0 : kind < 9 ? 1 : 143,
-                       .cause = kind < 7 ? "" : kind < 9 ? "NON_ZERO_EXIT" : "",
+                       .exit_code = kind < 7   ? 0
+                                    : kind < 9 ? 1
+                                               : 143,
+                       .cause = kind < 7   ? ""
+                                : kind < 9 ? "NON_ZERO_EXIT"
+                                           : "",
                        .phase = "ENDED"};
   nlohmann::json grant = {{"host", "h" + std::to_string(rng() % 1000)}, {"slots", slots}};
   row.allocation = nlohmann::json{{"hosts", nlohmann::json::array({grant})}}.dump();
@@ -73,8 +78,8 @@ int Measure(store::Store& store, const std::string& user, int64_t now) {
     store::HistoryQuery query{.user = user, .since = now - 86'400, .limit = 100};
     auto t0 = std::chrono::steady_clock::now();
     Result<store::HistoryPage> page = store.QueryHistory(query);
-    first.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                        .count());
+    first.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (!page) {
       std::fprintf(stderr, "sluice gen-history: %s\n", page.error().ToString().c_str());
       return 1;
@@ -89,12 +94,13 @@ int Measure(store::Store& store, const std::string& user, int64_t now) {
       if (!next->more) break;
       query.after = std::make_pair(next->records.back().row.end_time, next->records.back().row.id);
     }
-    all.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                      .count());
+    all.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
-  std::printf("user %s, last day: %lld rows; first page (100) %.2f ms, every page %.2f ms "
-              "(median of 5)\n",
-              user.c_str(), static_cast<long long>(rows), Median(first), Median(all));
+  std::printf(
+      "user %s, last day: %lld rows; first page (100) %.2f ms, every page %.2f ms "
+      "(median of 5)\n",
+      user.c_str(), static_cast<long long>(rows), Median(first), Median(all));
   return 0;
 }
 

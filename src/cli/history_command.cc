@@ -123,8 +123,9 @@ void RegisterHistoryCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--until", c->until, "ended before T");
   cmd->add_flag("--json", c->as_json, "print the JSON rows of GET /v1/history");
   cmd->add_flag("--csv", c->as_csv, "print CSV (RFC 4180)");
-  cmd->add_flag("--summary", c->summary, "totals per user and queue: jobs, slot-hours, "
-                                         "cpu-hours, average wait");
+  cmd->add_flag("--summary", c->summary,
+                "totals per user and queue: jobs, slot-hours, "
+                "cpu-hours, average wait");
   cmd->add_option("--limit", c->limit, "at most N jobs, newest first (default: all)")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([c, &exit_code] { exit_code = RunHistory(*c); });

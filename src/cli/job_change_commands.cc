@@ -40,7 +40,7 @@ int RunModify(const ModifyCommand& cmd) {
   return WithClient(cmd.connection, [&](client::RestClient& rest) {
     Result<json> job = rest.Patch("/v1/jobs/" + std::to_string(cmd.id), *body);
     if (!job && job.error().code() == StatusCode::kOutOfRange) {  // 422: would never run
-      std::cerr << job.error().message() << "\n";  // "job N not modified: <cause>"
+      std::cerr << job.error().message() << "\n";                 // "job N not modified: <cause>"
       return 2;
     }
     if (!job) return Fail(job.error());

@@ -25,7 +25,7 @@ class InterruptGuard {
  public:
   InterruptGuard() {
     interrupted = 0;
-    struct sigaction action{};
+    struct sigaction action {};
     action.sa_handler = OnInterrupt;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous_);
@@ -33,7 +33,7 @@ class InterruptGuard {
   ~InterruptGuard() { sigaction(SIGINT, &previous_, nullptr); }
 
  private:
-  struct sigaction previous_{};
+  struct sigaction previous_ {};
 };
 
 // Sleeps `total` in short steps; false when interrupted.
@@ -90,8 +90,8 @@ int WaitForJob(client::RestClient& rest, int64_t id) {
   }
   Result<json> cancelled = rest.Post(path + "/cancel", json::object());
   std::cerr << "<<Interrupted: job " << id
-            << (cancelled ? " is being cancelled" : " could not be cancelled: " +
-                                                        cancelled.error().message())
+            << (cancelled ? " is being cancelled"
+                          : " could not be cancelled: " + cancelled.error().message())
             << ">>\n";
   return 130;
 }

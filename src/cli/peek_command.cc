@@ -1,8 +1,8 @@
 // `sluice peek ID|ID[INDEX] [-n LINES] [-f]` (R-UX-5; bpeek, bpeek -f): the last lines of a
-// running job's (or array element's) output, fetched from the job's agent through the controller (GET /v1/jobs/ID/peek,
-// server/peek_broker.h). With -f it then prints what the job writes, once a second, until the
-// job stops running (exit 0) or Ctrl-C. Exit codes as the other verbs: 2 for a bad id or a
-// job that is not running, 1 when the controller or the agent does not answer.
+// running job's (or array element's) output, fetched from the job's agent through the controller
+// (GET /v1/jobs/ID/peek, server/peek_broker.h). With -f it then prints what the job writes, once a
+// second, until the job stops running (exit 0) or Ctrl-C. Exit codes as the other verbs: 2 for a
+// bad id or a job that is not running, 1 when the controller or the agent does not answer.
 #include <chrono>
 #include <iostream>
 #include <memory>

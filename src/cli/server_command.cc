@@ -92,8 +92,7 @@ void AddStoreFlags(CLI::App& cmd, ServerFlags& flags) {
 
 // Agents' leases, dispatch retries and how long ended jobs stay listed.
 void AddLifetimeFlags(CLI::App& cmd, ServerFlags& flags) {
-  cmd.add_option("--lease-seconds", flags.lease_seconds, "Agent lease")
-      ->check(CLI::PositiveNumber);
+  cmd.add_option("--lease-seconds", flags.lease_seconds, "Agent lease")->check(CLI::PositiveNumber);
   cmd.add_option("--host-loss-grace-seconds", flags.grace_seconds,
                  "Wait after the lease before on_host_loss")
       ->check(CLI::NonNegativeNumber);
@@ -104,7 +103,7 @@ void AddLifetimeFlags(CLI::App& cmd, ServerFlags& flags) {
                  "How long ended jobs stay listed after they end (-1: for ever; their rows "
                  "stay in the store)")
       ->check(MinusOneOrAtLeast(60, "-1 (keep ended jobs for ever) or at least 60 seconds",
-                                  "-1|SECONDS>=60"));
+                                "-1|SECONDS>=60"));
   cmd.add_option("--stats-interval", flags.stats_interval,
                  "Seconds between the dashboard's samples (GET /v1/stats; 8640 are kept)")
       ->check(CLI::Range(1, 3600));

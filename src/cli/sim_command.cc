@@ -1,4 +1,5 @@
 // `sluice sim`: replays a workload through the core (R-SIM-1 … R-SIM-4).
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,8 +8,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "config/cluster_yaml.h"
@@ -59,7 +58,8 @@ struct SimFlags {
 
 Result<sim::Workload> LoadWorkload(const SimFlags& flags) {
   if (!flags.trace.empty()) {
-    return sim::ReadSwf(flags.trace, sim::SwfOptions{.procs = flags.procs, .max_jobs = flags.max_jobs});
+    return sim::ReadSwf(flags.trace,
+                        sim::SwfOptions{.procs = flags.procs, .max_jobs = flags.max_jobs});
   }
   return sim::ReadJsonl(flags.workload, sim::JsonlOptions{.max_jobs = flags.max_jobs});
 }
@@ -101,15 +101,17 @@ Result<core::ClusterConfig> BuildCluster(const SimFlags& flags, const sim::Workl
   } else if (!flags.trace.empty()) {
     config = core::UniformCluster(workload.procs, 1);  // R-SIM-1c: P hosts of 1 slot
   } else {
-    return InvalidArgument("a workload needs a cluster: give --config FILE or --hosts H [--slots S]");
+    return InvalidArgument(
+        "a workload needs a cluster: give --config FILE or --hosts H [--slots S]");
   }
   for (core::QueueSpec& queue : config.queues) {
     if (!flags.policy.empty()) {
       auto policy = core::ParsePolicyKind(flags.policy);
       if (!policy) {
         return InvalidArgument(
-            "--policy: expected fifo, bounded_backfill, easy_backfill or predictive_backfill, got '" +
-                               flags.policy + "'");
+            "--policy: expected fifo, bounded_backfill, easy_backfill or predictive_backfill, got "
+            "'" +
+            flags.policy + "'");
       }
       queue.policy = *policy;
     }
@@ -237,15 +239,18 @@ int RunSim(const SimFlags& flags) {
   options.after_cycle = [&plot, &wake, &flags](const core::ClusterState& s, Instant t,
                                                const core::CycleResult& cycle) {
     if (wake && *wake <= t) wake.reset();
-    if (cycle.wake_at && *cycle.wake_at > t) wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
+    if (cycle.wake_at && *cycle.wake_at > t)
+      wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
     if (flags.plot.empty()) return;
     int64_t pending = 0;
-    for (const core::Queue& queue : s.queues()) pending += static_cast<int64_t>(queue.pending.size());
+    for (const core::Queue& queue : s.queues())
+      pending += static_cast<int64_t>(queue.pending.size());
     int64_t used = 0;
     for (const core::Queue& queue : s.queues()) used += queue.used_slots;
     plot.Add(sim::PlotSample{.t = t, .used_slots = used, .pending_jobs = pending});
   };
-  auto simulator = std::make_unique<sim::Simulator>(std::move(*state), *workload, std::move(options));
+  auto simulator =
+      std::make_unique<sim::Simulator>(std::move(*state), *workload, std::move(options));
   Result<sim::SimResult> result = simulator->Run(log.get());
   if (log) log->Flush();
   if (!result) {
@@ -277,36 +282,79 @@ int RunSim(const SimFlags& flags) {
 
 void RegisterSimCommand(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<SimFlags>();
-  CLI::App* sim = app.add_subcommand("sim", "replay a workload (SWF trace or Sluice JSONL) through the scheduler");
+  CLI::App* sim = app.add_subcommand(
+      "sim", "replay a workload (SWF trace or Sluice JSONL) through the scheduler");
   sim->add_option("--trace", flags->trace, "SWF trace (.swf or .swf.gz)");
   sim->add_option("--workload", flags->workload, "Sluice workload (JSON lines)");
   sim->add_option("--config", flags->config, "cluster YAML");
-  sim->add_option("--hosts", flags->hosts, "uniform cluster: number of hosts")->check(CLI::PositiveNumber);
-  sim->add_option("--slots", flags->slots, "uniform cluster: slots per host")->check(CLI::PositiveNumber);
-  sim->add_option("--procs", flags->procs, "SWF machine size P (default: trace header)")->check(CLI::PositiveNumber);
-  sim->add_option("--max-jobs", flags->max_jobs, "replay only the first N jobs that pass the loading rules")->check(CLI::PositiveNumber);
-  sim->add_option("--policy", flags->policy, "admission policy of every queue: fifo | bounded_backfill | easy_backfill | predictive_backfill");
-  sim->add_option("--max-bypass", flags->max_bypass, "bounded_backfill: bypasses before the head's gate closes")->check(CLI::NonNegativeNumber);
-  sim->add_option("--max-head-wait", flags->max_head_wait, "bounded_backfill: seconds before the head's gate closes")->check(CLI::NonNegativeNumber);
-  sim->add_option("--history-runs", flags->history_runs, "predictive_backfill: runtimes of the user's last N jobs averaged to predict")->check(CLI::Range(1, 8));
-  sim->add_option("--backfill-order", flags->backfill_order, "predictive_backfill: candidate order: queue | shortest | expansion (default: expansion)");
-  sim->add_option("--age-after", flags->age_after, "predictive_backfill: seconds of wait after which a candidate is tried first, in queue order (0: never)")->check(CLI::NonNegativeNumber);
-  sim->add_option("--reserve-after", flags->reserve_after, "predictive_backfill: seconds of wait after which a job gets its own reservation (0: never)")->check(CLI::NonNegativeNumber);
-  sim->add_option("--reserve-depth", flags->reserve_depth, "predictive_backfill: at most this many waiting jobs get reservations besides the head")->check(CLI::NonNegativeNumber);
-  sim->add_option("--reserve-top", flags->reserve_top, "predictive_backfill: the first N jobs of the queue (head included) get joint reservations from run limits (1: the head only)")->check(CLI::PositiveNumber);
-  sim->add_option("--history-match", flags->history_match, "predictive_backfill: the user's last jobs predicted from: user (all) | user_limit (same run limit first; the default)");
-  sim->add_option("--age-limits", flags->age_limits, "predictive_backfill: a candidate that waited this many times its run limit is tried first, in queue order (0: never)")->check(CLI::NonNegativeNumber);
-  sim->add_flag("--oracle-runtimes", flags->oracle_runtimes, "study only: predictive_backfill predicts every job's true runtime (a bound, not a policy)");
-  sim->add_option("--predicted-guard", flags->predicted_guard, "predictive_backfill: also protect the head's reservation computed from predictions (true | false)");
+  sim->add_option("--hosts", flags->hosts, "uniform cluster: number of hosts")
+      ->check(CLI::PositiveNumber);
+  sim->add_option("--slots", flags->slots, "uniform cluster: slots per host")
+      ->check(CLI::PositiveNumber);
+  sim->add_option("--procs", flags->procs, "SWF machine size P (default: trace header)")
+      ->check(CLI::PositiveNumber);
+  sim->add_option("--max-jobs", flags->max_jobs,
+                  "replay only the first N jobs that pass the loading rules")
+      ->check(CLI::PositiveNumber);
+  sim->add_option("--policy", flags->policy,
+                  "admission policy of every queue: fifo | bounded_backfill | easy_backfill | "
+                  "predictive_backfill");
+  sim->add_option("--max-bypass", flags->max_bypass,
+                  "bounded_backfill: bypasses before the head's gate closes")
+      ->check(CLI::NonNegativeNumber);
+  sim->add_option("--max-head-wait", flags->max_head_wait,
+                  "bounded_backfill: seconds before the head's gate closes")
+      ->check(CLI::NonNegativeNumber);
+  sim->add_option("--history-runs", flags->history_runs,
+                  "predictive_backfill: runtimes of the user's last N jobs averaged to predict")
+      ->check(CLI::Range(1, 8));
+  sim->add_option(
+      "--backfill-order", flags->backfill_order,
+      "predictive_backfill: candidate order: queue | shortest | expansion (default: expansion)");
+  sim->add_option("--age-after", flags->age_after,
+                  "predictive_backfill: seconds of wait after which a candidate is tried first, in "
+                  "queue order (0: never)")
+      ->check(CLI::NonNegativeNumber);
+  sim->add_option("--reserve-after", flags->reserve_after,
+                  "predictive_backfill: seconds of wait after which a job gets its own reservation "
+                  "(0: never)")
+      ->check(CLI::NonNegativeNumber);
+  sim->add_option(
+         "--reserve-depth", flags->reserve_depth,
+         "predictive_backfill: at most this many waiting jobs get reservations besides the head")
+      ->check(CLI::NonNegativeNumber);
+  sim->add_option("--reserve-top", flags->reserve_top,
+                  "predictive_backfill: the first N jobs of the queue (head included) get joint "
+                  "reservations from run limits (1: the head only)")
+      ->check(CLI::PositiveNumber);
+  sim->add_option("--history-match", flags->history_match,
+                  "predictive_backfill: the user's last jobs predicted from: user (all) | "
+                  "user_limit (same run limit first; the default)");
+  sim->add_option("--age-limits", flags->age_limits,
+                  "predictive_backfill: a candidate that waited this many times its run limit is "
+                  "tried first, in queue order (0: never)")
+      ->check(CLI::NonNegativeNumber);
+  sim->add_flag(
+      "--oracle-runtimes", flags->oracle_runtimes,
+      "study only: predictive_backfill predicts every job's true runtime (a bound, not a policy)");
+  sim->add_option("--predicted-guard", flags->predicted_guard,
+                  "predictive_backfill: also protect the head's reservation computed from "
+                  "predictions (true | false)");
   sim->add_flag("--json", flags->json, "print JSON instead of a table");
   sim->add_option("--decisions", flags->decisions, "write every decision as JSON lines to FILE");
-  sim->add_option("--pending-at", flags->pending_at, "print the pending jobs and their reasons at simulated time T")->check(CLI::NonNegativeNumber);
-  sim->add_flag("--pending-detail", flags->pending_detail, "with --pending-at: what every host says about each job (like bjobs -p2)");
-  sim->add_flag("--pending-summary", flags->pending_summary, "with --pending-at: only how many jobs wait for what, by reason and queue (like bjobs -psum)");
+  sim->add_option("--pending-at", flags->pending_at,
+                  "print the pending jobs and their reasons at simulated time T")
+      ->check(CLI::NonNegativeNumber);
+  sim->add_flag("--pending-detail", flags->pending_detail,
+                "with --pending-at: what every host says about each job (like bjobs -p2)");
+  sim->add_flag("--pending-summary", flags->pending_summary,
+                "with --pending-at: only how many jobs wait for what, by reason and queue (like "
+                "bjobs -psum)");
   sim->add_flag("--no-estimate", flags->no_estimate, "with --pending-at: no estimated start times");
   sim->add_flag("--kill-at-limit", flags->kill_at_limit, "kill jobs that reach their run limit");
   sim->add_flag("--no-progress", flags->no_progress, "no progress bar on stderr");
-  sim->add_option("--plot", flags->plot, "write utilization and queue length over time as an SVG image");
+  sim->add_option("--plot", flags->plot,
+                  "write utilization and queue length over time as an SVG image");
   sim->callback([flags, &exit_code] { exit_code = RunSim(*flags); });
 }
 

@@ -18,9 +18,9 @@ Result<std::string> ReadScript(std::istream& in, const std::string& where) {
   if (in.bad()) return InvalidArgument(where + ": cannot be read");
   text.resize(static_cast<size_t>(in.gcount()));
   if (text.size() > wire::kMaxScriptBytes) {
-    return Status(StatusCode::kResourceExhausted,
-                  where + ": a job script may have at most " +
-                      std::to_string(wire::kMaxScriptBytes) + " bytes");
+    return Status(StatusCode::kResourceExhausted, where + ": a job script may have at most " +
+                                                      std::to_string(wire::kMaxScriptBytes) +
+                                                      " bytes");
   }
   if (text.empty()) return InvalidArgument(where + ": the script is empty");
   return text;

@@ -11,9 +11,28 @@ enum class Dialect { kSluice, kBsub, kSbatch };
 
 // What an option sets. kLsfName also splits an array spec off (`name[1-50]%5`).
 enum class Field {
-  kTasks, kSlurmTasks, kQueue, kRunLimit, kSlurmTime, kName, kLsfName, kOutput, kError, kResreq,
-  kExclusive, kHold, kDepend, kSlurmDepend, kBegin, kSlurmBegin, kProject, kPriority, kCwd,
-  kArray, kSlurmNodes, kIgnored
+  kTasks,
+  kSlurmTasks,
+  kQueue,
+  kRunLimit,
+  kSlurmTime,
+  kName,
+  kLsfName,
+  kOutput,
+  kError,
+  kResreq,
+  kExclusive,
+  kHold,
+  kDepend,
+  kSlurmDepend,
+  kBegin,
+  kSlurmBegin,
+  kProject,
+  kPriority,
+  kCwd,
+  kArray,
+  kSlurmNodes,
+  kIgnored
 };
 
 struct OptionSpec {
@@ -24,47 +43,67 @@ struct OptionSpec {
 };
 
 constexpr OptionSpec kSluiceOptions[] = {
-    {"-q", "--queue", true, Field::kQueue},       {"-n", "--tasks", true, Field::kTasks},
-    {"-R", "--resreq", true, Field::kResreq},     {"-W", "--run-limit", true, Field::kRunLimit},
-    {"-w", "--depend", true, Field::kDepend},     {"-b", "--begin", true, Field::kBegin},
-    {"-x", "--exclusive", false, Field::kExclusive}, {"-H", "--hold", false, Field::kHold},
-    {"-o", "--output", true, Field::kOutput},     {"-e", "--error", true, Field::kError},
-    {"-J", "--name", true, Field::kName},         {"-P", "--project", true, Field::kProject},
-    {"", "--priority", true, Field::kPriority},   {"", "--cwd", true, Field::kCwd},
+    {"-q", "--queue", true, Field::kQueue},
+    {"-n", "--tasks", true, Field::kTasks},
+    {"-R", "--resreq", true, Field::kResreq},
+    {"-W", "--run-limit", true, Field::kRunLimit},
+    {"-w", "--depend", true, Field::kDepend},
+    {"-b", "--begin", true, Field::kBegin},
+    {"-x", "--exclusive", false, Field::kExclusive},
+    {"-H", "--hold", false, Field::kHold},
+    {"-o", "--output", true, Field::kOutput},
+    {"-e", "--error", true, Field::kError},
+    {"-J", "--name", true, Field::kName},
+    {"-P", "--project", true, Field::kProject},
+    {"", "--priority", true, Field::kPriority},
+    {"", "--cwd", true, Field::kCwd},
     {"-a", "--array", true, Field::kArray},
 };
 
 constexpr OptionSpec kBsubOptions[] = {
-    {"-n", "", true, Field::kTasks},      {"-q", "", true, Field::kQueue},
-    {"-W", "", true, Field::kRunLimit},   {"-J", "", true, Field::kLsfName},
-    {"-o", "", true, Field::kOutput},     {"-oo", "", true, Field::kOutput},
-    {"-e", "", true, Field::kError},      {"-eo", "", true, Field::kError},
-    {"-R", "", true, Field::kResreq},     {"-x", "", false, Field::kExclusive},
-    {"-w", "", true, Field::kDepend},     {"-b", "", true, Field::kBegin},
-    {"-P", "", true, Field::kProject},    {"-H", "", false, Field::kHold},
-    {"-cwd", "", true, Field::kCwd},      {"-u", "", true, Field::kIgnored},
-    {"-N", "", false, Field::kIgnored},   {"-B", "", false, Field::kIgnored},
+    {"-n", "", true, Field::kTasks},    {"-q", "", true, Field::kQueue},
+    {"-W", "", true, Field::kRunLimit}, {"-J", "", true, Field::kLsfName},
+    {"-o", "", true, Field::kOutput},   {"-oo", "", true, Field::kOutput},
+    {"-e", "", true, Field::kError},    {"-eo", "", true, Field::kError},
+    {"-R", "", true, Field::kResreq},   {"-x", "", false, Field::kExclusive},
+    {"-w", "", true, Field::kDepend},   {"-b", "", true, Field::kBegin},
+    {"-P", "", true, Field::kProject},  {"-H", "", false, Field::kHold},
+    {"-cwd", "", true, Field::kCwd},    {"-u", "", true, Field::kIgnored},
+    {"-N", "", false, Field::kIgnored}, {"-B", "", false, Field::kIgnored},
 };
 
 constexpr OptionSpec kSbatchOptions[] = {
-    {"-n", "--ntasks", true, Field::kSlurmTasks},   {"-p", "--partition", true, Field::kQueue},
-    {"-t", "--time", true, Field::kSlurmTime},      {"-J", "--job-name", true, Field::kName},
-    {"-o", "--output", true, Field::kOutput},       {"-e", "--error", true, Field::kError},
-    {"", "--exclusive", false, Field::kExclusive},  {"-d", "--dependency", true, Field::kSlurmDepend},
-    {"", "--begin", true, Field::kSlurmBegin},      {"-a", "--array", true, Field::kArray},
-    {"-A", "--account", true, Field::kProject},     {"-H", "--hold", false, Field::kHold},
-    {"-D", "--chdir", true, Field::kCwd},           {"-N", "--nodes", true, Field::kSlurmNodes},
-    {"", "--mail-type", true, Field::kIgnored},     {"", "--mail-user", true, Field::kIgnored},
-    {"", "--export", true, Field::kIgnored},        {"", "--requeue", false, Field::kIgnored},
-    {"", "--no-requeue", false, Field::kIgnored},   {"", "--comment", true, Field::kIgnored},
+    {"-n", "--ntasks", true, Field::kSlurmTasks},
+    {"-p", "--partition", true, Field::kQueue},
+    {"-t", "--time", true, Field::kSlurmTime},
+    {"-J", "--job-name", true, Field::kName},
+    {"-o", "--output", true, Field::kOutput},
+    {"-e", "--error", true, Field::kError},
+    {"", "--exclusive", false, Field::kExclusive},
+    {"-d", "--dependency", true, Field::kSlurmDepend},
+    {"", "--begin", true, Field::kSlurmBegin},
+    {"-a", "--array", true, Field::kArray},
+    {"-A", "--account", true, Field::kProject},
+    {"-H", "--hold", false, Field::kHold},
+    {"-D", "--chdir", true, Field::kCwd},
+    {"-N", "--nodes", true, Field::kSlurmNodes},
+    {"", "--mail-type", true, Field::kIgnored},
+    {"", "--mail-user", true, Field::kIgnored},
+    {"", "--export", true, Field::kIgnored},
+    {"", "--requeue", false, Field::kIgnored},
+    {"", "--no-requeue", false, Field::kIgnored},
+    {"", "--comment", true, Field::kIgnored},
     {"-q", "--qos", true, Field::kIgnored},
 };
 
 std::string_view PrefixOf(Dialect dialect) {
   switch (dialect) {
-    case Dialect::kSluice: return "#SLUICE";
-    case Dialect::kBsub: return "#BSUB";
-    case Dialect::kSbatch: return "#SBATCH";
+    case Dialect::kSluice:
+      return "#SLUICE";
+    case Dialect::kBsub:
+      return "#BSUB";
+    case Dialect::kSbatch:
+      return "#SBATCH";
   }
   return "";
 }
@@ -79,9 +118,12 @@ const std::vector<OptionSpec>& OptionsOf(Dialect dialect) {
   static const std::vector<OptionSpec> kBsub = AsVector(kBsubOptions);
   static const std::vector<OptionSpec> kSbatch = AsVector(kSbatchOptions);
   switch (dialect) {
-    case Dialect::kSluice: return kSluice;
-    case Dialect::kBsub: return kBsub;
-    case Dialect::kSbatch: return kSbatch;
+    case Dialect::kSluice:
+      return kSluice;
+    case Dialect::kBsub:
+      return kBsub;
+    case Dialect::kSbatch:
+      return kSbatch;
   }
   return kSluice;
 }
@@ -238,26 +280,45 @@ Status SetField(Field field, std::string_view value, int64_t now, SubmitFlags& f
       SLUICE_RETURN_IF_ERROR(CheckArray(value));
       flags.array = text;
       return Status::Ok();
-    case Field::kLsfName: return SetLsfName(value, flags);
+    case Field::kLsfName:
+      return SetLsfName(value, flags);
     case Field::kSlurmNodes:
       if (value != "1" && value != "1-1") {
         return InvalidArgument("only --nodes=1 (all tasks on one host) is supported");
       }
       flags.resreq = "span[hosts=1]";
       return Status::Ok();
-    default: break;
+    default:
+      break;
   }
   if (text.empty()) return InvalidArgument("expected a non-empty value");
   switch (field) {
-    case Field::kQueue: flags.queue = text; break;
-    case Field::kName: flags.name = text; break;
-    case Field::kOutput: flags.output = text; break;
-    case Field::kError: flags.error = text; break;
-    case Field::kResreq: flags.resreq = text; break;
-    case Field::kDepend: flags.depend = text; break;
-    case Field::kProject: flags.project = text; break;
-    case Field::kCwd: flags.cwd = text; break;
-    default: break;
+    case Field::kQueue:
+      flags.queue = text;
+      break;
+    case Field::kName:
+      flags.name = text;
+      break;
+    case Field::kOutput:
+      flags.output = text;
+      break;
+    case Field::kError:
+      flags.error = text;
+      break;
+    case Field::kResreq:
+      flags.resreq = text;
+      break;
+    case Field::kDepend:
+      flags.depend = text;
+      break;
+    case Field::kProject:
+      flags.project = text;
+      break;
+    case Field::kCwd:
+      flags.cwd = text;
+      break;
+    default:
+      break;
   }
   return Status::Ok();
 }
@@ -298,10 +359,12 @@ Status ApplyWords(Dialect dialect, const std::vector<std::string>& words, int64_
     const std::string& word = words[i];
     const std::string what = line_where + std::string(PrefixOf(dialect)) + " " + word;
     std::optional<std::string> attached;
-    const OptionSpec* option = word.starts_with("-") ? FindOption(dialect, word, attached) : nullptr;
+    const OptionSpec* option =
+        word.starts_with("-") ? FindOption(dialect, word, attached) : nullptr;
     if (option == nullptr) {
-      return InvalidArgument(what + ": " + (word.starts_with("-") ? "unknown option" :
-                                            "expected an option, got a bare word"));
+      return InvalidArgument(
+          what + ": " +
+          (word.starts_with("-") ? "unknown option" : "expected an option, got a bare word"));
     }
     std::string value;
     if (option->takes_value) {
@@ -358,9 +421,7 @@ bool IsBlank(std::string_view line) {
 }  // namespace
 
 Result<int64_t> ParseSlurmTime(std::string_view text) {
-  const auto bad = [&] {
-    return InvalidArgument("expected M, M:S, H:M:S, D-H, D-H:M or D-H:M:S");
-  };
+  const auto bad = [&] { return InvalidArgument("expected M, M:S, H:M:S, D-H, D-H:M or D-H:M:S"); };
   if (text == "infinite" || text == "unlimited" || text.empty() || text.size() > 32) return bad();
   int64_t days = 0;
   std::string_view clock = text;
@@ -425,9 +486,8 @@ Result<std::string> TranslateSlurmDependency(std::string_view text) {
       std::string_view id = ids.substr(0, next);
       const size_t underscore = id.find('_');  // an array element: 12_3 -> 12[3]
       const auto job = ParseInt(id.substr(0, underscore));
-      const auto index = underscore == std::string_view::npos
-                             ? std::optional<int64_t>(0)
-                             : ParseInt(id.substr(underscore + 1));
+      const auto index = underscore == std::string_view::npos ? std::optional<int64_t>(0)
+                                                              : ParseInt(id.substr(underscore + 1));
       if (!job || *job < 1 || !index || *index < 0) return bad("expected job ids after the type");
       if (!out.empty()) out += any ? " || " : " && ";
       out += std::string(atom) + "(" + std::string(id.substr(0, underscore));

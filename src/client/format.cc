@@ -77,13 +77,13 @@ std::string HostsText(const json& job) {
   return out;
 }
 
-const Row kJobHeader = {"JOBID", "USER", "STATE", "QUEUE", "TASKS", "HOSTS", "EXIT", "NAME",
-                        "SUBMIT_TIME"};
+const Row kJobHeader = {"JOBID", "USER", "STATE", "QUEUE",      "TASKS",
+                        "HOSTS", "EXIT", "NAME",  "SUBMIT_TIME"};
 
 Row JobRow(const json& job) {
-  return {JobIdText(job),     Text(job, "user"),    Text(job, "state"),
-          Text(job, "queue"), Text(job, "tasks"),   HostsText(job),
-          Text(job, "exit_code"), Text(job, "name"), TimeText(job, "submit_time")};
+  return {JobIdText(job),         Text(job, "user"),  Text(job, "state"),
+          Text(job, "queue"),     Text(job, "tasks"), HostsText(job),
+          Text(job, "exit_code"), Text(job, "name"),  TimeText(job, "submit_time")};
 }
 
 // The core renders times as `t=<seconds>`; epoch times read better as local clock times.
@@ -163,8 +163,8 @@ std::string FormatJobs(const json& jobs) {
   std::string notes;
   for (const json& job : jobs) {
     if (Text(job, "state") == "EXIT" && Text(job, "message") != "-") {
-      notes += "Job " + JobIdText(job) + " " + Text(job, "cause") + ": " + Text(job, "message") +
-               "\n";
+      notes +=
+          "Job " + JobIdText(job) + " " + Text(job, "cause") + ": " + Text(job, "message") + "\n";
     }
   }
   return Table(kJobHeader, rows) + notes;
@@ -244,7 +244,8 @@ std::string FormatLimits(const json& limits) {
         std::string names;
         if (auto list = it->find("names"); list != it->end() && list->is_array()) {
           for (const json& name : *list) {
-            names += (names.empty() ? "" : ",") + (name.is_string() ? name.get<std::string>() : name.dump());
+            names += (names.empty() ? "" : ",") +
+                     (name.is_string() ? name.get<std::string>() : name.dump());
           }
         }
         const bool each = Text(*it, "per_each") == "yes";

@@ -90,9 +90,9 @@ std::string Aligned(const std::vector<Row>& rows) {
 
 const std::vector<std::string>& HistoryColumns() {
   static const std::vector<std::string> kColumns = {
-      "id",   "name",         "user",        "queue", "state", "exit_code",   "cause",     "submit",
-      "start", "end",         "wait_seconds", "run_seconds", "slots", "hosts", "cpu_seconds",
-      "max_rss_mb", "message"};
+      "id",    "name",   "user",        "queue",      "state",        "exit_code",
+      "cause", "submit", "start",       "end",        "wait_seconds", "run_seconds",
+      "slots", "hosts",  "cpu_seconds", "max_rss_mb", "message"};
   return kColumns;
 }
 
@@ -130,11 +130,10 @@ std::string FormatHistorySummary(const nlohmann::json& summary) {
     std::vector<Row> lines = {{title, "JOBS", "SLOT_HOURS", "CPU_HOURS", "AVG_WAIT_S"}};
     for (const nlohmann::json& r : rows) {
       const nlohmann::json& cpu = r["cpu_hours"];
-      lines.push_back({key == nullptr ? "(all)" : r.value(key, ""),
-                       std::to_string(r.value("jobs", int64_t{0})),
-                       Number(r.value("slot_hours", 0.0)),
-                       cpu.is_number() ? Number(cpu.get<double>()) : "-",
-                       Number(r.value("average_wait_seconds", 0.0))});
+      lines.push_back(
+          {key == nullptr ? "(all)" : r.value(key, ""), std::to_string(r.value("jobs", int64_t{0})),
+           Number(r.value("slot_hours", 0.0)), cpu.is_number() ? Number(cpu.get<double>()) : "-",
+           Number(r.value("average_wait_seconds", 0.0))});
     }
     out += Aligned(lines);
   };
@@ -159,8 +158,11 @@ Result<int64_t> ParseHistoryTime(const std::string& flag, const std::string& tex
     const char* end = text.data() + text.size() - 1;
     auto [ptr, ec] = std::from_chars(begin, end, n);
     const char unit = text.back();
-    const int64_t scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600
-                        : unit == 'd' ? 86400 : 0;
+    const int64_t scale = unit == 's'   ? 1
+                          : unit == 'm' ? 60
+                          : unit == 'h' ? 3600
+                          : unit == 'd' ? 86400
+                                        : 0;
     if (ec != std::errc() || ptr != end || scale == 0 || n < 0) return bad();
     return now - n * scale;
   }

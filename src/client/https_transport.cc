@@ -10,8 +10,7 @@ namespace {
 
 class HttpsTransport final : public HttpTransport {
  public:
-  HttpsTransport(const std::string& base_url, const TransportOptions& options)
-      : http_(base_url) {
+  HttpsTransport(const std::string& base_url, const TransportOptions& options) : http_(base_url) {
     if (!options.ca_file.empty()) http_.set_ca_cert_path(options.ca_file.c_str());
     http_.set_connection_timeout(options.connect_timeout);
     http_.set_read_timeout(options.timeout);
@@ -23,18 +22,18 @@ class HttpsTransport final : public HttpTransport {
   HttpReply Send(std::string_view method, const std::string& path, const HttpHeaders& headers,
                  const std::string& body) override {
     httplib::Headers sent(headers.begin(), headers.end());
-    httplib::Result result =
-        method == "GET"    ? http_.Get(path.c_str(), sent)
-        : method == "POST" ? http_.Post(path.c_str(), sent, body, "application/json")
-                           : http_.Patch(path.c_str(), sent, body, "application/json");
+    httplib::Result result = method == "GET" ? http_.Get(path.c_str(), sent)
+                             : method == "POST"
+                                 ? http_.Post(path.c_str(), sent, body, "application/json")
+                                 : http_.Patch(path.c_str(), sent, body, "application/json");
     HttpReply reply;
     if (!result) {
       const httplib::Error error = result.error();
-      reply.failure = error == httplib::Error::Connection ? HttpReply::Failure::kConnection
-                      : error == httplib::Error::SSLServerVerification ||
-                              error == httplib::Error::SSLConnection
-                          ? HttpReply::Failure::kUntrusted
-                          : HttpReply::Failure::kMaybeSent;
+      reply.failure =
+          error == httplib::Error::Connection ? HttpReply::Failure::kConnection
+          : error == httplib::Error::SSLServerVerification || error == httplib::Error::SSLConnection
+              ? HttpReply::Failure::kUntrusted
+              : HttpReply::Failure::kMaybeSent;
       reply.error = error == httplib::Error::SSLServerVerification
                         ? "its TLS certificate is not signed by a trusted CA (--ca-file / "
                           "SLUICE_CA_FILE)"

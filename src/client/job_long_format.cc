@@ -89,7 +89,8 @@ std::string TasksText(const json& job) {
   std::string text = Member(job, "tasks");
   const std::string min = Member(job, "min_tasks");
   const std::string max = Member(job, "max_tasks");
-  if (min != "-" && max != "-") text += min == max ? " (asked " + min + ")" : " (asked " + min + "-" + max + ")";
+  if (min != "-" && max != "-")
+    text += min == max ? " (asked " + min + ")" : " (asked " + min + "-" + max + ")";
   return text;
 }
 
@@ -196,12 +197,43 @@ void AdmissionLines(const json& job, std::string& out) {
 
 // The members printed by name above; every other member goes to the end as it is.
 const std::set<std::string, std::less<>>& KnownMembers() {
-  static const std::set<std::string, std::less<>> kKnown = {
-      "id", "index", "name", "user", "queue", "project", "state", "command", "script_bytes",
-      "cwd", "output", "error", "tasks", "min_tasks", "max_tasks", "resreq", "run_limit",
-      "exclusive", "priority", "depend", "begin", "hosts", "submit_time", "start_time",
-      "end_time", "exit_code", "cause", "message", "dispatch_attempts", "estimated_start",
-      "estimated_from", "unknown_because", "cpu_seconds", "max_rss_mb", "reason", "reasons", "admission"};
+  static const std::set<std::string, std::less<>> kKnown = {"id",
+                                                            "index",
+                                                            "name",
+                                                            "user",
+                                                            "queue",
+                                                            "project",
+                                                            "state",
+                                                            "command",
+                                                            "script_bytes",
+                                                            "cwd",
+                                                            "output",
+                                                            "error",
+                                                            "tasks",
+                                                            "min_tasks",
+                                                            "max_tasks",
+                                                            "resreq",
+                                                            "run_limit",
+                                                            "exclusive",
+                                                            "priority",
+                                                            "depend",
+                                                            "begin",
+                                                            "hosts",
+                                                            "submit_time",
+                                                            "start_time",
+                                                            "end_time",
+                                                            "exit_code",
+                                                            "cause",
+                                                            "message",
+                                                            "dispatch_attempts",
+                                                            "estimated_start",
+                                                            "estimated_from",
+                                                            "unknown_because",
+                                                            "cpu_seconds",
+                                                            "max_rss_mb",
+                                                            "reason",
+                                                            "reasons",
+                                                            "admission"};
   return kKnown;
 }
 
@@ -218,7 +250,8 @@ std::string FormatJobLong(const json& job) {
   Line("Project", Member(job, "project"), out);
   Line("State", StateText(job), out);
   std::string command = Member(job, "command");
-  if (job.contains("script_bytes")) command += " (script, " + Member(job, "script_bytes") + " bytes stored)";
+  if (job.contains("script_bytes"))
+    command += " (script, " + Member(job, "script_bytes") + " bytes stored)";
   Line("Command", command, out);
   Line("Working directory", Member(job, "cwd"), out);
   Line("Output", Member(job, "output"), out);
@@ -242,7 +275,8 @@ std::string FormatJobLong(const json& job) {
   Line("CPU time", CpuText(job), out);
   Line("Peak memory", MemoryText(job), out);
   for (const auto& [key, value] : job.items()) {
-    if (!KnownMembers().contains(key)) Line(key, value.is_structured() ? value.dump() : Scalar(value), out);
+    if (!KnownMembers().contains(key))
+      Line(key, value.is_structured() ? value.dump() : Scalar(value), out);
   }
   ReasonLines(job, out);
   AdmissionLines(job, out);

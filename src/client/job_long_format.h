@@ -10,9 +10,8 @@
 // Pure functions. docs/cli.md shows an example.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace sluice::client {
 

@@ -63,8 +63,9 @@ Result<json> BuildModifyBody(const ModifyFlags& flags, int64_t now) {
   if (flags.priority) body["priority"] = *flags.priority;
   if (flags.name) body["name"] = *flags.name;
   if (body.empty()) {
-    return InvalidArgument("nothing to change: give at least one of -q -n -R -W -b -w "
-                           "--priority -J");
+    return InvalidArgument(
+        "nothing to change: give at least one of -q -n -R -W -b -w "
+        "--priority -J");
   }
   return body;
 }

@@ -135,7 +135,8 @@ class PlainTransport final : public HttpTransport {
     head.reserve(256 + body.size());
     head.append(method).append(" ").append(path).append(" HTTP/1.1\r\nHost: ");
     head.append(host_header_).append("\r\nAccept: */*\r\nUser-Agent: sluice\r\n");
-    for (const auto& [name, value] : headers) head.append(name).append(": ").append(value) += "\r\n";
+    for (const auto& [name, value] : headers)
+      head.append(name).append(": ").append(value) += "\r\n";
     if (method != "GET") {
       head.append("Content-Type: application/json\r\nContent-Length: ");
       head.append(std::to_string(body.size())).append("\r\n");

@@ -66,16 +66,26 @@ Result<ClientOptions> ResolveClientOptions(const std::string& server_flag,
 
 Status StatusForHttp(int http_status, const std::string& message) {
   switch (http_status) {
-    case 400: return Status(StatusCode::kInvalidArgument, message);
-    case 401: return Status(StatusCode::kUnauthenticated, message);
-    case 403: return Status(StatusCode::kPermissionDenied, message);
-    case 404: return Status(StatusCode::kNotFound, message);
-    case 409: return Status(StatusCode::kFailedPrecondition, message);
-    case 413: return Status(StatusCode::kResourceExhausted, message);
-    case 429: return Status(StatusCode::kResourceExhausted, message);  // a pending quota
-    case 503: return Status(StatusCode::kUnavailable, message);
-    case 422: return Status(StatusCode::kOutOfRange, message);  // can never run (R-UX-2)
-    default: return Status(StatusCode::kInternal, message);
+    case 400:
+      return Status(StatusCode::kInvalidArgument, message);
+    case 401:
+      return Status(StatusCode::kUnauthenticated, message);
+    case 403:
+      return Status(StatusCode::kPermissionDenied, message);
+    case 404:
+      return Status(StatusCode::kNotFound, message);
+    case 409:
+      return Status(StatusCode::kFailedPrecondition, message);
+    case 413:
+      return Status(StatusCode::kResourceExhausted, message);
+    case 429:
+      return Status(StatusCode::kResourceExhausted, message);  // a pending quota
+    case 503:
+      return Status(StatusCode::kUnavailable, message);
+    case 422:
+      return Status(StatusCode::kOutOfRange, message);  // can never run (R-UX-2)
+    default:
+      return Status(StatusCode::kInternal, message);
   }
 }
 

@@ -20,9 +20,8 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "base/status.h"
 #include "client/http_transport.h"
@@ -34,8 +33,8 @@ struct ClientOptions {
   std::string server;  // http://127.0.0.1:PORT[,http://...]
   std::string token;
   std::chrono::seconds timeout{60};
-  std::string munge_socket;  // used when `token` is empty; empty: no credentials
-  std::string ca_file;       // PEM CA bundle verifying an https:// server
+  std::string munge_socket;             // used when `token` is empty; empty: no credentials
+  std::string ca_file;                  // PEM CA bundle verifying an https:// server
   std::chrono::seconds follow_for{30};  // how long to look for a leader
 };
 

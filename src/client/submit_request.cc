@@ -32,11 +32,20 @@ std::optional<int64_t> ParseDurationWithUnit(std::string_view text) {
   if (text.size() < 2) return std::nullopt;
   int64_t unit = 0;
   switch (text.back()) {
-    case 's': unit = 1; break;
-    case 'm': unit = 60; break;
-    case 'h': unit = 3600; break;
-    case 'd': unit = 86400; break;
-    default: return std::nullopt;
+    case 's':
+      unit = 1;
+      break;
+    case 'm':
+      unit = 60;
+      break;
+    case 'h':
+      unit = 3600;
+      break;
+    case 'd':
+      unit = 86400;
+      break;
+    default:
+      return std::nullopt;
   }
   auto value = ParseInt(text.substr(0, text.size() - 1));
   if (!value || *value < 0) return std::nullopt;
@@ -146,8 +155,7 @@ Result<int64_t> ParseBeginTime(const std::string& text, int64_t now) {
   return *at;
 }
 
-Result<json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit_dir,
-                             int64_t now) {
+Result<json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit_dir, int64_t now) {
   json body = json::object();
   if (flags.script) {
     body["script"] = *flags.script;  // R-UX-1: the command is the script's name and arguments

@@ -63,7 +63,7 @@ struct AuthUser {
   std::string name;
   std::string token;
   bool admin = false;
-  std::string unix_user;  // the UNIX account its jobs run as (R-SEC-1); empty: `name`
+  std::string unix_user;     // the UNIX account its jobs run as (R-SEC-1); empty: `name`
   std::string token_sha256;  // after `admin`: positional initializers {name, token, admin} stay
 };
 // `auth.munge: {socket: PATH}` (R-SEC-2): requests may carry MUNGE credentials.
@@ -99,7 +99,7 @@ struct AuthConfig {
   // `auth.allow_dynamic_hosts`: agents may register host names the YAML does not list (and
   // such hosts are restored after a restart); off, they are refused (issue 19).
   bool allow_dynamic_hosts = false;
-  bool allow_root_jobs = false;  // accept jobs whose account has uid 0 (R-SEC-1)
+  bool allow_root_jobs = false;     // accept jobs whose account has uid 0 (R-SEC-1)
   std::vector<std::string> admins;  // `auth.admins`: administrators by account or user name
   MungeConfig munge;
   // The `quotas:` section (a section of its own) travels with the auth settings: both are the

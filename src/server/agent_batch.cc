@@ -132,8 +132,8 @@ void AgentRegistry::BatchPoll(std::vector<BatchPart>& parts,
       const int64_t now_ms = ctx_.NowMs();
       for (BatchPart& part : parts) {
         if (!part.status.ok()) continue;
-        const bool due = (first && part.report != nullptr) ||
-                         now_ms - part.agent->collected_ms >= rescan_ms;
+        const bool due =
+            (first && part.report != nullptr) || now_ms - part.agent->collected_ms >= rescan_ms;
         work = (due ? BatchCollect(part) : part.agent->poll_generation != part.generation) || work;
       }
       first = false;

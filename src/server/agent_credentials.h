@@ -5,9 +5,8 @@
 // Thread-safety: pure functions.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "base/status.h"
 #include "server/context.h"

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <utility>
 
-#include "server/job_changes.h"
 #include "server/job_arrays.h"
+#include "server/job_changes.h"
 #include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "server/job_usage.h"
@@ -99,8 +99,9 @@ Status AgentRegistry::CheckClaim(const Registration& reg) const {
   const std::string& name = reg.host.name;
   if (!ctx_.state.FindHost(name) && !settings_.allow_dynamic_hosts()) {
     return Status(StatusCode::kPermissionDenied,
-                  "host " + name + " is not in the cluster configuration (agents may add hosts "
-                  "only with auth.allow_dynamic_hosts: true)");
+                  "host " + name +
+                      " is not in the cluster configuration (agents may add hosts "
+                      "only with auth.allow_dynamic_hosts: true)");
   }
   auto it = agents_.find(name);
   if (it != agents_.end() && Live(name) && it->second->instance != reg.instance) {
@@ -212,8 +213,8 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
     if (e.run != 0 && job->run != 0 && e.run != job->run) {
       // A late copy of an earlier run's report (e.g. sent on both of the agent's links before
       // the first was acknowledged) after the job was requeued and dispatched here again.
-      ctx_.log->info("job {}: ignored the exit report of its earlier run {} (now run {})",
-                     e.job, e.run, job->run);
+      ctx_.log->info("job {}: ignored the exit report of its earlier run {} (now run {})", e.job,
+                     e.run, job->run);
       continue;
     }
     if (job->requeue_requested && !job->row.cancel_requested) {  // sluice requeue
@@ -361,18 +362,18 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
   if (error.empty()) error = output;
   const LaunchLimits limits = LaunchLimitsOf(job, ctx_.state);  // R-SEC-3
   json launch = {{"job", job.row.id},
-          {"run", job.run},
-          {"argv", Argv(job.spec["command"])},
-          {"command", CommandText(job.spec["command"])},
-          {"cwd", job.spec.value("cwd", "")},
-          {"output", output},
-          {"error", error},
-          {"run_limit", job.spec.value("run_limit", json(nullptr))},
-          {"env", env},
-          {"user", job.spec.value("user", "")},
-          {"account", AccountOf(job.spec)},
-          {"mem_limit_mb", limits.mem_limit_mb ? json(*limits.mem_limit_mb) : json(nullptr)},
-          {"cpu_limit", limits.cpus ? json(*limits.cpus) : json(nullptr)}};
+                 {"run", job.run},
+                 {"argv", Argv(job.spec["command"])},
+                 {"command", CommandText(job.spec["command"])},
+                 {"cwd", job.spec.value("cwd", "")},
+                 {"output", output},
+                 {"error", error},
+                 {"run_limit", job.spec.value("run_limit", json(nullptr))},
+                 {"env", env},
+                 {"user", job.spec.value("user", "")},
+                 {"account", AccountOf(job.spec)},
+                 {"mem_limit_mb", limits.mem_limit_mb ? json(*limits.mem_limit_mb) : json(nullptr)},
+                 {"cpu_limit", limits.cpus ? json(*limits.cpus) : json(nullptr)}};
   if (job.spec.contains("script")) launch["script"] = job.spec["script"];  // R-UX-1
   return launch;
 }

@@ -17,9 +17,10 @@ Status ClusterSettings::RestoreHosts(const std::vector<store::StoredHost>& hosts
     if (!auth_.allow_dynamic_hosts) {
       // Not back unless the YAML allows agents to add hosts (issue 19: junk hosts registered
       // with the agent token survived restarts).
-      ctx_.log->warn("host {}: added by an agent earlier; not restored (auth.allow_dynamic_hosts "
-                     "is off)",
-                     h.name);
+      ctx_.log->warn(
+          "host {}: added by an agent earlier; not restored (auth.allow_dynamic_hosts "
+          "is off)",
+          h.name);
       continue;
     }
     json j = json::parse(h.spec, nullptr, false);

@@ -69,7 +69,7 @@ struct ControllerOptions {
   // Estimated starts (R-UX-8, estimates.h) are refreshed at most this often after a change,
   // and at least every 10 x this; <= 0: not computed.
   int64_t estimate_interval_ms = 3'000;
-  std::string config_path;  // re-read by Reconfigure()
+  std::string config_path;   // re-read by Reconfigure()
   std::string munge_socket;  // `--munge-socket`: MUNGE on with this socket (request_auth.h)
 };
 
@@ -77,7 +77,7 @@ struct ControllerOptions {
 struct Caller {
   std::string user;
   bool admin = false;
-  bool agent = false;  // the agent token: may call the agent routes only
+  bool agent = false;   // the agent token: may call the agent routes only
   std::string account;  // the UNIX account its jobs run as (job_identity.h), set at submission
   // An agent credential bound to hosts (auth.agents, agent_credentials.h): the hosts it may
   // serve. Null: any host (the shared agent token, MUNGE as uid 0).
@@ -126,11 +126,11 @@ class ServerContext {
   bool DiskFault() const { return disk_fault_; }
 
   std::mutex mu;
-  std::condition_variable work_cv;   // heartbeats wait here for launches/kills
-  std::condition_variable cycle_cv;  // the scheduling thread waits here
+  std::condition_variable work_cv;    // heartbeats wait here for launches/kills
+  std::condition_variable cycle_cv;   // the scheduling thread waits here
   std::condition_variable writes_cv;  // AwaitWrites waits here for writes_ended
-  uint64_t writes_begun = 0;  // writes handed to the store
-  uint64_t writes_ended = 0;  // of those, committed or failed
+  uint64_t writes_begun = 0;          // writes handed to the store
+  uint64_t writes_ended = 0;          // of those, committed or failed
   core::ClusterState state;
   store::Store* const store;
   const ControllerOptions options;
@@ -164,7 +164,7 @@ class ServerContext {
 
   ClockMs clock_;
   mutable std::mutex fault_mu_;
-  std::string fault_;          // guarded by fault_mu_
+  std::string fault_;           // guarded by fault_mu_
   int64_t fault_since_ms_ = 0;  // guarded by fault_mu_
   std::atomic<bool> disk_fault_ = false;
 };

@@ -38,11 +38,11 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
       requests_(ctx_, book_),
       changes_(ctx_, book_),
       arrays_(ctx_, book_, requests_),
-      keeper_(ctx_.store,
-              {.keep_seconds =
-                   ctx_.store->PurgesHistory() ? ctx_.options.keep_history_seconds : -1,
-               .interval_ms = ctx_.options.history_purge_interval_ms},
-              [this] { return ctx_.NowMs(); }, ctx_.log),
+      keeper_(
+          ctx_.store,
+          {.keep_seconds = ctx_.store->PurgesHistory() ? ctx_.options.keep_history_seconds : -1,
+           .interval_ms = ctx_.options.history_purge_interval_ms},
+          [this] { return ctx_.NowMs(); }, ctx_.log),
       estimator_(ctx_, book_) {
   agents_.set_peek_broker(&peeks_);
 }
@@ -155,7 +155,7 @@ Reply Controller::Cancel(const Caller& caller, JobId id) {
   std::unique_lock lock(ctx_.mu);
   if (arrays_.Handles(id)) {  // an array (every element) or one element (R-UX-3)
     const auto [first, last] = IsArrayElement(id) ? std::pair(ArrayIndexOf(id), ArrayIndexOf(id))
-                                                   : std::pair(0, kMaxArrayIndex);
+                                                  : std::pair(0, kMaxArrayIndex);
     return ReplyOf(arrays_.Act(lock, caller, ArrayIdOf(id), first, last, ArrayAction::kCancel));
   }
   return ReplyOf(requests_.Cancel(lock, caller, id));
@@ -165,7 +165,7 @@ Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
   std::unique_lock lock(ctx_.mu);
   if (arrays_.Handles(id)) {
     const auto [first, last] = IsArrayElement(id) ? std::pair(ArrayIndexOf(id), ArrayIndexOf(id))
-                                                   : std::pair(0, kMaxArrayIndex);
+                                                  : std::pair(0, kMaxArrayIndex);
     return ReplyOf(arrays_.Act(lock, caller, ArrayIdOf(id), first, last,
                                held ? ArrayAction::kHold : ArrayAction::kRelease));
   }

@@ -46,13 +46,13 @@
 #include "server/cluster_settings.h"
 #include "server/context.h"
 #include "server/cycle_runner.h"
-#include "server/http_reply.h"
 #include "server/estimates.h"
 #include "server/history_api.h"
-#include "server/job_changes.h"
+#include "server/http_reply.h"
 #include "server/idempotency.h"
-#include "server/job_pages.h"
 #include "server/job_book.h"
+#include "server/job_changes.h"
+#include "server/job_pages.h"
 #include "server/job_requests.h"
 #include "server/request_auth.h"
 #include "server/submission_refusal.h"
@@ -220,8 +220,8 @@ class Controller {
   SubmissionRefusals refusals_;  // R-UX-2
   IdempotencyKeys idempotency_;  // issue 19
   PeekBroker peeks_;             // R-UX-5
-  HistoryKeeper keeper_;  // retention where the store purges itself (history_api.h)
-  StartEstimator estimator_;  // estimated starts (estimates.h)
+  HistoryKeeper keeper_;         // retention where the store purges itself (history_api.h)
+  StartEstimator estimator_;     // estimated starts (estimates.h)
   std::thread thread_;
   // Retention (R-HA-5): ended jobs by end time, and when the last purge ran.
   std::set<std::pair<Instant, JobId>> history_;

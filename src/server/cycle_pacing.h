@@ -15,8 +15,7 @@ namespace sluice::server {
 using SteadyTime = std::chrono::steady_clock::time_point;
 
 inline SteadyTime EventCycleAt(SteadyTime woken, SteadyTime last_cycle_end,
-                               std::chrono::milliseconds debounce,
-                               std::chrono::milliseconds gap) {
+                               std::chrono::milliseconds debounce, std::chrono::milliseconds gap) {
   return std::max(woken + debounce, last_cycle_end + gap);
 }
 

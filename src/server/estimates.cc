@@ -26,9 +26,9 @@ RefreshStats StartEstimator::Refresh() {
   const auto clone_start = std::chrono::steady_clock::now();
   core::ClusterState copy = ctx_.state.Clone();
   const Instant now = ctx_.Now();
-  stats.clone_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                             clone_start)
-                       .count();
+  stats.clone_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - clone_start)
+          .count();
   lock.unlock();
   // 2. The forecast, without it.
   const double cpu_start = ThreadCpuMs();

@@ -32,8 +32,8 @@ namespace sluice::server {
 inline constexpr double kCoarseFraction = 0.05;
 
 struct RefreshStats {
-  int64_t estimated = 0;     // waiting jobs estimated
-  double clone_ms = 0;       // wall time under the lock
+  int64_t estimated = 0;       // waiting jobs estimated
+  double clone_ms = 0;         // wall time under the lock
   double forecast_cpu_ms = 0;  // CPU time of the forecast (this thread's)
 };
 

@@ -96,9 +96,9 @@ wire::HistoryEntry HistoryEntryOf(const store::HistoryRecord& record,
                        .start_time = row.start_time,
                        .end_time = row.end_time,
                        .cpu_seconds = row.cpu_seconds,
-                       .max_rss_mb = row.max_rss_mb ? std::optional<int64_t>(std::llround(
-                                                          *row.max_rss_mb))
-                                                    : std::nullopt,
+                       .max_rss_mb = row.max_rss_mb
+                                         ? std::optional<int64_t>(std::llround(*row.max_rss_mb))
+                                         : std::nullopt,
                        .message = row.message};
   if (spec.is_object()) {
     e.name = spec.value("name", "");

@@ -7,8 +7,8 @@
 
 #include "server/agent_credentials.h"
 #include "server/connection_guard.h"
-#include "server/job_arrays.h"
 #include "server/dashboard_routes.h"
+#include "server/job_arrays.h"
 #include "server/peek_broker.h"
 #include "server/request_guard.h"
 #include "server/sse_queue.h"
@@ -141,17 +141,19 @@ bool AgentServesBatch(const Caller& caller, const json& body, httplib::Response&
 void InstallServerSettings(httplib::Server& server, Controller& c, HttpApi::Front front) {
   server.set_payload_max_length(kMaxBatchBodyBytes);
   InstallRequestGuard(
-      server, RequestGuardOptions{
-                  .max_body_bytes = kMaxBodyBytes,
-                  .max_batch_body_bytes = kMaxBatchBodyBytes,
-                  .authenticate = [&c](const httplib::Request& req) -> Status {
-                    const std::string scheme = req.get_header_value("Authorization");
-                    // Other schemes (MUNGE credentials are single-use) are checked by the route.
-                    if (!scheme.empty() && scheme.rfind("Bearer ", 0) != 0) return Status::Ok();
-                    Result<Caller> caller = c.Authenticate(BearerToken(req));
-                    return caller ? Status::Ok() : caller.error();
-                  },
-                  .front = std::move(front)});
+      server, RequestGuardOptions{.max_body_bytes = kMaxBodyBytes,
+                                  .max_batch_body_bytes = kMaxBatchBodyBytes,
+                                  .authenticate = [&c](const httplib::Request& req) -> Status {
+                                    const std::string scheme =
+                                        req.get_header_value("Authorization");
+                                    // Other schemes (MUNGE credentials are single-use) are checked
+                                    // by the route.
+                                    if (!scheme.empty() && scheme.rfind("Bearer ", 0) != 0)
+                                      return Status::Ok();
+                                    Result<Caller> caller = c.Authenticate(BearerToken(req));
+                                    return caller ? Status::Ok() : caller.error();
+                                  },
+                                  .front = std::move(front)});
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     if (res.status == 413) {
@@ -241,27 +243,26 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     if (!query) return SendError(res, query.error());
     Send(res, c.Peek(caller, id, query->lines, query->offset));
   });
-  server.Post(R"(/v1/jobs/(-?\d+)/(cancel|hold|release))",
-              [&c](const httplib::Request& req, httplib::Response& res) {
-                Caller caller;
-                JobId id = 0;
-                if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
-                const std::string action = req.matches[2];
-                if (req.has_param("index")) {  // R-UX-3: ID[I] or ID[A-B]
-                  Result<std::pair<int32_t, int32_t>> range =
-                      ParseIndexRange(req.get_param_value("index"));
-                  if (!range) return SendError(res, range.error());
-                  const ArrayAction what = action == "cancel" ? ArrayAction::kCancel
-                                           : action == "hold" ? ArrayAction::kHold
-                                                              : ArrayAction::kRelease;
-                  return Send(res, c.ActOnElements(caller, id, range->first, range->second, what));
-                }
-                if (action == "cancel") {
-                  Send(res, c.Cancel(caller, id));
-                } else {
-                  Send(res, c.Hold(caller, id, action == "hold"));
-                }
-              });
+  server.Post(R"(/v1/jobs/(-?\d+)/(cancel|hold|release))", [&c](const httplib::Request& req,
+                                                                httplib::Response& res) {
+    Caller caller;
+    JobId id = 0;
+    if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id)) return;
+    const std::string action = req.matches[2];
+    if (req.has_param("index")) {  // R-UX-3: ID[I] or ID[A-B]
+      Result<std::pair<int32_t, int32_t>> range = ParseIndexRange(req.get_param_value("index"));
+      if (!range) return SendError(res, range.error());
+      const ArrayAction what = action == "cancel" ? ArrayAction::kCancel
+                               : action == "hold" ? ArrayAction::kHold
+                                                  : ArrayAction::kRelease;
+      return Send(res, c.ActOnElements(caller, id, range->first, range->second, what));
+    }
+    if (action == "cancel") {
+      Send(res, c.Cancel(caller, id));
+    } else {
+      Send(res, c.Hold(caller, id, action == "hold"));
+    }
+  });
 }
 
 void HttpApi::InstallClusterRoutes(httplib::Server& server) {
@@ -312,17 +313,16 @@ void HttpApi::InstallAgentRoutes(httplib::Server& server) {
     }
     Send(res, c.Register(body));
   });
-  server.Post(R"(/v1/agents/([^/]+)/heartbeat)",
-              [&c](const httplib::Request& req, httplib::Response& res) {
-                json body;
-                Caller caller;
-                if (!AuthenticateAgent(c, req, res, caller) ||
-                    !AgentServes(caller, req.matches[1], res) ||
-                    !ParseBody(req, res, kMaxBodyBytes, body)) {
-                  return;
-                }
-                Send(res, c.Heartbeat(req.matches[1], body));
-              });
+  server.Post(
+      R"(/v1/agents/([^/]+)/heartbeat)", [&c](const httplib::Request& req, httplib::Response& res) {
+        json body;
+        Caller caller;
+        if (!AuthenticateAgent(c, req, res, caller) || !AgentServes(caller, req.matches[1], res) ||
+            !ParseBody(req, res, kMaxBodyBytes, body)) {
+          return;
+        }
+        Send(res, c.Heartbeat(req.matches[1], body));
+      });
   server.Post("/v1/agents/heartbeats", [&c](const httplib::Request& req, httplib::Response& res) {
     json body;
     Caller caller;
@@ -336,14 +336,14 @@ void HttpApi::InstallAgentRoutes(httplib::Server& server) {
 
 void HttpApi::InstallHistoryRoutes(httplib::Server& server) {
   Controller& c = controller_;
-  server.Get(R"(/v1/history(/summary)?)", [&c](const httplib::Request& req,
-                                                httplib::Response& res) {
-    Caller caller;
-    if (!AuthenticateUser(c, req, res, caller)) return;
-    std::map<std::string, std::string> query;
-    for (const auto& [k, v] : req.params) query[k] = v;
-    Send(res, req.matches[1].length() > 0 ? c.HistorySummary(query) : c.History(query));
-  });
+  server.Get(R"(/v1/history(/summary)?)",
+             [&c](const httplib::Request& req, httplib::Response& res) {
+               Caller caller;
+               if (!AuthenticateUser(c, req, res, caller)) return;
+               std::map<std::string, std::string> query;
+               for (const auto& [k, v] : req.params) query[k] = v;
+               Send(res, req.matches[1].length() > 0 ? c.HistorySummary(query) : c.History(query));
+             });
   server.Patch(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
     JobId id = 0;

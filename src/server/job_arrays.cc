@@ -196,7 +196,8 @@ void JobBook::CountUnrecordedElements(JobCounts& counts) const {
     }
     const std::string& queue = cs.queues()[array.queue].spec.name;
     std::string reason = std::string(core::ToString(core::ReasonCode::kNewJob));
-    if (auto parent = by_id_.find(id); parent != by_id_.end() && IsWaiting(parent->second->state()) &&
+    if (auto parent = by_id_.find(id); parent != by_id_.end() &&
+                                       IsWaiting(parent->second->state()) &&
                                        !parent->second->main_reason.empty()) {
       reason = parent->second->main_reason;
     }

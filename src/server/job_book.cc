@@ -396,7 +396,7 @@ void JobBook::ForgetEnded() {
 namespace {
 
 void Bump(std::map<std::pair<std::string, std::string>, int64_t>& counts, const std::string& a,
-         const std::string& b, int64_t n) {
+          const std::string& b, int64_t n) {
   auto it = counts.try_emplace({a, b}, 0).first;
   it->second += n;
   if (it->second == 0) counts.erase(it);
@@ -416,8 +416,7 @@ void JobBook::Recount(JobInfo& job) {
   if (IsArrayParent(job)) return;  // its elements are the jobs
   JobInfo::CountedAs& was = job.counted_as;
   std::string reason = job.WaitReason();
-  if (was.counted && was.state == job.row.state && was.queue == job.queue &&
-      was.reason == reason) {
+  if (was.counted && was.state == job.row.state && was.queue == job.queue && was.reason == reason) {
     return;
   }
   Uncount(job);

@@ -1,7 +1,5 @@
 #include "server/job_changes.h"
 
-#include "server/controller.h"
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include "base/array_ids.h"
 #include "core/cycle/scheduler.h"
 #include "core/model/dependency.h"
+#include "server/controller.h"
 #include "server/job_spec.h"
 #include "server/job_text.h"
 #include "server/views.h"
@@ -24,9 +23,9 @@ namespace {
 
 // The members PATCH /v1/jobs/{id} may change.
 const std::set<std::string>& Changeable() {
-  static const std::set<std::string> kFields = {"name",     "queue",    "tasks",     "min_tasks",
+  static const std::set<std::string> kFields = {"name",      "queue",   "tasks",     "min_tasks",
                                                 "max_tasks", "resreq",  "run_limit", "begin",
-                                                "depend",   "priority"};
+                                                "depend",    "priority"};
   return kFields;
 }
 
@@ -174,15 +173,16 @@ Reply JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, 
   if (moves && q.submit_users && !caller.admin &&
       std::find(q.submit_users->begin(), q.submit_users->end(), caller.user) ==
           q.submit_users->end()) {
-    return ErrorReply(Status(StatusCode::kPermissionDenied,
-                             "job.queue: user " + caller.user + " may not submit to queue '" +
-                                 q.name + "'"));
+    return ErrorReply(
+        Status(StatusCode::kPermissionDenied,
+               "job.queue: user " + caller.user + " may not submit to queue '" + q.name + "'"));
   }
   if (moves && !q.open) return Unprocessable(id, "queue '" + q.name + "' is closed");
   const core::JobSpec core_spec = ToCoreSpec(spec, id);
   if (!core_spec.depend.empty()) {
     Result<core::Dependency> dependency = core::Dependency::Parse(core_spec.depend);
-    if (!dependency) return ErrorReply(InvalidArgument("job.depend: " + dependency.error().message()));
+    if (!dependency)
+      return ErrorReply(InvalidArgument("job.depend: " + dependency.error().message()));
     for (JobId named : dependency->jobs()) {
       if (!cs.Knows(named)) {
         return ErrorReply(InvalidArgument("job.depend: no job " + std::to_string(named)));

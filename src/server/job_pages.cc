@@ -36,8 +36,10 @@ std::string Lower(std::string text) {
 Status ParseSort(const std::string& key, const std::string& value, JobPageQuery& q) {
   if (key == "sort") {
     if (std::find(std::begin(kSortKeys), std::end(kSortKeys), value) == std::end(kSortKeys)) {
-      return InvalidArgument("sort: expected one of id, submit_time, start_time, end_time, user, "
-                             "queue, state, name; got '" + value.substr(0, 40) + "'");
+      return InvalidArgument(
+          "sort: expected one of id, submit_time, start_time, end_time, user, "
+          "queue, state, name; got '" +
+          value.substr(0, 40) + "'");
     }
     q.sort = value;
   } else if (value == "asc" || value == "desc") {
@@ -72,7 +74,8 @@ Status ParseParam(const std::string& key, const std::string& value, JobPageQuery
   } else if (key == "state") {
     q.states = SplitList(value);
     for (std::string& s : q.states) {
-      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+      std::transform(s.begin(), s.end(), s.begin(),
+                     [](unsigned char c) { return std::toupper(c); });
     }
   } else if (key == "pending_reasons") {
     q.reasons = value == "1" || value == "true";
@@ -82,7 +85,7 @@ Status ParseParam(const std::string& key, const std::string& value, JobPageQuery
     return ParseSort(key, value, q);
   } else if (key == "offset" || key == "limit") {
     Result<int64_t> n = QueryInteger(key, value, key == "offset" ? 0 : 1,
-                                key == "offset" ? int64_t{1} << 40 : 1000);
+                                     key == "offset" ? int64_t{1} << 40 : 1000);
     if (!n) return n.error();
     (key == "offset" ? q.offset : q.limit) = *n;
   } else {
@@ -102,10 +105,9 @@ struct SortKey {
 // Whether `text` contains `needle` (lower case), ignoring case; no allocation.
 bool ContainsFolded(std::string_view text, std::string_view needle) {
   if (needle.size() > text.size()) return false;
-  return std::search(text.begin(), text.end(), needle.begin(), needle.end(),
-                     [](char a, char b) {
-                       return std::tolower(static_cast<unsigned char>(a)) == b;
-                     }) != text.end();
+  return std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         }) != text.end();
 }
 
 bool SpecContains(const nlohmann::json& spec, const char* field, std::string_view needle) {
@@ -147,9 +149,8 @@ bool Matches(const JobPageQuery& q, const JobInfo& job) {
       std::find(q.states.begin(), q.states.end(), job.row.state) == q.states.end()) {
     return false;
   }
-  if (!q.host.empty() &&
-      std::none_of(job.hosts.begin(), job.hosts.end(),
-                   [&](const auto& h) { return h.first == q.host; })) {
+  if (!q.host.empty() && std::none_of(job.hosts.begin(), job.hosts.end(),
+                                      [&](const auto& h) { return h.first == q.host; })) {
     return false;
   }
   return q.search.empty() || SearchMatches(q.search, job);

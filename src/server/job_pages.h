@@ -32,7 +32,7 @@ struct JobPageQuery {
   std::vector<std::string> states;  // upper case; empty: every state
   std::string host;                 // "" any host; else jobs with an allocation on it
   std::string search;               // lower case; "" none
-  std::string sort = "id";          // id, submit_time, start_time, end_time, user, queue, state, name
+  std::string sort = "id";  // id, submit_time, start_time, end_time, user, queue, state, name
   bool descending = true;
   int64_t offset = 0;
   int64_t limit = 50;  // page size, 1 ... 1000

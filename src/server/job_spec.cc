@@ -3,8 +3,8 @@
 #include <optional>
 #include <set>
 
-#include "server/job_arrays.h"
 #include "server/field_limits.h"
+#include "server/job_arrays.h"
 #include "wire/job_script.h"
 
 namespace sluice::server {
@@ -32,10 +32,9 @@ Status CheckFieldNames(const json& body, const std::string& where) {
     return InvalidArgument(where + ": expected a job object, got " + Describe(body));
   }
   static const std::set<std::string> kFields = {
-      "command",  "name",      "queue", "tasks",  "min_tasks", "max_tasks",
-      "resreq",   "run_limit", "begin", "depend", "exclusive", "hold",
-      "priority", "project",   "cwd",   "output", "error",     "env",
-      "script",   "array"};
+      "command",   "name",   "queue",  "tasks",     "min_tasks", "max_tasks", "resreq",
+      "run_limit", "begin",  "depend", "exclusive", "hold",      "priority",  "project",
+      "cwd",       "output", "error",  "env",       "script",    "array"};
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (!kFields.contains(it.key())) {
       return InvalidArgument(where + "." + it.key() + ": unknown field");
@@ -54,7 +53,8 @@ Status ParseScript(const json& body, const std::string& where, json& spec) {
   }
   if (script.get_ref<const std::string&>().size() > wire::kMaxScriptBytes) {
     return Status(StatusCode::kResourceExhausted,
-                  where + ".script: " + std::to_string(script.get_ref<const std::string&>().size()) +
+                  where +
+                      ".script: " + std::to_string(script.get_ref<const std::string&>().size()) +
                       " bytes exceed the limit of " + std::to_string(wire::kMaxScriptBytes));
   }
   if (body.contains("command") && !body["command"].is_array()) {
@@ -177,7 +177,7 @@ Result<json> ParseSubmission(const json& body, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ParseNumbers(body, where, spec));
   SLUICE_RETURN_IF_ERROR(ParseFlagsAndEnv(body, where, spec));
   SLUICE_RETURN_IF_ERROR(ParseArrayField(body, where, spec));  // R-UX-3
-  SLUICE_RETURN_IF_ERROR(CheckFieldLimits(spec, where));  // issue 19
+  SLUICE_RETURN_IF_ERROR(CheckFieldLimits(spec, where));       // issue 19
   return spec;
 }
 

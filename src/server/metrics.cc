@@ -212,7 +212,8 @@ void WriteJobGauges(const JobBook& book, const core::ClusterState& state, PromWr
   JobCounts counts = book.CountsWithElements();
   std::map<std::pair<std::string, std::string>, int64_t>& by_state = counts.by_state;
   for (const core::Queue& q : state.queues()) {
-    for (JobState s : kAllJobStates) by_state.try_emplace({std::string(ToString(s)), q.spec.name}, 0);
+    for (JobState s : kAllJobStates)
+      by_state.try_emplace({std::string(ToString(s)), q.spec.name}, 0);
   }
   w.Family("sluice_jobs", "gauge", "Jobs by state and queue.");
   for (const auto& [key, n] : by_state) {
@@ -234,15 +235,16 @@ void WriteQueueSeries(const std::vector<core::QueueCounters>& counters, const ch
 }
 
 void WriteAdmissionCounters(const std::vector<core::QueueCounters>& counters, PromWriter& w) {
-  WriteQueueSeries(counters, "sluice_oldest_pending_age_seconds", "gauge",
-                   "Age of the oldest waiting job.",
-                   [](const core::QueueCounters& c) { return double(c.oldest_pending_age); }, w);
-  WriteQueueSeries(counters, "sluice_gated_heads", "gauge",
-                   "Queue heads whose aging gate is active.",
-                   [](const core::QueueCounters& c) { return double(c.gated_heads); }, w);
-  WriteQueueSeries(counters, "sluice_unschedulable_total", "counter",
-                   "Jobs ended UNSCHEDULABLE or refused at submission (R-UX-2).",
-                   [](const core::QueueCounters& c) { return double(c.totals.unschedulable); }, w);
+  WriteQueueSeries(
+      counters, "sluice_oldest_pending_age_seconds", "gauge", "Age of the oldest waiting job.",
+      [](const core::QueueCounters& c) { return double(c.oldest_pending_age); }, w);
+  WriteQueueSeries(
+      counters, "sluice_gated_heads", "gauge", "Queue heads whose aging gate is active.",
+      [](const core::QueueCounters& c) { return double(c.gated_heads); }, w);
+  WriteQueueSeries(
+      counters, "sluice_unschedulable_total", "counter",
+      "Jobs ended UNSCHEDULABLE or refused at submission (R-UX-2).",
+      [](const core::QueueCounters& c) { return double(c.totals.unschedulable); }, w);
   w.Family("sluice_admission_attempts_total", "counter", "Admission attempts by outcome.");
   for (const auto& c : counters) {
     const std::pair<const char*, int64_t> outcomes[] = {
@@ -255,9 +257,10 @@ void WriteAdmissionCounters(const std::vector<core::QueueCounters>& counters, Pr
                static_cast<double>(n));
     }
   }
-  WriteQueueSeries(counters, "sluice_backfilled_admissions_total", "counter",
-                   "Jobs started ahead of a blocked head.",
-                   [](const core::QueueCounters& c) { return double(c.totals.backfilled); }, w);
+  WriteQueueSeries(
+      counters, "sluice_backfilled_admissions_total", "counter",
+      "Jobs started ahead of a blocked head.",
+      [](const core::QueueCounters& c) { return double(c.totals.backfilled); }, w);
 }
 
 void WriteCycleHistogram(const CycleTiming& timing, PromWriter& w) {

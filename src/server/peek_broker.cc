@@ -12,7 +12,8 @@ Result<PeekQuery> ParsePeekQuery(const std::multimap<std::string, std::string>& 
   for (const auto& [key, value] : params) {
     int64_t number = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-    const bool integer = error == std::errc() && end == value.data() + value.size() && !value.empty();
+    const bool integer =
+        error == std::errc() && end == value.data() + value.size() && !value.empty();
     if (key == "lines") {
       if (!integer || number < 1 || number > wire::kMaxPeekLines) {
         return InvalidArgument("lines: expected an integer in [1, " +
@@ -31,8 +32,8 @@ Result<PeekQuery> ParsePeekQuery(const std::multimap<std::string, std::string>& 
   return query;
 }
 
-Result<json> PeekBroker::Peek(std::unique_lock<std::mutex>& lock, ServerContext& ctx,
-                              JobBook& book, const Caller& caller, JobId id, int64_t lines,
+Result<json> PeekBroker::Peek(std::unique_lock<std::mutex>& lock, ServerContext& ctx, JobBook& book,
+                              const Caller& caller, JobId id, int64_t lines,
                               std::optional<int64_t> offset) {
   JobInfo* job = book.Find(id);
   if (job == nullptr) return NotFound("no job " + std::to_string(id));
@@ -48,15 +49,16 @@ Result<json> PeekBroker::Peek(std::unique_lock<std::mutex>& lock, ServerContext&
   }
   const std::string host = job->launch_host;
   const int64_t order_id = next_id_++;
-  orders_[host].push_back(wire::PeekOrder{
-      .id = order_id, .job = id, .lines = std::clamp<int64_t>(lines, 1, wire::kMaxPeekLines),
-      .offset = offset});
+  orders_[host].push_back(
+      wire::PeekOrder{.id = order_id,
+                      .job = id,
+                      .lines = std::clamp<int64_t>(lines, 1, wire::kMaxPeekLines),
+                      .offset = offset});
   waiting_.insert(order_id);
   ctx.work_cv.notify_all();  // the agent's outstanding long poll answers with the order
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
-  const bool answered = delivered_.wait_until(lock, deadline, [&] {
-    return results_.contains(order_id) || ctx.stopping;
-  });
+  const bool answered = delivered_.wait_until(
+      lock, deadline, [&] { return results_.contains(order_id) || ctx.stopping; });
   waiting_.erase(order_id);
   auto queued = orders_.find(host);
   if (queued != orders_.end()) {  // never taken: withdraw it
@@ -71,8 +73,8 @@ Result<json> PeekBroker::Peek(std::unique_lock<std::mutex>& lock, ServerContext&
   wire::PeekResult r = std::move(result->second);
   results_.erase(result);
   if (!r.error.empty()) return FailedPrecondition(r.error);
-  return json{{"job", id}, {"host", host}, {"text", r.text}, {"offset", r.offset},
-              {"size", r.size}};
+  return json{
+      {"job", id}, {"host", host}, {"text", r.text}, {"offset", r.offset}, {"size", r.size}};
 }
 
 std::vector<wire::PeekOrder> PeekBroker::TakeOrders(const std::string& host) {

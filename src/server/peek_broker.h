@@ -41,8 +41,8 @@ class PeekBroker {
       : timeout_(timeout) {}
 
   // `lines` (no offset) or the bytes from `offset` (follow mode).
-  Result<nlohmann::json> Peek(std::unique_lock<std::mutex>& lock, ServerContext& ctx,
-                              JobBook& book, const Caller& caller, JobId id, int64_t lines,
+  Result<nlohmann::json> Peek(std::unique_lock<std::mutex>& lock, ServerContext& ctx, JobBook& book,
+                              const Caller& caller, JobId id, int64_t lines,
                               std::optional<int64_t> offset);
 
   // The agent side, from AgentRegistry::Heartbeat: orders for `host` (taken), and results.

@@ -54,8 +54,8 @@ void RequestAuthenticator::Configure(const config::AuthConfig& auth) {
   for (const config::AgentCredential& a : auth.agents) {  // bound to their hosts (issue 19)
     add(a.token, a.token_sha256,
         Caller{.agent = true,
-               .agent_hosts = std::make_shared<const std::set<std::string>>(a.hosts.begin(),
-                                                                            a.hosts.end())});
+               .agent_hosts =
+                   std::make_shared<const std::set<std::string>>(a.hosts.begin(), a.hosts.end())});
   }
   for (const config::AuthUser& u : auth.users) {
     if (u.admin) admins.insert(u.name);

@@ -97,10 +97,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (server->port_ <= 0) {
     return Status(StatusCode::kUnavailable, "cannot listen on " + options.listen);
   }
-  server->url_ = !options.advertise.empty()
-                     ? options.advertise
-                     : (options.tls_cert.empty() ? "http://" : "https://") + host + ":" +
-                           std::to_string(server->port_);
+  server->url_ = !options.advertise.empty() ? options.advertise
+                                            : (options.tls_cert.empty() ? "http://" : "https://") +
+                                                  host + ":" + std::to_string(server->port_);
   const std::string store_url = options.store_url.empty() ? options.state_dir : options.store_url;
   const bool standby = store_url.starts_with("etcd://");
   Result<std::unique_ptr<store::Store>> store = store::Store::OpenUrl(
@@ -148,8 +147,8 @@ void Server::InstallRoutes(const ServerOptions& options) {
   InstallUiRoutes(*http_);  // the dashboard (dashboard_routes.h, R-UI-1)
   InstallStatsRoutes(*http_, *controller_, *stats_);
   stats_->Start();
-  guard_ = std::make_unique<ConnectionGuard>(
-      options.connections, options.log ? options.log : spdlog::default_logger());
+  guard_ = std::make_unique<ConnectionGuard>(options.connections,
+                                             options.log ? options.log : spdlog::default_logger());
   guard_->Attach(*http_);
   guard_->Watch(port_);
 }

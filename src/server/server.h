@@ -46,7 +46,7 @@ struct ServerOptions {
   int leader_lease_seconds = 3;  // the etcd election lease (R-HA-1)
   bool exit_when_deposed = false;
   ControllerOptions controller;
-  ConnectionLimits connections;  // caps and deadlines of HTTP connections
+  ConnectionLimits connections;         // caps and deadlines of HTTP connections
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
   Controller::ClockMs clock;            // null: the system clock
   int64_t stats_interval_seconds = 10;  // the dashboard's samples (stats_sampler.h, R-UI-3)

@@ -18,8 +18,8 @@ bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Respo
   ConnectionGuard::MarkHandling();
   Result<Caller> authenticated = c.AuthenticateRequest(req.get_header_value("Authorization"));
   if (authenticated && authenticated->agent) {
-    authenticated = Status(StatusCode::kPermissionDenied,
-                           "the agent token may only call /v1/agents/...");
+    authenticated =
+        Status(StatusCode::kPermissionDenied, "the agent token may only call /v1/agents/...");
   }
   if (!authenticated) {
     Send(res, ErrorReply(authenticated.error()));

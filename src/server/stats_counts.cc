@@ -16,9 +16,8 @@ void Controller::SampleStats(StatsSample& out, bool with_counts) {
     out.slots += host.spec.slots;
   }
   for (const core::Queue& queue : ctx_.state.queues()) {
-    QueueSample q{.name = queue.spec.name,
-                  .running = queue.running_jobs,
-                  .used_slots = queue.used_slots};
+    QueueSample q{
+        .name = queue.spec.name, .running = queue.running_jobs, .used_slots = queue.used_slots};
     for (const core::PendingEntry& e : queue.pending) {
       (e.job->state == core::JobState::kHeld ? q.held : q.pending) += 1;
     }

@@ -57,7 +57,8 @@ void StatsSampler::Run() {
     lock.unlock();
     SampleNow();
     lock.lock();
-    cv_.wait_for(lock, std::chrono::seconds(options_.interval_seconds), [this] { return stopping_; });
+    cv_.wait_for(lock, std::chrono::seconds(options_.interval_seconds),
+                 [this] { return stopping_; });
   }
 }
 
@@ -80,10 +81,17 @@ json StatsSampler::SampleJson(const StatsSample& s) {
                       {"running", q.running},
                       {"used_slots", q.used_slots}};
   }
-  return {{"time", s.time},       {"hosts", s.hosts},     {"hosts_ok", s.hosts_ok},
-          {"slots", s.slots},     {"used_slots", s.used_slots}, {"running", s.running},
-          {"pending", s.pending}, {"held", s.held},       {"starts", s.starts},
-          {"ends", s.ends},       {"queues", std::move(queues)}};
+  return {{"time", s.time},
+          {"hosts", s.hosts},
+          {"hosts_ok", s.hosts_ok},
+          {"slots", s.slots},
+          {"used_slots", s.used_slots},
+          {"running", s.running},
+          {"pending", s.pending},
+          {"held", s.held},
+          {"starts", s.starts},
+          {"ends", s.ends},
+          {"queues", std::move(queues)}};
 }
 
 // Steps: 1. parse `since` and `points`; 2. copy the samples after `since`; 3. merge
@@ -93,10 +101,11 @@ Result<json> StatsSampler::Json(const std::map<std::string, std::string>& query)
   int64_t points = 360;
   const int64_t capacity = static_cast<int64_t>(options_.capacity);
   for (const auto& [key, value] : query) {
-    Result<int64_t> n = key == "since"    ? QueryInteger(key, value, 0, int64_t{1} << 40)
-                        : key == "points" ? QueryInteger(key, value, 1, capacity)
-                                          : Result<int64_t>(InvalidArgument(
-                                                key + ": unknown query parameter (since, points)"));
+    Result<int64_t> n =
+        key == "since" ? QueryInteger(key, value, 0, int64_t{1} << 40)
+        : key == "points"
+            ? QueryInteger(key, value, 1, capacity)
+            : Result<int64_t>(InvalidArgument(key + ": unknown query parameter (since, points)"));
     if (!n) return n.error();
     (key == "since" ? since : points) = *n;
   }

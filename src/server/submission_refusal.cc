@@ -21,7 +21,8 @@ std::optional<Reply> SubmissionRefusals::Check(ServerContext& ctx, const Caller&
     refused_by_queue_[queue] += 1;
     json details = json::array();
     for (const core::ReasonDetail& detail : never->reasons.details) {
-      if (detail.code == never->reasons.main) details.push_back(json::parse(wire::ReasonDetailToJson(detail).dump()));
+      if (detail.code == never->reasons.main)
+        details.push_back(json::parse(wire::ReasonDetailToJson(detail).dump()));
     }
     json cause = {{"reason", "UNSCHEDULABLE"},
                   {"message", never->message},

@@ -104,7 +104,8 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
   json j = json::parse(text);
   if (!detail) return j;
   j["admission"] = AdmissionJson(job, state, now, !entry.reason.empty());
-  if (job.spec.contains("script")) j["script_bytes"] = job.spec["script"].get_ref<const std::string&>().size();
+  if (job.spec.contains("script"))
+    j["script_bytes"] = job.spec["script"].get_ref<const std::string&>().size();
   // Per-host verdicts of a waiting job (R-UX-4: `jobs -l`), as `sim --pending-at` shows them.
   const core::Job* cj = job.in_core ? state.FindJob(job.row.id) : nullptr;
   if (cj != nullptr && !entry.reason.empty() && j["reasons"].is_object()) {
@@ -117,7 +118,8 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
   if (entry.reasons && j["reasons"].is_object()) {
     // The `jobs -p` lines (R-PR-2), for readers without the core's renderer (the dashboard).
     json lines = json::array();
-    for (const core::ReasonDetail& d : entry.reasons->details) lines.push_back(core::RenderReason(d));
+    for (const core::ReasonDetail& d : entry.reasons->details)
+      lines.push_back(core::RenderReason(d));
     j["reasons"]["text"] = std::move(lines);
     j["reasons"]["headline"] = core::Headline(entry.reasons->main);
   }

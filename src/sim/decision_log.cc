@@ -1,7 +1,6 @@
 #include "sim/decision_log.h"
 
 #include <iterator>
-
 #include <nlohmann/json.hpp>
 
 #include "base/array_ids.h"
@@ -47,30 +46,40 @@ void DecisionLog::OnStart(Instant t, const core::Job& job, const core::ClusterSt
 
 void DecisionLog::OnFinish(Instant t, const core::Job& job) {
   if (job.state == core::JobState::kExit) {
-    fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"exit","cause":"{}"}})"
-                   "\n", t, JobRef{job.spec.id}, core::ToString(job.exit_cause));
+    fmt::format_to(std::back_inserter(buffer_),
+                   R"({{"t":{},"job":{},"event":"exit","cause":"{}"}})"
+                   "\n",
+                   t, JobRef{job.spec.id}, core::ToString(job.exit_cause));
   } else {
-    fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"finish"}})"
-                   "\n", t, JobRef{job.spec.id});
+    fmt::format_to(std::back_inserter(buffer_),
+                   R"({{"t":{},"job":{},"event":"finish"}})"
+                   "\n",
+                   t, JobRef{job.spec.id});
   }
   MaybeFlush();
 }
 
 void DecisionLog::OnExit(Instant t, JobId job, core::ExitCause cause, const std::string& message) {
-  fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"exit","cause":"{}","message":{}}})"
-                 "\n", t, JobRef{job}, core::ToString(cause), nlohmann::json(message).dump());
+  fmt::format_to(std::back_inserter(buffer_),
+                 R"({{"t":{},"job":{},"event":"exit","cause":"{}","message":{}}})"
+                 "\n",
+                 t, JobRef{job}, core::ToString(cause), nlohmann::json(message).dump());
   MaybeFlush();
 }
 
 void DecisionLog::OnCancel(Instant t, JobId job) {
-  fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"cancel"}})"
-                 "\n", t, JobRef{job});
+  fmt::format_to(std::back_inserter(buffer_),
+                 R"({{"t":{},"job":{},"event":"cancel"}})"
+                 "\n",
+                 t, JobRef{job});
   MaybeFlush();
 }
 
 void DecisionLog::OnPreempt(Instant t, JobId job, JobId for_job) {
-  fmt::format_to(std::back_inserter(buffer_), R"({{"t":{},"job":{},"event":"preempt","for":{}}})"
-                 "\n", t, JobRef{job}, for_job);
+  fmt::format_to(std::back_inserter(buffer_),
+                 R"({{"t":{},"job":{},"event":"preempt","for":{}}})"
+                 "\n",
+                 t, JobRef{job}, for_job);
   MaybeFlush();
 }
 

@@ -6,10 +6,10 @@
 // Keys always in this order; hosts in host-index order. docs/design/decisions-format.md.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "sim/simulator.h"
 

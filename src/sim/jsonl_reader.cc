@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <utility>
 
+#include "base/array_ids.h"
 #include "core/model/dependency.h"
 #include "core/model/job_array.h"
-#include "base/array_ids.h"
 #include "sim/swf_reader.h"
 
 namespace sluice::sim {
@@ -263,7 +263,7 @@ bool IsBlankLine(std::string_view line) {
 Result<Workload> ParseJsonl(std::string_view text, std::string_view filename,
                             const JsonlOptions& options) {
   Workload workload;
-  std::unordered_map<JobId, int64_t> line_of_id;  // lookups only; never iterated
+  std::unordered_map<JobId, int64_t> line_of_id;                // lookups only; never iterated
   std::vector<std::pair<int64_t, std::vector<JobId>>> depends;  // (line, named ids)
   int64_t line_number = 0;
   size_t pos = 0;
@@ -284,7 +284,8 @@ Result<Workload> ParseJsonl(std::string_view text, std::string_view filename,
         return at.Error("id", fmt::format("expected a unique id, {} is already on line {}",
                                           fields.job.spec.id, it->second));
       }
-      if (!fields.depends_on.empty()) depends.emplace_back(line_number, std::move(fields.depends_on));
+      if (!fields.depends_on.empty())
+        depends.emplace_back(line_number, std::move(fields.depends_on));
       workload.jobs.push_back(std::move(fields.job));
     }
   } catch (const Json::exception& e) {
@@ -295,7 +296,8 @@ Result<Workload> ParseJsonl(std::string_view text, std::string_view filename,
   for (const auto& [line, named] : depends) {
     for (JobId id : named) {
       if (!line_of_id.contains(ArrayIdOf(id))) {
-        return Location{filename, line}.Error("depend", fmt::format("no job {} in the workload", id));
+        return Location{filename, line}.Error("depend",
+                                              fmt::format("no job {} in the workload", id));
       }
     }
   }

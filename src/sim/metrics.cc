@@ -1,10 +1,10 @@
 #include "sim/metrics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace sluice::sim {
@@ -120,18 +120,21 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
     }
     if (record.is_array) continue;  // its elements are counted
     all.Add(record);
-    const std::string_view queue = record.queue.empty() ? "default" : std::string_view(record.queue);
+    const std::string_view queue =
+        record.queue.empty() ? "default" : std::string_view(record.queue);
     queue_group.Of(queue).Add(record);
     user_group.Of(record.user.empty() ? "-" : std::string_view(record.user)).Add(record);
     first_submit = std::min(first_submit, record.submit);
     if (record.end >= 0) last_end = std::max(last_end, record.end);
     double run = record.work_lost;
-    if (record.start >= 0 && record.end >= 0) run += static_cast<double>(record.end - record.start) * record.slots;
+    if (record.start >= 0 && record.end >= 0)
+      run += static_cast<double>(record.end - record.start) * record.slots;
     work += run;
     work_of_queue.Of(queue) += run;
     metrics.preemptions += record.preemptions;
     metrics.work_lost += record.work_lost;
-    if (record.preemptions > 0) metrics.preemptions_by_queue[std::string(queue)] += record.preemptions;
+    if (record.preemptions > 0)
+      metrics.preemptions_by_queue[std::string(queue)] += record.preemptions;
     if (record.cause == core::ExitCause::kUnschedulable) ++metrics.unschedulable;
     if (record.state == core::JobState::kCancelled) ++metrics.cancelled;
     if (record.start < 0 && record.end < 0) ++metrics.never_started;
@@ -217,8 +220,8 @@ std::string MetricsToTable(const Metrics& m, const std::string& title) {
   if (m.rejected > 0) row("rejected (closed queue)", fmt::format("{}", m.rejected));
   if (m.never_started > 0) row("never started", fmt::format("{}", m.never_started));
   row("avg wait (s)", fmt::format("{:.1f}", m.all.avg_wait));
-  row("p50 / p95 / p99 wait", fmt::format("{} / {} / {}", m.all.p50_wait, m.all.p95_wait,
-                                           m.all.p99_wait));
+  row("p50 / p95 / p99 wait",
+      fmt::format("{} / {} / {}", m.all.p50_wait, m.all.p95_wait, m.all.p99_wait));
   row("max wait (s)", fmt::format("{}", m.all.max_wait));
   row("max wait, blocked heads", fmt::format("{}", m.max_head_wait));
   if (m.gated_heads > 0) row("gated heads", fmt::format("{}", m.gated_heads));
@@ -234,9 +237,11 @@ std::string MetricsToTable(const Metrics& m, const std::string& title) {
     out += "  per queue:\n";
     for (const auto& [name, s] : m.by_queue) {
       auto u = m.utilization_by_queue.find(name);
-      out += fmt::format("    {:<14} jobs {:>8}  avg wait {:>10.1f} s  max wait {:>8} s  bsld {:.3f}  util {:.1f} %\n",
-                         name, s.jobs, s.avg_wait, s.max_wait, s.avg_bsld,
-                         u == m.utilization_by_queue.end() ? 0.0 : 100 * u->second);
+      out += fmt::format(
+          "    {:<14} jobs {:>8}  avg wait {:>10.1f} s  max wait {:>8} s  bsld {:.3f}  util {:.1f} "
+          "%\n",
+          name, s.jobs, s.avg_wait, s.max_wait, s.avg_bsld,
+          u == m.utilization_by_queue.end() ? 0.0 : 100 * u->second);
     }
   }
   return out;

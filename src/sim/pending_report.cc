@@ -1,6 +1,5 @@
 #include "sim/pending_report.h"
 
-
 namespace sluice::sim {
 
 namespace {
@@ -17,13 +16,14 @@ std::string PendingReportText(const std::vector<core::PendJob>& pending,
                               const core::ClusterState& state, Instant at,
                               const PendingReportOptions& options) {
   std::string out = std::to_string(pending.size()) + " pending " +
-                    (pending.size() == 1 ? "job" : "jobs") + " after the cycle at t=" +
-                    std::to_string(at) + "\n";
+                    (pending.size() == 1 ? "job" : "jobs") +
+                    " after the cycle at t=" + std::to_string(at) + "\n";
   for (const core::PendJob& pend : pending) {
     const core::Job* job = state.FindJob(pend.job);
     if (job == nullptr) continue;
     core::RenderOptions render{.hint = true, .estimate = {}, .per_host = options.per_host};
-    if (const StartEstimate* estimate = EstimateOf(options, pend.job)) render.estimate = EstimateText(*estimate);
+    if (const StartEstimate* estimate = EstimateOf(options, pend.job))
+      render.estimate = EstimateText(*estimate);
     out += "\n" + core::RenderPendingJob(*job, state, pend.reasons, render);
   }
   // Array elements that are not Jobs yet wait behind the listed ones (docs/design/arrays.md).
@@ -41,7 +41,9 @@ std::string PendingReportJsonLines(const std::vector<core::PendJob>& pending,
                                    const PendingReportOptions& options) {
   std::string out;
   for (const core::PendJob& pend : pending) {
-    out += wire::PendingJobToJson(pend, state, EstimateOf(options, pend.job), options.per_host).dump() + "\n";
+    out += wire::PendingJobToJson(pend, state, EstimateOf(options, pend.job), options.per_host)
+               .dump() +
+           "\n";
   }
   return out;
 }

@@ -7,10 +7,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/cycle/decision.h"
 #include "core/model/cluster_state.h"

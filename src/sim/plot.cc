@@ -1,8 +1,8 @@
 #include "sim/plot.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace sluice::sim {
 namespace {
@@ -16,10 +16,14 @@ constexpr double kGap = 70;
 std::string Escape(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
   }
   return out;
 }
@@ -28,17 +32,18 @@ std::string Escape(const std::string& text) {
 void Chart(std::string& svg, double top, const std::string& label, double max_value,
            const std::vector<std::pair<Instant, double>>& points, Instant t0, Instant t1) {
   const double width = kWidth - kLeft - 20;
-  fmt::format_to(std::back_inserter(svg),
-                 "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n",
-                 kLeft, top, width, kChartHeight);
-  fmt::format_to(std::back_inserter(svg),
-                 "<text x=\"{}\" y=\"{}\" font-size=\"13\">{}</text>\n", kLeft, top - 8, Escape(label));
+  fmt::format_to(
+      std::back_inserter(svg),
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n", kLeft,
+      top, width, kChartHeight);
+  fmt::format_to(std::back_inserter(svg), "<text x=\"{}\" y=\"{}\" font-size=\"13\">{}</text>\n",
+                 kLeft, top - 8, Escape(label));
   fmt::format_to(std::back_inserter(svg),
                  "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{:.0f}</text>\n",
                  kLeft - 6, top + 10, max_value);
   fmt::format_to(std::back_inserter(svg),
-                 "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">0</text>\n", kLeft - 6,
-                 top + kChartHeight);
+                 "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
+                 kLeft - 6, top + kChartHeight);
   const double span = std::max<double>(1, static_cast<double>(t1 - t0));
   const double scale = max_value > 0 ? kChartHeight / max_value : 0;
   svg += "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1\" points=\"";
@@ -78,12 +83,14 @@ std::string PlotSeries::Svg(const std::string& title, int64_t total_slots) const
       used = std::max(used, static_cast<double>(samples_[i].used_slots));
       queued = std::max(queued, static_cast<double>(samples_[i].pending_jobs));
     }
-    utilization.emplace_back(t, total_slots > 0 ? 100.0 * used / static_cast<double>(total_slots) : 0);
+    utilization.emplace_back(t,
+                             total_slots > 0 ? 100.0 * used / static_cast<double>(total_slots) : 0);
     pending.emplace_back(t, queued);
     max_pending = std::max(max_pending, queued);
   }
   Chart(svg, kTop + 10, "utilization (% of slots)", 100, utilization, t0, t1);
-  Chart(svg, kTop + 10 + kChartHeight + kGap, "pending jobs", std::max(1.0, max_pending), pending, t0, t1);
+  Chart(svg, kTop + 10 + kChartHeight + kGap, "pending jobs", std::max(1.0, max_pending), pending,
+        t0, t1);
   fmt::format_to(std::back_inserter(svg),
                  "<text x=\"{}\" y=\"{}\" font-size=\"11\">t = {} … {} s</text>\n</svg>\n", kLeft,
                  height - 10, t0, t1);

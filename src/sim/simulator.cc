@@ -6,10 +6,10 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/array_ids.h"
 #include "core/cycle/events.h"
 #include "core/driver/drive_loop.h"
 #include "core/model/job_array.h"
-#include "base/array_ids.h"
 
 namespace sluice::sim {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 struct FinishEvent {
   Instant time = 0;
   JobId job = kNoJob;
-  bool killed = false;  // reached its run limit (kill_at_limit)
+  bool killed = false;     // reached its run limit (kill_at_limit)
   uint64_t start_seq = 0;  // the run it ends: a preempted run's finish is stale
 
   friend bool operator>(const FinishEvent& a, const FinishEvent& b) {
@@ -138,7 +138,7 @@ class Replay final : public core::DecisionHandler {
   SimResult& result_;
   IndexOfJob index_of_;
   std::unordered_map<JobId, size_t> element_records_;  // lookups only
-  std::vector<size_t> order_;  // submissions by (submit time, id)
+  std::vector<size_t> order_;                          // submissions by (submit time, id)
   TimedInputs cancels_;
   TimedInputs releases_;
   std::unordered_set<JobId> rejected_;  // lookups only

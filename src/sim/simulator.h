@@ -41,13 +41,13 @@ struct JobRecord {
   Instant end = -1;    // -1: never ended
   core::JobState state = core::JobState::kPending;
   core::ExitCause cause = core::ExitCause::kNone;
-  bool rejected = false;      // its submission was refused (closed queue, or it depends on
-                              // a rejected job); it never entered the cluster
-  bool blocked_head = false;  // was ever its queue's head and temporarily unavailable
+  bool rejected = false;              // its submission was refused (closed queue, or it depends on
+                                      // a rejected job); it never entered the cluster
+  bool blocked_head = false;          // was ever its queue's head and temporarily unavailable
   std::optional<Instant> gate_since;  // when its aging gate activated, if it did
-  int32_t preemptions = 0;  // times it was preempted and requeued (R-CAP-3, R-CAP-4)
-  double work_lost = 0;     // slot-seconds of the runs preemption cut short
-  bool is_array = false;    // a job array's submission: each element has its own record
+  int32_t preemptions = 0;            // times it was preempted and requeued (R-CAP-3, R-CAP-4)
+  double work_lost = 0;               // slot-seconds of the runs preemption cut short
+  bool is_array = false;              // a job array's submission: each element has its own record
 };
 
 // Receives every decision and applied event as it happens (the --decisions file).
@@ -80,8 +80,8 @@ struct SimResult {
   int64_t evaluations = 0;
   // With pending_at: the reasons of the last cycle at or before it, in cycle order.
   std::vector<core::PendJob> pending;
-  Instant pending_time = 0;  // the time of that cycle
-  int64_t rejected = 0;       // submissions the core refused (JobRecord::rejected)
+  Instant pending_time = 0;           // the time of that cycle
+  int64_t rejected = 0;               // submissions the core refused (JobRecord::rejected)
   std::vector<std::string> warnings;  // one line per rejected submission
 };
 

@@ -1,11 +1,11 @@
 #include "sim/synthetic.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace sluice::sim {
 namespace {
@@ -31,7 +31,8 @@ int64_t Mem(std::mt19937_64& rng) { return 100 * (1 + static_cast<int64_t>(Below
 SyntheticShape DrawShape(std::mt19937_64& rng, int32_t racks) {
   SyntheticShape s;
   auto tasks = [&](int32_t lo, int32_t hi) {
-    s.min_tasks = s.max_tasks = lo + static_cast<int32_t>(Below(rng, static_cast<uint64_t>(hi - lo + 1)));
+    s.min_tasks = s.max_tasks =
+        lo + static_cast<int32_t>(Below(rng, static_cast<uint64_t>(hi - lo + 1)));
   };
   const int32_t model = 1 + static_cast<int32_t>(Below(rng, 8));
   switch (Below(rng, 14)) {
@@ -58,20 +59,24 @@ SyntheticShape DrawShape(std::mt19937_64& rng, int32_t racks) {
       break;
     }
     case 6:
-      s.resreq = fmt::format("select[type==gpu] rusage[gpu={}:mem={}]", 1 + Below(rng, 2), Mem(rng));
+      s.resreq =
+          fmt::format("select[type==gpu] rusage[gpu={}:mem={}]", 1 + Below(rng, 2), Mem(rng));
       tasks(1, 2);
       break;
     case 7:
-      s.resreq = fmt::format("1*{{select[type==gpu] rusage[gpu=1]}} + {}*{{select[type!=gpu] rusage[mem={}]}}",
-                             1 + Below(rng, 8), Mem(rng));
+      s.resreq = fmt::format(
+          "1*{{select[type==gpu] rusage[gpu=1]}} + {}*{{select[type!=gpu] rusage[mem={}]}}",
+          1 + Below(rng, 8), Mem(rng));
       break;
     case 8:
-      s.resreq = fmt::format("{{select[type==arm] rusage[mem={}]}} || {{select[type==x86 && model==m{}]}}",
-                             Mem(rng), model);
+      s.resreq =
+          fmt::format("{{select[type==arm] rusage[mem={}]}} || {{select[type==x86 && model==m{}]}}",
+                      Mem(rng), model);
       tasks(1, 8);
       break;
     case 9:
-      s.resreq = fmt::format("select[ssd && rack=={}]", Rack(static_cast<int32_t>(Below(rng, racks))));
+      s.resreq =
+          fmt::format("select[ssd && rack=={}]", Rack(static_cast<int32_t>(Below(rng, racks))));
       tasks(1, 4);
       break;
     case 10:
@@ -160,22 +165,27 @@ Result<JobId> FillRunning(const SyntheticOptions& options, core::ClusterState& s
     const core::Host& host = state.hosts()[h];
     const int64_t share = running / static_cast<int64_t>(hosts) +
                           (static_cast<int64_t>(h) < running % static_cast<int64_t>(hosts) ? 1 : 0);
-    const int32_t jobs = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(share, 1), used[h]));
+    const int32_t jobs =
+        static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(share, 1), used[h]));
     int32_t left = used[h];
     for (int32_t j = 0; j < jobs; ++j, ++id) {
       const int32_t slots = j + 1 == jobs ? left : used[h] / jobs;
       left -= slots;
-      core::JobSpec spec{.id = id,
-                         .user = fmt::format("u{:04d}", Below(rng, static_cast<uint64_t>(std::max(options.users, 1)))),
-                         .queue = fmt::format("q{}", 1 + Below(rng, static_cast<uint64_t>(std::max(options.queues, 1)))),
-                         .min_tasks = slots,
-                         .max_tasks = slots,
-                         .run_limit = 600 + static_cast<Duration>(Below(rng, 86400)),
-                         .submit_time = 0};
+      core::JobSpec spec{
+          .id = id,
+          .user =
+              fmt::format("u{:04d}", Below(rng, static_cast<uint64_t>(std::max(options.users, 1)))),
+          .queue = fmt::format("q{}",
+                               1 + Below(rng, static_cast<uint64_t>(std::max(options.queues, 1)))),
+          .min_tasks = slots,
+          .max_tasks = slots,
+          .run_limit = 600 + static_cast<Duration>(Below(rng, 86400)),
+          .submit_time = 0};
       SLUICE_RETURN_IF_ERROR(state.Submit(std::move(spec)));
       core::HostGrant grant{.host = host.index, .slots = slots};
       // Memory and gpus in proportion to the slots taken.
-      if (mem) grant.resources.push_back({*mem, host.ResourceTotal(*mem) * slots / host.spec.slots});
+      if (mem)
+        grant.resources.push_back({*mem, host.ResourceTotal(*mem) * slots / host.spec.slots});
       if (gpu && host.ResourceTotal(*gpu) > 0) {
         grant.resources.push_back({*gpu, host.ResourceTotal(*gpu) * slots / host.spec.slots});
       }
@@ -200,18 +210,20 @@ Status SubmitPending(const SyntheticOptions& options, const std::vector<Syntheti
   for (int64_t i = 0; i < options.pending; ++i) {
     // Popular shapes dominate: index floor(K u^2).
     const double u = Unit(rng);
-    const SyntheticShape& shape = shapes[static_cast<size_t>(u * u * static_cast<double>(shapes.size()))];
-    core::JobSpec spec{.id = first_id + static_cast<JobId>(i),
-                       .user = user_names[Below(rng, users)],
-                       .project = fmt::format("p{}", Below(rng, 8)),
-                       .queue = queue_names[Below(rng, queues)],
-                       .resreq = shape.resreq,
-                       .min_tasks = shape.min_tasks,
-                       .max_tasks = shape.max_tasks,
-                       .run_limit = 60 + static_cast<Duration>(Below(rng, 86400)),
-                       .priority = Below(rng, 10) == 0 ? 1 + static_cast<int32_t>(Below(rng, 3)) : 0,
-                       .submit_time = 1,
-                       .exclusive = shape.exclusive};
+    const SyntheticShape& shape =
+        shapes[static_cast<size_t>(u * u * static_cast<double>(shapes.size()))];
+    core::JobSpec spec{
+        .id = first_id + static_cast<JobId>(i),
+        .user = user_names[Below(rng, users)],
+        .project = fmt::format("p{}", Below(rng, 8)),
+        .queue = queue_names[Below(rng, queues)],
+        .resreq = shape.resreq,
+        .min_tasks = shape.min_tasks,
+        .max_tasks = shape.max_tasks,
+        .run_limit = 60 + static_cast<Duration>(Below(rng, 86400)),
+        .priority = Below(rng, 10) == 0 ? 1 + static_cast<int32_t>(Below(rng, 3)) : 0,
+        .submit_time = 1,
+        .exclusive = shape.exclusive};
     SLUICE_RETURN_IF_ERROR(state.Submit(std::move(spec)));
   }
   return Status::Ok();

@@ -291,8 +291,7 @@ Result<EtcdTxnResult> EtcdClient::Txn(const std::vector<EtcdCompare>& compares,
 }
 
 Result<EtcdLease> EtcdClient::GrantLease(int64_t ttl_seconds) {
-  Result<Json> body =
-      Call("/v3/lease/grant", Json{{"TTL", std::to_string(ttl_seconds)}}.dump());
+  Result<Json> body = Call("/v3/lease/grant", Json{{"TTL", std::to_string(ttl_seconds)}}.dump());
   if (!body) return body.error();
   const Json& j = *body;
   EtcdLease lease{.id = Int(j, "ID"), .ttl = Int(j, "TTL")};
@@ -302,8 +301,7 @@ Result<EtcdLease> EtcdClient::GrantLease(int64_t ttl_seconds) {
 
 Result<EtcdLease> EtcdClient::KeepAlive(int64_t lease_id) {
   // A client stream on the gateway: one request in the body, one result object out.
-  Result<Json> body =
-      Call("/v3/lease/keepalive", Json{{"ID", std::to_string(lease_id)}}.dump());
+  Result<Json> body = Call("/v3/lease/keepalive", Json{{"ID", std::to_string(lease_id)}}.dump());
   if (!body) return body.error();
   const Json& j = *body;
   if (j.contains("error")) {
@@ -315,8 +313,7 @@ Result<EtcdLease> EtcdClient::KeepAlive(int64_t lease_id) {
 }
 
 Status EtcdClient::RevokeLease(int64_t lease_id) {
-  Result<Json> body =
-      Call("/v3/lease/revoke", Json{{"ID", std::to_string(lease_id)}}.dump());
+  Result<Json> body = Call("/v3/lease/revoke", Json{{"ID", std::to_string(lease_id)}}.dump());
   return body ? Status::Ok() : body.error();
 }
 

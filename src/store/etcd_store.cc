@@ -254,7 +254,8 @@ std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch) const {
   std::vector<EtcdOp> ops;
   const std::string& p = options_.prefix;
   for (const StoredJob& j : batch.jobs) ops.push_back({.key = JobKey(j.id), .value = EncodeJob(j)});
-  for (JobId id : batch.deleted_jobs) ops.push_back({.kind = EtcdOp::Kind::kDelete, .key = JobKey(id)});
+  for (JobId id : batch.deleted_jobs)
+    ops.push_back({.kind = EtcdOp::Kind::kDelete, .key = JobKey(id)});
   for (const StoredHost& h : batch.hosts)
     ops.push_back({.key = p + "/hosts/" + h.name, .value = h.spec});
   if (batch.config_version) {

@@ -41,8 +41,7 @@ bool Before(int64_t end_a, JobId id_a, int64_t end_b, JobId id_b) {
 HistoryPage ScanHistory(std::vector<StoredJob> rows, const HistoryQuery& query) {
   std::vector<StoredJob> kept;
   for (StoredJob& row : rows) {
-    if (query.after &&
-        !Before(query.after->first, query.after->second, row.end_time, row.id)) {
+    if (query.after && !Before(query.after->first, query.after->second, row.end_time, row.id)) {
       continue;
     }
     const nlohmann::json spec = nlohmann::json::parse(row.spec, nullptr, false);

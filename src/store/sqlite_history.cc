@@ -111,8 +111,8 @@ Status CreateHistoryIndexes(sqlite3* db) { return Exec(db, kIndexes); }
 Result<std::unique_ptr<SqliteHistory>> SqliteHistory::Open(const std::string& db_path,
                                                            uint64_t epoch) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                      nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
     Status status = SqlError(db, "opening " + db_path + " for history");
     sqlite3_close(db);
     return status;

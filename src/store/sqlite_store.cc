@@ -263,8 +263,7 @@ class SqliteWriter {
     std::unique_lock lock(mu_);
     while (true) {
       cv_.wait(lock, [&] {
-        return !committing_ &&
-               (stopping_ || !queue_.empty() || wal_frames_ >= kCheckpointFrames);
+        return !committing_ && (stopping_ || !queue_.empty() || wal_frames_ >= kCheckpointFrames);
       });
       if (queue_.empty() && stopping_) return;
       if (!queue_.empty()) CommitGroup(lock);
@@ -396,8 +395,7 @@ class SqliteWriter {
       sqlite3_bind_int64(s, 22, j.preempt_kill_at);
       BindOptionalDouble(s, 23, j.cpu_seconds);
       BindOptionalDouble(s, 24, j.max_rss_mb);
-      sqlite3_bind_text(s, 25, j.message.data(), static_cast<int>(j.message.size()),
-                        SQLITE_STATIC);
+      sqlite3_bind_text(s, 25, j.message.data(), static_cast<int>(j.message.size()), SQLITE_STATIC);
       sqlite3_bind_text(s, 26, j.array_states.data(), static_cast<int>(j.array_states.size()),
                         SQLITE_STATIC);
       if (sqlite3_step(s) != SQLITE_DONE)

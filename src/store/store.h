@@ -115,9 +115,9 @@ struct Snapshot {
 };
 
 struct StoreStats {
-  int64_t transactions = 0;  // commits
-  int64_t batches = 0;       // Write calls committed (more than commits: group commit)
-  int64_t checkpoints = 0;   // SQLite: WAL checkpoints, run after acknowledging (0 on etcd)
+  int64_t transactions = 0;    // commits
+  int64_t batches = 0;         // Write calls committed (more than commits: group commit)
+  int64_t checkpoints = 0;     // SQLite: WAL checkpoints, run after acknowledging (0 on etcd)
   int64_t caller_commits = 0;  // SQLite: transactions CommitOnCaller ran (0 on etcd)
 };
 

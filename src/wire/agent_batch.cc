@@ -75,7 +75,8 @@ Status DecodePoll(const json& body, SeenNames& seen, BatchHeartbeatRequest& out)
       return InvalidArgument(where() + ": expected a host name");
     }
     const std::string& text = name.get_ref<const std::string&>();
-    if (!seen.insert(text).second) return InvalidArgument(where() + ": " + text + " is listed twice");
+    if (!seen.insert(text).second)
+      return InvalidArgument(where() + ": " + text + " is listed twice");
     out.poll.push_back(text);
   }
   return Status::Ok();

@@ -365,8 +365,8 @@ json EncodeRegister(const RegisterRequest& request) {
 }
 
 Result<RegisterRequest> DecodeRegister(const json& body) {
-  static const std::set<std::string> kFields = {"name",    "slots", "resources", "attributes",
-                                                "tags",    "running", "epoch", "instance"};
+  static const std::set<std::string> kFields = {"name", "slots",   "resources", "attributes",
+                                                "tags", "running", "epoch",     "instance"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   RegisterRequest request;
   SLUICE_RETURN_IF_ERROR(ReadHost(body, request.host));
@@ -393,22 +393,20 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
   for (const LaunchFailure& failure : request.launch_failed) {
     failed.push_back({{"job", failure.job}, {"message", failure.message}});
   }
-  json body = {{"epoch", request.epoch},
-               {"wait_ms", request.wait_ms},
-               {"running", request.running},
-               {"exited", exited},
-               {"launch_failed", failed},
-               {"instance", request.instance}};
+  json body = {{"epoch", request.epoch},     {"wait_ms", request.wait_ms},
+               {"running", request.running}, {"exited", exited},
+               {"launch_failed", failed},    {"instance", request.instance}};
   if (!request.peeks.empty()) {
     body["peeks"] = json::array();
-    for (const PeekResult& result : request.peeks) body["peeks"].push_back(EncodePeekResult(result));
+    for (const PeekResult& result : request.peeks)
+      body["peeks"].push_back(EncodePeekResult(result));
   }
   return body;
 }
 
 Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
-  static const std::set<std::string> kFields = {"epoch", "wait_ms", "running", "exited",
-                                                "launch_failed", "peeks", "instance"};
+  static const std::set<std::string> kFields = {"epoch",         "wait_ms", "running", "exited",
+                                                "launch_failed", "peeks",   "instance"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   HeartbeatRequest request;
   SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
@@ -458,9 +456,9 @@ json EncodeLaunch(const Launch& launch) {
     const int64_t ms = launch.run_limit->count();
     run_limit = ms % 1000 == 0 ? json(ms / 1000) : json(static_cast<double>(ms) / 1000);
   }
-  json body = {{"job", launch.job},      {"argv", launch.argv},     {"command", launch.command},
-               {"cwd", launch.cwd},      {"output", launch.output}, {"error", launch.error},
-               {"run_limit", run_limit}, {"env", launch.env},       {"user", launch.user},
+  json body = {{"job", launch.job},         {"argv", launch.argv},     {"command", launch.command},
+               {"cwd", launch.cwd},         {"output", launch.output}, {"error", launch.error},
+               {"run_limit", run_limit},    {"env", launch.env},       {"user", launch.user},
                {"account", launch.account}, {"script", launch.script}};
   if (launch.run != 0) body["run"] = launch.run;
   if (launch.mem_limit_mb) body["mem_limit_mb"] = *launch.mem_limit_mb;

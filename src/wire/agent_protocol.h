@@ -45,7 +45,6 @@ struct RegisterReply {
   int heartbeat_ms = 500;  // the agent's long-poll wait; decoded clamped to [10, 10000]
 };
 
-
 struct ExitReport {
   int64_t job = 0;
   // The run that ended: its launch's `run`, journaled with the exit. 0: not known (an older
@@ -78,7 +77,7 @@ struct HeartbeatRequest {
   std::set<int64_t> running;
   std::vector<ExitReport> exited;
   std::vector<LaunchFailure> launch_failed;
-  std::string instance;  // as registered (RegisterRequest::instance)
+  std::string instance;           // as registered (RegisterRequest::instance)
   std::vector<PeekResult> peeks;  // answers to `peek` orders (wire/peek.h)
 };
 
@@ -126,8 +125,8 @@ struct HeartbeatReply {
   std::vector<Launch> launch;
   std::vector<KillOrder> kill;
   std::vector<RunLimitOrder> run_limits;  // "run_limits": [{"job", "run_limit": s|null}]
-  std::vector<int64_t> ack;  // exits and launch failures the controller has committed
-  std::vector<PeekOrder> peek;  // output tails users asked for (wire/peek.h)
+  std::vector<int64_t> ack;               // exits and launch failures the controller has committed
+  std::vector<PeekOrder> peek;            // output tails users asked for (wire/peek.h)
 };
 
 // Agent -> controller.

@@ -16,8 +16,8 @@ std::string EstimateText(const StartEstimate& estimate) {
     for (size_t i = 0; i < shown; ++i) {
       text += (i > 0 ? ", " : "") + std::to_string(estimate.waits_for[i]);
     }
-    const int64_t total =
-        std::max<int64_t>(estimate.waits_for_count, static_cast<int64_t>(estimate.waits_for.size()));
+    const int64_t total = std::max<int64_t>(estimate.waits_for_count,
+                                            static_cast<int64_t>(estimate.waits_for.size()));
     if (total > static_cast<int64_t>(shown)) {
       text += " and " + std::to_string(total - static_cast<int64_t>(shown)) + " more";
     }

@@ -149,9 +149,8 @@ ordered_json HistorySummaryJson(const HistorySummary& summary) {
   for (const auto& [user, t] : summary.by_user) users.push_back(TotalsJson("user", user, t));
   ordered_json queues = ordered_json::array();
   for (const auto& [queue, t] : summary.by_queue) queues.push_back(TotalsJson("queue", queue, t));
-  return ordered_json{{"users", users},
-                      {"queues", queues},
-                      {"total", TotalsJson(nullptr, "", summary.total)}};
+  return ordered_json{
+      {"users", users}, {"queues", queues}, {"total", TotalsJson(nullptr, "", summary.total)}};
 }
 
 }  // namespace sluice::wire

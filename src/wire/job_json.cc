@@ -38,13 +38,27 @@ void AppendJsonString(std::string_view text, std::string& out) {
   out += '"';
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buffer[8];
@@ -84,7 +98,7 @@ std::shared_ptr<const std::string> FixedJobText(const json& spec) {
                       {"exclusive", spec.value("exclusive", false)},
                       {"depend", spec.value("depend", "")},
                       {"begin", spec.value("begin", json(nullptr))},
-                      {"command", CommandText(spec.value("command", json(""))) },
+                      {"command", CommandText(spec.value("command", json("")))},
                       {"cwd", spec.value("cwd", "")},
                       {"output", spec.value("output", "")},
                       {"error", spec.value("error", "")}};
@@ -94,14 +108,41 @@ std::shared_ptr<const std::string> FixedJobText(const json& spec) {
 }
 
 const std::vector<std::string>& JobFieldNames() {
-  static const std::vector<std::string> kNames = {
-      "id",        "name",      "user",      "queue",    "state",    "submit_time",
-      "start_time", "end_time", "exit_code", "cause",    "reason",   "tasks",
-      "min_tasks", "max_tasks", "resreq",    "run_limit", "priority", "project",
-      "exclusive", "depend",    "begin",     "command",  "cwd",      "output",
-      "error",     "hosts",     "dispatch_attempts", "message",
-      "account",   "cpu_seconds", "max_rss_mb", "estimated_start", "index", "array",
-      "elements"};
+  static const std::vector<std::string> kNames = {"id",
+                                                  "name",
+                                                  "user",
+                                                  "queue",
+                                                  "state",
+                                                  "submit_time",
+                                                  "start_time",
+                                                  "end_time",
+                                                  "exit_code",
+                                                  "cause",
+                                                  "reason",
+                                                  "tasks",
+                                                  "min_tasks",
+                                                  "max_tasks",
+                                                  "resreq",
+                                                  "run_limit",
+                                                  "priority",
+                                                  "project",
+                                                  "exclusive",
+                                                  "depend",
+                                                  "begin",
+                                                  "command",
+                                                  "cwd",
+                                                  "output",
+                                                  "error",
+                                                  "hosts",
+                                                  "dispatch_attempts",
+                                                  "message",
+                                                  "account",
+                                                  "cpu_seconds",
+                                                  "max_rss_mb",
+                                                  "estimated_start",
+                                                  "index",
+                                                  "array",
+                                                  "elements"};
   return kNames;
 }
 
@@ -185,9 +226,8 @@ void AppendReasons(const JobListEntry& e, std::string& out) {
 // estimated yet is unknown "not estimated yet".
 void AppendEstimate(const std::optional<core::StartEstimate>& estimate, std::string& out) {
   nlohmann::ordered_json members;
-  AddEstimateJson(estimate ? *estimate
-                           : core::StartEstimate{.unknown_because = "not estimated yet"},
-                  members);
+  AddEstimateJson(
+      estimate ? *estimate : core::StartEstimate{.unknown_because = "not estimated yet"}, members);
   for (auto it = members.begin(); it != members.end(); ++it) {
     if (it != members.begin()) {
       out += ',';

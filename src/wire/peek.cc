@@ -134,7 +134,8 @@ Result<PeekResult> DecodePeekResult(const json& entry, const std::string& where)
   SLUICE_RETURN_IF_ERROR(ReadText(entry, "text", where, result.text));
   SLUICE_RETURN_IF_ERROR(ReadText(entry, "error", where, result.error));
   if (static_cast<int64_t>(result.text.size()) > kMaxPeekBytes * 3) {
-    return InvalidArgument(where + ".text: longer than " + std::to_string(kMaxPeekBytes) + " bytes");
+    return InvalidArgument(where + ".text: longer than " + std::to_string(kMaxPeekBytes) +
+                           " bytes");
   }
   return result;
 }

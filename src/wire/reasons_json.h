@@ -29,7 +29,8 @@ std::optional<core::ReasonCode> ReasonCodeFromString(std::string_view name);
 
 // One host's verdict for a waiting job: {"host", "room"} or {"host", "code", "resource",
 // "needed", "available"} (per-host detail, R-PR-2).
-nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v, const core::ClusterState& state);
+nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v,
+                                         const core::ClusterState& state);
 
 // One pending job: job, reason, details, hint; estimated_start (and why unknown) when
 // `estimate` is given; hosts (per-host verdicts) when `per_host`. A job `state` does not know

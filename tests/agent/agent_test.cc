@@ -4,6 +4,8 @@
 // failures and a refused token. Jobs are real short processes; waits are bounded polls.
 #include "agent/agent.h"
 
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -11,9 +13,6 @@
 #include <functional>
 #include <mutex>
 #include <thread>
-
-#include <gtest/gtest.h>
-#include <httplib.h>
 
 #include "testing/subprocess.h"
 
@@ -30,7 +29,8 @@ using sluice::testing::TempDir;
 class FakeController {
  public:
   FakeController() {
-    server_.Post("/v1/agents/register", [this](const httplib::Request& req, httplib::Response& res) {
+    server_.Post("/v1/agents/register", [this](const httplib::Request& req,
+                                               httplib::Response& res) {
       std::lock_guard lock(mu_);
       if (req.get_header_value("Authorization") != "Bearer agent-token") {
         res.status = 401;
@@ -38,9 +38,9 @@ class FakeController {
         return;
       }
       registers_.push_back(json::parse(req.body));
-      res.set_content(json{{"epoch", epoch_}, {"lease_seconds", lease_seconds_},
-                           {"heartbeat_ms", 50}}.dump(),
-                      "application/json");
+      res.set_content(
+          json{{"epoch", epoch_}, {"lease_seconds", lease_seconds_}, {"heartbeat_ms", 50}}.dump(),
+          "application/json");
     });
     server_.Post(R"(/v1/agents/([^/]+)/heartbeat)",
                  [this](const httplib::Request& req, httplib::Response& res) {
@@ -131,8 +131,8 @@ class FakeController {
 class AgentRun {
  public:
   AgentRun(const FakeController& controller, const std::string& token = "agent-token") {
-    AgentOptions options{.server = controller.url(), .token = token,
-                         .fence_grace = 200ms, .tick = 5ms};
+    AgentOptions options{
+        .server = controller.url(), .token = token, .fence_grace = 200ms, .tick = 5ms};
     options.host = {.name = "h1", .slots = 4};
     options.runner.allow_root = true;  // launches name the test's own account (root here)
     agent_ = std::make_unique<Agent>(std::move(options));
@@ -170,10 +170,11 @@ std::string OwnAccount() {
 }
 
 json Launch(int64_t job, const std::string& command, const std::string& cwd) {
-  return {{"job", job}, {"argv", {"/bin/sh", "-c", command}}, {"command", command},
-          {"cwd", cwd}, {"output", ""}, {"error", ""}, {"run_limit", nullptr},
-          {"env", {{"SLUICE_JOB_ID", std::to_string(job)}}}, {"user", "alice"},
-          {"account", OwnAccount()}};
+  return {{"job", job},           {"argv", {"/bin/sh", "-c", command}},
+          {"command", command},   {"cwd", cwd},
+          {"output", ""},         {"error", ""},
+          {"run_limit", nullptr}, {"env", {{"SLUICE_JOB_ID", std::to_string(job)}}},
+          {"user", "alice"},      {"account", OwnAccount()}};
 }
 
 TEST(AgentTest, RunsALaunchAndResendsItsExitUntilAcknowledged) {
@@ -182,8 +183,8 @@ TEST(AgentTest, RunsALaunchAndResendsItsExitUntilAcknowledged) {
   std::atomic<int> heartbeats_after_exit{0};
   std::atomic<bool> launched{false};
   controller.Script([&](const json& request, json reply) {
-    if (!launched.exchange(true)) reply["launch"] = {Launch(1, "echo $SLUICE_JOB_ID > out; exit 3",
-                                                            dir.path())};
+    if (!launched.exchange(true))
+      reply["launch"] = {Launch(1, "echo $SLUICE_JOB_ID > out; exit 3", dir.path())};
     if (!request["exited"].empty() && ++heartbeats_after_exit >= 3) reply["ack"] = {1};
     return reply;
   });
@@ -289,8 +290,7 @@ TEST(AgentTest, ALaunchWithoutAnAccountIsAFailedLaunch) {
   AgentRun agent(controller);
   ASSERT_TRUE(Eventually([&] { return !controller.ExitReports(9).empty(); }));
   const json failure = controller.ExitReports(9).front();
-  EXPECT_NE(failure["message"].get<std::string>().find("no account"), std::string::npos)
-      << failure;
+  EXPECT_NE(failure["message"].get<std::string>().find("no account"), std::string::npos) << failure;
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "ran"));
 }
 

@@ -4,13 +4,12 @@
 // cleanup at start. The real-kernel paths are in job_runner_containment_test.cc.
 #include "agent/cgroup.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
-
-#include <gtest/gtest.h>
 
 #include "testing/subprocess.h"
 

@@ -6,6 +6,7 @@
 // Waits are bounded polls; every process a test starts is stopped by PID.
 #include <dirent.h>
 #include <grp.h>
+#include <gtest/gtest.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -14,8 +15,6 @@
 
 #include <filesystem>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "agent/job_runner.h"
 #include "agent/runner_waits.h"

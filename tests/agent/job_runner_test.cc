@@ -4,14 +4,13 @@
 // a test's verdict depends on.
 #include "agent/job_runner.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <map>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "agent/runner_waits.h"
 #include "testing/subprocess.h"
@@ -108,12 +107,12 @@ TEST(JobRunnerTest, ErrorDefaultsToTheOutputFile) {
 TEST(JobRunnerTest, RunsWithJobEnvironmentInItsWorkingDirectory) {
   TempDir dir;
   JobRunner runner;
-  JobSpec spec{.job = 9,
-               .command = "echo $SLUICE_JOB_ID $SLUICE_NTASKS $SLUICE_HOSTS; pwd",
-               .cwd = dir.path(),
-               .output = "env.out",
-               .env = {{"SLUICE_JOB_ID", "9"}, {"SLUICE_NTASKS", "4"},
-                       {"SLUICE_HOSTS", "h1:2,h2:2"}}};
+  JobSpec spec{
+      .job = 9,
+      .command = "echo $SLUICE_JOB_ID $SLUICE_NTASKS $SLUICE_HOSTS; pwd",
+      .cwd = dir.path(),
+      .output = "env.out",
+      .env = {{"SLUICE_JOB_ID", "9"}, {"SLUICE_NTASKS", "4"}, {"SLUICE_HOSTS", "h1:2,h2:2"}}};
   ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
   ASSERT_TRUE(WaitExit(runner, 9));
   EXPECT_EQ(ReadFile(dir.path() / "env.out"),
@@ -195,8 +194,9 @@ TEST(JobRunnerTest, ARepeatedKillSendsNoSecondTerm) {
   const fs::path ready = dir.path() / "ready";
   // Counts the TERMs it receives (issue 19: one TERM, then one KILL, no kill loop).
   JobSpec spec{.job = 9,
-               .command = "trap 'echo term >> terms' TERM; touch ready; "
-                          "while true; do sleep 0.05; done",
+               .command =
+                   "trap 'echo term >> terms' TERM; touch ready; "
+                   "while true; do sleep 0.05; done",
                .cwd = dir.path()};
   ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
   ASSERT_TRUE(WaitForFile(ready));
@@ -213,7 +213,8 @@ TEST(JobRunnerTest, ARepeatedKillSendsNoSecondTerm) {
 TEST(JobRunnerTest, KillWithGraceLetsTermEndTheJob) {
   TempDir dir;
   JobRunner runner;
-  JobSpec spec{.job = 10, .command = "trap 'exit 7' TERM; touch ready; while :; do sleep 0.05; done",
+  JobSpec spec{.job = 10,
+               .command = "trap 'exit 7' TERM; touch ready; while :; do sleep 0.05; done",
                .cwd = dir.path()};
   ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
   ASSERT_TRUE(WaitForFile(dir.path() / "ready"));
@@ -242,7 +243,8 @@ TEST(JobRunnerTest, LeftoverProcessesOfAFinishedJobAreKilled) {
 TEST(JobRunnerTest, EachJobIsItsOwnProcessGroup) {
   TempDir dir;
   JobRunner runner;
-  JobSpec spec{.job = 12, .command = "cut -d' ' -f5 /proc/$$/stat > pgid; echo $$ > pid", .cwd = dir.path()};
+  JobSpec spec{
+      .job = 12, .command = "cut -d' ' -f5 /proc/$$/stat > pgid; echo $$ > pid", .cwd = dir.path()};
   ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
   ASSERT_TRUE(WaitExit(runner, 12));
   auto pgid = ReadFile(dir.path() / "pgid");

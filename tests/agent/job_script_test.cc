@@ -1,10 +1,9 @@
 // The agent's private script copies (R-UX-1) and its peek reader (R-UX-5).
 #include "agent/job_script.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "agent/peek_reader.h"
 #include "testing/subprocess.h"
@@ -25,7 +24,7 @@ TEST(ScriptFilesTest, APrivateCopyRunWithItsInterpreterAndArguments) {
   EXPECT_EQ(spec.argv, (std::vector<std::string>{scripts.PathOf(7), "a", "b"}));
   EXPECT_TRUE(spec.command.empty());
   EXPECT_EQ(ReadFile(scripts.PathOf(7)), "#!/bin/bash\necho $1\n");
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(scripts.PathOf(7).c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0500u);
   ASSERT_EQ(stat((dir.path() / "scripts").c_str(), &st), 0);

@@ -62,8 +62,10 @@ TEST(VirtualRunTest, RuntimeAndExitComeFromTheEnvOrASleepCommand) {
 
 TEST(VirtualHostTest, AJobEndsOnItsTimerWithItsExitCodeUntilAcknowledged) {
   Fixture f;
-  f.Exchange(f.t0, {.epoch = 3, .launch = {LaunchOf(7, {{"SLUICE_VIRTUAL_RUNTIME", "5"},
-                                                        {"SLUICE_VIRTUAL_EXIT", "2"}})}});
+  f.Exchange(
+      f.t0,
+      {.epoch = 3,
+       .launch = {LaunchOf(7, {{"SLUICE_VIRTUAL_RUNTIME", "5"}, {"SLUICE_VIRTUAL_EXIT", "2"}})}});
   EXPECT_TRUE(f.host.IsRunning(7));
   EXPECT_TRUE(f.host.HasNews());  // the start is reported at once
   EXPECT_EQ(f.host.NextTimer(), f.t0 + 5s);
@@ -84,8 +86,8 @@ TEST(VirtualHostTest, AJobEndsOnItsTimerWithItsExitCodeUntilAcknowledged) {
 TEST(VirtualHostTest, ALaunchIsNeverRunTwice) {
   Fixture f;
   const wire::HeartbeatReply launch{.epoch = 3, .launch = {LaunchOf(7)}};
-  f.Exchange(f.t0, launch);        // runs 0 s: ends at the next tick
-  f.Exchange(f.t0 + 1s, launch);   // the repeat while the end is unacknowledged is dropped
+  f.Exchange(f.t0, launch);       // runs 0 s: ends at the next tick
+  f.Exchange(f.t0 + 1s, launch);  // the repeat while the end is unacknowledged is dropped
   f.Exchange(f.t0 + 2s, {.epoch = 3, .ack = {7}});
   // A delayed repeat answering a request sent before the acknowledgement: dropped.
   f.host.Tick(f.t0 + 3s);
@@ -112,8 +114,8 @@ TEST(VirtualHostTest, KillsAndRunLimitsEndJobsAsARunnerWould) {
   Fixture f;
   wire::Launch limited = LaunchOf(8, {{"SLUICE_VIRTUAL_RUNTIME", "100"}});
   limited.run_limit = 3s;
-  f.Exchange(f.t0, {.epoch = 3,
-                    .launch = {LaunchOf(7, {{"SLUICE_VIRTUAL_RUNTIME", "100"}}), limited}});
+  f.Exchange(f.t0,
+             {.epoch = 3, .launch = {LaunchOf(7, {{"SLUICE_VIRTUAL_RUNTIME", "100"}}), limited}});
   f.Exchange(f.t0 + 1s, {.epoch = 3, .kill = {{.job = 7, .grace_seconds = 10}}});
   wire::HeartbeatRequest killed = f.Exchange(f.t0 + 2s);
   ASSERT_EQ(killed.exited.size(), 1u);
@@ -130,7 +132,8 @@ TEST(VirtualHostTest, RunLimitOrdersMoveTheTimerFromTheJobsStart) {
   wire::Launch raised = LaunchOf(1, {{"SLUICE_VIRTUAL_RUNTIME", "100"}});
   raised.run_limit = 3s;
   wire::Launch lowered = LaunchOf(2, {{"SLUICE_VIRTUAL_RUNTIME", "5"}});
-  wire::Launch lifted = LaunchOf(3, {{"SLUICE_VIRTUAL_RUNTIME", "6"}, {"SLUICE_VIRTUAL_EXIT", "4"}});
+  wire::Launch lifted =
+      LaunchOf(3, {{"SLUICE_VIRTUAL_RUNTIME", "6"}, {"SLUICE_VIRTUAL_EXIT", "4"}});
   lifted.run_limit = 2s;
   f.Exchange(f.t0, {.epoch = 3, .launch = {raised, lowered, lifted}});
   // At t0+1: job 1's limit becomes 10 s, job 2 gets 2 s, job 3 has none any more; an order for

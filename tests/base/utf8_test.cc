@@ -17,10 +17,10 @@ TEST(Utf8Test, WellFormedSequencesHaveTheirLength) {
 
 TEST(Utf8Test, IllFormedSequencesAreRefusedWhereTheyStart) {
   EXPECT_EQ(Utf8SequenceLength("\xff", 0), 0u);
-  EXPECT_EQ(Utf8SequenceLength("\xc0\xaf", 0), 0u);              // overlong '/'
-  EXPECT_EQ(Utf8SequenceLength("\xe0\x80\xaf", 0), 0u);          // overlong, 3 bytes
-  EXPECT_EQ(Utf8SequenceLength("\xed\xa0\x80", 0), 0u);          // a surrogate
-  EXPECT_EQ(Utf8SequenceLength("\xf4\x90\x80\x80", 0), 0u);      // above U+10FFFF
+  EXPECT_EQ(Utf8SequenceLength("\xc0\xaf", 0), 0u);                  // overlong '/'
+  EXPECT_EQ(Utf8SequenceLength("\xe0\x80\xaf", 0), 0u);              // overlong, 3 bytes
+  EXPECT_EQ(Utf8SequenceLength("\xed\xa0\x80", 0), 0u);              // a surrogate
+  EXPECT_EQ(Utf8SequenceLength("\xf4\x90\x80\x80", 0), 0u);          // above U+10FFFF
   EXPECT_EQ(Utf8SequenceLength(std::string("\xe2\x82", 2), 0), 0u);  // cut off at the end
   EXPECT_EQ(FirstInvalidUtf8("ok\xc3\xa9 then \xff"), 10u);
   EXPECT_EQ(FirstInvalidUtf8("/%FF is fine, \x80 is not"), 14u);

@@ -22,7 +22,8 @@ TEST(CliExitCodeTest, UsageMistakesExitTwoAndHelpExitsZero) {
       {{"submit", "--no-such-flag", "--", "true"}, 2, "--no-such-flag"},
       {{}, 2, "subcommand"},
       {{"queue", "open"}, 2, "required"},
-      {{"server", "--config", "c.yaml", "--state", "s", "--keep-ended-seconds", "10"}, 2,
+      {{"server", "--config", "c.yaml", "--state", "s", "--keep-ended-seconds", "10"},
+       2,
        "at least 60 seconds"},
       {{"jobs", "--help"}, 0, ""},
   };

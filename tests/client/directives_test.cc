@@ -171,7 +171,8 @@ TEST(SlurmDependencyTest, TranslatesTypesSeparatorsAndArrayElements) {
   EXPECT_EQ(*TranslateSlurmDependency("afterok:5"), "done(5)");
   EXPECT_EQ(*TranslateSlurmDependency("after:1?afternotok:2"), "started(1) || exit(2)");
   EXPECT_EQ(*TranslateSlurmDependency("afterany:7_3"), "ended(7[3])");
-  for (std::string_view bad : {"", "afterok", "afterok:", "afterok:x", "a:1,b:2?c:3", "singleton"}) {
+  for (std::string_view bad :
+       {"", "afterok", "afterok:", "afterok:x", "a:1,b:2?c:3", "singleton"}) {
     SCOPED_TRACE(bad);
     EXPECT_FALSE(TranslateSlurmDependency(bad).has_value());
   }

@@ -2,10 +2,10 @@
 // renderer from the detail JSON, hosts/queues/limits tables, and the HTTP -> Status mapping.
 #include "client/format.h"
 
+#include <gtest/gtest.h>
+
 #include <set>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "client/rest_client.h"
 #include "core/reasons/render.h"
@@ -31,7 +31,8 @@ TEST(ReasonDetailFromJsonTest, ReadsTheFieldsOfTheApi) {
   EXPECT_EQ(detail->needed, 8);
   EXPECT_EQ(detail->available, 3);
   EXPECT_EQ(core::RenderReason(*detail), "Not enough job slots: needs 8, 3 free on 2 hosts");
-  auto reserved = wire::ReasonDetailFromJson(json::parse(R"({"code": "RESERVED", "job": 4, "time": null})"));
+  auto reserved =
+      wire::ReasonDetailFromJson(json::parse(R"({"code": "RESERVED", "job": 4, "time": null})"));
   ASSERT_TRUE(reserved.has_value());
   EXPECT_EQ(reserved->time, kInfinite);
   EXPECT_FALSE(wire::ReasonDetailFromJson(json::parse(R"({"code": 3})")).has_value());
@@ -60,8 +61,9 @@ TEST(FormatJobsTest, AnExitJobsMessageFollowsTheTable) {
     {"id": 10, "user": "alice", "state": "DONE", "queue": "normal", "tasks": 1, "hosts": [],
      "exit_code": 0, "name": "", "submit_time": null, "message": "launch failed on h1: x"}])json");
   const std::string text = FormatJobs(jobs);
-  EXPECT_TRUE(text.ends_with("\nJob 9 MEM_LIMIT: memory limit 64 MB reached (peak 64 MB, 1 "
-                             "process killed by the OOM killer)\n"))
+  EXPECT_TRUE(
+      text.ends_with("\nJob 9 MEM_LIMIT: memory limit 64 MB reached (peak 64 MB, 1 "
+                     "process killed by the OOM killer)\n"))
       << text;
   EXPECT_EQ(text.find("Job 10"), std::string::npos) << text;
 }

@@ -63,7 +63,7 @@ TEST(FrontEndTest, BothBinariesAnswerAlike) {
     const auto a = RunShell("env -u SLUICE_SERVER " + front + " " + args);
     // The complete binary under the same argv[0] (CLI11 prints it in usage lines).
     const auto b = RunShell("env -u SLUICE_SERVER bash -c 'exec -a \"$0\" \"$0-full\" \"$@\"' " +
-                       front + " " + args);
+                            front + " " + args);
     EXPECT_EQ(a.second, b.second);
     EXPECT_EQ(a.first, b.first);
   }

@@ -66,8 +66,11 @@ wire::HistoryEntry Entry() {
 }
 
 TEST(HistoryFormatTest, CsvReadsBackWithACsvReader) {
-  wire::HistoryEntry never_started{.id = 8, .user = "bob", .queue = "normal",
-                                   .state = "CANCELLED", .submit_time = 1'700'000'000,
+  wire::HistoryEntry never_started{.id = 8,
+                                   .user = "bob",
+                                   .queue = "normal",
+                                   .state = "CANCELLED",
+                                   .submit_time = 1'700'000'000,
                                    .end_time = 1'700'000'005};
   const std::string csv = FormatHistoryCsv({Entry(), never_started});
   const std::vector<Record> records = ReadCsv(csv);

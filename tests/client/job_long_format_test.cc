@@ -33,13 +33,37 @@ TEST(JobLongFormatTest, EveryFieldOnALabelledLine) {
                     {"a_future_member", "shown"},
                     {"admission", {{"policy", "fifo"}, {"seq", 3}}}};
   const std::string text = FormatJobLong(job);
-  for (std::string_view want :
-       {"Job 12\n", "  Name:", "sim", "  User:", "alice", "  State:", "EXIT since",
-        "  Command:", "job.sh a b (script, 120 bytes stored)", "  Tasks:", "4 (asked 4)",
-        "  Run limit:", "1:30:00 (5400 s)", "  Hosts:", "h1:4", "  Exit code:", "137",
-        "  Cause:", "RUN_LIMIT", "  Message:", "killed at its run limit", "  CPU time:",
-        "12.5 s", "  Peak memory:", "64 MB", "  a_future_member:", "shown", "  Admission:",
-        "policy", "fifo", "  Estimated start:"}) {
+  for (std::string_view want : {"Job 12\n",
+                                "  Name:",
+                                "sim",
+                                "  User:",
+                                "alice",
+                                "  State:",
+                                "EXIT since",
+                                "  Command:",
+                                "job.sh a b (script, 120 bytes stored)",
+                                "  Tasks:",
+                                "4 (asked 4)",
+                                "  Run limit:",
+                                "1:30:00 (5400 s)",
+                                "  Hosts:",
+                                "h1:4",
+                                "  Exit code:",
+                                "137",
+                                "  Cause:",
+                                "RUN_LIMIT",
+                                "  Message:",
+                                "killed at its run limit",
+                                "  CPU time:",
+                                "12.5 s",
+                                "  Peak memory:",
+                                "64 MB",
+                                "  a_future_member:",
+                                "shown",
+                                "  Admission:",
+                                "policy",
+                                "fifo",
+                                "  Estimated start:"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << " in\n" << text;
   }
 }
@@ -61,9 +85,9 @@ TEST(JobLongFormatTest, PendingReasonsWithPerHostDetailAndHint) {
                       {"hosts", json::array({{{"host", "h1"}, {"room", 2}},
                                              {{"host", "h2"}, {"code", "HOST_CLOSED"}}})}}}};
   const std::string text = FormatJobLong(job);
-  for (std::string_view want : {"  Pending reasons:\n", "    Per host:\n", "h1: room for 2",
-                                "h2: HOST_CLOSED", "What would let it start: waits for 6 slots",
-                                "unknown (no run limits)"}) {
+  for (std::string_view want :
+       {"  Pending reasons:\n", "    Per host:\n", "h1: room for 2", "h2: HOST_CLOSED",
+        "What would let it start: waits for 6 slots", "unknown (no run limits)"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << " in\n" << text;
   }
 }

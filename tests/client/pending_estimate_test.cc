@@ -12,9 +12,16 @@ namespace {
 using nlohmann::json;
 
 json Pending(json extra) {
-  json job = {{"id", 3},         {"user", "alice"}, {"state", "PENDING"}, {"queue", "normal"},
-              {"tasks", 1},      {"hosts", json::array()}, {"exit_code", nullptr},
-              {"name", ""},      {"submit_time", 1700000000}, {"reason", "PRIORITY_WAIT"}};
+  json job = {{"id", 3},
+              {"user", "alice"},
+              {"state", "PENDING"},
+              {"queue", "normal"},
+              {"tasks", 1},
+              {"hosts", json::array()},
+              {"exit_code", nullptr},
+              {"name", ""},
+              {"submit_time", 1700000000},
+              {"reason", "PRIORITY_WAIT"}};
   job.update(extra);
   return json::array({job});
 }
@@ -31,8 +38,8 @@ TEST(PendingEstimateTest, AKnownStartIsShownAsALocalTime) {
 }
 
 TEST(PendingEstimateTest, AnUnknownStartSaysWhy) {
-  const std::string text = FormatPendingJobs(
-      Pending({{"estimated_start", nullptr}, {"unknown_because", "it is held"}}));
+  const std::string text =
+      FormatPendingJobs(Pending({{"estimated_start", nullptr}, {"unknown_because", "it is held"}}));
   EXPECT_NE(text.find(" Start time unknown: it is held\n"), std::string::npos) << text;
   EXPECT_EQ(FormatPendingJobs(Pending(json::object())).find("Start time"), std::string::npos);
 }

@@ -14,8 +14,13 @@ TEST(ParseRunLimitTest, AcceptsBsubAndUnitForms) {
     std::string_view text;
     int64_t seconds;
   };
-  for (const Case& c : std::vector<Case>{{"10", 600}, {"1:30", 5400}, {"0:0:45", 45},
-                                         {"90s", 90}, {"10m", 600}, {"2h", 7200}, {"1d", 86400}}) {
+  for (const Case& c : std::vector<Case>{{"10", 600},
+                                         {"1:30", 5400},
+                                         {"0:0:45", 45},
+                                         {"90s", 90},
+                                         {"10m", 600},
+                                         {"2h", 7200},
+                                         {"1d", 86400}}) {
     SCOPED_TRACE(c.text);
     Result<int64_t> limit = ParseRunLimit(std::string(c.text));
     ASSERT_TRUE(limit.has_value());
@@ -51,10 +56,20 @@ TEST(ParseBeginTimeTest, RelativeEpochAndLocalForms) {
 }
 
 TEST(BuildSubmitBodyTest, MapsEveryFlag) {
-  SubmitFlags flags{.queue = "short", .tasks = "2,8", .resreq = "span[hosts=1]",
-                    .run_limit = "5", .depend = "done(3)", .begin = "+60", .exclusive = true,
-                    .hold = true, .output = "o.%j", .error = "/abs/e.%j", .cwd = "sub",
-                    .name = "sim", .project = "p1", .priority = 7,
+  SubmitFlags flags{.queue = "short",
+                    .tasks = "2,8",
+                    .resreq = "span[hosts=1]",
+                    .run_limit = "5",
+                    .depend = "done(3)",
+                    .begin = "+60",
+                    .exclusive = true,
+                    .hold = true,
+                    .output = "o.%j",
+                    .error = "/abs/e.%j",
+                    .cwd = "sub",
+                    .name = "sim",
+                    .project = "p1",
+                    .priority = 7,
                     .command = {"sleep 10"}};
   Result<json> body = BuildSubmitBody(flags, "/home/alice", 1000);
   ASSERT_TRUE(body.has_value()) << body.error().message();

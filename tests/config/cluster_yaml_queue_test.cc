@@ -58,7 +58,8 @@ TEST(ClusterYamlQueueTest, PercentagesAreWithinZeroToHundred) {
 TEST(ClusterYamlQueueTest, MaxCapacityIsAtLeastTheGuarantee) {
   ExpectError({"own", "queues:\n  - {name: a, capacity: 60, max_capacity: 50}\n",
                "t.yaml:2: queues[0].max_capacity: 50 < capacity 60"});
-  ExpectError({"inherited", "queue_defaults: {max_capacity: 50}\nqueues:\n  - {name: a, capacity: 60}\n",
+  ExpectError({"inherited",
+               "queue_defaults: {max_capacity: 50}\nqueues:\n  - {name: a, capacity: 60}\n",
                "t.yaml:1: queues[0].max_capacity: 50 < capacity 60 (from queue_defaults)"});
 }
 
@@ -87,7 +88,8 @@ queues:
 }
 
 TEST(ClusterYamlQueueTest, DefaultQueueNamesAQueue) {
-  EXPECT_EQ(MustParse("default_queue: b\nqueues:\n  - {name: a}\n  - {name: b}\n").default_queue, "b");
+  EXPECT_EQ(MustParse("default_queue: b\nqueues:\n  - {name: a}\n  - {name: b}\n").default_queue,
+            "b");
   ExpectError({"unknown", "default_queue: c\nqueues:\n  - {name: a}\n",
                "t.yaml:1: default_queue: unknown queue 'c'"});
 }
@@ -134,8 +136,9 @@ queues:
   ExpectError({"bad", "queues:\n  - {name: a, windows: [\"19:00-7:00\"]}\n",
                "t.yaml:2: queues[0].windows[0]: '19:00-7:00' is not a window \"hh:mm-hh:mm\" "
                "(00:00 to 23:59) or \"Ddd hh:mm-Ddd hh:mm\" (Ddd: Mon to Sun)"});
-  ExpectError({"empty", "queues:\n  - {name: a, windows: [\"Mon 08:00-Mon 08:00\"]}\n",
-               "t.yaml:2: queues[0].windows[0]: 'Mon 08:00-Mon 08:00' is empty (start equals end)"});
+  ExpectError(
+      {"empty", "queues:\n  - {name: a, windows: [\"Mon 08:00-Mon 08:00\"]}\n",
+       "t.yaml:2: queues[0].windows[0]: 'Mon 08:00-Mon 08:00' is empty (start equals end)"});
   ExpectError({"not a string", "queues:\n  - {name: a, windows: [[1]]}\n",
                "t.yaml:2: queues[0].windows[0]: expected a window \"hh:mm-hh:mm\", got a list"});
 }

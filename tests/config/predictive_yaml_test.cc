@@ -27,15 +27,16 @@ TEST(PredictiveYamlTest, ReadsEveryKnob) {
   ASSERT_TRUE(result.has_value()) << result.error().message();
   const core::QueueSpec& queue = result->queues.at(0);
   EXPECT_EQ(queue.policy, core::PolicyKind::kPredictiveBackfill);
-  EXPECT_EQ(queue.predictive, (core::PredictiveKnobs{.history_runs = 3,
-                                                     .history_match = core::HistoryMatch::kUserLimit,
-                                                     .order = core::BackfillOrder::kExpansion,
-                                                     .age_after = 600,
-                                                     .age_limits = 3,
-                                                     .reserve_after = 86400,
-                                                     .reserve_depth = 2,
-                                                     .reserve_top = 3,
-                                                     .predicted_guard = true}));
+  EXPECT_EQ(queue.predictive,
+            (core::PredictiveKnobs{.history_runs = 3,
+                                   .history_match = core::HistoryMatch::kUserLimit,
+                                   .order = core::BackfillOrder::kExpansion,
+                                   .age_after = 600,
+                                   .age_limits = 3,
+                                   .reserve_after = 86400,
+                                   .reserve_depth = 2,
+                                   .reserve_top = 3,
+                                   .predicted_guard = true}));
 }
 
 TEST(PredictiveYamlTest, UnsetKnobsKeepTheirDefaults) {

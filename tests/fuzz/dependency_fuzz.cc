@@ -24,9 +24,8 @@ void Require(bool ok, const char* what) {
 
 // A state per job id derived from the id, so every state (and unknown jobs) occurs.
 std::optional<DependTarget> Lookup(JobId id) {
-  static constexpr JobState kStates[] = {JobState::kPending, JobState::kHeld,
-                                         JobState::kRunning, JobState::kDone,
-                                         JobState::kExit,    JobState::kCancelled};
+  static constexpr JobState kStates[] = {JobState::kPending, JobState::kHeld, JobState::kRunning,
+                                         JobState::kDone,    JobState::kExit, JobState::kCancelled};
   if (id % 7 == 6) return std::nullopt;
   return DependTarget{.state = kStates[id % 6], .started = id % 2 == 0};
 }
@@ -52,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Require(again->jobs() == parsed->jobs(), "the round trip changed the jobs");
   const DependEvaluation a = parsed->Evaluate(Lookup);
   const DependEvaluation b = again->Evaluate(Lookup);
-  Require(a.verdict == b.verdict && a.condition == b.condition, "the round trip changed the verdict");
+  Require(a.verdict == b.verdict && a.condition == b.condition,
+          "the round trip changed the verdict");
   Require((a.verdict == DependVerdict::kSatisfied) == a.condition.empty(),
           "a condition is reported exactly when the dependency is not satisfied");
   return 0;

@@ -111,15 +111,18 @@ TEST_P(SimCaseTest, MatchesGoldenFiles) {
     testing::ProcessResult report = RunProcess(pending, scratch.path());
     ASSERT_TRUE(report.error.empty()) << report.error;
     ASSERT_EQ(report.exit_code, 0) << report.stderr_text;
-    ExpectGolden(dir / (json ? "expected.pending.jsonl" : "expected.pending.txt"), report.stdout_text);
+    ExpectGolden(dir / (json ? "expected.pending.jsonl" : "expected.pending.txt"),
+                 report.stdout_text);
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, SimCaseTest, ::testing::ValuesIn(FindCases()),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            std::string name = param.param;
-                           std::replace_if(name.begin(), name.end(),
-                                           [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+                           std::replace_if(
+                               name.begin(), name.end(),
+                               [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
+                               '_');
                            return name;
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SimCaseTest);

@@ -28,7 +28,6 @@
 #include "testing/reference_sim.h"
 #include "testing/subprocess.h"
 
-
 namespace sluice {
 namespace {
 

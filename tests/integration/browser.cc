@@ -81,12 +81,23 @@ std::optional<std::string> Browser::Find() {
 Browser::Browser(const std::string& binary, int width, int height) {
   signal(SIGPIPE, SIG_IGN);  // a dead browser is an error reply, not a killed test
   std::vector<std::string> argv = {
-      binary, "--headless=new", "--remote-debugging-pipe", "--no-first-run",
-      "--no-default-browser-check", "--disable-gpu", "--disable-dev-shm-usage",
-      "--disable-extensions", "--disable-background-networking", "--disable-sync",
-      "--disable-component-update", "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
+      binary,
+      "--headless=new",
+      "--remote-debugging-pipe",
+      "--no-first-run",
+      "--no-default-browser-check",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--disable-extensions",
+      "--disable-background-networking",
+      "--disable-sync",
+      "--disable-component-update",
+      "--disable-default-apps",
+      "--mute-audio",
+      "--hide-scrollbars",
       "--user-data-dir=" + (profile_.path() / "profile").string(),
-      "--window-size=" + std::to_string(width) + "," + std::to_string(height), "about:blank"};
+      "--window-size=" + std::to_string(width) + "," + std::to_string(height),
+      "about:blank"};
   if (geteuid() == 0) argv.insert(argv.begin() + 1, "--no-sandbox");  // root: no sandbox
   std::vector<char*> args;
   for (std::string& arg : argv) args.push_back(arg.data());
@@ -127,8 +138,8 @@ Browser::Browser(const std::string& binary, int width, int height) {
   setpgid(pid_, pid_);
   json target = Send("Target.createTarget", {{"url", "about:blank"}}, true);
   if (!target.is_object()) {
-    error_ = "chromium did not answer on its pipe: " + error_ + "; its log: " +
-             testing::ReadFile(log).value_or("").substr(0, 2000);
+    error_ = "chromium did not answer on its pipe: " + error_ +
+             "; its log: " + testing::ReadFile(log).value_or("").substr(0, 2000);
     return;
   }
   json attached = Send("Target.attachToTarget",
@@ -180,7 +191,8 @@ json Browser::Read(Clock::time_point deadline) {
       if (!message.is_discarded()) return message;
       continue;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return nullptr;
     pollfd fd{.fd = from_browser_, .events = POLLIN, .revents = 0};
     if (poll(&fd, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -203,7 +215,8 @@ void Browser::OnEvent(const json& message) {
   if (method == "Runtime.consoleAPICalled") {
     const std::string type = params.value("type", "");
     if (type == "error" || type == "assert") {
-      errors_.push_back("console." + type + ": " + ConsoleText(params.value("args", json::array())));
+      errors_.push_back("console." + type + ": " +
+                        ConsoleText(params.value("args", json::array())));
     }
   }
   if (method == "Log.entryAdded") {
@@ -255,9 +268,8 @@ bool Browser::Navigate(const std::string& url) {
 }
 
 json Browser::Eval(const std::string& expression) {
-  json result = Send("Runtime.evaluate", {{"expression", expression},
-                                          {"awaitPromise", true},
-                                          {"returnByValue", true}});
+  json result = Send("Runtime.evaluate",
+                     {{"expression", expression}, {"awaitPromise", true}, {"returnByValue", true}});
   if (!result.is_object()) return nullptr;
   if (result.contains("exceptionDetails")) {
     error_ = "eval: " + result["exceptionDetails"].dump();
@@ -288,10 +300,8 @@ bool Browser::Screenshot(const fs::path& path) {
 }
 
 void Browser::Resize(int width, int height, bool mobile) {
-  Send("Emulation.setDeviceMetricsOverride", {{"width", width},
-                                              {"height", height},
-                                              {"deviceScaleFactor", 1},
-                                              {"mobile", mobile}});
+  Send("Emulation.setDeviceMetricsOverride",
+       {{"width", width}, {"height", height}, {"deviceScaleFactor", 1}, {"mobile", mobile}});
 }
 
 }  // namespace sluice::integration

@@ -13,11 +13,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "testing/subprocess.h"
 
@@ -41,7 +40,8 @@ class Browser {
 
   // Sends a command to the page's session (or the browser when `browser_level`) and waits at
   // most 15 s for its reply; returns its "result", or a null json (error() says why).
-  nlohmann::json Send(const std::string& method, const nlohmann::json& params = nlohmann::json::object(),
+  nlohmann::json Send(const std::string& method,
+                      const nlohmann::json& params = nlohmann::json::object(),
                       bool browser_level = false);
   // Loads `url` and waits for the load event (bounded).
   bool Navigate(const std::string& url);

@@ -1,14 +1,13 @@
 #include "integration/cluster_harness.h"
 
 #include <fcntl.h>
+#include <httplib.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <thread>
-
-#include <httplib.h>
 
 #include "testing/build_paths.h"
 

@@ -18,10 +18,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "testing/subprocess.h"
 
@@ -69,8 +68,7 @@ class Cluster {
 
   // Starts the server (reusing the previous port after the first start). Returns false with
   // the server's stderr in `error` if it exits or prints no address within 20 s.
-  bool StartServer(std::string* error = nullptr,
-                   const std::vector<std::string>& extra_flags = {});
+  bool StartServer(std::string* error = nullptr, const std::vector<std::string>& extra_flags = {});
   void KillServer(int sig = SIGKILL);
   ChildProcess* server() { return server_.get(); }
 
@@ -85,7 +83,8 @@ class Cluster {
   bool AgentRunning(const std::string& name);
 
   // Runs the CLI: `sluice ARGS --server URL --token TOKEN`, bounded to 60 s.
-  testing::ProcessResult Cli(std::vector<std::string> args, const std::string& token = "alice-token");
+  testing::ProcessResult Cli(std::vector<std::string> args,
+                             const std::string& token = "alice-token");
 
   // REST for inspection. Returns a null json on failure; `status` gets the HTTP status.
   nlohmann::json Get(const std::string& path, const std::string& token = "admin-token",

@@ -45,8 +45,8 @@ bool AllHostsConnected(Cluster& cluster, size_t count) {
 
 class ClusterTest : public ::testing::Test {
  protected:
-  void Start(const std::string& hosts_and_queues, const std::vector<std::string>& agents,
-             int slots, const std::vector<std::string>& server_flags = {}) {
+  void Start(const std::string& hosts_and_queues, const std::vector<std::string>& agents, int slots,
+             const std::vector<std::string>& server_flags = {}) {
     cluster_ = std::make_unique<Cluster>(DefaultClusterYaml(hosts_and_queues));
     std::string error;
     ASSERT_TRUE(cluster_->StartServer(&error, server_flags)) << error;
@@ -70,10 +70,10 @@ TEST_F(ClusterTest, JobsOfSeveralShapesRunWithOutputAndExitCodes) {
   Start(kThreeHosts, {"h1", "h2", "h3"}, 4);
   Cluster& c = *cluster_;
   const std::string out = (c.dir() / "out.%j").string();
-  const int64_t hello = SubmitId(c.Cli({"submit", "--parsable", "-o", out, "--",
-                                        "echo hello $SLUICE_JOB_ID $SLUICE_NTASKS; pwd"}));
-  const int64_t wide = SubmitId(c.Cli({"submit", "--parsable", "-n", "6", "-o", out, "--",
-                                       "echo $SLUICE_HOSTS"}));
+  const int64_t hello = SubmitId(c.Cli(
+      {"submit", "--parsable", "-o", out, "--", "echo hello $SLUICE_JOB_ID $SLUICE_NTASKS; pwd"}));
+  const int64_t wide =
+      SubmitId(c.Cli({"submit", "--parsable", "-n", "6", "-o", out, "--", "echo $SLUICE_HOSTS"}));
   const int64_t fails = SubmitId(c.Cli({"submit", "--parsable", "--", "exit 3"}));
   const int64_t argv = SubmitId(c.Cli({"submit", "--parsable", "-n", "2", "-R", "span[hosts=1]",
                                        "-o", out, "--cwd", c.dir().string(), "--", "echo", "a b"}));
@@ -119,8 +119,8 @@ TEST_F(ClusterTest, JobsOfSeveralShapesRunWithOutputAndExitCodes) {
   ASSERT_TRUE(jobs.is_array());
   ASSERT_EQ(jobs.size(), 5u);
   for (const json& entry : jobs) {
-    for (const char* key : {"id", "state", "user", "queue", "submit_time", "start_time",
-                            "end_time", "exit_code", "reason"}) {
+    for (const char* key : {"id", "state", "user", "queue", "submit_time", "start_time", "end_time",
+                            "exit_code", "reason"}) {
       EXPECT_TRUE(entry.contains(key)) << key << " missing in " << entry.dump();
     }
     EXPECT_EQ(entry["user"], "alice");
@@ -132,8 +132,8 @@ TEST_F(ClusterTest, CancelHoldReleaseReasonsAndAuth) {
   Start(kThreeHosts, {"h1", "h2", "h3"}, 4);
   Cluster& c = *cluster_;
   // A job that fills the cluster runs; the next ones wait behind it.
-  const int64_t big = SubmitId(c.Cli({"submit", "--parsable", "-n", "12", "--cwd",
-                                      c.dir().string(), "--", "echo $$ > big.pid; exec sleep 60"}));
+  const int64_t big = SubmitId(c.Cli({"submit", "--parsable", "-n", "12", "--cwd", c.dir().string(),
+                                      "--", "echo $$ > big.pid; exec sleep 60"}));
   ASSERT_TRUE(Eventually([&] { return c.JobState(big) == "RUNNING"; })) << c.Job(big).dump();
   const int64_t waiting = SubmitId(c.Cli({"submit", "--parsable", "-n", "4", "--", "true"}));
   const int64_t held = SubmitId(c.Cli({"submit", "--parsable", "-H", "--", "true"}));
@@ -149,7 +149,8 @@ TEST_F(ClusterTest, CancelHoldReleaseReasonsAndAuth) {
   EXPECT_NE(pending.stdout_text.find("\n" + std::to_string(waiting) + " "), std::string::npos)
       << pending.stdout_text;
   EXPECT_EQ(pending.stdout_text.find("\n" + std::to_string(big) + " "), std::string::npos)
-      << "running job listed as pending:\n" << pending.stdout_text;
+      << "running job listed as pending:\n"
+      << pending.stdout_text;
 
   // Auth: bob may not cancel alice's job; no token is 401.
   testing::ProcessResult refused = c.Cli({"cancel", std::to_string(waiting)}, "bob-token");
@@ -203,7 +204,8 @@ TEST_F(ClusterTest, AdminVerbsOpenCloseActivateAndInactivate) {
   EXPECT_EQ(queue_field("open"), false);
   testing::ProcessResult refused_submit = c.Cli({"submit", "--", "true"});
   EXPECT_EQ(refused_submit.exit_code, 2);
-  EXPECT_NE(refused_submit.stderr_text.find("closed"), std::string::npos) << refused_submit.stderr_text;
+  EXPECT_NE(refused_submit.stderr_text.find("closed"), std::string::npos)
+      << refused_submit.stderr_text;
   EXPECT_EQ(c.Cli({"queue", "open", "normal"}, "admin-token").exit_code, 0);
   EXPECT_EQ(queue_field("open"), true);
 
@@ -228,7 +230,8 @@ TEST_F(ClusterTest, AdminVerbsOpenCloseActivateAndInactivate) {
   testing::ProcessResult user = c.Cli({"queue", "close", "normal"}, "alice-token");
   EXPECT_EQ(user.exit_code, 1);
   EXPECT_NE(user.stderr_text.find("Queue <normal>: error: alice is not an administrator"),
-            std::string::npos) << user.stderr_text;
+            std::string::npos)
+      << user.stderr_text;
   EXPECT_EQ(queue_field("open"), true);
   EXPECT_EQ(c.Cli({"host", "close", "h1"}, "bob-token").exit_code, 1);
   EXPECT_EQ(c.HostState("h1"), "ok");
@@ -238,7 +241,8 @@ TEST_F(ClusterTest, AdminVerbsOpenCloseActivateAndInactivate) {
   EXPECT_EQ(several.exit_code, 2);
   EXPECT_EQ(several.stdout_text, "Host <h2> is closed\nHost <h3> is closed\n");
   EXPECT_NE(several.stderr_text.find("Host <nosuch>: error: no host named 'nosuch'"),
-            std::string::npos) << several.stderr_text;
+            std::string::npos)
+      << several.stderr_text;
 }
 
 TEST_F(ClusterTest, ASecondServerOnTheSameStateDirectoryRefusesToStart) {
@@ -283,10 +287,14 @@ TEST_F(ClusterTest, ALostAgentMakesItsHostUnavailAndItsJobIsRequeued) {
   ASSERT_TRUE(Eventually([&] { return c.HostState(first_host) == "unavail"; }, 20s))
       << c.Get("/v1/hosts").dump();
   // on_host_loss: requeue — the job runs again, on the surviving host.
-  ASSERT_TRUE(Eventually([&] {
-    json info = c.Job(job);
-    return info["state"] == "RUNNING" && !info["hosts"].empty() && info["hosts"][0]["name"] == other;
-  }, 20s)) << c.Job(job).dump();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        json info = c.Job(job);
+        return info["state"] == "RUNNING" && !info["hosts"].empty() &&
+               info["hosts"][0]["name"] == other;
+      },
+      20s))
+      << c.Job(job).dump();
 
   c.StartAgent(first_host, 2);
   ASSERT_TRUE(Eventually([&] { return c.HostState(first_host) == "ok"; }, 20s))

@@ -5,6 +5,8 @@
 // id to a file); the fifo queue's committed admission order is the submission order; and the
 // gated head's bypass count, first-blocked time and gate state read right before a kill are
 // identical right after the restart.
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 
 #include <atomic>
@@ -13,9 +15,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
-#include <httplib.h>
 
 #include "integration/cluster_harness.h"
 
@@ -45,8 +44,11 @@ constexpr int kJobs = 2000;
 
 json Snapshot(const json& job) {
   const json& a = job["admission"];
-  return {{"bypass_count", a["bypass_count"]}, {"first_blocked", a["first_blocked"]},
-          {"gate", a["gate"]}, {"gate_active", a["gate_active"]}, {"seq", a["seq"]}};
+  return {{"bypass_count", a["bypass_count"]},
+          {"first_blocked", a["first_blocked"]},
+          {"gate", a["gate"]},
+          {"gate_active", a["gate_active"]},
+          {"seq", a["seq"]}};
 }
 
 TEST(CrashTest, KilledServerLosesNothingAndRunsNothingTwice) {
@@ -69,8 +71,8 @@ TEST(CrashTest, KilledServerLosesNothingAndRunsNothingTwice) {
   std::vector<int64_t> acked;
   std::map<int64_t, std::string> queue_of;
   for (int i = 0; i < 4; ++i) {
-    json reply = c.Post("/v1/jobs", {{"command", record + "; sleep 10"}, {"queue", "bf"},
-                                     {"tasks", 4}});
+    json reply =
+        c.Post("/v1/jobs", {{"command", record + "; sleep 10"}, {"queue", "bf"}, {"tasks", 4}});
     ASSERT_TRUE(reply.contains("id")) << reply.dump();
     acked.push_back(reply["id"]);
     queue_of[reply["id"]] = "bf";
@@ -113,12 +115,15 @@ TEST(CrashTest, KilledServerLosesNothingAndRunsNothingTwice) {
 
   // Kill 1: once the head's gate is active, read it, kill, restart, read it again.
   json before;
-  ASSERT_TRUE(Eventually([&] {
-    json job = c.Job(head);
-    if (!job.is_object() || !job.contains("admission")) return false;
-    before = Snapshot(job);
-    return before["gate_active"] == true;
-  }, 30s)) << c.Job(head).dump();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        json job = c.Job(head);
+        if (!job.is_object() || !job.contains("admission")) return false;
+        before = Snapshot(job);
+        return before["gate_active"] == true;
+      },
+      30s))
+      << c.Job(head).dump();
   c.KillServer(SIGKILL);
   ASSERT_TRUE(c.StartServer(&error)) << error;
   json head_after = c.Job(head);

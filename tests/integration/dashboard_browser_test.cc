@@ -51,7 +51,8 @@ void SubmitParked(Cluster& cluster, int64_t n) {
     const int64_t batch = std::min<int64_t>(n - done, 20'000);
     json jobs = json::array();
     for (int64_t i = 0; i < batch; ++i) {
-      jobs.push_back({{"command", {"true"}}, {"queue", "parked"},
+      jobs.push_back({{"command", {"true"}},
+                      {"queue", "parked"},
                       {"name", "parked-" + std::to_string(done + i)}});
     }
     int status = 0;
@@ -85,31 +86,40 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
   ASSERT_TRUE(cluster.StartServer(&error, {"--stats-interval", "1"})) << error;
   cluster.StartAgent("h1", 2);
   cluster.StartAgent("h2", 2);
-  ASSERT_TRUE(Eventually([&] { return cluster.HostState("h1") == "ok" && cluster.HostState("h2") == "ok"; }, 20s))
+  ASSERT_TRUE(Eventually(
+      [&] { return cluster.HostState("h1") == "ok" && cluster.HostState("h2") == "ok"; }, 20s))
       << cluster.Logs();
 
   // Jobs: one done, two running (filling both hosts), one pending with a reason, one held,
   // one to cancel from the page.
   const int64_t done = Submit(cluster, {{"command", {"true"}}, {"name", "quick"}});
   ASSERT_TRUE(cluster.WaitAllEnded({done}, 20s)) << cluster.Logs();
-  const int64_t run1 = Submit(cluster, {{"command", {"sh", "-c", "echo hello from the job; sleep 300"}},
-                                        {"tasks", 2}, {"name", "long-a"},
-                                        {"cwd", (cluster.dir() / "cli").string()},
-                                        {"output", (cluster.dir() / "long-a.out").string()}});
-  const int64_t run2 = Submit(cluster, {{"command", {"sleep", "300"}}, {"tasks", 2}, {"name", "long-b"}});
-  ASSERT_TRUE(Eventually([&] {
-    return cluster.JobState(run1) == "RUNNING" && cluster.JobState(run2) == "RUNNING";
-  }, 20s)) << cluster.Logs();
+  const int64_t run1 =
+      Submit(cluster, {{"command", {"sh", "-c", "echo hello from the job; sleep 300"}},
+                       {"tasks", 2},
+                       {"name", "long-a"},
+                       {"cwd", (cluster.dir() / "cli").string()},
+                       {"output", (cluster.dir() / "long-a.out").string()}});
+  const int64_t run2 =
+      Submit(cluster, {{"command", {"sleep", "300"}}, {"tasks", 2}, {"name", "long-b"}});
+  ASSERT_TRUE(Eventually(
+      [&] { return cluster.JobState(run1) == "RUNNING" && cluster.JobState(run2) == "RUNNING"; },
+      20s))
+      << cluster.Logs();
   const int64_t waiting = Submit(cluster, {{"command", {"sleep", "1"}}, {"name", "waits"}});
   const int64_t held = Submit(cluster, {{"command", {"sleep", "1"}}, {"name", "held-one"}});
   int status = 0;
-  cluster.Post("/v1/jobs/" + std::to_string(held) + "/hold", json::object(), "alice-token", &status);
+  cluster.Post("/v1/jobs/" + std::to_string(held) + "/hold", json::object(), "alice-token",
+               &status);
   ASSERT_EQ(status, 200);
   const int64_t doomed = Submit(cluster, {{"command", {"sleep", "1"}}, {"name", "to-cancel"}});
-  ASSERT_TRUE(Eventually([&] {
-    json job = cluster.Job(waiting);
-    return job.value("reason", "") != "" && job.value("reason", "") != "NEW_JOB";
-  }, 10s)) << cluster.Job(waiting).dump();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        json job = cluster.Job(waiting);
+        return job.value("reason", "") != "" && job.value("reason", "") != "NEW_JOB";
+      },
+      10s))
+      << cluster.Job(waiting).dump();
 
   Browser browser(*chromium_, 1280, 800);
   ASSERT_TRUE(browser.ok()) << "chromium " << *chromium_ << " did not start: " << browser.error();
@@ -118,8 +128,9 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
 
   // 1. The #token= link (R-UI-2): logged in, the token kept, the address bar clean.
   ASSERT_TRUE(browser.Navigate(ui + "/#token=alice-token")) << browser.error();
-  ASSERT_TRUE(browser.WaitFor("document.querySelector('.overview .cards') && "
-                              "document.querySelector('#who').textContent === 'alice'"))
+  ASSERT_TRUE(
+      browser.WaitFor("document.querySelector('.overview .cards') && "
+                      "document.querySelector('#who').textContent === 'alice'"))
       << browser.error();
   EXPECT_EQ(browser.Eval("location.hash"), "");
   EXPECT_EQ(browser.Eval("sessionStorage.getItem('sluice.token')"), "alice-token");
@@ -136,12 +147,14 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
   // 3. The jobs page (by its nav link) lists every job; a new one appears live.
   browser.Eval("document.querySelector('nav a[data-page=jobs]').click()");
   for (int64_t id : {done, run1, run2, waiting, held, doomed}) {
-    EXPECT_TRUE(browser.WaitFor("document.querySelector('tr[data-job=\"" + std::to_string(id) + "\"]')"))
+    EXPECT_TRUE(
+        browser.WaitFor("document.querySelector('tr[data-job=\"" + std::to_string(id) + "\"]')"))
         << "job " << id << " is not listed";
   }
   EXPECT_EQ(browser.Eval("location.pathname"), "/ui/jobs");
   const int64_t late = Submit(cluster, {{"command", {"sleep", "1"}}, {"name", "late"}});
-  EXPECT_TRUE(browser.WaitFor("document.querySelector('tr[data-job=\"" + std::to_string(late) + "\"]')"))
+  EXPECT_TRUE(
+      browser.WaitFor("document.querySelector('tr[data-job=\"" + std::to_string(late) + "\"]')"))
       << "a job submitted while the page is open did not appear (live updates)";
   EXPECT_TRUE(browser.Screenshot(shots / "jobs.png"));
 
@@ -158,21 +171,25 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
   EXPECT_TRUE(browser.Screenshot(shots / "job-pending.png"));
 
   // 5. A running job's detail shows its output tail.
-  EXPECT_TRUE(Eventually([&] {
-    auto text = testing::ReadFile(cluster.dir() / "long-a.out");
-    return text && text->find("hello from the job") != std::string::npos;
-  }, 10s));
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto text = testing::ReadFile(cluster.dir() / "long-a.out");
+        return text && text->find("hello from the job") != std::string::npos;
+      },
+      10s));
   ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + std::to_string(run1)));
-  EXPECT_TRUE(browser.WaitFor("document.querySelector('pre.output') && "
-                              "document.querySelector('pre.output').innerText.includes('hello from the job')",
-                              15s))
+  EXPECT_TRUE(browser.WaitFor(
+      "document.querySelector('pre.output') && "
+      "document.querySelector('pre.output').innerText.includes('hello from the job')",
+      15s))
       << browser.Eval("document.querySelector('.output-box').innerText").dump();
   EXPECT_TRUE(browser.Screenshot(shots / "job-running.png"));
   // A running job whose output goes to /dev/null says so, without a refused peek (a 409 in the
   // console).
   ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + std::to_string(run2)));
-  EXPECT_TRUE(browser.WaitFor("document.querySelector('.output-box') && "
-                              "document.querySelector('.output-box').innerText.includes('keeps no output')"))
+  EXPECT_TRUE(browser.WaitFor(
+      "document.querySelector('.output-box') && "
+      "document.querySelector('.output-box').innerText.includes('keeps no output')"))
       << browser.Eval("document.querySelector('main').innerText").dump();
 
   // 6. The cancel button (pressed twice: confirm) cancels, as the API shows.
@@ -191,20 +208,27 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
   EXPECT_TRUE(browser.Screenshot(shots / "hosts.png"));
   ASSERT_TRUE(browser.Navigate(ui + "/queues"));
   EXPECT_TRUE(browser.WaitFor("document.querySelectorAll('.queue').length === 2"))
-      << browser.Eval("document.querySelector('main').innerText").dump() << " server: "
-      << cluster.Get("/v1/queues").dump().substr(0, 200) << " stats: "
-      << cluster.Get("/v1/stats?points=1").dump().substr(0, 200) << " limits: "
-      << cluster.Get("/v1/limits").dump() << " from the page: "
-      << browser.Eval("Promise.race([fetch('/v1/limits', {headers: {Authorization: 'Bearer alice-token'}}).then(r => r.status), new Promise(r => setTimeout(() => r('timeout'), 3000))])").dump();
+      << browser.Eval("document.querySelector('main').innerText").dump()
+      << " server: " << cluster.Get("/v1/queues").dump().substr(0, 200)
+      << " stats: " << cluster.Get("/v1/stats?points=1").dump().substr(0, 200)
+      << " limits: " << cluster.Get("/v1/limits").dump() << " from the page: "
+      << browser
+             .Eval(
+                 "Promise.race([fetch('/v1/limits', {headers: {Authorization: 'Bearer "
+                 "alice-token'}}).then(r => r.status), new Promise(r => setTimeout(() => "
+                 "r('timeout'), 3000))])")
+             .dump();
   EXPECT_TRUE(browser.Screenshot(shots / "queues.png"));
 
   // 8. Phone width: the page itself does not scroll sideways (wide tables scroll inside).
   browser.Resize(390, 844, true);
-  ASSERT_TRUE(browser.Navigate(ui + "/jobs")) << browser.error() << "\n" << cluster.Logs() << [&] {
-    std::string text;
-    for (const std::string& e : browser.errors()) text += e + "\n";
-    return text;
-  }();
+  ASSERT_TRUE(browser.Navigate(ui + "/jobs")) << browser.error() << "\n"
+                                              << cluster.Logs() << [&] {
+                                                   std::string text;
+                                                   for (const std::string& e : browser.errors())
+                                                     text += e + "\n";
+                                                   return text;
+                                                 }();
   ASSERT_TRUE(browser.WaitFor("document.querySelector('tr[data-job]')"));
   EXPECT_LE(browser.Eval("document.documentElement.scrollWidth").get<int>(), 400);
   EXPECT_TRUE(browser.Screenshot(shots / "jobs-phone.png"));
@@ -215,9 +239,11 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
   if (const char* n = std::getenv("SLUICE_DASHBOARD_JOBS"); n != nullptr) extra = std::atoll(n);
   if (extra > 0) SubmitParked(cluster, extra);
   ASSERT_TRUE(browser.Navigate(ui + "/jobs"));
-  ASSERT_TRUE(browser.WaitFor("performance.getEntriesByName('sluice:jobs-rendered').length > 0", 30s));
+  ASSERT_TRUE(
+      browser.WaitFor("performance.getEntriesByName('sluice:jobs-rendered').length > 0", 30s));
   const double paint_ms =
-      browser.Eval("performance.getEntriesByName('sluice:jobs-rendered')[0].startTime").get<double>();
+      browser.Eval("performance.getEntriesByName('sluice:jobs-rendered')[0].startTime")
+          .get<double>();
   std::cout << "[dashboard] jobs page first paint: " << paint_ms << " ms with " << (extra + 7)
             << " jobs\n";
   RecordProperty("jobs_first_paint_ms", std::to_string(paint_ms));

@@ -28,7 +28,6 @@ using nlohmann::json;
 using sluice::testing::ProcessesRunning;
 using namespace std::chrono_literals;
 
-
 size_t Lines(const fs::path& file) {
   std::ifstream in(file);
   size_t lines = 0;
@@ -97,12 +96,11 @@ TEST_F(ExactlyOnceTest, AJobThatEndedJustBeforeItsAgentWasKilledIsReportedAndNot
   ASSERT_TRUE(Eventually([&] { return c().HostState("h1") == "ok"; }, 20s)) << c().Logs();
   const fs::path done = c().dir() / "completions";
   const fs::path started = c().dir() / "started";
-  const int64_t id = Submit("touch " + started.string() + "; sleep 1; echo ran >> " +
-                            done.string() + "; exit 3");
+  const int64_t id =
+      Submit("touch " + started.string() + "; sleep 1; echo ran >> " + done.string() + "; exit 3");
   // The job may run before its agent has reported the launch: stop the agent only once the
   // controller shows it RUNNING, within the job's second of sleep.
-  ASSERT_TRUE(Eventually([&] { return fs::exists(started) && c().JobState(id) == "RUNNING"; },
-                         20s))
+  ASSERT_TRUE(Eventually([&] { return fs::exists(started) && c().JobState(id) == "RUNNING"; }, 20s))
       << c().Logs();
   c().SignalAgent("h1", SIGSTOP);
   ASSERT_TRUE(Eventually([&] { return Lines(done) == 1; }, 10s)) << c().Logs();
@@ -128,9 +126,8 @@ TEST_F(ExactlyOnceTest, ARestartedAgentWithoutCgroupsKillsWhatItsCrashedRunLeft)
   const std::string tag = std::to_string(200000 + getpid());
   const std::vector<std::string> child = {"sleep", "8" + tag};
   const fs::path starts = c().dir() / "starts";
-  const int64_t id =
-      Submit("echo start >> " + starts.string() + "; setsid sleep 8" + tag + " & exec sleep 9" +
-             tag);
+  const int64_t id = Submit("echo start >> " + starts.string() + "; setsid sleep 8" + tag +
+                            " & exec sleep 9" + tag);
   ASSERT_TRUE(Eventually([&] { return !ProcessesRunning(child).empty(); }, 20s)) << c().Logs();
   ASSERT_TRUE(Eventually([&] { return c().JobState(id) == "RUNNING"; }, 10s));
   c().StopAgent("h1", SIGKILL);

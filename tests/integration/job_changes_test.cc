@@ -63,8 +63,7 @@ TEST_F(JobChangesIntegrationTest, AnAdminRaisingARunningJobsRunLimitLetsItRunPas
       << impossible.stderr_text;
   testing::ProcessResult refused = c.Cli({"modify", std::to_string(id), "-W", "60s"});
   EXPECT_EQ(refused.exit_code, 1) << refused.stderr_text;  // 403: not an administrator
-  testing::ProcessResult raised =
-      c.Cli({"modify", std::to_string(id), "-W", "60s"}, "admin-token");
+  testing::ProcessResult raised = c.Cli({"modify", std::to_string(id), "-W", "60s"}, "admin-token");
   ASSERT_EQ(raised.exit_code, 0) << raised.stderr_text;
   ASSERT_TRUE(c.WaitAllEnded({id}, 30s)) << c.Logs();
   const json job = c.Job(id);
@@ -77,9 +76,11 @@ TEST_F(JobChangesIntegrationTest, ARequeuedJobRunsAgainOneRunAtATimeAheadOfLater
   const std::string runs = (c.dir() / "runs").string();
   const std::string pids = (c.dir() / "pids").string();
   // Each run notes whether an earlier run is still alive, then its own start and end.
-  const std::string script = "for p in $(cat " + pids + " 2>/dev/null); do kill -0 $p 2>/dev/null"
-                             " && echo overlap >> " + runs + "; done; echo $$ >> " + pids +
-                             "; echo start >> " + runs + "; sleep 2; echo end >> " + runs;
+  const std::string script = "for p in $(cat " + pids +
+                             " 2>/dev/null); do kill -0 $p 2>/dev/null"
+                             " && echo overlap >> " +
+                             runs + "; done; echo $$ >> " + pids + "; echo start >> " + runs +
+                             "; sleep 2; echo end >> " + runs;
   const int64_t first = Submit({"-n", "4", "--", script});
   ASSERT_TRUE(Eventually([&] { return ReadFile(runs).value_or("") == "start\n"; }, 20s))
       << c.Logs();

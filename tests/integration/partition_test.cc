@@ -3,6 +3,7 @@
 // once. The agent reaches the controller through a small TCP proxy written here, which
 // stops forwarding (silently drops bytes, like a partition) on demand.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -12,8 +13,6 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "integration/cluster_harness.h"
 
@@ -141,10 +140,9 @@ TEST(PartitionTest, ACutOffAgentKillsItsJobBeforeTheControllerRequeuesIt) {
       << c.Get("/v1/hosts").dump() << c.Logs() << " server status " << c.server()->Wait(0ms);
 
   const std::string runs = (c.dir() / "runs").string();
-  const std::string command =
-      "echo start $SLUICE_JOB_ID $(date +%s.%N) $SLUICE_HOSTS >> " + runs +
-      "; trap 'echo stop $SLUICE_JOB_ID $(date +%s.%N) >> " + runs +
-      "; exit 143' TERM; sleep 60 & wait";
+  const std::string command = "echo start $SLUICE_JOB_ID $(date +%s.%N) $SLUICE_HOSTS >> " + runs +
+                              "; trap 'echo stop $SLUICE_JOB_ID $(date +%s.%N) >> " + runs +
+                              "; exit 143' TERM; sleep 60 & wait";
   json reply = c.Post("/v1/jobs", {{"command", command}, {"tasks", 2}});
   ASSERT_TRUE(reply.contains("id")) << reply.dump();
   const int64_t job = reply["id"];
@@ -162,7 +160,7 @@ TEST(PartitionTest, ACutOffAgentKillsItsJobBeforeTheControllerRequeuesIt) {
   ASSERT_EQ(lines.size(), 3u) << testing::ReadFile(runs).value_or("");
   EXPECT_EQ(lines[0].what, "start");
   EXPECT_TRUE(lines[0].hosts.starts_with("h1")) << lines[0].hosts;
-  EXPECT_EQ(lines[1].what, "stop");  // killed by the fenced agent ...
+  EXPECT_EQ(lines[1].what, "stop");   // killed by the fenced agent ...
   EXPECT_EQ(lines[2].what, "start");  // ... before the second run began
   EXPECT_TRUE(lines[2].hosts.starts_with("h2")) << lines[2].hosts;
   EXPECT_LT(lines[1].time, lines[2].time);

@@ -3,11 +3,11 @@
 // users mapped to `nobody`; a job runs as nobody and can write only where nobody can; a job
 // of an account of uid 0 is refused at submission, one of an unknown account fails its
 // dispatch naming account and host; cancel and the run limit leave no process of the job,
-// not even a `setsid` child (checked by scanning /proc), and so does preemption; a job over its rusage[mem] ends EXIT
-// MEM_LIMIT with limit and peak, one within it ends DONE; the job objects show cpu_seconds
-// and max_rss_mb; the agent removes its cgroups when it stops, and a restarted agent those
-// its crashed run left.
-// Needs root (to switch identity); skipped with a printed reason otherwise.
+// not even a `setsid` child (checked by scanning /proc), and so does preemption; a job over its
+// rusage[mem] ends EXIT MEM_LIMIT with limit and peak, one within it ends DONE; the job objects
+// show cpu_seconds and max_rss_mb; the agent removes its cgroups when it stops, and a restarted
+// agent those its crashed run left. Needs root (to switch identity); skipped with a printed reason
+// otherwise.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -49,7 +49,6 @@ auth:
 )";
 
 constexpr uid_t kNobody = 65534;
-
 
 class SecurityTest : public ::testing::Test {
  protected:
@@ -164,8 +163,8 @@ TEST_F(SecurityTest, CancelAndRunLimitLeaveNoProcessOfTheJob) {
 TEST_F(SecurityTest, PreemptionLeavesNoProcessOfTheVictim) {
   const std::string tag = std::to_string(100000 + getpid());
   const std::vector<std::string> child = {"sleep", "6" + tag};
-  const int64_t victim = Submit({"-q", "scavenger", "-n", "4"},
-                                "setsid sleep 6" + tag + " & exec sleep 7" + tag);
+  const int64_t victim =
+      Submit({"-q", "scavenger", "-n", "4"}, "setsid sleep 6" + tag + " & exec sleep 7" + tag);
   ASSERT_TRUE(Eventually([&] { return !ProcessesRunning(child).empty(); }, 20s)) << c().Logs();
   ASSERT_TRUE(Eventually([&] { return c().JobState(victim) == "RUNNING"; }, 10s));
 

@@ -74,24 +74,30 @@ TEST_F(UserVerbsTest, ScriptsRunWithTheirDirectivesFromTheStoredCopy) {
   Cluster& c = *cluster_;
   const std::string sluice = Script("sluice.sh",
                                     "#SLUICE -n 2 -q short -J slname -W 10m\n"
-                                    "#SLUICE -o " + Out("sl.%j") + "\n"
-                                    "echo \"sluice $SLUICE_NTASKS $1 $2\"\n");
+                                    "#SLUICE -o " +
+                                        Out("sl.%j") +
+                                        "\n"
+                                        "echo \"sluice $SLUICE_NTASKS $1 $2\"\n");
   const std::string bsub = Script("bsub.sh",
                                   "#!/bin/sh\n"
                                   "#BSUB -n 3\n"
                                   "#BSUB -q short\n"
                                   "#BSUB -W 5 -J bsname\n"
-                                  "#BSUB -o " + Out("bs.%j") + "\n"
-                                  "echo bsub $SLUICE_NTASKS\n");
+                                  "#BSUB -o " +
+                                      Out("bs.%j") +
+                                      "\n"
+                                      "echo bsub $SLUICE_NTASKS\n");
   const std::string sbatch = Script("sbatch.sh",
                                     "#!/bin/bash\n"
                                     "# a comment\n"
                                     "#SBATCH --ntasks=4\n"
                                     "#SBATCH --partition=short\n"
                                     "#SBATCH --time=0:30 --job-name=sbname\n"
-                                    "#SBATCH --output=" + Out("sb.%j") + "\n"
-                                    "echo \"sbatch $SLUICE_NTASKS ${BASH_VERSION:+bash}\"\n"
-                                    "#SBATCH --ntasks=9\n");
+                                    "#SBATCH --output=" +
+                                        Out("sb.%j") +
+                                        "\n"
+                                        "echo \"sbatch $SLUICE_NTASKS ${BASH_VERSION:+bash}\"\n"
+                                        "#SBATCH --ntasks=9\n");
   const int64_t sl = Submit({sluice, "a", "b"});
   const int64_t bs = Submit({bsub});
   const int64_t sb = Submit({sbatch});
@@ -145,12 +151,12 @@ TEST_F(UserVerbsTest, ScriptsRunWithTheirDirectivesFromTheStoredCopy) {
   // `jobs -l`: labelled lines with the script and the run limit.
   testing::ProcessResult long_view = c.Cli({"jobs", "-l", std::to_string(sb)});
   ASSERT_EQ(long_view.exit_code, 0) << long_view.stderr_text;
-  for (std::string_view want : {"Job " + std::to_string(sb) + "\n", std::string("  Name:"),
-                                std::string("sbname"), std::string("(script, "),
-                                std::string("  Run limit:"), std::string("0:00:30 (30 s)"),
-                                std::string("  Exit code:"), std::string("  Queue:")}) {
+  for (std::string_view want :
+       {"Job " + std::to_string(sb) + "\n", std::string("  Name:"), std::string("sbname"),
+        std::string("(script, "), std::string("  Run limit:"), std::string("0:00:30 (30 s)"),
+        std::string("  Exit code:"), std::string("  Queue:")}) {
     EXPECT_NE(long_view.stdout_text.find(want), std::string::npos) << want << "\n"
-                                                                  << long_view.stdout_text;
+                                                                   << long_view.stdout_text;
   }
 }
 
@@ -165,8 +171,8 @@ TEST_F(UserVerbsTest, ImpossibleJobsAreRefusedWithoutTakingAnId) {
 
   // A batch with one impossible job stores nothing and names the index.
   int status = 0;
-  json batch = {{"jobs", json::array({{{"command", "true"}},
-                                      {{"command", "true"}, {"tasks", 100}}})}};
+  json batch = {
+      {"jobs", json::array({{{"command", "true"}}, {{"command", "true"}, {"tasks", 100}}})}};
   json answer = c.Post("/v1/jobs/batch", batch, "alice-token", &status);
   EXPECT_EQ(status, 422) << answer.dump();
   EXPECT_EQ(answer["cause"]["index"], 1) << answer.dump();
@@ -198,10 +204,12 @@ TEST_F(UserVerbsTest, WaitReturnsTheExitCodeAndPeekShowsTheTail) {
 
   const int64_t talker =
       Submit({"-o", Out("talk.%j"), "--", "for i in 1 2 3 4 5; do echo line$i; done; sleep 30"});
-  ASSERT_TRUE(Eventually([&] {
-    auto text = ReadFile(Out("talk." + std::to_string(talker)));
-    return c.JobState(talker) == "RUNNING" && text && text->ends_with("line5\n");
-  }, 20s));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto text = ReadFile(Out("talk." + std::to_string(talker)));
+        return c.JobState(talker) == "RUNNING" && text && text->ends_with("line5\n");
+      },
+      20s));
   testing::ProcessResult peek = c.Cli({"peek", std::to_string(talker), "-n", "2"});
   EXPECT_EQ(peek.exit_code, 0) << peek.stderr_text;
   EXPECT_EQ(peek.stdout_text, "line4\nline5\n");
@@ -213,13 +221,16 @@ TEST_F(UserVerbsTest, WaitReturnsTheExitCodeAndPeekShowsTheTail) {
 
   // One element of an array: ID[INDEX]; a range is refused.
   const int64_t array = Submit({"--array", "1-2", "-o", Out("el.%A_%a"), "--",
-                               "echo element $SLUICE_ARRAY_INDEX; sleep 30"});
+                                "echo element $SLUICE_ARRAY_INDEX; sleep 30"});
   const std::string second = std::to_string(array) + "[2]";
   testing::ProcessResult element;
-  EXPECT_TRUE(Eventually([&] {
-    element = c.Cli({"peek", second});
-    return element.exit_code == 0 && element.stdout_text == "element 2\n";
-  }, 20s)) << element.stdout_text << element.stderr_text;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        element = c.Cli({"peek", second});
+        return element.exit_code == 0 && element.stdout_text == "element 2\n";
+      },
+      20s))
+      << element.stdout_text << element.stderr_text;
   EXPECT_EQ(c.Cli({"peek", std::to_string(array) + "[1-2]"}).exit_code, 2);
   ASSERT_EQ(c.Cli({"cancel", std::to_string(array)}).exit_code, 0);
 }

@@ -19,6 +19,8 @@
 // The brute force and the checker of (1) model free capacity independently: the brute force
 // in its own arrays and view, the checker on Capacity copies with CapacityHostView.
 // Every failure prints the seed and the instance (SCOPED_TRACE).
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -29,8 +31,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/alloc/capacity.h"
 #include "core/alloc/host_view.h"

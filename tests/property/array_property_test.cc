@@ -5,13 +5,13 @@
 //  - with a `%N` cap, after every cycle: no slot double-booked, capacity never exceeded,
 //    every pending Job explained once, at most N elements of an array running, elements
 //    starting in index order; every element of a feasible array eventually runs.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "base/array_ids.h"
 #include "core/cycle/scheduler.h"
@@ -160,7 +160,8 @@ TEST_P(ArrayPropertyTest, CappedArraysKeepEveryInvariantAfterEveryCycle) {
           ASSERT_FALSE(pend->reasons.empty());
           ++explained[pend->job];
         }
-        if (const auto* start = std::get_if<core::StartJob>(&d); start && IsArrayElement(start->job)) {
+        if (const auto* start = std::get_if<core::StartJob>(&d);
+            start && IsArrayElement(start->job)) {
           const Instant before = last_start[ArrayIdOf(start->job)];
           ASSERT_LE(before, now);
           last_start[ArrayIdOf(start->job)] = now;

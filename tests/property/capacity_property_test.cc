@@ -7,14 +7,14 @@
 //    with any one of them kept;
 //  - a job is never preempted for twice (no thrash) before it starts;
 //  - every pending job has a reason.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/alloc/resreq_allocator.h"
 #include "core/cycle/scheduler.h"
@@ -29,19 +29,22 @@ struct Run {
 };
 
 ClusterConfig RandomCluster(std::mt19937_64& rng, bool priority_preemption) {
-  auto uniform = [&](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1)); };
+  auto uniform = [&](int lo, int hi) {
+    return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1));
+  };
   ClusterConfig config;
   const int hosts = uniform(2, 6);
   for (int h = 0; h < hosts; ++h) {
-    config.hosts.push_back(HostSpec{.name = "h" + std::to_string(h + 1), .slots = uniform(1, 4),
-                                    .resources = {{"mem", 8000}}});
+    config.hosts.push_back(HostSpec{
+        .name = "h" + std::to_string(h + 1), .slots = uniform(1, 4), .resources = {{"mem", 8000}}});
   }
   const int queues = uniform(2, 3);
   double left = 100;
   for (int q = 0; q < queues; ++q) {
     QueueSpec spec{.name = "q" + std::to_string(q), .priority = uniform(0, 3)};
     if (!priority_preemption) {
-      const double guarantee = q + 1 == queues ? left : std::min(left, static_cast<double>(uniform(10, 60)));
+      const double guarantee =
+          q + 1 == queues ? left : std::min(left, static_cast<double>(uniform(10, 60)));
       spec.capacity = guarantee;
       left -= guarantee;
       spec.max_capacity = std::max(guarantee, static_cast<double>(uniform(50, 100)));
@@ -55,8 +58,8 @@ ClusterConfig RandomCluster(std::mt19937_64& rng, bool priority_preemption) {
     config.queues.push_back(spec);
   }
   if (uniform(0, 1) == 0) {
-    config.limits.push_back(LimitSpec{.name = "per_user", .users = {.set = true, .per_each = true},
-                                      .slots = uniform(2, 6)});
+    config.limits.push_back(LimitSpec{
+        .name = "per_user", .users = {.set = true, .per_each = true}, .slots = uniform(2, 6)});
   }
   return config;
 }
@@ -64,9 +67,12 @@ ClusterConfig RandomCluster(std::mt19937_64& rng, bool priority_preemption) {
 // Returns how many victims the run chose (the tests require some, so they test something).
 int CheckRun(const Run& run) {
   int victims_chosen = 0;
-  SCOPED_TRACE("seed " + std::to_string(run.seed) + (run.priority_preemption ? " priority" : " capacity"));
+  SCOPED_TRACE("seed " + std::to_string(run.seed) +
+               (run.priority_preemption ? " priority" : " capacity"));
   std::mt19937_64 rng(run.seed);
-  auto uniform = [&](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1)); };
+  auto uniform = [&](int lo, int hi) {
+    return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1));
+  };
   const ClusterConfig config = RandomCluster(rng, run.priority_preemption);
   Result<ClusterState> created = ClusterState::Create(config);
   EXPECT_TRUE(created.has_value()) << created.error().ToString();
@@ -82,7 +88,10 @@ int CheckRun(const Run& run) {
       const int tasks = uniform(1, 3);
       JobSpec spec = testing::JobBuilder(next_id++)
                          .Tasks(tasks)
-                         .Queue(config.queues[static_cast<size_t>(uniform(0, static_cast<int>(config.queues.size()) - 1))].name)
+                         .Queue(config
+                                    .queues[static_cast<size_t>(
+                                        uniform(0, static_cast<int>(config.queues.size()) - 1))]
+                                    .name)
                          .User("u" + std::to_string(uniform(1, 3)))
                          .Limit(uniform(10, 200))
                          .Submit(t);
@@ -112,7 +121,9 @@ int CheckRun(const Run& run) {
       }
     }
     for (const Queue& queue : state.queues()) {
-      for (const PendingEntry& entry : queue.pending) EXPECT_TRUE(explained.contains(entry.job->spec.id)) << "job " << entry.job->spec.id << " has no reason";
+      for (const PendingEntry& entry : queue.pending)
+        EXPECT_TRUE(explained.contains(entry.job->spec.id))
+            << "job " << entry.job->spec.id << " has no reason";
     }
     // Queue use before the cycle, for the guarantee check.
     std::vector<int64_t> used_before;
@@ -134,13 +145,15 @@ int CheckRun(const Run& run) {
     }
     for (const auto& [for_job, victims] : victims_of) {
       victims_chosen += static_cast<int>(victims.size());
-      EXPECT_TRUE(preempted_for.insert(for_job).second) << "job " << for_job << " preempted for twice";
+      EXPECT_TRUE(preempted_for.insert(for_job).second)
+          << "job " << for_job << " preempted for twice";
       if (reservations) continue;  // withheld hosts make the cycle's capacity differ
       const Job& job = *state.FindJob(for_job);
       auto fits_without = [&](const std::vector<const Job*>& gone) {
         Capacity capacity(state);
         std::map<HostIndex, int32_t> on;
-        for (const Job* v : gone) for (const HostGrant& g : v->allocation.hosts) ++on[g.host];
+        for (const Job* v : gone)
+          for (const HostGrant& g : v->allocation.hosts) ++on[g.host];
         for (const Job* v : gone) {
           for (const HostGrant& g : v->allocation.hosts) {
             const Host& host = state.hosts()[g.host];
@@ -153,7 +166,8 @@ int CheckRun(const Run& run) {
       for (size_t i = 0; i < victims.size(); ++i) {
         std::vector<const Job*> fewer = victims;
         fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(i));
-        EXPECT_FALSE(fits_without(fewer)) << "victim " << victims[i]->spec.id << " of job " << for_job << " is not needed";
+        EXPECT_FALSE(fits_without(fewer))
+            << "victim " << victims[i]->spec.id << " of job " << for_job << " is not needed";
       }
     }
     if (!run.priority_preemption) {

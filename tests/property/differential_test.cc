@@ -32,10 +32,11 @@ namespace {
 
 std::string Render(const ReasonDetail& d) {
   std::ostringstream out;
-  out << ToString(d.code) << " res=" << d.resource << " need=" << d.needed << " avail=" << d.available
-      << " hosts=" << d.hosts << " one=" << d.one_host << " same=" << d.same << " per=" << d.per_host
-      << " job=" << d.job << " t=" << d.time << " limit=" << d.limit << " scope=" << d.scope
-      << " used=" << d.used << " max=" << d.max << " cond=" << d.condition << " never=" << d.never;
+  out << ToString(d.code) << " res=" << d.resource << " need=" << d.needed
+      << " avail=" << d.available << " hosts=" << d.hosts << " one=" << d.one_host
+      << " same=" << d.same << " per=" << d.per_host << " job=" << d.job << " t=" << d.time
+      << " limit=" << d.limit << " scope=" << d.scope << " used=" << d.used << " max=" << d.max
+      << " cond=" << d.condition << " never=" << d.never;
   return out.str();
 }
 
@@ -50,7 +51,8 @@ std::vector<std::string> Lines(const CycleResult& result, bool pend) {
         out << " h" << g.host << ":" << g.slots << (g.whole_host ? "x" : "");
         for (const ResourceAmount& r : g.resources) out << "/r" << r.id << "=" << r.amount;
       }
-      for (const ResourceAmount& r : start->allocation.shared) out << " s" << r.id << "=" << r.amount;
+      for (const ResourceAmount& r : start->allocation.shared)
+        out << " s" << r.id << "=" << r.amount;
     } else if (const auto* fail = std::get_if<FailJob>(&decision)) {
       out << "fail " << fail->job << " " << fail->message;
     } else if (const auto* update = std::get_if<UpdateAdmission>(&decision)) {
@@ -84,7 +86,8 @@ Case RandomCase(uint64_t seed) {
   o.users = 1 + static_cast<int32_t>(rng() % 6);
   o.free_slots = static_cast<int64_t>(rng() % 400);
   o.running = o.hosts + static_cast<int64_t>(rng() % 40);
-  const PolicyKind policies[] = {PolicyKind::kFifo, PolicyKind::kEasyBackfill, PolicyKind::kBoundedBackfill};
+  const PolicyKind policies[] = {PolicyKind::kFifo, PolicyKind::kEasyBackfill,
+                                 PolicyKind::kBoundedBackfill};
   o.policy = policies[rng() % 3];
   const size_t width = std::to_string(o.hosts).size();
   for (int32_t i = 0; i < 3; ++i) {
@@ -101,8 +104,10 @@ ClusterState Build(const Case& c, bool limited) {
   if (limited) config.limits.push_back(LimitSpec{.name = "roomy", .slots = 1000000});
   ClusterState state = std::move(ClusterState::Create(config)).value();
   const JobId next = sim::FillRunning(c.options, state).value();
-  for (const std::string& host : c.closed_hosts) EXPECT_TRUE(state.SetHostState(host, HostState::kClosed).ok());
-  for (const std::string& host : c.unavail_hosts) EXPECT_TRUE(state.SetHostState(host, HostState::kUnavail).ok());
+  for (const std::string& host : c.closed_hosts)
+    EXPECT_TRUE(state.SetHostState(host, HostState::kClosed).ok());
+  for (const std::string& host : c.unavail_hosts)
+    EXPECT_TRUE(state.SetHostState(host, HostState::kUnavail).ok());
   EXPECT_TRUE(sim::SubmitPending(c.options, sim::SyntheticShapes(c.options), next, state).ok());
   return state;
 }
@@ -137,7 +142,8 @@ TEST(DifferentialTest, OptimizedAndReferencePathsDecideAndExplainAlike) {
       const std::vector<std::string> la = Lines(a, true);
       const std::vector<std::string> lb = Lines(b, true);
       ASSERT_EQ(la.size(), lb.size()) << "cycle " << cycle;
-      for (size_t i = 0; i < la.size(); ++i) ASSERT_EQ(la[i], lb[i]) << "cycle " << cycle << " decision " << i;
+      for (size_t i = 0; i < la.size(); ++i)
+        ASSERT_EQ(la[i], lb[i]) << "cycle " << cycle << " decision " << i;
       Commit(a, now, fast_state);
       Commit(b, now, reference_state);
       EndSome(fast_state, now + 50);

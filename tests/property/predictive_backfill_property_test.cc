@@ -259,8 +259,8 @@ int CheckJointNotDelayed(const core::ClusterState& state, Instant now,
     with.Add(start, AddDuration(start, limit), -job->min_slots);
     ++checked;
   }
-  EXPECT_TRUE(with.NeverNegative()) << "a backfill delayed one of the first " << top
-                                    << " jobs at t=" << now;
+  EXPECT_TRUE(with.NeverNegative())
+      << "a backfill delayed one of the first " << top << " jobs at t=" << now;
   return checked;
 }
 
@@ -297,7 +297,7 @@ TEST(PredictiveBackfillPropertyTest, NoBackfillDelaysTheHeadsRunLimitReservation
     ReplayScenario(s, std::move(options));
     if (HasFailure()) return;
   }
-  EXPECT_GT(checked, 500);  // the workloads do backfill ahead of blocked heads
+  EXPECT_GT(checked, 500);        // the workloads do backfill ahead of blocked heads
   EXPECT_GT(joint_checked, 200);  // and ahead of jobs with joint reservations
 }
 

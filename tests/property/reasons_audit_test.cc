@@ -10,6 +10,8 @@
 //     which changes no decision) yields the same decisions, cycle by cycle, and the same
 //     main reason for every pending job (R-PR-3: the cache's reasons are the original ones).
 // The seed is printed on failure.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <map>
 #include <random>
@@ -17,8 +19,6 @@
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/cycle/scheduler.h"
 #include "sim/simulator.h"
@@ -35,7 +35,9 @@ struct Scenario {
 class Random {
  public:
   explicit Random(uint64_t seed) : rng_(seed) {}
-  int64_t Uniform(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng_() % static_cast<uint64_t>(hi - lo + 1)); }
+  int64_t Uniform(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(rng_() % static_cast<uint64_t>(hi - lo + 1));
+  }
   bool OneIn(int64_t n) { return Uniform(1, n) == 1; }
 
  private:
@@ -61,7 +63,8 @@ Scenario RandomScenario(uint64_t seed) {
   Scenario s;
   const int hosts = static_cast<int>(r.Uniform(2, 6));
   for (int h = 0; h < hosts; ++h) {
-    core::HostSpec host{.name = "h" + std::to_string(h), .slots = static_cast<int32_t>(r.Uniform(1, 4))};
+    core::HostSpec host{.name = "h" + std::to_string(h),
+                        .slots = static_cast<int32_t>(r.Uniform(1, 4))};
     host.resources["mem"] = r.Uniform(1, 4) * 1000;
     host.attributes["type"] = r.OneIn(3) ? "gpu" : "linux";
     host.attributes["rack"] = "r" + std::to_string(h % 2);
@@ -89,8 +92,15 @@ Scenario RandomScenario(uint64_t seed) {
     limit.hosts = {.set = true, .per_each = true, .names = {}};
     s.config.limits.push_back(limit);
   }
-  const char* requests[] = {"", "", "select[type==linux]", "rusage[mem=800]", "span[hosts=1]",
-                            "span[ptile=2]", "rusage[lic=1]", "select[mem>1500]", "same[rack]",
+  const char* requests[] = {"",
+                            "",
+                            "select[type==linux]",
+                            "rusage[mem=800]",
+                            "span[hosts=1]",
+                            "span[ptile=2]",
+                            "rusage[lic=1]",
+                            "select[mem>1500]",
+                            "same[rack]",
                             "{select[type==gpu]} || {span[hosts=1]}"};
   const char* users[] = {"alice", "bob", "carol"};
   const char* queues[] = {"normal", "normal", "high", "paused"};
@@ -127,7 +137,8 @@ Scenario RandomScenario(uint64_t seed) {
 // job tried twice in one cycle may still meet its own entry: the same job, the same reason.)
 Scenario WithoutCacheHits(Scenario s) {
   for (core::HostSpec& host : s.config.hosts) {
-    for (const WorkloadJob& job : s.workload.jobs) host.resources["z" + std::to_string(job.spec.id)] = 1;
+    for (const WorkloadJob& job : s.workload.jobs)
+      host.resources["z" + std::to_string(job.spec.id)] = 1;
   }
   for (WorkloadJob& job : s.workload.jobs) {
     const std::string amount = "z" + std::to_string(job.spec.id) + "=0";
@@ -150,7 +161,7 @@ Scenario WithoutCacheHits(Scenario s) {
 
 struct CycleLog {
   Instant t = 0;
-  std::vector<std::string> decisions;          // starts (with hosts), fails, preemptions
+  std::vector<std::string> decisions;         // starts (with hosts), fails, preemptions
   std::map<JobId, core::ReasonCode> main_of;  // explained pending jobs
   int64_t cache_hits = 0;
 };
@@ -163,9 +174,11 @@ std::string Describe(const core::Decision& decision) {
     }
     return out;
   }
-  if (const auto* fail = std::get_if<core::FailJob>(&decision)) return "fail " + std::to_string(fail->job);
+  if (const auto* fail = std::get_if<core::FailJob>(&decision))
+    return "fail " + std::to_string(fail->job);
   if (const auto* preempt = std::get_if<core::PreemptJob>(&decision)) {
-    return "preempt " + std::to_string(preempt->victim) + " for " + std::to_string(preempt->for_job);
+    return "preempt " + std::to_string(preempt->victim) + " for " +
+           std::to_string(preempt->for_job);
   }
   return "";
 }
@@ -174,20 +187,25 @@ std::string Describe(const core::Decision& decision) {
 std::vector<CycleLog> RunAudited(const Scenario& s) {
   std::vector<CycleLog> log;
   SimOptions options{.explain_every_cycle = true};
-  options.after_cycle = [&log](const core::ClusterState& state, Instant t, const core::CycleResult& cycle) {
+  options.after_cycle = [&log](const core::ClusterState& state, Instant t,
+                               const core::CycleResult& cycle) {
     CycleLog entry{.t = t, .decisions = {}, .main_of = {}, .cache_hits = cycle.stats.cache_hits};
     std::set<JobId> victims;
     for (const core::Decision& decision : cycle.decisions) {
       if (const auto* pend = std::get_if<core::PendJob>(&decision)) {
         SCOPED_TRACE("t=" + std::to_string(t) + " job " + std::to_string(pend->job));
         ASSERT_FALSE(pend->reasons.details.empty()) << "a job waits without a reason";
-        ASSERT_TRUE(entry.main_of.emplace(pend->job, pend->reasons.main).second) << "explained twice";
+        ASSERT_TRUE(entry.main_of.emplace(pend->job, pend->reasons.main).second)
+            << "explained twice";
         int most = -1;
-        for (const core::ReasonDetail& d : pend->reasons.details) most = std::max(most, core::Severity(d.code));
-        EXPECT_EQ(core::Severity(pend->reasons.main), most) << "main reason is not the most severe detail";
+        for (const core::ReasonDetail& d : pend->reasons.details)
+          most = std::max(most, core::Severity(d.code));
+        EXPECT_EQ(core::Severity(pend->reasons.main), most)
+            << "main reason is not the most severe detail";
         continue;
       }
-      if (const auto* preempt = std::get_if<core::PreemptJob>(&decision)) victims.insert(preempt->victim);
+      if (const auto* preempt = std::get_if<core::PreemptJob>(&decision))
+        victims.insert(preempt->victim);
       std::string text = Describe(decision);
       if (!text.empty()) entry.decisions.push_back(std::move(text));
     }
@@ -195,8 +213,8 @@ std::vector<CycleLog> RunAudited(const Scenario& s) {
       for (const core::PendingEntry& pending : queue.pending) {
         const JobId id = pending.job->spec.id;
         if (victims.contains(id)) continue;  // requeued after the cycle by the simulator
-        EXPECT_TRUE(entry.main_of.contains(id))
-            << "t=" << t << ": job " << id << " waits in queue " << queue.spec.name << " with no reason";
+        EXPECT_TRUE(entry.main_of.contains(id)) << "t=" << t << ": job " << id << " waits in queue "
+                                                << queue.spec.name << " with no reason";
       }
     }
     log.push_back(std::move(entry));

@@ -1,6 +1,8 @@
 // Property tests on seeded random workloads and clusters (STYLE.md "Property tests"): the
 // invariants below are checked after every cycle of a full simulation. The seed is printed
 // on failure (SCOPED_TRACE).
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -9,15 +11,13 @@
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "core/admission/eligibility.h"
 #include "core/cycle/scheduler.h"
 #include "sim/decision_log.h"
 #include "sim/simulator.h"
 #include "sim/workload.h"
-#include "testing/string_log.h"
 #include "testing/builders.h"
+#include "testing/string_log.h"
 
 namespace sluice::sim {
 namespace {
@@ -43,7 +43,8 @@ void AddEligibility(WorkloadJob& job, int index, Uniform& uniform) {
     auto atom = [&] {
       return std::string(kOps[uniform(0, 3)]) + "(" + std::to_string(uniform(1, index)) + ")";
     };
-    job.spec.depend = uniform(0, 2) == 0 ? atom() : atom() + (uniform(0, 1) ? " && " : " || !") + atom();
+    job.spec.depend =
+        uniform(0, 2) == 0 ? atom() : atom() + (uniform(0, 1) ? " && " : " || !") + atom();
   }
   if (uniform(0, 19) == 0) job.spec.queue = "closed";
 }
@@ -97,7 +98,9 @@ Scenario RandomScenario(uint64_t seed, core::PolicyKind policy, bool allow_close
   if (eligibility && uniform(0, 3) == 0) {  // a window of 5-30 minutes within the first hour
     const int64_t start = uniform(0, 30);
     const int64_t end = start + uniform(5, 29);
-    auto minutes = [](int64_t m) { return std::string(m < 10 ? "00:0" : "00:") + std::to_string(m); };
+    auto minutes = [](int64_t m) {
+      return std::string(m < 10 ? "00:0" : "00:") + std::to_string(m);
+    };
     s.config.queues[0].windows = {minutes(start) + "-" + minutes(end)};
   }
   if (eligibility) s.config.queues.push_back(core::QueueSpec{.name = "closed", .open = false});
@@ -138,7 +141,8 @@ void CheckCycle(const core::ClusterState& state, Instant now, const core::CycleR
   // 1. No slot double-booked: each host's grants add up to its used slots, within its size.
   std::vector<int64_t> granted(state.hosts().size(), 0);
   for (const core::RunningEntry& entry : state.running()) {
-    for (const core::HostGrant& grant : entry.job->allocation.hosts) granted[grant.host] += grant.slots;
+    for (const core::HostGrant& grant : entry.job->allocation.hosts)
+      granted[grant.host] += grant.slots;
   }
   int64_t used = 0;
   for (const core::Host& host : state.hosts()) {
@@ -201,7 +205,8 @@ void CheckCycle(const core::ClusterState& state, Instant now, const core::CycleR
   }
   const int64_t free_now = state.free_slots();
   const Instant with_backfill = EarliestStart(head.spec.min_tasks, free_now, now, with);
-  const Instant without_backfill = EarliestStart(head.spec.min_tasks, free_now + freed, now, without);
+  const Instant without_backfill =
+      EarliestStart(head.spec.min_tasks, free_now + freed, now, without);
   ASSERT_LE(with_backfill, without_backfill) << "backfill delayed head " << head.spec.id;
 }
 
@@ -236,7 +241,9 @@ TEST_P(SimPropertyTest, InvariantsHoldWithEligibilityMechanisms) {
     SimOptions options;
     options.explain_every_cycle = true;
     options.after_cycle = [&](const core::ClusterState& state, Instant now,
-                              const core::CycleResult& cycle) { CheckCycle(state, now, cycle, policy); };
+                              const core::CycleResult& cycle) {
+      CheckCycle(state, now, cycle, policy);
+    };
     const std::string log = RunToLog(s, std::move(options));
     EXPECT_EQ(log, RunToLog(s, {}));  // explaining changes nothing
     if (HasFatalFailure()) return;
@@ -269,7 +276,8 @@ TEST_P(SimPropertyTest, EveryFeasibleJobEventuallyRunsOrFailsAtOnce) {
     ASSERT_TRUE(state.has_value());
     const int64_t total = state->total_slots();
     int64_t usable = 0;
-    for (const core::Host& host : state->hosts()) usable += host.AcceptsWork() ? host.spec.slots : 0;
+    for (const core::Host& host : state->hosts())
+      usable += host.AcceptsWork() ? host.spec.slots : 0;
     Simulator simulator(std::move(*state), s.workload, {});
     Result<SimResult> result = simulator.Run(nullptr);
     ASSERT_TRUE(result.has_value());
@@ -282,9 +290,9 @@ TEST_P(SimPropertyTest, EveryFeasibleJobEventuallyRunsOrFailsAtOnce) {
       } else if (usable == total) {
         // (With a closed host, a job that needs it waits for ever — and under fifo, so does
         // everything behind it; that is the spec, so liveness is checked only without one.)
-        EXPECT_GE(record.start, record.submit) << "job " << record.id << " never started, cause "
-                                               << core::ToString(record.cause) << ", min "
-                                               << min_tasks << ", usable " << usable;
+        EXPECT_GE(record.start, record.submit)
+            << "job " << record.id << " never started, cause " << core::ToString(record.cause)
+            << ", min " << min_tasks << ", usable " << usable;
         EXPECT_EQ(record.state, core::JobState::kDone) << "job " << record.id;
       }
     }

@@ -39,11 +39,11 @@ TEST(AgentBatchTest, EachHostsPartActsAsItsSingleHeartbeat) {
   const std::string host_b = host_a == "h1" ? "h2" : "h1";
   const uint64_t epoch = h.c().epoch();
   // One host reports (nothing yet), the other only polls: both get their launch.
-  Reply first = h.c().HeartbeatBatch(
-      {{"wait_ms", 0},
-       {"hosts", {{{"name", host_a}, {"heartbeat", {{"epoch", epoch}}}}}},
-       {"poll", {host_b}},
-       {"instance", ""}});
+  Reply first =
+      h.c().HeartbeatBatch({{"wait_ms", 0},
+                            {"hosts", {{{"name", host_a}, {"heartbeat", {{"epoch", epoch}}}}}},
+                            {"poll", {host_b}},
+                            {"instance", ""}});
   ASSERT_EQ(first.status, 200) << first.body.dump();
   EXPECT_EQ(Launched(first.body, host_a), std::vector<JobId>{a});
   EXPECT_EQ(Launched(first.body, host_b), std::vector<JobId>{b});
@@ -136,8 +136,8 @@ TEST(AgentBatchTest, ACompactReplyLeavesOutTheEmptyAnswers) {
   EXPECT_TRUE(Entry(reply.body, idle).is_null());
   EXPECT_EQ(LastHeartbeat(h, idle), LastHeartbeat(h, busy));  // both renewed now
   // Not compact: every host has its entry, empty or not.
-  Reply full = h.c().HeartbeatBatch(
-      {{"wait_ms", 0}, {"hosts", json::array()}, {"poll", {"h1", "h2"}}});
+  Reply full =
+      h.c().HeartbeatBatch({{"wait_ms", 0}, {"hosts", json::array()}, {"poll", {"h1", "h2"}}});
   EXPECT_EQ(full.body["hosts"].size(), 2u);
   EXPECT_EQ(Entry(full.body, idle)["status"], 200);
 }

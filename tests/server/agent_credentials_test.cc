@@ -2,13 +2,14 @@
 // heartbeats only for the hosts its entry lists (a range, a list; clear or SHA-256); for any
 // other host it gets 403 naming the host and what it covers; the shared agent token still
 // serves every host (backward compatible); a user token is no agent; the YAML is checked.
+#include "server/agent_credentials.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "auth/digest.h"
 #include "config/cluster_yaml.h"
-#include "server/agent_credentials.h"
 #include "server/guard_fixture.h"
 
 namespace sluice::server {
@@ -42,9 +43,9 @@ std::string Config() {
 }
 
 RawReply Register(int port, const std::string& host, const std::string& token) {
-  return SendRaw(port, RawPost("/v1/agents/register",
-                               json{{"name", host}, {"slots", 4}, {"instance", "i-" + host}}.dump(),
-                               token));
+  return SendRaw(
+      port, RawPost("/v1/agents/register",
+                    json{{"name", host}, {"slots", 4}, {"instance", "i-" + host}}.dump(), token));
 }
 
 RawReply Heartbeat(int port, const std::string& host, const std::string& token) {

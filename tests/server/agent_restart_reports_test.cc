@@ -9,11 +9,11 @@
 namespace sluice::server {
 namespace {
 
+using nlohmann::json;
+using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::Exited;
 using testing::LaunchedIds;
-using ::sluice::testing::TempDir;
-using nlohmann::json;
 
 class AgentRestartReportsTest : public ::testing::Test {
  protected:

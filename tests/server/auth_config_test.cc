@@ -35,7 +35,8 @@ TEST(AuthConfigTest, MistakesAreReportedWithTheirLine) {
     const char* message;
   } cases[] = {
       {"auth:\n  colour: red\n", "c.yaml:4: auth.colour: unknown key"},
-      {"auth:\n  users:\n    - {name: a}\n", "c.yaml:5: auth.users[0]: a user needs a name and a token"},
+      {"auth:\n  users:\n    - {name: a}\n",
+       "c.yaml:5: auth.users[0]: a user needs a name and a token"},
       {"auth:\n  users:\n    - {name: a, token: x}\n    - {name: a, token: y}\n",
        "c.yaml:6: auth.users[1]: duplicate user 'a'"},
       {"auth:\n  agent_token: x\n  users:\n    - {name: a, token: x}\n",

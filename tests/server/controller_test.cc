@@ -8,12 +8,12 @@
 namespace sluice::server {
 namespace {
 
+using nlohmann::json;
+using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::Exited;
 using testing::KilledIds;
 using testing::LaunchedIds;
-using ::sluice::testing::TempDir;
-using nlohmann::json;
 
 class ControllerTest : public ::testing::Test {
  protected:
@@ -36,8 +36,9 @@ class ControllerTest : public ::testing::Test {
 
 TEST_F(ControllerTest, AJobGoesPendingAdmittingRunningDone) {
   RegisterBoth();
-  const JobId id = h_->Submit("alice", {{"command", "echo hi"}, {"tasks", 6},
-                                        {"output", "/tmp/o.%j"}, {"env", {{"A", "1"}}}});
+  const JobId id = h_->Submit(
+      "alice",
+      {{"command", "echo hi"}, {"tasks", 6}, {"output", "/tmp/o.%j"}, {"env", {{"A", "1"}}}});
   EXPECT_EQ(h_->State(id), "PENDING");
   h_->Cycle();
   EXPECT_EQ(h_->State(id), "ADMITTING");
@@ -102,8 +103,12 @@ TEST_F(ControllerTest, NothingRunsOnHostsWhoseAgentIsNotRegistered) {
 }
 
 TEST_F(ControllerTest, UnknownAgentsAreAddedAndPersisted) {
-  ASSERT_EQ(h_->c().Register({{"name", "x9"}, {"slots", 2}, {"running", json::array()},
-                              {"epoch", 0}, {"attributes", {{"type", "gpu"}}}})
+  ASSERT_EQ(h_->c()
+                .Register({{"name", "x9"},
+                           {"slots", 2},
+                           {"running", json::array()},
+                           {"epoch", 0},
+                           {"attributes", {{"type", "gpu"}}}})
                 .status,
             200);
   const JobId id = h_->Submit("alice", {{"command", "true"}, {"tasks", 2}});
@@ -128,10 +133,9 @@ TEST_F(ControllerTest, HeartbeatsNeedARegistrationAndTheRightEpoch) {
 
 TEST_F(ControllerTest, AnAcknowledgedSubmissionSurvivesARestart) {
   const JobId a = h_->Submit("alice", {{"command", "true"}, {"queue", "bf"}, {"priority", 3}});
-  Reply batch = h_->c().SubmitBatch(testing::TestAuth().users[0].name == "alice"
-                                        ? Caller{.user = "alice"}
-                                        : Caller{},
-                                    {{"jobs", json::array({{{"command", "a"}}, {{"command", "b"}}})}});
+  Reply batch = h_->c().SubmitBatch(
+      testing::TestAuth().users[0].name == "alice" ? Caller{.user = "alice"} : Caller{},
+      {{"jobs", json::array({{{"command", "a"}}, {{"command", "b"}}})}});
   ASSERT_EQ(batch.status, 201);
   Restart();
   EXPECT_EQ(h_->c().epoch(), 2u);
@@ -305,19 +309,23 @@ TEST_F(ControllerTest, HoldAndReleaseKeepTheJobsPlace) {
 }
 
 TEST_F(ControllerTest, SubmissionsAreCheckedAgainstQueuesAndRequests) {
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "nope"}}).status, 400);
+  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "nope"}}).status,
+            400);
   Reply bad = h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"resreq", "select[foo"}});
   EXPECT_EQ(bad.status, 400);
   EXPECT_NE(bad.body["error"].get<std::string>().find("job.resreq"), std::string::npos) << bad.body;
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"tasks", "four"}}).status, 400);
+  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"tasks", "four"}}).status,
+            400);
   EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"extra", 1}}).status, 400);
   EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"tasks", 1}}).status, 400);
   // A batch is all or nothing and names the bad index.
   Reply batch = h_->c().SubmitBatch(
       Caller{.user = "alice"},
-      {{"jobs", json::array({{{"command", "a"}}, {{"command", "b"}, {"resreq", "rusage[nope=1]"}}})}});
+      {{"jobs",
+        json::array({{{"command", "a"}}, {{"command", "b"}, {"resreq", "rusage[nope=1]"}}})}});
   EXPECT_EQ(batch.status, 400);
-  EXPECT_NE(batch.body["error"].get<std::string>().find("jobs[1]"), std::string::npos) << batch.body;
+  EXPECT_NE(batch.body["error"].get<std::string>().find("jobs[1]"), std::string::npos)
+      << batch.body;
   EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
   // A job refused while it is taken in (a dependency that does not parse) takes the batch's
   // earlier jobs out again: nothing unacknowledged stays, runs, or comes back on restart.
@@ -325,7 +333,8 @@ TEST_F(ControllerTest, SubmissionsAreCheckedAgainstQueuesAndRequests) {
       Caller{.user = "alice"},
       {{"jobs", json::array({{{"command", "a"}}, {{"command", "b"}, {"depend", "done(("}}})}});
   EXPECT_EQ(late.status, 400);
-  EXPECT_NE(late.body["error"].get<std::string>().find("jobs[1]: "), std::string::npos) << late.body;
+  EXPECT_NE(late.body["error"].get<std::string>().find("jobs[1]: "), std::string::npos)
+      << late.body;
   EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
   RegisterBoth();
   h_->Cycle();
@@ -347,7 +356,8 @@ TEST_F(ControllerTest, SubmitUsersLimitWhoMaySubmitToAQueue) {
   core::ClusterConfig config = testing::TestCluster();
   config.queues[1].submit_users = std::vector<std::string>{"bob"};
   ASSERT_EQ(h_->c().Reconfigure(config).status, 200);
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "bf"}}).status, 403);
+  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "bf"}}).status,
+            403);
   EXPECT_EQ(h_->c().Submit(Caller{.user = "bob"}, {{"command", "x"}, {"queue", "bf"}}).status, 201);
 }
 
@@ -364,8 +374,9 @@ TEST_F(ControllerTest, ReconfigureRefusesRemovingAQueueWithJobsAndKeepsTheOldCon
 TEST_F(ControllerTest, AdminsOpenAndCloseQueuesAndHosts) {
   RegisterBoth();
   EXPECT_EQ(h_->c().QueueAction(Caller{.user = "alice"}, "normal", "close").status, 403);
-  EXPECT_EQ(h_->c().QueueAction(Caller{.user = "root", .admin = true}, "normal", "close").body["open"],
-            false);
+  EXPECT_EQ(
+      h_->c().QueueAction(Caller{.user = "root", .admin = true}, "normal", "close").body["open"],
+      false);
   EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}}).status, 400);
   h_->c().QueueAction(Caller{.user = "root", .admin = true}, "normal", "open");
   EXPECT_EQ(h_->c().HostAction(Caller{.user = "root", .admin = true}, "h1", "close").body["state"],

@@ -3,19 +3,19 @@
 // that was submitted meanwhile.
 #include "server/cycle_pacing.h"
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "server/controller_fixture.h"
 
 namespace sluice::server {
 namespace {
 
-using std::chrono::milliseconds;
 using ::sluice::testing::TempDir;
+using std::chrono::milliseconds;
 using testing::ControllerHarness;
 
 TEST(CyclePacingTest, ALoneEventWaitsOnlyTheDebounce) {

@@ -1,13 +1,12 @@
 // The dashboard's server side on loopback (in-process, port 0): the embedded files and their
 // headers (R-UI-1), GET /v1/stats and its ring (R-UI-3), GET /v1/whoami, and the paged,
 // sorted, searched GET /v1/jobs the Jobs page uses.
+#include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <chrono>
-#include <thread>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "server/loopback_options.h"
 #include "server/server.h"
@@ -54,12 +53,13 @@ class DashboardApiTest : public ::testing::Test {
   void SubmitJobs(int n) {
     json jobs = json::array();
     for (int i = 1; i <= n; ++i) {
-      jobs.push_back({{"command", {"sleep", "60"}}, {"name", "job-" + std::to_string(i)},
+      jobs.push_back({{"command", {"sleep", "60"}},
+                      {"name", "job-" + std::to_string(i)},
                       {"queue", i % 2 == 0 ? "other" : "normal"}});
     }
     httplib::Headers headers = {{"Authorization", "Bearer alice-token"}};
-    auto r = client_->Post("/v1/jobs/batch", headers, json{{"jobs", jobs}}.dump(),
-                           "application/json");
+    auto r =
+        client_->Post("/v1/jobs/batch", headers, json{{"jobs", jobs}}.dump(), "application/json");
     ASSERT_TRUE(r);
     ASSERT_EQ(r->status, 201) << r->body;
   }
@@ -85,8 +85,8 @@ TEST_F(DashboardApiTest, RootRedirectsToTheDashboard) {
 }
 
 TEST_F(DashboardApiTest, AppAddressesAnswerTheAppWithoutAToken) {
-  for (const char* path : {"/ui/", "/ui/jobs", "/ui/jobs/12", "/ui/hosts", "/ui/queues",
-                           "/ui/some/unknown/page"}) {
+  for (const char* path :
+       {"/ui/", "/ui/jobs", "/ui/jobs/12", "/ui/hosts", "/ui/queues", "/ui/some/unknown/page"}) {
     auto r = Get(path, "");
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200) << path;
@@ -167,7 +167,9 @@ TEST_F(DashboardApiTest, StatsNeedATokenAndCarrySamplesAndCounts) {
   }
   const json& now = stats["now"];
   EXPECT_EQ(now["hosts"], 1);
-  EXPECT_EQ(now["queues"]["normal"]["pending"].get<int>() + now["queues"]["other"]["pending"].get<int>(), 4);
+  EXPECT_EQ(
+      now["queues"]["normal"]["pending"].get<int>() + now["queues"]["other"]["pending"].get<int>(),
+      4);
   EXPECT_EQ(now["jobs_by_state"]["PENDING"], 4);
   int64_t by_reason = 0;
   for (const auto& [reason, n] : now["pending_by_reason"].items()) by_reason += n.get<int64_t>();
@@ -233,7 +235,7 @@ TEST_F(DashboardApiTest, JobPagesFilterAndSearch) {
   EXPECT_EQ(r->get_header_value("X-Total-Count"), "0");
   r = Get("/v1/jobs?host=h1&sort=id");
   EXPECT_EQ(r->get_header_value("X-Total-Count"), "0");  // nothing runs
-  r = Get("/v1/jobs?search=sleep%2060&sort=id");  // the command
+  r = Get("/v1/jobs?search=sleep%2060&sort=id");         // the command
   EXPECT_EQ(r->get_header_value("X-Total-Count"), "30");
   // The plain listing is unchanged: every job, no count.
   r = Get("/v1/jobs");

@@ -9,11 +9,11 @@
 namespace sluice::server {
 namespace {
 
+using nlohmann::json;
+using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::Exited;
 using testing::LaunchedIds;
-using ::sluice::testing::TempDir;
-using nlohmann::json;
 
 bool Listed(ControllerHarness& h, JobId id) {
   for (const json& job : h.c().ListJobs({}).Json()) {
@@ -28,8 +28,8 @@ TEST(EndedJobsTest, ADependencyOnAJobThatEndedBeforeARestartKeepsItsVerdict) {
   h.Open();
   ASSERT_EQ(h.Register("h1").status, 200);
   const JobId a = h.Submit("alice", {{"command", "a"}});
-  const JobId b = h.Submit("alice", {{"command", "b"}, {"depend", "done(" + std::to_string(a) + ")"},
-                                     {"hold", true}});
+  const JobId b = h.Submit(
+      "alice", {{"command", "b"}, {"depend", "done(" + std::to_string(a) + ")"}, {"hold", true}});
   h.Cycle();
   ASSERT_EQ(LaunchedIds(h.Heartbeat("h1")), std::vector<JobId>{a});
   h.Heartbeat("h1", {a});
@@ -43,7 +43,8 @@ TEST(EndedJobsTest, ADependencyOnAJobThatEndedBeforeARestartKeepsItsVerdict) {
   // The held dependent, released after the restart, starts: done(a) holds.
   EXPECT_EQ(h.c().Hold(Caller{.user = "alice"}, b, false).status, 200);
   // A new submission may name the ended job.
-  const JobId c = h.Submit("alice", {{"command", "c"}, {"depend", "ended(" + std::to_string(a) + ")"}});
+  const JobId c =
+      h.Submit("alice", {{"command", "c"}, {"depend", "ended(" + std::to_string(a) + ")"}});
   h.Cycle();
   EXPECT_EQ(h.State(b), "ADMITTING") << h.Job(b).dump();
   EXPECT_EQ(h.State(c), "ADMITTING") << h.Job(c).dump();
@@ -103,9 +104,10 @@ TEST(EndedJobsTest, EndedJobsLeaveListingsAfterTheRetentionAndDependenciesStillS
   EXPECT_TRUE(Listed(h, recent));
   EXPECT_EQ(h.c().GetJob(old_job).status, 404);
   ASSERT_EQ(h.Register("h1").status, 200);
-  const JobId dependent = h.Submit(
-      "alice", {{"command", "z"}, {"depend", "exit(" + std::to_string(old_job) + ") && !started(" +
-                                                 std::to_string(old_job) + ")"}});
+  const JobId dependent =
+      h.Submit("alice", {{"command", "z"},
+                         {"depend", "exit(" + std::to_string(old_job) + ") && !started(" +
+                                        std::to_string(old_job) + ")"}});
   h.Cycle();
   EXPECT_EQ(h.State(dependent), "ADMITTING") << h.Job(dependent).dump();
   // Ids are never reused.

@@ -15,11 +15,11 @@
 namespace sluice::server {
 namespace {
 
+using nlohmann::json;
+using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::LaunchedIds;
 using testing::TestCluster;
-using ::sluice::testing::TempDir;
-using nlohmann::json;
 
 struct Shape {
   int tasks;
@@ -62,8 +62,8 @@ TEST(EstimatesTest, EstimatesEqualTheSimulatorsStartsAndJobsStartNoLater) {
   const Instant t0 = h.now_ms() / 1000;
   std::vector<JobId> ids;
   for (const Shape& s : kShapes) {
-    ids.push_back(h.Submit("alice", {{"command", "x"}, {"tasks", s.tasks},
-                                     {"run_limit", s.run_limit}}));
+    ids.push_back(
+        h.Submit("alice", {{"command", "x"}, {"tasks", s.tasks}, {"run_limit", s.run_limit}}));
   }
   // Before any refresh: unknown, "not estimated yet".
   EXPECT_TRUE(h.Job(ids[1])["estimated_start"].is_null());

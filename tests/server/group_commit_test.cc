@@ -2,14 +2,14 @@
 // arrive together share commits, each is acknowledged only once its commit is done (another
 // connection to the database already sees it when the reply comes), and every acknowledged
 // one is there after a crash.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
 #include <atomic>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include "server/controller_fixture.h"
 
@@ -69,9 +69,9 @@ TEST(GroupCommitTest, TheReplyComesOnlyAfterTheCommit) {
     ASSERT_EQ(r.status, 201) << r.body.dump();
     const JobId id = r.body["id"].get<JobId>();
     sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open_v2((dir.path() / "sluice.db").c_str(), &db, SQLITE_OPEN_READONLY,
-                              nullptr),
-              SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_open_v2((dir.path() / "sluice.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
+        SQLITE_OK);
     sqlite3_stmt* s = nullptr;
     const std::string sql = "SELECT count(*) FROM jobs WHERE id = " + std::to_string(id);
     ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK);

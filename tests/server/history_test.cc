@@ -1,6 +1,8 @@
 // History (R-UX-6): ended jobs stay queryable from the store after they leave the
 // controller's memory and across restarts; filters combine; paging returns every row once;
 // the keeper deletes rows past --keep-history-days.
+#include "store/history.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -8,16 +10,15 @@
 #include "server/controller.h"
 #include "server/controller_fixture.h"
 #include "server/history_api.h"
-#include "store/history.h"
 
 namespace sluice::server {
 namespace {
 
+using nlohmann::json;
+using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::Exited;
 using testing::LaunchedIds;
-using ::sluice::testing::TempDir;
-using nlohmann::json;
 
 // Runs `id` on h1 to its exit with `code`; the agent reports `usage` (cpu_seconds,
 // max_rss_mb, message) with the exit.
@@ -154,8 +155,9 @@ TEST(HistoryTest, TheKeeperDeletesRowsPastKeepHistoryDaysOnly) {
   h.c().FlushStore();
   const int64_t now_ms = h.now_ms();
   // Through the controller's own store: one chunk of one row at a time.
-  HistoryKeeper own(&h.store(), {.keep_seconds = 5 * 86'400, .chunk = 1},
-                    [now_ms] { return now_ms; }, spdlog::default_logger());
+  HistoryKeeper own(
+      &h.store(), {.keep_seconds = 5 * 86'400, .chunk = 1}, [now_ms] { return now_ms; },
+      spdlog::default_logger());
   EXPECT_EQ(own.PurgeOnce(), 1);
   const json page = History(h);
   ASSERT_EQ(page["jobs"].size(), 1u);

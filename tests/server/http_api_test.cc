@@ -2,12 +2,11 @@
 // metric names (R-SRV-4), the state-directory lock, SSE.
 #include "server/http_api.h"
 
+#include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <thread>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "server/loopback_options.h"
 #include "server/server.h"
@@ -123,9 +122,10 @@ TEST_F(HttpApiTest, BadBodiesGetA4xxSayingWhatAndWhere) {
 }
 
 TEST_F(HttpApiTest, BatchSubmissionReturnsConsecutiveIdsAndListingFilters) {
-  auto r = Post("/v1/jobs/batch",
-                R"({"jobs":[{"command":"a"},{"command":["echo","b"],"queue":"normal"},{"command":"c","hold":true}]})",
-                "alice-token");
+  auto r = Post(
+      "/v1/jobs/batch",
+      R"({"jobs":[{"command":"a"},{"command":["echo","b"],"queue":"normal"},{"command":"c","hold":true}]})",
+      "alice-token");
   ASSERT_EQ(r->status, 201) << r->body;
   EXPECT_EQ(json::parse(r->body)["ids"], json::array({1, 2, 3}));
   json held = json::parse(Get("/v1/jobs?state=held", "alice-token")->body);
@@ -136,8 +136,8 @@ TEST_F(HttpApiTest, BatchSubmissionReturnsConsecutiveIdsAndListingFilters) {
   EXPECT_TRUE(mine.empty());
   json all = json::parse(Get("/v1/jobs?pending_reasons=1", "alice-token")->body);
   ASSERT_EQ(all.size(), 3u);
-  for (const char* field : {"id", "state", "user", "queue", "submit_time", "start_time",
-                            "end_time", "exit_code", "reason", "name", "tasks", "hosts", "cause"}) {
+  for (const char* field : {"id", "state", "user", "queue", "submit_time", "start_time", "end_time",
+                            "exit_code", "reason", "name", "tasks", "hosts", "cause"}) {
     EXPECT_TRUE(all[0].contains(field)) << field;
   }
   EXPECT_EQ(all[1]["command"], "echo b");
@@ -149,12 +149,13 @@ TEST_F(HttpApiTest, MetricsUseTheNamesOfRSrv4) {
   ASSERT_EQ(r->status, 200);
   for (const char* name :
        {"sluice_jobs{state=\"PENDING\",queue=\"normal\"} 1", "sluice_pending_reasons{",
-        "sluice_oldest_pending_age_seconds{queue=\"normal\"}", "sluice_gated_heads{queue=\"normal\"}",
-        "sluice_unschedulable_total{queue=\"normal\"}",
+        "sluice_oldest_pending_age_seconds{queue=\"normal\"}",
+        "sluice_gated_heads{queue=\"normal\"}", "sluice_unschedulable_total{queue=\"normal\"}",
         "sluice_admission_attempts_total{queue=\"normal\",outcome=\"admitted\"}",
         "sluice_backfilled_admissions_total{queue=\"normal\"}",
-        "# TYPE sluice_cycle_duration_seconds histogram", "sluice_cycle_duration_seconds_bucket{le=\"+Inf\"}",
-        "sluice_cycle_duration_seconds_count", "sluice_slots{queue=\"normal\",state=\"used\"}",
+        "# TYPE sluice_cycle_duration_seconds histogram",
+        "sluice_cycle_duration_seconds_bucket{le=\"+Inf\"}", "sluice_cycle_duration_seconds_count",
+        "sluice_slots{queue=\"normal\",state=\"used\"}",
         "sluice_preemptions_total{queue=\"normal\"}"}) {
     EXPECT_NE(r->body.find(name), std::string::npos) << name << "\n" << r->body;
   }

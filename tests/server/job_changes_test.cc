@@ -11,12 +11,12 @@
 namespace sluice::server {
 namespace {
 
+using nlohmann::json;
+using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::Exited;
 using testing::KilledIds;
 using testing::LaunchedIds;
-using ::sluice::testing::TempDir;
-using nlohmann::json;
 
 const Caller kAlice{.user = "alice"};
 const Caller kBob{.user = "bob"};

@@ -11,9 +11,9 @@ namespace sluice::server {
 namespace {
 
 using nlohmann::json;
+using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::Exited;
-using ::sluice::testing::TempDir;
 
 json Parse(const JobListEntry& entry) {
   std::string text;
@@ -24,34 +24,77 @@ json Parse(const JobListEntry& entry) {
 }
 
 TEST(JobTextTest, ARunningJobIsTheDocumentedObject) {
-  const json spec = {{"command", json::array({"sleep", "10"})}, {"name", "sim"},
-                     {"min_tasks", 4}, {"max_tasks", 4}, {"resreq", "span[ptile=2]"},
-                     {"run_limit", 600}, {"priority", 3}, {"project", "p"},
-                     {"exclusive", false}, {"depend", ""}, {"begin", nullptr},
-                     {"cwd", "/home/alice"}, {"output", "/home/alice/o.%j"}, {"error", ""}};
-  const JobListEntry entry{.fixed = FixedJobText(spec), .id = 7, .user = "alice",
-                           .account = "nobody", .queue = "normal", .state = "RUNNING", .submit_time = 1764450000,
-                           .start_time = 1764450001, .tasks = 4,
-                           .hosts = {{"h1", 2}, {"h2", 2}}, .dispatch_attempts = 1};
-  const json want = {{"id", 7}, {"name", "sim"}, {"user", "alice"}, {"queue", "normal"},
-                     {"state", "RUNNING"}, {"submit_time", 1764450000},
-                     {"start_time", 1764450001}, {"end_time", nullptr}, {"exit_code", nullptr},
-                     {"cause", nullptr}, {"reason", nullptr}, {"tasks", 4}, {"min_tasks", 4},
-                     {"max_tasks", 4}, {"resreq", "span[ptile=2]"}, {"run_limit", 600},
-                     {"priority", 3}, {"project", "p"}, {"exclusive", false}, {"depend", ""},
-                     {"begin", nullptr}, {"command", "sleep 10"}, {"cwd", "/home/alice"},
-                     {"output", "/home/alice/o.%j"}, {"error", ""},
+  const json spec = {{"command", json::array({"sleep", "10"})},
+                     {"name", "sim"},
+                     {"min_tasks", 4},
+                     {"max_tasks", 4},
+                     {"resreq", "span[ptile=2]"},
+                     {"run_limit", 600},
+                     {"priority", 3},
+                     {"project", "p"},
+                     {"exclusive", false},
+                     {"depend", ""},
+                     {"begin", nullptr},
+                     {"cwd", "/home/alice"},
+                     {"output", "/home/alice/o.%j"},
+                     {"error", ""}};
+  const JobListEntry entry{.fixed = FixedJobText(spec),
+                           .id = 7,
+                           .user = "alice",
+                           .account = "nobody",
+                           .queue = "normal",
+                           .state = "RUNNING",
+                           .submit_time = 1764450000,
+                           .start_time = 1764450001,
+                           .tasks = 4,
+                           .hosts = {{"h1", 2}, {"h2", 2}},
+                           .dispatch_attempts = 1};
+  const json want = {{"id", 7},
+                     {"name", "sim"},
+                     {"user", "alice"},
+                     {"queue", "normal"},
+                     {"state", "RUNNING"},
+                     {"submit_time", 1764450000},
+                     {"start_time", 1764450001},
+                     {"end_time", nullptr},
+                     {"exit_code", nullptr},
+                     {"cause", nullptr},
+                     {"reason", nullptr},
+                     {"tasks", 4},
+                     {"min_tasks", 4},
+                     {"max_tasks", 4},
+                     {"resreq", "span[ptile=2]"},
+                     {"run_limit", 600},
+                     {"priority", 3},
+                     {"project", "p"},
+                     {"exclusive", false},
+                     {"depend", ""},
+                     {"begin", nullptr},
+                     {"command", "sleep 10"},
+                     {"cwd", "/home/alice"},
+                     {"output", "/home/alice/o.%j"},
+                     {"error", ""},
                      {"hosts", {{{"name", "h1"}, {"slots", 2}}, {{"name", "h2"}, {"slots", 2}}}},
-                     {"dispatch_attempts", 1}, {"account", "nobody"},
-                     {"cpu_seconds", nullptr}, {"max_rss_mb", nullptr}};
+                     {"dispatch_attempts", 1},
+                     {"account", "nobody"},
+                     {"cpu_seconds", nullptr},
+                     {"max_rss_mb", nullptr}};
   EXPECT_EQ(Parse(entry), want);
 }
 
 TEST(JobTextTest, EndedAndWaitingJobs) {
   const std::shared_ptr<const std::string> fixed = FixedJobText({{"command", "true"}});
-  JobListEntry ended{.fixed = fixed, .id = 3, .state = "EXIT", .submit_time = 5,
-                     .start_time = 6, .end_time = 9, .exit_code = 137, .cause = "HOST_LOST",
-                     .tasks = 1, .cpu_seconds = 1.235, .max_rss_mb = 64.5,
+  JobListEntry ended{.fixed = fixed,
+                     .id = 3,
+                     .state = "EXIT",
+                     .submit_time = 5,
+                     .start_time = 6,
+                     .end_time = 9,
+                     .exit_code = 137,
+                     .cause = "HOST_LOST",
+                     .tasks = 1,
+                     .cpu_seconds = 1.235,
+                     .max_rss_mb = 64.5,
                      .message = "launch failed on h1: cwd /nope"};
   json j = Parse(ended);
   EXPECT_EQ(j["cpu_seconds"], 1.235);
@@ -65,12 +108,15 @@ TEST(JobTextTest, EndedAndWaitingJobs) {
   ended.with_reasons = true;
   EXPECT_EQ(Parse(ended)["reasons"], nullptr);  // not waiting
 
-  JobListEntry waiting{.fixed = fixed, .id = 4, .state = "PENDING", .reason = "NEW_JOB",
-                       .with_reasons = true};
+  JobListEntry waiting{
+      .fixed = fixed, .id = 4, .state = "PENDING", .reason = "NEW_JOB", .with_reasons = true};
   EXPECT_EQ(Parse(waiting)["reasons"], json({{"main", "NEW_JOB"}, {"details", json::array()}}));
   core::PendingReasons reasons;
-  reasons.Add({.code = core::ReasonCode::kNoResource, .resource = "slots", .needed = 8,
-               .available = 3, .hosts = 2});
+  reasons.Add({.code = core::ReasonCode::kNoResource,
+               .resource = "slots",
+               .needed = 8,
+               .available = 3,
+               .hosts = 2});
   waiting.reason = "NO_RESOURCE";
   waiting.reasons = reasons;
   const json r = Parse(waiting)["reasons"];
@@ -81,14 +127,19 @@ TEST(JobTextTest, EndedAndWaitingJobs) {
   EXPECT_EQ(r["details"][0]["available"], 3);
   EXPECT_EQ(r, wire::ReasonsJson(reasons, "NO_RESOURCE"));
   waiting.hint = "needs 5 more slots";
-  EXPECT_EQ(Parse(waiting)["reasons"], wire::ReasonsJson(reasons, "NO_RESOURCE", "needs 5 more slots"));
+  EXPECT_EQ(Parse(waiting)["reasons"],
+            wire::ReasonsJson(reasons, "NO_RESOURCE", "needs 5 more slots"));
   EXPECT_EQ(Parse(waiting)["reasons"]["hint"], "needs 5 more slots");
 }
 
 TEST(JobTextTest, StringsAreEscaped) {
   const std::string odd = "a \"quoted\" \\ back\nline\ttab \x01 ctl é";
-  const JobListEntry entry{.fixed = FixedJobText({{"command", odd}, {"name", odd}}), .id = 1,
-                           .user = odd, .queue = odd, .state = "DONE", .message = odd};
+  const JobListEntry entry{.fixed = FixedJobText({{"command", odd}, {"name", odd}}),
+                           .id = 1,
+                           .user = odd,
+                           .queue = odd,
+                           .state = "DONE",
+                           .message = odd};
   const json j = Parse(entry);
   for (const char* key : {"command", "name", "user", "queue", "message"}) {
     EXPECT_EQ(j[key], odd) << key;
@@ -97,10 +148,17 @@ TEST(JobTextTest, StringsAreEscaped) {
 
 // `fields=` selects members, the fixed ones included, whatever their strings hold.
 TEST(JobTextTest, FieldsSelectMembers) {
-  const json spec = {{"command", "echo \"a,b\" \\\" , x"}, {"name", "n,\"1\""},
-                     {"resreq", "select[a==1, b]"}, {"run_limit", 60}};
-  JobListEntry entry{.fixed = FixedJobText(spec), .id = 9, .user = "u", .queue = "q",
-                     .state = "PENDING", .reason = "NEW_JOB", .tasks = 1};
+  const json spec = {{"command", "echo \"a,b\" \\\" , x"},
+                     {"name", "n,\"1\""},
+                     {"resreq", "select[a==1, b]"},
+                     {"run_limit", 60}};
+  JobListEntry entry{.fixed = FixedJobText(spec),
+                     .id = 9,
+                     .user = "u",
+                     .queue = "q",
+                     .state = "PENDING",
+                     .reason = "NEW_JOB",
+                     .tasks = 1};
   std::string full_text;
   AppendJobText(entry, full_text);
   const json full = json::parse(full_text);
@@ -130,7 +188,8 @@ TEST(JobTextTest, FieldsSelectMembers) {
   std::string text;
   const JobFields only_id{"id"};
   AppendJobText(entry, text, &only_id);
-  EXPECT_EQ(json::parse(text), json({{"id", 9}, {"reasons", {{"main", "NEW_JOB"}, {"details", json::array()}}}}));
+  EXPECT_EQ(json::parse(text),
+            json({{"id", 9}, {"reasons", {{"main", "NEW_JOB"}, {"details", json::array()}}}}));
 }
 
 // The listing (text written after the lock) and each job's detail (GET /v1/jobs/{id}) agree
@@ -144,7 +203,8 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
   const JobId running = h.Submit("alice", {{"command", "sleep 1"}, {"tasks", 6}});
   const JobId done = h.Submit("bob", {{"command", "true"}, {"tasks", 1}, {"name", "quick"}});
   h.Cycle();
-  for (const char* host : {"h1", "h2"}) h.Heartbeat(host, json(testing::LaunchedIds(h.Heartbeat(host))));
+  for (const char* host : {"h1", "h2"})
+    h.Heartbeat(host, json(testing::LaunchedIds(h.Heartbeat(host))));
   const JobId waiting = h.Submit("alice", {{"command", "x"}, {"tasks", 8}, {"queue", "bf"}});
   const JobId held = h.Submit("bob", {{"command", "y"}, {"hold", true}});
   const JobId cancelled = h.Submit("bob", {{"command", "z"}, {"tasks", 8}});
@@ -154,7 +214,8 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
   const json job_done = h.Job(done);
   ASSERT_EQ(job_done["state"], "RUNNING") << job_done;
   const std::string host = job_done["hosts"][0]["name"];
-  h.Heartbeat(host, host == h.Job(running)["hosts"][0]["name"] ? json::array({running}) : json::array(),
+  h.Heartbeat(host,
+              host == h.Job(running)["hosts"][0]["name"] ? json::array({running}) : json::array(),
               Exited(done));
   h.Cycle();
   const JobId unexplained = h.Submit("bob", {{"command", "v"}, {"tasks", 8}});
@@ -173,14 +234,17 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
     EXPECT_EQ(listed, detail);
     states[listed["state"].get<std::string>()] += 1;
   }
-  EXPECT_EQ(states, (std::map<std::string, int>{
-                        {"CANCELLED", 1}, {"DONE", 1}, {"HELD", 1}, {"PENDING", 3}, {"RUNNING", 1}}));
+  EXPECT_EQ(states,
+            (std::map<std::string, int>{
+                {"CANCELLED", 1}, {"DONE", 1}, {"HELD", 1}, {"PENDING", 3}, {"RUNNING", 1}}));
   EXPECT_EQ(h.Job(waiting)["reasons"]["main"], "NO_RESOURCE");
   EXPECT_EQ(h.Job(held)["reason"], "HELD");
   EXPECT_EQ(h.Job(unexplained)["reason"], "NEW_JOB");
   // Each waiting job's reasons carry what would let it start (core::Hint), listed or not.
-  EXPECT_EQ(h.Job(held)["reasons"]["hint"], "released by `sluice release " + std::to_string(held) + "`");
-  EXPECT_EQ(h.Job(unexplained)["reasons"]["hint"], "nothing: the next scheduling cycle considers it");
+  EXPECT_EQ(h.Job(held)["reasons"]["hint"],
+            "released by `sluice release " + std::to_string(held) + "`");
+  EXPECT_EQ(h.Job(unexplained)["reasons"]["hint"],
+            "nothing: the next scheduling cycle considers it");
   const std::string hint = h.Job(waiting)["reasons"]["hint"];
   EXPECT_EQ(hint.rfind("needs ", 0), 0u) << hint;
   EXPECT_NE(hint.find("slots"), std::string::npos) << hint;

@@ -3,13 +3,13 @@
 // everything (the tests read replies, not logs).
 #pragma once
 
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
-
-#include <spdlog/sinks/null_sink.h>
-#include <spdlog/spdlog.h>
 
 #include "server/server.h"
 

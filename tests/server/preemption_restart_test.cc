@@ -11,19 +11,20 @@ namespace sluice::server {
 namespace {
 
 using nlohmann::json;
+using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::Exited;
 using testing::KilledIds;
 using testing::LaunchedIds;
-using ::sluice::testing::TempDir;
 
 // One host of 2 slots; `urgent` preempts `scavenger`, whose victims get 30 s of grace.
 core::ClusterConfig PreemptionCluster() {
   core::ClusterConfig config;
   config.hosts = {core::HostSpec{.name = "h1", .slots = 2}};
-  config.queues = {core::QueueSpec{.name = "urgent", .priority = 10, .preemptive = true},
-                   core::QueueSpec{.name = "scavenger", .priority = 1, .preemptable = true,
-                                   .preempt_grace = 30}};
+  config.queues = {
+      core::QueueSpec{.name = "urgent", .priority = 10, .preemptive = true},
+      core::QueueSpec{
+          .name = "scavenger", .priority = 1, .preemptable = true, .preempt_grace = 30}};
   return config;
 }
 
@@ -42,7 +43,8 @@ class PreemptionRestartTest : public ::testing::Test {
     ASSERT_EQ(h_->Register("h1", json::array(), 2).status, 200);
     victim_ = h_->Submit("alice", {{"command", "sleep 100"}, {"tasks", 2}, {"queue", "scavenger"}});
     h_->Cycle();
-    ASSERT_EQ(LaunchedIds(h_->Heartbeat("h1")), std::vector<JobId>{victim_}) << h_->Job(victim_) << h_->log();
+    ASSERT_EQ(LaunchedIds(h_->Heartbeat("h1")), std::vector<JobId>{victim_})
+        << h_->Job(victim_) << h_->log();
     h_->Heartbeat("h1", json::array({victim_}));
     ASSERT_EQ(h_->State(victim_), "RUNNING");
     urgent_ = h_->Submit("bob", {{"command", "true"}, {"tasks", 2}, {"queue", "urgent"}});
@@ -123,7 +125,8 @@ TEST_F(PreemptionRestartTest, TheMarkerIsClearedWhenTheVictimIsRequeued) {
 // borrowers a new reclaim_after.
 TEST(ReclaimRestartTest, TheReclaimDeadlineSurvivesARestart) {
   core::ClusterConfig config;
-  config.hosts = {core::HostSpec{.name = "h1", .slots = 2}, core::HostSpec{.name = "h2", .slots = 2}};
+  config.hosts = {core::HostSpec{.name = "h1", .slots = 2},
+                  core::HostSpec{.name = "h2", .slots = 2}};
   config.queues = {core::QueueSpec{.name = "a", .capacity = 50, .reclaim_after = 100},
                    core::QueueSpec{.name = "b", .capacity = 50, .reclaim_after = 100}};
   TempDir dir;
@@ -144,7 +147,8 @@ TEST(ReclaimRestartTest, TheReclaimDeadlineSurvivesARestart) {
     size_t killed = 0;
     for (int t = 0; t < seconds; t += 5) {
       h.Advance(5'000);
-      for (const char* host : {"h1", "h2"}) killed += KilledIds(h.Heartbeat(host, running[host])).size();
+      for (const char* host : {"h1", "h2"})
+        killed += KilledIds(h.Heartbeat(host, running[host])).size();
       h.Cycle();
     }
     return killed;
@@ -159,7 +163,8 @@ TEST(ReclaimRestartTest, TheReclaimDeadlineSurvivesARestart) {
   h.Cycle();
   EXPECT_EQ(pass(35), 0u);
   // 105 s after the deadline was set (45 s after the restart): the borrowers are preempted.
-  EXPECT_GE(pass(10), 1u) << "the restart reset the reclaim deadline; " << h.Job(starved) << h.log();
+  EXPECT_GE(pass(10), 1u) << "the restart reset the reclaim deadline; " << h.Job(starved)
+                          << h.log();
 }
 
 }  // namespace

@@ -99,8 +99,8 @@ TEST(QuotaTest, AnArrayCountsEachOfItsElements) {
   EXPECT_TRUE(over.body["cause"]["queue"].is_null());
   EXPECT_EQ(over.body["cause"]["waiting"], 3);
   // bf's max_pending (3) counts every user's elements: bob's array of 3 does not fit.
-  over = h.c().Submit(Caller{.user = "bob"}, {{"command", "true"}, {"queue", "bf"},
-                                              {"array", "0-2"}});
+  over =
+      h.c().Submit(Caller{.user = "bob"}, {{"command", "true"}, {"queue", "bf"}, {"array", "0-2"}});
   EXPECT_EQ(over.status, 429) << over.body.dump();
   EXPECT_EQ(over.body["cause"]["limit"], "max_pending");
 }

@@ -42,9 +42,9 @@ TEST(RequestAuthTest, ClearAndHashedTokensNameTheirUsers) {
 TEST(RequestAuthTest, RefusesWrongTokensAndTheDigestItself) {
   RequestAuthenticator auth(Config(), {});
   const std::string bob_digest = auth::ToHex(auth::Sha256("bob-token"));
-  const std::vector<std::string> headers = {"Bearer wrong", "Bearer ", "Bearer " + bob_digest,
-                                             "Bearer alice-token2", "", "Basic YWxpY2U6eA==",
-                                             "bearer alice-token"};
+  const std::vector<std::string> headers = {
+      "Bearer wrong",       "Bearer ",           "Bearer " + bob_digest, "Bearer alice-token2", "",
+      "Basic YWxpY2U6eA==", "bearer alice-token"};
   for (const std::string& header : headers) {
     SCOPED_TRACE(header);
     Result<Caller> caller = auth.Authenticate(header);

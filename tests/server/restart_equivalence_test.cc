@@ -8,10 +8,10 @@
 namespace sluice::server {
 namespace {
 
+using nlohmann::json;
+using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::Exited;
-using ::sluice::testing::TempDir;
-using nlohmann::json;
 
 // Jobs the controller has on `host` (its launching agent) that hold an allocation.
 json HeldOn(ControllerHarness& h, const std::string& host) {
@@ -48,7 +48,9 @@ void Before(ControllerHarness& h) {
   h.Submit("alice", {{"command", "a"}, {"tasks", 5}, {"queue", "bf"}, {"run_limit", 100}});
   h.Submit("alice", {{"command", "head"}, {"tasks", 7}, {"queue", "bf"}, {"run_limit", 100}});
   for (int i = 0; i < 6; ++i) {
-    h.Submit("bob", {{"command", "s"}, {"tasks", 1 + i % 2}, {"queue", i % 3 == 0 ? "normal" : "bf"},
+    h.Submit("bob", {{"command", "s"},
+                     {"tasks", 1 + i % 2},
+                     {"queue", i % 3 == 0 ? "normal" : "bf"},
                      {"run_limit", 50}});
   }
   // (An impossible job is refused at submission now, R-UX-2: a held one takes its id.)
@@ -78,7 +80,8 @@ std::vector<std::string> After(ControllerHarness& h) {
     h.Cycle();
     RunLaunches(h);
     FinishOldest(h, 2);
-    h.Submit("carol" , {{"command", "r"}, {"tasks", 1 + round % 3}, {"queue", round % 2 ? "bf" : "normal"}});
+    h.Submit("carol",
+             {{"command", "r"}, {"tasks", 1 + round % 3}, {"queue", round % 2 ? "bf" : "normal"}});
     if (round == 2) {
       EXPECT_EQ(h.c().Hold(Caller{.user = "bob"}, 11, false).status, 200);
     }
@@ -90,9 +93,8 @@ std::vector<std::string> After(ControllerHarness& h) {
     out.push_back(std::to_string(job["id"].get<JobId>()) + " " + job["state"].get<std::string>() +
                   " seq=" + detail["admission"]["seq"].dump() +
                   " bypass=" + detail["admission"]["bypass_count"].dump() +
-                  " first_blocked=" + detail["admission"]["first_blocked"].dump() +
-                  " gate_since=" + detail["admission"]["gate_since"].dump() +
-                  " hosts=" + job["hosts"].dump());
+                  " first_blocked=" + detail["admission"]["first_blocked"].dump() + " gate_since=" +
+                  detail["admission"]["gate_since"].dump() + " hosts=" + job["hosts"].dump());
   }
   return out;
 }

@@ -10,10 +10,10 @@
 namespace sluice::server {
 namespace {
 
+using nlohmann::json;
+using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::Exited;
-using ::sluice::testing::TempDir;
-using nlohmann::json;
 
 json ExitedRun(JobId id, int code, uint64_t run) {
   json exited = Exited(id, code);

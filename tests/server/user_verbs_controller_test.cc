@@ -14,8 +14,8 @@ namespace sluice::server {
 namespace {
 
 using nlohmann::json;
-using testing::ControllerHarness;
 using ::sluice::testing::TempDir;
+using testing::ControllerHarness;
 
 class UserVerbsControllerTest : public ::testing::Test {
  protected:
@@ -35,7 +35,8 @@ TEST_F(UserVerbsControllerTest, AnImpossibleJobIsRefusedWith422AndTakesNoId) {
   EXPECT_FALSE(refused.body["cause"]["details"].empty()) << refused.body.dump();
   EXPECT_NE(refused.body["error"].get<std::string>().find("8"), std::string::npos);
   // Just above what the hosts hold: refused too.
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"tasks", 9}}).status, 422);
+  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"tasks", 9}}).status,
+            422);
   Reply batch = h_->c().SubmitBatch(
       Caller{.user = "alice"},
       {{"jobs", json::array({{{"command", "true"}}, {{"command", "true"}, {"tasks", 64}}})}});
@@ -69,10 +70,9 @@ TEST_F(UserVerbsControllerTest, AScriptIsStoredAndLaunchedWithItsArguments) {
   EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"script", 3}}).status, 400);
   EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"script", "x"}, {"command", "a"}}).status,
             400);
-  EXPECT_EQ(h_->c()
-                .Submit(Caller{.user = "alice"}, {{"script", std::string((1 << 20) + 1, 'x')}})
-                .status,
-            413);
+  EXPECT_EQ(
+      h_->c().Submit(Caller{.user = "alice"}, {{"script", std::string((1 << 20) + 1, 'x')}}).status,
+      413);
 }
 
 TEST_F(UserVerbsControllerTest, AWaitingJobsDetailHasPerHostVerdicts) {
@@ -112,11 +112,13 @@ TEST_F(UserVerbsControllerTest, PeekGoesToTheJobsAgentAndBack) {
   ASSERT_FALSE(order.is_null());
   EXPECT_EQ(order["job"], id);
   EXPECT_EQ(order["lines"], 5);
-  Reply sent = h_->c().Heartbeat(
-      host, {{"epoch", h_->c().epoch()},
-             {"running", {id}},
-             {"peeks", json::array({{{"id", order["id"]}, {"job", id}, {"text", "tail\n"},
-                                     {"offset", 10}, {"size", 15}}})}});
+  Reply sent = h_->c().Heartbeat(host, {{"epoch", h_->c().epoch()},
+                                        {"running", {id}},
+                                        {"peeks", json::array({{{"id", order["id"]},
+                                                                {"job", id},
+                                                                {"text", "tail\n"},
+                                                                {"offset", 10},
+                                                                {"size", 15}}})}});
   EXPECT_EQ(sent.status, 200);
   Reply peeked = answer.get();
   EXPECT_EQ(peeked.status, 200) << peeked.body.dump();

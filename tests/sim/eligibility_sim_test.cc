@@ -84,7 +84,8 @@ TEST(EligibilitySimTest, ClosedQueuesRejectSubmissionsWithoutFailingTheRun) {
   EXPECT_TRUE(result->records[1].rejected);
   EXPECT_EQ(result->records[2].start, 0);
   ASSERT_EQ(result->warnings.size(), 2u);
-  EXPECT_EQ(result->warnings[0], "line 1: t=0: rejected: job 1: queue 'shut' is closed to new jobs");
+  EXPECT_EQ(result->warnings[0],
+            "line 1: t=0: rejected: job 1: queue 'shut' is closed to new jobs");
   EXPECT_EQ(result->warnings[1], "line 2: t=0: rejected: job 2: depends on a rejected job");
   Metrics metrics = ComputeMetrics(*result, 1, 0);
   EXPECT_EQ(metrics.rejected, 2);
@@ -105,7 +106,8 @@ TEST(EligibilitySimTest, TheEpochOffsetPlacesWindowsOnTheTracesClock) {
 TEST(EligibilitySimTest, ARunWithOnlyWindowTimersLeftEnds) {
   // The job needs both slots, one of them on a closed host: each opening of the window wakes
   // the simulator and starts nothing; a week of that ends the run.
-  core::ClusterConfig config = ClusterBuilder().Hosts(1, 1).Host("h2", 1, core::HostState::kClosed).Config();
+  core::ClusterConfig config =
+      ClusterBuilder().Hosts(1, 1).Host("h2", 1, core::HostState::kClosed).Config();
   config.queues[0].windows = {"02:00-03:00"};
   Workload workload = Jsonl("{\"id\": 1, \"submit\": 0, \"runtime\": 10, \"tasks\": 2}\n");
   Result<SimResult> result = RunSim(config, workload);

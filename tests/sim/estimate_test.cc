@@ -2,11 +2,11 @@
 // equal to runtimes and no arrivals after T, the estimate is exactly the simulated start.
 #include "sim/estimate.h"
 
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <random>
 #include <variant>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "core/cycle/scheduler.h"
 #include "sim/simulator.h"
@@ -29,7 +29,8 @@ struct AtT {
 // pending at T start after T).
 class FirstStarts final : public DecisionSink {
  public:
-  FirstStarts(AtT& at, Instant after) : starts_(at.true_start), preempted_(at.preempted_by_t), after_(after) {}
+  FirstStarts(AtT& at, Instant after)
+      : starts_(at.true_start), preempted_(at.preempted_by_t), after_(after) {}
   void OnStart(Instant t, const core::Job& job, const core::ClusterState&) override {
     if (t > after_) starts_.try_emplace(job.spec.id, t);
   }
@@ -49,9 +50,11 @@ AtT EstimateAndSimulate(const core::ClusterConfig& config, const Workload& workl
   AtT out;
   std::optional<Instant> wake;
   SimOptions options{.pending_at = t};
-  options.after_cycle = [&wake](const core::ClusterState&, Instant now, const core::CycleResult& cycle) {
+  options.after_cycle = [&wake](const core::ClusterState&, Instant now,
+                                const core::CycleResult& cycle) {
     if (wake && *wake <= now) wake.reset();
-    if (cycle.wake_at && *cycle.wake_at > now) wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
+    if (cycle.wake_at && *cycle.wake_at > now)
+      wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
   };
   Result<core::ClusterState> state = core::ClusterState::Create(config);
   SLUICE_CHECK(state.has_value());
@@ -78,8 +81,10 @@ WorkloadJob Job(JobId id, Instant submit, int32_t tasks, Duration runtime, bool 
 }
 
 TEST(ClusterStateCloneTest, CloneIsIndependentAndDecidesTheSame) {
-  core::ClusterState state = ClusterBuilder().Hosts(2, 2).Policy(core::PolicyKind::kEasyBackfill).State();
-  testing::SubmitRunning(state, JobBuilder(1).Tasks(3).Limit(100).ResReq("span[ptile=2]").Build(), 0);
+  core::ClusterState state =
+      ClusterBuilder().Hosts(2, 2).Policy(core::PolicyKind::kEasyBackfill).State();
+  testing::SubmitRunning(state, JobBuilder(1).Tasks(3).Limit(100).ResReq("span[ptile=2]").Build(),
+                         0);
   testing::Submit(state, JobBuilder(2).Tasks(2).Limit(50));
   testing::Submit(state, JobBuilder(3).Tasks(1).Limit(50).ResReq("span[hosts=1]"));
   core::ClusterState clone = state.Clone();
@@ -87,7 +92,8 @@ TEST(ClusterStateCloneTest, CloneIsIndependentAndDecidesTheSame) {
   core::CycleResult a = scheduler.RunCycle(state, 10, {.explain = true});
   core::CycleResult b = scheduler.RunCycle(clone, 10, {.explain = true});
   ASSERT_EQ(a.decisions.size(), b.decisions.size());
-  for (size_t i = 0; i < a.decisions.size(); ++i) EXPECT_EQ(a.decisions[i].index(), b.decisions[i].index());
+  for (size_t i = 0; i < a.decisions.size(); ++i)
+    EXPECT_EQ(a.decisions[i].index(), b.decisions[i].index());
   EXPECT_EQ(testing::ReasonsOf(a, 2), testing::ReasonsOf(b, 2));
   // Committing on the clone leaves the original alone, and the clone's jobs are its own.
   core::Commit(b, 10, clone);
@@ -96,7 +102,8 @@ TEST(ClusterStateCloneTest, CloneIsIndependentAndDecidesTheSame) {
   EXPECT_EQ(state.queues()[0].pending.size(), 2u);
   EXPECT_NE(clone.FindJob(1)->request, state.FindJob(1)->request);
   EXPECT_EQ(*clone.FindJob(1)->request, *state.FindJob(1)->request);
-  for (const core::RunningEntry& entry : clone.running()) EXPECT_EQ(entry.job, clone.FindJob(entry.job->spec.id));
+  for (const core::RunningEntry& entry : clone.running())
+    EXPECT_EQ(entry.job, clone.FindJob(entry.job->spec.id));
   EXPECT_TRUE(core::Apply(core::JobFinished{1, 0, core::ExitCause::kNone}, 20, clone).ok());
   EXPECT_EQ(state.FindJob(1)->state, core::JobState::kRunning);
   EXPECT_EQ(state.hosts()[0].used_slots + state.hosts()[1].used_slots, 3);
@@ -137,7 +144,8 @@ TEST(EstimateTest, TheJobsWithoutRunLimitAreListedUpToACapAndCounted) {
 
 TEST(EstimateTest, UnknownBehindAJobWithoutRunLimit) {
   Workload workload;
-  workload.jobs = {Job(1, 0, 2, 100, /*limit=*/false), Job(2, 0, 1, 30), Job(3, 1, 3, 10), Job(4, 1, 1, 5)};
+  workload.jobs = {Job(1, 0, 2, 100, /*limit=*/false), Job(2, 0, 1, 30), Job(3, 1, 3, 10),
+                   Job(4, 1, 1, 5)};
   workload.jobs[3].spec.hold = true;
   AtT at = EstimateAndSimulate(ClusterBuilder().Hosts(1, 3).Config(), workload, 1);
   ASSERT_EQ(at.estimates.size(), 2u);
@@ -175,11 +183,14 @@ TEST(EstimateTest, OverrunJobsAreExpectedToEndNow) {
 // Random small workloads, every policy: run limits equal runtimes and nothing arrives after
 // T, so the estimate must be the true start (R-SIM-1b timing on both sides).
 core::ClusterConfig RandomCluster(std::mt19937_64& rng, core::PolicyKind policy) {
-  auto uniform = [&](int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng() % (hi - lo + 1)); };
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(rng() % (hi - lo + 1));
+  };
   ClusterBuilder builder;
   const int hosts = static_cast<int>(uniform(1, 5));
   for (int h = 0; h < hosts; ++h) {
-    core::HostSpec host{.name = "h" + std::to_string(h), .slots = static_cast<int32_t>(uniform(1, 4))};
+    core::HostSpec host{.name = "h" + std::to_string(h),
+                        .slots = static_cast<int32_t>(uniform(1, 4))};
     host.resources["mem"] = uniform(1, 4) * 1000;
     builder.Host(host);
   }
@@ -200,8 +211,11 @@ core::ClusterConfig RandomCluster(std::mt19937_64& rng, core::PolicyKind policy)
 }
 
 Workload RandomWorkload(std::mt19937_64& rng, int32_t max_tasks) {
-  auto uniform = [&](int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng() % (hi - lo + 1)); };
-  const char* requests[] = {"", "", "rusage[mem=700]", "span[hosts=1]", "rusage[lic=1]", "span[ptile=2]"};
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(rng() % (hi - lo + 1));
+  };
+  const char* requests[] = {
+      "", "", "rusage[mem=700]", "span[hosts=1]", "rusage[lic=1]", "span[ptile=2]"};
   Workload workload;
   const int jobs = static_cast<int>(uniform(1, 25));
   for (int i = 0; i < jobs; ++i) {
@@ -215,7 +229,9 @@ Workload RandomWorkload(std::mt19937_64& rng, int32_t max_tasks) {
     workload.jobs.push_back(std::move(job));
   }
   std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
-                   [](const WorkloadJob& a, const WorkloadJob& b) { return a.spec.submit_time < b.spec.submit_time; });
+                   [](const WorkloadJob& a, const WorkloadJob& b) {
+                     return a.spec.submit_time < b.spec.submit_time;
+                   });
   return workload;
 }
 
@@ -224,7 +240,8 @@ TEST(EstimateTest, EqualsTheSimulatedStartWhenLimitsAreRuntimes) {
   for (core::PolicyKind policy : {core::PolicyKind::kFifo, core::PolicyKind::kEasyBackfill,
                                   core::PolicyKind::kBoundedBackfill}) {
     for (uint64_t seed = 1; seed <= 60; ++seed) {
-      SCOPED_TRACE("policy " + std::string(core::ToString(policy)) + " seed " + std::to_string(seed));
+      SCOPED_TRACE("policy " + std::string(core::ToString(policy)) + " seed " +
+                   std::to_string(seed));
       std::mt19937_64 rng(seed);
       core::ClusterConfig config = RandomCluster(rng, policy);
       int32_t total = 0;

@@ -11,12 +11,18 @@ namespace sluice::sim {
 namespace {
 
 SyntheticOptions Small(uint64_t seed) {
-  return SyntheticOptions{.hosts = 50, .pending = 2000, .shapes = 60, .queues = 3, .users = 7,
-                          .free_slots = 37, .seed = seed};
+  return SyntheticOptions{.hosts = 50,
+                          .pending = 2000,
+                          .shapes = 60,
+                          .queues = 3,
+                          .users = 7,
+                          .free_slots = 37,
+                          .seed = seed};
 }
 
 core::ClusterState Build(const SyntheticOptions& options) {
-  core::ClusterState state = std::move(core::ClusterState::Create(SyntheticCluster(options))).value();
+  core::ClusterState state =
+      std::move(core::ClusterState::Create(SyntheticCluster(options))).value();
   Result<JobId> next = FillRunning(options, state);
   EXPECT_TRUE(static_cast<bool>(next));
   EXPECT_TRUE(SubmitPending(options, SyntheticShapes(options), *next, state).ok());
@@ -54,7 +60,8 @@ TEST(SyntheticTest, EveryShapeIsAValidRequestAndTheFreeSlotsAreAsAsked) {
     core::ClusterState state = Build(options);  // Submit fails on an invalid request
     EXPECT_EQ(state.free_slots(), options.free_slots);
     int64_t pending = 0;
-    for (const core::Queue& queue : state.queues()) pending += static_cast<int64_t>(queue.pending.size());
+    for (const core::Queue& queue : state.queues())
+      pending += static_cast<int64_t>(queue.pending.size());
     EXPECT_EQ(pending, options.pending);
     // The core takes the workload. On 50 hosts a few shapes can never fit (a rack without
     // an ssd host, a model no host has); at the bench's 10,000 hosts none fail.

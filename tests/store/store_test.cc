@@ -3,7 +3,9 @@
 // written in advance, and everything acknowledged survives a SIGKILL.
 #include "store/store.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,9 +18,6 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
-
-#include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include "testing/subprocess.h"
 
@@ -89,15 +88,17 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
     auto store = Store::Open(dir.path().string());
     ASSERT_TRUE(store) << store.error().ToString();
     EXPECT_EQ((*store)->epoch(), 1u);
-    ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {Job(1), full},
-                                               .hosts = {{"x1", "{\"slots\":4}"}},
-                                               .config_version = 3,
-                                               .settings = {{"queue_open/a", 0},
-                                                            {"reclaim_deadline/b", 1764450000},
-                                                            {"host_closed/h1", 1}}})
+    ASSERT_TRUE((*store)
+                    ->WriteSync(WriteBatch{.jobs = {Job(1), full},
+                                           .hosts = {{"x1", "{\"slots\":4}"}},
+                                           .config_version = 3,
+                                           .settings = {{"queue_open/a", 0},
+                                                        {"reclaim_deadline/b", 1764450000},
+                                                        {"host_closed/h1", 1}}})
                     .ok());
     // nullopt deletes.
-    ASSERT_TRUE((*store)->WriteSync(WriteBatch{.settings = {{"host_closed/h1", std::nullopt}}}).ok());
+    ASSERT_TRUE(
+        (*store)->WriteSync(WriteBatch{.settings = {{"host_closed/h1", std::nullopt}}}).ok());
   }
   auto store = Store::Open(dir.path().string());
   ASSERT_TRUE(store);
@@ -112,7 +113,7 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
   ASSERT_EQ(snap->hosts.size(), 1u);
   EXPECT_EQ(snap->hosts[0].name, "x1");
   EXPECT_EQ(snap->settings, (std::map<std::string, int64_t>{{"queue_open/a", 0},
-                                                             {"reclaim_deadline/b", 1764450000}}));
+                                                            {"reclaim_deadline/b", 1764450000}}));
 }
 
 // A state directory written before the preemption and accounting columns existed opens, keeps
@@ -135,7 +136,8 @@ TEST(StoreTest, AnOlderDatabaseGainsTheNewColumns) {
       INSERT INTO jobs VALUES (3, '{}', 'RUNNING', 1, 10, 11, 0, NULL, '', '', 1, 'ADMITTED',
         10, 'fifo', 0, NULL, NULL, 4, 0, 0);
     )sql";
-    ASSERT_EQ(sqlite3_exec(db, old_schema, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    ASSERT_EQ(sqlite3_exec(db, old_schema, nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
     sqlite3_close(db);
   }
   StoredJob victim = Job(5);
@@ -399,8 +401,7 @@ TEST(StoreTest, BatchesQueuedDuringACallersCommitAreCommittedInOrderByTheWriter)
   std::future<std::thread::id> second = second_ran_on.get_future();
   ASSERT_EQ(second.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_NE(second.get(), std::this_thread::get_id());
-  ASSERT_EQ(third_done.get_future().wait_for(std::chrono::seconds(10)),
-            std::future_status::ready);
+  ASSERT_EQ(third_done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(CommittedState(dir.path(), 1), "RUNNING");
   EXPECT_EQ(CommittedState(dir.path(), 2), "PENDING");
 }

@@ -5,8 +5,8 @@
 
 namespace sluice::testing {
 
-const char* SourceDir();     // the repository's root
-const char* SluiceBinary();  // build/sluice
+const char* SourceDir();        // the repository's root
+const char* SluiceBinary();     // build/sluice
 bool SluiceFullUsesMimalloc();  // whether build/sluice-full was linked against mimalloc
 
 }  // namespace sluice::testing

@@ -4,11 +4,11 @@
 //   Submit(state, JobBuilder(7).Tasks(4).Limit(600).Submit(10));
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <optional>
 #include <string>
 #include <utility>
-
-#include <gtest/gtest.h>
 
 #include "core/cycle/events.h"
 #include "core/cycle/scheduler.h"
@@ -84,7 +84,10 @@ class ClusterBuilder {
 
 class JobBuilder {
  public:
-  explicit JobBuilder(JobId id) { spec_.id = id; spec_.user = "u1"; }
+  explicit JobBuilder(JobId id) {
+    spec_.id = id;
+    spec_.user = "u1";
+  }
   JobBuilder& Tasks(int32_t n) {
     spec_.min_tasks = spec_.max_tasks = n;
     return *this;

@@ -53,7 +53,8 @@ std::unique_ptr<EtcdCluster> EtcdCluster::TryStart(int members, std::string& err
   cluster->token_ = "sluice-test-" + std::to_string(getpid()) + "-" + std::to_string(++started);
   const std::vector<int> ports = FreeLoopbackPorts(2 * members);
   for (int i = 0; i < members; ++i) {
-    Member m{.name = "m" + std::to_string(i), .client_port = ports[2 * i],
+    Member m{.name = "m" + std::to_string(i),
+             .client_port = ports[2 * i],
              .peer_port = ports[2 * i + 1]};
     cluster->initial_cluster_ += (i > 0 ? "," : "") + m.name + "=" + Loopback(m.peer_port);
     cluster->members_.push_back(m);

@@ -10,8 +10,8 @@ using nlohmann::json;
 
 TEST(AgentBatchTest, EncodeThenDecodeGivesTheRequestBack) {
   BatchHeartbeatRequest request{.wait_ms = 250};
-  request.hosts.emplace_back(
-      "vh1", HeartbeatRequest{.epoch = 2, .running = {4, 5}, .instance = "abc"});
+  request.hosts.emplace_back("vh1",
+                             HeartbeatRequest{.epoch = 2, .running = {4, 5}, .instance = "abc"});
   request.hosts.emplace_back("vh2", HeartbeatRequest{.exited = {{.job = 9, .exit_code = 1}}});
   Result<BatchHeartbeatRequest> decoded = DecodeBatchHeartbeat(EncodeBatchHeartbeat(request));
   ASSERT_TRUE(decoded) << decoded.error().message();

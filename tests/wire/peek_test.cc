@@ -46,7 +46,10 @@ TEST(PeekWireTest, MalformedEntriesNameTheField) {
 TEST(PeekWireTest, InvalidUtf8IsReplaced) {
   EXPECT_EQ(ValidUtf8("plain"), "plain");
   EXPECT_EQ(ValidUtf8("\xC3\xA9t\xC3\xA9"), "\xC3\xA9t\xC3\xA9");
-  EXPECT_EQ(ValidUtf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(ValidUtf8("a\xFF"
+                      "b"),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(ValidUtf8("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // cut in the middle
   EXPECT_EQ(ValidUtf8("\xC0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong
   EXPECT_NO_THROW(json(ValidUtf8("\x80\x81\xFE")).dump());

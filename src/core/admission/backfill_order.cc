@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 namespace sluice::core {

@@ -82,7 +82,7 @@ class BoundedBackfillPolicy final : public AdmissionPolicy {
     while (head_it != order.end()) {
       if (head.job != &*head_it) head = HeadState{&*head_it, head_it->admission};
       AllocOutcome outcome = ctx.Nominate(*head.job);  // 2.
-      if (BlockedByLimitOnly(outcome)) {  // a job at a limit is skipped, never a head
+      if (BlockedByLimitOnly(outcome)) {               // a job at a limit is skipped, never a head
         if (ctx.explain()) ctx.Pend(*head.job, std::move(outcome.reasons));
         head_it = NextEligible(order, std::next(head_it), ctx, explained);
         scan_from = head_it;

@@ -92,7 +92,7 @@ AdmissionDiagnostics Diagnose(const Job& job, const ClusterState& state, Instant
   d.max_bypass = queue.spec.max_bypass;
   d.first_blocked = record.first_blocked;
   d.max_head_wait = queue.spec.max_head_wait;
-  d.gate = record.gate_active()  ? GateState::kActive
+  d.gate = record.gate_active()   ? GateState::kActive
            : record.first_blocked ? GateState::kCounting
                                   : GateState::kNone;
   d.gate_since = record.gate_since;

@@ -68,13 +68,15 @@ std::optional<Instant> NextEligibilityTimer(const ClusterState& state, Instant n
     if (queue.pending.empty() || state.topology().WindowsOf(queue.index).always_open()) continue;
     const Instant wall = state.WallTime(now);
     if (state.topology().WindowsOf(queue.index).IsOpen(wall)) continue;
-    const Instant opening = state.topology().WindowsOf(queue.index).NextOpening(wall) - state.config().epoch_offset;
+    const Instant opening =
+        state.topology().WindowsOf(queue.index).NextOpening(wall) - state.config().epoch_offset;
     if (next && *next <= opening) continue;
     // Stops at the first job that only the window holds back (usually the first one).
-    const bool wanted = std::any_of(queue.pending.begin(), queue.pending.end(), [&](const PendingEntry& e) {
-      return e.job->state != JobState::kHeld && !DependencyWaits(*e.job, state) &&
-             e.job->spec.begin_time <= opening;
-    });
+    const bool wanted =
+        std::any_of(queue.pending.begin(), queue.pending.end(), [&](const PendingEntry& e) {
+          return e.job->state != JobState::kHeld && !DependencyWaits(*e.job, state) &&
+                 e.job->spec.begin_time <= opening;
+        });
     if (wanted) next = opening;
   }
   return next;

@@ -32,7 +32,8 @@ double FairshareShares(const QueueSpec& spec, const std::string& user) {
 
 QueueOrder FairshareOrder(const Queue& queue, const ClusterState& state, Instant now) {
   std::map<std::string, std::vector<const Job*>> jobs_by_user;  // each in queue order
-  for (const PendingEntry& entry : queue.pending) jobs_by_user[entry.job->spec.user].push_back(entry.job);
+  for (const PendingEntry& entry : queue.pending)
+    jobs_by_user[entry.job->spec.user].push_back(entry.job);
   std::map<std::string, double> usage;  // slot-seconds
   for (const auto& [user, jobs] : jobs_by_user) {
     auto past = state.fairshare_usage().find({queue.index, user});
@@ -44,7 +45,8 @@ QueueOrder FairshareOrder(const Queue& queue, const ClusterState& state, Instant
     const Job& job = *entry.job;
     if (job.queue != queue.index || !usage.contains(job.spec.user)) continue;
     const double slots = job.allocation.TotalSlots();
-    usage[job.spec.user] += slots * (static_cast<double>(std::max<Instant>(now - job.start_time, 0)) + kSecondsPerHour);
+    usage[job.spec.user] +=
+        slots * (static_cast<double>(std::max<Instant>(now - job.start_time, 0)) + kSecondsPerHour);
   }
   auto priority = [&](const std::string& user) {
     return FairshareShares(queue.spec, user) / (1 + usage[user] / kSecondsPerHour);

@@ -50,9 +50,9 @@ void HeadProtection::ComputeJoint(AdmissionContext& ctx) {
     releases.push_back(Release{.expected_end = r.end, .slots = r.slots});
   }
   for (const StartedJob& started : ctx.started()) {
-    releases.push_back(Release{
-        .expected_end = AddDuration(now, started.job->spec.run_limit.value_or(kInfinite)),
-        .slots = started.slots});
+    releases.push_back(
+        Release{.expected_end = AddDuration(now, started.job->spec.run_limit.value_or(kInfinite)),
+                .slots = started.slots});
   }
   profile_.emplace(now, ctx.TotalFree(), releases);
   joint_.reserve(1 + top_.size());

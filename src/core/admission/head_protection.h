@@ -81,9 +81,9 @@ class HeadProtection {
   std::vector<const Job*> waiters_;
   std::vector<Guard> guards_;  // head first, then waiters; empty until computed
   const RuntimePredictor* predictor_;
-  std::optional<Guard> predicted_;  // the head's predicted guard, with a predictor
-  std::vector<const Job*> top_;     // guard 3's jobs after the head
-  std::vector<Joint> joint_;        // guard 3: head first, then top_ (those that fit)
+  std::optional<Guard> predicted_;      // the head's predicted guard, with a predictor
+  std::vector<const Job*> top_;         // guard 3's jobs after the head
+  std::vector<Joint> joint_;            // guard 3: head first, then top_ (those that fit)
   std::optional<SlotProfile> profile_;  // guard 3's profile, with every joint reservation
   bool computed_ = false;
 };

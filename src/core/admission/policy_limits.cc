@@ -12,11 +12,13 @@ std::optional<std::string> ExceedsPolicyLimits(const Job& job, const ClusterStat
     return "asks " + std::to_string(slots) + " slots; queue '" + queue.spec.name +
            "' allows at most " + std::to_string(*queue.spec.slot_limit) + " (slot_limit)";
   }
-  const double max_slots = queue.spec.max_capacity / 100.0 * static_cast<double>(state.total_slots());
+  const double max_slots =
+      queue.spec.max_capacity / 100.0 * static_cast<double>(state.total_slots());
   if (queue.spec.max_capacity < 100 && static_cast<double>(slots) > max_slots + 1e-9) {
     return "asks " + std::to_string(slots) + " slots; queue '" + queue.spec.name +
-           "' may use at most " + std::to_string(static_cast<int64_t>(std::floor(max_slots + 1e-9))) +
-           " (max_capacity " + std::to_string(queue.spec.max_capacity) + "%)";
+           "' may use at most " +
+           std::to_string(static_cast<int64_t>(std::floor(max_slots + 1e-9))) + " (max_capacity " +
+           std::to_string(queue.spec.max_capacity) + "%)";
   }
   const LimitUsage& usage = state.limit_usage();
   for (const CompiledLimit& compiled : usage.limits()) {

@@ -24,7 +24,7 @@ struct AllocOutcome {
 
 struct Feasibility {
   bool ok = true;
-  std::string why;  // when !ok: what can never be met, in words a user can act on
+  std::string why;         // when !ok: what can never be met, in words a user can act on
   PendingReasons reasons;  // when !ok: the first alternative's shortfalls (R-UX-2's cause)
 };
 

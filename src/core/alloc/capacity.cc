@@ -43,7 +43,8 @@ void Capacity::Reset(const ClusterState& state) {
   free_slots_.assign(slots.free.begin(), slots.free.end());
   // Configured slots change only with the configuration: most cycles find them as the last
   // cycle left them and keep MaxHostSlots (a max over every host was ~4 % of a replay).
-  if (!std::equal(total_slots_.begin(), total_slots_.end(), slots.total.begin(), slots.total.end())) {
+  if (!std::equal(total_slots_.begin(), total_slots_.end(), slots.total.begin(),
+                  slots.total.end())) {
     total_slots_.assign(slots.total.begin(), slots.total.end());
     max_host_slots_ = -1;
   }
@@ -149,7 +150,8 @@ void Capacity::Credit(const HostGrant& grant, int32_t slots_taken, bool now_idle
   free_slots_[h] += slots_taken;
   total_free_ += slots_taken;
   NoteFree(h);
-  for (const ResourceAmount& r : grant.resources) free_resources_[h * resource_count_ + r.id] += r.amount;
+  for (const ResourceAmount& r : grant.resources)
+    free_resources_[h * resource_count_ + r.id] += r.amount;
   if (now_idle) idle_[h] = 1;
   first_free_ = std::min<HostIndex>(first_free_, h);
   for (auto& [select, cursor] : select_cursors_) cursor = std::min<HostIndex>(cursor, h);

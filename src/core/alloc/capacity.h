@@ -68,7 +68,8 @@ class Capacity {
   // Computed on first use, and kept by a Reset that finds the configured slots unchanged.
   int32_t MaxHostSlots() const {
     if (max_host_slots_ < 0) {
-      max_host_slots_ = total_slots_.empty() ? 0 : *std::max_element(total_slots_.begin(), total_slots_.end());
+      max_host_slots_ =
+          total_slots_.empty() ? 0 : *std::max_element(total_slots_.begin(), total_slots_.end());
     }
     return max_host_slots_;
   }
@@ -164,7 +165,7 @@ class Capacity {
   size_t resource_count_ = 0;
   int64_t total_free_ = 0;
   HostIndex first_free_ = 0;
-  std::vector<uint64_t> has_free_;  // bit h % 64 of word h / 64: free_slots_[h] > 0
+  std::vector<uint64_t> has_free_;   // bit h % 64 of word h / 64: free_slots_[h] > 0
   std::vector<JobId> withheld_for_;  // empty until a gate withholds a host
   Instant withheld_since_ = 0;
   std::map<uint32_t, HostIndex> select_cursors_;  // few entries; order is irrelevant

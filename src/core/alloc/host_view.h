@@ -40,7 +40,7 @@ class CapacityHostView final : public resreq::HostView {
  private:
   struct Name {
     std::string_view text;
-    std::optional<ResourceId> resource;                           // a host resource's id
+    std::optional<ResourceId> resource;                          // a host resource's id
     const std::vector<const std::string*>* attribute = nullptr;  // on first use
   };
   // The remembered entry of `name` (a fresh one when the small table is full).

@@ -45,10 +45,10 @@ class PlanIterator {
   void Next();
 
  private:
-  void SeekFeasible();          // from k_ upward, the first feasible balanced plan
-  bool Feasible() const;        // buckets_ against fits_
+  void SeekFeasible();    // from k_ upward, the first feasible balanced plan
+  bool Feasible() const;  // buckets_ against fits_
   void MakeBalanced(int32_t k);
-  bool MakePacked();            // false when the fits cannot hold the tasks
+  bool MakePacked();  // false when the fits cannot hold the tasks
 
   PlanShape shape_;
   std::span<const int32_t> fits_;

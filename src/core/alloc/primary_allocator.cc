@@ -51,11 +51,11 @@ struct Scan {
   int32_t no_match = 0;
   int32_t closed = 0;
   int32_t unavail = 0;
-  int32_t busy = 0;              // exclusive job, host not idle
-  int32_t gated = 0;             // withheld for a gated head of an earlier queue
+  int32_t busy = 0;   // exclusive job, host not idle
+  int32_t gated = 0;  // withheld for a gated head of an earlier queue
   JobId gated_by = kNoJob;
-  int32_t matching_working = 0;  // pass select and accept work (and idle if exclusive)
-  int64_t free_slots = 0;        // over matching working hosts
+  int32_t matching_working = 0;         // pass select and accept work (and idle if exclusive)
+  int64_t free_slots = 0;               // over matching working hosts
   std::vector<int64_t> free_resources;  // per demand.per_task entry, same hosts
   int64_t total_fit = 0;
 };
@@ -131,7 +131,8 @@ Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capac
   bool wider_host = false;  // after stopping: some host has more than one free slot
   Scan scan;
   // At most one candidate per free slot: one allocation instead of a growth sequence.
-  int64_t most = std::min<int64_t>(capacity.TotalFree(), static_cast<int64_t>(capacity.host_count()));
+  int64_t most =
+      std::min<int64_t>(capacity.TotalFree(), static_cast<int64_t>(capacity.host_count()));
   if (may_stop) most = std::min<int64_t>(most, task.max_tasks);
   scan.eligible.reserve(static_cast<size_t>(most));
   CapacityHostView view(task.state, capacity);
@@ -217,7 +218,8 @@ void OrderHostsReference(const PrimaryTask& task, const Capacity& capacity,
   for (const Candidate& c : hosts) {
     view.Bind(c.host);
     keyed.push_back(Keyed{c, keyed.size()});
-    for (const resreq::OrderKey& key : task.primary.order) keys.push_back(resreq::EvalOrderKey(key, view));
+    for (const resreq::OrderKey& key : task.primary.order)
+      keys.push_back(resreq::EvalOrderKey(key, view));
   }
   std::stable_sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
     for (size_t i = 0; i < width; ++i) {
@@ -340,8 +342,8 @@ void SortedFits(const std::vector<Candidate>& group, std::vector<int32_t>& fits)
 // T buckets of one, which TryPlan places on the first T hosts in host order; T is the largest
 // count in the task range that the hosts hold. The same grants, claimed in the same order,
 // without the fits' sort, the plan iterator and the claimed flags. nullopt: not this case.
-std::optional<bool> PlaceOnePerHost(const PrimaryTask& task, const Demand& demand,
-                                    const Scan& scan, Capacity& capacity, Placement& placement) {
+std::optional<bool> PlaceOnePerHost(const PrimaryTask& task, const Demand& demand, const Scan& scan,
+                                    Capacity& capacity, Placement& placement) {
   if (!OnePerHostShape(task)) return std::nullopt;
   if (scan.total_fit != static_cast<int64_t>(scan.eligible.size())) return std::nullopt;
   const int64_t tasks = std::min<int64_t>(task.max_tasks, scan.total_fit);
@@ -453,7 +455,9 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
   host_reason(ReasonCode::kHostClosed, scan.closed);
   host_reason(ReasonCode::kExclusive, scan.busy);
   if (scan.gated > 0) {
-    reasons.Add(ReasonDetail{.code = ReasonCode::kGated, .hosts = scan.gated, .job = scan.gated_by,
+    reasons.Add(ReasonDetail{.code = ReasonCode::kGated,
+                             .hosts = scan.gated,
+                             .job = scan.gated_by,
                              .time = capacity.withheld_since()});
   }
   // With no matching host that accepts work, the host-level reasons say it all (unless
@@ -462,8 +466,11 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
   const int64_t tasks = task.min_tasks;
   const size_t shortages = reasons.details.size();
   if (scan.free_slots < tasks) {
-    reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource, .resource = "slots", .needed = tasks,
-                             .available = scan.free_slots, .hosts = scan.matching_working});
+    reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource,
+                             .resource = "slots",
+                             .needed = tasks,
+                             .available = scan.free_slots,
+                             .hosts = scan.matching_working});
   }
   for (size_t i = 0; i < demand.per_task.size(); ++i) {
     const int64_t needed = demand.per_task[i].amount * tasks;
@@ -475,7 +482,8 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
                              .hosts = scan.matching_working});
   }
   for (size_t i = 0; i < demand.missing.size(); ++i) {
-    reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource, .resource = demand.missing[i],
+    reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource,
+                             .resource = demand.missing[i],
                              .needed = demand.missing_amounts[i] * tasks});
   }
   if (reasons.details.size() > shortages) return;
@@ -519,13 +527,15 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
     return selector.Passes(h, view) && HostFit(h, demand, capacity) >= task.max_tasks;
   };
   auto claim = [&](HostIndex h) {
-    HostGrant grant = GrantFor(Candidate{h, task.max_tasks}, task.max_tasks, demand, task.exclusive);
+    HostGrant grant =
+        GrantFor(Candidate{h, task.max_tasks}, task.max_tasks, demand, task.exclusive);
     capacity.ClaimHost(grant);
     placement.grants.push_back(std::move(grant));
     return true;
   };
   // No host has more free slots than all of them together, or than the largest host has.
-  if (task.max_tasks > capacity.TotalFree() || task.max_tasks > capacity.MaxHostSlots()) return false;
+  if (task.max_tasks > capacity.TotalFree() || task.max_tasks > capacity.MaxHostSlots())
+    return false;
   if (task.queue.all_hosts) {
     HostIndex start = capacity.FirstMaybeFree();
     if (p.select == resreq::kNoExpr) {
@@ -610,8 +620,8 @@ bool AssignBuckets(const std::vector<int32_t>& buckets, size_t b,
     capacity.ClaimHost(grant);
     placement.grants.push_back(std::move(grant));
     claimed[i] = 1;
-    if (AssignBuckets(buckets, b + 1, hosts, demand, exclusive, capacity, placement, claimed, budget,
-                      complete)) {
+    if (AssignBuckets(buckets, b + 1, hosts, demand, exclusive, capacity, placement, claimed,
+                      budget, complete)) {
       return true;
     }
     claimed[i] = 0;
@@ -632,7 +642,8 @@ bool EnumeratePlacements(const PrimaryTask& task, Capacity& capacity, Placement&
     if (capacity.FreeShared(r.id) < r.amount) return false;
   }
   // Only the eligible hosts matter here: a search never explains.
-  Scan scan = task.reference ? ScanHosts(task, demand, capacity) : ScanEligible(task, demand, capacity);
+  Scan scan =
+      task.reference ? ScanHosts(task, demand, capacity) : ScanEligible(task, demand, capacity);
   std::vector<std::vector<Candidate>> groups;
   if (task.primary.same.empty()) {
     groups.push_back(scan.eligible);
@@ -640,10 +651,9 @@ bool EnumeratePlacements(const PrimaryTask& task, Capacity& capacity, Placement&
     groups = SameGroups(task, capacity, scan);
   }
   for (auto& group : groups) OrderHosts(task, capacity, group);
-  const PlanShape base{.one_host = task.primary.span.kind == resreq::SpanKind::kOneHost,
-                       .ptile = task.primary.span.kind == resreq::SpanKind::kPtile
-                                    ? task.primary.span.ptile
-                                    : 0};
+  const PlanShape base{
+      .one_host = task.primary.span.kind == resreq::SpanKind::kOneHost,
+      .ptile = task.primary.span.kind == resreq::SpanKind::kPtile ? task.primary.span.ptile : 0};
   // A complete assignment takes the primary's shared resources, then asks `next`.
   const std::function<bool()> complete = [&]() {
     const size_t mark = capacity.Mark();

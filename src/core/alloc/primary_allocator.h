@@ -55,7 +55,8 @@ class HostSelector {
   explicit HostSelector(const PrimaryTask& task)
       : task_(task),
         all_(task.primary.select == resreq::kNoExpr ||
-             (task.optimistic_select && task.state.requests().SelectTestsFreeAmounts(task.primary.select))),
+             (task.optimistic_select &&
+              task.state.requests().SelectTestsFreeAmounts(task.primary.select))),
         verdicts_(all_ ? nullptr : task.state.requests().SelectVerdicts(task.primary.select)) {}
 
   bool Passes(HostIndex host, CapacityHostView& view) const {

@@ -78,13 +78,13 @@ PrimaryTask PartTask(const Job& job, const ClusterState& state, const resreq::Pr
 }
 
 bool SearchParts(const Job& job, const ClusterState& state, const resreq::Compound& compound,
-                 size_t part, bool feasibility, bool reference, Capacity& capacity, Placement& placement,
-                 int64_t& budget) {
+                 size_t part, bool feasibility, bool reference, Capacity& capacity,
+                 Placement& placement, int64_t& budget) {
   if (part == compound.parts.size()) return true;
-  return EnumeratePlacements(PartTask(job, state, compound.parts[part], feasibility, reference), capacity,
-                             placement, budget, [&]() {
-                               return SearchParts(job, state, compound, part + 1, feasibility, reference,
-                                                  capacity, placement, budget);
+  return EnumeratePlacements(PartTask(job, state, compound.parts[part], feasibility, reference),
+                             capacity, placement, budget, [&]() {
+                               return SearchParts(job, state, compound, part + 1, feasibility,
+                                                  reference, capacity, placement, budget);
                              });
 }
 
@@ -96,8 +96,8 @@ bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::C
   const size_t mark = capacity.Mark();
   bool greedy = true;
   for (const resreq::Primary& part : compound.parts) {
-    if (!AllocatePrimary(PartTask(job, state, part, feasibility, reference, explain_failure), capacity,
-                         placement, reasons)) {
+    if (!AllocatePrimary(PartTask(job, state, part, feasibility, reference, explain_failure),
+                         capacity, placement, reasons)) {
       greedy = false;
       break;
     }
@@ -173,7 +173,8 @@ std::string DescribeImpossible(const Job& job, const ClusterState& state,
         clauses += " (hosts matching " + select + ")";
       }
     }
-    if (per_alternative.size() > 1) clauses = "alternative " + std::to_string(a + 1) + ": " + clauses;
+    if (per_alternative.size() > 1)
+      clauses = "alternative " + std::to_string(a + 1) + ": " + clauses;
     if (!message.empty()) message += "; ";
     message += clauses;
   }
@@ -198,8 +199,8 @@ AllocOutcome ResreqAllocator::NominateFor(const Job& job, const ClusterState& st
   const size_t start = capacity.Mark();
   for (const resreq::Compound& alternative : job.request->alternatives) {
     Placement placement;
-    if (AllocateCompound(job, state, alternative, /*feasibility=*/false, reference_, capacity, placement,
-                         outcome.reasons, explain_failure)) {
+    if (AllocateCompound(job, state, alternative, /*feasibility=*/false, reference_, capacity,
+                         placement, outcome.reasons, explain_failure)) {
       capacity.Rollback(start);
       outcome.ok = true;
       outcome.reasons = {};
@@ -218,8 +219,8 @@ Feasibility ResreqAllocator::CheckFeasible(const Job& job, const ClusterState& s
   for (const resreq::Compound& alternative : job.request->alternatives) {
     Placement placement;
     PendingReasons reasons;
-    const bool ok = AllocateCompound(job, state, alternative, /*feasibility=*/true, reference_, all_configured,
-                                     placement, reasons);
+    const bool ok = AllocateCompound(job, state, alternative, /*feasibility=*/true, reference_,
+                                     all_configured, placement, reasons);
     all_configured.Rollback(start);
     if (ok) return {};
     per_alternative.push_back(std::move(reasons));

@@ -12,15 +12,15 @@
 
 #include <algorithm>
 #include <map>
-#include <string>
-#include <utility>
 #include <optional>
+#include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "core/alloc/allocator.h"
-#include "core/alloc/host_view.h"
 #include "core/alloc/capacity.h"
+#include "core/alloc/host_view.h"
 #include "core/cycle/cycle_limits.h"
 #include "core/cycle/decision.h"
 #include "core/cycle/queue_loads.h"
@@ -61,8 +61,8 @@ struct CycleContext {
   // `started` by id for StartedThisCycle, filled when a lookup first needs it (most
   // policies never ask, and a hash insert per start was ~3 % of a trace replay).
   mutable std::unordered_set<JobId> started_ids;  // lookups only, never iterated
-  mutable size_t started_ids_filled = 0;         // started[0, filled) are in started_ids
-  std::vector<int32_t> started_jobs_by_queue;   // by QueueIndex, this cycle
+  mutable size_t started_ids_filled = 0;          // started[0, filled) are in started_ids
+  std::vector<int32_t> started_jobs_by_queue;     // by QueueIndex, this cycle
   std::vector<int64_t> started_slots_by_queue;
   CycleLimits limits;  // named limits with this cycle's starts (R-Q-2)
   QueueLoads& loads;   // the workspace's: guarantees, maxima, users (R-Q-1, R-CAP-1, R-CAP-2)
@@ -160,7 +160,8 @@ struct CycleContext {
   static constexpr size_t kStartedScanned = 16;
   // Jobs and slots a queue runs, counting this cycle's starts.
   int64_t QueueRunning(const Queue& queue) const {
-    return queue.running_jobs + (started_jobs_by_queue.empty() ? 0 : started_jobs_by_queue[queue.index]);
+    return queue.running_jobs +
+           (started_jobs_by_queue.empty() ? 0 : started_jobs_by_queue[queue.index]);
   }
   // Slots a user runs in a queue with a user limit, counting this cycle's starts.
   int64_t UserSlots(const Queue& queue, const std::string& user) const {
@@ -171,11 +172,13 @@ struct CycleContext {
            (started_now == started_user_slots.end() ? 0 : started_now->second);
   }
   int64_t QueueSlots(const Queue& queue) const {
-    return queue.used_slots + (started_slots_by_queue.empty() ? 0 : started_slots_by_queue[queue.index]);
+    return queue.used_slots +
+           (started_slots_by_queue.empty() ? 0 : started_slots_by_queue[queue.index]);
   }
 
   void CountUnavailable(const Job& job) {
-    if (result.unavailable_by_queue.empty()) result.unavailable_by_queue.assign(state.queues().size(), 0);
+    if (result.unavailable_by_queue.empty())
+      result.unavailable_by_queue.assign(state.queues().size(), 0);
     ++result.unavailable_by_queue[job.queue];
   }
 
@@ -189,8 +192,8 @@ struct CycleContext {
   void MarkBlockedHead(const Job& head) {
     NoteBlockedHead(head);
     if (head.admission.first_blocked) return;
-    result.decisions.push_back(UpdateAdmission{head.spec.id, head.admission.bypass_count, now,
-                                               head.admission.gate_since});
+    result.decisions.push_back(
+        UpdateAdmission{head.spec.id, head.admission.bypass_count, now, head.admission.gate_since});
   }
 
   // A gated head's hosts (R-ADM-2): every host of its queue that some part of its request

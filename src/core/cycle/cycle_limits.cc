@@ -44,7 +44,8 @@ std::optional<PendingReasons> CycleLimits::Blocked(const Job& job) const {
   PendingReasons reasons;
   for (size_t i = 0; i < usage.limits().size(); ++i) {
     const CompiledLimit& limit = usage.limits()[i];
-    if (limit.host_scoped() || !usage.Applies(limit, job.spec.user, QueueName(job), job.spec.project)) {
+    if (limit.host_scoped() ||
+        !usage.Applies(limit, job.spec.user, QueueName(job), job.spec.project)) {
       continue;
     }
     const LimitConsumer consumer =
@@ -170,8 +171,8 @@ void CycleLimits::MaskPerHost(size_t index, const Job& job, Capacity& capacity,
   }
 }
 
-void CycleLimits::MaskHostGroup(size_t index, const Job& job, Capacity& capacity,
-                                bool whole_groups, ReasonDetail& detail) const {
+void CycleLimits::MaskHostGroup(size_t index, const Job& job, Capacity& capacity, bool whole_groups,
+                                ReasonDetail& detail) const {
   const CompiledLimit& limit = state_.limit_usage().limits()[index];
   const LimitConsumer consumer =
       LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, kAllHosts);
@@ -193,7 +194,8 @@ std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capac
   const LimitUsage& usage = state_.limit_usage();
   for (size_t i = 0; i < usage.limits().size(); ++i) {
     const CompiledLimit& limit = usage.limits()[i];
-    if (!limit.host_scoped() || !usage.Applies(limit, job.spec.user, QueueName(job), job.spec.project)) {
+    if (!limit.host_scoped() ||
+        !usage.Applies(limit, job.spec.user, QueueName(job), job.spec.project)) {
       continue;
     }
     ReasonDetail detail{.code = ReasonCode::kHostLimit, .limit = limit.spec.name};
@@ -222,13 +224,15 @@ bool CycleLimits::FitsHostGroups(const Job& job, const Allocation& allocation) c
       continue;
     }
     const LimitAmounts used = UsedNow(
-        i, LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, kAllHosts));
+        i,
+        LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, kAllHosts));
     int64_t slots = 0;
     std::map<std::string, int64_t> resources;
     for (const HostGrant& grant : allocation.hosts) {
       if (!limit.CoversHost(grant.host)) continue;
       slots += grant.slots;
-      for (const ResourceAmount& r : grant.resources) resources[state_.host_resources()[r.id]] += r.amount;
+      for (const ResourceAmount& r : grant.resources)
+        resources[state_.host_resources()[r.id]] += r.amount;
     }
     if (limit.spec.slots && used.slots + slots > *limit.spec.slots) return false;
     for (const auto& [resource, max] : limit.spec.resources) {

@@ -52,7 +52,9 @@ class CycleLimits {
   void MaskPerHost(size_t index, const Job& job, Capacity& capacity, ReasonDetail& detail) const;
   void MaskHostGroup(size_t index, const Job& job, Capacity& capacity, bool whole_groups,
                      ReasonDetail& detail) const;
-  const std::string& QueueName(const Job& job) const { return state_.queues()[job.queue].spec.name; }
+  const std::string& QueueName(const Job& job) const {
+    return state_.queues()[job.queue].spec.name;
+  }
 
   const ClusterState& state_;
   std::optional<LimitUsage> overlay_;  // configured on the first charge

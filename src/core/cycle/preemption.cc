@@ -26,7 +26,8 @@ void CreditVictim(const Job& victim, Capacity& capacity, std::map<HostIndex, int
 }
 
 // The capacity as if `victims` were gone.
-Capacity Without(const std::vector<const Job*>& victims, const Capacity& base, const ClusterState& state) {
+Capacity Without(const std::vector<const Job*>& victims, const Capacity& base,
+                 const ClusterState& state) {
   Capacity trial = base;
   std::map<HostIndex, int32_t> victims_on;
   for (const Job* victim : victims) CreditVictim(*victim, trial, victims_on, state);
@@ -43,7 +44,8 @@ bool ServesJob(const Job& victim, const Job& job, CycleContext& ctx) {
   const Queue& queue = ctx.state.queues()[job.queue];
   CapacityHostView view(ctx.state, ctx.capacity());
   for (const HostGrant& grant : victim.allocation.hosts) {
-    if (!queue.all_hosts && !std::binary_search(queue.hosts.begin(), queue.hosts.end(), grant.host)) continue;
+    if (!queue.all_hosts && !std::binary_search(queue.hosts.begin(), queue.hosts.end(), grant.host))
+      continue;
     view.Bind(grant.host);
     for (const resreq::Compound& alternative : job.request->alternatives) {
       for (const resreq::Primary& part : alternative.parts) {
@@ -57,8 +59,8 @@ bool ServesJob(const Job& victim, const Job& job, CycleContext& ctx) {
 void Emit(const Job& job, const std::vector<const Job*>& victims, CycleContext& ctx) {
   for (const Job* victim : victims) {
     const Duration grace = ctx.state.queues()[victim->queue].spec.preempt_grace;
-    ctx.result.decisions.push_back(
-        PreemptJob{.victim = victim->spec.id, .for_job = job.spec.id, .kill_at = AddDuration(ctx.now, grace)});
+    ctx.result.decisions.push_back(PreemptJob{
+        .victim = victim->spec.id, .for_job = job.spec.id, .kill_at = AddDuration(ctx.now, grace)});
     ctx.chosen_victims.insert(victim->spec.id);
     ++ctx.result.stats.preempted;
   }
@@ -69,7 +71,8 @@ int64_t StayingSlots(const Queue& queue, const CycleContext& ctx) {
   int64_t slots = ctx.QueueSlots(queue);
   for (const RunningEntry& entry : ctx.state.running()) {
     const Job& job = *entry.job;
-    if (job.queue == queue.index && (BeingPreempted(job) || ctx.chosen_victims.contains(job.spec.id))) {
+    if (job.queue == queue.index &&
+        (BeingPreempted(job) || ctx.chosen_victims.contains(job.spec.id))) {
       slots -= job.allocation.TotalSlots();
     }
   }
@@ -85,7 +88,9 @@ std::vector<const Job*> ReclaimCandidates(const Job& job, CycleContext& ctx) {
   for (const Queue& queue : state.queues()) used[queue.index] = StayingSlots(queue, ctx);
   for (auto it = state.running().rbegin(); it != state.running().rend(); ++it) {
     const Job& running = *it->job;
-    if (running.queue == job.queue || BeingPreempted(running) || ctx.chosen_victims.contains(running.spec.id)) continue;
+    if (running.queue == job.queue || BeingPreempted(running) ||
+        ctx.chosen_victims.contains(running.spec.id))
+      continue;
     if (running.state != JobState::kRunning || !ServesJob(running, job, ctx)) continue;
     stacks[running.queue].push_back(&running);
   }
@@ -96,9 +101,11 @@ std::vector<const Job*> ReclaimCandidates(const Job& job, CycleContext& ctx) {
     for (const Queue& queue : state.queues()) {
       const double guarantee = ctx.loads.of(queue.index).guarantee;
       const double ratio = ctx.loads.Ratio(queue.index, used[queue.index]);
-      if (static_cast<double>(used[queue.index]) <= guarantee + 1e-9 || ratio <= best_ratio) continue;
+      if (static_cast<double>(used[queue.index]) <= guarantee + 1e-9 || ratio <= best_ratio)
+        continue;
       for (const Job* candidate : stacks[queue.index]) {
-        const double after = static_cast<double>(used[queue.index] - candidate->allocation.TotalSlots());
+        const double after =
+            static_cast<double>(used[queue.index] - candidate->allocation.TotalSlots());
         if (after + 1e-9 >= guarantee) {  // never take a queue below its guarantee
           best = candidate;
           best_ratio = ratio;
@@ -161,7 +168,8 @@ bool TryPreempt(const Job& job, const std::vector<const Job*>& candidates, Cycle
 
 std::optional<std::vector<const Job*>> ChooseVictims(const Job& job,
                                                      const std::vector<const Job*>& candidates,
-                                                     const Capacity& base, const CycleContext& ctx) {
+                                                     const Capacity& base,
+                                                     const CycleContext& ctx) {
   std::vector<const Job*> chosen;
   Capacity trial = base;  // `base` with every chosen victim credited, built up one at a time
   std::map<HostIndex, int32_t> victims_on;
@@ -235,10 +243,11 @@ void Preempt(CycleContext& ctx) {
     for (const Queue& queue : state.queues()) {
       const double guarantee = ctx.loads.of(queue.index).guarantee;
       const Job* blocked = ctx.BlockedHeadOf(queue.index);
-      const bool starved = blocked != nullptr &&
-                           static_cast<double>(ctx.QueueSlots(queue)) + 1e-9 < guarantee;
+      const bool starved =
+          blocked != nullptr && static_cast<double>(ctx.QueueSlots(queue)) + 1e-9 < guarantee;
       if (!starved) {
-        if (queue.reclaim_deadline) ctx.result.decisions.push_back(UpdateReclaim{queue.index, std::nullopt});
+        if (queue.reclaim_deadline)
+          ctx.result.decisions.push_back(UpdateReclaim{queue.index, std::nullopt});
         continue;
       }
       if (!queue.reclaim_deadline) {
@@ -253,7 +262,8 @@ void Preempt(CycleContext& ctx) {
         continue;
       }
       if (HasPreemptionInQueue(queue.index, ctx)) continue;  // one shortfall, one preemption
-      if (TryPreempt(*blocked, ReclaimCandidates(*blocked, ctx), ctx)) preempted_now.insert(queue.index);
+      if (TryPreempt(*blocked, ReclaimCandidates(*blocked, ctx), ctx))
+        preempted_now.insert(queue.index);
     }
   }
   for (const Queue& queue : state.queues()) {  // R-CAP-4

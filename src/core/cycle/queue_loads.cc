@@ -71,7 +71,8 @@ std::vector<const Queue*> QueueLoads::Order(const ClusterState& state) const {
     return order;
   }
   auto starved = [&](const Queue* q) {
-    return loads_[q->index].runnable && static_cast<double>(q->used_slots) < loads_[q->index].guarantee;
+    return loads_[q->index].runnable &&
+           static_cast<double>(q->used_slots) < loads_[q->index].guarantee;
   };
   std::sort(order.begin(), order.end(), [&](const Queue* a, const Queue* b) {
     if (starved(a) != starved(b)) return starved(a);

@@ -64,10 +64,10 @@ void Scheduler::ClassifyNewJobs(CycleContext& ctx) const {
       continue;
     }
     const RequestCatalog::FeasibilityKey key{.request = job->request,
-                                           .queue = job->queue,
-                                           .exclusive = job->spec.exclusive,
-                                           .min_tasks = job->spec.min_tasks,
-                                           .max_tasks = job->spec.max_tasks};
+                                             .queue = job->queue,
+                                             .exclusive = job->spec.exclusive,
+                                             .min_tasks = job->spec.min_tasks,
+                                             .max_tasks = job->spec.max_tasks};
     auto [it, inserted] = ctx.state.requests().feasibility_memo().try_emplace(key);
     if (inserted) {
       if (!all_configured) all_configured.emplace(Capacity::AllConfigured(ctx.state));
@@ -94,8 +94,9 @@ void ExplainInactive(const Queue& queue, CycleContext& ctx) {
   for (const PendingEntry& entry : queue.pending) {
     if (ctx.DecidedThisCycle(*entry.job)) continue;
     PendingReasons reasons;
-    reasons.Add(ReasonDetail{.code = entry.job->state == JobState::kHeld ? ReasonCode::kHeld
-                                                                         : ReasonCode::kQueueInactive});
+    reasons.Add(ReasonDetail{.code = entry.job->state == JobState::kHeld
+                                         ? ReasonCode::kHeld
+                                         : ReasonCode::kQueueInactive});
     ctx.Pend(*entry.job, std::move(reasons));
   }
 }
@@ -133,7 +134,7 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now, const Cy
                                 CycleWorkspace* workspace) const {
   std::optional<CycleWorkspace> own;  // this cycle's buffers, when the caller keeps none
   if (workspace == nullptr) workspace = &own.emplace();
-  CycleContext ctx = BeginCycle(state, now, options, *workspace);       // 1.
+  CycleContext ctx = BeginCycle(state, now, options, *workspace);  // 1.
   ctx.loads.Fill(state, now);
   ClassifyNewJobs(ctx);                                                 // 2.
   KeepReservations(ctx);                                                // 3.

@@ -71,17 +71,20 @@ std::string UnknownText(core::ReasonCode reason, bool horizon, bool unlimited) {
     case core::ReasonCode::kFairshare:
       return "the job ahead of it does not start in the forecast";
     default:
-      return "nothing in the forecast frees what it needs (" + std::string(core::ToString(reason)) + ")";
+      return "nothing in the forecast frees what it needs (" + std::string(core::ToString(reason)) +
+             ")";
   }
 }
 
 // Why each job still pends at the end: one explained cycle on the final state.
 void ExplainUnknown(const core::ClusterState& state, Instant t, bool horizon,
                     const std::set<JobId>& unlimited, std::map<JobId, StartEstimate>& estimates) {
-  core::CycleResult cycle = core::Scheduler().RunCycle(state, t, core::CycleOptions{.explain = true});
+  core::CycleResult cycle =
+      core::Scheduler().RunCycle(state, t, core::CycleOptions{.explain = true});
   std::map<JobId, core::ReasonCode> reason_of;
   for (const core::Decision& decision : cycle.decisions) {
-    if (const auto* pend = std::get_if<core::PendJob>(&decision)) reason_of[pend->job] = pend->reasons.main;
+    if (const auto* pend = std::get_if<core::PendJob>(&decision))
+      reason_of[pend->job] = pend->reasons.main;
   }
   std::vector<JobId> running_unlimited;
   for (JobId id : unlimited) {
@@ -91,7 +94,8 @@ void ExplainUnknown(const core::ClusterState& state, Instant t, bool horizon,
   for (auto& [id, estimate] : estimates) {
     if (estimate.start || estimate.reason_at_end) continue;
     auto it = reason_of.find(id);
-    const core::ReasonCode reason = it == reason_of.end() ? core::ReasonCode::kInternal : it->second;
+    const core::ReasonCode reason =
+        it == reason_of.end() ? core::ReasonCode::kInternal : it->second;
     estimate.reason_at_end = reason;
     estimate.unknown_because = UnknownText(reason, horizon, !running_unlimited.empty());
     if (estimate.unknown_because == kWaitsUnlimited) {
@@ -183,7 +187,7 @@ class Forecast final : public core::DecisionHandler {
   FinishQueue finishes_;
   std::set<JobId> unlimited_;
   std::vector<core::PreemptJob> victims_;  // of the cycle just run
-  bool predicted_ = false;  // some end so far came from a prediction (issue 20)
+  bool predicted_ = false;                 // some end so far came from a prediction (issue 20)
 };
 
 }  // namespace
@@ -224,7 +228,8 @@ std::map<JobId, StartEstimate> EstimateStartsOn(core::ClusterState copy, Instant
     // Beyond the exact window, one cycle per step of coarse_fraction x the distance so far:
     // what falls due meanwhile waits for the step's end (the estimate errs late, not early).
     if (options.coarse_fraction > 0 && next > t && next - now > options.exact_window) {
-      const auto step = static_cast<Duration>(static_cast<double>(t - now) * options.coarse_fraction);
+      const auto step =
+          static_cast<Duration>(static_cast<double>(t - now) * options.coarse_fraction);
       next = std::max(next, t + std::max<Duration>(1, step));
     }
     if (cycles >= options.max_cycles) {

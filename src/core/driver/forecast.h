@@ -41,7 +41,7 @@ struct StartEstimate {
   // The start comes from a forecast in which some job ran its predicted runtime rather than
   // its run limit (a predictive_backfill queue, core/admission/runtime_prediction.h).
   bool predicted = false;
-  std::string unknown_because;   // when unknown: why, in plain words
+  std::string unknown_because;  // when unknown: why, in plain words
   // When unknown: the main reason the job still pends at the end of the forecast.
   std::optional<core::ReasonCode> reason_at_end;
   // When unknown: running jobs without a run limit at the end, the first kWaitsForListed of

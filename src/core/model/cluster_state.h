@@ -42,13 +42,13 @@
 #include "core/model/dependency.h"
 #include "core/model/dependency_tracker.h"
 #include "core/model/fairshare_usage.h"
-#include "core/model/job_array.h"
 #include "core/model/job.h"
+#include "core/model/job_array.h"
 #include "core/model/limit_usage.h"
 #include "core/model/pending_set.h"
 #include "core/model/request_catalog.h"
-#include "core/model/runtime_history.h"
 #include "core/model/running_list.h"
+#include "core/model/runtime_history.h"
 #include "core/model/topology.h"
 #include "core/model/window.h"
 #include "core/resreq/eval.h"
@@ -133,7 +133,8 @@ class ClusterState {
   int64_t job_count() const { return static_cast<int64_t>(jobs_.size()); }
   // The job is in the table or ended outside it (a dependency may name it).
   bool Knows(JobId id) const {
-    return jobs_.contains(id) || dependencies_.HasEnded(id) || (!arrays_.empty() && KnowsArrayPart(id));
+    return jobs_.contains(id) || dependencies_.HasEnded(id) ||
+           (!arrays_.empty() && KnowsArrayPart(id));
   }
   const RunningList& running() const { return running_; }  // in start order
   const std::set<RunningByEnd>& running_by_end() const { return running_by_end_; }

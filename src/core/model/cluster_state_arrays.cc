@@ -96,7 +96,8 @@ Result<JobArray> ClusterState::NewArray(const JobSpec& spec, const std::string& 
   array.cap = parsed->cap;
   array.queue = *queue;
   array.min_slots = std::max(1, MinSlots(**request, spec));
-  array.states.assign(array.indices.size(), spec.hold ? ElementState::kHeld : ElementState::kWaiting);
+  array.states.assign(array.indices.size(),
+                      spec.hold ? ElementState::kHeld : ElementState::kWaiting);
   (spec.hold ? array.held : array.waiting) = array.size();
   return array;
 }
@@ -177,7 +178,7 @@ void ClusterState::TrackElement(Job& job, std::optional<JobState> from) {
       break;
     default:
       array.states[pos] = EndedElementState(job.state);
-      ++(job.state == JobState::kDone ? array.done
+      ++(job.state == JobState::kDone   ? array.done
          : job.state == JobState::kExit ? array.exited
                                         : array.cancelled);
       break;
@@ -217,7 +218,7 @@ void ClusterState::RefillArray(JobArray& array) {
   constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max() / 2;
   const int64_t room = array.cap > 0 ? std::max<int64_t>(array.cap - array.active, 0) : kUnbounded;
   const int64_t fit = std::max<int64_t>(free_slots(), 0) / array.min_slots + 1;
-  const int64_t want = room < fit ? room + 1 : fit;  // 2.
+  const int64_t want = room < fit ? room + 1 : fit;                                 // 2.
   while (static_cast<int64_t>(array.pending.size()) < want && array.waiting > 0) {  // 3.
     while (array.states[array.cursor] != ElementState::kWaiting) ++array.cursor;
     const size_t pos = array.cursor;

@@ -19,8 +19,8 @@ std::string_view ToString(HostState state) {
 }
 
 std::optional<HostState> ParseHostState(std::string_view text) {
-  for (HostState s : {HostState::kOk, HostState::kClosed, HostState::kUnavail,
-                      HostState::kDraining}) {
+  for (HostState s :
+       {HostState::kOk, HostState::kClosed, HostState::kUnavail, HostState::kDraining}) {
     if (ToString(s) == text) return s;
   }
   return std::nullopt;
@@ -41,8 +41,8 @@ std::string_view ToString(PolicyKind policy) {
 }
 
 std::optional<PolicyKind> ParsePolicyKind(std::string_view text) {
-  for (PolicyKind p : {PolicyKind::kFifo, PolicyKind::kBoundedBackfill,
-                       PolicyKind::kEasyBackfill, PolicyKind::kPredictiveBackfill}) {
+  for (PolicyKind p : {PolicyKind::kFifo, PolicyKind::kBoundedBackfill, PolicyKind::kEasyBackfill,
+                       PolicyKind::kPredictiveBackfill}) {
     if (ToString(p) == text) return p;
   }
   return std::nullopt;

@@ -33,8 +33,8 @@ std::optional<OnHostLoss> ParseOnHostLoss(std::string_view text);
 struct HostSpec {
   std::string name;
   int32_t slots = 1;
-  std::map<std::string, int64_t> resources;        // consumables, e.g. mem (MB), gpu
-  std::map<std::string, std::string> attributes;   // type, model, arch, key=value
+  std::map<std::string, int64_t> resources;       // consumables, e.g. mem (MB), gpu
+  std::map<std::string, std::string> attributes;  // type, model, arch, key=value
   std::vector<std::string> tags;
   HostState state = HostState::kOk;
 };
@@ -43,17 +43,17 @@ struct QueueSpec {
   std::string name;
   int32_t priority = 0;
   PolicyKind policy = PolicyKind::kFifo;
-  int32_t max_bypass = 50;       // bounded_backfill: bypasses before the head's gate closes
-  Duration max_head_wait = 3600;  // bounded_backfill: seconds before the head's gate closes
-  PredictiveKnobs predictive;     // predictive_backfill (predictive_config.h)
+  int32_t max_bypass = 50;         // bounded_backfill: bypasses before the head's gate closes
+  Duration max_head_wait = 3600;   // bounded_backfill: seconds before the head's gate closes
+  PredictiveKnobs predictive;      // predictive_backfill (predictive_config.h)
   std::optional<double> capacity;  // guaranteed % of cluster slots
   double max_capacity = 100;
   double user_limit_pct = 0;
   Duration reclaim_after = 300;
   std::optional<int32_t> run_limit;   // max running jobs
   std::optional<int64_t> slot_limit;  // max slots in use
-  std::string host_group;            // empty: every host
-  std::vector<std::string> windows;  // "19:00-07:00"
+  std::string host_group;             // empty: every host
+  std::vector<std::string> windows;   // "19:00-07:00"
   OnHostLoss on_host_loss = OnHostLoss::kRequeue;
   std::optional<std::vector<std::string>> submit_users;
   std::string default_resreq;

@@ -66,7 +66,8 @@ class DependencyParser {
     std::string message = "column " + std::to_string(pos_ + 1) + ": " + std::string(what);
     if (pos_ < text_.size()) {
       const unsigned char c = static_cast<unsigned char>(text_[pos_]);
-      message += c >= 0x21 && c < 0x7f ? std::string(", got '") + text_[pos_] + "'" : ", got a byte " + std::to_string(c);
+      message += c >= 0x21 && c < 0x7f ? std::string(", got '") + text_[pos_] + "'"
+                                       : ", got a byte " + std::to_string(c);
     }
     return InvalidArgument(std::move(message));
   }
@@ -187,8 +188,7 @@ class DependencyParser {
     const char* last = text_.data() + text_.size();
     int32_t index = 0;
     auto [ptr, ec] = std::from_chars(first, last, index);
-    if (ec != std::errc() || ptr == first || index < 0 || index > kMaxArrayIndex ||
-        *first == '+') {
+    if (ec != std::errc() || ptr == first || index < 0 || index > kMaxArrayIndex || *first == '+') {
       return Error("expected an array index");
     }
     pos_ += static_cast<size_t>(ptr - first);
@@ -280,7 +280,8 @@ DependVerdict Dependency::Verdict(int32_t node, const DependLookup& lookup) cons
   const DependVerdict a = Verdict(n.left, lookup);
   const DependVerdict b = Verdict(n.right, lookup);
   // `&&` is `||` under De Morgan: swap the roles of satisfied and never.
-  const DependVerdict dominant = n.op == DependOp::kAnd ? DependVerdict::kNever : DependVerdict::kSatisfied;
+  const DependVerdict dominant =
+      n.op == DependOp::kAnd ? DependVerdict::kNever : DependVerdict::kSatisfied;
   if (a == dominant || b == dominant) return dominant;
   if (a == DependVerdict::kWaiting || b == DependVerdict::kWaiting) return DependVerdict::kWaiting;
   return a;  // both the non-dominant final value

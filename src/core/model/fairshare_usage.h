@@ -15,7 +15,8 @@ struct FairshareUsage {
 
   double At(Instant now, Duration half_life) const {
     if (now <= as_of || half_life <= 0) return half_life <= 0 ? 0 : slot_seconds;
-    return slot_seconds * std::exp2(-static_cast<double>(now - as_of) / static_cast<double>(half_life));
+    return slot_seconds *
+           std::exp2(-static_cast<double>(now - as_of) / static_cast<double>(half_life));
   }
   void Add(double amount, Instant now, Duration half_life) {
     slot_seconds = At(now, half_life) + amount;

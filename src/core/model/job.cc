@@ -88,7 +88,8 @@ class WordDigest {
  private:
   static uint64_t LoadLittleEndian(const char* bytes, size_t n) {
     uint64_t word = 0;
-    for (size_t i = 0; i < n; ++i) word |= uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * i);
+    for (size_t i = 0; i < n; ++i)
+      word |= uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * i);
     return word;
   }
   static constexpr uint64_t kMul = 0x9e3779b97f4a7c15ULL;
@@ -102,7 +103,8 @@ uint64_t SpecDigest(const JobSpec& spec) {
   d.Word(static_cast<uint64_t>(spec.id)).Text(spec.name).Text(spec.user).Text(spec.project);
   d.Text(spec.queue).Text(spec.command).Text(spec.resreq);
   d.Word(static_cast<uint64_t>(spec.min_tasks)).Word(static_cast<uint64_t>(spec.max_tasks));
-  d.Word(static_cast<uint64_t>(spec.run_limit.value_or(-1))).Word(static_cast<uint64_t>(spec.priority));
+  d.Word(static_cast<uint64_t>(spec.run_limit.value_or(-1)))
+      .Word(static_cast<uint64_t>(spec.priority));
   d.Word(static_cast<uint64_t>(spec.submit_time)).Word(static_cast<uint64_t>(spec.begin_time));
   d.Text(spec.depend).Word((spec.exclusive ? 1u : 0u) | (spec.hold ? 2u : 0u));
   return d.Finish();

@@ -33,12 +33,13 @@ struct JobSpec {
   std::string name;
   std::string user;
   std::string project;
-  std::string queue;       // empty: the cluster's default queue
+  std::string queue;  // empty: the cluster's default queue
   std::string command;
-  std::string resreq;      // resource request string (SPEC §3); empty: any slots
+  std::string resreq;  // resource request string (SPEC §3); empty: any slots
   int32_t min_tasks = 1;
   int32_t max_tasks = 1;
-  std::optional<Duration> run_limit;  // kill limit and backfill estimate; none: never assumed to end
+  std::optional<Duration>
+      run_limit;  // kill limit and backfill estimate; none: never assumed to end
   int32_t priority = 0;
   Instant submit_time = 0;
   Instant begin_time = 0;
@@ -59,7 +60,7 @@ struct ResourceAmount {
 // (`whole_host`): no other job may use it while the job runs (R-AL-7), whatever `slots` is.
 struct HostGrant {
   HostIndex host = 0;
-  int32_t slots = 0;                       // tasks placed on the host
+  int32_t slots = 0;  // tasks placed on the host
   bool whole_host = false;
   std::vector<ResourceAmount> resources;  // host resources, by ResourceId
 
@@ -85,14 +86,14 @@ std::string_view ToString(AdmissionPhase phase);
 
 struct AdmissionRecord {
   Instant enqueue_time = 0;
-  uint64_t spec_digest = 0;           // of the immutable JobSpec (the request snapshot is
-                                      // spec.resreq, compiled into Job::request)
+  uint64_t spec_digest = 0;               // of the immutable JobSpec (the request snapshot is
+                                          // spec.resreq, compiled into Job::request)
   PolicyKind policy = PolicyKind::kFifo;  // the queue's policy when the job was enqueued
-  int32_t bypass_count = 0;           // later jobs admitted while this job was the blocked head
-  std::optional<Instant> first_blocked;  // first cycle it was head and temporarily unavailable
-  std::optional<Instant> gate_since;  // when its aging gate activated (bounded_backfill)
+  int32_t bypass_count = 0;               // later jobs admitted while this job was the blocked head
+  std::optional<Instant> first_blocked;   // first cycle it was head and temporarily unavailable
+  std::optional<Instant> gate_since;      // when its aging gate activated (bounded_backfill)
   AdmissionPhase phase = AdmissionPhase::kPending;
-  uint64_t epoch = 0;                 // controller epoch that last wrote the record (server)
+  uint64_t epoch = 0;  // controller epoch that last wrote the record (server)
 
   bool gate_active() const { return gate_since.has_value(); }
   friend bool operator==(const AdmissionRecord&, const AdmissionRecord&) = default;
@@ -105,15 +106,15 @@ struct Job {
   JobSpec spec;
   JobState state = JobState::kPending;
   QueueIndex queue = 0;
-  uint64_t seq = 0;          // enqueue sequence: the final tie-break of queue order
+  uint64_t seq = 0;  // enqueue sequence: the final tie-break of queue order
   AdmissionRecord admission;
-  bool classified = false;   // static feasibility checked (R-ADM-1) by some cycle
-  Instant start_time = 0;    // valid when RUNNING or after
-  uint64_t start_seq = 0;    // global start order, for EASY's tie-break
-  Instant end_time = 0;      // valid when terminal
+  bool classified = false;  // static feasibility checked (R-ADM-1) by some cycle
+  Instant start_time = 0;   // valid when RUNNING or after
+  uint64_t start_seq = 0;   // global start order, for EASY's tie-break
+  Instant end_time = 0;     // valid when terminal
   ExitCause exit_cause = ExitCause::kNone;
   int32_t exit_code = 0;
-  Allocation allocation;     // valid when ADMITTING or RUNNING
+  Allocation allocation;         // valid when ADMITTING or RUNNING
   JobId preempted_for = kNoJob;  // RUNNING: being preempted so that this job can start
   // The compiled request (the job's resreq, or its queue's default), shared by every job
   // with the same text and owned by the ClusterState. Never null once submitted.
@@ -126,7 +127,9 @@ struct Job {
   bool array_limited = false;
 
   // start_time + run_limit, or kInfinite when the job has no run limit.
-  Instant EstimatedEnd() const { return AddDuration(start_time, spec.run_limit.value_or(kInfinite)); }
+  Instant EstimatedEnd() const {
+    return AddDuration(start_time, spec.run_limit.value_or(kInfinite));
+  }
 };
 
 }  // namespace sluice::core

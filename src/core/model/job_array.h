@@ -42,15 +42,15 @@ enum class ElementState : uint8_t { kWaiting, kHeld, kQueued, kDone, kExit, kCan
 std::string_view ToString(ElementState state);
 
 struct JobArray {
-  JobSpec spec;  // the array's submission; spec.id is the array id
+  JobSpec spec;      // the array's submission; spec.id is the array id
   std::string text;  // the specification as submitted, e.g. "1-1000%50"
   std::vector<int32_t> indices;
   std::vector<ElementState> states;  // by position
   int32_t cap = 0;
   uint64_t base_seq = 0;
   QueueIndex queue = 0;
-  int32_t min_slots = 1;        // of the shared request (the materialization window)
-  size_t cursor = 0;            // no kWaiting position before it
+  int32_t min_slots = 1;         // of the shared request (the materialization window)
+  size_t cursor = 0;             // no kWaiting position before it
   std::vector<uint32_t> queued;  // positions of elements that are Jobs, ascending
   // Elements by state, kept by ClusterState: waiting/held (not Jobs) and ended ones.
   int64_t waiting = 0;

@@ -14,8 +14,8 @@ namespace {
 Status RefuseArrayChange(JobId id, bool is_array, const char* verb) {
   if (IsArrayElement(id)) {
     return FailedPrecondition("job " + FormatJobId(id) + " is an element of array " +
-                              std::to_string(ArrayIdOf(id)) + "; array elements cannot be " +
-                              verb + " (cancel it and submit a job instead)");
+                              std::to_string(ArrayIdOf(id)) + "; array elements cannot be " + verb +
+                              " (cancel it and submit a job instead)");
   }
   if (is_array) {
     return FailedPrecondition("job " + std::to_string(id) + " is a job array; arrays cannot be " +
@@ -64,7 +64,8 @@ Status ClusterState::Modify(JobSpec spec, Instant now) {
   if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
   if (job->state != JobState::kPending && job->state != JobState::kHeld) {
     return FailedPrecondition("job " + std::to_string(id) + " is " +
-                              std::string(ToString(job->state)) + "; only PENDING and HELD jobs "
+                              std::string(ToString(job->state)) +
+                              "; only PENDING and HELD jobs "
                               "can be modified");
   }
   Result<Job> candidate = Candidate(spec);
@@ -136,8 +137,9 @@ Status ClusterState::Revive(JobSpec spec, uint64_t seq, Instant now) {
   }
   dependencies_.Untrack(id);
   spec.hold = false;
-  return Restore(std::move(spec), seq,
-                 AdmissionRecord{.enqueue_time = now, .policy = queues()[candidate->queue].spec.policy});
+  return Restore(
+      std::move(spec), seq,
+      AdmissionRecord{.enqueue_time = now, .policy = queues()[candidate->queue].spec.policy});
 }
 
 }  // namespace sluice::core

@@ -32,7 +32,6 @@ int64_t LimitDemand(const Job& job, const std::string& resource, bool shared) {
   return std::max<int64_t>(best, 0);
 }
 
-
 void LimitUsage::Configure(const std::vector<LimitSpec>& limits,
                            const std::vector<std::string>& host_names,
                            const std::map<std::string, std::vector<std::string>>& host_groups) {
@@ -40,7 +39,8 @@ void LimitUsage::Configure(const std::vector<LimitSpec>& limits,
   for (const LimitSpec& spec : limits) {
     CompiledLimit limit{.spec = spec, .covers_host = {}};
     if (spec.hosts.set) {
-      limit.covers_host.assign(std::max<size_t>(host_names.size(), 1), spec.hosts.names.empty() ? 1 : 0);
+      limit.covers_host.assign(std::max<size_t>(host_names.size(), 1),
+                               spec.hosts.names.empty() ? 1 : 0);
       for (const std::string& name : spec.hosts.names) {
         auto mark = [&](const std::string& host) {
           auto it = std::find(host_names.begin(), host_names.end(), host);
@@ -93,7 +93,8 @@ void LimitUsage::Charge(const Job& job, const std::string& queue, const Allocati
     if (limit.per_host()) {
       for (const HostGrant& grant : allocation.hosts) {
         if (!limit.CoversHost(grant.host)) continue;
-        const LimitConsumer consumer = ConsumerOf(limit, job.spec.user, queue, job.spec.project, grant.host);
+        const LimitConsumer consumer =
+            ConsumerOf(limit, job.spec.user, queue, job.spec.project, grant.host);
         LimitAmounts& used = At(i, consumer);
         used.slots += sign * grant.slots;
         used.jobs += sign;
@@ -102,7 +103,8 @@ void LimitUsage::Charge(const Job& job, const std::string& queue, const Allocati
       }
       continue;
     }
-    const LimitConsumer consumer = ConsumerOf(limit, job.spec.user, queue, job.spec.project, kAllHosts);
+    const LimitConsumer consumer =
+        ConsumerOf(limit, job.spec.user, queue, job.spec.project, kAllHosts);
     LimitAmounts& used = At(i, consumer);
     bool any = false;
     for (const HostGrant& grant : allocation.hosts) {

@@ -39,7 +39,9 @@ struct LimitAmounts {
 struct CompiledLimit {
   LimitSpec spec;
   std::vector<uint8_t> covers_host;  // by HostIndex; empty when the limit has no host scope
-  bool CoversHost(HostIndex h) const { return covers_host.empty() || (h < covers_host.size() && covers_host[h]); }
+  bool CoversHost(HostIndex h) const {
+    return covers_host.empty() || (h < covers_host.size() && covers_host[h]);
+  }
   bool host_scoped() const { return !covers_host.empty(); }
   bool per_host() const { return spec.hosts.per_each; }
 };

@@ -16,7 +16,8 @@ bool SameKey(const PendingEntry& a, const PendingEntry& b) {
 bool PendingSet::contains(const PendingEntry& key) const {
   auto side = std::lower_bound(side_.begin(), side_.end(), key);
   if (side != side_.end() && SameKey(*side, key)) return true;
-  auto main = std::lower_bound(main_.begin() + static_cast<std::ptrdiff_t>(first_), main_.end(), key);
+  auto main =
+      std::lower_bound(main_.begin() + static_cast<std::ptrdiff_t>(first_), main_.end(), key);
   return main != main_.end() && SameKey(*main, key) && main->job != nullptr;
 }
 
@@ -54,7 +55,8 @@ size_t PendingSet::erase(const PendingEntry& key) {
     --live_;
     return 1;
   }
-  auto main = std::lower_bound(main_.begin() + static_cast<std::ptrdiff_t>(first_), main_.end(), key);
+  auto main =
+      std::lower_bound(main_.begin() + static_cast<std::ptrdiff_t>(first_), main_.end(), key);
   if (main == main_.end() || !SameKey(*main, key) || main->job == nullptr) return 0;
   main->job = nullptr;
   ++tombstones_;

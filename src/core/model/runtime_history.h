@@ -19,8 +19,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "base/time.h"
 #include "base/ids.h"
+#include "base/time.h"
 
 namespace sluice::core {
 

@@ -46,7 +46,8 @@ struct Window {
 };
 
 Result<Window> ParseWindow(std::string_view text) {
-  const std::string quoted = "'" + std::string(text.substr(0, 40)) + (text.size() > 40 ? "..." : "") + "'";
+  const std::string quoted =
+      "'" + std::string(text.substr(0, 40)) + (text.size() > 40 ? "..." : "") + "'";
   const bool weekly = !text.empty() && text[0] >= 'A' && text[0] <= 'Z';
   const size_t dash = text.find('-');
   std::optional<int64_t> start;
@@ -119,7 +120,8 @@ bool DispatchWindows::IsOpen(Instant wall) const {
   if (always_open()) return true;
   const int64_t s = SecondOfWeek(wall);
   // The last interval starting at or before s.
-  auto it = std::upper_bound(intervals_.begin(), intervals_.end(), std::make_pair(s, kSecondsPerWeek));
+  auto it =
+      std::upper_bound(intervals_.begin(), intervals_.end(), std::make_pair(s, kSecondsPerWeek));
   if (it == intervals_.begin()) return false;
   --it;
   return s < it->second;

@@ -8,7 +8,9 @@
 namespace sluice::core {
 namespace {
 
-std::string TimeText(Instant t) { return t == kInfinite ? "an unknown time" : "t=" + std::to_string(t); }
+std::string TimeText(Instant t) {
+  return t == kInfinite ? "an unknown time" : "t=" + std::to_string(t);
+}
 
 std::string Plural(int64_t n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
@@ -37,11 +39,13 @@ std::string NoResourceHint(const ReasonDetail& d, const Job& job, const ClusterS
   }
   if (d.per_host > 0) {
     return "needs " + Plural(more, "more host", "more hosts") + " with room for " +
-           Plural(d.per_host, "task", "tasks") + (d.same.empty() ? "" : " sharing one " + d.same) + where;
+           Plural(d.per_host, "task", "tasks") + (d.same.empty() ? "" : " sharing one " + d.same) +
+           where;
   }
   if (!d.same.empty()) {
-    const std::string what = d.resource == "tasks" ? "room for " + Plural(d.needed, "task", "tasks")
-                                                    : std::to_string(d.needed) + " free " + d.resource;
+    const std::string what = d.resource == "tasks"
+                                 ? "room for " + Plural(d.needed, "task", "tasks")
+                                 : std::to_string(d.needed) + " free " + d.resource;
     return "needs " + what + (where.empty() ? " on hosts" : where) + " that share one " + d.same +
            " (the best group has " + (d.resource == "tasks" ? "room for " : "") +
            std::to_string(d.available) + ")";
@@ -68,14 +72,17 @@ std::string LimitHint(const ReasonDetail& d, const Job& job, const ClusterState&
            (d.scope.empty() ? "" : d.scope + ": ") + numbers +
            ") — starts when a job it counts ends on one of them";
   }
-  std::string text = "limit '" + d.limit + "' " + numbers + (d.scope.empty() ? "" : " for " + d.scope);
+  std::string text =
+      "limit '" + d.limit + "' " + numbers + (d.scope.empty() ? "" : " for " + d.scope);
   const int64_t running = RunningJobsInScope(state, d.scope);
   const int64_t over = d.used + job.min_slots - d.max;
   if (running > 0) {
     text += " — starts when " + std::string(running == 1 ? "the" : "one of the") + " " +
-            (running == 1 ? std::string("running job") : Plural(running, "running job", "running jobs")) +
+            (running == 1 ? std::string("running job")
+                          : Plural(running, "running job", "running jobs")) +
             " it counts ends";
-    if (resource == "slots" && over > 1) text += " (" + std::to_string(over) + " slots must be freed)";
+    if (resource == "slots" && over > 1)
+      text += " (" + std::to_string(over) + " slots must be freed)";
     return text;
   }
   return text + " — starts when jobs it counts end";
@@ -86,10 +93,11 @@ std::string QueueRunLimitHint(const ReasonDetail& d, const Job& job, const Queue
   const bool slots = d.resource == "slots";
   const int64_t running = queue.running_jobs;
   std::string text = "queue '" + queue.spec.name + "' runs " + std::to_string(d.available) + "/" +
-                     std::to_string(d.needed) + " " + (slots ? "slots" : "jobs") + " — starts when ";
+                     std::to_string(d.needed) + " " + (slots ? "slots" : "jobs") +
+                     " — starts when ";
   if (slots && d.available + job.min_slots - d.needed > 1) {
-    return text + "its running jobs free " + std::to_string(d.available + job.min_slots - d.needed) +
-           " slots";
+    return text + "its running jobs free " +
+           std::to_string(d.available + job.min_slots - d.needed) + " slots";
   }
   return text + (running == 1 ? std::string("its running job ends")
                               : "one of its " + std::to_string(running) + " running jobs ends");
@@ -112,7 +120,8 @@ int64_t RunningJobsInScope(const ClusterState& state, const std::string& scope) 
     at = end + 2;
     const size_t space = piece.find(' ');
     if (space == std::string::npos) return -1;
-    Part part{.kind = piece.substr(0, space), .name = piece.substr(space + 1), .host = std::nullopt};
+    Part part{
+        .kind = piece.substr(0, space), .name = piece.substr(space + 1), .host = std::nullopt};
     if (part.kind == "host") {
       part.host = state.FindHost(part.name);
       if (!part.host) return -1;
@@ -131,14 +140,16 @@ int64_t RunningJobsInScope(const ClusterState& state, const std::string& scope) 
   };
   int64_t count = 0;
   for (const RunningEntry& entry : state.running()) {
-    count += std::all_of(parts.begin(), parts.end(), [&](const Part& part) { return matches(*entry.job, part); });
+    count += std::all_of(parts.begin(), parts.end(),
+                         [&](const Part& part) { return matches(*entry.job, part); });
   }
   return count;
 }
 
 std::string Hint(const Job& job, const ClusterState& state, const PendingReasons& reasons) {
-  const auto main = std::find_if(reasons.details.begin(), reasons.details.end(),
-                                 [&](const ReasonDetail& detail) { return detail.code == reasons.main; });
+  const auto main =
+      std::find_if(reasons.details.begin(), reasons.details.end(),
+                   [&](const ReasonDetail& detail) { return detail.code == reasons.main; });
   const ReasonDetail fallback{.code = reasons.main};
   const ReasonDetail& d = main != reasons.details.end() ? *main : fallback;
   const Queue& queue = state.queues()[job.queue];
@@ -182,27 +193,33 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
       return Plural(d.hosts, "matching host is", "matching hosts are") +
              " unavailable — starts when one comes back";
     case ReasonCode::kDependency:
-      if (d.never) return "nothing: " + d.condition + " can never be satisfied; cancel it (`sluice cancel " + id + "`)";
+      if (d.never)
+        return "nothing: " + d.condition + " can never be satisfied; cancel it (`sluice cancel " +
+               id + "`)";
       return "its dependency " + (d.condition.empty() ? std::string("condition") : d.condition) +
              " being satisfied";
     case ReasonCode::kQueueWindow:
       return "queue '" + queue.spec.name + "' opening its dispatch window at " + TimeText(d.time);
     case ReasonCode::kQueueCapacity:
-      return "queue '" + queue.spec.name + "' at its maximum capacity " + std::to_string(d.used) + "/" +
-             std::to_string(d.max) + " slots — starts when its running jobs free " +
+      return "queue '" + queue.spec.name + "' at its maximum capacity " + std::to_string(d.used) +
+             "/" + std::to_string(d.max) + " slots — starts when its running jobs free " +
              Plural(std::max<int64_t>(1, d.used + job.min_slots - d.max), "slot", "slots");
     case ReasonCode::kUserLimit:
       return "user " + (job.spec.user.empty() ? std::string("-") : job.spec.user) + " holds " +
              std::to_string(d.used) + "/" + std::to_string(d.max) +
-             " slots of the queue's minimum user share while others wait — starts when one of its jobs ends";
+             " slots of the queue's minimum user share while others wait — starts when one of its "
+             "jobs ends";
     case ReasonCode::kLimit:
     case ReasonCode::kHostLimit:
       return LimitHint(d, job, state);
     case ReasonCode::kFairshare:
-      return std::string(d.job != kNoJob ? "waits for job " + std::to_string(d.job) + " of a user" : "users") +
-             " with a higher fairshare priority to start first; its turn comes sooner as its own usage decays";
+      return std::string(d.job != kNoJob ? "waits for job " + std::to_string(d.job) + " of a user"
+                                         : "users") +
+             " with a higher fairshare priority to start first; its turn comes sooner as its own "
+             "usage decays";
     case ReasonCode::kPreempting:
-      return (d.used > 0 ? Plural(d.used, "preempted job", "preempted jobs") : std::string("preempted jobs")) +
+      return (d.used > 0 ? Plural(d.used, "preempted job", "preempted jobs")
+                         : std::string("preempted jobs")) +
              " exiting; it starts as soon as they have" +
              (d.time == kInfinite ? std::string() : " (grace ends at " + TimeText(d.time) + ")");
     case ReasonCode::kDispatchFailed:

@@ -32,7 +32,8 @@ HostVerdict Judge(const Job& job, const ClusterState& state, const Capacity& cap
     return verdict;
   }
   if (!host.AcceptsWork()) {
-    verdict.code = host.spec.state == HostState::kUnavail ? ReasonCode::kHostUnavail : ReasonCode::kHostClosed;
+    verdict.code =
+        host.spec.state == HostState::kUnavail ? ReasonCode::kHostUnavail : ReasonCode::kHostClosed;
     return verdict;
   }
   if (job.spec.exclusive && !capacity.Idle(h)) {
@@ -69,13 +70,15 @@ std::vector<HostVerdict> ExplainHosts(const Job& job, const ClusterState& state)
   std::vector<HostVerdict> verdicts;
   const Capacity capacity(state);
   CapacityHostView view(state, capacity);
-  state.topology().ForEachHostOf(state.queues()[job.queue],
-                      [&](HostIndex h) { verdicts.push_back(Judge(job, state, capacity, h, view)); });
+  state.topology().ForEachHostOf(state.queues()[job.queue], [&](HostIndex h) {
+    verdicts.push_back(Judge(job, state, capacity, h, view));
+  });
   return verdicts;
 }
 
 std::string RenderHostVerdict(const HostVerdict& v) {
-  if (v.room) return "Has room for " + std::to_string(v.available) + (v.available == 1 ? " task" : " tasks");
+  if (v.room)
+    return "Has room for " + std::to_string(v.available) + (v.available == 1 ? " task" : " tasks");
   if (v.code != ReasonCode::kNoResource) return std::string(Headline(v.code));
   if (v.resource == "slots") return "Not enough job slots (0 free)";
   return "Not enough " + v.resource + " (needs " + std::to_string(v.needed) + " per task, " +
@@ -98,7 +101,8 @@ std::string RenderHostDetail(const std::vector<HostVerdict>& verdicts, const Clu
     const std::vector<HostIndex>& hosts = hosts_of[text];
     std::string names;
     const size_t shown = std::min(hosts.size(), max_names);
-    for (size_t i = 0; i < shown; ++i) names += (i > 0 ? ", " : "") + state.hosts()[hosts[i]].spec.name;
+    for (size_t i = 0; i < shown; ++i)
+      names += (i > 0 ? ", " : "") + state.hosts()[hosts[i]].spec.name;
     if (hosts.size() > shown) names += " and " + std::to_string(hosts.size() - shown) + " more";
     out += "  " + names + ": " + text + "\n";
   }

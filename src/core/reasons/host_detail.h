@@ -21,11 +21,11 @@ namespace sluice::core {
 
 struct HostVerdict {
   HostIndex host = 0;
-  bool room = false;        // the host could take some of the job's tasks now
+  bool room = false;                          // the host could take some of the job's tasks now
   ReasonCode code = ReasonCode::kNoResource;  // when !room
-  std::string resource;     // kNoResource: "slots" or a host resource
-  int64_t needed = 0;       // kNoResource: per task (resources) or 1 (slots)
-  int64_t available = 0;    // kNoResource: free on the host; room: tasks it could take
+  std::string resource;                       // kNoResource: "slots" or a host resource
+  int64_t needed = 0;                         // kNoResource: per task (resources) or 1 (slots)
+  int64_t available = 0;  // kNoResource: free on the host; room: tasks it could take
 };
 
 // One verdict per host of the job's queue, in host order.

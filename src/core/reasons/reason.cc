@@ -121,13 +121,13 @@ std::string_view Headline(ReasonCode code) {
 // closed window, a begin time not reached, the queue's run limit, an array's `%N` cap
 // (ARRAY_LIMIT), a named limit, the
 // queue's minimum user share and its maximum capacity, which keep a job from even being
-// tried. HOST_LIMIT ranks just below a resource shortage (the shortage would remain). Among allocation reasons the main one describes the hosts that
-// could otherwise run the job: a shortage of a shared resource first (no host helps), then
-// of slots or resources on matching hosts, then matching hosts that are busy for an
-// exclusive job, closed or unavailable, and only then hosts that do not match at all (a
-// job is told NO_MATCH as its main reason only when no host matches). GATED (hosts held for
-// a gated head) ranks with the host states. Ordering waits (PREEMPTING, RESERVED, FAIRSHARE,
-// PRIORITY_WAIT) come below; DISPATCH_FAILED (retried) and NEW_JOB last.
+// tried. HOST_LIMIT ranks just below a resource shortage (the shortage would remain). Among
+// allocation reasons the main one describes the hosts that could otherwise run the job: a shortage
+// of a shared resource first (no host helps), then of slots or resources on matching hosts, then
+// matching hosts that are busy for an exclusive job, closed or unavailable, and only then hosts
+// that do not match at all (a job is told NO_MATCH as its main reason only when no host matches).
+// GATED (hosts held for a gated head) ranks with the host states. Ordering waits (PREEMPTING,
+// RESERVED, FAIRSHARE, PRIORITY_WAIT) come below; DISPATCH_FAILED (retried) and NEW_JOB last.
 int Severity(ReasonCode code) {
   switch (code) {
     case ReasonCode::kNewJob:

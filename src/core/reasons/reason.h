@@ -23,57 +23,41 @@
 namespace sluice::core {
 
 enum class ReasonCode : uint8_t {
-  kNewJob,        // submitted after the last cycle; not evaluated yet
-  kHeld,          // held by its owner or an administrator
-  kBeginTime,     // asked not to start before its begin time
-  kQueueInactive,  // its queue is inactive: it dispatches nothing
-  kQueueRunLimit,  // its queue runs as many jobs (or slots) as its limit allows
-  kPriorityWait,  // behind the queue's head under fifo
-  kReserved,      // would fit now, but would delay the reservation of the queue's head
-  kGated,         // behind a head whose aging gate is active (bounded_backfill)
-  kNoResource,    // matching hosts that accept work lack free slots or resources
-  kNoMatch,       // hosts whose attributes do not satisfy select[]
+  kNewJob,          // submitted after the last cycle; not evaluated yet
+  kHeld,            // held by its owner or an administrator
+  kBeginTime,       // asked not to start before its begin time
+  kQueueInactive,   // its queue is inactive: it dispatches nothing
+  kQueueRunLimit,   // its queue runs as many jobs (or slots) as its limit allows
+  kPriorityWait,    // behind the queue's head under fifo
+  kReserved,        // would fit now, but would delay the reservation of the queue's head
+  kGated,           // behind a head whose aging gate is active (bounded_backfill)
+  kNoResource,      // matching hosts that accept work lack free slots or resources
+  kNoMatch,         // hosts whose attributes do not satisfy select[]
   kSharedResource,  // a cluster-wide resource (license) is short
-  kExclusive,     // an exclusive job needs an idle host; matching hosts run other jobs
-  kHostClosed,    // matching hosts are closed or draining
-  kHostUnavail,   // matching hosts are unavailable (agent lost)
-  kDependency,    // its dependency expression is not satisfied (or can never be)
-  kQueueWindow,   // its queue's dispatch windows are closed now
-  kQueueCapacity,  // its queue is at its maximum capacity (R-CAP-1)
-  kUserLimit,     // its user holds the queue's minimum-user-limit share (R-CAP-2)
-  kLimit,         // a named limit (R-Q-2) is reached
-  kHostLimit,     // a per-host named limit is reached on the hosts it could use
-  kFairshare,     // users with a higher fairshare priority go first (R-Q-4)
-  kPreempting,    // slots are being freed for it; waiting for the victims to exit
+  kExclusive,       // an exclusive job needs an idle host; matching hosts run other jobs
+  kHostClosed,      // matching hosts are closed or draining
+  kHostUnavail,     // matching hosts are unavailable (agent lost)
+  kDependency,      // its dependency expression is not satisfied (or can never be)
+  kQueueWindow,     // its queue's dispatch windows are closed now
+  kQueueCapacity,   // its queue is at its maximum capacity (R-CAP-1)
+  kUserLimit,       // its user holds the queue's minimum-user-limit share (R-CAP-2)
+  kLimit,           // a named limit (R-Q-2) is reached
+  kHostLimit,       // a per-host named limit is reached on the hosts it could use
+  kFairshare,       // users with a higher fairshare priority go first (R-Q-4)
+  kPreempting,      // slots are being freed for it; waiting for the victims to exit
   kDispatchFailed,  // an agent could not launch it; it will be retried
-  kInternal,      // an evaluation error: a bug, never silent
-  kArrayLimit,    // an array element held back by its array's `%N` cap (R-UX-3)
+  kInternal,        // an evaluation error: a bug, never silent
+  kArrayLimit,      // an array element held back by its array's `%N` cap (R-UX-3)
 };
 inline constexpr ReasonCode kAllReasonCodes[] = {
-    ReasonCode::kNewJob,
-    ReasonCode::kHeld,
-    ReasonCode::kBeginTime,
-    ReasonCode::kQueueInactive,
-    ReasonCode::kQueueRunLimit,
-    ReasonCode::kPriorityWait,
-    ReasonCode::kReserved,
-    ReasonCode::kGated,
-    ReasonCode::kNoResource,
-    ReasonCode::kNoMatch,
-    ReasonCode::kSharedResource,
-    ReasonCode::kExclusive,
-    ReasonCode::kHostClosed,
-    ReasonCode::kHostUnavail,
-    ReasonCode::kDependency,
-    ReasonCode::kQueueWindow,
-    ReasonCode::kQueueCapacity,
-    ReasonCode::kUserLimit,
-    ReasonCode::kLimit,
-    ReasonCode::kHostLimit,
-    ReasonCode::kFairshare,
-    ReasonCode::kPreempting,
-    ReasonCode::kDispatchFailed,
-    ReasonCode::kInternal,
+    ReasonCode::kNewJob,        ReasonCode::kHeld,           ReasonCode::kBeginTime,
+    ReasonCode::kQueueInactive, ReasonCode::kQueueRunLimit,  ReasonCode::kPriorityWait,
+    ReasonCode::kReserved,      ReasonCode::kGated,          ReasonCode::kNoResource,
+    ReasonCode::kNoMatch,       ReasonCode::kSharedResource, ReasonCode::kExclusive,
+    ReasonCode::kHostClosed,    ReasonCode::kHostUnavail,    ReasonCode::kDependency,
+    ReasonCode::kQueueWindow,   ReasonCode::kQueueCapacity,  ReasonCode::kUserLimit,
+    ReasonCode::kLimit,         ReasonCode::kHostLimit,      ReasonCode::kFairshare,
+    ReasonCode::kPreempting,    ReasonCode::kDispatchFailed, ReasonCode::kInternal,
     ReasonCode::kArrayLimit,
 };
 
@@ -86,26 +70,26 @@ int Severity(ReasonCode code);
 
 struct ReasonDetail {
   ReasonCode code = ReasonCode::kNewJob;
-  std::string resource;        // kNoResource, kSharedResource: "slots" or a resource name
-  int64_t needed = 0;          // kNoResource, kSharedResource
-  int64_t available = 0;       // kNoResource, kSharedResource
-  int32_t hosts = 0;           // host-level codes: how many hosts this applies to
-  bool one_host = false;       // kNoResource: needed on a single host (span), not in total
-  std::string same;            // kNoResource: needed among hosts sharing this attribute's value
-  int32_t per_host = 0;        // kNoResource with resource "hosts": tasks each host must take
-  JobId job = kNoJob;          // kPriorityWait / kReserved / kGated: the head it waits behind
-  Instant time = kInfinite;    // kReserved: when the head's reservation begins;
-                               // kGated: since when the gate is active;
-                               // kBeginTime: the begin time;
-                               // kQueueWindow: when a window opens next;
-                               // kPreempting: when the victims' grace ends
-  std::string limit;           // kLimit, kHostLimit, kUserLimit: the limit's name
-  std::string scope;           // kLimit, kHostLimit, kArrayLimit: the consumer it applies to, e.g.
-                               // "user alice", "queue normal", "host h001"
-  int64_t used = 0;            // kLimit, kHostLimit, kUserLimit, kQueueCapacity: in use
-  int64_t max = 0;             // ... and the maximum (same unit as `resource`)
-  std::string condition;       // kDependency: the unsatisfied condition, e.g. "done(12)"
-  bool never = false;          // kDependency: the condition can never be satisfied
+  std::string resource;      // kNoResource, kSharedResource: "slots" or a resource name
+  int64_t needed = 0;        // kNoResource, kSharedResource
+  int64_t available = 0;     // kNoResource, kSharedResource
+  int32_t hosts = 0;         // host-level codes: how many hosts this applies to
+  bool one_host = false;     // kNoResource: needed on a single host (span), not in total
+  std::string same;          // kNoResource: needed among hosts sharing this attribute's value
+  int32_t per_host = 0;      // kNoResource with resource "hosts": tasks each host must take
+  JobId job = kNoJob;        // kPriorityWait / kReserved / kGated: the head it waits behind
+  Instant time = kInfinite;  // kReserved: when the head's reservation begins;
+                             // kGated: since when the gate is active;
+                             // kBeginTime: the begin time;
+                             // kQueueWindow: when a window opens next;
+                             // kPreempting: when the victims' grace ends
+  std::string limit;         // kLimit, kHostLimit, kUserLimit: the limit's name
+  std::string scope;         // kLimit, kHostLimit, kArrayLimit: the consumer it applies to, e.g.
+                             // "user alice", "queue normal", "host h001"
+  int64_t used = 0;          // kLimit, kHostLimit, kUserLimit, kQueueCapacity: in use
+  int64_t max = 0;           // ... and the maximum (same unit as `resource`)
+  std::string condition;     // kDependency: the unsatisfied condition, e.g. "done(12)"
+  bool never = false;        // kDependency: the condition can never be satisfied
 
   friend bool operator==(const ReasonDetail&, const ReasonDetail&) = default;
 };
@@ -122,7 +106,8 @@ class ReasonDetails {
 
   ReasonDetails() = default;
   ReasonDetails(std::initializer_list<ReasonDetail> details)
-      : shared_(details.size() == 0 ? nullptr : std::make_shared<std::vector<ReasonDetail>>(details)) {}
+      : shared_(details.size() == 0 ? nullptr
+                                    : std::make_shared<std::vector<ReasonDetail>>(details)) {}
 
   const_iterator begin() const { return items().begin(); }
   const_iterator end() const { return items().end(); }

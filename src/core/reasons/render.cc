@@ -11,7 +11,9 @@
 namespace sluice::core {
 namespace {
 
-std::string TimeText(Instant t) { return t == kInfinite ? "an unknown time" : "t=" + std::to_string(t); }
+std::string TimeText(Instant t) {
+  return t == kInfinite ? "an unknown time" : "t=" + std::to_string(t);
+}
 
 std::string HostsText(int32_t hosts) {
   return std::to_string(hosts) + (hosts == 1 ? " host" : " hosts");
@@ -51,8 +53,8 @@ std::string NoResourceText(const ReasonDetail& detail) {
 std::string LimitText(const ReasonDetail& detail) {
   std::string line =
       std::string(detail.code == ReasonCode::kHostLimit ? "Per-host limit '" : "Limit '") +
-      detail.limit + "' is reached" + (detail.scope.empty() ? "" : " for " + detail.scope) +
-      " (" + std::to_string(detail.used) + "/" + std::to_string(detail.max) + " " +
+      detail.limit + "' is reached" + (detail.scope.empty() ? "" : " for " + detail.scope) + " (" +
+      std::to_string(detail.used) + "/" + std::to_string(detail.max) + " " +
       (detail.resource.empty() ? "slots" : detail.resource) + ")";
   if (detail.hosts > 0) line += ": " + HostsText(detail.hosts);
   return line;
@@ -84,16 +86,16 @@ std::string RenderReason(const ReasonDetail& detail) {
              " (queue head), which is expected to start at " + TimeText(detail.time);
       break;
     case ReasonCode::kGated:
-      line = "Waiting behind job " + std::to_string(detail.job) + " (queue head, gate active since " +
-             TimeText(detail.time) + ")";
+      line = "Waiting behind job " + std::to_string(detail.job) +
+             " (queue head, gate active since " + TimeText(detail.time) + ")";
       if (detail.hosts > 0) line += ": " + HostsText(detail.hosts) + " held for it";
       break;
     case ReasonCode::kBeginTime:
       line += ": it may start at " + TimeText(detail.time);
       break;
     case ReasonCode::kQueueRunLimit:
-      line += ": " + std::to_string(detail.available) + " of " + std::to_string(detail.needed) + " " +
-              (detail.resource.empty() ? "jobs" : detail.resource) + " in use";
+      line += ": " + std::to_string(detail.available) + " of " + std::to_string(detail.needed) +
+              " " + (detail.resource.empty() ? "jobs" : detail.resource) + " in use";
       break;
     case ReasonCode::kLimit:
     case ReasonCode::kHostLimit:
@@ -148,15 +150,17 @@ std::string RenderPendingJob(const Job& job, const ClusterState& state,
   // Most severe first; equal severity keeps detail order.
   std::vector<const ReasonDetail*> ordered;
   for (const ReasonDetail& detail : reasons.details) ordered.push_back(&detail);
-  std::stable_sort(ordered.begin(), ordered.end(), [](const ReasonDetail* a, const ReasonDetail* b) {
-    return Severity(a->code) > Severity(b->code);
-  });
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const ReasonDetail* a, const ReasonDetail* b) {
+                     return Severity(a->code) > Severity(b->code);
+                   });
   for (const ReasonDetail* detail : ordered) out += " " + RenderReason(*detail) + "\n";
   if (ordered.empty()) out += " " + std::string(Headline(ReasonCode::kNewJob)) + "\n";
   if (options.hint) out += " What would let it start: " + Hint(job, state, reasons) + "\n";
   if (!options.estimate.empty()) out += " Estimated start: " + options.estimate + "\n";
   if (options.per_host) {
-    out += " Per host (as the last cycle left them):\n" + RenderHostDetail(ExplainHosts(job, state), state);
+    out += " Per host (as the last cycle left them):\n" +
+           RenderHostDetail(ExplainHosts(job, state), state);
   }
   return out;
 }

@@ -47,8 +47,8 @@ PendingSummary Summarize(const std::vector<PendJob>& pending, const ClusterState
 std::string RenderSummary(const PendingSummary& summary) {
   std::string out = "Pending jobs by main reason (" + JobsText(summary.all.jobs) + "):\n";
   for (const auto& [code, n] : Ranked(summary.all.by_main)) {
-    out += Padded("  " + Padded(std::to_string(n), 6), 8) + Padded(std::string(ToString(code)), 17) +
-           std::string(Headline(code)) + "\n";
+    out += Padded("  " + Padded(std::to_string(n), 6), 8) +
+           Padded(std::string(ToString(code)), 17) + std::string(Headline(code)) + "\n";
   }
   out += "Jobs with each reason among their details:\n";
   for (const auto& [code, n] : Ranked(summary.all.by_any)) {
@@ -59,7 +59,8 @@ std::string RenderSummary(const PendingSummary& summary) {
     out += "  " + queue + ": " + JobsText(counts.jobs) + ":";
     bool first = true;
     for (const auto& [code, n] : Ranked(counts.by_main)) {
-      out += std::string(first ? " " : ", ") + std::string(ToString(code)) + " " + std::to_string(n);
+      out +=
+          std::string(first ? " " : ", ") + std::string(ToString(code)) + " " + std::to_string(n);
       first = false;
     }
     out += "\n";

@@ -22,7 +22,8 @@ struct Value {
 Value Undefined(bool free = false) { return Value{.free = free}; }
 Value Number(double number, bool from_host, bool free = false) {
   if (!std::isfinite(number)) return Undefined(free);
-  return Value{.kind = Value::Kind::kNumber, .number = number, .from_host = from_host, .free = free};
+  return Value{
+      .kind = Value::Kind::kNumber, .number = number, .from_host = from_host, .free = free};
 }
 
 std::optional<double> ParseNumber(std::string_view text) {
@@ -98,7 +99,8 @@ Value EvalValue(ExprId id, const ExprPool& pool, const HostView& host) {
     case ExprOp::kNeg: {
       const Value value = EvalValue(pool.operands(id)[0].id, pool, host);
       const std::optional<double> number = AsNumber(value);
-      return number.has_value() ? Number(-*number, value.from_host, value.free) : Undefined(value.free);
+      return number.has_value() ? Number(-*number, value.from_host, value.free)
+                                : Undefined(value.free);
     }
     case ExprOp::kSum:
     case ExprOp::kProduct:
@@ -148,8 +150,8 @@ bool EvalComparison(ExprId id, const ExprPool& pool, const HostView& host, bool&
   // LSF style: a bare word compared with a text attribute is that word, even when the word
   // also names something of the host (`type==gpu` on a host with a gpu resource).
   auto literal_against_text = [&](ExprId word, const Value& other, Value& value) {
-    if (pool.op(word) == ExprOp::kIdent && other.kind == Value::Kind::kString &&
-        other.from_host && !other.has_number) {
+    if (pool.op(word) == ExprOp::kIdent && other.kind == Value::Kind::kString && other.from_host &&
+        !other.has_number) {
       value = Value{.kind = Value::Kind::kString, .text = pool.text(word)};
     }
   };

@@ -16,8 +16,9 @@
 //    itself as a string, but only when the other side is a resolved host value (LSF style
 //    `type==linux`); otherwise it is an undefined name. A bare word compared with a host's
 //    non-numeric text attribute is always the word itself, even when the word also names a
-//    resource or attribute of the host (`type==gpu` on a host that has a `gpu` resource). A comparison with an undefined side is
-//    false, whatever the operator (so `!(gpu>0)` holds on a host without gpu, `gpu<=0` not).
+//    resource or attribute of the host (`type==gpu` on a host that has a `gpu` resource). A
+//    comparison with an undefined side is false, whatever the operator (so `!(gpu>0)` holds on a
+//    host without gpu, `gpu<=0` not).
 //  - Arithmetic takes numbers; a string or undefined operand, a division by zero or a result
 //    that is not finite makes the whole value undefined (its comparison is false); nothing
 //    traps.

@@ -99,7 +99,7 @@ TEST(BackfillOrderTest, LongQueuesKeepTheExpansionOrder) {
   std::vector<Duration> predicted;
   std::vector<bool> aged;
   for (int i = 0; i < 300; ++i) {
-    submits.push_back((i * 37) % 11 * 100);  // repeats: equal factors
+    submits.push_back((i * 37) % 11 * 100);                            // repeats: equal factors
     predicted.push_back(i % 13 == 0 ? kInfinite : (i * 53) % 7 * 50);  // 0 s counts as 1 s
     aged.push_back(i % 29 == 5);
   }

@@ -1,10 +1,10 @@
 // Admission diagnostics and counters (R-ADM-3, R-SRV-4).
 #include "core/admission/diagnostics.h"
 
+#include <gtest/gtest.h>
+
 #include <set>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "testing/builders.h"
 
@@ -19,8 +19,9 @@ using testing::SubmitRunning;
 
 TEST(DiagnosticsTest, EveryEnumHasADistinctName) {
   std::set<std::string> names;
-  for (Classification c : {Classification::kNew, Classification::kAdmitted,
-                           Classification::kTemporarilyUnavailable, Classification::kUnschedulable}) {
+  for (Classification c :
+       {Classification::kNew, Classification::kAdmitted, Classification::kTemporarilyUnavailable,
+        Classification::kUnschedulable}) {
     EXPECT_TRUE(names.insert(std::string(ToString(c))).second);
   }
   names.clear();  // each enum's names are distinct within the enum

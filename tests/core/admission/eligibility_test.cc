@@ -218,7 +218,8 @@ TEST(EligibilityTest, BadWindowsInACodeBuiltConfigAreRefused) {
   config.queues[0].windows = {"7-19"};
   Result<ClusterState> state = ClusterState::Create(config);
   ASSERT_FALSE(state.has_value());
-  EXPECT_EQ(state.error().message().rfind("queue 'normal': windows: '7-19' is not a window", 0), 0u);
+  EXPECT_EQ(state.error().message().rfind("queue 'normal': windows: '7-19' is not a window", 0),
+            0u);
 }
 
 }  // namespace

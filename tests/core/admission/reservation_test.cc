@@ -1,10 +1,10 @@
 #include "core/admission/reservation.h"
 
+#include <gtest/gtest.h>
+
 #include <random>
 #include <set>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace sluice::core {
 namespace {
@@ -22,8 +22,16 @@ TEST(ReservationTest, TextbookShadowAndExtra) {
       {"fits after the earliest end", 3, 2, {{100, 1, 3}, {50, 2, 1}}, {.shadow = 50, .extra = 0}},
       {"needs both releases", 5, 1, {{100, 1, 3}, {50, 2, 1}}, {.shadow = 100, .extra = 0}},
       {"ties broken by start order", 3, 0, {{100, 2, 4}, {100, 1, 2}}, {.shadow = 100, .extra = 3}},
-      {"the order decides extra on a tie", 3, 0, {{100, 1, 4}, {100, 2, 2}}, {.shadow = 100, .extra = 1}},
-      {"never fits from known ends", 10, 0, {{100, 1, 4}, {kInfinite, 2, 6}}, {.shadow = kInfinite, .extra = 0}},
+      {"the order decides extra on a tie",
+       3,
+       0,
+       {{100, 1, 4}, {100, 2, 2}},
+       {.shadow = 100, .extra = 1}},
+      {"never fits from known ends",
+       10,
+       0,
+       {{100, 1, 4}, {kInfinite, 2, 6}},
+       {.shadow = kInfinite, .extra = 0}},
       {"slot count fits now", 2, 3, {}, {.shadow = 40, .extra = 1}},
   };
   for (const Case& c : cases) {

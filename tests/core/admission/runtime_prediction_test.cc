@@ -79,8 +79,9 @@ TEST(RuntimePredictionTest, UserLimitMatchPrefersTheUsersRunsWithTheSameLimit) {
   PredictiveKnobs knobs;
   knobs.history_runs = 1;
   knobs.history_match = HistoryMatch::kUserLimit;
-  EXPECT_EQ(RuntimePredictor(history, knobs).Predict(PendingJob(JobBuilder(1).User("ann").Limit(3600))),
-            300);
+  EXPECT_EQ(
+      RuntimePredictor(history, knobs).Predict(PendingJob(JobBuilder(1).User("ann").Limit(3600))),
+      300);
 }
 
 TEST(RuntimePredictionTest, TrueRuntimesReplaceTheHistoryCappedAtTheRunLimit) {

@@ -1,9 +1,9 @@
 #include "core/admission/slot_profile.h"
 
+#include <gtest/gtest.h>
+
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace sluice::core {
 namespace {

@@ -38,7 +38,8 @@ TEST(SubmissionCheckTest, AJobThatFitsSomedayIsNotRefusedEvenWhenTheClusterIsFul
 TEST(SubmissionCheckTest, SameWordsAsTheCyclesClassification) {
   ClusterState state = ClusterBuilder().Hosts(2, 8).State();
   ResreqAllocator allocator;
-  std::optional<NeverRunnable> never = SubmissionCheck(state, allocator).Check(JobBuilder(1).Tasks(20));
+  std::optional<NeverRunnable> never =
+      SubmissionCheck(state, allocator).Check(JobBuilder(1).Tasks(20));
   ASSERT_TRUE(never.has_value());
   testing::Submit(state, JobBuilder(1).Tasks(20));
   CycleResult result = Scheduler().RunCycle(state, 0);

@@ -6,13 +6,13 @@
 // across cycles (CycleWorkspace); a stale field would change decisions silently.
 #include "core/alloc/capacity.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/cycle/events.h"
 #include "testing/builders.h"

@@ -3,13 +3,13 @@
 // shapes; pruning without scanning hosts; the final packed plan; a stable end.
 #include "core/alloc/plan_iterator.h"
 
+#include <gtest/gtest.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace sluice::core {
 namespace {

@@ -5,13 +5,13 @@
 // smallest first, no rollback) would fail them.
 #include "core/alloc/resreq_allocator.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "core/alloc/capacity.h"
 #include "testing/builders.h"

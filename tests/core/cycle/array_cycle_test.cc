@@ -150,9 +150,8 @@ TEST(ArrayCycleTest, ARestoredArrayKeepsItsElementsStatesAndOrder) {
   JobSpec element = spec;
   element.id = E(7, 2);
   ASSERT_TRUE(Apply(JobRestored{.spec = element, .seq = 11}, 0, state).ok());
-  ASSERT_TRUE(Apply(AllocationRestored{.job = E(7, 2), .allocation = {.hosts = {{0, 1}}}}, 0,
-                    state)
-                  .ok());
+  ASSERT_TRUE(
+      Apply(AllocationRestored{.job = E(7, 2), .allocation = {.hosts = {{0, 1}}}}, 0, state).ok());
   EXPECT_EQ(state.FindArray(7)->active, 1);
   Finish(state, E(7, 2), 1);
   EXPECT_EQ(Started(CycleAndCommit(state, 1)), (std::vector<JobId>{E(7, 4)}));

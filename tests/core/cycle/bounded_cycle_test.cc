@@ -19,7 +19,8 @@ using testing::StartOf;
 using testing::Submit;
 using testing::SubmitRunning;
 
-QueueSpec Bounded(std::string name, int32_t max_bypass, Duration max_head_wait, int32_t priority = 0) {
+QueueSpec Bounded(std::string name, int32_t max_bypass, Duration max_head_wait,
+                  int32_t priority = 0) {
   return QueueSpec{.name = std::move(name),
                    .priority = priority,
                    .policy = PolicyKind::kBoundedBackfill,
@@ -135,8 +136,7 @@ TEST(BoundedCycleTest, CancellingTheGatedHeadReleasesTheGate) {
 }
 
 TEST(BoundedCycleTest, AHeldJobIsNeverTheHeadAndDoesNotBlock) {
-  ClusterState state =
-      ClusterBuilder().Hosts(2, 1).Queue(Bounded("normal", 0, 3600)).State();
+  ClusterState state = ClusterBuilder().Hosts(2, 1).Queue(Bounded("normal", 0, 3600)).State();
   Submit(state, JobBuilder(1).Tasks(4).Hold());  // would be unschedulable if classified as 4 > 2
   Submit(state, JobBuilder(2).Tasks(1));
   CycleResult result = CycleAndCommit(state, 0);
@@ -205,10 +205,14 @@ TEST(BoundedCycleTest, ImpossibleRequestsFailAtOnceAndAreNeverRetried) {
 TEST(BoundedCycleTest, PolicyMaximumsMakeAJobUnschedulable) {
   LimitSpec limit{.name = "u_slots", .users = {.set = true, .per_each = true}, .slots = 4};
   QueueSpec capped{.name = "capped", .max_capacity = 50};
-  ClusterState state =
-      ClusterBuilder().Hosts(10, 1).Queue(QueueSpec{.name = "normal"}).Queue(capped).Limit(limit).State();
-  Submit(state, JobBuilder(1).Tasks(5));                    // above the per-user limit of 4
-  Submit(state, JobBuilder(2).Tasks(4));                    // within it
+  ClusterState state = ClusterBuilder()
+                           .Hosts(10, 1)
+                           .Queue(QueueSpec{.name = "normal"})
+                           .Queue(capped)
+                           .Limit(limit)
+                           .State();
+  Submit(state, JobBuilder(1).Tasks(5));  // above the per-user limit of 4
+  Submit(state, JobBuilder(2).Tasks(4));  // within it
   Submit(state, JobBuilder(3).Tasks(6).Queue("capped").User("u9"));  // 6 > 50% of 10
   CycleResult result = CycleAndCommit(state, 0);
   EXPECT_EQ(result.stats.failed, 2);
@@ -229,7 +233,8 @@ TEST(BoundedCycleTest, AConfigWithoutTheNewKeysBehavesAsFifo) {
 }
 
 TEST(BoundedCycleTest, EveryPolicyRecordsTheFirstBlockedTimeOfAHead) {
-  for (PolicyKind policy : {PolicyKind::kFifo, PolicyKind::kEasyBackfill, PolicyKind::kBoundedBackfill}) {
+  for (PolicyKind policy :
+       {PolicyKind::kFifo, PolicyKind::kEasyBackfill, PolicyKind::kBoundedBackfill}) {
     SCOPED_TRACE(std::string(ToString(policy)));
     ClusterState state = ClusterBuilder().Hosts(10, 1).Policy(policy).State();
     SubmitRunning(state, JobBuilder(1).Tasks(7).Limit(100), 0);

@@ -25,8 +25,10 @@ const std::string kLongUser = "a-user-name-longer-than-a-short-string-buffer";
 std::vector<JobSpec> Specs() {
   std::vector<JobSpec> specs;
   for (JobId id = 1; id <= 6; ++id) {
-    JobSpec spec = JobBuilder(id).Tasks(static_cast<int32_t>(id % 3) + 1).Limit(100 * id).User(
-        kLongUser + std::to_string(id));
+    JobSpec spec = JobBuilder(id)
+                       .Tasks(static_cast<int32_t>(id % 3) + 1)
+                       .Limit(100 * id)
+                       .User(kLongUser + std::to_string(id));
     spec.name = "job-name-" + std::to_string(id) + "-also-longer-than-a-short-string";
     if (id == 4) spec.depend = "done(1) && ended(2)";
     if (id == 5) spec.hold = true;
@@ -37,8 +39,8 @@ std::vector<JobSpec> Specs() {
 
 // What the table holds of a job, as text: equal texts, equal jobs for these tests.
 std::string Describe(const Job& job) {
-  std::string text = std::to_string(job.spec.id) + " " + job.spec.name + " " + job.spec.user +
-                     " " + job.spec.depend + " q" + std::to_string(job.queue) + " seq" +
+  std::string text = std::to_string(job.spec.id) + " " + job.spec.name + " " + job.spec.user + " " +
+                     job.spec.depend + " q" + std::to_string(job.queue) + " seq" +
                      std::to_string(job.seq) + " " + std::string(ToString(job.state)) + " min" +
                      std::to_string(job.min_slots) + " digest" +
                      std::to_string(job.admission.spec_digest) + " start" +

@@ -38,14 +38,16 @@ std::vector<const PreemptJob*> Preemptions(const CycleResult& result) {
 std::optional<Instant> ReclaimDeadline(const CycleResult& result, QueueIndex queue) {
   std::optional<Instant> deadline;
   for (const Decision& d : result.decisions) {
-    if (const auto* u = std::get_if<UpdateReclaim>(&d); u && u->queue == queue) deadline = u->deadline;
+    if (const auto* u = std::get_if<UpdateReclaim>(&d); u && u->queue == queue)
+      deadline = u->deadline;
   }
   return deadline;
 }
 
 // Applies the preemptions (victims exit at once and are requeued), as a driver does.
 void RequeueVictims(const CycleResult& result, Instant now, ClusterState& state) {
-  for (const PreemptJob* p : Preemptions(result)) ASSERT_TRUE(Apply(JobRequeued{p->victim}, now, state).ok());
+  for (const PreemptJob* p : Preemptions(result))
+    ASSERT_TRUE(Apply(JobRequeued{p->victim}, now, state).ok());
 }
 
 TEST(CapacityCycleTest, QueueBelowItsGuaranteeIsOfferedCapacityFirst) {
@@ -229,7 +231,8 @@ TEST(CapacityCycleTest, ReclaimLevelsTheMostOverGuaranteeQueuesFirst) {
   Submit(state, JobBuilder(100).Tasks(3).Queue("d"));
   CycleResult result = CycleAndCommit(state, 1);  // reclaim_after 0: at once
   std::map<std::string, int> taken;
-  for (const PreemptJob* p : Preemptions(result)) taken[state.queues()[state.FindJob(p->victim)->queue].spec.name]++;
+  for (const PreemptJob* p : Preemptions(result))
+    taken[state.queues()[state.FindJob(p->victim)->queue].spec.name]++;
   // a (2.5) loses 2 to reach 1.5, then the tie with b goes to... whichever is higher: a at 1.5
   // and b at 1.5 tie on ratio, broken by queue order; c (at its guarantee) loses nothing.
   EXPECT_EQ(taken["a"] + taken["b"], 3);
@@ -274,12 +277,13 @@ TEST(CapacityCycleTest, QueueAtItsGuaranteeIsNeverPreempted) {
 }
 
 TEST(CapacityCycleTest, PreemptiveQueuePreemptsLowerPriorityPreemptableQueues) {
-  ClusterState state = ClusterBuilder()
-                           .Hosts(2, 1)
-                           .Queue(QueueSpec{.name = "urgent", .priority = 50, .preemptive = true})
-                           .Queue(QueueSpec{.name = "low", .priority = 1, .preemptable = true, .preempt_grace = 5})
-                           .Queue(QueueSpec{.name = "mid", .priority = 10, .preemptable = true})
-                           .State();
+  ClusterState state =
+      ClusterBuilder()
+          .Hosts(2, 1)
+          .Queue(QueueSpec{.name = "urgent", .priority = 50, .preemptive = true})
+          .Queue(QueueSpec{.name = "low", .priority = 1, .preemptable = true, .preempt_grace = 5})
+          .Queue(QueueSpec{.name = "mid", .priority = 10, .preemptable = true})
+          .State();
   Submit(state, JobBuilder(1).Tasks(1).Queue("mid"));
   Submit(state, JobBuilder(2).Tasks(1).Queue("low"));
   CycleAndCommit(state, 0);

@@ -11,12 +11,14 @@ namespace {
 using testing::ClusterBuilder;
 using testing::JobBuilder;
 using testing::ReasonsOf;
-using testing::StartOf;
 using testing::Started;
+using testing::StartOf;
 using testing::Submit;
 using testing::SubmitRunning;
 
-CycleResult Cycle(const ClusterState& state, Instant now) { return testing::ExplainedCycle(state, now); }
+CycleResult Cycle(const ClusterState& state, Instant now) {
+  return testing::ExplainedCycle(state, now);
+}
 
 // 10 slots; job 1 runs on 6 until t=100. Head 2 needs 8: S = 100, extra = 4 + 6 - 8 = 2.
 ClusterState BlockedHead() {
@@ -72,7 +74,7 @@ TEST(EasyCycleTest, OverrunningJobIsExpectedToEndNow) {
   // Job 1 was estimated to end at t=5 but still runs at t=10: expected end = 10 = S.
   ClusterState state = ClusterBuilder().Hosts(10, 1).Policy(PolicyKind::kEasyBackfill).State();
   SubmitRunning(state, JobBuilder(1).Tasks(6).Limit(5), 0);
-  Submit(state, JobBuilder(2).Tasks(8).Submit(1));  // S = 10, extra = 2
+  Submit(state, JobBuilder(2).Tasks(8).Submit(1));           // S = 10, extra = 2
   Submit(state, JobBuilder(3).Tasks(3).Limit(1).Submit(2));  // 11 > 10 and 3 > 2
   Submit(state, JobBuilder(4).Tasks(4).Limit(0).Submit(3));  // zero estimate: 10 <= 10
   CycleResult result = Cycle(state, 10);
@@ -84,7 +86,7 @@ TEST(EasyCycleTest, RunningJobWithoutLimitMakesTheShadowTimeUnknown) {
   ClusterState state = ClusterBuilder().Hosts(10, 1).Policy(PolicyKind::kEasyBackfill).State();
   SubmitRunning(state, JobBuilder(1).Tasks(6), 0);
   Submit(state, JobBuilder(2).Tasks(8).Submit(1));
-  Submit(state, JobBuilder(3).Tasks(2).Submit(2));             // no end: extra is 0
+  Submit(state, JobBuilder(3).Tasks(2).Submit(2));              // no end: extra is 0
   Submit(state, JobBuilder(4).Tasks(2).Limit(1000).Submit(3));  // finite end <= unknown S
   CycleResult result = Cycle(state, 10);
   EXPECT_EQ(Started(result), (std::vector<JobId>{4}));

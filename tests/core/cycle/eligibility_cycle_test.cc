@@ -15,7 +15,9 @@ using testing::Started;
 using testing::Submit;
 using testing::SubmitRunning;
 
-CycleResult Cycle(const ClusterState& state, Instant now) { return testing::ExplainedCycle(state, now); }
+CycleResult Cycle(const ClusterState& state, Instant now) {
+  return testing::ExplainedCycle(state, now);
+}
 
 TEST(EligibilityCycleTest, ABeginTimeInTheFutureSkipsTheJobAndSetsATimer) {
   ClusterState state = ClusterBuilder().Hosts(2, 1).State();

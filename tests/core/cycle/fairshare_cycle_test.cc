@@ -17,13 +17,16 @@ using testing::Started;
 using testing::Submit;
 
 QueueSpec FairQueue(std::map<std::string, double> shares, Duration half_life = 3600) {
-  return QueueSpec{.name = "fair", .fairshare = std::move(shares), .fairshare_half_life = half_life};
+  return QueueSpec{
+      .name = "fair", .fairshare = std::move(shares), .fairshare_half_life = half_life};
 }
 
 TEST(FairshareCycleTest, EqualSharesAlternateUsersWhateverTheSubmissionOrder) {
   ClusterState state = ClusterBuilder().Hosts(4, 1).Queue(FairQueue({{"default", 1}})).State();
-  for (JobId id = 1; id <= 4; ++id) Submit(state, JobBuilder(id).Tasks(1).Queue("fair").User("alice"));
-  for (JobId id = 5; id <= 8; ++id) Submit(state, JobBuilder(id).Tasks(1).Queue("fair").User("bob"));
+  for (JobId id = 1; id <= 4; ++id)
+    Submit(state, JobBuilder(id).Tasks(1).Queue("fair").User("alice"));
+  for (JobId id = 5; id <= 8; ++id)
+    Submit(state, JobBuilder(id).Tasks(1).Queue("fair").User("bob"));
   CycleResult result = CycleAndCommit(state, 0);
   EXPECT_EQ(Started(result), (std::vector<JobId>{1, 5, 2, 6}));
   auto reasons = ReasonsOf(result, 7);
@@ -32,9 +35,12 @@ TEST(FairshareCycleTest, EqualSharesAlternateUsersWhateverTheSubmissionOrder) {
 }
 
 TEST(FairshareCycleTest, SharesWeightTheTurns) {
-  ClusterState state = ClusterBuilder().Hosts(4, 1).Queue(FairQueue({{"alice", 3}, {"bob", 1}})).State();
-  for (JobId id = 1; id <= 4; ++id) Submit(state, JobBuilder(id).Tasks(1).Queue("fair").User("bob"));
-  for (JobId id = 5; id <= 8; ++id) Submit(state, JobBuilder(id).Tasks(1).Queue("fair").User("alice"));
+  ClusterState state =
+      ClusterBuilder().Hosts(4, 1).Queue(FairQueue({{"alice", 3}, {"bob", 1}})).State();
+  for (JobId id = 1; id <= 4; ++id)
+    Submit(state, JobBuilder(id).Tasks(1).Queue("fair").User("bob"));
+  for (JobId id = 5; id <= 8; ++id)
+    Submit(state, JobBuilder(id).Tasks(1).Queue("fair").User("alice"));
   std::vector<JobId> started = Started(CycleAndCommit(state, 0));
   int alice = 0;
   for (JobId id : started) alice += id >= 5;
@@ -43,7 +49,8 @@ TEST(FairshareCycleTest, SharesWeightTheTurns) {
 }
 
 TEST(FairshareCycleTest, PastUsageLowersPriorityAndDecaysWithTheHalfLife) {
-  ClusterState state = ClusterBuilder().Hosts(1, 1).Queue(FairQueue({{"default", 1}}, 3600)).State();
+  ClusterState state =
+      ClusterBuilder().Hosts(1, 1).Queue(FairQueue({{"default", 1}}, 3600)).State();
   Submit(state, JobBuilder(1).Tasks(1).Queue("fair").User("alice"));
   CycleAndCommit(state, 0);
   ASSERT_TRUE(Apply(JobFinished{.job = 1}, 36000, state).ok());  // 10 slot-hours for alice

@@ -11,12 +11,14 @@ namespace {
 using testing::ClusterBuilder;
 using testing::JobBuilder;
 using testing::ReasonsOf;
-using testing::StartOf;
 using testing::Started;
+using testing::StartOf;
 using testing::Submit;
 using testing::SubmitRunning;
 
-CycleResult Cycle(const ClusterState& state, Instant now) { return testing::ExplainedCycle(state, now); }
+CycleResult Cycle(const ClusterState& state, Instant now) {
+  return testing::ExplainedCycle(state, now);
+}
 
 TEST(FifoCycleTest, StartsInQueueOrderUntilTheHeadDoesNotFit) {
   ClusterState state = ClusterBuilder().Hosts(10, 1).Policy(PolicyKind::kFifo).State();

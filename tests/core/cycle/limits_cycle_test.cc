@@ -20,7 +20,8 @@ LimitSpec PerUserSlots(int64_t slots) {
 }
 
 TEST(LimitsCycleTest, PerUserSlotLimitSkipsTheUserAtItsLimitAndLetsOthersRun) {
-  ClusterState state = ClusterBuilder().Hosts(4, 4).Policy(PolicyKind::kFifo).Limit(PerUserSlots(8)).State();
+  ClusterState state =
+      ClusterBuilder().Hosts(4, 4).Policy(PolicyKind::kFifo).Limit(PerUserSlots(8)).State();
   for (JobId id = 1; id <= 3; ++id) Submit(state, JobBuilder(id).Tasks(4).User("alice"));
   Submit(state, JobBuilder(4).Tasks(4).User("bob"));
   CycleResult result = CycleAndCommit(state, 0);
@@ -38,7 +39,8 @@ TEST(LimitsCycleTest, PerUserSlotLimitSkipsTheUserAtItsLimitAndLetsOthersRun) {
 }
 
 TEST(LimitsCycleTest, UsageIsCreditedWhenAJobEnds) {
-  ClusterState state = ClusterBuilder().Hosts(4, 4).Policy(PolicyKind::kFifo).Limit(PerUserSlots(4)).State();
+  ClusterState state =
+      ClusterBuilder().Hosts(4, 4).Policy(PolicyKind::kFifo).Limit(PerUserSlots(4)).State();
   Submit(state, JobBuilder(1).Tasks(4).User("alice"));
   Submit(state, JobBuilder(2).Tasks(4).User("alice"));
   EXPECT_EQ(Started(CycleAndCommit(state, 0)), (std::vector<JobId>{1}));
@@ -49,7 +51,8 @@ TEST(LimitsCycleTest, UsageIsCreditedWhenAJobEnds) {
 TEST(LimitsCycleTest, JobsLimitOverAQueueCountsJobsNotSlots) {
   LimitSpec limit{.name = "q_jobs", .queues = {.set = true, .names = {"normal"}}, .jobs = 2};
   ClusterState state = ClusterBuilder().Hosts(8, 1).Policy(PolicyKind::kFifo).Limit(limit).State();
-  for (JobId id = 1; id <= 3; ++id) Submit(state, JobBuilder(id).Tasks(1).User("u" + std::to_string(id)));
+  for (JobId id = 1; id <= 3; ++id)
+    Submit(state, JobBuilder(id).Tasks(1).User("u" + std::to_string(id)));
   CycleResult result = CycleAndCommit(state, 0);
   EXPECT_EQ(Started(result), (std::vector<JobId>{1, 2}));
   EXPECT_EQ(ReasonsOf(result, 3)->details.front().resource, "jobs");
@@ -57,7 +60,8 @@ TEST(LimitsCycleTest, JobsLimitOverAQueueCountsJobsNotSlots) {
 }
 
 TEST(LimitsCycleTest, ResourceLimitPerProjectCountsRusageTimesTasks) {
-  LimitSpec limit{.name = "p_mem", .projects = {.set = true, .per_each = true}, .resources = {{"mem", 6000}}};
+  LimitSpec limit{
+      .name = "p_mem", .projects = {.set = true, .per_each = true}, .resources = {{"mem", 6000}}};
   HostSpec host{.name = "h1", .slots = 8, .resources = {{"mem", 64000}}};
   ClusterState state = ClusterBuilder().Host(host).Policy(PolicyKind::kFifo).Limit(limit).State();
   Submit(state, JobBuilder(1).Tasks(2).Project("p1").ResReq("rusage[mem=2000]"));  // 4000
@@ -109,10 +113,11 @@ TEST(LimitsCycleTest, PerHostSlotLimitSpreadsAUsersTasks) {
 }
 
 TEST(LimitsCycleTest, HostLimitAndAShortageTogetherKeepTheJobAHead) {
-  LimitSpec limit{.name = "h1_cap", .hosts = {.set = true, .per_each = true, .names = {"h1"}}, .slots = 1};
+  LimitSpec limit{
+      .name = "h1_cap", .hosts = {.set = true, .per_each = true, .names = {"h1"}}, .slots = 1};
   ClusterState state = ClusterBuilder().Hosts(2, 2).Policy(PolicyKind::kFifo).Limit(limit).State();
   testing::SubmitRunning(state, JobBuilder(9).Tasks(1), 0);  // on h1: h1 is at its limit
-  Submit(state, JobBuilder(1).Tasks(4));  // 3 slots free, 2 of them usable
+  Submit(state, JobBuilder(1).Tasks(4));                     // 3 slots free, 2 of them usable
   Submit(state, JobBuilder(2).Tasks(1));
   CycleResult result = CycleAndCommit(state, 0);
   EXPECT_TRUE(Started(result).empty());  // job 1 is the blocked head: it lacks slots anyway

@@ -281,8 +281,7 @@ TEST(PredictiveCycleTest, WithoutPredictedGuardOnlyRunLimitsProtectTheHead) {
 // Job 4 (2 slots until 250 <= S_h) would leave job 3 only 6 slots at 100: it waits, RESERVED
 // for job 3 from t=100, although the head alone (reserve_top = 1) lets it start.
 TEST(PredictiveCycleTest, JointReservationsProtectTheFirstJobsOfTheQueue) {
-  CycleResult result =
-      testing::ExplainedCycle(WithWaiter(PredictiveKnobs{.reserve_top = 2}), 50);
+  CycleResult result = testing::ExplainedCycle(WithWaiter(PredictiveKnobs{.reserve_top = 2}), 50);
   EXPECT_TRUE(Started(result).empty());
   ASSERT_TRUE(ReasonsOf(result, 4).has_value());
   EXPECT_EQ(ReasonsOf(result, 4)->main, ReasonCode::kReserved);
@@ -316,8 +315,8 @@ TEST(PredictiveCycleTest, AJobAmongTheFirstStartsInItsOwnJointReservation) {
   EXPECT_EQ(ReasonsOf(result, 4)->main, ReasonCode::kReserved);
   EXPECT_EQ(ReasonsOf(result, 4)->details[0].job, 3);
   EXPECT_EQ(ReasonsOf(result, 4)->details[0].time, 50);
-  CycleResult head_only = testing::ExplainedCycle(
-      NarrowSecond(PredictiveKnobs{.order = BackfillOrder::kShortest}), 50);
+  CycleResult head_only =
+      testing::ExplainedCycle(NarrowSecond(PredictiveKnobs{.order = BackfillOrder::kShortest}), 50);
   EXPECT_EQ(Started(head_only), (std::vector<JobId>{4}));
 }
 

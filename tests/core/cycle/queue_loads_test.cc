@@ -3,10 +3,10 @@
 // users' slots and active users, with queues added or gone.
 #include "core/cycle/queue_loads.h"
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "testing/builders.h"
 

@@ -23,8 +23,13 @@ ClusterState HalfBusy(bool limited = false) {
   HostSpec a{.name = "a", .slots = 4, .resources = {{"mem", 1000}}};
   HostSpec b{.name = "b", .slots = 4, .resources = {{"mem", 1000}}};
   ClusterBuilder builder;
-  builder.Host(a).Host(b).Queue("q1", PolicyKind::kEasyBackfill).Queue("q2", PolicyKind::kEasyBackfill);
-  if (limited) builder.Limit(LimitSpec{.name = "roomy", .users = {.set = true, .per_each = true}, .slots = 1000});
+  builder.Host(a)
+      .Host(b)
+      .Queue("q1", PolicyKind::kEasyBackfill)
+      .Queue("q2", PolicyKind::kEasyBackfill);
+  if (limited)
+    builder.Limit(
+        LimitSpec{.name = "roomy", .users = {.set = true, .per_each = true}, .slots = 1000});
   ClusterState state = builder.State();
   Submit(state, JobBuilder(100).Tasks(4).Limit(100).Queue("q1"));
   state.Start(100, Allocation{.hosts = {{.host = 0, .slots = 2}, {.host = 1, .slots = 2}}}, 0);
@@ -33,7 +38,7 @@ ClusterState HalfBusy(bool limited = false) {
 }
 
 JobBuilder OneHost(JobId id) {
-    // A zero run limit ends by any reservation, so easy_backfill nominates every such job.
+  // A zero run limit ends by any reservation, so easy_backfill nominates every such job.
   return JobBuilder(id).Tasks(3).Limit(0).Queue("q1").ResReq("span[hosts=1] rusage[mem=1]");
 }
 
@@ -52,7 +57,8 @@ TEST(UnsatisfiableCacheTest, SecondJobWithTheSameKeyDoesNotReachTheAllocator) {
       EXPECT_EQ(ReasonsOf(result, 1), ReasonsOf(result, 2));
       ClusterState alone = HalfBusy();
       Submit(alone, OneHost(2));
-      EXPECT_EQ(ReasonsOf(Scheduler().RunCycle(alone, 1, {.explain = true}), 2), ReasonsOf(result, 2));
+      EXPECT_EQ(ReasonsOf(Scheduler().RunCycle(alone, 1, {.explain = true}), 2),
+                ReasonsOf(result, 2));
     }
   }
 }
@@ -68,7 +74,8 @@ TEST(UnsatisfiableCacheTest, AnyDifferenceInTheKeyMisses) {
       {"project", OneHost(2).Project("p2")},
       {"exclusive", OneHost(2).Exclusive()},
       {"one rusage value", OneHost(2).ResReq("span[hosts=1] rusage[mem=2]")},
-      {"one alternative", OneHost(2).ResReq("{span[hosts=1] rusage[mem=1]} || {span[hosts=1] rusage[mem=3]}")},
+      {"one alternative",
+       OneHost(2).ResReq("{span[hosts=1] rusage[mem=1]} || {span[hosts=1] rusage[mem=3]}")},
       {"task count", OneHost(2).TaskRange(3, 4)},
   };
   for (const Case& c : cases) {

@@ -67,7 +67,8 @@ TEST(ClusterStateTest, RefusedEventsChangeNothing) {
   const Case cases[] = {
       {"duplicate id", JobSubmitted{JobBuilder(1)}, StatusCode::kAlreadyExists},
       {"unknown queue", JobSubmitted{JobBuilder(2).Queue("nope")}, StatusCode::kNotFound},
-      {"empty task range", JobSubmitted{JobBuilder(3).TaskRange(3, 2)}, StatusCode::kInvalidArgument},
+      {"empty task range", JobSubmitted{JobBuilder(3).TaskRange(3, 2)},
+       StatusCode::kInvalidArgument},
       {"zero tasks", JobSubmitted{JobBuilder(4).Tasks(0)}, StatusCode::kInvalidArgument},
       {"cancel unknown", JobCancelled{99}, StatusCode::kNotFound},
       {"finish pending", JobFinished{1}, StatusCode::kFailedPrecondition},
@@ -93,8 +94,12 @@ TEST(ClusterStateTest, HostStateChangesFreeCapacityNotTotal) {
 }
 
 TEST(ClusterStateTest, ReconfigureRefusesToDropAQueueOrHostWithJobs) {
-  ClusterState state = ClusterBuilder().Host("a", 2).Host("b", 2).Queue("q1", PolicyKind::kFifo)
-                           .Queue("q2", PolicyKind::kFifo).State();
+  ClusterState state = ClusterBuilder()
+                           .Host("a", 2)
+                           .Host("b", 2)
+                           .Queue("q1", PolicyKind::kFifo)
+                           .Queue("q2", PolicyKind::kFifo)
+                           .State();
   SubmitRunning(state, JobBuilder(1).Tasks(2).Queue("q2"), 0);
   ClusterConfig without_q2 = state.config();
   without_q2.queues.pop_back();

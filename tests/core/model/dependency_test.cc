@@ -71,10 +71,13 @@ TEST(DependencyTest, RejectsBadTextWithTheColumn) {
       {"done(0)", "column 6: expected a job id (a positive integer), got '0'"},
       {"done(-3)", "column 6: expected a job id (a positive integer), got '-'"},
       {"done(99999999999999999999)", "column 6: job id out of range, got '9'"},
-      {"done(1) &&", "column 11: expected done(id), exit(id), ended(id), started(id), a job id, '!' or '('"},
+      {"done(1) &&",
+       "column 11: expected done(id), exit(id), ended(id), started(id), a job id, '!' or '('"},
       {"done(1) & done(2)", "column 9: expected &&, || or the end, got '&'"},
       {"(done(1)", "column 9: expected ')'"},
-      {"DONE(1)", "column 1: expected done(id), exit(id), ended(id), started(id), a job id, '!' or '(', got 'D'"},
+      {"DONE(1)",
+       "column 1: expected done(id), exit(id), ended(id), started(id), a job id, '!' or '(', got "
+       "'D'"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
@@ -87,8 +90,10 @@ TEST(DependencyTest, RejectsBadTextWithTheColumn) {
 
 TEST(DependencyTest, BoundsNestingAndLength) {
   EXPECT_FALSE(Dependency::Parse(std::string(100, '!') + "done(1)").has_value());
-  EXPECT_FALSE(Dependency::Parse(std::string(100, '(') + "done(1)" + std::string(100, ')')).has_value());
-  EXPECT_TRUE(Dependency::Parse(std::string(60, '(') + "done(1)" + std::string(60, ')')).has_value());
+  EXPECT_FALSE(
+      Dependency::Parse(std::string(100, '(') + "done(1)" + std::string(100, ')')).has_value());
+  EXPECT_TRUE(
+      Dependency::Parse(std::string(60, '(') + "done(1)" + std::string(60, ')')).has_value());
   std::string chain = "done(1)";
   while (chain.size() < kMaxDependencyText) chain += " && done(1)";
   EXPECT_FALSE(Dependency::Parse(chain).has_value());
@@ -168,7 +173,8 @@ TEST(DependencyTest, EnumStringTablesAreComplete) {
                       DependOp::kNot, DependOp::kAnd, DependOp::kOr}) {
     EXPECT_NE(ToString(op), "?");
   }
-  for (DependVerdict v : {DependVerdict::kSatisfied, DependVerdict::kWaiting, DependVerdict::kNever}) {
+  for (DependVerdict v :
+       {DependVerdict::kSatisfied, DependVerdict::kWaiting, DependVerdict::kNever}) {
     EXPECT_NE(ToString(v), "?");
   }
 }

@@ -36,7 +36,8 @@ TEST(EndedJobsTest, AForgottenJobKeepsItsOutcomeForDependencies) {
   EXPECT_EQ(state.DependencyOf(3)->verdict, DependVerdict::kSatisfied);
   EXPECT_EQ(state.DependencyOf(4)->verdict, DependVerdict::kNever);
   EXPECT_EQ(state.DependencyOf(5)->verdict, DependVerdict::kSatisfied);
-  EXPECT_EQ(Apply(JobSubmitted{JobBuilder(6).Depend("done(9)")}, 6, state).code(), StatusCode::kNotFound);
+  EXPECT_EQ(Apply(JobSubmitted{JobBuilder(6).Depend("done(9)")}, 6, state).code(),
+            StatusCode::kNotFound);
   EXPECT_EQ(Started(CycleAndCommit(state, 6)), (std::vector<JobId>{3}));
   // An ended id is not taken again (its dependents would follow the new job).
   EXPECT_EQ(state.Submit(JobBuilder(1)).code(), StatusCode::kAlreadyExists);
@@ -64,7 +65,8 @@ TEST(EndedJobsTest, AWithdrawnJobIsAsIfNeverSubmitted) {
   EXPECT_FALSE(state.Knows(1));
   EXPECT_FALSE(state.Knows(2));
   EXPECT_EQ(state.Withdraw(1).code(), StatusCode::kNotFound);
-  EXPECT_EQ(Apply(JobSubmitted{JobBuilder(3).Depend("ended(1)")}, 0, state).code(), StatusCode::kNotFound);
+  EXPECT_EQ(Apply(JobSubmitted{JobBuilder(3).Depend("ended(1)")}, 0, state).code(),
+            StatusCode::kNotFound);
   Submit(state, JobBuilder(4));
   EXPECT_EQ(Started(CycleAndCommit(state, 0)), (std::vector<JobId>{4}));
   EXPECT_EQ(state.Withdraw(4).code(), StatusCode::kFailedPrecondition);  // it started

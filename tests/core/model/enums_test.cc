@@ -24,11 +24,12 @@ void ExpectDistinctNames(const Enum (&values)[N]) {
 }
 
 TEST(EnumsTest, StringTablesAreCompleteAndDistinct) {
-  ExpectDistinctNames({HostState::kOk, HostState::kClosed, HostState::kUnavail, HostState::kDraining});
+  ExpectDistinctNames(
+      {HostState::kOk, HostState::kClosed, HostState::kUnavail, HostState::kDraining});
   ExpectDistinctNames({PolicyKind::kFifo, PolicyKind::kBoundedBackfill, PolicyKind::kEasyBackfill});
   ExpectDistinctNames({OnHostLoss::kRequeue, OnHostLoss::kExit});
-  ExpectDistinctNames({JobState::kPending, JobState::kHeld, JobState::kAdmitting, JobState::kRunning,
-                       JobState::kDone, JobState::kExit, JobState::kCancelled});
+  ExpectDistinctNames({JobState::kPending, JobState::kHeld, JobState::kAdmitting,
+                       JobState::kRunning, JobState::kDone, JobState::kExit, JobState::kCancelled});
   ExpectDistinctNames({ExitCause::kNone, ExitCause::kNonZeroExit, ExitCause::kUnschedulable,
                        ExitCause::kRunLimit, ExitCause::kHostLost});
   ExpectDistinctNames({StatusCode::kOk, StatusCode::kInvalidArgument, StatusCode::kNotFound,
@@ -39,10 +40,12 @@ TEST(EnumsTest, StringTablesAreCompleteAndDistinct) {
 }
 
 TEST(EnumsTest, ParsersInvertToString) {
-  for (HostState s : {HostState::kOk, HostState::kClosed, HostState::kUnavail, HostState::kDraining}) {
+  for (HostState s :
+       {HostState::kOk, HostState::kClosed, HostState::kUnavail, HostState::kDraining}) {
     EXPECT_EQ(ParseHostState(ToString(s)), s);
   }
-  for (PolicyKind p : {PolicyKind::kFifo, PolicyKind::kBoundedBackfill, PolicyKind::kEasyBackfill}) {
+  for (PolicyKind p :
+       {PolicyKind::kFifo, PolicyKind::kBoundedBackfill, PolicyKind::kEasyBackfill}) {
     EXPECT_EQ(ParsePolicyKind(ToString(p)), p);
   }
   for (OnHostLoss a : {OnHostLoss::kRequeue, OnHostLoss::kExit}) {

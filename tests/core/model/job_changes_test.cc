@@ -132,8 +132,7 @@ TEST(JobChangesTest, ArrayElementsAndArraysAreRefusedWithAClearMessage) {
   EXPECT_EQ(modified.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(modified.message().find("job 1[1] is an element of array 1"), std::string::npos)
       << modified.message();
-  EXPECT_EQ(Apply(RunLimitChanged{element, 60}, 10, state).code(),
-            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Apply(RunLimitChanged{element, 60}, 10, state).code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(Apply(JobRevived{spec, 99}, 10, state).code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(state.FindJob(element)->spec.run_limit, std::optional<Duration>(60));
   JobSpec whole = JobBuilder(1).Queue("a");

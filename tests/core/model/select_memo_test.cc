@@ -41,8 +41,10 @@ TEST(SelectMemoTest, AWordComparedWithTextIsMemoizedAFreeAmountIsNot) {
 
   // One gpu claimed on each host: h1 still passes (memoized), h2 no longer does.
   Capacity busy(state);
-  busy.ClaimHost(HostGrant{.host = 0, .slots = 1, .resources = {{*state.FindHostResource("gpu"), 1}}});
-  busy.ClaimHost(HostGrant{.host = 1, .slots = 1, .resources = {{*state.FindHostResource("gpu"), 1}}});
+  busy.ClaimHost(
+      HostGrant{.host = 0, .slots = 1, .resources = {{*state.FindHostResource("gpu"), 1}}});
+  busy.ClaimHost(
+      HostGrant{.host = 1, .slots = 1, .resources = {{*state.FindHostResource("gpu"), 1}}});
   CapacityHostView busy_view(state, busy);
   busy_view.Bind(0);
   EXPECT_TRUE(state.PassesSelect(select, 0, busy_view));
@@ -62,7 +64,8 @@ TEST(SelectMemoTest, ASelectOnAFreeAmountIsNeverMemoized) {
   EXPECT_TRUE(state.PassesSelect(select, 0, view));
   EXPECT_EQ(state.requests().SelectVerdicts(select)[0], RequestCatalog::kSelectReadsFree);
   Capacity busy(state);
-  busy.ClaimHost(HostGrant{.host = 0, .slots = 1, .resources = {{*state.FindHostResource("gpu"), 1}}});
+  busy.ClaimHost(
+      HostGrant{.host = 0, .slots = 1, .resources = {{*state.FindHostResource("gpu"), 1}}});
   CapacityHostView busy_view(state, busy);
   busy_view.Bind(0);
   EXPECT_FALSE(state.PassesSelect(select, 0, busy_view));

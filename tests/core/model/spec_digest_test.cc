@@ -23,7 +23,9 @@ JobSpec Sample() {
   return spec;
 }
 
-TEST(SpecDigestTest, EqualSpecsDigestAlike) { EXPECT_EQ(SpecDigest(Sample()), SpecDigest(Sample())); }
+TEST(SpecDigestTest, EqualSpecsDigestAlike) {
+  EXPECT_EQ(SpecDigest(Sample()), SpecDigest(Sample()));
+}
 
 TEST(SpecDigestTest, EveryFieldChangesTheDigest) {
   const uint64_t base = SpecDigest(Sample());

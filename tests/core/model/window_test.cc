@@ -26,11 +26,11 @@ TEST(WindowTest, NoWindowsIsAlwaysOpen) {
 
 TEST(WindowTest, ADailyWindowWrapsPastMidnight) {
   DispatchWindows w = Windows({"19:00-07:00"});
-  EXPECT_TRUE(w.IsOpen(0));                    // 00:00 Thursday
+  EXPECT_TRUE(w.IsOpen(0));  // 00:00 Thursday
   EXPECT_TRUE(w.IsOpen(7 * kHour - 1));
-  EXPECT_FALSE(w.IsOpen(7 * kHour));           // the end is exclusive
+  EXPECT_FALSE(w.IsOpen(7 * kHour));  // the end is exclusive
   EXPECT_FALSE(w.IsOpen(12 * kHour));
-  EXPECT_TRUE(w.IsOpen(19 * kHour));           // the start is inclusive
+  EXPECT_TRUE(w.IsOpen(19 * kHour));  // the start is inclusive
   EXPECT_EQ(w.NextChange(0), 7 * kHour);
   EXPECT_EQ(w.NextChange(12 * kHour), 19 * kHour);
   EXPECT_EQ(w.NextOpening(12 * kHour), 19 * kHour);
@@ -79,10 +79,16 @@ TEST(WindowTest, RejectsBadWindows) {
     std::string_view message;
   };
   const std::string_view kSyntax =
-      " is not a window \"hh:mm-hh:mm\" (00:00 to 23:59) or \"Ddd hh:mm-Ddd hh:mm\" (Ddd: Mon to Sun)";
+      " is not a window \"hh:mm-hh:mm\" (00:00 to 23:59) or \"Ddd hh:mm-Ddd hh:mm\" (Ddd: Mon to "
+      "Sun)";
   const Case cases[] = {
-      {"25:00-07:00", ""}, {"19:00", ""},       {"19:00-7:00", ""},  {"Mon 08:00-18:00", ""},
-      {"Mo 08:00-Fri 18:00", ""}, {"mon 08:00-fri 18:00", ""}, {"", ""},
+      {"25:00-07:00", ""},
+      {"19:00", ""},
+      {"19:00-7:00", ""},
+      {"Mon 08:00-18:00", ""},
+      {"Mo 08:00-Fri 18:00", ""},
+      {"mon 08:00-fri 18:00", ""},
+      {"", ""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
@@ -90,7 +96,8 @@ TEST(WindowTest, RejectsBadWindows) {
     EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(status.message(), "'" + std::string(c.text) + "'" + std::string(kSyntax));
   }
-  EXPECT_EQ(DispatchWindows::Check("08:00-08:00").message(), "'08:00-08:00' is empty (start equals end)");
+  EXPECT_EQ(DispatchWindows::Check("08:00-08:00").message(),
+            "'08:00-08:00' is empty (start equals end)");
   EXPECT_EQ(DispatchWindows::Check("Mon 08:00-Mon 08:00").message(),
             "'Mon 08:00-Mon 08:00' is empty (start equals end)");
   EXPECT_TRUE(DispatchWindows::Check("Mon 08:00-Fri 18:00").ok());

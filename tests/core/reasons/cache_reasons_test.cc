@@ -25,10 +25,17 @@ struct Case {
 };
 
 ClusterState Cluster() {
-  HostSpec a{.name = "a", .slots = 4, .resources = {{"mem", 4000}}, .attributes = {{"type", "linux"}, {"rack", "r1"}}};
-  HostSpec b{.name = "b", .slots = 4, .resources = {{"mem", 4000}}, .attributes = {{"type", "linux"}, {"rack", "r2"}}};
+  HostSpec a{.name = "a",
+             .slots = 4,
+             .resources = {{"mem", 4000}},
+             .attributes = {{"type", "linux"}, {"rack", "r1"}}};
+  HostSpec b{.name = "b",
+             .slots = 4,
+             .resources = {{"mem", 4000}},
+             .attributes = {{"type", "linux"}, {"rack", "r2"}}};
   HostSpec c{.name = "c", .slots = 4, .attributes = {{"type", "big"}}, .state = HostState::kClosed};
-  HostSpec d{.name = "d", .slots = 4, .attributes = {{"type", "huge"}}, .state = HostState::kUnavail};
+  HostSpec d{
+      .name = "d", .slots = 4, .attributes = {{"type", "huge"}}, .state = HostState::kUnavail};
   ClusterState state = ClusterBuilder()
                            .Host(a)
                            .Host(b)
@@ -39,7 +46,9 @@ ClusterState Cluster() {
   // Host a full and two slots busy on b until t=100. SubmitRunning grants slots only, so
   // shortages of memory and licenses and select[] on free amounts are covered by the golden
   // cases (tests/golden/cases/reasons) and the audit property test instead.
-  SubmitRunning(state, JobBuilder(100).Tasks(6).Limit(100).Queue("q").ResReq("rusage[mem=500] span[ptile=3]"), 0);
+  SubmitRunning(
+      state, JobBuilder(100).Tasks(6).Limit(100).Queue("q").ResReq("rusage[mem=500] span[ptile=3]"),
+      0);
   return state;
 }
 

@@ -54,36 +54,70 @@ TEST_F(HintTest, SaysWhatWouldLetItStart) {
   };
   const Case cases[] = {
       {"slots on matching hosts",
-       {.code = ReasonCode::kNoResource, .resource = "slots", .needed = 8, .available = 2, .hosts = 2},
+       {.code = ReasonCode::kNoResource,
+        .resource = "slots",
+        .needed = 8,
+        .available = 2,
+        .hosts = 2},
        "needs 6 more slots on hosts with type==linux — starts when running jobs free them"},
-      {"one slot", {.code = ReasonCode::kNoResource, .resource = "slots", .needed = 8, .available = 7, .hosts = 2},
+      {"one slot",
+       {.code = ReasonCode::kNoResource,
+        .resource = "slots",
+        .needed = 8,
+        .available = 7,
+        .hosts = 2},
        "needs 1 more slot on hosts with type==linux — starts when running jobs free them"},
-      {"memory", {.code = ReasonCode::kNoResource, .resource = "mem", .needed = 8000, .available = 5000, .hosts = 2},
+      {"memory",
+       {.code = ReasonCode::kNoResource,
+        .resource = "mem",
+        .needed = 8000,
+        .available = 5000,
+        .hosts = 2},
        "needs 3000 more mem on hosts with type==linux — starts when running jobs free them"},
       {"one host",
-       {.code = ReasonCode::kNoResource, .resource = "slots", .needed = 8, .available = 3, .hosts = 2, .one_host = true},
+       {.code = ReasonCode::kNoResource,
+        .resource = "slots",
+        .needed = 8,
+        .available = 3,
+        .hosts = 2,
+        .one_host = true},
        "needs one host with 8 free slots on hosts with type==linux (the best has 3)"},
       {"ptile",
-       {.code = ReasonCode::kNoResource, .resource = "hosts", .needed = 4, .available = 1, .hosts = 2, .per_host = 2},
+       {.code = ReasonCode::kNoResource,
+        .resource = "hosts",
+        .needed = 4,
+        .available = 1,
+        .hosts = 2,
+        .per_host = 2},
        "needs 3 more hosts with room for 2 tasks on hosts with type==linux"},
-      {"undefined resource", {.code = ReasonCode::kNoResource, .resource = "fpga", .needed = 8},
+      {"undefined resource",
+       {.code = ReasonCode::kNoResource, .resource = "fpga", .needed = 8},
        "needs 8 fpga, which no host defines; change the request"},
-      {"limit", {.code = ReasonCode::kLimit, .limit = "u_slots", .scope = "user alice", .used = 8, .max = 8},
-       "limit 'u_slots' 8/8 slots for user alice — starts when one of the 3 running jobs it counts ends"},
-      {"limit one job", {.code = ReasonCode::kLimit, .limit = "p", .scope = "project p1", .used = 1, .max = 1},
+      {"limit",
+       {.code = ReasonCode::kLimit, .limit = "u_slots", .scope = "user alice", .used = 8, .max = 8},
+       "limit 'u_slots' 8/8 slots for user alice — starts when one of the 3 running jobs it counts "
+       "ends"},
+      {"limit one job",
+       {.code = ReasonCode::kLimit, .limit = "p", .scope = "project p1", .used = 1, .max = 1},
        "limit 'p' 1/1 slots for project p1 — starts when the running job it counts ends"},
       {"held", {.code = ReasonCode::kHeld}, "released by `sluice release 7`"},
-      {"behind head", {.code = ReasonCode::kPriorityWait, .job = 1041},
+      {"behind head",
+       {.code = ReasonCode::kPriorityWait, .job = 1041},
        "waits for job 1041 (queue head) to start first"},
-      {"queue run limit", {.code = ReasonCode::kQueueRunLimit, .resource = "jobs", .needed = 3, .available = 3},
+      {"queue run limit",
+       {.code = ReasonCode::kQueueRunLimit, .resource = "jobs", .needed = 3, .available = 3},
        "queue 'normal' runs 3/3 jobs — starts when one of its 4 running jobs ends"},
-      {"shared", {.code = ReasonCode::kSharedResource, .resource = "lic", .needed = 2, .available = 0},
+      {"shared",
+       {.code = ReasonCode::kSharedResource, .resource = "lic", .needed = 2, .available = 0},
        "needs 2 more of shared resource lic (0 free) — starts when jobs holding it end"},
-      {"dependency never", {.code = ReasonCode::kDependency, .condition = "done(3)", .never = true},
+      {"dependency never",
+       {.code = ReasonCode::kDependency, .condition = "done(3)", .never = true},
        "nothing: done(3) can never be satisfied; cancel it (`sluice cancel 7`)"},
-      {"window", {.code = ReasonCode::kQueueWindow, .time = 3600},
+      {"window",
+       {.code = ReasonCode::kQueueWindow, .time = 3600},
        "queue 'normal' opening its dispatch window at t=3600"},
-      {"exclusive", {.code = ReasonCode::kExclusive, .hosts = 2},
+      {"exclusive",
+       {.code = ReasonCode::kExclusive, .hosts = 2},
        "an idle host: 2 matching hosts run other jobs — starts when one of them empties"},
   };
   for (const Case& c : cases) {
@@ -95,17 +129,22 @@ TEST_F(HintTest, SaysWhatWouldLetItStart) {
 TEST_F(HintTest, UsesTheFirstDetailOfTheMainCode) {
   PendingReasons reasons;
   reasons.Add(ReasonDetail{.code = ReasonCode::kNoMatch, .hosts = 1});
-  reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource, .resource = "slots", .needed = 8, .available = 4, .hosts = 2});
+  reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource,
+                           .resource = "slots",
+                           .needed = 8,
+                           .available = 4,
+                           .hosts = 2});
   EXPECT_EQ(Hint(*state_->FindJob(7), *state_, reasons),
             "needs 4 more slots on hosts with type==linux — starts when running jobs free them");
 }
 
 TEST_F(HintTest, SaysHowManySlotsMustBeFreedForAWideJob) {
-  const PendingReasons limit = Main({.code = ReasonCode::kLimit, .limit = "u_slots", .scope = "user alice",
-                                     .used = 6, .max = 8});
-  EXPECT_EQ(Hint(*state_->FindJob(8), *state_, limit),
-            "limit 'u_slots' 6/8 slots for user alice — starts when one of the 3 running jobs it counts "
-            "ends (2 slots must be freed)");
+  const PendingReasons limit = Main(
+      {.code = ReasonCode::kLimit, .limit = "u_slots", .scope = "user alice", .used = 6, .max = 8});
+  EXPECT_EQ(
+      Hint(*state_->FindJob(8), *state_, limit),
+      "limit 'u_slots' 6/8 slots for user alice — starts when one of the 3 running jobs it counts "
+      "ends (2 slots must be freed)");
 }
 
 TEST_F(HintTest, CountsRunningJobsInAScope) {

@@ -15,19 +15,23 @@ using testing::Submit;
 using testing::SubmitRunning;
 
 HostSpec Linux(std::string name, int64_t mem, HostState state = HostState::kOk) {
-  return HostSpec{.name = std::move(name), .slots = 2, .resources = {{"mem", mem}},
-                  .attributes = {{"type", "linux"}}, .state = state};
+  return HostSpec{.name = std::move(name),
+                  .slots = 2,
+                  .resources = {{"mem", mem}},
+                  .attributes = {{"type", "linux"}},
+                  .state = state};
 }
 
 TEST(HostDetailTest, EveryHostSaysWhatKeepsTheJobOff) {
-  ClusterState state = ClusterBuilder()
-                           .Host(Linux("full", 4000))
-                           .Host(Linux("closed", 4000, HostState::kClosed))
-                           .Host(Linux("gone", 4000, HostState::kUnavail))
-                           .Host(Linux("lowmem", 500))
-                           .Host(Linux("free", 4000))
-                           .Host(HostSpec{.name = "gpu", .slots = 8, .attributes = {{"type", "gpu"}}})
-                           .State();
+  ClusterState state =
+      ClusterBuilder()
+          .Host(Linux("full", 4000))
+          .Host(Linux("closed", 4000, HostState::kClosed))
+          .Host(Linux("gone", 4000, HostState::kUnavail))
+          .Host(Linux("lowmem", 500))
+          .Host(Linux("free", 4000))
+          .Host(HostSpec{.name = "gpu", .slots = 8, .attributes = {{"type", "gpu"}}})
+          .State();
   SubmitRunning(state, JobBuilder(1).Tasks(2), 0);  // fills host "full"
   Submit(state, JobBuilder(2).Tasks(8).ResReq("select[type==linux] rusage[mem=1000]"));
   std::vector<HostVerdict> verdicts = ExplainHosts(*state.FindJob(2), state);

@@ -20,28 +20,35 @@ TEST(RenderPendingJobTest, ReasonsHintEstimateAndHosts) {
   Submit(state, JobBuilder(2).Tasks(4).User("alice").Submit(5));
   PendingReasons reasons;
   reasons.Add(ReasonDetail{.code = ReasonCode::kPriorityWait, .job = 9});
-  reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource, .resource = "slots", .needed = 4, .available = 1, .hosts = 2});
+  reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource,
+                           .resource = "slots",
+                           .needed = 4,
+                           .available = 1,
+                           .hosts = 2});
   const Job& job = *state.FindJob(2);
-  EXPECT_EQ(RenderPendingJob(job, state, reasons, {.hint = false, .estimate = {}, .per_host = false}),
-            "Job 2: user alice, queue normal, 4 tasks, submitted at t=5\n"
-            " Not enough job slots: needs 4, 1 free on 2 hosts\n"
-            " Waiting behind job 9 (queue head)\n");
-  EXPECT_EQ(RenderPendingJob(job, state, reasons, {.hint = true, .estimate = "t=100", .per_host = true}),
-            "Job 2: user alice, queue normal, 4 tasks, submitted at t=5\n"
-            " Not enough job slots: needs 4, 1 free on 2 hosts\n"
-            " Waiting behind job 9 (queue head)\n"
-            " What would let it start: needs 3 more slots — starts when running jobs free them\n"
-            " Estimated start: t=100\n"
-            " Per host (as the last cycle left them):\n"
-            "  h1: Not enough job slots (0 free)\n"
-            "  h2: Has room for 1 task\n");
+  EXPECT_EQ(
+      RenderPendingJob(job, state, reasons, {.hint = false, .estimate = {}, .per_host = false}),
+      "Job 2: user alice, queue normal, 4 tasks, submitted at t=5\n"
+      " Not enough job slots: needs 4, 1 free on 2 hosts\n"
+      " Waiting behind job 9 (queue head)\n");
+  EXPECT_EQ(
+      RenderPendingJob(job, state, reasons, {.hint = true, .estimate = "t=100", .per_host = true}),
+      "Job 2: user alice, queue normal, 4 tasks, submitted at t=5\n"
+      " Not enough job slots: needs 4, 1 free on 2 hosts\n"
+      " Waiting behind job 9 (queue head)\n"
+      " What would let it start: needs 3 more slots — starts when running jobs free them\n"
+      " Estimated start: t=100\n"
+      " Per host (as the last cycle left them):\n"
+      "  h1: Not enough job slots (0 free)\n"
+      "  h2: Has room for 1 task\n");
 }
 
 TEST(RenderReasonTest, FairshareAndPreemptingCarryTheirNumbers) {
   EXPECT_EQ(RenderReason({.code = ReasonCode::kFairshare, .job = 12}),
             "Users with a higher fairshare priority go first: waiting behind job 12");
   EXPECT_EQ(RenderReason({.code = ReasonCode::kPreempting, .hosts = 2, .used = 3}),
-            "Slots are being freed for the job; waiting for 3 preempted jobs to exit: 2 hosts kept for it");
+            "Slots are being freed for the job; waiting for 3 preempted jobs to exit: 2 hosts kept "
+            "for it");
 }
 
 TEST(RenderPendingJobTest, EveryCodeRendersWithItsHint) {

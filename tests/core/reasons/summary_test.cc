@@ -26,7 +26,8 @@ TEST(SummaryTest, CountsByMainReasonAnyReasonAndQueue) {
                            .State();
   for (JobId id : {1, 2, 3}) Submit(state, JobBuilder(id));
   Submit(state, JobBuilder(4).Queue("short"));
-  const ReasonDetail slots{.code = ReasonCode::kNoResource, .resource = "slots", .needed = 2, .hosts = 1};
+  const ReasonDetail slots{
+      .code = ReasonCode::kNoResource, .resource = "slots", .needed = 2, .hosts = 1};
   const std::vector<PendJob> pending = {
       Pend(1, {ReasonDetail{.code = ReasonCode::kNoMatch, .hosts = 1}, slots}),
       Pend(2, {ReasonDetail{.code = ReasonCode::kPriorityWait, .job = 1}}),

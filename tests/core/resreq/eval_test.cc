@@ -248,7 +248,7 @@ TEST(ResreqEvalTest, ReadFreeTellsWhetherTheVerdictDependsOnFreeAmounts) {
       {"cores==gpu", true},  // numeric attribute: compared with the free gpus
       {"maxmem>1000 && maxslots>=8", false},
       {"defined(gpu) && defined(mem)", false},
-      {"fast || mem>1", false},     // decided by the tag before mem is read
+      {"fast || mem>1", false},  // decided by the tag before mem is read
       {"!fast && mem>1", false},
       {"mem>1000", true},
       {"type==linux && mem>1000", true},
