@@ -1,8 +1,7 @@
 // Text output of the CLI verbs: tables of jobs, hosts, queues and limits from the API's JSON,
 // and pending reasons rendered like `bjobs -p` (the detail JSON of docs/api.md parsed back
 // into core::ReasonDetail by wire/reasons_json.h and rendered by core::RenderReason, so the CLI,
-// the simulator's
-// `--pending-at` report and the server say the same words).
+// the simulator's `--pending-at` report and the server say the same words).
 // Columns are padded to their widest cell. Missing or null fields print as `-`.
 // Pure functions; times are printed in the process's local time zone.
 #pragma once
