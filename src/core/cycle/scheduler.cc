@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -25,8 +26,33 @@ Scheduler::Scheduler(std::unique_ptr<Allocator> allocator) : allocator_(std::mov
 
 Scheduler::~Scheduler() = default;
 
+namespace {
+
+// Empties a hash set the workspace keeps. clear() sweeps every bucket, so a table that one
+// big cycle grew is dropped rather than swept again by each later cycle that uses it.
+void EmptySet(std::unordered_set<JobId>& set) {
+  if (set.empty()) return;
+  if (set.bucket_count() > 1024) {
+    set = std::unordered_set<JobId>();
+  } else {
+    set.clear();
+  }
+}
+
+}  // namespace
+
 CycleContext Scheduler::BeginCycle(const ClusterState& state, Instant now,
                                    const CycleOptions& options, CycleWorkspace& workspace) const {
+  // The workspace's bookkeeping, emptied (its buffers kept); the per-queue vectors stay
+  // empty until the cycle's first start or blocked head sizes them.
+  workspace.started.clear();
+  workspace.failed.clear();
+  EmptySet(workspace.started_ids);
+  workspace.started_jobs_by_queue.clear();
+  workspace.started_slots_by_queue.clear();
+  EmptySet(workspace.decided_early);
+  EmptySet(workspace.chosen_victims);
+  workspace.blocked_heads.clear();
   CycleContext ctx{.state = state,
                    .now = now,
                    .allocator = *allocator_,
@@ -34,18 +60,18 @@ CycleContext Scheduler::BeginCycle(const ClusterState& state, Instant now,
                    .capacity_ = workspace.capacity,
                    .capacity_built_ = false,
                    .result = {},
-                   .started = {},
-                   .failed = {},
+                   .started = workspace.started,
+                   .failed = workspace.failed,
                    .unsatisfiable = UnsatisfiableCache(state),
-                   .started_ids = {},
+                   .started_ids = workspace.started_ids,
                    .started_ids_filled = 0,
-                   .started_jobs_by_queue = {},
-                   .started_slots_by_queue = {},
+                   .started_jobs_by_queue = workspace.started_jobs_by_queue,
+                   .started_slots_by_queue = workspace.started_slots_by_queue,
                    .limits = CycleLimits(state),
                    .loads = workspace.loads,  // filled by RunCycle
-                   .decided_early = {},
-                   .chosen_victims = {},
-                   .blocked_heads = {},
+                   .decided_early = workspace.decided_early,
+                   .chosen_victims = workspace.chosen_victims,
+                   .blocked_heads = workspace.blocked_heads,
                    .started_user_slots = {}};
   if (ctx.explain) {
     // About one decision per waiting job: growing the vector would move it ~20 times.
