@@ -49,8 +49,15 @@ std::optional<PendingReasons> QueueShareBlocks(const Job& job, const CycleContex
 
 std::optional<PendingReasons> AdmissionContext::Ineligible(const Job& job) const {
   const CycleContext& ctx = cycle_;
-  // Held, dependency, begin time and dispatch window first (eligibility.h).
-  if (auto why = CheckEligibility(job, ctx.state, ctx.now)) return why;
+  // Held, dependency, begin time and dispatch window first (eligibility.h). Most jobs are
+  // eligible: IsEligible answers the same question without building reasons.
+  if (!IsEligible(job, ctx.state, ctx.now)) return CheckEligibility(job, ctx.state, ctx.now);
+  const QueueSpec& spec = ctx.state.queues()[job.queue].spec;
+  // No run or slot limit, maximum capacity, user share or named limit: nothing below applies.
+  if (!spec.run_limit && !spec.slot_limit && spec.max_capacity >= 100 && spec.user_limit_pct <= 0 &&
+      !ctx.limits.any()) {
+    return std::nullopt;
+  }
   PendingReasons reasons;
   {
     const Queue& queue = ctx.state.queues()[job.queue];

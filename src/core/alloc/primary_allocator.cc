@@ -154,9 +154,10 @@ Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capac
   if (task.queue.all_hosts && may_stop && capacity.MaxHostSlots() <= 1) {
     // No host can be wider than one slot: the walk ends at the max_tasks-th eligible host,
     // from the first host with a free slot, instead of visiting every free host.
-    for (HostIndex h = capacity.FirstMaybeFree(); h < capacity.host_count() && !stopped; ++h) {
-      if (capacity.FreeSlots(h) > 0) visit(h);
-    }
+    capacity.ForEachHostWithFreeFrom(capacity.FirstMaybeFree(), [&](HostIndex h) {
+      visit(h);
+      return !stopped;
+    });
   } else if (task.queue.all_hosts) {
     capacity.ForEachHostWithFree(visit);
   } else {
@@ -538,6 +539,15 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
     return false;
   if (task.queue.all_hosts) {
     HostIndex start = capacity.FirstMaybeFree();
+    if (p.select == resreq::kNoExpr && task.max_tasks > 0) {
+      // A host that fits has a free slot: only those are visited.
+      std::optional<HostIndex> found;
+      capacity.ForEachHostWithFreeFrom(start, [&](HostIndex h) {
+        if (fits(h)) found = h;
+        return !found;
+      });
+      return found && claim(*found);
+    }
     if (p.select == resreq::kNoExpr) {
       for (HostIndex h = start; h < capacity.host_count(); ++h) {
         if (fits(h)) return claim(h);

@@ -36,12 +36,22 @@ struct StartedJob {
 };
 
 // Buffers a driver keeps from one cycle to the next (Scheduler::RunCycle), so that a cycle
-// does not allocate them again: the capacity's and the queue loads'. Contents never carry
-// over (each cycle rebuilds both from the state); one workspace serves one driver's cycles
-// in turn. The cycle works in them in place (CycleContext refers to them).
+// does not allocate them again: the capacity's, the queue loads' and the cycle's own
+// bookkeeping (CycleContext's members of the same names). Contents never carry over (each
+// cycle rebuilds the first two from the state and BeginCycle empties the rest); one
+// workspace serves one driver's cycles in turn. The cycle works in them in place
+// (CycleContext refers to them): building and freeing them per cycle was ~4 % of a replay.
 struct CycleWorkspace {
   Capacity capacity;
   QueueLoads loads;
+  std::vector<StartedJob> started;
+  std::vector<JobId> failed;
+  std::unordered_set<JobId> started_ids;
+  std::vector<int32_t> started_jobs_by_queue;
+  std::vector<int64_t> started_slots_by_queue;
+  std::unordered_set<JobId> decided_early;
+  std::unordered_set<JobId> chosen_victims;
+  std::vector<const Job*> blocked_heads;
 };
 
 struct CycleContext {
@@ -55,20 +65,21 @@ struct CycleContext {
   Capacity& capacity_;
   bool capacity_built_ = false;
   CycleResult result;
-  std::vector<StartedJob> started;
-  std::vector<JobId> failed;  // sorted: jobs failed by classification this cycle
+  // The workspace's, emptied by BeginCycle (as are the other references below).
+  std::vector<StartedJob>& started;
+  std::vector<JobId>& failed;  // sorted: jobs failed by classification this cycle
   UnsatisfiableCache unsatisfiable;
   // `started` by id for StartedThisCycle, filled when a lookup first needs it (most
   // policies never ask, and a hash insert per start was ~3 % of a trace replay).
-  mutable std::unordered_set<JobId> started_ids;  // lookups only, never iterated
-  mutable size_t started_ids_filled = 0;          // started[0, filled) are in started_ids
-  std::vector<int32_t> started_jobs_by_queue;     // by QueueIndex, this cycle
-  std::vector<int64_t> started_slots_by_queue;
+  std::unordered_set<JobId>& started_ids;       // lookups only, never iterated
+  mutable size_t started_ids_filled = 0;        // started[0, filled) are in started_ids
+  std::vector<int32_t>& started_jobs_by_queue;  // by QueueIndex, this cycle; empty: no start
+  std::vector<int64_t>& started_slots_by_queue;
   CycleLimits limits;  // named limits with this cycle's starts (R-Q-2)
   QueueLoads& loads;   // the workspace's: guarantees, maxima, users (R-Q-1, R-CAP-1, R-CAP-2)
-  std::unordered_set<JobId> decided_early;   // by the preemption phase (preemption.h)
-  std::unordered_set<JobId> chosen_victims;  // preempted by this cycle
-  std::vector<const Job*> blocked_heads;     // by QueueIndex
+  std::unordered_set<JobId>& decided_early;   // by the preemption phase (preemption.h)
+  std::unordered_set<JobId>& chosen_victims;  // preempted by this cycle
+  std::vector<const Job*>& blocked_heads;     // by QueueIndex; empty: no blocked head yet
   // Slots started this cycle per (queue, user), kept only for queues with a user limit.
   std::map<std::pair<QueueIndex, std::string>, int64_t> started_user_slots;
 

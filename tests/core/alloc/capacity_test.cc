@@ -185,5 +185,45 @@ TEST(CapacityTest, AResetAfterAMoveIsFresh) {
   ExpectFresh(second, state);
 }
 
+// ForEachHostWithFreeFrom visits exactly the hosts from `from` on that have a free slot, in
+// host order, and stops when fn says so, whatever claims, rollbacks and debits did to the
+// index (first-fit searches on one-slot hosts rely on it to skip full hosts).
+TEST(CapacityTest, WalkFromAHostVisitsItsFreeHostsInOrderAndStops) {
+  std::mt19937_64 rng(7);
+  for (int hosts : {1, 63, 64, 65, 130, 200}) {
+    SCOPED_TRACE("hosts " + std::to_string(hosts));
+    ClusterState state = testing::ClusterBuilder().Hosts(hosts, 2).State();
+    Capacity capacity(state);
+    for (int round = 0; round < 12; ++round) {
+      if (round % 4 == 0) capacity.Reset(state);
+      Scribble(capacity, state, rng);
+      std::vector<HostIndex> with_free;
+      for (HostIndex h = 0; h < capacity.host_count(); ++h) {
+        if (capacity.FreeSlots(h) > 0) with_free.push_back(h);
+      }
+      for (HostIndex from = 0; from <= capacity.host_count() + 1; ++from) {
+        std::vector<HostIndex> want;
+        for (HostIndex h : with_free) {
+          if (h >= from) want.push_back(h);
+        }
+        std::vector<HostIndex> got;
+        capacity.ForEachHostWithFreeFrom(from, [&](HostIndex h) {
+          got.push_back(h);
+          return true;
+        });
+        ASSERT_EQ(got, want) << "from " << from;
+        const size_t stop_after = 1 + rng() % 3;
+        std::vector<HostIndex> first;
+        capacity.ForEachHostWithFreeFrom(from, [&](HostIndex h) {
+          first.push_back(h);
+          return first.size() < stop_after;
+        });
+        want.resize(std::min(want.size(), stop_after));
+        ASSERT_EQ(first, want) << "from " << from << ", stopping after " << stop_after;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice::core
