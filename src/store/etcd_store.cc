@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <thread>
 #include <unordered_map>
 
 #include "store/row_codec.h"
@@ -18,6 +19,7 @@ constexpr milliseconds kRetryPause{200};
 // Attempts of one chunk's txn that failed with kUnavailable (a member that stopped answering,
 // etcd electing a new raft leader) before the write fails.
 constexpr int kChunkAttempts = 3;
+constexpr int kOpenProbes = 3;  // Open's probes of etcd (kRetryPause apart) before it gives up
 constexpr milliseconds kWatchSlice{500};  // bounds how long the campaigner ignores a stop
 constexpr int64_t kLoadPage = 1000;
 constexpr size_t kOpOverheadBytes = 32;  // protobuf framing of one RequestOp, roughly
@@ -107,8 +109,17 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdOptions& options) {
     return InvalidArgument("etcd store: endpoints, lease, limits and prefix must be set");
   }
   EtcdClient probe(options.endpoints, options.request_timeout);
-  // A serializable-enough probe: any member that answers will do.
-  Result<EtcdRange> range = probe.Range(options.prefix + "/meta/leader", "", 1, 0);
+  // A serializable-enough probe: any member that answers will do. A member that is only slow
+  // (a stalled fsync, a raft election under load) leaves the next probe to the next member, so
+  // a standby is not lost to one late answer; an etcd that no attempt reaches fails the start.
+  const std::string probe_key = options.prefix + "/meta/leader";
+  Result<EtcdRange> range = probe.Range(probe_key, "", 1, 0);
+  for (int attempt = 1;
+       attempt < kOpenProbes && !range && range.error().code() == StatusCode::kUnavailable;
+       ++attempt) {
+    std::this_thread::sleep_for(kRetryPause);
+    range = probe.Range(probe_key, "", 1, 0);
+  }
   if (!range && range.error().code() == StatusCode::kUnavailable) return range.error();
   std::unique_ptr<EtcdStore> store(new EtcdStore(options));
   store->campaigner_ = std::thread([s = store.get()] { s->CampaignLoop(); });

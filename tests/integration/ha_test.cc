@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stop_token>
 #include <thread>
 
 #include "integration/ha_harness.h"
@@ -61,13 +62,14 @@ TEST(HaTest, LeaderKilledUnderLoadLosesNothingAndRunsEveryJobOnce) {
   const std::string command = "echo $SLUICE_JOB_ID >> " + ran.string();
   std::mutex mu;
   std::set<int64_t> acked;
-  std::atomic<bool> stop = false;
   std::atomic<int> batch_acked = 0;
   std::atomic<int> cli_acked = 0;
-  std::thread batches([&] {
+  // jthreads: an ASSERT that returns early stops and joins them (a joinable std::thread would
+  // abort the whole test binary and hide the failure's message).
+  std::jthread batches([&](std::stop_token stopping) {
     json body = {{"jobs", json::array()}};
     for (int i = 0; i < 50; ++i) body["jobs"].push_back({{"command", command}});
-    while (!stop && batch_acked < 900) {
+    while (!stopping.stop_requested() && batch_acked < 900) {
       json reply = c->Post("/v1/jobs/batch", body);
       if (!reply.is_object() || !reply.contains("ids")) continue;  // not acknowledged
       std::lock_guard lock(mu);
@@ -76,8 +78,8 @@ TEST(HaTest, LeaderKilledUnderLoadLosesNothingAndRunsEveryJobOnce) {
       std::this_thread::sleep_for(100ms);
     }
   });
-  std::thread singles([&] {
-    while (!stop && cli_acked < 100) {
+  std::jthread singles([&](std::stop_token stopping) {
+    while (!stopping.stop_requested() && cli_acked < 100) {
       testing::ProcessResult r = c->Cli({"submit", "--parsable", "--", command});
       if (r.exit_code != 0) continue;
       std::lock_guard lock(mu);
@@ -102,7 +104,8 @@ TEST(HaTest, LeaderKilledUnderLoadLosesNothingAndRunsEveryJobOnce) {
   while ((batch_acked < 900 || cli_acked < 100) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(100ms);
   }
-  stop = true;
+  batches.request_stop();
+  singles.request_stop();
   batches.join();
   singles.join();
   ASSERT_GE(acked.size(), 1000u);

@@ -9,10 +9,12 @@
 
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "store/etcd_client.h"
 #include "store/row_codec.h"
 #include "testing/etcd_cluster.h"
+#include "testing/free_ports.h"
 
 namespace sluice::store {
 namespace {
@@ -228,6 +230,29 @@ TEST_F(EtcdStoreTest, AWriteSentToAMemberThatStopsAnsweringIsResentToAnother) {
   ASSERT_TRUE(snap) << snap.error().ToString();
   ASSERT_EQ(snap->jobs.size(), 2u);
   EXPECT_EQ(snap->jobs[1].id, 2);
+}
+
+// A controller that starts while the first member it asks has stalled (a paused process:
+// connected, no answer) still opens its store: a later probe goes to another member. An etcd
+// that nothing answers on still fails the start, in bounded time.
+TEST_F(EtcdStoreTest, OpeningWaitsOutAStalledMemberButNotAMissingEtcd) {
+  auto options = ParseEtcdUrl(cluster_->Url("/t"));
+  ASSERT_TRUE(options);
+  options->request_timeout = milliseconds(1500);
+  cluster_->Pause(0);
+  auto store = EtcdStore::Open(*options);
+  cluster_->Resume(0);
+  ASSERT_TRUE(store) << store.error().ToString();
+
+  const std::vector<int> ports = testing::FreeLoopbackPorts(1);
+  ASSERT_NE(ports[0], 0);
+  auto nowhere = ParseEtcdUrl("etcd://127.0.0.1:" + std::to_string(ports[0]) + "/t");
+  ASSERT_TRUE(nowhere);
+  const auto start = Clock::now();
+  auto refused = EtcdStore::Open(*nowhere);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), StatusCode::kUnavailable) << refused.error().ToString();
+  EXPECT_LT(Clock::now() - start, seconds(5));
 }
 
 // A batch too large for one txn (a cycle that starts more jobs than a txn holds) is committed
