@@ -146,6 +146,38 @@ int64_t RunningJobsInScope(const ClusterState& state, const std::string& scope) 
   return count;
 }
 
+namespace {
+
+// The host-state reasons (EXCLUSIVE, HOST_CLOSED, HOST_UNAVAIL): what frees a matching host.
+std::string HostStateHint(const ReasonDetail& d) {
+  switch (d.code) {
+    case ReasonCode::kExclusive:
+      return "an idle host: " + Plural(d.hosts, "matching host runs", "matching hosts run") +
+             " other jobs — starts when one of them empties";
+    case ReasonCode::kHostClosed:
+      return Plural(d.hosts, "matching host is", "matching hosts are") +
+             " closed or draining — starts when an administrator opens one";
+    default:  // kHostUnavail
+      return Plural(d.hosts, "matching host is", "matching hosts are") +
+             " unavailable — starts when one comes back";
+  }
+}
+
+// The queue's share rules (QUEUE_CAPACITY, USER_LIMIT; R-CAP-1, R-CAP-2).
+std::string QueueShareHint(const ReasonDetail& d, const Job& job, const Queue& queue) {
+  if (d.code == ReasonCode::kQueueCapacity) {
+    return "queue '" + queue.spec.name + "' at its maximum capacity " + std::to_string(d.used) +
+           "/" + std::to_string(d.max) + " slots — starts when its running jobs free " +
+           Plural(std::max<int64_t>(1, d.used + job.min_slots - d.max), "slot", "slots");
+  }
+  return "user " + (job.spec.user.empty() ? std::string("-") : job.spec.user) + " holds " +
+         std::to_string(d.used) + "/" + std::to_string(d.max) +
+         " slots of the queue's minimum user share while others wait — starts when one of its "
+         "jobs ends";
+}
+
+}  // namespace
+
 std::string Hint(const Job& job, const ClusterState& state, const PendingReasons& reasons) {
   const auto main =
       std::find_if(reasons.details.begin(), reasons.details.end(),
@@ -184,14 +216,9 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
              " more of shared resource " + d.resource + " (" + std::to_string(d.available) +
              " free) — starts when jobs holding it end";
     case ReasonCode::kExclusive:
-      return "an idle host: " + Plural(d.hosts, "matching host runs", "matching hosts run") +
-             " other jobs — starts when one of them empties";
     case ReasonCode::kHostClosed:
-      return Plural(d.hosts, "matching host is", "matching hosts are") +
-             " closed or draining — starts when an administrator opens one";
     case ReasonCode::kHostUnavail:
-      return Plural(d.hosts, "matching host is", "matching hosts are") +
-             " unavailable — starts when one comes back";
+      return HostStateHint(d);
     case ReasonCode::kDependency:
       if (d.never)
         return "nothing: " + d.condition + " can never be satisfied; cancel it (`sluice cancel " +
@@ -201,14 +228,8 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
     case ReasonCode::kQueueWindow:
       return "queue '" + queue.spec.name + "' opening its dispatch window at " + TimeText(d.time);
     case ReasonCode::kQueueCapacity:
-      return "queue '" + queue.spec.name + "' at its maximum capacity " + std::to_string(d.used) +
-             "/" + std::to_string(d.max) + " slots — starts when its running jobs free " +
-             Plural(std::max<int64_t>(1, d.used + job.min_slots - d.max), "slot", "slots");
     case ReasonCode::kUserLimit:
-      return "user " + (job.spec.user.empty() ? std::string("-") : job.spec.user) + " holds " +
-             std::to_string(d.used) + "/" + std::to_string(d.max) +
-             " slots of the queue's minimum user share while others wait — starts when one of its "
-             "jobs ends";
+      return QueueShareHint(d, job, queue);
     case ReasonCode::kLimit:
     case ReasonCode::kHostLimit:
       return LimitHint(d, job, state);
