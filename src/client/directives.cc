@@ -231,6 +231,30 @@ Result<std::string> SlurmBegin(std::string_view value, int64_t now) {
   return text;
 }
 
+// The flag a plain-text field sets (any non-empty value), or null for the other fields.
+std::string* TextField(Field field, SubmitFlags& flags) {
+  switch (field) {
+    case Field::kQueue:
+      return &flags.queue;
+    case Field::kName:
+      return &flags.name;
+    case Field::kOutput:
+      return &flags.output;
+    case Field::kError:
+      return &flags.error;
+    case Field::kResreq:
+      return &flags.resreq;
+    case Field::kDepend:
+      return &flags.depend;
+    case Field::kProject:
+      return &flags.project;
+    case Field::kCwd:
+      return &flags.cwd;
+    default:
+      return nullptr;
+  }
+}
+
 // Sets the flag `field` from `value`, checking what the flag's value must look like.
 Status SetField(Field field, std::string_view value, int64_t now, SubmitFlags& flags) {
   const std::string text(value);
@@ -292,34 +316,7 @@ Status SetField(Field field, std::string_view value, int64_t now, SubmitFlags& f
       break;
   }
   if (text.empty()) return InvalidArgument("expected a non-empty value");
-  switch (field) {
-    case Field::kQueue:
-      flags.queue = text;
-      break;
-    case Field::kName:
-      flags.name = text;
-      break;
-    case Field::kOutput:
-      flags.output = text;
-      break;
-    case Field::kError:
-      flags.error = text;
-      break;
-    case Field::kResreq:
-      flags.resreq = text;
-      break;
-    case Field::kDepend:
-      flags.depend = text;
-      break;
-    case Field::kProject:
-      flags.project = text;
-      break;
-    case Field::kCwd:
-      flags.cwd = text;
-      break;
-    default:
-      break;
-  }
+  if (std::string* target = TextField(field, flags)) *target = text;
   return Status::Ok();
 }
 
