@@ -170,8 +170,11 @@ TEST_F(EtcdStoreTest, ClosingTheLeaderHandsOverAtOnce) {
   EXPECT_LT(Clock::now() - start, milliseconds(1500));
 }
 
+// The lease (5 s) outlives the renewals that time out (1.5 s each) while etcd re-elects after
+// the quorum is back: with the minimum lease, etcd's extension at the election (~1.5 s) could
+// run out before a renewal got through, and the test failed once under a loaded ctest.
 TEST_F(EtcdStoreTest, WritesSurviveOneMemberDownAndWaitOutAQuorumLoss) {
-  auto store = OpenStore("a");
+  auto store = OpenStore("a", /*lease_seconds=*/5);
   ASSERT_TRUE(store->AwaitLeadership(seconds(10)).ok());
   ASSERT_TRUE(store->WriteSync(WriteBatch{.jobs = {Row(1)}}).ok());
   // 1. The first endpoint (the one the store talks to first) dies: the others serve.
