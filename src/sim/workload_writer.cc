@@ -9,40 +9,10 @@
 #include <optional>
 #include <string_view>
 
+#include "wire/job_json.h"
+
 namespace sluice::sim {
 namespace {
-
-// Appends `s` as a JSON string literal. Bytes >= 0x80 are copied as they are (the strings
-// come from UTF-8 input); control characters are escaped.
-void AppendJsonString(std::string& out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
 
 // Writes `"key": value` pairs separated by ", ".
 class ObjectWriter {
@@ -54,7 +24,7 @@ class ObjectWriter {
   }
   void String(std::string_view key, std::string_view value) {
     Key(key);
-    AppendJsonString(out_, value);
+    wire::AppendJsonString(value, out_);
   }
   void True(std::string_view key) {
     Key(key);
