@@ -24,6 +24,20 @@ constexpr milliseconds kWatchSlice{500};  // bounds how long the campaigner igno
 constexpr int64_t kLoadPage = 1000;
 constexpr size_t kOpOverheadBytes = 32;  // protobuf framing of one RequestOp, roughly
 
+// Makes up to `attempts` calls while they fail with kUnavailable (a member that stopped
+// answering, etcd electing a raft leader); `pause()` runs between calls and returns false to
+// give up early. Returns the last call's result.
+template <typename Call, typename Pause>
+auto RetryWhileUnavailable(int attempts, Call call, Pause pause) {
+  auto result = call();
+  for (int attempt = 1; attempt < attempts && !result &&
+                        result.error().code() == StatusCode::kUnavailable && pause();
+       ++attempt) {
+    result = call();
+  }
+  return result;
+}
+
 bool ParseInt(const std::string& text, int64_t& out) {
   if (text.empty()) return false;
   char* end = nullptr;
@@ -112,14 +126,12 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdOptions& options) {
   // A serializable-enough probe: any member that answers will do. A member that is only slow
   // (a stalled fsync, a raft election under load) leaves the next probe to the next member, so
   // a standby is not lost to one late answer; an etcd that no attempt reaches fails the start.
-  const std::string probe_key = options.prefix + "/meta/leader";
-  Result<EtcdRange> range = probe.Range(probe_key, "", 1, 0);
-  for (int attempt = 1;
-       attempt < kOpenProbes && !range && range.error().code() == StatusCode::kUnavailable;
-       ++attempt) {
-    std::this_thread::sleep_for(kRetryPause);
-    range = probe.Range(probe_key, "", 1, 0);
-  }
+  Result<EtcdRange> range = RetryWhileUnavailable(
+      kOpenProbes, [&] { return probe.Range(options.prefix + "/meta/leader", "", 1, 0); },
+      [] {
+        std::this_thread::sleep_for(kRetryPause);
+        return true;
+      });
   if (!range && range.error().code() == StatusCode::kUnavailable) return range.error();
   std::unique_ptr<EtcdStore> store(new EtcdStore(options));
   store->campaigner_ = std::thread([s = store.get()] { s->CampaignLoop(); });
@@ -349,17 +361,16 @@ Status EtcdStore::CommitChunk(EtcdClient& client, const Chunk& chunk) {
   // twice leaves what applying it once does, and nothing else writes between the attempts
   // (one writer, chunks in order). Without the resend, a write in flight when etcd's raft
   // leader dies (its proposal is lost with it) failed although a quorum was left.
-  const auto stopping = [this] {
-    std::lock_guard lock(mu_);
-    return stopping_;
-  };
-  Result<EtcdTxnResult> txn = client.Txn(fence, chunk.ops, LeaderKey());
-  for (int attempt = 1; attempt < kChunkAttempts && !txn &&
-                        txn.error().code() == StatusCode::kUnavailable && !stopping();
-       ++attempt) {
-    SleepFor(kRetryPause);
-    txn = client.Txn(fence, chunk.ops, LeaderKey());
-  }
+  Result<EtcdTxnResult> txn = RetryWhileUnavailable(
+      kChunkAttempts, [&] { return client.Txn(fence, chunk.ops, LeaderKey()); },
+      [this] {
+        {
+          std::lock_guard lock(mu_);
+          if (stopping_) return false;
+        }
+        SleepFor(kRetryPause);
+        return true;
+      });
   if (!txn) return txn.error();
   if (txn->succeeded) {
     last_revision_ = txn->revision;
