@@ -5,13 +5,19 @@
 namespace sluice::core {
 namespace {
 
+// Whether the job's queue dispatches at `now`. IsEligible asks this of every job a cycle
+// looks at; a bool, not WindowOpening's optional, which GCC returned through the stack and
+// read back in a way that stalled (~2 % of a trace replay).
+bool WindowOpen(const Job& job, const ClusterState& state, Instant now) {
+  const DispatchWindows& windows = state.topology().WindowsOf(job.queue);
+  return windows.always_open() || windows.IsOpen(state.WallTime(now));
+}
+
 // When the job's queue opens next (core time), or nullopt when it is open at `now`.
 std::optional<Instant> WindowOpening(const Job& job, const ClusterState& state, Instant now) {
-  const DispatchWindows& windows = state.topology().WindowsOf(job.queue);
-  if (windows.always_open()) return std::nullopt;
-  const Instant wall = state.WallTime(now);
-  if (windows.IsOpen(wall)) return std::nullopt;
-  const Instant opening = windows.NextOpening(wall);
+  if (WindowOpen(job, state, now)) return std::nullopt;
+  const Instant opening =
+      state.topology().WindowsOf(job.queue).NextOpening(state.WallTime(now));
   return opening == kInfinite ? kInfinite : opening - state.config().epoch_offset;
 }
 
@@ -59,7 +65,7 @@ std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterStat
 
 bool IsEligible(const Job& job, const ClusterState& state, Instant now) {
   return job.state != JobState::kHeld && !job.array_limited && !DependencyWaits(job, state) &&
-         job.spec.begin_time <= now && !WindowOpening(job, state, now);
+         job.spec.begin_time <= now && WindowOpen(job, state, now);
 }
 
 std::optional<Instant> NextEligibilityTimer(const ClusterState& state, Instant now) {

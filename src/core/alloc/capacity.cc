@@ -103,14 +103,12 @@ void Capacity::TakeHost(const HostGrant& grant) {
   free_slots_[grant.host] -= slots;
   total_free_ -= slots;
   NoteFree(grant.host);
-  if constexpr (kLogged) undo_.push_back(Undo{.index = grant.host, .slots = slots});
+  if constexpr (kLogged) LogUndo(false, grant.host, slots, 0, 0);
   for (const ResourceAmount& r : grant.resources) {
     int64_t& free = free_resources_[grant.host * resource_count_ + r.id];
     SLUICE_CHECK(r.amount <= free);
     free -= r.amount;
-    if constexpr (kLogged) {
-      undo_.push_back(Undo{.index = grant.host, .resource = r.id, .amount = r.amount});
-    }
+    if constexpr (kLogged) LogUndo(false, grant.host, 0, r.id, r.amount);
   }
 }
 
@@ -118,9 +116,7 @@ template <bool kLogged>
 void Capacity::TakeShared(const ResourceAmount& amount) {
   SLUICE_CHECK(amount.amount <= free_shared_[amount.id]);
   free_shared_[amount.id] -= amount.amount;
-  if constexpr (kLogged) {
-    undo_.push_back(Undo{.shared = true, .index = amount.id, .amount = amount.amount});
-  }
+  if constexpr (kLogged) LogUndo(true, amount.id, 0, 0, amount.amount);
 }
 
 void Capacity::ClaimHost(const HostGrant& grant) { TakeHost<true>(grant); }

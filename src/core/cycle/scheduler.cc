@@ -163,8 +163,12 @@ void Scheduler::AdmitQueue(const Queue& queue, CycleContext& ctx) const {
 
 CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now, const CycleOptions& options,
                                 CycleWorkspace* workspace) const {
-  std::optional<CycleWorkspace> own;  // this cycle's buffers, when the caller keeps none
-  if (workspace == nullptr) workspace = &own.emplace();
+  if (workspace == nullptr) {
+    // This cycle's buffers, when the caller keeps none. (Not an optional<CycleWorkspace>:
+    // GCC zeroed its 700 bytes on every cycle, ~2 % of a trace replay.)
+    CycleWorkspace own;
+    return RunCycle(state, now, options, &own);
+  }
   CycleContext ctx = BeginCycle(state, now, options, *workspace);  // 1.
   ctx.loads.Fill(state, now);
   ClassifyNewJobs(ctx);   // 2.
