@@ -185,6 +185,7 @@ class Capacity {
 
   std::vector<int32_t> free_slots_;
   std::vector<int32_t> total_slots_;
+  uint64_t totals_version_ = 0;  // HostSlots::totals_version of total_slots_; 0: not a copy
   std::vector<uint8_t> accepts_work_;
   std::vector<uint8_t> idle_;
   std::vector<int64_t> free_resources_;

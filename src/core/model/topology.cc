@@ -1,6 +1,7 @@
 #include "core/model/topology.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <set>
 #include <utility>
@@ -37,6 +38,13 @@ Result<DispatchWindows> ParseWindows(const QueueSpec& spec) {
   Result<DispatchWindows> windows = DispatchWindows::Parse(spec.windows);
   if (!windows) return windows.error().WithPrefix("queue '" + spec.name + "': windows");
   return windows;
+}
+
+// The next HostSlots::totals_version: process-wide (see there); atomic only so that states
+// of different threads (tests, a server's copies) never draw the same number.
+uint64_t NextTotalsVersion() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 // Host h's free slots, the free total and h's bit in the free-host index.
@@ -165,7 +173,10 @@ void Topology::SyncHostSlots(const Host& host) {
   }
   const bool works = host.AcceptsWork();
   SetFreeSlots(host_slots_, h, works ? host.FreeSlots() : 0);
-  host_slots_.total[h] = host.spec.slots;
+  if (host_slots_.total[h] != host.spec.slots || host_slots_.totals_version == 0) {
+    host_slots_.total[h] = host.spec.slots;
+    host_slots_.totals_version = NextTotalsVersion();
+  }
   host_slots_.accepts_work[h] = works;
   host_slots_.idle[h] = works && host.running_jobs == 0;
 }

@@ -94,6 +94,11 @@ struct HostSlots {
   // slot, kept here so that a cycle copies it instead of rebuilding it from `free`.
   std::vector<uint64_t> has_free;
   int64_t total_free = 0;  // the sum of `free`
+  // Names this content of `total`: a new number whenever a host's configured slots change,
+  // drawn from one process-wide sequence, so that equal versions mean equal totals even
+  // across states (a copy of a state keeps its original's). Capacity::Reset copies the
+  // totals only when the version is not the one it last copied.
+  uint64_t totals_version = 0;
 };
 
 using HostGroups = std::map<std::string, std::vector<std::string>>;
