@@ -1,6 +1,7 @@
 #include "core/model/runtime_history.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace sluice::core {
 
@@ -22,7 +23,24 @@ void RuntimeHistory::Record(const std::string& user, Duration runtime,
                             std::optional<Duration> run_limit) {
   UserHistory& history = by_user_[user];
   history.all.Add(runtime);
-  if (run_limit) history.by_limit[*run_limit].Add(runtime);
+  if (!run_limit) return;
+  Ring* ring = history.FindLimit(*run_limit);
+  if (ring == nullptr) {
+    auto at = std::lower_bound(history.by_limit.begin(), history.by_limit.end(), *run_limit,
+                               [](const auto& entry, Duration limit) { return entry.first < limit; });
+    ring = &history.by_limit.insert(at, {*run_limit, Ring{}})->second;
+  }
+  ring->Add(runtime);
+}
+
+const RuntimeHistory::Ring* RuntimeHistory::UserHistory::FindLimit(Duration run_limit) const {
+  auto at = std::lower_bound(by_limit.begin(), by_limit.end(), run_limit,
+                             [](const auto& entry, Duration limit) { return entry.first < limit; });
+  return at != by_limit.end() && at->first == run_limit ? &at->second : nullptr;
+}
+
+RuntimeHistory::Ring* RuntimeHistory::UserHistory::FindLimit(Duration run_limit) {
+  return const_cast<Ring*>(std::as_const(*this).FindLimit(run_limit));
 }
 
 std::optional<Duration> RuntimeHistory::MeanOfLast(const std::string& user, int32_t runs) const {
@@ -36,9 +54,9 @@ std::optional<Duration> RuntimeHistory::MeanOfLastWithLimit(const std::string& u
                                                             int32_t runs) const {
   auto it = by_user_.find(user);
   if (it == by_user_.end()) return std::nullopt;
-  auto ring = it->second.by_limit.find(run_limit);
-  if (ring == it->second.by_limit.end()) return std::nullopt;
-  return ring->second.MeanOfLast(runs);
+  const Ring* ring = it->second.FindLimit(run_limit);
+  if (ring == nullptr) return std::nullopt;
+  return ring->MeanOfLast(runs);
 }
 
 int32_t RuntimeHistory::Count(const std::string& user) const {
