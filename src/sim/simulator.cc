@@ -81,6 +81,14 @@ bool DependsOnRejected(const core::JobSpec& spec, const std::unordered_set<JobId
   return std::any_of(named.begin(), named.end(), [&](JobId id) { return rejected.contains(id); });
 }
 
+// How long a workload job runs once started: its runtime, or its run limit when
+// kill_at_limit cuts it there. Kept apart from the jobs (16 bytes, not a WorkloadJob's ~380)
+// because every start reads it at a job the replay has not touched since its submission.
+struct RunLength {
+  Duration duration = 0;
+  bool killed = false;  // reaches its run limit (kill_at_limit)
+};
+
 // (time, job id) inputs of the workload, sorted: cancels, and releases of held jobs.
 using TimedInputs = std::vector<std::pair<Instant, JobId>>;
 
@@ -139,6 +147,7 @@ class Replay final : public core::DecisionHandler {
   IndexOfJob index_of_;
   std::unordered_map<JobId, size_t> element_records_;  // lookups only
   std::vector<size_t> order_;                          // submissions by (submit time, id)
+  std::vector<RunLength> run_lengths_;                 // by workload position
   TimedInputs cancels_;
   TimedInputs releases_;
   std::unordered_set<JobId> rejected_;  // lookups only
@@ -156,6 +165,7 @@ class Replay final : public core::DecisionHandler {
 // (each pass over 200,000 jobs of a few hundred bytes reads the whole workload again).
 Status Replay::Prepare() {
   result_.records.resize(jobs_.size());
+  run_lengths_.resize(jobs_.size());
   state_.ReserveJobs(static_cast<size_t>(state_.job_count()) + jobs_.size());
   auto by_submit_then_id = [&](size_t a, size_t b) {
     if (jobs_[a].spec.submit_time != jobs_[b].spec.submit_time) {
@@ -174,6 +184,10 @@ Status Replay::Prepare() {
     record.queue = spec.queue;
     record.slots = spec.min_tasks;
     record.submit = spec.submit_time;
+    const bool killed =
+        options_.kill_at_limit && spec.run_limit && job.runtime > *spec.run_limit;
+    run_lengths_[i] = RunLength{.duration = killed ? *spec.run_limit : job.runtime,
+                                .killed = killed};
     if (!index_of_.Add(spec.id, i)) {
       return InvalidArgument("line " + std::to_string(job.line) + ": job id " +
                              std::to_string(spec.id) + " appears twice");
@@ -325,16 +339,13 @@ Status Replay::ApplyReleases(Instant t) {
 // A job started at t ends at t + runtime, or at t + run_limit when kill_at_limit cuts it.
 void Replay::OnStart(const core::StartJob& start, Instant now) {
   last_progress_ = now;
-  const WorkloadJob& wjob = jobs_[index_of_[ArrayIdOf(start.job)]];
+  const RunLength& run = run_lengths_[index_of_[ArrayIdOf(start.job)]];
   const core::Job& job = *state_.FindJob(start.job);  // holds the allocation (DriveLoop)
   JobRecord& record = RecordOf(start.job);
   record.start = now;
   record.slots = job.allocation.TotalSlots();
   record.state = core::JobState::kRunning;
-  const bool killed =
-      options_.kill_at_limit && wjob.spec.run_limit && wjob.runtime > *wjob.spec.run_limit;
-  finishes_.push(FinishEvent{AddDuration(now, killed ? *wjob.spec.run_limit : wjob.runtime),
-                             start.job, killed, job.start_seq});
+  finishes_.push(FinishEvent{AddDuration(now, run.duration), start.job, run.killed, job.start_seq});
   if (sink_ != nullptr) sink_->OnStart(now, job, state_);
 }
 
