@@ -185,6 +185,39 @@ TEST(CapacityTest, AResetAfterAMoveIsFresh) {
   ExpectFresh(second, state);
 }
 
+// Reset copies the configured slots only when their version changed (HostSlots::
+// totals_version): a host resized in place (same hosts, same count) and one Capacity reset
+// in turn from two states that differ only in a host's slots (a copy reconfigured) must
+// each see their own totals.
+TEST(CapacityTest, ResetSeesConfiguredSlotsChangedInPlaceAndAcrossStates) {
+  ClusterState original = testing::ClusterBuilder().Hosts(5, 2).State();
+  ClusterState resized = original.Clone();  // the same totals under the same version
+  ClusterConfig bigger = resized.config();
+  bigger.hosts[3].slots = 9;
+  ASSERT_TRUE(Apply(ConfigChanged{bigger}, 0, resized).ok());
+  ASSERT_EQ(resized.hosts()[3].spec.slots, 9);
+
+  Capacity capacity;
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    capacity.Reset(original);
+    ExpectFresh(capacity, original);
+    EXPECT_EQ(capacity.TotalSlots(3), 2);
+    EXPECT_EQ(capacity.MaxHostSlots(), 2);
+    capacity.Reset(resized);
+    ExpectFresh(capacity, resized);
+    EXPECT_EQ(capacity.TotalSlots(3), 9);
+    EXPECT_EQ(capacity.MaxHostSlots(), 9);
+  }
+  // And back in place: the same state shrinks the host again.
+  ClusterConfig smaller = resized.config();
+  smaller.hosts[3].slots = 1;
+  ASSERT_TRUE(Apply(ConfigChanged{smaller}, 1, resized).ok());
+  capacity.Reset(resized);
+  ExpectFresh(capacity, resized);
+  EXPECT_EQ(capacity.TotalSlots(3), 1);
+}
+
 // ForEachHostWithFreeFrom visits exactly the hosts from `from` on that have a free slot, in
 // host order, and stops when fn says so, whatever claims, rollbacks and debits did to the
 // index (first-fit searches on one-slot hosts rely on it to skip full hosts).
