@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "core/cycle/events.h"
 #include "core/model/predictive_config.h"
 #include "testing/builders.h"
@@ -51,6 +53,23 @@ TEST(RuntimeHistoryTest, FinishRecordsTheRuntimeOfTheJobsUser) {
   EXPECT_EQ(state.runtime_history().MeanOfLast("ann", 2), 300);
   EXPECT_EQ(state.runtime_history().MeanOfLast("bob", 2), 50);  // failed runs count too
   EXPECT_EQ(state.Clone().runtime_history().MeanOfLast("ann", 2), 300);
+}
+
+// The rings by run limit are kept sorted for lookup: limits first seen in any order, each
+// new one inserted before, between or after the others, are all found with their own runs.
+TEST(RuntimeHistoryTest, RunLimitsFirstSeenInAnyOrderAreEachFound) {
+  RuntimeHistory history;
+  const std::vector<Duration> limits = {7200, 60, 3600, 86400, 600, 1};
+  for (size_t i = 0; i < limits.size(); ++i) {
+    history.Record("u1", static_cast<Duration>(10 * (i + 1)), limits[i]);
+  }
+  history.Record("u1", 15, 60);  // an existing ring, after the inserts
+  for (size_t i = 0; i < limits.size(); ++i) {
+    const Duration expected = limits[i] == 60 ? 18 : static_cast<Duration>(10 * (i + 1));
+    EXPECT_EQ(history.MeanOfLastWithLimit("u1", limits[i], 8), expected) << limits[i];
+  }
+  EXPECT_EQ(history.MeanOfLastWithLimit("u1", 2, 8), std::nullopt);
+  EXPECT_EQ(history.MeanOfLastWithLimit("u1", 100000, 8), std::nullopt);
 }
 
 TEST(RuntimeHistoryTest, SameRunLimitHistoryIsKeptApart) {
