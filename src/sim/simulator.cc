@@ -184,10 +184,9 @@ Status Replay::Prepare() {
     record.queue = spec.queue;
     record.slots = spec.min_tasks;
     record.submit = spec.submit_time;
-    const bool killed =
-        options_.kill_at_limit && spec.run_limit && job.runtime > *spec.run_limit;
-    run_lengths_[i] = RunLength{.duration = killed ? *spec.run_limit : job.runtime,
-                                .killed = killed};
+    const bool killed = options_.kill_at_limit && spec.run_limit && job.runtime > *spec.run_limit;
+    run_lengths_[i] =
+        RunLength{.duration = killed ? *spec.run_limit : job.runtime, .killed = killed};
     if (!index_of_.Add(spec.id, i)) {
       return InvalidArgument("line " + std::to_string(job.line) + ": job id " +
                              std::to_string(spec.id) + " appears twice");

@@ -16,8 +16,7 @@ bool WindowOpen(const Job& job, const ClusterState& state, Instant now) {
 // When the job's queue opens next (core time), or nullopt when it is open at `now`.
 std::optional<Instant> WindowOpening(const Job& job, const ClusterState& state, Instant now) {
   if (WindowOpen(job, state, now)) return std::nullopt;
-  const Instant opening =
-      state.topology().WindowsOf(job.queue).NextOpening(state.WallTime(now));
+  const Instant opening = state.topology().WindowsOf(job.queue).NextOpening(state.WallTime(now));
   return opening == kInfinite ? kInfinite : opening - state.config().epoch_offset;
 }
 

@@ -26,8 +26,9 @@ void RuntimeHistory::Record(const std::string& user, Duration runtime,
   if (!run_limit) return;
   Ring* ring = history.FindLimit(*run_limit);
   if (ring == nullptr) {
-    auto at = std::lower_bound(history.by_limit.begin(), history.by_limit.end(), *run_limit,
-                               [](const auto& entry, Duration limit) { return entry.first < limit; });
+    auto at =
+        std::lower_bound(history.by_limit.begin(), history.by_limit.end(), *run_limit,
+                         [](const auto& entry, Duration limit) { return entry.first < limit; });
     ring = &history.by_limit.insert(at, {*run_limit, Ring{}})->second;
   }
   ring->Add(runtime);
