@@ -1,9 +1,19 @@
 #include "core/model/runtime_history.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace sluice::core {
+namespace {
+
+// The first of a user's (run limit, ring) entries whose limit is not below `run_limit`: its
+// ring, or where that ring goes. For the const and the mutable history alike.
+template <typename Entries>
+auto LowerBound(Entries& by_limit, Duration run_limit) {
+  return std::lower_bound(by_limit.begin(), by_limit.end(), run_limit,
+                          [](const auto& entry, Duration limit) { return entry.first < limit; });
+}
+
+}  // namespace
 
 void RuntimeHistory::Ring::Add(Duration runtime) {
   runtimes[next] = std::max<Duration>(runtime, 0);
@@ -24,24 +34,11 @@ void RuntimeHistory::Record(const std::string& user, Duration runtime,
   UserHistory& history = by_user_[user];
   history.all.Add(runtime);
   if (!run_limit) return;
-  Ring* ring = history.FindLimit(*run_limit);
-  if (ring == nullptr) {
-    auto at =
-        std::lower_bound(history.by_limit.begin(), history.by_limit.end(), *run_limit,
-                         [](const auto& entry, Duration limit) { return entry.first < limit; });
-    ring = &history.by_limit.insert(at, {*run_limit, Ring{}})->second;
+  auto at = LowerBound(history.by_limit, *run_limit);
+  if (at == history.by_limit.end() || at->first != *run_limit) {
+    at = history.by_limit.insert(at, {*run_limit, Ring{}});
   }
-  ring->Add(runtime);
-}
-
-const RuntimeHistory::Ring* RuntimeHistory::UserHistory::FindLimit(Duration run_limit) const {
-  auto at = std::lower_bound(by_limit.begin(), by_limit.end(), run_limit,
-                             [](const auto& entry, Duration limit) { return entry.first < limit; });
-  return at != by_limit.end() && at->first == run_limit ? &at->second : nullptr;
-}
-
-RuntimeHistory::Ring* RuntimeHistory::UserHistory::FindLimit(Duration run_limit) {
-  return const_cast<Ring*>(std::as_const(*this).FindLimit(run_limit));
+  at->second.Add(runtime);
 }
 
 std::optional<Duration> RuntimeHistory::MeanOfLast(const std::string& user, int32_t runs) const {
@@ -55,9 +52,9 @@ std::optional<Duration> RuntimeHistory::MeanOfLastWithLimit(const std::string& u
                                                             int32_t runs) const {
   auto it = by_user_.find(user);
   if (it == by_user_.end()) return std::nullopt;
-  const Ring* ring = it->second.FindLimit(run_limit);
-  if (ring == nullptr) return std::nullopt;
-  return ring->MeanOfLast(runs);
+  auto at = LowerBound(it->second.by_limit, run_limit);
+  if (at == it->second.by_limit.end() || at->first != run_limit) return std::nullopt;
+  return at->second.MeanOfLast(runs);
 }
 
 int32_t RuntimeHistory::Count(const std::string& user) const {

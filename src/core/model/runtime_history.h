@@ -68,8 +68,6 @@ class RuntimeHistory {
     // cache at each step (~1.5 % of a trace replay); a user has a few dozen limits at most
     // in the archive traces (HPC2N: 3,983 pairs for 257 users), and a new one is rare.
     std::vector<std::pair<Duration, Ring>> by_limit;
-    Ring* FindLimit(Duration run_limit);
-    const Ring* FindLimit(Duration run_limit) const;
   };
   std::unordered_map<std::string, UserHistory> by_user_;
   std::unordered_map<JobId, Duration> true_runtimes_;
