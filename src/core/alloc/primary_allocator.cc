@@ -519,6 +519,10 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
   const resreq::Primary& p = task.primary;
   if (!p.order.empty() || !p.same.empty() || !demand.missing.empty()) return false;
   if (p.span.kind == resreq::SpanKind::kPtile && p.span.ptile < task.max_tasks) return false;
+  // No host has more free slots than all of them together, or than the largest host has
+  // (checked before the view and selector are made: most multi-task jobs stop here).
+  if (task.max_tasks > capacity.TotalFree() || task.max_tasks > capacity.MaxHostSlots())
+    return false;
   CapacityHostView view(task.state, capacity, task.reference);
   const HostSelector selector(task);
   auto fits = [&](HostIndex h) {
@@ -534,9 +538,6 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
     placement.grants.push_back(std::move(grant));
     return true;
   };
-  // No host has more free slots than all of them together, or than the largest host has.
-  if (task.max_tasks > capacity.TotalFree() || task.max_tasks > capacity.MaxHostSlots())
-    return false;
   if (task.queue.all_hosts) {
     HostIndex start = capacity.FirstMaybeFree();
     if (p.select == resreq::kNoExpr && task.max_tasks > 0) {
