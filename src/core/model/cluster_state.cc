@@ -128,7 +128,7 @@ int32_t ClusterState::MinSlotsOf(const resreq::Request& request, const JobSpec& 
   return MinSlots(request, spec);
 }
 
-Status ClusterState::Submit(JobSpec spec) {
+Status ClusterState::Submit(JobSpec&& spec) {
   if (jobs_.contains(spec.id)) {
     return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.id) + " exists");
   }
