@@ -520,7 +520,8 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
   if (!p.order.empty() || !p.same.empty() || !demand.missing.empty()) return false;
   if (p.span.kind == resreq::SpanKind::kPtile && p.span.ptile < task.max_tasks) return false;
   // No host has more free slots than all of them together, or than the largest host has
-  // (checked before the view and selector are made: most multi-task jobs stop here).
+  // (checked before the view and selector are made: on one-slot hosts every multi-task
+  // job stops here).
   if (task.max_tasks > capacity.TotalFree() || task.max_tasks > capacity.MaxHostSlots())
     return false;
   CapacityHostView view(task.state, capacity, task.reference);
