@@ -13,13 +13,28 @@ FUZZ_SECONDS ?= 300
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup configure build build-sluice build-asan test run sim-demo ha-demo bench fuzz clean
+.PHONY: setup pgo-profile configure build build-sluice build-asan test run sim-demo ha-demo bench fuzz clean
 
 setup:
 	@scripts/setup
 
+# Profile-guided optimization of base, core and sim (CMakeLists.txt): an instrumented
+# sluice-full in build-pgo, trained by scripts/pgo-train; `make ... PGO=0` builds without.
+PGO ?= 1
+ifeq ($(PGO),1)
+PGO_PROFILES := $(CURDIR)/build/pgo-profile
+configure: pgo-profile
+endif
+
+pgo-profile: setup
+	@cmake -S . -B build-pgo -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSLUICE_PGO_GENERATE=$(CURDIR)/build-pgo/profile -DSLUICE_MIMALLOC=OFF >/dev/null
+	@cmake --build build-pgo -j $(JOBS) --target sluice-full
+	@scripts/pgo-train build-pgo/sluice-full build-pgo/profile $(PGO_PROFILES)
+
 configure: setup
-	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSLUICE_PGO_USE=$(PGO_PROFILES) >/dev/null
 
 build: configure
 	@cmake --build build -j $(JOBS)
@@ -61,4 +76,4 @@ fuzz: setup
 	@scripts/fuzz $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-pgo build-asan build-fuzz
