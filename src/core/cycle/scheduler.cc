@@ -194,12 +194,13 @@ void CommitResult(Result& result, Instant now, ClusterState& state) {
   }
   for (auto& decision : result.decisions) {
     if (auto* start = std::get_if<StartJob>(&decision)) {
+      const Job* started = nullptr;
       if constexpr (std::is_const_v<Result>) {
-        state.Start(start->job, start->allocation, now);
+        started = &state.Start(start->job, start->allocation, now);
       } else {
-        state.Start(start->job, std::move(start->allocation), now);
+        started = &state.Start(start->job, std::move(start->allocation), now);
       }
-      state.AddTotals(state.FindJob(start->job)->queue,
+      state.AddTotals(started->queue,
                       AdmissionTotals{.admitted = 1, .backfilled = start->backfilled ? 1 : 0});
     } else if (const auto* fail = std::get_if<FailJob>(&decision)) {
       state.Fail(fail->job, fail->cause, now);

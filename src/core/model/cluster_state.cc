@@ -347,7 +347,7 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
   return Status::Ok();
 }
 
-void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
+const Job& ClusterState::Start(JobId id, Allocation allocation, Instant now) {
   Job* job = MutableJob(id);
   SLUICE_CHECK(job != nullptr && job->state == JobState::kPending);
   RemovePending(*job);
@@ -366,6 +366,7 @@ void ClusterState::Start(JobId id, Allocation allocation, Instant now) {
                                       .slots = job->allocation.TotalSlots()});
   dependencies_.OnChanged(id, jobs_);
   NoteElement(*job, JobState::kPending);
+  return *job;
 }
 
 void ClusterState::Fail(JobId id, ExitCause cause, Instant now) {

@@ -223,7 +223,8 @@ class ClusterState {
   // Ends a RUNNING job: DONE when exit_code is 0 and cause kNone, EXIT otherwise.
   Status Finish(JobId id, Instant now, int32_t exit_code, ExitCause cause);
   // REQUIRES: the job is PENDING and the allocation fits the hosts' free slots.
-  void Start(JobId id, Allocation allocation, Instant now);
+  // Returns the started job (a commit reads its queue without a second lookup).
+  const Job& Start(JobId id, Allocation allocation, Instant now);
   // REQUIRES: the job is PENDING or HELD.
   void Fail(JobId id, ExitCause cause, Instant now);
   // Errors: kNotFound for an unknown host.
