@@ -21,8 +21,9 @@ setup:
 # Profile-guided optimization of base, core and sim (CMakeLists.txt): an instrumented
 # sluice-full in build-pgo, trained by scripts/pgo-train; `make ... PGO=0` builds without.
 PGO ?= 1
-ifeq ($(PGO),1)
 PGO_PROFILES := $(CURDIR)/build/pgo-profile
+ifeq ($(PGO),1)
+PGO_USE := $(PGO_PROFILES)
 configure: pgo-profile
 endif
 
@@ -34,7 +35,7 @@ pgo-profile: setup
 
 configure: setup
 	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DSLUICE_PGO_USE=$(PGO_PROFILES) >/dev/null
+	  -DSLUICE_PGO_USE=$(PGO_USE) >/dev/null
 
 build: configure
 	@cmake --build build -j $(JOBS)
