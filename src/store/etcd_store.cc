@@ -73,6 +73,13 @@ Status ParseQuery(const std::string& query, EtcdOptions& out) {
 
 size_t OpBytes(const EtcdOp& op) { return op.key.size() + op.value.size() + kOpOverheadBytes; }
 
+// A job id as its keys spell it: 20 digits, so that keys sort by id.
+std::string IdDigits(JobId id) {
+  char digits[24];
+  std::snprintf(digits, sizeof digits, "%020lld", static_cast<long long>(id));
+  return digits;
+}
+
 }  // namespace
 
 Result<EtcdOptions> ParseEtcdUrl(const std::string& url) {
@@ -158,10 +165,10 @@ EtcdStore::~EtcdStore() {
   }
 }
 
-std::string EtcdStore::JobKey(JobId id) const {
-  char digits[24];
-  std::snprintf(digits, sizeof digits, "%020lld", static_cast<long long>(id));
-  return options_.prefix + "/jobs/" + digits;
+std::string EtcdStore::JobKey(JobId id) const { return options_.prefix + "/jobs/" + IdDigits(id); }
+
+std::string EtcdStore::SpecKey(JobId id) const {
+  return options_.prefix + "/specs/" + IdDigits(id);
 }
 
 void EtcdStore::SleepFor(milliseconds d) {
@@ -273,12 +280,21 @@ void EtcdStore::Depose(const Status& why) {
   if (callback) callback(why);
 }
 
-std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch) const {
+std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch, std::vector<JobId>& new_specs) {
   std::vector<EtcdOp> ops;
   const std::string& p = options_.prefix;
-  for (const StoredJob& j : batch.jobs) ops.push_back({.key = JobKey(j.id), .value = EncodeJob(j)});
-  for (JobId id : batch.deleted_jobs)
+  for (const StoredJob& j : batch.jobs) {
+    if (specs_stored_.insert(j.id).second) {
+      ops.push_back({.key = SpecKey(j.id), .value = j.spec});
+      new_specs.push_back(j.id);
+    }
+    ops.push_back({.key = JobKey(j.id), .value = EncodeJob(j)});
+  }
+  for (JobId id : batch.deleted_jobs) {
     ops.push_back({.kind = EtcdOp::Kind::kDelete, .key = JobKey(id)});
+    ops.push_back({.kind = EtcdOp::Kind::kDelete, .key = SpecKey(id)});
+    specs_stored_.erase(id);
+  }
   for (const StoredHost& h : batch.hosts)
     ops.push_back({.key = p + "/hosts/" + h.name, .value = h.spec});
   if (batch.config_version) {
@@ -301,11 +317,13 @@ std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch) const {
 // in order, and completes with its last. etcd refuses a txn that names a key twice, so a later
 // write of the same key replaces the earlier one in the chunk (the txn is atomic: same end
 // state).
-std::vector<EtcdStore::Chunk> EtcdStore::ChunkGroup(const std::deque<Pending>& group,
-                                                    std::vector<Status>& refused) {
+EtcdStore::ChunkedGroup EtcdStore::ChunkGroup(const std::deque<Pending>& group,
+                                              std::vector<Status>& refused) {
+  ChunkedGroup chunked;
+  std::vector<Chunk>& chunks = chunked.chunks;
+  std::lock_guard specs_lock(specs_mu_);
   const size_t max_ops = static_cast<size_t>(options_.max_txn_ops);
   const size_t max_bytes = static_cast<size_t>(options_.max_request_bytes) * 9 / 10;
-  std::vector<Chunk> chunks;
   std::unordered_map<std::string, size_t> index;  // key -> position in chunks.back().ops
   size_t bytes = 0;
   const auto fits = [&](size_t ops, size_t more_bytes) {
@@ -318,7 +336,8 @@ std::vector<EtcdStore::Chunk> EtcdStore::ChunkGroup(const std::deque<Pending>& g
     bytes = 0;
   };
   for (size_t i = 0; i < group.size(); ++i) {
-    std::vector<EtcdOp> ops = OpsOf(group[i].batch);
+    const size_t specs_before = chunked.new_specs.size();
+    std::vector<EtcdOp> ops = OpsOf(group[i].batch, chunked.new_specs);
     size_t batch_bytes = 0;
     size_t largest = 0;
     for (const EtcdOp& op : ops) {
@@ -328,6 +347,10 @@ std::vector<EtcdStore::Chunk> EtcdStore::ChunkGroup(const std::deque<Pending>& g
     if (largest > max_bytes) {
       refused[i] = InvalidArgument("a key of " + std::to_string(largest) + " bytes exceeds the " +
                                    "etcd store's txn limit (max-request-bytes)");
+      for (size_t k = specs_before; k < chunked.new_specs.size(); ++k) {
+        specs_stored_.erase(chunked.new_specs[k]);  // not written: the next write puts it
+      }
+      chunked.new_specs.resize(specs_before);
       continue;
     }
     const bool whole = ops.size() <= max_ops && batch_bytes <= max_bytes;
@@ -346,7 +369,7 @@ std::vector<EtcdStore::Chunk> EtcdStore::ChunkGroup(const std::deque<Pending>& g
     }
     chunks.back().batches.push_back(i);
   }
-  return chunks;
+  return chunked;
 }
 
 Status EtcdStore::CommitChunk(EtcdClient& client, const Chunk& chunk) {
@@ -411,15 +434,20 @@ void EtcdStore::WriterLoop() {
       std::fill(statuses.begin(), statuses.end(),
                 FailedPrecondition("this etcd store does not lead (a candidate cannot write)"));
     } else {
-      std::vector<Chunk> chunks = ChunkGroup(group, statuses);
+      ChunkedGroup chunked = ChunkGroup(group, statuses);
       Status failed;
-      for (const Chunk& chunk : chunks) {
+      for (const Chunk& chunk : chunked.chunks) {
         Status status = failed.ok() ? CommitChunk(client, chunk) : failed;
         if (failed.ok()) ++transactions;
         if (!status.ok()) failed = status;
         for (size_t i : chunk.batches) statuses[i] = status;
       }
-      if (failed.ok()) MaybeCompact(client);
+      if (failed.ok()) {
+        MaybeCompact(client);
+      } else {
+        std::lock_guard specs_lock(specs_mu_);
+        for (JobId id : chunked.new_specs) specs_stored_.erase(id);
+      }
     }
     lock.lock();
     stats_.transactions += transactions;
@@ -502,6 +530,10 @@ Result<Snapshot> EtcdStore::Load() {
   Snapshot snap;
   snap.epoch = epoch_.load();
   std::vector<EtcdKv> hosts;
+  // Rows read without their spec, by id -> position in snap.jobs; "jobs/" sorts before
+  // "specs/", so every row is read before the specs.
+  std::unordered_map<JobId, size_t> awaiting_spec;
+  std::vector<JobId> with_spec_key;
   std::string from = base;
   int64_t revision = 0;
   while (true) {
@@ -514,9 +546,19 @@ Result<Snapshot> EtcdStore::Load() {
       const std::string name = kv.key.substr(base.size());
       int64_t number = 0;
       if (name.starts_with("jobs/")) {
-        Result<StoredJob> job = DecodeJob(kv.value, kv.key);
+        bool has_spec = false;
+        Result<StoredJob> job = DecodeJob(kv.value, kv.key, &has_spec);
         if (!job) return job.error();
+        if (!has_spec) awaiting_spec.emplace(job->id, snap.jobs.size());
         snap.jobs.push_back(std::move(*job));
+      } else if (name.starts_with("specs/") && ParseInt(name.substr(6), number)) {
+        // A spec without its row was put by a write that failed after its txn; the job was
+        // never acknowledged, so it is left out.
+        if (auto it = awaiting_spec.find(number); it != awaiting_spec.end()) {
+          snap.jobs[it->second].spec = std::move(kv.value);
+          with_spec_key.push_back(number);
+          awaiting_spec.erase(it);
+        }
       } else if (name.starts_with("hosts/")) {
         hosts.push_back(std::move(kv));
       } else if (name.starts_with("settings/") && ParseInt(kv.value, number)) {
@@ -527,6 +569,14 @@ Result<Snapshot> EtcdStore::Load() {
     }
     if (!page->more) break;
     from = last + std::string(1, '\0');
+  }
+  if (!awaiting_spec.empty()) {
+    const JobId id = std::min_element(awaiting_spec.begin(), awaiting_spec.end())->first;
+    return Internal(JobKey(id) + ": a job row without its spec (" + SpecKey(id) + " is missing)");
+  }
+  {
+    std::lock_guard specs_lock(specs_mu_);
+    specs_stored_.insert(with_spec_key.begin(), with_spec_key.end());
   }
   // Hosts in the order they were last written, as the SQLite store returns them.
   std::stable_sort(hosts.begin(), hosts.end(), [](const EtcdKv& a, const EtcdKv& b) {

@@ -2,7 +2,10 @@
 // (R-HA-1, R-HA-4). docs/ha.md has the design in a page; this is its contract.
 //
 // Representation, under PREFIX (default "/sluice"):
-//   PREFIX/jobs/<id, 20 digits>   a StoredJob as JSON (row_codec.h), ordered by id
+//   PREFIX/jobs/<id, 20 digits>   a StoredJob as JSON but for its spec (row_codec.h), by id
+//   PREFIX/specs/<id, 20 digits>  that job's spec, put once: in the txn of its first row or an
+//                                 earlier one (a row of an older version that carries its spec
+//                                 is read as it is, and its next write adds the key)
 //   PREFIX/hosts/<name>           a StoredHost's spec
 //   PREFIX/settings/<key>         an integer setting, decimal
 //   PREFIX/meta/config_version    decimal
@@ -46,6 +49,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "store/etcd_client.h"
@@ -102,9 +106,16 @@ class EtcdStore final : public Store {
     std::vector<EtcdOp> ops;
     std::vector<size_t> batches;  // indexes in the group of the batches that end in this chunk
   };
+  // A group's chunks, and the jobs whose spec they put (specs_stored_ has them already; a
+  // failed group takes them out again, so their next write puts the spec again).
+  struct ChunkedGroup {
+    std::vector<Chunk> chunks;
+    std::vector<JobId> new_specs;
+  };
 
   explicit EtcdStore(EtcdOptions options);
   std::string JobKey(JobId id) const;
+  std::string SpecKey(JobId id) const;
   std::string LeaderKey() const { return options_.prefix + "/meta/leader"; }
 
   void CampaignLoop();
@@ -112,8 +123,10 @@ class EtcdStore final : public Store {
   void WriterLoop();
   // Turns a group of batches into txn-sized chunks; a batch with a key too large for any txn
   // gets its Status in `refused` (indexed like `group`).
-  std::vector<Chunk> ChunkGroup(const std::deque<Pending>& group, std::vector<Status>& refused);
-  std::vector<EtcdOp> OpsOf(const WriteBatch& batch) const;
+  ChunkedGroup ChunkGroup(const std::deque<Pending>& group, std::vector<Status>& refused);
+  // The batch's operations; a job's spec put comes before its row (same or earlier chunk)
+  // when specs_stored_ does not have it, and the job joins `new_specs`.
+  std::vector<EtcdOp> OpsOf(const WriteBatch& batch, std::vector<JobId>& new_specs);
   Status CommitChunk(EtcdClient& client, const Chunk& chunk);
   // Compacts when compact_revisions passed since the last compaction (writer thread).
   void MaybeCompact(EtcdClient& client);
@@ -127,6 +140,9 @@ class EtcdStore final : public Store {
   std::atomic<bool> keepalive_stopped_ = false;
   int64_t last_revision_ = 0;       // of the last committed txn (writer thread)
   int64_t compacted_revision_ = 0;  // of the last compaction (writer thread)
+
+  std::mutex specs_mu_;
+  std::unordered_set<JobId> specs_stored_;  // jobs whose specs/ key is written (or being)
 
   mutable std::mutex mu_;
   std::condition_variable cv_;          // queue, role and stop changes

@@ -1,4 +1,4 @@
-// Row codec (see row_codec.h): short stable field names, nulls left out.
+// Row codec (see row_codec.h): stable field names; nulls and defaults left out.
 #include "store/row_codec.h"
 
 #include <nlohmann/json.hpp>
@@ -14,6 +14,11 @@ void Optional(Json& j, const char* field, const std::optional<T>& value) {
 }
 
 template <typename T>
+void NonDefault(Json& j, const char* field, const T& value) {
+  if (value != T{}) j[field] = value;
+}
+
+template <typename T>
 std::optional<T> ReadOptional(const Json& j, const char* field) {
   auto it = j.find(field);
   if (it == j.end() || it->is_null()) return std::nullopt;
@@ -23,40 +28,40 @@ std::optional<T> ReadOptional(const Json& j, const char* field) {
 }  // namespace
 
 std::string EncodeJob(const StoredJob& r) {
-  Json j = {{"id", r.id},
-            {"spec", r.spec},
-            {"state", r.state},
-            {"seq", r.seq},
-            {"submit_time", r.submit_time},
-            {"start_time", r.start_time},
-            {"end_time", r.end_time},
-            {"cause", r.cause},
-            {"allocation", r.allocation},
-            {"start_seq", r.start_seq},
-            {"phase", r.phase},
-            {"enqueue_time", r.enqueue_time},
-            {"policy", r.policy},
-            {"bypass_count", r.bypass_count},
-            {"epoch", r.epoch},
-            {"dispatch_attempts", r.dispatch_attempts},
-            {"cancel_requested", r.cancel_requested},
-            {"preempted_for", r.preempted_for},
-            {"preempt_kill_at", r.preempt_kill_at}};
+  Json j = {{"id", r.id}};
+  NonDefault(j, "state", r.state);
+  NonDefault(j, "seq", r.seq);
+  NonDefault(j, "submit_time", r.submit_time);
+  NonDefault(j, "start_time", r.start_time);
+  NonDefault(j, "end_time", r.end_time);
+  NonDefault(j, "cause", r.cause);
+  NonDefault(j, "allocation", r.allocation);
+  NonDefault(j, "start_seq", r.start_seq);
+  NonDefault(j, "phase", r.phase);
+  NonDefault(j, "enqueue_time", r.enqueue_time);
+  NonDefault(j, "policy", r.policy);
+  NonDefault(j, "bypass_count", r.bypass_count);
+  NonDefault(j, "epoch", r.epoch);
+  NonDefault(j, "dispatch_attempts", r.dispatch_attempts);
+  NonDefault(j, "cancel_requested", r.cancel_requested);
+  NonDefault(j, "preempted_for", r.preempted_for);
+  NonDefault(j, "preempt_kill_at", r.preempt_kill_at);
   Optional(j, "exit_code", r.exit_code);
   Optional(j, "cpu_seconds", r.cpu_seconds);
   Optional(j, "max_rss_mb", r.max_rss_mb);
-  if (!r.message.empty()) j["message"] = r.message;
-  if (!r.array_states.empty()) j["array_states"] = r.array_states;
+  NonDefault(j, "message", r.message);
+  NonDefault(j, "array_states", r.array_states);
   Optional(j, "first_blocked", r.first_blocked);
   Optional(j, "gate_since", r.gate_since);
   return j.dump();
 }
 
-Result<StoredJob> DecodeJob(const std::string& text, const std::string& where) {
+Result<StoredJob> DecodeJob(const std::string& text, const std::string& where, bool* has_spec) {
   Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("id") || !j["id"].is_number_integer()) {
     return Internal(where + ": not a job row");
   }
+  if (has_spec != nullptr) *has_spec = j.contains("spec");
   StoredJob r;
   try {
     r.id = j["id"].get<JobId>();

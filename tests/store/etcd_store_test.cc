@@ -75,9 +75,27 @@ TEST(EtcdCodecTest, Base64AndRowsRoundTrip) {
   StoredJob row = Row(12);
   row.exit_code = -9;
   row.gate_since = 5;
-  auto back = DecodeJob(EncodeJob(row), "k");
+  row.allocation = R"({"h1":2})";
+  bool has_spec = true;
+  auto back = DecodeJob(EncodeJob(row), "k", &has_spec);
   ASSERT_TRUE(back);
-  EXPECT_EQ(*back, row);
+  EXPECT_FALSE(has_spec);  // the store keeps the spec under a key of its own
+  StoredJob without_spec = row;
+  without_spec.spec.clear();
+  EXPECT_EQ(*back, without_spec);
+  // Fields at their defaults are left out; Decode gives them back.
+  const std::string text = EncodeJob(Row(12));
+  EXPECT_EQ(text.find("cause"), std::string::npos) << text;
+  EXPECT_EQ(text.find("cancel_requested"), std::string::npos) << text;
+  EXPECT_EQ(text.find("spec"), std::string::npos) << text;
+  // A row as versions before the spec's own key wrote it: every field, the spec inside.
+  auto old = DecodeJob(R"({"id":7,"spec":"{\"command\":\"true\"}","state":"RUNNING","cause":"",)"
+                       R"("start_time":0,"cancel_requested":false})",
+                       "k", &has_spec);
+  ASSERT_TRUE(old) << old.error().ToString();
+  EXPECT_TRUE(has_spec);
+  EXPECT_EQ(old->spec, R"({"command":"true"})");
+  EXPECT_EQ(old->state, "RUNNING");
   EXPECT_EQ(DecodeJob("[1]", "k").error().code(), StatusCode::kInternal);
 }
 
@@ -296,6 +314,68 @@ TEST_F(EtcdStoreTest, ABatchOverTheTxnLimitIsSplitInOrder) {
   ASSERT_EQ(snap->jobs.size(), 25u);
   EXPECT_EQ(snap->jobs[2].state, "RUNNING");
   EXPECT_EQ(snap->jobs[24].id, 25);
+}
+
+// A job's spec is put once, with its first row, and joined to the row on Load; a row of an older
+// version (spec inside) loads as it is; a deleted job takes its spec along; a row whose spec is
+// missing is refused by Load rather than read with an empty spec.
+TEST_F(EtcdStoreTest, AJobsSpecIsPutOnceAndJoinedToItsRowOnLoad) {
+  auto store = OpenStore("a");
+  ASSERT_TRUE(store->AwaitLeadership(seconds(10)).ok());
+  EtcdClient raw({cluster_->endpoint(0)}, milliseconds(2000));
+  const std::string spec_key = "/t/specs/00000000000000000001";
+  const auto mod_revision = [&](const std::string& key) -> int64_t {
+    auto got = raw.Range(key, "", 1, 0);
+    EXPECT_TRUE(got) << got.error().ToString();
+    return got && !got->kvs.empty() ? got->kvs[0].mod_revision : 0;
+  };
+  StoredJob one = Row(1);
+  one.spec = R"({"command":"sleep 1"})";
+  ASSERT_TRUE(store->WriteSync(WriteBatch{.jobs = {one}}).ok());
+  const int64_t first = mod_revision(spec_key);
+  ASSERT_GT(first, 0);
+  one.state = "RUNNING";
+  ASSERT_TRUE(store->WriteSync(WriteBatch{.jobs = {one}}).ok());
+  EXPECT_EQ(mod_revision(spec_key), first);  // the second write put the row only
+  auto row = raw.Range("/t/jobs/00000000000000000001", "", 1, 0);
+  ASSERT_TRUE(row && row->kvs.size() == 1);
+  EXPECT_EQ(row->kvs[0].value.find("spec"), std::string::npos) << row->kvs[0].value;
+
+  // Job 2 as an older version stored it.
+  ASSERT_TRUE(raw.Txn({},
+                      {{.key = "/t/jobs/00000000000000000002",
+                        .value = R"({"id":2,"spec":"{\"old\":true}","state":"PENDING"})"}},
+                      ""));
+  auto next = OpenStore("b");  // a successor's Load, as after a failover
+  store.reset();
+  ASSERT_TRUE(next->AwaitLeadership(seconds(10)).ok());
+  auto snap = next->Load();
+  ASSERT_TRUE(snap) << snap.error().ToString();
+  ASSERT_EQ(snap->jobs.size(), 2u);
+  EXPECT_EQ(snap->jobs[0].spec, R"({"command":"sleep 1"})");
+  EXPECT_EQ(snap->jobs[0].state, "RUNNING");
+  EXPECT_EQ(snap->jobs[1].spec, R"({"old":true})");
+  // The successor knows job 1's spec is stored; job 2's next write adds its key.
+  const int64_t before = mod_revision(spec_key);
+  StoredJob two = snap->jobs[1];
+  two.state = "RUNNING";
+  ASSERT_TRUE(next->WriteSync(WriteBatch{.jobs = {snap->jobs[0], two}}).ok());
+  EXPECT_EQ(mod_revision(spec_key), before);
+  EXPECT_GT(mod_revision("/t/specs/00000000000000000002"), 0);
+
+  ASSERT_TRUE(next->WriteSync(WriteBatch{.deleted_jobs = {1}}).ok());
+  EXPECT_EQ(mod_revision(spec_key), 0);  // gone with its row
+  ASSERT_TRUE(raw.Txn({},
+                      {{.key = "/t/jobs/00000000000000000003",
+                        .value = R"({"id":3,"state":"PENDING"})"}},
+                      ""));
+  auto broken = next->Load();
+  ASSERT_FALSE(broken);
+  EXPECT_EQ(broken.error().code(), StatusCode::kInternal);
+  EXPECT_NE(broken.error().message().find("/t/jobs/00000000000000000003: a job row without its "
+                                          "spec"),
+            std::string::npos)
+      << broken.error().ToString();
 }
 
 }  // namespace
