@@ -315,23 +315,40 @@ void RegisterAdmin(CLI::App& app, int& exit_code, const std::string& kind, const
 
 }  // namespace
 
-void RegisterClientCommands(CLI::App& app, int& exit_code) {
-  RegisterSubmit(app, exit_code);
-  RegisterJobs(app, exit_code);
-  RegisterAction(app, exit_code, "cancel", "cancel jobs (bkill/scancel)", "is being cancelled");
-  RegisterAction(app, exit_code, "hold", "hold pending jobs (bstop/scontrol hold)", "is held");
-  RegisterAction(app, exit_code, "release", "release held jobs", "is released");
-  RegisterList(app, exit_code, "hosts", "list hosts (bhosts/sinfo)", client::FormatHosts);
-  RegisterList(app, exit_code, "queues", "list queues (bqueues)", client::FormatQueues);
-  RegisterList(app, exit_code, "limits", "list limits (blimits)", client::FormatLimits);
-  RegisterAdmin(app, exit_code, "queue",
-                "open/close (submissions) or activate/inactivate (dispatch) queues; admins only",
-                {{"open", "opened"},
-                 {"close", "closed"},
-                 {"activate", "activated"},
-                 {"inactivate", "inactivated"}});
-  RegisterAdmin(app, exit_code, "host", "open/close hosts for new jobs; admins only",
-                {{"open", "opened"}, {"close", "closed"}});
+void RegisterClientCommands(CLI::App& app, int& exit_code, std::string_view only) {
+  const auto wanted = [only](std::string_view verb) { return only.empty() || only == verb; };
+  if (wanted("submit")) RegisterSubmit(app, exit_code);
+  if (wanted("jobs")) RegisterJobs(app, exit_code);
+  if (wanted("cancel")) {
+    RegisterAction(app, exit_code, "cancel", "cancel jobs (bkill/scancel)", "is being cancelled");
+  }
+  if (wanted("hold")) {
+    RegisterAction(app, exit_code, "hold", "hold pending jobs (bstop/scontrol hold)", "is held");
+  }
+  if (wanted("release")) {
+    RegisterAction(app, exit_code, "release", "release held jobs", "is released");
+  }
+  if (wanted("hosts")) {
+    RegisterList(app, exit_code, "hosts", "list hosts (bhosts/sinfo)", client::FormatHosts);
+  }
+  if (wanted("queues")) {
+    RegisterList(app, exit_code, "queues", "list queues (bqueues)", client::FormatQueues);
+  }
+  if (wanted("limits")) {
+    RegisterList(app, exit_code, "limits", "list limits (blimits)", client::FormatLimits);
+  }
+  if (wanted("queue")) {
+    RegisterAdmin(app, exit_code, "queue",
+                  "open/close (submissions) or activate/inactivate (dispatch) queues; admins only",
+                  {{"open", "opened"},
+                   {"close", "closed"},
+                   {"activate", "activated"},
+                   {"inactivate", "inactivated"}});
+  }
+  if (wanted("host")) {
+    RegisterAdmin(app, exit_code, "host", "open/close hosts for new jobs; admins only",
+                  {{"open", "opened"}, {"close", "closed"}});
+  }
 }
 
 }  // namespace sluice::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string_view>
 
 namespace sluice::cli {
 
@@ -14,8 +15,10 @@ void RegisterResreqCommand(CLI::App& app, int& exit_code);
 void RegisterBenchCommand(CLI::App& app, int& exit_code);
 void RegisterAgentCommand(CLI::App& app, int& exit_code);
 void RegisterServerCommand(CLI::App& app, int& exit_code);
-// submit, jobs, cancel, hold, release, hosts, queues, limits (client_commands.cc).
-void RegisterClientCommands(CLI::App& app, int& exit_code);
+// submit, jobs, cancel, hold, release, hosts, queues, limits, queue, host
+// (client_commands.cc); only the verb `only` when it is given (the front-end: CLI11 builds every
+// option of every verb it is given, and a process runs one).
+void RegisterClientCommands(CLI::App& app, int& exit_code, std::string_view only = {});
 // history (history_command.cc).
 void RegisterHistoryCommand(CLI::App& app, int& exit_code);
 // modify, requeue (job_change_commands.cc).

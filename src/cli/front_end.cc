@@ -29,8 +29,9 @@ std::string FullBinary() {
   return (slash == std::string::npos ? std::string() : self.substr(0, slash + 1)) + "sluice-full";
 }
 
-// The verb's group of client verbs, registered as cli::Main registers it (app.cc); the other
-// groups are left out (CLI11 builds every option of every verb it is given: ~0.1 ms a group).
+// The verb alone, or its group where a file registers several together, as cli::Main registers
+// them (app.cc); the other verbs are left out (CLI11 builds every option of every verb it is
+// given: ~0.1 ms a group).
 int RunClientVerbs(int argc, char** argv) {
   CLI::App app{"sluice: a batch workload scheduler for clusters"};
   app.require_subcommand(1);
@@ -43,7 +44,7 @@ int RunClientVerbs(int argc, char** argv) {
   } else if (verb == "peek") {
     RegisterPeekCommand(app, exit_code);
   } else {
-    RegisterClientCommands(app, exit_code);
+    RegisterClientCommands(app, exit_code, verb);
   }
   try {
     app.parse(argc, argv);

@@ -58,7 +58,8 @@ TEST(FrontEndTest, BothBinariesAnswerAlike) {
   for (const std::string args :
        {"submit --bogus-flag", "hosts --server http://a,,b --token t", "cancel", "", "--help",
         "submit --help", "jobs --help", "history --help", "modify --bogus", "requeue",
-        "peek --help", "resreq check 'select[mem>1]'"}) {
+        "peek --help", "resreq check 'select[mem>1]'", "queue --help", "host", "hold --bogus",
+        "release --help", "queues --help", "limits --json --bogus"}) {
     SCOPED_TRACE(args);
     const auto a = RunShell("env -u SLUICE_SERVER " + front + " " + args);
     // The complete binary under the same argv[0] (CLI11 prints it in usage lines).
