@@ -1,21 +1,53 @@
 // Row codec (see row_codec.h): stable field names; nulls and defaults left out.
 #include "store/row_codec.h"
 
+#include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <type_traits>
+
+#include "base/json_text.h"
 
 namespace sluice::store {
 namespace {
 
 using Json = nlohmann::json;
 
-template <typename T>
-void Optional(Json& j, const char* field, const std::optional<T>& value) {
-  if (value) j[field] = *value;
+// Members of the row's object, each preceded by its comma (the object starts with "id");
+// a member at its default is left out (DecodeJob gives the default back).
+void Key(std::string& out, std::string_view name) {
+  out += ",\"";
+  out += name;
+  out += "\":";
 }
 
 template <typename T>
-void NonDefault(Json& j, const char* field, const T& value) {
-  if (value != T{}) j[field] = value;
+void Integer(std::string& out, std::string_view name, T value) {
+  if (value == T{}) return;
+  Key(out, name);
+  out += std::to_string(value);
+}
+
+void Text(std::string& out, std::string_view name, const std::string& value) {
+  if (value.empty()) return;
+  Key(out, name);
+  AppendJsonString(value, out);
+}
+
+template <typename T>
+void Optional(std::string& out, std::string_view name, const std::optional<T>& value) {
+  if (!value) return;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(*value)) return;  // JSON has no inf or nan: read back as absent
+    char digits[32];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, *value);  // shortest
+    Key(out, name);
+    out.append(digits, end);
+  } else {
+    Key(out, name);
+    out += std::to_string(*value);
+  }
 }
 
 template <typename T>
@@ -27,33 +59,39 @@ std::optional<T> ReadOptional(const Json& j, const char* field) {
 
 }  // namespace
 
+// Written as text: building a nlohmann::json object first (a std::map, an allocation a member)
+// was ~11 % of an etcd-backed server's CPU at 2,000 hosts.
 std::string EncodeJob(const StoredJob& r) {
-  Json j = {{"id", r.id}};
-  NonDefault(j, "state", r.state);
-  NonDefault(j, "seq", r.seq);
-  NonDefault(j, "submit_time", r.submit_time);
-  NonDefault(j, "start_time", r.start_time);
-  NonDefault(j, "end_time", r.end_time);
-  NonDefault(j, "cause", r.cause);
-  NonDefault(j, "allocation", r.allocation);
-  NonDefault(j, "start_seq", r.start_seq);
-  NonDefault(j, "phase", r.phase);
-  NonDefault(j, "enqueue_time", r.enqueue_time);
-  NonDefault(j, "policy", r.policy);
-  NonDefault(j, "bypass_count", r.bypass_count);
-  NonDefault(j, "epoch", r.epoch);
-  NonDefault(j, "dispatch_attempts", r.dispatch_attempts);
-  NonDefault(j, "cancel_requested", r.cancel_requested);
-  NonDefault(j, "preempted_for", r.preempted_for);
-  NonDefault(j, "preempt_kill_at", r.preempt_kill_at);
-  Optional(j, "exit_code", r.exit_code);
-  Optional(j, "cpu_seconds", r.cpu_seconds);
-  Optional(j, "max_rss_mb", r.max_rss_mb);
-  NonDefault(j, "message", r.message);
-  NonDefault(j, "array_states", r.array_states);
-  Optional(j, "first_blocked", r.first_blocked);
-  Optional(j, "gate_since", r.gate_since);
-  return j.dump();
+  std::string out;
+  out.reserve(256);
+  out += "{\"id\":";
+  out += std::to_string(r.id);
+  Text(out, "state", r.state);
+  Integer(out, "seq", r.seq);
+  Integer(out, "submit_time", r.submit_time);
+  Integer(out, "start_time", r.start_time);
+  Integer(out, "end_time", r.end_time);
+  Text(out, "cause", r.cause);
+  Text(out, "allocation", r.allocation);
+  Integer(out, "start_seq", r.start_seq);
+  Text(out, "phase", r.phase);
+  Integer(out, "enqueue_time", r.enqueue_time);
+  Text(out, "policy", r.policy);
+  Integer(out, "bypass_count", r.bypass_count);
+  Integer(out, "epoch", r.epoch);
+  Integer(out, "dispatch_attempts", r.dispatch_attempts);
+  if (r.cancel_requested) out += ",\"cancel_requested\":true";
+  Integer(out, "preempted_for", r.preempted_for);
+  Integer(out, "preempt_kill_at", r.preempt_kill_at);
+  Optional(out, "exit_code", r.exit_code);
+  Optional(out, "cpu_seconds", r.cpu_seconds);
+  Optional(out, "max_rss_mb", r.max_rss_mb);
+  Text(out, "message", r.message);
+  Text(out, "array_states", r.array_states);
+  Optional(out, "first_blocked", r.first_blocked);
+  Optional(out, "gate_since", r.gate_since);
+  out += '}';
+  return out;
 }
 
 Result<StoredJob> DecodeJob(const std::string& text, const std::string& where, bool* has_spec) {

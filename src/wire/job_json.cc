@@ -1,7 +1,5 @@
 #include "wire/job_json.h"
 
-#include <cstdio>
-
 #include "base/array_ids.h"
 #include "wire/estimate_json.h"
 #include "wire/reasons_json.h"
@@ -33,44 +31,6 @@ void AppendTimeOrNull(int64_t t, std::string& out) {
 }
 
 }  // namespace
-
-void AppendJsonString(std::string_view text, std::string& out) {
-  out += '"';
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned>(c));
-          out += buffer;
-        } else {
-          out += c;  // UTF-8 passes through (every stored string came from parsed JSON)
-        }
-    }
-  }
-  out += '"';
-}
 
 std::string CommandText(const json& command) {
   if (command.is_string()) return command.get<std::string>();

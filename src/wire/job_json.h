@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "base/json_text.h"
 #include "core/driver/forecast.h"
 #include "core/reasons/reason.h"
 
@@ -76,7 +77,6 @@ nlohmann::json Argv(const nlohmann::json& command);
 // The command as one line of text (for `jobs` output and core::JobSpec::command).
 std::string CommandText(const nlohmann::json& command);
 
-// Appends `text` as a JSON string (quoted and escaped).
-void AppendJsonString(std::string_view text, std::string& out);
+using sluice::AppendJsonString;  // base/json_text.h
 
 }  // namespace sluice::wire

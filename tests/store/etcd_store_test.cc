@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -83,6 +84,41 @@ TEST(EtcdCodecTest, Base64AndRowsRoundTrip) {
   StoredJob without_spec = row;
   without_spec.spec.clear();
   EXPECT_EQ(*back, without_spec);
+  // Every member with a value off its default, strings that need escaping, doubles that must
+  // come back bit for bit.
+  StoredJob full{.id = 99,
+                 .state = "DONE",
+                 .seq = 3,
+                 .submit_time = 1'700'000'000,
+                 .start_time = 1'700'000'005,
+                 .end_time = 1'700'000'009,
+                 .exit_code = 0,
+                 .cause = "MEM_LIMIT",
+                 .allocation = R"({"h\"1":2})",
+                 .start_seq = 4,
+                 .phase = "ENDED",
+                 .enqueue_time = 1'700'000'001,
+                 .policy = "fairshare",
+                 .bypass_count = 2,
+                 .first_blocked = 0,
+                 .gate_since = 1'700'000'002,
+                 .epoch = 7,
+                 .dispatch_attempts = 1,
+                 .cancel_requested = true,
+                 .preempted_for = 12,
+                 .preempt_kill_at = 1'700'000'020,
+                 .cpu_seconds = 0.1,
+                 .max_rss_mb = 1e-7,
+                 .message = "line one\nline \"two\"\t\\ \x01 é",
+                 .array_states = "12D3Q35W"};
+  auto full_back = DecodeJob(EncodeJob(full), "k");
+  ASSERT_TRUE(full_back) << full_back.error().ToString() << "\n" << EncodeJob(full);
+  EXPECT_EQ(*full_back, full);
+  StoredJob odd = Row(5);
+  odd.cpu_seconds = std::numeric_limits<double>::quiet_NaN();  // JSON has no NaN: absent
+  auto odd_back = DecodeJob(EncodeJob(odd), "k");
+  ASSERT_TRUE(odd_back) << EncodeJob(odd);
+  EXPECT_FALSE(odd_back->cpu_seconds.has_value());
   // Fields at their defaults are left out; Decode gives them back.
   const std::string text = EncodeJob(Row(12));
   EXPECT_EQ(text.find("cause"), std::string::npos) << text;
