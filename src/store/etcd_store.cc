@@ -284,7 +284,10 @@ std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch, std::vector<JobId>
   std::vector<EtcdOp> ops;
   const std::string& p = options_.prefix;
   for (const StoredJob& j : batch.jobs) {
-    if (specs_stored_.insert(j.id).second) {
+    const size_t hash = std::hash<std::string>{}(j.spec);
+    auto [known, added] = spec_hashes_.try_emplace(j.id, hash);
+    if (added || known->second != hash) {  // a new job, or a spec changed by `modify`
+      known->second = hash;
       ops.push_back({.key = SpecKey(j.id), .value = j.spec});
       new_specs.push_back(j.id);
     }
@@ -293,7 +296,7 @@ std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch, std::vector<JobId>
   for (JobId id : batch.deleted_jobs) {
     ops.push_back({.kind = EtcdOp::Kind::kDelete, .key = JobKey(id)});
     ops.push_back({.kind = EtcdOp::Kind::kDelete, .key = SpecKey(id)});
-    specs_stored_.erase(id);
+    spec_hashes_.erase(id);
   }
   for (const StoredHost& h : batch.hosts)
     ops.push_back({.key = p + "/hosts/" + h.name, .value = h.spec});
@@ -348,7 +351,7 @@ EtcdStore::ChunkedGroup EtcdStore::ChunkGroup(const std::deque<Pending>& group,
       refused[i] = InvalidArgument("a key of " + std::to_string(largest) + " bytes exceeds the " +
                                    "etcd store's txn limit (max-request-bytes)");
       for (size_t k = specs_before; k < chunked.new_specs.size(); ++k) {
-        specs_stored_.erase(chunked.new_specs[k]);  // not written: the next write puts it
+        spec_hashes_.erase(chunked.new_specs[k]);  // not written: the next write puts it
       }
       chunked.new_specs.resize(specs_before);
       continue;
@@ -446,7 +449,7 @@ void EtcdStore::WriterLoop() {
         MaybeCompact(client);
       } else {
         std::lock_guard specs_lock(specs_mu_);
-        for (JobId id : chunked.new_specs) specs_stored_.erase(id);
+        for (JobId id : chunked.new_specs) spec_hashes_.erase(id);
       }
     }
     lock.lock();
@@ -533,7 +536,7 @@ Result<Snapshot> EtcdStore::Load() {
   // Rows read without their spec, by id -> position in snap.jobs; "jobs/" sorts before
   // "specs/", so every row is read before the specs.
   std::unordered_map<JobId, size_t> awaiting_spec;
-  std::vector<JobId> with_spec_key;
+  std::vector<std::pair<JobId, size_t>> spec_hashes;  // of the specs read from their keys
   std::string from = base;
   int64_t revision = 0;
   while (true) {
@@ -555,8 +558,8 @@ Result<Snapshot> EtcdStore::Load() {
         // A spec without its row was put by a write that failed after its txn; the job was
         // never acknowledged, so it is left out.
         if (auto it = awaiting_spec.find(number); it != awaiting_spec.end()) {
+          spec_hashes.emplace_back(number, std::hash<std::string>{}(kv.value));
           snap.jobs[it->second].spec = std::move(kv.value);
-          with_spec_key.push_back(number);
           awaiting_spec.erase(it);
         }
       } else if (name.starts_with("hosts/")) {
@@ -576,7 +579,7 @@ Result<Snapshot> EtcdStore::Load() {
   }
   {
     std::lock_guard specs_lock(specs_mu_);
-    specs_stored_.insert(with_spec_key.begin(), with_spec_key.end());
+    for (const auto& [id, hash] : spec_hashes) spec_hashes_[id] = hash;
   }
   // Hosts in the order they were last written, as the SQLite store returns them.
   std::stable_sort(hosts.begin(), hosts.end(), [](const EtcdKv& a, const EtcdKv& b) {

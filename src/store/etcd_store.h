@@ -3,9 +3,10 @@
 //
 // Representation, under PREFIX (default "/sluice"):
 //   PREFIX/jobs/<id, 20 digits>   a StoredJob as JSON but for its spec (row_codec.h), by id
-//   PREFIX/specs/<id, 20 digits>  that job's spec, put once: in the txn of its first row or an
-//                                 earlier one (a row of an older version that carries its spec
-//                                 is read as it is, and its next write adds the key)
+//   PREFIX/specs/<id, 20 digits>  that job's spec, put with its first row and again only when
+//                                 it changes (`modify`, R-UX-7), in the row's txn or an earlier
+//                                 one (a row of an older version that carries its spec is read
+//                                 as it is, and its next write adds the key)
 //   PREFIX/hosts/<name>           a StoredHost's spec
 //   PREFIX/settings/<key>         an integer setting, decimal
 //   PREFIX/meta/config_version    decimal
@@ -49,7 +50,7 @@
 #include <optional>
 #include <string>
 #include <thread>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "store/etcd_client.h"
@@ -106,7 +107,7 @@ class EtcdStore final : public Store {
     std::vector<EtcdOp> ops;
     std::vector<size_t> batches;  // indexes in the group of the batches that end in this chunk
   };
-  // A group's chunks, and the jobs whose spec they put (specs_stored_ has them already; a
+  // A group's chunks, and the jobs whose spec they put (spec_hashes_ has them already; a
   // failed group takes them out again, so their next write puts the spec again).
   struct ChunkedGroup {
     std::vector<Chunk> chunks;
@@ -125,7 +126,7 @@ class EtcdStore final : public Store {
   // gets its Status in `refused` (indexed like `group`).
   ChunkedGroup ChunkGroup(const std::deque<Pending>& group, std::vector<Status>& refused);
   // The batch's operations; a job's spec put comes before its row (same or earlier chunk)
-  // when specs_stored_ does not have it, and the job joins `new_specs`.
+  // when spec_hashes_ does not have that spec, and the job joins `new_specs`.
   std::vector<EtcdOp> OpsOf(const WriteBatch& batch, std::vector<JobId>& new_specs);
   Status CommitChunk(EtcdClient& client, const Chunk& chunk);
   // Compacts when compact_revisions passed since the last compaction (writer thread).
@@ -142,7 +143,8 @@ class EtcdStore final : public Store {
   int64_t compacted_revision_ = 0;  // of the last compaction (writer thread)
 
   std::mutex specs_mu_;
-  std::unordered_set<JobId> specs_stored_;  // jobs whose specs/ key is written (or being)
+  // The hash of each job's spec as its specs/ key holds it (or a txn in flight puts it).
+  std::unordered_map<JobId, size_t> spec_hashes_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;          // queue, role and stop changes

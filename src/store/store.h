@@ -49,7 +49,7 @@ namespace sluice::store {
 // One job row. Times are Unix seconds; 0 means "not yet".
 struct StoredJob {
   JobId id = 0;
-  std::string spec;   // the submission as JSON (immutable)
+  std::string spec;   // the submission as JSON (changed only by `modify`, R-UX-7)
   std::string state;  // PENDING, HELD, ADMITTING, RUNNING, DONE, EXIT, CANCELLED
   uint64_t seq = 0;   // enqueue sequence (admission record)
   int64_t submit_time = 0;

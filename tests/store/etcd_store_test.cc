@@ -352,9 +352,10 @@ TEST_F(EtcdStoreTest, ABatchOverTheTxnLimitIsSplitInOrder) {
   EXPECT_EQ(snap->jobs[24].id, 25);
 }
 
-// A job's spec is put once, with its first row, and joined to the row on Load; a row of an older
-// version (spec inside) loads as it is; a deleted job takes its spec along; a row whose spec is
-// missing is refused by Load rather than read with an empty spec.
+// A job's spec is put with its first row and again only when it changes (modify), and joined to
+// the row on Load; a row of an older version (spec inside) loads as it is; a deleted job takes
+// its spec along; a row whose spec is missing is refused by Load rather than read with an empty
+// spec.
 TEST_F(EtcdStoreTest, AJobsSpecIsPutOnceAndJoinedToItsRowOnLoad) {
   auto store = OpenStore("a");
   ASSERT_TRUE(store->AwaitLeadership(seconds(10)).ok());
@@ -373,6 +374,9 @@ TEST_F(EtcdStoreTest, AJobsSpecIsPutOnceAndJoinedToItsRowOnLoad) {
   one.state = "RUNNING";
   ASSERT_TRUE(store->WriteSync(WriteBatch{.jobs = {one}}).ok());
   EXPECT_EQ(mod_revision(spec_key), first);  // the second write put the row only
+  one.spec = R"({"command":"sleep 2"})";        // as `modify` changes it (R-UX-7)
+  ASSERT_TRUE(store->WriteSync(WriteBatch{.jobs = {one}}).ok());
+  EXPECT_GT(mod_revision(spec_key), first);
   auto row = raw.Range("/t/jobs/00000000000000000001", "", 1, 0);
   ASSERT_TRUE(row && row->kvs.size() == 1);
   EXPECT_EQ(row->kvs[0].value.find("spec"), std::string::npos) << row->kvs[0].value;
@@ -388,7 +392,7 @@ TEST_F(EtcdStoreTest, AJobsSpecIsPutOnceAndJoinedToItsRowOnLoad) {
   auto snap = next->Load();
   ASSERT_TRUE(snap) << snap.error().ToString();
   ASSERT_EQ(snap->jobs.size(), 2u);
-  EXPECT_EQ(snap->jobs[0].spec, R"({"command":"sleep 1"})");
+  EXPECT_EQ(snap->jobs[0].spec, R"({"command":"sleep 2"})");
   EXPECT_EQ(snap->jobs[0].state, "RUNNING");
   EXPECT_EQ(snap->jobs[1].spec, R"({"old":true})");
   // The successor knows job 1's spec is stored; job 2's next write adds its key.
@@ -401,6 +405,8 @@ TEST_F(EtcdStoreTest, AJobsSpecIsPutOnceAndJoinedToItsRowOnLoad) {
 
   ASSERT_TRUE(next->WriteSync(WriteBatch{.deleted_jobs = {1}}).ok());
   EXPECT_EQ(mod_revision(spec_key), 0);  // gone with its row
+  ASSERT_TRUE(next->WriteSync(WriteBatch{.jobs = {snap->jobs[0]}}).ok());
+  EXPECT_GT(mod_revision(spec_key), 0);  // written again: so is its spec
   ASSERT_TRUE(raw.Txn({},
                       {{.key = "/t/jobs/00000000000000000003",
                         .value = R"({"id":3,"state":"PENDING"})"}},
