@@ -340,6 +340,10 @@ TEST_F(EtcdStoreTest, ABatchOverTheTxnLimitIsSplitInOrder) {
   fat.spec = std::string(9000, 'x');
   huge.jobs.push_back(fat);
   EXPECT_EQ((*store)->WriteSync(huge).code(), StatusCode::kInvalidArgument);
+  // A refused batch stored nothing, its job's spec neither: the job's next write puts it.
+  WriteBatch refused{.jobs = {Row(27)}, .hosts = {StoredHost{"h", std::string(9000, 'x')}}};
+  EXPECT_EQ((*store)->WriteSync(refused).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {Row(27)}}).ok());
   // A successor (the old leader closed, as after a restart) reads every acknowledged row.
   store->reset();
   auto next = EtcdStore::Open(*options);
@@ -347,9 +351,11 @@ TEST_F(EtcdStoreTest, ABatchOverTheTxnLimitIsSplitInOrder) {
   ASSERT_TRUE((*next)->AwaitLeadership(seconds(10)).ok());
   auto snap = (*next)->Load();
   ASSERT_TRUE(snap);
-  ASSERT_EQ(snap->jobs.size(), 25u);
+  ASSERT_EQ(snap->jobs.size(), 26u) << "a row without its spec is refused by Load";
   EXPECT_EQ(snap->jobs[2].state, "RUNNING");
   EXPECT_EQ(snap->jobs[24].id, 25);
+  EXPECT_EQ(snap->jobs[25].id, 27);
+  EXPECT_EQ(snap->jobs[25].spec, "{}");
 }
 
 // A job's spec is put with its first row and again only when it changes (modify), and joined to
