@@ -169,8 +169,10 @@ TEST_F(SecurityTest, PreemptionLeavesNoProcessOfTheVictim) {
   ASSERT_TRUE(Eventually([&] { return c().JobState(victim) == "RUNNING"; }, 10s));
 
   // The victim's slots free up only once all of it is gone: while the urgent job runs, no
-  // process of the victim may be left (the victim, requeued, runs again after it).
-  const int64_t urgent = Submit({"-q", "urgent", "-n", "4"}, "sleep 3");
+  // process of the victim may be left (the victim, requeued, runs again after it). The urgent
+  // job runs 10 s: the checks below must see it RUNNING, and with 3 s a loaded machine (the
+  // etcd tests beside it, 2026-12-03) let it end before the polls saw it.
+  const int64_t urgent = Submit({"-q", "urgent", "-n", "4"}, "sleep 10");
   ASSERT_TRUE(Eventually([&] { return c().JobState(urgent) == "RUNNING"; }, 30s)) << c().Logs();
   EXPECT_TRUE(ProcessesRunning(child).empty()) << "the setsid child survived the preemption";
   EXPECT_TRUE(ProcessesRunning({"sleep", "7" + tag}).empty());
