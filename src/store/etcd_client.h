@@ -1,14 +1,15 @@
-// EtcdClient: the few etcd v3 calls the etcd store needs, over etcd's JSON gateway (the
-// grpc-gateway every etcd 3.4 member serves on its client URL under /v3/).
+// EtcdClient: the few etcd v3 calls the etcd store needs, over etcd's gRPC API (the part of it
+// in store/etcd_rpc.proto), which every etcd 3.x member serves on its client URL. Not etcd's
+// JSON gateway: decoding JSON and base64 cost etcd 5-7x the CPU per put of gRPC
+// (docs/performance.md), and at scale etcd's CPU sets the store's rate.
 //
-// Representation: a list of endpoints ("127.0.0.1:2379") and one cpp-httplib client per
-// endpoint, kept open between calls. Keys and values travel base64-encoded and 64-bit numbers
-// as decimal strings, as the gateway's proto3 JSON mapping wants; this class hides both.
+// Representation: a list of endpoints ("127.0.0.1:2379") and one gRPC channel per endpoint,
+// its own TCP connection kept open between calls.
 // Failover: a call goes to the current endpoint; when it cannot connect (the request was
 // surely not sent) the call moves to the next endpoint and retries, each endpoint once. A
-// call that was sent and then failed (timeout, 5xx) is not retried, because it may have been
-// applied: it answers kUnavailable and the next call starts at the next endpoint.
-// Errors: kUnavailable (no endpoint, timeout, no quorum: gRPC Unavailable/DeadlineExceeded),
+// call that was sent and then failed (deadline, no quorum) is not retried, because it may have
+// been applied: it answers kUnavailable and the next call starts at the next endpoint.
+// Errors: kUnavailable (no endpoint, deadline, no quorum: gRPC Unavailable/DeadlineExceeded),
 // kInvalidArgument (etcd refused the request: too many operations, too large), kNotFound
 // (e.g. an unknown lease), kInternal (an answer that cannot be read).
 // Thread-safety: none; each thread of the etcd store owns its own EtcdClient.
@@ -17,7 +18,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,11 +25,6 @@
 #include "base/status.h"
 
 namespace sluice::store {
-
-std::string Base64Encode(const std::string& bytes);
-void AppendBase64(std::string& out, std::string_view bytes);
-// Returns false when `text` is not base64.
-bool Base64Decode(const std::string& text, std::string& bytes);
 
 // The end of the key range holding every key that starts with `prefix`.
 std::string PrefixRangeEnd(const std::string& prefix);
@@ -102,7 +97,7 @@ class EtcdClient {
   // Compacts the key-value history up to `revision` (older revisions become unreadable).
   Status Compact(int64_t revision);
   // Watches `key` from `start_revision` and returns true as soon as it is deleted, false when
-  // `wait` passed without that (a streaming /v3/watch call).
+  // `wait` passed without that (a Watch stream).
   Result<bool> WaitForDelete(const std::string& key, int64_t start_revision,
                              std::chrono::milliseconds wait);
 
@@ -110,10 +105,10 @@ class EtcdClient {
 
  private:
   class Connection;
-  // POSTs `body` (JSON text) to `path` with failover; answers the response, parsed once
-  // (`filter` may skip parts of it, as nlohmann::json::parse's callback).
-  Result<nlohmann::json> Call(const std::string& path, const std::string& body,
-                              const nlohmann::json::parser_callback_t& filter = nullptr);
+  // Runs `rpc(connection, context)`, one gRPC call on the current endpoint whose context
+  // carries the call's deadline, with the failover above. `method` names it in errors.
+  template <class Rpc>
+  Status Invoke(const char* method, size_t request_bytes, Rpc&& rpc);
 
   std::vector<std::string> endpoints_;
   std::vector<std::unique_ptr<Connection>> connections_;

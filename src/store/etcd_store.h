@@ -13,8 +13,8 @@
 //   PREFIX/meta/leader            the leader's candidate name, attached to its lease
 // Election: a candidate grants a lease (TTL lease_seconds) and, in one txn, creates the
 // leader key under it if the key does not exist. The winner's epoch is the leader key's
-// create revision: unique per election and growing. Losers watch the key (/v3/watch) and try
-// again when it is deleted (revoked lease, expired lease).
+// create revision: unique per election and growing. Losers watch the key (a Watch stream) and
+// try again when it is deleted (revoked lease, expired lease).
 // Writes: a writer thread groups the queued batches into txns (group commit); every txn
 // compares the leader key's create revision with the epoch and its value with the
 // candidate name (fencing), so a txn of a deposed leader changes nothing. A txn holds at most
