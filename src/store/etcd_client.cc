@@ -98,9 +98,9 @@ class EtcdClient::Connection {
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     args.SetMaxReceiveMessageSize(-1);  // a Load's range pages
     // A restarted member is tried again within half a second (gRPC's default backoff grows to
-    // two minutes).
+    // two minutes). GRPC_ARG_MIN_RECONNECT_BACKOFF_MS is left alone: it is the timeout of
+    // each connection attempt, which a remote member may need more of.
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
     channel_ = grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
     kv_ = pb::KV::NewStub(channel_);
@@ -108,13 +108,20 @@ class EtcdClient::Connection {
     watch_ = pb::Watch::NewStub(channel_);
   }
 
-  // True when the channel is connected or connects within kConnectTimeout; false at once when
-  // the member refuses or is still backing off from a refusal.
+  // True when the channel is connected or connects within kConnectTimeout.
+  // A channel that failed to connect stays in TRANSIENT_FAILURE until it is READY again, and
+  // with the synchronous API its reconnection attempts run only while a call or a wait is on
+  // it: so this waits on it (an early return left a member that had been down more than a
+  // few seconds unused for good), and first cuts the backoff short, as the member may be
+  // back.
   bool Connect() {
     const auto deadline = system_clock::now() + kConnectTimeout;
     grpc_connectivity_state state = channel_->GetState(/*try_to_connect=*/true);
+    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE) {
+      grpc::experimental::ChannelResetConnectionBackoff(channel_.get());
+    }
     while (state != GRPC_CHANNEL_READY) {
-      if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) return false;
+      if (state == GRPC_CHANNEL_SHUTDOWN) return false;
       if (!channel_->WaitForStateChange(state, deadline)) return false;
       state = channel_->GetState(/*try_to_connect=*/true);
     }
@@ -295,8 +302,10 @@ Result<bool> EtcdClient::WaitForDelete(const std::string& key, int64_t start_rev
     return false;  // waited the whole time: no event
   }
   current_ = (current_ + 1) % endpoints_.size();
-  return Status(StatusCode::kUnavailable,
-                where + (canceled ? "canceled by etcd" : status.error_message()));
+  std::string why = status.error_message();
+  if (canceled) why = "canceled by etcd";
+  if (why.empty()) why = "the stream ended";
+  return Status(StatusCode::kUnavailable, where + why);
 }
 
 }  // namespace sluice::store
