@@ -146,6 +146,12 @@ EtcdClient::EtcdClient(std::vector<std::string> endpoints, milliseconds timeout)
 
 EtcdClient::~EtcdClient() = default;
 
+std::string EtcdClient::FailOver(const char* method) {
+  std::string where = "etcd " + endpoints_[current_] + " " + method + ": ";
+  current_ = (current_ + 1) % endpoints_.size();
+  return where;
+}
+
 template <class Rpc>
 Status EtcdClient::Invoke(const char* method, size_t request_bytes, Rpc&& rpc) {
   std::string last_error = "no endpoint";
@@ -154,10 +160,8 @@ Status EtcdClient::Invoke(const char* method, size_t request_bytes, Rpc&& rpc) {
   const milliseconds wait = timeout_ + milliseconds(request_bytes / 1024);
   for (size_t attempt = 0; attempt < endpoints_.size(); ++attempt) {
     Connection& connection = *connections_[current_];
-    const std::string where = "etcd " + endpoints_[current_] + " " + method + ": ";
     if (!connection.Connect()) {
-      last_error = where + "cannot connect";
-      current_ = (current_ + 1) % endpoints_.size();
+      last_error = FailOver(method) + "cannot connect";
       continue;  // not sent: the next endpoint may serve it
     }
     grpc::ClientContext context;
@@ -166,8 +170,7 @@ Status EtcdClient::Invoke(const char* method, size_t request_bytes, Rpc&& rpc) {
     if (status.ok()) return Status::Ok();
     // Sent: maybe applied, so not resent here; maybe a member without quorum, so the next
     // call starts at the next endpoint.
-    current_ = (current_ + 1) % endpoints_.size();
-    return GrpcError(status.error_code(), where + status.error_message());
+    return GrpcError(status.error_code(), FailOver(method) + status.error_message());
   }
   return Status(StatusCode::kUnavailable, last_error);
 }
@@ -271,10 +274,8 @@ Status EtcdClient::Compact(int64_t revision) {
 Result<bool> EtcdClient::WaitForDelete(const std::string& key, int64_t start_revision,
                                        milliseconds wait) {
   Connection& connection = *connections_[current_];
-  const std::string where = "etcd " + endpoints_[current_] + " Watch: ";
   if (!connection.Connect()) {
-    current_ = (current_ + 1) % endpoints_.size();
-    return Status(StatusCode::kUnavailable, where + "cannot connect");
+    return Status(StatusCode::kUnavailable, FailOver("Watch") + "cannot connect");
   }
   grpc::ClientContext context;
   const auto start = system_clock::now();
@@ -301,11 +302,10 @@ Result<bool> EtcdClient::WaitForDelete(const std::string& key, int64_t start_rev
                     system_clock::now() - start >= wait)) {
     return false;  // waited the whole time: no event
   }
-  current_ = (current_ + 1) % endpoints_.size();
   std::string why = status.error_message();
   if (canceled) why = "canceled by etcd";
   if (why.empty()) why = "the stream ended";
-  return Status(StatusCode::kUnavailable, where + why);
+  return Status(StatusCode::kUnavailable, FailOver("Watch") + why);
 }
 
 }  // namespace sluice::store

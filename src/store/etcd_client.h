@@ -105,6 +105,9 @@ class EtcdClient {
 
  private:
   class Connection;
+  // After a failure on the current endpoint: its error prefix ("etcd HOST:PORT Txn: "), and
+  // the next endpoint becomes current, where the next call starts.
+  std::string FailOver(const char* method);
   // Runs `rpc(connection, context)`, one gRPC call on the current endpoint whose context
   // carries the call's deadline, with the failover above. `method` names it in errors.
   template <class Rpc>
