@@ -42,4 +42,10 @@ void AppendJsonString(std::string_view text, std::string& out) {
   out += '"';
 }
 
+void AppendJsonKey(std::string_view name, std::string& out) {
+  out += '"';
+  out += name;
+  out += "\":";
+}
+
 }  // namespace sluice

@@ -12,4 +12,7 @@ namespace sluice {
 // string given here came from parsed JSON or from checked input (base/utf8.h).
 void AppendJsonString(std::string_view text, std::string& out);
 
+// Appends `"name":`, an object member's name (`name` needs no escaping: a field name).
+void AppendJsonKey(std::string_view name, std::string& out);
+
 }  // namespace sluice

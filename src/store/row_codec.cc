@@ -17,9 +17,8 @@ using Json = nlohmann::json;
 // Members of the row's object, each preceded by its comma (the object starts with "id");
 // a member at its default is left out (DecodeJob gives the default back).
 void Key(std::string& out, std::string_view name) {
-  out += ",\"";
-  out += name;
-  out += "\":";
+  out += ',';
+  AppendJsonKey(name, out);
 }
 
 template <typename T>

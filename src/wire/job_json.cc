@@ -12,12 +12,6 @@ namespace {
 
 void AppendInt(int64_t value, std::string& out) { out += std::to_string(value); }
 
-void AppendKey(const char* key, std::string& out) {
-  out += '"';
-  out += key;
-  out += "\":";
-}
-
 void AppendNumberOrNull(const std::optional<double>& value, std::string& out) {
   out += value ? json(*value).dump() : "null";
 }
@@ -191,7 +185,7 @@ void AppendEstimate(const std::optional<core::StartEstimate>& estimate, std::str
   for (auto it = members.begin(); it != members.end(); ++it) {
     if (it != members.begin()) {
       out += ',';
-      AppendKey(it.key().c_str(), out);
+      AppendJsonKey(it.key(), out);
     }
     out += it.value().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
@@ -206,7 +200,7 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
     if (fields != nullptr && !fields->contains(std::string_view(key))) return false;
     if (!first) out += ',';
     first = false;
-    AppendKey(key, out);
+    AppendJsonKey(key, out);
     return true;
   };
   out += '{';
@@ -225,7 +219,7 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
     out += '{';
     for (size_t i = 0; i < e.elements.size(); ++i) {
       if (i > 0) out += ',';
-      AppendKey(e.elements[i].first.c_str(), out);
+      AppendJsonKey(e.elements[i].first, out);
       AppendInt(e.elements[i].second, out);
     }
     out += '}';
@@ -269,7 +263,7 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
     // Asked for by pending_reasons=1, whatever `fields` says.
     if (!first) out += ',';
     first = false;
-    AppendKey("reasons", out);
+    AppendJsonKey("reasons", out);
     AppendReasons(e, out);
   }
   out += '}';
