@@ -178,8 +178,13 @@ int RunServer(const ServerFlags& flags) {
     int sig = 0;
     if (sigwait(&signals, &sig) != 0) continue;
     if (sig == SIGHUP) {
-      server::Reply reply = (*server)->controller().Reconfigure();
-      spdlog::info("SIGHUP: reconfigure: {}", reply.body.dump());
+      server::Answer reply = (*server)->controller().Reconfigure();
+      if (reply.ok()) {
+        spdlog::info("SIGHUP: reconfigure: {}", reply->dump());
+      } else {
+        spdlog::info("SIGHUP: reconfigure refused: {}",
+                     reply.failure() ? reply.failure()->message() : reply.refusal()->message);
+      }
       continue;
     }
     spdlog::info("signal {}: stopping", sig);

@@ -4,7 +4,7 @@
 // batch shares is one store commit for every host's reports and one long poll.
 //
 // The long poll looks at a host's work (CollectWork) when the host is marked in
-// `ctx_.work_hosts` (a launch committed, a kill ordered), when its part carries a report (its
+// AgentWakeups (a launch committed, a kill ordered), when its part carries a report (its
 // running jobs are checked), and otherwise at most once per kRescan (relaunches, peeks and
 // kills that come unmarked), counted per host across requests: an agent that exchanges every
 // 50 ms makes each of its polled hosts' jobs be walked 4 times a second, not 20. A wake-up of
@@ -41,7 +41,7 @@ Status AgentRegistry::BatchReports(const std::string& name, const HeartbeatRepor
   Agent& agent = **checked;
   ++agent.poll_generation;
   if (report == nullptr) return Status::Ok();  // a poll: nothing to report
-  if (ctx_.Writable()) {
+  if (ctx_.writes().Writable()) {
     ApplyExits(name, *report, ack, batch);
     ApplyLaunchFailures(name, *report, ack, batch);
     ApplyRunning(name, agent, *report, batch);
@@ -55,7 +55,7 @@ Status AgentRegistry::BatchReports(const std::string& name, const HeartbeatRepor
 // work, a host's newer heartbeat supersedes this one, or wait_ms passes; 4. the reply
 // (BatchReply).
 Result<json> AgentRegistry::HeartbeatBatch(const wire::BatchHeartbeatRequest& request,
-                                           std::unique_lock<std::mutex>& lock) {
+                                           MutexLock& lock) {
   std::vector<BatchPart> parts;
   parts.reserve(request.hosts.size() + request.poll.size());
   for (const auto& [name, report] : request.hosts) {
@@ -76,14 +76,14 @@ Result<json> AgentRegistry::HeartbeatBatch(const wire::BatchHeartbeatRequest& re
     index.emplace(*part.name, i);
     any_ack = any_ack || !part.ack.empty();
   }
-  ctx_.work_cv.notify_all();  // older polls of these hosts answer now
+  ctx_.wakeups().WakeAll();  // older polls of these hosts answer now
   // 2. One commit.
   bool committed = true;
   if (!batch.empty()) {
-    ctx_.MarkDirty();
-    committed = ctx_.WriteAndWait(lock, std::move(batch)).ok();
+    ctx_.cycle().MarkDirty();
+    committed = ctx_.writes().WriteAndWait(lock, std::move(batch)).ok();
   } else if (any_ack) {
-    committed = ctx_.WaitCommitted(lock);  // as Heartbeat: rows of reports sent twice
+    committed = ctx_.writes().WaitCommitted(lock);  // as Heartbeat: rows of reports sent twice
   }
   if (!committed) {
     for (BatchPart& part : parts) part.ack = json();
@@ -110,22 +110,16 @@ bool AgentRegistry::BatchCollect(BatchPart& part) {
 // when their last look is kRescan old.
 void AgentRegistry::BatchPoll(std::vector<BatchPart>& parts,
                               const std::unordered_map<std::string_view, size_t>& index,
-                              int64_t wait_ms, bool any_ack, std::unique_lock<std::mutex>& lock) {
+                              int64_t wait_ms, bool any_ack, MutexLock& lock) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   const int64_t rescan_ms = kRescan.count();
   auto rescan = std::chrono::steady_clock::time_point::min();
   bool first = true;
   while (true) {
-    bool work = any_ack || ctx_.stopping;
-    for (auto it = ctx_.work_hosts.begin(); it != ctx_.work_hosts.end();) {  // the marked ones
-      auto found = index.find(*it);
-      if (found == index.end()) {
-        ++it;
-        continue;
-      }
-      it = ctx_.work_hosts.erase(it);
-      work = BatchCollect(parts[found->second]) || work;
-    }
+    bool work = any_ack || ctx_.stopping();
+    ctx_.wakeups().TakeMarked(  // the marked ones
+        [&](const std::string& host) { return index.contains(host); },
+        [&](const std::string& host) { work = BatchCollect(parts[index.at(host)]) || work; });
     const auto now = std::chrono::steady_clock::now();
     if (now >= rescan) {  // the others whose last look is old enough
       rescan = now + kRescan;
@@ -139,7 +133,7 @@ void AgentRegistry::BatchPoll(std::vector<BatchPart>& parts,
       first = false;
     }
     if (work || now >= deadline) return;
-    ctx_.work_cv.wait_until(lock, std::min(deadline, rescan));
+    ctx_.wakeups().WaitUntil(lock, std::min(deadline, rescan));
   }
 }
 
@@ -169,7 +163,7 @@ json AgentRegistry::BatchReply(std::vector<BatchPart>& parts, bool compact) {
                            std::move(part.ack), std::move(run_limits));
     hosts.push_back({{"name", *part.name}, {"status", 200}, {"reply", std::move(reply)}});
   }
-  return json{{"epoch", ctx_.epoch}, {"hosts", std::move(hosts)}};
+  return json{{"epoch", ctx_.writes().epoch()}, {"hosts", std::move(hosts)}};
 }
 
 }  // namespace sluice::server

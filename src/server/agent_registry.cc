@@ -33,32 +33,32 @@ AgentRegistry::Agent& AgentRegistry::Entry(const std::string& host) {
   return *agent;
 }
 
-Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<std::mutex>& lock) {
-  if (reg.epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
+Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
+  if (reg.epoch > ctx_.writes().epoch()) return FailedPrecondition("stale epoch");
   // On a full disk (issue 19) configured hosts still register: their rows are rewritten by
   // the resync, and their agents keep their leases, so running jobs go on.
-  const bool read_only = !ctx_.Writable();
-  if (read_only && !(ctx_.DiskFault() && !ctx_.deposed)) {
+  const bool read_only = !ctx_.writes().Writable();
+  if (read_only && !(ctx_.writes().DiskFault() && !ctx_.writes().deposed())) {
     return Status(StatusCode::kUnavailable, "the store cannot be written now");
   }
   const std::string& name = reg.host.name;
   store::WriteBatch batch;
   SLUICE_RETURN_IF_ERROR(CheckClaim(reg));
-  if (auto index = ctx_.state.FindHost(name); !index) {
+  if (auto index = ctx_.state().FindHost(name); !index) {
     if (read_only) {
       return Status(StatusCode::kUnavailable,
-                    "host " + name + " cannot be added now: " + ctx_.StoreFault());
+                    "host " + name + " cannot be added now: " + ctx_.writes().Fault());
     }
     core::HostSpec added = reg.host;
     added.state = core::HostState::kUnavail;
     Status s = ctx_.ApplyLocked(core::HostAdded{added}, "");
     if (!s.ok()) return InvalidArgument(s.message());
     batch.hosts.push_back(settings_.AddAgentHost(reg.host));
-    ctx_.log->info("host {}: added by its agent ({} slots)", name, reg.host.slots);
+    ctx_.log().info("host {}: added by its agent ({} slots)", name, reg.host.slots);
   } else {
-    const core::HostSpec& have = ctx_.state.hosts()[*index].spec;
+    const core::HostSpec& have = ctx_.state().hosts()[*index].spec;
     if (have.slots != reg.host.slots || have.resources != reg.host.resources) {
-      ctx_.log->warn("host {}: agent flags differ from the configuration; the configuration wins",
+      ctx_.log().warn("host {}: agent flags differ from the configuration; the configuration wins",
                      name);
     }
   }
@@ -82,22 +82,22 @@ Result<json> AgentRegistry::Register(const Registration& reg, std::unique_lock<s
       book_.ConfirmRunning(*job, "(reported at registration)", batch);
     }
   }
-  ctx_.log->info("host {}: agent {} (epoch {}, {} running)", name,
-                 was_registered ? "re-registered" : "registered", ctx_.epoch, reg.running.size());
+  ctx_.log().info("host {}: agent {} (epoch {}, {} running)", name,
+                 was_registered ? "re-registered" : "registered", ctx_.writes().epoch(), reg.running.size());
   SyncHostState(name);
-  ctx_.MarkDirty();
-  ctx_.work_cv.notify_all();
+  ctx_.cycle().MarkDirty();
+  ctx_.wakeups().WakeAll();
   if (!batch.empty() && !read_only) {
-    SLUICE_RETURN_IF_ERROR(ctx_.WriteAndWait(lock, std::move(batch)));
+    SLUICE_RETURN_IF_ERROR(ctx_.writes().WriteAndWait(lock, std::move(batch)));
   }
-  return json{{"epoch", ctx_.epoch},
-              {"lease_seconds", ctx_.options.lease_ms / 1000},
-              {"heartbeat_ms", ctx_.options.heartbeat_ms}};
+  return json{{"epoch", ctx_.writes().epoch()},
+              {"lease_seconds", ctx_.options().lease_ms / 1000},
+              {"heartbeat_ms", ctx_.options().heartbeat_ms}};
 }
 
 Status AgentRegistry::CheckClaim(const Registration& reg) const {
   const std::string& name = reg.host.name;
-  if (!ctx_.state.FindHost(name) && !settings_.allow_dynamic_hosts()) {
+  if (!ctx_.state().FindHost(name) && !settings_.allow_dynamic_hosts()) {
     return Status(StatusCode::kPermissionDenied,
                   "host " + name +
                       " is not in the cluster configuration (agents may add hosts "
@@ -109,7 +109,7 @@ Status AgentRegistry::CheckClaim(const Registration& reg) const {
     return Status(StatusCode::kAlreadyExists,
                   "host " + name + " is served by another connected agent (last heard " +
                       std::to_string(silent_ms) + " ms ago); a second agent may take it once " +
-                      "the first's lease (" + std::to_string(ctx_.options.lease_ms / 1000) +
+                      "the first's lease (" + std::to_string(ctx_.options().lease_ms / 1000) +
                       " s) has expired");
   }
   return Status::Ok();
@@ -121,10 +121,10 @@ Result<AgentRegistry::Agent*> AgentRegistry::CheckIn(const std::string& name,
                                                      const std::string& instance, uint64_t epoch) {
   auto found = agents_.find(name);
   if (found == agents_.end() || !found->second->registered) {
-    return NotFound("agent " + name + " is not registered in epoch " + std::to_string(ctx_.epoch));
+    return NotFound("agent " + name + " is not registered in epoch " + std::to_string(ctx_.writes().epoch()));
   }
   Agent& agent = *found->second;
-  if (epoch > ctx_.epoch) return FailedPrecondition("stale epoch");
+  if (epoch > ctx_.writes().epoch()) return FailedPrecondition("stale epoch");
   if (agent.instance != instance) {
     return Status(StatusCode::kAlreadyExists,
                   "host " + name + " is registered by another agent; register first");
@@ -132,34 +132,34 @@ Result<AgentRegistry::Agent*> AgentRegistry::CheckIn(const std::string& name,
   agent.last_heartbeat_ms = ctx_.NowMs();
   if (agent.unavail) {
     agent.unavail = false;
-    ctx_.log->info("host {}: agent back", name);
+    ctx_.log().info("host {}: agent back", name);
     SyncHostState(name);
   }
   return &agent;
 }
 
 Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatReport& report,
-                                      std::unique_lock<std::mutex>& lock) {
+                                      MutexLock& lock) {
   Result<Agent*> checked = CheckIn(name, report.instance, report.epoch);
   if (!checked) return checked.error();
   Agent& agent = **checked;
   const int64_t generation = ++agent.poll_generation;
-  ctx_.work_cv.notify_all();  // an older poll of this agent answers now
+  ctx_.wakeups().WakeAll();  // an older poll of this agent answers now
 
   // 1. Reports, committed before they are acknowledged.
   store::WriteBatch batch;
   json ack = json::array();
   // Without the store (R-HA-4) reports wait: the agent repeats them until acknowledged.
-  if (ctx_.Writable()) {
+  if (ctx_.writes().Writable()) {
     ApplyExits(name, report, ack, batch);
     ApplyLaunchFailures(name, report, ack, batch);
     ApplyRunning(name, agent, report, batch);
   }
   if (peeks_ != nullptr) peeks_->Deliver(report.peeks);
   if (!batch.empty()) {
-    ctx_.MarkDirty();
-    if (!ctx_.WriteAndWait(lock, std::move(batch)).ok()) ack = json::array();
-  } else if (!ack.empty() && !ctx_.WaitCommitted(lock)) {
+    ctx_.cycle().MarkDirty();
+    if (!ctx_.writes().WriteAndWait(lock, std::move(batch)).ok()) ack = json::array();
+  } else if (!ack.empty() && !ctx_.writes().WaitCommitted(lock)) {
     // Reports of jobs already ended in memory (the agent's other thread sent them first):
     // their rows may still be in flight, and an ack lets the agent forget them, so it waits
     // for them. Otherwise a failover in between restores the job as running, no agent
@@ -179,19 +179,19 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     const bool superseded = again->second->poll_generation != generation;
     const bool peek = peeks_ != nullptr && peeks_->HasOrders(name);
     if (!launch.empty() || !kill.empty() || !ack.empty() || !run_limits.empty() || peek ||
-        superseded || ctx_.stopping || std::chrono::steady_clock::now() >= deadline) {
+        superseded || ctx_.stopping() || std::chrono::steady_clock::now() >= deadline) {
       again->second->last_heartbeat_ms = ctx_.NowMs();
       return HostReply(name, std::move(launch), std::move(kill), std::move(ack),
                        std::move(run_limits));
     }
-    ctx_.work_cv.wait_until(lock, deadline);
+    ctx_.wakeups().WaitUntil(lock, deadline);
   }
   return NotFound("agent " + name + " is gone");
 }
 
 json AgentRegistry::HostReply(const std::string& name, json launch, json kill, json ack,
                               json run_limits) {
-  json reply = {{"epoch", ctx_.epoch},
+  json reply = {{"epoch", ctx_.writes().epoch()},
                 {"launch", std::move(launch)},
                 {"kill", std::move(kill)},
                 {"ack", std::move(ack)},
@@ -213,7 +213,7 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
     if (e.run != 0 && job->run != 0 && e.run != job->run) {
       // A late copy of an earlier run's report (e.g. sent on both of the agent's links before
       // the first was acknowledged) after the job was requeued and dispatched here again.
-      ctx_.log->info("job {}: ignored the exit report of its earlier run {} (now run {})", e.job,
+      ctx_.log().info("job {}: ignored the exit report of its earlier run {} (now run {})", e.job,
                      e.run, job->run);
       continue;
     }
@@ -249,7 +249,7 @@ void AgentRegistry::ApplyLaunchFailures(const std::string& name, const Heartbeat
     }
     job->row.dispatch_attempts += 1;
     job->message = "launch failed on " + name + ": " + message;
-    if (job->row.dispatch_attempts >= ctx_.options.max_dispatch_attempts) {
+    if (job->row.dispatch_attempts >= ctx_.options().max_dispatch_attempts) {
       book_.Finish(*job, -1, "DISPATCH_FAILED", false, batch);
     } else {
       book_.Requeue(*job, "DISPATCH_FAILED: " + message, batch);
@@ -287,7 +287,7 @@ void AgentRegistry::ApplyRunning(const std::string& name, Agent& agent,
     JobInfo* job = book_.Find(id);
     if (job != nullptr && job->row.cancel_requested &&
         job->phase() == core::AdmissionPhase::kAdmitting && !report.running.contains(id) &&
-        job->launch_sent_ms >= 0 && ctx_.NowMs() - job->launch_sent_ms > ctx_.options.relaunch_ms) {
+        job->launch_sent_ms >= 0 && ctx_.NowMs() - job->launch_sent_ms > ctx_.options().relaunch_ms) {
       never_ran.push_back(job);
     }
   }
@@ -297,7 +297,7 @@ void AgentRegistry::ApplyRunning(const std::string& name, Agent& agent,
 void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& running,
                                 json& launch, json& kill) {
   const int64_t now = ctx_.NowMs();
-  const int32_t grace = ctx_.options.kill_grace_seconds;
+  const int32_t grace = ctx_.options().kill_grace_seconds;
   for (JobId id : book_.LaunchedBy(name)) {
     JobInfo* job = book_.Find(id);
     if (job == nullptr) continue;
@@ -314,10 +314,10 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
       continue;
     }
     if (job->phase() != core::AdmissionPhase::kAdmitting || !job->launch_ready ||
-        running.contains(id) || !ctx_.Writable()) {
+        running.contains(id) || !ctx_.writes().Writable()) {
       continue;
     }
-    if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options.relaunch_ms) continue;
+    if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options().relaunch_ms) continue;
     job->launch_sent_ms = now;
     launch.push_back(LaunchOf(*job));
   }
@@ -336,7 +336,7 @@ bool AgentRegistry::KillDue(JobId id, int64_t now_ms) {
     std::erase_if(kill_sent_ms_, [&](const auto& e) { return now_ms - e.second > 60'000; });
   }
   auto [it, inserted] = kill_sent_ms_.try_emplace(id, now_ms);
-  if (!inserted && now_ms - it->second < ctx_.options.relaunch_ms) return false;
+  if (!inserted && now_ms - it->second < ctx_.options().relaunch_ms) return false;
   it->second = now_ms;
   return true;
 }
@@ -360,7 +360,7 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
   const std::string output = ReplaceJobId(job.spec.value("output", ""), job.row.id);
   std::string error = ReplaceJobId(job.spec.value("error", ""), job.row.id);
   if (error.empty()) error = output;
-  const LaunchLimits limits = LaunchLimitsOf(job, ctx_.state);  // R-SEC-3
+  const LaunchLimits limits = LaunchLimitsOf(job, ctx_.state());  // R-SEC-3
   json launch = {{"job", job.row.id},
                  {"run", job.run},
                  {"argv", Argv(job.spec["command"])},
@@ -382,13 +382,13 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
 
 void AgentRegistry::CheckLeases() {
   const int64_t now = ctx_.NowMs();
-  const ControllerOptions& o = ctx_.options;
+  const ControllerOptions& o = ctx_.options();
   store::WriteBatch batch;
   for (auto& [name, agent] : agents_) {
     const int64_t silent = now - agent->last_heartbeat_ms;
     if (agent->registered && !agent->unavail && silent > o.lease_ms) {
       agent->unavail = true;
-      ctx_.log->warn("host {}: no heartbeat for {} ms: unavail", name, silent);
+      ctx_.log().warn("host {}: no heartbeat for {} ms: unavail", name, silent);
       SyncHostState(name);
     }
     if ((agent->unavail || !agent->registered) && !agent->loss_handled &&
@@ -397,12 +397,12 @@ void AgentRegistry::CheckLeases() {
       HostLoss(name, batch);
     }
   }
-  if (!batch.empty()) ctx_.WriteLocked(std::move(batch));
+  if (!batch.empty()) ctx_.writes().Write(std::move(batch));
 }
 
 void AgentRegistry::HostLoss(const std::string& host, store::WriteBatch& batch) {
   const std::set<JobId> ids = book_.LaunchedBy(host);
-  ctx_.log->warn("host {}: lost (no heartbeat for lease + grace); {} jobs handled by on_host_loss",
+  ctx_.log().warn("host {}: lost (no heartbeat for lease + grace); {} jobs handled by on_host_loss",
                  host, ids.size());
   for (JobId id : ids) {
     JobInfo* job = book_.Find(id);
@@ -415,10 +415,10 @@ void AgentRegistry::HostLoss(const std::string& host, store::WriteBatch& batch) 
   }
 }
 
-void AgentRegistry::Expect(const std::string& host) {
+void AgentRegistry::Expect(const std::string& host, int64_t since_ms) {
   reconciled_epoch_ = 0;  // restored ADMITTING jobs: Reconciling looks again
   if (agents_.contains(host)) return;
-  Entry(host).last_heartbeat_ms = ctx_.start_ms;
+  Entry(host).last_heartbeat_ms = since_ms;
 }
 
 bool AgentRegistry::Live(const std::string& host) const {
@@ -441,20 +441,20 @@ int64_t AgentRegistry::ConnectedCount() const {
 }
 
 void AgentRegistry::SyncHostState(const std::string& host) {
-  auto index = ctx_.state.FindHost(host);
+  auto index = ctx_.state().FindHost(host);
   if (!index) return;
   const core::HostState want = settings_.HostStateFor(host, Live(host));
-  const core::HostState have = ctx_.state.hosts()[*index].spec.state;
+  const core::HostState have = ctx_.state().hosts()[*index].spec.state;
   if (want == have) return;
   (void)ctx_.ApplyLocked(core::HostChanged{host, want}, "");
-  ctx_.log->info("host {}: {} -> {}", host, core::ToString(have), core::ToString(want));
-  ctx_.MarkDirty();
+  ctx_.log().info("host {}: {} -> {}", host, core::ToString(have), core::ToString(want));
+  ctx_.cycle().MarkDirty();
 }
 
 bool AgentRegistry::Reconciling() const {
   // Earlier-epoch records appear only at a restore (Expect), so once none is left in this
   // epoch the walk over every launched job (each scheduling turn) is skipped.
-  if (reconciled_epoch_ == ctx_.epoch) return false;
+  if (reconciled_epoch_ == ctx_.writes().epoch()) return false;
   for (const auto& [name, agent] : agents_) {
     for (JobId id : book_.LaunchedBy(name)) {
       const JobInfo* job = book_.Find(id);
@@ -464,7 +464,7 @@ bool AgentRegistry::Reconciling() const {
       }
     }
   }
-  reconciled_epoch_ = ctx_.epoch;
+  reconciled_epoch_ = ctx_.writes().epoch();
   return false;
 }
 

@@ -58,26 +58,27 @@ class AgentRegistry {
   // Errors: kFailedPrecondition (stale epoch), kInvalidArgument (the core refused the host),
   // kPermissionDenied (a name the YAML does not list, without auth.allow_dynamic_hosts),
   // kAlreadyExists (another agent instance holds the host within its lease; issue 19).
-  Result<nlohmann::json> Register(const Registration& reg, std::unique_lock<std::mutex>& lock);
+  Result<nlohmann::json> Register(const Registration& reg, MutexLock& lock);
   // Steps: 1. exits and launch failures end or re-pend jobs, RUNNING reports confirm
   // ADMITTING ones — all committed before the reply acknowledges them; 2. answer with
   // launches and kills, waiting up to wait_ms for some. Returns {epoch, launch, kill, ack}.
   // Errors: kNotFound (not registered in this epoch), kFailedPrecondition (stale epoch),
   // kAlreadyExists (another agent instance registered the host since).
   Result<nlohmann::json> Heartbeat(const std::string& name, const HeartbeatReport& report,
-                                   std::unique_lock<std::mutex>& lock);
+                                   MutexLock& lock);
   // The heartbeats of many hosts of one agent process (wire/agent_batch.h, agent_batch.cc):
   // Heartbeat's step 1 for each host, one commit for all, then one long poll over them all.
   // Returns {epoch, hosts: [{name, status, reply | error}]}; a host's refusal is its entry's.
   Result<nlohmann::json> HeartbeatBatch(const wire::BatchHeartbeatRequest& request,
-                                        std::unique_lock<std::mutex>& lock);
+                                        MutexLock& lock);
 
   // An agent silent for the lease makes its host unavail; after lease + grace its jobs go
   // by their queue's on_host_loss (the agent has killed them by then, R-SRV-3). An agent
   // expected after a restart that never came back counts from the start.
   void CheckLeases();
-  // After a restart: `host` has jobs, so its agent is expected (its lease counts from now).
-  void Expect(const std::string& host);
+  // After a restart: `host` has jobs, so its agent is expected (its lease counts from
+  // `since_ms`, when this controller took over).
+  void Expect(const std::string& host, int64_t since_ms);
   // Registered in this epoch and within its lease.
   bool Live(const std::string& host) const;
   ClusterSettings::LiveFn LiveFn() const {
@@ -125,7 +126,7 @@ class AgentRegistry {
   // HeartbeatBatch's steps 3 and 4 and the look at one host's work (agent_batch.cc).
   void BatchPoll(std::vector<BatchPart>& parts,
                  const std::unordered_map<std::string_view, size_t>& index, int64_t wait_ms,
-                 bool any_ack, std::unique_lock<std::mutex>& lock);
+                 bool any_ack, MutexLock& lock);
   bool BatchCollect(BatchPart& part);
   nlohmann::json BatchReply(std::vector<BatchPart>& parts, bool compact);
 

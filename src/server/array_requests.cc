@@ -58,11 +58,11 @@ Status JobRequests::IngestArray(json spec, std::shared_ptr<const std::string> fi
   }
   const std::string text = spec["array"].get<std::string>();
   SLUICE_RETURN_IF_ERROR(ctx_.ApplyLocked(core::JobSubmitted{ToCoreSpec(spec, id), text}, ""));
-  const core::JobArray* array = ctx_.state.FindArray(id);
+  const core::JobArray* array = ctx_.state().FindArray(id);
   auto info = std::make_shared<JobInfo>();
   info->fixed_text = std::move(fixed);
   info->in_core = true;  // as its array: JobForgotten drops the array once it ended
-  info->queue = ctx_.state.queues()[array->queue].spec.name;
+  info->queue = ctx_.state().queues()[array->queue].spec.name;
   info->row =
       store::StoredJob{.id = id, .spec = spec.dump(), .seq = array->base_seq, .submit_time = now};
   info->row.array_states = EncodeElementStates(array->states);
@@ -95,7 +95,7 @@ Result<json> ArrayRequests::Act(Lock& lock, const Caller& caller, JobId id, int3
                                                      owner + "; " + caller.user +
                                                      " may act only on their own jobs");
   }
-  const core::JobArray* array = ctx_.state.FindArray(id);
+  const core::JobArray* array = ctx_.state().FindArray(id);
   if (array == nullptr) {
     return FailedPrecondition("job array " + std::to_string(id) + " is already " +
                               parent->row.state);
@@ -112,22 +112,22 @@ Result<json> ArrayRequests::Act(Lock& lock, const Caller& caller, JobId id, int3
     return FailedPrecondition("job " + RangeText(id, first, last) + ": no element to " +
                               std::string(Verb(action)));
   }
-  ctx_.log->info("job {}: {} element(s) {} by {}", RangeText(id, first, last), changed,
+  ctx_.log().info("job {}: {} element(s) {} by {}", RangeText(id, first, last), changed,
                  action == ArrayAction::kCancel ? "cancelled"
                  : action == ArrayAction::kHold ? "held"
                                                 : "released",
                  caller.user);
   book_.StageArray(id, batch);  // 4.
-  ctx_.MarkDirty();
-  json answer = JobJson(*parent, ctx_.state, ctx_.Now(), false);
+  ctx_.cycle().MarkDirty();
+  json answer = JobJson(*parent, ctx_.state(), ctx_.Now(), false);
   answer["changed"] = changed;
-  (void)ctx_.WriteAndWait(lock, std::move(batch));  // a failure is resynced (context.h)
+  (void)ctx_.writes().WriteAndWait(lock, std::move(batch));  // a failure is resynced (context.h)
   return answer;
 }
 
 int64_t ArrayRequests::ChangeWaitingRuns(JobId id, int32_t first, int32_t last,
                                          ArrayAction action) {
-  const core::JobArray* array = ctx_.state.FindArray(id);
+  const core::JobArray* array = ctx_.state().FindArray(id);
   const auto& indices = array->indices;
   const auto lo = static_cast<size_t>(std::lower_bound(indices.begin(), indices.end(), first) -
                                       indices.begin());
@@ -160,16 +160,16 @@ int64_t ArrayRequests::ChangeElementJobs(const Caller& caller, JobId id, int32_t
                                          int32_t last, ArrayAction action,
                                          store::WriteBatch& batch) {
   int64_t changed = 0;
-  const core::JobArray* array = ctx_.state.FindArray(id);
+  const core::JobArray* array = ctx_.state().FindArray(id);
   const auto& indices = array->indices;
   const auto lo = static_cast<size_t>(std::lower_bound(indices.begin(), indices.end(), first) -
                                       indices.begin());
   const auto hi =
       static_cast<size_t>(std::upper_bound(indices.begin(), indices.end(), last) - indices.begin());
   for (size_t pos = lo; pos < hi; ++pos) {
-    if (ctx_.state.FindArray(id)->states[pos] != core::ElementState::kQueued) continue;
+    if (ctx_.state().FindArray(id)->states[pos] != core::ElementState::kQueued) continue;
     const JobId element = ArrayElementId(id, indices[pos]);
-    const core::Job* cj = ctx_.state.FindJob(element);
+    const core::Job* cj = ctx_.state().FindJob(element);
     if (cj == nullptr || core::IsTerminal(cj->state)) continue;
     JobInfo* job = book_.Find(element);
     if (job == nullptr) continue;
@@ -186,15 +186,15 @@ int64_t ArrayRequests::ChangeElementJobs(const Caller& caller, JobId id, int32_t
 }
 
 Result<json> ArrayRequests::Get(JobId element) {
-  if (JobInfo* job = book_.Find(element)) return JobJson(*job, ctx_.state, ctx_.Now(), true);
+  if (JobInfo* job = book_.Find(element)) return JobJson(*job, ctx_.state(), ctx_.Now(), true);
   const JobInfo* parent = book_.Find(ArrayIdOf(element));
-  const std::optional<JobState> state = ctx_.state.ElementStateOf(element);
+  const std::optional<JobState> state = ctx_.state().ElementStateOf(element);
   if (parent == nullptr || !IsArrayParent(*parent) || !state) {
     return NotFound("no job " + FormatJobId(element));
   }
   // Not a Job yet (waiting behind the ones that could start), or ended and forgotten: the
   // array's object with the element's index and state.
-  json j = JobJson(*parent, ctx_.state, ctx_.Now(), false);
+  json j = JobJson(*parent, ctx_.state(), ctx_.Now(), false);
   j.erase("array");
   j.erase("elements");
   j["index"] = ArrayIndexOf(element);

@@ -32,7 +32,7 @@ enum class ArrayAction { kCancel, kHold, kRelease };
 
 class ArrayRequests {
  public:
-  using Lock = std::unique_lock<std::mutex>;
+  using Lock = MutexLock;
 
   ArrayRequests(ServerContext& ctx, JobBook& book, JobRequests& requests)
       : ctx_(ctx), book_(book), requests_(requests) {}

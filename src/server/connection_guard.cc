@@ -7,12 +7,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
+
+#include "server/text_parsers.h"
 
 namespace sluice::server {
 
@@ -32,7 +35,7 @@ struct ConnectionGuard::Connection {
 namespace {
 
 // Guards by the port they watch (the accept() interposition looks them up).
-std::mutex registry_mu;
+Mutex registry_mu{LockRank::kConnectionRegistry};
 std::map<int, ConnectionGuard*>& Registry() {
   static auto* registry = new std::map<int, ConnectionGuard*>();
   return *registry;
@@ -99,9 +102,9 @@ void DiscardAndClose(int fd, int64_t bytes) {
 void WidenBacklog(int port) {
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", error)) {
-    int fd = -1;
-    const std::string name = entry.path().filename().string();
-    if (std::from_chars(name.data(), name.data() + name.size(), fd).ec != std::errc()) continue;
+    const std::optional<int64_t> number = ParseInteger(entry.path().filename().string());
+    if (!number || *number < 0 || *number > std::numeric_limits<int>::max()) continue;
+    const int fd = static_cast<int>(*number);
     int listening = 0;
     socklen_t len = sizeof(listening);
     if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening &&
@@ -168,8 +171,8 @@ class ConnectionGuard::WorkerQueue : public httplib::TaskQueue {
 
   ConnectionGuard& guard_;
   const size_t max_threads_;
-  std::mutex mu_;
-  std::condition_variable cv_;
+  Mutex mu_{LockRank::kWorkerQueue};
+  std::condition_variable_any cv_;
   std::deque<std::function<void()>> jobs_;
   std::vector<std::thread> threads_;
   size_t idle_ = 0;

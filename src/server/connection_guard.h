@@ -39,6 +39,7 @@
 #include <string>
 #include <thread>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace sluice::server {
@@ -100,8 +101,8 @@ class ConnectionGuard {
 
   const ConnectionLimits limits_;
   const std::shared_ptr<spdlog::logger> log_;
-  mutable std::mutex mu_;
-  std::condition_variable stop_cv_;
+  mutable Mutex mu_{LockRank::kConnections};
+  std::condition_variable_any stop_cv_;
   bool stopping_ = false;
   int port_ = 0;
   std::map<uint64_t, std::shared_ptr<Connection>> open_;

@@ -1,42 +1,40 @@
-// ServerContext: what every part of the controller shares (R-SRV-1, R-SRV-2): the one mutex,
-// the core's ClusterState, the store, the clock, the log and the options, plus the few
-// helpers every part needs to act on them (time, events, store writes, waking the cycle).
+// ServerContext: the wiring every part of the controller shares (R-SRV-1, R-SRV-2): the
+// controller's lock, the core's ClusterState behind it, the clock, the log and the options,
+// and the small parts that signal between threads — the store's write side (StoreWriter),
+// the scheduling thread's wake-ups (CycleSignal) and the agents' long polls (AgentWakeups).
 //
 // The controller's parts (job_book.h, agent_registry.h, cycle_runner.h, cluster_settings.h,
-// job_requests.h) each borrow this context; the Controller (controller.h) owns it.
+// job_requests.h, ...) each borrow this context; the Controller (controller.h) owns it.
 // Invariants:
-//  - the core changes only through Apply (core events) and the cycle runner's Commit;
-//  - a store write that fails ends the process (fenced: this controller may no longer act,
-//    R-SRV-2), except one that fails kUnavailable (an etcd store without quorum, R-HA-4) or
-//    kResourceExhausted (a full or failing disk, an etcd space quota; issue 19): then
-//    `resync` is set, the write's follow-up does not run, and nothing is written, launched or
-//    scheduled until the rows are written again (controller_ha.cc); StoreFault() names the
-//    cause meanwhile, and requests that would write answer 503 with it;
-//  - nothing is written, launched or scheduled while !Writable() (R-HA-1, R-HA-4);
-//  - `dirty` is set whenever something may let a job start or must be re-explained.
-// Thread-safety: every member except `mu` and the condition variables is guarded by `mu`;
-// the functions named *Locked and every part's method REQUIRE `mu` held, unless they say
-// otherwise. WriteAndWait releases `mu` while the store commits.
+//  - the core changes only through ApplyLocked (core events) and the cycle runner's Commit
+//    (CycleRunner is the one friend that reaches the mutable state);
+//  - nothing is written, launched or scheduled while !writes().Writable() (R-HA-1, R-HA-4);
+//  - a change that may let a job start or must be re-explained marks cycle() dirty.
+// Thread-safety (the single-writer rule, docs/design/architecture.md "Lock order"): the
+// controller's state — the core's and every part's — is guarded by one lock, mu(), of rank
+// LockRank::kController; every part's method REQUIRES it held unless its header says
+// otherwise. Methods that wait (a store commit, a long poll) release it meanwhile and say so.
 #pragma once
 
 #include <spdlog/logger.h>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "base/time.h"
 #include "core/cycle/events.h"
 #include "core/model/cluster_state.h"
+#include "server/agent_wakeups.h"
+#include "server/cycle_signal.h"
+#include "server/store_writer.h"
 #include "store/store.h"
 
 namespace sluice::server {
@@ -88,85 +86,61 @@ using ClockMs = std::function<int64_t()>;  // wall-clock milliseconds since the 
 
 class ServerContext {
  public:
-  ServerContext(core::ClusterState state, store::Store* store, ControllerOptions options,
-                ClockMs clock, std::shared_ptr<spdlog::logger> log);
+  struct Deps {
+    core::ClusterState state;
+    store::Store* store = nullptr;  // borrowed; outlives the context
+    ControllerOptions options;
+    ClockMs clock;
+    std::shared_ptr<spdlog::logger> log;
+  };
+  explicit ServerContext(Deps deps);
 
+  // The controller's lock (the single-writer rule above).
+  Mutex& mu() const SLUICE_RETURN_CAPABILITY(mu_) { return mu_; }
   int64_t NowMs() const { return clock_(); }
   Instant Now() const { return clock_() / 1000; }
+  const ControllerOptions& options() const { return options_; }
+  spdlog::logger& log() const { return *log_; }
+  const std::shared_ptr<spdlog::logger>& shared_log() const { return log_; }
 
+  // The core's state, for reading.
+  const core::ClusterState& state() const SLUICE_REQUIRES(mu_) {
+    SLUICE_DCHECK(mu_.HeldByThisThread());
+    return state_;
+  }
+  // The state for the core's checks that only memoize (CompileRequest, SubmissionCheck): they
+  // add compiled requests and feasibility verdicts to its caches and change no job, host or
+  // queue.
+  core::ClusterState& memoizing_state() SLUICE_REQUIRES(mu_) {
+    SLUICE_DCHECK(mu_.HeldByThisThread());
+    return state_;
+  }
   // Applies a core event at Now(); a refusal is returned, and logged as "<what>: <message>"
   // unless `what` is empty (a refusal the caller expects, e.g. a cancel of an ended job).
-  Status ApplyLocked(const core::Event& event, const std::string& what);
-  // Something changed: the scheduling thread runs a cycle soon.
-  void MarkDirty();
-  // Queues `batch`; `then` runs after the commit with `mu` held, before waiters wake.
-  void WriteLocked(store::WriteBatch batch, std::function<void()> then = nullptr);
-  // Queues `batch` and waits for its commit with `lock` (on `mu`) released meanwhile. Returns
-  // the commit's Status: only kUnavailable comes back (any other failure ends the process; a
-  // full disk comes back as kUnavailable naming it).
-  Status WriteAndWait(std::unique_lock<std::mutex>& lock, store::WriteBatch batch);
-  // Waits, with `lock` released, until every write queued so far has committed; false when
-  // one of them failed (kUnavailable: `resync` is set).
-  bool WaitCommitted(std::unique_lock<std::mutex>& lock);
-  // For reads that must show only what a restart would show (R-SRV-1): waits until every
-  // write queued so far has ended, at most `limit`, and returns with `lock` held and no write
-  // in flight (unless the limit passed). A cycle stages its rows before they commit, so
-  // without this a reader could see a decision, or a gate's counter, that a crash then undoes.
-  void AwaitWrites(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds limit);
-  // Whether this controller may write, launch and schedule now: its store leads (an etcd
-  // store's lease is known to live), it was not deposed, and no failed write awaits resync.
-  bool Writable() const;
-  // Why the last write failed while `resync` is set ("" when the store takes writes).
-  // Thread-safe without `mu`.
-  std::string StoreFault() const;
-  // The resync's rows committed: the fault is over (logged with its duration).
-  void StoreRecovered();
-  // Whether the fault is a full or failing disk (not a lost quorum): the controller then
-  // still leads, serves reads and keeps agents' leases (their registrations need no write).
-  bool DiskFault() const { return disk_fault_; }
+  Status ApplyLocked(const core::Event& event, const std::string& what) SLUICE_REQUIRES(mu_);
 
-  std::mutex mu;
-  std::condition_variable work_cv;    // heartbeats wait here for launches/kills
-  std::condition_variable cycle_cv;   // the scheduling thread waits here
-  std::condition_variable writes_cv;  // AwaitWrites waits here for writes_ended
-  uint64_t writes_begun = 0;          // writes handed to the store
-  uint64_t writes_ended = 0;          // of those, committed or failed
-  core::ClusterState state;
-  store::Store* const store;
-  const ControllerOptions options;
-  const std::shared_ptr<spdlog::logger> log;
-  uint64_t epoch = 0;
-  int64_t start_ms = 0;
-  bool dirty = true;
-  // The scheduling thread has a cycle due at a set time (cycle_pacing.h) and will run it
-  // whatever happens meanwhile, so MarkDirty need not wake it.
-  bool cycle_armed = false;
-  uint64_t changes = 0;  // MarkDirty calls so far (the estimator refreshes after changes)
-  bool stopping = false;
-  // High availability (R-HA): set once the store deposed this controller (final); set by a
-  // write that failed kUnavailable until the rows are written again.
-  std::atomic<bool> deposed = false;
-  std::atomic<bool> resync = false;
-  int64_t first_cycle_ms = 0;  // when the first cycle of this epoch ran (0: not yet)
-  // Submissions withdrawn after their write failed: the store may hold them all the same (a
-  // timed-out etcd txn may commit), so the resync deletes them.
-  std::vector<JobId> withdrawn;
-  // The resync is retried at most once per this interval while writes keep failing.
-  int64_t next_resync_ms = 0;
-  // Hosts whose agents may have new work (a launch committed, a kill ordered) since a batched
-  // long poll looked: that poll looks at these at each wake-up, at the others only every few
-  // hundred ms (agent_batch.cc), instead of at every host it waits for on every wake-up.
-  std::set<std::string> work_hosts;
+  StoreWriter& writes() { return writes_; }
+  const StoreWriter& writes() const { return writes_; }
+  CycleSignal& cycle() { return cycle_; }
+  AgentWakeups& wakeups() { return wakeups_; }
+
+  // Stops the controller's waits: the scheduling thread, long polls, reads awaiting writes.
+  void Stop() SLUICE_REQUIRES(mu_);
+  bool stopping() const SLUICE_REQUIRES(mu_) { return stopping_; }
 
  private:
-  // Ends the process after a failed write, or sets `resync` for kUnavailable (Invariants).
-  void WriteFailed(const Status& status);
+  friend class CycleRunner;  // the cycle's Commit changes the core (core/driver/drive_loop.h)
+  core::ClusterState& mutable_state() SLUICE_REQUIRES(mu_) { return state_; }
 
-  ClockMs clock_;
-  mutable std::mutex fault_mu_;
-  std::string fault_;           // guarded by fault_mu_
-  int64_t fault_since_ms_ = 0;  // guarded by fault_mu_
-  std::atomic<bool> disk_fault_ = false;
+  mutable Mutex mu_{LockRank::kController};
+  const ClockMs clock_;
+  const ControllerOptions options_;
+  const std::shared_ptr<spdlog::logger> log_;
+  core::ClusterState state_ SLUICE_GUARDED_BY(mu_);
+  StoreWriter writes_;
+  CycleSignal cycle_;
+  AgentWakeups wakeups_;
+  bool stopping_ SLUICE_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace sluice::server

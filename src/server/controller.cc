@@ -8,7 +8,7 @@
 #include "server/cycle_pacing.h"
 #include "server/job_identity.h"
 #include "server/job_spec.h"
-#include "server/job_text.h"
+#include "wire/job_json.h"
 #include "server/views.h"
 
 namespace sluice::server {
@@ -28,9 +28,12 @@ Status NotAdmin(const Caller& caller) {
 }  // namespace
 
 Controller::Controller(core::ClusterState state, ControllerDeps deps)
-    : ctx_(std::move(state), deps.store, std::move(deps.options), std::move(deps.clock),
-           std::move(deps.log)),
-      authenticator_(deps.auth, {.munge_socket = ctx_.options.munge_socket}),
+    : ctx_({.state = std::move(state),
+            .store = deps.store,
+            .options = std::move(deps.options),
+            .clock = std::move(deps.clock),
+            .log = std::move(deps.log)}),
+      authenticator_(deps.auth, {.munge_socket = ctx_.options().munge_socket}),
       settings_(ctx_, std::move(deps.config), std::move(deps.auth)),
       book_(ctx_),
       agents_(ctx_, book_, settings_),
@@ -38,11 +41,12 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
       requests_(ctx_, book_),
       changes_(ctx_, book_),
       arrays_(ctx_, book_, requests_),
-      keeper_(
-          ctx_.store,
-          {.keep_seconds = ctx_.store->PurgesHistory() ? ctx_.options.keep_history_seconds : -1,
-           .interval_ms = ctx_.options.history_purge_interval_ms},
-          [this] { return ctx_.NowMs(); }, ctx_.log),
+      keeper_(&ctx_.writes().store(),
+              {.keep_seconds = ctx_.writes().store().PurgesHistory()
+                                   ? ctx_.options().keep_history_seconds
+                                   : -1,
+               .interval_ms = ctx_.options().history_purge_interval_ms},
+              [this] { return ctx_.NowMs(); }, ctx_.shared_log()),
       estimator_(ctx_, book_) {
   agents_.set_peek_broker(&peeks_);
 }
@@ -50,7 +54,7 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
 Controller::~Controller() {
   Stop();
   // Store callbacks refer to this controller: let them all run before it goes.
-  ctx_.store->Flush();
+  ctx_.writes().store().Flush();
 }
 
 Result<std::unique_ptr<Controller>> Controller::Create(ControllerDeps deps) {
@@ -64,7 +68,7 @@ Result<std::unique_ptr<Controller>> Controller::Create(ControllerDeps deps) {
 }
 
 Status Controller::Restore(const store::Snapshot& snap) {
-  std::lock_guard lock(ctx_.mu);
+  std::lock_guard lock(ctx_.mu());
   settings_.set_config_version(snap.config_version);
   SLUICE_RETURN_IF_ERROR(settings_.RestoreHosts(snap.hosts));
   settings_.RestoreOverrides(snap.settings, agents_.LiveFn());
@@ -75,18 +79,18 @@ Status Controller::Restore(const store::Snapshot& snap) {
   }
   const JobBook::Restored restored = book_.Restore(snap.jobs, batch);
   idempotency_.Restore(snap.jobs, ctx_.Now());
-  for (const std::string& host : restored.launch_hosts) agents_.Expect(host);
-  for (const core::Host& host : ctx_.state.hosts()) {
+  for (const std::string& host : restored.launch_hosts) agents_.Expect(host, start_ms_);
+  for (const core::Host& host : ctx_.state().hosts()) {
     SLUICE_RETURN_IF_ERROR(
         ctx_.ApplyLocked(core::HostChanged{host.spec.name, core::HostState::kUnavail}, ""));
   }
   settings_.RestoreReclaimDeadlines(snap.settings);
-  ctx_.log->info("epoch {}: restored {} jobs ({} holding allocations), {} agent hosts", ctx_.epoch,
+  ctx_.log().info("epoch {}: restored {} jobs ({} holding allocations), {} agent hosts", ctx_.writes().epoch(),
                  book_.jobs().size(), restored.holding, settings_.agent_host_count());
   // Written even when empty: a store opened on a full disk learns here that it cannot write
   // yet (TakeOver waits for it), so this controller starts read-only instead of deciding.
-  ctx_.WriteLocked(std::move(batch));
-  ctx_.dirty = true;
+  ctx_.writes().Write(std::move(batch));
+  ctx_.cycle().MarkDirty();
   return Status::Ok();
 }
 
@@ -100,207 +104,204 @@ Result<Caller> Controller::AuthenticateRequest(const std::string& authorization)
 
 // --- Users --------------------------------------------------------------------------------------
 
-Reply Controller::Submit(const Caller& caller, const json& body,
+Answer Controller::Submit(const Caller& caller, const json& body,
                          const std::string& idempotency_key) {
   Result<json> spec = ParseSubmission(body, "job");
-  if (!spec) return ErrorReply(spec.error());
-  std::vector<std::shared_ptr<const std::string>> fixed = {FixedJobText(*spec)};
+  if (!spec) return spec.error();
+  std::vector<std::shared_ptr<const std::string>> fixed = {wire::FixedJobText(*spec)};
   std::vector<json> specs;
   specs.push_back(std::move(*spec));
   if (!idempotency_key.empty()) {
-    if (Status s = IdempotencyKeys::CheckKey(idempotency_key); !s.ok()) return ErrorReply(s);
+    if (Status s = IdempotencyKeys::CheckKey(idempotency_key); !s.ok()) return s;
   }
   const std::string digest = idempotency_key.empty() ? "" : IdempotencyKeys::Digest(specs, false);
-  std::unique_lock lock(ctx_.mu);
+  MutexLock lock(ctx_.mu());
   Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
-  if (!runs_as) return ErrorReply(runs_as.error());
+  if (!runs_as) return runs_as.error();
   return SubmitLocked(lock, *runs_as, idempotency_key, digest, std::move(specs), std::move(fixed),
                       false);
 }
 
-Reply Controller::SubmitBatch(const Caller& caller, const json& body,
+Answer Controller::SubmitBatch(const Caller& caller, const json& body,
                               const std::string& idempotency_key) {
   Result<std::vector<json>> specs = JobRequests::ParseBatch(body);
-  if (!specs) return ErrorReply(specs.error());
+  if (!specs) return specs.error();
   std::vector<std::shared_ptr<const std::string>> fixed;
   fixed.reserve(specs->size());
-  for (const json& spec : *specs) fixed.push_back(FixedJobText(spec));
+  for (const json& spec : *specs) fixed.push_back(wire::FixedJobText(spec));
   if (!idempotency_key.empty()) {
-    if (Status s = IdempotencyKeys::CheckKey(idempotency_key); !s.ok()) return ErrorReply(s);
+    if (Status s = IdempotencyKeys::CheckKey(idempotency_key); !s.ok()) return s;
   }
   const std::string digest = idempotency_key.empty() ? "" : IdempotencyKeys::Digest(*specs, true);
-  std::unique_lock lock(ctx_.mu);
+  MutexLock lock(ctx_.mu());
   Result<Caller> runs_as = WithJobAccount(settings_.auth(), caller);  // R-SEC-1
-  if (!runs_as) return ErrorReply(runs_as.error());
+  if (!runs_as) return runs_as.error();
   return SubmitLocked(lock, *runs_as, idempotency_key, digest, std::move(*specs), std::move(fixed),
                       true);
 }
 
-Reply Controller::ListJobs(const std::map<std::string, std::string>& query) {
-  std::unique_lock lock(ctx_.mu);
-  ctx_.AwaitWrites(lock, kReadWaitsForWrites);
-  Result<std::string> text = requests_.List(lock, query);
-  if (!text) return ErrorReply(text.error());
-  return Reply{.status = 200, .body = nullptr, .text = std::move(*text)};
+Result<std::string> Controller::ListJobs(const std::map<std::string, std::string>& query) {
+  MutexLock lock(ctx_.mu());
+  ctx_.writes().AwaitWrites(lock, kReadWaitsForWrites);
+  return requests_.List(lock, query);
 }
 
-Reply Controller::GetJob(JobId id) {
-  std::unique_lock lock(ctx_.mu);
-  ctx_.AwaitWrites(lock, kReadWaitsForWrites);
-  if (IsArrayElement(id)) return ReplyOf(arrays_.Get(id));
-  return ReplyOf(requests_.Get(id));
+Answer Controller::GetJob(JobId id) {
+  MutexLock lock(ctx_.mu());
+  ctx_.writes().AwaitWrites(lock, kReadWaitsForWrites);
+  if (IsArrayElement(id)) return arrays_.Get(id);
+  return requests_.Get(id);
 }
 
-Reply Controller::Cancel(const Caller& caller, JobId id) {
-  std::unique_lock lock(ctx_.mu);
+Answer Controller::Cancel(const Caller& caller, JobId id) {
+  MutexLock lock(ctx_.mu());
   if (arrays_.Handles(id)) {  // an array (every element) or one element (R-UX-3)
     const auto [first, last] = IsArrayElement(id) ? std::pair(ArrayIndexOf(id), ArrayIndexOf(id))
                                                   : std::pair(0, kMaxArrayIndex);
-    return ReplyOf(arrays_.Act(lock, caller, ArrayIdOf(id), first, last, ArrayAction::kCancel));
+    return arrays_.Act(lock, caller, ArrayIdOf(id), first, last, ArrayAction::kCancel);
   }
-  return ReplyOf(requests_.Cancel(lock, caller, id));
+  return requests_.Cancel(lock, caller, id);
 }
 
-Reply Controller::Hold(const Caller& caller, JobId id, bool held) {
-  std::unique_lock lock(ctx_.mu);
+Answer Controller::Hold(const Caller& caller, JobId id, bool held) {
+  MutexLock lock(ctx_.mu());
   if (arrays_.Handles(id)) {
     const auto [first, last] = IsArrayElement(id) ? std::pair(ArrayIndexOf(id), ArrayIndexOf(id))
                                                   : std::pair(0, kMaxArrayIndex);
-    return ReplyOf(arrays_.Act(lock, caller, ArrayIdOf(id), first, last,
-                               held ? ArrayAction::kHold : ArrayAction::kRelease));
+    return arrays_.Act(lock, caller, ArrayIdOf(id), first, last,
+                               held ? ArrayAction::kHold : ArrayAction::kRelease);
   }
-  return ReplyOf(requests_.Hold(lock, caller, id, held));
+  return requests_.Hold(lock, caller, id, held);
 }
 
-Reply Controller::ActOnElements(const Caller& caller, JobId id, int32_t first, int32_t last,
+Answer Controller::ActOnElements(const Caller& caller, JobId id, int32_t first, int32_t last,
                                 ArrayAction action) {
-  std::unique_lock lock(ctx_.mu);
-  return ReplyOf(arrays_.Act(lock, caller, id, first, last, action));
+  MutexLock lock(ctx_.mu());
+  return arrays_.Act(lock, caller, id, first, last, action);
 }
 
-Reply Controller::Peek(const Caller& caller, JobId id, int64_t lines,
+Answer Controller::Peek(const Caller& caller, JobId id, int64_t lines,
                        std::optional<int64_t> offset) {
-  std::unique_lock lock(ctx_.mu);
-  return ReplyOf(peeks_.Peek(lock, ctx_, book_, caller, id, lines, offset));
+  MutexLock lock(ctx_.mu());
+  return peeks_.Peek(lock, ctx_, book_, caller, id, lines, offset);
 }
 
-Reply Controller::Hosts() {
-  std::lock_guard lock(ctx_.mu);
+Answer Controller::Hosts() {
+  std::lock_guard lock(ctx_.mu());
   json out = json::array();
-  for (const core::Host& host : ctx_.state.hosts()) {
+  for (const core::Host& host : ctx_.state().hosts()) {
     out.push_back(HostJson(host, agents_.View(host.spec.name)));
   }
-  return Reply{200, out};
+  return out;
 }
 
-Reply Controller::Queues() {
-  std::lock_guard lock(ctx_.mu);
+Answer Controller::Queues() {
+  std::lock_guard lock(ctx_.mu());
   json out = json::array();
-  for (const core::Queue& queue : ctx_.state.queues()) out.push_back(QueueJson(queue));
-  return Reply{200, out};
+  for (const core::Queue& queue : ctx_.state().queues()) out.push_back(QueueJson(queue));
+  return out;
 }
 
-Reply Controller::Limits() {
-  std::lock_guard lock(ctx_.mu);
-  return Reply{200, LimitsJson(ctx_.state)};
+Answer Controller::Limits() {
+  std::lock_guard lock(ctx_.mu());
+  return LimitsJson(ctx_.state());
 }
 
 // --- Administrators -----------------------------------------------------------------------------
 
-Reply Controller::AnswerAfterCommit(std::unique_lock<std::mutex>& lock, json answer,
+Answer Controller::AnswerAfterCommit(MutexLock& lock, json answer,
                                     store::WriteBatch batch) {
   // Answered once it is stored: a restart keeps it.
-  if (Status s = ctx_.WriteAndWait(lock, std::move(batch)); !s.ok()) return ErrorReply(s);
-  return Reply{200, std::move(answer)};
+  if (Status s = ctx_.writes().WriteAndWait(lock, std::move(batch)); !s.ok()) return s;
+  return answer;
 }
 
-Reply Controller::QueueAction(const Caller& caller, const std::string& queue,
+Answer Controller::QueueAction(const Caller& caller, const std::string& queue,
                               const std::string& action) {
-  if (!caller.admin) return ErrorReply(NotAdmin(caller));
-  std::unique_lock lock(ctx_.mu);
-  auto index = ctx_.state.FindQueue(queue);
-  if (!index) return ErrorReply(NotFound("no queue named '" + queue + "'"));
+  if (!caller.admin) return NotAdmin(caller);
+  MutexLock lock(ctx_.mu());
+  auto index = ctx_.state().FindQueue(queue);
+  if (!index) return NotFound("no queue named '" + queue + "'");
   Result<store::WriteBatch> batch = settings_.SetQueue(queue, action, agents_.LiveFn());
-  if (!batch) return ErrorReply(batch.error());
-  ctx_.log->info("queue {}: {} by {}", queue, action, caller.user);
-  ctx_.MarkDirty();
-  return AnswerAfterCommit(lock, QueueJson(ctx_.state.queues()[*index]), std::move(*batch));
+  if (!batch) return batch.error();
+  ctx_.log().info("queue {}: {} by {}", queue, action, caller.user);
+  ctx_.cycle().MarkDirty();
+  return AnswerAfterCommit(lock, QueueJson(ctx_.state().queues()[*index]), std::move(*batch));
 }
 
-Reply Controller::HostAction(const Caller& caller, const std::string& host,
+Answer Controller::HostAction(const Caller& caller, const std::string& host,
                              const std::string& action) {
-  if (!caller.admin) return ErrorReply(NotAdmin(caller));
-  std::unique_lock lock(ctx_.mu);
-  auto index = ctx_.state.FindHost(host);
-  if (!index) return ErrorReply(NotFound("no host named '" + host + "'"));
+  if (!caller.admin) return NotAdmin(caller);
+  MutexLock lock(ctx_.mu());
+  auto index = ctx_.state().FindHost(host);
+  if (!index) return NotFound("no host named '" + host + "'");
   Result<store::WriteBatch> batch = settings_.SetHost(host, action);
-  if (!batch) return ErrorReply(batch.error());
-  ctx_.log->info("host {}: {} by {}", host, action, caller.user);
+  if (!batch) return batch.error();
+  ctx_.log().info("host {}: {} by {}", host, action, caller.user);
   agents_.SyncHostState(host);
-  json answer = HostJson(ctx_.state.hosts()[*index], agents_.View(host));
+  json answer = HostJson(ctx_.state().hosts()[*index], agents_.View(host));
   return AnswerAfterCommit(lock, std::move(answer), std::move(*batch));
 }
 
-Reply Controller::Reconfigure() {
+Answer Controller::Reconfigure() {
   config::AuthConfig auth;
-  Result<core::ClusterConfig> config = config::LoadClusterConfig(ctx_.options.config_path, &auth);
+  Result<core::ClusterConfig> config = config::LoadClusterConfig(ctx_.options().config_path, &auth);
   if (!config) {
-    ctx_.log->error("reconfigure refused: {}", config.error().message());
-    return ErrorReply(InvalidArgument(config.error().message()));
+    ctx_.log().error("reconfigure refused: {}", config.error().message());
+    return InvalidArgument(config.error().message());
   }
-  Reply reply = Reconfigure(std::move(*config));
-  if (reply.status == 200) {
+  Answer reply = Reconfigure(std::move(*config));
+  if (reply.ok()) {
     authenticator_.Configure(auth);
-    std::lock_guard lock(ctx_.mu);
+    std::lock_guard lock(ctx_.mu());
     settings_.SetAuth(std::move(auth));
   }
   return reply;
 }
 
-Reply Controller::Reconfigure(core::ClusterConfig config) {
-  std::unique_lock lock(ctx_.mu);
-  if (!ctx_.Writable()) {  // a standby (SIGHUP) or no store quorum: it could not be stored
-    return ErrorReply(Status(StatusCode::kUnavailable, "not leading: the store cannot be written"));
+Answer Controller::Reconfigure(core::ClusterConfig config) {
+  MutexLock lock(ctx_.mu());
+  if (!ctx_.writes().Writable()) {  // a standby (SIGHUP) or no store quorum: it could not be stored
+    return Status(StatusCode::kUnavailable, "not leading: the store cannot be written");
   }
   Result<store::WriteBatch> batch = settings_.Replace(std::move(config), agents_.LiveFn());
-  if (!batch) return ErrorReply(batch.error());
-  ctx_.MarkDirty();
+  if (!batch) return batch.error();
+  ctx_.cycle().MarkDirty();
   return AnswerAfterCommit(lock, {{"config_version", settings_.config_version()}},
                            std::move(*batch));
 }
 
 // --- Agents -------------------------------------------------------------------------------------
 
-Reply Controller::Register(const json& body) {
+Answer Controller::Register(const json& body) {
   Result<Registration> reg = wire::DecodeRegister(body);
-  if (!reg) return ErrorReply(reg.error());
-  std::unique_lock lock(ctx_.mu);
-  return ReplyOf(agents_.Register(*reg, lock));
+  if (!reg) return reg.error();
+  MutexLock lock(ctx_.mu());
+  return agents_.Register(*reg, lock);
 }
 
-Reply Controller::Heartbeat(const std::string& agent, const json& body) {
+Answer Controller::Heartbeat(const std::string& agent, const json& body) {
   Result<HeartbeatReport> report = wire::DecodeHeartbeat(body);
-  if (!report) return ErrorReply(report.error());
-  std::unique_lock lock(ctx_.mu);
-  return ReplyOf(agents_.Heartbeat(agent, *report, lock));
+  if (!report) return report.error();
+  MutexLock lock(ctx_.mu());
+  return agents_.Heartbeat(agent, *report, lock);
 }
 
-Reply Controller::HeartbeatBatch(const json& body) {
+Answer Controller::HeartbeatBatch(const json& body) {
   Result<wire::BatchHeartbeatRequest> request = wire::DecodeBatchHeartbeat(body);
-  if (!request) return ErrorReply(request.error());
-  std::unique_lock lock(ctx_.mu);
-  return ReplyOf(agents_.HeartbeatBatch(*request, lock));
+  if (!request) return request.error();
+  MutexLock lock(ctx_.mu());
+  return agents_.HeartbeatBatch(*request, lock);
 }
 
 // --- Scheduling ---------------------------------------------------------------------------------
 
 void Controller::TurnLocked(bool due) {
-  if (!ctx_.Writable()) return ResyncLocked();  // R-HA-4: nothing moves without the store
+  if (!ctx_.writes().Writable()) return ResyncLocked();  // R-HA-4: nothing moves without the store
   agents_.CheckLeases();
   PurgeHistoryLocked();
   book_.ForgetEnded();
-  if (ctx_.dirty || due || runner_.WakeDue(ctx_.Now())) {
-    ctx_.dirty = false;
+  if (ctx_.cycle().TakeDirty() || due || runner_.WakeDue(ctx_.Now())) {
     if (!agents_.Reconciling()) {
       NoteCycleLocked();
       runner_.Run();
@@ -309,7 +310,7 @@ void Controller::TurnLocked(bool due) {
 }
 
 void Controller::Tick() {
-  std::lock_guard lock(ctx_.mu);
+  std::lock_guard lock(ctx_.mu());
   TurnLocked(false);
 }
 
@@ -318,23 +319,12 @@ void Controller::Start() {
   estimator_.Start();
   thread_ = std::thread([this] {
     constexpr std::chrono::milliseconds kDebounce{2};
-    const std::chrono::milliseconds gap{ctx_.options.event_cycle_gap_ms};
+    const std::chrono::milliseconds gap{ctx_.options().event_cycle_gap_ms};
     SteadyTime last_cycle_end{};
-    std::unique_lock lock(ctx_.mu);
-    while (!ctx_.stopping) {
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-      ctx_.cycle_cv.wait_until(lock, deadline, [&] { return ctx_.stopping || ctx_.dirty; });
-      if (ctx_.stopping) break;
-      if (ctx_.dirty) {
-        // Let a burst of events arrive, and space event cycles (cycle_pacing.h): armed, the
-        // thread is not woken by each further event, only by Stop.
-        const SteadyTime at =
-            EventCycleAt(std::chrono::steady_clock::now(), last_cycle_end, kDebounce, gap);
-        ctx_.cycle_armed = true;
-        ctx_.cycle_cv.wait_until(lock, at, [&] { return ctx_.stopping; });
-        ctx_.cycle_armed = false;
-        if (ctx_.stopping) break;
-      }
+    MutexLock lock(ctx_.mu());
+    while (true) {
+      const SteadyTime timers = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+      if (!ctx_.cycle().WaitForTurn(lock, timers, last_cycle_end, kDebounce, gap)) break;
       TurnLocked(runner_.ExplainDue(ctx_.NowMs()));
       last_cycle_end = std::chrono::steady_clock::now();
     }
@@ -343,42 +333,40 @@ void Controller::Start() {
 
 void Controller::Stop() {
   {
-    std::lock_guard lock(ctx_.mu);
-    ctx_.stopping = true;
+    std::lock_guard lock(ctx_.mu());
+    ctx_.Stop();
   }
-  ctx_.cycle_cv.notify_all();
-  ctx_.work_cv.notify_all();
   if (thread_.joinable()) thread_.join();
   keeper_.Stop();
   estimator_.Stop();
 }
 
-void Controller::FlushStore() { ctx_.store->Flush(); }
+void Controller::FlushStore() { ctx_.writes().store().Flush(); }
 
 // --- Observation --------------------------------------------------------------------------------
 
 int Controller::Subscribe(std::function<void(const JobEvent&)> listener) {
-  std::lock_guard lock(ctx_.mu);
+  std::lock_guard lock(ctx_.mu());
   return book_.Subscribe(std::move(listener));
 }
 
 void Controller::Unsubscribe(int id) {
-  std::lock_guard lock(ctx_.mu);
+  std::lock_guard lock(ctx_.mu());
   book_.Unsubscribe(id);
 }
 
 void Controller::RecordDecisions(bool on) {
-  std::lock_guard lock(ctx_.mu);
+  std::lock_guard lock(ctx_.mu());
   runner_.Record(on);
 }
 
 std::vector<std::string> Controller::RecordedDecisions() {
-  std::lock_guard lock(ctx_.mu);
+  std::lock_guard lock(ctx_.mu());
   return runner_.recorded();
 }
 
 bool Controller::Reconciling() {
-  std::lock_guard lock(ctx_.mu);
+  std::lock_guard lock(ctx_.mu());
   return agents_.Reconciling();
 }
 

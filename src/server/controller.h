@@ -3,16 +3,29 @@
 // and adds what a real cluster needs: the durable store, agents and their leases, two-phase
 // admission, and users.
 //
-// It is the composition of parts, each a file with one job and its own contract:
-//   ServerContext   (context.h)          the mutex, the core's state, store, clock, log;
-//   ClusterSettings (cluster_settings.h) configuration, tokens, administrators' overrides;
-//   JobBook         (job_book.h)         job records, restore mapping, retention;
-//   AgentRegistry   (agent_registry.h)   leases, registration, heartbeats, reconciliation;
-//   CycleRunner     (cycle_runner.h)     the drive loop's handler, cycle timing;
-//   JobRequests     (job_requests.h)     users' submit, list, detail, cancel, hold;
-// and the HTTP front end (http_api.h, http_reply.h) calls it. This file wires them, runs the
-// scheduling thread, restores at start, and answers each call as a Reply (the Status of a
-// part mapped by http_reply.h's one function).
+// It is the composition of parts, each a file with one job and its own contract (the table
+// of docs/design/architecture.md, "The controller", lists the same):
+//   ServerContext      (context.h)            wiring: the lock, the core's state, clock, log,
+//                                             options, and three signalling parts:
+//     StoreWriter      (store_writer.h)         the epoch, fencing, writes in flight, faults;
+//     CycleSignal      (cycle_signal.h)         what asks the scheduling thread for a cycle;
+//     AgentWakeups     (agent_wakeups.h)        where agents' long polls wait for work;
+//   ClusterSettings    (cluster_settings.h)   configuration, administrators' overrides;
+//   RequestAuthenticator (request_auth.h)     tokens and MUNGE (its own lock);
+//   JobBook            (job_book.h)           job records, restore mapping, retention, events;
+//   AgentRegistry      (agent_registry.h)     leases, registration, heartbeats, reconciliation;
+//   CycleRunner        (cycle_runner.h)       the drive loop's handler, cycle timing;
+//   JobRequests        (job_requests.h)       users' submit, list, detail, cancel, hold;
+//   JobChanges         (job_changes.h)        modify and requeue;
+//   ArrayRequests      (array_requests.h)     actions on arrays, elements and ranges;
+//   SubmissionRefusals (submission_refusal.h) jobs that could never run, refused;
+//   IdempotencyKeys    (idempotency.h)        a repeated submission answered once;
+//   PeekBroker         (peek_broker.h)        a running job's output through its agent;
+//   HistoryKeeper      (history_api.h)        retention where the store purges itself (thread);
+//   StartEstimator     (estimates.h)          estimated starts (its own thread);
+// and the HTTP front end (http_api.h) calls it. This file wires them, runs the scheduling
+// thread, restores at start, and answers each call with an Outcome (outcome.h): a value, a
+// failed Status or a Refusal; only the front end maps it to HTTP (http_reply.h).
 //
 // Two-phase admission (R-SRV-2): a StartJob becomes an ADMITTING row in the same store
 // transaction as the cycle's UpdateAdmission records (the bypass increment, R-ADM-3); only
@@ -22,9 +35,12 @@
 // original sequence and admission record), restores allocations, and marks every host
 // unavailable until its agent registers. No cycle runs while ADMITTING records from the
 // previous epoch are unresolved (their agent reports, or its lease and grace expire).
-// Thread-safety: every public method locks the context's mutex; Submit, Heartbeat and the
-// admin actions wait for store commits without holding it. Time comes from the injected
-// clock (milliseconds).
+// Thread-safety: every public method takes the controller's lock (ServerContext::mu(), the
+// single-writer rule of docs/design/architecture.md "Lock order") unless it says otherwise;
+// Submit, Heartbeat and the admin actions wait for store commits without holding it. Threads:
+// the HTTP workers call the public methods; the scheduling thread (Start) runs Tick's turns;
+// the store's committer runs commit callbacks; HistoryKeeper and StartEstimator have their
+// own. Time comes from the injected clock (milliseconds).
 #pragma once
 
 #include <spdlog/logger.h>
@@ -48,7 +64,7 @@
 #include "server/cycle_runner.h"
 #include "server/estimates.h"
 #include "server/history_api.h"
-#include "server/http_reply.h"
+#include "server/outcome.h"
 #include "server/idempotency.h"
 #include "server/job_book.h"
 #include "server/job_changes.h"
@@ -75,6 +91,9 @@ struct ControllerDeps {
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
 };
 
+// What a controller call answers (outcome.h).
+using Answer = Outcome<nlohmann::json>;
+
 class Controller {
  public:
   using ClockMs = server::ClockMs;
@@ -89,9 +108,9 @@ class Controller {
   // The store deposed this controller: from now on it writes, launches and schedules nothing
   // (Writable() stays false); logs that it steps down. Safe from any thread, without waits.
   void StepDown(const Status& why);
-  bool Writable() { return ctx_.Writable(); }
+  bool Writable() { return ctx_.writes().Writable(); }
   // Why the store cannot be written now ("" when it can): a full disk, a lost quorum.
-  std::string StoreFault() const { return ctx_.StoreFault(); }
+  std::string StoreFault() const { return ctx_.writes().Fault(); }
   // When the first cycle of this epoch ran (wall-clock ms; 0 not yet).
   int64_t FirstCycleMs();
   ~Controller();
@@ -103,37 +122,38 @@ class Controller {
   // request_auth.h). Does not take the controller's mutex.
   Result<Caller> AuthenticateRequest(const std::string& authorization);
 
-  // --- Users (each returns the HTTP reply of docs/api.md) ---
+  // --- Users (each answers the body of docs/api.md, or why not) ---
   // Waits for the commit before answering (R-SRV-1). A non-empty `idempotency_key` (the
   // `Idempotency-Key` header) makes a repeat answer the original result (idempotency.h).
-  Reply Submit(const Caller& caller, const nlohmann::json& body,
+  Answer Submit(const Caller& caller, const nlohmann::json& body,
                const std::string& idempotency_key = "");
-  Reply SubmitBatch(const Caller& caller, const nlohmann::json& body,
+  Answer SubmitBatch(const Caller& caller, const nlohmann::json& body,
                     const std::string& idempotency_key = "");
-  Reply ListJobs(const std::map<std::string, std::string>& query);
-  Reply GetJob(JobId id);
-  Reply Cancel(const Caller& caller, JobId id);
-  Reply Hold(const Caller& caller, JobId id, bool held);
+  // The JSON text of the listing (built as text: see job_requests.h).
+  Result<std::string> ListJobs(const std::map<std::string, std::string>& query);
+  Answer GetJob(JobId id);
+  Answer Cancel(const Caller& caller, JobId id);
+  Answer Hold(const Caller& caller, JobId id, bool held);
   // POST /v1/jobs/ID/ACTION?index=A[-B]: the elements of array ID in [A, B] (R-UX-3).
-  Reply ActOnElements(const Caller& caller, JobId id, int32_t first, int32_t last,
+  Answer ActOnElements(const Caller& caller, JobId id, int32_t first, int32_t last,
                       ArrayAction action);
   // GET /v1/jobs/ID/peek: the tail of a running job's output from its agent (peek_broker.h).
-  Reply Peek(const Caller& caller, JobId id, int64_t lines, std::optional<int64_t> offset);
-  Reply Hosts();
-  Reply Queues();
-  Reply Limits();
-  Reply QueueAction(const Caller& caller, const std::string& queue, const std::string& action);
-  Reply HostAction(const Caller& caller, const std::string& host, const std::string& action);
+  Answer Peek(const Caller& caller, JobId id, int64_t lines, std::optional<int64_t> offset);
+  Answer Hosts();
+  Answer Queues();
+  Answer Limits();
+  Answer QueueAction(const Caller& caller, const std::string& queue, const std::string& action);
+  Answer HostAction(const Caller& caller, const std::string& host, const std::string& action);
   // Re-reads options.config_path (admin API and SIGHUP).
-  Reply Reconfigure();
+  Answer Reconfigure();
   // Replaces the configuration (validated whole; R-SRV-4b).
-  Reply Reconfigure(core::ClusterConfig config);
+  Answer Reconfigure(core::ClusterConfig config);
   // History (R-UX-6; history_api.cc): GET /v1/history and /v1/history/summary.
-  Reply History(const std::map<std::string, std::string>& params);
-  Reply HistorySummary(const std::map<std::string, std::string>& params);
+  Result<std::string> History(const std::map<std::string, std::string>& params);
+  Result<std::string> HistorySummary(const std::map<std::string, std::string>& params);
   // Modify and requeue (R-UX-7; job_changes.h): PATCH /v1/jobs/{id}, POST .../requeue.
-  Reply Modify(const Caller& caller, JobId id, const nlohmann::json& body);
-  Reply Requeue(const Caller& caller, JobId id);
+  Answer Modify(const Caller& caller, JobId id, const nlohmann::json& body);
+  Answer Requeue(const Caller& caller, JobId id);
   // The dashboard (R-UI-1, R-UI-3): a page of GET /v1/jobs (job_pages.h) and one sample of
   // the cluster, with job counts by state and pending reason when `with_counts`
   // (stats_counts.cc).
@@ -141,11 +161,11 @@ class Controller {
   void SampleStats(StatsSample& out, bool with_counts);
 
   // --- Agents ---
-  Reply Register(const nlohmann::json& body);
+  Answer Register(const nlohmann::json& body);
   // Long poll: returns at once with work or reports, else after body.wait_ms.
-  Reply Heartbeat(const std::string& agent, const nlohmann::json& body);
+  Answer Heartbeat(const std::string& agent, const nlohmann::json& body);
   // The heartbeats of many hosts in one request (wire/agent_batch.h, R-SCALE-1).
-  Reply HeartbeatBatch(const nlohmann::json& body);
+  Answer HeartbeatBatch(const nlohmann::json& body);
 
   // --- Scheduling ---
   // Checks leases and, when something changed or a timer is due, runs one cycle. The
@@ -166,7 +186,7 @@ class Controller {
   std::string Metrics();  // metrics.cc
   // The job counts the book keeps and the same from a walk over every job (tests: equal).
   std::pair<JobCounts, JobCounts> JobCountsKeptAndWalked();  // metrics.cc
-  uint64_t epoch() const { return ctx_.epoch; }
+  uint64_t epoch() const { return ctx_.writes().epoch(); }
   // Registers a listener for job events (SSE); returns an id for Unsubscribe.
   int Subscribe(std::function<void(const JobEvent&)> listener);
   void Unsubscribe(int id);
@@ -186,7 +206,7 @@ class Controller {
   Status Restore(const store::Snapshot& snap);
   // The common end of Submit and SubmitBatch (idempotent_submit.cc): the key's earlier
   // result, else the refusals, then the submission. REQUIRES the mutex held (`lock`).
-  Reply SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller& runs_as,
+  Answer SubmitLocked(MutexLock& lock, const Caller& runs_as,
                      const std::string& key, const std::string& digest,
                      std::vector<nlohmann::json> specs,
                      std::vector<std::shared_ptr<const std::string>> fixed, bool batch);
@@ -202,7 +222,7 @@ class Controller {
   // The first cycle of the epoch: note and log when it runs.
   void NoteCycleLocked();
   // The admin actions' common end: log, answer `answer`, after `batch` committed.
-  Reply AnswerAfterCommit(std::unique_lock<std::mutex>& lock, nlohmann::json answer,
+  Answer AnswerAfterCommit(MutexLock& lock, nlohmann::json answer,
                           store::WriteBatch batch);
 
   // The default queue's name, under the lock (history_api.cc).
@@ -226,6 +246,11 @@ class Controller {
   // Retention (R-HA-5): ended jobs by end time, and when the last purge ran.
   std::set<std::pair<Instant, JobId>> history_;
   int64_t last_purge_ms_ = 0;
+  // This epoch: when this controller took over (agents' leases count from it), when its
+  // first cycle ran (0: not yet), and the earliest next resync attempt (ResyncLocked).
+  int64_t start_ms_ = 0;
+  int64_t first_cycle_ms_ = 0;
+  int64_t next_resync_ms_ = 0;
 };
 
 }  // namespace sluice::server

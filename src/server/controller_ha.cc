@@ -20,42 +20,42 @@ constexpr int64_t kResyncRetryMs = 1'000;  // while the disk stays full
 
 Status Controller::TakeOver() {
   const int64_t start_ms = ctx_.NowMs();  // "first cycle, N ms after taking over" counts the load
-  Result<store::Snapshot> snap = ctx_.store->Load();
+  Result<store::Snapshot> snap = ctx_.writes().store().Load();
   if (!snap) return snap.error();
   {
-    std::lock_guard lock(ctx_.mu);
-    ctx_.epoch = ctx_.store->epoch();
-    ctx_.start_ms = start_ms;
+    std::lock_guard lock(ctx_.mu());
+    ctx_.writes().BeginEpoch();
+    start_ms_ = start_ms;
     for (const store::StoredJob& row : snap->jobs) {
-      if (row.phase == "ENDED" && !ctx_.store->PurgesHistory()) {
+      if (row.phase == "ENDED" && !ctx_.writes().store().PurgesHistory()) {
         history_.insert({row.end_time, row.id});
       }
     }
   }
   SLUICE_RETURN_IF_ERROR(Restore(*snap));
-  ctx_.store->Flush();  // a full disk: read-only from the start (ServerContext::WriteFailed)
+  ctx_.writes().store().Flush();  // a full disk: read-only from the start (StoreWriter::Failed)
   return Status::Ok();
 }
 
 void Controller::StepDown(const Status& why) {
-  if (ctx_.deposed.exchange(true)) return;
-  ctx_.log->critical("epoch {}: deposed ({}); stepping down: no more writes, launches or cycles",
-                     ctx_.store->epoch(), why.message());
-  ctx_.log->flush();
-  ctx_.cycle_cv.notify_all();
-  ctx_.work_cv.notify_all();
+  if (!ctx_.writes().Depose()) return;
+  ctx_.log().critical("epoch {}: deposed ({}); stepping down: no more writes, launches or cycles",
+                     ctx_.writes().store().epoch(), why.message());
+  ctx_.log().flush();
+  ctx_.cycle().Wake();
+  ctx_.wakeups().WakeAll();
 }
 
 int64_t Controller::FirstCycleMs() {
-  std::lock_guard lock(ctx_.mu);
-  return ctx_.first_cycle_ms;
+  std::lock_guard lock(ctx_.mu());
+  return first_cycle_ms_;
 }
 
 void Controller::NoteCycleLocked() {
-  if (ctx_.first_cycle_ms != 0) return;
-  ctx_.first_cycle_ms = ctx_.NowMs();
-  ctx_.log->info("epoch {}: first cycle, {} ms after taking over", ctx_.epoch,
-                 ctx_.first_cycle_ms - ctx_.start_ms);
+  if (first_cycle_ms_ != 0) return;
+  first_cycle_ms_ = ctx_.NowMs();
+  ctx_.log().info("epoch {}: first cycle, {} ms after taking over", ctx_.writes().epoch(),
+                  first_cycle_ms_ - start_ms_);
 }
 
 // Steps: 1. wait until the store leads again (quorum back) and this controller was not
@@ -66,30 +66,34 @@ void Controller::NoteCycleLocked() {
 // `resync` before the commits: they are queued ahead of any later write, and a failure sets
 // it again.
 void Controller::ResyncLocked() {
-  if (!ctx_.resync || ctx_.deposed || ctx_.store->role() != store::Role::kLeader) return;
-  if (ctx_.NowMs() < ctx_.next_resync_ms) return;
-  ctx_.next_resync_ms = ctx_.NowMs() + kResyncRetryMs;
-  ctx_.log->log(ctx_.DiskFault() ? spdlog::level::debug : spdlog::level::info,
-                "epoch {}: rewriting {} job rows to the store", ctx_.epoch, book_.jobs().size());
-  ctx_.resync = false;
+  StoreWriter& writes = ctx_.writes();
+  if (!writes.ResyncDue() || writes.deposed() || writes.store().role() != store::Role::kLeader) {
+    return;
+  }
+  if (ctx_.NowMs() < next_resync_ms_) return;
+  next_resync_ms_ = ctx_.NowMs() + kResyncRetryMs;
+  ctx_.log().log(writes.DiskFault() ? spdlog::level::debug : spdlog::level::info,
+                 "epoch {}: rewriting {} job rows to the store", writes.epoch(),
+                 book_.jobs().size());
+  writes.ResyncQueued();
   store::WriteBatch batch;
-  batch.deleted_jobs = ctx_.withdrawn;  // kept until the resync commits (it may fail again)
+  batch.deleted_jobs = writes.withdrawn();  // kept until the resync commits (it may fail again)
   batch.settings[std::string(JobBook::kNextIdSetting)] = book_.next_id();
   for (const auto& [id, job] : book_.jobs()) {
     batch.jobs.push_back(job->row);
     if (batch.jobs.size() < kRowsPerBatch) continue;
-    ctx_.WriteLocked(std::exchange(batch, {}));
+    writes.Write(std::exchange(batch, {}));
   }
   // Once every row committed, the launches and kills whose rows were in a failed write may go.
-  ctx_.WriteLocked(std::move(batch), [this, deleted = ctx_.withdrawn.size()] {
-    ctx_.withdrawn.erase(ctx_.withdrawn.begin(), ctx_.withdrawn.begin() + deleted);
-    ctx_.StoreRecovered();
+  writes.Write(std::move(batch), [this, deleted = writes.withdrawn().size()] {
+    ctx_.writes().ForgetWithdrawn(deleted);
+    ctx_.writes().Recovered();
     for (const auto& [id, job] : book_.jobs()) {
       if (job->phase() == core::AdmissionPhase::kAdmitting) job->launch_ready = true;
       if (job->BeingPreempted()) job->preempt_committed = true;
     }
   });
-  ctx_.MarkDirty();
+  ctx_.cycle().MarkDirty();
 }
 
 // For stores that do not purge themselves (etcd; SQLite's is HistoryKeeper's). Steps: 1. at
@@ -97,8 +101,8 @@ void Controller::ResyncLocked() {
 // drops it: that takes at least 60 s); 2. delete the rows of those ended more than
 // keep_history_seconds ago, in batches.
 void Controller::PurgeHistoryLocked() {
-  const int64_t keep = ctx_.options.keep_history_seconds;
-  if (keep < 0 || ctx_.store->PurgesHistory()) return;  // HistoryKeeper's (history_api.h)
+  const int64_t keep = ctx_.options().keep_history_seconds;
+  if (keep < 0 || ctx_.writes().store().PurgesHistory()) return;  // HistoryKeeper's (history_api.h)
   if (ctx_.NowMs() - last_purge_ms_ < kPurgeEveryMs) return;
   last_purge_ms_ = ctx_.NowMs();
   for (const auto& [id, job] : book_.jobs()) {
@@ -111,20 +115,20 @@ void Controller::PurgeHistoryLocked() {
     batch.deleted_jobs.push_back(history_.begin()->second);
     history_.erase(history_.begin());
     ++purged;
-    if (batch.deleted_jobs.size() >= kRowsPerBatch) ctx_.WriteLocked(std::exchange(batch, {}));
+    if (batch.deleted_jobs.size() >= kRowsPerBatch) ctx_.writes().Write(std::exchange(batch, {}));
   }
-  if (!batch.empty()) ctx_.WriteLocked(std::move(batch));
+  if (!batch.empty()) ctx_.writes().Write(std::move(batch));
   if (purged > 0) {
-    ctx_.log->info("retention: deleted {} ended jobs' rows (ended over {} s ago)", purged, keep);
+    ctx_.log().info("retention: deleted {} ended jobs' rows (ended over {} s ago)", purged, keep);
   }
 }
 
 void Controller::PurgeHistoryNow() {
-  if (ctx_.store->PurgesHistory()) {
+  if (ctx_.writes().store().PurgesHistory()) {
     keeper_.PurgeOnce();
     return;
   }
-  std::lock_guard lock(ctx_.mu);
+  std::lock_guard lock(ctx_.mu());
   last_purge_ms_ = 0;
   PurgeHistoryLocked();
 }

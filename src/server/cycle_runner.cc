@@ -37,7 +37,7 @@ json AllocationJson(const core::Allocation& alloc, const core::ClusterState& sta
 bool CycleRunner::TakeExplainTurn() {
   const int64_t now_ms = ctx_.NowMs();
   const bool explain =
-      last_explain_ms_ < 0 || now_ms - last_explain_ms_ >= ctx_.options.explain_interval_ms;
+      last_explain_ms_ < 0 || now_ms - last_explain_ms_ >= ctx_.options().explain_interval_ms;
   if (explain) last_explain_ms_ = now_ms;
   explain_due_ = !explain;
   return explain;
@@ -70,20 +70,20 @@ void CycleRunner::Time(double seconds) {
 
 void CycleRunner::Commit() {
   if (batch_.empty()) return;
-  ctx_.WriteLocked(std::exchange(batch_, {}), [this, started = std::exchange(started_, {}),
+  ctx_.writes().Write(std::exchange(batch_, {}), [this, started = std::exchange(started_, {}),
                                                preempted = std::exchange(preempted_, {})] {
     for (JobId id : started) {
       JobInfo* job = book_.Find(id);
       if (job != nullptr && job->phase() == core::AdmissionPhase::kAdmitting) {
         job->launch_ready = true;
-        ctx_.work_hosts.insert(job->launch_host);
+        ctx_.wakeups().Mark(job->launch_host);
       }
     }
     for (JobId id : preempted) {  // their agents' long polls answer with the kills
       JobInfo* job = book_.Find(id);
       if (job != nullptr && job->BeingPreempted()) {
         job->preempt_committed = true;
-        ctx_.work_hosts.insert(job->launch_host);
+        ctx_.wakeups().Mark(job->launch_host);
       }
     }
   });
@@ -93,22 +93,22 @@ void CycleRunner::OnStart(const core::StartJob& start, Instant now) {
   JobInfo* job = book_.Find(start.job);
   if (job == nullptr) return;
   // The allocation has moved into the state's job (DriveLoop::Cycle).
-  const core::Allocation& allocation = ctx_.state.FindJob(start.job)->allocation;
+  const core::Allocation& allocation = ctx_.state().FindJob(start.job)->allocation;
   std::vector<std::pair<std::string, int32_t>> hosts;
   std::string hosts_text;
   for (const core::HostGrant& g : allocation.hosts) {
-    hosts.emplace_back(ctx_.state.hosts()[g.host].spec.name, g.slots);
+    hosts.emplace_back(ctx_.state().hosts()[g.host].spec.name, g.slots);
     hosts_text +=
         (hosts_text.empty() ? "" : ",") + hosts.back().first + ":" + std::to_string(g.slots);
   }
   book_.SetHosts(*job, std::move(hosts));
-  job->row.allocation = AllocationJson(allocation, ctx_.state).dump();
+  job->row.allocation = AllocationJson(allocation, ctx_.state()).dump();
   job->SetPhase(core::AdmissionPhase::kAdmitting);
   job->row.start_time = now;
   job->launch_ready = false;
   job->launch_sent_ms = -1;
   // Unique across leaders too: a later epoch's runs number above an earlier one's.
-  job->run = (ctx_.epoch << 40) | (++runs_started_ & ((uint64_t{1} << 40) - 1));
+  job->run = (ctx_.writes().epoch() << 40) | (++runs_started_ & ((uint64_t{1} << 40) - 1));
   job->reasons.reset();
   started_.push_back(job->row.id);
   touched_.erase(job->row.id);
@@ -140,7 +140,7 @@ void CycleRunner::OnPend(core::PendJob& pend, Instant /*now*/) {
   const std::string main(core::ToString(code));
   if (main != job->main_reason) {
     // R-SRV-6: one line per change of the main reason, never one per cycle.
-    ctx_.log->info("job {}: pending: {} ({})", job->row.id, main, core::Headline(code));
+    ctx_.log().info("job {}: pending: {} ({})", job->row.id, main, core::Headline(code));
     job->main_reason = main;
     book_.Emit(*job);
   }
@@ -161,7 +161,7 @@ void CycleRunner::OnPreempt(const core::PreemptJob& preempt, Instant now) {
   job->preempt_committed = false;
   book_.Stage(*job, batch_);
   preempted_.push_back(job->row.id);
-  ctx_.log->info("job {}: preempted for job {} (SIGTERM now, SIGKILL after {} s)", job->row.id,
+  ctx_.log().info("job {}: preempted for job {} (SIGTERM now, SIGKILL after {} s)", job->row.id,
                  preempt.for_job, std::max<int64_t>(0, preempt.kill_at - now));
   if (recording_) {
     recorded_.push_back("preempt " + std::to_string(preempt.victim) + " for " +
@@ -171,7 +171,7 @@ void CycleRunner::OnPreempt(const core::PreemptJob& preempt, Instant now) {
 
 void CycleRunner::OnReclaim(const core::UpdateReclaim& reclaim, Instant /*now*/) {
   // Committed with the cycle's batch, like the admission records.
-  const std::string& queue = ctx_.state.queues()[reclaim.queue].spec.name;
+  const std::string& queue = ctx_.state().queues()[reclaim.queue].spec.name;
   batch_.settings[std::string(kSettingReclaimDeadline) + "/" + queue] = reclaim.deadline;
   if (recording_) {
     recorded_.push_back("reclaim " + queue + " " + std::to_string(reclaim.deadline.value_or(-1)));
@@ -179,7 +179,7 @@ void CycleRunner::OnReclaim(const core::UpdateReclaim& reclaim, Instant /*now*/)
 }
 
 void CycleRunner::OnUpdate(const core::UpdateAdmission& update, Instant /*now*/) {
-  const core::Job* cj = ctx_.state.FindJob(update.job);
+  const core::Job* cj = ctx_.state().FindJob(update.job);
   if (cj != nullptr &&
       (cj->state == core::JobState::kPending || cj->state == core::JobState::kHeld)) {
     touched_.insert(update.job);

@@ -46,7 +46,7 @@ struct CycleTiming {
 class CycleRunner : public core::DecisionHandler {
  public:
   CycleRunner(ServerContext& ctx, JobBook& book)
-      : ctx_(ctx), book_(book), loop_(scheduler_, ctx.state) {}
+      : ctx_(ctx), book_(book), loop_(scheduler_, ctx.mutable_state()) {}
 
   // Runs one cycle at the clock's time (the steps above).
   void Run();
@@ -54,7 +54,7 @@ class CycleRunner : public core::DecisionHandler {
   bool WakeDue(Instant now) const { return wake_at_ && now >= *wake_at_; }
   // A cycle ran without explanations and the explain interval has passed since the last.
   bool ExplainDue(int64_t now_ms) const {
-    return explain_due_ && now_ms - last_explain_ms_ >= ctx_.options.explain_interval_ms;
+    return explain_due_ && now_ms - last_explain_ms_ >= ctx_.options().explain_interval_ms;
   }
   const CycleTiming& timing() const { return timing_; }
 

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "server/controller.h"
+#include "server/http_reply.h"
 #include "server/stats_sampler.h"
 
 namespace sluice::server {

@@ -22,9 +22,9 @@ double ThreadCpuMs() {
 RefreshStats StartEstimator::Refresh() {
   RefreshStats stats;
   // 1. The copy, under the lock.
-  std::unique_lock lock(ctx_.mu);
+  MutexLock lock(ctx_.mu());
   const auto clone_start = std::chrono::steady_clock::now();
-  core::ClusterState copy = ctx_.state.Clone();
+  core::ClusterState copy = ctx_.state().Clone();
   const Instant now = ctx_.Now();
   stats.clone_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - clone_start)
@@ -54,7 +54,7 @@ RefreshStats StartEstimator::Refresh() {
 }
 
 void StartEstimator::Start() {
-  const int64_t interval = ctx_.options.estimate_interval_ms;
+  const int64_t interval = ctx_.options().estimate_interval_ms;
   if (interval <= 0 || thread_.joinable()) return;
   thread_ = std::thread([this, interval] {
     uint64_t seen = ~uint64_t{0};
@@ -67,8 +67,8 @@ void StartEstimator::Start() {
       uint64_t changes = 0;
       int64_t now_ms = 0;
       {
-        std::lock_guard ctx_lock(ctx_.mu);
-        changes = ctx_.changes;
+        std::lock_guard ctx_lock(ctx_.mu());
+        changes = ctx_.cycle().changes();
         now_ms = ctx_.NowMs();
       }
       if (changes != seen || now_ms - last_ms >= 10 * interval) {

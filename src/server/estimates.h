@@ -20,6 +20,7 @@
 #include <set>
 #include <thread>
 
+#include "base/mutex.h"
 #include "server/context.h"
 #include "server/job_book.h"
 
@@ -50,9 +51,9 @@ class StartEstimator {
  private:
   ServerContext& ctx_;
   JobBook& book_;
-  std::set<JobId> estimated_;  // jobs given an estimate by the last refresh (under ctx_.mu)
-  std::mutex mu_;              // guards stopping_
-  std::condition_variable cv_;
+  std::set<JobId> estimated_;  // jobs given an estimate by the last refresh (under ctx_.mu())
+  Mutex mu_{LockRank::kEstimator};  // guards stopping_
+  std::condition_variable_any cv_;
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <sstream>
 #include <utility>
 
 #include "server/controller.h"
-#include "server/query_params.h"
+#include "server/text_parsers.h"
 
 namespace sluice::server {
 
@@ -18,19 +17,9 @@ using nlohmann::ordered_json;
 
 namespace {
 
-std::vector<std::string> SplitComma(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
-
 // state=DONE,EXIT: upper-cased; only ended states.
 Status ParseStates(const std::string& value, store::HistoryQuery& q) {
-  for (std::string state : SplitComma(value)) {
+  for (std::string state : SplitList(value)) {
     std::transform(state.begin(), state.end(), state.begin(), ::toupper);
     if (!store::IsEndedState(state)) {
       return InvalidArgument("state: '" + state +
@@ -48,7 +37,7 @@ Status ParseParam(const std::string& key, const std::string& value,
   if (key == "user") {
     if (value != "all" && !value.empty()) q.user = value;
   } else if (key == "queue") {
-    for (const std::string& queue : SplitComma(value)) {
+    for (const std::string& queue : SplitList(value)) {
       q.queues.push_back(queue);
       if (queue == default_queue) q.queues.push_back("");
     }
@@ -206,31 +195,31 @@ void HistoryKeeper::Stop() {
 // --- Controller's history routes ----------------------------------------------------------------
 
 std::string Controller::DefaultQueueName() {
-  std::lock_guard lock(ctx_.mu);
-  const core::ClusterState& cs = ctx_.state;
+  std::lock_guard lock(ctx_.mu());
+  const core::ClusterState& cs = ctx_.state();
   return cs.queues().empty() ? "" : cs.queues()[cs.default_queue()].spec.name;
 }
 
-Reply Controller::History(const std::map<std::string, std::string>& params) {
+Result<std::string> Controller::History(const std::map<std::string, std::string>& params) {
   const std::string default_queue = DefaultQueueName();
   Result<store::HistoryQuery> query = ParseHistoryQuery(params, default_queue);
-  if (!query) return ErrorReply(query.error());
-  Result<ordered_json> page = HistoryPageJson(*ctx_.store, *query, default_queue);
-  if (!page) return ErrorReply(page.error());
-  return Reply{.status = 200, .body = nullptr, .text = page->dump()};
+  if (!query) return query.error();
+  Result<ordered_json> page = HistoryPageJson(ctx_.writes().store(), *query, default_queue);
+  if (!page) return page.error();
+  return page->dump();
 }
 
-Reply Controller::HistorySummary(const std::map<std::string, std::string>& params) {
+Result<std::string> Controller::HistorySummary(const std::map<std::string, std::string>& params) {
   const std::string default_queue = DefaultQueueName();
   std::map<std::string, std::string> filters = params;
   if (filters.contains("cursor") || filters.contains("limit")) {
-    return ErrorReply(InvalidArgument("cursor, limit: the summary totals every matching job"));
+    return InvalidArgument("cursor, limit: the summary totals every matching job");
   }
   Result<store::HistoryQuery> query = ParseHistoryQuery(filters, default_queue);
-  if (!query) return ErrorReply(query.error());
-  Result<ordered_json> summary = HistorySummaryJson(*ctx_.store, *query, default_queue);
-  if (!summary) return ErrorReply(summary.error());
-  return Reply{.status = 200, .body = nullptr, .text = summary->dump()};
+  if (!query) return query.error();
+  Result<ordered_json> summary = HistorySummaryJson(ctx_.writes().store(), *query, default_queue);
+  if (!summary) return summary.error();
+  return summary->dump();
 }
 
 }  // namespace sluice::server

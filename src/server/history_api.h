@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "server/context.h"
 #include "store/history.h"
@@ -75,8 +76,8 @@ class HistoryKeeper {
   Options options_;
   ClockMs clock_;
   std::shared_ptr<spdlog::logger> log_;
-  std::mutex mu_;
-  std::condition_variable cv_;
+  Mutex mu_{LockRank::kHistoryKeeper};
+  std::condition_variable_any cv_;
   bool stopping_ = false;
   std::thread thread_;
 };

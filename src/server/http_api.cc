@@ -27,8 +27,11 @@ void Send(httplib::Response& res, const Reply& reply) {
   res.set_content(reply.text.empty() ? SafeDump(reply.body) : reply.text, "application/json");
 }
 
-// A refusal: its HTTP status comes from the code (HttpStatusOf, http_reply.h).
+// A failure: its HTTP status comes from the code (HttpStatusOf, http_reply.h).
 void SendError(httplib::Response& res, const Status& status) { Send(res, ErrorReply(status)); }
+
+// A listing the controller wrote as JSON text, or why not.
+void SendText(httplib::Response& res, Result<std::string> text) { Send(res, Reply(std::move(text))); }
 
 std::string BearerToken(const httplib::Request& req) {
   const std::string header = req.get_header_value("Authorization");
@@ -208,7 +211,7 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     Caller caller;
     json body;
     if (!AuthenticateUser(c, req, res, caller) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
-    Send(res, c.Submit(caller, body, req.get_header_value("Idempotency-Key")));
+    Send(res, ReplyOf(c.Submit(caller, body, req.get_header_value("Idempotency-Key")), 201));
   });
   server.Post("/v1/jobs/batch", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
@@ -216,7 +219,7 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     if (!AuthenticateUser(c, req, res, caller) || !ParseBody(req, res, kMaxBatchBodyBytes, body)) {
       return;
     }
-    Send(res, c.SubmitBatch(caller, body, req.get_header_value("Idempotency-Key")));
+    Send(res, ReplyOf(c.SubmitBatch(caller, body, req.get_header_value("Idempotency-Key")), 201));
   });
   server.Get("/v1/jobs", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
@@ -224,7 +227,7 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     std::map<std::string, std::string> query;
     for (const auto& [k, v] : req.params) query[k] = v;
     if (AnswerJobPage(c, query, res)) return;  // offset, sort, search... (job_pages.h)
-    Send(res, c.ListJobs(query));
+    SendText(res, c.ListJobs(query));
   });
   server.Get(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
@@ -342,7 +345,7 @@ void HttpApi::InstallHistoryRoutes(httplib::Server& server) {
                if (!AuthenticateUser(c, req, res, caller)) return;
                std::map<std::string, std::string> query;
                for (const auto& [k, v] : req.params) query[k] = v;
-               Send(res, req.matches[1].length() > 0 ? c.HistorySummary(query) : c.History(query));
+               SendText(res, req.matches[1].length() > 0 ? c.HistorySummary(query) : c.History(query));
              });
   server.Patch(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;

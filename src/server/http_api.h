@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "server/controller.h"
+#include "server/http_reply.h"
 
 namespace sluice::server {
 

@@ -30,13 +30,42 @@ int HttpStatusOf(StatusCode code) {
   return 500;
 }
 
+int HttpStatusOf(RefusalKind kind) {
+  switch (kind) {
+    case RefusalKind::kNeverRuns:
+    case RefusalKind::kNotModified:
+    case RefusalKind::kKeyReused:
+      return 422;
+    case RefusalKind::kKeyInFlight:
+      return 409;
+    case RefusalKind::kOverQuota:
+      return 429;
+  }
+  return 500;
+}
+
 Reply ErrorReply(const Status& status) {
   return Reply::Error(HttpStatusOf(status.code()), status.message());
 }
 
-Reply ReplyOf(Result<nlohmann::json> result, int ok_status) {
-  if (!result) return ErrorReply(result.error());
-  return Reply{ok_status, std::move(*result)};
+Reply ReplyOf(Outcome<nlohmann::json> outcome, int ok_status) {
+  if (const Status* failure = outcome.failure()) return ErrorReply(*failure);
+  if (const Refusal* refusal = outcome.refusal()) {
+    nlohmann::json body = {{"error", refusal->message}};
+    if (!refusal->cause.is_null()) body["cause"] = refusal->cause;
+    return Reply{HttpStatusOf(refusal->kind), std::move(body)};
+  }
+  return Reply{ok_status, std::move(outcome).value()};
+}
+
+Reply::Reply(Outcome<nlohmann::json> outcome) : Reply(ReplyOf(std::move(outcome))) {}
+
+Reply::Reply(Result<std::string> listing) {
+  if (!listing) {
+    *this = ErrorReply(listing.error());
+    return;
+  }
+  text = std::move(listing).value();
 }
 
 }  // namespace sluice::server

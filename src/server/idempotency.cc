@@ -76,7 +76,7 @@ IdempotencyKeys::Lookup IdempotencyKeys::Find(const std::string& user, const std
   return {.found = Found::kDone, .ids = entry.ids, .when = entry.when};
 }
 
-void IdempotencyKeys::AwaitSettled(std::unique_lock<std::mutex>& lock, const std::string& user,
+void IdempotencyKeys::AwaitSettled(MutexLock& lock, const std::string& user,
                                    const std::string& key, int64_t timeout_ms) {
   settled_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
     auto it = entries_.find({user, key});

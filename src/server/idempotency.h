@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "base/time.h"
 #include "store/store.h"
@@ -59,7 +60,7 @@ class IdempotencyKeys {
   Lookup Find(const std::string& user, const std::string& key, const std::string& digest,
               Instant now);
   // Waits (releasing `lock`) while the key is in progress, at most `timeout_ms`.
-  void AwaitSettled(std::unique_lock<std::mutex>& lock, const std::string& user,
+  void AwaitSettled(MutexLock& lock, const std::string& user,
                     const std::string& key, int64_t timeout_ms);
 
   // Marks the key in progress and tags each spec with it (the tag is stored with the job).
@@ -90,7 +91,7 @@ class IdempotencyKeys {
   std::map<Id, Entry> entries_;
   std::set<std::pair<Instant, Id>> by_time_;
   std::map<std::string, size_t> per_user_;
-  std::condition_variable settled_cv_;
+  std::condition_variable_any settled_cv_;
 };
 
 }  // namespace sluice::server

@@ -14,9 +14,9 @@ namespace {
 
 constexpr int64_t kAwaitInProgressMs = 30'000;
 
-Reply Replayed(const std::vector<JobId>& ids, bool batch) {
-  if (batch) return Reply{201, json{{"ids", ids}}};
-  return Reply{201, json{{"id", ids.at(0)}}};
+json Replayed(const std::vector<JobId>& ids, bool batch) {
+  if (batch) return json{{"ids", ids}};
+  return json{{"id", ids.at(0)}};
 }
 
 std::vector<JobId> IdsOf(const json& answer) {
@@ -27,10 +27,10 @@ std::vector<JobId> IdsOf(const json& answer) {
 }  // namespace
 
 // Steps: 1. a key already used by this user: its result (waiting while it is in progress),
-// or 422 for a different body; 2. the pending quotas (429) and the jobs that can never run
-// (422); 3. the submission, its key (if any) tagged on the specs and remembered once the
+// or a refusal for a different body (kKeyReused) or one still in progress (kKeyInFlight);
+// 2. the pending quotas (kOverQuota) and the jobs that can never run (kNeverRuns); 3. the submission, its key (if any) tagged on the specs and remembered once the
 // submission was acknowledged.
-Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller& runs_as,
+Answer Controller::SubmitLocked(MutexLock& lock, const Caller& runs_as,
                                const std::string& key, const std::string& digest,
                                std::vector<json> specs,
                                std::vector<std::shared_ptr<const std::string>> fixed, bool batch) {
@@ -42,31 +42,32 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
     }
     switch (found.found) {
       case IdempotencyKeys::Found::kDone:
-        ctx_.log->info("submission of {} with Idempotency-Key {} repeated: answered its job {}",
+        ctx_.log().info("submission of {} with Idempotency-Key {} repeated: answered its job {}",
                        runs_as.user, key, found.ids.at(0));
         return Replayed(found.ids, batch);
       case IdempotencyKeys::Found::kMismatch:
-        return Reply::Error(422, "Idempotency-Key '" + key + "' was used at " +
-                                     std::to_string(found.when) +
-                                     " for a different submission; a new submission needs a "
-                                     "new key");
+        return Refusal{.kind = RefusalKind::kKeyReused,
+                       .message = "Idempotency-Key '" + key + "' was used at " +
+                                  std::to_string(found.when) +
+                                  " for a different submission; a new submission needs a new key"};
       case IdempotencyKeys::Found::kInProgress:
-        return Reply::Error(
-            409, "a submission with Idempotency-Key '" + key + "' is still being stored; retry");
+        return Refusal{.kind = RefusalKind::kKeyInFlight,
+                       .message = "a submission with Idempotency-Key '" + key +
+                                  "' is still being stored; retry"};
       case IdempotencyKeys::Found::kNone:
         break;
     }
   }
-  if (std::optional<Reply> over =
-          CheckPendingQuota(settings_.auth().quotas, ctx_.state, runs_as.user, specs, batch)) {
-    ctx_.log->info("submission of {} refused: {}", runs_as.user, (*over).body["error"].dump());
+  if (std::optional<Refusal> over =
+          CheckPendingQuota(settings_.auth().quotas, ctx_.state(), runs_as.user, specs, batch)) {
+    ctx_.log().info("submission of {} refused: {}", runs_as.user, over->message);
     return *over;
   }
-  if (std::optional<Reply> refused = refusals_.Check(ctx_, runs_as, specs, batch)) {
+  if (std::optional<Refusal> refused = refusals_.Check(ctx_, runs_as, specs, batch)) {
     return *refused;
   }
   if (key.empty()) {
-    return ReplyOf(requests_.Submit(lock, runs_as, std::move(specs), std::move(fixed), batch), 201);
+    return requests_.Submit(lock, runs_as, std::move(specs), std::move(fixed), batch);
   }
   idempotency_.Begin(runs_as.user, key, digest, ctx_.Now(), specs);
   Result<json> answer = requests_.Submit(lock, runs_as, std::move(specs), std::move(fixed), batch);
@@ -75,7 +76,7 @@ Reply Controller::SubmitLocked(std::unique_lock<std::mutex>& lock, const Caller&
   } else {
     idempotency_.Abandon(runs_as.user, key);
   }
-  return ReplyOf(std::move(answer), 201);
+  return answer;
 }
 
 }  // namespace sluice::server

@@ -3,11 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <charconv>
 #include <optional>
 
 #include "server/job_book.h"
 #include "server/job_spec.h"
+#include "server/text_parsers.h"
 
 namespace sluice::server {
 
@@ -22,13 +22,6 @@ std::optional<core::ElementState> StateOfLetter(char c) {
     if (kStateLetters[i] == c) return static_cast<core::ElementState>(i);
   }
   return std::nullopt;
-}
-
-std::optional<int64_t> Number(std::string_view text) {
-  int64_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
 }
 
 core::ElementState StoredElementState(const store::StoredJob& row) {
@@ -82,7 +75,7 @@ Result<std::vector<core::ElementState>> DecodeElementStates(std::string_view tex
   while (at < text.size()) {
     size_t letter = at;
     while (letter < text.size() && text[letter] >= '0' && text[letter] <= '9') ++letter;
-    const std::optional<int64_t> count = Number(text.substr(at, letter - at));
+    const std::optional<int64_t> count = ParseInteger(text.substr(at, letter - at));
     const std::optional<core::ElementState> state =
         letter < text.size() ? StateOfLetter(text[letter]) : std::nullopt;
     if (!count || !state || *count < 1 || states.size() + *count > size) {
@@ -100,9 +93,9 @@ Result<std::vector<core::ElementState>> DecodeElementStates(std::string_view tex
 
 Result<std::pair<int32_t, int32_t>> ParseIndexRange(std::string_view text) {
   const size_t dash = text.find('-');
-  const std::optional<int64_t> first = Number(text.substr(0, dash));
+  const std::optional<int64_t> first = ParseInteger(text.substr(0, dash));
   const std::optional<int64_t> last =
-      dash == std::string_view::npos ? first : Number(text.substr(dash + 1));
+      dash == std::string_view::npos ? first : ParseInteger(text.substr(dash + 1));
   if (!first || !last || *first < 0 || *last < *first || *last > kMaxArrayIndex) {
     return InvalidArgument("index: expected INDEX or FIRST-LAST (0 <= FIRST <= LAST <= " +
                            std::to_string(kMaxArrayIndex) + "), got '" + std::string(text) + "'");
@@ -126,7 +119,7 @@ std::vector<std::pair<std::string, int64_t>> ElementCounts(const core::JobArray*
     while (at < stored.size()) {
       size_t letter = at;
       while (letter < stored.size() && stored[letter] >= '0' && stored[letter] <= '9') ++letter;
-      const int64_t count = Number(stored.substr(at, letter - at)).value_or(0);
+      const int64_t count = ParseInteger(stored.substr(at, letter - at)).value_or(0);
       const char c = letter < stored.size() ? stored[letter] : '?';
       (c == 'D'   ? done
        : c == 'E' ? exited
@@ -177,7 +170,7 @@ std::string ExpandOutputPattern(std::string_view pattern, JobId id) {
 // --- JobBook's arrays ---------------------------------------------------------------------------
 
 void JobBook::CountUnrecordedElements(JobCounts& counts) const {
-  const core::ClusterState& cs = ctx_.state;
+  const core::ClusterState& cs = ctx_.state();
   for (const auto& [id, array] : cs.arrays()) {
     int64_t pending = 0;
     int64_t held = 0;
@@ -212,7 +205,7 @@ void JobBook::CountUnrecordedElements(JobCounts& counts) const {
 }
 
 JobInfo* JobBook::AddElement(JobId id) {
-  const core::Job* cj = ctx_.state.FindJob(id);
+  const core::Job* cj = ctx_.state().FindJob(id);
   auto parent_it = jobs_.find(ArrayIdOf(id));
   if (cj == nullptr || parent_it == jobs_.end()) return nullptr;
   const JobInfo& parent = *parent_it->second;
@@ -231,7 +224,7 @@ JobInfo* JobBook::AddElement(JobId id) {
 
 void JobBook::StageArray(JobId id, store::WriteBatch& batch) {
   auto it = jobs_.find(id);
-  const core::JobArray* array = ctx_.state.FindArray(id);
+  const core::JobArray* array = ctx_.state().FindArray(id);
   if (it == jobs_.end() || array == nullptr) return;
   JobInfo& parent = *it->second;
   parent.row.array_states = EncodeElementStates(array->states);
@@ -277,7 +270,7 @@ void JobBook::PrepareArrayRestore(const std::vector<store::StoredJob>& rows) {
     if (decoded) {
       states = std::move(*decoded);
     } else {
-      ctx_.log->error("job {}: {}; its elements wait again", row.id, decoded.error().message());
+      ctx_.log().error("job {}: {}; its elements wait again", row.id, decoded.error().message());
     }
     // A queued element without an unfinished row was a pending Job never stored: it waits.
     for (core::ElementState& s : states) {

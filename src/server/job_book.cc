@@ -6,7 +6,7 @@
 
 #include "server/job_arrays.h"
 #include "server/job_spec.h"
-#include "server/job_text.h"
+#include "wire/job_json.h"
 
 namespace sluice::server {
 
@@ -170,7 +170,7 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
   const std::optional<JobState> state = ParseJobState(row.state);
   const std::optional<core::AdmissionPhase> phase = ParseAdmissionPhase(row.phase);
   if (!state || !phase) {
-    ctx_.log->error("job {}: stored state {} phase {} unknown; skipped", row.id, row.state,
+    ctx_.log().error("job {}: stored state {} phase {} unknown; skipped", row.id, row.state,
                     row.phase);
     return nullptr;
   }
@@ -180,11 +180,11 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
     // start_seq, not start_time: a requeue clears the start time, not the fact it started.
     const bool started = row.start_seq != 0 || row.start_time != 0 || !row.allocation.empty();
     // An element of an array the core holds again reads its state there.
-    if (!IsArrayElement(row.id) || ctx_.state.FindArray(ArrayIdOf(row.id)) == nullptr) {
+    if (!IsArrayElement(row.id) || ctx_.state().FindArray(ArrayIdOf(row.id)) == nullptr) {
       (void)ctx_.ApplyLocked(core::EndedJobNoted{row.id, CoreEndedState(*state), started},
                              "job " + std::to_string(row.id));
     }
-    const int64_t keep = ctx_.options.keep_ended_seconds;
+    const int64_t keep = ctx_.options().keep_ended_seconds;
     if (keep >= 0 && row.end_time + keep <= ctx_.Now()) return nullptr;  // only in the store
     ended_by_time_.insert({row.end_time, row.id});
   }
@@ -195,12 +195,12 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
   info->SetPhase(*phase);
   info->spec = json::parse(row.spec, nullptr, false);
   if (!info->spec.is_object()) {
-    ctx_.log->error("job {}: stored spec is not JSON; skipped", row.id);
+    ctx_.log().error("job {}: stored spec is not JSON; skipped", row.id);
     return nullptr;
   }
-  info->fixed_text = FixedJobText(info->spec);
+  info->fixed_text = wire::FixedJobText(info->spec);
   info->queue = info->spec.value("queue", "");
-  const core::ClusterState& cs = ctx_.state;
+  const core::ClusterState& cs = ctx_.state();
   if (info->queue.empty() && !cs.queues().empty()) {
     info->queue = cs.queues()[cs.default_queue()].spec.name;
   }
@@ -226,7 +226,7 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
 }
 
 bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
-  const core::ClusterState& cs = ctx_.state;
+  const core::ClusterState& cs = ctx_.state();
   Result<core::Allocation> alloc = DecodeAllocation(job.row.allocation, cs);
   Status restored = FailedPrecondition("no allocation");
   if (alloc) {
@@ -236,7 +236,7 @@ bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
   }
   if (!restored.ok()) {
     // The configuration changed under it: it cannot hold those slots; it waits again.
-    ctx_.log->error("job {}: stored allocation no longer fits; requeued", job.row.id);
+    ctx_.log().error("job {}: stored allocation no longer fits; requeued", job.row.id);
     const bool cancelled = job.row.cancel_requested;
     job.SetPhase(core::AdmissionPhase::kPending);
     job.SetState(cancelled ? JobState::kCancelled : JobState::kPending);
@@ -267,10 +267,10 @@ bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
 // --- Transitions --------------------------------------------------------------------------------
 
 void JobBook::SyncRow(JobInfo& job) {
-  job.row.epoch = ctx_.epoch;
+  job.row.epoch = ctx_.writes().epoch();
   job.row.message = job.message;  // kept across restarts (MEM_LIMIT's limit and peak)
   if (!job.in_core) return;
-  const core::Job* cj = ctx_.state.FindJob(job.row.id);
+  const core::Job* cj = ctx_.state().FindJob(job.row.id);
   if (cj == nullptr) return;
   job.row.seq = cj->seq;
   job.row.enqueue_time = cj->admission.enqueue_time;
@@ -290,7 +290,7 @@ void JobBook::Stage(JobInfo& job, store::WriteBatch& batch) {
 void JobBook::SetState(JobInfo& job, JobState state, const std::string& why,
                        store::WriteBatch& batch) {
   if (job.state() != state) {
-    ctx_.log->info("job {}: {} -> {}{}{}", job.row.id, ToString(job.state()), ToString(state),
+    ctx_.log().info("job {}: {} -> {}{}{}", job.row.id, ToString(job.state()), ToString(state),
                    why.empty() ? "" : " ", why);
   }
   job.SetState(state);
@@ -310,7 +310,7 @@ void JobBook::Finish(JobInfo& job, int32_t exit_code, const std::string& cause, 
   job.row.end_time = job.row.end_time != 0 && job.row.cancel_requested ? job.row.end_time : now;
   job.SetPhase(core::AdmissionPhase::kEnded);  // the allocation stays in the row: where it ran
   job.ClearPreemption();
-  ctx_.MarkDirty();
+  ctx_.cycle().MarkDirty();
   if (job.row.cancel_requested) {
     (void)ctx_.ApplyLocked(core::JobCancelled{job.row.id}, "");
     SetState(job, JobState::kCancelled, killed ? "(killed)" : "(ended after cancel)", batch);
@@ -328,7 +328,7 @@ void JobBook::Finish(JobInfo& job, int32_t exit_code, const std::string& cause, 
 void JobBook::Requeue(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
   Unindex(job);
   job.ClearPreemption();
-  ctx_.MarkDirty();
+  ctx_.cycle().MarkDirty();
   if (job.row.cancel_requested) {
     job.SetPhase(core::AdmissionPhase::kEnded);
     job.row.allocation.clear();
@@ -361,7 +361,7 @@ void JobBook::ConfirmRunning(JobInfo& job, const std::string& why, store::WriteB
 }
 
 void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
-  const core::ClusterState& cs = ctx_.state;
+  const core::ClusterState& cs = ctx_.state();
   const core::Job* cj = cs.FindJob(job.row.id);
   const bool requeue = cj != nullptr && !job.row.cancel_requested &&
                        (job.requeue_requested ||
@@ -377,8 +377,8 @@ void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batc
 // --- Retention ----------------------------------------------------------------------------------
 
 void JobBook::ForgetEnded() {
-  if (ctx_.options.keep_ended_seconds < 0) return;
-  const Instant cutoff = ctx_.Now() - ctx_.options.keep_ended_seconds;
+  if (ctx_.options().keep_ended_seconds < 0) return;
+  const Instant cutoff = ctx_.Now() - ctx_.options().keep_ended_seconds;
   while (!ended_by_time_.empty() && ended_by_time_.begin()->first <= cutoff) {
     const JobId id = ended_by_time_.begin()->second;
     ended_by_time_.erase(ended_by_time_.begin());

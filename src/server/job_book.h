@@ -60,7 +60,7 @@ struct JobEvent {
 struct JobInfo {
   store::StoredJob row;  // what the store holds (the truth across restarts)
   nlohmann::json spec;   // parsed row.spec
-  std::shared_ptr<const std::string> fixed_text;       // FixedJobText(spec): listings reuse it
+  std::shared_ptr<const std::string> fixed_text;       // wire::FixedJobText(spec): listings reuse it
   std::string queue;                                   // resolved queue name
   std::vector<std::pair<std::string, int32_t>> hosts;  // allocation by host name
   std::string launch_host;                             // first host of the allocation; "" when none

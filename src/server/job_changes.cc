@@ -11,7 +11,7 @@
 #include "core/model/dependency.h"
 #include "server/controller.h"
 #include "server/job_spec.h"
-#include "server/job_text.h"
+#include "wire/job_json.h"
 #include "server/views.h"
 #include "store/history.h"
 
@@ -93,67 +93,67 @@ Status NotArrayElement(JobId id, const char* verb) {
                             std::to_string(ArrayIdOf(id)) + "; array elements cannot be " + verb);
 }
 
-Reply Unprocessable(JobId id, const std::string& cause) {
-  return Reply{422, json{{"error", "job " + std::to_string(id) + " not modified: " + cause},
-                         {"cause", cause}}};
+Refusal Unprocessable(JobId id, const std::string& cause) {
+  return Refusal{.kind = RefusalKind::kNotModified,
+                 .message = "job " + std::to_string(id) + " not modified: " + cause,
+                 .cause = cause};
 }
 
 }  // namespace
 
-Reply JobChanges::Answer(Lock& lock, JobInfo& job, store::WriteBatch batch) {
-  json answer = JobJson(job, ctx_.state, ctx_.Now(), false);
+Outcome<json> JobChanges::Answer(Lock& lock, JobInfo& job, store::WriteBatch batch) {
+  json answer = JobJson(job, ctx_.state(), ctx_.Now(), false);
   // Answered once stored; a write the store could not take (kUnavailable, HA) is resynced
   // from memory later (context.h) and answered 503, as Controller::AnswerAfterCommit does.
   if (!batch.empty()) {
-    if (Status s = ctx_.WriteAndWait(lock, std::move(batch)); !s.ok()) return ErrorReply(s);
+    if (Status s = ctx_.writes().WriteAndWait(lock, std::move(batch)); !s.ok()) return s;
   }
-  return Reply{200, std::move(answer)};
+  return answer;
 }
 
 // --- Modify -------------------------------------------------------------------------------------
 
-Reply JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, const json& body) {
-  if (IsArrayElement(id)) return ErrorReply(NotArrayElement(id, "modified"));
+Outcome<json> JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, const json& body) {
+  if (IsArrayElement(id)) return NotArrayElement(id, "modified");
   JobInfo* job = book_.Find(id);
-  if (job == nullptr) return ErrorReply(NotFound("no job " + std::to_string(id)));
+  if (job == nullptr) return NotFound("no job " + std::to_string(id));
   Status owner = RefuseUnlessOwner(caller, job->spec.value("user", ""), id);
-  if (!owner.ok()) return ErrorReply(owner);
+  if (!owner.ok()) return owner;
   Result<json> spec = MergedSpec(job->spec, body);
-  if (!spec) return ErrorReply(spec.error());
+  if (!spec) return spec.error();
   const JobState state = job->state();
   if (IsWaiting(state)) return ModifyWaiting(lock, caller, *job, std::move(*spec));
   if ((state == JobState::kRunning || state == JobState::kAdmitting) && job->HoldsAllocation() &&
       !job->row.cancel_requested) {
     if (body.size() != 1 || !body.contains("run_limit")) {
-      return ErrorReply(FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
-                                           "; only its run_limit may change (administrators)"));
+      return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+                                           "; only its run_limit may change (administrators)");
     }
     return ModifyRunning(lock, caller, *job, *spec);
   }
-  return ErrorReply(FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
-                                       "; only PENDING and HELD jobs can be modified"));
+  return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+                                       "; only PENDING and HELD jobs can be modified");
 }
 
-Reply JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInfo& job, const json& spec) {
+Outcome<json> JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInfo& job, const json& spec) {
   if (!caller.admin) {
-    return ErrorReply(Status(StatusCode::kPermissionDenied,
+    return Status(StatusCode::kPermissionDenied,
                              caller.user + " is not an administrator: only administrators may "
-                                           "change a running job's run limit"));
+                                           "change a running job's run limit");
   }
   std::optional<Duration> limit;
   if (spec["run_limit"].is_number_integer()) limit = spec["run_limit"].get<int64_t>();
   const JobId id = job.row.id;
   Status applied = ctx_.ApplyLocked(core::RunLimitChanged{id, limit}, "");
-  if (!applied.ok()) return ErrorReply(FailedPrecondition(applied.message()));
-  ctx_.log->info("job {}: modified by {}: {}", id, caller.user, Changes(job.spec, spec));
+  if (!applied.ok()) return FailedPrecondition(applied.message());
+  ctx_.log().info("job {}: modified by {}: {}", id, caller.user, Changes(job.spec, spec));
   job.spec = spec;
   job.row.spec = spec.dump();
-  job.fixed_text = FixedJobText(spec);
+  job.fixed_text = wire::FixedJobText(spec);
   job.run_limit_pending = true;  // TakeRunLimitOrders tells its agent
   book_.NoteRunLimitOrder(job);
-  ctx_.work_hosts.insert(job.launch_host);  // a batched poll answers with it at once
-  ctx_.work_cv.notify_all();
-  ctx_.MarkDirty();
+  ctx_.wakeups().Mark(job.launch_host);  // a batched poll answers with it at once
+  ctx_.cycle().MarkDirty();
   store::WriteBatch batch;
   book_.Stage(job, batch);
   book_.Emit(job);
@@ -161,52 +161,52 @@ Reply JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInfo& job, 
 }
 
 // Steps 2-4 of Modify for a PENDING/HELD job (job_changes.h).
-Reply JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, json spec) {
+Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, json spec) {
   const JobId id = job.row.id;
-  const core::ClusterState& cs = ctx_.state;
+  const core::ClusterState& cs = ctx_.state();
   const std::string queue_name = spec.value("queue", "");
   const std::optional<QueueIndex> queue =
       queue_name.empty() ? std::optional<QueueIndex>(cs.default_queue()) : cs.FindQueue(queue_name);
-  if (!queue) return ErrorReply(InvalidArgument("job.queue: no queue named '" + queue_name + "'"));
+  if (!queue) return InvalidArgument("job.queue: no queue named '" + queue_name + "'");
   const core::QueueSpec& q = cs.queues()[*queue].spec;
   const bool moves = q.name != job.queue;
   if (moves && q.submit_users && !caller.admin &&
       std::find(q.submit_users->begin(), q.submit_users->end(), caller.user) ==
           q.submit_users->end()) {
-    return ErrorReply(
+    return 
         Status(StatusCode::kPermissionDenied,
-               "job.queue: user " + caller.user + " may not submit to queue '" + q.name + "'"));
+               "job.queue: user " + caller.user + " may not submit to queue '" + q.name + "'");
   }
   if (moves && !q.open) return Unprocessable(id, "queue '" + q.name + "' is closed");
   const core::JobSpec core_spec = ToCoreSpec(spec, id);
   if (!core_spec.depend.empty()) {
     Result<core::Dependency> dependency = core::Dependency::Parse(core_spec.depend);
     if (!dependency)
-      return ErrorReply(InvalidArgument("job.depend: " + dependency.error().message()));
+      return InvalidArgument("job.depend: " + dependency.error().message());
     for (JobId named : dependency->jobs()) {
       if (!cs.Knows(named)) {
-        return ErrorReply(InvalidArgument("job.depend: no job " + std::to_string(named)));
+        return InvalidArgument("job.depend: no job " + std::to_string(named));
       }
     }
   }
-  Result<core::Job> candidate = ctx_.state.Candidate(core_spec);
-  if (!candidate) return ErrorReply(InvalidArgument(candidate.error().message()));
+  Result<core::Job> candidate = ctx_.memoizing_state().Candidate(core_spec);
+  if (!candidate) return InvalidArgument(candidate.error().message());
   if (std::optional<std::string> never = core::Scheduler().NeverRuns(*candidate, cs)) {
-    ctx_.log->info("job {}: modify by {} refused: {}", id, caller.user, *never);
+    ctx_.log().info("job {}: modify by {} refused: {}", id, caller.user, *never);
     return Unprocessable(id, *never);
   }
   Status applied = ctx_.ApplyLocked(core::JobModified{core_spec}, "job " + std::to_string(id));
-  if (!applied.ok()) return ErrorReply(InvalidArgument(applied.message()));
-  ctx_.log->info("job {}: modified by {}: {}{}", id, caller.user, Changes(job.spec, spec),
+  if (!applied.ok()) return InvalidArgument(applied.message());
+  ctx_.log().info("job {}: modified by {}: {}{}", id, caller.user, Changes(job.spec, spec),
                  moves ? " (to the end of queue " + q.name + ")" : "");
   job.spec = std::move(spec);
   job.row.spec = job.spec.dump();
-  job.fixed_text = FixedJobText(job.spec);
+  job.fixed_text = wire::FixedJobText(job.spec);
   job.queue = cs.queues()[cs.FindJob(id)->queue].spec.name;
   job.reasons.reset();
   job.main_reason.clear();
   job.estimate.reset();
-  ctx_.MarkDirty();
+  ctx_.cycle().MarkDirty();
   store::WriteBatch batch;
   book_.Stage(job, batch);
   book_.Emit(job);
@@ -215,16 +215,16 @@ Reply JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, 
 
 // --- Requeue ------------------------------------------------------------------------------------
 
-Reply JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
-  if (IsArrayElement(id)) return ErrorReply(NotArrayElement(id, "requeued"));
+Outcome<json> JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
+  if (IsArrayElement(id)) return NotArrayElement(id, "requeued");
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return RequeueEnded(lock, caller, id, nullptr);
   Status owner = RefuseUnlessOwner(caller, job->spec.value("user", ""), id);
-  if (!owner.ok()) return ErrorReply(owner);
+  if (!owner.ok()) return owner;
   if (job->phase() == core::AdmissionPhase::kEnded) return RequeueEnded(lock, caller, id, job);
   if (!job->HoldsAllocation() || job->row.cancel_requested) {
-    return ErrorReply(FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
-                                         "; only running and ended jobs can be requeued"));
+    return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+                                         "; only running and ended jobs can be requeued");
   }
   store::WriteBatch batch;
   if (job->phase() == core::AdmissionPhase::kAdmitting && job->launch_sent_ms < 0 &&
@@ -232,14 +232,13 @@ Reply JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
     book_.Requeue(*job, "by " + caller.user, batch);  // never sent to an agent
   } else if (!job->requeue_requested) {
     job->requeue_requested = true;
-    ctx_.log->info("job {}: requeue by {}: killing it", id, caller.user);
-    ctx_.work_hosts.insert(job->launch_host);  // a batched poll looks at once (agent_batch.cc)
-    ctx_.work_cv.notify_all();
+    ctx_.log().info("job {}: requeue by {}: killing it", id, caller.user);
+    ctx_.wakeups().Mark(job->launch_host);  // a batched poll looks at once (agent_batch.cc)
   }
   return Answer(lock, *job, std::move(batch));
 }
 
-Reply JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobInfo* job) {
+Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobInfo* job) {
   store::StoredJob row;
   if (job != nullptr) {
     row = job->row;
@@ -247,33 +246,33 @@ Reply JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobIn
     // Not in memory: its row in the store's history (it ended before the retention).
     store::HistoryQuery query{.id = id, .limit = 1};
     lock.unlock();
-    Result<store::HistoryPage> page = ctx_.store->QueryHistory(query);
+    Result<store::HistoryPage> page = ctx_.writes().store().QueryHistory(query);
     lock.lock();
-    if (!page) return ErrorReply(page.error());
-    if (page->records.empty()) return ErrorReply(NotFound("no job " + std::to_string(id)));
+    if (!page) return page.error();
+    if (page->records.empty()) return NotFound("no job " + std::to_string(id));
     row = page->records.front().row;
     job = book_.Find(id);  // it may have come back while the lock was released
     if (job != nullptr && job->phase() != core::AdmissionPhase::kEnded) {
-      return ErrorReply(FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state));
+      return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state);
     }
   }
   json spec = json::parse(row.spec, nullptr, false);
-  if (!spec.is_object()) return ErrorReply(Internal("job " + std::to_string(id) + ": bad spec"));
+  if (!spec.is_object()) return Internal("job " + std::to_string(id) + ": bad spec");
   Status owner = RefuseUnlessOwner(caller, spec.value("user", ""), id);
-  if (!owner.ok()) return ErrorReply(owner);
+  if (!owner.ok()) return owner;
   core::JobSpec core_spec = ToCoreSpec(spec, id);
   core_spec.hold = false;
   Status revived = ctx_.ApplyLocked(core::JobRevived{core_spec, row.seq}, "");
-  if (!revived.ok()) return ErrorReply(FailedPrecondition(revived.message()));
+  if (!revived.ok()) return FailedPrecondition(revived.message());
   if (job == nullptr) {
     auto info = std::make_shared<JobInfo>();
     info->row = row;
     info->spec = spec;
-    info->fixed_text = FixedJobText(spec);
+    info->fixed_text = wire::FixedJobText(spec);
     job = info.get();
     book_.Add(std::move(info));
   }
-  const core::ClusterState& cs = ctx_.state;
+  const core::ClusterState& cs = ctx_.state();
   job->in_core = true;
   job->queue = cs.queues()[cs.FindJob(id)->queue].spec.name;
   job->row.start_time = job->row.end_time = 0;
@@ -292,7 +291,7 @@ Reply JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobIn
   job->estimate.reset();
   job->requeue_requested = false;
   job->SetPhase(core::AdmissionPhase::kPending);
-  ctx_.MarkDirty();
+  ctx_.cycle().MarkDirty();
   store::WriteBatch batch;
   book_.SetState(*job, JobState::kPending,
                  "(requeued by " + caller.user + " at sequence " + std::to_string(row.seq) + ")",
@@ -315,13 +314,13 @@ json TakeRunLimitOrders(JobBook& book, const std::string& host) {
 
 // --- Controller's routes ------------------------------------------------------------------------
 
-Reply Controller::Modify(const Caller& caller, JobId id, const json& body) {
-  std::unique_lock lock(ctx_.mu);
+Outcome<json> Controller::Modify(const Caller& caller, JobId id, const json& body) {
+  MutexLock lock(ctx_.mu());
   return changes_.Modify(lock, caller, id, body);
 }
 
-Reply Controller::Requeue(const Caller& caller, JobId id) {
-  std::unique_lock lock(ctx_.mu);
+Outcome<json> Controller::Requeue(const Caller& caller, JobId id) {
+  MutexLock lock(ctx_.mu());
   return changes_.Requeue(lock, caller, id);
 }
 

@@ -14,36 +14,36 @@
 // lost host requeues it too); one never launched is requeued at once. An ended job (in
 // memory, or read back from the store) pends again under its id at its original sequence
 // (JobRevived).
-// Outcomes: Reply with 200 and the job object; 400, 403, 404, 409, 422 as above.
+// Outcomes: the job object; failures kInvalidArgument, kPermissionDenied, kNotFound,
+// kFailedPrecondition, kUnavailable; a Refusal kNotModified naming the cause (outcome.h).
 // Thread-safety: every method REQUIRES the context's mutex held through `lock`; it is
 // released while the store commits.
 #pragma once
 
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "server/context.h"
-#include "server/http_reply.h"
+#include "server/outcome.h"
 #include "server/job_book.h"
 
 namespace sluice::server {
 
 class JobChanges {
  public:
-  using Lock = std::unique_lock<std::mutex>;
+  using Lock = MutexLock;
 
   JobChanges(ServerContext& ctx, JobBook& book) : ctx_(ctx), book_(book) {}
 
-  Reply Modify(Lock& lock, const Caller& caller, JobId id, const nlohmann::json& body);
-  Reply Requeue(Lock& lock, const Caller& caller, JobId id);
+  Outcome<nlohmann::json> Modify(Lock& lock, const Caller& caller, JobId id, const nlohmann::json& body);
+  Outcome<nlohmann::json> Requeue(Lock& lock, const Caller& caller, JobId id);
 
  private:
-  Reply ModifyRunning(Lock& lock, const Caller& caller, JobInfo& job, const nlohmann::json& spec);
-  Reply ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, nlohmann::json spec);
-  Reply RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobInfo* job);
+  Outcome<nlohmann::json> ModifyRunning(Lock& lock, const Caller& caller, JobInfo& job, const nlohmann::json& spec);
+  Outcome<nlohmann::json> ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, nlohmann::json spec);
+  Outcome<nlohmann::json> RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobInfo* job);
   // The job object after `batch` committed.
-  Reply Answer(Lock& lock, JobInfo& job, store::WriteBatch batch);
+  Outcome<nlohmann::json> Answer(Lock& lock, JobInfo& job, store::WriteBatch batch);
 
   ServerContext& ctx_;
   JobBook& book_;

@@ -1,3 +1,4 @@
+#include "base/mutex.h"
 #include "server/job_identity.h"
 
 #include <pwd.h>
@@ -32,7 +33,7 @@ bool HasUidZero(const std::string& account) {
     bool uid_zero;
     std::chrono::steady_clock::time_point until;
   };
-  static std::mutex mu;
+  static Mutex mu{LockRank::kIdentityCache};
   static std::unordered_map<std::string, Answer> answers;
   const auto now = std::chrono::steady_clock::now();
   {

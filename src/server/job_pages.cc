@@ -4,11 +4,10 @@
 #include <cctype>
 #include <charconv>
 #include <memory>
-#include <sstream>
 #include <string_view>
 
 #include "server/controller.h"
-#include "server/query_params.h"
+#include "server/text_parsers.h"
 #include "server/views.h"
 
 namespace sluice::server {
@@ -17,16 +16,6 @@ namespace {
 
 constexpr const char* kSortKeys[] = {"id",   "submit_time", "start_time", "end_time",
                                      "user", "queue",       "state",      "name"};
-
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
 
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -52,7 +41,7 @@ Status ParseSort(const std::string& key, const std::string& value, JobPageQuery&
 
 Status ParseFields(const std::string& value, JobPageQuery& q) {
   q.fields.emplace();
-  const std::vector<std::string>& known = JobFieldNames();
+  const std::vector<std::string>& known = wire::JobFieldNames();
   for (const std::string& name : SplitList(value)) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       return InvalidArgument("fields: no job field '" + name + "'");
@@ -188,7 +177,7 @@ Result<JobPageQuery> ParseJobPageQuery(const std::map<std::string, std::string>&
 
 // Steps: 1. under the lock, the matching jobs' sort keys; 2. without it, a partial sort up
 // to the page's end; 3. under the lock, the page's job objects (text written without it).
-JobPage ListJobPage(std::unique_lock<std::mutex>& lock, const JobBook& book,
+JobPage ListJobPage(MutexLock& lock, const JobBook& book,
                     const core::ClusterState& state, const JobPageQuery& query) {
   std::vector<SortKey> keys;
   for (const auto& [id, job] : book.jobs()) {
@@ -207,14 +196,14 @@ JobPage ListJobPage(std::unique_lock<std::mutex>& lock, const JobBook& book,
   std::partial_sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(end), keys.end(),
                     less);
   lock.lock();
-  std::vector<JobListEntry> entries;
+  std::vector<wire::JobListEntry> entries;
   for (size_t i = begin; i < end; ++i) {
     entries.push_back(ListEntryOf(*keys[i].job, state, query.reasons));
   }
   lock.unlock();
   for (size_t i = 0; i < entries.size(); ++i) {
     if (i > 0) page.text += ',';
-    AppendJobText(entries[i], page.text, query.fields ? &*query.fields : nullptr);
+    wire::AppendJobText(entries[i], page.text, query.fields ? &*query.fields : nullptr);
   }
   page.text += ']';
   lock.lock();
@@ -230,8 +219,8 @@ namespace sluice::server {
 Result<JobPage> Controller::ListJobPage(const std::map<std::string, std::string>& query) {
   Result<JobPageQuery> q = ParseJobPageQuery(query);
   if (!q) return q.error();
-  std::unique_lock lock(ctx_.mu);
-  return server::ListJobPage(lock, book_, ctx_.state, *q);
+  MutexLock lock(ctx_.mu());
+  return server::ListJobPage(lock, book_, ctx_.state(), *q);
 }
 
 }  // namespace sluice::server

@@ -22,7 +22,7 @@
 #include "base/status.h"
 #include "core/model/cluster_state.h"
 #include "server/job_book.h"
-#include "server/job_text.h"
+#include "wire/job_json.h"
 
 namespace sluice::server {
 
@@ -37,7 +37,7 @@ struct JobPageQuery {
   int64_t offset = 0;
   int64_t limit = 50;  // page size, 1 ... 1000
   bool reasons = false;
-  std::optional<JobFields> fields;
+  std::optional<wire::JobFields> fields;
 };
 
 // Whether a GET /v1/jobs query asks for a page (any of offset, sort, order, search, host).
@@ -51,7 +51,7 @@ struct JobPage {
 };
 
 // REQUIRES: `lock` owns the context's mutex that guards `book` and `state`.
-JobPage ListJobPage(std::unique_lock<std::mutex>& lock, const JobBook& book,
+JobPage ListJobPage(MutexLock& lock, const JobBook& book,
                     const core::ClusterState& state, const JobPageQuery& query);
 
 }  // namespace sluice::server

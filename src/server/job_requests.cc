@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <optional>
-#include <sstream>
+#include <limits>
 
 #include "base/array_ids.h"
 #include "server/job_spec.h"
-#include "server/job_text.h"
+#include "wire/job_json.h"
+#include "server/text_parsers.h"
 #include "server/views.h"
 
 namespace sluice::server {
@@ -26,16 +27,6 @@ Status RefuseUnlessOwner(const Caller& caller, const JobInfo& job) {
                                                    " may act only on their own jobs");
 }
 
-std::vector<std::string> SplitComma(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
-
 Status NoJob(JobId id) { return NotFound("no job " + std::to_string(id)); }
 
 }  // namespace
@@ -46,7 +37,7 @@ struct JobRequests::ListQuery {
   std::vector<std::string> states;
   bool reasons = false;
   int64_t limit = -1;
-  std::optional<JobFields> fields;
+  std::optional<wire::JobFields> fields;
 
   bool Matches(const JobInfo& job) const {
     if (!user.empty() && job.spec.value("user", "") != user) return false;
@@ -80,7 +71,7 @@ Result<std::vector<json>> JobRequests::ParseBatch(const json& body) {
 
 Status JobRequests::CheckSubmittable(const Caller& caller, const json& spec,
                                      const std::string& where) {
-  const core::ClusterState& cs = ctx_.state;
+  const core::ClusterState& cs = ctx_.state();
   const std::string queue_name = spec.value("queue", "");
   std::optional<QueueIndex> index;
   if (queue_name.empty()) {
@@ -99,7 +90,7 @@ Status JobRequests::CheckSubmittable(const Caller& caller, const json& spec,
                                                      " may not submit to queue '" + q.name + "'");
   }
   const std::string resreq = spec.value("resreq", "");
-  auto request = ctx_.state.CompileRequest(resreq.empty() ? q.default_resreq : resreq);
+  auto request = ctx_.memoizing_state().CompileRequest(resreq.empty() ? q.default_resreq : resreq);
   if (!request) return InvalidArgument(request.error().WithPrefix(where + ".resreq").message());
   return Status::Ok();
 }
@@ -113,11 +104,11 @@ Status JobRequests::Ingest(const Caller& caller, json spec,
   spec["submit_time"] = now;
   if (spec.contains("array")) return IngestArray(std::move(spec), std::move(fixed), now, write, id);
   SLUICE_RETURN_IF_ERROR(ctx_.ApplyLocked(core::JobSubmitted{ToCoreSpec(spec, id)}, ""));
-  const core::Job* cj = ctx_.state.FindJob(id);
+  const core::Job* cj = ctx_.state().FindJob(id);
   auto info = std::make_shared<JobInfo>();
   info->fixed_text = std::move(fixed);
   info->in_core = true;
-  info->queue = ctx_.state.queues()[cj->queue].spec.name;
+  info->queue = ctx_.state().queues()[cj->queue].spec.name;
   info->row = store::StoredJob{.id = id, .spec = spec.dump(), .submit_time = now};
   info->SetState(cj->state == core::JobState::kHeld ? JobState::kHeld : JobState::kPending);
   info->SetPhase(core::AdmissionPhase::kPending);
@@ -140,9 +131,9 @@ Result<json> JobRequests::Submit(Lock& lock, const Caller& caller, std::vector<j
     Status s = CheckSubmittable(caller, specs[i], where(i));
     if (!s.ok()) return s;
   }
-  if (!ctx_.Writable()) {  // e.g. a full disk: refused before taking ids
+  if (!ctx_.writes().Writable()) {  // e.g. a full disk: refused before taking ids
     return Status(StatusCode::kUnavailable,
-                  "the submission was not stored (" + ctx_.StoreFault() + "): not accepted; retry");
+                  "the submission was not stored (" + ctx_.writes().Fault() + "): not accepted; retry");
   }
   const Instant now = ctx_.Now();
   store::WriteBatch write;
@@ -158,8 +149,8 @@ Result<json> JobRequests::Submit(Lock& lock, const Caller& caller, std::vector<j
     }
     ids.push_back(id);
   }
-  ctx_.MarkDirty();
-  if (Status stored = ctx_.WriteAndWait(lock, std::move(write)); !stored.ok()) {
+  ctx_.cycle().MarkDirty();
+  if (Status stored = ctx_.writes().WriteAndWait(lock, std::move(write)); !stored.ok()) {
     return Unacknowledged(ids, stored);
   }
   // Logged once stored: the ids of a submission whose write failed were never submitted.
@@ -174,7 +165,7 @@ Status JobRequests::Unacknowledged(const std::vector<JobId>& ids, const Status& 
     JobInfo* job = book_.Find(id);
     if (job == nullptr || job->phase() != core::AdmissionPhase::kPending) continue;
     book_.Withdraw(id);
-    ctx_.withdrawn.push_back(id);
+    ctx_.writes().Withdrawn(id);
   }
   return Status(StatusCode::kUnavailable,
                 "the submission was not stored (" + stored.message() + "): not accepted; retry");
@@ -183,10 +174,10 @@ Status JobRequests::Unacknowledged(const std::vector<JobId>& ids, const Status& 
 void JobRequests::LogSubmitted(const Caller& caller, const std::vector<JobId>& ids) {
   if (ids.size() == 1) {
     const JobInfo* job = book_.Find(ids[0]);
-    ctx_.log->info("job {}: submitted by {} to {}", ids[0], caller.user,
+    ctx_.log().info("job {}: submitted by {} to {}", ids[0], caller.user,
                    job != nullptr ? job->queue : "?");
   } else if (!ids.empty()) {
-    ctx_.log->info("jobs {}-{}: {} submitted by {}", ids.front(), ids.back(), ids.size(),
+    ctx_.log().info("jobs {}-{}: {} submitted by {}", ids.front(), ids.back(), ids.size(),
                    caller.user);
   }
 }
@@ -202,25 +193,24 @@ Result<JobRequests::ListQuery> JobRequests::ParseListQuery(
     } else if (key == "queue") {
       q.queue = value;
     } else if (key == "state") {
-      q.states = SplitComma(value);
+      q.states = SplitList(value);
       for (std::string& s : q.states) std::transform(s.begin(), s.end(), s.begin(), ::toupper);
     } else if (key == "pending_reasons") {
       q.reasons = value == "1" || value == "true";
     } else if (key == "fields") {
       q.fields.emplace();
-      for (const std::string& name : SplitComma(value)) {
-        const std::vector<std::string>& known = JobFieldNames();
+      for (const std::string& name : SplitList(value)) {
+        const std::vector<std::string>& known = wire::JobFieldNames();
         if (std::find(known.begin(), known.end(), name) == known.end()) {
           return InvalidArgument("fields: no job field '" + name + "'");
         }
         q.fields->insert(name);
       }
     } else if (key == "limit") {
-      try {
-        q.limit = std::stoll(value);
-      } catch (...) {
-        return InvalidArgument("limit: expected an integer, got '" + value + "'");
-      }
+      Result<int64_t> limit =
+          QueryInteger(key, value, -1, std::numeric_limits<int64_t>::max());  // -1: no limit
+      if (!limit) return limit.error();
+      q.limit = *limit;
     } else {
       return InvalidArgument(key + ": unknown query parameter");
     }
@@ -230,7 +220,7 @@ Result<JobRequests::ListQuery> JobRequests::ParseListQuery(
 
 // Under the lock only the filter and copies of the selected jobs' changing fields, a chunk
 // at a time (the lock is released between chunks, so a listing of a million jobs never holds
-// up heartbeats or the cycle for long); the text is written without the lock (job_text.h).
+// up heartbeats or the cycle for long); the text is written without the lock (wire/job_json.h).
 // `selected` shares the jobs, so they stay valid across releases even if ForgetEnded drops
 // them meanwhile; a job whose state left the filter is skipped. A listing is therefore not
 // one atomic snapshot, as squeue's is not.
@@ -247,7 +237,7 @@ Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, st
   }
   std::string text = "[";
   constexpr size_t kChunk = 4096;
-  std::vector<JobListEntry> entries;
+  std::vector<wire::JobListEntry> entries;
   entries.reserve(std::min(kChunk, selected.size()));
   bool first_job = true;
   for (size_t at = first; at < selected.size(); at += kChunk) {
@@ -255,14 +245,14 @@ Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, st
     entries.clear();
     for (size_t i = at; i < std::min(at + kChunk, selected.size()); ++i) {
       if (q->Matches(*selected[i]))
-        entries.push_back(ListEntryOf(*selected[i], ctx_.state, q->reasons));
+        entries.push_back(ListEntryOf(*selected[i], ctx_.state(), q->reasons));
     }
     lock.unlock();
     if (at == first) text.reserve((selected.size() - first) * (q->fields ? 200 : 640) + 2);
-    for (const JobListEntry& entry : entries) {
+    for (const wire::JobListEntry& entry : entries) {
       if (!first_job) text += ',';
       first_job = false;
-      AppendJobText(entry, text, q->fields ? &*q->fields : nullptr);
+      wire::AppendJobText(entry, text, q->fields ? &*q->fields : nullptr);
     }
   }
   if (!lock.owns_lock()) lock.lock();
@@ -272,21 +262,21 @@ Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, st
 
 Result<json> JobRequests::Get(JobId id) {
   JobInfo* job = book_.Find(id);
-  if (job == nullptr && ctx_.state.Knows(id)) {
+  if (job == nullptr && ctx_.state().Knows(id)) {
     return NotFound("job " + std::to_string(id) + " ended more than " +
-                    std::to_string(ctx_.options.keep_ended_seconds) +
+                    std::to_string(ctx_.options().keep_ended_seconds) +
                     " s ago and is no longer kept (keep_ended_seconds)");
   }
   if (job == nullptr) return NoJob(id);
-  return JobJson(*job, ctx_.state, ctx_.Now(), true);
+  return JobJson(*job, ctx_.state(), ctx_.Now(), true);
 }
 
 // --- Actions ------------------------------------------------------------------------------------
 
 json JobRequests::AnswerAfterCommit(Lock& lock, JobInfo& job, store::WriteBatch batch) {
   // The job as the action left it, taken before the lock is released for the commit.
-  json answer = JobJson(job, ctx_.state, ctx_.Now(), false);
-  (void)ctx_.WriteAndWait(lock, std::move(batch));  // a failure is resynced (context.h)
+  json answer = JobJson(job, ctx_.state(), ctx_.Now(), false);
+  (void)ctx_.writes().WriteAndWait(lock, std::move(batch));  // a failure is resynced (context.h)
   return answer;
 }
 
@@ -308,7 +298,7 @@ Status JobRequests::CancelJob(const Caller& caller, JobInfo& job_ref, store::Wri
     job->SetPhase(core::AdmissionPhase::kEnded);
     job->row.end_time = ctx_.Now();
     book_.SetState(*job, JobState::kCancelled, "(by " + caller.user + ")", batch);
-    ctx_.MarkDirty();
+    ctx_.cycle().MarkDirty();
   } else if (state == JobState::kAdmitting || state == JobState::kRunning) {
     job->row.cancel_requested = true;
     job->row.end_time = ctx_.Now();
@@ -319,8 +309,7 @@ Status JobRequests::CancelJob(const Caller& caller, JobInfo& job_ref, store::Wri
       // The agent kills it (R-SRV-2: a cancel during ADMITTING kills it if it launches);
       // its slots are released when the agent reports the kill or the host is lost.
       book_.SetState(*job, JobState::kCancelled, "(by " + caller.user + "; killing)", batch);
-      ctx_.work_hosts.insert(job->launch_host);
-      ctx_.work_cv.notify_all();
+      ctx_.wakeups().Mark(job->launch_host);
     }
   } else {
     return FailedPrecondition("job " + FormatJobId(id) + " is already " + job->row.state);
@@ -349,7 +338,7 @@ Status JobRequests::HoldJob(const Caller& caller, JobInfo& job, bool held,
   }
   book_.SetState(job, held ? JobState::kHeld : JobState::kPending, "(by " + caller.user + ")",
                  batch);
-  ctx_.MarkDirty();
+  ctx_.cycle().MarkDirty();
   return Status::Ok();
 }
 

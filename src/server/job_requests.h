@@ -27,7 +27,7 @@ namespace sluice::server {
 
 class JobRequests {
  public:
-  using Lock = std::unique_lock<std::mutex>;
+  using Lock = MutexLock;
 
   JobRequests(ServerContext& ctx, JobBook& book) : ctx_(ctx), book_(book) {}
 
@@ -35,7 +35,7 @@ class JobRequests {
   static Result<std::vector<nlohmann::json>> ParseBatch(const nlohmann::json& body);
 
   // Takes `specs` in all or nothing (R-SRV-1: acknowledged only once committed); `fixed` is
-  // FixedJobText of each spec, built before the lock was taken. Returns {"id"} for a single
+  // wire::FixedJobText of each spec, built before the lock was taken. Returns {"id"} for a single
   // submission, {"ids"} for a batch.
   Result<nlohmann::json> Submit(Lock& lock, const Caller& caller, std::vector<nlohmann::json> specs,
                                 std::vector<std::shared_ptr<const std::string>> fixed, bool batch);

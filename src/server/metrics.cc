@@ -293,19 +293,19 @@ void WriteQueueSlots(const core::ClusterState& state, PromWriter& w) {
 }  // namespace
 
 std::pair<JobCounts, JobCounts> Controller::JobCountsKeptAndWalked() {
-  std::lock_guard lock(ctx_.mu);
+  std::lock_guard lock(ctx_.mu());
   return {book_.counts(), book_.CountAll()};
 }
 
 std::string Controller::Metrics() {
-  std::lock_guard lock(ctx_.mu);
+  std::lock_guard lock(ctx_.mu());
   PromWriter w;
-  WriteJobGauges(book_, ctx_.state, w);
-  std::vector<core::QueueCounters> counters = core::Counters(ctx_.state, ctx_.Now());
+  WriteJobGauges(book_, ctx_.state(), w);
+  std::vector<core::QueueCounters> counters = core::Counters(ctx_.state(), ctx_.Now());
   for (core::QueueCounters& c : counters) c.totals.unschedulable += refusals_.Count(c.queue);
   WriteAdmissionCounters(counters, w);
   WriteCycleHistogram(runner_.timing(), w);
-  WriteQueueSlots(ctx_.state, w);
+  WriteQueueSlots(ctx_.state(), w);
   w.Family("sluice_submissions_total", "counter", "Jobs accepted since the controller started.");
   w.Sample("sluice_submissions_total", {}, static_cast<double>(requests_.submissions()));
   w.Family("sluice_agents_connected", "gauge", "Agents with a live lease.");

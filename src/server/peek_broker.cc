@@ -1,7 +1,10 @@
 #include "server/peek_broker.h"
 
+#include <limits>
+
+#include "server/text_parsers.h"
+
 #include <algorithm>
-#include <charconv>
 
 namespace sluice::server {
 
@@ -10,21 +13,14 @@ using nlohmann::json;
 Result<PeekQuery> ParsePeekQuery(const std::multimap<std::string, std::string>& params) {
   PeekQuery query;
   for (const auto& [key, value] : params) {
-    int64_t number = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-    const bool integer =
-        error == std::errc() && end == value.data() + value.size() && !value.empty();
     if (key == "lines") {
-      if (!integer || number < 1 || number > wire::kMaxPeekLines) {
-        return InvalidArgument("lines: expected an integer in [1, " +
-                               std::to_string(wire::kMaxPeekLines) + "], got '" + value + "'");
-      }
-      query.lines = number;
+      Result<int64_t> lines = QueryInteger(key, value, 1, wire::kMaxPeekLines);
+      if (!lines) return lines.error();
+      query.lines = *lines;
     } else if (key == "offset") {
-      if (!integer || number < 0) {
-        return InvalidArgument("offset: expected a non-negative integer, got '" + value + "'");
-      }
-      query.offset = number;
+      Result<int64_t> offset = QueryInteger(key, value, 0, std::numeric_limits<int64_t>::max());
+      if (!offset) return offset.error();
+      query.offset = *offset;
     } else if (key != "index") {  // `index` picks an array element: read by the route
       return InvalidArgument(key + ": unknown query parameter");
     }
@@ -32,7 +28,7 @@ Result<PeekQuery> ParsePeekQuery(const std::multimap<std::string, std::string>& 
   return query;
 }
 
-Result<json> PeekBroker::Peek(std::unique_lock<std::mutex>& lock, ServerContext& ctx, JobBook& book,
+Result<json> PeekBroker::Peek(MutexLock& lock, ServerContext& ctx, JobBook& book,
                               const Caller& caller, JobId id, int64_t lines,
                               std::optional<int64_t> offset) {
   JobInfo* job = book.Find(id);
@@ -55,10 +51,10 @@ Result<json> PeekBroker::Peek(std::unique_lock<std::mutex>& lock, ServerContext&
                       .lines = std::clamp<int64_t>(lines, 1, wire::kMaxPeekLines),
                       .offset = offset});
   waiting_.insert(order_id);
-  ctx.work_cv.notify_all();  // the agent's outstanding long poll answers with the order
+  ctx.wakeups().WakeAll();  // the agent's outstanding long poll answers with the order
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   const bool answered = delivered_.wait_until(
-      lock, deadline, [&] { return results_.contains(order_id) || ctx.stopping; });
+      lock, deadline, [&] { return results_.contains(order_id) || ctx.stopping(); });
   waiting_.erase(order_id);
   auto queued = orders_.find(host);
   if (queued != orders_.end()) {  // never taken: withdraw it

@@ -41,7 +41,7 @@ class PeekBroker {
       : timeout_(timeout) {}
 
   // `lines` (no offset) or the bytes from `offset` (follow mode).
-  Result<nlohmann::json> Peek(std::unique_lock<std::mutex>& lock, ServerContext& ctx, JobBook& book,
+  Result<nlohmann::json> Peek(MutexLock& lock, ServerContext& ctx, JobBook& book,
                               const Caller& caller, JobId id, int64_t lines,
                               std::optional<int64_t> offset);
 

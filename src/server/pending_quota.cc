@@ -19,7 +19,7 @@ struct Over {
   int64_t adding = 0;
 };
 
-Reply Refusal(const Over& over, const std::string& user, bool batch) {
+Refusal QuotaRefusal(const Over& over, const std::string& user, bool batch) {
   const std::string whose = std::string(over.limit) == "max_pending" ? "" : " of " + user;
   const std::string where = over.queue.empty() ? "the cluster" : "queue '" + over.queue + "'";
   const std::string its = over.queue.empty() ? "quotas." : "its ";
@@ -32,7 +32,7 @@ Reply Refusal(const Over& over, const std::string& user, bool batch) {
       {"reason", "QUOTA"},       {"queue", over.queue.empty() ? json(nullptr) : json(over.queue)},
       {"limit", over.limit},     {"max", over.max},
       {"waiting", over.waiting}, {"adding", over.adding}};
-  return Reply{.status = 429, .body = {{"error", message}, {"cause", cause}}};
+  return Refusal{.kind = RefusalKind::kOverQuota, .message = message, .cause = cause};
 }
 
 // Array elements that are not Jobs yet (waiting or held) wait too; the ones that are Jobs
@@ -88,9 +88,9 @@ std::optional<Over> CheckQueue(const config::Quotas& quotas, const core::Cluster
 
 // Steps: 1. the jobs the submission adds to each queue; 2. each queue's quotas, in queue
 // order; 3. the user's waiting jobs in every queue against the cluster-wide quota.
-std::optional<Reply> CheckPendingQuota(const config::Quotas& quotas,
-                                       const core::ClusterState& state, const std::string& user,
-                                       const std::vector<json>& specs, bool batch) {
+std::optional<Refusal> CheckPendingQuota(const config::Quotas& quotas,
+                                         const core::ClusterState& state, const std::string& user,
+                                         const std::vector<json>& specs, bool batch) {
   if (quotas.empty() || state.queues().empty()) return std::nullopt;
   std::map<QueueIndex, int64_t> adding;
   int64_t added = 0;
@@ -104,7 +104,7 @@ std::optional<Reply> CheckPendingQuota(const config::Quotas& quotas,
   }
   for (const auto& [index, jobs] : adding) {
     if (auto over = CheckQueue(quotas, state, index, user, jobs)) {
-      return Refusal(*over, user, batch);
+      return QuotaRefusal(*over, user, batch);
     }
   }
   if (!quotas.max_pending_per_user) return std::nullopt;
@@ -113,8 +113,8 @@ std::optional<Reply> CheckPendingQuota(const config::Quotas& quotas,
     mine += WaitingOf(state, index, user);
   }
   if (mine + added > *quotas.max_pending_per_user) {
-    return Refusal(Over{"", "max_pending_per_user", *quotas.max_pending_per_user, mine, added},
-                   user, batch);
+    return QuotaRefusal(Over{"", "max_pending_per_user", *quotas.max_pending_per_user, mine, added},
+                        user, batch);
   }
   return std::nullopt;
 }

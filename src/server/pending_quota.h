@@ -2,8 +2,8 @@
 // section of the cluster YAML (config/quota_yaml.h): a user's waiting jobs (pending or held)
 // in all queues together (`max_pending_per_user`), and per queue every user's
 // (`queues.Q.max_pending`) and one user's (`queues.Q.max_pending_per_user`). A submission
-// that would go beyond one is refused whole, nothing stored and no id taken, with 429 naming
-// the limit and the counts:
+// that would go beyond one is refused whole, nothing stored and no id taken, with a Refusal
+// kOverQuota (HTTP 429) naming the limit and the counts:
 //   {"error": "jobs: queue 'normal' would hold 1002 waiting jobs of alice; its
 //              max_pending_per_user is 1000 (1000 wait, this submission adds 2)",
 //    "cause": {"reason": "QUOTA", "queue": "normal", "limit": "max_pending_per_user",
@@ -22,14 +22,14 @@
 
 #include "config/cluster_yaml.h"
 #include "core/model/cluster_state.h"
-#include "server/http_reply.h"
+#include "server/outcome.h"
 
 namespace sluice::server {
 
 // `specs` are normalized (ParseSubmission); a spec naming an unknown queue is left to the
-// submission's own checks. Returns the 429 reply, or nullopt.
-std::optional<Reply> CheckPendingQuota(const config::Quotas& quotas,
-                                       const core::ClusterState& state, const std::string& user,
-                                       const std::vector<nlohmann::json>& specs, bool batch);
+// submission's own checks. Returns the refusal, or nullopt.
+std::optional<Refusal> CheckPendingQuota(const config::Quotas& quotas,
+                                         const core::ClusterState& state, const std::string& user,
+                                         const std::vector<nlohmann::json>& specs, bool batch);
 
 }  // namespace sluice::server

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/mutex.h"
 #include "auth/digest.h"
 #include "auth/replay_cache.h"
 #include "config/cluster_yaml.h"
@@ -69,7 +70,7 @@ class RequestAuthenticator {
   Result<Caller> AuthenticateMunge(const std::string& credential);
 
   RequestAuthOptions options_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_{LockRank::kAuth};
   std::vector<TokenEntry> tokens_;  // guarded by mu_
   std::set<std::string> admins_;    // guarded by mu_
   config::MungeConfig munge_;       // guarded by mu_

@@ -1,13 +1,13 @@
 #include "server/request_guard.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
 
 #include "base/utf8.h"
 #include "server/connection_guard.h"
+#include "server/text_parsers.h"
 
 namespace sluice::server {
 
@@ -172,14 +172,12 @@ Result<json> ParseJsonBody(std::string_view body, size_t limit) {
 }
 
 Result<int64_t> ParseJobId(std::string_view text) {
-  int64_t id = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, id);
-  if (ec != std::errc() || ptr != end || id < 1) {
+  const std::optional<int64_t> id = ParseInteger(text);
+  if (!id || *id < 1) {
     return InvalidArgument("job id: expected an integer in [1, 9223372036854775807], got '" +
                            Printable(text, 32) + "'");
   }
-  return id;
+  return *id;
 }
 
 std::string SafeDump(const json& value) {
@@ -220,12 +218,9 @@ Status CheckTarget(const httplib::Request& req) {
 int64_t AnnouncedLength(const httplib::Request& req) {
   if (!req.has_header("Content-Length")) return 0;
   const std::string text = req.get_header_value("Content-Length");
-  uint64_t length = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), length);
-  if (ec != std::errc() || ptr != text.data() + text.size() || length > (uint64_t{1} << 62)) {
-    return -1;
-  }
-  return static_cast<int64_t>(length);
+  const std::optional<int64_t> length = ParseInteger(text);
+  if (!length || *length < 0 || *length > (int64_t{1} << 62)) return -1;
+  return *length;
 }
 
 bool EndsWith(const std::string& text, std::string_view suffix) {

@@ -16,6 +16,7 @@
 #include "server/ha_front.h"
 #include "server/http_api.h"
 #include "server/stats_sampler.h"
+#include "server/text_parsers.h"
 
 namespace sluice::server {
 namespace {
@@ -62,13 +63,11 @@ Result<ListenAddress> ParseListen(const std::string& listen) {
   if (colon == std::string::npos) {
     return InvalidArgument("--listen " + listen + ": expected HOST:PORT");
   }
-  int port = -1;
-  try {
-    port = std::stoi(listen.substr(colon + 1));
-  } catch (...) {
+  const std::optional<int64_t> port = ParseInteger(std::string_view(listen).substr(colon + 1));
+  if (!port || *port < 0 || *port > 65535) {
+    return InvalidArgument("--listen " + listen + ": expected a port in [0, 65535]");
   }
-  if (port < 0 || port > 65535) return InvalidArgument("--listen " + listen + ": bad port");
-  return ListenAddress{.host = listen.substr(0, colon), .port = port};
+  return ListenAddress{.host = listen.substr(0, colon), .port = static_cast<int>(*port)};
 }
 
 }  // namespace

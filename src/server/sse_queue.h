@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/mutex.h"
 #include "server/job_book.h"
 
 namespace sluice::server {
@@ -42,8 +43,8 @@ class SseQueue {
   bool overflow();
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
+  Mutex mu_{LockRank::kEventQueue};
+  std::condition_variable_any cv_;
   std::string frames_;  // guarded by mu_
   size_t count_ = 0;    // frames in frames_
   bool overflow_ = false;

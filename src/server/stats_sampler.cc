@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "server/controller.h"
-#include "server/query_params.h"
+#include "server/text_parsers.h"
 
 namespace sluice::server {
 

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace sluice::server {
@@ -82,8 +83,8 @@ class StatsSampler {
 
   Controller& controller_;
   const StatsOptions options_;
-  std::mutex mu_;
-  std::condition_variable cv_;
+  Mutex mu_{LockRank::kStatsSampler};
+  std::condition_variable_any cv_;
   std::deque<StatsSample> ring_;  // GUARDED_BY(mu_)
   bool stopping_ = false;         // GUARDED_BY(mu_)
   std::atomic<int64_t> starts_ = 0;

@@ -8,16 +8,16 @@ namespace sluice::server {
 
 using nlohmann::json;
 
-std::optional<Reply> SubmissionRefusals::Check(ServerContext& ctx, const Caller& caller,
+std::optional<Refusal> SubmissionRefusals::Check(ServerContext& ctx, const Caller& caller,
                                                const std::vector<json>& specs, bool batch) {
-  core::SubmissionCheck check(ctx.state, allocator_);
+  core::SubmissionCheck check(ctx.memoizing_state(), allocator_);
   for (size_t i = 0; i < specs.size(); ++i) {
     core::JobSpec spec = ToCoreSpec(specs[i], 0);
     spec.user = caller.user;
     std::optional<core::NeverRunnable> never = check.Check(spec);
     if (!never) continue;
     const std::string queue =
-        spec.queue.empty() ? ctx.state.queues()[ctx.state.default_queue()].spec.name : spec.queue;
+        spec.queue.empty() ? ctx.state().queues()[ctx.state().default_queue()].spec.name : spec.queue;
     refused_by_queue_[queue] += 1;
     json details = json::array();
     for (const core::ReasonDetail& detail : never->reasons.details) {
@@ -30,8 +30,9 @@ std::optional<Reply> SubmissionRefusals::Check(ServerContext& ctx, const Caller&
                   {"details", details}};
     const std::string where = batch ? "jobs[" + std::to_string(i) + "]: " : "";
     if (batch) cause["index"] = i;
-    ctx.log->info("submission of {} refused: {}{}", caller.user, where, never->message);
-    return Reply{.status = 422, .body = {{"error", where + never->message}, {"cause", cause}}};
+    ctx.log().info("submission of {} refused: {}{}", caller.user, where, never->message);
+    return Refusal{
+        .kind = RefusalKind::kNeverRuns, .message = where + never->message, .cause = cause};
   }
   return std::nullopt;
 }

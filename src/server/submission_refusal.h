@@ -1,5 +1,5 @@
-// Refusal at submission (R-UX-2): POST /v1/jobs and /v1/jobs/batch answer 422 for a job that
-// can never run (core/admission/submission_check.h: no configured host could hold it, or it
+// Refusal at submission (R-UX-2): POST /v1/jobs and /v1/jobs/batch are refused (a Refusal
+// kNeverRuns, HTTP 422) for a job that can never run (core/admission/submission_check.h: no configured host could hold it, or it
 // asks more than a queue or limit ever allows), store nothing and take no job id:
 //   {"error": "jobs[3]: asks 100 tasks; by slots and per-task resources the eligible hosts
 //              can hold 16",
@@ -21,15 +21,15 @@
 
 #include "core/alloc/resreq_allocator.h"
 #include "server/context.h"
-#include "server/http_reply.h"
+#include "server/outcome.h"
 
 namespace sluice::server {
 
 class SubmissionRefusals {
  public:
-  // `specs` are normalized (ParseSubmission). Returns the 422 reply when one of them can
+  // `specs` are normalized (ParseSubmission). Returns the refusal when one of them can
   // never run, else nullopt (the submission goes on).
-  std::optional<Reply> Check(ServerContext& ctx, const Caller& caller,
+  std::optional<Refusal> Check(ServerContext& ctx, const Caller& caller,
                              const std::vector<nlohmann::json>& specs, bool batch);
   // Jobs refused so far in `queue`.
   int64_t Count(const std::string& queue) const;

@@ -1,18 +1,37 @@
-#include "server/query_params.h"
+#include "server/text_parsers.h"
 
 #include <charconv>
 
 namespace sluice::server {
 
+std::optional<int64_t> ParseInteger(std::string_view text) {
+  int64_t out = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return out;
+}
+
 Result<int64_t> QueryInteger(const std::string& key, const std::string& value, int64_t min,
                              int64_t max) {
-  int64_t out = 0;
-  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (ec != std::errc() || ptr != value.data() + value.size() || out < min || out > max) {
+  const std::optional<int64_t> out = ParseInteger(value);
+  if (!out || *out < min || *out > max) {
     return InvalidArgument(key + ": expected an integer in [" + std::to_string(min) + ", " +
                            std::to_string(max) + "], got '" + value.substr(0, 40) + "'");
   }
-  return out;
+  return *out;
+}
+
+std::vector<std::string> SplitList(std::string_view text) {
+  std::vector<std::string> items;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    if (!item.empty()) items.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return items;
 }
 
 }  // namespace sluice::server

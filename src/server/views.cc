@@ -55,9 +55,9 @@ json AdmissionJson(const JobInfo& job, const core::ClusterState& state, Instant 
 
 }  // namespace
 
-JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bool with_reasons) {
+wire::JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bool with_reasons) {
   const store::StoredJob& r = job.row;
-  JobListEntry e{.fixed = job.fixed_text,
+  wire::JobListEntry e{.fixed = job.fixed_text,
                  .id = r.id,
                  .user = job.spec.value("user", ""),
                  .account = AccountOf(job.spec),
@@ -97,10 +97,10 @@ JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bo
 }
 
 json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, bool detail) {
-  // One source of truth for the job object: the listing's text writer (job_text.h).
-  JobListEntry entry = ListEntryOf(job, state, detail);
+  // One source of truth for the job object: the listing's text writer (wire/job_json.h).
+  wire::JobListEntry entry = ListEntryOf(job, state, detail);
   std::string text;
-  AppendJobText(entry, text);
+  wire::AppendJobText(entry, text);
   json j = json::parse(text);
   if (!detail) return j;
   j["admission"] = AdmissionJson(job, state, now, !entry.reason.empty());

@@ -1,7 +1,7 @@
 // The JSON objects of the user API (docs/api.md): a job (listing entry and detail), a host
 // and a queue, read from the job book and the core under the controller's lock.
 //
-// The text of a job object is written by job_text.h (one source of truth for listings and
+// The text of a job object is written by wire/job_json.h (one source of truth for listings and
 // detail); this file only gathers its fields and adds the detail's admission section.
 // Thread-safety: every function REQUIRES the context's mutex held (they read the core).
 #pragma once
@@ -11,13 +11,13 @@
 
 #include "core/model/cluster_state.h"
 #include "server/job_book.h"
-#include "server/job_text.h"
+#include "wire/job_json.h"
 
 namespace sluice::server {
 
-// A job's listing fields, copied under the lock (job_text.h); with reasons and a hint when
+// A job's listing fields, copied under the lock (wire/job_json.h); with reasons and a hint when
 // `with_reasons` and the job waits.
-JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bool with_reasons);
+wire::JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bool with_reasons);
 // The job object; `detail` adds the pending reasons and the admission section (at `now`).
 nlohmann::json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now,
                        bool detail);

@@ -53,6 +53,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
 #include "store/etcd_client.h"
 #include "store/store.h"
 
@@ -142,13 +143,13 @@ class EtcdStore final : public Store {
   int64_t last_revision_ = 0;       // of the last committed txn (writer thread)
   int64_t compacted_revision_ = 0;  // of the last compaction (writer thread)
 
-  std::mutex specs_mu_;
+  Mutex specs_mu_{LockRank::kStoreSpecs};
   // The hash of each job's spec as its specs/ key holds it (or a txn in flight puts it).
   std::unordered_map<JobId, size_t> spec_hashes_;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;          // queue, role and stop changes
-  std::condition_variable flushed_cv_;  // committed_ grows
+  mutable Mutex mu_{LockRank::kStoreQueue};
+  std::condition_variable_any cv_;          // queue, role and stop changes
+  std::condition_variable_any flushed_cv_;  // committed_ grows
   Role role_ = Role::kCandidate;
   std::optional<std::string> leader_;
   std::chrono::steady_clock::time_point lease_valid_until_{};

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "store/history.h"
 
@@ -45,7 +46,7 @@ class SqliteHistory {
   // Which accounting columns the jobs table has (added by a later schema).
   void ReadAccountingColumns();
 
-  std::mutex mu_;
+  Mutex mu_{LockRank::kHistoryReader};
   sqlite3* db_;
   uint64_t epoch_;
   bool has_cpu_ = false;

@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "base/mutex.h"
 #include "store/sqlite_history.h"
 #include "store/store.h"
 
@@ -277,7 +278,7 @@ class SqliteWriter {
   // noexcept: a callback that throws (controller code) ends the process, as it did when
   // only the writer thread committed; caught by a request thread's HTTP handler instead, it
   // would leave `committing_` set and no later batch would ever commit.
-  void CommitGroup(std::unique_lock<std::mutex>& lock) noexcept {
+  void CommitGroup(MutexLock& lock) noexcept {
     committing_ = true;
     std::deque<Pending> group;
     group.swap(queue_);
@@ -305,7 +306,7 @@ class SqliteWriter {
   // REQUIRES: `lock` holds mu_. A PASSIVE checkpoint (it never waits for the history
   // connection's readers); the next commit after a complete one starts the WAL over, writing
   // over the file's blocks instead of growing it.
-  void MaybeCheckpoint(std::unique_lock<std::mutex>& lock) {
+  void MaybeCheckpoint(MutexLock& lock) {
     if (wal_frames_ < kCheckpointFrames) return;
     if (!queue_.empty() && wal_frames_ < kForceCheckpointFrames) return;
     committing_ = true;  // the connection is the checkpoint's until it ends
@@ -438,9 +439,9 @@ class SqliteWriter {
   sqlite3_stmt* upsert_setting_ = nullptr;
   sqlite3_stmt* delete_setting_ = nullptr;
   std::thread writer_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::condition_variable flushed_cv_;
+  Mutex mu_{LockRank::kStoreQueue};
+  std::condition_variable_any cv_;
+  std::condition_variable_any flushed_cv_;
   std::deque<Pending> queue_;
   uint64_t queued_ = 0;
   uint64_t committed_ = 0;

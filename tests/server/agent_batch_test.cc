@@ -78,17 +78,17 @@ TEST(AgentBatchTest, ARunningJobsNewRunLimitGoesOutInItsHostsEntry) {
   const uint64_t epoch = h.c().epoch();
   const json running = {{"wait_ms", 0},
                         {"hosts", {{{"name", "h1"}, {"heartbeat", {{"epoch", epoch}}}}}}};
-  ASSERT_EQ(Launched(h.c().HeartbeatBatch(running).body, "h1"), std::vector<JobId>{id});
+  ASSERT_EQ(Launched(Reply(h.c().HeartbeatBatch(running)).body, "h1"), std::vector<JobId>{id});
   json report = running;
   report["hosts"][0]["heartbeat"]["running"] = {id};
-  ASSERT_EQ(h.c().HeartbeatBatch(report).status, 200);
+  ASSERT_EQ(Reply(h.c().HeartbeatBatch(report)).status, 200);
   ASSERT_EQ(h.State(id), "RUNNING");
-  ASSERT_EQ(h.c().Modify(Caller{.user = "root", .admin = true}, id, {{"run_limit", 600}}).status,
+  ASSERT_EQ(Reply(h.c().Modify(Caller{.user = "root", .admin = true}, id, {{"run_limit", 600}})).status,
             200);
-  const json entry = Entry(h.c().HeartbeatBatch(report).body, "h1");
+  const json entry = Entry(Reply(h.c().HeartbeatBatch(report)).body, "h1");
   ASSERT_EQ(entry["reply"]["run_limits"].size(), 1u) << entry.dump();
   EXPECT_EQ(entry["reply"]["run_limits"][0]["run_limit"], 600);
-  EXPECT_TRUE(Entry(h.c().HeartbeatBatch(report).body, "h1")["reply"]["run_limits"].empty());
+  EXPECT_TRUE(Entry(Reply(h.c().HeartbeatBatch(report)).body, "h1")["reply"]["run_limits"].empty());
 }
 
 TEST(AgentBatchTest, AHostsRefusalIsItsOwnEntry) {
@@ -105,11 +105,11 @@ TEST(AgentBatchTest, AHostsRefusalIsItsOwnEntry) {
   Reply other = h.c().HeartbeatBatch(
       {{"wait_ms", 0}, {"hosts", json::array()}, {"poll", {"h1"}}, {"instance", "another"}});
   EXPECT_EQ(Entry(other.body, "h1")["status"], 409);
-  EXPECT_EQ(h.c().HeartbeatBatch({{"hosts", "h1"}}).status, 400);
+  EXPECT_EQ(Reply(h.c().HeartbeatBatch({{"hosts", "h1"}})).status, 400);
 }
 
 int64_t LastHeartbeat(ControllerHarness& h, const std::string& host) {
-  for (const json& entry : h.c().Hosts().body) {
+  for (const json& entry : Reply(h.c().Hosts()).body) {
     if (entry["name"] == host) return entry["agent"]["last_heartbeat"].get<int64_t>();
   }
   return -1;
@@ -152,13 +152,13 @@ TEST(AgentBatchTest, AMarkedHostIsLookedAtInEveryPoll) {
   const JobId id = h.Submit("alice", {{"command", "x"}});
   h.Cycle();
   const json poll = {{"wait_ms", 0}, {"hosts", json::array()}, {"poll", {"h1"}}};
-  ASSERT_EQ(Launched(h.c().HeartbeatBatch(poll).body, "h1"), std::vector<JobId>{id});
+  ASSERT_EQ(Launched(Reply(h.c().HeartbeatBatch(poll)).body, "h1"), std::vector<JobId>{id});
   const json running = {{"wait_ms", 0},
                         {"hosts", {{{"name", "h1"}, {"heartbeat", {{"running", {id}}}}}}}};
-  ASSERT_EQ(h.c().HeartbeatBatch(running).status, 200);
+  ASSERT_EQ(Reply(h.c().HeartbeatBatch(running)).status, 200);
   ASSERT_EQ(h.State(id), "RUNNING");
-  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, id).status, 200);
-  const json entry = Entry(h.c().HeartbeatBatch(poll).body, "h1");  // same clock ms
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, id)).status, 200);
+  const json entry = Entry(Reply(h.c().HeartbeatBatch(poll)).body, "h1");  // same clock ms
   ASSERT_EQ(entry["reply"]["kill"].size(), 1u) << entry.dump();
   EXPECT_EQ(entry["reply"]["kill"][0]["job"], id);
 }

@@ -157,7 +157,7 @@ TEST_F(ArrayControllerTest, CancelHoldAndReleaseAnElementARangeAndTheArray) {
   std::set<int32_t> started;
   for (const json& l : CycleAndLaunch()) started.insert(ArrayIndexOf(l["job"].get<JobId>()));
   EXPECT_EQ(started, (std::set<int32_t>{6, 8}));
-  EXPECT_EQ(h_->c().Hold(Caller{.user = "alice"}, ArrayElementId(id, 7), false).status, 200);
+  EXPECT_EQ(Reply(h_->c().Hold(Caller{.user = "alice"}, ArrayElementId(id, 7), false)).status, 200);
   Reply all = h_->c().Cancel(Caller{.user = "alice"}, id);
   ASSERT_EQ(all.status, 200) << all.body;
   FinishAll();

@@ -13,6 +13,7 @@
 
 #include "core/model/config.h"
 #include "server/controller.h"
+#include "server/http_reply.h"
 #include "store/store.h"
 #include "testing/subprocess.h"
 
@@ -91,8 +92,8 @@ class ControllerHarness {
 
   JobId Submit(const std::string& user, json body) {
     Reply r = controller_->Submit(Caller{.user = user}, body);
-    EXPECT_EQ(r.status, 201) << r.body.dump();
-    return r.status == 201 ? r.body["id"].get<JobId>() : -1;
+    EXPECT_EQ(r.status, 200) << r.body.dump();
+    return r.status == 200 ? r.body["id"].get<JobId>() : -1;
   }
 
   Reply Register(const std::string& host, json running = json::array(), int slots = 4) {
@@ -111,7 +112,7 @@ class ControllerHarness {
     return r.body;
   }
 
-  json Job(JobId id) { return controller_->GetJob(id).body; }
+  json Job(JobId id) { return Reply(controller_->GetJob(id)).body; }
   std::string State(JobId id) { return Job(id)["state"].get<std::string>(); }
 
  private:

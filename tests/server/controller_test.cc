@@ -1,5 +1,6 @@
 // The controller's state machine (R-SRV-1 … R-SRV-3, R-SRV-6), driven without sockets.
 #include "server/controller.h"
+#include "server/http_reply.h"
 
 #include <gtest/gtest.h>
 
@@ -103,19 +104,19 @@ TEST_F(ControllerTest, NothingRunsOnHostsWhoseAgentIsNotRegistered) {
 }
 
 TEST_F(ControllerTest, UnknownAgentsAreAddedAndPersisted) {
-  ASSERT_EQ(h_->c()
+  ASSERT_EQ(Reply(h_->c()
                 .Register({{"name", "x9"},
                            {"slots", 2},
                            {"running", json::array()},
                            {"epoch", 0},
-                           {"attributes", {{"type", "gpu"}}}})
+                           {"attributes", {{"type", "gpu"}}}}))
                 .status,
             200);
   const JobId id = h_->Submit("alice", {{"command", "true"}, {"tasks", 2}});
   h_->Cycle();
   EXPECT_EQ(h_->Job(id)["hosts"][0]["name"], "x9");
   Restart();
-  json hosts = h_->c().Hosts().body;
+  json hosts = Reply(h_->c().Hosts()).body;
   ASSERT_EQ(hosts.size(), 3u);
   EXPECT_EQ(hosts[2]["name"], "x9");
   EXPECT_EQ(hosts[2]["slots"], 2);
@@ -123,12 +124,12 @@ TEST_F(ControllerTest, UnknownAgentsAreAddedAndPersisted) {
 }
 
 TEST_F(ControllerTest, HeartbeatsNeedARegistrationAndTheRightEpoch) {
-  EXPECT_EQ(h_->c().Heartbeat("h1", {{"epoch", 1}, {"wait_ms", 0}}).status, 404);
+  EXPECT_EQ(Reply(h_->c().Heartbeat("h1", {{"epoch", 1}, {"wait_ms", 0}})).status, 404);
   RegisterBoth();
-  EXPECT_EQ(h_->c().Heartbeat("h1", {{"epoch", 99}, {"wait_ms", 0}}).status, 409);
-  EXPECT_EQ(h_->c().Register({{"name", "h1"}, {"epoch", 99}}).status, 409);
-  EXPECT_EQ(h_->c().Heartbeat("h1", {{"epoch", 1}, {"bogus", 0}}).status, 400);
-  EXPECT_EQ(h_->c().Register({{"name", "bad name"}}).status, 400);
+  EXPECT_EQ(Reply(h_->c().Heartbeat("h1", {{"epoch", 99}, {"wait_ms", 0}})).status, 409);
+  EXPECT_EQ(Reply(h_->c().Register({{"name", "h1"}, {"epoch", 99}})).status, 409);
+  EXPECT_EQ(Reply(h_->c().Heartbeat("h1", {{"epoch", 1}, {"bogus", 0}})).status, 400);
+  EXPECT_EQ(Reply(h_->c().Register({{"name", "bad name"}})).status, 400);
 }
 
 TEST_F(ControllerTest, AnAcknowledgedSubmissionSurvivesARestart) {
@@ -136,10 +137,10 @@ TEST_F(ControllerTest, AnAcknowledgedSubmissionSurvivesARestart) {
   Reply batch = h_->c().SubmitBatch(
       testing::TestAuth().users[0].name == "alice" ? Caller{.user = "alice"} : Caller{},
       {{"jobs", json::array({{{"command", "a"}}, {{"command", "b"}}})}});
-  ASSERT_EQ(batch.status, 201);
+  ASSERT_EQ(batch.status, 200);
   Restart();
   EXPECT_EQ(h_->c().epoch(), 2u);
-  json jobs = h_->c().ListJobs({}).Json();
+  json jobs = Reply(h_->c().ListJobs({})).Json();
   ASSERT_EQ(jobs.size(), 3u);
   EXPECT_EQ(jobs[0]["id"], a);
   EXPECT_EQ(jobs[0]["queue"], "bf");
@@ -235,7 +236,7 @@ TEST_F(ControllerTest, LeaseExpiryMakesTheHostUnavailThenAppliesOnHostLoss) {
   ASSERT_EQ(h_->State(s), "RUNNING");
   h_->Advance(10'500);
   h_->Cycle();
-  json hosts = h_->c().Hosts().body;
+  json hosts = Reply(h_->c().Hosts()).body;
   EXPECT_EQ(hosts[0]["state"], "unavail");
   EXPECT_EQ(hosts[1]["state"], "unavail");
   EXPECT_EQ(h_->State(a), "RUNNING");
@@ -256,24 +257,24 @@ TEST_F(ControllerTest, CancelPendingAdmittingAndRunning) {
   const JobId a = h_->Submit("alice", {{"command", "a"}, {"tasks", 4}});
   const JobId b = h_->Submit("alice", {{"command", "b"}, {"tasks", 4}});
   const JobId c = h_->Submit("alice", {{"command", "c"}, {"tasks", 4}});
-  EXPECT_EQ(h_->c().Cancel(Caller{.user = "bob"}, c).status, 403);
-  EXPECT_EQ(h_->c().Cancel(Caller{.user = "alice"}, c).body["state"], "CANCELLED");
-  EXPECT_EQ(h_->c().Cancel(Caller{.user = "alice"}, c).status, 409);
+  EXPECT_EQ(Reply(h_->c().Cancel(Caller{.user = "bob"}, c)).status, 403);
+  EXPECT_EQ(Reply(h_->c().Cancel(Caller{.user = "alice"}, c)).body["state"], "CANCELLED");
+  EXPECT_EQ(Reply(h_->c().Cancel(Caller{.user = "alice"}, c)).status, 409);
   h_->Cycle();
   // b is ADMITTING and its launch has not gone out: released at once.
-  EXPECT_EQ(h_->c().Cancel(Caller{.user = "root", .admin = true}, b).status, 200);
+  EXPECT_EQ(Reply(h_->c().Cancel(Caller{.user = "root", .admin = true}, b)).status, 200);
   const std::string host_a = h_->Job(a)["hosts"][0]["name"];
   ASSERT_EQ(LaunchedIds(h_->Heartbeat(host_a)), std::vector<JobId>{a});
   // a was launched: cancelling it kills it; the slots come back when the kill is reported.
-  EXPECT_EQ(h_->c().Cancel(Caller{.user = "alice"}, a).body["state"], "CANCELLED");
+  EXPECT_EQ(Reply(h_->c().Cancel(Caller{.user = "alice"}, a)).body["state"], "CANCELLED");
   EXPECT_EQ(KilledIds(h_->Heartbeat(host_a, {a})), std::vector<JobId>{a});
-  EXPECT_EQ(h_->c().Hosts().body[0]["used_slots"].get<int>() +
-                h_->c().Hosts().body[1]["used_slots"].get<int>(),
+  EXPECT_EQ(Reply(h_->c().Hosts()).body[0]["used_slots"].get<int>() +
+                Reply(h_->c().Hosts()).body[1]["used_slots"].get<int>(),
             4);
   h_->Heartbeat(host_a, json::array(), Exited(a, 143, "killed"));
   EXPECT_EQ(h_->State(a), "CANCELLED");
-  EXPECT_EQ(h_->c().Hosts().body[0]["used_slots"], 0);
-  EXPECT_EQ(h_->c().Hosts().body[1]["used_slots"], 0);
+  EXPECT_EQ(Reply(h_->c().Hosts()).body[0]["used_slots"], 0);
+  EXPECT_EQ(Reply(h_->c().Hosts()).body[1]["used_slots"], 0);
 }
 
 TEST_F(ControllerTest, FailedLaunchesRependThenEndWithDispatchFailed) {
@@ -295,29 +296,29 @@ TEST_F(ControllerTest, FailedLaunchesRependThenEndWithDispatchFailed) {
 
 TEST_F(ControllerTest, HoldAndReleaseKeepTheJobsPlace) {
   const JobId a = h_->Submit("alice", {{"command", "a"}, {"tasks", 8}});
-  EXPECT_EQ(h_->c().Hold(Caller{.user = "bob"}, a, true).status, 403);
-  EXPECT_EQ(h_->c().Hold(Caller{.user = "alice"}, a, true).body["state"], "HELD");
-  EXPECT_EQ(h_->c().Hold(Caller{.user = "alice"}, a, true).status, 409);
+  EXPECT_EQ(Reply(h_->c().Hold(Caller{.user = "bob"}, a, true)).status, 403);
+  EXPECT_EQ(Reply(h_->c().Hold(Caller{.user = "alice"}, a, true)).body["state"], "HELD");
+  EXPECT_EQ(Reply(h_->c().Hold(Caller{.user = "alice"}, a, true)).status, 409);
   const JobId b = h_->Submit("alice", {{"command", "b"}, {"tasks", 8}});
   Restart();
   EXPECT_EQ(h_->State(a), "HELD");
   RegisterBoth();
   h_->Cycle();
   EXPECT_EQ(h_->State(b), "ADMITTING");
-  EXPECT_EQ(h_->c().Hold(Caller{.user = "alice"}, a, false).body["state"], "PENDING");
+  EXPECT_EQ(Reply(h_->c().Hold(Caller{.user = "alice"}, a, false)).body["state"], "PENDING");
   EXPECT_LT(h_->Job(a)["admission"]["seq"], h_->Job(b)["admission"]["seq"]);
 }
 
 TEST_F(ControllerTest, SubmissionsAreCheckedAgainstQueuesAndRequests) {
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "nope"}}).status,
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "nope"}})).status,
             400);
   Reply bad = h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"resreq", "select[foo"}});
   EXPECT_EQ(bad.status, 400);
   EXPECT_NE(bad.body["error"].get<std::string>().find("job.resreq"), std::string::npos) << bad.body;
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"tasks", "four"}}).status,
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"tasks", "four"}})).status,
             400);
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"extra", 1}}).status, 400);
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"tasks", 1}}).status, 400);
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"extra", 1}})).status, 400);
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"tasks", 1}})).status, 400);
   // A batch is all or nothing and names the bad index.
   Reply batch = h_->c().SubmitBatch(
       Caller{.user = "alice"},
@@ -326,7 +327,7 @@ TEST_F(ControllerTest, SubmissionsAreCheckedAgainstQueuesAndRequests) {
   EXPECT_EQ(batch.status, 400);
   EXPECT_NE(batch.body["error"].get<std::string>().find("jobs[1]"), std::string::npos)
       << batch.body;
-  EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
+  EXPECT_TRUE(Reply(h_->c().ListJobs({})).Json().empty());
   // A job refused while it is taken in (a dependency that does not parse) takes the batch's
   // earlier jobs out again: nothing unacknowledged stays, runs, or comes back on restart.
   Reply late = h_->c().SubmitBatch(
@@ -335,30 +336,30 @@ TEST_F(ControllerTest, SubmissionsAreCheckedAgainstQueuesAndRequests) {
   EXPECT_EQ(late.status, 400);
   EXPECT_NE(late.body["error"].get<std::string>().find("jobs[1]: "), std::string::npos)
       << late.body;
-  EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
+  EXPECT_TRUE(Reply(h_->c().ListJobs({})).Json().empty());
   RegisterBoth();
   h_->Cycle();
-  EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
+  EXPECT_TRUE(Reply(h_->c().ListJobs({})).Json().empty());
   const JobId next = h_->Submit("alice", {{"command", "c"}});
   // The refused batch's first job (id next - 2) is unknown, not an ended job.
-  EXPECT_EQ(h_->c().GetJob(next - 2).body["error"], "no job " + std::to_string(next - 2));
-  EXPECT_EQ(h_->c()
+  EXPECT_EQ(Reply(h_->c().GetJob(next - 2)).body["error"], "no job " + std::to_string(next - 2));
+  EXPECT_EQ(Reply(h_->c()
                 .Submit(Caller{.user = "alice"},
-                        {{"command", "d"}, {"depend", "ended(" + std::to_string(next - 2) + ")"}})
+                        {{"command", "d"}, {"depend", "ended(" + std::to_string(next - 2) + ")"}}))
                 .status,
             400);
   Restart();
-  ASSERT_EQ(h_->c().ListJobs({}).Json().size(), 1u);
-  EXPECT_EQ(h_->c().ListJobs({}).Json()[0]["id"], next);
+  ASSERT_EQ(Reply(h_->c().ListJobs({})).Json().size(), 1u);
+  EXPECT_EQ(Reply(h_->c().ListJobs({})).Json()[0]["id"], next);
 }
 
 TEST_F(ControllerTest, SubmitUsersLimitWhoMaySubmitToAQueue) {
   core::ClusterConfig config = testing::TestCluster();
   config.queues[1].submit_users = std::vector<std::string>{"bob"};
-  ASSERT_EQ(h_->c().Reconfigure(config).status, 200);
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "bf"}}).status,
+  ASSERT_EQ(Reply(h_->c().Reconfigure(config)).status, 200);
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "bf"}})).status,
             403);
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "bob"}, {{"command", "x"}, {"queue", "bf"}}).status, 201);
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "bob"}, {{"command", "x"}, {"queue", "bf"}})).status, 200);
 }
 
 TEST_F(ControllerTest, ReconfigureRefusesRemovingAQueueWithJobsAndKeepsTheOldConfig) {
@@ -368,52 +369,52 @@ TEST_F(ControllerTest, ReconfigureRefusesRemovingAQueueWithJobsAndKeepsTheOldCon
   Reply r = h_->c().Reconfigure(config);
   EXPECT_EQ(r.status, 400);
   EXPECT_NE(r.body["error"].get<std::string>().find("bf"), std::string::npos);
-  EXPECT_EQ(h_->c().Queues().body.size(), 3u);
+  EXPECT_EQ(Reply(h_->c().Queues()).body.size(), 3u);
 }
 
 TEST_F(ControllerTest, AdminsOpenAndCloseQueuesAndHosts) {
   RegisterBoth();
-  EXPECT_EQ(h_->c().QueueAction(Caller{.user = "alice"}, "normal", "close").status, 403);
+  EXPECT_EQ(Reply(h_->c().QueueAction(Caller{.user = "alice"}, "normal", "close")).status, 403);
   EXPECT_EQ(
-      h_->c().QueueAction(Caller{.user = "root", .admin = true}, "normal", "close").body["open"],
+      Reply(h_->c().QueueAction(Caller{.user = "root", .admin = true}, "normal", "close")).body["open"],
       false);
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}}).status, 400);
-  h_->c().QueueAction(Caller{.user = "root", .admin = true}, "normal", "open");
-  EXPECT_EQ(h_->c().HostAction(Caller{.user = "root", .admin = true}, "h1", "close").body["state"],
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}})).status, 400);
+  (void)h_->c().QueueAction(Caller{.user = "root", .admin = true}, "normal", "open");
+  EXPECT_EQ(Reply(h_->c().HostAction(Caller{.user = "root", .admin = true}, "h1", "close")).body["state"],
             "closed");
   const JobId a = h_->Submit("alice", {{"command", "x"}});
   h_->Cycle();
   EXPECT_EQ(h_->Job(a)["hosts"][0]["name"], "h2");
-  EXPECT_EQ(h_->c().HostAction(Caller{.user = "root", .admin = true}, "nope", "close").status, 404);
+  EXPECT_EQ(Reply(h_->c().HostAction(Caller{.user = "root", .admin = true}, "nope", "close")).status, 404);
 }
 
 // An administrator's closed queue, inactive queue and closed host stay so across a restart.
 TEST_F(ControllerTest, AdminOverridesSurviveARestart) {
   RegisterBoth();
   const Caller root{.user = "root", .admin = true};
-  ASSERT_EQ(h_->c().QueueAction(root, "normal", "close").status, 200);
-  ASSERT_EQ(h_->c().QueueAction(root, "bf", "inactivate").status, 200);
-  ASSERT_EQ(h_->c().HostAction(root, "h1", "close").status, 200);
-  ASSERT_EQ(h_->c().HostAction(root, "h2", "close").status, 200);
-  ASSERT_EQ(h_->c().HostAction(root, "h2", "open").status, 200);
+  ASSERT_EQ(Reply(h_->c().QueueAction(root, "normal", "close")).status, 200);
+  ASSERT_EQ(Reply(h_->c().QueueAction(root, "bf", "inactivate")).status, 200);
+  ASSERT_EQ(Reply(h_->c().HostAction(root, "h1", "close")).status, 200);
+  ASSERT_EQ(Reply(h_->c().HostAction(root, "h2", "close")).status, 200);
+  ASSERT_EQ(Reply(h_->c().HostAction(root, "h2", "open")).status, 200);
   Restart();
   RegisterBoth();
   std::map<std::string, json> queues;
-  for (const json& q : h_->c().Queues().body) queues[q["name"]] = q;
+  for (const json& q : Reply(h_->c().Queues()).body) queues[q["name"]] = q;
   EXPECT_EQ(queues["normal"]["open"], false);
   EXPECT_EQ(queues["bf"]["active"], false);
   EXPECT_EQ(queues["bf"]["open"], true);
   EXPECT_EQ(queues["strict"]["open"], true);
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}}).status, 400);
-  json hosts = h_->c().Hosts().body;
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}})).status, 400);
+  json hosts = Reply(h_->c().Hosts()).body;
   EXPECT_EQ(hosts[0]["state"], "closed");
   EXPECT_EQ(hosts[1]["state"], "ok");
   // Undone, and that too survives.
-  ASSERT_EQ(h_->c().QueueAction(root, "normal", "open").status, 200);
-  ASSERT_EQ(h_->c().HostAction(root, "h1", "open").status, 200);
+  ASSERT_EQ(Reply(h_->c().QueueAction(root, "normal", "open")).status, 200);
+  ASSERT_EQ(Reply(h_->c().HostAction(root, "h1", "open")).status, 200);
   Restart();
   RegisterBoth();
-  EXPECT_EQ(h_->c().Hosts().body[0]["state"], "ok");
+  EXPECT_EQ(Reply(h_->c().Hosts()).body[0]["state"], "ok");
   EXPECT_EQ(h_->Submit("alice", {{"command", "x"}, {"queue", "normal"}}) > 0, true);
 }
 

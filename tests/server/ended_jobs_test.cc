@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "server/controller.h"
+#include "server/http_reply.h"
 #include "server/controller_fixture.h"
 
 namespace sluice::server {
@@ -16,7 +17,7 @@ using testing::Exited;
 using testing::LaunchedIds;
 
 bool Listed(ControllerHarness& h, JobId id) {
-  for (const json& job : h.c().ListJobs({}).Json()) {
+  for (const json& job : Reply(h.c().ListJobs({})).Json()) {
     if (job["id"] == id) return true;
   }
   return false;
@@ -41,7 +42,7 @@ TEST(EndedJobsTest, ADependencyOnAJobThatEndedBeforeARestartKeepsItsVerdict) {
   ASSERT_EQ(h.Register("h1").status, 200);
   EXPECT_EQ(h.State(a), "DONE");
   // The held dependent, released after the restart, starts: done(a) holds.
-  EXPECT_EQ(h.c().Hold(Caller{.user = "alice"}, b, false).status, 200);
+  EXPECT_EQ(Reply(h.c().Hold(Caller{.user = "alice"}, b, false)).status, 200);
   // A new submission may name the ended job.
   const JobId c =
       h.Submit("alice", {{"command", "c"}, {"depend", "ended(" + std::to_string(a) + ")"}});
@@ -61,7 +62,7 @@ TEST(EndedJobsTest, StartedStaysTrueAcrossARestartForAJobRequeuedThenCancelled) 
   json failed = json::array({{{"job", a}, {"message", "cwd: no such directory"}}});
   h.Heartbeat("h1", json::array(), json::array(), failed);  // re-pended: start time cleared
   ASSERT_EQ(h.State(a), "PENDING");
-  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, a).status, 200);
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, a)).status, 200);
   const json depend = {{"command", "d"}, {"depend", "started(" + std::to_string(a) + ")"}};
   const JobId before = h.Submit("alice", depend);
   h.Cycle();
@@ -81,12 +82,12 @@ TEST(EndedJobsTest, EndedJobsLeaveListingsAfterTheRetentionAndDependenciesStillS
   ControllerHarness h(dir.path().string());
   h.Open();
   const JobId old_job = h.Submit("alice", {{"command", "x"}});
-  EXPECT_EQ(h.c().Cancel(Caller{.user = "alice"}, old_job).status, 200);
+  EXPECT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, old_job)).status, 200);
   h.Advance(3'599'000);
   h.Cycle();
   EXPECT_TRUE(Listed(h, old_job));
   const JobId recent = h.Submit("alice", {{"command", "y"}});
-  EXPECT_EQ(h.c().Cancel(Caller{.user = "alice"}, recent).status, 200);
+  EXPECT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, recent)).status, 200);
   h.Advance(2'000);  // old_job ended 3,601 s ago, recent 2 s ago
   h.Cycle();
   EXPECT_FALSE(Listed(h, old_job));
@@ -95,14 +96,14 @@ TEST(EndedJobsTest, EndedJobsLeaveListingsAfterTheRetentionAndDependenciesStillS
   EXPECT_EQ(gone.status, 404);
   EXPECT_NE(gone.body["error"].get<std::string>().find("no longer kept"), std::string::npos)
       << gone.body;
-  EXPECT_EQ(h.c().GetJob(9999).body["error"], "no job 9999");
+  EXPECT_EQ(Reply(h.c().GetJob(9999)).body["error"], "no job 9999");
 
   // A restart reads the store: the old row stays there but is not listed again.
   h.Close();
   h.Open();
   EXPECT_FALSE(Listed(h, old_job));
   EXPECT_TRUE(Listed(h, recent));
-  EXPECT_EQ(h.c().GetJob(old_job).status, 404);
+  EXPECT_EQ(Reply(h.c().GetJob(old_job)).status, 404);
   ASSERT_EQ(h.Register("h1").status, 200);
   const JobId dependent =
       h.Submit("alice", {{"command", "z"},

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "server/controller.h"
+#include "server/http_reply.h"
 #include "server/controller_fixture.h"
 #include "server/job_spec.h"
 #include "sim/simulator.h"
@@ -81,7 +82,7 @@ TEST(EstimatesTest, EstimatesEqualTheSimulatorsStartsAndJobsStartNoLater) {
   }
   EXPECT_FALSE(h.Job(ids[0]).contains("estimated_start"));  // running: no estimate
   // The listing carries the same members.
-  for (const json& job : h.c().ListJobs({{"fields", "id,estimated_start"}}).Json()) {
+  for (const json& job : Reply(h.c().ListJobs({{"fields", "id,estimated_start"}})).Json()) {
     if (job["id"] == ids[1]) {
       EXPECT_EQ(job["estimated_start"], estimate[ids[1]]);
     }

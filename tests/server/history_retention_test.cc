@@ -9,6 +9,7 @@
 #include <set>
 
 #include "server/controller.h"
+#include "server/http_reply.h"
 #include "store/store.h"
 #include "testing/subprocess.h"
 
@@ -60,11 +61,11 @@ TEST(HistoryRetentionTest, EndedJobsLeaveTheStoreAfterTheRetentionOnly) {
     ASSERT_TRUE(c);
     Controller& controller = **c;
     const Caller alice{.user = "alice"};
-    done = controller.Submit(alice, {{"command", "true"}}).body["id"];
-    waiting = controller.Submit(alice, {{"command", "true"}, {"hold", true}}).body["id"];
+    done = Reply(controller.Submit(alice, {{"command", "true"}})).body["id"];
+    waiting = Reply(controller.Submit(alice, {{"command", "true"}, {"hold", true}})).body["id"];
     ASSERT_EQ(
-        controller
-            .Register({{"name", "h1"}, {"slots", 1}, {"running", json::array()}, {"epoch", 0}})
+        Reply(controller
+            .Register({{"name", "h1"}, {"slots", 1}, {"running", json::array()}, {"epoch", 0}}))
             .status,
         200);
     controller.Tick();
@@ -74,12 +75,12 @@ TEST(HistoryRetentionTest, EndedJobsLeaveTheStoreAfterTheRetentionOnly) {
                      {"running", json::array()},
                      {"exited", json::array()},
                      {"launch_failed", json::array()}};
-    ASSERT_EQ(controller.Heartbeat("h1", hb).body["launch"].size(), 1u);
+    ASSERT_EQ(Reply(controller.Heartbeat("h1", hb)).body["launch"].size(), 1u);
     json exited = hb;
     exited["exited"] =
         json::array({{{"job", done}, {"exit_code", 0}, {"signal", nullptr}, {"cause", "exit"}}});
-    ASSERT_EQ(controller.Heartbeat("h1", exited).status, 200);
-    ASSERT_EQ(controller.GetJob(done).body["state"], "DONE");
+    ASSERT_EQ(Reply(controller.Heartbeat("h1", exited)).status, 200);
+    ASSERT_EQ(Reply(controller.GetJob(done)).body["state"], "DONE");
     *now += 60'000;  // ended 60 s ago: kept
     controller.Tick();
     controller.PurgeHistoryNow();  // SQLite: HistoryKeeper's pass (Tick's purge is etcd's)
@@ -104,8 +105,8 @@ TEST(HistoryRetentionTest, NothingIsDeletedBeforeTheRetention) {
     auto c = OpenController(store->get(), 1000, now);
     ASSERT_TRUE(c);
     Controller& controller = **c;
-    done = controller.Submit(Caller{.user = "alice"}, {{"command", "true"}}).body["id"];
-    ASSERT_EQ(controller.Cancel(Caller{.user = "alice"}, done).status, 200);
+    done = Reply(controller.Submit(Caller{.user = "alice"}, {{"command", "true"}})).body["id"];
+    ASSERT_EQ(Reply(controller.Cancel(Caller{.user = "alice"}, done)).status, 200);
     *now += 500'000;
     controller.Tick();
     controller.PurgeHistoryNow();

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "server/controller.h"
+#include "server/http_reply.h"
 #include "server/controller_fixture.h"
 #include "server/history_api.h"
 
@@ -56,13 +57,13 @@ TEST(HistoryTest, JobsEndedBeforeARestartAndPastRetentionAreListedWithTheirAccou
   const JobId failed = h.Submit("bob", {{"command", "b"}, {"queue", "strict"}});
   RunToExit(h, failed, 3, {{"message", "MEM_LIMIT: limit 100 MB, peak 101 MB"}});
   const JobId cancelled = h.Submit("alice", {{"command", "c"}, {"hold", true}});
-  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, cancelled).status, 200);
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, cancelled)).status, 200);
   // Past the in-memory retention (an hour), then a restart: only the store has them.
   h.Advance(2 * 3'600'000);
   h.Cycle();
   h.Close();
   h.Open();
-  EXPECT_EQ(h.c().GetJob(done).status, 404);
+  EXPECT_EQ(Reply(h.c().GetJob(done)).status, 404);
 
   const json page = History(h);
   ASSERT_EQ(page["jobs"].size(), 3u) << page.dump();
@@ -112,7 +113,7 @@ TEST(HistoryTest, FiltersCombineAndPagingReturnsEveryRowOnce) {
     const std::string user = i % 2 == 0 ? "alice" : "bob";
     const std::string queue = i % 3 == 0 ? "strict" : "normal";
     const JobId id = h.Submit(user, {{"command", "x"}, {"queue", queue}, {"hold", true}});
-    ASSERT_EQ(h.c().Cancel(Caller{.user = user}, id).status, 200);
+    ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = user}, id)).status, 200);
     by_user_queue[user + "/" + queue].insert(id);
     if (i % 4 == 0) h.Advance(1'000);
   }
@@ -123,9 +124,9 @@ TEST(HistoryTest, FiltersCombineAndPagingReturnsEveryRowOnce) {
   for (const json& row : alice_strict["jobs"]) got.insert(row["id"].get<JobId>());
   EXPECT_EQ(got, by_user_queue["alice/strict"]);
   EXPECT_EQ(History(h, {{"user", "bob"}, {"state", "DONE"}})["jobs"].size(), 0u);
-  EXPECT_EQ(h.c().History({{"state", "RUNNING"}}).status, 400);
-  EXPECT_EQ(h.c().History({{"cursor", "nonsense"}}).status, 400);
-  EXPECT_EQ(h.c().History({{"limit", "0"}}).status, 400);
+  EXPECT_EQ(Reply(h.c().History({{"state", "RUNNING"}})).status, 400);
+  EXPECT_EQ(Reply(h.c().History({{"cursor", "nonsense"}})).status, 400);
+  EXPECT_EQ(Reply(h.c().History({{"limit", "0"}})).status, 400);
   const int64_t later = h.now_ms() / 1000 + 1;
   EXPECT_EQ(History(h, {{"since", std::to_string(later)}})["jobs"].size(), 0u);
   EXPECT_EQ(History(h, {{"until", std::to_string(later)}})["jobs"].size(), 23u);
@@ -147,10 +148,10 @@ TEST(HistoryTest, TheKeeperDeletesRowsPastKeepHistoryDaysOnly) {
   ControllerHarness h(dir.path().string());
   h.Open();
   const JobId old_job = h.Submit("alice", {{"command", "x"}, {"hold", true}});
-  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, old_job).status, 200);
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, old_job)).status, 200);
   h.Advance(10LL * 86'400'000);
   const JobId recent = h.Submit("alice", {{"command", "y"}, {"hold", true}});
-  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, recent).status, 200);
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, recent)).status, 200);
   const JobId waiting = h.Submit("alice", {{"command", "z"}, {"hold", true}});
   h.c().FlushStore();
   const int64_t now_ms = h.now_ms();
@@ -174,7 +175,7 @@ TEST(HistoryTest, WithSqliteOnlyTheKeeperDeletesHistory) {
   h.Open();
   ASSERT_TRUE(h.store().PurgesHistory());
   const JobId job = h.Submit("alice", {{"command", "x"}, {"hold", true}});
-  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, job).status, 200);
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, job)).status, 200);
   h.Advance(31LL * 86'400'000);
   for (int i = 0; i < 3; ++i) {
     h.Cycle();

@@ -1,5 +1,5 @@
-// The one mapping from a Status code to an HTTP status (http_reply.h): every code has its
-// status, and an error reply carries the code's status and the message.
+// The one mapping from the controller's outcomes to HTTP (http_reply.h): every Status code and
+// every refusal kind has its status, and a reply carries the message (and a refusal's cause).
 #include "server/http_reply.h"
 
 #include <gtest/gtest.h>
@@ -63,6 +63,51 @@ TEST(HttpReplyTest, ASuccessfulResultKeepsItsValueAndTheGivenStatus) {
   EXPECT_EQ(created.body["id"], 3);
   const Reply refused = ReplyOf(Result<nlohmann::json>(NotFound("no job 3")), 201);
   EXPECT_EQ(refused.status, 404);
+}
+
+struct RefusalCase {
+  RefusalKind kind;
+  int http;
+};
+
+constexpr RefusalCase kRefusals[] = {
+    {RefusalKind::kNeverRuns, 422},   {RefusalKind::kNotModified, 422},
+    {RefusalKind::kKeyReused, 422},   {RefusalKind::kKeyInFlight, 409},
+    {RefusalKind::kOverQuota, 429},
+};
+
+TEST(HttpReplyTest, EveryRefusalKindHasItsHttpStatusAndName) {
+  std::set<RefusalKind> named;
+  for (const RefusalCase& c : kRefusals) {
+    SCOPED_TRACE(ToString(c.kind));
+    EXPECT_EQ(HttpStatusOf(c.kind), c.http);
+    EXPECT_NE(ToString(c.kind), "?");
+    named.insert(c.kind);
+  }
+  // The enumerators run from kNeverRuns to kKeyInFlight without gaps.
+  EXPECT_EQ(named.size(), static_cast<size_t>(RefusalKind::kKeyInFlight) + 1);
+}
+
+TEST(HttpReplyTest, ARefusalCarriesItsMessageAndCauseAndNoCauseWhenItHasNone) {
+  const Reply quota = ReplyOf(Refusal{.kind = RefusalKind::kOverQuota,
+                                      .message = "jobs: queue 'normal' would hold 3",
+                                      .cause = {{"reason", "QUOTA"}, {"max", 2}}},
+                              201);
+  EXPECT_EQ(quota.status, 429);
+  EXPECT_EQ(quota.body["error"], "jobs: queue 'normal' would hold 3");
+  EXPECT_EQ(quota.body["cause"]["reason"], "QUOTA");
+  const Reply key = ReplyOf(Refusal{.kind = RefusalKind::kKeyInFlight, .message = "retry"});
+  EXPECT_EQ(key.status, 409);
+  EXPECT_FALSE(key.body.contains("cause"));
+}
+
+TEST(HttpReplyTest, AListingIsSentAsItsTextOrItsFailure) {
+  const Reply listing = Reply(Result<std::string>(std::string("[1,2]")));
+  EXPECT_EQ(listing.status, 200);
+  EXPECT_EQ(listing.text, "[1,2]");
+  const Reply failed = Reply(Result<std::string>(InvalidArgument("limit: bad")));
+  EXPECT_EQ(failed.status, 400);
+  EXPECT_EQ(failed.body["error"], "limit: bad");
 }
 
 }  // namespace

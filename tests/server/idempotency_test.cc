@@ -22,14 +22,14 @@ TEST(IdempotencyTest, ARepeatedSubmissionAnswersTheOriginalId) {
   ControllerHarness h(dir.path().string());
   h.Open();
   Reply first = h.c().Submit(Caller{.user = "alice"}, OneJob(), "key-1");
-  ASSERT_EQ(first.status, 201) << first.body.dump();
+  ASSERT_EQ(first.status, 200) << first.body.dump();
   Reply again = h.c().Submit(Caller{.user = "alice"}, OneJob(), "key-1");
-  ASSERT_EQ(again.status, 201) << again.body.dump();
+  ASSERT_EQ(again.status, 200) << again.body.dump();
   EXPECT_EQ(again.body["id"], first.body["id"]);
-  EXPECT_EQ(json::parse(h.c().ListJobs({}).text).size(), 1u) << "a second job";
+  EXPECT_EQ(json::parse(Reply(h.c().ListJobs({})).text).size(), 1u) << "a second job";
   // Without a key, the same body is a new job.
   Reply fresh = h.c().Submit(Caller{.user = "alice"}, OneJob());
-  ASSERT_EQ(fresh.status, 201);
+  ASSERT_EQ(fresh.status, 200);
   EXPECT_NE(fresh.body["id"], first.body["id"]);
 }
 
@@ -38,14 +38,14 @@ TEST(IdempotencyTest, ABatchRepeatedAfterARestartAnswersTheSameIds) {
   ControllerHarness h(dir.path().string());
   h.Open();
   Reply first = h.c().SubmitBatch(Caller{.user = "alice"}, TwoJobs(), "batch-key");
-  ASSERT_EQ(first.status, 201) << first.body.dump();
+  ASSERT_EQ(first.status, 200) << first.body.dump();
   Reply single = h.c().Submit(Caller{.user = "alice"}, OneJob(), "single-key");
-  ASSERT_EQ(single.status, 201);
+  ASSERT_EQ(single.status, 200);
   h.Close();
   h.Advance(3600 * 1000);
   h.Open();
   Reply again = h.c().SubmitBatch(Caller{.user = "alice"}, TwoJobs(), "batch-key");
-  ASSERT_EQ(again.status, 201) << again.body.dump();
+  ASSERT_EQ(again.status, 200) << again.body.dump();
   EXPECT_EQ(again.body["ids"], first.body["ids"]);
   Reply single_again = h.c().Submit(Caller{.user = "alice"}, OneJob(), "single-key");
   EXPECT_EQ(single_again.body["id"], single.body["id"]);
@@ -57,7 +57,7 @@ TEST(IdempotencyTest, TheSameKeyWithAnotherBodyIsRefused) {
   sluice::testing::TempDir dir;
   ControllerHarness h(dir.path().string());
   h.Open();
-  ASSERT_EQ(h.c().Submit(Caller{.user = "alice"}, OneJob("a"), "k").status, 201);
+  ASSERT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, OneJob("a"), "k")).status, 200);
   Reply other = h.c().Submit(Caller{.user = "alice"}, OneJob("b"), "k");
   EXPECT_EQ(other.status, 422);
   EXPECT_NE(other.body["error"].get<std::string>().find("Idempotency-Key"), std::string::npos);
@@ -73,12 +73,12 @@ TEST(IdempotencyTest, KeysArePerUserAndExpireAfterADay) {
   h.Open();
   Reply alice = h.c().Submit(Caller{.user = "alice"}, OneJob(), "shared");
   Reply bob = h.c().Submit(Caller{.user = "bob"}, OneJob(), "shared");
-  ASSERT_EQ(alice.status, 201);
-  ASSERT_EQ(bob.status, 201);
+  ASSERT_EQ(alice.status, 200);
+  ASSERT_EQ(bob.status, 200);
   EXPECT_NE(alice.body["id"], bob.body["id"]);
   h.Advance((IdempotencyKeys::kTtlSeconds + 1) * 1000);
   Reply later = h.c().Submit(Caller{.user = "alice"}, OneJob(), "shared");
-  ASSERT_EQ(later.status, 201);
+  ASSERT_EQ(later.status, 200);
   EXPECT_NE(later.body["id"], alice.body["id"]);
 }
 
@@ -86,9 +86,9 @@ TEST(IdempotencyTest, MalformedKeysAreA400) {
   sluice::testing::TempDir dir;
   ControllerHarness h(dir.path().string());
   h.Open();
-  EXPECT_EQ(h.c().Submit(Caller{.user = "alice"}, OneJob(), "has space").status, 400);
-  EXPECT_EQ(h.c().Submit(Caller{.user = "alice"}, OneJob(), std::string(201, 'k')).status, 400);
-  EXPECT_EQ(h.c().Submit(Caller{.user = "alice"}, OneJob(), "\xff").status, 400);
+  EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, OneJob(), "has space")).status, 400);
+  EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, OneJob(), std::string(201, 'k'))).status, 400);
+  EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, OneJob(), "\xff")).status, 400);
 }
 
 TEST(IdempotencyTest, ARefusedSubmissionLeavesNoKey) {
@@ -98,7 +98,7 @@ TEST(IdempotencyTest, ARefusedSubmissionLeavesNoKey) {
   Reply refused = h.c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "nope"}}, "k");
   EXPECT_EQ(refused.status, 400);
   Reply other = h.c().Submit(Caller{.user = "alice"}, OneJob(), "k");
-  EXPECT_EQ(other.status, 201) << other.body.dump();
+  EXPECT_EQ(other.status, 200) << other.body.dump();
 }
 
 TEST(IdempotencyKeysTest, AUserKeepsABoundedNumberOfKeys) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "server/controller.h"
+#include "server/http_reply.h"
 #include "server/controller_fixture.h"
 
 namespace sluice::server {
@@ -66,12 +67,12 @@ TEST(JobChangesTest, AChangeThatMakesTheJobImpossibleIsRefusedAndTheJobIsUnchang
   EXPECT_TRUE(impossible.body["cause"].is_string());
   Reply too_wide = h.c().Modify(kAlice, id, {{"tasks", 100}});
   EXPECT_EQ(too_wide.status, 422) << too_wide.body.dump();
-  EXPECT_EQ(h.c().Modify(kAlice, id, {{"resreq", "span[ptile="}}).status, 400);
-  EXPECT_EQ(h.c().Modify(kAlice, id, {{"run_limit", "x"}}).status, 400);
-  EXPECT_EQ(h.c().Modify(kAlice, id, {{"command", "y"}}).status, 400);
-  EXPECT_EQ(h.c().Modify(kAlice, id, json::object()).status, 400);
-  EXPECT_EQ(h.c().Modify(kAlice, id, {{"queue", "nowhere"}}).status, 400);
-  EXPECT_EQ(h.c().Modify(kAlice, id, {{"depend", "done(999)"}}).status, 400);
+  EXPECT_EQ(Reply(h.c().Modify(kAlice, id, {{"resreq", "span[ptile="}})).status, 400);
+  EXPECT_EQ(Reply(h.c().Modify(kAlice, id, {{"run_limit", "x"}})).status, 400);
+  EXPECT_EQ(Reply(h.c().Modify(kAlice, id, {{"command", "y"}})).status, 400);
+  EXPECT_EQ(Reply(h.c().Modify(kAlice, id, json::object())).status, 400);
+  EXPECT_EQ(Reply(h.c().Modify(kAlice, id, {{"queue", "nowhere"}})).status, 400);
+  EXPECT_EQ(Reply(h.c().Modify(kAlice, id, {{"depend", "done(999)"}})).status, 400);
   json after = h.Job(id);
   EXPECT_EQ(after["resreq"], before["resreq"]);
   EXPECT_EQ(after["min_tasks"], 6);
@@ -83,10 +84,10 @@ TEST(JobChangesTest, AnotherUsersJobIsRefused) {
   ControllerHarness h(dir.path().string());
   h.Open();
   const JobId id = h.Submit("alice", {{"command", "x"}});
-  EXPECT_EQ(h.c().Modify(kBob, id, {{"priority", 5}}).status, 403);
-  EXPECT_EQ(h.c().Requeue(kBob, id).status, 403);
-  EXPECT_EQ(h.c().Modify(kRoot, id, {{"priority", 5}}).status, 200);
-  EXPECT_EQ(h.c().Modify(kAlice, 999, {{"priority", 5}}).status, 404);
+  EXPECT_EQ(Reply(h.c().Modify(kBob, id, {{"priority", 5}})).status, 403);
+  EXPECT_EQ(Reply(h.c().Requeue(kBob, id)).status, 403);
+  EXPECT_EQ(Reply(h.c().Modify(kRoot, id, {{"priority", 5}})).status, 200);
+  EXPECT_EQ(Reply(h.c().Modify(kAlice, 999, {{"priority", 5}})).status, 404);
 }
 
 TEST(JobChangesTest, ARunningJobsRunLimitIsForAdministratorsAndGoesToItsAgent) {
@@ -99,9 +100,9 @@ TEST(JobChangesTest, ARunningJobsRunLimitIsForAdministratorsAndGoesToItsAgent) {
   ASSERT_EQ(LaunchedIds(h.Heartbeat("h1")), std::vector<JobId>{id});
   h.Heartbeat("h1", {id});
   ASSERT_EQ(h.State(id), "RUNNING");
-  EXPECT_EQ(h.c().Modify(kAlice, id, {{"run_limit", 600}}).status, 403);
-  EXPECT_EQ(h.c().Modify(kRoot, id, {{"name", "x"}}).status, 409);
-  ASSERT_EQ(h.c().Modify(kRoot, id, {{"run_limit", 600}}).status, 200);
+  EXPECT_EQ(Reply(h.c().Modify(kAlice, id, {{"run_limit", 600}})).status, 403);
+  EXPECT_EQ(Reply(h.c().Modify(kRoot, id, {{"name", "x"}})).status, 409);
+  ASSERT_EQ(Reply(h.c().Modify(kRoot, id, {{"run_limit", 600}})).status, 200);
   EXPECT_EQ(h.Job(id)["run_limit"], 600);
   const json reply = h.Heartbeat("h1", {id});
   ASSERT_EQ(reply["run_limits"].size(), 1u) << reply.dump();
@@ -121,8 +122,8 @@ TEST(JobChangesTest, RequeueKillsARunningJobAndKeepsItsPlace) {
   h.Heartbeat("h1", {first});
   const JobId later = h.Submit("alice", {{"command", "y"}, {"tasks", 8}});
   const uint64_t seq = Seq(h, first);
-  EXPECT_EQ(h.c().Requeue(kAlice, later).status, 409);  // pending: nothing to requeue
-  ASSERT_EQ(h.c().Requeue(kAlice, first).status, 200);
+  EXPECT_EQ(Reply(h.c().Requeue(kAlice, later)).status, 409);  // pending: nothing to requeue
+  ASSERT_EQ(Reply(h.c().Requeue(kAlice, first)).status, 200);
   EXPECT_EQ(KilledIds(h.Heartbeat("h1", {first})), std::vector<JobId>{first});
   h.Heartbeat("h1", json::array(), Exited(first, 143, "killed"));
   EXPECT_EQ(h.State(first), "PENDING");
@@ -157,10 +158,10 @@ TEST(JobChangesTest, AnEndedJobPendsAgainUnderItsIdAlsoFromTheStore) {
   h.Cycle();
   h.Close();
   h.Open();
-  ASSERT_EQ(h.c().GetJob(id).status, 404);
-  ASSERT_EQ(h.c().Requeue(kAlice, id).status, 200);
+  ASSERT_EQ(Reply(h.c().GetJob(id)).status, 404);
+  ASSERT_EQ(Reply(h.c().Requeue(kAlice, id)).status, 200);
   EXPECT_EQ(h.State(id), "PENDING");
-  EXPECT_EQ(h.c().Requeue(kAlice, 999).status, 404);
+  EXPECT_EQ(Reply(h.c().Requeue(kAlice, 999)).status, 404);
 }
 
 }  // namespace

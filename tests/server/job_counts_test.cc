@@ -64,13 +64,13 @@ TEST(JobCountsTest, KeptCountsEqualAFullWalkAfterRandomTransitions) {
         h.Heartbeat(host, json::array(), Exited(launched[0].get<JobId>(), step % 2));
       }
     } else if (what == 5) {
-      (void)h.c().Cancel(alice, pick());
+      (void)(void)h.c().Cancel(alice, pick());
     } else if (what == 6) {
-      (void)h.c().Hold(alice, pick(), step % 2 == 0);
+      (void)(void)h.c().Hold(alice, pick(), step % 2 == 0);
     } else if (what == 7) {
-      (void)h.c().Requeue(root, pick());
+      (void)(void)h.c().Requeue(root, pick());
     } else if (what == 8) {
-      (void)h.c().Modify(alice, pick(), {{"queue", "bf"}});
+      (void)(void)h.c().Modify(alice, pick(), {{"queue", "bf"}});
     } else {
       h.Advance(std::uniform_int_distribution<int>(1, 4000)(rng) * 1000);  // retention, leases
       h.Cycle();

@@ -1,6 +1,6 @@
-// Job objects written as text (job_text.h): the listing's text is the documented job object,
+// Job objects written as text (wire/job_json.h): the listing's text is the documented job object,
 // and a listing says the same as each job's detail.
-#include "server/job_text.h"
+#include "wire/job_json.h"
 
 #include <gtest/gtest.h>
 
@@ -15,9 +15,9 @@ using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
 using testing::Exited;
 
-json Parse(const JobListEntry& entry) {
+json Parse(const wire::JobListEntry& entry) {
   std::string text;
-  AppendJobText(entry, text);
+  wire::AppendJobText(entry, text);
   json j = json::parse(text, nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << text;
   return j;
@@ -38,7 +38,7 @@ TEST(JobTextTest, ARunningJobIsTheDocumentedObject) {
                      {"cwd", "/home/alice"},
                      {"output", "/home/alice/o.%j"},
                      {"error", ""}};
-  const JobListEntry entry{.fixed = FixedJobText(spec),
+  const wire::JobListEntry entry{.fixed = wire::FixedJobText(spec),
                            .id = 7,
                            .user = "alice",
                            .account = "nobody",
@@ -83,8 +83,8 @@ TEST(JobTextTest, ARunningJobIsTheDocumentedObject) {
 }
 
 TEST(JobTextTest, EndedAndWaitingJobs) {
-  const std::shared_ptr<const std::string> fixed = FixedJobText({{"command", "true"}});
-  JobListEntry ended{.fixed = fixed,
+  const std::shared_ptr<const std::string> fixed = wire::FixedJobText({{"command", "true"}});
+  wire::JobListEntry ended{.fixed = fixed,
                      .id = 3,
                      .state = "EXIT",
                      .submit_time = 5,
@@ -108,7 +108,7 @@ TEST(JobTextTest, EndedAndWaitingJobs) {
   ended.with_reasons = true;
   EXPECT_EQ(Parse(ended)["reasons"], nullptr);  // not waiting
 
-  JobListEntry waiting{
+  wire::JobListEntry waiting{
       .fixed = fixed, .id = 4, .state = "PENDING", .reason = "NEW_JOB", .with_reasons = true};
   EXPECT_EQ(Parse(waiting)["reasons"], json({{"main", "NEW_JOB"}, {"details", json::array()}}));
   core::PendingReasons reasons;
@@ -134,7 +134,7 @@ TEST(JobTextTest, EndedAndWaitingJobs) {
 
 TEST(JobTextTest, StringsAreEscaped) {
   const std::string odd = "a \"quoted\" \\ back\nline\ttab \x01 ctl é";
-  const JobListEntry entry{.fixed = FixedJobText({{"command", odd}, {"name", odd}}),
+  const wire::JobListEntry entry{.fixed = wire::FixedJobText({{"command", odd}, {"name", odd}}),
                            .id = 1,
                            .user = odd,
                            .queue = odd,
@@ -152,7 +152,7 @@ TEST(JobTextTest, FieldsSelectMembers) {
                      {"name", "n,\"1\""},
                      {"resreq", "select[a==1, b]"},
                      {"run_limit", 60}};
-  JobListEntry entry{.fixed = FixedJobText(spec),
+  wire::JobListEntry entry{.fixed = wire::FixedJobText(spec),
                      .id = 9,
                      .user = "u",
                      .queue = "q",
@@ -160,14 +160,14 @@ TEST(JobTextTest, FieldsSelectMembers) {
                      .reason = "NEW_JOB",
                      .tasks = 1};
   std::string full_text;
-  AppendJobText(entry, full_text);
+  wire::AppendJobText(entry, full_text);
   const json full = json::parse(full_text);
-  for (const JobFields& fields :
-       {JobFields{"id"}, JobFields{"name"}, JobFields{"command", "state"},
-        JobFields{"run_limit", "resreq", "name", "hosts", "reason"}, JobFields{},
-        JobFields(JobFieldNames().begin(), JobFieldNames().end())}) {
+  for (const wire::JobFields& fields :
+       {wire::JobFields{"id"}, wire::JobFields{"name"}, wire::JobFields{"command", "state"},
+        wire::JobFields{"run_limit", "resreq", "name", "hosts", "reason"}, wire::JobFields{},
+        wire::JobFields(wire::JobFieldNames().begin(), wire::JobFieldNames().end())}) {
     std::string text;
-    AppendJobText(entry, text, &fields);
+    wire::AppendJobText(entry, text, &fields);
     const json j = json::parse(text, nullptr, false);
     ASSERT_FALSE(j.is_discarded()) << text;
     json want = json::object();
@@ -186,8 +186,8 @@ TEST(JobTextTest, FieldsSelectMembers) {
   // Reasons asked for come whatever the fields.
   entry.with_reasons = true;
   std::string text;
-  const JobFields only_id{"id"};
-  AppendJobText(entry, text, &only_id);
+  const wire::JobFields only_id{"id"};
+  wire::AppendJobText(entry, text, &only_id);
   EXPECT_EQ(json::parse(text),
             json({{"id", 9}, {"reasons", {{"main", "NEW_JOB"}, {"details", json::array()}}}}));
 }
@@ -209,7 +209,7 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
   const JobId held = h.Submit("bob", {{"command", "y"}, {"hold", true}});
   const JobId cancelled = h.Submit("bob", {{"command", "z"}, {"tasks", 8}});
   const JobId fresh_id = h.Submit("alice", {{"command", "w"}, {"tasks", 8}});
-  ASSERT_EQ(h.c().Cancel(Caller{.user = "bob"}, cancelled).status, 200);
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "bob"}, cancelled)).status, 200);
   h.Cycle();
   const json job_done = h.Job(done);
   ASSERT_EQ(job_done["state"], "RUNNING") << job_done;
@@ -220,7 +220,7 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
   h.Cycle();
   const JobId unexplained = h.Submit("bob", {{"command", "v"}, {"tasks", 8}});
 
-  const json list = h.c().ListJobs({{"pending_reasons", "1"}}).Json();
+  const json list = Reply(h.c().ListJobs({{"pending_reasons", "1"}})).Json();
   ASSERT_TRUE(list.is_array()) << list;
   ASSERT_EQ(list.size(), 7u);
   std::map<std::string, int> states;
@@ -251,16 +251,16 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
   EXPECT_FALSE(h.Job(running)["reasons"].is_object());
   EXPECT_EQ(h.Job(fresh_id)["reasons"]["details"].size(), 1u);
   // Without pending_reasons the objects have no `reasons` member.
-  for (const json& listed : h.c().ListJobs({}).Json()) EXPECT_FALSE(listed.contains("reasons"));
+  for (const json& listed : Reply(h.c().ListJobs({})).Json()) EXPECT_FALSE(listed.contains("reasons"));
   // Fields, filters and limit.
-  const json brief = h.c().ListJobs({{"fields", "id,state,name"}}).Json();
+  const json brief = Reply(h.c().ListJobs({{"fields", "id,state,name"}})).Json();
   ASSERT_EQ(brief.size(), 7u);
   EXPECT_EQ(brief[1], json({{"id", done}, {"state", "DONE"}, {"name", "quick"}}));
   const Reply bad = h.c().ListJobs({{"fields", "id,colour"}});
   EXPECT_EQ(bad.status, 400);
   EXPECT_EQ(bad.body["error"], "fields: no job field 'colour'");
-  EXPECT_EQ(h.c().ListJobs({{"user", "bob"}, {"state", "pending,held"}}).Json().size(), 2u);
-  const json last = h.c().ListJobs({{"limit", "2"}}).Json();
+  EXPECT_EQ(Reply(h.c().ListJobs({{"user", "bob"}, {"state", "pending,held"}})).Json().size(), 2u);
+  const json last = Reply(h.c().ListJobs({{"limit", "2"}})).Json();
   ASSERT_EQ(last.size(), 2u);
   EXPECT_EQ(last[1]["id"], unexplained);
 }

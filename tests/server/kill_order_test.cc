@@ -26,7 +26,7 @@ TEST(KillOrderTest, AKillOrderIsNotRepeatedInEveryReply) {
   const std::string host = h.Job(a)["hosts"][0]["name"];
   ASSERT_EQ(LaunchedIds(h.Heartbeat(host)), std::vector<JobId>{a});
   h.Heartbeat(host, {a});
-  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, a).status, 200);
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, a)).status, 200);
   EXPECT_EQ(KilledIds(h.Heartbeat(host, {a})), std::vector<JobId>{a});
   // The job ignores SIGTERM and keeps running: the next replies carry no order.
   for (int i = 0; i < 5; ++i) {

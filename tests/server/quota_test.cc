@@ -40,24 +40,24 @@ TEST(QuotaTest, MaxPendingPerUserRefusesBeyondTheLimitNamingIt) {
   EXPECT_EQ(over.body["cause"]["waiting"], 2);
   // Another user has a quota of their own; a batch is refused whole.
   EXPECT_EQ(h.Submit("bob", {{"command", "true"}}), first + 2);  // no id was taken
-  EXPECT_EQ(h.c().SubmitBatch(Caller{.user = "bob"}, Batch(2, "normal")).status, 429);
+  EXPECT_EQ(Reply(h.c().SubmitBatch(Caller{.user = "bob"}, Batch(2, "normal"))).status, 429);
   // A job that leaves the queue makes room.
-  ASSERT_EQ(h.c().Cancel(Caller{.user = "alice"}, first).status, 200);
-  EXPECT_EQ(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}}).status, 201);
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, first)).status, 200);
+  EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}})).status, 200);
 }
 
 TEST(QuotaTest, MaxPendingCountsEveryUsersWaitingJobs) {
   sluice::testing::TempDir dir;
   ControllerHarness h(dir.path().string());
   h.Open(testing::TestCluster(), QuotaAuth());
-  ASSERT_EQ(h.c().SubmitBatch(Caller{.user = "alice"}, Batch(2, "bf")).status, 201);
+  ASSERT_EQ(Reply(h.c().SubmitBatch(Caller{.user = "alice"}, Batch(2, "bf"))).status, 200);
   Reply over = h.c().SubmitBatch(Caller{.user = "bob"}, Batch(2, "bf"));
   EXPECT_EQ(over.status, 429) << over.body.dump();
   EXPECT_EQ(over.body["cause"]["limit"], "max_pending");
   EXPECT_EQ(over.body["cause"]["max"], 3);
-  EXPECT_EQ(h.c().SubmitBatch(Caller{.user = "bob"}, Batch(1, "bf")).status, 201);
+  EXPECT_EQ(Reply(h.c().SubmitBatch(Caller{.user = "bob"}, Batch(1, "bf"))).status, 200);
   // Queues without a quota take any number.
-  EXPECT_EQ(h.c().SubmitBatch(Caller{.user = "bob"}, Batch(20, "strict")).status, 201);
+  EXPECT_EQ(Reply(h.c().SubmitBatch(Caller{.user = "bob"}, Batch(20, "strict"))).status, 200);
 }
 
 TEST(QuotaTest, TheClusterWidePerUserQuotaCountsEveryQueue) {
@@ -66,14 +66,14 @@ TEST(QuotaTest, TheClusterWidePerUserQuotaCountsEveryQueue) {
   config::AuthConfig auth = testing::TestAuth();
   auth.quotas.max_pending_per_user = 3;
   h.Open(testing::TestCluster(), auth);
-  ASSERT_EQ(h.c().SubmitBatch(Caller{.user = "alice"}, Batch(2, "bf")).status, 201);
-  ASSERT_EQ(h.c().SubmitBatch(Caller{.user = "alice"}, Batch(1, "strict")).status, 201);
+  ASSERT_EQ(Reply(h.c().SubmitBatch(Caller{.user = "alice"}, Batch(2, "bf"))).status, 200);
+  ASSERT_EQ(Reply(h.c().SubmitBatch(Caller{.user = "alice"}, Batch(1, "strict"))).status, 200);
   Reply over = h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}});
   EXPECT_EQ(over.status, 429) << over.body.dump();
   EXPECT_TRUE(over.body["cause"]["queue"].is_null());
   EXPECT_NE(over.body["error"].get<std::string>().find("quotas.max_pending_per_user"),
             std::string::npos);
-  EXPECT_EQ(h.c().Submit(Caller{.user = "bob"}, {{"command", "true"}}).status, 201);
+  EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "bob"}, {{"command", "true"}})).status, 200);
 }
 
 TEST(QuotaTest, AnArrayCountsEachOfItsElements) {
@@ -86,14 +86,14 @@ TEST(QuotaTest, AnArrayCountsEachOfItsElements) {
   Reply over = h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"array", "1-3"}});
   EXPECT_EQ(over.status, 429) << over.body.dump();
   EXPECT_EQ(over.body["cause"]["adding"], 3);
-  ASSERT_EQ(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"array", "1-2"}}).status,
-            201);
+  ASSERT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"array", "1-2"}})).status,
+            200);
   over = h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}});
   EXPECT_EQ(over.status, 429) << over.body.dump();
   EXPECT_EQ(over.body["cause"]["waiting"], 2);
   // Its waiting elements count against the cluster-wide quota (3) in every queue too.
-  ASSERT_EQ(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"queue", "bf"}}).status,
-            201);
+  ASSERT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"queue", "bf"}})).status,
+            200);
   over = h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"queue", "bf"}});
   EXPECT_EQ(over.status, 429) << over.body.dump();
   EXPECT_TRUE(over.body["cause"]["queue"].is_null());
@@ -142,11 +142,11 @@ TEST(FieldLimitsTest, EveryStoredFieldHasAByteLimitNamedInTheError) {
     EXPECT_NE(error.find("limit"), std::string::npos) << error;
   }
   // At the limit is fine; in a batch the error names the job.
-  EXPECT_EQ(h.c()
+  EXPECT_EQ(Reply(h.c()
                 .Submit(Caller{.user = "alice"},
-                        {{"command", "x"}, {"output", std::string(FieldLimits::kPathBytes, 'p')}})
+                        {{"command", "x"}, {"output", std::string(FieldLimits::kPathBytes, 'p')}}))
                 .status,
-            201);
+            200);
   Reply batch = h.c().SubmitBatch(
       Caller{.user = "alice"},
       {{"jobs", json::array({{{"command", "x"}}, {{"command", "x"}, {"output", path}}})}});

@@ -16,7 +16,7 @@ using testing::Exited;
 // Jobs the controller has on `host` (its launching agent) that hold an allocation.
 json HeldOn(ControllerHarness& h, const std::string& host) {
   json ids = json::array();
-  for (const json& job : h.c().ListJobs({}).Json()) {
+  for (const json& job : Reply(h.c().ListJobs({})).Json()) {
     const std::string state = job["state"];
     if ((state == "RUNNING" || state == "ADMITTING") && !job["hosts"].empty() &&
         job["hosts"][0]["name"] == host) {
@@ -35,7 +35,7 @@ void RunLaunches(ControllerHarness& h) {
 }
 
 void FinishOldest(ControllerHarness& h, int count) {
-  for (const json& job : h.c().ListJobs({{"state", "RUNNING"}}).Json()) {
+  for (const json& job : Reply(h.c().ListJobs({{"state", "RUNNING"}})).Json()) {
     if (count-- == 0) break;
     h.Heartbeat(job["hosts"][0]["name"].get<std::string>(), json::array(),
                 Exited(job["id"].get<JobId>(), 0));
@@ -83,12 +83,12 @@ std::vector<std::string> After(ControllerHarness& h) {
     h.Submit("carol",
              {{"command", "r"}, {"tasks", 1 + round % 3}, {"queue", round % 2 ? "bf" : "normal"}});
     if (round == 2) {
-      EXPECT_EQ(h.c().Hold(Caller{.user = "bob"}, 11, false).status, 200);
+      EXPECT_EQ(Reply(h.c().Hold(Caller{.user = "bob"}, 11, false)).status, 200);
     }
   }
   h.Cycle();
   std::vector<std::string> out = h.c().RecordedDecisions();
-  for (const json& job : h.c().ListJobs({}).Json()) {
+  for (const json& job : Reply(h.c().ListJobs({})).Json()) {
     json detail = h.Job(job["id"]);
     out.push_back(std::to_string(job["id"].get<JobId>()) + " " + job["state"].get<std::string>() +
                   " seq=" + detail["admission"]["seq"].dump() +

@@ -43,7 +43,7 @@ TEST(StaleExitReportTest, AnEarlierRunsExitDoesNotEndTheJobsNextRun) {
   h.Heartbeat("h1", {id});
   ASSERT_EQ(h.State(id), "RUNNING");
 
-  ASSERT_EQ(h.c().Requeue(Caller{.user = "alice"}, id).status, 200);
+  ASSERT_EQ(Reply(h.c().Requeue(Caller{.user = "alice"}, id)).status, 200);
   EXPECT_EQ(h.Heartbeat("h1", {id})["kill"].size(), 1u);
   EXPECT_EQ(h.Heartbeat("h1", json::array(), ExitedRun(id, 143, first_run))["ack"],
             json::array({id}));

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "server/controller.h"
+#include "server/http_reply.h"
 #include "server/controller_fixture.h"
 
 namespace sluice::server {
@@ -35,7 +36,7 @@ TEST_F(UserVerbsControllerTest, AnImpossibleJobIsRefusedWith422AndTakesNoId) {
   EXPECT_FALSE(refused.body["cause"]["details"].empty()) << refused.body.dump();
   EXPECT_NE(refused.body["error"].get<std::string>().find("8"), std::string::npos);
   // Just above what the hosts hold: refused too.
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"tasks", 9}}).status,
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "true"}, {"tasks", 9}})).status,
             422);
   Reply batch = h_->c().SubmitBatch(
       Caller{.user = "alice"},
@@ -43,7 +44,7 @@ TEST_F(UserVerbsControllerTest, AnImpossibleJobIsRefusedWith422AndTakesNoId) {
   EXPECT_EQ(batch.status, 422);
   EXPECT_EQ(batch.body["cause"]["index"], 1);
   EXPECT_TRUE(batch.body["error"].get<std::string>().starts_with("jobs[1]: "));
-  EXPECT_TRUE(h_->c().ListJobs({}).Json().empty());
+  EXPECT_TRUE(Reply(h_->c().ListJobs({})).Json().empty());
   EXPECT_EQ(h_->Submit("alice", {{"command", "true"}}), 1);  // no id was taken
   EXPECT_NE(h_->c().Metrics().find("sluice_unschedulable_total{queue=\"normal\"} 3"),
             std::string::npos);
@@ -67,11 +68,11 @@ TEST_F(UserVerbsControllerTest, AScriptIsStoredAndLaunchedWithItsArguments) {
   h_->Open();
   EXPECT_EQ(h_->Job(id)["script_bytes"], 18);
   // Malformed scripts name the field.
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"script", 3}}).status, 400);
-  EXPECT_EQ(h_->c().Submit(Caller{.user = "alice"}, {{"script", "x"}, {"command", "a"}}).status,
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"script", 3}})).status, 400);
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"script", "x"}, {"command", "a"}})).status,
             400);
   EXPECT_EQ(
-      h_->c().Submit(Caller{.user = "alice"}, {{"script", std::string((1 << 20) + 1, 'x')}}).status,
+      Reply(h_->c().Submit(Caller{.user = "alice"}, {{"script", std::string((1 << 20) + 1, 'x')}})).status,
       413);
 }
 
@@ -98,7 +99,7 @@ TEST_F(UserVerbsControllerTest, PeekGoesToTheJobsAgentAndBack) {
   const std::string host = hb["launch"].empty() ? "h2" : "h1";
   h_->Heartbeat(host, {id});
   ASSERT_EQ(h_->State(id), "RUNNING");
-  EXPECT_EQ(h_->c().Peek(Caller{.user = "bob"}, id, 5, std::nullopt).status, 403);
+  EXPECT_EQ(Reply(h_->c().Peek(Caller{.user = "bob"}, id, 5, std::nullopt)).status, 403);
   auto answer = std::async(std::launch::async, [&] {
     return h_->c().Peek(Caller{.user = "alice"}, id, 5, std::nullopt);
   });
@@ -125,7 +126,7 @@ TEST_F(UserVerbsControllerTest, PeekGoesToTheJobsAgentAndBack) {
   EXPECT_EQ(peeked.body["text"], "tail\n");
   EXPECT_EQ(peeked.body["size"], 15);
   EXPECT_EQ(peeked.body["host"], host);
-  EXPECT_EQ(h_->c().Peek(Caller{.user = "alice"}, 99, 5, std::nullopt).status, 404);
+  EXPECT_EQ(Reply(h_->c().Peek(Caller{.user = "alice"}, 99, 5, std::nullopt)).status, 404);
 }
 
 }  // namespace
