@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "core/cycle/decision.h"
+#include "core/explain/render.h"
+#include "core/explain/summary.h"
 #include "core/model/cluster_state.h"
-#include "core/reasons/render.h"
-#include "core/reasons/summary.h"
 #include "sim/estimate.h"
 #include "wire/reasons_json.h"
 

@@ -1,8 +1,8 @@
 #include "wire/reasons_json.h"
 
 #include "base/array_ids.h"
-#include "core/reasons/hint.h"
-#include "core/reasons/host_detail.h"
+#include "core/explain/hint.h"
+#include "core/explain/host_detail.h"
 
 namespace sluice::wire {
 

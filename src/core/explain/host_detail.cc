@@ -1,4 +1,4 @@
-#include "core/reasons/host_detail.h"
+#include "core/explain/host_detail.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Per-host detail (`-p2`): what each host of the job's queue says, in the allocator's order
 // of checks, grouped by what they say.
-#include "core/reasons/host_detail.h"
+#include "core/explain/host_detail.h"
 
 #include <gtest/gtest.h>
 

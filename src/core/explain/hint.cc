@@ -1,4 +1,4 @@
-#include "core/reasons/hint.h"
+#include "core/explain/hint.h"
 
 #include <algorithm>
 #include <optional>

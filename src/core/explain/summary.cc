@@ -1,4 +1,4 @@
-#include "core/reasons/summary.h"
+#include "core/explain/summary.h"
 
 #include <algorithm>
 #include <set>

@@ -1,12 +1,12 @@
-#include "core/reasons/render.h"
+#include "core/explain/render.h"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "base/array_ids.h"
-#include "core/reasons/hint.h"
-#include "core/reasons/host_detail.h"
+#include "core/explain/hint.h"
+#include "core/explain/host_detail.h"
 
 namespace sluice::core {
 namespace {
