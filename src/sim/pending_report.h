@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "core/cycle/decision.h"
 #include "core/explain/render.h"
 #include "core/explain/summary.h"
 #include "core/model/cluster_state.h"
+#include "core/model/decision.h"
 #include "sim/estimate.h"
 #include "wire/reasons_json.h"
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <string_view>
 
-#include "core/cycle/decision.h"
 #include "core/explain/host_detail.h"
 #include "core/explain/summary.h"
 #include "core/model/cluster_state.h"
+#include "core/model/decision.h"
 #include "core/reasons/reason.h"
 #include "wire/estimate_json.h"
 

@@ -22,10 +22,10 @@
 #include "core/alloc/capacity.h"
 #include "core/alloc/host_view.h"
 #include "core/cycle/cycle_limits.h"
-#include "core/cycle/decision.h"
 #include "core/cycle/queue_loads.h"
 #include "core/cycle/unsatisfiable_cache.h"
 #include "core/model/cluster_state.h"
+#include "core/model/decision.h"
 
 namespace sluice::core {
 

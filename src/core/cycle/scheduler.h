@@ -18,8 +18,8 @@
 #include "core/admission/policy.h"
 #include "core/alloc/allocator.h"
 #include "core/cycle/cycle_context.h"
-#include "core/cycle/decision.h"
 #include "core/model/cluster_state.h"
+#include "core/model/decision.h"
 
 namespace sluice::core {
 
