@@ -1,4 +1,4 @@
-#include "core/cycle/queue_loads.h"
+#include "core/admission/queue_loads.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,9 +1,11 @@
-// CycleContext: the working set of one scheduling cycle (scheduler.h's steps): capacity
-// (built on first use), this cycle's starts per queue and user, named limits with their
-// usage, queue loads, the unsatisfiable cache, the blocked heads and the result being built.
-// Lives only for the duration of RunCycle. The cycle's phases (classification, preemption)
-// use it whole; admission policies see it only through AdmissionContext
-// (core/admission/admission_context.h).
+// CycleContext: the working set of one scheduling cycle (core/cycle/scheduler.h's steps):
+// capacity (built on first use), this cycle's starts per queue and user, named limits with
+// their usage, queue loads, the unsatisfiable cache, the blocked heads and the result being
+// built.
+// Lives only for the duration of RunCycle. The cycle's phases (classification, preemption;
+// core/cycle/) use it whole; admission policies see it only through AdmissionContext
+// (admission_context.h). It lives in admission/, below cycle/, because the policies'
+// context forwards to it inline (the cycle's inner loop) and cycle/ includes the policies.
 // Invariants: capacity only shrinks within a cycle (withheld or debited), so a failed
 // nomination is final for the cycle (the unsatisfiable cache relies on it); every start goes
 // through Start(), which keeps capacity, limits, loads and the per-queue counts in step.
@@ -18,12 +20,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/admission/cycle_limits.h"
+#include "core/admission/queue_loads.h"
+#include "core/admission/unsatisfiable_cache.h"
 #include "core/alloc/allocator.h"
 #include "core/alloc/capacity.h"
 #include "core/alloc/host_view.h"
-#include "core/cycle/cycle_limits.h"
-#include "core/cycle/queue_loads.h"
-#include "core/cycle/unsatisfiable_cache.h"
 #include "core/model/cluster_state.h"
 #include "core/model/decision.h"
 

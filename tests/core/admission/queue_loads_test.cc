@@ -1,7 +1,7 @@
 // QueueLoads::Fill: a QueueLoads reused from an earlier cycle (the driver's CycleWorkspace) is
 // what Compute returns for the new state, whatever it held: guarantees, maxima, runnable work,
 // users' slots and active users, with queues added or gone.
-#include "core/cycle/queue_loads.h"
+#include "core/admission/queue_loads.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/cycle/cycle_limits.h"
+#include "core/admission/cycle_limits.h"
 
 #include <algorithm>
 #include <limits>
