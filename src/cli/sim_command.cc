@@ -12,8 +12,8 @@
 #include "cli/commands.h"
 #include "config/cluster_yaml.h"
 #include "core/cycle/scheduler.h"
+#include "core/driver/forecast.h"
 #include "sim/decision_log.h"
-#include "sim/estimate.h"
 #include "sim/jsonl_reader.h"
 #include "sim/metrics.h"
 #include "sim/pending_report.h"
@@ -169,10 +169,10 @@ std::string PendingReport(const SimFlags& flags, const sim::SimResult& result,
     return flags.json ? sim::PendingSummaryJson(result.pending, state)
                       : sim::PendingSummaryText(result.pending, state, at);
   }
-  std::map<JobId, sim::StartEstimate> estimates;
+  std::map<JobId, core::StartEstimate> estimates;
   sim::PendingReportOptions options{.per_host = flags.pending_detail, .estimates = nullptr};
   if (!flags.no_estimate) {
-    estimates = sim::EstimateStarts(state, at, wake);
+    estimates = core::EstimateStarts(state, at, wake);
     options.estimates = &estimates;
   }
   return flags.json ? sim::PendingReportJsonLines(result.pending, state, options)
