@@ -34,13 +34,13 @@ std::string DescribeConsumer(const LimitConsumer& consumer, const std::vector<Ho
 }
 
 LimitAmounts CycleLimits::UsedNow(size_t index, const LimitConsumer& consumer) const {
-  LimitAmounts used = state_.limit_usage().Used(index, consumer);
+  LimitAmounts used = state_.usage().limits().Used(index, consumer);
   if (overlay_) AddInto(used, overlay_->Used(index, consumer));
   return used;
 }
 
 std::optional<PendingReasons> CycleLimits::Blocked(const Job& job) const {
-  const LimitUsage& usage = state_.limit_usage();
+  const LimitUsage& usage = state_.usage().limits();
   PendingReasons reasons;
   for (size_t i = 0; i < usage.limits().size(); ++i) {
     const CompiledLimit& limit = usage.limits()[i];
@@ -142,7 +142,7 @@ void ClaimBeyond(HostIndex h, const LimitRoom& room, bool full, Capacity& capaci
 
 void CycleLimits::MaskPerHost(size_t index, const Job& job, Capacity& capacity,
                               ReasonDetail& detail) const {
-  const LimitUsage& usage = state_.limit_usage();
+  const LimitUsage& usage = state_.usage().limits();
   const CompiledLimit& limit = usage.limits()[index];
   const LimitSpec& spec = limit.spec;
   const bool zero_max = (spec.jobs && *spec.jobs <= 0) || (spec.slots && *spec.slots <= 0) ||
@@ -173,7 +173,7 @@ void CycleLimits::MaskPerHost(size_t index, const Job& job, Capacity& capacity,
 
 void CycleLimits::MaskHostGroup(size_t index, const Job& job, Capacity& capacity, bool whole_groups,
                                 ReasonDetail& detail) const {
-  const CompiledLimit& limit = state_.limit_usage().limits()[index];
+  const CompiledLimit& limit = state_.usage().limits().limits()[index];
   const LimitConsumer consumer =
       LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, kAllHosts);
   detail.scope = DescribeConsumer(consumer, state_.hosts());
@@ -191,7 +191,7 @@ void CycleLimits::MaskHostGroup(size_t index, const Job& job, Capacity& capacity
 std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capacity,
                                                  bool whole_groups) const {
   std::vector<ReasonDetail> details;
-  const LimitUsage& usage = state_.limit_usage();
+  const LimitUsage& usage = state_.usage().limits();
   for (size_t i = 0; i < usage.limits().size(); ++i) {
     const CompiledLimit& limit = usage.limits()[i];
     if (!limit.host_scoped() ||
@@ -216,7 +216,7 @@ std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capac
 }
 
 bool CycleLimits::FitsHostGroups(const Job& job, const Allocation& allocation) const {
-  const LimitUsage& usage = state_.limit_usage();
+  const LimitUsage& usage = state_.usage().limits();
   for (size_t i = 0; i < usage.limits().size(); ++i) {
     const CompiledLimit& limit = usage.limits()[i];
     if (!limit.host_scoped() || limit.per_host() ||
@@ -244,7 +244,7 @@ bool CycleLimits::FitsHostGroups(const Job& job, const Allocation& allocation) c
 
 void CycleLimits::Charge(const Job& job, const Allocation& allocation) {
   if (!any()) return;
-  if (!overlay_) overlay_.emplace(state_.limit_usage().EmptyCopy());
+  if (!overlay_) overlay_.emplace(state_.usage().limits().EmptyCopy());
   overlay_->Charge(job, QueueName(job), allocation, +1, state_.host_resources(),
                    state_.shared_resources());
 }

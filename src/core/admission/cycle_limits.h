@@ -30,7 +30,7 @@ class CycleLimits {
  public:
   explicit CycleLimits(const ClusterState& state) : state_(state) {}
 
-  bool any() const { return !state_.limit_usage().limits().empty(); }
+  bool any() const { return !state_.usage().limits().limits().empty(); }
 
   // The reasons a limit without host scope keeps `job` from starting now, or nullopt.
   std::optional<PendingReasons> Blocked(const Job& job) const;

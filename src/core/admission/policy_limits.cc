@@ -20,7 +20,7 @@ std::optional<std::string> ExceedsPolicyLimits(const Job& job, const ClusterStat
            std::to_string(static_cast<int64_t>(std::floor(max_slots + 1e-9))) + " (max_capacity " +
            std::to_string(queue.spec.max_capacity) + "%)";
   }
-  const LimitUsage& usage = state.limit_usage();
+  const LimitUsage& usage = state.usage().limits();
   for (const CompiledLimit& compiled : usage.limits()) {
     if (compiled.host_scoped() ||
         !usage.Applies(compiled, job.spec.user, queue.spec.name, job.spec.project)) {
