@@ -166,9 +166,10 @@ Reply JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, 
   const core::ClusterState& cs = ctx_.state;
   const std::string queue_name = spec.value("queue", "");
   const std::optional<QueueIndex> queue =
-      queue_name.empty() ? std::optional<QueueIndex>(cs.default_queue()) : cs.FindQueue(queue_name);
+      queue_name.empty() ? std::optional<QueueIndex>(cs.topology().default_queue())
+                         : cs.topology().FindQueue(queue_name);
   if (!queue) return ErrorReply(InvalidArgument("job.queue: no queue named '" + queue_name + "'"));
-  const core::QueueSpec& q = cs.queues()[*queue].spec;
+  const core::QueueSpec& q = cs.topology().queues()[*queue].spec;
   const bool moves = q.name != job.queue;
   if (moves && q.submit_users && !caller.admin &&
       std::find(q.submit_users->begin(), q.submit_users->end(), caller.user) ==
@@ -202,7 +203,7 @@ Reply JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, 
   job.spec = std::move(spec);
   job.row.spec = job.spec.dump();
   job.fixed_text = FixedJobText(job.spec);
-  job.queue = cs.queues()[cs.FindJob(id)->queue].spec.name;
+  job.queue = cs.topology().queues()[cs.FindJob(id)->queue].spec.name;
   job.reasons.reset();
   job.main_reason.clear();
   job.estimate.reset();
@@ -275,7 +276,7 @@ Reply JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobIn
   }
   const core::ClusterState& cs = ctx_.state;
   job->in_core = true;
-  job->queue = cs.queues()[cs.FindJob(id)->queue].spec.name;
+  job->queue = cs.topology().queues()[cs.FindJob(id)->queue].spec.name;
   job->row.start_time = job->row.end_time = 0;
   job->row.exit_code.reset();
   job->row.cause.clear();

@@ -124,7 +124,7 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
 nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v,
                                          const core::ClusterState& state) {
   nlohmann::ordered_json j;
-  j["host"] = state.hosts()[v.host].spec.name;
+  j["host"] = state.topology().hosts()[v.host].spec.name;
   if (v.room) {
     j["room"] = v.available;
     return j;

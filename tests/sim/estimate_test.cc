@@ -98,14 +98,14 @@ TEST(ClusterStateCloneTest, CloneIsIndependentAndDecidesTheSame) {
   core::Commit(b, 10, clone);
   EXPECT_EQ(clone.FindJob(3)->state, core::JobState::kRunning);
   EXPECT_EQ(state.FindJob(3)->state, core::JobState::kPending);
-  EXPECT_EQ(state.queues()[0].pending.size(), 2u);
+  EXPECT_EQ(state.topology().queues()[0].pending.size(), 2u);
   EXPECT_NE(clone.FindJob(1)->request, state.FindJob(1)->request);
   EXPECT_EQ(*clone.FindJob(1)->request, *state.FindJob(1)->request);
   for (const core::RunningEntry& entry : clone.running())
     EXPECT_EQ(entry.job, clone.FindJob(entry.job->spec.id));
   EXPECT_TRUE(core::Apply(core::JobFinished{1, 0, core::ExitCause::kNone}, 20, clone).ok());
   EXPECT_EQ(state.FindJob(1)->state, core::JobState::kRunning);
-  EXPECT_EQ(state.hosts()[0].used_slots + state.hosts()[1].used_slots, 3);
+  EXPECT_EQ(state.topology().hosts()[0].used_slots + state.topology().hosts()[1].used_slots, 3);
 }
 
 TEST(EstimateTest, FifoQueueStartsWhenLimitsEnd) {

@@ -53,7 +53,7 @@ class CycleLimits {
   void MaskHostGroup(size_t index, const Job& job, Capacity& capacity, bool whole_groups,
                      ReasonDetail& detail) const;
   const std::string& QueueName(const Job& job) const {
-    return state_.queues()[job.queue].spec.name;
+    return state_.topology().queues()[job.queue].spec.name;
   }
 
   const ClusterState& state_;

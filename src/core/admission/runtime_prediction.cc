@@ -23,7 +23,7 @@ Instant RuntimePredictor::PredictedEnd(const Job& running, Instant now) const {
 }
 
 ForecastEnd ExpectedEndForForecast(const ClusterState& state, const Job& running, Instant now) {
-  const QueueSpec& queue = state.queues()[running.queue].spec;
+  const QueueSpec& queue = state.topology().queues()[running.queue].spec;
   if (queue.policy == PolicyKind::kPredictiveBackfill) {
     const RuntimePredictor predictor(state.usage().runtimes(), queue.predictive);
     const Instant end = predictor.PredictedEnd(running, now);

@@ -8,12 +8,11 @@
 //  - dependencies(): dependency verdicts and ended jobs outside the table
 //                    (dependency_tracker.h);
 //  - usage():        named-limit and fairshare usage, runtime history (usage_ledger.h).
-// Every change goes through ClusterState, which keeps the parts consistent with each other
-// and with the jobs (a new host resets the request memos, a start charges the limits, a job's
-// change of state re-evaluates its dependents); the one exception is a study's table of true
-// runtimes (runtime_history_for_study). A few reads of the parts that callers use everywhere
-// are repeated here as one-line shorthands (hosts(), queues(), FindHost(), ...); the rest are
-// read through the part.
+// Callers read a concern through its part (`state.topology().hosts()`); ClusterState forwards
+// none of the parts' reads. Every change goes through ClusterState, which keeps the parts
+// consistent with each other and with the jobs (a new host resets the request memos, a start
+// charges the limits, a job's change of state re-evaluates its dependents); the one exception
+// is a study's table of true runtimes (runtime_history_for_study).
 //
 // Representation:
 //  - jobs_ maps JobId to Job; it is node-based so Job pointers stay valid for the job's life.
@@ -102,35 +101,6 @@ class ClusterState {
   const RequestCatalog& requests() const { return requests_; }
   const DependencyTracker& dependencies() const { return dependencies_; }
   const UsageLedger& usage() const { return usage_; }
-
-  // --- Shorthands for the parts' reads used all over the core and its drivers. ---
-
-  const std::vector<Host>& hosts() const { return topology_.hosts(); }
-  const std::vector<Queue>& queues() const { return topology_.queues(); }
-  std::optional<HostIndex> FindHost(std::string_view name) const {
-    return topology_.FindHost(name);
-  }
-  std::optional<QueueIndex> FindQueue(std::string_view name) const {
-    return topology_.FindQueue(name);
-  }
-  QueueIndex default_queue() const { return topology_.default_queue(); }
-  int64_t total_slots() const { return topology_.total_slots(); }
-  int64_t free_slots() const { return topology_.free_slots(); }
-  const std::vector<std::string>& host_resources() const { return topology_.host_resources(); }
-  const std::vector<std::string>& shared_resources() const { return topology_.shared_resources(); }
-  std::optional<ResourceId> FindHostResource(std::string_view name) const {
-    return topology_.FindHostResource(name);
-  }
-  std::optional<ResourceId> FindSharedResource(std::string_view name) const {
-    return topology_.FindSharedResource(name);
-  }
-  int64_t SharedTotal(ResourceId id) const { return topology_.SharedTotal(id); }
-  int64_t SharedUsed(ResourceId id) const { return topology_.SharedUsed(id); }
-  const resreq::ExprPool& expr_pool() const { return requests_.expr_pool(); }
-  bool PassesSelect(resreq::ExprId select, HostIndex host, const resreq::HostView& view) const {
-    return requests_.PassesSelect(select, host, view);
-  }
-  const DependEvaluation* DependencyOf(JobId id) const { return dependencies_.Of(id); }
 
   // --- Jobs. ---
 

@@ -51,9 +51,9 @@ TEST(QueueLoadsTest, FillOverAnEarlierCycleEqualsCompute) {
   ASSERT_TRUE(reused.capacities());
   ASSERT_FALSE(reused.of(0).active_users.empty());
   reused.Fill(plain, 20);
-  ExpectSame(reused, QueueLoads::Compute(plain, 20), plain.queues().size());
+  ExpectSame(reused, QueueLoads::Compute(plain, 20), plain.topology().queues().size());
   reused.Fill(busy, 30);
-  ExpectSame(reused, QueueLoads::Compute(busy, 30), busy.queues().size());
+  ExpectSame(reused, QueueLoads::Compute(busy, 30), busy.topology().queues().size());
 }
 
 }  // namespace
