@@ -200,9 +200,9 @@ void PrintTable(const BenchFlags& flags, const BenchState& bench, const CycleFig
   const sim::SyntheticOptions& options = flags.synthetic;
   const double pending = static_cast<double>(options.pending);
   std::printf("cluster        %d hosts, %lld slots (%lld free), %zu queues, policy %s\n",
-              options.hosts, static_cast<long long>(bench.state.total_slots()),
-              static_cast<long long>(bench.state.free_slots()), bench.state.queues().size(),
-              flags.policy.c_str());
+              options.hosts, static_cast<long long>(bench.state.topology().total_slots()),
+              static_cast<long long>(bench.state.topology().free_slots()),
+              bench.state.topology().queues().size(), flags.policy.c_str());
   std::printf("pending        %lld jobs of %zu shapes (%lld unschedulable), built in %.2f s\n",
               static_cast<long long>(options.pending), bench.shapes.size(),
               static_cast<long long>(f.unschedulable), bench.build_seconds);

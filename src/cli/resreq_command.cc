@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "config/cluster_yaml.h"
+#include "core/model/request_catalog.h"
 #include "core/resreq/parser.h"
 #include "core/resreq/request.h"
 #include "core/resreq/validate.h"
@@ -38,7 +39,7 @@ int RunCheck(const CheckFlags& flags) {
       std::cerr << "error: " << config.error().message() << "\n";
       return config.error().code() == StatusCode::kNotFound ? 1 : 2;
     }
-    const Status valid = core::resreq::Validate(*request, pool, core::resreq::CatalogOf(*config));
+    const Status valid = core::resreq::Validate(*request, pool, core::ResourceCatalogOf(*config));
     if (!valid.ok()) {
       std::cerr << "error: " << valid.message() << "\n";
       return 2;

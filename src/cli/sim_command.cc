@@ -12,8 +12,8 @@
 #include "cli/commands.h"
 #include "config/cluster_yaml.h"
 #include "core/cycle/scheduler.h"
+#include "core/driver/forecast.h"
 #include "sim/decision_log.h"
-#include "sim/estimate.h"
 #include "sim/jsonl_reader.h"
 #include "sim/metrics.h"
 #include "sim/pending_report.h"
@@ -127,13 +127,13 @@ Result<core::ClusterConfig> BuildCluster(const SimFlags& flags, const sim::Workl
 
 std::string Title(const SimFlags& flags, const core::ClusterState& state) {
   std::string policies;
-  for (const core::Queue& queue : state.queues()) {
+  for (const core::Queue& queue : state.topology().queues()) {
     if (!policies.empty()) policies += ",";
     policies += std::string(core::ToString(queue.spec.policy));
   }
   return fmt::format("sluice sim: {} on {} slots ({} hosts), policy {}",
-                     flags.trace.empty() ? flags.workload : flags.trace, state.total_slots(),
-                     state.hosts().size(), policies);
+                     flags.trace.empty() ? flags.workload : flags.trace,
+                     state.topology().total_slots(), state.topology().hosts().size(), policies);
 }
 
 // What a run leaves behind: with a full trace, 200,000 jobs in the workload, the state's job
@@ -169,10 +169,10 @@ std::string PendingReport(const SimFlags& flags, const sim::SimResult& result,
     return flags.json ? sim::PendingSummaryJson(result.pending, state)
                       : sim::PendingSummaryText(result.pending, state, at);
   }
-  std::map<JobId, sim::StartEstimate> estimates;
+  std::map<JobId, core::StartEstimate> estimates;
   sim::PendingReportOptions options{.per_host = flags.pending_detail, .estimates = nullptr};
   if (!flags.no_estimate) {
-    estimates = sim::EstimateStarts(state, at, wake);
+    estimates = core::EstimateStarts(state, at, wake);
     options.estimates = &estimates;
   }
   return flags.json ? sim::PendingReportJsonLines(result.pending, state, options)
@@ -243,10 +243,10 @@ int RunSim(const SimFlags& flags) {
       wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
     if (flags.plot.empty()) return;
     int64_t pending = 0;
-    for (const core::Queue& queue : s.queues())
+    for (const core::Queue& queue : s.topology().queues())
       pending += static_cast<int64_t>(queue.pending.size());
     int64_t used = 0;
-    for (const core::Queue& queue : s.queues()) used += queue.used_slots;
+    for (const core::Queue& queue : s.topology().queues()) used += queue.used_slots;
     plot.Add(sim::PlotSample{.t = t, .used_slots = used, .pending_jobs = pending});
   };
   auto simulator =
@@ -261,7 +261,7 @@ int RunSim(const SimFlags& flags) {
     std::fprintf(stderr, "sluice sim: warning: %s\n", warning.c_str());
   }
   if (!flags.plot.empty() &&
-      !WriteFile(flags.plot, plot.Svg(title, simulator->state().total_slots()))) {
+      !WriteFile(flags.plot, plot.Svg(title, simulator->state().topology().total_slots()))) {
     std::fprintf(stderr, "sluice sim: --plot: cannot write '%s'\n", flags.plot.c_str());
     return 1;
   }
@@ -269,8 +269,8 @@ int RunSim(const SimFlags& flags) {
   if (flags.pending_at) {
     out = PendingReport(flags, *result, simulator->state(), wake);
   } else {
-    sim::Metrics metrics =
-        sim::ComputeMetrics(*result, simulator->state().total_slots(), workload->skipped);
+    sim::Metrics metrics = sim::ComputeMetrics(*result, simulator->state().topology().total_slots(),
+                                               workload->skipped);
     out = flags.json ? sim::MetricsToJson(metrics) : sim::MetricsToTable(metrics, title);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);

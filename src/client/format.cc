@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "client/array_format.h"
-#include "core/reasons/render.h"
+#include "core/explain/render.h"
 #include "wire/reasons_json.h"
 
 namespace sluice::client {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/reasons/render.h"
+#include "core/explain/render.h"
 #include "wire/reasons_json.h"
 
 namespace sluice::client {

@@ -34,6 +34,7 @@
 #include "config/auth_yaml.h"
 #include "config/quota_yaml.h"
 #include "config/yaml_reader.h"
+#include "core/model/request_catalog.h"
 #include "core/model/window.h"
 #include "core/resreq/parser.h"
 #include "core/resreq/validate.h"
@@ -140,7 +141,7 @@ Status ReadDefaultResreq(const Reader& r, const Field& f, const ClusterConfig& c
   core::resreq::ExprPool pool;
   Result<core::resreq::Request> request = core::resreq::Parse(q.default_resreq, pool);
   if (!request) return r.Error(f, request.error().message());
-  const Status valid = core::resreq::Validate(*request, pool, core::resreq::CatalogOf(config));
+  const Status valid = core::resreq::Validate(*request, pool, core::ResourceCatalogOf(config));
   if (!valid.ok()) return r.Error(f, valid.message());
   return Status::Ok();
 }

@@ -44,7 +44,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
   const std::string& name = reg.host.name;
   store::WriteBatch batch;
   SLUICE_RETURN_IF_ERROR(CheckClaim(reg));
-  if (auto index = ctx_.state().FindHost(name); !index) {
+  if (auto index = ctx_.state().topology().FindHost(name); !index) {
     if (read_only) {
       return Status(StatusCode::kUnavailable,
                     "host " + name + " cannot be added now: " + ctx_.writes().Fault());
@@ -56,7 +56,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
     batch.hosts.push_back(settings_.AddAgentHost(reg.host));
     ctx_.log().info("host {}: added by its agent ({} slots)", name, reg.host.slots);
   } else {
-    const core::HostSpec& have = ctx_.state().hosts()[*index].spec;
+    const core::HostSpec& have = ctx_.state().topology().hosts()[*index].spec;
     if (have.slots != reg.host.slots || have.resources != reg.host.resources) {
       ctx_.log().warn("host {}: agent flags differ from the configuration; the configuration wins",
                      name);
@@ -97,7 +97,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
 
 Status AgentRegistry::CheckClaim(const Registration& reg) const {
   const std::string& name = reg.host.name;
-  if (!ctx_.state().FindHost(name) && !settings_.allow_dynamic_hosts()) {
+  if (!ctx_.state().topology().FindHost(name) && !settings_.allow_dynamic_hosts()) {
     return Status(StatusCode::kPermissionDenied,
                   "host " + name +
                       " is not in the cluster configuration (agents may add hosts "
@@ -441,10 +441,10 @@ int64_t AgentRegistry::ConnectedCount() const {
 }
 
 void AgentRegistry::SyncHostState(const std::string& host) {
-  auto index = ctx_.state().FindHost(host);
+  auto index = ctx_.state().topology().FindHost(host);
   if (!index) return;
   const core::HostState want = settings_.HostStateFor(host, Live(host));
-  const core::HostState have = ctx_.state().hosts()[*index].spec.state;
+  const core::HostState have = ctx_.state().topology().hosts()[*index].spec.state;
   if (want == have) return;
   (void)ctx_.ApplyLocked(core::HostChanged{host, want}, "");
   ctx_.log().info("host {}: {} -> {}", host, core::ToString(have), core::ToString(want));

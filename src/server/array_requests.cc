@@ -62,7 +62,7 @@ Status JobRequests::IngestArray(json spec, std::shared_ptr<const std::string> fi
   auto info = std::make_shared<JobInfo>();
   info->fixed_text = std::move(fixed);
   info->in_core = true;  // as its array: JobForgotten drops the array once it ended
-  info->queue = ctx_.state().queues()[array->queue].spec.name;
+  info->queue = ctx_.state().topology().queues()[array->queue].spec.name;
   info->row =
       store::StoredJob{.id = id, .spec = spec.dump(), .seq = array->base_seq, .submit_time = now};
   info->row.array_states = EncodeElementStates(array->states);

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 Status ClusterSettings::RestoreHosts(const std::vector<store::StoredHost>& hosts) {
   for (const store::StoredHost& h : hosts) {
-    if (ctx_.state().FindHost(h.name)) continue;  // now in the cluster YAML
+    if (ctx_.state().topology().FindHost(h.name)) continue;  // now in the cluster YAML
     if (!auth_.allow_dynamic_hosts) {
       // Not back unless the YAML allows agents to add hosts (issue 19: junk hosts registered
       // with the agent token survived restarts).
@@ -55,7 +55,7 @@ void ClusterSettings::RestoreOverrides(const std::map<std::string, int64_t>& set
 }
 
 void ClusterSettings::RestoreReclaimDeadlines(const std::map<std::string, int64_t>& settings) {
-  for (const core::Queue& queue : ctx_.state().queues()) {
+  for (const core::Queue& queue : ctx_.state().topology().queues()) {
     auto it = settings.find(std::string(kSettingReclaimDeadline) + "/" + queue.spec.name);
     if (it == settings.end()) continue;
     (void)ctx_.ApplyLocked(core::ReclaimDeadlineRestored{queue.index, it->second},
@@ -88,9 +88,9 @@ core::ClusterConfig ClusterSettings::EffectiveConfig(const core::ClusterConfig& 
     const bool in_file = std::any_of(config.hosts.begin(), config.hosts.end(),
                                      [&](const core::HostSpec& s) { return s.name == name; });
     if (in_file) continue;
-    auto index = ctx_.state().FindHost(name);
+    auto index = ctx_.state().topology().FindHost(name);
     if (!index) continue;
-    config.hosts.push_back(ctx_.state().hosts()[*index].spec);
+    config.hosts.push_back(ctx_.state().topology().hosts()[*index].spec);
   }
   for (core::QueueSpec& q : config.queues) {
     if (auto it = queue_open_.find(q.name); it != queue_open_.end()) q.open = it->second;

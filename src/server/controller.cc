@@ -80,7 +80,7 @@ Status Controller::Restore(const store::Snapshot& snap) {
   const JobBook::Restored restored = book_.Restore(snap.jobs, batch);
   idempotency_.Restore(snap.jobs, ctx_.Now());
   for (const std::string& host : restored.launch_hosts) agents_.Expect(host, start_ms_);
-  for (const core::Host& host : ctx_.state().hosts()) {
+  for (const core::Host& host : ctx_.state().topology().hosts()) {
     SLUICE_RETURN_IF_ERROR(
         ctx_.ApplyLocked(core::HostChanged{host.spec.name, core::HostState::kUnavail}, ""));
   }
@@ -189,7 +189,7 @@ Answer Controller::Peek(const Caller& caller, JobId id, int64_t lines,
 Answer Controller::Hosts() {
   std::lock_guard lock(ctx_.mu());
   json out = json::array();
-  for (const core::Host& host : ctx_.state().hosts()) {
+  for (const core::Host& host : ctx_.state().topology().hosts()) {
     out.push_back(HostJson(host, agents_.View(host.spec.name)));
   }
   return out;
@@ -198,7 +198,7 @@ Answer Controller::Hosts() {
 Answer Controller::Queues() {
   std::lock_guard lock(ctx_.mu());
   json out = json::array();
-  for (const core::Queue& queue : ctx_.state().queues()) out.push_back(QueueJson(queue));
+  for (const core::Queue& queue : ctx_.state().topology().queues()) out.push_back(QueueJson(queue));
   return out;
 }
 
@@ -220,26 +220,26 @@ Answer Controller::QueueAction(const Caller& caller, const std::string& queue,
                               const std::string& action) {
   if (!caller.admin) return NotAdmin(caller);
   MutexLock lock(ctx_.mu());
-  auto index = ctx_.state().FindQueue(queue);
+  auto index = ctx_.state().topology().FindQueue(queue);
   if (!index) return NotFound("no queue named '" + queue + "'");
   Result<store::WriteBatch> batch = settings_.SetQueue(queue, action, agents_.LiveFn());
   if (!batch) return batch.error();
   ctx_.log().info("queue {}: {} by {}", queue, action, caller.user);
   ctx_.cycle().MarkDirty();
-  return AnswerAfterCommit(lock, QueueJson(ctx_.state().queues()[*index]), std::move(*batch));
+  return AnswerAfterCommit(lock, QueueJson(ctx_.state().topology().queues()[*index]), std::move(*batch));
 }
 
 Answer Controller::HostAction(const Caller& caller, const std::string& host,
                              const std::string& action) {
   if (!caller.admin) return NotAdmin(caller);
   MutexLock lock(ctx_.mu());
-  auto index = ctx_.state().FindHost(host);
+  auto index = ctx_.state().topology().FindHost(host);
   if (!index) return NotFound("no host named '" + host + "'");
   Result<store::WriteBatch> batch = settings_.SetHost(host, action);
   if (!batch) return batch.error();
   ctx_.log().info("host {}: {} by {}", host, action, caller.user);
   agents_.SyncHostState(host);
-  json answer = HostJson(ctx_.state().hosts()[*index], agents_.View(host));
+  json answer = HostJson(ctx_.state().topology().hosts()[*index], agents_.View(host));
   return AnswerAfterCommit(lock, std::move(answer), std::move(*batch));
 }
 

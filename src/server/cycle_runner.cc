@@ -20,15 +20,16 @@ json AllocationJson(const core::Allocation& alloc, const core::ClusterState& sta
   json hosts = json::array();
   for (const core::HostGrant& g : alloc.hosts) {
     json res = json::object();
-    for (const core::ResourceAmount& r : g.resources) res[state.host_resources()[r.id]] = r.amount;
-    hosts.push_back({{"host", state.hosts()[g.host].spec.name},
+    for (const core::ResourceAmount& r : g.resources)
+      res[state.topology().host_resources()[r.id]] = r.amount;
+    hosts.push_back({{"host", state.topology().hosts()[g.host].spec.name},
                      {"slots", g.slots},
                      {"whole_host", g.whole_host},
                      {"resources", res}});
   }
   json shared = json::object();
   for (const core::ResourceAmount& r : alloc.shared)
-    shared[state.shared_resources()[r.id]] = r.amount;
+    shared[state.topology().shared_resources()[r.id]] = r.amount;
   return {{"hosts", hosts}, {"shared", shared}};
 }
 
@@ -97,7 +98,7 @@ void CycleRunner::OnStart(const core::StartJob& start, Instant now) {
   std::vector<std::pair<std::string, int32_t>> hosts;
   std::string hosts_text;
   for (const core::HostGrant& g : allocation.hosts) {
-    hosts.emplace_back(ctx_.state().hosts()[g.host].spec.name, g.slots);
+    hosts.emplace_back(ctx_.state().topology().hosts()[g.host].spec.name, g.slots);
     hosts_text +=
         (hosts_text.empty() ? "" : ",") + hosts.back().first + ":" + std::to_string(g.slots);
   }
@@ -171,7 +172,7 @@ void CycleRunner::OnPreempt(const core::PreemptJob& preempt, Instant now) {
 
 void CycleRunner::OnReclaim(const core::UpdateReclaim& reclaim, Instant /*now*/) {
   // Committed with the cycle's batch, like the admission records.
-  const std::string& queue = ctx_.state().queues()[reclaim.queue].spec.name;
+  const std::string& queue = ctx_.state().topology().queues()[reclaim.queue].spec.name;
   batch_.settings[std::string(kSettingReclaimDeadline) + "/" + queue] = reclaim.deadline;
   if (recording_) {
     recorded_.push_back("reclaim " + queue + " " + std::to_string(reclaim.deadline.value_or(-1)));

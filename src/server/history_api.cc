@@ -197,7 +197,7 @@ void HistoryKeeper::Stop() {
 std::string Controller::DefaultQueueName() {
   std::lock_guard lock(ctx_.mu());
   const core::ClusterState& cs = ctx_.state();
-  return cs.queues().empty() ? "" : cs.queues()[cs.default_queue()].spec.name;
+  return cs.topology().queues().empty() ? "" : cs.topology().queues()[cs.topology().default_queue()].spec.name;
 }
 
 Result<std::string> Controller::History(const std::map<std::string, std::string>& params) {

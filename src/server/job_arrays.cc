@@ -187,7 +187,7 @@ void JobBook::CountUnrecordedElements(JobCounts& counts) const {
                            (cj != nullptr && cj->state == core::JobState::kHeld);
       (is_held ? held : pending) += 1;
     }
-    const std::string& queue = cs.queues()[array.queue].spec.name;
+    const std::string& queue = cs.topology().queues()[array.queue].spec.name;
     std::string reason = std::string(core::ToString(core::ReasonCode::kNewJob));
     if (auto parent = by_id_.find(id); parent != by_id_.end() &&
                                        IsWaiting(parent->second->state()) &&

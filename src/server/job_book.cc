@@ -22,19 +22,19 @@ Result<core::Allocation> DecodeAllocation(const std::string& text,
   if (j.is_discarded() || !j.is_object()) return InvalidArgument("bad allocation " + text);
   core::Allocation alloc;
   for (const json& h : j.value("hosts", json::array())) {
-    auto host = state.FindHost(h.value("host", ""));
+    auto host = state.topology().FindHost(h.value("host", ""));
     if (!host) return NotFound("no host " + h.value("host", ""));
     core::HostGrant grant{
         .host = *host, .slots = h.value("slots", 0), .whole_host = h.value("whole_host", false)};
     for (auto it = h["resources"].begin(); it != h["resources"].end(); ++it) {
-      auto id = state.FindHostResource(it.key());
+      auto id = state.topology().FindHostResource(it.key());
       if (!id) return NotFound("no host resource " + it.key());
       grant.resources.push_back({*id, it.value().get<int64_t>()});
     }
     alloc.hosts.push_back(std::move(grant));
   }
   for (auto it = j["shared"].begin(); it != j["shared"].end(); ++it) {
-    auto id = state.FindSharedResource(it.key());
+    auto id = state.topology().FindSharedResource(it.key());
     if (!id) return NotFound("no shared resource " + it.key());
     alloc.shared.push_back({*id, it.value().get<int64_t>()});
   }
@@ -201,8 +201,8 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
   info->fixed_text = wire::FixedJobText(info->spec);
   info->queue = info->spec.value("queue", "");
   const core::ClusterState& cs = ctx_.state();
-  if (info->queue.empty() && !cs.queues().empty()) {
-    info->queue = cs.queues()[cs.default_queue()].spec.name;
+  if (info->queue.empty() && !cs.topology().queues().empty()) {
+    info->queue = cs.topology().queues()[cs.topology().default_queue()].spec.name;
   }
   JobInfo* job = Put(std::move(info));
   if (ended) {
@@ -221,7 +221,7 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
     return nullptr;
   }
   job->in_core = true;
-  job->queue = cs.queues()[cs.FindJob(row.id)->queue].spec.name;
+  job->queue = cs.topology().queues()[cs.FindJob(row.id)->queue].spec.name;
   return job->HoldsAllocation() ? job : nullptr;
 }
 
@@ -255,7 +255,7 @@ bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
   job.preempt_committed = job.BeingPreempted();
   std::vector<std::pair<std::string, int32_t>> hosts;
   for (const core::HostGrant& g : alloc->hosts) {
-    hosts.emplace_back(cs.hosts()[g.host].spec.name, g.slots);
+    hosts.emplace_back(cs.topology().hosts()[g.host].spec.name, g.slots);
   }
   job.hosts.clear();
   SetHosts(job, std::move(hosts));
@@ -363,9 +363,10 @@ void JobBook::ConfirmRunning(JobInfo& job, const std::string& why, store::WriteB
 void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
   const core::ClusterState& cs = ctx_.state();
   const core::Job* cj = cs.FindJob(job.row.id);
-  const bool requeue = cj != nullptr && !job.row.cancel_requested &&
-                       (job.requeue_requested ||
-                        cs.queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue);
+  const bool requeue =
+      cj != nullptr && !job.row.cancel_requested &&
+      (job.requeue_requested ||
+       cs.topology().queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue);
   job.requeue_requested = false;
   if (requeue) {
     Requeue(job, why, batch);

@@ -166,9 +166,9 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
   const core::ClusterState& cs = ctx_.state();
   const std::string queue_name = spec.value("queue", "");
   const std::optional<QueueIndex> queue =
-      queue_name.empty() ? std::optional<QueueIndex>(cs.default_queue()) : cs.FindQueue(queue_name);
+      queue_name.empty() ? std::optional<QueueIndex>(cs.topology().default_queue()) : cs.topology().FindQueue(queue_name);
   if (!queue) return InvalidArgument("job.queue: no queue named '" + queue_name + "'");
-  const core::QueueSpec& q = cs.queues()[*queue].spec;
+  const core::QueueSpec& q = cs.topology().queues()[*queue].spec;
   const bool moves = q.name != job.queue;
   if (moves && q.submit_users && !caller.admin &&
       std::find(q.submit_users->begin(), q.submit_users->end(), caller.user) ==
@@ -202,7 +202,7 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
   job.spec = std::move(spec);
   job.row.spec = job.spec.dump();
   job.fixed_text = wire::FixedJobText(job.spec);
-  job.queue = cs.queues()[cs.FindJob(id)->queue].spec.name;
+  job.queue = cs.topology().queues()[cs.FindJob(id)->queue].spec.name;
   job.reasons.reset();
   job.main_reason.clear();
   job.estimate.reset();
@@ -274,7 +274,7 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
   }
   const core::ClusterState& cs = ctx_.state();
   job->in_core = true;
-  job->queue = cs.queues()[cs.FindJob(id)->queue].spec.name;
+  job->queue = cs.topology().queues()[cs.FindJob(id)->queue].spec.name;
   job->row.start_time = job->row.end_time = 0;
   job->row.exit_code.reset();
   job->row.cause.clear();

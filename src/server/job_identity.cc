@@ -76,8 +76,8 @@ LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state)
   if (job.hosts.empty()) return limits;
   limits.cpus = job.hosts.front().second;
   const core::Job* cj = job.in_core ? state.FindJob(job.row.id) : nullptr;
-  const std::optional<HostIndex> host = state.FindHost(job.hosts.front().first);
-  const std::optional<ResourceId> mem = state.FindHostResource("mem");
+  const std::optional<HostIndex> host = state.topology().FindHost(job.hosts.front().first);
+  const std::optional<ResourceId> mem = state.topology().FindHostResource("mem");
   if (cj == nullptr || !host || !mem) return limits;
   for (const core::HostGrant& grant : cj->allocation.hosts) {
     if (grant.host != *host) continue;

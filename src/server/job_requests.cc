@@ -75,13 +75,14 @@ Status JobRequests::CheckSubmittable(const Caller& caller, const json& spec,
   const std::string queue_name = spec.value("queue", "");
   std::optional<QueueIndex> index;
   if (queue_name.empty()) {
-    if (cs.queues().empty()) return InvalidArgument(where + ".queue: the cluster has no queue");
-    index = cs.default_queue();
+    if (cs.topology().queues().empty())
+      return InvalidArgument(where + ".queue: the cluster has no queue");
+    index = cs.topology().default_queue();
   } else {
-    index = cs.FindQueue(queue_name);
+    index = cs.topology().FindQueue(queue_name);
     if (!index) return InvalidArgument(where + ".queue: no queue named '" + queue_name + "'");
   }
-  const core::QueueSpec& q = cs.queues()[*index].spec;
+  const core::QueueSpec& q = cs.topology().queues()[*index].spec;
   if (!q.open) return InvalidArgument(where + ".queue: queue '" + q.name + "' is closed");
   if (q.submit_users && !caller.admin &&
       std::find(q.submit_users->begin(), q.submit_users->end(), caller.user) ==
@@ -108,7 +109,7 @@ Status JobRequests::Ingest(const Caller& caller, json spec,
   auto info = std::make_shared<JobInfo>();
   info->fixed_text = std::move(fixed);
   info->in_core = true;
-  info->queue = ctx_.state().queues()[cj->queue].spec.name;
+  info->queue = ctx_.state().topology().queues()[cj->queue].spec.name;
   info->row = store::StoredJob{.id = id, .spec = spec.dump(), .submit_time = now};
   info->SetState(cj->state == core::JobState::kHeld ? JobState::kHeld : JobState::kPending);
   info->SetPhase(core::AdmissionPhase::kPending);

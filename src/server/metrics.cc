@@ -211,7 +211,7 @@ namespace {
 void WriteJobGauges(const JobBook& book, const core::ClusterState& state, PromWriter& w) {
   JobCounts counts = book.CountsWithElements();
   std::map<std::pair<std::string, std::string>, int64_t>& by_state = counts.by_state;
-  for (const core::Queue& q : state.queues()) {
+  for (const core::Queue& q : state.topology().queues()) {
     for (JobState s : kAllJobStates)
       by_state.try_emplace({std::string(ToString(s)), q.spec.name}, 0);
   }
@@ -279,12 +279,12 @@ void WriteCycleHistogram(const CycleTiming& timing, PromWriter& w) {
 
 void WriteQueueSlots(const core::ClusterState& state, PromWriter& w) {
   w.Family("sluice_slots", "gauge", "Slots by queue and state (used by running jobs).");
-  for (const core::Queue& q : state.queues()) {
+  for (const core::Queue& q : state.topology().queues()) {
     w.Sample("sluice_slots", {{"queue", q.spec.name}, {"state", "used"}},
              static_cast<double>(q.used_slots));
   }
   w.Family("sluice_preemptions_total", "counter", "Jobs preempted.");
-  for (const core::Queue& q : state.queues()) {
+  for (const core::Queue& q : state.topology().queues()) {
     w.Sample("sluice_preemptions_total", {{"queue", q.spec.name}},
              static_cast<double>(q.totals.preempted));
   }

@@ -50,7 +50,7 @@ int64_t UnqueuedElements(const core::ClusterState& state, QueueIndex queue,
 
 int64_t WaitingOf(const core::ClusterState& state, QueueIndex index, const std::string& user) {
   int64_t mine = UnqueuedElements(state, index, &user);
-  for (const core::PendingEntry& entry : state.queues()[index].pending) {
+  for (const core::PendingEntry& entry : state.topology().queues()[index].pending) {
     if (entry.job != nullptr && entry.job->spec.user == user) ++mine;
   }
   return mine;
@@ -67,7 +67,7 @@ int64_t JobsOf(const json& spec) {
 // Step 2 for one queue: its limits, if any, against what it holds and what comes.
 std::optional<Over> CheckQueue(const config::Quotas& quotas, const core::ClusterState& state,
                                QueueIndex index, const std::string& user, int64_t added) {
-  const core::Queue& queue = state.queues()[index];
+  const core::Queue& queue = state.topology().queues()[index];
   auto it = quotas.queues.find(queue.spec.name);
   if (it == quotas.queues.end()) return std::nullopt;
   const config::QueueQuota& q = it->second;
@@ -91,13 +91,14 @@ std::optional<Over> CheckQueue(const config::Quotas& quotas, const core::Cluster
 std::optional<Refusal> CheckPendingQuota(const config::Quotas& quotas,
                                          const core::ClusterState& state, const std::string& user,
                                          const std::vector<json>& specs, bool batch) {
-  if (quotas.empty() || state.queues().empty()) return std::nullopt;
+  if (quotas.empty() || state.topology().queues().empty()) return std::nullopt;
   std::map<QueueIndex, int64_t> adding;
   int64_t added = 0;
   for (const json& spec : specs) {
     const std::string name = spec.value("queue", "");
     std::optional<QueueIndex> index =
-        name.empty() ? std::optional<QueueIndex>(state.default_queue()) : state.FindQueue(name);
+        name.empty() ? std::optional<QueueIndex>(state.topology().default_queue())
+                     : state.topology().FindQueue(name);
     const int64_t jobs = JobsOf(spec);
     added += jobs;
     if (index) adding[*index] += jobs;
@@ -109,7 +110,7 @@ std::optional<Refusal> CheckPendingQuota(const config::Quotas& quotas,
   }
   if (!quotas.max_pending_per_user) return std::nullopt;
   int64_t mine = 0;
-  for (QueueIndex index = 0; index < state.queues().size(); ++index) {
+  for (QueueIndex index = 0; index < state.topology().queues().size(); ++index) {
     mine += WaitingOf(state, index, user);
   }
   if (mine + added > *quotas.max_pending_per_user) {

@@ -8,14 +8,14 @@ namespace sluice::server {
 void Controller::SampleStats(StatsSample& out, bool with_counts) {
   std::lock_guard lock(ctx_.mu());
   out.time = ctx_.Now();
-  for (const core::Host& host : ctx_.state().hosts()) {
+  for (const core::Host& host : ctx_.state().topology().hosts()) {
     out.hosts += 1;
     out.used_slots += host.used_slots;
     if (!host.AcceptsWork()) continue;
     out.hosts_ok += 1;
     out.slots += host.spec.slots;
   }
-  for (const core::Queue& queue : ctx_.state().queues()) {
+  for (const core::Queue& queue : ctx_.state().topology().queues()) {
     QueueSample q{
         .name = queue.spec.name, .running = queue.running_jobs, .used_slots = queue.used_slots};
     for (const core::PendingEntry& e : queue.pending) {

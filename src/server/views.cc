@@ -1,9 +1,9 @@
 #include "server/views.h"
 
 #include "core/admission/diagnostics.h"
-#include "core/reasons/hint.h"
-#include "core/reasons/host_detail.h"
-#include "core/reasons/render.h"
+#include "core/explain/hint.h"
+#include "core/explain/host_detail.h"
+#include "core/explain/render.h"
 #include "server/job_arrays.h"
 #include "server/job_identity.h"
 #include "wire/reasons_json.h"

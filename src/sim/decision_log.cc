@@ -37,7 +37,8 @@ void DecisionLog::OnStart(Instant t, const core::Job& job, const core::ClusterSt
   for (const core::HostGrant& grant : job.allocation.hosts) {
     // Host names come from the config and may need escaping.
     fmt::format_to(out, "{}{}:{}", first ? "" : ",",
-                   nlohmann::json(state.hosts()[grant.host].spec.name).dump(), grant.slots);
+                   nlohmann::json(state.topology().hosts()[grant.host].spec.name).dump(),
+                   grant.slots);
     first = false;
   }
   fmt::format_to(out, "}}}}\n");

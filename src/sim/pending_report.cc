@@ -4,7 +4,7 @@ namespace sluice::sim {
 
 namespace {
 
-const StartEstimate* EstimateOf(const PendingReportOptions& options, JobId job) {
+const core::StartEstimate* EstimateOf(const PendingReportOptions& options, JobId job) {
   if (options.estimates == nullptr) return nullptr;
   auto it = options.estimates->find(job);
   return it == options.estimates->end() ? nullptr : &it->second;
@@ -22,8 +22,8 @@ std::string PendingReportText(const std::vector<core::PendJob>& pending,
     const core::Job* job = state.FindJob(pend.job);
     if (job == nullptr) continue;
     core::RenderOptions render{.hint = true, .estimate = {}, .per_host = options.per_host};
-    if (const StartEstimate* estimate = EstimateOf(options, pend.job))
-      render.estimate = EstimateText(*estimate);
+    if (const core::StartEstimate* estimate = EstimateOf(options, pend.job))
+      render.estimate = wire::EstimateText(*estimate);
     out += "\n" + core::RenderPendingJob(*job, state, pend.reasons, render);
   }
   // Array elements that are not Jobs yet wait behind the listed ones (docs/design/arrays.md).

@@ -11,19 +11,19 @@
 #include <string>
 #include <vector>
 
-#include "core/cycle/decision.h"
+#include "core/driver/forecast.h"
+#include "core/explain/render.h"
+#include "core/explain/summary.h"
 #include "core/model/cluster_state.h"
-#include "core/reasons/render.h"
-#include "core/reasons/summary.h"
-#include "sim/estimate.h"
+#include "core/model/decision.h"
 #include "wire/reasons_json.h"
 
 namespace sluice::sim {
 
 struct PendingReportOptions {
   bool per_host = false;  // per-host detail (`-p2`)
-  // Estimated starts by job (EstimateStarts); null: none shown.
-  const std::map<JobId, StartEstimate>* estimates = nullptr;
+  // Estimated starts by job (core::EstimateStarts); null: none shown.
+  const std::map<JobId, core::StartEstimate>* estimates = nullptr;
 };
 
 std::string PendingReportText(const std::vector<core::PendJob>& pending,

@@ -144,10 +144,10 @@ std::vector<SyntheticShape> SyntheticShapes(const SyntheticOptions& options) {
 
 Result<JobId> FillRunning(const SyntheticOptions& options, core::ClusterState& state) {
   std::mt19937_64 rng(options.seed + 2);
-  const size_t hosts = state.hosts().size();
+  const size_t hosts = state.topology().hosts().size();
   std::vector<int32_t> used(hosts);
   int64_t total = 0;
-  for (const core::Host& host : state.hosts()) {
+  for (const core::Host& host : state.topology().hosts()) {
     used[host.index] = host.spec.slots;
     total += host.spec.slots;
   }
@@ -158,11 +158,11 @@ Result<JobId> FillRunning(const SyntheticOptions& options, core::ClusterState& s
     --used[h];
   }
   const int64_t running = options.running < 0 ? static_cast<int64_t>(hosts) : options.running;
-  const std::optional<ResourceId> mem = state.FindHostResource("mem");
-  const std::optional<ResourceId> gpu = state.FindHostResource("gpu");
+  const std::optional<ResourceId> mem = state.topology().FindHostResource("mem");
+  const std::optional<ResourceId> gpu = state.topology().FindHostResource("gpu");
   JobId id = 1;
   for (size_t h = 0; h < hosts; ++h) {
-    const core::Host& host = state.hosts()[h];
+    const core::Host& host = state.topology().hosts()[h];
     const int64_t share = running / static_cast<int64_t>(hosts) +
                           (static_cast<int64_t>(h) < running % static_cast<int64_t>(hosts) ? 1 : 0);
     const int32_t jobs =

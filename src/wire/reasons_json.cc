@@ -1,8 +1,8 @@
 #include "wire/reasons_json.h"
 
 #include "base/array_ids.h"
-#include "core/reasons/hint.h"
-#include "core/reasons/host_detail.h"
+#include "core/explain/hint.h"
+#include "core/explain/host_detail.h"
 
 namespace sluice::wire {
 
@@ -124,7 +124,7 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
 nlohmann::ordered_json HostVerdictToJson(const core::HostVerdict& v,
                                          const core::ClusterState& state) {
   nlohmann::ordered_json j;
-  j["host"] = state.hosts()[v.host].spec.name;
+  j["host"] = state.topology().hosts()[v.host].spec.name;
   if (v.room) {
     j["room"] = v.available;
     return j;

@@ -12,11 +12,11 @@
 #include <string>
 #include <string_view>
 
-#include "core/cycle/decision.h"
+#include "core/explain/host_detail.h"
+#include "core/explain/summary.h"
 #include "core/model/cluster_state.h"
-#include "core/reasons/host_detail.h"
+#include "core/model/decision.h"
 #include "core/reasons/reason.h"
-#include "core/reasons/summary.h"
 #include "wire/estimate_json.h"
 
 namespace sluice::wire {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "client/rest_client.h"
-#include "core/reasons/render.h"
+#include "core/explain/render.h"
 #include "wire/reasons_json.h"
 
 namespace sluice::client {

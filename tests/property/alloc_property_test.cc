@@ -212,12 +212,12 @@ Instance MakeInstance(uint64_t seed, const Mix& mix) {
 std::string Describe(const Instance& instance) {
   const ClusterState& state = instance.state;
   const Capacity& capacity = instance.capacity;
-  const auto mem = state.FindHostResource("mem");
+  const auto mem = state.topology().FindHostResource("mem");
   std::string out = "seed " + std::to_string(instance.seed) + " (" +
                     std::string(instance.mix->name) + ")\nrequest '" + instance.text + "' tasks " +
                     std::to_string(instance.min_tasks) + ".." + std::to_string(instance.max_tasks) +
                     (instance.exclusive ? " exclusive" : "") + "\n";
-  for (const Host& host : state.hosts()) {
+  for (const Host& host : state.topology().hosts()) {
     out += host.spec.name + ": " + std::string(ToString(host.spec.state)) + " slots " +
            std::to_string(capacity.FreeSlots(host.index)) + "/" + std::to_string(host.spec.slots);
     if (host.spec.resources.contains("mem")) {
@@ -228,9 +228,9 @@ std::string Describe(const Instance& instance) {
     for (const std::string& tag : host.spec.tags) out += " #" + tag;
     out += capacity.Idle(host.index) ? " idle\n" : "\n";
   }
-  if (auto lic = state.FindSharedResource("lic")) {
+  if (auto lic = state.topology().FindSharedResource("lic")) {
     out += "lic " + std::to_string(capacity.FreeShared(*lic)) + "/" +
-           std::to_string(state.SharedTotal(*lic)) + "\n";
+           std::to_string(state.topology().SharedTotal(*lic)) + "\n";
   }
   return out;
 }
@@ -238,14 +238,14 @@ std::string Describe(const Instance& instance) {
 std::string Describe(const ClusterState& state, const Allocation& allocation) {
   std::string out;
   for (const HostGrant& grant : allocation.hosts) {
-    out += state.hosts()[grant.host].spec.name + ":" + std::to_string(grant.slots);
+    out += state.topology().hosts()[grant.host].spec.name + ":" + std::to_string(grant.slots);
     for (const ResourceAmount& r : grant.resources) {
-      out += " " + state.host_resources()[r.id] + "=" + std::to_string(r.amount);
+      out += " " + state.topology().host_resources()[r.id] + "=" + std::to_string(r.amount);
     }
     out += grant.whole_host ? " whole; " : "; ";
   }
   for (const ResourceAmount& r : allocation.shared) {
-    out += state.shared_resources()[r.id] + "=" + std::to_string(r.amount) + " ";
+    out += state.topology().shared_resources()[r.id] + "=" + std::to_string(r.amount) + " ";
   }
   return out;
 }
@@ -261,14 +261,14 @@ std::string Describe(const PendingReasons& reasons) {
 
 std::string Snapshot(const ClusterState& state, const Capacity& capacity) {
   std::string out;
-  for (const Host& host : state.hosts()) {
+  for (const Host& host : state.topology().hosts()) {
     out += std::to_string(capacity.FreeSlots(host.index));
-    for (ResourceId r = 0; r < state.host_resources().size(); ++r) {
+    for (ResourceId r = 0; r < state.topology().host_resources().size(); ++r) {
       out += "," + std::to_string(capacity.FreeResource(host.index, r));
     }
     out += capacity.Idle(host.index) ? " idle; " : "; ";
   }
-  for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
+  for (ResourceId r = 0; r < state.topology().shared_resources().size(); ++r) {
     out += std::to_string(capacity.FreeShared(r)) + " ";
   }
   return out + "total " + std::to_string(capacity.TotalFree());
@@ -332,14 +332,14 @@ struct FreeModel {
 
 FreeModel ModelOf(const Instance& instance) {
   FreeModel model;
-  const auto mem = instance.state.FindHostResource("mem");
-  for (const Host& host : instance.state.hosts()) {
+  const auto mem = instance.state.topology().FindHostResource("mem");
+  for (const Host& host : instance.state.topology().hosts()) {
     model.slots.push_back(instance.capacity.FreeSlots(host.index));
     model.mem.push_back(instance.capacity.FreeResource(host.index, *mem));
     model.idle.push_back(instance.capacity.Idle(host.index));
     model.works.push_back(instance.capacity.AcceptsWork(host.index));
   }
-  model.lic = instance.capacity.FreeShared(*instance.state.FindSharedResource("lic"));
+  model.lic = instance.capacity.FreeShared(*instance.state.topology().FindSharedResource("lic"));
   return model;
 }
 
@@ -369,7 +369,7 @@ class ModelView final : public resreq::HostView {
   }
 
  private:
-  const HostSpec& spec() const { return state_.hosts()[host_].spec; }
+  const HostSpec& spec() const { return state_.topology().hosts()[host_].spec; }
   const ClusterState& state_;
   const FreeModel& model_;
   HostIndex host_ = 0;
@@ -385,11 +385,11 @@ std::vector<std::vector<Candidate>> CandidateGroups(const Instance& instance, co
                                                     const FreeModel& model) {
   ModelView view(instance.state, model);
   std::map<std::string, std::vector<Candidate>> groups;
-  for (const Host& host : instance.state.hosts()) {
+  for (const Host& host : instance.state.topology().hosts()) {
     const HostIndex h = host.index;
     view.Bind(h);
     if (!model.works[h] || (instance.exclusive && !model.idle[h])) continue;
-    if (!resreq::EvalSelect(part.select, instance.state.expr_pool(), view)) continue;
+    if (!resreq::EvalSelect(part.select, instance.state.requests().expr_pool(), view)) continue;
     int64_t fit = model.slots[h];
     if (part.mem > 0) fit = std::min(fit, model.mem[h] / part.mem);
     if (fit <= 0) continue;
@@ -496,7 +496,7 @@ std::string Describe(const ClusterState& state, const std::vector<PartPlacement>
     out += "part " + std::to_string(p + 1) + ":";
     for (HostIndex h = 0; h < parts[p].size(); ++h) {
       if (parts[p][h] > 0)
-        out += " " + state.hosts()[h].spec.name + ":" + std::to_string(parts[p][h]);
+        out += " " + state.topology().hosts()[h].spec.name + ":" + std::to_string(parts[p][h]);
     }
     out += "; ";
   }
@@ -510,25 +510,26 @@ std::string Describe(const ClusterState& state, const std::vector<PartPlacement>
 std::string CheckPart(const Instance& instance, const PartSpec& part, const PartPlacement& tasks,
                       Capacity& capacity) {
   const ClusterState& state = instance.state;
-  const ResourceId mem = *state.FindHostResource("mem");
-  const ResourceId lic = *state.FindSharedResource("lic");
+  const ResourceId mem = *state.topology().FindHostResource("mem");
+  const ResourceId lic = *state.topology().FindSharedResource("lic");
   int32_t total = 0;
   std::vector<int32_t> counts;
   std::optional<std::string> value;
   CapacityHostView view(state, capacity);
   for (HostIndex h = 0; h < tasks.size(); ++h) {
     if (tasks[h] == 0) continue;
-    const std::string& name = state.hosts()[h].spec.name;
+    const std::string& name = state.topology().hosts()[h].spec.name;
     view.Bind(h);
-    if (!capacity.AcceptsWork(h) || state.hosts()[h].spec.state != HostState::kOk) {
+    if (!capacity.AcceptsWork(h) || state.topology().hosts()[h].spec.state != HostState::kOk) {
       return name + " does not accept work";
     }
-    if (!resreq::EvalSelect(part.select, state.expr_pool(), view)) return name + " fails select";
+    if (!resreq::EvalSelect(part.select, state.requests().expr_pool(), view))
+      return name + " fails select";
     if (instance.exclusive && !capacity.Idle(h)) return name + " is not idle (exclusive)";
     if (tasks[h] > capacity.FreeSlots(h)) return name + " has too few free slots";
     if (tasks[h] * part.mem > capacity.FreeResource(h, mem)) return name + " has too little mem";
     if (!part.same.empty()) {
-      const auto& attributes = state.hosts()[h].spec.attributes;
+      const auto& attributes = state.topology().hosts()[h].spec.attributes;
       auto it = attributes.find(part.same);
       if (it == attributes.end()) return name + " has no " + part.same + " (same)";
       if (value && *value != it->second) return "hosts differ in " + part.same + " (same)";
@@ -554,11 +555,11 @@ std::string CheckPart(const Instance& instance, const PartSpec& part, const Part
       // A balanced plan, or the packed plan of the hosts the part could use (its same group).
       if (counts.front() - counts.back() <= 1) break;
       std::vector<int32_t> fits;
-      for (const Host& host : state.hosts()) {
+      for (const Host& host : state.topology().hosts()) {
         const HostIndex h = host.index;
         view.Bind(h);
         if (!capacity.AcceptsWork(h) || (instance.exclusive && !capacity.Idle(h))) continue;
-        if (!resreq::EvalSelect(part.select, state.expr_pool(), view)) continue;
+        if (!resreq::EvalSelect(part.select, state.requests().expr_pool(), view)) continue;
         if (value) {
           auto it = host.spec.attributes.find(part.same);
           if (it == host.spec.attributes.end() || it->second != *value) continue;
@@ -587,8 +588,8 @@ std::string CheckPart(const Instance& instance, const PartSpec& part, const Part
 std::string CheckPlacement(const Instance& instance, const std::vector<PartSpec>& parts,
                            const Allocation& allocation) {
   const ClusterState& state = instance.state;
-  const ResourceId mem = *state.FindHostResource("mem");
-  const ResourceId lic = *state.FindSharedResource("lic");
+  const ResourceId mem = *state.topology().FindHostResource("mem");
+  const ResourceId lic = *state.topology().FindSharedResource("lic");
   for (size_t i = 0; i < allocation.hosts.size(); ++i) {
     const HostGrant& grant = allocation.hosts[i];
     if (grant.slots <= 0) return "a grant without tasks";
@@ -608,7 +609,8 @@ std::string CheckPlacement(const Instance& instance, const std::vector<PartSpec>
   }
   std::string why = "no split of the grants among the parts";  // else: the last split's flaw
   while (true) {
-    std::vector<PartPlacement> placement(parts.size(), PartPlacement(state.hosts().size(), 0));
+    std::vector<PartPlacement> placement(parts.size(),
+                                         PartPlacement(state.topology().hosts().size(), 0));
     bool resources_match = true;
     for (size_t i = 0; i < first.size(); ++i) {
       const HostGrant& grant = allocation.hosts[i];
@@ -645,15 +647,15 @@ std::string CheckPlacement(const Instance& instance, const std::vector<PartSpec>
 
 // Free slots, resources and shared amounts never below zero.
 std::string Overbooked(const ClusterState& state, const Capacity& capacity) {
-  for (const Host& host : state.hosts()) {
+  for (const Host& host : state.topology().hosts()) {
     if (capacity.FreeSlots(host.index) < 0) return host.spec.name + " slots";
-    for (ResourceId r = 0; r < state.host_resources().size(); ++r) {
+    for (ResourceId r = 0; r < state.topology().host_resources().size(); ++r) {
       if (capacity.FreeResource(host.index, r) < 0)
-        return host.spec.name + " " + state.host_resources()[r];
+        return host.spec.name + " " + state.topology().host_resources()[r];
     }
   }
-  for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
-    if (capacity.FreeShared(r) < 0) return state.shared_resources()[r];
+  for (ResourceId r = 0; r < state.topology().shared_resources().size(); ++r) {
+    if (capacity.FreeShared(r) < 0) return state.topology().shared_resources()[r];
   }
   return "";
 }

@@ -138,13 +138,13 @@ TEST_P(ArrayPropertyTest, CappedArraysKeepEveryInvariantAfterEveryCycle) {
     options.explain_every_cycle = true;
     options.after_cycle = [&](const core::ClusterState& state, Instant now,
                               const core::CycleResult& cycle) {
-      std::vector<int64_t> granted(state.hosts().size(), 0);
+      std::vector<int64_t> granted(state.topology().hosts().size(), 0);
       std::map<JobId, int64_t> running_by_array;
       for (const core::RunningEntry& entry : state.running()) {
         for (const core::HostGrant& g : entry.job->allocation.hosts) granted[g.host] += g.slots;
         if (IsArrayElement(entry.job->spec.id)) ++running_by_array[ArrayIdOf(entry.job->spec.id)];
       }
-      for (const core::Host& host : state.hosts()) {
+      for (const core::Host& host : state.topology().hosts()) {
         ASSERT_EQ(granted[host.index], host.used_slots);
         ASSERT_LE(host.used_slots, host.spec.slots);
       }
@@ -167,7 +167,7 @@ TEST_P(ArrayPropertyTest, CappedArraysKeepEveryInvariantAfterEveryCycle) {
           last_start[ArrayIdOf(start->job)] = now;
         }
       }
-      for (const core::Queue& queue : state.queues()) {
+      for (const core::Queue& queue : state.topology().queues()) {
         for (const core::PendingEntry& entry : queue.pending) {
           ASSERT_EQ(explained[entry.job->spec.id], 1) << FormatJobId(entry.job->spec.id);
         }

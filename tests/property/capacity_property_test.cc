@@ -120,21 +120,21 @@ int CheckRun(const Run& run) {
         explained.insert(f->job);
       }
     }
-    for (const Queue& queue : state.queues()) {
+    for (const Queue& queue : state.topology().queues()) {
       for (const PendingEntry& entry : queue.pending)
         EXPECT_TRUE(explained.contains(entry.job->spec.id))
             << "job " << entry.job->spec.id << " has no reason";
     }
     // Queue use before the cycle, for the guarantee check.
     std::vector<int64_t> used_before;
-    for (const Queue& queue : state.queues()) used_before.push_back(queue.used_slots);
+    for (const Queue& queue : state.topology().queues()) used_before.push_back(queue.used_slots);
     Commit(cycle, t, state);
-    const double total = static_cast<double>(state.total_slots());
-    for (const Queue& queue : state.queues()) {
+    const double total = static_cast<double>(state.topology().total_slots());
+    for (const Queue& queue : state.topology().queues()) {
       EXPECT_LE(static_cast<double>(queue.used_slots), queue.spec.max_capacity / 100 * total + 1e-9)
           << "queue " << queue.spec.name << " above its maximum at t=" << t;
     }
-    for (const Host& host : state.hosts()) EXPECT_LE(host.used_slots, host.spec.slots);
+    for (const Host& host : state.topology().hosts()) EXPECT_LE(host.used_slots, host.spec.slots);
     std::map<JobId, std::vector<const Job*>> victims_of;
     std::map<QueueIndex, int64_t> taken;
     for (const Decision& d : cycle.decisions) {
@@ -156,7 +156,7 @@ int CheckRun(const Run& run) {
           for (const HostGrant& g : v->allocation.hosts) ++on[g.host];
         for (const Job* v : gone) {
           for (const HostGrant& g : v->allocation.hosts) {
-            const Host& host = state.hosts()[g.host];
+            const Host& host = state.topology().hosts()[g.host];
             capacity.Credit(g, host.SlotsTaken(g), on[g.host] == host.running_jobs);
           }
         }
@@ -172,9 +172,12 @@ int CheckRun(const Run& run) {
     }
     if (!run.priority_preemption) {
       for (const auto& [queue, slots] : taken) {
-        const double guarantee = state.queues()[queue].spec.capacity.value_or(0) / 100 * total;
-        EXPECT_GE(static_cast<double>(state.queues()[queue].used_slots - slots) + 1e-9, guarantee)
-            << "reclaim took queue " << state.queues()[queue].spec.name << " below its guarantee";
+        const double guarantee =
+            state.topology().queues()[queue].spec.capacity.value_or(0) / 100 * total;
+        EXPECT_GE(static_cast<double>(state.topology().queues()[queue].used_slots - slots) + 1e-9,
+                  guarantee)
+            << "reclaim took queue " << state.topology().queues()[queue].spec.name
+            << " below its guarantee";
       }
     }
     // Victims exit and are requeued at once.

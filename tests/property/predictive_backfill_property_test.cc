@@ -120,7 +120,7 @@ Instant EarliestStart(int64_t needed, int64_t free_now, Instant now,
 
 void CheckExplained(const core::ClusterState& state, const core::CycleResult& cycle) {
   std::set<JobId> pending;
-  for (const core::PendingEntry& entry : state.queues()[0].pending)
+  for (const core::PendingEntry& entry : state.topology().queues()[0].pending)
     pending.insert(entry.job->spec.id);
   std::set<JobId> explained;
   for (const core::Decision& d : cycle.decisions) {
@@ -142,7 +142,7 @@ int CheckHeadNotDelayed(const core::ClusterState& state, Instant now,
     }
   }
   const core::Job* head = nullptr;  // the first job that could be tried: the blocked head
-  for (const core::PendingEntry& entry : state.queues()[0].pending) {
+  for (const core::PendingEntry& entry : state.topology().queues()[0].pending) {
     if (core::IsEligible(*entry.job, state, now)) {
       head = entry.job;
       break;
@@ -160,7 +160,7 @@ int CheckHeadNotDelayed(const core::ClusterState& state, Instant now,
       without.emplace_back(entry.job->EstimatedEnd(), slots);
     }
   }
-  const int64_t free_now = state.free_slots();
+  const int64_t free_now = state.topology().free_slots();
   EXPECT_LE(EarliestStart(head->min_slots, free_now, now, with),
             EarliestStart(head->min_slots, free_now + freed, now, without))
       << "a backfill delayed head " << head->spec.id << " at t=" << now;
@@ -216,7 +216,7 @@ class FreeSlots {
 // Check 2. Returns how many pending jobs among the first K were checked.
 int CheckJointNotDelayed(const core::ClusterState& state, Instant now,
                          const core::CycleResult& cycle) {
-  const int32_t top = state.queues()[0].spec.predictive.reserve_top;
+  const int32_t top = state.topology().queues()[0].spec.predictive.reserve_top;
   std::set<JobId> backfilled;
   for (const core::Decision& d : cycle.decisions) {
     if (const auto* start = std::get_if<core::StartJob>(&d); start && start->backfilled) {
@@ -226,7 +226,7 @@ int CheckJointNotDelayed(const core::ClusterState& state, Instant now,
   if (top <= 1 || backfilled.empty()) return 0;
   // The queue before the cycle, after the head: pending and backfilled jobs by enqueue order.
   std::map<uint64_t, const core::Job*> queue;
-  for (const core::PendingEntry& entry : state.queues()[0].pending) {
+  for (const core::PendingEntry& entry : state.topology().queues()[0].pending) {
     if (core::IsEligible(*entry.job, state, now)) queue[entry.job->seq] = entry.job;
   }
   for (JobId id : backfilled) queue[state.FindJob(id)->seq] = state.FindJob(id);
@@ -237,7 +237,7 @@ int CheckJointNotDelayed(const core::ClusterState& state, Instant now,
     first.push_back(job);
   }
   // Every slot, less each running job's until max(its run-limit end, now).
-  int64_t all_slots = state.free_slots();
+  int64_t all_slots = state.topology().free_slots();
   for (const core::RunningEntry& entry : state.running()) {
     all_slots += entry.job->allocation.TotalSlots();
   }

@@ -209,7 +209,7 @@ std::vector<CycleLog> RunAudited(const Scenario& s) {
       std::string text = Describe(decision);
       if (!text.empty()) entry.decisions.push_back(std::move(text));
     }
-    for (const core::Queue& queue : state.queues()) {
+    for (const core::Queue& queue : state.topology().queues()) {
       for (const core::PendingEntry& pending : queue.pending) {
         const JobId id = pending.job->spec.id;
         if (victims.contains(id)) continue;  // requeued after the cycle by the simulator

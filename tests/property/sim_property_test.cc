@@ -139,27 +139,28 @@ Instant EarliestStart(int64_t needed, int64_t free_now, Instant now,
 void CheckCycle(const core::ClusterState& state, Instant now, const core::CycleResult& cycle,
                 core::PolicyKind policy) {
   // 1. No slot double-booked: each host's grants add up to its used slots, within its size.
-  std::vector<int64_t> granted(state.hosts().size(), 0);
+  std::vector<int64_t> granted(state.topology().hosts().size(), 0);
   for (const core::RunningEntry& entry : state.running()) {
     for (const core::HostGrant& grant : entry.job->allocation.hosts)
       granted[grant.host] += grant.slots;
   }
   int64_t used = 0;
-  for (const core::Host& host : state.hosts()) {
+  for (const core::Host& host : state.topology().hosts()) {
     ASSERT_EQ(granted[host.index], host.used_slots) << host.spec.name;
     ASSERT_LE(host.used_slots, host.spec.slots) << host.spec.name;
     used += host.used_slots;
   }
   // 2. Capacity never exceeded.
-  ASSERT_LE(used, state.total_slots());
-  ASSERT_EQ(state.free_slots(), [&] {
+  ASSERT_LE(used, state.topology().total_slots());
+  ASSERT_EQ(state.topology().free_slots(), [&] {
     int64_t free = 0;
-    for (const core::Host& host : state.hosts()) free += host.AcceptsWork() ? host.FreeSlots() : 0;
+    for (const core::Host& host : state.topology().hosts())
+      free += host.AcceptsWork() ? host.FreeSlots() : 0;
     return free;
   }());
   // 3. Every pending job has a reason, exactly once.
   std::set<JobId> pending;
-  for (const core::Queue& queue : state.queues()) {
+  for (const core::Queue& queue : state.topology().queues()) {
     for (const core::PendingEntry& entry : queue.pending) pending.insert(entry.job->spec.id);
   }
   std::set<JobId> explained;
@@ -171,7 +172,8 @@ void CheckCycle(const core::ClusterState& state, Instant now, const core::CycleR
   }
   ASSERT_EQ(pending, explained);
   // 4. EASY: backfilled jobs never delay the head's earliest start.
-  if (policy != core::PolicyKind::kEasyBackfill || state.queues()[0].pending.empty()) return;
+  if (policy != core::PolicyKind::kEasyBackfill || state.topology().queues()[0].pending.empty())
+    return;
   std::set<JobId> backfilled;
   for (const core::Decision& d : cycle.decisions) {
     if (const auto* start = std::get_if<core::StartJob>(&d); start && start->backfilled) {
@@ -183,7 +185,7 @@ void CheckCycle(const core::ClusterState& state, Instant now, const core::CycleR
   // skipped, never heads). A dependency may have been satisfied by this very cycle's starts,
   // so a head with one is not judged.
   const core::Job* first = nullptr;
-  for (const core::PendingEntry& entry : state.queues()[0].pending) {
+  for (const core::PendingEntry& entry : state.topology().queues()[0].pending) {
     if (core::IsEligible(*entry.job, state, now)) {
       first = entry.job;
       break;
@@ -203,7 +205,7 @@ void CheckCycle(const core::ClusterState& state, Instant now, const core::CycleR
       without.emplace_back(job.EstimatedEnd(), slots);
     }
   }
-  const int64_t free_now = state.free_slots();
+  const int64_t free_now = state.topology().free_slots();
   const Instant with_backfill = EarliestStart(head.spec.min_tasks, free_now, now, with);
   const Instant without_backfill =
       EarliestStart(head.spec.min_tasks, free_now + freed, now, without);
@@ -274,9 +276,9 @@ TEST_P(SimPropertyTest, EveryFeasibleJobEventuallyRunsOrFailsAtOnce) {
     Scenario s = RandomScenario(seed, policy);
     Result<core::ClusterState> state = core::ClusterState::Create(s.config);
     ASSERT_TRUE(state.has_value());
-    const int64_t total = state->total_slots();
+    const int64_t total = state->topology().total_slots();
     int64_t usable = 0;
-    for (const core::Host& host : state->hosts())
+    for (const core::Host& host : state->topology().hosts())
       usable += host.AcceptsWork() ? host.spec.slots : 0;
     Simulator simulator(std::move(*state), s.workload, {});
     Result<SimResult> result = simulator.Run(nullptr);

@@ -1,7 +1,5 @@
 // Estimated start times (issue 6): the core run forward from the state at T. With run limits
 // equal to runtimes and no arrivals after T, the estimate is exactly the simulated start.
-#include "sim/estimate.h"
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +7,7 @@
 #include <variant>
 
 #include "core/cycle/scheduler.h"
+#include "core/driver/forecast.h"
 #include "sim/simulator.h"
 #include "testing/builders.h"
 #include "wire/estimate_json.h"
@@ -20,7 +19,7 @@ using testing::ClusterBuilder;
 using testing::JobBuilder;
 
 struct AtT {
-  std::map<JobId, StartEstimate> estimates;
+  std::map<JobId, core::StartEstimate> estimates;
   std::map<JobId, Instant> true_start;  // the first start; absent: never started
   bool preempted_by_t = false;          // the truth preempted a job at or before T
 };
@@ -61,7 +60,7 @@ AtT EstimateAndSimulate(const core::ClusterConfig& config, const Workload& workl
   Simulator to_t(std::move(*state), workload, std::move(options));
   Result<SimResult> partial = to_t.Run(nullptr);
   SLUICE_CHECK(partial.has_value());
-  out.estimates = EstimateStarts(to_t.state(), partial->pending_time, wake);
+  out.estimates = core::EstimateStarts(to_t.state(), partial->pending_time, wake);
 
   Result<core::ClusterState> fresh = core::ClusterState::Create(config);
   SLUICE_CHECK(fresh.has_value());
@@ -99,14 +98,14 @@ TEST(ClusterStateCloneTest, CloneIsIndependentAndDecidesTheSame) {
   core::Commit(b, 10, clone);
   EXPECT_EQ(clone.FindJob(3)->state, core::JobState::kRunning);
   EXPECT_EQ(state.FindJob(3)->state, core::JobState::kPending);
-  EXPECT_EQ(state.queues()[0].pending.size(), 2u);
+  EXPECT_EQ(state.topology().queues()[0].pending.size(), 2u);
   EXPECT_NE(clone.FindJob(1)->request, state.FindJob(1)->request);
   EXPECT_EQ(*clone.FindJob(1)->request, *state.FindJob(1)->request);
   for (const core::RunningEntry& entry : clone.running())
     EXPECT_EQ(entry.job, clone.FindJob(entry.job->spec.id));
   EXPECT_TRUE(core::Apply(core::JobFinished{1, 0, core::ExitCause::kNone}, 20, clone).ok());
   EXPECT_EQ(state.FindJob(1)->state, core::JobState::kRunning);
-  EXPECT_EQ(state.hosts()[0].used_slots + state.hosts()[1].used_slots, 3);
+  EXPECT_EQ(state.topology().hosts()[0].used_slots + state.topology().hosts()[1].used_slots, 3);
 }
 
 TEST(EstimateTest, FifoQueueStartsWhenLimitsEnd) {
@@ -129,12 +128,12 @@ TEST(EstimateTest, TheJobsWithoutRunLimitAreListedUpToACapAndCounted) {
   workload.jobs.push_back(Job(31, 1, 1, 10));
   AtT at = EstimateAndSimulate(ClusterBuilder().Hosts(30, 1).Config(), workload, 1);
   ASSERT_EQ(at.estimates.size(), 1u);
-  const StartEstimate& blocked = at.estimates[31];
+  const core::StartEstimate& blocked = at.estimates[31];
   EXPECT_FALSE(blocked.start.has_value());
   ASSERT_EQ(blocked.waits_for.size(), core::kWaitsForListed);
   EXPECT_EQ(blocked.waits_for.front(), 1);
   EXPECT_EQ(blocked.waits_for_count, 30);
-  EXPECT_EQ(EstimateText(blocked),
+  EXPECT_EQ(wire::EstimateText(blocked),
             "unknown (it waits for jobs without a run limit: 1, 2, 3, 4, 5 and 25 more)");
   nlohmann::ordered_json json;
   wire::AddEstimateJson(blocked, json);
@@ -149,16 +148,16 @@ TEST(EstimateTest, UnknownBehindAJobWithoutRunLimit) {
   workload.jobs[3].spec.hold = true;
   AtT at = EstimateAndSimulate(ClusterBuilder().Hosts(1, 3).Config(), workload, 1);
   ASSERT_EQ(at.estimates.size(), 2u);
-  const StartEstimate& blocked = at.estimates[3];
+  const core::StartEstimate& blocked = at.estimates[3];
   EXPECT_FALSE(blocked.start.has_value());
   EXPECT_EQ(blocked.waits_for, (std::vector<JobId>{1}));
   EXPECT_EQ(blocked.reason_at_end, core::ReasonCode::kNoResource);
-  EXPECT_EQ(EstimateText(blocked), "unknown (it waits for jobs without a run limit: 1)");
-  const StartEstimate& held = at.estimates[4];
+  EXPECT_EQ(wire::EstimateText(blocked), "unknown (it waits for jobs without a run limit: 1)");
+  const core::StartEstimate& held = at.estimates[4];
   EXPECT_FALSE(held.start.has_value());
   EXPECT_EQ(held.reason_at_end, core::ReasonCode::kHeld);
   EXPECT_TRUE(held.waits_for.empty());
-  EXPECT_EQ(EstimateText(held), "unknown (it is held)");
+  EXPECT_EQ(wire::EstimateText(held), "unknown (it is held)");
 }
 
 TEST(EstimateTest, AJobWithoutRunLimitThatDoesNotBlockLeavesTheEstimateKnown) {
@@ -168,7 +167,7 @@ TEST(EstimateTest, AJobWithoutRunLimitThatDoesNotBlockLeavesTheEstimateKnown) {
   EXPECT_EQ(at.estimates[3].start, 30);
   EXPECT_EQ(at.true_start[3], 30);
   nlohmann::ordered_json j;
-  AddEstimateJson(at.estimates[3], j);
+  wire::AddEstimateJson(at.estimates[3], j);
   EXPECT_EQ(j.dump(), R"({"estimated_start":30})");
 }
 
@@ -176,7 +175,7 @@ TEST(EstimateTest, OverrunJobsAreExpectedToEndNow) {
   core::ClusterState state = ClusterBuilder().Hosts(1, 2).State();
   testing::SubmitRunning(state, JobBuilder(1).Tasks(2).Limit(10), 0);
   testing::Submit(state, JobBuilder(2).Tasks(1).Limit(10).Submit(1));
-  std::map<JobId, StartEstimate> estimates = EstimateStarts(state, 50, std::nullopt);
+  std::map<JobId, core::StartEstimate> estimates = core::EstimateStarts(state, 50, std::nullopt);
   EXPECT_EQ(estimates[2].start, 50);
 }
 
@@ -278,9 +277,9 @@ TEST(EstimateTest, CoarseStepsBeyondTheWindowErrLateByAtMostTheFraction) {
   for (Duration limit : {500, 7000, 3, 20000, 77, 9000, 1234, 40000}) {
     testing::Submit(state, JobBuilder(id++).Tasks(4).Limit(limit));
   }
-  const auto exact = EstimateStarts(state, 0, std::nullopt);
-  const auto coarse = EstimateStarts(
-      state, 0, std::nullopt, EstimateOptions{.exact_window = 2000, .coarse_fraction = 0.05});
+  const auto exact = core::EstimateStarts(state, 0, std::nullopt);
+  const auto coarse = core::EstimateStarts(
+      state, 0, std::nullopt, core::EstimateOptions{.exact_window = 2000, .coarse_fraction = 0.05});
   ASSERT_EQ(exact.size(), coarse.size());
   bool any_later = false;
   for (const auto& [job, estimate] : exact) {

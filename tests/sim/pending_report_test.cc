@@ -65,16 +65,16 @@ class PendingReportTest : public ::testing::Test {
                           .available = 1,
                           .hosts = 2}}),
                 Pend(3, {{.code = core::ReasonCode::kPriorityWait, .job = 2}})};
-    estimates_[2] =
-        StartEstimate{.start = 100, .unknown_because = {}, .reason_at_end = {}, .waits_for = {}};
-    estimates_[3] = StartEstimate{.start = std::nullopt,
-                                  .unknown_because = "it waits for jobs without a run limit",
-                                  .reason_at_end = core::ReasonCode::kNoResource,
-                                  .waits_for = {9}};
+    estimates_[2] = core::StartEstimate{
+        .start = 100, .unknown_because = {}, .reason_at_end = {}, .waits_for = {}};
+    estimates_[3] = core::StartEstimate{.start = std::nullopt,
+                                        .unknown_because = "it waits for jobs without a run limit",
+                                        .reason_at_end = core::ReasonCode::kNoResource,
+                                        .waits_for = {9}};
   }
   std::optional<core::ClusterState> state_;
   std::vector<core::PendJob> pending_;
-  std::map<JobId, StartEstimate> estimates_;
+  std::map<JobId, core::StartEstimate> estimates_;
 };
 
 TEST_F(PendingReportTest, JsonLinesCarryReasonsHintAndEstimate) {

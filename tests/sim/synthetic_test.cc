@@ -58,9 +58,9 @@ TEST(SyntheticTest, EveryShapeIsAValidRequestAndTheFreeSlotsAreAsAsked) {
   for (uint64_t seed : {1, 2, 3}) {
     const SyntheticOptions options = Small(seed);
     core::ClusterState state = Build(options);  // Submit fails on an invalid request
-    EXPECT_EQ(state.free_slots(), options.free_slots);
+    EXPECT_EQ(state.topology().free_slots(), options.free_slots);
     int64_t pending = 0;
-    for (const core::Queue& queue : state.queues())
+    for (const core::Queue& queue : state.topology().queues())
       pending += static_cast<int64_t>(queue.pending.size());
     EXPECT_EQ(pending, options.pending);
     // The core takes the workload. On 50 hosts a few shapes can never fit (a rack without

@@ -155,7 +155,7 @@ inline void SubmitRunning(core::ClusterState& state, const core::JobSpec& spec, 
   Submit(state, spec);
   core::Allocation allocation;
   int32_t wanted = spec.min_tasks;
-  for (const core::Host& host : state.hosts()) {
+  for (const core::Host& host : state.topology().hosts()) {
     if (wanted == 0) break;
     const int32_t take = std::min(wanted, host.AcceptsWork() ? host.FreeSlots() : 0);
     if (take > 0) allocation.hosts.push_back(core::HostGrant{host.index, take});

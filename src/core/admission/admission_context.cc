@@ -12,7 +12,7 @@ namespace {
 // above max_capacity, USER_LIMIT when its user already holds the queue's minimum user share
 // while other active users wait.
 std::optional<PendingReasons> QueueShareBlocks(const Job& job, const CycleContext& ctx) {
-  const Queue& queue = ctx.state.queues()[job.queue];
+  const Queue& queue = ctx.state.topology().queues()[job.queue];
   const QueueLoad& load = ctx.loads.of(job.queue);
   PendingReasons reasons;
   const int64_t queue_slots = ctx.QueueSlots(queue);
@@ -52,7 +52,7 @@ std::optional<PendingReasons> AdmissionContext::Ineligible(const Job& job) const
   // Held, dependency, begin time and dispatch window first (eligibility.h). Most jobs are
   // eligible: IsEligible answers the same question without building reasons.
   if (!IsEligible(job, ctx.state, ctx.now)) return CheckEligibility(job, ctx.state, ctx.now);
-  const QueueSpec& spec = ctx.state.queues()[job.queue].spec;
+  const QueueSpec& spec = ctx.state.topology().queues()[job.queue].spec;
   // No run or slot limit, maximum capacity, user share or named limit: nothing below applies.
   if (!spec.run_limit && !spec.slot_limit && spec.max_capacity >= 100 && spec.user_limit_pct <= 0 &&
       !ctx.limits.any()) {
@@ -60,7 +60,7 @@ std::optional<PendingReasons> AdmissionContext::Ineligible(const Job& job) const
   }
   PendingReasons reasons;
   {
-    const Queue& queue = ctx.state.queues()[job.queue];
+    const Queue& queue = ctx.state.topology().queues()[job.queue];
     if (queue.spec.run_limit && ctx.QueueRunning(queue) >= *queue.spec.run_limit) {
       reasons.Add(ReasonDetail{.code = ReasonCode::kQueueRunLimit,
                                .resource = "jobs",

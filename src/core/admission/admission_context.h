@@ -1,8 +1,8 @@
 // AdmissionContext: what an AdmissionPolicy may see and do in one cycle (R-ADM-2), and no
-// more. The cycle's working set (core/cycle/cycle_context.h: capacity, limits, loads, the
-// unsatisfiable cache, the result) stays the cycle's own; a policy reaches it only through
-// these calls, so every start debits capacity and limits, every nomination is counted and
-// cached, and every decision lands in the result in the order it was made.
+// more. The cycle's working set (cycle_context.h: capacity, limits, loads, the unsatisfiable
+// cache, the result) stays the cycle's own; a policy reaches it only through these calls, so
+// every start debits capacity and limits, every nomination is counted and cached, and every
+// decision lands in the result in the order it was made.
 //
 // Representation: a reference to the cycle's CycleContext; the calls forward to it (inline,
 // so the cycle's inner loop costs what it did when policies held the whole context).
@@ -12,8 +12,8 @@
 #include <optional>
 #include <span>
 
+#include "core/admission/cycle_context.h"
 #include "core/alloc/allocator.h"
-#include "core/cycle/cycle_context.h"
 #include "core/model/cluster_state.h"
 #include "core/reasons/reason.h"
 

@@ -57,14 +57,14 @@ Classification Classify(const Job& job) {
 int64_t EligibleSlots(const Job& job, const ClusterState& state) {
   const Capacity all = Capacity::AllConfigured(state);
   CapacityHostView view(state, all);
-  const Queue& queue = state.queues()[job.queue];
+  const Queue& queue = state.topology().queues()[job.queue];
   int64_t slots = 0;
   auto consider = [&](HostIndex h) {
     view.Bind(h);
     for (const resreq::Compound& alternative : job.request->alternatives) {
       for (const resreq::Primary& part : alternative.parts) {
-        if (state.PassesSelect(part.select, h, view)) {
-          slots += state.hosts()[h].spec.slots;
+        if (state.requests().PassesSelect(part.select, h, view)) {
+          slots += state.topology().hosts()[h].spec.slots;
           return;
         }
       }
@@ -77,7 +77,7 @@ int64_t EligibleSlots(const Job& job, const ClusterState& state) {
 }  // namespace
 
 AdmissionDiagnostics Diagnose(const Job& job, const ClusterState& state, Instant now) {
-  const Queue& queue = state.queues()[job.queue];
+  const Queue& queue = state.topology().queues()[job.queue];
   const AdmissionRecord& record = job.admission;
   AdmissionDiagnostics d;
   d.policy = queue.spec.policy;
@@ -85,7 +85,7 @@ AdmissionDiagnostics Diagnose(const Job& job, const ClusterState& state, Instant
   const bool waiting = job.state == JobState::kPending || job.state == JobState::kHeld;
   d.pending_age = waiting ? std::max<Duration>(0, now - record.enqueue_time) : 0;
   d.request = std::to_string(job.min_slots) + (job.min_slots == 1 ? " task" : " tasks");
-  const std::string text = resreq::Normalize(*job.request, state.expr_pool());
+  const std::string text = resreq::Normalize(*job.request, state.requests().expr_pool());
   if (!text.empty()) d.request += ": " + text;
   d.classification = Classify(job);
   d.bypass_count = record.bypass_count;
@@ -103,7 +103,7 @@ AdmissionDiagnostics Diagnose(const Job& job, const ClusterState& state, Instant
 
 std::vector<QueueCounters> Counters(const ClusterState& state, Instant now) {
   std::vector<QueueCounters> counters;
-  for (const Queue& queue : state.queues()) {
+  for (const Queue& queue : state.topology().queues()) {
     QueueCounters c{.queue = queue.spec.name, .totals = queue.totals};
     for (const PendingEntry& entry : queue.pending) {
       const Job& job = *entry.job;

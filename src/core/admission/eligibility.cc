@@ -22,7 +22,7 @@ std::optional<Instant> WindowOpening(const Job& job, const ClusterState& state, 
 
 bool DependencyWaits(const Job& job, const ClusterState& state) {
   if (job.spec.depend.empty()) return false;
-  const DependEvaluation* eval = state.DependencyOf(job.spec.id);
+  const DependEvaluation* eval = state.dependencies().Of(job.spec.id);
   return eval != nullptr && eval->verdict != DependVerdict::kSatisfied;
 }
 
@@ -46,7 +46,7 @@ std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterStat
   PendingReasons reasons;
   if (job.state == JobState::kHeld) reasons.Add(ReasonDetail{.code = ReasonCode::kHeld});
   if (DependencyWaits(job, state)) {
-    const DependEvaluation& eval = *state.DependencyOf(job.spec.id);
+    const DependEvaluation& eval = *state.dependencies().Of(job.spec.id);
     reasons.Add(ReasonDetail{.code = ReasonCode::kDependency,
                              .condition = eval.condition,
                              .never = eval.verdict == DependVerdict::kNever});
@@ -69,7 +69,7 @@ bool IsEligible(const Job& job, const ClusterState& state, Instant now) {
 
 std::optional<Instant> NextEligibilityTimer(const ClusterState& state, Instant now) {
   std::optional<Instant> next = state.NextBeginAfter(now);
-  for (const Queue& queue : state.queues()) {
+  for (const Queue& queue : state.topology().queues()) {
     if (queue.pending.empty() || state.topology().WindowsOf(queue.index).always_open()) continue;
     const Instant wall = state.WallTime(now);
     if (state.topology().WindowsOf(queue.index).IsOpen(wall)) continue;

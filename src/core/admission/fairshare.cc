@@ -36,8 +36,8 @@ QueueOrder FairshareOrder(const Queue& queue, const ClusterState& state, Instant
     jobs_by_user[entry.job->spec.user].push_back(entry.job);
   std::map<std::string, double> usage;  // slot-seconds
   for (const auto& [user, jobs] : jobs_by_user) {
-    auto past = state.fairshare_usage().find({queue.index, user});
-    usage[user] = past == state.fairshare_usage().end()
+    auto past = state.usage().fairshare().find({queue.index, user});
+    usage[user] = past == state.usage().fairshare().end()
                       ? 0
                       : past->second.At(now, queue.spec.fairshare_half_life);
   }

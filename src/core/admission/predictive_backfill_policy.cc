@@ -44,7 +44,7 @@ class CyclePredictions {
 // Step 3: the jobs after the head not decided yet, in the configured order.
 Candidates CollectCandidates(const QueueOrder& order, QueueOrder::iterator head_it,
                              const PredictiveKnobs& knobs, AdmissionContext& ctx) {
-  CyclePredictions predictions(ctx.state().runtime_history(), knobs);
+  CyclePredictions predictions(ctx.state().usage().runtimes(), knobs);
   const bool protect = knobs.reserve_after > 0 && knobs.reserve_depth > 0;
   const size_t top = static_cast<size_t>(std::max(knobs.reserve_top, 1) - 1);
   // Unexplained, a job needing more slots than are free now can start at no point of step 4
@@ -119,7 +119,7 @@ class PredictiveBackfillPolicy final : public AdmissionPolicy {
     if (ctx.explain()) ctx.Pend(head, std::move(head_reasons));
     if (!ctx.explain() && ctx.TotalFree() == 0) return;  // nothing more can start
     Candidates candidates = CollectCandidates(order, head_it, queue.spec.predictive, ctx);  // 3.
-    const RuntimePredictor predictor(ctx.state().runtime_history(), queue.spec.predictive);
+    const RuntimePredictor predictor(ctx.state().usage().runtimes(), queue.spec.predictive);
     HeadProtection protection(head, std::move(candidates.waiters),
                               queue.spec.predictive.predicted_guard ? &predictor : nullptr,
                               std::move(candidates.top));

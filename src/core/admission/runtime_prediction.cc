@@ -23,9 +23,9 @@ Instant RuntimePredictor::PredictedEnd(const Job& running, Instant now) const {
 }
 
 ForecastEnd ExpectedEndForForecast(const ClusterState& state, const Job& running, Instant now) {
-  const QueueSpec& queue = state.queues()[running.queue].spec;
+  const QueueSpec& queue = state.topology().queues()[running.queue].spec;
   if (queue.policy == PolicyKind::kPredictiveBackfill) {
-    const RuntimePredictor predictor(state.runtime_history(), queue.predictive);
+    const RuntimePredictor predictor(state.usage().runtimes(), queue.predictive);
     const Instant end = predictor.PredictedEnd(running, now);
     return ForecastEnd{.end = end, .predicted = end != kInfinite};
   }

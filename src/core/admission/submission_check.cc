@@ -5,14 +5,14 @@
 namespace sluice::core {
 
 std::optional<NeverRunnable> SubmissionCheck::Check(const JobSpec& spec) {
-  if (state_.queues().empty() || spec.min_tasks < 1 || spec.max_tasks < spec.min_tasks) {
+  if (state_.topology().queues().empty() || spec.min_tasks < 1 || spec.max_tasks < spec.min_tasks) {
     return std::nullopt;
   }
-  std::optional<QueueIndex> queue = state_.default_queue();
-  if (!spec.queue.empty()) queue = state_.FindQueue(spec.queue);
+  std::optional<QueueIndex> queue = state_.topology().default_queue();
+  if (!spec.queue.empty()) queue = state_.topology().FindQueue(spec.queue);
   if (!queue) return std::nullopt;
   const std::string& text =
-      spec.resreq.empty() ? state_.queues()[*queue].spec.default_resreq : spec.resreq;
+      spec.resreq.empty() ? state_.topology().queues()[*queue].spec.default_resreq : spec.resreq;
   Result<const resreq::Request*> request = state_.CompileRequest(text);
   if (!request) return std::nullopt;
   // The job as ClusterState::Submit would hold it, without entering it anywhere.

@@ -5,10 +5,12 @@
 namespace sluice::core {
 
 void Capacity::FillDefines(const ClusterState& state) const {
-  defines_.assign(state.hosts().size() * resource_count_, 0);
-  for (const Host& host : state.hosts()) {
+  const Topology& topology = state.topology();
+  defines_.assign(topology.hosts().size() * resource_count_, 0);
+  for (const Host& host : topology.hosts()) {
     for (const auto& [name, amount] : host.spec.resources) {
-      if (auto id = state.FindHostResource(name)) defines_[host.index * resource_count_ + *id] = 1;
+      if (auto id = topology.FindHostResource(name))
+        defines_[host.index * resource_count_ + *id] = 1;
     }
   }
 }
@@ -17,9 +19,9 @@ const std::vector<const std::string*>& Capacity::AttributeColumn(const ClusterSt
                                                                  std::string_view name) const {
   auto it = attribute_columns_.find(name);
   if (it != attribute_columns_.end()) return it->second;
-  std::vector<const std::string*> column(state.hosts().size(), nullptr);
+  std::vector<const std::string*> column(state.topology().hosts().size(), nullptr);
   const std::string key(name);
-  for (const Host& host : state.hosts()) {
+  for (const Host& host : state.topology().hosts()) {
     auto found = host.spec.attributes.find(key);
     if (found != host.spec.attributes.end()) column[host.index] = &found->second;
   }
@@ -39,7 +41,8 @@ void Capacity::IndexFreeHosts() {
 void Capacity::Reset(const ClusterState& state) {
   // Every cycle that needs per-host capacity: copies of the state's dense per-host slots and
   // of its free-host index into buffers kept from the last cycle, not a walk over the hosts.
-  const HostSlots& slots = state.topology().host_slots();
+  const Topology& topology = state.topology();
+  const HostSlots& slots = topology.host_slots();
   free_slots_.assign(slots.free.begin(), slots.free.end());
   // Configured slots change only with the configuration: most cycles find them as the last
   // cycle left them (the same version) and keep MaxHostSlots (a max over every host was ~4 %
@@ -54,11 +57,11 @@ void Capacity::Reset(const ClusterState& state) {
   has_free_.assign(slots.has_free.begin(), slots.has_free.end());
   total_free_ = slots.total_free;
   first_free_ = 0;
-  resource_count_ = state.host_resources().size();
+  resource_count_ = topology.host_resources().size();
   free_resources_.clear();
   if (resource_count_ > 0) {
-    free_resources_.assign(state.hosts().size() * resource_count_, 0);
-    for (const Host& host : state.hosts()) {
+    free_resources_.assign(topology.hosts().size() * resource_count_, 0);
+    for (const Host& host : topology.hosts()) {
       if (!host.AcceptsWork()) continue;
       for (ResourceId r = 0; r < resource_count_; ++r) {
         free_resources_[host.index * resource_count_ + r] = host.ResourceFree(r);
@@ -66,8 +69,8 @@ void Capacity::Reset(const ClusterState& state) {
     }
   }
   free_shared_.clear();
-  for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
-    free_shared_.push_back(state.SharedTotal(r) - state.SharedUsed(r));
+  for (ResourceId r = 0; r < topology.shared_resources().size(); ++r) {
+    free_shared_.push_back(topology.SharedTotal(r) - topology.SharedUsed(r));
   }
   withheld_for_.clear();
   withheld_since_ = 0;
@@ -78,10 +81,11 @@ void Capacity::Reset(const ClusterState& state) {
 }
 
 Capacity Capacity::AllConfigured(const ClusterState& state) {
+  const Topology& topology = state.topology();
   Capacity capacity;
-  capacity.resource_count_ = state.host_resources().size();
-  capacity.free_resources_.assign(state.hosts().size() * capacity.resource_count_, 0);
-  for (const Host& host : state.hosts()) {
+  capacity.resource_count_ = topology.host_resources().size();
+  capacity.free_resources_.assign(topology.hosts().size() * capacity.resource_count_, 0);
+  for (const Host& host : topology.hosts()) {
     capacity.free_slots_.push_back(host.spec.slots);
     capacity.total_slots_.push_back(host.spec.slots);
     capacity.accepts_work_.push_back(true);
@@ -90,8 +94,8 @@ Capacity Capacity::AllConfigured(const ClusterState& state) {
       capacity.free_resources_[host.index * capacity.resource_count_ + r] = host.ResourceTotal(r);
     }
   }
-  for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
-    capacity.free_shared_.push_back(state.SharedTotal(r));
+  for (ResourceId r = 0; r < topology.shared_resources().size(); ++r) {
+    capacity.free_shared_.push_back(topology.SharedTotal(r));
   }
   capacity.IndexFreeHosts();
   return capacity;

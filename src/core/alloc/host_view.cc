@@ -13,7 +13,8 @@ CapacityHostView::Name& CapacityHostView::Lookup(std::string_view name) const {
     }
   }
   Name& entry = name_count_ < names_.size() ? names_[name_count_++] : overflow_;
-  entry = Name{.text = name, .resource = state_.FindHostResource(name), .attribute = nullptr};
+  entry = Name{
+      .text = name, .resource = state_.topology().FindHostResource(name), .attribute = nullptr};
   return entry;
 }
 
@@ -38,7 +39,7 @@ bool CapacityHostView::HasTag(std::string_view name) const {
 std::optional<ResourceId> CapacityHostView::HostResource(std::string_view name) const {
   if (plain_) {
     if (!host_->spec.resources.contains(std::string(name))) return std::nullopt;
-    return state_.FindHostResource(name);
+    return state_.topology().FindHostResource(name);
   }
   const std::optional<ResourceId> id = Lookup(name).resource;
   if (!id || !capacity_.Defines(state_, index_, *id)) return std::nullopt;

@@ -28,7 +28,7 @@ class CapacityHostView final : public resreq::HostView {
       : state_(state), capacity_(capacity), plain_(plain) {}
 
   void Bind(HostIndex host) {
-    host_ = &state_.hosts()[host];
+    host_ = &state_.topology().hosts()[host];
     index_ = host;
   }
 

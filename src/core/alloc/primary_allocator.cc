@@ -28,9 +28,9 @@ Demand SplitRusage(const resreq::Primary& primary, const ClusterState& state) {
   for (const resreq::Rusage& r : primary.rusage) {
     const int64_t units = Units(r.amount);
     if (units == 0) continue;
-    if (auto id = state.FindHostResource(r.resource)) {
+    if (auto id = state.topology().FindHostResource(r.resource)) {
       demand.per_task.push_back(ResourceAmount{*id, units});
-    } else if (auto shared = state.FindSharedResource(r.resource)) {
+    } else if (auto shared = state.topology().FindSharedResource(r.resource)) {
       demand.shared.push_back(ResourceAmount{*shared, units});
     } else {
       demand.missing.push_back(r.resource);
@@ -79,7 +79,7 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
       return;
     }
     if (!capacity.AcceptsWork(h)) {
-      const HostState state = task.state.hosts()[h].spec.state;
+      const HostState state = task.state.topology().hosts()[h].spec.state;
       ++(state == HostState::kUnavail ? scan.unavail : scan.closed);
       return;
     }
@@ -186,7 +186,7 @@ std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Ca
     if (column != nullptr) {
       found = (*column)[c.host];
     } else {
-      const auto& attributes = task.state.hosts()[c.host].spec.attributes;
+      const auto& attributes = task.state.topology().hosts()[c.host].spec.attributes;
       auto it = attributes.find(task.primary.same);
       if (it != attributes.end()) found = &it->second;
     }
@@ -476,11 +476,12 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
   for (size_t i = 0; i < demand.per_task.size(); ++i) {
     const int64_t needed = demand.per_task[i].amount * tasks;
     if (scan.free_resources[i] >= needed) continue;
-    reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource,
-                             .resource = task.state.host_resources()[demand.per_task[i].id],
-                             .needed = needed,
-                             .available = scan.free_resources[i],
-                             .hosts = scan.matching_working});
+    reasons.Add(
+        ReasonDetail{.code = ReasonCode::kNoResource,
+                     .resource = task.state.topology().host_resources()[demand.per_task[i].id],
+                     .needed = needed,
+                     .available = scan.free_resources[i],
+                     .hosts = scan.matching_working});
   }
   for (size_t i = 0; i < demand.missing.size(); ++i) {
     reasons.Add(ReasonDetail{.code = ReasonCode::kNoResource,
@@ -592,7 +593,7 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
     if (capacity.FreeShared(r.id) >= r.amount) continue;
     shared_ok = false;
     reasons.Add(ReasonDetail{.code = ReasonCode::kSharedResource,
-                             .resource = task.state.shared_resources()[r.id],
+                             .resource = task.state.topology().shared_resources()[r.id],
                              .needed = r.amount,
                              .available = capacity.FreeShared(r.id)});
   }

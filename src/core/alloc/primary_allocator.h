@@ -42,8 +42,8 @@ struct PrimaryTask {
   bool Selects(HostIndex host, const resreq::HostView& view) const {
     if (optimistic_select && state.requests().SelectTestsFreeAmounts(primary.select)) return true;
     // The reference path evaluates afresh, so the differential test checks the memo too.
-    if (reference) return resreq::EvalSelect(primary.select, state.expr_pool(), view);
-    return state.PassesSelect(primary.select, host, view);
+    if (reference) return resreq::EvalSelect(primary.select, state.requests().expr_pool(), view);
+    return state.requests().PassesSelect(primary.select, host, view);
   }
 };
 
@@ -71,7 +71,7 @@ class HostSelector {
     }
     view.Bind(host);
     if (verdict == RequestCatalog::kSelectReadsFree) {
-      return resreq::EvalSelect(task_.primary.select, task_.state.expr_pool(), view);
+      return resreq::EvalSelect(task_.primary.select, task_.state.requests().expr_pool(), view);
     }
     return task_.Selects(host, view);
   }

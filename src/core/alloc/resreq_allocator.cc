@@ -67,7 +67,7 @@ constexpr int64_t kSearchBudget = 20000;
 PrimaryTask PartTask(const Job& job, const ClusterState& state, const resreq::Primary& part,
                      bool feasibility, bool reference, bool explain_failure = true) {
   return PrimaryTask{.state = state,
-                     .queue = state.queues()[job.queue],
+                     .queue = state.topology().queues()[job.queue],
                      .primary = part,
                      .min_tasks = part.count > 0 ? part.count : job.spec.min_tasks,
                      .max_tasks = part.count > 0 ? part.count : job.spec.max_tasks,
@@ -166,7 +166,8 @@ std::string DescribeImpossible(const Job& job, const ClusterState& state,
     const resreq::Compound& alternative = job.request->alternatives[a];
     if (alternative.parts.size() == 1 && alternative.parts[0].select != resreq::kNoExpr) {
       const std::string select =
-          "select[" + resreq::NormalizeExpr(alternative.parts[0].select, state.expr_pool()) + "]";
+          "select[" +
+          resreq::NormalizeExpr(alternative.parts[0].select, state.requests().expr_pool()) + "]";
       if (reasons.main == ReasonCode::kNoMatch) {
         clauses = "no host the queue may use satisfies " + select;
       } else {

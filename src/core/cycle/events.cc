@@ -12,12 +12,12 @@ namespace {
 Status CheckSubmission(const JobSpec& spec, const ClusterState& state) {
   // Named only in errors: every submission passes here (200,000 of a trace replay).
   auto job = [&spec] { return "job " + std::to_string(spec.id); };
-  if (!state.queues().empty()) {
-    const std::optional<QueueIndex> queue = spec.queue.empty()
-                                                ? std::optional<QueueIndex>(state.default_queue())
-                                                : state.FindQueue(spec.queue);
-    if (queue && !state.queues()[*queue].spec.open) {
-      return FailedPrecondition(job() + ": queue '" + state.queues()[*queue].spec.name +
+  if (!state.topology().queues().empty()) {
+    const std::optional<QueueIndex> queue =
+        spec.queue.empty() ? std::optional<QueueIndex>(state.topology().default_queue())
+                           : state.topology().FindQueue(spec.queue);
+    if (queue && !state.topology().queues()[*queue].spec.open) {
+      return FailedPrecondition(job() + ": queue '" + state.topology().queues()[*queue].spec.name +
                                 "' is closed to new jobs");
     }
   }
@@ -34,8 +34,9 @@ Status CheckSubmission(const JobSpec& spec, const ClusterState& state) {
 
 // The allocation fits what the hosts that accept work have free now.
 bool Fits(const Allocation& alloc, const ClusterState& state) {
+  const Topology& topology = state.topology();
   for (const HostGrant& g : alloc.hosts) {
-    const Host& host = state.hosts()[g.host];
+    const Host& host = topology.hosts()[g.host];
     if (!host.AcceptsWork() || host.SlotsTaken(g) > host.FreeSlots()) return false;
     if (g.whole_host && host.running_jobs > 0) return false;
     for (const ResourceAmount& r : g.resources) {
@@ -43,7 +44,7 @@ bool Fits(const Allocation& alloc, const ClusterState& state) {
     }
   }
   for (const ResourceAmount& r : alloc.shared) {
-    if (r.amount > state.SharedTotal(r.id) - state.SharedUsed(r.id)) return false;
+    if (r.amount > topology.SharedTotal(r.id) - topology.SharedUsed(r.id)) return false;
   }
   return true;
 }
@@ -84,7 +85,8 @@ Status ApplyServerEvent(EventT& event, Instant now, ClusterState& state) {
     return state.NoteEnded(e->job, e->state, e->started);
   }
   if (const auto* e = std::get_if<ReclaimDeadlineRestored>(&event)) {
-    if (e->queue >= state.queues().size()) return NotFound("no queue " + std::to_string(e->queue));
+    if (e->queue >= state.topology().queues().size())
+      return NotFound("no queue " + std::to_string(e->queue));
     state.SetReclaimDeadline(e->queue, e->deadline);
     return Status::Ok();
   }

@@ -19,7 +19,7 @@ bool BeingPreempted(const Job& job) { return job.preempted_for != kNoJob; }
 void CreditVictim(const Job& victim, Capacity& capacity, std::map<HostIndex, int32_t>& victims_on,
                   const ClusterState& state) {
   for (const HostGrant& grant : victim.allocation.hosts) {
-    const Host& host = state.hosts()[grant.host];
+    const Host& host = state.topology().hosts()[grant.host];
     capacity.Credit(grant, host.SlotsTaken(grant), ++victims_on[grant.host] == host.running_jobs);
   }
   for (const ResourceAmount& amount : victim.allocation.shared) capacity.CreditShared(amount);
@@ -41,7 +41,7 @@ bool FitsOn(const Job& job, Capacity& capacity, const CycleContext& ctx) {
 // Whether any host of the victim could serve some part of the job's request (in the job's
 // queue): victims elsewhere free nothing the job can use.
 bool ServesJob(const Job& victim, const Job& job, CycleContext& ctx) {
-  const Queue& queue = ctx.state.queues()[job.queue];
+  const Queue& queue = ctx.state.topology().queues()[job.queue];
   CapacityHostView view(ctx.state, ctx.capacity());
   for (const HostGrant& grant : victim.allocation.hosts) {
     if (!queue.all_hosts && !std::binary_search(queue.hosts.begin(), queue.hosts.end(), grant.host))
@@ -49,7 +49,7 @@ bool ServesJob(const Job& victim, const Job& job, CycleContext& ctx) {
     view.Bind(grant.host);
     for (const resreq::Compound& alternative : job.request->alternatives) {
       for (const resreq::Primary& part : alternative.parts) {
-        if (ctx.state.PassesSelect(part.select, grant.host, view)) return true;
+        if (ctx.state.requests().PassesSelect(part.select, grant.host, view)) return true;
       }
     }
   }
@@ -58,7 +58,7 @@ bool ServesJob(const Job& victim, const Job& job, CycleContext& ctx) {
 
 void Emit(const Job& job, const std::vector<const Job*>& victims, CycleContext& ctx) {
   for (const Job* victim : victims) {
-    const Duration grace = ctx.state.queues()[victim->queue].spec.preempt_grace;
+    const Duration grace = ctx.state.topology().queues()[victim->queue].spec.preempt_grace;
     ctx.result.decisions.push_back(PreemptJob{
         .victim = victim->spec.id, .for_job = job.spec.id, .kill_at = AddDuration(ctx.now, grace)});
     ctx.chosen_victims.insert(victim->spec.id);
@@ -83,9 +83,10 @@ int64_t StayingSlots(const Queue& queue, const CycleContext& ctx) {
 // of the queue most over its guarantee whose loss leaves that queue at or above it.
 std::vector<const Job*> ReclaimCandidates(const Job& job, CycleContext& ctx) {
   const ClusterState& state = ctx.state;
-  std::vector<int64_t> used(state.queues().size());
-  std::vector<std::vector<const Job*>> stacks(state.queues().size());  // most recent first
-  for (const Queue& queue : state.queues()) used[queue.index] = StayingSlots(queue, ctx);
+  std::vector<int64_t> used(state.topology().queues().size());
+  std::vector<std::vector<const Job*>> stacks(
+      state.topology().queues().size());  // most recent first
+  for (const Queue& queue : state.topology().queues()) used[queue.index] = StayingSlots(queue, ctx);
   for (auto it = state.running().rbegin(); it != state.running().rend(); ++it) {
     const Job& running = *it->job;
     if (running.queue == job.queue || BeingPreempted(running) ||
@@ -98,7 +99,7 @@ std::vector<const Job*> ReclaimCandidates(const Job& job, CycleContext& ctx) {
   while (order.size() < kMaxVictims) {
     const Job* best = nullptr;
     double best_ratio = -1;
-    for (const Queue& queue : state.queues()) {
+    for (const Queue& queue : state.topology().queues()) {
       const double guarantee = ctx.loads.of(queue.index).guarantee;
       const double ratio = ctx.loads.Ratio(queue.index, used[queue.index]);
       if (static_cast<double>(used[queue.index]) <= guarantee + 1e-9 || ratio <= best_ratio)
@@ -125,11 +126,11 @@ std::vector<const Job*> ReclaimCandidates(const Job& job, CycleContext& ctx) {
 // R-CAP-4 candidates: jobs of preemptable queues of lower priority than the job's, lowest
 // queue priority first, then most recently started.
 std::vector<const Job*> PriorityCandidates(const Job& job, CycleContext& ctx) {
-  const int32_t priority = ctx.state.queues()[job.queue].spec.priority;
+  const int32_t priority = ctx.state.topology().queues()[job.queue].spec.priority;
   std::vector<const Job*> order;
   for (auto it = ctx.state.running().rbegin(); it != ctx.state.running().rend(); ++it) {
     const Job& running = *it->job;
-    const QueueSpec& spec = ctx.state.queues()[running.queue].spec;
+    const QueueSpec& spec = ctx.state.topology().queues()[running.queue].spec;
     if (!spec.preemptable || spec.priority >= priority) continue;
     if (running.state != JobState::kRunning || BeingPreempted(running) ||
         ctx.chosen_victims.contains(running.spec.id) || !ServesJob(running, job, ctx)) {
@@ -138,7 +139,8 @@ std::vector<const Job*> PriorityCandidates(const Job& job, CycleContext& ctx) {
     order.push_back(&running);
   }
   std::stable_sort(order.begin(), order.end(), [&](const Job* a, const Job* b) {
-    return ctx.state.queues()[a->queue].spec.priority < ctx.state.queues()[b->queue].spec.priority;
+    return ctx.state.topology().queues()[a->queue].spec.priority <
+           ctx.state.topology().queues()[b->queue].spec.priority;
   });
   if (order.size() > kMaxVictims) order.resize(kMaxVictims);
   return order;
@@ -240,7 +242,7 @@ void Preempt(CycleContext& ctx) {
   const ClusterState& state = ctx.state;
   std::set<QueueIndex> preempted_now;
   if (ctx.loads.capacities()) {  // R-CAP-3
-    for (const Queue& queue : state.queues()) {
+    for (const Queue& queue : state.topology().queues()) {
       const double guarantee = ctx.loads.of(queue.index).guarantee;
       const Job* blocked = ctx.BlockedHeadOf(queue.index);
       const bool starved =
@@ -266,7 +268,7 @@ void Preempt(CycleContext& ctx) {
         preempted_now.insert(queue.index);
     }
   }
-  for (const Queue& queue : state.queues()) {  // R-CAP-4
+  for (const Queue& queue : state.topology().queues()) {  // R-CAP-4
     const Job* blocked = ctx.BlockedHeadOf(queue.index);
     if (!queue.spec.preemptive || blocked == nullptr || preempted_now.contains(queue.index) ||
         HasPreemptionInQueue(queue.index, ctx)) {

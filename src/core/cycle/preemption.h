@@ -21,8 +21,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/admission/cycle_context.h"
 #include "core/alloc/allocator.h"
-#include "core/cycle/cycle_context.h"
 
 namespace sluice::core {
 

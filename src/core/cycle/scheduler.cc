@@ -77,7 +77,7 @@ CycleContext Scheduler::BeginCycle(const ClusterState& state, Instant now,
   if (ctx.explain) {
     // About one decision per waiting job: growing the vector would move it ~20 times.
     size_t waiting = 0;
-    for (const Queue& queue : state.queues()) waiting += queue.pending.size();
+    for (const Queue& queue : state.topology().queues()) waiting += queue.pending.size();
     ctx.result.decisions.reserve(waiting + 16);
   }
   return ctx;
@@ -173,9 +173,9 @@ CycleResult Scheduler::RunCycle(const ClusterState& state, Instant now, const Cy
   ctx.loads.Fill(state, now);
   ClassifyNewJobs(ctx);   // 2.
   KeepReservations(ctx);  // 3.
-  if (state.queues().size() == 1) {
+  if (state.topology().queues().size() == 1) {
     // One queue (a trace replay's cluster): nothing to order, so no order vector per cycle.
-    AdmitQueue(state.queues().front(), ctx);  // 4., 5.
+    AdmitQueue(state.topology().queues().front(), ctx);  // 4., 5.
   } else {
     for (const Queue* queue : OrderQueues(ctx)) AdmitQueue(*queue, ctx);
   }

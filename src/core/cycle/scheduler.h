@@ -15,11 +15,11 @@
 #include <string>
 
 #include "base/time.h"
+#include "core/admission/cycle_context.h"
 #include "core/admission/policy.h"
 #include "core/alloc/allocator.h"
-#include "core/cycle/cycle_context.h"
-#include "core/cycle/decision.h"
 #include "core/model/cluster_state.h"
+#include "core/model/decision.h"
 
 namespace sluice::core {
 
@@ -45,7 +45,7 @@ class Scheduler {
   //     limits); an impossible one gets FailJob UNSCHEDULABLE.
   //  3. KeepReservations (preemption.h): a job whose victims have all exited starts ahead of
   //     every queue; one whose victims still run pends PREEMPTING, their hosts withheld.
-  //  4. OrderQueues: the order queues are offered capacity (R-Q-1, queue_loads.h).
+  //  4. OrderQueues: the order queues are offered capacity (R-Q-1, admission/queue_loads.h).
   //  5. AdmitQueue, for each queue in that order: its AdmissionPolicy admits what it allows,
   //     in queue or fairshare order (R-ADM-2, R-Q-4); an inactive queue admits nothing.
   //  6. Preempt (preemption.h): reclaim deadlines and victims for blocked heads (R-CAP-3,

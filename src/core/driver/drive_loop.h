@@ -21,9 +21,9 @@
 
 #include "base/status.h"
 #include "base/time.h"
-#include "core/cycle/decision.h"
 #include "core/cycle/scheduler.h"
 #include "core/model/cluster_state.h"
+#include "core/model/decision.h"
 
 namespace sluice::core {
 

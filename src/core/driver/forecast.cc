@@ -196,7 +196,7 @@ std::map<JobId, StartEstimate> EstimateStarts(const core::ClusterState& state, I
                                               std::optional<Instant> wake_at,
                                               const EstimateOptions& options) {
   bool any = false;
-  for (const core::Queue& queue : state.queues()) any = any || !queue.pending.empty();
+  for (const core::Queue& queue : state.topology().queues()) any = any || !queue.pending.empty();
   if (!any) return {};
   return EstimateStartsOn(state.Clone(), now, wake_at, options);
 }
@@ -205,7 +205,7 @@ std::map<JobId, StartEstimate> EstimateStartsOn(core::ClusterState copy, Instant
                                                 std::optional<Instant> wake_at,
                                                 const EstimateOptions& options) {
   std::map<JobId, StartEstimate> estimates;
-  for (const core::Queue& queue : copy.queues()) {
+  for (const core::Queue& queue : copy.topology().queues()) {
     for (const core::PendingEntry& entry : queue.pending) estimates[entry.job->spec.id] = {};
   }
   if (estimates.empty()) return estimates;

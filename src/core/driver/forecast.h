@@ -2,7 +2,7 @@
 // from the current state, with every job's run limit as its runtime and no new arrivals.
 //
 // It lives in the core so that every driver runs the same forecast: `sluice sim
-// --pending-at` (sim/estimate.h) and the controller's background estimates
+// --pending-at` (sim/pending_report.h) and the controller's background estimates
 // (server/estimates.h, R-UX-8).
 // Method: a private Clone() of the state is driven by the core's DriveLoop
 // (core/driver/drive_loop.h), as the simulator drives it (R-SIM-1b, R-SIM-1d): at each time,

@@ -23,7 +23,7 @@ Result<ClusterState> ClusterState::Create(const ClusterConfig& config) {
   }
   state.ResetRequestHosts();
   state.ResetRequestSharedResources();
-  state.ConfigureLimits();
+  state.usage_.ConfigureLimits(state.config_, state.topology_, state.running_);
   return state;
 }
 
@@ -35,18 +35,11 @@ void ClusterState::ResetRequestSharedResources() {
   requests_.ResetSharedResources(topology_.shared_resources());
 }
 
-void ClusterState::ConfigureLimits() {
-  limit_usage_.Configure(config_.limits, topology_.HostNames(), config_.host_groups);
-  for (const RunningEntry& entry : running_) {
-    limit_usage_.Charge(*entry.job, queues()[entry.job->queue].spec.name, entry.job->allocation, +1,
-                        host_resources(), shared_resources());
-  }
-}
-
 Status ClusterState::AddHost(HostSpec spec) {
   SLUICE_RETURN_IF_ERROR(topology_.AddHost(std::move(spec)));
   ResetRequestHosts();
-  if (!config_.limits.empty()) ConfigureLimits();  // host scopes name hosts
+  // Host scopes name hosts.
+  if (!config_.limits.empty()) usage_.ConfigureLimits(config_, topology_, running_);
   return Status::Ok();
 }
 
@@ -77,9 +70,9 @@ ClusterState ClusterState::Clone() const {
   for (auto& [id, job] : copy.jobs_) {
     if (auto it = relink.find(job.request); it != relink.end()) job.request = it->second;
   }
-  for (QueueIndex q = 0; q < queues().size(); ++q) {
+  for (QueueIndex q = 0; q < topology_.queues().size(); ++q) {
     PendingSet relinked;
-    for (const PendingEntry& entry : queues()[q].pending) {
+    for (const PendingEntry& entry : topology_.queues()[q].pending) {
       relinked.insert(
           PendingEntry{entry.neg_priority, entry.seq, copy.MutableJob(entry.job->spec.id)});
     }
@@ -89,10 +82,8 @@ ClusterState ClusterState::Clone() const {
     copy.running_.Append(RunningEntry{entry.start_seq, copy.MutableJob(entry.job->spec.id)});
   }
   copy.running_by_end_ = running_by_end_;
-  copy.runtime_history_ = runtime_history_;
-  copy.limit_usage_ = limit_usage_;
+  copy.usage_ = usage_;
   copy.preemptions_ = preemptions_;
-  copy.fairshare_usage_ = fairshare_usage_;
   copy.future_begins_ = future_begins_;
   copy.unclassified_ = unclassified_;
   copy.next_seq_ = next_seq_;
@@ -124,10 +115,6 @@ int32_t MinSlots(const resreq::Request& request, const JobSpec& spec) {
   return best;
 }
 
-int32_t ClusterState::MinSlotsOf(const resreq::Request& request, const JobSpec& spec) {
-  return MinSlots(request, spec);
-}
-
 Status ClusterState::Submit(JobSpec&& spec) {
   if (jobs_.contains(spec.id)) {
     return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.id) + " exists");
@@ -140,16 +127,16 @@ Status ClusterState::Submit(JobSpec&& spec) {
                            std::to_string(spec.min_tasks) + ") <= max (" +
                            std::to_string(spec.max_tasks) + ")");
   }
-  QueueIndex queue_index = default_queue();
+  QueueIndex queue_index = topology_.default_queue();
   if (!spec.queue.empty()) {
-    auto found = FindQueue(spec.queue);
+    auto found = topology_.FindQueue(spec.queue);
     if (!found) {
       return NotFound("job " + std::to_string(spec.id) + ": no queue named '" + spec.queue + "'");
     }
     queue_index = *found;
   }
   const std::string& text =
-      spec.resreq.empty() ? queues()[queue_index].spec.default_resreq : spec.resreq;
+      spec.resreq.empty() ? topology_.queues()[queue_index].spec.default_resreq : spec.resreq;
   Result<const resreq::Request*> request = CompileRequest(text);
   if (!request) {
     return request.error().WithPrefix("job " + std::to_string(spec.id) + ": resreq");
@@ -170,7 +157,7 @@ Status ClusterState::Submit(JobSpec&& spec) {
   job.seq = next_seq_++;
   job.admission.enqueue_time = job.spec.submit_time;
   job.admission.spec_digest = SpecDigest(job.spec);
-  job.admission.policy = queues()[queue_index].spec.policy;
+  job.admission.policy = topology_.queues()[queue_index].spec.policy;
   job.state = job.spec.hold ? JobState::kHeld : JobState::kPending;
   topology_.MutableQueue(queue_index)
       .pending.insert(PendingEntry{-job.spec.priority, job.seq, &job});
@@ -225,9 +212,11 @@ Status ClusterState::Forget(JobId id) {
 
 Status ClusterState::Restore(JobSpec spec, uint64_t seq, const AdmissionRecord& record) {
   const JobId id = spec.id;
-  const std::optional<QueueIndex> queue =
-      spec.queue.empty() ? std::optional<QueueIndex>(default_queue()) : FindQueue(spec.queue);
-  if (queue && queues()[*queue].pending.contains(PendingEntry{-spec.priority, seq, nullptr})) {
+  const std::optional<QueueIndex> queue = spec.queue.empty()
+                                              ? std::optional<QueueIndex>(topology_.default_queue())
+                                              : topology_.FindQueue(spec.queue);
+  if (queue &&
+      topology_.queues()[*queue].pending.contains(PendingEntry{-spec.priority, seq, nullptr})) {
     return Status(StatusCode::kAlreadyExists,
                   "job " + std::to_string(id) + ": sequence " + std::to_string(seq) + " is taken");
   }
@@ -291,8 +280,7 @@ void ClusterState::RemovePending(Job& job) {
 
 void ClusterState::Release(Job& job) {
   topology_.Vacate(job.queue, job.allocation);
-  limit_usage_.Charge(job, queues()[job.queue].spec.name, job.allocation, -1, host_resources(),
-                      shared_resources());
+  usage_.Stopped(job, topology_);
   running_.Erase(job.start_seq);
   running_by_end_.erase(RunningByEnd{.end = job.EstimatedEnd(), .start_seq = job.start_seq});
   job.allocation.hosts.clear();
@@ -310,7 +298,7 @@ Status ClusterState::Cancel(JobId id, Instant now) {
       break;
     case JobState::kAdmitting:
     case JobState::kRunning:
-      ChargeFairshare(*job, now);
+      usage_.ChargeFairshare(*job, topology_.queues()[job->queue].spec, now);
       Release(*job);
       break;
     default:
@@ -333,8 +321,8 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
                               std::string(ToString(job->state)));
   }
   const JobState was = job->state;
-  ChargeFairshare(*job, now);
-  runtime_history_.Record(job->spec.user, now - job->start_time, job->spec.run_limit);
+  usage_.ChargeFairshare(*job, topology_.queues()[job->queue].spec, now);
+  usage_.RecordRuntime(*job, now);
   Release(*job);
   if (cause == ExitCause::kNone && exit_code != 0) cause = ExitCause::kNonZeroExit;
   job->state = cause == ExitCause::kNone ? JobState::kDone : JobState::kExit;
@@ -354,8 +342,7 @@ const Job& ClusterState::Start(JobId id, Allocation allocation, Instant now) {
   topology_.Occupy(job->queue, allocation);
   preemptions_.erase(id);  // what was freed for it is its own now
   job->allocation = std::move(allocation);
-  limit_usage_.Charge(*job, queues()[job->queue].spec.name, job->allocation, +1, host_resources(),
-                      shared_resources());
+  usage_.Started(*job, topology_);
   job->state = JobState::kRunning;
   job->admission.phase = AdmissionPhase::kAdmitted;
   job->start_time = now;
@@ -387,8 +374,8 @@ void ClusterState::Fail(JobId id, ExitCause cause, Instant now) {
 // (Topology::PlanReconfigure), the only step that may fail; 2. apply it to the topology
 // (Topology::ApplyReconfigure); 3. tell the request catalog of the new hosts and resources
 // (ResetRequestHosts, ResetRequestSharedResources, ResetQueues); 4. take the new
-// configuration and its limits (ConfigureLimits); 5. classify every pending job again
-// (ReclassifyPending).
+// configuration and its limits (UsageLedger::ConfigureLimits); 5. classify every pending job
+// again (ReclassifyPending).
 Status ClusterState::Reconfigure(const ClusterConfig& config) {
   Result<Topology::ReconfigurePlan> plan = topology_.PlanReconfigure(config);
   if (!plan) return plan.error();
@@ -398,26 +385,19 @@ Status ClusterState::Reconfigure(const ClusterConfig& config) {
   ResetRequestSharedResources();
   requests_.ResetQueues();
   config_ = config;
-  ConfigureLimits();
+  usage_.ConfigureLimits(config_, topology_, running_);
   ReclassifyPending();
   return Status::Ok();
 }
 
 void ClusterState::ReclassifyPending() {
   unclassified_.clear();
-  for (const Queue& queue : queues()) {
+  for (const Queue& queue : topology_.queues()) {
     for (const PendingEntry& entry : queue.pending) {
       entry.job->classified = false;
       unclassified_.push_back(entry.job->spec.id);
     }
   }
-}
-
-void ClusterState::ChargeFairshare(const Job& job, Instant now) {
-  const QueueSpec& spec = queues()[job.queue].spec;
-  if (spec.fairshare.empty() || now <= job.start_time) return;
-  const double used = static_cast<double>(now - job.start_time) * job.allocation.TotalSlots();
-  fairshare_usage_[{job.queue, job.spec.user}].Add(used, now, spec.fairshare_half_life);
 }
 
 void ClusterState::MarkPreempted(JobId victim, JobId for_job) {

@@ -1,16 +1,18 @@
 // ClusterState: everything the scheduling core knows — hosts, queues and jobs — kept
 // incrementally between cycles (events and committed decisions update it in place).
 //
-// It is the job table and the lifecycle of jobs over three parts it owns, each with one job and
-// its own contract, handed out read-only:
+// It is the job table and the lifecycle of jobs (and of job arrays, whose elements become
+// jobs) over four parts it owns, each with one job and its own contract, handed out read-only:
 //  - topology():     hosts, queues, resources and what of them is in use (topology.h);
 //  - requests():     compiled resource requests and their memos (request_catalog.h);
 //  - dependencies(): dependency verdicts and ended jobs outside the table
-//                    (dependency_tracker.h).
-// Every change goes through ClusterState, which keeps the parts consistent with each other
-// (a new host resets the request memos, a job's change of state re-evaluates its dependents).
-// A few reads of the parts that callers use everywhere are repeated here as one-line
-// shorthands (hosts(), queues(), FindHost(), ...); the rest are read through the part.
+//                    (dependency_tracker.h);
+//  - usage():        named-limit and fairshare usage, runtime history (usage_ledger.h).
+// Callers read a concern through its part (`state.topology().hosts()`); ClusterState forwards
+// none of the parts' reads. Every change goes through ClusterState, which keeps the parts
+// consistent with each other and with the jobs (a new host resets the request memos, a start
+// charges the limits, a job's change of state re-evaluates its dependents); the one exception
+// is a study's table of true runtimes (runtime_history_for_study).
 //
 // Representation:
 //  - jobs_ maps JobId to Job; it is node-based so Job pointers stay valid for the job's life.
@@ -50,6 +52,7 @@
 #include "core/model/running_list.h"
 #include "core/model/runtime_history.h"
 #include "core/model/topology.h"
+#include "core/model/usage_ledger.h"
 #include "core/model/window.h"
 #include "core/resreq/eval.h"
 #include "core/resreq/expr.h"
@@ -97,35 +100,7 @@ class ClusterState {
   const Topology& topology() const { return topology_; }
   const RequestCatalog& requests() const { return requests_; }
   const DependencyTracker& dependencies() const { return dependencies_; }
-
-  // --- Shorthands for the parts' reads used all over the core and its drivers. ---
-
-  const std::vector<Host>& hosts() const { return topology_.hosts(); }
-  const std::vector<Queue>& queues() const { return topology_.queues(); }
-  std::optional<HostIndex> FindHost(std::string_view name) const {
-    return topology_.FindHost(name);
-  }
-  std::optional<QueueIndex> FindQueue(std::string_view name) const {
-    return topology_.FindQueue(name);
-  }
-  QueueIndex default_queue() const { return topology_.default_queue(); }
-  int64_t total_slots() const { return topology_.total_slots(); }
-  int64_t free_slots() const { return topology_.free_slots(); }
-  const std::vector<std::string>& host_resources() const { return topology_.host_resources(); }
-  const std::vector<std::string>& shared_resources() const { return topology_.shared_resources(); }
-  std::optional<ResourceId> FindHostResource(std::string_view name) const {
-    return topology_.FindHostResource(name);
-  }
-  std::optional<ResourceId> FindSharedResource(std::string_view name) const {
-    return topology_.FindSharedResource(name);
-  }
-  int64_t SharedTotal(ResourceId id) const { return topology_.SharedTotal(id); }
-  int64_t SharedUsed(ResourceId id) const { return topology_.SharedUsed(id); }
-  const resreq::ExprPool& expr_pool() const { return requests_.expr_pool(); }
-  bool PassesSelect(resreq::ExprId select, HostIndex host, const resreq::HostView& view) const {
-    return requests_.PassesSelect(select, host, view);
-  }
-  const DependEvaluation* DependencyOf(JobId id) const { return dependencies_.Of(id); }
+  const UsageLedger& usage() const { return usage_; }
 
   // --- Jobs. ---
 
@@ -138,10 +113,9 @@ class ClusterState {
   }
   const RunningList& running() const { return running_; }  // in start order
   const std::set<RunningByEnd>& running_by_end() const { return running_by_end_; }
-  // Each user's last finished runtimes (predictive_backfill, issue 20); Finish records them.
-  const RuntimeHistory& runtime_history() const { return runtime_history_; }
-  // Study only (`sluice sim --oracle-runtimes`): to fill the history's true-runtime table.
-  RuntimeHistory& runtime_history_for_study() { return runtime_history_; }
+  // Study only (`sluice sim --oracle-runtimes`): to fill the runtime history's table of true
+  // runtimes (usage().runtimes()).
+  RuntimeHistory& runtime_history_for_study() { return usage_.runtimes_for_study(); }
   // Jobs no cycle has classified yet (arrived since the last commit), in arrival order.
   const std::vector<JobId>& unclassified() const { return unclassified_; }
   // The earliest begin time after `now` of a waiting job, if any (a timer for the cycle).
@@ -159,13 +133,6 @@ class ClusterState {
     std::vector<HostIndex> hosts;  // sorted, unique
   };
   const std::map<JobId, Preemption>& preemptions() const { return preemptions_; }
-  // Fairshare (R-Q-4): the decayed past usage of each user in each fairshare queue (runs
-  // that ended; running jobs are counted by the cycle).
-  const std::map<std::pair<QueueIndex, std::string>, FairshareUsage>& fairshare_usage() const {
-    return fairshare_usage_;
-  }
-  // Named limits (R-Q-2) and what each consumer holds under them now.
-  const LimitUsage& limit_usage() const { return limit_usage_; }
 
   // --- Job arrays (R-UX-3; job_array.h, docs/design/arrays.md). ---
 
@@ -300,15 +267,11 @@ class ClusterState {
  private:
   ClusterState() = default;
   Job* MutableJob(JobId id);
-  // The fewest slots any alternative of `request` can run `spec` with.
-  static int32_t MinSlotsOf(const resreq::Request& request, const JobSpec& spec);
   // Tells the request catalog of the topology's hosts / shared resources.
   void ResetRequestHosts();
   void ResetRequestSharedResources();
-  void ConfigureLimits();
   void Release(Job& job);
   void RemovePending(Job& job);
-  void ChargeFairshare(const Job& job, Instant now);
   // Every pending job is classified again (R-ADM-1).
   void ReclassifyPending();
   // Arrays (cluster_state_arrays.cc).
@@ -334,17 +297,15 @@ class ClusterState {
   Topology topology_;
   RequestCatalog requests_;
   DependencyTracker dependencies_;
+  UsageLedger usage_;
   JobTable jobs_;
   RunningList running_;
   std::set<RunningByEnd> running_by_end_;  // the same jobs as running_
-  LimitUsage limit_usage_;
   std::map<JobId, Preemption> preemptions_;
-  std::map<std::pair<QueueIndex, std::string>, FairshareUsage> fairshare_usage_;
   std::set<std::pair<Instant, JobId>> future_begins_;  // waiting jobs with a begin time
   std::vector<JobId> unclassified_;
   uint64_t next_seq_ = 1;
   uint64_t next_start_seq_ = 1;
-  RuntimeHistory runtime_history_;  // updated by Finish
   std::map<JobId, JobArray> arrays_;
   std::set<JobId> open_arrays_;  // arrays with waiting or pending elements
 };

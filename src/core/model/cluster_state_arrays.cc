@@ -78,11 +78,12 @@ Result<JobArray> ClusterState::NewArray(const JobSpec& spec, const std::string& 
   if (spec.min_tasks < 1 || spec.max_tasks < spec.min_tasks) {
     return InvalidArgument(Name(spec.id) + ": tasks must satisfy 1 <= min <= max");
   }
-  const std::optional<QueueIndex> queue =
-      spec.queue.empty() ? std::optional<QueueIndex>(default_queue()) : FindQueue(spec.queue);
+  const std::optional<QueueIndex> queue = spec.queue.empty()
+                                              ? std::optional<QueueIndex>(topology_.default_queue())
+                                              : topology_.FindQueue(spec.queue);
   if (!queue) return NotFound(Name(spec.id) + ": no queue named '" + spec.queue + "'");
   const std::string& resreq_text =
-      spec.resreq.empty() ? queues()[*queue].spec.default_resreq : spec.resreq;
+      spec.resreq.empty() ? topology_.queues()[*queue].spec.default_resreq : spec.resreq;
   Result<const resreq::Request*> request = CompileRequest(resreq_text);
   if (!request) return request.error().WithPrefix(Name(spec.id) + ": resreq");
   if (!spec.depend.empty()) {
@@ -217,7 +218,7 @@ void ClusterState::RefillArrays() {
 void ClusterState::RefillArray(JobArray& array) {
   constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max() / 2;
   const int64_t room = array.cap > 0 ? std::max<int64_t>(array.cap - array.active, 0) : kUnbounded;
-  const int64_t fit = std::max<int64_t>(free_slots(), 0) / array.min_slots + 1;
+  const int64_t fit = std::max<int64_t>(topology_.free_slots(), 0) / array.min_slots + 1;
   const int64_t want = room < fit ? room + 1 : fit;                                 // 2.
   while (static_cast<int64_t>(array.pending.size()) < want && array.waiting > 0) {  // 3.
     while (array.states[array.cursor] != ElementState::kWaiting) ++array.cursor;
@@ -227,7 +228,7 @@ void ClusterState::RefillArray(JobArray& array) {
     spec.hold = false;
     const AdmissionRecord record{.enqueue_time = spec.submit_time,
                                  .spec_digest = SpecDigest(spec),
-                                 .policy = queues()[array.queue].spec.policy};
+                                 .policy = topology_.queues()[array.queue].spec.policy};
     if (!Restore(std::move(spec), array.base_seq + pos, record).ok()) {
       // Its queue or resources were reconfigured away: the element cannot run.
       array.states[pos] = ElementState::kExit;

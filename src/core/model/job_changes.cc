@@ -33,13 +33,14 @@ Result<Job> ClusterState::Candidate(const JobSpec& spec) {
                            std::to_string(spec.min_tasks) + ") <= max (" +
                            std::to_string(spec.max_tasks) + ")");
   }
-  QueueIndex queue = default_queue();
+  QueueIndex queue = topology_.default_queue();
   if (!spec.queue.empty()) {
-    std::optional<QueueIndex> found = FindQueue(spec.queue);
+    std::optional<QueueIndex> found = topology_.FindQueue(spec.queue);
     if (!found) return NotFound(job + ": no queue named '" + spec.queue + "'");
     queue = *found;
   }
-  const std::string& text = spec.resreq.empty() ? queues()[queue].spec.default_resreq : spec.resreq;
+  const std::string& text =
+      spec.resreq.empty() ? topology_.queues()[queue].spec.default_resreq : spec.resreq;
   Result<const resreq::Request*> request = CompileRequest(text);
   if (!request) return request.error().WithPrefix(job + ": resreq");
   if (!spec.depend.empty()) {
@@ -50,7 +51,7 @@ Result<Job> ClusterState::Candidate(const JobSpec& spec) {
   candidate.spec = spec;
   candidate.queue = queue;
   candidate.request = *request;
-  candidate.min_slots = MinSlotsOf(**request, spec);
+  candidate.min_slots = MinSlots(**request, spec);
   return candidate;
 }
 
@@ -84,7 +85,7 @@ Status ClusterState::Modify(JobSpec spec, Instant now) {
     job->seq = next_seq_++;
     job->admission = AdmissionRecord{.enqueue_time = now,
                                      .spec_digest = SpecDigest(job->spec),
-                                     .policy = queues()[job->queue].spec.policy,
+                                     .policy = topology_.queues()[job->queue].spec.policy,
                                      .epoch = job->admission.epoch};
   }
   topology_.MutableQueue(job->queue)
@@ -137,9 +138,9 @@ Status ClusterState::Revive(JobSpec spec, uint64_t seq, Instant now) {
   }
   dependencies_.Untrack(id);
   spec.hold = false;
-  return Restore(
-      std::move(spec), seq,
-      AdmissionRecord{.enqueue_time = now, .policy = queues()[candidate->queue].spec.policy});
+  return Restore(std::move(spec), seq,
+                 AdmissionRecord{.enqueue_time = now,
+                                 .policy = topology_.queues()[candidate->queue].spec.policy});
 }
 
 }  // namespace sluice::core

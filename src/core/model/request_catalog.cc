@@ -8,6 +8,17 @@
 
 namespace sluice::core {
 
+resreq::ResourceCatalog ResourceCatalogOf(const ClusterConfig& config) {
+  resreq::ResourceCatalog catalog;
+  for (const HostSpec& host : config.hosts) {
+    for (const auto& [name, amount] : host.resources) catalog.host_resources.insert(name);
+  }
+  for (const auto& [name, amount] : config.shared_resources) {
+    catalog.shared_resources.insert(name);
+  }
+  return catalog;
+}
+
 RequestCatalog RequestCatalog::Clone(Relink& relink) const {
   RequestCatalog copy;
   copy.expr_pool_ = std::make_unique<resreq::ExprPool>(*expr_pool_);  // same ids

@@ -28,11 +28,18 @@
 
 #include "base/ids.h"
 #include "base/status.h"
+#include "core/model/config.h"
 #include "core/resreq/eval.h"
 #include "core/resreq/expr.h"
 #include "core/resreq/request.h"
+#include "core/resreq/validate.h"
 
 namespace sluice::core {
+
+// The resource names requests may use on a cluster of `config` (resreq::Validate's catalog),
+// for checks against a configuration before there is a state (the YAML loader, `sluice
+// resreq`): host resources are the union of every host's `resources` keys.
+resreq::ResourceCatalog ResourceCatalogOf(const ClusterConfig& config);
 
 class RequestCatalog {
  public:

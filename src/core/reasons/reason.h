@@ -4,7 +4,7 @@
 // reason a user can do least about and that would still block the job if everything else
 // were fine comes first), plus detail entries: per resource (needed / available), the job it
 // waits behind, the time a reservation begins. Renderers turn them into `jobs -p` text
-// (render.h); the JSON names are the ToString() codes.
+// (core/explain/render.h); the JSON names are the ToString() codes.
 // Codes are added together with their text, JSON name, a unit test and a golden case
 // (STYLE.md), so this list grows with the issues that implement each mechanism.
 #pragma once

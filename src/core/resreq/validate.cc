@@ -116,17 +116,6 @@ Status CheckPart(const Primary& part, size_t parts, const ExprPool& pool,
 
 }  // namespace
 
-ResourceCatalog CatalogOf(const ClusterConfig& config) {
-  ResourceCatalog catalog;
-  for (const HostSpec& host : config.hosts) {
-    for (const auto& [name, amount] : host.resources) catalog.host_resources.insert(name);
-  }
-  for (const auto& [name, amount] : config.shared_resources) {
-    catalog.shared_resources.insert(name);
-  }
-  return catalog;
-}
-
 Status Validate(const Request& request, const ExprPool& pool, const ResourceCatalog& catalog) {
   const size_t alternatives = request.alternatives.size();
   if (alternatives == 0) {

@@ -29,19 +29,17 @@
 #include <string>
 
 #include "base/status.h"
-#include "core/model/config.h"
 #include "core/resreq/expr.h"
 #include "core/resreq/request.h"
 
 namespace sluice::core::resreq {
 
+// The resource names a request may use (core::ResourceCatalogOf builds it from a cluster's
+// configuration, core/model/request_catalog.h).
 struct ResourceCatalog {
   std::set<std::string> host_resources;    // consumables some host has; "slots" is implied
   std::set<std::string> shared_resources;  // cluster-wide consumables (licenses)
 };
-
-// Host resources are the union of every host's `resources` keys.
-ResourceCatalog CatalogOf(const ClusterConfig& config);
 
 Status Validate(const Request& request, const ExprPool& pool, const ResourceCatalog& catalog);
 

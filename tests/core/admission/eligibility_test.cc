@@ -81,11 +81,11 @@ TEST(EligibilityTest, TheVerdictIsKeptAndChangesOnlyWithTheNamedJobs) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(1));
   Submit(state, JobBuilder(2).Depend("started(1)"));
-  ASSERT_NE(state.DependencyOf(2), nullptr);
-  EXPECT_EQ(state.DependencyOf(2)->verdict, DependVerdict::kWaiting);
-  EXPECT_EQ(state.DependencyOf(1), nullptr);
+  ASSERT_NE(state.dependencies().Of(2), nullptr);
+  EXPECT_EQ(state.dependencies().Of(2)->verdict, DependVerdict::kWaiting);
+  EXPECT_EQ(state.dependencies().Of(1), nullptr);
   CycleAndCommit(state, 0);  // starts 1
-  EXPECT_EQ(state.DependencyOf(2)->verdict, DependVerdict::kSatisfied);
+  EXPECT_EQ(state.dependencies().Of(2)->verdict, DependVerdict::kSatisfied);
 }
 
 TEST(EligibilityTest, SubmissionRejectsBadAndUnknownDependencies) {
@@ -105,9 +105,9 @@ TEST(EligibilityTest, AJobRestoredAfterItsDependentsIsSeenByThem) {
   // Restore (the store's replay) submits without Apply's checks, in any order.
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   ASSERT_TRUE(state.Submit(JobBuilder(2).Depend("done(1)")).ok());
-  EXPECT_EQ(state.DependencyOf(2)->verdict, DependVerdict::kNever);  // 1 is not known yet
+  EXPECT_EQ(state.dependencies().Of(2)->verdict, DependVerdict::kNever);  // 1 is not known yet
   ASSERT_TRUE(state.Submit(JobBuilder(1)).ok());
-  EXPECT_EQ(state.DependencyOf(2)->verdict, DependVerdict::kWaiting);
+  EXPECT_EQ(state.dependencies().Of(2)->verdict, DependVerdict::kWaiting);
 }
 
 // --- Hold and release ------------------------------------------------------------------------

@@ -102,7 +102,7 @@ TEST(RuntimePredictionTest, PredictionsFollowTheStatesHistory) {
   ClusterState state = testing::ClusterBuilder().Hosts(2, 1).State();
   testing::SubmitRunning(state, JobBuilder(1).User("ann").Tasks(1).Limit(900), 0);
   testing::Submit(state, JobBuilder(2).User("ann").Tasks(1).Limit(900).Submit(10));
-  const RuntimePredictor predictor(state.runtime_history(), 2);
+  const RuntimePredictor predictor(state.usage().runtimes(), 2);
   EXPECT_EQ(predictor.Predict(*state.FindJob(2)), 900);
   ASSERT_TRUE(Apply(JobFinished{.job = 1}, 120, state).ok());
   EXPECT_EQ(predictor.Predict(*state.FindJob(2)), 120);

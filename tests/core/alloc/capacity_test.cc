@@ -32,13 +32,13 @@ std::vector<HostIndex> IndexedHosts(const Capacity& capacity) {
 // `capacity` is what a fresh Capacity(state) is, field by field, and both match the hosts.
 void ExpectFresh(Capacity& capacity, const ClusterState& state) {
   Capacity fresh(state);
-  ASSERT_EQ(capacity.host_count(), state.hosts().size());
-  ASSERT_EQ(fresh.host_count(), state.hosts().size());
+  ASSERT_EQ(capacity.host_count(), state.topology().hosts().size());
+  ASSERT_EQ(fresh.host_count(), state.topology().hosts().size());
   EXPECT_EQ(capacity.resource_count(), fresh.resource_count());
   int64_t total = 0;
   int32_t largest = 0;
   std::vector<HostIndex> with_free;
-  for (const Host& host : state.hosts()) {
+  for (const Host& host : state.topology().hosts()) {
     const HostIndex h = host.index;
     largest = std::max(largest, host.spec.slots);
     const int32_t free = host.AcceptsWork() ? host.FreeSlots() : 0;
@@ -57,7 +57,7 @@ void ExpectFresh(Capacity& capacity, const ClusterState& state) {
     }
     EXPECT_EQ(capacity.AttributeColumn(state, "type")[h], fresh.AttributeColumn(state, "type")[h]);
   }
-  for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
+  for (ResourceId r = 0; r < state.topology().shared_resources().size(); ++r) {
     EXPECT_EQ(capacity.FreeShared(r), fresh.FreeShared(r));
   }
   // Cached on first use: a reused capacity must not keep an earlier cycle's value.
@@ -65,7 +65,7 @@ void ExpectFresh(Capacity& capacity, const ClusterState& state) {
   EXPECT_EQ(fresh.MaxHostSlots(), largest);
   EXPECT_EQ(fresh.TotalFree(), total);
   EXPECT_EQ(capacity.TotalFree(), total);
-  EXPECT_EQ(state.free_slots(), total);
+  EXPECT_EQ(state.topology().free_slots(), total);
   EXPECT_EQ(IndexedHosts(fresh), with_free);
   EXPECT_EQ(IndexedHosts(capacity), with_free);
   EXPECT_EQ(capacity.Mark(), 0u);
@@ -134,7 +134,7 @@ TEST(CapacityTest, ResetEqualsAFreshlyBuiltCapacity) {
         testing::Submit(state, JobBuilder(id).Submit(step));
         submitted = state.FindJob(id);
         Allocation allocation;
-        for (const Host& host : state.hosts()) {
+        for (const Host& host : state.topology().hosts()) {
           if (!host.AcceptsWork() || host.FreeSlots() == 0 || rng() % 4 != 0) continue;
           allocation.hosts.push_back(
               HostGrant{.host = host.index, .slots = uniform(1, host.FreeSlots())});
@@ -150,19 +150,21 @@ TEST(CapacityTest, ResetEqualsAFreshlyBuiltCapacity) {
         ASSERT_TRUE(Apply(JobFinished{running[at], 0}, step, state).ok());
         running.erase(running.begin() + static_cast<std::ptrdiff_t>(at));
       } else if (action == 8) {  // a host changes state
-        const HostIndex h = static_cast<HostIndex>(rng() % state.hosts().size());
+        const HostIndex h = static_cast<HostIndex>(rng() % state.topology().hosts().size());
         const HostState to = static_cast<HostState>(uniform(0, 3));
-        ASSERT_TRUE(Apply(HostChanged{state.hosts()[h].spec.name, to}, step, state).ok());
+        ASSERT_TRUE(
+            Apply(HostChanged{state.topology().hosts()[h].spec.name, to}, step, state).ok());
       } else if (rng() % 8 == 0) {  // hosts added (and idle ones dropped)
         ClusterConfig next = config;
         next.hosts.push_back(HostSpec{.name = "n" + std::to_string(step), .slots = uniform(1, 3)});
-        next.hosts.erase(std::remove_if(next.hosts.begin(), next.hosts.end(),
-                                        [&](const HostSpec& host) {
-                                          auto index = state.FindHost(host.name);
-                                          return index && state.hosts()[*index].running_jobs == 0 &&
-                                                 rng() % 10 == 0;
-                                        }),
-                         next.hosts.end());
+        next.hosts.erase(
+            std::remove_if(next.hosts.begin(), next.hosts.end(),
+                           [&](const HostSpec& host) {
+                             auto index = state.topology().FindHost(host.name);
+                             return index && state.topology().hosts()[*index].running_jobs == 0 &&
+                                    rng() % 10 == 0;
+                           }),
+            next.hosts.end());
         ASSERT_TRUE(Apply(ConfigChanged{next}, step, state).ok());
         config = next;
       }
@@ -195,7 +197,7 @@ TEST(CapacityTest, ResetSeesConfiguredSlotsChangedInPlaceAndAcrossStates) {
   ClusterConfig bigger = resized.config();
   bigger.hosts[3].slots = 9;
   ASSERT_TRUE(Apply(ConfigChanged{bigger}, 0, resized).ok());
-  ASSERT_EQ(resized.hosts()[3].spec.slots, 9);
+  ASSERT_EQ(resized.topology().hosts()[3].spec.slots, 9);
 
   Capacity capacity;
   for (int round = 0; round < 2; ++round) {

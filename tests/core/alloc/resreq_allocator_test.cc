@@ -29,7 +29,7 @@ using Grants = std::map<std::string, int32_t>;
 Grants SlotsByHost(const ClusterState& state, const Allocation& allocation) {
   Grants grants;
   for (const HostGrant& grant : allocation.hosts)
-    grants[state.hosts()[grant.host].spec.name] += grant.slots;
+    grants[state.topology().hosts()[grant.host].spec.name] += grant.slots;
   return grants;
 }
 
@@ -64,24 +64,26 @@ Feasibility CheckNew(ClusterState& state, const JobSpec& spec) {
 // Starts a job of `slots` tasks on the named host (a prior running job).
 void Occupy(ClusterState& state, JobId id, std::string_view host, int32_t slots) {
   Submit(state, JobBuilder(id).Tasks(slots));
-  state.Start(id, Allocation{.hosts = {{.host = *state.FindHost(host), .slots = slots}}}, 0);
+  state.Start(id, Allocation{.hosts = {{.host = *state.topology().FindHost(host), .slots = slots}}},
+              0);
   state.MarkClassified();
 }
 
 // Everything a Capacity says about every host and shared resource, as text (readable diffs).
 std::string Snapshot(const ClusterState& state, const Capacity& capacity) {
   std::string out;
-  for (const Host& host : state.hosts()) {
+  for (const Host& host : state.topology().hosts()) {
     out += host.spec.name + ": slots=" + std::to_string(capacity.FreeSlots(host.index));
-    for (ResourceId r = 0; r < state.host_resources().size(); ++r) {
-      out += " " + state.host_resources()[r] + "=" +
+    for (ResourceId r = 0; r < state.topology().host_resources().size(); ++r) {
+      out += " " + state.topology().host_resources()[r] + "=" +
              std::to_string(capacity.FreeResource(host.index, r));
     }
     out += capacity.Idle(host.index) ? " idle" : " busy";
     out += capacity.AcceptsWork(host.index) ? "\n" : " closed\n";
   }
-  for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
-    out += state.shared_resources()[r] + "=" + std::to_string(capacity.FreeShared(r)) + "\n";
+  for (ResourceId r = 0; r < state.topology().shared_resources().size(); ++r) {
+    out += state.topology().shared_resources()[r] + "=" + std::to_string(capacity.FreeShared(r)) +
+           "\n";
   }
   out += "total free=" + std::to_string(capacity.TotalFree()) + "\n";
   return out;

@@ -63,7 +63,7 @@ TEST(BoundedCycleTest, ManyBackfillsInOneCycleStartEachJobOnce) {
   for (JobId id = 3; id <= 32; ++id) want.push_back(id);
   EXPECT_EQ(Started(result), want);
   EXPECT_EQ(state.FindJob(2)->admission.bypass_count, 30);
-  EXPECT_EQ(state.free_slots(), 0);
+  EXPECT_EQ(state.topology().free_slots(), 0);
 }
 
 TEST(BoundedCycleTest, AdmitsInQueueOrderNeverTheSmallestFirst) {
@@ -223,7 +223,7 @@ TEST(BoundedCycleTest, PolicyMaximumsMakeAJobUnschedulable) {
 
 TEST(BoundedCycleTest, AConfigWithoutTheNewKeysBehavesAsFifo) {
   ClusterState state = ClusterBuilder().Hosts(10, 1).Queue(QueueSpec{.name = "normal"}).State();
-  EXPECT_EQ(state.queues()[0].spec.policy, PolicyKind::kFifo);
+  EXPECT_EQ(state.topology().queues()[0].spec.policy, PolicyKind::kFifo);
   SubmitRunning(state, JobBuilder(1).Tasks(7), 0);
   Submit(state, JobBuilder(2).Tasks(10));
   Submit(state, JobBuilder(3).Tasks(1));

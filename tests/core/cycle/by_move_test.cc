@@ -63,7 +63,7 @@ std::vector<std::string> Table(const ClusterState& state) {
   for (const RunningByEnd& entry : state.running_by_end()) {
     lines.push_back("by end " + std::to_string(entry.end) + "/" + std::to_string(entry.slots));
   }
-  lines.push_back("free " + std::to_string(state.free_slots()));
+  lines.push_back("free " + std::to_string(state.topology().free_slots()));
   return lines;
 }
 

@@ -190,7 +190,7 @@ TEST(CapacityCycleTest, StarvedQueueReclaimsAfterItsDeadline) {
   EXPECT_TRUE(state.preemptions().empty());
   // The victims are back in a's queue at their original positions, ahead of later jobs.
   Submit(state, JobBuilder(20).Tasks(1).Queue("a").Submit(71));
-  const Queue& a = state.queues()[0];
+  const Queue& a = state.topology().queues()[0];
   std::vector<JobId> order;
   for (const PendingEntry& entry : a.pending) order.push_back(entry.job->spec.id);
   EXPECT_EQ(order, (std::vector<JobId>{3, 4, 20}));
@@ -209,7 +209,7 @@ TEST(CapacityCycleTest, DeadlineIsClearedWhenTheStarvedWorkGoesAway) {
   EXPECT_TRUE(ReclaimDeadline(CycleAndCommit(state, 1), 1).has_value());
   ASSERT_TRUE(Apply(JobCancelled{3}, 2, state).ok());
   CycleResult result = CycleAndCommit(state, 2);
-  EXPECT_EQ(state.queues()[1].reclaim_deadline, std::nullopt);
+  EXPECT_EQ(state.topology().queues()[1].reclaim_deadline, std::nullopt);
   EXPECT_TRUE(Preemptions(result).empty());
 }
 
@@ -232,7 +232,7 @@ TEST(CapacityCycleTest, ReclaimLevelsTheMostOverGuaranteeQueuesFirst) {
   CycleResult result = CycleAndCommit(state, 1);  // reclaim_after 0: at once
   std::map<std::string, int> taken;
   for (const PreemptJob* p : Preemptions(result))
-    taken[state.queues()[state.FindJob(p->victim)->queue].spec.name]++;
+    taken[state.topology().queues()[state.FindJob(p->victim)->queue].spec.name]++;
   // a (2.5) loses 2 to reach 1.5, then the tie with b goes to... whichever is higher: a at 1.5
   // and b at 1.5 tie on ratio, broken by queue order; c (at its guarantee) loses nothing.
   EXPECT_EQ(taken["a"] + taken["b"], 3);
@@ -273,7 +273,7 @@ TEST(CapacityCycleTest, QueueAtItsGuaranteeIsNeverPreempted) {
   Submit(state, JobBuilder(3).Tasks(2).Queue("b"));  // b wants more than its guarantee
   CycleResult result = CycleAndCommit(state, 1);
   EXPECT_TRUE(Preemptions(result).empty());
-  EXPECT_FALSE(state.queues()[1].reclaim_deadline.has_value());  // b is not below it
+  EXPECT_FALSE(state.topology().queues()[1].reclaim_deadline.has_value());  // b is not below it
 }
 
 TEST(CapacityCycleTest, PreemptiveQueuePreemptsLowerPriorityPreemptableQueues) {

@@ -54,7 +54,7 @@ TEST(FairshareCycleTest, PastUsageLowersPriorityAndDecaysWithTheHalfLife) {
   Submit(state, JobBuilder(1).Tasks(1).Queue("fair").User("alice"));
   CycleAndCommit(state, 0);
   ASSERT_TRUE(Apply(JobFinished{.job = 1}, 36000, state).ok());  // 10 slot-hours for alice
-  const FairshareUsage& usage = state.fairshare_usage().at({0, "alice"});
+  const FairshareUsage& usage = state.usage().fairshare().at({0, "alice"});
   EXPECT_DOUBLE_EQ(usage.At(36000, 3600), 36000);
   EXPECT_DOUBLE_EQ(usage.At(36000 + 3600, 3600), 18000);
   Submit(state, JobBuilder(2).Tasks(1).Queue("fair").User("alice").Submit(36000));

@@ -81,7 +81,7 @@ TEST(FifoCycleTest, ClassificationHappensOnceUntilTheConfigChanges) {
   ClusterConfig config = state.config();
   config.hosts.pop_back();
   ASSERT_TRUE(state.Reconfigure(config).ok());
-  EXPECT_EQ(state.total_slots(), 2);
+  EXPECT_EQ(state.topology().total_slots(), 2);
   EXPECT_EQ(state.unclassified(), (std::vector<JobId>{1}));
   CycleResult second = Cycle(state, 2);
   EXPECT_EQ(second.stats.failed, 1);

@@ -139,7 +139,7 @@ TEST(LimitsCycleTest, LimitOverHostsTogetherCapsTheirSum) {
   CycleResult result = CycleAndCommit(state, 0);
   // 1 takes 2 of the pair's 3; 2 would make 4 there, so it goes to h3; 3 finds no room.
   EXPECT_EQ(Started(result), (std::vector<JobId>{1, 2}));
-  EXPECT_EQ(state.hosts()[2].used_slots, 2);
+  EXPECT_EQ(state.topology().hosts()[2].used_slots, 2);
   EXPECT_EQ(ReasonsOf(result, 3)->main, ReasonCode::kHostLimit);
 }
 

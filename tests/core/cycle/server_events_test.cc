@@ -26,7 +26,7 @@ TEST(ServerEventsTest, ARestoredAllocationRunsTheJobAgain) {
   EXPECT_EQ(state.FindJob(5)->state, JobState::kRunning);
   EXPECT_EQ(state.FindJob(5)->start_time, 7);
   EXPECT_EQ(state.FindJob(5)->seq, 3u);
-  EXPECT_EQ(state.free_slots(), 1);
+  EXPECT_EQ(state.topology().free_slots(), 1);
 }
 
 TEST(ServerEventsTest, AnAllocationThatNoLongerFitsIsRefusedAndChangesNothing) {
@@ -39,7 +39,7 @@ TEST(ServerEventsTest, AnAllocationThatNoLongerFitsIsRefusedAndChangesNothing) {
   EXPECT_EQ(Apply(AllocationRestored{.job = 6, .allocation = OnFirstHost(1)}, 0, state).code(),
             StatusCode::kNotFound);
   EXPECT_EQ(state.FindJob(5)->state, JobState::kPending);
-  EXPECT_EQ(state.free_slots(), 2);
+  EXPECT_EQ(state.topology().free_slots(), 2);
 }
 
 TEST(ServerEventsTest, NotedEndedJobsAreKnownAndForgottenJobsLeaveTheTable) {
@@ -67,7 +67,7 @@ TEST(ServerEventsTest, AWithdrawnSubmissionIsAsIfNeverMade) {
 TEST(ServerEventsTest, AReclaimDeadlineIsRestoredForItsQueue) {
   ClusterState state = ClusterBuilder().Hosts(1, 2).State();
   ASSERT_TRUE(Apply(ReclaimDeadlineRestored{.queue = 0, .deadline = 90}, 0, state).ok());
-  EXPECT_EQ(state.queues()[0].reclaim_deadline, 90);
+  EXPECT_EQ(state.topology().queues()[0].reclaim_deadline, 90);
   EXPECT_EQ(Apply(ReclaimDeadlineRestored{.queue = 99, .deadline = 1}, 0, state).code(),
             StatusCode::kNotFound);
 }

@@ -15,7 +15,7 @@ using testing::JobBuilder;
 
 std::vector<JobId> PendingOrder(const ClusterState& state) {
   std::vector<JobId> ids;
-  for (const PendingEntry& e : state.queues()[0].pending) ids.push_back(e.job->spec.id);
+  for (const PendingEntry& e : state.topology().queues()[0].pending) ids.push_back(e.job->spec.id);
   return ids;
 }
 
@@ -58,11 +58,11 @@ TEST(ClusterStateRestoreTest, RequeueReturnsAJobToItsPlaceAndReleasesSlots) {
   Scheduler scheduler;
   Commit(scheduler.RunCycle(state, 1), 1, state);
   ASSERT_EQ(state.FindJob(1)->state, JobState::kRunning);
-  ASSERT_EQ(state.free_slots(), 0);
+  ASSERT_EQ(state.topology().free_slots(), 0);
   ASSERT_TRUE(state.Requeue(1).ok());
   EXPECT_EQ(state.FindJob(1)->state, JobState::kPending);
-  EXPECT_EQ(state.free_slots(), 1);
-  EXPECT_EQ(state.hosts()[0].used_slots, 1);
+  EXPECT_EQ(state.topology().free_slots(), 1);
+  EXPECT_EQ(state.topology().hosts()[0].used_slots, 1);
   EXPECT_EQ(PendingOrder(state), (std::vector<JobId>{1, 3}));
   EXPECT_EQ(state.Requeue(1).code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(state.Requeue(99).code(), StatusCode::kNotFound);

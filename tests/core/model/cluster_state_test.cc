@@ -24,16 +24,16 @@ TEST(ClusterStateTest, UniformClusterNamesHostsWithPadding) {
 TEST(ClusterStateTest, StartAndFinishKeepSlotAccountsBalanced) {
   ClusterState state = ClusterBuilder().Hosts(2, 4).State();
   SubmitRunning(state, JobBuilder(1).Tasks(6), 0);
-  EXPECT_EQ(state.free_slots(), 2);
-  EXPECT_EQ(state.hosts()[0].used_slots, 4);
-  EXPECT_EQ(state.hosts()[1].used_slots, 2);
-  EXPECT_EQ(state.queues()[0].used_slots, 6);
+  EXPECT_EQ(state.topology().free_slots(), 2);
+  EXPECT_EQ(state.topology().hosts()[0].used_slots, 4);
+  EXPECT_EQ(state.topology().hosts()[1].used_slots, 2);
+  EXPECT_EQ(state.topology().queues()[0].used_slots, 6);
   ASSERT_TRUE(Apply(JobFinished{1}, 50, state).ok());
-  EXPECT_EQ(state.free_slots(), 8);
+  EXPECT_EQ(state.topology().free_slots(), 8);
   EXPECT_EQ(state.FindJob(1)->state, JobState::kDone);
   EXPECT_EQ(state.FindJob(1)->end_time, 50);
   EXPECT_TRUE(state.running().empty());
-  EXPECT_EQ(state.queues()[0].used_slots, 0);
+  EXPECT_EQ(state.topology().queues()[0].used_slots, 0);
 }
 
 TEST(ClusterStateTest, NonZeroExitEndsInExit) {
@@ -49,10 +49,10 @@ TEST(ClusterStateTest, CancelRemovesPendingAndReleasesRunning) {
   SubmitRunning(state, JobBuilder(1), 0);
   Submit(state, JobBuilder(2).Tasks(2));
   ASSERT_TRUE(Apply(JobCancelled{2}, 3, state).ok());
-  EXPECT_TRUE(state.queues()[0].pending.empty());
+  EXPECT_TRUE(state.topology().queues()[0].pending.empty());
   EXPECT_EQ(state.FindJob(2)->state, JobState::kCancelled);
   ASSERT_TRUE(Apply(JobCancelled{1}, 4, state).ok());
-  EXPECT_EQ(state.free_slots(), 2);
+  EXPECT_EQ(state.topology().free_slots(), 2);
   EXPECT_EQ(Apply(JobCancelled{1}, 5, state).code(), StatusCode::kFailedPrecondition);
 }
 
@@ -79,18 +79,18 @@ TEST(ClusterStateTest, RefusedEventsChangeNothing) {
     EXPECT_EQ(Apply(c.event, 1, state).code(), c.want);
   }
   EXPECT_EQ(state.job_count(), 1);
-  EXPECT_EQ(state.queues()[0].pending.size(), 1u);
+  EXPECT_EQ(state.topology().queues()[0].pending.size(), 1u);
 }
 
 TEST(ClusterStateTest, HostStateChangesFreeCapacityNotTotal) {
   ClusterState state = ClusterBuilder().Host("a", 4).Host("b", 4).State();
   ASSERT_TRUE(Apply(HostChanged{"a", HostState::kClosed}, 0, state).ok());
-  EXPECT_EQ(state.free_slots(), 4);
-  EXPECT_EQ(state.total_slots(), 8);
+  EXPECT_EQ(state.topology().free_slots(), 4);
+  EXPECT_EQ(state.topology().total_slots(), 8);
   ASSERT_TRUE(Apply(HostLost{"b"}, 0, state).ok());
-  EXPECT_EQ(state.free_slots(), 0);
+  EXPECT_EQ(state.topology().free_slots(), 0);
   ASSERT_TRUE(Apply(HostChanged{"a", HostState::kOk}, 0, state).ok());
-  EXPECT_EQ(state.free_slots(), 4);
+  EXPECT_EQ(state.topology().free_slots(), 4);
 }
 
 TEST(ClusterStateTest, ReconfigureRefusesToDropAQueueOrHostWithJobs) {
@@ -110,8 +110,8 @@ TEST(ClusterStateTest, ReconfigureRefusesToDropAQueueOrHostWithJobs) {
   ClusterConfig bigger = state.config();
   bigger.hosts[1].slots = 8;
   ASSERT_TRUE(state.Reconfigure(bigger).ok());
-  EXPECT_EQ(state.total_slots(), 10);
-  EXPECT_EQ(state.free_slots(), 8);
+  EXPECT_EQ(state.topology().total_slots(), 10);
+  EXPECT_EQ(state.topology().free_slots(), 8);
 }
 
 }  // namespace

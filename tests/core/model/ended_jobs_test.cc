@@ -33,9 +33,9 @@ TEST(EndedJobsTest, AForgottenJobKeepsItsOutcomeForDependencies) {
   ASSERT_TRUE(Apply(JobSubmitted{JobBuilder(3).Depend("done(1) && started(1)")}, 6, state).ok());
   ASSERT_TRUE(Apply(JobSubmitted{JobBuilder(4).Depend("exit(1)")}, 6, state).ok());
   ASSERT_TRUE(Apply(JobSubmitted{JobBuilder(5).Depend("exit(2) && !started(2)")}, 6, state).ok());
-  EXPECT_EQ(state.DependencyOf(3)->verdict, DependVerdict::kSatisfied);
-  EXPECT_EQ(state.DependencyOf(4)->verdict, DependVerdict::kNever);
-  EXPECT_EQ(state.DependencyOf(5)->verdict, DependVerdict::kSatisfied);
+  EXPECT_EQ(state.dependencies().Of(3)->verdict, DependVerdict::kSatisfied);
+  EXPECT_EQ(state.dependencies().Of(4)->verdict, DependVerdict::kNever);
+  EXPECT_EQ(state.dependencies().Of(5)->verdict, DependVerdict::kSatisfied);
   EXPECT_EQ(Apply(JobSubmitted{JobBuilder(6).Depend("done(9)")}, 6, state).code(),
             StatusCode::kNotFound);
   EXPECT_EQ(Started(CycleAndCommit(state, 6)), (std::vector<JobId>{3}));
@@ -47,9 +47,9 @@ TEST(EndedJobsTest, AJobThatEndedBeforeARestartSatisfiesItsRestoredDependents) {
   // The store's replay: the waiting dependent is restored, the ended job only noted.
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   ASSERT_TRUE(state.Submit(JobBuilder(8).Depend("done(7)")).ok());
-  EXPECT_EQ(state.DependencyOf(8)->verdict, DependVerdict::kNever);  // 7 is not known yet
+  EXPECT_EQ(state.dependencies().Of(8)->verdict, DependVerdict::kNever);  // 7 is not known yet
   ASSERT_TRUE(state.NoteEnded(7, JobState::kDone, /*started=*/true).ok());
-  EXPECT_EQ(state.DependencyOf(8)->verdict, DependVerdict::kSatisfied);
+  EXPECT_EQ(state.dependencies().Of(8)->verdict, DependVerdict::kSatisfied);
   EXPECT_EQ(Started(CycleAndCommit(state, 0)), (std::vector<JobId>{8}));
 
   EXPECT_EQ(state.NoteEnded(9, JobState::kRunning, true).code(), StatusCode::kInvalidArgument);

@@ -20,13 +20,13 @@ using testing::SubmitRunning;
 // the same values.
 void ExpectMirrorsHosts(const ClusterState& state) {
   const HostSlots& slots = state.topology().host_slots();
-  ASSERT_EQ(slots.free.size(), state.hosts().size());
-  ASSERT_EQ(slots.total.size(), state.hosts().size());
-  ASSERT_EQ(slots.accepts_work.size(), state.hosts().size());
-  ASSERT_EQ(slots.idle.size(), state.hosts().size());
+  ASSERT_EQ(slots.free.size(), state.topology().hosts().size());
+  ASSERT_EQ(slots.total.size(), state.topology().hosts().size());
+  ASSERT_EQ(slots.accepts_work.size(), state.topology().hosts().size());
+  ASSERT_EQ(slots.idle.size(), state.topology().hosts().size());
   const Capacity capacity(state);
   int64_t free = 0;
-  for (const Host& host : state.hosts()) {
+  for (const Host& host : state.topology().hosts()) {
     SCOPED_TRACE(host.spec.name);
     const HostIndex h = host.index;
     const bool works = host.AcceptsWork();
@@ -43,7 +43,7 @@ void ExpectMirrorsHosts(const ClusterState& state) {
     free += slots.free[h];
   }
   EXPECT_EQ(capacity.TotalFree(), free);
-  EXPECT_EQ(capacity.TotalFree(), state.free_slots());
+  EXPECT_EQ(capacity.TotalFree(), state.topology().free_slots());
 }
 
 TEST(HostSlotsTest, FollowsEveryChangeToAHost) {

@@ -41,7 +41,7 @@ TEST(JobChangesTest, ModifyKeepsTheSequenceWithinItsQueue) {
   EXPECT_EQ(job->state, JobState::kHeld);  // held stays held
   EXPECT_EQ(job->spec.min_tasks, 3);
   EXPECT_EQ(job->spec.run_limit, 60);
-  EXPECT_EQ(state.queues()[0].pending.begin()->job->spec.id, 1);
+  EXPECT_EQ(state.topology().queues()[0].pending.begin()->job->spec.id, 1);
 }
 
 TEST(JobChangesTest, AQueueChangeGoesToTheEndOfTheNewQueue) {
@@ -52,9 +52,10 @@ TEST(JobChangesTest, AQueueChangeGoesToTheEndOfTheNewQueue) {
   JobSpec spec = state.FindJob(1)->spec;
   spec.queue = "b";
   ASSERT_TRUE(Apply(JobModified{spec}, 10, state).ok());
-  EXPECT_TRUE(state.queues()[0].pending.empty());
+  EXPECT_TRUE(state.topology().queues()[0].pending.empty());
   std::vector<JobId> order;
-  for (const PendingEntry& e : state.queues()[1].pending) order.push_back(e.job->spec.id);
+  for (const PendingEntry& e : state.topology().queues()[1].pending)
+    order.push_back(e.job->spec.id);
   EXPECT_EQ(order, (std::vector<JobId>{2, 3, 1}));
   EXPECT_EQ(state.FindJob(1)->admission.enqueue_time, 10);
 }
@@ -69,7 +70,7 @@ TEST(JobChangesTest, ABadSpecIsRefusedAndNothingChanges) {
   spec.queue = "nowhere";
   EXPECT_FALSE(Apply(JobModified{spec}, 10, state).ok());
   EXPECT_EQ(state.FindJob(1)->spec.min_tasks, 2);
-  EXPECT_EQ(state.queues()[0].pending.size(), 1u);
+  EXPECT_EQ(state.topology().queues()[0].pending.size(), 1u);
 }
 
 TEST(JobChangesTest, NeverRunsNamesAnImpossibleCandidate) {

@@ -20,9 +20,9 @@ using testing::SubmitRunning;
 // Everything a caller can read of the state's hosts, queues, resources and jobs, as text.
 std::string Snapshot(const ClusterState& state) {
   std::ostringstream out;
-  out << "total " << state.total_slots() << " free " << state.free_slots() << " default "
-      << state.default_queue() << "\n";
-  for (const Host& h : state.hosts()) {
+  out << "total " << state.topology().total_slots() << " free " << state.topology().free_slots()
+      << " default " << state.topology().default_queue() << "\n";
+  for (const Host& h : state.topology().hosts()) {
     out << "host " << h.index << " " << h.spec.name << " slots " << h.spec.slots << " "
         << ToString(h.spec.state) << " used " << h.used_slots << " jobs " << h.running_jobs;
     for (const auto& [name, amount] : h.spec.resources) out << " " << name << "=" << amount;
@@ -35,7 +35,7 @@ std::string Snapshot(const ClusterState& state) {
     out << "slots " << h << " " << slots.free[h] << "/" << slots.total[h] << " "
         << int{slots.accepts_work[h]} << int{slots.idle[h]} << "\n";
   }
-  for (const Queue& q : state.queues()) {
+  for (const Queue& q : state.topology().queues()) {
     out << "queue " << q.index << " " << q.spec.name << " open " << q.spec.open << " active "
         << q.spec.active << " group '" << q.spec.host_group << "' all " << q.all_hosts
         << " running " << q.running_jobs << " used " << q.used_slots << " hosts";
@@ -44,9 +44,11 @@ std::string Snapshot(const ClusterState& state) {
     for (const PendingEntry& e : q.pending) out << " " << e.job->spec.id;
     out << " windows " << state.topology().WindowsOf(q.index).always_open() << "\n";
   }
-  for (const std::string& r : state.host_resources()) out << "host resource " << r << "\n";
-  for (ResourceId r = 0; r < state.shared_resources().size(); ++r) {
-    out << "shared " << state.shared_resources()[r] << " " << state.SharedTotal(r) << "\n";
+  for (const std::string& r : state.topology().host_resources())
+    out << "host resource " << r << "\n";
+  for (ResourceId r = 0; r < state.topology().shared_resources().size(); ++r) {
+    out << "shared " << state.topology().shared_resources()[r] << " "
+        << state.topology().SharedTotal(r) << "\n";
   }
   const ClusterConfig& config = state.config();
   out << "config hosts " << config.hosts.size() << " queues " << config.queues.size() << " limits "
@@ -152,8 +154,8 @@ TEST(ReconfigureTest, ARefusedConfigurationLeavesTheStateUsable) {
   ClusterConfig good = state.config();
   good.hosts.push_back(HostSpec{.name = "h3", .slots = 2});
   ASSERT_TRUE(state.Reconfigure(good).ok());
-  EXPECT_EQ(state.total_slots(), 10);
-  EXPECT_EQ(state.hosts()[2].spec.name, "h3");
+  EXPECT_EQ(state.topology().total_slots(), 10);
+  EXPECT_EQ(state.topology().hosts()[2].spec.name, "h3");
   EXPECT_EQ(state.unclassified().size(), 1u);  // job 2
 }
 
@@ -168,14 +170,14 @@ TEST(ReconfigureTest, AnAcceptedConfigurationIsAppliedWhole) {
   config.queues.push_back(QueueSpec{.name = "q3", .host_group = "g"});
   config.default_queue = "q3";
   ASSERT_TRUE(state.Reconfigure(config).ok());
-  EXPECT_EQ(state.total_slots(), 8);
-  EXPECT_EQ(state.free_slots(), 6);
-  EXPECT_EQ(state.hosts()[1].spec.state, HostState::kUnavail);
-  EXPECT_EQ(state.hosts()[1].spec.slots, 0);
-  EXPECT_EQ(state.queues()[1].hosts, std::vector<HostIndex>{2});
-  EXPECT_EQ(state.queues()[2].hosts, std::vector<HostIndex>{2});
-  EXPECT_EQ(state.default_queue(), 2u);
-  EXPECT_EQ(state.SharedTotal(*state.FindSharedResource("lic")), 0);
+  EXPECT_EQ(state.topology().total_slots(), 8);
+  EXPECT_EQ(state.topology().free_slots(), 6);
+  EXPECT_EQ(state.topology().hosts()[1].spec.state, HostState::kUnavail);
+  EXPECT_EQ(state.topology().hosts()[1].spec.slots, 0);
+  EXPECT_EQ(state.topology().queues()[1].hosts, std::vector<HostIndex>{2});
+  EXPECT_EQ(state.topology().queues()[2].hosts, std::vector<HostIndex>{2});
+  EXPECT_EQ(state.topology().default_queue(), 2u);
+  EXPECT_EQ(state.topology().SharedTotal(*state.topology().FindSharedResource("lic")), 0);
   EXPECT_EQ(state.config().queues.size(), 3u);
 }
 

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace sluice::core {
@@ -111,6 +112,16 @@ TEST(RequestCatalogTest, CloneIsDeepAndRelinksEveryRequest) {
   EXPECT_EQ(*copy.Compile("select[mem>1] rusage[mem=1]"), moved);
   EXPECT_NE(&copy.expr_pool(), &catalog.expr_pool());
   EXPECT_EQ(SelectOf(moved), SelectOf(request));  // the same ids in the copied pool
+}
+
+TEST(RequestCatalogTest, ResourceCatalogComesFromTheClusterConfig) {
+  ClusterConfig config;
+  config.hosts.push_back(HostSpec{.name = "a", .resources = {{"mem", 10}}});
+  config.hosts.push_back(HostSpec{.name = "b", .resources = {{"gpu", 1}, {"mem", 10}}});
+  config.shared_resources = {{"lic", 4}};
+  const resreq::ResourceCatalog catalog = ResourceCatalogOf(config);
+  EXPECT_EQ(catalog.host_resources, (std::set<std::string>{"gpu", "mem"}));
+  EXPECT_EQ(catalog.shared_resources, (std::set<std::string>{"lic"}));
 }
 
 }  // namespace

@@ -50,9 +50,9 @@ TEST(RuntimeHistoryTest, FinishRecordsTheRuntimeOfTheJobsUser) {
   testing::SubmitRunning(state, testing::JobBuilder(2).User("bob").Tasks(1).Limit(900), 100);
   ASSERT_TRUE(Apply(JobFinished{.job = 1}, 400, state).ok());
   ASSERT_TRUE(Apply(JobFinished{.job = 2, .exit_code = 1}, 150, state).ok());
-  EXPECT_EQ(state.runtime_history().MeanOfLast("ann", 2), 300);
-  EXPECT_EQ(state.runtime_history().MeanOfLast("bob", 2), 50);  // failed runs count too
-  EXPECT_EQ(state.Clone().runtime_history().MeanOfLast("ann", 2), 300);
+  EXPECT_EQ(state.usage().runtimes().MeanOfLast("ann", 2), 300);
+  EXPECT_EQ(state.usage().runtimes().MeanOfLast("bob", 2), 50);  // failed runs count too
+  EXPECT_EQ(state.Clone().usage().runtimes().MeanOfLast("ann", 2), 300);
 }
 
 // The rings by run limit are kept sorted for lookup: limits first seen in any order, each
@@ -93,9 +93,9 @@ TEST(RuntimeHistoryTest, FinishRecordsTheRunLimitToo) {
   testing::SubmitRunning(state, testing::JobBuilder(2).User("ann").Tasks(1).Limit(60), 100);
   ASSERT_TRUE(Apply(JobFinished{.job = 1}, 400, state).ok());
   ASSERT_TRUE(Apply(JobFinished{.job = 2}, 150, state).ok());
-  EXPECT_EQ(state.runtime_history().MeanOfLastWithLimit("ann", 900, 2), 300);
-  EXPECT_EQ(state.runtime_history().MeanOfLastWithLimit("ann", 60, 2), 50);
-  EXPECT_EQ(state.runtime_history().MeanOfLast("ann", 2), 175);
+  EXPECT_EQ(state.usage().runtimes().MeanOfLastWithLimit("ann", 900, 2), 300);
+  EXPECT_EQ(state.usage().runtimes().MeanOfLastWithLimit("ann", 60, 2), 50);
+  EXPECT_EQ(state.usage().runtimes().MeanOfLast("ann", 2), 175);
 }
 
 TEST(RuntimeHistoryTest, TrueRuntimesAreEmptyUnlessTheStudySetsThem) {

@@ -31,9 +31,9 @@ TEST(SelectMemoTest, AWordComparedWithTextIsMemoizedAFreeAmountIsNot) {
   Capacity idle(state);
   CapacityHostView view(state, idle);
   view.Bind(0);
-  EXPECT_TRUE(state.PassesSelect(select, 0, view));
+  EXPECT_TRUE(state.requests().PassesSelect(select, 0, view));
   view.Bind(1);
-  EXPECT_TRUE(state.PassesSelect(select, 1, view));  // 2 free gpus == 2
+  EXPECT_TRUE(state.requests().PassesSelect(select, 1, view));  // 2 free gpus == 2
   const uint8_t* verdicts = state.requests().SelectVerdicts(select);
   ASSERT_NE(verdicts, nullptr);
   EXPECT_EQ(verdicts[0], RequestCatalog::kSelectPasses);
@@ -41,15 +41,15 @@ TEST(SelectMemoTest, AWordComparedWithTextIsMemoizedAFreeAmountIsNot) {
 
   // One gpu claimed on each host: h1 still passes (memoized), h2 no longer does.
   Capacity busy(state);
-  busy.ClaimHost(
-      HostGrant{.host = 0, .slots = 1, .resources = {{*state.FindHostResource("gpu"), 1}}});
-  busy.ClaimHost(
-      HostGrant{.host = 1, .slots = 1, .resources = {{*state.FindHostResource("gpu"), 1}}});
+  busy.ClaimHost(HostGrant{
+      .host = 0, .slots = 1, .resources = {{*state.topology().FindHostResource("gpu"), 1}}});
+  busy.ClaimHost(HostGrant{
+      .host = 1, .slots = 1, .resources = {{*state.topology().FindHostResource("gpu"), 1}}});
   CapacityHostView busy_view(state, busy);
   busy_view.Bind(0);
-  EXPECT_TRUE(state.PassesSelect(select, 0, busy_view));
+  EXPECT_TRUE(state.requests().PassesSelect(select, 0, busy_view));
   busy_view.Bind(1);
-  EXPECT_FALSE(state.PassesSelect(select, 1, busy_view));
+  EXPECT_FALSE(state.requests().PassesSelect(select, 1, busy_view));
   EXPECT_EQ(state.requests().SelectVerdicts(select)[1], RequestCatalog::kSelectReadsFree);
 }
 
@@ -61,14 +61,14 @@ TEST(SelectMemoTest, ASelectOnAFreeAmountIsNeverMemoized) {
   Capacity idle(state);
   CapacityHostView view(state, idle);
   view.Bind(0);
-  EXPECT_TRUE(state.PassesSelect(select, 0, view));
+  EXPECT_TRUE(state.requests().PassesSelect(select, 0, view));
   EXPECT_EQ(state.requests().SelectVerdicts(select)[0], RequestCatalog::kSelectReadsFree);
   Capacity busy(state);
-  busy.ClaimHost(
-      HostGrant{.host = 0, .slots = 1, .resources = {{*state.FindHostResource("gpu"), 1}}});
+  busy.ClaimHost(HostGrant{
+      .host = 0, .slots = 1, .resources = {{*state.topology().FindHostResource("gpu"), 1}}});
   CapacityHostView busy_view(state, busy);
   busy_view.Bind(0);
-  EXPECT_FALSE(state.PassesSelect(select, 0, busy_view));
+  EXPECT_FALSE(state.requests().PassesSelect(select, 0, busy_view));
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "core/reasons/render.h"
+#include "core/explain/render.h"
 
 namespace sluice::core {
 namespace {

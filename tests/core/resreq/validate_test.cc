@@ -100,15 +100,5 @@ TEST(ResreqValidateTest, RejectsEmptyShapes) {
   EXPECT_TRUE(Validate(UnconstrainedRequest(), pool, Catalog()).ok());
 }
 
-TEST(ResreqValidateTest, CatalogComesFromTheClusterConfig) {
-  ClusterConfig config;
-  config.hosts.push_back(HostSpec{.name = "a", .resources = {{"mem", 10}}});
-  config.hosts.push_back(HostSpec{.name = "b", .resources = {{"gpu", 1}, {"mem", 10}}});
-  config.shared_resources = {{"lic", 4}};
-  const ResourceCatalog catalog = CatalogOf(config);
-  EXPECT_EQ(catalog.host_resources, (std::set<std::string>{"gpu", "mem"}));
-  EXPECT_EQ(catalog.shared_resources, (std::set<std::string>{"lic"}));
-}
-
 }  // namespace
 }  // namespace sluice::core::resreq

@@ -12,9 +12,11 @@
 //                    R-CAP-4);
 //   DropPreemption   a preemption in progress is over: its hosts are no longer kept;
 //   UpdateReclaim    a capacity queue's reclaim deadline is set or cleared (R-CAP-3).
-// Commit() (scheduler.h) applies them to the state; drivers then act on each through a
-// DecisionHandler (core/driver/drive_loop.h). docs/design/decisions-format.md describes the
-// format drivers write. Plain values: no invariants beyond the fields' comments.
+// Commit() (core/cycle/scheduler.h) applies them to the state; drivers then act on each
+// through a DecisionHandler (core/driver/drive_loop.h). docs/design/decisions-format.md
+// describes the format drivers write. They are model/'s, beside the state they change, because
+// the admission policies emit them too (through AdmissionContext) and admission/ sits below
+// cycle/. Plain values: no invariants beyond the fields' comments; no thread-safety concerns.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-#include "core/reasons/hint.h"
+#include "core/explain/hint.h"
 
 #include <algorithm>
 #include <optional>
@@ -21,9 +21,9 @@ std::string WhereText(const Job& job, const ClusterState& state) {
   std::string where;
   const resreq::Primary& part = job.request->alternatives.front().parts.front();
   if (part.select != resreq::kNoExpr) {
-    where = " on hosts with " + resreq::NormalizeExpr(part.select, state.expr_pool());
+    where = " on hosts with " + resreq::NormalizeExpr(part.select, state.requests().expr_pool());
   }
-  const Queue& queue = state.queues()[job.queue];
+  const Queue& queue = state.topology().queues()[job.queue];
   if (!queue.all_hosts) {
     where += (where.empty() ? " on hosts of queue '" : " in queue '") + queue.spec.name + "'";
   }
@@ -123,7 +123,7 @@ int64_t RunningJobsInScope(const ClusterState& state, const std::string& scope) 
     Part part{
         .kind = piece.substr(0, space), .name = piece.substr(space + 1), .host = std::nullopt};
     if (part.kind == "host") {
-      part.host = state.FindHost(part.name);
+      part.host = state.topology().FindHost(part.name);
       if (!part.host) return -1;
     } else if (part.kind != "user" && part.kind != "queue" && part.kind != "project") {
       return -1;
@@ -134,7 +134,7 @@ int64_t RunningJobsInScope(const ClusterState& state, const std::string& scope) 
   auto matches = [&](const Job& job, const Part& part) {
     if (part.kind == "user") return job.spec.user == part.name;
     if (part.kind == "project") return job.spec.project == part.name;
-    if (part.kind == "queue") return state.queues()[job.queue].spec.name == part.name;
+    if (part.kind == "queue") return state.topology().queues()[job.queue].spec.name == part.name;
     return std::any_of(job.allocation.hosts.begin(), job.allocation.hosts.end(),
                        [&](const HostGrant& g) { return g.host == *part.host; });
   };
@@ -184,7 +184,7 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
                    [&](const ReasonDetail& detail) { return detail.code == reasons.main; });
   const ReasonDetail fallback{.code = reasons.main};
   const ReasonDetail& d = main != reasons.details.end() ? *main : fallback;
-  const Queue& queue = state.queues()[job.queue];
+  const Queue& queue = state.topology().queues()[job.queue];
   const std::string id = std::to_string(job.spec.id);
   switch (d.code) {
     case ReasonCode::kNewJob:

@@ -1,4 +1,4 @@
-#include "core/cycle/queue_loads.h"
+#include "core/admission/queue_loads.h"
 
 #include <algorithm>
 #include <limits>
@@ -16,14 +16,14 @@ QueueLoads QueueLoads::Compute(const ClusterState& state, Instant now) {
 void QueueLoads::Fill(const ClusterState& state, Instant now) {
   QueueLoads& loads = *this;
   loads.capacities_ = false;
-  const double total = static_cast<double>(state.total_slots());
+  const double total = static_cast<double>(state.topology().total_slots());
   bool user_limits = false;
-  for (const Queue& queue : state.queues()) {
+  for (const Queue& queue : state.topology().queues()) {
     if (queue.spec.capacity) loads.capacities_ = true;
     if (queue.spec.user_limit_pct > 0) user_limits = true;
   }
-  loads.loads_.resize(state.queues().size());
-  for (const Queue& queue : state.queues()) {
+  loads.loads_.resize(state.topology().queues().size());
+  for (const Queue& queue : state.topology().queues()) {
     QueueLoad& load = loads.loads_[queue.index];
     load.runnable = false;
     load.user_slots.clear();
@@ -45,7 +45,7 @@ void QueueLoads::Fill(const ClusterState& state, Instant now) {
   if (!user_limits) return;  // the running jobs matter only to user limits
   for (const RunningEntry& entry : state.running()) {
     const Job& job = *entry.job;
-    if (state.queues()[job.queue].spec.user_limit_pct <= 0) continue;
+    if (state.topology().queues()[job.queue].spec.user_limit_pct <= 0) continue;
     QueueLoad& load = loads.loads_[job.queue];
     load.user_slots[job.spec.user] += job.allocation.TotalSlots();
     load.active_users.try_emplace(job.spec.user, 0);
@@ -60,8 +60,8 @@ double QueueLoads::Ratio(QueueIndex q, int64_t used) const {
 
 std::vector<const Queue*> QueueLoads::Order(const ClusterState& state) const {
   std::vector<const Queue*> order;
-  order.reserve(state.queues().size());
-  for (const Queue& queue : state.queues()) order.push_back(&queue);
+  order.reserve(state.topology().queues().size());
+  for (const Queue& queue : state.topology().queues()) order.push_back(&queue);
   auto by_priority = [](const Queue* a, const Queue* b) {
     if (a->spec.priority != b->spec.priority) return a->spec.priority > b->spec.priority;
     return a->spec.name < b->spec.name;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cycle/decision.h"
 #include "core/model/cluster_state.h"
+#include "core/model/decision.h"
 #include "core/reasons/reason.h"
 
 namespace sluice::core {

@@ -1,6 +1,6 @@
 // Per-host detail (`-p2`): what each host of the job's queue says, in the allocator's order
 // of checks, grouped by what they say.
-#include "core/reasons/host_detail.h"
+#include "core/explain/host_detail.h"
 
 #include <gtest/gtest.h>
 
@@ -72,8 +72,8 @@ TEST(HostDetailTest, OnlyTheQueuesHosts) {
   Submit(*state, JobBuilder(1).Tasks(3));
   std::vector<HostVerdict> verdicts = ExplainHosts(*state->FindJob(1), *state);
   ASSERT_EQ(verdicts.size(), 2u);
-  EXPECT_EQ(state->hosts()[verdicts[0].host].spec.name, "h2");
-  EXPECT_EQ(state->hosts()[verdicts[1].host].spec.name, "h3");
+  EXPECT_EQ(state->topology().hosts()[verdicts[0].host].spec.name, "h2");
+  EXPECT_EQ(state->topology().hosts()[verdicts[1].host].spec.name, "h3");
 }
 
 }  // namespace

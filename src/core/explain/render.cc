@@ -1,12 +1,12 @@
-#include "core/reasons/render.h"
+#include "core/explain/render.h"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "base/array_ids.h"
-#include "core/reasons/hint.h"
-#include "core/reasons/host_detail.h"
+#include "core/explain/hint.h"
+#include "core/explain/host_detail.h"
 
 namespace sluice::core {
 namespace {
@@ -145,7 +145,7 @@ std::string RenderPendingJob(const Job& job, const ClusterState& state,
                              const PendingReasons& reasons, const RenderOptions& options) {
   std::string out = "Job " + FormatJobId(job.spec.id) + ": user " +
                     (job.spec.user.empty() ? "-" : job.spec.user) + ", queue " +
-                    state.queues()[job.queue].spec.name + ", " + TasksText(job.spec) +
+                    state.topology().queues()[job.queue].spec.name + ", " + TasksText(job.spec) +
                     ", submitted at " + TimeText(job.spec.submit_time) + "\n";
   // Most severe first; equal severity keeps detail order.
   std::vector<const ReasonDetail*> ordered;

@@ -1,4 +1,4 @@
-#include "core/reasons/host_detail.h"
+#include "core/explain/host_detail.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@ const resreq::Primary* MatchingPart(const Job& job, const ClusterState& state, H
                                     const CapacityHostView& view) {
   for (const resreq::Compound& alternative : job.request->alternatives) {
     for (const resreq::Primary& part : alternative.parts) {
-      if (state.PassesSelect(part.select, h, view)) return &part;
+      if (state.requests().PassesSelect(part.select, h, view)) return &part;
     }
   }
   return nullptr;
@@ -26,7 +26,7 @@ HostVerdict Judge(const Job& job, const ClusterState& state, const Capacity& cap
   HostVerdict verdict{.host = h};
   view.Bind(h);
   const resreq::Primary* part = MatchingPart(job, state, h, view);
-  const Host& host = state.hosts()[h];
+  const Host& host = state.topology().hosts()[h];
   if (part == nullptr) {
     verdict.code = ReasonCode::kNoMatch;
     return verdict;
@@ -47,7 +47,7 @@ HostVerdict Judge(const Job& job, const ClusterState& state, const Capacity& cap
     return verdict;
   }
   for (const resreq::Rusage& r : part->rusage) {
-    const auto id = state.FindHostResource(r.resource);
+    const auto id = state.topology().FindHostResource(r.resource);
     const int64_t per_task = static_cast<int64_t>(std::ceil(r.amount));
     if (!id || per_task == 0) continue;  // shared resources are per job, not per host
     const int64_t free = capacity.FreeResource(h, *id);
@@ -70,7 +70,8 @@ std::vector<HostVerdict> ExplainHosts(const Job& job, const ClusterState& state)
   std::vector<HostVerdict> verdicts;
   const Capacity capacity(state);
   CapacityHostView view(state, capacity);
-  state.topology().ForEachHostOf(state.queues()[job.queue], [&](HostIndex h) {
+  const Topology& topology = state.topology();
+  topology.ForEachHostOf(topology.queues()[job.queue], [&](HostIndex h) {
     verdicts.push_back(Judge(job, state, capacity, h, view));
   });
   return verdicts;
@@ -102,7 +103,7 @@ std::string RenderHostDetail(const std::vector<HostVerdict>& verdicts, const Clu
     std::string names;
     const size_t shown = std::min(hosts.size(), max_names);
     for (size_t i = 0; i < shown; ++i)
-      names += (i > 0 ? ", " : "") + state.hosts()[hosts[i]].spec.name;
+      names += (i > 0 ? ", " : "") + state.topology().hosts()[hosts[i]].spec.name;
     if (hosts.size() > shown) names += " and " + std::to_string(hosts.size() - shown) + " more";
     out += "  " + names + ": " + text + "\n";
   }

@@ -1,4 +1,4 @@
-#include "core/cycle/unsatisfiable_cache.h"
+#include "core/admission/unsatisfiable_cache.h"
 
 #include <functional>
 

@@ -1,6 +1,6 @@
 // RenderPendingJob (`jobs -p`): reasons most severe first, then the hint, the estimated start
 // and, on request, the per-host detail.
-#include "core/reasons/render.h"
+#include "core/explain/render.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/reasons/summary.h"
+#include "core/explain/summary.h"
 
 #include <algorithm>
 #include <set>
@@ -38,7 +38,8 @@ PendingSummary Summarize(const std::vector<PendJob>& pending, const ClusterState
   for (const PendJob& pend : pending) {
     Count(pend.reasons, summary.all);
     const Job* job = state.FindJob(pend.job);
-    const std::string queue = job == nullptr ? "-" : state.queues()[job->queue].spec.name;
+    const std::string queue =
+        job == nullptr ? "-" : state.topology().queues()[job->queue].spec.name;
     Count(pend.reasons, summary.by_queue[queue]);
   }
   return summary;

@@ -1,4 +1,4 @@
-#include "core/cycle/cycle_limits.h"
+#include "core/admission/cycle_limits.h"
 
 #include <algorithm>
 #include <limits>
@@ -34,13 +34,13 @@ std::string DescribeConsumer(const LimitConsumer& consumer, const std::vector<Ho
 }
 
 LimitAmounts CycleLimits::UsedNow(size_t index, const LimitConsumer& consumer) const {
-  LimitAmounts used = state_.limit_usage().Used(index, consumer);
+  LimitAmounts used = state_.usage().limits().Used(index, consumer);
   if (overlay_) AddInto(used, overlay_->Used(index, consumer));
   return used;
 }
 
 std::optional<PendingReasons> CycleLimits::Blocked(const Job& job) const {
-  const LimitUsage& usage = state_.limit_usage();
+  const LimitUsage& usage = state_.usage().limits();
   PendingReasons reasons;
   for (size_t i = 0; i < usage.limits().size(); ++i) {
     const CompiledLimit& limit = usage.limits()[i];
@@ -55,7 +55,7 @@ std::optional<PendingReasons> CycleLimits::Blocked(const Job& job) const {
       reasons.Add(ReasonDetail{.code = ReasonCode::kLimit,
                                .resource = resource,
                                .limit = limit.spec.name,
-                               .scope = DescribeConsumer(consumer, state_.hosts()),
+                               .scope = DescribeConsumer(consumer, state_.topology().hosts()),
                                .used = in_use,
                                .max = max});
     };
@@ -65,7 +65,7 @@ std::optional<PendingReasons> CycleLimits::Blocked(const Job& job) const {
       block("slots", used.slots, *limit.spec.slots);
     } else {
       for (const auto& [resource, max] : limit.spec.resources) {
-        const bool shared = state_.FindSharedResource(resource).has_value();
+        const bool shared = state_.topology().FindSharedResource(resource).has_value();
         const int64_t need = LimitDemand(job, resource, shared);
         const int64_t in_use = Get(used.resources, resource);
         if (need > 0 && in_use + need > max) {
@@ -105,7 +105,7 @@ LimitRoom RoomUnder(const LimitSpec& spec, const LimitAmounts& used, const Job& 
     detail.max = *spec.slots;
   }
   for (const auto& [resource, max] : spec.resources) {
-    auto id = state.FindHostResource(resource);
+    auto id = state.topology().FindHostResource(resource);
     if (!id) continue;
     const int64_t left = max - Get(used.resources, resource);
     room.resources.push_back(ResourceAmount{*id, std::max<int64_t>(left, 0)});
@@ -142,7 +142,7 @@ void ClaimBeyond(HostIndex h, const LimitRoom& room, bool full, Capacity& capaci
 
 void CycleLimits::MaskPerHost(size_t index, const Job& job, Capacity& capacity,
                               ReasonDetail& detail) const {
-  const LimitUsage& usage = state_.limit_usage();
+  const LimitUsage& usage = state_.usage().limits();
   const CompiledLimit& limit = usage.limits()[index];
   const LimitSpec& spec = limit.spec;
   const bool zero_max = (spec.jobs && *spec.jobs <= 0) || (spec.slots && *spec.slots <= 0) ||
@@ -153,7 +153,7 @@ void CycleLimits::MaskPerHost(size_t index, const Job& job, Capacity& capacity,
   const LimitConsumer any_host =
       LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, 0);
   if (zero_max) {
-    const HostIndex host_count = static_cast<HostIndex>(state_.hosts().size());
+    const HostIndex host_count = static_cast<HostIndex>(state_.topology().hosts().size());
     for (HostIndex h = 0; h < host_count; ++h) {
       if (limit.CoversHost(h)) hosts.insert(h);
     }
@@ -165,7 +165,7 @@ void CycleLimits::MaskPerHost(size_t index, const Job& job, Capacity& capacity,
   for (HostIndex h : hosts) {
     LimitConsumer consumer = any_host;
     std::get<3>(consumer) = h;
-    if (detail.scope.empty()) detail.scope = DescribeConsumer(consumer, state_.hosts());
+    if (detail.scope.empty()) detail.scope = DescribeConsumer(consumer, state_.topology().hosts());
     const LimitRoom room = RoomUnder(spec, UsedNow(index, consumer), job, state_, detail);
     ClaimBeyond(h, room, room.full, capacity, detail);
   }
@@ -173,16 +173,16 @@ void CycleLimits::MaskPerHost(size_t index, const Job& job, Capacity& capacity,
 
 void CycleLimits::MaskHostGroup(size_t index, const Job& job, Capacity& capacity, bool whole_groups,
                                 ReasonDetail& detail) const {
-  const CompiledLimit& limit = state_.limit_usage().limits()[index];
+  const CompiledLimit& limit = state_.usage().limits().limits()[index];
   const LimitConsumer consumer =
       LimitUsage::ConsumerOf(limit, job.spec.user, QueueName(job), job.spec.project, kAllHosts);
-  detail.scope = DescribeConsumer(consumer, state_.hosts());
+  detail.scope = DescribeConsumer(consumer, state_.topology().hosts());
   const LimitRoom room = RoomUnder(limit.spec, UsedNow(index, consumer), job, state_, detail);
   const bool no_room = room.full || room.slots < job.min_slots ||
                        std::any_of(room.resources.begin(), room.resources.end(),
                                    [](const ResourceAmount& r) { return r.amount <= 0; });
   if (!whole_groups && !no_room) return;
-  const HostIndex host_count = static_cast<HostIndex>(state_.hosts().size());
+  const HostIndex host_count = static_cast<HostIndex>(state_.topology().hosts().size());
   for (HostIndex h = 0; h < host_count; ++h) {
     if (limit.CoversHost(h)) ClaimBeyond(h, room, /*full=*/true, capacity, detail);
   }
@@ -191,7 +191,7 @@ void CycleLimits::MaskHostGroup(size_t index, const Job& job, Capacity& capacity
 std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capacity,
                                                  bool whole_groups) const {
   std::vector<ReasonDetail> details;
-  const LimitUsage& usage = state_.limit_usage();
+  const LimitUsage& usage = state_.usage().limits();
   for (size_t i = 0; i < usage.limits().size(); ++i) {
     const CompiledLimit& limit = usage.limits()[i];
     if (!limit.host_scoped() ||
@@ -216,7 +216,7 @@ std::vector<ReasonDetail> CycleLimits::MaskHosts(const Job& job, Capacity& capac
 }
 
 bool CycleLimits::FitsHostGroups(const Job& job, const Allocation& allocation) const {
-  const LimitUsage& usage = state_.limit_usage();
+  const LimitUsage& usage = state_.usage().limits();
   for (size_t i = 0; i < usage.limits().size(); ++i) {
     const CompiledLimit& limit = usage.limits()[i];
     if (!limit.host_scoped() || limit.per_host() ||
@@ -232,7 +232,7 @@ bool CycleLimits::FitsHostGroups(const Job& job, const Allocation& allocation) c
       if (!limit.CoversHost(grant.host)) continue;
       slots += grant.slots;
       for (const ResourceAmount& r : grant.resources)
-        resources[state_.host_resources()[r.id]] += r.amount;
+        resources[state_.topology().host_resources()[r.id]] += r.amount;
     }
     if (limit.spec.slots && used.slots + slots > *limit.spec.slots) return false;
     for (const auto& [resource, max] : limit.spec.resources) {
@@ -244,9 +244,9 @@ bool CycleLimits::FitsHostGroups(const Job& job, const Allocation& allocation) c
 
 void CycleLimits::Charge(const Job& job, const Allocation& allocation) {
   if (!any()) return;
-  if (!overlay_) overlay_.emplace(state_.limit_usage().EmptyCopy());
-  overlay_->Charge(job, QueueName(job), allocation, +1, state_.host_resources(),
-                   state_.shared_resources());
+  if (!overlay_) overlay_.emplace(state_.usage().limits().EmptyCopy());
+  overlay_->Charge(job, QueueName(job), allocation, +1, state_.topology().host_resources(),
+                   state_.topology().shared_resources());
 }
 
 }  // namespace sluice::core

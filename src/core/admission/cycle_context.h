@@ -1,9 +1,11 @@
-// CycleContext: the working set of one scheduling cycle (scheduler.h's steps): capacity
-// (built on first use), this cycle's starts per queue and user, named limits with their
-// usage, queue loads, the unsatisfiable cache, the blocked heads and the result being built.
-// Lives only for the duration of RunCycle. The cycle's phases (classification, preemption)
-// use it whole; admission policies see it only through AdmissionContext
-// (core/admission/admission_context.h).
+// CycleContext: the working set of one scheduling cycle (core/cycle/scheduler.h's steps):
+// capacity (built on first use), this cycle's starts per queue and user, named limits with
+// their usage, queue loads, the unsatisfiable cache, the blocked heads and the result being
+// built.
+// Lives only for the duration of RunCycle. The cycle's phases (classification, preemption;
+// core/cycle/) use it whole; admission policies see it only through AdmissionContext
+// (admission_context.h). It lives in admission/, below cycle/, because the policies'
+// context forwards to it inline (the cycle's inner loop) and cycle/ includes the policies.
 // Invariants: capacity only shrinks within a cycle (withheld or debited), so a failed
 // nomination is final for the cycle (the unsatisfiable cache relies on it); every start goes
 // through Start(), which keeps capacity, limits, loads and the per-queue counts in step.
@@ -18,14 +20,14 @@
 #include <utility>
 #include <vector>
 
+#include "core/admission/cycle_limits.h"
+#include "core/admission/queue_loads.h"
+#include "core/admission/unsatisfiable_cache.h"
 #include "core/alloc/allocator.h"
 #include "core/alloc/capacity.h"
 #include "core/alloc/host_view.h"
-#include "core/cycle/cycle_limits.h"
-#include "core/cycle/decision.h"
-#include "core/cycle/queue_loads.h"
-#include "core/cycle/unsatisfiable_cache.h"
 #include "core/model/cluster_state.h"
+#include "core/model/decision.h"
 
 namespace sluice::core {
 
@@ -93,7 +95,7 @@ struct CycleContext {
   // Records the queue's blocked head for the preemption phase (bounded_backfill keeps its
   // own first-blocked bookkeeping and calls only this).
   void NoteBlockedHead(const Job& head) {
-    if (blocked_heads.empty()) blocked_heads.assign(state.queues().size(), nullptr);
+    if (blocked_heads.empty()) blocked_heads.assign(state.topology().queues().size(), nullptr);
     if (blocked_heads[head.queue] == nullptr) blocked_heads[head.queue] = &head;
   }
   // The blocked head of each queue this cycle (policies report it through MarkBlockedHead).
@@ -109,7 +111,9 @@ struct CycleContext {
     return capacity_;
   }
   // Free slots on hosts that accept work, as of this point of the cycle.
-  int64_t TotalFree() const { return capacity_built_ ? capacity_.TotalFree() : state.free_slots(); }
+  int64_t TotalFree() const {
+    return capacity_built_ ? capacity_.TotalFree() : state.topology().free_slots();
+  }
 
   // Nominates through the allocator, counting the attempt. The capacity snapshot
   // shortlists (R-ADM-1): a job needing more slots than are free anywhere cannot fit, and
@@ -189,7 +193,7 @@ struct CycleContext {
 
   void CountUnavailable(const Job& job) {
     if (result.unavailable_by_queue.empty())
-      result.unavailable_by_queue.assign(state.queues().size(), 0);
+      result.unavailable_by_queue.assign(state.topology().queues().size(), 0);
     ++result.unavailable_by_queue[job.queue];
   }
 
@@ -211,13 +215,13 @@ struct CycleContext {
   // could select is withheld from the queues after it in this cycle.
   void WithholdHostsOf(const Job& head, Instant gate_since) {
     Capacity& cap = capacity();
-    const Queue& queue = state.queues()[head.queue];
+    const Queue& queue = state.topology().queues()[head.queue];
     CapacityHostView view(state, cap);
     auto consider = [&](HostIndex h) {
       view.Bind(h);
       for (const resreq::Compound& alternative : head.request->alternatives) {
         for (const resreq::Primary& part : alternative.parts) {
-          if (state.PassesSelect(part.select, h, view)) {
+          if (state.requests().PassesSelect(part.select, h, view)) {
             cap.Withhold(h, head.spec.id, gate_since);
             return;
           }
@@ -230,12 +234,12 @@ struct CycleContext {
   // Records a start: debits capacity and appends the decision.
   void Start(const Job& job, Allocation allocation, bool backfilled) {
     if (started_jobs_by_queue.empty()) {
-      started_jobs_by_queue.assign(state.queues().size(), 0);
-      started_slots_by_queue.assign(state.queues().size(), 0);
+      started_jobs_by_queue.assign(state.topology().queues().size(), 0);
+      started_slots_by_queue.assign(state.topology().queues().size(), 0);
     }
     ++started_jobs_by_queue[job.queue];
     started_slots_by_queue[job.queue] += allocation.TotalSlots();
-    if (state.queues()[job.queue].spec.user_limit_pct > 0) {
+    if (state.topology().queues()[job.queue].spec.user_limit_pct > 0) {
       started_user_slots[{job.queue, job.spec.user}] += allocation.TotalSlots();
       loads.Started(job.queue, job.spec.user);
     }

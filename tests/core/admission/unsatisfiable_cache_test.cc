@@ -1,6 +1,6 @@
 // The unsatisfiable-request cache (R-AL-5, R-PR-3): a hit skips the allocator and gives the
 // original reasons; any difference in the key misses.
-#include "core/cycle/unsatisfiable_cache.h"
+#include "core/admission/unsatisfiable_cache.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // QueueLoads::Fill: a QueueLoads reused from an earlier cycle (the driver's CycleWorkspace) is
 // what Compute returns for the new state, whatever it held: guarantees, maxima, runnable work,
 // users' slots and active users, with queues added or gone.
-#include "core/cycle/queue_loads.h"
+#include "core/admission/queue_loads.h"
 
 #include <gtest/gtest.h>
 
@@ -51,9 +51,9 @@ TEST(QueueLoadsTest, FillOverAnEarlierCycleEqualsCompute) {
   ASSERT_TRUE(reused.capacities());
   ASSERT_FALSE(reused.of(0).active_users.empty());
   reused.Fill(plain, 20);
-  ExpectSame(reused, QueueLoads::Compute(plain, 20), plain.queues().size());
+  ExpectSame(reused, QueueLoads::Compute(plain, 20), plain.topology().queues().size());
   reused.Fill(busy, 30);
-  ExpectSame(reused, QueueLoads::Compute(busy, 30), busy.queues().size());
+  ExpectSame(reused, QueueLoads::Compute(busy, 30), busy.topology().queues().size());
 }
 
 }  // namespace

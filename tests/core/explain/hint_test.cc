@@ -1,6 +1,6 @@
 // "What would let it start" (issue 6): one sentence per main reason, with the numbers a user
 // acts on.
-#include "core/reasons/hint.h"
+#include "core/explain/hint.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Cluster-wide summary (`-psum`): jobs by main reason, by any reason, and per queue.
-#include "core/reasons/summary.h"
+#include "core/explain/summary.h"
 
 #include <gtest/gtest.h>
 

@@ -30,7 +30,7 @@ class CycleLimits {
  public:
   explicit CycleLimits(const ClusterState& state) : state_(state) {}
 
-  bool any() const { return !state_.limit_usage().limits().empty(); }
+  bool any() const { return !state_.usage().limits().limits().empty(); }
 
   // The reasons a limit without host scope keeps `job` from starting now, or nullopt.
   std::optional<PendingReasons> Blocked(const Job& job) const;
@@ -53,7 +53,7 @@ class CycleLimits {
   void MaskHostGroup(size_t index, const Job& job, Capacity& capacity, bool whole_groups,
                      ReasonDetail& detail) const;
   const std::string& QueueName(const Job& job) const {
-    return state_.queues()[job.queue].spec.name;
+    return state_.topology().queues()[job.queue].spec.name;
   }
 
   const ClusterState& state_;
