@@ -72,15 +72,6 @@ void ChildProcess::Stop(std::chrono::milliseconds grace) {
   }
 }
 
-bool Eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return condition();
-}
-
 std::string DefaultClusterYaml(const std::string& hosts_and_queues) {
   return hosts_and_queues + R"(
 auth:

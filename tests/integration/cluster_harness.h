@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "testing/subprocess.h"
+#include "testing/wait.h"
 
 namespace sluice::integration {
 
@@ -49,9 +50,8 @@ class ChildProcess {
   int status_ = -1;
 };
 
-// Polls `condition` every 20 ms for at most `timeout`; returns its last value.
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::milliseconds timeout = std::chrono::seconds(30));
+// Polls `condition` for at most `timeout` (testing/wait.h); returns its last value.
+using testing::Eventually;
 
 std::string DefaultClusterYaml(const std::string& hosts_and_queues);
 
