@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <thread>
 
@@ -27,6 +28,30 @@ inline bool Eventually(const std::function<bool()>& condition,
     std::this_thread::sleep_for(poll);
   }
   return condition();
+}
+
+// For a condition reached a step at a time (a thousand jobs ending one by one): polls until
+// `condition` holds for as long as `progress` (a count that grows with each step, e.g. the jobs
+// ended so far) keeps growing; gives up once it has not grown for `stall`, or after `limit`.
+// A slow machine makes slow progress and is waited for; a stuck one makes none and fails.
+inline bool EventuallyProgressing(const std::function<bool()>& condition,
+                                  const std::function<int64_t()>& progress,
+                                  std::chrono::milliseconds stall,
+                                  std::chrono::milliseconds limit = std::chrono::minutes(10),
+                                  std::chrono::milliseconds poll = std::chrono::milliseconds(200)) {
+  const auto start = std::chrono::steady_clock::now();
+  auto last_step = start;
+  int64_t seen = progress();
+  while (!condition()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_step >= stall || now - start >= limit) return false;
+    std::this_thread::sleep_for(poll);
+    if (const int64_t p = progress(); p > seen) {
+      seen = p;
+      last_step = std::chrono::steady_clock::now();
+    }
+  }
+  return true;
 }
 
 }  // namespace sluice::testing
