@@ -98,8 +98,15 @@ class Cluster {
   nlohmann::json Job(int64_t id) { return Get("/v1/jobs/" + std::to_string(id)); }
   std::string JobState(int64_t id);
   std::string HostState(const std::string& name);
-  // Waits until every listed job is in a terminal state (DONE, EXIT, CANCELLED).
+  // How many of the listed jobs are in a terminal state (DONE, EXIT, CANCELLED); -1 when the
+  // jobs cannot be read.
+  int64_t EndedCount(const std::vector<int64_t>& ids);
+  // Waits until every listed job is in a terminal state.
   bool WaitAllEnded(const std::vector<int64_t>& ids, std::chrono::milliseconds timeout);
+  // The same for many jobs, which end at the machine's pace: waits as long as jobs keep
+  // ending, and gives up once none has for `stall` (testing::EventuallyProgressing).
+  bool WaitAllEndedWhileProgressing(const std::vector<int64_t>& ids,
+                                    std::chrono::milliseconds stall);
 
  private:
   testing::TempDir dir_;
