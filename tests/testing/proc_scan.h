@@ -32,7 +32,7 @@ inline bool ProcessRuns(pid_t pid, const std::vector<std::string>& argv) {
   return CommandLineOf(pid) == want;
 }
 
-// The pids of every process whose command line satisfies `matches`.
+// The pids of every process for which `matches(pid)` holds.
 template <typename Matches>
 std::vector<pid_t> ProcessesWhere(Matches matches) {
   std::vector<pid_t> found;
