@@ -8,7 +8,9 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -381,6 +383,17 @@ Result<std::unique_ptr<Cgroups>> OpenCgroups(const CgroupOptions& options) {
     default:
       return std::unique_ptr<Cgroups>();
   }
+}
+
+std::string DefaultCgroupPath(const std::string& host, const std::string& state_dir) {
+  std::error_code error;
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(state_dir, error);
+  const std::string key = error ? state_dir : canonical.string();
+  uint32_t hash = 2166136261u;  // FNV-1a: stable across builds and machines
+  for (unsigned char c : key) hash = (hash ^ c) * 16777619u;
+  char digits[9];
+  std::snprintf(digits, sizeof digits, "%08x", hash);
+  return "sluice/" + host + "-" + digits;
 }
 
 }  // namespace sluice::agent

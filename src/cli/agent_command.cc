@@ -30,6 +30,7 @@
 #include <string>
 
 #include "agent/agent.h"
+#include "agent/cgroup.h"
 #include "agent/process_image.h"
 #include "agent/virtual_agent.h"
 #include "auth/munge.h"
@@ -60,7 +61,7 @@ struct AgentFlags {
   std::string log_level = "info";
   std::string cgroup = "auto";
   std::string cgroup_root = "/sys/fs/cgroup";
-  std::string cgroup_path;  // empty: sluice/<name>
+  std::string cgroup_path;  // empty: agent::DefaultCgroupPath
   int64_t pids_limit = 0;   // 0: none
   bool allow_root_jobs = false;
   std::string virtual_range;  // --virtual: names of virtual hosts (virtual_agent.h)
@@ -142,7 +143,11 @@ int RunAgent(const AgentFlags& flags) {
   }
   options.runner = {
       .allow_root = flags.allow_root_jobs,
-      .cgroup = {.mode = *mode, .fs_root = flags.cgroup_root, .path = flags.cgroup_path},
+      .cgroup = {.mode = *mode,
+                 .fs_root = flags.cgroup_root,
+                 .path = flags.cgroup_path.empty()
+                             ? agent::DefaultCgroupPath(flags.name, options.state_dir)
+                             : flags.cgroup_path},
       .pids_limit = flags.pids_limit > 0 ? std::optional<int64_t>(flags.pids_limit) : std::nullopt};
   if (options.server.empty()) {
     std::cerr << "error: --server: no controller URL (flag or SLUICE_SERVER)\n";
@@ -282,9 +287,9 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
                   "groups), v2, v1 or none (process groups and rlimits only)");
   cmd->add_option("--cgroup-root", flags->cgroup_root, "where the cgroup file systems are");
   cmd->add_option("--cgroup-path", flags->cgroup_path,
-                  "the agent's cgroup sub-tree under each hierarchy (default sluice/NAME); "
-                  "agents on one machine need distinct ones: each removes the stale job "
-                  "cgroups in its own at start");
+                  "the agent's cgroup sub-tree under each hierarchy (default "
+                  "sluice/NAME-HASH, HASH of the state directory); agents on one machine "
+                  "need distinct ones: each removes the stale job cgroups in its own at start");
   cmd->add_option("--pids-limit", flags->pids_limit, "at most this many processes per job")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--allow-root-jobs", flags->allow_root_jobs,

@@ -445,3 +445,50 @@ TEST(JobRunnerFakeCgroupTest, ALaunchIntoAVanishedCgroupTreeIsTheHostsFault) {
 
 }  // namespace
 }  // namespace sluice::agent
+
+namespace sluice::agent {
+namespace {
+
+// Issue 47.2: two agents named h1 on one machine (two clusters) shared `sluice/h1`; the one that
+// started second removed the first's job cgroups as stale, killing its jobs.
+TEST(DefaultCgroupPathTest, AgentsOfDistinctStateDirectoriesGetDistinctPaths) {
+  TempDir a;
+  TempDir b;
+  const std::string path_a = DefaultCgroupPath("h1", a.path().string());
+  EXPECT_TRUE(path_a.starts_with("sluice/h1-")) << path_a;
+  EXPECT_EQ(path_a.size(), std::string("sluice/h1-").size() + 8);
+  EXPECT_NE(path_a, DefaultCgroupPath("h1", b.path().string()));
+  // A restarted agent (the same directory, however it is spelled) finds its own tree again.
+  EXPECT_EQ(path_a, DefaultCgroupPath("h1", a.path().string() + "/."));
+  EXPECT_EQ(path_a, DefaultCgroupPath("h1", a.path().string()));
+}
+
+TEST(JobRunnerFakeCgroupTest, AnAgentStartingBesideAnotherLeavesItsJobsAlone) {
+  TempDir root;
+  ASSERT_TRUE(WriteFile(root.path() / "cgroup.controllers", "memory cpu pids\n"));
+  TempDir state_a;
+  TempDir state_b;
+  JobRunner first(JobRunnerOptions{
+      .host = "h1",
+      .cgroup = {.mode = CgroupMode::kV2,
+                 .fs_root = root.path(),
+                 .path = DefaultCgroupPath("h1", state_a.path().string())}});
+  ASSERT_TRUE(first.Setup().ok());
+  ASSERT_TRUE(first.Start({.job = 7, .command = "sleep 30"}, Clock::now()).ok());
+  const fs::path job_dir =
+      root.path() / DefaultCgroupPath("h1", state_a.path().string()) / "job_7";
+  ASSERT_TRUE(fs::exists(job_dir));
+  JobRunner second(JobRunnerOptions{
+      .host = "h1",
+      .cgroup = {.mode = CgroupMode::kV2,
+                 .fs_root = root.path(),
+                 .path = DefaultCgroupPath("h1", state_b.path().string())}});
+  ASSERT_TRUE(second.Setup().ok());  // its stale sweep covers its own tree only
+  EXPECT_TRUE(fs::exists(job_dir));
+  EXPECT_TRUE(first.IsRunning(7));
+  first.Kill(7, 0ms, Clock::now());
+  EXPECT_TRUE(WaitExit(first, 7));
+}
+
+}  // namespace
+}  // namespace sluice::agent
