@@ -63,7 +63,8 @@ int RunSubmit(const SubmitCommand& cmd) {
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   Result<Submission> submission =
-      ResolveSubmission(cmd.flags, cmd.dash_dash, isatty(STDIN_FILENO) ? nullptr : &std::cin, now);
+      ResolveSubmission(cmd.flags, cmd.dash_dash, isatty(STDIN_FILENO) ? nullptr : &std::cin, now,
+                        CallerEnvironment());
   if (!submission) {
     std::cerr << "error: " << submission.error().message() << "\n";
     return 2;

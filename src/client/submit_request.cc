@@ -215,6 +215,7 @@ Result<json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit
   if (!cwd.empty()) body["cwd"] = cwd;
   if (!flags.output.empty()) body["output"] = Absolute(flags.output, cwd);
   if (!flags.error.empty()) body["error"] = Absolute(flags.error, cwd);
+  if (flags.env) body["env"] = *flags.env;
   return body;
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -40,6 +41,8 @@ struct SubmitFlags {
   // A job script's content (R-UX-1), stored with the job; `command` is then the script's
   // name and its arguments.
   std::optional<std::string> script;
+  // The job's environment (the submission's `env`); nullopt: none sent.
+  std::optional<std::map<std::string, std::string>> env;
 };
 
 Result<int64_t> ParseRunLimit(const std::string& text);
