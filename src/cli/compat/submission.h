@@ -1,0 +1,30 @@
+// What sbatch and bsub share once their options are read (R-COMPAT-1): reading the job
+// script (a file or standard input), the caller's environment, and the POST of the job.
+// Thread-safety: main-thread only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "client/compat/env_export.h"
+#include "client/rest_client.h"
+#include "client/submit_request.h"
+
+namespace sluice::cli::compat {
+
+// The script in `path`, or standard input for "" (`where` in messages: the path or "stdin").
+// Errors: kInvalidArgument (unreadable, empty), kResourceExhausted (too large).
+Result<std::string> ReadJobScript(const std::string& path);
+
+// The process's environment without the variables that must not travel (SLUICE_TOKEN).
+client::compat::Environment CallerEnvironmentForJob();
+
+// POST /v1/jobs of `flags` (`flags.env` the job's environment); the new job's id and queue.
+struct Submitted {
+  int64_t id = 0;
+  std::string queue;
+};
+Result<Submitted> SubmitJob(client::RestClient& rest, const client::SubmitFlags& flags);
+
+}  // namespace sluice::cli::compat
