@@ -3,6 +3,7 @@
 // against a loopback cluster with build/compat/ first on PATH. Each test checks the client's
 // exit code and what the workflow made; the failing workflows must make the client fail.
 // Tests skip when a client is not installed (scripts/setup installs them).
+// The toil runs use a fresh job store each (`js` is removed by toil at the end of a run).
 // Not here: `snakemake --slurm` (its jobs run `srun`, which needs job steps, R-LAUNCH) and
 // Open MPI (srun, blaunch).
 #include <gtest/gtest.h>
@@ -68,8 +69,8 @@ class CompatClientsTest : public ::testing::Test {
     }
   }
 
-  // Runs `argv` in the work directory with the drop-ins first on PATH.
-  testing::ProcessResult Client(const std::vector<std::string>& argv) {
+  // `argv` run in the work directory with the drop-ins first on PATH.
+  std::vector<std::string> ClientArgv(const std::vector<std::string>& argv) {
     const fs::path compat = fs::path(testing::SluiceBinary()).parent_path() / "compat";
     std::vector<std::string> full = {"/usr/bin/env",
                                      "-C",
@@ -78,11 +79,25 @@ class CompatClientsTest : public ::testing::Test {
                                      "SLUICE_SERVER=" + cluster_->url(),
                                      "SLUICE_TOKEN=root-token",
                                      "USER=root",
-                                     "HOME=" + work_.string()};
+                                     "HOME=" + work_.string(),
+                                     "COMPAT_CALLER=from-the-caller"};
     full.insert(full.end(), argv.begin(), argv.end());
-    fs::create_directories(cluster_->dir() / "client");
-    return testing::RunProcess(full, cluster_->dir() / "client", std::chrono::seconds(240));
+    return full;
   }
+
+  testing::ProcessResult Client(const std::vector<std::string>& argv) {
+    fs::create_directories(cluster_->dir() / "client");
+    return testing::RunProcess(ClientArgv(argv), cluster_->dir() / "client",
+                               std::chrono::seconds(240));
+  }
+
+  std::vector<std::string> Toil(const std::string& script, const std::string& batch_system) {
+    return {"python3", script, "file:" + (work_ / "js").string(), "--batchSystem", batch_system,
+            "--statePollingWait", "1", "--disableCaching"};
+  }
+
+  // The jobs the controller knows, as {"id", "state"} objects.
+  json Jobs() { return cluster_->Get("/v1/jobs", "root-token"); }
 
   std::string Describe(const testing::ProcessResult& r) {
     return r.error + "\nstdout:\n" + r.stdout_text + "\nstderr:\n" + r.stderr_text + "\n" + cluster_->Logs();
@@ -123,32 +138,79 @@ TEST_F(CompatClientsTest, SnakemakeClusterBsubRunsTheWorkflow) {
   EXPECT_TRUE(fs::exists(work_ / "c.txt"));
 }
 
+TEST_F(CompatClientsTest, SnakemakeInterruptedCancelsItsJobWithScancel) {
+  if (!Installed("snakemake")) GTEST_SKIP() << "snakemake is not installed";
+  ChildProcess snakemake(
+      ClientArgv({"snakemake", "-s", "Snakefile.long", "--cluster",
+                  "sbatch --parsable -p batch -o cluster.%j.out", "--cluster-cancel", "scancel",
+                  "-j", "1", "--nolock"}),
+      cluster_->dir() / "snakemake.out", cluster_->dir() / "snakemake.err");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const json jobs = Jobs();
+        return jobs.is_array() && jobs.size() == 1 && jobs[0].value("state", "") == "RUNNING";
+      },
+      std::chrono::seconds(60)))
+      << Jobs().dump();
+  snakemake.Signal(SIGINT);
+  EXPECT_TRUE(Eventually([&] { return Jobs()[0].value("state", "") == "CANCELLED"; },
+                         std::chrono::seconds(60)))
+      << Jobs().dump() << ReadFile(cluster_->dir() / "snakemake.err").value_or("");
+  EXPECT_NE(snakemake.Wait(std::chrono::seconds(60)), 0);
+}
+
 TEST_F(CompatClientsTest, ToilSlurmRunsTheJobWithItsExportedEnvironment) {
   if (!Installed("toil")) GTEST_SKIP() << "toil is not installed";
-  testing::ProcessResult r =
-      Client({"python3", "hello_toil.py", "file:" + (work_ / "js").string(), "--batchSystem",
-              "slurm", "--statePollingWait", "1", "--disableCaching"});
+  testing::ProcessResult r = Client(Toil("hello_toil.py", "slurm"));
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_NE(r.stdout_text.find("RESULT: hello world"), std::string::npos) << Describe(r);
-  EXPECT_NE(r.stdout_text.find("SLURM_JOB_ID="), std::string::npos) << Describe(r);
+  r = Client(Toil("env_toil.py", "slurm"));
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.stdout_text.find("OMP_NUM_THREADS=1 COMPAT_CALLER=from-the-caller"),
+            std::string::npos)
+      << Describe(r);
+}
+
+TEST_F(CompatClientsTest, ToilCwlRunnerOnSlurmAndLsf) {
+  if (!Installed("toil-cwl-runner")) GTEST_SKIP() << "toil-cwl-runner is not installed";
+  for (const char* batch_system : {"slurm", "lsf"}) {
+    SCOPED_TRACE(batch_system);
+    fs::remove_all(work_ / "js");
+    fs::remove(work_ / "out.txt");
+    testing::ProcessResult r =
+        Client({"toil-cwl-runner", "--jobStore", "file:" + (work_ / "js").string(),
+                "--batchSystem", batch_system, "--statePollingWait", "1", "--disableCaching",
+                "--outdir", work_.string(), "hello.cwl", "--msg", "compat"});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    EXPECT_EQ(ReadFile(work_ / "out.txt").value_or(""), "compat\n") << Describe(r);
+  }
 }
 
 TEST_F(CompatClientsTest, ToilSlurmFailsWhenTheJobFails) {
   if (!Installed("toil")) GTEST_SKIP() << "toil is not installed";
-  testing::ProcessResult r =
-      Client({"python3", "hello_toil.py", "file:" + (work_ / "js").string(), "--batchSystem",
-              "slurm", "--statePollingWait", "1", "--disableCaching", "--retryCount", "0",
-              "--fail"});
+  std::vector<std::string> argv = Toil("hello_toil.py", "slurm");
+  argv.insert(argv.end(), {"--retryCount", "0", "--fail"});
+  testing::ProcessResult r = Client(argv);
   EXPECT_NE(r.exit_code, 0) << Describe(r);
 }
 
-TEST_F(CompatClientsTest, ToilLsfRunsTheJob) {
+TEST_F(CompatClientsTest, ToilLsfRunsTheJobWithTheCallersEnvironment) {
   if (!Installed("toil")) GTEST_SKIP() << "toil is not installed";
-  testing::ProcessResult r =
-      Client({"python3", "hello_toil.py", "file:" + (work_ / "js").string(), "--batchSystem",
-              "lsf", "--statePollingWait", "1", "--disableCaching"});
+  testing::ProcessResult r = Client(Toil("hello_toil.py", "lsf"));
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_NE(r.stdout_text.find("RESULT: hello world"), std::string::npos) << Describe(r);
+  r = Client(Toil("env_toil.py", "lsf"));
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.stdout_text.find("COMPAT_CALLER=from-the-caller"), std::string::npos)
+      << Describe(r);
+}
+
+TEST_F(CompatClientsTest, ToilLsfFailsWhenTheJobFails) {
+  if (!Installed("toil")) GTEST_SKIP() << "toil is not installed";
+  std::vector<std::string> argv = Toil("hello_toil.py", "lsf");
+  argv.insert(argv.end(), {"--retryCount", "0", "--fail"});
+  testing::ProcessResult r = Client(argv);
+  EXPECT_NE(r.exit_code, 0) << Describe(r);
 }
 
 }  // namespace
