@@ -51,19 +51,16 @@ Result<std::unique_ptr<client::RestClient>> Connect() {
 }
 
 Result<int64_t> ParseJobId(const std::string& text) {
-  std::string_view id = text;
-  std::string_view index;
-  if (const size_t sep = text.find_first_of("_["); sep != std::string::npos) {
-    id = std::string_view(text).substr(0, sep);
-    index = std::string_view(text).substr(sep + 1);
-    if (text[sep] == '[') {
-      if (!index.ends_with("]")) return InvalidArgument("Invalid job id " + text);
-      index.remove_suffix(1);
-    }
-  }
+  const size_t sep = text.find_first_of("_[");
+  const std::string_view id = std::string_view(text).substr(0, sep);
   const std::optional<int64_t> array = Number(id);
   if (!array || *array > kMaxArrayJobId) return InvalidArgument("Invalid job id " + text);
-  if (index.empty()) return *array;
+  if (sep == std::string::npos) return *array;
+  std::string_view index = std::string_view(text).substr(sep + 1);
+  if (text[sep] == '[') {
+    if (!index.ends_with("]")) return InvalidArgument("Invalid job id " + text);
+    index.remove_suffix(1);
+  }
   const std::optional<int64_t> element = Number(index, 0);
   if (!element || *element > kMaxArrayIndex) return InvalidArgument("Invalid job id " + text);
   return ArrayElementId(*array, static_cast<int32_t>(*element));
