@@ -77,6 +77,26 @@ TEST_F(SlurmShowTest, ScontrolShowJobOfARunningJobIsSlurmsRecord) {
   EXPECT_EQ(ScontrolShowJob(job, true, kSubmit + 3), want);
 }
 
+TEST_F(SlurmShowTest, ScontrolShowJobOfAPendingJobHasNoTimesOrHostsYet) {
+  CompatJob job = RunningWrap();
+  job.name = "snakejob_a_2";
+  job.state = "PENDING";
+  job.reason = "NEW_JOB";
+  job.start_time = 0;
+  job.hosts.clear();
+  job.run_limit = 300;
+  const std::string text = ScontrolShowJob(job, true, kSubmit);
+  for (const char* line : {"   JobState=PENDING Reason=None Dependency=(null)\n",
+                           "   RunTime=00:00:00 TimeLimit=00:05:00 TimeMin=N/A\n",
+                           "   AccrueTime=Unknown\n",
+                           "   StartTime=Unknown EndTime=Unknown Deadline=N/A\n",
+                           "   NodeList=\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << text;
+  }
+  EXPECT_EQ(text.find("BatchHost="), std::string::npos) << text;
+  EXPECT_EQ(text.find("JOB_GRES="), std::string::npos) << text;
+}
+
 TEST_F(SlurmShowTest, ScontrolStatesReasonsAndExitCodesFollowSlurm) {
   struct Case {
     std::string_view name;
