@@ -28,14 +28,20 @@ PGO_USE := $(PGO_PROFILES)
 configure: pgo-profile
 endif
 
+# Trained once per tree (the stamp): on a built tree `make run` rebuilds and retrains nothing
+# (issue 47.10). `make clean` or removing build/pgo-profile trains again.
+PGO_STAMP := $(PGO_PROFILES)/.trained
 pgo-profile: setup
-	@cmake -S . -B build-pgo -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DSLUICE_PGO_GENERATE=$(CURDIR)/build-pgo/profile -DSLUICE_MIMALLOC=OFF >/dev/null
-	@cmake --build build-pgo -j $(JOBS) --target sluice-full
-	@scripts/pgo-train build-pgo/sluice-full build-pgo/profile $(PGO_PROFILES)
+	@if [ ! -f $(PGO_STAMP) ]; then \
+	  cmake -S . -B build-pgo -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DSLUICE_PGO_GENERATE=$(CURDIR)/build-pgo/profile -DSLUICE_MIMALLOC=OFF >/dev/null && \
+	  cmake --build build-pgo -j $(JOBS) --target sluice-full && \
+	  scripts/pgo-train build-pgo/sluice-full build-pgo/profile $(PGO_PROFILES) && \
+	  touch $(PGO_STAMP); fi
 
+# CMake runs once; afterwards ninja re-runs it itself when a CMakeLists.txt changes.
 configure: setup
-	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	@[ -f build/build.ninja ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DSLUICE_PGO_USE=$(PGO_USE) >/dev/null
 
 build: configure

@@ -1,5 +1,7 @@
 #include "cli/submit_script.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -17,7 +19,15 @@ std::map<std::string, std::string> CallerEnvironment() {
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     entries.emplace_back(*entry);
   }
-  return client::compat::EnvironmentOf(entries);
+  std::map<std::string, std::string> env = client::compat::EnvironmentOf(entries);
+  env.erase("SLUICE_TOKEN");  // a credential never travels (the server drops it too)
+  return env;
+}
+
+int CallerUmask() {
+  const mode_t mask = umask(0);
+  umask(mask);
+  return static_cast<int>(mask);
 }
 
 // Reads at most kMaxScriptBytes + 1 bytes, so an oversized script is refused without reading
@@ -60,7 +70,10 @@ Result<Submission> ResolveSubmission(const client::SubmitFlags& flags, bool dash
   if (!directives) return directives.error();
   out.flags = client::MergeFlags(flags, directives->flags);
   out.warnings = std::move(directives->warnings);
-  if (directives->slurm_export) {
+  // A script's #SBATCH --export / #BSUB -env, unless the command line's --export says otherwise.
+  if (!flags.export_env.empty()) {
+    // the command line wins (BuildSubmitBody applies it)
+  } else if (directives->slurm_export) {
     Result<client::compat::Environment> env =
         client::compat::ResolveSlurmExport(*directives->slurm_export, caller_env);
     if (!env) return env.error().WithPrefix(where + ": #SBATCH");

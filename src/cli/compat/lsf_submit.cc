@@ -10,6 +10,7 @@
 #include "cli/compat/job_lookup.h"
 #include "cli/compat/submission.h"
 #include "cli/job_wait.h"
+#include "cli/submit_script.h"
 #include "client/compat/bsub_request.h"
 #include "client/directives.h"
 
@@ -64,7 +65,7 @@ int Bsub(Args args) {
   }
   if (flags->name.empty()) flags->name = flags->command.front();
   Result<client::compat::Environment> env =
-      client::compat::ResolveLsfEnv(request.env_spec, CallerEnvironmentForJob());
+      client::compat::ResolveLsfEnv(request.env_spec, CallerEnvironment());
   if (!env) return Error(env.error().message());
   flags->env = std::move(*env);
   for (const std::string& warning : warnings) std::cerr << "bsub: warning: " << warning << "\n";

@@ -11,6 +11,7 @@
 #include "cli/compat/job_lookup.h"
 #include "cli/compat/submission.h"
 #include "cli/job_wait.h"
+#include "cli/submit_script.h"
 #include "client/compat/sbatch_request.h"
 #include "client/directives.h"
 
@@ -90,7 +91,7 @@ int Sbatch(Args args) {
   const char* env_export = std::getenv("SBATCH_EXPORT");
   const std::string spec = request.export_spec.value_or(env_export != nullptr ? env_export : "ALL");
   Result<client::compat::Environment> env =
-      client::compat::ResolveSlurmExport(spec, CallerEnvironmentForJob());
+      client::compat::ResolveSlurmExport(spec, CallerEnvironment());
   if (!env) return Error(env.error().message());
   flags->env = std::move(*env);
   if (!request.quiet) {

@@ -18,15 +18,10 @@ Result<std::string> ReadJobScript(const std::string& path) {
   return ReadScript(file, path);
 }
 
-client::compat::Environment CallerEnvironmentForJob() {
-  client::compat::Environment env = CallerEnvironment();
-  env.erase("SLUICE_TOKEN");  // a credential never travels with a job
-  return env;
-}
-
-Result<Submitted> SubmitJob(client::RestClient& rest, const client::SubmitFlags& flags) {
+Result<Submitted> SubmitJob(client::RestClient& rest, client::SubmitFlags flags) {
   std::error_code error;
   const std::string submit_dir = std::filesystem::current_path(error).string();
+  flags.umask = CallerUmask();  // the job's files get the submitter's mode, as Slurm and LSF do
   Result<json> body = client::BuildSubmitBody(flags, submit_dir, Now());
   if (!body) return body.error();
   Result<json> reply = rest.Post("/v1/jobs", *body);

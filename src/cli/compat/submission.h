@@ -1,5 +1,6 @@
 // What sbatch and bsub share once their options are read (R-COMPAT-1): reading the job
-// script (a file or standard input), the caller's environment, and the POST of the job.
+// script (a file or standard input) and the POST of the job. The caller's environment is
+// cli/submit_script.h's CallerEnvironment().
 // Thread-safety: main-thread only.
 #pragma once
 
@@ -17,14 +18,12 @@ namespace sluice::cli::compat {
 // Errors: kInvalidArgument (unreadable, empty), kResourceExhausted (too large).
 Result<std::string> ReadJobScript(const std::string& path);
 
-// The process's environment without the variables that must not travel (SLUICE_TOKEN).
-client::compat::Environment CallerEnvironmentForJob();
-
-// POST /v1/jobs of `flags` (`flags.env` the job's environment); the new job's id and queue.
+// POST /v1/jobs of `flags` (`flags.env` the job's environment) with the caller's umask; the
+// new job's id and queue.
 struct Submitted {
   int64_t id = 0;
   std::string queue;
 };
-Result<Submitted> SubmitJob(client::RestClient& rest, const client::SubmitFlags& flags);
+Result<Submitted> SubmitJob(client::RestClient& rest, client::SubmitFlags flags);
 
 }  // namespace sluice::cli::compat
