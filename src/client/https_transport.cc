@@ -29,11 +29,14 @@ class HttpsTransport final : public HttpTransport {
     HttpReply reply;
     if (!result) {
       const httplib::Error error = result.error();
+      // A failed handshake (SSLConnection: reset, timed out on a busy controller) sent nothing
+      // and may succeed again; only a certificate the CA does not sign stays untrusted. A
+      // TLS client of a plain-HTTP controller retries until the follow window ends.
       reply.failure =
-          error == httplib::Error::Connection ? HttpReply::Failure::kConnection
-          : error == httplib::Error::SSLServerVerification || error == httplib::Error::SSLConnection
-              ? HttpReply::Failure::kUntrusted
-              : HttpReply::Failure::kMaybeSent;
+          error == httplib::Error::Connection || error == httplib::Error::SSLConnection
+              ? HttpReply::Failure::kConnection
+          : error == httplib::Error::SSLServerVerification ? HttpReply::Failure::kUntrusted
+                                                           : HttpReply::Failure::kMaybeSent;
       reply.error = error == httplib::Error::SSLServerVerification
                         ? "its TLS certificate is not signed by a trusted CA (--ca-file / "
                           "SLUICE_CA_FILE)"
