@@ -5,6 +5,7 @@
 #   make build  build ./build/sluice and the test binaries
 #   make bench  run the Google Benchmark suite
 #   make fuzz   longer fuzzing runs (FUZZ_SECONDS per target, default 300)
+#   make install  install sluice, sluice-full and the Slurm/LSF command symlinks (PREFIX, DESTDIR)
 
 JOBS ?= 2
 FUZZ_SECONDS ?= 300
@@ -13,7 +14,7 @@ FUZZ_SECONDS ?= 300
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup pgo-profile configure build build-sluice build-asan test run sim-demo ha-demo bench fuzz clean
+.PHONY: install setup pgo-profile configure build build-sluice build-asan test run sim-demo ha-demo bench fuzz clean
 
 setup:
 	@scripts/setup
@@ -84,3 +85,7 @@ fuzz: setup
 
 clean:
 	rm -rf build build-pgo build-asan build-fuzz
+
+PREFIX ?= /usr/local
+install: build
+	@cmake --install build --prefix $(PREFIX)

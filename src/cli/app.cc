@@ -2,13 +2,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
+
 #include "cli/commands.h"
+#include "cli/compat/compat_commands.h"
 #include "client/http_transport.h"
 
 namespace sluice::cli {
 
 int Main(int argc, char** argv) {
   client::EnableHttps();  // the complete binary speaks https:// too (cli/front_end.h)
+  // Under a Slurm or LSF name (R-COMPAT-1), that command.
+  if (std::optional<int> code = compat::RunCompatMain(argc, argv)) return *code;
   CLI::App app{"sluice: a batch workload scheduler for clusters"};
   app.require_subcommand(1);
   int exit_code = 0;

@@ -52,24 +52,6 @@ using verbs::WithClient;
 
 // ---- submit ----
 
-std::map<std::string, std::string> CallerEnvironment() {
-  std::map<std::string, std::string> env;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string_view text(*entry);
-    const size_t eq = text.find('=');
-    if (eq == std::string_view::npos || eq == 0) continue;
-    env.emplace(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
-  }
-  env.erase("SLUICE_TOKEN");  // a credential never travels (the server drops it too)
-  return env;
-}
-
-int CallerUmask() {
-  const mode_t mask = umask(0);
-  umask(mask);
-  return static_cast<int>(mask);
-}
-
 struct SubmitCommand {
   Connection connection;
   client::SubmitFlags flags;
@@ -85,7 +67,8 @@ int RunSubmit(const SubmitCommand& cmd) {
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   Result<Submission> submission =
-      ResolveSubmission(cmd.flags, cmd.dash_dash, isatty(STDIN_FILENO) ? nullptr : &std::cin, now);
+      ResolveSubmission(cmd.flags, cmd.dash_dash, isatty(STDIN_FILENO) ? nullptr : &std::cin, now,
+                        CallerEnvironment());
   if (!submission) {
     std::cerr << "error: " << submission.error().message() << "\n";
     return 2;

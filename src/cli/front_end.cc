@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/compat/compat_commands.h"
 
 namespace sluice::cli {
 namespace {
@@ -73,6 +74,11 @@ bool RunsInFrontEnd(int argc, const char* const* argv, const char* env_server) {
 }
 
 int FrontEndMain(int argc, char** argv) {
+  // Under a Slurm or LSF name (R-COMPAT-1): that command, here unless it needs https://.
+  const char* env_server = std::getenv("SLUICE_SERVER");
+  if (env_server == nullptr || std::strstr(env_server, "https://") == nullptr) {
+    if (std::optional<int> code = compat::RunCompatMain(argc, argv)) return *code;
+  }
   if (RunsInFrontEnd(argc, argv, std::getenv("SLUICE_SERVER"))) return RunClientVerbs(argc, argv);
   const std::string full = FullBinary();
   execv(full.c_str(), argv);

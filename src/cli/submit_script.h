@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,23 @@ struct Submission {
 };
 
 // `dash_dash`: `--` came before the command. `in` is standard input, or null when it is a
-// terminal (never read then). Errors: kInvalidArgument (no command, a bad directive naming
-// FILE:LINE, an unreadable file), kResourceExhausted (a script above wire::kMaxScriptBytes).
+// terminal (never read then). `caller_env` is the caller's environment: a script's
+// `#SBATCH --export` or `#BSUB -env` sends the job the environment they make of it (as sbatch
+// and bsub would) unless the command line's --export is given. Errors: kInvalidArgument (no command, a bad directive
+// naming FILE:LINE, an unreadable file), kResourceExhausted (a script above
+// wire::kMaxScriptBytes).
 Result<Submission> ResolveSubmission(const client::SubmitFlags& flags, bool dash_dash,
-                                     std::istream* in, int64_t now);
+                                     std::istream* in, int64_t now,
+                                     const std::map<std::string, std::string>& caller_env = {});
+
+// The process's environment (`environ`) as a map, without SLUICE_TOKEN (a credential never
+// travels with a job).
+std::map<std::string, std::string> CallerEnvironment();
+// The process's umask (a job creates its files with its submitter's, issue 47).
+int CallerUmask();
+
+// Reads a job script (at most wire::kMaxScriptBytes + 1 bytes; `where` names it in
+// messages). Errors: kInvalidArgument (unreadable, empty), kResourceExhausted (too large).
+Result<std::string> ReadScript(std::istream& in, const std::string& where);
 
 }  // namespace sluice::cli

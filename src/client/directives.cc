@@ -7,32 +7,23 @@
 namespace sluice::client {
 namespace {
 
-enum class Dialect { kSluice, kBsub, kSbatch };
-
-// What an option sets. kLsfName also splits an array spec off (`name[1-50]%5`).
+// What a #SLUICE option sets.
 enum class Field {
   kTasks,
-  kSlurmTasks,
   kQueue,
   kRunLimit,
-  kSlurmTime,
   kName,
-  kLsfName,
   kOutput,
   kError,
   kResreq,
   kExclusive,
   kHold,
   kDepend,
-  kSlurmDepend,
   kBegin,
-  kSlurmBegin,
   kProject,
   kPriority,
   kCwd,
   kArray,
-  kSlurmNodes,
-  kIgnored
 };
 
 struct OptionSpec {
@@ -60,41 +51,7 @@ constexpr OptionSpec kSluiceOptions[] = {
     {"-a", "--array", true, Field::kArray},
 };
 
-constexpr OptionSpec kBsubOptions[] = {
-    {"-n", "", true, Field::kTasks},    {"-q", "", true, Field::kQueue},
-    {"-W", "", true, Field::kRunLimit}, {"-J", "", true, Field::kLsfName},
-    {"-o", "", true, Field::kOutput},   {"-oo", "", true, Field::kOutput},
-    {"-e", "", true, Field::kError},    {"-eo", "", true, Field::kError},
-    {"-R", "", true, Field::kResreq},   {"-x", "", false, Field::kExclusive},
-    {"-w", "", true, Field::kDepend},   {"-b", "", true, Field::kBegin},
-    {"-P", "", true, Field::kProject},  {"-H", "", false, Field::kHold},
-    {"-cwd", "", true, Field::kCwd},    {"-u", "", true, Field::kIgnored},
-    {"-N", "", false, Field::kIgnored}, {"-B", "", false, Field::kIgnored},
-};
-
-constexpr OptionSpec kSbatchOptions[] = {
-    {"-n", "--ntasks", true, Field::kSlurmTasks},
-    {"-p", "--partition", true, Field::kQueue},
-    {"-t", "--time", true, Field::kSlurmTime},
-    {"-J", "--job-name", true, Field::kName},
-    {"-o", "--output", true, Field::kOutput},
-    {"-e", "--error", true, Field::kError},
-    {"", "--exclusive", false, Field::kExclusive},
-    {"-d", "--dependency", true, Field::kSlurmDepend},
-    {"", "--begin", true, Field::kSlurmBegin},
-    {"-a", "--array", true, Field::kArray},
-    {"-A", "--account", true, Field::kProject},
-    {"-H", "--hold", false, Field::kHold},
-    {"-D", "--chdir", true, Field::kCwd},
-    {"-N", "--nodes", true, Field::kSlurmNodes},
-    {"", "--mail-type", true, Field::kIgnored},
-    {"", "--mail-user", true, Field::kIgnored},
-    {"", "--export", true, Field::kIgnored},
-    {"", "--requeue", false, Field::kIgnored},
-    {"", "--no-requeue", false, Field::kIgnored},
-    {"", "--comment", true, Field::kIgnored},
-    {"-q", "--qos", true, Field::kIgnored},
-};
+using Dialect = DirectiveDialect;
 
 std::string_view PrefixOf(Dialect dialect) {
   switch (dialect) {
@@ -106,26 +63,6 @@ std::string_view PrefixOf(Dialect dialect) {
       return "#SBATCH";
   }
   return "";
-}
-
-template <size_t N>
-std::vector<OptionSpec> AsVector(const OptionSpec (&options)[N]) {
-  return std::vector<OptionSpec>(options, options + N);
-}
-
-const std::vector<OptionSpec>& OptionsOf(Dialect dialect) {
-  static const std::vector<OptionSpec> kSluice = AsVector(kSluiceOptions);
-  static const std::vector<OptionSpec> kBsub = AsVector(kBsubOptions);
-  static const std::vector<OptionSpec> kSbatch = AsVector(kSbatchOptions);
-  switch (dialect) {
-    case Dialect::kSluice:
-      return kSluice;
-    case Dialect::kBsub:
-      return kBsub;
-    case Dialect::kSbatch:
-      return kSbatch;
-  }
-  return kSluice;
 }
 
 std::optional<int64_t> ParseInt(std::string_view text) {
@@ -170,14 +107,13 @@ Result<std::vector<std::string>> SplitWords(std::string_view text) {
   return words;
 }
 
-// "N" or "MIN,MAX" with 1 <= MIN <= MAX (slurm: "N" only).
-Status CheckTasks(std::string_view value, bool range_allowed) {
+// "N" or "MIN,MAX" with 1 <= MIN <= MAX.
+Status CheckTasks(std::string_view value) {
   const size_t comma = value.find(',');
   const auto min = ParseInt(value.substr(0, comma));
   const auto max = comma == std::string_view::npos ? min : ParseInt(value.substr(comma + 1));
-  if (!min || !max || *min < 1 || *max < *min || (!range_allowed && *min != *max)) {
-    return InvalidArgument(range_allowed ? "expected N or MIN,MAX with 1 <= MIN <= MAX"
-                                         : "expected a positive number of tasks");
+  if (!min || !max || *min < 1 || *max < *min) {
+    return InvalidArgument("expected N or MIN,MAX with 1 <= MIN <= MAX");
   }
   return Status::Ok();
 }
@@ -187,48 +123,6 @@ Status CheckArray(std::string_view value) {
     return (c >= '0' && c <= '9') || c == '-' || c == ',' || c == ':' || c == '%';
   });
   return ok ? Status::Ok() : InvalidArgument("expected an index list like 1-100%10 or 1,5,7-9");
-}
-
-// `name[1-50]%5` -> name and array `1-50%5`.
-Status SetLsfName(std::string_view value, SubmitFlags& flags) {
-  const size_t open = value.find('[');
-  if (open == std::string_view::npos) {
-    flags.name = std::string(value);
-    return Status::Ok();
-  }
-  const size_t close = value.find(']', open);
-  if (close == std::string_view::npos || open == 0) {
-    return InvalidArgument("expected NAME or NAME[INDEXES]%LIMIT");
-  }
-  std::string array(value.substr(open + 1, close - open - 1));
-  array += value.substr(close + 1);
-  SLUICE_RETURN_IF_ERROR(CheckArray(array));
-  flags.name = std::string(value.substr(0, open));
-  flags.array = std::move(array);
-  return Status::Ok();
-}
-
-// "now+60", "now+2hours" -> "+60", "+7200"; other forms as ParseBeginTime reads them.
-Result<std::string> SlurmBegin(std::string_view value, int64_t now) {
-  std::string text(value);
-  if (value.starts_with("now+")) {
-    std::string_view rest = value.substr(4);
-    size_t digits = 0;
-    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
-    const auto amount = ParseInt(rest.substr(0, digits));
-    const std::string_view unit = rest.substr(digits);
-    int64_t scale = 0;
-    if (unit.empty() || unit == "seconds" || unit == "s") scale = 1;
-    if (unit == "minutes" || unit == "m") scale = 60;
-    if (unit == "hours" || unit == "h") scale = 3600;
-    if (unit == "days" || unit == "d") scale = 86400;
-    if (unit == "weeks") scale = 7 * 86400;
-    if (!amount || scale == 0) return InvalidArgument("expected now+N[seconds|minutes|hours|days]");
-    text = "+" + std::to_string(*amount * scale);
-  }
-  Result<int64_t> begin = ParseBeginTime(text, now);
-  if (!begin) return InvalidArgument("expected now+N, HH:MM or YYYY-MM-DD[THH:MM[:SS]]");
-  return text;
 }
 
 // The flag a plain-text field sets (any non-empty value), or null for the other fields.
@@ -260,8 +154,7 @@ Status SetField(Field field, std::string_view value, int64_t now, SubmitFlags& f
   const std::string text(value);
   switch (field) {
     case Field::kTasks:
-    case Field::kSlurmTasks:
-      SLUICE_RETURN_IF_ERROR(CheckTasks(value, field == Field::kTasks));
+      SLUICE_RETURN_IF_ERROR(CheckTasks(value));
       flags.tasks = text;
       return Status::Ok();
     case Field::kRunLimit: {
@@ -270,30 +163,12 @@ Status SetField(Field field, std::string_view value, int64_t now, SubmitFlags& f
       flags.run_limit = text;
       return Status::Ok();
     }
-    case Field::kSlurmTime: {
-      Result<int64_t> seconds = ParseSlurmTime(value);
-      if (!seconds) return seconds.error();
-      flags.run_limit = std::to_string(*seconds) + "s";
-      return Status::Ok();
-    }
     case Field::kBegin:
       if (!ParseBeginTime(text, now)) {
         return InvalidArgument("expected epoch seconds, +DURATION, HH:MM or YYYY-MM-DD[THH:MM]");
       }
       flags.begin = text;
       return Status::Ok();
-    case Field::kSlurmBegin: {
-      Result<std::string> begin = SlurmBegin(value, now);
-      if (!begin) return begin.error();
-      flags.begin = *begin;
-      return Status::Ok();
-    }
-    case Field::kSlurmDepend: {
-      Result<std::string> depend = TranslateSlurmDependency(value);
-      if (!depend) return depend.error();
-      flags.depend = *depend;
-      return Status::Ok();
-    }
     case Field::kPriority: {
       const auto priority = ParseInt(value);
       if (!priority) return InvalidArgument("expected an integer");
@@ -304,14 +179,6 @@ Status SetField(Field field, std::string_view value, int64_t now, SubmitFlags& f
       SLUICE_RETURN_IF_ERROR(CheckArray(value));
       flags.array = text;
       return Status::Ok();
-    case Field::kLsfName:
-      return SetLsfName(value, flags);
-    case Field::kSlurmNodes:
-      if (value != "1" && value != "1-1") {
-        return InvalidArgument("only --nodes=1 (all tasks on one host) is supported");
-      }
-      flags.resreq = "span[hosts=1]";
-      return Status::Ok();
     default:
       break;
   }
@@ -320,10 +187,9 @@ Status SetField(Field field, std::string_view value, int64_t now, SubmitFlags& f
   return Status::Ok();
 }
 
-// The option a word names: exact short or long name; for a short option with a value also
-// `-n4` (the value attached, as getopt allows). `attached` gets such a value or `=VALUE`.
-const OptionSpec* FindOption(Dialect dialect, std::string_view word,
-                             std::optional<std::string>& attached) {
+// The #SLUICE option a word names: exact short or long name; for a short option with a value
+// also `-n4` (the value attached, as getopt allows). `attached` gets such a value or `=VALUE`.
+const OptionSpec* FindOption(std::string_view word, std::optional<std::string>& attached) {
   attached.reset();
   std::string_view name = word;
   if (word.starts_with("--")) {
@@ -331,16 +197,16 @@ const OptionSpec* FindOption(Dialect dialect, std::string_view word,
       name = word.substr(0, eq);
       attached = std::string(word.substr(eq + 1));
     }
-    for (const OptionSpec& o : OptionsOf(dialect)) {
+    for (const OptionSpec& o : kSluiceOptions) {
       if (!o.long_name.empty() && o.long_name == name) return &o;
     }
     return nullptr;
   }
-  for (const OptionSpec& o : OptionsOf(dialect)) {
+  for (const OptionSpec& o : kSluiceOptions) {
     if (!o.short_name.empty() && o.short_name == word) return &o;
   }
-  if (dialect == Dialect::kBsub || word.size() <= 2) return nullptr;
-  for (const OptionSpec& o : OptionsOf(dialect)) {
+  if (word.size() <= 2) return nullptr;
+  for (const OptionSpec& o : kSluiceOptions) {
     if (o.takes_value && o.short_name.size() == 2 && word.starts_with(o.short_name)) {
       attached = std::string(word.substr(2));
       return &o;
@@ -349,15 +215,14 @@ const OptionSpec* FindOption(Dialect dialect, std::string_view word,
   return nullptr;
 }
 
-// One directive line's words; messages name the line and the option (`#SBATCH --time=abc`).
-Status ApplyWords(Dialect dialect, const std::vector<std::string>& words, int64_t now,
-                  const std::string& line_where, Directives& out) {
+// One #SLUICE line's words; messages name the line and the option (`#SLUICE -W abc`).
+Status ApplySluiceWords(const DirectiveLine& line, int64_t now, SubmitFlags& flags) {
+  const std::vector<std::string>& words = line.words;
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
-    const std::string what = line_where + std::string(PrefixOf(dialect)) + " " + word;
+    const std::string what = line.where + "#SLUICE " + word;
     std::optional<std::string> attached;
-    const OptionSpec* option =
-        word.starts_with("-") ? FindOption(dialect, word, attached) : nullptr;
+    const OptionSpec* option = word.starts_with("-") ? FindOption(word, attached) : nullptr;
     if (option == nullptr) {
       return InvalidArgument(
           what + ": " +
@@ -375,23 +240,18 @@ Status ApplyWords(Dialect dialect, const std::vector<std::string>& words, int64_
     } else if (attached) {
       return InvalidArgument(what + ": takes no value");
     }
-    if (option->field == Field::kIgnored) {
-      out.warnings.push_back(what + " ignored (means nothing to Sluice)");
-      continue;
-    }
     if (option->field == Field::kExclusive) {
-      out.flags.exclusive = true;
+      flags.exclusive = true;
       continue;
     }
     if (option->field == Field::kHold) {
-      out.flags.hold = true;
+      flags.hold = true;
       continue;
     }
-    Status set = SetField(option->field, value, now, out.flags);
+    Status set = SetField(option->field, value, now, flags);
     if (!set.ok()) {
       const std::string shown = attached ? word : word + " " + value;
-      return InvalidArgument(line_where + std::string(PrefixOf(dialect)) + " " + shown + ": " +
-                             set.message());
+      return InvalidArgument(line.where + "#SLUICE " + shown + ": " + set.message());
     }
   }
   return Status::Ok();
@@ -417,89 +277,9 @@ bool IsBlank(std::string_view line) {
 
 }  // namespace
 
-Result<int64_t> ParseSlurmTime(std::string_view text) {
-  const auto bad = [&] { return InvalidArgument("expected M, M:S, H:M:S, D-H, D-H:M or D-H:M:S"); };
-  if (text == "infinite" || text == "unlimited" || text.empty() || text.size() > 32) return bad();
-  int64_t days = 0;
-  std::string_view clock = text;
-  const size_t dash = text.find('-');
-  if (dash != std::string_view::npos) {
-    const auto d = ParseInt(text.substr(0, dash));
-    if (!d || *d < 0) return bad();
-    days = *d;
-    clock = text.substr(dash + 1);
-  }
-  std::vector<int64_t> parts;
-  while (true) {
-    const size_t colon = clock.find(':');
-    const auto value = ParseInt(clock.substr(0, colon));
-    if (!value || *value < 0 || *value > 1'000'000'000) return bad();
-    parts.push_back(*value);
-    if (colon == std::string_view::npos) break;
-    clock.remove_prefix(colon + 1);
-  }
-  if (parts.size() > 3) return bad();
-  int64_t seconds = 0;
-  if (dash != std::string_view::npos) {  // D-H, D-H:M, D-H:M:S
-    const int64_t scale[3] = {3600, 60, 1};
-    for (size_t i = 0; i < parts.size(); ++i) seconds += parts[i] * scale[i];
-  } else if (parts.size() == 1) {  // M
-    seconds = parts[0] * 60;
-  } else if (parts.size() == 2) {  // M:S
-    seconds = parts[0] * 60 + parts[1];
-  } else {  // H:M:S
-    seconds = parts[0] * 3600 + parts[1] * 60 + parts[2];
-  }
-  seconds += days * 86400;
-  if (seconds <= 0) return InvalidArgument("the time limit must be positive");
-  return seconds;
-}
-
-Result<std::string> TranslateSlurmDependency(std::string_view text) {
-  const auto bad = [&](const std::string& why) { return InvalidArgument(why); };
-  const bool any = text.find('?') != std::string_view::npos;
-  if (any && text.find(',') != std::string_view::npos) {
-    return bad("',' (all of) and '?' (any of) cannot be mixed");
-  }
-  const char sep = any ? '?' : ',';
-  std::string out;
-  while (!text.empty()) {
-    const size_t end = text.find(sep);
-    std::string_view term = text.substr(0, end);
-    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
-    const size_t colon = term.find(':');
-    const std::string_view type = term.substr(0, colon);
-    std::string_view atom;
-    if (type == "after") atom = "started";
-    if (type == "afterany") atom = "ended";
-    if (type == "afterok") atom = "done";
-    if (type == "afternotok") atom = "exit";
-    if (atom.empty() || colon == std::string_view::npos) {
-      return bad("expected after, afterany, afterok or afternotok followed by :JOBID[:JOBID...]");
-    }
-    std::string_view ids = term.substr(colon + 1);
-    while (true) {
-      const size_t next = ids.find(':');
-      std::string_view id = ids.substr(0, next);
-      const size_t underscore = id.find('_');  // an array element: 12_3 -> 12[3]
-      const auto job = ParseInt(id.substr(0, underscore));
-      const auto index = underscore == std::string_view::npos ? std::optional<int64_t>(0)
-                                                              : ParseInt(id.substr(underscore + 1));
-      if (!job || *job < 1 || !index || *index < 0) return bad("expected job ids after the type");
-      if (!out.empty()) out += any ? " || " : " && ";
-      out += std::string(atom) + "(" + std::string(id.substr(0, underscore));
-      if (underscore != std::string_view::npos) out += "[" + std::to_string(*index) + "]";
-      out += ")";
-      if (next == std::string_view::npos) break;
-      ids.remove_prefix(next + 1);
-    }
-  }
-  if (out.empty()) return bad("expected a dependency, e.g. afterok:12");
-  return out;
-}
-
-Result<Directives> ParseDirectives(std::string_view script, std::string_view where, int64_t now) {
-  Directives out;
+Result<std::vector<DirectiveLine>> ReadDirectiveLines(std::string_view script,
+                                                      std::string_view where) {
+  std::vector<DirectiveLine> lines;
   size_t line_number = 0;
   while (!script.empty()) {
     const size_t end = script.find('\n');
@@ -512,14 +292,79 @@ Result<Directives> ParseDirectives(std::string_view script, std::string_view whe
     std::string_view rest;
     const std::optional<Dialect> dialect = DialectOf(line, rest);
     if (!dialect) continue;  // a plain comment
-    const std::string line_where = std::string(where) + ":" + std::to_string(line_number) + ": ";
+    DirectiveLine out{.dialect = *dialect,
+                      .where = std::string(where) + ":" + std::to_string(line_number) + ": ",
+                      .text = std::string(line.substr(0, line.find_last_not_of(" \t\r") + 1))};
     Result<std::vector<std::string>> words = SplitWords(rest);
     if (!words) {
-      return InvalidArgument(line_where + std::string(PrefixOf(*dialect)) + ": " +
+      return InvalidArgument(out.where + std::string(PrefixOf(*dialect)) + ": " +
                              words.error().message());
     }
-    SLUICE_RETURN_IF_ERROR(ApplyWords(*dialect, *words, now, line_where, out));
+    out.words = std::move(*words);
+    lines.push_back(std::move(out));
   }
+  return lines;
+}
+
+namespace {
+
+// Reads the lines of `dialect` with `apply` (one line's words into the request); an error
+// names the line, an ignored option becomes a warning naming it.
+template <typename Request, typename ApplyLine>
+Status ReadLines(const std::vector<DirectiveLine>& lines, Dialect dialect, ApplyLine apply,
+                 Request& request, std::vector<std::string>& warnings) {
+  for (const DirectiveLine& line : lines) {
+    if (line.dialect != dialect) continue;
+    const size_t ignored = request.ignored.size();
+    Status applied = apply(line.words, request);
+    if (!applied.ok()) {
+      return Status(applied.code(), line.where + line.text + ": " + applied.message());
+    }
+    for (size_t i = ignored; i < request.ignored.size(); ++i) {
+      warnings.push_back(line.where + std::string(PrefixOf(dialect)) + " " + request.ignored[i] +
+                         " ignored (means nothing to Sluice)");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReadSbatchLines(const std::vector<DirectiveLine>& lines, int64_t now,
+                       compat::SbatchRequest& request, std::vector<std::string>& warnings) {
+  const auto apply = [now](std::span<const std::string> words, compat::SbatchRequest& r) {
+    return compat::ApplySbatchDirective(words, now, r);
+  };
+  return ReadLines(lines, Dialect::kSbatch, apply, request, warnings);
+}
+
+Status ReadBsubLines(const std::vector<DirectiveLine>& lines, int64_t now,
+                     compat::BsubRequest& request, std::vector<std::string>& warnings) {
+  const auto apply = [now](std::span<const std::string> words, compat::BsubRequest& r) {
+    return compat::ApplyBsubDirective(words, now, r);
+  };
+  return ReadLines(lines, Dialect::kBsub, apply, request, warnings);
+}
+
+Result<Directives> ParseDirectives(std::string_view script, std::string_view where, int64_t now) {
+  Result<std::vector<DirectiveLine>> lines = ReadDirectiveLines(script, where);
+  if (!lines) return lines.error();
+  Directives out;
+  compat::SbatchRequest sbatch;
+  compat::BsubRequest bsub;
+  SLUICE_RETURN_IF_ERROR(ReadSbatchLines(*lines, now, sbatch, out.warnings));
+  SLUICE_RETURN_IF_ERROR(ReadBsubLines(*lines, now, bsub, out.warnings));
+  for (const DirectiveLine& line : *lines) {
+    if (line.dialect == Dialect::kSluice) SLUICE_RETURN_IF_ERROR(ApplySluiceWords(line, now, out.flags));
+  }
+  // #SLUICE over #BSUB over #SBATCH.
+  Result<SubmitFlags> slurm = compat::ToSubmitFlags(sbatch, "");
+  if (!slurm) return slurm.error().WithPrefix(std::string(where) + ": #SBATCH");
+  Result<SubmitFlags> lsf = compat::ToSubmitFlags(bsub);
+  if (!lsf) return lsf.error().WithPrefix(std::string(where) + ": #BSUB");
+  out.flags = MergeFlags(out.flags, MergeFlags(*lsf, *slurm));
+  out.slurm_export = sbatch.export_spec;
+  out.lsf_env = bsub.env_spec;
   return out;
 }
 

@@ -215,9 +215,13 @@ Result<json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit
   if (!cwd.empty()) body["cwd"] = cwd;
   if (!flags.output.empty()) body["output"] = Absolute(flags.output, cwd);
   if (!flags.error.empty()) body["error"] = Absolute(flags.error, cwd);
-  Result<json> env = ExportedEnvironment(flags.export_env, flags.environment);
-  if (!env) return env.error();
-  if (!env->empty()) body["env"] = std::move(*env);
+  if (flags.env) {
+    body["env"] = *flags.env;
+  } else {
+    Result<json> env = ExportedEnvironment(flags.export_env, flags.environment);
+    if (!env) return env.error();
+    if (!env->empty()) body["env"] = std::move(*env);
+  }
   if (flags.umask) body["umask"] = *flags.umask;
   return body;
 }

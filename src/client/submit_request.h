@@ -50,6 +50,9 @@ struct SubmitFlags {
   // server drops what must never travel (SLUICE_TOKEN, MUNGE_*: server/job_environment.h).
   std::map<std::string, std::string> environment;
   std::optional<int> umask;
+  // The job's environment as sbatch or bsub made it (client/compat/env_export.h): when set,
+  // it is sent instead of what `export_env` takes from `environment`.
+  std::optional<std::map<std::string, std::string>> env;
 };
 
 // The `env` object of a submission: the variables --export names from `environment`.

@@ -116,8 +116,9 @@ TEST(DirectivesTest, ABadDirectiveNamesItsLine) {
       {"unterminated quote", "#BSUB -J 'x\n", "job.sh:1: #BSUB"},
       {"bad dependency", "#SBATCH -d singleton\n", "job.sh:1: #SBATCH -d singleton"},
       {"bad array", "#SBATCH --array=a-b\n", "job.sh:1: #SBATCH --array=a-b"},
-      {"two nodes", "#SBATCH --nodes=2\n", "job.sh:1: #SBATCH --nodes=2"},
-      {"flag with value", "#SBATCH --exclusive=user\n", "job.sh:1: #SBATCH --exclusive=user"},
+      {"bad node count", "#SBATCH --nodes=x\n", "job.sh:1: #SBATCH --nodes=x"},
+      {"bad exclusive", "#SBATCH --exclusive=all\n", "job.sh:1: #SBATCH --exclusive=all"},
+      {"flag with value", "#SBATCH --hold=yes\n", "job.sh:1: #SBATCH --hold=yes"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -143,39 +144,6 @@ TEST(DirectivesTest, TheCommandLineWins) {
   EXPECT_TRUE(merged.exclusive);
   EXPECT_EQ(merged.priority, 3);
   EXPECT_EQ(merged.command, std::vector<std::string>{"job.sh"});
-}
-
-TEST(SlurmTimeTest, EveryForm) {
-  struct Case {
-    std::string_view text;
-    int64_t seconds;
-  };
-  for (const Case& c : std::vector<Case>{{"10", 600},
-                                         {"10:30", 630},
-                                         {"1:02:03", 3723},
-                                         {"2-0", 172800},
-                                         {"1-1:30", 86400 + 5400},
-                                         {"0-0:0:5", 5}}) {
-    SCOPED_TRACE(c.text);
-    Result<int64_t> seconds = ParseSlurmTime(c.text);
-    ASSERT_TRUE(seconds.has_value());
-    EXPECT_EQ(*seconds, c.seconds);
-  }
-  for (std::string_view bad : {"", "0", "x", "1:2:3:4", "-5", "1-", "infinite", "1-2-3"}) {
-    SCOPED_TRACE(bad);
-    EXPECT_FALSE(ParseSlurmTime(bad).has_value());
-  }
-}
-
-TEST(SlurmDependencyTest, TranslatesTypesSeparatorsAndArrayElements) {
-  EXPECT_EQ(*TranslateSlurmDependency("afterok:5"), "done(5)");
-  EXPECT_EQ(*TranslateSlurmDependency("after:1?afternotok:2"), "started(1) || exit(2)");
-  EXPECT_EQ(*TranslateSlurmDependency("afterany:7_3"), "ended(7[3])");
-  for (std::string_view bad :
-       {"", "afterok", "afterok:", "afterok:x", "a:1,b:2?c:3", "singleton"}) {
-    SCOPED_TRACE(bad);
-    EXPECT_FALSE(TranslateSlurmDependency(bad).has_value());
-  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <system_error>
 
 namespace sluice::core::resreq {
@@ -14,6 +15,23 @@ bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 bool IsNameStart(char c) { return IsLetter(c) || c == '_'; }
 bool IsNameChar(char c) { return IsNameStart(c) || IsDigit(c) || c == '.'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// A memory unit after a number, as LSF writes them (`rusage[mem=4GB]`): the factor that turns
+// the number into megabytes, LSF's default unit. Upper or lower case, with or without the `B`.
+std::optional<double> UnitScale(std::string_view unit) {
+  struct Unit {
+    char letter;
+    double megabytes;
+  };
+  constexpr Unit kUnits[] = {{'K', 1.0 / 1024}, {'M', 1}, {'G', 1024}, {'T', 1024.0 * 1024}};
+  if (unit.empty() || unit.size() > 2) return std::nullopt;
+  const auto upper = [](char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c; };
+  if (unit.size() == 2 && upper(unit[1]) != 'B') return std::nullopt;
+  for (const Unit& u : kUnits) {
+    if (upper(unit[0]) == u.letter) return u.megabytes;
+  }
+  return std::nullopt;
+}
 
 struct Punctuation {
   std::string_view text;
@@ -95,19 +113,26 @@ class Lexer {
       }
       while (end < text_.size() && IsDigit(text_[end])) ++end;
     }
-    if (end < text_.size() && IsNameChar(text_[end])) {
-      size_t word_end = end;
-      while (word_end < text_.size() && IsNameChar(text_[word_end])) ++word_end;
-      return Error(start, word_end,
-                   "found " + Quote(text_.substr(start, word_end - start)) +
-                       ", expected a number (plain digits, without a unit)");
+    double scale = 1;
+    size_t word_end = end;
+    while (word_end < text_.size() && IsNameChar(text_[word_end])) ++word_end;
+    if (word_end > end) {
+      const std::optional<double> unit = UnitScale(text_.substr(end, word_end - end));
+      if (!unit) {
+        return Error(start, word_end,
+                     "found " + Quote(text_.substr(start, word_end - start)) +
+                         ", expected a number, optionally with a unit (KB, MB, GB or TB)");
+      }
+      scale = *unit;
     }
-    Token token = Make(TokenKind::kNumber, start, end);
-    const std::string_view digits = token.text;
+    const std::string_view digits = text_.substr(start, end - start);
+    Token token = Make(TokenKind::kNumber, start, word_end);
     auto result = std::from_chars(digits.data(), digits.data() + digits.size(), token.number,
                                   std::chars_format::fixed);
+    token.number *= scale;
     if (result.ec != std::errc() || !std::isfinite(token.number)) {
-      return Error(start, end, "found " + Quote(digits) + ", expected a number below 1e308");
+      return Error(start, word_end,
+                   "found " + Quote(token.text) + ", expected a number below 1e308");
     }
     return token;
   }

@@ -10,14 +10,17 @@
 //  - identifiers: a letter or `_`, then letters, digits, `_` and `.` (`x86_64`, `rhel8.4`).
 //    `-` is not part of a name (`mem-100` is a subtraction): quote such values
 //    (`model=="xeon-6248"`);
-//  - numbers: digits with an optional fraction (`4000`, `0.5`); no sign (a leading `-` is an
-//    operator), no exponent, no unit (`4000MB` is an error);
+//  - numbers: digits with an optional fraction (`4000`, `0.5`), then optionally a memory unit
+//    as LSF writes it, `KB`, `MB`, `GB` or `TB` (also `K`, `M`, `G`, `T`, any case): the
+//    number is then in megabytes, LSF's default unit (`4GB` is 4096, `512KB` 0.5); `text`
+//    keeps the unit. No sign (a leading `-` is an operator), no exponent, no other suffix
+//    (`4000XB` is an error);
 //  - strings: `"..."` or `'...'`, without escapes (a string holding `"` uses `'...'`); an
 //    unclosed string is an error;
 //  - operators and punctuation: `[ ] { } ( ) , : = == != < <= > >= + - * / ! && ||`.
 // Invariants: the token count is at most the input length + 1; lexing is linear time.
 // Thread-safety: pure functions.
-// Implements the lexical part of R-RR-1 and R-RR-5.
+// Implements the lexical part of R-RR-1 and R-RR-5, and R-COMPAT-1's memory units.
 #pragma once
 
 #include <cstdint>
@@ -72,7 +75,7 @@ struct Token {
   TokenKind kind = TokenKind::kEnd;
   int32_t column = 1;     // 1-based byte column of the first character
   std::string_view text;  // as written; kString: without the quotes; kError: the bad text
-  double number = 0;      // kNumber only
+  double number = 0;      // kNumber only (in megabytes when written with a unit)
   std::string error;      // kError only: "found ..., expected ..."
 };
 

@@ -86,6 +86,24 @@ TEST(ResreqLexerTest, ReadsIntegersAndDecimals) {
   EXPECT_EQ(tokens[2].text, "007");
 }
 
+TEST(ResreqLexerTest, MemoryUnitsGiveMegabytes) {
+  struct Case {
+    std::string_view text;
+    double megabytes;
+  };
+  const Case cases[] = {{"105MB", 105},  {"105M", 105},     {"4GB", 4096},  {"4g", 4096},
+                        {"512KB", 0.5},  {"1.5GB", 1536},   {"2TB", 2097152}, {"1tb", 1048576},
+                        {"100mb", 100},  {"1024K", 1}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    const std::vector<Token> tokens = Lex(c.text);
+    ASSERT_EQ(tokens.size(), 2u);
+    EXPECT_EQ(tokens[0].kind, TokenKind::kNumber);
+    EXPECT_EQ(tokens[0].number, c.megabytes);
+    EXPECT_EQ(tokens[0].text, c.text);
+  }
+}
+
 TEST(ResreqLexerTest, StringsUseEitherQuoteWithoutEscapes) {
   const std::vector<Token> tokens = Lex(R"("lin ux" 'say "hi"' "")");
   ASSERT_EQ(tokens.size(), 4u);
@@ -110,7 +128,8 @@ TEST(ResreqLexerTest, ErrorsEndTheTokensAtTheirColumn) {
       {"single bar", "a | b", 3},
       {"unclosed string", R"(type=="linux)", 7},
       {"dot without digits", "mem>1.", 5},
-      {"unit", "mem>4000MB", 5},
+      {"unknown unit", "mem>4000XB", 5},
+      {"unit too long", "mem>4MBB", 5},
       {"huge number", huge, 3},
       {"control byte", "a\x01", 2},
       {"non-ascii", "caf\xc3\xa9", 4},

@@ -43,7 +43,7 @@ TEST(ResreqParseErrorTest, Lexical) {
       {"single ampersand", "select[a & b]", 10},
       {"single bar", "select[a | b]", 10},
       {"unclosed string", "select[t==\"x]", 11},
-      {"unit after number", "select[mem>4000MB]", 12},
+      {"unknown unit after number", "select[mem>4000XB]", 12},
       {"dot without digits", "rusage[mem=1.]", 12},
       {"number too large", "select[a>1" + std::string(400, '0') + "]", 10},
       {"control byte", "select[a\x02]", 9},

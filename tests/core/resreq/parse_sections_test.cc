@@ -73,6 +73,8 @@ TEST(ResreqParseSectionsTest, RusageIsSortedByResource) {
       {"colons", "rusage[mem=10:lic=1:gpu=2]", {{"gpu", 2}, {"lic", 1}, {"mem", 10}}},
       {"commas", "rusage[mem=10, gpu=0.5]", {{"gpu", 0.5}, {"mem", 10}}},
       {"zero", "rusage[gpu=0]", {{"gpu", 0}}},
+      {"LSF memory units (megabytes)", "rusage[mem=105MB]", {{"mem", 105}}},
+      {"gigabytes", "rusage[mem=2GB:lic=1]", {{"lic", 1}, {"mem", 2048}}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

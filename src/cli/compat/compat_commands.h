@@ -1,0 +1,50 @@
+// The Slurm and LSF drop-in commands (R-COMPAT-1): `sluice` run under one of their names
+// (argv[0], a symlink in build/compat/ or the install's bin/) behaves as that command for the
+// forms docs/compat.md lists. Each takes the arguments after its name and returns its exit
+// code; they speak to the controller named by SLUICE_SERVER (and SLUICE_TOKEN, or MUNGE).
+//
+// Exit codes follow the originals: Slurm's commands exit 1 on any error (sbatch, squeue,
+// scontrol, sacct, scancel); LSF's bsub, bjobs and bkill exit 255 for a bad option or an
+// unknown job, as LSF does, and bsub -K exits with the job's exit code.
+// `srun`, `salloc` and `blaunch` are not here: they need job steps (R-LAUNCH), not built yet.
+// Thread-safety: main-thread only.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace sluice::cli::compat {
+
+using Args = std::span<const std::string>;
+
+// The command `program` (argv[0]'s file name) names, run with `args`; nullopt when it is not
+// one of the drop-in names.
+std::optional<int> RunCompatCommand(std::string_view program, Args args);
+bool IsCompatCommand(std::string_view program);
+// argv[0]'s file name ("/usr/bin/sbatch" -> "sbatch").
+std::string_view ProgramName(const char* argv0);
+// RunCompatCommand over main's arguments.
+std::optional<int> RunCompatMain(int argc, const char* const* argv);
+
+// Slurm (slurm_submit.cc, slurm_status.cc, slurm_info.cc).
+int Sbatch(Args args);
+int Squeue(Args args);
+int Sacct(Args args);
+int Scontrol(Args args);
+int Scancel(Args args);
+int Sinfo(Args args);
+int ScontrolShowConfig();  // `scontrol show config` (slurm_info.cc)
+// LSF (lsf_submit.cc, lsf_status.cc, lsf_info.cc).
+int Bsub(Args args);
+int Bjobs(Args args);
+int Bkill(Args args);
+int Bhist(Args args);
+int Bqueues(Args args);
+int Bhosts(Args args);
+int Bparams(Args args);
+int Lsadmin(Args args);
+int Lsid(Args args);
+
+}  // namespace sluice::cli::compat

@@ -1,0 +1,142 @@
+#include "cli/compat/job_lookup.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+
+#include "base/array_ids.h"
+#include "wire/history_json.h"
+
+namespace sluice::cli::compat {
+namespace {
+
+using client::compat::CompatJob;
+using nlohmann::json;
+
+// History pages read when looking for one job: its rows come newest first, so an id not in
+// the first pages ended long ago.
+constexpr int kHistoryPages = 20;
+
+// The account database's ids for scontrol's UserId=name(uid) GroupId=group(gid).
+void FillAccount(CompatJob& job) {
+  const std::string& account = job.account.empty() ? job.user : job.account;
+  if (const passwd* pw = getpwnam(account.c_str()); pw != nullptr) {
+    job.uid = pw->pw_uid;
+    job.gid = pw->pw_gid;
+    if (const group* gr = getgrgid(pw->pw_gid); gr != nullptr) job.group = gr->gr_name;
+  }
+  if (IsArrayElement(job.id)) {  // the API's element id: the array's id and the index
+    job.index = ArrayIndexOf(job.id);
+    job.id = ArrayIdOf(job.id);
+  }
+}
+
+std::optional<int64_t> Number(std::string_view text, int64_t min = 1) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < min) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<client::RestClient>> Connect() {
+  Result<client::ClientOptions> options = client::ResolveClientOptions("", "", "");
+  if (!options) return options.error();
+  return std::make_unique<client::RestClient>(*options);
+}
+
+Result<int64_t> ParseJobId(const std::string& text) {
+  const size_t sep = text.find_first_of("_[");
+  const std::string_view id = std::string_view(text).substr(0, sep);
+  const std::optional<int64_t> array = Number(id);
+  if (!array || *array > kMaxArrayJobId) return InvalidArgument("Invalid job id " + text);
+  if (sep == std::string::npos) return *array;
+  std::string_view index = std::string_view(text).substr(sep + 1);
+  if (text[sep] == '[') {
+    if (!index.ends_with("]")) return InvalidArgument("Invalid job id " + text);
+    index.remove_suffix(1);
+  }
+  const std::optional<int64_t> element = Number(index, 0);
+  if (!element || *element > kMaxArrayIndex) return InvalidArgument("Invalid job id " + text);
+  return ArrayElementId(*array, static_cast<int32_t>(*element));
+}
+
+Result<CompatJob> FindJob(client::RestClient& rest, int64_t id) {
+  Result<json> live = rest.Get("/v1/jobs/" + std::to_string(id));
+  if (live) {
+    CompatJob job = client::compat::JobFromObject(*live);
+    FillAccount(job);
+    return job;
+  }
+  if (live.error().code() != StatusCode::kNotFound) return live.error();
+  std::string cursor;
+  for (int page = 0; page < kHistoryPages; ++page) {
+    Result<json> rows =
+        rest.Get("/v1/history?user=" + CurrentUser() + "&limit=1000" +
+                 (cursor.empty() ? "" : "&cursor=" + cursor));
+    if (!rows) return rows.error();
+    for (const json& row : rows->value("jobs", json::array())) {
+      if (row.value("id", int64_t{0}) != id) continue;
+      Result<wire::HistoryEntry> entry = wire::ParseHistoryEntry(row);
+      if (!entry) return entry.error();
+      CompatJob job = client::compat::JobFromHistory(*entry);
+      FillAccount(job);
+      return job;
+    }
+    const json next = rows->value("next_cursor", json());
+    if (!next.is_string()) break;
+    cursor = next.get<std::string>();
+  }
+  return NotFound("job " + std::to_string(id) + " is not known");
+}
+
+Result<std::vector<CompatJob>> LiveJobs(client::RestClient& rest, const std::string& query) {
+  Result<json> jobs = rest.Get("/v1/jobs" + (query.empty() ? "" : "?" + query));
+  if (!jobs) return jobs.error();
+  std::vector<CompatJob> out;
+  if (!jobs->is_array()) return out;
+  for (const json& job : *jobs) {
+    out.push_back(client::compat::JobFromObject(job));
+    FillAccount(out.back());
+  }
+  return out;
+}
+
+Result<std::vector<CompatJob>> HistoryJobs(client::RestClient& rest, const std::string& query) {
+  std::vector<CompatJob> out;
+  std::string cursor;
+  for (int page = 0; page < kHistoryPages; ++page) {
+    Result<json> rows = rest.Get("/v1/history?limit=1000&" + query +
+                                 (cursor.empty() ? "" : "&cursor=" + cursor));
+    if (!rows) return rows.error();
+    for (const json& row : rows->value("jobs", json::array())) {
+      Result<wire::HistoryEntry> entry = wire::ParseHistoryEntry(row);
+      if (!entry) return entry.error();
+      out.push_back(client::compat::JobFromHistory(*entry));
+      FillAccount(out.back());
+    }
+    const json next = rows->value("next_cursor", json());
+    if (!next.is_string()) break;
+    cursor = next.get<std::string>();
+  }
+  return out;
+}
+
+std::string CurrentUser() {
+  if (const char* user = std::getenv("USER"); user != nullptr && *user != '\0') return user;
+  if (const passwd* pw = getpwuid(getuid()); pw != nullptr) return pw->pw_name;
+  return "nobody";
+}
+
+int64_t Now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace sluice::cli::compat

@@ -1,0 +1,198 @@
+// bjobs, bkill and bhist (R-COMPAT-1) in the forms docs/compat.md lists, printing what LSF
+// 10.1 prints. Every option is one word and its value the next (LSF's habit).
+#include <iostream>
+
+#include "cli/compat/compat_commands.h"
+#include "cli/compat/job_lookup.h"
+#include "client/compat/lsf_show.h"
+#include "client/compat/options.h"
+
+namespace sluice::cli::compat {
+namespace {
+
+using client::compat::CompatJob;
+using client::compat::OptionSpec;
+using client::compat::OptionStyle;
+using client::compat::ParsedArgs;
+
+constexpr int kLsfFailure = 255;
+
+int Usage(std::string_view program, const std::string& message) {
+  std::cerr << program << ": " << message << "\n";
+  return kLsfFailure;
+}
+
+// The jobs named by `ids`; an unknown one is reported as LSF does and sets `code`.
+std::vector<CompatJob> JobsByIds(client::RestClient& rest, const std::vector<std::string>& ids,
+                                 int& code) {
+  std::vector<CompatJob> out;
+  for (const std::string& text : ids) {
+    Result<int64_t> id = ParseJobId(text);
+    Result<CompatJob> job = id ? FindJob(rest, *id) : Result<CompatJob>(id.error());
+    if (job) {
+      out.push_back(std::move(*job));
+      continue;
+    }
+    code = kLsfFailure;
+    if (job.error().code() == StatusCode::kNotFound ||
+        job.error().code() == StatusCode::kInvalidArgument) {
+      std::cerr << "Job <" << text << "> is not found\n";
+    } else {
+      std::cerr << job.error().message() << "\n";
+    }
+  }
+  return out;
+}
+
+enum BjobsOption { kWide, kAll, kLong, kUser, kQueue, kJson, kFormat, kDone, kPend, kRun };
+constexpr OptionSpec kBjobsOptions[] = {
+    {"-w", "", false, kWide},  {"-a", "", false, kAll},    {"-l", "", false, kLong},
+    {"-u", "", true, kUser},   {"-q", "", true, kQueue},   {"-json", "", false, kJson},
+    {"-o", "", true, kFormat}, {"-d", "", false, kDone},   {"-p", "", false, kPend},
+    {"-r", "", false, kRun},
+};
+
+struct BjobsRequest {
+  bool wide = false, all = false, long_form = false, json = false;
+  bool done_only = false, pend_only = false, run_only = false;
+  std::string user, queue, format;
+};
+
+bool Shown(const BjobsRequest& r, const CompatJob& job, bool by_id) {
+  const client::compat::LsfStat stat = client::compat::LsfStatOf(job);
+  const bool ended = job.Ended();
+  if (r.done_only) return ended;
+  if (r.pend_only) return stat == client::compat::LsfStat::kPend || stat == client::compat::LsfStat::kPsusp;
+  if (r.run_only) return stat == client::compat::LsfStat::kRun;
+  return by_id || r.all || !ended;  // LSF lists unfinished jobs unless -a or asked by id
+}
+
+std::string Print(const BjobsRequest& r, const std::vector<CompatJob>& jobs, int64_t now) {
+  if (!r.format.empty()) {
+    Result<client::compat::BjobsFormat> format = client::compat::ParseBjobsFormat(r.format);
+    if (!format) return "";
+    return r.json ? client::compat::BjobsJson(*format, jobs, now)
+                  : client::compat::BjobsColumns(*format, jobs, now);
+  }
+  std::string out;
+  if (r.long_form) {
+    for (const CompatJob& job : jobs) out += client::compat::BjobsLong(job);
+    return out;
+  }
+  out = client::compat::BjobsHeader();
+  for (const CompatJob& job : jobs) out += client::compat::BjobsLine(job, r.wide);
+  return out;
+}
+
+}  // namespace
+
+int Bjobs(Args args) {
+  Result<ParsedArgs> parsed =
+      client::compat::ParseOptions(args, kBjobsOptions, OptionStyle::kLsf, false);
+  if (!parsed) return Usage("bjobs", parsed.error().message());
+  BjobsRequest r;
+  for (const auto& o : parsed->options) {
+    switch (o.id) {
+      case kWide: r.wide = true; break;
+      case kAll: r.all = true; break;
+      case kLong: r.long_form = true; break;
+      case kJson: r.json = true; break;
+      case kDone: r.done_only = true; break;
+      case kPend: r.pend_only = true; break;
+      case kRun: r.run_only = true; break;
+      case kUser: r.user = o.value; break;
+      case kQueue: r.queue = o.value; break;
+      case kFormat: r.format = o.value; break;
+      default: break;
+    }
+  }
+  if (r.json && r.format.empty()) return Usage("bjobs", "-json requires -o");
+  if (!r.format.empty()) {
+    Result<client::compat::BjobsFormat> format = client::compat::ParseBjobsFormat(r.format);
+    if (!format) return Usage("bjobs", format.error().message());
+  }
+  Result<std::unique_ptr<client::RestClient>> rest = Connect();
+  if (!rest) return Usage("bjobs", rest.error().message());
+  int code = 0;
+  std::vector<CompatJob> jobs;
+  const bool by_id = !parsed->operands.empty();
+  if (by_id) {
+    jobs = JobsByIds(**rest, parsed->operands, code);
+  } else {
+    const std::string user = r.user.empty() ? CurrentUser() : r.user;
+    Result<std::vector<CompatJob>> live = LiveJobs(
+        **rest, "user=" + user + (r.queue.empty() ? "" : "&queue=" + r.queue));
+    if (!live) return Usage("bjobs", live.error().message());
+    jobs = std::move(*live);
+  }
+  std::erase_if(jobs, [&](const CompatJob& job) { return !Shown(r, job, by_id); });
+  if (jobs.empty() && !by_id && r.format.empty()) {
+    std::cerr << "No unfinished job found\n";
+    return code;
+  }
+  std::cout << Print(r, jobs, Now());
+  return code;
+}
+
+int Bkill(Args args) {
+  std::vector<std::string> ids;
+  for (const std::string& arg : args) {
+    if (arg.starts_with("-")) return Usage("bkill", arg + ": not supported by Sluice (only job ids)");
+    ids.push_back(arg);
+  }
+  if (ids.empty()) return Usage("bkill", "a job id is required");
+  Result<std::unique_ptr<client::RestClient>> rest = Connect();
+  if (!rest) return Usage("bkill", rest.error().message());
+  int code = 0;
+  for (const std::string& text : ids) {
+    Result<int64_t> id = ParseJobId(text);
+    Result<nlohmann::json> done =
+        id ? (*rest)->Post("/v1/jobs/" + std::to_string(*id) + "/cancel", nlohmann::json::object())
+           : Result<nlohmann::json>(id.error());
+    if (done) {
+      std::cout << "Job <" << text << "> is being terminated\n";
+      continue;
+    }
+    code = kLsfFailure;
+    if (done.error().code() == StatusCode::kFailedPrecondition) {
+      std::cerr << "Job <" << text << ">: Job has already finished\n";
+    } else if (done.error().code() == StatusCode::kNotFound ||
+               done.error().code() == StatusCode::kInvalidArgument) {
+      std::cerr << "Job <" << text << ">: No matching job found\n";
+    } else {
+      std::cerr << "Job <" << text << ">: " << done.error().message() << "\n";
+    }
+  }
+  return code;
+}
+
+int Bhist(Args args) {
+  std::vector<std::string> ids;
+  for (const std::string& arg : args) {
+    if (arg == "-a") continue;  // finished and unfinished: what bhist shows here anyway
+    if (arg.starts_with("-")) return Usage("bhist", arg + ": not supported by Sluice");
+    ids.push_back(arg);
+  }
+  Result<std::unique_ptr<client::RestClient>> rest = Connect();
+  if (!rest) return Usage("bhist", rest.error().message());
+  int code = 0;
+  std::vector<CompatJob> jobs;
+  if (!ids.empty()) {
+    jobs = JobsByIds(**rest, ids, code);
+  } else {
+    Result<std::vector<CompatJob>> live = LiveJobs(**rest, "user=" + CurrentUser());
+    if (!live) return Usage("bhist", live.error().message());
+    jobs = std::move(*live);
+  }
+  if (jobs.empty()) {
+    if (ids.empty()) std::cerr << "No matching job found\n";
+    return ids.empty() ? 0 : code;
+  }
+  const int64_t now = Now();
+  std::string out = client::compat::BhistHeader();
+  for (const CompatJob& job : jobs) out += client::compat::BhistLine(job, now);
+  std::cout << out;
+  return code;
+}
+
+}  // namespace sluice::cli::compat

@@ -1,0 +1,305 @@
+// squeue, sacct, scontrol show job|jobid|config and scancel (R-COMPAT-1), in the forms
+// docs/compat.md lists, printing what Slurm 22.05 prints.
+#include <iostream>
+#include <sstream>
+
+#include "cli/compat/compat_commands.h"
+#include "cli/compat/job_lookup.h"
+#include "client/compat/options.h"
+#include "client/compat/slurm_show.h"
+
+namespace sluice::cli::compat {
+namespace {
+
+using client::compat::CompatJob;
+using client::compat::OptionSpec;
+using client::compat::OptionStyle;
+using client::compat::ParsedArgs;
+
+int Error(std::string_view program, const std::string& message) {
+  std::cerr << program << ": error: " << message << "\n";
+  return 1;
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// The jobs of an id list ("12,13_2"); unknown ids are left out, as squeue and sacct do.
+Result<std::vector<CompatJob>> JobsByIds(client::RestClient& rest,
+                                         const std::vector<std::string>& ids) {
+  std::vector<CompatJob> out;
+  for (const std::string& text : ids) {
+    Result<int64_t> id = ParseJobId(text);
+    if (!id) return id.error();
+    Result<CompatJob> job = FindJob(rest, *id);
+    if (job) {
+      out.push_back(std::move(*job));
+    } else if (job.error().code() != StatusCode::kNotFound) {
+      return job.error();
+    }
+  }
+  return out;
+}
+
+bool Waiting(const CompatJob& job) { return !job.Ended(); }
+
+// ---- squeue ----
+
+enum SqueueOption { kNoHeader, kFormat, kJobs, kUser, kStates, kPartition, kMe, kAll };
+constexpr OptionSpec kSqueueOptions[] = {
+    {"-h", "--noheader", false, kNoHeader}, {"-o", "--format", true, kFormat},
+    {"-j", "--jobs", true, kJobs},          {"-u", "--user", true, kUser},
+    {"-t", "--states", true, kStates},      {"-p", "--partition", true, kPartition},
+    {"", "--me", false, kMe},               {"-a", "--all", false, kAll},
+};
+
+}  // namespace
+
+int Squeue(Args args) {
+  Result<ParsedArgs> parsed =
+      client::compat::ParseOptions(args, kSqueueOptions, OptionStyle::kGetopt, false);
+  if (!parsed) return Error("squeue", parsed.error().message());
+  bool header = true;
+  std::string format(client::compat::kSqueueDefaultFormat);
+  std::vector<std::string> ids;
+  std::string query;
+  std::string states;
+  for (const auto& option : parsed->options) {
+    switch (option.id) {
+      case kNoHeader:
+        header = false;
+        break;
+      case kFormat:
+        format = option.value;
+        break;
+      case kJobs:
+        for (std::string& id : SplitList(option.value)) ids.push_back(std::move(id));
+        break;
+      case kUser:
+        query += "&user=" + option.value;
+        break;
+      case kMe:
+        query += "&user=" + CurrentUser();
+        break;
+      case kPartition:
+        query += "&queue=" + option.value;
+        break;
+      case kStates:
+        states = option.value;
+        break;
+      default:
+        break;
+    }
+  }
+  if (!parsed->operands.empty()) return Error("squeue", "unrecognized argument " + parsed->operands[0]);
+  Result<std::vector<client::compat::SqueueField>> fields =
+      client::compat::ParseSqueueFormat(format);
+  if (!fields) return Error("squeue", fields.error().message());
+  Result<std::unique_ptr<client::RestClient>> rest = Connect();
+  if (!rest) return Error("squeue", rest.error().message());
+  Result<std::vector<CompatJob>> jobs =
+      ids.empty() ? LiveJobs(**rest, query.empty() ? "" : query.substr(1)) : JobsByIds(**rest, ids);
+  if (!jobs) return Error("squeue", jobs.error().message());
+  const int64_t now = Now();
+  std::string out = header ? client::compat::SqueueHeader(*fields) : "";
+  for (const CompatJob& job : *jobs) {
+    const std::string code(ShortCode(SlurmStateOf(job)));
+    const std::string name(ToString(SlurmStateOf(job)));
+    const bool wanted = states.empty() ? Waiting(job)
+                        : states == "all" || states == "ALL"
+                            ? true
+                            : (states.find(code) != std::string::npos ||
+                               states.find(name) != std::string::npos);
+    if (wanted) out += client::compat::SqueueLine(*fields, job, now);
+  }
+  std::cout << out;
+  return 0;
+}
+
+namespace {
+
+// ---- sacct ----
+
+enum SacctOption { kSNoHeader, kSParsable, kSParsable2, kSFormat, kSJobs, kSUser, kSStart,
+                   kSEnd, kSAllUsers, kSAllocations, kSBrief };
+constexpr OptionSpec kSacctOptions[] = {
+    {"-n", "--noheader", false, kSNoHeader},   {"-P", "--parsable2", false, kSParsable2},
+    {"-p", "--parsable", false, kSParsable},   {"-o", "--format", true, kSFormat},
+    {"-j", "--jobs", true, kSJobs},            {"-u", "--user", true, kSUser},
+    {"-S", "--starttime", true, kSStart},      {"-E", "--endtime", true, kSEnd},
+    {"-a", "--allusers", false, kSAllUsers},   {"-X", "--allocations", false, kSAllocations},
+    {"-b", "--brief", false, kSBrief},
+};
+
+}  // namespace
+
+int Sacct(Args args) {
+  Result<ParsedArgs> parsed =
+      client::compat::ParseOptions(args, kSacctOptions, OptionStyle::kGetopt, false);
+  if (!parsed) return Error("sacct", parsed.error().message());
+  bool header = true;
+  bool parsable = false;
+  bool trailing_bar = false;  // -p ends each line with `|`, -P does not
+  std::string format = "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode";
+  std::vector<std::string> ids;
+  std::string user = CurrentUser();
+  for (const auto& option : parsed->options) {
+    switch (option.id) {
+      case kSNoHeader:
+        header = false;
+        break;
+      case kSParsable:
+        parsable = trailing_bar = true;
+        break;
+      case kSParsable2:
+        parsable = true;
+        break;
+      case kSFormat:
+        format = option.value;
+        break;
+      case kSBrief:
+        format = "JobID,State,ExitCode";
+        break;
+      case kSJobs:
+        for (std::string& id : SplitList(option.value)) ids.push_back(std::move(id));
+        break;
+      case kSUser:
+        user = option.value;
+        break;
+      case kSAllUsers:
+        user = "all";
+        break;
+      default:  // -S/-E: the jobs asked by id are shown whatever their times; -X: no steps
+        break;
+    }
+  }
+  Result<std::vector<client::compat::SacctField>> fields =
+      client::compat::ParseSacctFields(format);
+  if (!fields) return Error("sacct", fields.error().message());
+  Result<std::unique_ptr<client::RestClient>> rest = Connect();
+  if (!rest) return Error("sacct", rest.error().message());
+  Result<std::vector<CompatJob>> jobs = JobsByIds(**rest, ids);
+  if (ids.empty()) {
+    // Without -j: the user's jobs still in the controller and those ended since midnight.
+    jobs = LiveJobs(**rest, "user=" + user);
+    const int64_t midnight = Now() - Now() % 86400;
+    Result<std::vector<CompatJob>> ended =
+        HistoryJobs(**rest, "user=" + user + "&since=" + std::to_string(midnight));
+    if (jobs && ended) {
+      for (CompatJob& job : *ended) {
+        bool known = false;
+        for (const CompatJob& live : *jobs) known = known || live.id == job.id;
+        if (!known) jobs->push_back(std::move(job));
+      }
+    }
+  }
+  if (!jobs) return Error("sacct", jobs.error().message());
+  const int64_t now = Now();
+  std::string out = header ? client::compat::SacctHeader(*fields, parsable) : "";
+  if (header && trailing_bar) out.insert(out.find('\n'), "|");
+  for (const CompatJob& job : *jobs) {
+    std::string line = client::compat::SacctLine(*fields, job, parsable, now);
+    if (trailing_bar) line.insert(line.size() - 1, "|");
+    out += line;
+  }
+  std::cout << out;
+  return 0;
+}
+
+// ---- scontrol ----
+
+int Scontrol(Args args) {
+  bool details = false;
+  std::vector<std::string> words;
+  for (const std::string& arg : args) {
+    if (arg == "-d" || arg == "--details") {
+      details = true;  // one -d adds the allocation's detail lines too
+    } else if (arg == "-dd") {
+      details = true;
+    } else if (arg.starts_with("-")) {
+      std::cerr << "scontrol: unrecognized option '" << arg << "'\n";
+      return 1;
+    } else {
+      words.push_back(arg);
+    }
+  }
+  if (words.size() >= 2 && words[0] == "show" && words[1] == "config") {
+    return ScontrolShowConfig();
+  }
+  if (words.size() < 2 || words[0] != "show" || (words[1] != "job" && words[1] != "jobid")) {
+    std::cerr << "scontrol: error: only `scontrol show job[id] [ID]` and `scontrol show config` "
+                 "are supported by Sluice\n";
+    return 1;
+  }
+  Result<std::unique_ptr<client::RestClient>> rest = Connect();
+  if (!rest) return Error("scontrol", rest.error().message());
+  const int64_t now = Now();
+  if (words.size() == 2) {
+    Result<std::vector<CompatJob>> jobs = LiveJobs(**rest, "");
+    if (!jobs) return Error("scontrol", jobs.error().message());
+    if (jobs->empty()) {
+      std::cout << "No jobs in the system\n";
+      return 0;
+    }
+    for (const CompatJob& job : *jobs) std::cout << client::compat::ScontrolShowJob(job, details, now);
+    return 0;
+  }
+  Result<int64_t> id = ParseJobId(words[2]);
+  Result<CompatJob> job = id ? FindJob(**rest, *id) : Result<CompatJob>(id.error());
+  if (!job) {
+    if (job.error().code() == StatusCode::kNotFound ||
+        job.error().code() == StatusCode::kInvalidArgument) {
+      std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+      return 1;
+    }
+    return Error("scontrol", job.error().message());
+  }
+  std::cout << client::compat::ScontrolShowJob(*job, details, now);
+  return 0;
+}
+
+// ---- scancel ----
+
+int Scancel(Args args) {
+  std::vector<std::string> ids;
+  for (const std::string& arg : args) {
+    if (arg.starts_with("-")) {
+      std::cerr << "scancel: error: option " << arg
+                << " is not supported by Sluice (only job ids)\n";
+      return 1;
+    }
+    ids.push_back(arg);
+  }
+  if (ids.empty()) return Error("scancel", "No job identification provided");
+  Result<std::unique_ptr<client::RestClient>> rest = Connect();
+  if (!rest) return Error("scancel", rest.error().message());
+  int code = 0;
+  for (const std::string& text : ids) {
+    Result<int64_t> id = ParseJobId(text);
+    if (!id) {
+      code = Error("scancel", "Invalid job id " + text);
+      continue;
+    }
+    Result<nlohmann::json> done =
+        (*rest)->Post("/v1/jobs/" + std::to_string(*id) + "/cancel", nlohmann::json::object());
+    if (done) continue;
+    if (done.error().code() == StatusCode::kFailedPrecondition) {
+      code = Error("scancel", "Kill job error on job id " + text +
+                                  ": Job/step already completing or completed");
+    } else if (done.error().code() == StatusCode::kNotFound) {
+      code = Error("scancel", "Kill job error on job id " + text + ": Invalid job id specified");
+    } else {
+      code = Error("scancel", "Kill job error on job id " + text + ": " + done.error().message());
+    }
+  }
+  return code;
+}
+
+}  // namespace sluice::cli::compat

@@ -1,0 +1,219 @@
+// The Slurm and LSF drop-in commands driven by the real clients (R-COMPAT-3): Debian's
+// snakemake and toil, unmodified, run the workflows of tests/integration/compat_workflows
+// against a loopback cluster with build/compat/ first on PATH. Each test checks the client's
+// exit code and what the workflow made; the failing workflows must make the client fail.
+// Tests skip when a client is not installed (scripts/setup installs them).
+// The toil runs use a fresh job store each (`js` is removed by toil at the end of a run).
+// Not here: `snakemake --slurm` (its jobs run `srun`, which needs job steps, R-LAUNCH) and
+// Open MPI (srun, blaunch).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "integration/cluster_harness.h"
+#include "testing/build_paths.h"
+
+namespace sluice::integration {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::ReadFile;
+
+// Jobs run as root (what the clients' files are owned by): the user `root` maps to the UNIX
+// account root, which the cluster and the agents allow.
+constexpr char kCluster[] = R"(
+hosts:
+  - name: n[1-2]
+    slots: 4
+    resources: {mem: 4000}
+queues:
+  - name: batch
+    policy: fifo
+  - name: normal
+    policy: fifo
+auth:
+  agent_token: agent-token
+  allow_root_jobs: true
+  users:
+    - {name: root, token: root-token, admin: true, unix_user: root}
+)";
+
+bool Installed(const std::string& program) {
+  return fs::exists("/usr/bin/" + program);
+}
+
+class CompatClientsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "jobs run as the clients' user, root";
+    cluster_ = std::make_unique<Cluster>(kCluster);
+    std::string error;
+    ASSERT_TRUE(cluster_->StartServer(&error)) << error;
+    for (const char* name : {"n1", "n2"}) {
+      cluster_->StartAgent(name, 4, "", {"--allow-root-jobs"});
+    }
+    ASSERT_TRUE(Eventually([&] {
+      json hosts = cluster_->Get("/v1/hosts", "root-token");
+      int ok = 0;
+      for (const json& h : hosts.is_array() ? hosts : json::array()) {
+        ok += h.value("state", "") == "ok" ? 1 : 0;
+      }
+      return ok == 2;
+    })) << cluster_->Logs();
+    work_ = cluster_->dir() / "work";
+    fs::create_directories(work_);
+    const fs::path workflows = fs::path(testing::SourceDir()) / "tests/integration/compat_workflows";
+    for (const auto& entry : fs::directory_iterator(workflows)) {
+      fs::copy_file(entry.path(), work_ / entry.path().filename());
+    }
+  }
+
+  // `argv` run in the work directory with the drop-ins first on PATH.
+  std::vector<std::string> ClientArgv(const std::vector<std::string>& argv) {
+    const fs::path compat = fs::path(testing::SluiceBinary()).parent_path() / "compat";
+    std::vector<std::string> full = {"/usr/bin/env",
+                                     "-C",
+                                     work_.string(),
+                                     "PATH=" + compat.string() + ":/usr/bin:/bin",
+                                     "SLUICE_SERVER=" + cluster_->url(),
+                                     "SLUICE_TOKEN=root-token",
+                                     "USER=root",
+                                     "HOME=" + work_.string(),
+                                     "COMPAT_CALLER=from-the-caller"};
+    full.insert(full.end(), argv.begin(), argv.end());
+    return full;
+  }
+
+  testing::ProcessResult Client(const std::vector<std::string>& argv) {
+    fs::create_directories(cluster_->dir() / "client");
+    return testing::RunProcess(ClientArgv(argv), cluster_->dir() / "client",
+                               std::chrono::seconds(240));
+  }
+
+  std::vector<std::string> Toil(const std::string& script, const std::string& batch_system) {
+    return {"python3", script, "file:" + (work_ / "js").string(), "--batchSystem", batch_system,
+            "--statePollingWait", "1", "--disableCaching"};
+  }
+
+  // The jobs the controller knows, as {"id", "state"} objects.
+  json Jobs() { return cluster_->Get("/v1/jobs", "root-token"); }
+
+  std::string Describe(const testing::ProcessResult& r) {
+    return r.error + "\nstdout:\n" + r.stdout_text + "\nstderr:\n" + r.stderr_text + "\n" + cluster_->Logs();
+  }
+
+  std::unique_ptr<Cluster> cluster_;
+  fs::path work_;
+};
+
+TEST_F(CompatClientsTest, SnakemakeClusterSbatchRunsTheWorkflow) {
+  if (!Installed("snakemake")) GTEST_SKIP() << "snakemake is not installed";
+  testing::ProcessResult r =
+      Client({"snakemake", "--cluster", "sbatch --parsable -p batch -o cluster.%j.out",
+              "--cluster-cancel", "scancel", "-j", "2", "--latency-wait", "10", "--nolock"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::optional<std::string> c = ReadFile(work_ / "c.txt");
+  ASSERT_TRUE(c.has_value());
+  // Each rule's job saw its id as SLURM_JOB_ID (R-COMPAT-2).
+  EXPECT_TRUE(std::regex_search(*c, std::regex("A job=[0-9]+"))) << *c;
+  EXPECT_TRUE(std::regex_search(*c, std::regex("B job=[0-9]+"))) << *c;
+}
+
+TEST_F(CompatClientsTest, SnakemakeClusterSbatchFailsWithTheFailingRule) {
+  if (!Installed("snakemake")) GTEST_SKIP() << "snakemake is not installed";
+  testing::ProcessResult r =
+      Client({"snakemake", "-s", "Snakefile.fail", "--cluster",
+              "sbatch --parsable -p batch -o cluster.%j.out", "--cluster-cancel", "scancel",
+              "-j", "1", "--latency-wait", "5", "--nolock"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_FALSE(fs::exists(work_ / "f.txt"));
+}
+
+TEST_F(CompatClientsTest, SnakemakeClusterBsubRunsTheWorkflow) {
+  if (!Installed("snakemake")) GTEST_SKIP() << "snakemake is not installed";
+  testing::ProcessResult r =
+      Client({"snakemake", "--cluster", "bsub -o cluster.%J.out", "--cluster-cancel", "bkill",
+              "-j", "2", "--latency-wait", "10", "--nolock"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(fs::exists(work_ / "c.txt"));
+}
+
+TEST_F(CompatClientsTest, SnakemakeInterruptedCancelsItsJobWithScancel) {
+  if (!Installed("snakemake")) GTEST_SKIP() << "snakemake is not installed";
+  ChildProcess snakemake(
+      ClientArgv({"snakemake", "-s", "Snakefile.long", "--cluster",
+                  "sbatch --parsable -p batch -o cluster.%j.out", "--cluster-cancel", "scancel",
+                  "-j", "1", "--nolock"}),
+      cluster_->dir() / "snakemake.out", cluster_->dir() / "snakemake.err");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const json jobs = Jobs();
+        return jobs.is_array() && jobs.size() == 1 && jobs[0].value("state", "") == "RUNNING";
+      },
+      std::chrono::seconds(60)))
+      << Jobs().dump();
+  snakemake.Signal(SIGINT);
+  EXPECT_TRUE(Eventually([&] { return Jobs()[0].value("state", "") == "CANCELLED"; },
+                         std::chrono::seconds(60)))
+      << Jobs().dump() << ReadFile(cluster_->dir() / "snakemake.err").value_or("");
+  EXPECT_NE(snakemake.Wait(std::chrono::seconds(60)), 0);
+}
+
+TEST_F(CompatClientsTest, ToilSlurmRunsTheJobWithItsExportedEnvironment) {
+  if (!Installed("toil")) GTEST_SKIP() << "toil is not installed";
+  testing::ProcessResult r = Client(Toil("hello_toil.py", "slurm"));
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.stdout_text.find("RESULT: hello world"), std::string::npos) << Describe(r);
+  r = Client(Toil("env_toil.py", "slurm"));
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.stdout_text.find("OMP_NUM_THREADS=1 COMPAT_CALLER=from-the-caller"),
+            std::string::npos)
+      << Describe(r);
+}
+
+TEST_F(CompatClientsTest, ToilCwlRunnerOnSlurmAndLsf) {
+  if (!Installed("toil-cwl-runner")) GTEST_SKIP() << "toil-cwl-runner is not installed";
+  for (const char* batch_system : {"slurm", "lsf"}) {
+    SCOPED_TRACE(batch_system);
+    fs::remove_all(work_ / "js");
+    fs::remove(work_ / "out.txt");
+    testing::ProcessResult r =
+        Client({"toil-cwl-runner", "--jobStore", "file:" + (work_ / "js").string(),
+                "--batchSystem", batch_system, "--statePollingWait", "1", "--disableCaching",
+                "--outdir", work_.string(), "hello.cwl", "--msg", "compat"});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    EXPECT_EQ(ReadFile(work_ / "out.txt").value_or(""), "compat\n") << Describe(r);
+  }
+}
+
+TEST_F(CompatClientsTest, ToilSlurmFailsWhenTheJobFails) {
+  if (!Installed("toil")) GTEST_SKIP() << "toil is not installed";
+  std::vector<std::string> argv = Toil("hello_toil.py", "slurm");
+  argv.insert(argv.end(), {"--retryCount", "0", "--fail"});
+  testing::ProcessResult r = Client(argv);
+  EXPECT_NE(r.exit_code, 0) << Describe(r);
+}
+
+TEST_F(CompatClientsTest, ToilLsfRunsTheJobWithTheCallersEnvironment) {
+  if (!Installed("toil")) GTEST_SKIP() << "toil is not installed";
+  testing::ProcessResult r = Client(Toil("hello_toil.py", "lsf"));
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.stdout_text.find("RESULT: hello world"), std::string::npos) << Describe(r);
+  r = Client(Toil("env_toil.py", "lsf"));
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.stdout_text.find("COMPAT_CALLER=from-the-caller"), std::string::npos)
+      << Describe(r);
+}
+
+TEST_F(CompatClientsTest, ToilLsfFailsWhenTheJobFails) {
+  if (!Installed("toil")) GTEST_SKIP() << "toil is not installed";
+  std::vector<std::string> argv = Toil("hello_toil.py", "lsf");
+  argv.insert(argv.end(), {"--retryCount", "0", "--fail"});
+  testing::ProcessResult r = Client(argv);
+  EXPECT_NE(r.exit_code, 0) << Describe(r);
+}
+
+}  // namespace
+}  // namespace sluice::integration
