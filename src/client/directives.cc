@@ -349,12 +349,13 @@ const OptionSpec* FindOption(Dialect dialect, std::string_view word,
   return nullptr;
 }
 
-// One directive line's words; messages name the line and the option (`#SBATCH --time=abc`).
+// One directive line's words; messages start with `where` and name the option
+// (`job.sh:4: #SBATCH --time=abc: ...`).
 Status ApplyWords(Dialect dialect, const std::vector<std::string>& words, int64_t now,
-                  const std::string& line_where, Directives& out) {
+                  const std::string& where, Directives& out) {
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
-    const std::string what = line_where + std::string(PrefixOf(dialect)) + " " + word;
+    const std::string what = where + " " + word;
     std::optional<std::string> attached;
     const OptionSpec* option =
         word.starts_with("-") ? FindOption(dialect, word, attached) : nullptr;
@@ -390,8 +391,7 @@ Status ApplyWords(Dialect dialect, const std::vector<std::string>& words, int64_
     Status set = SetField(option->field, value, now, out.flags);
     if (!set.ok()) {
       const std::string shown = attached ? word : word + " " + value;
-      return InvalidArgument(line_where + std::string(PrefixOf(dialect)) + " " + shown + ": " +
-                             set.message());
+      return InvalidArgument(where + " " + shown + ": " + set.message());
     }
   }
   return Status::Ok();
@@ -518,9 +518,18 @@ Result<Directives> ParseDirectives(std::string_view script, std::string_view whe
       return InvalidArgument(line_where + std::string(PrefixOf(*dialect)) + ": " +
                              words.error().message());
     }
-    SLUICE_RETURN_IF_ERROR(ApplyWords(*dialect, *words, now, line_where, out));
+    SLUICE_RETURN_IF_ERROR(
+        ApplyWords(*dialect, *words, now, line_where + std::string(PrefixOf(*dialect)), out));
   }
   return out;
+}
+
+Result<SubmitFlags> ParseSubmitFlags(std::string_view text, std::string_view where, int64_t now) {
+  Result<std::vector<std::string>> words = SplitWords(text);
+  if (!words) return InvalidArgument(std::string(where) + " " + words.error().message());
+  Directives out;
+  SLUICE_RETURN_IF_ERROR(ApplyWords(Dialect::kSluice, *words, now, std::string(where), out));
+  return out.flags;
 }
 
 SubmitFlags MergeFlags(const SubmitFlags& command_line, const SubmitFlags& directives) {
