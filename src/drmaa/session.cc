@@ -30,6 +30,23 @@ constexpr milliseconds kLastPoll{1000};
 // signalled anyway: its agent kills it (SIGTERM, then SIGKILL after the kill grace, 10 s by
 // default) and reports at once, but an agent whose host was lost meanwhile never reports.
 constexpr std::chrono::seconds kKillReportGrace{60};
+// How long drmaa_init looks for a controller that answers: a portal told the wrong URL hears
+// so within seconds, not after the 30 s the CLI gives an HA failover (later calls keep those).
+constexpr std::chrono::seconds kInitFollow{3};
+
+// Why a controller list names something that is not a Sluice controller URL, or "".
+std::string BadScheme(const std::string& servers) {
+  size_t pos = 0;
+  while (pos <= servers.size()) {
+    const size_t comma = std::min(servers.find(',', pos), servers.size());
+    const std::string url = servers.substr(pos, comma - pos);
+    if (!url.starts_with("http://") && !url.starts_with("https://")) {
+      return "'" + url + "': expected http://HOST:PORT or https://HOST:PORT";
+    }
+    pos = comma + 1;
+  }
+  return "";
+}
 
 Error NoSession() {
   return Error(DRMAA_ERRNO_NO_ACTIVE_SESSION, "no active DRMAA session: call drmaa_init first");
@@ -170,12 +187,19 @@ Error Session::Open(std::string_view contact) {
                                    : DRMAA_ERRNO_INVALID_CONTACT_STRING,
                         (by_default ? "SLUICE_SERVER: " : "contact: ") + options.error().message()));
   }
+  if (const std::string bad = BadScheme(options->server); !bad.empty()) {
+    return failed(Error(by_default ? DRMAA_ERRNO_DEFAULT_CONTACT_STRING_ERROR
+                                   : DRMAA_ERRNO_INVALID_CONTACT_STRING,
+                        (by_default ? "SLUICE_SERVER: " : "contact: ") + bad));
+  }
   // 2. https:// controllers: the carrier the complete binary installs at start (once).
   static std::once_flag https_once;
   std::call_once(https_once, [] { client::EnableHttps(); });
   // 3. Who the credentials are: a wrong URL or credential fails here, not at the first job.
-  auto rest = std::make_unique<client::RestClient>(*options);
-  Result<json> whoami = rest->Get("/v1/whoami");
+  client::ClientOptions probe_options = *options;
+  probe_options.follow_for = kInitFollow;
+  client::RestClient probe(probe_options);
+  Result<json> whoami = probe.Get("/v1/whoami");
   if (!whoami) {
     Error error = ErrorFromStatus(whoami.error(), Call::kConnect);
     if (by_default && error.code() == DRMAA_ERRNO_DRMS_INIT_FAILED) {
@@ -192,7 +216,6 @@ Error Session::Open(std::string_view contact) {
   submitted_.clear();
   reaped_.clear();
   idle_.clear();
-  idle_.push_back(std::move(rest));
   return Error::None();
 }
 

@@ -50,11 +50,12 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // drmaa_init. `contact`: a controller URL list as SLUICE_SERVER takes it; empty means
-  // SLUICE_SERVER. Asks the controller who the credentials are (GET /v1/whoami), so a wrong
-  // URL or credential fails here. Errors: ALREADY_ACTIVE_SESSION,
-  // NO_DEFAULT_CONTACT_STRING_SELECTED (no contact, no SLUICE_SERVER), INVALID_CONTACT_STRING,
-  // DEFAULT_CONTACT_STRING_ERROR (SLUICE_SERVER does not answer), DRMS_INIT_FAILED (the
-  // contact does not answer), AUTH_FAILURE.
+  // SLUICE_SERVER; a URL without a scheme is http://. Asks the controller who the credentials
+  // are (GET /v1/whoami, looking for an answering controller for 3 s at most), so a wrong URL
+  // or credential fails here. Errors: ALREADY_ACTIVE_SESSION,
+  // NO_DEFAULT_CONTACT_STRING_SELECTED (no contact, no SLUICE_SERVER), INVALID_CONTACT_STRING
+  // (a scheme other than http/https), DEFAULT_CONTACT_STRING_ERROR (SLUICE_SERVER is such, or
+  // does not answer), DRMS_INIT_FAILED (the contact does not answer), AUTH_FAILURE.
   Error Open(std::string_view contact);
   // drmaa_exit: jobs keep running; waiters in other threads return NO_ACTIVE_SESSION.
   Error Close();
