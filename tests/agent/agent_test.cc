@@ -15,12 +15,14 @@
 #include <thread>
 
 #include "testing/subprocess.h"
+#include "testing/wait.h"
 
 namespace sluice::agent {
 namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
+using sluice::testing::Eventually;
 using sluice::testing::ReadFile;
 using sluice::testing::TempDir;
 
@@ -152,15 +154,6 @@ class AgentRun {
   std::unique_ptr<Agent> agent_;
   std::thread thread_;
 };
-
-bool Eventually(const std::function<bool()>& condition) {
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return condition();
-}
 
 // The account the test runs as: the agent runs jobs as their account, and only a root agent
 // may switch to another one.

@@ -4,7 +4,6 @@
 // ends a job with kMemLimit, and CPU time and peak memory are reported. Tests that need root
 // or a real cgroup tree skip with the reason; the fake-tree runner test runs everywhere.
 // Waits are bounded polls; every process a test starts is stopped by PID.
-#include <dirent.h>
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
@@ -14,53 +13,36 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <thread>
 
 #include "agent/job_runner.h"
 #include "agent/runner_waits.h"
+#include "testing/proc_scan.h"
 #include "testing/subprocess.h"
+#include "testing/wait.h"
 
 namespace sluice::agent {
 namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using sluice::testing::Eventually;
+using sluice::testing::ProcessesRunning;
 using sluice::testing::ReadFile;
 using sluice::testing::TempDir;
 using sluice::testing::WriteFile;
 
 constexpr uid_t kNobody = 65534;
 
-// Pids of the processes whose command line is exactly `argv` (zombies have none).
-std::vector<pid_t> FindProcesses(const std::vector<std::string>& argv) {
-  std::string want;
-  for (const std::string& arg : argv) want += arg + '\0';
-  std::vector<pid_t> found;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return found;
-  while (dirent* entry = readdir(proc)) {
-    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
-    if (pid <= 0) continue;
-    if (ReadFile(fs::path("/proc") / entry->d_name / "cmdline") == want) found.push_back(pid);
-  }
-  closedir(proc);
-  return found;
-}
-
+// Waits until a process runs exactly `argv`.
 bool WaitForProcess(const std::vector<std::string>& argv) {
-  const auto deadline = Clock::now() + 20s;
-  while (FindProcesses(argv).empty()) {
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
+  return Eventually([&] { return !ProcessesRunning(argv).empty(); });
 }
 
 // Kills (by pid) what a failed test left behind, so no sleep outlives the test.
 struct KillLeftovers {
   std::vector<std::string> argv;
   ~KillLeftovers() {
-    for (pid_t pid : FindProcesses(argv)) kill(pid, SIGKILL);
+    for (pid_t pid : ProcessesRunning(argv)) kill(pid, SIGKILL);
   }
 };
 
@@ -216,7 +198,7 @@ TEST_F(JobRunnerCgroupTest, KillLeavesNoProcessOfTheJob) {
   auto exit = WaitExit(*runner_, 21);
   ASSERT_TRUE(exit);
   EXPECT_EQ(exit->cause, ExitCause::kKilled);
-  EXPECT_EQ(FindProcesses(sleeper), std::vector<pid_t>{});
+  EXPECT_EQ(ProcessesRunning(sleeper), std::vector<pid_t>{});
 }
 
 TEST_F(JobRunnerCgroupTest, RunLimitLeavesNoProcessOfTheJob) {
@@ -231,7 +213,7 @@ TEST_F(JobRunnerCgroupTest, RunLimitLeavesNoProcessOfTheJob) {
   auto exit = WaitExit(*runner_, 22);
   ASSERT_TRUE(exit);
   EXPECT_EQ(exit->cause, ExitCause::kRunLimit);
-  EXPECT_EQ(FindProcesses(sleeper), std::vector<pid_t>{});
+  EXPECT_EQ(ProcessesRunning(sleeper), std::vector<pid_t>{});
 }
 
 TEST_F(JobRunnerCgroupTest, LeftoversOfAJobThatEndedAreKilledBeforeItsExitIsReported) {
@@ -245,7 +227,7 @@ TEST_F(JobRunnerCgroupTest, LeftoversOfAJobThatEndedAreKilledBeforeItsExitIsRepo
   auto exit = WaitExit(*runner_, 23);
   ASSERT_TRUE(exit);
   EXPECT_EQ(exit->exit_code, 0);
-  EXPECT_EQ(FindProcesses(sleeper), std::vector<pid_t>{});
+  EXPECT_EQ(ProcessesRunning(sleeper), std::vector<pid_t>{});
 }
 
 TEST_F(JobRunnerCgroupTest, MemoryLimitEndsTheJobWithMemLimit) {
@@ -303,7 +285,7 @@ TEST_F(JobRunnerCgroupTest, AJobAsNobodyIsContainedToo) {
   ASSERT_TRUE(WaitForProcess(sleeper));
   ASSERT_TRUE(runner_->Kill(27, 0ms, Clock::now()));
   ASSERT_TRUE(WaitExit(*runner_, 27));
-  EXPECT_EQ(FindProcesses(sleeper), std::vector<pid_t>{});
+  EXPECT_EQ(ProcessesRunning(sleeper), std::vector<pid_t>{});
 }
 
 // A crashed agent's job cgroup (with a process still in it) is cleaned up by the next

@@ -14,22 +14,19 @@
 
 #include "agent/runner_waits.h"
 #include "testing/subprocess.h"
+#include "testing/wait.h"
 
 namespace sluice::agent {
 namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using sluice::testing::Eventually;
 using sluice::testing::ReadFile;
 using sluice::testing::TempDir;
 
 bool WaitForFile(const fs::path& path) {
-  const auto deadline = Clock::now() + 20s;
-  while (Clock::now() < deadline) {
-    if (fs::exists(path)) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return false;
+  return Eventually([&] { return fs::exists(path); });
 }
 
 // True when pid no longer runs (gone, or a zombie waiting for its reaper).
@@ -235,9 +232,8 @@ TEST(JobRunnerTest, LeftoverProcessesOfAFinishedJobAreKilled) {
   auto pid_text = ReadFile(dir.path() / "bg.pid");
   ASSERT_TRUE(pid_text);
   const pid_t background = std::stoi(*pid_text);
-  const auto deadline = Clock::now() + 10s;
-  while (!ProcessEnded(background) && Clock::now() < deadline) std::this_thread::sleep_for(5ms);
-  EXPECT_TRUE(ProcessEnded(background));
+  EXPECT_TRUE(Eventually([&] { return ProcessEnded(background); }))
+      << "the job's background process " << background << " still runs";
 }
 
 TEST(JobRunnerTest, EachJobIsItsOwnProcessGroup) {

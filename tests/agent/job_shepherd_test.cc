@@ -11,29 +11,22 @@
 
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "agent/job_runner.h"
 #include "agent/runner_waits.h"
+#include "testing/proc_scan.h"
 #include "testing/subprocess.h"
+#include "testing/wait.h"
 
 namespace sluice::agent {
 namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using sluice::testing::Eventually;
+using sluice::testing::ProcessesRunning;
 using sluice::testing::ReadFile;
 using sluice::testing::TempDir;
-
-template <typename Condition>
-bool Eventually(Condition condition) {
-  const auto deadline = Clock::now() + 20s;
-  while (Clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return condition();
-}
 
 JobRunner ShepherdedRunner(const TempDir& dir) {
   return JobRunner({.cgroup = {.mode = CgroupMode::kNone}, .exit_record_dir = dir.path().string()});
@@ -74,11 +67,12 @@ TEST(JobShepherdTest, TheEndIsOnDiskBeforeTheRunnerSeesItAndTheExitIsMirrored) {
 TEST(JobShepherdTest, AJobKilledByASignalEndsItsShepherdByTheSameSignal) {
   TempDir dir;
   JobRunner runner = ShepherdedRunner(dir);
-  const fs::path ready = dir.path() / "ready";
-  ASSERT_TRUE(
-      runner.Start(Shell(2, "touch " + ready.string() + "; exec sleep 30"), Clock::now()).ok());
-  ASSERT_TRUE(Eventually([&] { return fs::exists(ready); }));
-  std::this_thread::sleep_for(50ms);  // the exec
+  ASSERT_TRUE(runner.Start(Shell(2, "exec sleep 30"), Clock::now()).ok());
+  // The job's shell has exec'ed its sleep (the shepherd's pid is the job's process group).
+  const pid_t group = runner.Leader(2);
+  ASSERT_GT(group, 0);
+  ASSERT_TRUE(Eventually([&] { return !ProcessesRunning({"sleep", "30"}, group).empty(); }))
+      << "the job did not exec `sleep 30`";
   ASSERT_TRUE(runner.Kill(2, 5s, Clock::now()));
   const std::optional<JobExit> exit = WaitExit(runner, 2);
   ASSERT_TRUE(exit);

@@ -14,16 +14,19 @@
 
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "agent/leftover_sweep.h"
+#include "testing/proc_scan.h"
 #include "testing/subprocess.h"
+#include "testing/wait.h"
 
 namespace sluice::agent {
 namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using sluice::testing::Eventually;
+using sluice::testing::ProcessRuns;
 using sluice::testing::TempDir;
 
 std::unique_ptr<AgentJournal> OpenOrDie(const fs::path& dir) {
@@ -151,13 +154,10 @@ pid_t StartSleeper(const std::string& marker) {
   return pid;
 }
 
+// True when `pid` ended by a signal (it is reaped here).
 bool Reaped(pid_t pid) {
-  for (int i = 0; i < 250; ++i) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFSIGNALED(status);
-    std::this_thread::sleep_for(20ms);
-  }
-  return false;
+  int status = 0;
+  return Eventually([&] { return waitpid(pid, &status, WNOHANG) == pid; }) && WIFSIGNALED(status);
 }
 
 TEST(LeftoverSweepTest, KillsRecordedGroupsAndMarkedProcessesOnly) {
@@ -166,9 +166,11 @@ TEST(LeftoverSweepTest, KillsRecordedGroupsAndMarkedProcessesOnly) {
   const pid_t other_instance = StartSleeper(JobMarker("inst2", 7));
   const pid_t bystander = StartSleeper("");
   for (pid_t pid : {grouped, marked, other_instance, bystander}) ASSERT_GT(pid, 0);
-  // Wait until each has exec'ed (its environment is the one to scan).
-  for (int i = 0; i < 250 && ProcessStartTime(grouped) == 0; ++i) std::this_thread::sleep_for(5ms);
-  std::this_thread::sleep_for(100ms);
+  // Each has exec'ed `sleep` (its environment, not the test's, is the one to scan).
+  for (pid_t pid : {grouped, marked, other_instance, bystander}) {
+    ASSERT_TRUE(Eventually([&] { return ProcessRuns(pid, {"sleep", "300"}); }))
+        << "pid " << pid << " did not exec sleep";
+  }
   std::map<int64_t, JournalLaunch> launched;
   launched[1] = {.job = 1, .pgid = grouped, .start = ProcessStartTime(grouped)};
   // A recorded group whose leader started later than recorded is a reused pid: spared.

@@ -10,6 +10,8 @@
 #include <thread>
 
 #include "client/http_transport.h"
+#include "testing/reply_gate.h"
+#include "testing/wait.h"
 
 namespace sluice::client {
 namespace {
@@ -46,17 +48,20 @@ class Server {
       res.status = 307;
       res.set_header("Location", "http://127.0.0.1:1/v1/jobs");
     });
-    server_.Get("/slow", [](const httplib::Request&, httplib::Response& res) {
-      std::this_thread::sleep_for(1500ms);
+    // Answered only once the test has seen the client give up (testing/reply_gate.h).
+    server_.Get("/slow", [this](const httplib::Request&, httplib::Response& res) {
+      slow_reply_.Hold();
       res.set_content("late", "text/plain");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    for (int i = 0; i < 2000 && !server_.is_running(); ++i) std::this_thread::sleep_for(1ms);
+    EXPECT_TRUE(sluice::testing::Eventually([&] { return server_.is_running(); }))
+        << "the test server did not start";
   }
   ~Server() { Stop(); }
   void Stop() {
     if (!thread_.joinable()) return;
+    slow_reply_.Open();
     server_.stop();
     thread_.join();
   }
@@ -71,6 +76,7 @@ class Server {
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;
+  sluice::testing::ReplyGate slow_reply_;
   std::mutex mu_;
   std::set<int> connections_seen_;
 };

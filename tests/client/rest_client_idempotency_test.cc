@@ -10,16 +10,20 @@
 #include <vector>
 
 #include "client/rest_client.h"
+#include "testing/reply_gate.h"
+#include "testing/wait.h"
 
 namespace sluice::client {
 namespace {
 
 using nlohmann::json;
 
-// A server whose first answer to each path comes too late (the client's read times out).
-class LateFirstReply {
+// A server whose first answer is lost: it is held until the test has seen the client give up
+// (LostFirstReply::ClientGaveUp), so the client's read times out whatever the machine's speed.
+// Later requests are answered at once.
+class LostFirstReply {
  public:
-  LateFirstReply() {
+  LostFirstReply() {
     auto handler = [this](const httplib::Request& req, httplib::Response& res) {
       int attempt = 0;
       {
@@ -27,7 +31,7 @@ class LateFirstReply {
         keys_.push_back(req.get_header_value("Idempotency-Key"));
         attempt = static_cast<int>(keys_.size());
       }
-      if (attempt == 1) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      if (attempt == 1) first_reply_.Hold();
       res.status = 201;
       res.set_content(json{{"id", 7}}.dump(), "application/json");
     };
@@ -35,14 +39,16 @@ class LateFirstReply {
     server_.Post("/v1/queues/normal/close", handler);
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    for (int i = 0; i < 2000 && !server_.is_running(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    EXPECT_TRUE(sluice::testing::Eventually([&] { return server_.is_running(); }))
+        << "the test server did not start";
   }
-  ~LateFirstReply() {
+  ~LostFirstReply() {
+    ClientGaveUp();
     server_.stop();
     thread_.join();
   }
+  // The client's call has returned: the held first reply may go (to a closed connection).
+  void ClientGaveUp() { first_reply_.Open(); }
   std::vector<std::string> keys() {
     std::lock_guard lock(mu_);
     return keys_;
@@ -53,17 +59,19 @@ class LateFirstReply {
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;
+  sluice::testing::ReplyGate first_reply_;
   std::mutex mu_;
   std::vector<std::string> keys_;
 };
 
 TEST(RestClientIdempotencyTest, ASubmissionWhoseReplyWasLostIsSentAgainWithTheSameKey) {
-  LateFirstReply server;
+  LostFirstReply server;
   RestClient client(ClientOptions{.server = server.url(),
                                   .token = "t",
                                   .timeout = std::chrono::seconds(1),
                                   .follow_for = std::chrono::seconds(10)});
   Result<json> answer = client.Post("/v1/jobs", {{"command", "true"}});
+  server.ClientGaveUp();
   ASSERT_TRUE(answer) << answer.error().ToString();
   EXPECT_EQ((*answer)["id"], 7);
   const std::vector<std::string> keys = server.keys();
@@ -76,12 +84,13 @@ TEST(RestClientIdempotencyTest, ASubmissionWhoseReplyWasLostIsSentAgainWithTheSa
 }
 
 TEST(RestClientIdempotencyTest, OtherPostsAreNotRepeatedAfterALostReply) {
-  LateFirstReply server;
+  LostFirstReply server;
   RestClient client(ClientOptions{.server = server.url(),
                                   .token = "t",
                                   .timeout = std::chrono::seconds(1),
                                   .follow_for = std::chrono::seconds(10)});
   EXPECT_FALSE(client.Post("/v1/queues/normal/close", json::object()));
+  server.ClientGaveUp();
   EXPECT_EQ(server.keys().size(), 1u);
   EXPECT_TRUE(server.keys()[0].empty());
 }

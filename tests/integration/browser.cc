@@ -136,7 +136,8 @@ Browser::Browser(const std::string& binary, int width, int height) {
     return;
   }
   setpgid(pid_, pid_);
-  json target = Send("Target.createTarget", {{"url", "about:blank"}}, true);
+  // The first reply comes once the browser has started: it may take long (kStartTimeout).
+  json target = Send("Target.createTarget", {{"url", "about:blank"}}, true, kStartTimeout);
   if (!target.is_object()) {
     error_ = "chromium did not answer on its pipe: " + error_ +
              "; its log: " + testing::ReadFile(log).value_or("").substr(0, 2000);
@@ -169,6 +170,12 @@ Browser::~Browser() {
     std::this_thread::sleep_for(20ms);
   }
   kill(-pid_, SIGKILL);  // any child left in its group
+}
+
+bool Browser::Exited() const {
+  siginfo_t info{};
+  return pid_ > 0 && waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid_;  // left to the destructor to reap
 }
 
 bool Browser::Write(const json& message) {
@@ -227,7 +234,8 @@ void Browser::OnEvent(const json& message) {
   }
 }
 
-json Browser::Send(const std::string& method, const json& params, bool browser_level) {
+json Browser::Send(const std::string& method, const json& params, bool browser_level,
+                   std::chrono::milliseconds timeout) {
   const int id = next_id_++;
   json message = {{"id", id}, {"method", method}, {"params", params}};
   if (!browser_level && !session_.empty()) message["sessionId"] = session_;
@@ -235,11 +243,12 @@ json Browser::Send(const std::string& method, const json& params, bool browser_l
     error_ = "cannot write to chromium";
     return nullptr;
   }
-  const auto deadline = Clock::now() + 15s;
+  const auto deadline = Clock::now() + timeout;
   while (true) {
     json reply = Read(deadline);
     if (reply.is_null()) {
-      error_ = method + ": no reply within 15 s";
+      error_ = method + (Exited() ? ": chromium exited"
+                                  : ": no reply within " + std::to_string(timeout.count()) + " ms");
       return nullptr;
     }
     if (!reply.contains("id")) {
@@ -258,7 +267,7 @@ json Browser::Send(const std::string& method, const json& params, bool browser_l
 bool Browser::Navigate(const std::string& url) {
   loaded_ = false;
   if (Send("Page.navigate", {{"url", url}}).is_null()) return false;
-  const auto deadline = Clock::now() + 15s;
+  const auto deadline = Clock::now() + kReplyTimeout;
   while (!loaded_) {
     json event = Read(deadline);
     if (event.is_null()) return false;

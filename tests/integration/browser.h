@@ -29,8 +29,16 @@ class Browser {
   static std::optional<std::string> Find();
 
   // Starts `binary` headless at `width` x `height`; ok() is false (and error() says why)
-  // when it cannot start or does not answer within 20 s.
+  // when it cannot start, exits, or does not answer within kStartTimeout.
   Browser(const std::string& binary, int width, int height);
+
+  // How long a starting browser may take to answer its first command. Chromium's start (its
+  // zygote, a renderer, a fresh profile) takes seconds on an idle machine and far more on a
+  // loaded one; this bounds a browser that hangs, not a slow one, and a browser that exits
+  // ends the wait at once.
+  static constexpr std::chrono::seconds kStartTimeout{180};
+  // How long a started browser may take to answer one command.
+  static constexpr std::chrono::seconds kReplyTimeout{15};
   ~Browser();
   Browser(const Browser&) = delete;
   Browser& operator=(const Browser&) = delete;
@@ -39,10 +47,11 @@ class Browser {
   const std::string& error() const { return error_; }
 
   // Sends a command to the page's session (or the browser when `browser_level`) and waits at
-  // most 15 s for its reply; returns its "result", or a null json (error() says why).
+  // most `timeout` for its reply; returns its "result", or a null json (error() says why).
   nlohmann::json Send(const std::string& method,
                       const nlohmann::json& params = nlohmann::json::object(),
-                      bool browser_level = false);
+                      bool browser_level = false,
+                      std::chrono::milliseconds timeout = kReplyTimeout);
   // Loads `url` and waits for the load event (bounded).
   bool Navigate(const std::string& url);
   // Evaluates `expression` in the page (promises awaited); returns its value by value.
@@ -59,6 +68,8 @@ class Browser {
 
  private:
   bool Write(const nlohmann::json& message);
+  // True once the browser process has exited (not reaped here).
+  bool Exited() const;
   // Reads one message (events are recorded) until `deadline`; null json on timeout or EOF.
   nlohmann::json Read(std::chrono::steady_clock::time_point deadline);
   void OnEvent(const nlohmann::json& message);

@@ -72,15 +72,6 @@ void ChildProcess::Stop(std::chrono::milliseconds grace) {
   }
 }
 
-bool Eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return condition();
-}
-
 std::string DefaultClusterYaml(const std::string& hosts_and_queues) {
   return hosts_and_queues + R"(
 auth:
@@ -244,20 +235,33 @@ std::string Cluster::HostState(const std::string& name) {
   return "";
 }
 
+int64_t Cluster::EndedCount(const std::vector<int64_t>& ids) {
+  json jobs = Get("/v1/jobs");
+  if (!jobs.is_array()) return -1;
+  std::map<int64_t, std::string> states;
+  for (const json& job : jobs) states[job["id"].get<int64_t>()] = job["state"];
+  int64_t ended = 0;
+  for (int64_t id : ids) {
+    const std::string& state = states[id];
+    ended += state == "DONE" || state == "EXIT" || state == "CANCELLED";
+  }
+  return ended;
+}
+
 bool Cluster::WaitAllEnded(const std::vector<int64_t>& ids, std::chrono::milliseconds timeout) {
-  return Eventually(
+  return Eventually([&] { return EndedCount(ids) == static_cast<int64_t>(ids.size()); },
+                    timeout);
+}
+
+bool Cluster::WaitAllEndedWhileProgressing(const std::vector<int64_t>& ids,
+                                           std::chrono::milliseconds stall) {
+  int64_t ended = 0;
+  return testing::EventuallyProgressing(
       [&] {
-        json jobs = Get("/v1/jobs");
-        if (!jobs.is_array()) return false;
-        std::map<int64_t, std::string> states;
-        for (const json& job : jobs) states[job["id"].get<int64_t>()] = job["state"];
-        for (int64_t id : ids) {
-          const std::string& state = states[id];
-          if (state != "DONE" && state != "EXIT" && state != "CANCELLED") return false;
-        }
-        return true;
+        ended = EndedCount(ids);
+        return ended == static_cast<int64_t>(ids.size());
       },
-      timeout);
+      [&] { return ended; }, stall);
 }
 
 }  // namespace sluice::integration

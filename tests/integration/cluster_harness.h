@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "testing/subprocess.h"
+#include "testing/wait.h"
 
 namespace sluice::integration {
 
@@ -49,9 +50,8 @@ class ChildProcess {
   int status_ = -1;
 };
 
-// Polls `condition` every 20 ms for at most `timeout`; returns its last value.
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::milliseconds timeout = std::chrono::seconds(30));
+// Polls `condition` for at most `timeout` (testing/wait.h); returns its last value.
+using testing::Eventually;
 
 std::string DefaultClusterYaml(const std::string& hosts_and_queues);
 
@@ -98,8 +98,15 @@ class Cluster {
   nlohmann::json Job(int64_t id) { return Get("/v1/jobs/" + std::to_string(id)); }
   std::string JobState(int64_t id);
   std::string HostState(const std::string& name);
-  // Waits until every listed job is in a terminal state (DONE, EXIT, CANCELLED).
+  // How many of the listed jobs are in a terminal state (DONE, EXIT, CANCELLED); -1 when the
+  // jobs cannot be read.
+  int64_t EndedCount(const std::vector<int64_t>& ids);
+  // Waits until every listed job is in a terminal state.
   bool WaitAllEnded(const std::vector<int64_t>& ids, std::chrono::milliseconds timeout);
+  // The same for many jobs, which end at the machine's pace: waits as long as jobs keep
+  // ending, and gives up once none has for `stall` (testing::EventuallyProgressing).
+  bool WaitAllEndedWhileProgressing(const std::vector<int64_t>& ids,
+                                    std::chrono::milliseconds stall);
 
  private:
   testing::TempDir dir_;

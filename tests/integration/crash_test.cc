@@ -142,8 +142,11 @@ TEST(CrashTest, KilledServerLosesNothingAndRunsNothingTwice) {
   submitter.join();
   ASSERT_GT(acked.size(), static_cast<size_t>(kJobs) / 2) << unacknowledged << " unacknowledged";
 
-  // Every acknowledged job exists and ends; each ran exactly once.
-  ASSERT_TRUE(c.WaitAllEnded(acked, 120s)) << "not all jobs ended";
+  // Every acknowledged job exists and ends (at the machine's pace: waited for while jobs keep
+  // ending); each ran exactly once.
+  ASSERT_TRUE(c.WaitAllEndedWhileProgressing(acked, 60s))
+      << c.EndedCount(acked) << " of " << acked.size() << " jobs ended, none more in 60 s\n"
+      << c.Logs();
   json jobs = c.Get("/v1/jobs");
   ASSERT_TRUE(jobs.is_array());
   std::map<int64_t, json> by_id;

@@ -15,7 +15,6 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "integration/cluster_harness.h"
 #include "testing/proc_scan.h"
@@ -25,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using sluice::testing::ProcessesMentioning;
 using sluice::testing::ProcessesRunning;
 using namespace std::chrono_literals;
 
@@ -104,7 +104,9 @@ TEST_F(ExactlyOnceTest, AJobThatEndedJustBeforeItsAgentWasKilledIsReportedAndNot
       << c().Logs();
   c().SignalAgent("h1", SIGSTOP);
   ASSERT_TRUE(Eventually([&] { return Lines(done) == 1; }, 10s)) << c().Logs();
-  std::this_thread::sleep_for(200ms);  // the job's shell exits after its last line
+  // The job has ended (its shell exits after its last line) while its agent could not see it.
+  ASSERT_TRUE(Eventually([&] { return ProcessesMentioning(done.string()).empty(); }, 10s))
+      << "the job's shell did not exit";
   c().StopAgent("h1", SIGKILL);
   EXPECT_EQ(c().JobState(id), "RUNNING") << "the exit was reported before the crash: a weak test";
 

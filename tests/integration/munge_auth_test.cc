@@ -116,8 +116,13 @@ TEST_F(MungeAuthTest, ReplayedCredentialIsRefusedEvenAfterMungedForgetsIt) {
 }
 
 TEST_F(MungeAuthTest, ExpiredCredentialIsRefused) {
-  const std::string cred = CredentialOf("nobody", 1);
-  std::this_thread::sleep_for(2500ms);  // munge's clock has a 1 s resolution
+  const int ttl = 1;
+  const std::string cred = CredentialOf("nobody", ttl);
+  // Time passing is the scenario: munged counts a credential expired once its clock (whole
+  // seconds) is past the encode time + ttl, and the encode time is at most the second it was
+  // returned in. No probe can ask earlier: a decode would use the credential up (replay).
+  const time_t issued_by = std::time(nullptr);
+  while (std::time(nullptr) <= issued_by + ttl) std::this_thread::sleep_for(50ms);
   EXPECT_EQ(GetJobsWith(cred), 401);
 }
 

@@ -148,13 +148,13 @@ TEST_F(SecurityTest, CancelAndRunLimitLeaveNoProcessOfTheJob) {
   testing::ProcessResult cancel = c().Cli({"cancel", std::to_string(cancelled)});
   EXPECT_EQ(cancel.exit_code, 0) << cancel.stderr_text;
   EXPECT_EQ(Ended(cancelled)["state"], "CANCELLED");
-  EXPECT_TRUE(Eventually([&] { return ProcessesRunning(cancelled_child).empty(); }, 5s))
+  EXPECT_TRUE(Eventually([&] { return ProcessesRunning(cancelled_child).empty(); }, 20s))
       << "the setsid child survived the cancel";
 
   const json job = Ended(limited);
   EXPECT_EQ(job["state"], "EXIT") << job.dump();
   EXPECT_EQ(job["cause"], "RUN_LIMIT");
-  EXPECT_TRUE(Eventually([&] { return ProcessesRunning(limited_child).empty(); }, 5s))
+  EXPECT_TRUE(Eventually([&] { return ProcessesRunning(limited_child).empty(); }, 20s))
       << "the setsid child survived the run limit";
   EXPECT_TRUE(ProcessesRunning({"sleep", "3" + tag}).empty());
 }

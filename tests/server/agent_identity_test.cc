@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <thread>
 
 #include "server/guard_fixture.h"
+#include "testing/wait.h"
 
 namespace sluice::server {
 namespace {
@@ -57,12 +57,9 @@ TEST_F(AgentIdentityTest, ASecondAgentForAConnectedHostWaitsForTheFirstsLease) {
   EXPECT_EQ(SendRaw(port_, Heartbeat("h1", "second")).status, 409);
   EXPECT_EQ(SendRaw(port_, Heartbeat("h1", "first")).status, 200);
   // The first goes silent; once its lease (1 s) expired the second may take the host.
-  bool taken = false;
-  for (int i = 0; i < 50 && !taken; ++i) {
-    std::this_thread::sleep_for(100ms);
-    taken = SendRaw(port_, Register("h1", "second")).status == 200;
-  }
-  EXPECT_TRUE(taken);
+  EXPECT_TRUE(sluice::testing::Eventually(
+      [&] { return SendRaw(port_, Register("h1", "second")).status == 200; }, 30s, 100ms))
+      << "the second agent never took the host";
   // The first, back, is told another agent holds the host.
   EXPECT_EQ(SendRaw(port_, Heartbeat("h1", "first")).status, 409);
   EXPECT_EQ(SendRaw(port_, Heartbeat("h1", "second")).status, 200);

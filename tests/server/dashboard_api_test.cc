@@ -6,13 +6,13 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "server/loopback_options.h"
 #include "server/server.h"
 #include "server/stats_sampler.h"
 #include "server/ui_assets.h"
 #include "testing/subprocess.h"
+#include "testing/wait.h"
 
 namespace sluice::server {
 namespace {
@@ -150,13 +150,15 @@ TEST_F(DashboardApiTest, StatsNeedATokenAndCarrySamplesAndCounts) {
   SubmitJobs(4);
   json stats = json::object();
   // The sampler samples at start, then every 10 s.
-  for (int i = 0; i < 200 && stats.value("samples", json::array()).empty(); ++i) {
+  int status = 0;
+  ASSERT_TRUE(::sluice::testing::Eventually([&] {
     auto r = Get("/v1/stats");
-    ASSERT_TRUE(r);
-    ASSERT_EQ(r->status, 200) << r->body;
+    status = r ? r->status : 0;
+    if (status != 200) return true;  // a failure, checked below
     stats = json::parse(r->body);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+    return !stats.value("samples", json::array()).empty();
+  })) << stats.dump();
+  ASSERT_EQ(status, 200);
   EXPECT_EQ(stats["interval"], 10);
   EXPECT_EQ(stats["capacity"], 8640);
   ASSERT_FALSE(stats["samples"].empty());

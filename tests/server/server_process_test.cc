@@ -16,6 +16,7 @@
 
 #include "testing/build_paths.h"
 #include "testing/subprocess.h"
+#include "testing/wait.h"
 
 namespace sluice::server {
 namespace {
@@ -38,7 +39,7 @@ struct Process {
   int port = 0;
 };
 
-// Starts `sluice server` and reads its `listening on HOST:PORT` line (at most ~10 s).
+// Starts `sluice server` and reads its `listening on HOST:PORT` line (at most 30 s).
 Process StartServer(const std::filesystem::path& dir) {
   int out[2];
   if (pipe(out) != 0) return {};
@@ -59,18 +60,18 @@ Process StartServer(const std::filesystem::path& dir) {
   close(out[1]);
   Process p{.pid = pid};
   std::string line;
-  char c = 0;
   fcntl(out[0], F_SETFL, O_NONBLOCK);
-  for (int i = 0; i < 1000 && line.find('\n') == std::string::npos; ++i) {
-    ssize_t n = read(out[0], &c, 1);
-    if (n == 1) {
-      line += c;
-    } else if (n == 0) {
-      break;  // exited
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
+  ::sluice::testing::Eventually(
+      [&] {
+        char c = 0;
+        ssize_t n = 0;
+        while ((n = read(out[0], &c, 1)) == 1) {
+          line += c;
+          if (c == '\n') return true;
+        }
+        return n == 0;  // it exited; -1 (EAGAIN): nothing yet
+      },
+      std::chrono::seconds(30), std::chrono::milliseconds(10));
   close(out[0]);
   const std::string prefix = "listening on 127.0.0.1:";
   if (line.rfind(prefix, 0) == 0) p.port = std::stoi(line.substr(prefix.size()));
@@ -135,13 +136,11 @@ TEST(ServerProcessTest, EverythingAcknowledgedSurvivesSigkill) {
       });
     }
     // Kill after a number of acknowledgements that differs each round.
-    for (int i = 0; i < 1000; ++i) {
-      {
-        std::lock_guard lock(mu);
-        if (acked.size() >= static_cast<size_t>(150 * (round + 1) + 37 * round)) break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    const size_t kill_at = 150 * (round + 1) + 37 * round;
+    EXPECT_TRUE(::sluice::testing::Eventually([&] {
+      std::lock_guard lock(mu);
+      return acked.size() >= kill_at;
+    })) << "round " << round << ": fewer than " << kill_at << " acknowledged";
     kill(server.pid, SIGKILL);
     Wait(server.pid);
     stop = true;

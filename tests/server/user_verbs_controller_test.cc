@@ -5,11 +5,11 @@
 
 #include <chrono>
 #include <future>
-#include <thread>
 
 #include "server/controller.h"
 #include "server/http_reply.h"
 #include "server/controller_fixture.h"
+#include "testing/wait.h"
 
 namespace sluice::server {
 namespace {
@@ -105,12 +105,11 @@ TEST_F(UserVerbsControllerTest, PeekGoesToTheJobsAgentAndBack) {
   });
   // The agent's poll carries the order; its next heartbeat the answer.
   json order;
-  for (int i = 0; i < 300 && order.is_null(); ++i) {
+  ASSERT_TRUE(::sluice::testing::Eventually([&] {
     json reply = h_->Heartbeat(host, {id});
     if (reply.contains("peek")) order = reply["peek"][0];
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // let the request queue it
-  }
-  ASSERT_FALSE(order.is_null());
+    return !order.is_null();
+  })) << "no heartbeat carried the peek order";
   EXPECT_EQ(order["job"], id);
   EXPECT_EQ(order["lines"], 5);
   Reply sent = h_->c().Heartbeat(host, {{"epoch", h_->c().epoch()},
