@@ -36,6 +36,8 @@ TEST_F(CApiTest, NullArgumentsAreInvalidArgumentsWithADiagnosis) {
   EXPECT_EQ(drmaa_wifexited(nullptr, 0, diag_, sizeof diag_), DRMAA_ERRNO_INVALID_ARGUMENT);
   EXPECT_EQ(drmaa_get_next_attr_value(nullptr, diag_, sizeof diag_), DRMAA_ERRNO_INVALID_ARGUMENT);
   EXPECT_EQ(drmaa_get_num_job_ids(nullptr, nullptr), DRMAA_ERRNO_INVALID_ARGUMENT);
+  EXPECT_EQ(drmaa_control("1", 99, diag_, sizeof diag_), DRMAA_ERRNO_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(diag_).find("DRMAA_CONTROL_SUSPEND"), std::string::npos) << diag_;
   drmaa_release_attr_names(nullptr);  // a no-op, as free(NULL)
   // No diagnosis buffer at all: the errno alone.
   EXPECT_EQ(drmaa_version(nullptr, nullptr, nullptr, 0), DRMAA_ERRNO_INVALID_ARGUMENT);

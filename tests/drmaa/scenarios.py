@@ -95,8 +95,14 @@ def hold_release(s):
         second = "no error"
     except drmaa.errors.DrmaaException as e:
         second = type(e).__name__
-    return {"held": held, "second_release": second,
-            "info": job_info(s.wait(job, drmaa.Session.TIMEOUT_WAIT_FOREVER))}
+    info = job_info(s.wait(job, drmaa.Session.TIMEOUT_WAIT_FOREVER))
+    try:
+        s.synchronize([job], 0, True)
+        reaped = "no error"
+    except drmaa.errors.DrmaaException as e:
+        reaped = type(e).__name__
+    return {"held": held, "second_release": second, "info": info,
+            "synchronize_reaped": reaped}
 
 
 def environment(s, out_file):
@@ -132,7 +138,8 @@ def timeout(s):
     seen = {}
     for name, call in [("wait", lambda: s.wait(job, 0)),
                        ("wait_1s", lambda: s.wait(job, 1)),
-                       ("synchronize", lambda: s.synchronize([job], 0, False))]:
+                       ("synchronize", lambda: s.synchronize([job], 0, False)),
+                       ("negative", lambda: s.wait(job, -5))]:
         try:
             call()
             seen[name] = "no error"
@@ -142,9 +149,46 @@ def timeout(s):
     return seen
 
 
+def wait_any(s):
+    """JOB_IDS_SESSION_ANY reaps the session's jobs one at a time, then names none."""
+    jobs = {s.runJob(template(s, "-c", "exit %d" % code)) for code in (4, 5)}
+    seen = [s.wait(drmaa.Session.JOB_IDS_SESSION_ANY, 120).jobId for _ in jobs]
+    try:
+        s.wait(drmaa.Session.JOB_IDS_SESSION_ANY, 0)
+        third = "no error"
+    except drmaa.errors.DrmaaException as e:
+        third = type(e).__name__
+    return {"submitted": sorted(jobs), "reaped": sorted(seen), "third": third}
+
+
+def exit_wakes_waiter(s):
+    """drmaa_exit in one thread ends a wait in another; a new session can end the job."""
+    import threading
+    job = s.runJob(template(s, "-c", "sleep 300"))
+    seen = {}
+
+    def wait():
+        try:
+            s.wait(job, drmaa.Session.TIMEOUT_WAIT_FOREVER)
+            seen["waiter"] = "no error"
+        except drmaa.errors.DrmaaException as e:
+            seen["waiter"] = type(e).__name__
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    poll(lambda: s.jobStatus(job) == drmaa.JobState.RUNNING)
+    s.exit()
+    waiter.join(60)
+    seen["waiter_ended"] = not waiter.is_alive()
+    s.initialize()
+    s.control(job, drmaa.JobControlAction.TERMINATE)
+    seen["after"] = job_info(s.wait(job, 120))
+    return seen
+
+
 SCENARIOS = {"exit3": exit3, "bulk": bulk, "terminate": terminate, "unknown": unknown,
              "hold_release": hold_release, "environment": environment, "native": native,
-             "timeout": timeout}
+             "timeout": timeout, "wait_any": wait_any, "exit_wakes_waiter": exit_wakes_waiter}
 
 
 def main():

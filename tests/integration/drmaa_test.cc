@@ -129,6 +129,7 @@ TEST_F(DrmaaTest, AHeldJobRunsOnceReleasedAndASecondReleaseIsInconsistent) {
   EXPECT_EQ(result["second_release"], "ReleaseInconsistentStateException");
   EXPECT_EQ(result["info"]["exited"], true);
   EXPECT_EQ(result["info"]["exit_status"], 0);
+  EXPECT_EQ(result["synchronize_reaped"], "InvalidJobException");
 }
 
 TEST_F(DrmaaTest, TheTemplatesEnvironmentReachesTheJobAndNothingElseOfTheSubmitter) {
@@ -155,6 +156,20 @@ TEST_F(DrmaaTest, WaitAndSynchronizeGiveUpAtTheirTimeout) {
   EXPECT_EQ(result["wait"], "ExitTimeoutException");
   EXPECT_EQ(result["wait_1s"], "ExitTimeoutException");
   EXPECT_EQ(result["synchronize"], "ExitTimeoutException");
+  EXPECT_EQ(result["negative"], "InvalidArgumentException");
+}
+
+TEST_F(DrmaaTest, WaitingForAnyJobReapsEachOnceThenNamesNone) {
+  const json result = Scenario("wait_any");
+  EXPECT_EQ(result["reaped"], result["submitted"]);
+  EXPECT_EQ(result["third"], "InvalidJobException");
+}
+
+TEST_F(DrmaaTest, ExitInOneThreadEndsAWaitInAnother) {
+  const json result = Scenario("exit_wakes_waiter");
+  EXPECT_EQ(result["waiter_ended"], true);
+  EXPECT_EQ(result["waiter"], "NoActiveSessionException");
+  EXPECT_EQ(result["after"]["signaled"], true) << result.dump();
 }
 
 TEST_F(DrmaaTest, ACProgramCallsEveryOneOfTheThirtySixFunctions) {
