@@ -202,7 +202,8 @@ auth:
   agent_token: agent-token
   allow_root_jobs: true
   users:
-    - {name: root, token: root-token, admin: true, unix_user: root}
+    - {name: root, token: root-token, unix_user: root}
+    - {name: admin, token: admin-token, admin: true, unix_user: nobody}
 )";
 
 TEST(DrmaaSnakemakeTest, SnakemakeDrmaaRunsTheTwoRuleWorkflowAsSluiceJobs) {
@@ -228,7 +229,7 @@ TEST(DrmaaSnakemakeTest, SnakemakeDrmaaRunsTheTwoRuleWorkflowAsSluiceJobs) {
   EXPECT_EQ(out.find("job=\n"), std::string::npos) << out;
   EXPECT_NE(out.find("\nB job="), std::string::npos) << out;
   const std::string a_id = out.substr(6, out.find('\n') - 6);
-  const json a_job = c.Get("/v1/jobs/" + a_id, "root-token");
+  const json a_job = c.Get("/v1/jobs/" + a_id);
   EXPECT_EQ(a_job["state"], "DONE") << a_job.dump();
   EXPECT_EQ(a_job["tasks"], 1);
 }
