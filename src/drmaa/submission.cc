@@ -176,6 +176,15 @@ Expected<json> BuildSubmission(const TemplateValues& values, const SubmitContext
     (*body)["env"] = std::move(env);
   }
   if (bulk) (*body)["array"] = ArrayText(*bulk);
+  // 6. JSON carries only UTF-8: nlohmann throws when it writes other bytes, so they are found
+  // here, with the attribute's errno, rather than as an internal error at the POST.
+  try {
+    (void)body->dump();
+  } catch (const json::exception&) {
+    return Error(DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
+                 "a value of the job template is not valid UTF-8 (the REST API carries only "
+                 "UTF-8 text)");
+  }
   return std::move(*body);
 }
 

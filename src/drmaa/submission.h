@@ -15,6 +15,7 @@
 //      shell), the job name as given (brackets in it are not an array), drmaa_v_env as `env`
 //      (the job's environment is that and the job's own variables: nothing of the submitting
 //      process leaks in), and the bulk range as `array`.
+//   6. Every value is UTF-8 (the API's JSON carries nothing else).
 // Errors: DRMAA errnos naming the attribute or flag and what was expected.
 // Pure: the working directory, home, clock and the directory test come in SubmitContext.
 // Implements R-COMPAT-4 (drmaa_run_job, drmaa_run_bulk_jobs).

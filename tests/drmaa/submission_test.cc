@@ -145,6 +145,13 @@ TEST(SubmissionTest, AnAttributeAndAFlagSettingOneThingConflict) {
   }
 }
 
+TEST(SubmissionTest, ValuesThatAreNotUtf8AreRefused) {
+  TemplateValues values = Command();
+  values.vectors[DRMAA_V_ARGV] = {"\xff\xfe"};
+  EXPECT_EQ(BuildSubmission(values, Context(), std::nullopt).error().code(),
+            DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE);
+}
+
 TEST(SubmissionTest, NativeFlagsAloneAreTaken) {
   TemplateValues values = Command();
   values.scalars[DRMAA_NATIVE_SPECIFICATION] = "-q long -o /p -H";
