@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "agent/process_image.h"
 #include "cli/app.h"
 
 #ifdef SLUICE_WITH_MIMALLOC
@@ -10,6 +11,8 @@
 #endif
 
 int main(int argc, char** argv) {
+  // Before anything reads argv: secrets read from it are overwritten later (issue 48).
+  sluice::agent::RememberArgvArea(argc, argv);
 #ifdef SLUICE_WITH_MIMALLOC
   // A replay reads its jobs, records and state (~280 MB for a full trace) in no order a 4 KiB
   // page walk likes: on 2 MiB pages (transparent huge pages, which Debian grants on madvise)

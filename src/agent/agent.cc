@@ -166,6 +166,10 @@ struct Agent::State {
   JobRunner runner;
   uint64_t highest_epoch = 0;
   std::chrono::seconds lease{10};
+  // How long jobs keep running without a controller's answer (the register reply's
+  // absence_seconds; issue 44): a controller restart or failover shorter than this kills
+  // nothing. Launches are not fenced by it: they come only from a controller that answered.
+  std::chrono::seconds absence{10};
   std::chrono::milliseconds heartbeat{500};
   std::optional<TimePoint> last_ok_send;  // send time of the last successful request
   bool registered = false;
@@ -209,7 +213,7 @@ struct Agent::State {
     // A reply to a request sent before the lease ran out (a long poll answered after the
     // agent was stopped) does not lift the fence: the next Tick would fence again at once
     // and kill what this reply launched.
-    if (fenced && Clock::now() - sent < lease) {
+    if (fenced && Clock::now() - sent < absence) {
       fenced = false;
       spdlog::info("agent {}: controller reachable again; accepting work", options.host.name);
     }
@@ -265,7 +269,9 @@ struct Agent::State {
       spdlog::warn("agent {}: job {} failed to launch: {}", options.host.name, spec.job,
                    started.message());
       scripts.Remove(spec.job);
-      unacked_failures[spec.job] = {.job = spec.job, .message = BoundedText(started.message())};
+      unacked_failures[spec.job] = {.job = spec.job,
+                                    .message = BoundedText(started.message()),
+                                    .host_fault = IsHostFault(started)};
       report_pending = true;
     }
     for (const wire::PeekOrder& order : reply.peek) {
@@ -369,6 +375,7 @@ struct Agent::State {
     if (parsed->epoch < highest_epoch) return Stale(link);  // an older controller: ignore it
     highest_epoch = parsed->epoch;
     lease = std::chrono::seconds(parsed->lease_seconds);
+    absence = std::chrono::seconds(std::max(parsed->absence_seconds, parsed->lease_seconds));
     heartbeat = std::chrono::milliseconds(parsed->heartbeat_ms);
     registered = true;
     last_register_error.clear();
@@ -537,10 +544,13 @@ struct Agent::State {
       Reap(Clock::now());
       CrashNow("after journaling the exit of job " + std::to_string(last_exit));
     }
-    if (last_ok_send && !fenced && now - *last_ok_send >= lease) {
+    if (last_ok_send && !fenced && now - *last_ok_send >= absence) {
       fenced = true;
-      spdlog::warn("agent {}: no controller response for {} s (the lease): killing {} job(s)",
-                   options.host.name, lease.count(), runner.size());
+      spdlog::warn(
+          "agent {}: no controller response for {} s (the absence it allows): killing {} "
+          "job(s); the controller requeues them once it hears nothing for that long plus its "
+          "grace",
+          options.host.name, absence.count(), runner.size());
       runner.KillAll(options.fence_grace, now, ExitCause::kFenced);
     }
     if (report_pending) report_cv.notify_one();

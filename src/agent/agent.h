@@ -13,8 +13,10 @@
 // Launches are deduplicated: a job that runs, or whose end is not yet acknowledged, is never
 // started again; after the acknowledgement only a response to a request sent later may start
 // it again (a new dispatch), so a delayed repeat of the old launch cannot run it twice.
-// The lease counts from the moment the last successful request was SENT (never later than
-// the controller saw it), so the agent's SIGKILL comes before the controller's lease + grace.
+// The absence it allows (the controller's agent_absence_ms, at least the lease) counts from the
+// moment the last successful request was SENT (never later than the controller saw it), so the
+// agent's SIGKILL comes before the controller's absence + grace requeues the jobs elsewhere;
+// a controller outage shorter than the absence kills no job (issue 44).
 //
 // A launch that names no account is refused (a launch failure): the agent never picks an
 // identity itself. Its cgroups are removed when the agent stops (the runner's destructor),

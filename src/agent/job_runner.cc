@@ -7,7 +7,9 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,8 +18,7 @@
 #include <cstring>
 
 #include "agent/job_shepherd.h"
-
-extern char** environ;
+#include "agent/process_image.h"
 
 namespace sluice::agent {
 namespace {
@@ -34,6 +35,8 @@ enum ChildStep : int {
   kStepGroups,
   kStepGid,
   kStepUid,
+  kStepStdoutKind,  // the output is not a regular file (nor /dev/null)
+  kStepStderrKind,
 };
 struct ChildFailure {
   int step = 0;
@@ -57,18 +60,11 @@ struct Prepared {
   std::optional<rlim_t> data_limit;       // RLIMIT_DATA, without cgroups
   std::optional<Account> account;         // switch to it (the agent runs as root)
   std::string exit_record;                // the shepherd's record file; empty: no shepherd
+  std::string shepherd_title;             // its argv, instead of the agent's (process_image.h)
+  mode_t umask = 077;
+  bool output_default = false;  // fall back to /dev/null when the output cannot be created
 };
 
-std::map<std::string, std::string> CurrentEnvironment() {
-  std::map<std::string, std::string> env;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string_view text(*entry);
-    const size_t eq = text.find('=');
-    if (eq == std::string_view::npos) continue;
-    env.emplace(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
-  }
-  return env;
-}
 
 // Resolves argv[0] against PATH the way execvp would, in the parent (execvp may allocate).
 std::string ResolveProgram(const std::string& name, const std::map<std::string, std::string>& env) {
@@ -89,8 +85,8 @@ std::string ResolveProgram(const std::string& name, const std::map<std::string, 
 
 Prepared Prepare(const JobSpec& spec, const std::optional<Account>& account) {
   Prepared p;
-  std::map<std::string, std::string> env = CurrentEnvironment();
-  for (const auto& [key, value] : spec.env) env[key] = value;
+  std::map<std::string, std::string> env = spec.env;  // never the agent's own (issue 47)
+  env.try_emplace("PATH", "/usr/local/bin:/usr/bin:/bin");
   if (account) {
     env["HOME"] = account->home;
     env["USER"] = account->name;
@@ -109,6 +105,8 @@ Prepared Prepare(const JobSpec& spec, const std::optional<Account>& account) {
   p.cwd = spec.cwd;
   p.output = spec.output.empty() ? "/dev/null" : ExpandJobPattern(spec.output, spec.job);
   p.error = spec.error.empty() ? "" : ExpandJobPattern(spec.error, spec.job);
+  p.umask = static_cast<mode_t>(spec.umask.value_or(077)) & 0777;
+  p.output_default = spec.output_default;
   for (std::string& arg : p.args) p.argv_ptrs.push_back(arg.data());
   p.argv_ptrs.push_back(nullptr);
   for (std::string& entry : p.env) p.env_ptrs.push_back(entry.data());
@@ -153,6 +151,32 @@ void EnterJobContext(const Prepared& p, int pipe_fd) {
   }
 }
 
+bool IsDevNull(const struct stat& st) {
+  return S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+}
+
+// Opens a job's output or error file as the job's user, without ever blocking (a FIFO with no
+// reader fails with ENXIO, one with a reader is refused below), appending, created with the
+// umask. Anything but a regular file or /dev/null is refused (step + 1: its kind). Returns -1
+// only when `may_fail` (the server's default output) and the file could not be opened.
+int OpenOutput(const char* path, int pipe_fd, ChildStep step, bool may_fail) {
+  const int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
+                      0666);
+  if (fd < 0) {
+    if (may_fail) return -1;
+    ChildFail(pipe_fd, step);
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0) ChildFail(pipe_fd, step);
+  if (!S_ISREG(st.st_mode) && !IsDevNull(st)) {
+    errno = S_ISFIFO(st.st_mode) ? ESPIPE : EINVAL;
+    ChildFail(pipe_fd, step == kStepStdout ? kStepStdoutKind : kStepStderrKind);
+  }
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) ChildFail(pipe_fd, step);
+  return fd;
+}
+
 // The job's side, in the agent's child or in its shepherd's child (`parent`): signals, account,
 // files, exec. Async-signal-safe calls only.
 [[noreturn]] void ExecJob(const void* arg, int pipe_fd, pid_t parent) {
@@ -181,12 +205,12 @@ void EnterJobContext(const Prepared& p, int pipe_fd) {
   const int null_in = open("/dev/null", O_RDONLY);
   if (null_in >= 0) dup2(null_in, STDIN_FILENO);
   if (!p.cwd.empty() && chdir(p.cwd.c_str()) != 0) ChildFail(pipe_fd, kStepChdir);
-  const int out = open(p.output.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (out < 0) ChildFail(pipe_fd, kStepStdout);
+  umask(p.umask);
+  int out = OpenOutput(p.output.c_str(), pipe_fd, kStepStdout, p.output_default);
+  if (out < 0) out = OpenOutput("/dev/null", pipe_fd, kStepStdout, false);  // the default failed
   int err = out;
   if (!p.error.empty() && p.error != p.output) {
-    err = open(p.error.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (err < 0) ChildFail(pipe_fd, kStepStderr);
+    err = OpenOutput(p.error.c_str(), pipe_fd, kStepStderr, false);
   }
   dup2(out, STDOUT_FILENO);
   dup2(err, STDERR_FILENO);
@@ -205,6 +229,7 @@ void EnterJobContext(const Prepared& p, int pipe_fd) {
     }
   }
   JoinCgroup(p, pipe_fd);
+  if (!p.exit_record.empty()) SetProcessTitle(p.shepherd_title.c_str());
   if (!p.exit_record.empty()) RunShepherd(p.exit_record.c_str(), parent, pipe_fd, ExecJob, &p);
   ExecJob(&p, pipe_fd, parent);
 }
@@ -221,6 +246,12 @@ std::string DescribeFailure(const ChildFailure& failure, const Prepared& p) {
     case kStepStderr:
       what = "open error: " + p.error;
       break;
+    case kStepStdoutKind:
+    case kStepStderrKind:
+      // The errno says which kind (ESPIPE: a FIFO); the text says what is allowed.
+      return std::string(failure.step == kStepStdoutKind ? "output " + p.output : "error " + p.error) +
+             ": " + (failure.error == ESPIPE ? "a FIFO" : "not a regular file") +
+             "; a job's output and error must be regular files (or /dev/null)";
     case kStepExec:
       what = "exec: " + p.program;
       break;
@@ -247,6 +278,10 @@ std::string DescribeFailure(const ChildFailure& failure, const Prepared& p) {
 }
 
 }  // namespace
+
+bool IsHostFault(const Status& launch) {
+  return launch.code() == StatusCode::kUnavailable || launch.code() == StatusCode::kInternal;
+}
 
 std::string ExpandJobPattern(std::string_view pattern, int64_t job) {
   std::string out;
@@ -295,14 +330,36 @@ Status Contain(Cgroups* cgroups, const JobSpec& spec, std::optional<int64_t> pid
   }
   Status created = cgroups->Create(
       spec.job, {.memory_mb = spec.mem_limit_mb, .cpus = spec.cpu_limit, .pids = pids});
-  if (!created.ok()) return created.WithPrefix("job " + std::to_string(spec.job) + " cgroup");
+  if (!created.ok()) {
+    return Status(StatusCode::kUnavailable,
+                  "job " + std::to_string(spec.job) + " cgroup: " + created.message());
+  }
   p.cgroup_procs = cgroups->ProcsFiles(spec.job);
   return Status::Ok();
 }
 
+// Reads the child's report from the error pipe: a ChildFailure, or 0 bytes at exec (the pipe
+// is close-on-exec). Returns -1 when `timeout` passed first.
+ssize_t ReadChildReport(int fd, ChildFailure& failure, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+    const int ready = poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) return -1;
+    const ssize_t got = read(fd, &failure, sizeof failure);
+    if (got < 0 && errno == EINTR) continue;
+    return got;
+  }
+}
+
 // Forks the job. Returns its pid once it has exec'd; kFailedPrecondition naming the step when
-// the child failed before exec (it has been reaped); kInternal when pipe or fork failed.
-Result<pid_t> Spawn(const Prepared& prepared) {
+// the child failed before exec (it has been reaped) or did not reach exec within `timeout`
+// (it is killed, and its pid added to `abandoned` when it could not be reaped at once: a
+// process stuck in the kernel on a hung file system); kInternal when pipe or fork failed.
+Result<pid_t> Spawn(const Prepared& prepared, std::chrono::milliseconds timeout,
+                    std::vector<pid_t>& abandoned) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     return Internal(std::string("pipe: ") + std::strerror(errno));
@@ -321,15 +378,24 @@ Result<pid_t> Spawn(const Prepared& prepared) {
   }
   close(pipe_fds[1]);
   ChildFailure failure;
-  ssize_t got;
-  do {
-    got = read(pipe_fds[0], &failure, sizeof failure);
-  } while (got < 0 && errno == EINTR);
+  const ssize_t got = ReadChildReport(pipe_fds[0], failure, timeout);
   close(pipe_fds[0]);
+  if (got < 0) {
+    kill(-pid, SIGKILL);  // its session (setsid), shepherd and job alike
+    kill(pid, SIGKILL);
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) != pid) abandoned.push_back(pid);
+    return Status(StatusCode::kUnavailable, "the launch did not reach exec within " +
+                              std::to_string(timeout.count()) +
+                              " ms (a file of the job on a hung file system?); killed");
+  }
   if (got == static_cast<ssize_t>(sizeof failure)) {
     int status = 0;
     waitpid(pid, &status, 0);
-    return FailedPrecondition(DescribeFailure(failure, prepared));
+    const bool host = failure.step == kStepSession || failure.step == kStepCgroup ||
+                      failure.step == kStepRlimit;
+    return Status(host ? StatusCode::kUnavailable : StatusCode::kFailedPrecondition,
+                  DescribeFailure(failure, prepared));
   }
   return pid;
 }
@@ -435,11 +501,12 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
   Prepared prepared = Prepare(spec, account);
   if (!options_.exit_record_dir.empty()) {
     prepared.exit_record = options_.exit_record_dir + "/" + std::to_string(spec.job);
+    prepared.shepherd_title = "sluice-shepherd job " + std::to_string(spec.job);
   }
   // 2. Containment: the job's cgroup with its limits, or an rlimit.
   SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), spec, options_.pids_limit, prepared));
   // 3. Fork and exec; a failed step in the child comes back through the pipe.
-  Result<pid_t> pid = Spawn(prepared);
+  Result<pid_t> pid = Spawn(prepared, options_.launch_timeout, abandoned_);
   if (!pid) {
     if (!prepared.exit_record.empty()) unlink(prepared.exit_record.c_str());
     if (cgroups_ != nullptr && !cgroups_->Remove(spec.job).ok()) leftovers_.push_back(spec.job);
@@ -543,6 +610,10 @@ bool JobRunner::SetRunLimit(int64_t job, std::optional<std::chrono::milliseconds
 
 std::vector<JobExit> JobRunner::Poll(TimePoint now, std::chrono::milliseconds run_limit_grace) {
   RetryLeftovers();
+  std::erase_if(abandoned_, [](pid_t pid) {
+    int status = 0;
+    return waitpid(pid, &status, WNOHANG) != 0;  // reaped (or not ours any more)
+  });
   std::vector<JobExit> exits;
   for (auto it = entries_.begin(); it != entries_.end();) {
     const int64_t job = it->first;

@@ -14,7 +14,10 @@
 // parent-death signal (after setuid, which clears it); then, AS THE USER, chdir, open the
 // output and error files, exec. A close-on-exec pipe carries a failed step and its errno from
 // the child to the parent, so Start reports a failed launch synchronously with a message
-// instead of a mysterious exit code 127.
+// instead of a mysterious exit code 127; the parent waits for it at most `launch_timeout`.
+// The output and error are opened non-blocking (a FIFO without a reader fails at once instead
+// of blocking) and must be regular files or /dev/null (issue 48: a FIFO as output hung the
+// agent and lost its host), created with the submitter's umask (077 when not given).
 // When a job's leader exits, the rest of its group and of its cgroup is killed before the
 // leader is reaped (waitid with WNOWAIT keeps the pid, hence the group id, from being reused
 // meanwhile); with a cgroup the exit is reported once the cgroup is empty (or after
@@ -72,7 +75,9 @@ struct JobSpec {
   std::string output;  // stdout file, `%j` replaced by the job id; empty: /dev/null
   std::string error;   // stderr file; empty: the same file as stdout
   std::optional<std::chrono::milliseconds> run_limit;
-  std::map<std::string, std::string> env;  // added to (and overriding) the agent's environment
+  // The job's whole environment (its submitter's and the job's variables, issue 47): nothing
+  // of the agent's own environment reaches a job. PATH defaults to /usr/local/bin:/usr/bin:/bin.
+  std::map<std::string, std::string> env;
   // The UNIX account the job runs as (R-SEC-1); its HOME, USER, LOGNAME and SHELL override
   // `env`. Empty: the agent's own identity, unchanged (for tests of the runner alone; the
   // agent refuses a launch that names no account).
@@ -80,6 +85,11 @@ struct JobSpec {
   // Memory limit on this host: rusage mem (MB per task) x the job's tasks here.
   std::optional<int64_t> mem_limit_mb;
   std::optional<int> cpu_limit;  // CPUs: the job's slots on this host
+  // The umask the job's files are created with (its output and error first); nullopt: 077.
+  std::optional<int> umask;
+  // `output` is the server's default: when it cannot be created the output is discarded (and
+  // the launch goes on) instead of failing the launch.
+  bool output_default = false;
 };
 
 // The protocol's enum (wire/exit_cause.h), so exits go on the wire as they are. kMemLimit: the
@@ -116,10 +126,18 @@ struct JobRunnerOptions {
   // survives the agent's death; the agent's state directory + "/exits". Empty: no shepherd,
   // the agent's child is the job itself.
   std::string exit_record_dir;
+  // How long a launch may take from fork to exec (identity, cgroup, files) before the agent
+  // kills it and reports a failed launch: a job's file on a hung file system must not hold
+  // the agent (issue 48).
+  std::chrono::milliseconds launch_timeout{10000};
 };
 
 // Replaces every `%j` in `pattern` with the job id (`%%` stays `%%`).
 std::string ExpandJobPattern(std::string_view pattern, int64_t job);
+
+// A failed launch the host caused, not the job (JobRunner::Start): the controller closes a host
+// after several in a row (issue 47.3) and requeues the job without counting the attempt.
+bool IsHostFault(const Status& launch);
 
 class JobRunner {
  public:
@@ -142,12 +160,14 @@ class JobRunner {
   // One line for the agent's log when jobs are not contained by cgroups; empty otherwise.
   const std::string& warning() const { return warning_; }
 
-  // Starts the job. Returns kAlreadyExists if it runs already; kFailedPrecondition with
-  // "<step>: <path>: <errno text>" if joining the cgroup, switching identity, chdir, opening
-  // an output file or exec failed; kNotFound "unknown account `x` on host h"; kPermissionDenied
-  // for an account of uid 0 (without allow_root) or, for an agent not running as root, an
-  // account other than its own; kInternal if fork or the job's cgroup failed. Any error means
-  // the job did not run (a failed launch).
+  // Starts the job. Any error means the job did not run (a failed launch). The job's faults:
+  // kAlreadyExists if it runs already; kFailedPrecondition "<step>: <path>: <errno text>" if
+  // switching identity, chdir, opening an output file (or one that is not a regular file) or
+  // exec failed; kNotFound "unknown account `x` on host h"; kPermissionDenied for an account
+  // of uid 0 (without allow_root) or, for an agent not running as root, an account other than
+  // its own. The host's (IsHostFault): kInternal if pipe or fork failed, kUnavailable if the
+  // job's cgroup could not be made or joined, setsid or the rlimit failed, or the launch did
+  // not reach exec within `launch_timeout`.
   Status Start(const JobSpec& spec, TimePoint now);
 
   // Sends SIGTERM to the job's group and cgroup, and SIGKILL to both after `grace` (checked by
@@ -217,6 +237,7 @@ class JobRunner {
   std::map<int64_t, Entry> entries_;
   std::vector<int64_t> leftovers_;  // job cgroups whose removal failed; retried by Poll
   std::function<void(const JobExit&)> on_leader_exit_;
+  std::vector<pid_t> abandoned_;  // launches killed at their deadline, not reaped yet
 };
 
 }  // namespace sluice::agent

@@ -33,7 +33,9 @@ JobSpec JobSpecOf(const wire::Launch& launch, const std::string& default_cwd) {
                .env = launch.env,
                .account = launch.account,
                .mem_limit_mb = launch.mem_limit_mb,
-               .cpu_limit = launch.cpu_limit};
+               .cpu_limit = launch.cpu_limit,
+               .umask = launch.umask,
+               .output_default = launch.output_default};
   return spec;
 }
 

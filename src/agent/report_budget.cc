@@ -52,7 +52,9 @@ size_t FillReports(const std::map<int64_t, wire::ExitReport>& exits,
     request.exited.push_back(exit);
   }
   for (const auto& [job, failure] : failures) {
-    wire::LaunchFailure bounded{.job = failure.job, .message = BoundedText(failure.message)};
+    wire::LaunchFailure bounded{.job = failure.job,
+                                .message = BoundedText(failure.message),
+                                .host_fault = failure.host_fault};
     const size_t size = JsonSize({{"job", bounded.job}, {"message", bounded.message}});
     if (used + size > budget) {
       ++left;

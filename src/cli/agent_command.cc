@@ -14,16 +14,23 @@
 // or the requested cgroup layout is missing or unusable, or the state directory is unsafe or
 // used by another agent.
 #include <signal.h>
+#include <sys/stat.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include "agent/agent.h"
+#include "agent/process_image.h"
 #include "agent/virtual_agent.h"
 #include "auth/munge.h"
 #include "cli/commands.h"
@@ -40,6 +47,7 @@ struct AgentFlags {
   std::string name;
   std::string server;
   std::string token;
+  std::string token_file;
   int slots = 0;
   std::string resources;
   std::string attributes;
@@ -60,6 +68,40 @@ struct AgentFlags {
   int virtual_gap_ms = 50;
 };
 
+std::string FileMode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%03o", static_cast<unsigned>(mode & 0777));
+  return text;
+}
+
+// The agent's credential (issue 48: no secret of the agent is reachable from a job): from
+// --token-file (a file only its owner may read, as munged's key), else --token, else
+// SLUICE_TOKEN. Whichever it came from, it is then overwritten where other processes could read
+// it — the argv area (/proc/PID/cmdline, world-readable) and the environment block — and it is
+// not in the environment the agent's children (shepherds, jobs) inherit.
+Result<std::string> AgentToken(const AgentFlags& flags) {
+  std::string from_env = agent::TakeFromEnvironment("SLUICE_TOKEN");
+  agent::ConcealInArgv(flags.token);
+  if (!flags.token_file.empty()) {
+    struct stat st {};
+    if (stat(flags.token_file.c_str(), &st) != 0) {
+      return InvalidArgument("--token-file " + flags.token_file + ": " + std::strerror(errno));
+    }
+    if ((st.st_mode & 077) != 0) {
+      return InvalidArgument("--token-file " + flags.token_file +
+                             ": readable by others (mode " + FileMode(st.st_mode) +
+                             "); chmod 600 it");
+    }
+    std::ifstream in(flags.token_file);
+    std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+    if (token.empty()) return InvalidArgument("--token-file " + flags.token_file + ": empty");
+    return token;
+  }
+  if (!flags.token.empty()) return flags.token;
+  return from_env;
+}
+
 std::string FromEnv(const std::string& flag, const char* variable) {
   if (!flag.empty()) return flag;
   const char* value = std::getenv(variable);
@@ -78,9 +120,15 @@ std::string DefaultStateDir(const AgentFlags& flags) {
 }
 
 int RunAgent(const AgentFlags& flags) {
+  Result<std::string> token_or = AgentToken(flags);
+  if (!token_or) {
+    std::cerr << "error: " << token_or.error().message() << "\n";
+    return 2;
+  }
+  const std::string token = *token_or;
   agent::AgentOptions options{
       .server = FromEnv(flags.server, "SLUICE_SERVER"),
-      .token = FromEnv(flags.token, "SLUICE_TOKEN"),
+      .token = token,
       .ca_file = FromEnv(flags.ca_file, "SLUICE_CA_FILE"),
       .work_dir = flags.work_dir,
       .state_dir = flags.state_dir.empty() ? DefaultStateDir(flags) : flags.state_dir,
@@ -150,6 +198,12 @@ int RunAgent(const AgentFlags& flags) {
 
 // `--virtual RANGE` (R-SCALE-1): many hosts, no processes (agent/virtual_agent.h).
 int RunVirtualHosts(const AgentFlags& flags) {
+  Result<std::string> token_or = AgentToken(flags);
+  if (!token_or) {
+    std::cerr << "error: " << token_or.error().message() << "\n";
+    return 2;
+  }
+  const std::string token = *token_or;
   Result<std::vector<std::string>> names = config::ExpandHostRange(flags.virtual_range);
   if (!names) {
     std::cerr << "error: --virtual: " << names.error().message() << "\n";
@@ -159,7 +213,7 @@ int RunVirtualHosts(const AgentFlags& flags) {
       .hosts = std::move(*names),
       .slots = flags.slots > 0 ? flags.slots : 16,
       .server = FromEnv(flags.server, "SLUICE_SERVER"),
-      .token = FromEnv(flags.token, "SLUICE_TOKEN"),
+      .token = token,
       .ca_file = FromEnv(flags.ca_file, "SLUICE_CA_FILE"),
       .connections = flags.virtual_connections,
       .min_gap = std::chrono::milliseconds(flags.virtual_gap_ms),
@@ -200,7 +254,10 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--server", flags->server,
                   "controller URL, or a comma-separated list to follow the leader (default "
                   "$SLUICE_SERVER)");
-  cmd->add_option("--token", flags->token, "agent token (default $SLUICE_TOKEN)");
+  cmd->add_option("--token", flags->token,
+                  "agent token (default $SLUICE_TOKEN); prefer --token-file");
+  cmd->add_option("--token-file", flags->token_file,
+                  "a file (mode 600) holding the agent token; read, never shown to jobs");
   cmd->add_option("--slots", flags->slots, "job slots of a host the controller does not know")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--resources", flags->resources, "host resources, e.g. mem=64000,gpu=2");

@@ -16,6 +16,7 @@
 // Exit codes: 0 ok; 2 bad input (bad flags, 400/404/413 from the server); 1 other failures
 // (unreachable, 401, 403, 409, 5xx). A verb over several ids does them all and returns the
 // worst code.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -32,8 +33,11 @@
 #include "client/array_format.h"
 #include "client/format.h"
 #include "client/job_long_format.h"
+#include "client/printable.h"
 #include "client/rest_client.h"
 #include "client/submit_request.h"
+
+extern char** environ;  // POSIX: the process environment
 
 namespace sluice::cli {
 namespace {
@@ -47,6 +51,24 @@ using verbs::QueryEscape;
 using verbs::WithClient;
 
 // ---- submit ----
+
+std::map<std::string, std::string> CallerEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const size_t eq = text.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    env.emplace(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
+  }
+  env.erase("SLUICE_TOKEN");  // a credential never travels (the server drops it too)
+  return env;
+}
+
+int CallerUmask() {
+  const mode_t mask = umask(0);
+  umask(mask);
+  return static_cast<int>(mask);
+}
 
 struct SubmitCommand {
   Connection connection;
@@ -70,6 +92,9 @@ int RunSubmit(const SubmitCommand& cmd) {
   }
   for (const std::string& warning : submission->warnings)
     std::cerr << "warning: " << warning << "\n";
+  // The job's environment and file mode are the submitter's (issue 47), as sbatch and bsub.
+  submission->flags.environment = CallerEnvironment();
+  submission->flags.umask = CallerUmask();
   Result<json> body = client::BuildSubmitBody(submission->flags, submit_dir, now);
   if (!body) {
     std::cerr << "error: " << body.error().message() << "\n";
@@ -123,6 +148,8 @@ void RegisterSubmit(CLI::App& app, int& exit_code) {
   cmd->add_option("-P,--project", f.project, "project");
   cmd->add_option("--priority", f.priority, "priority within the queue");
   cmd->add_option("--cwd", f.cwd, "working directory (default: the current directory)");
+  cmd->add_option("--export", f.export_env,
+                  "the job's environment: ALL (default: yours), NONE, or [ALL,]VAR[=VALUE],...");
   cmd->add_flag("--parsable", c->parsable, "print only the job id");
   cmd->add_flag("--wait,-K", c->wait,
                 "wait for the job to end; exit with its exit code (Ctrl-C cancels it)");
@@ -173,6 +200,8 @@ int RunJobs(const JobsCommand& cmd) {
       if (!cmd.user.empty()) query += "user=" + QueryEscape(cmd.user) + "&";
       if (!cmd.queue.empty()) query += "queue=" + QueryEscape(cmd.queue) + "&";
       if (!cmd.states.empty()) query += "state=" + QueryEscape(cmd.states) + "&";
+      // -p lists waiting jobs only, in every format (--json too; issue 47.7).
+      if (cmd.pending && cmd.states.empty()) query += "state=PENDING,HELD&";
       if (cmd.pending) query += "pending_reasons=1&";
       // The tables show a few members: fetching only those keeps 100,000 jobs quick to parse.
       if (cmd.long_format && !cmd.pending) query += "pending_reasons=1&";
@@ -188,13 +217,13 @@ int RunJobs(const JobsCommand& cmd) {
     if (cmd.as_json) {
       std::cout << jobs.dump(2) << "\n";
     } else if (cmd.arrays) {
-      std::cout << client::FormatArrays(jobs);
+      std::cout << client::PrintableText(client::FormatArrays(jobs));
     } else if (cmd.long_format) {
-      std::cout << client::FormatJobsLong(jobs);
+      std::cout << client::PrintableText(client::FormatJobsLong(jobs));
     } else if (cmd.pending) {
-      std::cout << client::FormatPendingJobs(jobs);
+      std::cout << client::PrintableText(client::FormatPendingJobs(jobs));
     } else {
-      std::cout << client::FormatJobs(jobs);
+      std::cout << client::PrintableText(client::FormatJobs(jobs));
     }
     return code;
   });
@@ -268,7 +297,7 @@ void RegisterList(CLI::App& app, int& exit_code, const std::string& verb, const 
     exit_code = WithClient(c->connection, [&](client::RestClient& rest) {
       Result<json> list = rest.Get("/v1/" + verb);
       if (!list) return Fail(list.error());
-      std::cout << (c->as_json ? list->dump(2) + "\n" : format(*list));
+      std::cout << (c->as_json ? list->dump(2) + "\n" : client::PrintableText(format(*list)));
       return 0;
     });
   });

@@ -43,7 +43,9 @@ struct ServerFlags {
   std::string listen = "127.0.0.1:8740";
   int64_t lease_seconds = 10;
   int64_t grace_seconds = 5;
+  int64_t absence_seconds = 300;
   int32_t max_dispatch = 3;
+  int32_t close_after_failures = 3;
   int64_t keep_ended_seconds = 3600;
   std::string tls_cert;
   std::string tls_key;
@@ -93,12 +95,20 @@ void AddStoreFlags(CLI::App& cmd, ServerFlags& flags) {
 // Agents' leases, dispatch retries and how long ended jobs stay listed.
 void AddLifetimeFlags(CLI::App& cmd, ServerFlags& flags) {
   cmd.add_option("--lease-seconds", flags.lease_seconds, "Agent lease")->check(CLI::PositiveNumber);
+  cmd.add_option("--agent-absence-seconds", flags.absence_seconds,
+                 "How long agents keep running jobs without a controller's answer; a silent "
+                 "host's jobs are requeued after this plus the grace (0: the lease)")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_option("--host-loss-grace-seconds", flags.grace_seconds,
                  "Wait after the lease before on_host_loss")
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--max-dispatch-attempts", flags.max_dispatch,
                  "Failed launches before a job ends EXIT DISPATCH_FAILED")
       ->check(CLI::PositiveNumber);
+  cmd.add_option("--close-host-after-launch-failures", flags.close_after_failures,
+                 "Launch failures in a row the host caused (cgroups, fork, a hung launch) "
+                 "before it is closed with the cause (0: never)")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_option("--keep-ended-seconds", flags.keep_ended_seconds,
                  "How long ended jobs stay listed after they end (-1: for ever; their rows "
                  "stay in the store)")
@@ -133,7 +143,9 @@ server::ServerOptions OptionsFrom(const ServerFlags& flags) {
       .exit_when_deposed = true,
       .controller = {.lease_ms = flags.lease_seconds * 1000,
                      .host_loss_grace_ms = flags.grace_seconds * 1000,
+                     .agent_absence_ms = flags.absence_seconds * 1000,
                      .max_dispatch_attempts = flags.max_dispatch,
+                     .close_host_after_launch_failures = flags.close_after_failures,
                      .explain_interval_ms = 250,
                      .keep_ended_seconds = flags.keep_ended_seconds,
                      .keep_history_seconds =

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "client/array_format.h"
+#include "client/printable.h"
 #include "core/explain/render.h"
 #include "wire/reasons_json.h"
 
@@ -18,7 +19,9 @@ std::string Text(const json& object, const char* key) {
   if (!object.is_object()) return "-";
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return "-";
-  if (it->is_string()) return it->get<std::string>().empty() ? "-" : it->get<std::string>();
+  if (it->is_string()) {
+    return it->get<std::string>().empty() ? "-" : PrintableField(it->get<std::string>());
+  }
   if (it->is_boolean()) return it->get<bool>() ? "yes" : "no";
   if (it->is_number_float()) {
     const double value = it->get<double>();
@@ -197,8 +200,12 @@ std::string FormatPendingJobs(const json& jobs) {
 
 std::string FormatHosts(const json& hosts) {
   std::vector<Row> rows;
+  std::string notes;  // why the controller closed a host (bhosts -l's "closed" reason)
   if (hosts.is_array()) {
     for (const json& host : hosts) {
+      if (Text(host, "reason") != "-") {
+        notes += "Host " + Text(host, "name") + " closed: " + Text(host, "reason") + "\n";
+      }
       std::string agent = "-";
       if (auto it = host.find("agent"); it != host.end() && it->is_object()) {
         agent = Text(*it, "connected") == "yes" ? "connected" : "disconnected";
@@ -215,7 +222,7 @@ std::string FormatHosts(const json& hosts) {
     }
   }
   if (rows.empty()) return "No hosts\n";
-  return Table({"HOST", "STATE", "SLOTS", "USED", "JOBS", "AGENT", "RESOURCES"}, rows);
+  return Table({"HOST", "STATE", "SLOTS", "USED", "JOBS", "AGENT", "RESOURCES"}, rows) + notes;
 }
 
 std::string FormatQueues(const json& queues) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "client/printable.h"
 #include "client/submit_request.h"
 
 namespace sluice::client {
@@ -104,7 +105,7 @@ std::string FormatHistoryTable(const std::vector<HistoryEntry>& entries) {
     Row f = Fields(e);
     f.pop_back();            // the message too
     f.erase(f.begin() + 1);  // the name is in the CSV and JSON only
-    for (std::string& field : f) field = dash(field);
+    for (std::string& field : f) field = dash(PrintableField(field));
     rows.push_back(std::move(f));
   }
   return Aligned(rows);

@@ -7,7 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/array_ids.h"
+#include "client/printable.h"
 #include "core/explain/render.h"
+#include "wire/output_pattern.h"
 #include "wire/reasons_json.h"
 
 namespace sluice::client {
@@ -60,11 +63,27 @@ void Line(std::string_view label, const std::string& value, std::string& out) {
   out += label;
   out += ':';
   out += std::string(label.size() + 1 < kLabelWidth ? kLabelWidth - label.size() - 1 : 1, ' ');
-  out += value;
+  out += PrintableField(value);
   out += '\n';
 }
 
 // When the job entered its state: end, start or submission.
+// An output or error file as the agent opens it: the job's `%j`/`%a` patterns expanded (a
+// default output, sluice-%j.out, is then the file the user looks for; issue 47).
+std::string FileName(const json& job, const char* key) {
+  const std::string pattern = Member(job, key);
+  if (pattern.find('%') == std::string::npos || !job.value("id", json()).is_number_integer()) {
+    return pattern;
+  }
+  JobId id = job["id"].get<JobId>();
+  if (job.contains("index") && job["index"].is_number_integer()) {
+    const int64_t index = job["index"].get<int64_t>();
+    if (index < 0 || index > kMaxArrayIndex) return pattern;
+    id = ArrayElementId(id, static_cast<int32_t>(index));
+  }
+  return wire::ExpandOutputPattern(pattern, id);
+}
+
 std::string StateText(const json& job) {
   const std::string state = Member(job, "state");
   const char* since = "submit_time";
@@ -254,8 +273,8 @@ std::string FormatJobLong(const json& job) {
     command += " (script, " + Member(job, "script_bytes") + " bytes stored)";
   Line("Command", command, out);
   Line("Working directory", Member(job, "cwd"), out);
-  Line("Output", Member(job, "output"), out);
-  Line("Error", Member(job, "error"), out);
+  Line("Output", FileName(job, "output"), out);
+  Line("Error", FileName(job, "error"), out);
   Line("Tasks", TasksText(job), out);
   Line("Resource request", Member(job, "resreq"), out);
   Line("Run limit", Duration(job.value("run_limit", json())), out);

@@ -215,7 +215,42 @@ Result<json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit
   if (!cwd.empty()) body["cwd"] = cwd;
   if (!flags.output.empty()) body["output"] = Absolute(flags.output, cwd);
   if (!flags.error.empty()) body["error"] = Absolute(flags.error, cwd);
+  Result<json> env = ExportedEnvironment(flags.export_env, flags.environment);
+  if (!env) return env.error();
+  if (!env->empty()) body["env"] = std::move(*env);
+  if (flags.umask) body["umask"] = *flags.umask;
   return body;
+}
+
+Result<json> ExportedEnvironment(const std::string& export_env,
+                                 const std::map<std::string, std::string>& environment) {
+  json env = json::object();
+  const auto all = [&] {
+    for (const auto& [name, value] : environment) env[name] = value;
+  };
+  if (export_env.empty() || export_env == "ALL") {
+    all();
+    return env;
+  }
+  if (export_env == "NONE") return env;
+  for (std::string_view item : Split(export_env, ',')) {
+    if (item == "ALL") {
+      all();
+      continue;
+    }
+    const size_t eq = item.find('=');
+    const std::string name(item.substr(0, eq));
+    if (name.empty() || name == "NONE") {
+      return InvalidArgument("--export " + export_env +
+                             ": expected ALL, NONE or [ALL,]VAR[=VALUE],...");
+    }
+    if (eq != std::string_view::npos) {
+      env[name] = std::string(item.substr(eq + 1));
+    } else if (auto it = environment.find(name); it != environment.end()) {
+      env[name] = it->second;
+    }
+  }
+  return env;
 }
 
 }  // namespace sluice::client

@@ -5,12 +5,16 @@
 //   -b TIME         begin: epoch seconds, +DURATION (from now), HH:MM (today, or tomorrow if
 //                   past), YYYY-MM-DD[THH:MM[:SS]] (local time)
 //   command         one argument: a shell command (`/bin/sh -c`); several: an argv
+//   --export WHAT   the environment the job gets, as sbatch's --export: ALL (the default: the
+//                   submitter's whole environment, as sbatch and bsub), NONE, or a list
+//                   [ALL,]VAR[=VALUE],... (the named variables, with ALL added to all of them)
 // The job runs in the submitter's working directory unless --cwd says otherwise (R-SRV-5b);
 // relative output/error paths are made absolute against that directory.
 // Parse errors are kInvalidArgument naming the flag. Pure functions (the clock is passed in).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -40,7 +44,18 @@ struct SubmitFlags {
   // A job script's content (R-UX-1), stored with the job; `command` is then the script's
   // name and its arguments.
   std::optional<std::string> script;
+  // --export (above); empty is ALL.
+  std::string export_env;
+  // The submitter's environment and umask, filled by the caller (the CLI reads its own); the
+  // server drops what must never travel (SLUICE_TOKEN, MUNGE_*: server/job_environment.h).
+  std::map<std::string, std::string> environment;
+  std::optional<int> umask;
 };
+
+// The `env` object of a submission: the variables --export names from `environment`.
+// Errors: kInvalidArgument naming --export for a malformed list.
+Result<nlohmann::json> ExportedEnvironment(const std::string& export_env,
+                                           const std::map<std::string, std::string>& environment);
 
 Result<int64_t> ParseRunLimit(const std::string& text);
 // `now` is seconds since the epoch; local times use the process's time zone.

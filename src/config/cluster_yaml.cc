@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "config/auth_yaml.h"
+#include "config/jobs_yaml.h"
 #include "config/quota_yaml.h"
 #include "config/yaml_reader.h"
 #include "core/model/request_catalog.h"
@@ -296,6 +297,7 @@ class Parser {
   Status ReadQuotas(const Field& f) {
     return yaml::ReadQuotas(reader_, f, queue_names_, auth_.quotas);
   }
+  Status ReadJobs(const Field& f) { return yaml::ReadJobs(reader_, f, auth_.jobs); }
 
   Reader reader_;
   ClusterConfig config_;
@@ -318,6 +320,7 @@ const Parser::SectionStep Parser::kSections[] = {
     {"limits", &Parser::ReadLimits},
     {"auth", &Parser::ReadAuth},
     {"quotas", &Parser::ReadQuotas},  // after queues: names them
+    {"jobs", &Parser::ReadJobs},
 };
 
 Result<ClusterConfig> Parser::Parse(const YAML::Node& root) {

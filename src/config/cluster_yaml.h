@@ -91,6 +91,20 @@ struct Quotas {
   bool empty() const { return !max_pending_per_user && queues.empty(); }
 };
 
+// The `jobs:` section (config/jobs_yaml.h): what the server does to every submission.
+struct JobPolicy {
+  // Variables of the submitter's environment that never travel with a job (R-SEC; issue 47):
+  // glob patterns (`*` matches any run of characters). `env_allow`, when not empty, is the
+  // only variables that travel (the deny list still applies to them).
+  std::vector<std::string> env_deny = {"SLUICE_TOKEN", "SLUICE_*_TOKEN", "MUNGE_*"};
+  std::vector<std::string> env_allow;
+  // Where a job's output goes when it names none (`-o`), relative to its working directory,
+  // as Slurm's slurm-%j.out: `%j` the job id, `%A`/`%a` an array's id and index. Empty: the
+  // output is discarded (/dev/null).
+  std::string default_output = "sluice-%j.out";
+  std::string default_array_output = "sluice-%A_%a.out";
+};
+
 struct AuthConfig {
   std::string agent_token;  // empty (and no digest, no MUNGE): no agent may connect
   std::string agent_token_sha256;
@@ -102,9 +116,10 @@ struct AuthConfig {
   bool allow_root_jobs = false;     // accept jobs whose account has uid 0 (R-SEC-1)
   std::vector<std::string> admins;  // `auth.admins`: administrators by account or user name
   MungeConfig munge;
-  // The `quotas:` section (a section of its own) travels with the auth settings: both are the
-  // server's alone, read at start and at each reconfiguration.
+  // The `quotas:` and `jobs:` sections (sections of their own) travel with the auth settings:
+  // all are the server's alone, read at start and at each reconfiguration.
   Quotas quotas;
+  JobPolicy jobs;
 };
 
 // Parses YAML text; `filename` is used in error messages only. When `auth` is given, the

@@ -11,6 +11,8 @@
 #include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "server/job_usage.h"
+#include "server/job_variables.h"
+#include "wire/output_pattern.h"
 
 namespace sluice::server {
 
@@ -20,7 +22,18 @@ namespace {
 
 // %j/%J, %A, %a/%I (R-UX-3, job_arrays.h).
 std::string ReplaceJobId(const std::string& text, JobId id) {
-  return ExpandOutputPattern(text, id);
+  return wire::ExpandOutputPattern(text, id);
+}
+
+// A job's name when it has none: its command's first word, without its directory (bsub's
+// default name is the command, Slurm's the script's name).
+std::string CommandName(const json& command) {
+  std::string first = command.is_array() && !command.empty() && command[0].is_string()
+                          ? command[0].get<std::string>()
+                          : CommandText(command);
+  first = first.substr(0, first.find(' '));
+  const size_t slash = first.rfind('/');
+  return slash == std::string::npos ? first : first.substr(slash + 1);
 }
 
 }  // namespace
@@ -92,6 +105,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
   }
   return json{{"epoch", ctx_.writes().epoch()},
               {"lease_seconds", ctx_.options().lease_ms / 1000},
+              {"absence_seconds", ctx_.options().AbsenceMs() / 1000},
               {"heartbeat_ms", ctx_.options().heartbeat_ms}};
 }
 
@@ -240,11 +254,21 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
 
 void AgentRegistry::ApplyLaunchFailures(const std::string& name, const HeartbeatReport& report,
                                         json& ack, store::WriteBatch& batch) {
-  for (const auto& [id, message] : report.launch_failed) {
+  for (const wire::LaunchFailure& failure : report.launch_failed) {
+    const JobId id = failure.job;
+    const std::string& message = failure.message;
     ack.push_back(id);
     JobInfo* job = book_.Find(id);
     if (job == nullptr || job->launch_host != name ||
         job->phase() != core::AdmissionPhase::kAdmitting) {
+      continue;
+    }
+    if (failure.host_fault) {
+      // Not the job's doing: it pends again without using up an attempt, and the host that
+      // keeps failing is closed before it takes every pending job down with it.
+      job->message = "launch failed on " + name + " (a fault of the host): " + message;
+      book_.Requeue(*job, "host " + name + " could not launch it: " + message, batch);
+      NoteHostFault(name, message, batch);
       continue;
     }
     job->row.dispatch_attempts += 1;
@@ -268,7 +292,10 @@ void AgentRegistry::ApplyRunning(const std::string& name, Agent& agent,
   };
   for (JobId id : report.running) {
     JobInfo* job = book_.Find(id);
-    if (admitting_here(job)) book_.ConfirmRunning(*job, "(on " + name + ")", batch);
+    if (admitting_here(job)) {
+      book_.ConfirmRunning(*job, "(on " + name + ")", batch);
+      agent.host_faults = 0;
+    }
   }
   for (JobId id : std::exchange(agent.unlisted, {})) {
     JobInfo* job = book_.Find(id);
@@ -341,22 +368,27 @@ bool AgentRegistry::KillDue(JobId id, int64_t now_ms) {
   return true;
 }
 
-json AgentRegistry::LaunchOf(const JobInfo& job) const {
-  std::string hosts;
-  int32_t tasks = 0;
-  for (const auto& [name, slots] : job.hosts) {
-    hosts += (hosts.empty() ? "" : ",") + name + ":" + std::to_string(slots);
-    tasks += slots;
-  }
+// The job's whole environment: its submitter's (as the `jobs:` policy left it at submission,
+// job_environment.h) and the job's own variables (job_variables.h), never the agent's.
+json AgentRegistry::EnvironmentOf(const JobInfo& job) const {
   json env = job.spec.value("env", json::object());
-  env["SLUICE_JOB_ID"] = std::to_string(job.row.id);
+  JobVariablesInput input{.id = job.row.id,
+                          .hosts = job.hosts,
+                          .queue = job.queue,
+                          .name = job.spec.value("name", ""),
+                          .user = job.spec.value("user", ""),
+                          .cwd = job.spec.value("cwd", "")};
   if (IsArrayElement(job.row.id)) {  // R-UX-3
-    env["SLUICE_JOB_ID"] = std::to_string(ArrayIdOf(job.row.id));
-    env["SLUICE_ARRAY_ID"] = std::to_string(ArrayIdOf(job.row.id));
-    env["SLUICE_ARRAY_INDEX"] = std::to_string(ArrayIndexOf(job.row.id));
+    input.id = ArrayIdOf(job.row.id);
+    input.array_index = ArrayIndexOf(job.row.id);
   }
-  env["SLUICE_NTASKS"] = std::to_string(tasks);
-  env["SLUICE_HOSTS"] = hosts;
+  if (input.name.empty()) input.name = CommandName(job.spec["command"]);
+  for (auto& [name, value] : JobVariables(input)) env[name] = std::move(value);
+  return env;
+}
+
+json AgentRegistry::LaunchOf(const JobInfo& job) const {
+  json env = EnvironmentOf(job);
   const std::string output = ReplaceJobId(job.spec.value("output", ""), job.row.id);
   std::string error = ReplaceJobId(job.spec.value("error", ""), job.row.id);
   if (error.empty()) error = output;
@@ -373,7 +405,9 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
                  {"user", job.spec.value("user", "")},
                  {"account", AccountOf(job.spec)},
                  {"mem_limit_mb", limits.mem_limit_mb ? json(*limits.mem_limit_mb) : json(nullptr)},
-                 {"cpu_limit", limits.cpus ? json(*limits.cpus) : json(nullptr)}};
+                 {"cpu_limit", limits.cpus ? json(*limits.cpus) : json(nullptr)},
+                 {"umask", job.spec.value("umask", json(nullptr))},
+                 {"output_default", job.spec.value("output_default", false)}};
   if (job.spec.contains("script")) launch["script"] = job.spec["script"];  // R-UX-1
   return launch;
 }
@@ -392,7 +426,7 @@ void AgentRegistry::CheckLeases() {
       SyncHostState(name);
     }
     if ((agent->unavail || !agent->registered) && !agent->loss_handled &&
-        silent > o.lease_ms + o.host_loss_grace_ms) {
+        silent > o.AbsenceMs() + o.host_loss_grace_ms) {
       agent->loss_handled = true;
       HostLoss(name, batch);
     }
@@ -402,8 +436,10 @@ void AgentRegistry::CheckLeases() {
 
 void AgentRegistry::HostLoss(const std::string& host, store::WriteBatch& batch) {
   const std::set<JobId> ids = book_.LaunchedBy(host);
-  ctx_.log().warn("host {}: lost (no heartbeat for lease + grace); {} jobs handled by on_host_loss",
-                 host, ids.size());
+  ctx_.log().warn(
+      "host {}: lost (no heartbeat for the agents' absence + grace); {} jobs handled by "
+      "on_host_loss",
+      host, ids.size());
   for (JobId id : ids) {
     JobInfo* job = book_.Find(id);
     if (job == nullptr) continue;
@@ -431,7 +467,31 @@ AgentView AgentRegistry::View(const std::string& host) const {
   if (it == agents_.end() || !it->second->registered) return AgentView{};
   return AgentView{.registered = true,
                    .connected = !it->second->unavail,
-                   .last_heartbeat_ms = it->second->last_heartbeat_ms};
+                   .last_heartbeat_ms = it->second->last_heartbeat_ms,
+                   .closed_reason = it->second->closed_reason};
+}
+
+void AgentRegistry::NoteHostFault(const std::string& name, const std::string& message,
+                                  store::WriteBatch& batch) {
+  auto it = agents_.find(name);
+  if (it == agents_.end()) return;
+  Agent& agent = *it->second;
+  const int32_t limit = ctx_.options().close_host_after_launch_failures;
+  if (++agent.host_faults < limit || limit <= 0 || settings_.HostClosed(name)) return;
+  Result<store::WriteBatch> closed = settings_.SetHost(name, "close");
+  if (!closed) return;
+  for (auto& [key, value] : closed->settings) batch.settings[key] = value;
+  agent.closed_reason = std::to_string(agent.host_faults) + " launches in a row failed: " + message;
+  ctx_.log().warn("host {}: closed by the controller: {} (open it with `sluice host open {}`)",
+                  name, agent.closed_reason, name);
+  SyncHostState(name);
+}
+
+void AgentRegistry::HostOpened(const std::string& name) {
+  auto it = agents_.find(name);
+  if (it == agents_.end()) return;
+  it->second->host_faults = 0;
+  it->second->closed_reason.clear();
 }
 
 int64_t AgentRegistry::ConnectedCount() const {

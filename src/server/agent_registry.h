@@ -88,6 +88,8 @@ class AgentRegistry {
   int64_t ConnectedCount() const;
   // Sets the core's state of `host` to what it should be (ClusterSettings::HostStateFor).
   void SyncHostState(const std::string& host);
+  // An administrator opened `host`: its count of launch failures starts again.
+  void HostOpened(const std::string& host);
   // True while ADMITTING records of an earlier epoch are unresolved (no cycle runs).
   bool Reconciling() const;
   // Where `sluice peek` orders wait for this agent and its answers go (R-UX-5).
@@ -109,6 +111,10 @@ class AgentRegistry {
     // after the exit reports that heartbeat carries (a job that ended while the controller
     // was down must not be requeued and run twice).
     std::set<JobId> unlisted;
+    // Launch failures in a row the host caused (reset by a confirmed start): at
+    // ControllerOptions::close_host_after_launch_failures the host is closed (issue 47.3).
+    int32_t host_faults = 0;
+    std::string closed_reason;  // set when that closed it; cleared when it is opened
   };
 
   // One host's part of a batched heartbeat (agent_batch.cc).
@@ -150,6 +156,9 @@ class AgentRegistry {
                   store::WriteBatch& batch);
   void ApplyLaunchFailures(const std::string& name, const HeartbeatReport& report,
                            nlohmann::json& ack, store::WriteBatch& batch);
+  // One more launch failure the host caused; closes it at the limit (issue 47.3).
+  void NoteHostFault(const std::string& name, const std::string& message,
+                     store::WriteBatch& batch);
   void ApplyRunning(const std::string& name, Agent& agent, const HeartbeatReport& report,
                     store::WriteBatch& batch);
   // Heartbeat step 2: the launches and kills due for `name` now.
@@ -161,6 +170,7 @@ class AgentRegistry {
   // SIGTERM made a tight kill loop of heartbeats and log lines).
   bool KillDue(JobId id, int64_t now_ms);
   nlohmann::json LaunchOf(const JobInfo& job) const;
+  nlohmann::json EnvironmentOf(const JobInfo& job) const;
 
   ServerContext& ctx_;
   JobBook& book_;

@@ -48,6 +48,7 @@ class ClusterSettings {
 
   // --- What the core sees ---
   core::HostState HostStateFor(const std::string& host, bool live) const;
+  bool HostClosed(const std::string& host) const { return closed_hosts_.contains(host); }
   // `base` with the overrides and agent-added hosts applied.
   core::ClusterConfig EffectiveConfig(const core::ClusterConfig& base, const LiveFn& live) const;
 

@@ -18,6 +18,7 @@
 
 #include <spdlog/logger.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -41,8 +42,20 @@ namespace sluice::server {
 
 struct ControllerOptions {
   int64_t lease_ms = 10'000;           // host unavail after this long without a heartbeat
-  int64_t host_loss_grace_ms = 5'000;  // on_host_loss after lease + grace
+  int64_t host_loss_grace_ms = 5'000;  // on_host_loss after absence + grace
+  // How long an agent keeps its jobs running without an answer from any controller (issue 44:
+  // a controller restart or failover of 20 s killed every running job; Slurm's SlurmdTimeout
+  // is 300 s). Sent to agents at registration; a silent host's jobs are handled by
+  // on_host_loss only after absence + grace, when its agent has killed them if it lives (exactly
+  // once). The host takes no new work after the lease. Never shorter than the lease (0: the
+  // lease, the behaviour before issue 44).
+  int64_t agent_absence_ms = 300'000;
+  int64_t AbsenceMs() const { return std::max(agent_absence_ms, lease_ms); }
   int32_t max_dispatch_attempts = 3;   // failed launches before EXIT DISPATCH_FAILED
+  // A host whose launches fail this many times in a row by its own fault (wire::LaunchFailure::
+  // host_fault: its cgroups, fork, a hung launch) is closed with the cause, as Slurm drains a
+  // node (issue 47.3); its jobs are requeued without counting the attempt. 0: never.
+  int32_t close_host_after_launch_failures = 3;
   int64_t heartbeat_ms = 500;          // the wait_ms agents should use
   int64_t relaunch_ms = 3'000;         // repeat an unconfirmed launch after this long
   int32_t kill_grace_seconds = 10;

@@ -238,6 +238,7 @@ Answer Controller::HostAction(const Caller& caller, const std::string& host,
   Result<store::WriteBatch> batch = settings_.SetHost(host, action);
   if (!batch) return batch.error();
   ctx_.log().info("host {}: {} by {}", host, action, caller.user);
+  if (action == "open") agents_.HostOpened(host);
   agents_.SyncHostState(host);
   json answer = HostJson(ctx_.state().topology().hosts()[*index], agents_.View(host));
   return AnswerAfterCommit(lock, std::move(answer), std::move(*batch));

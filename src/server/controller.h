@@ -210,6 +210,10 @@ class Controller {
                      const std::string& key, const std::string& digest,
                      std::vector<nlohmann::json> specs,
                      std::vector<std::shared_ptr<const std::string>> fixed, bool batch);
+  // The `jobs:` policy on each spec (job_environment.h): the env filtered, the output
+  // defaulted, and `fixed` rewritten for a spec whose output it set (REQUIRES the mutex held).
+  void ApplyPolicy(const Caller& runs_as, std::vector<nlohmann::json>& specs,
+                   std::vector<std::shared_ptr<const std::string>>& fixed);
   // Leases, retention, then a cycle when `due` (REQUIRES the mutex held).
   void TurnLocked(bool due);
   // While !Writable(): once the store leads again after a failed write, writes every job's

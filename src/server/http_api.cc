@@ -380,6 +380,9 @@ void HttpApi::InstallEvents(httplib::Server& server) {
           const std::string frames =
               queue->Take(std::chrono::seconds(1), kSseGather, [this] { return stopping_.load(); });
           if (stopping_ || queue->overflow()) {
+            if (queue->overflow()) {
+              sink.write(SseQueue::kOverflowFrame.data(), SseQueue::kOverflowFrame.size());
+            }
             sink.done();
             return false;
           }

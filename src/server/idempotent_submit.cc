@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/controller.h"
+#include "server/job_environment.h"
 #include "server/pending_quota.h"
 
 namespace sluice::server {
@@ -58,6 +59,7 @@ Answer Controller::SubmitLocked(MutexLock& lock, const Caller& runs_as,
         break;
     }
   }
+  ApplyPolicy(runs_as, specs, fixed);
   if (std::optional<Refusal> over =
           CheckPendingQuota(settings_.auth().quotas, ctx_.state(), runs_as.user, specs, batch)) {
     ctx_.log().info("submission of {} refused: {}", runs_as.user, over->message);
@@ -77,6 +79,20 @@ Answer Controller::SubmitLocked(MutexLock& lock, const Caller& runs_as,
     idempotency_.Abandon(runs_as.user, key);
   }
   return answer;
+}
+
+void Controller::ApplyPolicy(const Caller& runs_as, std::vector<json>& specs,
+                             std::vector<std::shared_ptr<const std::string>>& fixed) {
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::string output = specs[i].value("output", "");
+    const std::vector<std::string> removed = ApplyJobPolicy(settings_.auth().jobs, specs[i]);
+    if (!removed.empty()) {
+      ctx_.log().debug("submission of {}: {} variable(s) not passed to the job (jobs.env_deny)",
+                       runs_as.user, removed.size());
+    }
+    // The listing's text shows the output the job writes (a default one included).
+    if (specs[i].value("output", "") != output) fixed[i] = wire::FixedJobText(specs[i]);
+  }
 }
 
 }  // namespace sluice::server

@@ -10,6 +10,7 @@
 #include "core/cycle/scheduler.h"
 #include "core/model/dependency.h"
 #include "server/controller.h"
+#include "server/job_environment.h"
 #include "server/job_spec.h"
 #include "wire/job_json.h"
 #include "server/views.h"
@@ -113,7 +114,8 @@ Outcome<json> JobChanges::Answer(Lock& lock, JobInfo& job, store::WriteBatch bat
 
 // --- Modify -------------------------------------------------------------------------------------
 
-Outcome<json> JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, const json& body) {
+Outcome<json> JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, const json& body,
+                                 const config::JobPolicy& policy) {
   if (IsArrayElement(id)) return NotArrayElement(id, "modified");
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return NotFound("no job " + std::to_string(id));
@@ -121,6 +123,8 @@ Outcome<json> JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, con
   if (!owner.ok()) return owner;
   Result<json> spec = MergedSpec(job->spec, body);
   if (!spec) return spec.error();
+  if (body.contains("output")) spec->erase("output_default");  // named now, or defaulted again
+  (void)ApplyJobPolicy(policy, *spec);
   const JobState state = job->state();
   if (IsWaiting(state)) return ModifyWaiting(lock, caller, *job, std::move(*spec));
   if ((state == JobState::kRunning || state == JobState::kAdmitting) && job->HoldsAllocation() &&
@@ -187,6 +191,13 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
       if (!cs.Knows(named)) {
         return InvalidArgument("job.depend: no job " + std::to_string(named));
       }
+    }
+    const std::vector<JobId> cycle = cs.dependencies().CycleThrough(id, *dependency);
+    if (!cycle.empty()) {
+      std::string path;
+      for (JobId step : cycle) path += (path.empty() ? "" : " -> ") + FormatJobId(step);
+      return InvalidArgument("job.depend: " + core_spec.depend +
+                             " would make the job wait for itself (" + path + ")");
     }
   }
   Result<core::Job> candidate = ctx_.memoizing_state().Candidate(core_spec);
@@ -316,7 +327,7 @@ json TakeRunLimitOrders(JobBook& book, const std::string& host) {
 
 Outcome<json> Controller::Modify(const Caller& caller, JobId id, const json& body) {
   MutexLock lock(ctx_.mu());
-  return changes_.Modify(lock, caller, id, body);
+  return changes_.Modify(lock, caller, id, body, settings_.auth().jobs);
 }
 
 Outcome<json> Controller::Requeue(const Caller& caller, JobId id) {

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "config/cluster_yaml.h"
 #include "server/context.h"
 #include "server/outcome.h"
 #include "server/job_book.h"
@@ -35,7 +36,9 @@ class JobChanges {
 
   JobChanges(ServerContext& ctx, JobBook& book) : ctx_(ctx), book_(book) {}
 
-  Outcome<nlohmann::json> Modify(Lock& lock, const Caller& caller, JobId id, const nlohmann::json& body);
+  // `policy`: the `jobs:` section, applied to the changed spec as to a submission.
+  Outcome<nlohmann::json> Modify(Lock& lock, const Caller& caller, JobId id,
+                                 const nlohmann::json& body, const config::JobPolicy& policy);
   Outcome<nlohmann::json> Requeue(Lock& lock, const Caller& caller, JobId id);
 
  private:

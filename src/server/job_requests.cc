@@ -7,7 +7,9 @@
 #include <limits>
 
 #include "base/array_ids.h"
+#include "server/job_arrays.h"
 #include "server/job_spec.h"
+#include "server/pending_quota.h"
 #include "wire/job_json.h"
 #include "server/text_parsers.h"
 #include "server/views.h"
@@ -61,9 +63,18 @@ Result<std::vector<json>> JobRequests::ParseBatch(const json& body) {
   }
   std::vector<json> specs;
   specs.reserve(jobs.size());
+  int64_t elements = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
     Result<json> spec = ParseSubmission(jobs[i], "jobs[" + std::to_string(i) + "]");
     if (!spec) return spec.error();
+    // Issue 48: 1,000 arrays of a million elements in one request took the server to 10 GB.
+    elements += JobsOf(*spec);
+    if (elements > kMaxElementsPerRequest) {
+      return Status(StatusCode::kResourceExhausted,
+                    "jobs[" + std::to_string(i) + "]: the request adds more than " +
+                        std::to_string(kMaxElementsPerRequest) +
+                        " jobs and array elements; split it");
+    }
     specs.push_back(std::move(*spec));
   }
   return specs;
@@ -194,8 +205,9 @@ Result<JobRequests::ListQuery> JobRequests::ParseListQuery(
     } else if (key == "queue") {
       q.queue = value;
     } else if (key == "state") {
-      q.states = SplitList(value);
-      for (std::string& s : q.states) std::transform(s.begin(), s.end(), s.begin(), ::toupper);
+      Result<std::vector<std::string>> states = ParseJobStates(value);
+      if (!states) return states.error();
+      q.states = std::move(*states);
     } else if (key == "pending_reasons") {
       q.reasons = value == "1" || value == "true";
     } else if (key == "fields") {
@@ -228,6 +240,14 @@ Result<JobRequests::ListQuery> JobRequests::ParseListQuery(
 Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, std::string>& query) {
   Result<ListQuery> q = ParseListQuery(query);
   if (!q) return q.error();
+  if (!q->queue.empty() && !ctx_.state().topology().FindQueue(q->queue)) {
+    std::string names;
+    for (const core::Queue& queue : ctx_.state().topology().queues()) {
+      names += (names.empty() ? "" : ", ") + queue.spec.name;
+    }
+    return InvalidArgument("queue: no queue named '" + q->queue.substr(0, 40) + "'; the queues are " +
+                           names);
+  }
   std::vector<std::shared_ptr<const JobInfo>> selected;
   for (const auto& [id, job] : book_.jobs()) {
     if (q->Matches(*job)) selected.push_back(job);

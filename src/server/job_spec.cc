@@ -23,6 +23,13 @@ Status Expected(const std::string& where, const std::string& field, const std::s
   return InvalidArgument(where + "." + field + ": expected " + what + ", got " + Describe(got));
 }
 
+// A NUL byte would cut the text where the agent and the kernel read it (a path, an argv word,
+// a variable): refused, naming the field (issue 48).
+Status NoNul(const std::string& where, const std::string& field, const std::string& text) {
+  if (text.find('\0') == std::string::npos) return Status::Ok();
+  return InvalidArgument(where + "." + field + ": contains a NUL byte (\\u0000)");
+}
+
 }  // namespace
 
 namespace {
@@ -34,7 +41,7 @@ Status CheckFieldNames(const json& body, const std::string& where) {
   static const std::set<std::string> kFields = {
       "command",   "name",   "queue",  "tasks",     "min_tasks", "max_tasks", "resreq",
       "run_limit", "begin",  "depend", "exclusive", "hold",      "priority",  "project",
-      "cwd",       "output", "error",  "env",       "script",    "array"};
+      "cwd",       "output", "error",  "env",       "script",    "array",     "umask"};
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (!kFields.contains(it.key())) {
       return InvalidArgument(where + "." + it.key() + ": unknown field");
@@ -80,6 +87,10 @@ Status ParseCommandAndTexts(const json& body, const std::string& where, json& sp
   if (!command_ok) {
     return Expected(where, "command", "a non-empty string or list of strings", command);
   }
+  if (command.is_string()) SLUICE_RETURN_IF_ERROR(NoNul(where, "command", command));
+  for (size_t i = 0; command.is_array() && i < command.size(); ++i) {
+    SLUICE_RETURN_IF_ERROR(NoNul(where, "command[" + std::to_string(i) + "]", command[i]));
+  }
   spec["command"] = command;
   for (const char* field :
        {"name", "queue", "resreq", "depend", "project", "cwd", "output", "error"}) {
@@ -88,6 +99,7 @@ Status ParseCommandAndTexts(const json& body, const std::string& where, json& sp
     } else if (!body[field].is_string()) {
       return Expected(where, field, "a string", body[field]);
     } else {
+      SLUICE_RETURN_IF_ERROR(NoNul(where, field, body[field]));
       spec[field] = body[field];
     }
   }
@@ -117,7 +129,8 @@ Status ParseNumbers(const json& body, const std::string& where, json& spec) {
   auto run_limit = Integer(body, where, "run_limit", 1, int64_t{1} << 40);
   auto begin = Integer(body, where, "begin", 0, int64_t{1} << 40);
   auto priority = Integer(body, where, "priority", -1'000'000, 1'000'000);
-  for (const auto* r : {&tasks, &min_tasks, &max_tasks, &run_limit, &begin, &priority}) {
+  auto umask = Integer(body, where, "umask", 0, 0777);  // the submitter's (output file modes)
+  for (const auto* r : {&tasks, &min_tasks, &max_tasks, &run_limit, &begin, &priority, &umask}) {
     if (!*r) return r->error();
   }
   if (*tasks && (*min_tasks || *max_tasks)) {
@@ -140,6 +153,7 @@ Status ParseNumbers(const json& body, const std::string& where, json& spec) {
   spec["run_limit"] = *run_limit ? json(**run_limit) : json(nullptr);
   spec["begin"] = *begin ? json(**begin) : json(nullptr);
   spec["priority"] = priority->value_or(0);
+  if (*umask) spec["umask"] = **umask;
   return Status::Ok();
 }
 
@@ -163,6 +177,8 @@ Status ParseFlagsAndEnv(const json& body, const std::string& where, json& spec) 
       return Expected(where, "env." + it.key(), "a string value and a name without '='",
                       it.value());
     }
+    SLUICE_RETURN_IF_ERROR(NoNul(where, "env", it.key()));
+    SLUICE_RETURN_IF_ERROR(NoNul(where, "env." + it.key(), it.value()));
   }
   spec["env"] = env;
   return Status::Ok();

@@ -56,13 +56,6 @@ int64_t WaitingOf(const core::ClusterState& state, QueueIndex index, const std::
   return mine;
 }
 
-// The jobs one submission adds: an array adds each of its elements.
-int64_t JobsOf(const json& spec) {
-  const auto array = spec.find("array");
-  if (array == spec.end() || !array->is_string()) return 1;
-  Result<core::ArraySpec> parsed = core::ParseArraySpec(array->get<std::string>());
-  return parsed ? static_cast<int64_t>(parsed->indices.size()) : 1;  // refused later if bad
-}
 
 // Step 2 for one queue: its limits, if any, against what it holds and what comes.
 std::optional<Over> CheckQueue(const config::Quotas& quotas, const core::ClusterState& state,
@@ -88,6 +81,13 @@ std::optional<Over> CheckQueue(const config::Quotas& quotas, const core::Cluster
 
 // Steps: 1. the jobs the submission adds to each queue; 2. each queue's quotas, in queue
 // order; 3. the user's waiting jobs in every queue against the cluster-wide quota.
+int64_t JobsOf(const json& spec) {
+  const auto array = spec.find("array");
+  if (array == spec.end() || !array->is_string()) return 1;
+  Result<core::ArraySpec> parsed = core::ParseArraySpec(array->get<std::string>());
+  return parsed ? static_cast<int64_t>(parsed->indices.size()) : 1;  // refused later if bad
+}
+
 std::optional<Refusal> CheckPendingQuota(const config::Quotas& quotas,
                                          const core::ClusterState& state, const std::string& user,
                                          const std::vector<json>& specs, bool batch) {

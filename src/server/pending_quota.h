@@ -28,6 +28,9 @@ namespace sluice::server {
 
 // `specs` are normalized (ParseSubmission); a spec naming an unknown queue is left to the
 // submission's own checks. Returns the refusal, or nullopt.
+// The jobs one submission adds: 1, or an array's elements (each is a job to the quotas).
+int64_t JobsOf(const nlohmann::json& spec);
+
 std::optional<Refusal> CheckPendingQuota(const config::Quotas& quotas,
                                          const core::ClusterState& state, const std::string& user,
                                          const std::vector<nlohmann::json>& specs, bool batch);

@@ -24,7 +24,7 @@ const std::string& SharedSseFrame(const JobEvent& event) {
 void SseQueue::Push(std::string_view frame) {
   std::lock_guard lock(mu_);
   if (overflow_) return;
-  if (count_ >= kMaxFrames) {
+  if (count_ >= kMaxFrames || frames_.size() + frame.size() > kMaxBytes) {
     overflow_ = true;
     frames_.clear();
     frames_.shrink_to_fit();

@@ -31,10 +31,17 @@ const std::string& SharedSseFrame(const JobEvent& event);
 
 class SseQueue {
  public:
-  // A reader this far behind is dropped rather than let the queue grow forever.
-  static constexpr size_t kMaxFrames = 100'000;
+  // A reader this far behind is dropped rather than let the queue grow: at most this many
+  // frames or bytes wait for it (issue 48: a slow reader held 5.7 MB at 100,000 frames).
+  static constexpr size_t kMaxFrames = 10'000;
+  static constexpr size_t kMaxBytes = 1 << 20;
+  // The last frame an overflowed reader gets, saying why the stream ends.
+  static constexpr std::string_view kOverflowFrame =
+      "event: overflow\ndata: {\"reason\":\"this reader fell more than 10000 events or 1 MiB "
+      "behind; reconnect and read the current state from /v1/jobs\"}\n\n";
 
-  // Appends one frame; over kMaxFrames the queue overflows instead (and stays so).
+  // Appends one frame; beyond kMaxFrames or kMaxBytes the queue overflows instead (its frames
+  // are dropped and it stays so).
   void Push(std::string_view frame);
   // Waits up to `wait` for a frame (or `stopping()`); once one is there, lets more gather for
   // `gather`; returns every frame queued, in order ("" when none came).

@@ -1,6 +1,9 @@
 #include "server/text_parsers.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <map>
 
 namespace sluice::server {
 
@@ -32,6 +35,31 @@ std::vector<std::string> SplitList(std::string_view text) {
     text.remove_prefix(comma + 1);
   }
   return items;
+}
+
+Result<std::vector<std::string>> ParseJobStates(std::string_view list) {
+  static const std::map<std::string, std::string, std::less<>> kNames = {
+      {"PENDING", "PENDING"},     {"PEND", "PENDING"},     {"PD", "PENDING"},
+      {"HELD", "HELD"},           {"PSUSP", "HELD"},       {"H", "HELD"},
+      {"ADMITTING", "ADMITTING"}, {"CF", "ADMITTING"},     {"CONFIGURING", "ADMITTING"},
+      {"RUNNING", "RUNNING"},     {"RUN", "RUNNING"},      {"R", "RUNNING"},
+      {"DONE", "DONE"},           {"CD", "DONE"},          {"COMPLETED", "DONE"},
+      {"EXIT", "EXIT"},           {"F", "EXIT"},           {"FAILED", "EXIT"},
+      {"CANCELLED", "CANCELLED"}, {"CA", "CANCELLED"},     {"CANCELED", "CANCELLED"}};
+  std::vector<std::string> states;
+  for (std::string name : SplitList(list)) {
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    auto it = kNames.find(name);
+    if (it == kNames.end()) {
+      return InvalidArgument("state: no job state '" + name.substr(0, 40) +
+                             "'; expected PENDING, HELD, ADMITTING, RUNNING, DONE, EXIT, "
+                             "CANCELLED (or LSF's PEND, PSUSP, RUN; Slurm's PD, R, CD, F, CA)");
+    }
+    if (std::find(states.begin(), states.end(), it->second) == states.end()) {
+      states.push_back(it->second);
+    }
+  }
+  return states;
 }
 
 }  // namespace sluice::server

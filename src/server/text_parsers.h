@@ -25,4 +25,9 @@ Result<int64_t> QueryInteger(const std::string& key, const std::string& value, i
 // The items of a comma-separated list, in order, empty items dropped ("a,,b," -> a, b).
 std::vector<std::string> SplitList(std::string_view text);
 
+// A `state=` filter (issue 47.7): Sluice's state names in any case, LSF's (PEND, RUN, PSUSP)
+// and Slurm's (PD, R, CD, F, CA, and their long forms) read as Sluice's, in Sluice's names.
+// Errors: kInvalidArgument "state: no job state 'X'; expected PENDING, HELD, RUNNING, ...".
+Result<std::vector<std::string>> ParseJobStates(std::string_view list);
+
 }  // namespace sluice::server

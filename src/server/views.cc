@@ -131,15 +131,17 @@ json HostJson(const core::Host& host, const AgentView& view) {
   if (view.registered) {
     agent = {{"connected", view.connected}, {"last_heartbeat", view.last_heartbeat_ms / 1000}};
   }
-  return {{"name", host.spec.name},
-          {"state", core::ToString(host.spec.state)},
-          {"slots", host.spec.slots},
-          {"used_slots", host.used_slots},
-          {"running_jobs", host.running_jobs},
-          {"resources", host.spec.resources},
-          {"attributes", host.spec.attributes},
-          {"tags", host.spec.tags},
-          {"agent", agent}};
+  json out = {{"name", host.spec.name},
+              {"state", core::ToString(host.spec.state)},
+              {"slots", host.spec.slots},
+              {"used_slots", host.used_slots},
+              {"running_jobs", host.running_jobs},
+              {"resources", host.spec.resources},
+              {"attributes", host.spec.attributes},
+              {"tags", host.spec.tags},
+              {"agent", agent}};
+  if (!view.closed_reason.empty()) out["reason"] = view.closed_reason;
+  return out;
 }
 
 json QueueJson(const core::Queue& queue) {

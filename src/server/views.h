@@ -26,6 +26,7 @@ struct AgentView {
   bool registered = false;
   bool connected = false;
   int64_t last_heartbeat_ms = 0;
+  std::string closed_reason;  // why the controller closed the host itself (launch failures)
 };
 nlohmann::json HostJson(const core::Host& host, const AgentView& agent);
 nlohmann::json QueueJson(const core::Queue& queue);

@@ -236,6 +236,10 @@ Result<LaunchFailure> DecodeLaunchFailure(const json& entry, const std::string& 
     return TypeError(where + ".job", "an integer");
   }
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "message", where + ".", failure.message));
+  if (const json* host = Find(entry, "host_fault"); host != nullptr) {
+    if (!host->is_boolean()) return TypeError(where + ".host_fault", "a boolean");
+    failure.host_fault = host->get<bool>();
+  }
   return failure;
 }
 
@@ -300,6 +304,16 @@ Result<Launch> DecodeLaunch(const json& entry, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ReadLimit(entry, "cpu_limit", where, 1 << 20, cpus));
   if (cpus) launch.cpu_limit = static_cast<int>(*cpus);
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "script", where + ".", launch.script));
+  if (const json* umask = Find(entry, "umask")) {
+    if (!umask->is_number_integer() || umask->get<int64_t>() < 0 || umask->get<int64_t>() > 0777) {
+      return TypeError(where + ".umask", "an integer in [0, 0777]");
+    }
+    launch.umask = static_cast<int>(umask->get<int64_t>());
+  }
+  if (const json* output_default = Find(entry, "output_default")) {
+    if (!output_default->is_boolean()) return TypeError(where + ".output_default", "a boolean");
+    launch.output_default = output_default->get<bool>();
+  }
   if (const json* limit = Find(entry, "run_limit")) {
     if (!limit->is_number() || !std::isfinite(limit->get<double>()) ||
         std::fabs(limit->get<double>()) > 1e12) {
@@ -391,7 +405,9 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
   }
   json failed = json::array();
   for (const LaunchFailure& failure : request.launch_failed) {
-    failed.push_back({{"job", failure.job}, {"message", failure.message}});
+    json entry = {{"job", failure.job}, {"message", failure.message}};
+    if (failure.host_fault) entry["host_fault"] = true;
+    failed.push_back(std::move(entry));
   }
   json body = {{"epoch", request.epoch},     {"wait_ms", request.wait_ms},
                {"running", request.running}, {"exited", exited},
@@ -429,9 +445,11 @@ Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
 }
 
 json EncodeRegisterReply(const RegisterReply& reply) {
-  return {{"epoch", reply.epoch},
-          {"lease_seconds", reply.lease_seconds},
-          {"heartbeat_ms", reply.heartbeat_ms}};
+  json body = {{"epoch", reply.epoch},
+               {"lease_seconds", reply.lease_seconds},
+               {"heartbeat_ms", reply.heartbeat_ms}};
+  if (reply.absence_seconds > 0) body["absence_seconds"] = reply.absence_seconds;
+  return body;
 }
 
 Result<RegisterReply> DecodeRegisterReply(const json& body) {
@@ -446,6 +464,12 @@ Result<RegisterReply> DecodeRegisterReply(const json& body) {
     return InvalidArgument("lease_seconds: expected a positive integer");
   }
   reply.lease_seconds = static_cast<int>(lease);
+  int64_t absence = lease;
+  SLUICE_RETURN_IF_ERROR(ReadInt(body, "absence_seconds", "", absence));
+  if (absence < lease || absence > 7 * 86'400) {
+    return InvalidArgument("absence_seconds: expected at least lease_seconds, at most a week");
+  }
+  reply.absence_seconds = static_cast<int>(absence);
   reply.heartbeat_ms = static_cast<int>(std::clamp<int64_t>(heartbeat, 10, 10'000));
   return reply;
 }
@@ -463,6 +487,8 @@ json EncodeLaunch(const Launch& launch) {
   if (launch.run != 0) body["run"] = launch.run;
   if (launch.mem_limit_mb) body["mem_limit_mb"] = *launch.mem_limit_mb;
   if (launch.cpu_limit) body["cpu_limit"] = *launch.cpu_limit;
+  if (launch.umask) body["umask"] = *launch.umask;
+  if (launch.output_default) body["output_default"] = true;
   // A launch by command alone: an empty argv is no argv (the decoder refuses `[]`; found by
   // tests/fuzz/agent_protocol_fuzz.cc).
   if (launch.argv.empty()) body.erase("argv");

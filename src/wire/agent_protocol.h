@@ -42,6 +42,9 @@ struct RegisterRequest {
 struct RegisterReply {
   uint64_t epoch = 0;
   int lease_seconds = 10;
+  // How long the agent keeps its jobs without a controller's answer before it kills them
+  // (ControllerOptions::agent_absence_ms). Absent on the wire (an older controller): the lease.
+  int absence_seconds = 0;
   int heartbeat_ms = 500;  // the agent's long-poll wait; decoded clamped to [10, 10000]
 };
 
@@ -66,6 +69,10 @@ struct ExitReport {
 struct LaunchFailure {
   int64_t job = 0;
   std::string message;
+  // The host caused it (its cgroups, fork, a launch that hung), not the job (its files, its
+  // program, its account): the controller requeues the job without counting the attempt and
+  // closes the host after several in a row (issue 47.3). Absent on the wire: false.
+  bool host_fault = false;
 };
 
 // Heartbeat body (POST /v1/agents/NAME/heartbeat). `wait_ms` decodes clamped to
@@ -106,6 +113,12 @@ struct Launch {
   // A job script's text (R-UX-1): the agent runs a private copy of it with its `#!`
   // interpreter (default /bin/sh) and argv[1...] as its arguments. Empty: no script.
   std::string script;
+  // The submitter's umask for the files the job creates (output and error first); nullopt:
+  // 077 (issue 48). Decoded in [0, 0777].
+  std::optional<int> umask;
+  // `output` is the server's default (sluice-%j.out): discarded, not a failed launch, when it
+  // cannot be created (issue 47).
+  bool output_default = false;
 };
 
 struct KillOrder {

@@ -423,3 +423,25 @@ TEST(JobRunnerFakeCgroupTest, AnExplicitLayoutThatIsMissingIsAnError) {
 
 }  // namespace
 }  // namespace sluice::agent
+
+namespace sluice::agent {
+namespace {
+
+// Issue 47.3: after the agent's cgroup tree vanished, every launch failed and the host stayed
+// "ok". A launch that fails because the host's containment is gone is the host's fault, so the
+// controller can close the host instead of failing one job after another.
+TEST(JobRunnerFakeCgroupTest, ALaunchIntoAVanishedCgroupTreeIsTheHostsFault) {
+  TempDir root;
+  ASSERT_TRUE(WriteFile(root.path() / "cgroup.controllers", "memory cpu pids\n"));
+  JobRunner runner(JobRunnerOptions{
+      .host = "h1", .cgroup = {.mode = CgroupMode::kV2, .fs_root = root.path(), .path = "a/h1"}});
+  ASSERT_TRUE(runner.Setup().ok());
+  fs::remove_all(root.path() / "a");
+  const Status status = runner.Start({.job = 6, .command = "true"}, Clock::now());
+  ASSERT_FALSE(status.ok());
+  EXPECT_TRUE(IsHostFault(status)) << status.ToString();
+  EXPECT_FALSE(runner.IsRunning(6));
+}
+
+}  // namespace
+}  // namespace sluice::agent

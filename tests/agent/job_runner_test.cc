@@ -4,8 +4,10 @@
 // a test's verdict depends on.
 #include "agent/job_runner.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -145,6 +147,7 @@ TEST(JobRunnerTest, FailedLaunchesAreReportedWithTheStep) {
     Status status = runner.Start(c.spec, Clock::now());
     EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
     EXPECT_TRUE(status.message().starts_with(c.message_start)) << status.message();
+    EXPECT_FALSE(IsHostFault(status));  // the job's own: it must not close the host
     EXPECT_FALSE(runner.IsRunning(c.spec.job));
   }
 }
@@ -283,6 +286,87 @@ TEST(JobRunnerTest, WithoutCgroupsCpuAndPeakComeFromRusage) {
   EXPECT_GE(exit->cpu_seconds, 0.5);
   EXPECT_GT(exit->max_rss_mb, 1);
   EXPECT_LT(exit->max_rss_mb, 1024);
+}
+
+}  // namespace
+}  // namespace sluice::agent
+
+namespace sluice::agent {
+namespace {
+
+// Issue 48: a FIFO as output must not block the agent. Without a reader open() would block
+// forever; with one the job's output would go to whoever reads it. Both are refused at once.
+TEST(JobRunnerOutputTest, AFifoAsOutputFailsTheLaunchAtOnceWithOrWithoutAReader) {
+  TempDir dir;
+  const fs::path fifo = dir.path() / "f";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  JobRunner runner;
+  const auto started = Clock::now();
+  Status alone = runner.Start({.job = 1, .command = "echo x", .output = fifo.string()}, started);
+  EXPECT_EQ(alone.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(alone.message().find("open output"), std::string::npos) << alone.message();
+  EXPECT_FALSE(runner.IsRunning(1));
+
+  // A reader that never reads: the open succeeds, and the kind check refuses it.
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  Status read = runner.Start({.job = 2, .command = "echo x", .output = fifo.string()}, started);
+  EXPECT_EQ(read.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(read.message().find("must be regular files"), std::string::npos) << read.message();
+  Status err = runner.Start(
+      {.job = 3, .command = "echo x", .cwd = dir.path(), .output = "o", .error = fifo.string()},
+      started);
+  EXPECT_EQ(err.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(err.message().find("error " + fifo.string()), std::string::npos) << err.message();
+  close(reader);
+  // Well inside the launch deadline: nothing waited on the FIFO.
+  EXPECT_LT(Clock::now() - started, 5s);
+}
+
+TEST(JobRunnerOutputTest, OutputIsCreatedWithTheJobsUmaskAndPrivateByDefault) {
+  TempDir dir;
+  JobRunner runner;
+  ASSERT_TRUE(runner.Start({.job = 1, .command = "echo a", .cwd = dir.path(), .output = "p"},
+                           Clock::now())
+                  .ok());
+  ASSERT_TRUE(runner.Start({.job = 2,
+                            .command = "echo b; touch made",
+                            .cwd = dir.path(),
+                            .output = "q",
+                            .umask = 022},
+                           Clock::now())
+                  .ok());
+  ASSERT_TRUE(WaitExit(runner, 1));
+  ASSERT_TRUE(WaitExit(runner, 2));
+  const auto mode = [&](const char* name) {
+    return fs::status(dir.path() / name).permissions() & fs::perms::all;
+  };
+  using fs::perms;
+  EXPECT_EQ(mode("p"), perms::owner_read | perms::owner_write);
+  EXPECT_EQ(mode("q"), perms::owner_read | perms::owner_write | perms::group_read |
+                           perms::others_read);
+  // The job itself runs with its umask too.
+  EXPECT_EQ(mode("made"), perms::owner_read | perms::owner_write | perms::group_read |
+                              perms::others_read);
+}
+
+TEST(JobRunnerOutputTest, AServerDefaultOutputThatCannotBeCreatedIsDiscardedNotFatal) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 4,
+               .command = "echo ran > marker",
+               .cwd = dir.path(),
+               .output = "no/such/dir/sluice-%j.out",
+               .output_default = true};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  auto exit = WaitExit(runner, 4);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->exit_code, 0);
+  EXPECT_EQ(ReadFile(dir.path() / "marker"), "ran\n");
+  // An explicit -o to the same place fails the launch, as before.
+  spec.job = 5;
+  spec.output_default = false;
+  EXPECT_EQ(runner.Start(spec, Clock::now()).code(), StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -100,3 +100,27 @@ TEST(BuildSubmitBodyTest, RejectsBadTaskCountsAndMissingCommands) {
 
 }  // namespace
 }  // namespace sluice::client
+
+namespace sluice::client {
+namespace {
+
+// --export as sbatch reads it (issue 47.1): ALL (the default) the caller's whole environment,
+// NONE nothing, a list the named variables (with values of their own where given).
+TEST(ExportedEnvironmentTest, AllNoneAndLists) {
+  const std::map<std::string, std::string> caller = {{"A", "1"}, {"B", "2"}, {"PATH", "/bin"}};
+  EXPECT_EQ(ExportedEnvironment("", caller).value(),
+            (nlohmann::json{{"A", "1"}, {"B", "2"}, {"PATH", "/bin"}}));
+  EXPECT_EQ(ExportedEnvironment("ALL", caller).value().size(), 3u);
+  EXPECT_TRUE(ExportedEnvironment("NONE", caller).value().empty());
+  EXPECT_EQ(ExportedEnvironment("A,C=3,MISSING", caller).value(),
+            (nlohmann::json{{"A", "1"}, {"C", "3"}}));
+  EXPECT_EQ(ExportedEnvironment("ALL,B=9", caller).value(),
+            (nlohmann::json{{"A", "1"}, {"B", "9"}, {"PATH", "/bin"}}));
+  const Result<nlohmann::json> bad = ExportedEnvironment("A,,B", caller);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("--export A,,B: expected"), std::string::npos);
+  EXPECT_FALSE(ExportedEnvironment("=1", caller).has_value());
+}
+
+}  // namespace
+}  // namespace sluice::client

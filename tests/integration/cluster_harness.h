@@ -82,9 +82,11 @@ class Cluster {
   void SignalAgent(const std::string& name, int sig);
   bool AgentRunning(const std::string& name);
 
-  // Runs the CLI: `sluice ARGS --server URL --token TOKEN`, bounded to 60 s.
+  // Runs the CLI: `sluice ARGS --server URL --token TOKEN`, bounded to 60 s; `env`
+  // (NAME=VALUE) is added to the environment it inherits from the test.
   testing::ProcessResult Cli(std::vector<std::string> args,
-                             const std::string& token = "alice-token");
+                             const std::string& token = "alice-token",
+                             const std::vector<std::string>& env = {});
 
   // REST for inspection. Returns a null json on failure; `status` gets the HTTP status.
   nlohmann::json Get(const std::string& path, const std::string& token = "admin-token",

@@ -101,7 +101,10 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
                        {"cwd", (cluster.dir() / "cli").string()},
                        {"output", (cluster.dir() / "long-a.out").string()}});
   const int64_t run2 =
-      Submit(cluster, {{"command", {"sleep", "300"}}, {"tasks", 2}, {"name", "long-b"}});
+      Submit(cluster, {{"command", {"sleep", "300"}},
+                       {"tasks", 2},
+                       {"name", "long-b"},
+                       {"output", "/dev/null"}});
   ASSERT_TRUE(Eventually(
       [&] { return cluster.JobState(run1) == "RUNNING" && cluster.JobState(run2) == "RUNNING"; },
       20s))

@@ -1,5 +1,6 @@
 #include "integration/ha_harness.h"
 
+#include <algorithm>
 #include <httplib.h>
 #include <unistd.h>
 
@@ -117,6 +118,11 @@ bool HaCluster::StartController(int i) {
                                    "--leader-lease-seconds",
                                    std::to_string(options_.leader_lease_seconds)};
   argv.insert(argv.end(), options_.server_flags.begin(), options_.server_flags.end());
+  // Host loss after the lease, as these tests expect (not the default absence, issue 44).
+  if (std::find(options_.server_flags.begin(), options_.server_flags.end(),
+                "--agent-absence-seconds") == options_.server_flags.end()) {
+    argv.insert(argv.end(), {"--agent-absence-seconds", "0"});
+  }
   controllers_[i] = std::make_unique<ChildProcess>(argv, out, err);
   return Eventually(
              [&] {

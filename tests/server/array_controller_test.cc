@@ -12,6 +12,7 @@
 #include "base/array_ids.h"
 #include "server/controller_fixture.h"
 #include "server/job_arrays.h"
+#include "wire/output_pattern.h"
 
 namespace sluice::server {
 namespace {
@@ -237,8 +238,8 @@ TEST(ArrayTextTest, StatesIndexRangesAndOutputNames) {
   EXPECT_FALSE(ParseIndexRange("a"));
   EXPECT_FALSE(ParseIndexRange(""));
   const JobId element = ArrayElementId(12, 3);
-  EXPECT_EQ(ExpandOutputPattern("o.%A_%a.%j.%J.%I.%%", element), "o.12_3.12.12.3.%%");
-  EXPECT_EQ(ExpandOutputPattern("o.%j.%a%", 7), "o.7.0%");
+  EXPECT_EQ(wire::ExpandOutputPattern("o.%A_%a.%j.%J.%I.%%", element), "o.12_3.12.12.3.%%");
+  EXPECT_EQ(wire::ExpandOutputPattern("o.%j.%a%", 7), "o.7.0%");
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ class ControllerHarness {
     store_ = std::move(*store);
     ControllerOptions options{.lease_ms = 10'000,
                               .host_loss_grace_ms = 5'000,
+                              .agent_absence_ms = agent_absence_ms_,
                               .max_dispatch_attempts = 3,
                               .relaunch_ms = 3'000};
     auto now = now_ms_;
@@ -79,6 +80,9 @@ class ControllerHarness {
   }
 
   Controller& c() { return *controller_; }
+  // ControllerOptions::agent_absence_ms for the next Open (default 0: the lease, so host loss
+  // comes after lease + grace as these tests were written for).
+  void set_agent_absence_ms(int64_t ms) { agent_absence_ms_ = ms; }
   store::Store& store() { return *store_; }
   void Advance(int64_t ms) { *now_ms_ += ms; }
   int64_t now_ms() const { return *now_ms_; }
@@ -117,6 +121,7 @@ class ControllerHarness {
 
  private:
   std::string dir_;
+  int64_t agent_absence_ms_ = 0;
   std::shared_ptr<int64_t> now_ms_;
   std::shared_ptr<std::ostringstream> log_stream_;
   std::shared_ptr<spdlog::logger> log_;

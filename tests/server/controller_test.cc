@@ -224,6 +224,32 @@ TEST_F(ControllerTest, AnAgentThatNeverComesBackIsLostAfterLeaseAndGrace) {
   EXPECT_EQ(h_->State(a), "PENDING");  // normal: on_host_loss requeue
 }
 
+// Issue 44: with the agents' absence longer than the lease, a silent host takes no new work
+// after the lease but keeps its jobs until absence + grace (its agent keeps them running that
+// long), then on_host_loss applies. A restarted controller counts from its own start.
+TEST(ControllerAbsenceTest, ASilentHostKeepsItsJobsUntilTheAbsenceAndGraceHavePassed) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.set_agent_absence_ms(60'000);
+  h.Open();
+  ASSERT_EQ(Reply(h.Register("h1")).status, 200);
+  const JobId a = h.Submit("alice", {{"command", "a"}});
+  h.Cycle();
+  h.Heartbeat("h1");
+  h.Heartbeat("h1", {a});
+  ASSERT_EQ(h.State(a), "RUNNING");
+  h.Advance(16'000);  // past lease + grace
+  h.Cycle();
+  EXPECT_EQ(Reply(h.c().Hosts()).body[0]["state"], "unavail");
+  EXPECT_EQ(h.State(a), "RUNNING");
+  h.Advance(48'000);  // 64 s: past the absence, within absence + grace
+  h.Cycle();
+  EXPECT_EQ(h.State(a), "RUNNING");
+  h.Advance(2'000);  // 66 s: past absence + grace
+  h.Cycle();
+  EXPECT_EQ(h.State(a), "PENDING");  // normal: on_host_loss requeue
+}
+
 TEST_F(ControllerTest, LeaseExpiryMakesTheHostUnavailThenAppliesOnHostLoss) {
   RegisterBoth();
   const JobId a = h_->Submit("alice", {{"command", "a"}, {"tasks", 4}});

@@ -206,3 +206,34 @@ TEST_F(HostileInputTest, AnOverlongPathIsRefusedBeforeRouting) {
 
 }  // namespace
 }  // namespace sluice::server
+
+namespace sluice::server {
+namespace {
+
+// Issue 48: a NUL byte used to cut the stored output path or working directory silently (the
+// agent and the kernel read C strings). Every string field with one is a 400 naming it.
+TEST_F(HostileInputTest, ANulByteInAnyStringFieldIsA400NamingTheField) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"command":"true","output":"/tmp/a\u0000b"})", "output"},
+      {R"({"command":"true","cwd":"/tmp\u0000/x"})", "cwd"},
+      {R"({"command":"true","name":"a\u0000"})", "name"},
+      {R"({"command":"echo \u0000 x"})", "command"},
+      {R"({"command":["echo","a\u0000"]})", "command[1]"},
+      {R"({"command":"true","env":{"A":"x\u0000y"}})", "env.A"},
+      {R"({"command":"true","env":{"A\u0000B":"x"}})", "env"},
+      {R"({"command":"true","umask":512})", "umask"},
+  };
+  for (const auto& [body, field] : cases) {
+    SCOPED_TRACE(body);
+    RawReply r = SendRaw(port_, RawPost("/v1/jobs", body, "alice-token"));
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_NE(ErrorOf(r).find(field), std::string::npos) << r.body;
+  }
+  httplib::Client client("127.0.0.1", port_);
+  auto jobs = client.Get("/v1/jobs", {{"Authorization", "Bearer alice-token"}});
+  ASSERT_TRUE(jobs);
+  EXPECT_EQ(json::parse(jobs->body).size(), 0u);
+}
+
+}  // namespace
+}  // namespace sluice::server

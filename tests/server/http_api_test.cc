@@ -134,6 +134,16 @@ TEST_F(HttpApiTest, BatchSubmissionReturnsConsecutiveIdsAndListingFilters) {
   EXPECT_EQ(held[0]["reason"], "HELD");
   json mine = json::parse(Get("/v1/jobs?user=bob", "alice-token")->body);
   EXPECT_TRUE(mine.empty());
+  // LSF's and Slurm's state names filter too; a bogus state or queue is a 400 naming the valid
+  // ones (issue 47.7: it listed nothing).
+  EXPECT_EQ(json::parse(Get("/v1/jobs?state=PEND,PSUSP", "alice-token")->body).size(), 3u);
+  EXPECT_EQ(json::parse(Get("/v1/jobs?state=PD", "alice-token")->body).size(), 2u);
+  auto bogus = Get("/v1/jobs?state=bogus", "alice-token");
+  EXPECT_EQ(bogus->status, 400);
+  EXPECT_NE(bogus->body.find("PENDING, HELD"), std::string::npos) << bogus->body;
+  auto nowhere = Get("/v1/jobs?queue=nosuchq", "alice-token");
+  EXPECT_EQ(nowhere->status, 400);
+  EXPECT_NE(nowhere->body.find("the queues are normal"), std::string::npos) << nowhere->body;
   json all = json::parse(Get("/v1/jobs?pending_reasons=1", "alice-token")->body);
   ASSERT_EQ(all.size(), 3u);
   for (const char* field : {"id", "state", "user", "queue", "submit_time", "start_time", "end_time",

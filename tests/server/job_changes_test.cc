@@ -166,3 +166,31 @@ TEST(JobChangesTest, AnEndedJobPendsAgainUnderItsIdAlsoFromTheStore) {
 
 }  // namespace
 }  // namespace sluice::server
+
+namespace sluice::server {
+namespace {
+
+// Issue 48: `PATCH done(self)` or two jobs made to wait for each other waited forever.
+TEST(JobChangesTest, ADependencyCycleIsRefusedNamingIt) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  const JobId first = h.Submit("alice", {{"command", "x"}, {"hold", true}});
+  const JobId second =
+      h.Submit("alice", {{"command", "x"}, {"depend", "done(" + std::to_string(first) + ")"}});
+  Reply self = h.c().Modify(kAlice, first, {{"depend", "done(" + std::to_string(first) + ")"}});
+  EXPECT_EQ(self.status, 400) << self.body.dump();
+  EXPECT_NE(self.body.dump().find(std::to_string(first) + " -> " + std::to_string(first)),
+            std::string::npos)
+      << self.body.dump();
+  Reply pair = h.c().Modify(kAlice, first, {{"depend", "done(" + std::to_string(second) + ")"}});
+  EXPECT_EQ(pair.status, 400) << pair.body.dump();
+  EXPECT_NE(pair.body.dump().find(std::to_string(first) + " -> " + std::to_string(second) +
+                                  " -> " + std::to_string(first)),
+            std::string::npos)
+      << pair.body.dump();
+  EXPECT_EQ(h.Job(first)["depend"], "");
+}
+
+}  // namespace
+}  // namespace sluice::server

@@ -105,6 +105,26 @@ TEST(QuotaTest, AnArrayCountsEachOfItsElements) {
   EXPECT_EQ(over.body["cause"]["limit"], "max_pending");
 }
 
+// Issue 48: one batch of 1,000 arrays x 1,000,000 elements was accepted and took the server to
+// 10 GB. A request adds at most kMaxElementsPerRequest jobs and elements together; nothing of a
+// refused request is kept.
+TEST(QuotaTest, OneRequestAddsAtMostAMillionJobsAndElements) {
+  sluice::testing::TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  const json big = {{"command", "true"}, {"array", "1-600000"}};
+  Reply over = h.c().SubmitBatch(Caller{.user = "alice"}, {{"jobs", json::array({big, big})}});
+  EXPECT_EQ(over.status, 413) << over.body.dump();
+  EXPECT_NE(over.body.dump().find("jobs[1]: the request adds more than 1000000"),
+            std::string::npos)
+      << over.body.dump();
+  EXPECT_EQ(Reply(h.c().SubmitBatch(Caller{.user = "alice"},
+                                    {{"jobs", json::array({big, {{"command", "true"}}})}}))
+                .status,
+            200);
+  EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}})).body["id"], 3);
+}
+
 TEST(FieldLimitsTest, EveryStoredFieldHasAByteLimitNamedInTheError) {
   sluice::testing::TempDir dir;
   ControllerHarness h(dir.path().string());

@@ -74,5 +74,15 @@ TEST(SseQueueTest, AReaderTooFarBehindOverflowsAndGetsNothingMore) {
   EXPECT_EQ(queue.Take(0ms, 0ms, [] { return false; }), "");
 }
 
+TEST(SseQueueTest, AReaderHoldsAtMostAMebibyteOfFrames) {
+  SseQueue queue;
+  const std::string frame(1000, 'x');
+  for (size_t i = 0; i < SseQueue::kMaxBytes / frame.size(); ++i) queue.Push(frame);
+  EXPECT_FALSE(queue.overflow());
+  queue.Push(frame);
+  EXPECT_TRUE(queue.overflow());
+  EXPECT_NE(SseQueue::kOverflowFrame.find("event: overflow"), std::string_view::npos);
+}
+
 }  // namespace
 }  // namespace sluice::server

@@ -38,3 +38,24 @@ TEST(TextParsersTest, ListsDropEmptyItems) {
 
 }  // namespace
 }  // namespace sluice::server
+
+namespace sluice::server {
+namespace {
+
+// Issue 47.7: `jobs -s bogus` listed nothing instead of saying what was wrong; LSF's and
+// Slurm's state names are what users type.
+TEST(ParseJobStatesTest, ReadsEveryDialectAndRefusesTheRestNamingTheValidStates) {
+  EXPECT_EQ(ParseJobStates("RUN,pend").value(), (std::vector<std::string>{"RUNNING", "PENDING"}));
+  EXPECT_EQ(ParseJobStates("R,PD,CD,F,CA").value(),
+            (std::vector<std::string>{"RUNNING", "PENDING", "DONE", "EXIT", "CANCELLED"}));
+  EXPECT_EQ(ParseJobStates("running,RUNNING,Run").value(), (std::vector<std::string>{"RUNNING"}));
+  EXPECT_EQ(ParseJobStates("psusp,held").value(), (std::vector<std::string>{"HELD"}));
+  EXPECT_TRUE(ParseJobStates("").value().empty());
+  const Result<std::vector<std::string>> bad = ParseJobStates("RUNNING,bogus");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("no job state 'BOGUS'"), std::string::npos);
+  EXPECT_NE(bad.error().message().find("PENDING, HELD"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::server

@@ -186,6 +186,14 @@ TEST(AgentProtocolTest, RegisterReplyRoundTripAndClamps) {
   EXPECT_EQ(decoded->lease_seconds, 7);
   EXPECT_EQ(decoded->heartbeat_ms, 10);
   EXPECT_FALSE(DecodeRegisterReply({{"lease_seconds", 0}}));
+  // The absence an agent keeps its jobs without a controller (issue 44): the lease when an
+  // older controller sends none; never shorter than the lease.
+  EXPECT_EQ(decoded->absence_seconds, 7);
+  Result<RegisterReply> absent = DecodeRegisterReply(EncodeRegisterReply(
+      {.epoch = 1, .lease_seconds = 10, .absence_seconds = 300, .heartbeat_ms = 500}));
+  ASSERT_TRUE(absent);
+  EXPECT_EQ(absent->absence_seconds, 300);
+  EXPECT_FALSE(DecodeRegisterReply({{"lease_seconds", 10}, {"absence_seconds", 5}}));
   EXPECT_FALSE(DecodeRegisterReply(json::array()));
 }
 

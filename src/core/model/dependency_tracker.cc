@@ -1,5 +1,6 @@
 #include "core/model/dependency_tracker.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "base/array_ids.h"
@@ -83,6 +84,33 @@ namespace sluice::core {
 void DependencyTracker::SetArrayTarget(JobId array, DependTarget target, const JobTable& jobs) {
   arrays_[array] = target;
   OnChanged(array, jobs);
+}
+
+std::vector<JobId> DependencyTracker::CycleThrough(JobId id, const Dependency& proposed) const {
+  // Depth-first from the jobs `proposed` names, with an explicit stack (no recursion on
+  // users' input); `parent` records how each job was reached, to name the path.
+  std::unordered_map<JobId, JobId> parent;
+  std::vector<JobId> stack;
+  for (JobId named : proposed.jobs()) {
+    if (parent.emplace(named, id).second) stack.push_back(named);
+  }
+  while (!stack.empty()) {
+    const JobId at = stack.back();
+    stack.pop_back();
+    if (at == id) {
+      std::vector<JobId> path = {id};
+      for (JobId step = parent.at(id); step != id; step = parent.at(step)) path.push_back(step);
+      path.push_back(id);
+      std::reverse(path.begin() + 1, path.end() - 1);
+      return path;
+    }
+    auto it = depends_.find(at);
+    if (it == depends_.end()) continue;
+    for (JobId next : it->second.expression.jobs()) {
+      if (parent.emplace(next, at).second) stack.push_back(next);
+    }
+  }
+  return {};
 }
 
 }  // namespace sluice::core

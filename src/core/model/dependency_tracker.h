@@ -46,6 +46,11 @@ class DependencyTracker {
   // Some tracked dependency names job `id`.
   bool HasDependents(JobId id) const { return dependents_.contains(id); }
   int64_t ended_count() const { return static_cast<int64_t>(ended_.size()); }
+  // The cycle job `id` would close if its dependency became `proposed` (issue 48: a job that
+  // waits for itself, or two that wait for each other, wait forever): the path id, a, ..., id
+  // through the tracked dependencies, or empty when there is none. Visits each job at most
+  // once: O(jobs reachable from `proposed`).
+  std::vector<JobId> CycleThrough(JobId id, const Dependency& proposed) const;
 
   // --- Changes (ClusterState only). ---
 

@@ -80,3 +80,26 @@ TEST(DependencyTrackerTest, WithdrawLeavesNoTrace) {
 
 }  // namespace
 }  // namespace sluice::core
+
+namespace sluice::core {
+namespace {
+
+// Issue 48: a job may not be made to wait for itself, directly or through others.
+TEST(DependencyTrackerCycleTest, NamesTheCycleAChangedDependencyWouldClose) {
+  JobTable jobs;
+  for (JobId id : {1, 2, 3, 4}) jobs.emplace(id, MakeJob(id, JobState::kPending));
+  DependencyTracker tracker;
+  tracker.Track(2, Parse("done(1)"), jobs);
+  tracker.Track(3, Parse("done(2) || exit(4)"), jobs);
+  EXPECT_EQ(tracker.CycleThrough(5, Parse("done(5)")), (std::vector<JobId>{5, 5}));
+  EXPECT_EQ(tracker.CycleThrough(2, Parse("done(3)")), (std::vector<JobId>{2, 3, 2}));
+  EXPECT_EQ(tracker.CycleThrough(1, Parse("done(4) && ended(3)")),
+            (std::vector<JobId>{1, 3, 2, 1}));
+  // 3 waits for 4 (one side of its ||): 4 waiting for 3 would close 4 -> 3 -> 4.
+  EXPECT_EQ(tracker.CycleThrough(4, Parse("done(3)")), (std::vector<JobId>{4, 3, 4}));
+  EXPECT_TRUE(tracker.CycleThrough(4, Parse("done(1)")).empty());
+  EXPECT_TRUE(tracker.CycleThrough(1, Parse("done(4)")).empty());
+}
+
+}  // namespace
+}  // namespace sluice::core

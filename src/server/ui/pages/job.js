@@ -130,7 +130,7 @@ function admission(job) {
 
 async function outputTail(job, box) {
   if (job.state !== 'RUNNING') return;
-  if (!job.output) {  // its output goes to /dev/null: asking the agent would only answer 409
+  if (!job.output || job.output === '/dev/null') {  // the agent would only answer 409
     fill(box, h('h2', null, 'Output'),
         h('p', {class: 'muted'}, 'This job keeps no output (submit with -o FILE to peek at it).'));
     return;
