@@ -154,11 +154,19 @@ Expected<json> BuildSubmission(const TemplateValues& values, const SubmitContext
   // 2. The attributes that fill a flag, and 3. the working directory and paths.
   SLUICE_DRMAA_RETURN_IF_ERROR(MergeAttributes(values, ctx.now, *flags));
   SLUICE_DRMAA_RETURN_IF_ERROR(ResolvePaths(values, ctx, bulk.has_value(), *flags));
-  // 4. The body `sluice submit` would send for these flags.
+  // 4. The body `sluice submit` would send for these flags, with drmaa_v_env as the
+  // submitter's environment: the job's is that alone, never the loading process's (a portal's
+  // own variables are not its users' jobs').
   flags->command = {command};
+  if (auto it = values.vectors.find(DRMAA_V_ENV); it != values.vectors.end()) {
+    for (const std::string& entry : it->second) {
+      const size_t eq = entry.find('=');
+      flags->environment.insert_or_assign(entry.substr(0, eq), entry.substr(eq + 1));
+    }
+  }
   Result<json> body = client::BuildSubmitBody(*flags, ctx.submit_dir, ctx.now);
   if (!body) return Error(DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, body.error().message());
-  // 5. What DRMAA says exactly: an argv, a name, an environment, the bulk range.
+  // 5. What DRMAA says exactly: an argv, a name, the bulk range.
   json argv = json::array({command});
   if (auto it = values.vectors.find(DRMAA_V_ARGV); it != values.vectors.end()) {
     for (const std::string& arg : it->second) argv.push_back(arg);
@@ -166,14 +174,6 @@ Expected<json> BuildSubmission(const TemplateValues& values, const SubmitContext
   (*body)["command"] = std::move(argv);
   if (std::string_view name = values.Scalar(DRMAA_JOB_NAME); !name.empty()) {
     (*body)["name"] = std::string(name);
-  }
-  if (auto it = values.vectors.find(DRMAA_V_ENV); it != values.vectors.end()) {
-    json env = json::object();
-    for (const std::string& entry : it->second) {
-      const size_t eq = entry.find('=');
-      env[entry.substr(0, eq)] = entry.substr(eq + 1);  // the last of a name wins
-    }
-    (*body)["env"] = std::move(env);
   }
   if (bulk) (*body)["array"] = ArrayText(*bulk);
   // 6. JSON carries only UTF-8: nlohmann throws when it writes other bytes, so they are found

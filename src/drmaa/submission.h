@@ -10,11 +10,12 @@
 //   3. ResolvePaths: the working directory, then the output and error paths with their
 //      placeholders expanded (a directory gets a file `NAME.o%j` / `NAME.e%j` in it, as Grid
 //      Engine names them), join_files.
-//   4. client::BuildSubmitBody: the same body `sluice submit` sends for those flags.
+//   4. client::BuildSubmitBody: the same body `sluice submit` sends for those flags, with
+//      drmaa_v_env as the submitter's environment (`env`: the job's environment is that and
+//      the job's own variables; nothing of the loading process leaks in).
 //   5. The command as an argv (drmaa_remote_command, then drmaa_v_argv: never through a
-//      shell), the job name as given (brackets in it are not an array), drmaa_v_env as `env`
-//      (the job's environment is that and the job's own variables: nothing of the submitting
-//      process leaks in), and the bulk range as `array`.
+//      shell), the job name as given (brackets in it are not an array), and the bulk range
+//      as `array`.
 //   6. Every value is UTF-8 (the API's JSON carries nothing else).
 // Errors: DRMAA errnos naming the attribute or flag and what was expected.
 // Pure: the working directory, home, clock and the directory test come in SubmitContext.
