@@ -26,6 +26,8 @@ set(allowed_server "store;wire;config;auth;core/model;core/reasons;core/explain;
 core/admission;core/cycle;core/driver;base")
 set(allowed_agent "wire;auth;base")
 set(allowed_client "wire;auth;core/reasons;core/explain;base")
+# libsluice-drmaa (issue 46) speaks to the controller only through the client's REST path.
+set(allowed_drmaa "client;base")
 
 # The core's folders in their written order, lowest first, and what each may include besides
 # itself and base. A folder may list only folders before it, so the order is a DAG by

@@ -77,6 +77,10 @@ const char* ToString(LockRank rank) {
       return "connections";
     case LockRank::kWorkerQueue:
       return "worker queue";
+    case LockRank::kDrmaaTemplate:
+      return "drmaa template";
+    case LockRank::kDrmaaSession:
+      return "drmaa session";
   }
   return "?";
 }

@@ -35,6 +35,12 @@ enum class LockRank : int {
   kConnectionRegistry,  // server/connection_guard.cc: the guards by port
   kConnections,       // server/connection_guard.h: open connections
   kWorkerQueue,       // server/connection_guard.cc: the HTTP workers' task queue
+  // libsluice-drmaa's, in the processes that load it (python3-drmaa, Galaxy, Snakemake),
+  // never with the controller's: a job template's values (drmaa/job_template.h), copied out
+  // before the session is touched, and the process's DRMAA session (drmaa/session.h), held
+  // only to read or change its state, never across a REST call. Neither is held with the other.
+  kDrmaaTemplate,
+  kDrmaaSession,
 };
 
 const char* ToString(LockRank rank);

@@ -215,12 +215,13 @@ const OptionSpec* FindOption(std::string_view word, std::optional<std::string>& 
   return nullptr;
 }
 
-// One #SLUICE line's words; messages name the line and the option (`#SLUICE -W abc`).
-Status ApplySluiceWords(const DirectiveLine& line, int64_t now, SubmitFlags& flags) {
-  const std::vector<std::string>& words = line.words;
+// `sluice submit`'s flags in `words`; messages start with `label` and name the option
+// (`job.sh:4: #SLUICE -W abc: ...`, `drmaa_native_specification: -n x: ...`).
+Status ApplySluiceFlags(const std::vector<std::string>& words, const std::string& label,
+                        int64_t now, SubmitFlags& flags) {
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
-    const std::string what = line.where + "#SLUICE " + word;
+    const std::string what = label + " " + word;
     std::optional<std::string> attached;
     const OptionSpec* option = word.starts_with("-") ? FindOption(word, attached) : nullptr;
     if (option == nullptr) {
@@ -251,10 +252,15 @@ Status ApplySluiceWords(const DirectiveLine& line, int64_t now, SubmitFlags& fla
     Status set = SetField(option->field, value, now, flags);
     if (!set.ok()) {
       const std::string shown = attached ? word : word + " " + value;
-      return InvalidArgument(line.where + "#SLUICE " + shown + ": " + set.message());
+      return InvalidArgument(label + " " + shown + ": " + set.message());
     }
   }
   return Status::Ok();
+}
+
+// One #SLUICE line's words.
+Status ApplySluiceWords(const DirectiveLine& line, int64_t now, SubmitFlags& flags) {
+  return ApplySluiceFlags(line.words, line.where + "#SLUICE", now, flags);
 }
 
 // The dialect of a directive line, or nullopt for a plain comment.
@@ -366,6 +372,14 @@ Result<Directives> ParseDirectives(std::string_view script, std::string_view whe
   out.slurm_export = sbatch.export_spec;
   out.lsf_env = bsub.env_spec;
   return out;
+}
+
+Result<SubmitFlags> ParseSubmitFlags(std::string_view text, std::string_view where, int64_t now) {
+  Result<std::vector<std::string>> words = SplitWords(text);
+  if (!words) return InvalidArgument(std::string(where) + " " + words.error().message());
+  SubmitFlags flags;
+  SLUICE_RETURN_IF_ERROR(ApplySluiceFlags(*words, std::string(where), now, flags));
+  return flags;
 }
 
 SubmitFlags MergeFlags(const SubmitFlags& command_line, const SubmitFlags& directives) {

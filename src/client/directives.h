@@ -73,6 +73,12 @@ struct Directives {
 // (kFailedPrecondition for an option Sluice does not support).
 Result<Directives> ParseDirectives(std::string_view script, std::string_view where, int64_t now);
 
+// The flags of `sluice submit` in one string (`-n 4 -q short -o "my out"`), split into words
+// as a shell would and read as a `#SLUICE` line's: DRMAA's native specification (issue 46,
+// drmaa/native_spec.h). Messages start with `where` ("drmaa_native_specification:") and name
+// the option. Errors: kInvalidArgument, e.g. "WHERE -n x: expected N or MIN,MAX ...".
+Result<SubmitFlags> ParseSubmitFlags(std::string_view text, std::string_view where, int64_t now);
+
 // The flags the job is submitted with: `command_line` where it set a flag, else `directives`.
 SubmitFlags MergeFlags(const SubmitFlags& command_line, const SubmitFlags& directives);
 

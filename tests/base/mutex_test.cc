@@ -69,5 +69,12 @@ TEST(MutexTest, AWaitReleasesAndRetakesTheLockInTheRecord) {
   EXPECT_FALSE(mu.HeldByThisThread());
 }
 
+TEST(MutexTest, EveryRankHasAName) {
+  for (int rank = 0; rank <= static_cast<int>(LockRank::kDrmaaSession); ++rank) {
+    SCOPED_TRACE(rank);
+    EXPECT_STRNE(ToString(static_cast<LockRank>(rank)), "?");
+  }
+}
+
 }  // namespace
 }  // namespace sluice

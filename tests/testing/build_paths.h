@@ -8,5 +8,7 @@ namespace sluice::testing {
 const char* SourceDir();        // the repository's root
 const char* SluiceBinary();     // build/sluice
 bool SluiceFullUsesMimalloc();  // whether build/sluice-full was linked against mimalloc
+const char* DrmaaLibrary();     // build/libsluice-drmaa.so (issue 46)
+const char* DrmaaCProgram();    // build/drmaa_all_functions: every DRMAA function, from C
 
 }  // namespace sluice::testing
