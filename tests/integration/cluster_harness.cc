@@ -158,9 +158,12 @@ void Cluster::StartAgent(const std::string& name, int slots, const std::string& 
   argv.insert(argv.end(), {sluice::testing::SluiceBinary(), "agent", "--name", name, "--server",
                            server_url.empty() ? url_ : server_url, "--token", "agent-token",
                            "--slots", std::to_string(slots), "--work-dir", dir().string(),
-                           "--fence-grace-ms", "300", "--cgroup-path",
+                           "--cgroup-path",
                            // Distinct from other test processes' agents of the same name.
                            "sluice-test-" + std::to_string(getpid()) + "/" + name});
+  if (std::find(extra_flags.begin(), extra_flags.end(), "--fence-grace-ms") == extra_flags.end()) {
+    argv.insert(argv.end(), {"--fence-grace-ms", "300"});  // unless the test gives its own
+  }
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   agents_[name] = std::make_unique<ChildProcess>(argv, log, log);
 }

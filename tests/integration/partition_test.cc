@@ -147,10 +147,14 @@ queues:
 TEST(PartitionTest, ACutOffAgentKillsItsJobBeforeTheControllerRequeuesIt) {
   Cluster c(DefaultClusterYaml(kHosts));
   std::string error;
-  ASSERT_TRUE(c.StartServer(&error, {"--lease-seconds", "2", "--host-loss-grace-seconds", "2"}))
+  // The fenced agent's SIGKILL follows its SIGTERM after 2 s, time enough for the job's trap to
+  // record "stop" on a loaded machine (at 300 ms it was killed first, under stress-ng); the
+  // controller's requeue comes after lease + grace = 7 s, well after that.
+  ASSERT_TRUE(c.StartServer(&error, {"--lease-seconds", "2", "--host-loss-grace-seconds", "5"}))
       << error;
   TcpProxy proxy(c.port());
-  c.StartAgent("h1", 2, "http://127.0.0.1:" + std::to_string(proxy.port()));
+  c.StartAgent("h1", 2, "http://127.0.0.1:" + std::to_string(proxy.port()),
+               {"--fence-grace-ms", "2000"});
   ASSERT_TRUE(Eventually([&] { return c.HostState("h1") == "ok"; }))
       << c.Get("/v1/hosts").dump() << c.Logs() << " server status " << c.server()->Wait(0ms);
 
