@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "client/printable.h"
+#include "client/text_fields.h"
 #include "client/submit_request.h"
 
 namespace sluice::client {
@@ -14,15 +15,7 @@ namespace {
 using wire::HistoryEntry;
 using Row = std::vector<std::string>;
 
-std::string IsoTime(int64_t t) {
-  if (t <= 0) return "";
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  localtime_r(&tt, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
-  return buffer;
-}
+std::string IsoTime(int64_t t) { return t <= 0 ? "" : LocalIsoTime(t); }
 
 std::string Number(double value) {
   char buffer[32];

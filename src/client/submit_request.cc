@@ -1,5 +1,7 @@
 #include "client/submit_request.h"
 
+#include "client/text_fields.h"
+
 #include <charconv>
 #include <ctime>
 
@@ -17,15 +19,6 @@ std::optional<int64_t> ParseInt(std::string_view text) {
   return value;
 }
 
-std::vector<std::string_view> Split(std::string_view text, char sep) {
-  std::vector<std::string_view> parts;
-  while (true) {
-    const size_t at = text.find(sep);
-    parts.push_back(text.substr(0, at));
-    if (at == std::string_view::npos) return parts;
-    text.remove_prefix(at + 1);
-  }
-}
 
 // "90s", "10m", "2h", "1d" -> seconds.
 std::optional<int64_t> ParseDurationWithUnit(std::string_view text) {
@@ -80,7 +73,7 @@ Result<int64_t> ParseRunLimit(const std::string& text) {
   };
   std::optional<int64_t> seconds = ParseDurationWithUnit(text);
   if (!seconds) {
-    std::vector<std::string_view> parts = Split(text, ':');
+    std::vector<std::string_view> parts = SplitFields(text, ':');
     if (parts.size() > 3) return bad();
     int64_t total = 0;
     // MINUTES; HOURS:MINUTES; H:M:S.
@@ -127,9 +120,9 @@ Result<int64_t> ParseBeginTime(const std::string& text, int64_t now) {
     return *at;
   }
   // YYYY-MM-DD[THH:MM[:SS]]
-  std::vector<std::string_view> date_time = Split(text, 'T');
+  std::vector<std::string_view> date_time = SplitFields(text, 'T');
   if (date_time.size() > 2) return bad();
-  std::vector<std::string_view> date = Split(date_time[0], '-');
+  std::vector<std::string_view> date = SplitFields(date_time[0], '-');
   if (date.size() != 3) return bad();
   int fields[6] = {0, 0, 0, 0, 0, 0};
   for (size_t i = 0; i < 3; ++i) {
@@ -138,7 +131,7 @@ Result<int64_t> ParseBeginTime(const std::string& text, int64_t now) {
     fields[i] = static_cast<int>(*value);
   }
   if (date_time.size() == 2) {
-    std::vector<std::string_view> clock = Split(date_time[1], ':');
+    std::vector<std::string_view> clock = SplitFields(date_time[1], ':');
     if (clock.size() < 2 || clock.size() > 3) return bad();
     for (size_t i = 0; i < clock.size(); ++i) {
       auto value = ParseInt(clock[i]);
@@ -182,7 +175,7 @@ Result<json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit
   if (!name.empty()) body["name"] = name;
   if (!array.empty()) body["array"] = array;
   if (!flags.tasks.empty()) {
-    std::vector<std::string_view> parts = Split(flags.tasks, ',');
+    std::vector<std::string_view> parts = SplitFields(flags.tasks, ',');
     auto min = ParseInt(parts[0]);
     auto max = parts.size() == 2 ? ParseInt(parts[1]) : min;
     if (parts.size() > 2 || !min || !max || *min < 1 || *max < *min) {
@@ -237,7 +230,7 @@ Result<json> ExportedEnvironment(const std::string& export_env,
     return env;
   }
   if (export_env == "NONE") return env;
-  for (std::string_view item : Split(export_env, ',')) {
+  for (std::string_view item : SplitFields(export_env, ',')) {
     if (item == "ALL") {
       all();
       continue;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "client/text_fields.h"
 #include "drmaa/drmaa.h"
 
 namespace sluice::drmaa {
@@ -21,15 +22,6 @@ std::optional<int64_t> Digits(std::string_view text, size_t min_size, size_t max
   return value;
 }
 
-std::vector<std::string_view> Split(std::string_view text, char sep) {
-  std::vector<std::string_view> parts;
-  while (true) {
-    const size_t at = text.find(sep);
-    parts.push_back(text.substr(0, at));
-    if (at == std::string_view::npos) return parts;
-    text.remove_prefix(at + 1);
-  }
-}
 
 std::vector<std::string_view> Words(std::string_view text) {
   std::vector<std::string_view> words;
@@ -56,7 +48,7 @@ struct StartFields {
 
 // [[[CC]YY/]MM/]DD
 bool ReadDate(std::string_view word, StartFields& f) {
-  std::vector<std::string_view> parts = Split(word, '/');
+  std::vector<std::string_view> parts = client::SplitFields(word, '/');
   if (parts.size() > 4) return false;
   std::optional<int64_t> day = Digits(parts.back(), 1, 2);
   if (!day) return false;
@@ -82,7 +74,7 @@ bool ReadDate(std::string_view word, StartFields& f) {
 
 // hh:mm[:ss]
 bool ReadClock(std::string_view word, StartFields& f) {
-  std::vector<std::string_view> parts = Split(word, ':');
+  std::vector<std::string_view> parts = client::SplitFields(word, ':');
   if (parts.size() < 2 || parts.size() > 3) return false;
   std::optional<int64_t> hour = Digits(parts[0], 1, 2);
   std::optional<int64_t> minute = Digits(parts[1], 2, 2);
@@ -155,7 +147,7 @@ Expected<int64_t> ParseStartTime(std::string_view text, int64_t now) {
 }
 
 Expected<int64_t> ParseTimeAmount(std::string_view text, std::string_view attribute) {
-  std::vector<std::string_view> parts = Split(text, ':');
+  std::vector<std::string_view> parts = client::SplitFields(text, ':');
   int64_t seconds = 0;
   bool ok = parts.size() <= 3;
   for (size_t i = 0; ok && i < parts.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "client/submit_request.h"
+#include "client/text_fields.h"
 
 namespace sluice::client::compat {
 namespace {
@@ -140,13 +141,7 @@ Result<int64_t> ParseSlurmTimeLimit(std::string_view text) {
 }
 
 std::string SlurmDateTime(int64_t unix_seconds) {
-  if (unix_seconds <= 0) return "Unknown";
-  const std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
-  return buffer;
+  return unix_seconds <= 0 ? "Unknown" : LocalIsoTime(unix_seconds);
 }
 
 std::string SlurmElapsed(int64_t seconds) {
