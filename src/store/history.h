@@ -10,7 +10,8 @@
 // Backends: SQLite answers from indexes on (user, end_time), (queue, end_time),
 // (state, end_time) and (end_time) (sqlite_history.cc); etcd scans every job row and
 // filters (Store::QueryHistory's default, docs/api.md says so).
-// Accounting columns (cpu_seconds, max_rss_mb, message) are read when the rows have them.
+// Accounting columns (cpu_seconds, max_rss_mb, message) and steps are read when the rows have
+// them.
 // Thread-safety: value types and pure functions.
 // Implements R-UX-6 (store side).
 #pragma once
@@ -41,7 +42,8 @@ struct HistoryQuery {
 };
 
 // One ended job as the store holds it.
-// Its accounting (cpu_seconds, max_rss_mb, message) is the row's (store.h's jobs columns).
+// Its accounting (cpu_seconds, max_rss_mb, message) and steps are the row's (store.h's jobs
+// columns).
 struct HistoryRecord {
   StoredJob row;
 };

@@ -87,6 +87,7 @@ std::string EncodeJob(const StoredJob& r) {
   Optional(out, "max_rss_mb", r.max_rss_mb);
   Text(out, "message", r.message);
   Text(out, "array_states", r.array_states);
+  Text(out, "steps", r.steps);
   Optional(out, "first_blocked", r.first_blocked);
   Optional(out, "gate_since", r.gate_since);
   out += '}';
@@ -127,6 +128,7 @@ Result<StoredJob> DecodeJob(const std::string& text, const std::string& where, b
     r.max_rss_mb = ReadOptional<double>(j, "max_rss_mb");
     r.message = j.value("message", "");
     r.array_states = j.value("array_states", "");
+    r.steps = j.value("steps", "");
   } catch (const Json::exception& e) {  // a field of the wrong type
     return Internal(where + ": " + e.what());
   }

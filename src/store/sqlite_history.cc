@@ -138,6 +138,7 @@ void SqliteHistory::ReadAccountingColumns() {
     has_cpu_ = has_cpu_ || name == "cpu_seconds";
     has_rss_ = has_rss_ || name == "max_rss_mb";
     has_message_ = has_message_ || name == "message";
+    has_steps_ = has_steps_ || name == "steps";
   }
   sqlite3_finalize(s);
 }
@@ -150,6 +151,7 @@ Result<HistoryPage> SqliteHistory::Query(const HistoryQuery& query) {
   columns += has_cpu_ ? ", cpu_seconds" : ", NULL";
   columns += has_rss_ ? ", max_rss_mb" : ", NULL";
   columns += has_message_ ? ", message" : ", ''";
+  columns += has_steps_ ? ", steps" : ", ''";
   const Sql sql = BuildQuery(query, columns);
   sqlite3_stmt* s = nullptr;
   if (sqlite3_prepare_v2(db_, sql.text.c_str(), -1, &s, nullptr) != SQLITE_OK) {
@@ -188,6 +190,7 @@ Result<HistoryPage> SqliteHistory::Query(const HistoryQuery& query) {
       r.row.max_rss_mb = sqlite3_column_double(s, 12);
     }
     r.row.message = Text(s, 13);
+    r.row.steps = Text(s, 14);
     page.records.push_back(std::move(r));
   }
   const bool failed = rc != SQLITE_ROW && rc != SQLITE_DONE;

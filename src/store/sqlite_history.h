@@ -43,7 +43,7 @@ class SqliteHistory {
 
  private:
   SqliteHistory(sqlite3* db, uint64_t epoch) : db_(db), epoch_(epoch) {}
-  // Which accounting columns the jobs table has (added by a later schema).
+  // Which accounting columns (and `steps`) the jobs table has (added by a later schema).
   void ReadAccountingColumns();
 
   Mutex mu_{LockRank::kHistoryReader};
@@ -52,6 +52,7 @@ class SqliteHistory {
   bool has_cpu_ = false;
   bool has_rss_ = false;
   bool has_message_ = false;
+  bool has_steps_ = false;
 };
 
 }  // namespace sluice::store

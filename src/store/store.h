@@ -5,7 +5,8 @@
 // Representation: SQLite in WAL mode (DIR/sluice.db) with four tables — `jobs` (one row per
 // job: the submitted spec as JSON, its state and times, its allocation by host names, its
 // admission record: sequence, enqueue time, bypass count, first-blocked time, gate, phase,
-// epoch; its preemption marker; and, once ended, its CPU time, memory peak and message),
+// epoch; its preemption marker; once ended, its CPU time, memory peak and message; its steps
+// as JSON text),
 // `hosts` (agents that registered without being in the cluster YAML), `settings` (integers
 // by key: administrators' queue and host overrides, queues' reclaim deadlines) and `meta`
 // (controller epoch, configuration version). The store
@@ -80,6 +81,10 @@ struct StoredJob {
   // A job array's row (R-UX-3): its elements' states by position, run-length encoded
   // ("12D3Q35W": 12 done, 3 queued, 35 waiting; server/job_arrays.h); "" for other rows.
   std::string array_states;
+  // The job's steps (R-LAUNCH-2): each `sluice launch` inside it, as the JSON array of
+  // wire/step_record.h, written whole; "" while it has none. Kept as text so that the store
+  // needs no schema change when a step gains a field.
+  std::string steps;
 
   friend bool operator==(const StoredJob&, const StoredJob&) = default;
 };

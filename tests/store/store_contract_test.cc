@@ -111,6 +111,9 @@ TYPED_TEST(StoreContractTest, RowsRoundTripAcrossAReopenAndTheEpochGrows) {
   full.cpu_seconds = 1.235;
   full.max_rss_mb = 64.5;
   full.message = "memory limit 64 MB reached (peak 64 MB, 1 process killed by the OOM killer)";
+  full.steps = R"([{"step":1,"host":"h1","command":"hostname","start_time":1764450001,)"
+               R"("end_time":1764450002,"exit_code":0,"signal":null,"cpu_seconds":0.01,)"
+               R"("max_rss_mb":3.2,"state":"COMPLETED"}])";
   uint64_t first_epoch = 0;
   {
     auto store = this->backend_.Open();

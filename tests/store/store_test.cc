@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "store/history.h"
 #include "testing/subprocess.h"
 
 namespace sluice::store {
@@ -84,6 +85,9 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
   full.cpu_seconds = 0.25;
   full.max_rss_mb = 12.5;
   full.message = "memory limit 64 MB reached";
+  full.steps = R"([{"step":1,"host":"h1","command":"echo 'a, \"b\"'","start_time":1764450001,)"
+               R"("end_time":0,"exit_code":null,"signal":null,"cpu_seconds":null,)"
+               R"("max_rss_mb":null,"state":"RUNNING"}])";
   {
     auto store = Store::Open(dir.path().string());
     ASSERT_TRUE(store) << store.error().ToString();
@@ -116,8 +120,8 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
                                                             {"reclaim_deadline/b", 1764450000}}));
 }
 
-// A state directory written before the preemption and accounting columns existed opens, keeps
-// its rows and stores the new fields from then on.
+// A state directory written before the preemption, accounting and steps columns existed opens,
+// keeps its rows and stores the new fields from then on; its history shows them too.
 TEST(StoreTest, AnOlderDatabaseGainsTheNewColumns) {
   TempDir dir;
   {
@@ -146,6 +150,9 @@ TEST(StoreTest, AnOlderDatabaseGainsTheNewColumns) {
   victim.cpu_seconds = 2;
   victim.max_rss_mb = 100.5;
   victim.message = "m";
+  victim.steps = R"([{"step":1,"host":"h1","command":"true","start_time":11,"end_time":12,)"
+                 R"("exit_code":0,"signal":null,"cpu_seconds":0.0,"max_rss_mb":1.5,)"
+                 R"("state":"COMPLETED"}])";
   {
     auto store = Store::Open(dir.path().string());
     ASSERT_TRUE(store) << store.error().ToString();
@@ -158,6 +165,7 @@ TEST(StoreTest, AnOlderDatabaseGainsTheNewColumns) {
     EXPECT_EQ(snap->jobs[0].preempted_for, 0);
     EXPECT_FALSE(snap->jobs[0].cpu_seconds);
     EXPECT_EQ(snap->jobs[0].message, "");
+    EXPECT_EQ(snap->jobs[0].steps, "");
     ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {victim}}).ok());
   }
   auto store = Store::Open(dir.path().string());
@@ -166,6 +174,16 @@ TEST(StoreTest, AnOlderDatabaseGainsTheNewColumns) {
   ASSERT_TRUE(snap);
   ASSERT_EQ(snap->jobs.size(), 2u);
   EXPECT_EQ(snap->jobs[1], victim);
+  // History reads the added column as well (its own connection, its own column list).
+  StoredJob ended = victim;
+  ended.state = "DONE";
+  ended.phase = "ENDED";
+  ended.end_time = 20;
+  ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {ended}}).ok());
+  auto page = (*store)->QueryHistory(HistoryQuery{});
+  ASSERT_TRUE(page) << page.error().ToString();
+  ASSERT_EQ(page->records.size(), 1u);
+  EXPECT_EQ(page->records[0].row.steps, victim.steps);
 }
 
 TEST(StoreTest, ASecondStoreOnTheSameDirectoryIsRefused) {
