@@ -73,6 +73,7 @@ wire::JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& sta
                  .cpu_seconds = r.cpu_seconds,
                  .max_rss_mb = r.max_rss_mb,
                  .message = job.message,
+                 .steps = r.steps,
                  .with_reasons = with_reasons};
   if (IsArrayParent(job)) {  // R-UX-3
     e.array = job.spec["array"].get<std::string>();

@@ -37,7 +37,8 @@ ordered_json HistoryEntryJson(const HistoryEntry& e) {
       {"hosts", hosts},
       {"cpu_seconds", e.cpu_seconds ? ordered_json(*e.cpu_seconds) : ordered_json(nullptr)},
       {"max_rss_mb", e.max_rss_mb ? ordered_json(*e.max_rss_mb) : ordered_json(nullptr)},
-      {"message", e.message}};
+      {"message", e.message},
+      {"steps", ordered_json(EncodeSteps(e.steps))}};
 }
 
 namespace {
@@ -82,6 +83,14 @@ Result<HistoryEntry> ParseHistoryEntry(const json& row) {
   }
   if (row.contains("message") && row["message"].is_string()) {
     e.message = row["message"].get<std::string>();
+  }
+  // Absent from an older server's rows; present, it is read strictly (a step the client cannot
+  // read would vanish from `history` output without a word).
+  if (row.contains("steps")) {
+    Result<std::vector<StepRecord>> steps = DecodeStepsJson(row["steps"]);
+    if (!steps) return InvalidArgument("history row " + std::to_string(e.id) + ": " +
+                                       steps.error().message());
+    e.steps = std::move(*steps);
   }
   if (row.contains("hosts") && row["hosts"].is_array()) {
     for (const json& h : row["hosts"]) {

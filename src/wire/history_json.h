@@ -5,7 +5,8 @@
 // A row: {"id", "name", "user", "queue", "state", "exit_code" (null: none), "cause" ("" none),
 // "submit_time", "start_time" (null: never started), "end_time", "wait_seconds",
 // "run_seconds", "slots", "hosts": [{"host", "slots"}], "cpu_seconds" (null: not recorded),
-// "max_rss_mb" (null: not recorded), "message" (e.g. MEM_LIMIT's limit and peak; "" none)}.
+// "max_rss_mb" (null: not recorded), "message" (e.g. MEM_LIMIT's limit and peak; "" none),
+// "steps" (its launches' records, wire/step_record.h; [] none; absent from an older server)}.
 // Times are Unix seconds.
 // wait = (start, or end when it never started) - submit; run = end - start (0 never started).
 // Thread-safety: value types and pure functions.
@@ -21,6 +22,7 @@
 
 #include "base/ids.h"
 #include "base/status.h"
+#include "wire/step_record.h"
 
 namespace sluice::wire {
 
@@ -40,6 +42,7 @@ struct HistoryEntry {
   std::optional<double> cpu_seconds;
   std::optional<int64_t> max_rss_mb;
   std::string message;  // why it ended so (e.g. MEM_LIMIT's limit and peak); "" none
+  std::vector<StepRecord> steps;  // R-LAUNCH-2: its `sluice launch` steps, in order
 
   int64_t WaitSeconds() const;
   int64_t RunSeconds() const;

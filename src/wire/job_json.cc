@@ -3,6 +3,7 @@
 #include "base/array_ids.h"
 #include "wire/estimate_json.h"
 #include "wire/reasons_json.h"
+#include "wire/step_record.h"
 
 namespace sluice::wire {
 
@@ -96,7 +97,8 @@ const std::vector<std::string>& JobFieldNames() {
                                                   "estimated_start",
                                                   "index",
                                                   "array",
-                                                  "elements"};
+                                                  "elements",
+                                                  "steps"};
   return kNames;
 }
 
@@ -191,6 +193,16 @@ void AppendEstimate(const std::optional<core::StartEstimate>& estimate, std::str
   }
 }
 
+// The `steps` member's value: the stored text decoded and written again, so that the listing
+// is JSON even if a row's text is not (one bad row must not break the listing of every job).
+// false, with nothing written, when the text does not decode: the member is then left out.
+bool AppendSteps(const std::string& stored, std::string& out) {
+  Result<std::vector<StepRecord>> steps = DecodeSteps(stored);
+  if (!steps) return false;
+  out += EncodeSteps(*steps).dump(-1, ' ', false, json::error_handler_t::replace);
+  return true;
+}
+
 }  // namespace
 
 void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fields) {
@@ -258,6 +270,12 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
   if (member("cpu_seconds")) AppendNumberOrNull(e.cpu_seconds, out);
   if (member("max_rss_mb")) AppendNumberOrNull(e.max_rss_mb, out);
   if (!e.message.empty() && member("message")) AppendJsonString(e.message, out);
+  if (!e.steps.empty()) {
+    // Only a job that launched steps has the member; a row whose text does not decode is shown
+    // without it (the key is written only after its value is).
+    std::string value;
+    if (AppendSteps(e.steps, value) && member("steps")) out += value;
+  }
   if (!e.reason.empty() && member("estimated_start")) AppendEstimate(e.estimate, out);
   if (e.with_reasons) {
     // Asked for by pending_reasons=1, whatever `fields` says.

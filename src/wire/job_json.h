@@ -52,6 +52,8 @@ struct JobListEntry {
   std::optional<double> cpu_seconds;  // R-SEC-4, once its agent reported its end; else null
   std::optional<double> max_rss_mb;
   std::string message;  // "": absent
+  // The row's steps (R-LAUNCH-2) as stored: wire/step_record.h's JSON text; "": absent.
+  std::string steps;
   // With `reasons` asked for (pending_reasons=1): the `reasons` member (null unless waiting).
   bool with_reasons = false;
   std::optional<core::PendingReasons> reasons;  // the last explained cycle's, if any

@@ -265,5 +265,45 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
   EXPECT_EQ(last[1]["id"], unexplained);
 }
 
+// R-LAUNCH-2: a job's stored steps (store::StoredJob::steps) are its object's `steps`, in the
+// detail and the listing (server/views.cc copies the row's text into the listing's entry).
+TEST(JobTextTest, StoredStepsAreTheJobObjectsSteps) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  const JobId with_steps = h.Submit("alice", {{"command", "x"}, {"tasks", 8}});
+  const JobId without = h.Submit("alice", {{"command", "y"}, {"tasks", 8}});
+  h.Close();
+  const json steps = json::parse(R"([{"step": 1, "host": "h1", "command": "hostname",
+      "start_time": 1733380000, "end_time": 1733380005, "exit_code": 0, "signal": null,
+      "cpu_seconds": 0.01, "max_rss_mb": 3.2, "state": "COMPLETED"}])");
+  {  // as the step broker would have written them
+    auto store = store::Store::Open(dir.path().string());
+    ASSERT_TRUE(store) << store.error().ToString();
+    auto snap = (*store)->Load();
+    ASSERT_TRUE(snap) << snap.error().ToString();
+    ASSERT_EQ(snap->jobs.size(), 2u);
+    store::StoredJob row = snap->jobs[0];
+    ASSERT_EQ(row.id, with_steps);
+    row.steps = steps.dump();
+    ASSERT_TRUE((*store)->WriteSync(store::WriteBatch{.jobs = {row}}).ok());
+  }
+  h.Open();
+  EXPECT_EQ(h.Job(with_steps)["steps"], steps);
+  EXPECT_FALSE(h.Job(without).contains("steps"));
+  const json list = Reply(h.c().ListJobs({})).Json();
+  ASSERT_EQ(list.size(), 2u);
+  for (const json& job : list) {
+    if (job["id"] == with_steps) {
+      EXPECT_EQ(job["steps"], steps);
+    } else {
+      EXPECT_FALSE(job.contains("steps")) << job;
+    }
+  }
+  const json only = Reply(h.c().ListJobs({{"fields", "id,steps"}})).Json();
+  // Listed by id: the job with steps first.
+  EXPECT_EQ(only, json::array({{{"id", with_steps}, {"steps", steps}}, {{"id", without}}}));
+}
+
 }  // namespace
 }  // namespace sluice::server
