@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 
@@ -52,6 +53,40 @@ Row Fields(const HistoryEntry& e) {
              e.message};
 }
 
+// A step's record under its job (R-LAUNCH-2), in the job's columns as sacct lists a step
+// under its job: id `ID.N`; name the step's command (sacct's step JobName); the job's user and
+// queue (a reader that keeps one user's rows keeps their steps); the step's state, exit code,
+// start, end, run time (none while it runs), host, cpu time and peak memory (whole MB, as the
+// job's); message "killed by signal N" when it was. Empty: what a step does not have (cause,
+// submit time, wait, slots).
+Row StepFields(const HistoryEntry& job, const wire::StepRecord& s) {
+  const bool ended = s.end_time > 0;
+  return Row{std::to_string(job.id) + "." + std::to_string(s.step),
+             s.command,
+             job.user,
+             job.queue,
+             s.state,
+             s.exit_code ? std::to_string(*s.exit_code) : "",
+             "",
+             "",
+             IsoTime(s.start_time),
+             IsoTime(s.end_time),
+             "",
+             ended ? std::to_string(std::max<int64_t>(0, s.end_time - s.start_time)) : "",
+             "",
+             s.host,
+             s.cpu_seconds ? Number(*s.cpu_seconds) : "",
+             s.max_rss_mb ? std::to_string(std::llround(*s.max_rss_mb)) : "",
+             s.signal ? "killed by signal " + std::to_string(*s.signal) : ""};
+}
+
+// The job's row, then one row per step.
+std::vector<Row> JobRows(const HistoryEntry& e) {
+  std::vector<Row> rows = {Fields(e)};
+  for (const wire::StepRecord& s : e.steps) rows.push_back(StepFields(e, s));
+  return rows;
+}
+
 std::string CsvField(const std::string& field) {
   if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
   std::string out = "\"";
@@ -95,11 +130,12 @@ std::string FormatHistoryTable(const std::vector<HistoryEntry>& entries) {
                             "END", "WAIT", "RUN", "SLOTS", "HOSTS", "CPU_S", "MAXRSS_MB"}};
   const auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
   for (const HistoryEntry& e : entries) {
-    Row f = Fields(e);
-    f.pop_back();            // the message too
-    f.erase(f.begin() + 1);  // the name is in the CSV and JSON only
-    for (std::string& field : f) field = dash(PrintableField(field));
-    rows.push_back(std::move(f));
+    for (Row f : JobRows(e)) {
+      f.pop_back();            // the message too
+      f.erase(f.begin() + 1);  // the name (a step's command) is in the CSV and JSON only
+      for (std::string& field : f) field = dash(PrintableField(field));
+      rows.push_back(std::move(f));
+    }
   }
   return Aligned(rows);
 }
@@ -114,7 +150,9 @@ std::string FormatHistoryCsv(const std::vector<HistoryEntry>& entries) {
     out += "\r\n";
   };
   line(HistoryColumns());
-  for (const HistoryEntry& e : entries) line(Fields(e));
+  for (const HistoryEntry& e : entries) {
+    for (const Row& row : JobRows(e)) line(row);
+  }
   return out;
 }
 

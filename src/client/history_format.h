@@ -17,9 +17,13 @@ namespace sluice::client {
 // The columns of the table and the CSV, in order.
 const std::vector<std::string>& HistoryColumns();
 
-// One line per job under a header, columns aligned.
+// One line per job under a header, columns aligned, each job followed by a line per step.
 std::string FormatHistoryTable(const std::vector<wire::HistoryEntry>& entries);
-// A header line, then one record per job; fields with a comma, a double quote, CR or LF are
+// A header line, then one record per job, each followed by one record per step of the job
+// (R-LAUNCH-2, as sacct lists steps): id `ID.N`, name the step's command, the job's user and
+// queue, the step's state, exit code, start, end, run seconds, host (no slot count), cpu
+// seconds and max_rss_mb, and message `killed by signal N` when it was; its cause, submit,
+// wait_seconds and slots are empty. Fields with a comma, a double quote, CR or LF are
 // quoted and their quotes doubled; every record ends with CRLF (RFC 4180). Times are ISO 8601
 // local time; empty fields are values that do not exist (never started, not recorded).
 std::string FormatHistoryCsv(const std::vector<wire::HistoryEntry>& entries);

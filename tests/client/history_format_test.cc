@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "client/text_fields.h"
+
 namespace sluice::client {
 namespace {
 
@@ -93,6 +95,55 @@ TEST(HistoryFormatTest, CsvReadsBackWithACsvReader) {
   EXPECT_EQ(b[8], "");    // never started
   EXPECT_EQ(b[10], "5");  // waited until its end
   EXPECT_EQ(b[11], "0");
+}
+
+// R-LAUNCH-2: each step is a record after its job's, `ID.N`, in the job's columns.
+TEST(HistoryFormatTest, CsvListsEachStepAfterItsJob) {
+  wire::HistoryEntry job = Entry();
+  job.steps = {{.step = 1,
+                .host = "h1",
+                .command = "echo \"a,b\"",
+                .start_time = 1'700'000'011,
+                .end_time = 1'700'000'015,
+                .exit_code = 0,
+                .cpu_seconds = 0.014,
+                .max_rss_mb = 3.6,
+                .state = "COMPLETED"},
+               {.step = 2,
+                .host = "h2",
+                .command = "sleep 99",
+                .start_time = 1'700'000'020,
+                .end_time = 1'700'000'070,
+                .exit_code = 137,
+                .signal = 9,
+                .state = "CANCELLED"}};
+  wire::HistoryEntry next{.id = 8, .user = "bob", .queue = "normal", .state = "DONE",
+                          .end_time = 1'700'000'080};
+  const std::string csv = FormatHistoryCsv({job, next});
+  const std::vector<Record> records = ReadCsv(csv);
+  ASSERT_EQ(records.size(), 5u) << csv;  // header, job 7, 7.1, 7.2, job 8
+  for (const Record& r : records) ASSERT_EQ(r.size(), HistoryColumns().size()) << csv;
+  EXPECT_EQ(records[1][0], "7");
+  EXPECT_EQ(records[4][0], "8");
+  const Record want_1 = {"7.1", "echo \"a,b\"", "alice", "normal", "COMPLETED", "0", "", "",
+                         LocalIsoTime(1'700'000'011), LocalIsoTime(1'700'000'015), "", "4", "",
+                         "h1", "0.01", "4", ""};
+  EXPECT_EQ(records[2], want_1);
+  const Record want_2 = {"7.2", "sleep 99", "alice", "normal", "CANCELLED", "137", "", "",
+                         LocalIsoTime(1'700'000'020), LocalIsoTime(1'700'000'070), "", "50", "",
+                         "h2", "", "", "killed by signal 9"};
+  EXPECT_EQ(records[3], want_2);
+  // A step still running has no end and no run time yet.
+  job.steps = {{.step = 1, .host = "h1", .command = "x", .start_time = 1'700'000'011,
+                .state = "RUNNING"}};
+  const Record running = ReadCsv(FormatHistoryCsv({job}))[2];
+  EXPECT_EQ(running[0], "7.1");
+  EXPECT_EQ(running[5], "");   // exit
+  EXPECT_EQ(running[9], "");   // end
+  EXPECT_EQ(running[11], "");  // run
+  // The table lists the steps too.
+  const std::string table = FormatHistoryTable({job});
+  EXPECT_NE(table.find("\n7.1 "), std::string::npos) << table;
 }
 
 TEST(HistoryFormatTest, TableAndSummaryShowTheColumns) {
