@@ -1,6 +1,8 @@
 #include "client/job_long_format.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <optional>
 #include <set>
@@ -9,9 +11,11 @@
 
 #include "base/array_ids.h"
 #include "client/printable.h"
+#include "client/text_fields.h"
 #include "core/explain/render.h"
 #include "wire/output_pattern.h"
 #include "wire/reasons_json.h"
+#include "wire/step_record.h"
 
 namespace sluice::client {
 namespace {
@@ -201,6 +205,60 @@ void ReasonLines(const json& job, std::string& out) {
   }
 }
 
+// The job's steps (R-LAUNCH-2), one line each under a header, columns aligned as sacct's:
+//   STEP  HOST  STATE  EXIT  START  END  CPU  MAXRSS  COMMAND
+// Nothing for a job without steps; one line saying why when the member does not decode (an
+// error is shown rather than steps silently dropped).
+void StepLines(const json& job, std::string& out) {
+  auto it = job.find("steps");
+  if (it == job.end() || it->is_null() || (it->is_array() && it->empty())) return;
+  Result<std::vector<wire::StepRecord>> steps = wire::DecodeStepsJson(*it);
+  if (!steps) {
+    Line("Steps", "unreadable (" + steps.error().message() + ")", out);
+    return;
+  }
+  // The job as its header names it: `12`, or `12[3]` for an array's element.
+  std::string id = Member(job, "id");
+  if (job.contains("index") && job["index"].is_number()) id += "[" + job["index"].dump() + "]";
+  const auto time = [](int64_t t) { return t <= 0 ? std::string("-") : LocalIsoTime(t); };
+  const auto number = [](const std::optional<double>& value, const char* format) {
+    if (!value) return std::string("-");
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, format, *value);
+    return std::string(buffer);
+  };
+  std::vector<std::vector<std::string>> rows = {
+      {"STEP", "HOST", "STATE", "EXIT", "START", "END", "CPU", "MAXRSS", "COMMAND"}};
+  for (const wire::StepRecord& s : *steps) {
+    std::string exit = s.exit_code ? std::to_string(*s.exit_code) : "-";
+    if (s.signal) exit += " (signal " + std::to_string(*s.signal) + ")";
+    std::vector<std::string> row = {id + "." + std::to_string(s.step),
+                                    s.host,
+                                    s.state,
+                                    exit,
+                                    time(s.start_time),
+                                    time(s.end_time),
+                                    number(s.cpu_seconds, "%.2fs"),
+                                    number(s.max_rss_mb, "%.1fMB"),
+                                    s.command};
+    for (std::string& field : row) field = field.empty() ? "-" : PrintableField(field);
+    rows.push_back(std::move(row));
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  out += "  Steps:\n";
+  for (const auto& row : rows) {
+    std::string line = "    ";
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    out += line + "\n";
+  }
+}
+
 void AdmissionLines(const json& job, std::string& out) {
   auto admission = job.find("admission");
   if (admission == job.end() || !admission->is_object()) return;
@@ -252,7 +310,8 @@ const std::set<std::string, std::less<>>& KnownMembers() {
                                                             "max_rss_mb",
                                                             "reason",
                                                             "reasons",
-                                                            "admission"};
+                                                            "admission",
+                                                            "steps"};
   return kKnown;
 }
 
@@ -297,6 +356,7 @@ std::string FormatJobLong(const json& job) {
     if (!KnownMembers().contains(key))
       Line(key, value.is_structured() ? value.dump() : Scalar(value), out);
   }
+  StepLines(job, out);
   ReasonLines(job, out);
   AdmissionLines(job, out);
   return out;
