@@ -515,8 +515,29 @@ json EncodeHeartbeatReply(const HeartbeatReply& reply) {
     body["peek"] = json::array();
     for (const PeekOrder& order : reply.peek) body["peek"].push_back(EncodePeekOrder(order));
   }
+  for (const StepOrder& order : reply.steps) body["steps"].push_back(EncodeStepOrder(order));
+  for (const StepKill& order : reply.step_kill) body["step_kill"].push_back(EncodeStepKill(order));
   return body;
 }
+
+namespace {
+
+// The optional array `key` of `body`, each element decoded by `decode` (wire/step_stream.h).
+template <typename T>
+Status DecodeEach(const json& body, const char* key, Result<T> (*decode)(const json&),
+                  std::vector<T>& out) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return Status::Ok();
+  if (!it->is_array()) return TypeError(key, "an array");
+  for (const json& entry : *it) {
+    Result<T> decoded = decode(entry);
+    if (!decoded) return decoded.error();
+    out.push_back(std::move(*decoded));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
   if (!body.is_object()) return TypeError("heartbeat response", "an object");
@@ -529,6 +550,8 @@ Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
   Result<std::vector<PeekOrder>> peek = DecodePeekOrders(body, "peek");
   if (!peek) return peek.error();
   reply.peek = std::move(*peek);
+  SLUICE_RETURN_IF_ERROR(DecodeEach(body, "steps", DecodeStepOrder, reply.steps));
+  SLUICE_RETURN_IF_ERROR(DecodeEach(body, "step_kill", DecodeStepKill, reply.step_kill));
   return reply;
 }
 

@@ -26,6 +26,7 @@
 #include "core/model/config.h"
 #include "wire/exit_cause.h"
 #include "wire/peek.h"
+#include "wire/step_stream.h"
 
 namespace sluice::wire {
 
@@ -140,6 +141,8 @@ struct HeartbeatReply {
   std::vector<RunLimitOrder> run_limits;  // "run_limits": [{"job", "run_limit": s|null}]
   std::vector<int64_t> ack;               // exits and launch failures the controller has committed
   std::vector<PeekOrder> peek;            // output tails users asked for (wire/peek.h)
+  std::vector<StepOrder> steps;           // launches into running jobs (wire/step_stream.h)
+  std::vector<StepKill> step_kill;
 };
 
 // Agent -> controller.
