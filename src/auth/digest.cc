@@ -1,6 +1,8 @@
 #include "auth/digest.h"
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/sha.h>
 
 namespace sluice::auth {
@@ -8,6 +10,15 @@ namespace sluice::auth {
 Sha256Digest Sha256(std::string_view bytes) {
   Sha256Digest digest{};
   SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest.data());
+  return digest;
+}
+
+Sha256Digest HmacSha256(std::string_view key, std::string_view message) {
+  Sha256Digest digest{};
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest.data(),
+       &length);
   return digest;
 }
 

@@ -15,6 +15,9 @@ namespace sluice::auth {
 using Sha256Digest = std::array<uint8_t, 32>;
 
 Sha256Digest Sha256(std::string_view bytes);
+// HMAC-SHA-256 (RFC 2104) of `message` under `key`: credentials the controller mints and
+// checks itself (a job's step credential, server/job_credential.h).
+Sha256Digest HmacSha256(std::string_view key, std::string_view message);
 
 // Lowercase hex of a digest (64 characters): the form `token_sha256:` holds.
 std::string ToHex(const Sha256Digest& digest);

@@ -69,6 +69,8 @@ const char* ToString(LockRank rank) {
       return "auth";
     case LockRank::kIdentityCache:
       return "identity cache";
+    case LockRank::kStepStreams:
+      return "step streams";
     case LockRank::kEventQueue:
       return "event queue";
     case LockRank::kConnectionRegistry:

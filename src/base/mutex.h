@@ -31,6 +31,7 @@ enum class LockRank : int {
   kHistoryReader,     // store/sqlite_history.h: the history connection
   kAuth,              // server/request_auth.h: tokens and the MUNGE replay cache
   kIdentityCache,     // server/job_identity.cc: UNIX accounts looked up
+  kStepStreams,       // server/step_broker.h: steps' buffered streams and orders
   kEventQueue,        // server/sse_queue.h: one event-stream reader's frames
   kConnectionRegistry,  // server/connection_guard.cc: the guards by port
   kConnections,       // server/connection_guard.h: open connections

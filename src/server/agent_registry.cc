@@ -191,7 +191,8 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     CollectWork(name, report.running, launch, kill);
     json run_limits = TakeRunLimitOrders(book_, name);  // job_changes.h
     const bool superseded = again->second->poll_generation != generation;
-    const bool peek = peeks_ != nullptr && peeks_->HasOrders(name);
+    const bool peek = (peeks_ != nullptr && peeks_->HasOrders(name)) ||
+                      (steps_ != nullptr && steps_->HasOrders(name));
     if (!launch.empty() || !kill.empty() || !ack.empty() || !run_limits.empty() || peek ||
         superseded || ctx_.stopping() || std::chrono::steady_clock::now() >= deadline) {
       again->second->last_heartbeat_ms = ctx_.NowMs();
@@ -213,6 +214,14 @@ json AgentRegistry::HostReply(const std::string& name, json launch, json kill, j
   if (peeks_ != nullptr && peeks_->HasOrders(name)) {
     for (const wire::PeekOrder& order : peeks_->TakeOrders(name)) {
       reply["peek"].push_back(wire::EncodePeekOrder(order));
+    }
+  }
+  if (steps_ != nullptr) {
+    for (const wire::StepOrder& order : steps_->TakeOrders(name)) {
+      reply["steps"].push_back(wire::EncodeStepOrder(order));
+    }
+    for (const wire::StepKill& order : steps_->TakeKills(name)) {
+      reply["step_kill"].push_back(wire::EncodeStepKill(order));
     }
   }
   return reply;
@@ -384,6 +393,9 @@ json AgentRegistry::EnvironmentOf(const JobInfo& job) const {
   }
   if (input.name.empty()) input.name = CommandName(job.spec["command"]);
   for (auto& [name, value] : JobVariables(input)) env[name] = std::move(value);
+  if (credentials_ != nullptr && credentials_->has_key()) {  // R-LAUNCH-1: its own steps
+    env["SLUICE_JOB_CREDENTIAL"] = credentials_->Issue(job.row.id, job.row.start_time);
+  }
   return env;
 }
 

@@ -35,7 +35,9 @@
 #include "server/cluster_settings.h"
 #include "server/context.h"
 #include "server/job_book.h"
+#include "server/job_credential.h"
 #include "server/peek_broker.h"
+#include "server/step_broker.h"
 #include "server/views.h"
 #include "wire/agent_batch.h"
 #include "wire/agent_protocol.h"
@@ -94,6 +96,14 @@ class AgentRegistry {
   bool Reconciling() const;
   // Where `sluice peek` orders wait for this agent and its answers go (R-UX-5).
   void set_peek_broker(PeekBroker* broker) { peeks_ = broker; }
+  // Steps (step_requests.h): their orders ride in the heartbeat replies, and each job's
+  // environment carries its step credential.
+  void set_steps(StepBroker* broker, const JobCredentials* credentials) {
+    steps_ = broker;
+    credentials_ = credentials;
+  }
+  // The job's whole environment as its processes get it (EnvironmentOf's comment).
+  nlohmann::json JobEnvironment(const JobInfo& job) const { return EnvironmentOf(job); }
 
  private:
   struct Agent {
@@ -178,6 +188,8 @@ class AgentRegistry {
   std::map<std::string, std::unique_ptr<Agent>> agents_;
   std::map<JobId, int64_t> kill_sent_ms_;  // when the last kill order for a job went out
   PeekBroker* peeks_ = nullptr;
+  StepBroker* steps_ = nullptr;
+  const JobCredentials* credentials_ = nullptr;
   mutable uint64_t reconciled_epoch_ = 0;  // Reconciling() found none left in this epoch
 };
 

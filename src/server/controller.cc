@@ -1,8 +1,11 @@
 #include "server/controller.h"
 
+#include <random>
+
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <random>
 #include <utility>
 
 #include "server/cycle_pacing.h"
@@ -41,6 +44,7 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
       requests_(ctx_, book_),
       changes_(ctx_, book_),
       arrays_(ctx_, book_, requests_),
+      steps_(ctx_, book_, agents_, step_streams_, job_credentials_),
       keeper_(&ctx_.writes().store(),
               {.keep_seconds = ctx_.writes().store().PurgesHistory()
                                    ? ctx_.options().keep_history_seconds
@@ -49,6 +53,8 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
               [this] { return ctx_.NowMs(); }, ctx_.shared_log()),
       estimator_(ctx_, book_) {
   agents_.set_peek_broker(&peeks_);
+  agents_.set_steps(&step_streams_, &job_credentials_);
+  book_.OnReleased([this](JobId id) { steps_.JobReleased(id); });
 }
 
 Controller::~Controller() {
@@ -77,6 +83,7 @@ Status Controller::Restore(const store::Snapshot& snap) {
       next != snap.settings.end()) {
     book_.SkipIdsBelow(next->second);
   }
+  RestoreCredentialKey(snap, batch);
   const JobBook::Restored restored = book_.Restore(snap.jobs, batch);
   idempotency_.Restore(snap.jobs, ctx_.Now());
   for (const std::string& host : restored.launch_hosts) agents_.Expect(host, start_ms_);
@@ -100,6 +107,28 @@ Result<Caller> Controller::Authenticate(const std::string& token) {
 
 Result<Caller> Controller::AuthenticateRequest(const std::string& authorization) {
   return authenticator_.Authenticate(authorization);
+}
+
+void Controller::RestoreCredentialKey(const store::Snapshot& snap, store::WriteBatch& batch) {
+  std::string key;
+  for (int word = 0; word < JobCredentials::kKeyWords; ++word) {
+    auto it = snap.settings.find(JobCredentials::SettingKey(word));
+    if (it == snap.settings.end()) {
+      key.clear();
+      break;
+    }
+    const uint64_t bits = static_cast<uint64_t>(it->second);
+    for (int b = 0; b < 8; ++b) key += static_cast<char>((bits >> (8 * b)) & 0xff);
+  }
+  if (key.empty()) {  // the first start on this store
+    std::random_device random;
+    for (int word = 0; word < JobCredentials::kKeyWords; ++word) {
+      const uint64_t bits = (static_cast<uint64_t>(random()) << 32) ^ random();
+      batch.settings[JobCredentials::SettingKey(word)] = static_cast<int64_t>(bits);
+      for (int b = 0; b < 8; ++b) key += static_cast<char>((bits >> (8 * b)) & 0xff);
+    }
+  }
+  job_credentials_.SetKey(std::move(key));
 }
 
 // --- Users --------------------------------------------------------------------------------------
@@ -302,6 +331,7 @@ void Controller::TurnLocked(bool due) {
   agents_.CheckLeases();
   PurgeHistoryLocked();
   book_.ForgetEnded();
+  steps_.Expire();
   if (ctx_.cycle().TakeDirty() || due || runner_.WakeDue(ctx_.Now())) {
     if (!agents_.Reconciling()) {
       NoteCycleLocked();
@@ -337,6 +367,7 @@ void Controller::Stop() {
     std::lock_guard lock(ctx_.mu());
     ctx_.Stop();
   }
+  step_streams_.WakeAll();
   if (thread_.joinable()) thread_.join();
   keeper_.Stop();
   estimator_.Stop();

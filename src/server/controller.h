@@ -21,6 +21,8 @@
 //   SubmissionRefusals (submission_refusal.h) jobs that could never run, refused;
 //   IdempotencyKeys    (idempotency.h)        a repeated submission answered once;
 //   PeekBroker         (peek_broker.h)        a running job's output through its agent;
+//   StepRequests       (step_requests.h)      steps in running jobs, their streams through
+//                                             a StepBroker (step_broker.h), job credentials;
 //   HistoryKeeper      (history_api.h)        retention where the store purges itself (thread);
 //   StartEstimator     (estimates.h)          estimated starts (its own thread);
 // and the HTTP front end (http_api.h) calls it. This file wires them, runs the scheduling
@@ -71,6 +73,8 @@
 #include "server/job_pages.h"
 #include "server/job_requests.h"
 #include "server/request_auth.h"
+#include "server/step_broker.h"
+#include "server/step_requests.h"
 #include "server/submission_refusal.h"
 #include "store/store.h"
 
@@ -139,6 +143,27 @@ class Controller {
                       ArrayAction action);
   // GET /v1/jobs/ID/peek: the tail of a running job's output from its agent (peek_broker.h).
   Answer Peek(const Caller& caller, JobId id, int64_t lines, std::optional<int64_t> offset);
+  // Steps (R-LAUNCH-1..3; step_requests.h): POST /v1/jobs/ID/steps and the streams.
+  Result<Caller> CallerOfJobCredential(const std::string& credential, JobId id) {
+    return steps_.CallerOfCredential(credential, id);
+  }
+  Answer OpenStep(const Caller& caller, JobId id, const nlohmann::json& body) {
+    return steps_.Open(caller, id, body);
+  }
+  Answer StepOutput(const Caller& caller, JobId id, int64_t step, int64_t after, int64_t wait_ms) {
+    return steps_.ReadOutput(caller, id, step, after, wait_ms);
+  }
+  Answer StepInput(const Caller& caller, JobId id, int64_t step, const nlohmann::json& body) {
+    return steps_.WriteInput(caller, id, step, body);
+  }
+  Answer AgentStepInput(const std::string& host, JobId id, int64_t step, int64_t after,
+                        int64_t wait_ms) {
+    return steps_.AgentReadInput(host, id, step, after, wait_ms);
+  }
+  Answer AgentStepOutput(const std::string& host, JobId id, int64_t step,
+                         const nlohmann::json& body) {
+    return steps_.AgentWriteOutput(host, id, step, body);
+  }
   Answer Hosts();
   Answer Queues();
   Answer Limits();
@@ -204,6 +229,8 @@ class Controller {
   // host unavailable until its agent registers (an agent not yet back is unknown, not
   // idle); 5. queues' reclaim deadlines.
   Status Restore(const store::Snapshot& snap);
+  // The job credentials' key from the store's settings, or a new one written to `batch`.
+  void RestoreCredentialKey(const store::Snapshot& snap, store::WriteBatch& batch);
   // The common end of Submit and SubmitBatch (idempotent_submit.cc): the key's earlier
   // result, else the refusals, then the submission. REQUIRES the mutex held (`lock`).
   Answer SubmitLocked(MutexLock& lock, const Caller& runs_as,
@@ -244,6 +271,9 @@ class Controller {
   SubmissionRefusals refusals_;  // R-UX-2
   IdempotencyKeys idempotency_;  // issue 19
   PeekBroker peeks_;             // R-UX-5
+  StepBroker step_streams_;      // R-LAUNCH-1..3
+  JobCredentials job_credentials_;
+  StepRequests steps_;
   HistoryKeeper keeper_;         // retention where the store purges itself (history_api.h)
   StartEstimator estimator_;     // estimated starts (estimates.h)
   std::thread thread_;

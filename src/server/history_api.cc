@@ -1,5 +1,7 @@
 #include "server/history_api.h"
 
+#include "wire/step_record.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -103,6 +105,7 @@ wire::HistoryEntry HistoryEntryOf(const store::HistoryRecord& record,
       e.slots += g.value("slots", 0);
     }
   }
+  if (auto steps = wire::DecodeSteps(row.steps)) e.steps = std::move(*steps);  // R-LAUNCH-2
   return e;
 }
 

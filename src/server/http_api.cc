@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <tuple>
 
 #include "server/agent_credentials.h"
 #include "server/connection_guard.h"
@@ -12,6 +13,7 @@
 #include "server/peek_broker.h"
 #include "server/request_guard.h"
 #include "server/sse_queue.h"
+#include "server/text_parsers.h"
 
 namespace sluice::server {
 
@@ -188,7 +190,121 @@ void InstallServerSettings(httplib::Server& server, Controller& c, HttpApi::Fron
       });
 }
 
+// The caller of a step route of job `id`: a user, or the job's own credential
+// (`Authorization: Job <credential>`, job_credential.h); fills `res` on refusal.
+bool AuthenticateStepCaller(Controller& c, const httplib::Request& req, httplib::Response& res,
+                            JobId id, Caller& caller) {
+  const std::string header = req.get_header_value("Authorization");
+  constexpr std::string_view kJob = "Job ";
+  if (!header.starts_with(kJob)) return AuthenticateUser(c, req, res, caller);
+  ConnectionGuard::MarkHandling();
+  Result<Caller> found = c.CallerOfJobCredential(header.substr(kJob.size()), id);
+  if (!found) {
+    SendError(res, found.error());
+    return false;
+  }
+  caller = *found;
+  return true;
+}
+
+// `after` (>= 0, default 0) and `wait_ms` (0..10000, default 5000) of a stream read.
+bool StreamQuery(const httplib::Request& req, httplib::Response& res, int64_t& after,
+                 int64_t& wait_ms) {
+  after = 0;
+  wait_ms = 5000;
+  for (auto [key, out, max] : {std::tuple{"after", &after, INT64_MAX},
+                               std::tuple{"wait_ms", &wait_ms, int64_t{10'000}}}) {
+    if (!req.has_param(key)) continue;
+    Result<int64_t> value = QueryInteger(key, req.get_param_value(key), 0, max);
+    if (!value) {
+      SendError(res, value.error());
+      return false;
+    }
+    *out = *value;
+  }
+  return true;
+}
+
+// The step number of a route's second match.
+bool StepOf(const httplib::Request& req, httplib::Response& res, int64_t& step) {
+  std::optional<int64_t> parsed = ParseInteger(req.matches[2].str());
+  if (!parsed || *parsed < 1) {
+    SendError(res, InvalidArgument("step: expected a number >= 1, got `" + req.matches[2].str() + "`"));
+    return false;
+  }
+  step = *parsed;
+  return true;
+}
+
 }  // namespace
+
+void HttpApi::InstallStepRoutes(httplib::Server& server) {
+  Controller& c = controller_;
+  server.Post(R"(/v1/jobs/(-?\d+)/steps)", [&c](const httplib::Request& req, httplib::Response& res) {
+    Caller caller;
+    JobId id = 0;
+    json body;
+    if (!JobIdOf(req, res, id) || !AuthenticateStepCaller(c, req, res, id, caller) ||
+        !ParseBody(req, res, kMaxBodyBytes, body)) {
+      return;
+    }
+    Send(res, ReplyOf(c.OpenStep(caller, id, body), 201));
+  });
+  server.Get(R"(/v1/jobs/(-?\d+)/steps/(\d+)/output)",
+             [&c](const httplib::Request& req, httplib::Response& res) {
+               Caller caller;
+               JobId id = 0;
+               int64_t step = 0, after = 0, wait_ms = 0;
+               if (!JobIdOf(req, res, id) || !StepOf(req, res, step) ||
+                   !StreamQuery(req, res, after, wait_ms) ||
+                   !AuthenticateStepCaller(c, req, res, id, caller)) {
+                 return;
+               }
+               Send(res, c.StepOutput(caller, id, step, after, wait_ms));
+             });
+  server.Post(R"(/v1/jobs/(-?\d+)/steps/(\d+)/input)",
+              [&c](const httplib::Request& req, httplib::Response& res) {
+                Caller caller;
+                JobId id = 0;
+                int64_t step = 0;
+                json body;
+                if (!JobIdOf(req, res, id) || !StepOf(req, res, step) ||
+                    !AuthenticateStepCaller(c, req, res, id, caller) ||
+                    !ParseBody(req, res, kMaxBodyBytes, body)) {
+                  return;
+                }
+                Send(res, c.StepInput(caller, id, step, body));
+              });
+  // The agent's ends: the host is the route's; its credential must serve it.
+  server.Get(R"(/v1/agents/([^/]+)/steps/(\d+)/(\d+)/input)",
+             [&c](const httplib::Request& req, httplib::Response& res) {
+               Caller caller;
+               const std::string host = req.matches[1];
+               std::optional<int64_t> id = ParseInteger(req.matches[2].str());
+               std::optional<int64_t> step = ParseInteger(req.matches[3].str());
+               int64_t after = 0, wait_ms = 0;
+               if (!AuthenticateAgent(c, req, res, caller) || !AgentServes(caller, host, res) ||
+                   !StreamQuery(req, res, after, wait_ms)) {
+                 return;
+               }
+               if (!id || !step) return SendError(res, InvalidArgument("bad job or step number"));
+               Send(res, c.AgentStepInput(host, *id, *step, after, wait_ms));
+             });
+  server.Post(R"(/v1/agents/([^/]+)/steps/(\d+)/(\d+)/output)",
+              [&c](const httplib::Request& req, httplib::Response& res) {
+                Caller caller;
+                const std::string host = req.matches[1];
+                std::optional<int64_t> id = ParseInteger(req.matches[2].str());
+                std::optional<int64_t> step = ParseInteger(req.matches[3].str());
+                json body;
+                if (!AuthenticateAgent(c, req, res, caller) || !AgentServes(caller, host, res) ||
+                    !ParseBody(req, res, kMaxBodyBytes, body)) {
+                  return;
+                }
+                if (!id || !step) return SendError(res, InvalidArgument("bad job or step number"));
+                Send(res, c.AgentStepOutput(host, *id, *step, body));
+              });
+}
 
 void HttpApi::Install(httplib::Server& server) {
   InstallServerSettings(server, controller_, front_);
@@ -201,6 +317,7 @@ void HttpApi::Install(httplib::Server& server) {
   InstallJobRoutes(server);
   InstallClusterRoutes(server);
   InstallAgentRoutes(server);
+  InstallStepRoutes(server);
   InstallHistoryRoutes(server);
   InstallEvents(server);
 }

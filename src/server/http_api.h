@@ -36,6 +36,8 @@ class HttpApi {
   void InstallJobRoutes(httplib::Server& server);
   void InstallClusterRoutes(httplib::Server& server);
   void InstallAgentRoutes(httplib::Server& server);
+  // Steps in running jobs and their streams (R-LAUNCH-1..3, step_requests.h).
+  void InstallStepRoutes(httplib::Server& server);
   // History, modify and requeue (issue 17, R-UX-6, R-UX-7).
   void InstallHistoryRoutes(httplib::Server& server);
   // GET /v1/events: job events as server-sent events.

@@ -143,6 +143,7 @@ void JobBook::Unindex(const JobInfo& job) {
   if (auto it = launched_.find(job.launch_host); it != launched_.end()) {
     it->second.erase(job.row.id);
   }
+  if (on_released_) on_released_(job.row.id);
 }
 
 // --- Restart ------------------------------------------------------------------------------------

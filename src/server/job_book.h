@@ -216,6 +216,9 @@ class JobBook {
   void Unsubscribe(int id);
   // Tells the listeners of a change of `job` (state, reason, usage) and recounts it.
   void Emit(JobInfo& job);
+  // Called (lock held) when a job gives its allocation back (it ended or is requeued): what
+  // runs inside the allocation besides the job (its steps, step_requests.h) must end too.
+  void OnReleased(std::function<void(JobId)> released) { on_released_ = std::move(released); }
 
  private:
   // Restore's step 1 for one row; the job when it holds an allocation to restore.
@@ -236,6 +239,7 @@ class JobBook {
   Status RestoreArrayRow(JobInfo& job);
 
   ServerContext& ctx_;
+  std::function<void(JobId)> on_released_;
   JobId next_id_ = 1;
   Jobs jobs_;
   std::unordered_map<JobId, JobInfo*> by_id_;

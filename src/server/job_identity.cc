@@ -71,12 +71,12 @@ std::string AccountOf(const nlohmann::json& spec) {
   return spec.value("user", "");
 }
 
-LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state) {
+LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state, size_t index) {
   LaunchLimits limits;
-  if (job.hosts.empty()) return limits;
-  limits.cpus = job.hosts.front().second;
+  if (index >= job.hosts.size()) return limits;
+  limits.cpus = job.hosts[index].second;
   const core::Job* cj = job.in_core ? state.FindJob(job.row.id) : nullptr;
-  const std::optional<HostIndex> host = state.topology().FindHost(job.hosts.front().first);
+  const std::optional<HostIndex> host = state.topology().FindHost(job.hosts[index].first);
   const std::optional<ResourceId> mem = state.topology().FindHostResource("mem");
   if (cj == nullptr || !host || !mem) return limits;
   for (const core::HostGrant& grant : cj->allocation.hosts) {

@@ -36,8 +36,9 @@ struct LaunchLimits {
   std::optional<int64_t> mem_limit_mb;
   std::optional<int> cpus;
 };
-// The limits of `job`'s process on its launch host (job.hosts[0]); none for a job the core
-// no longer holds.
-LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state);
+// The limits of `job`'s processes on host `index` of its allocation (0: its launch host, where
+// the job itself runs; others: where its steps run); none for a job the core no longer holds.
+LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state,
+                            size_t index = 0);
 
 }  // namespace sluice::server
