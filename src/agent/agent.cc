@@ -20,6 +20,7 @@
 #include "agent/leftover_sweep.h"
 #include "agent/peek_reader.h"
 #include "agent/report_budget.h"
+#include "agent/step_session.h"
 #include "agent/test_faults.h"
 #include "auth/munge.h"
 #include "wire/leader_follow.h"
@@ -195,6 +196,32 @@ struct Agent::State {
   std::unique_ptr<Link> report_link;
   std::string leader_url;  // the controller that last served (both links go there)
   std::chrono::milliseconds retry_after{0};  // set by the last answer that did not serve
+  // Steps in jobs (R-LAUNCH-1): declared last, so its threads (which may take `mu`) are joined
+  // before anything else goes.
+  StepSessions steps{options.host.name, [this] { return StepEndpointNow(); }};
+
+  // Where step streams go: the serving controller (else the first of --server).
+  Result<StepEndpoint> StepEndpointNow() {
+    std::string url;
+    {
+      std::lock_guard lock(mu);
+      url = leader_url;
+    }
+    if (url.empty()) {
+      Result<std::vector<std::string>> urls = wire::ParseServerList(options.server);
+      url = urls && !urls->empty() ? urls->front() : options.server;
+    }
+    Result<std::string> authorization = Authorization(options);
+    if (!authorization) return authorization.error();
+    return StepEndpoint{.url = url, .authorization = *authorization, .ca_file = options.ca_file};
+  }
+
+  // What the agent adds to every job's and step's environment: where the controller is as
+  // seen from this host (for `sluice launch` inside the job).
+  void AddAgentVariables(std::map<std::string, std::string>& env) const {
+    env["SLUICE_SERVER"] = options.server;
+    if (!options.ca_file.empty()) env["SLUICE_CA_FILE"] = options.ca_file;
+  }
 
   void NoteConnected(bool now_connected, const std::string& error) {
     if (now_connected == connected) return;
@@ -246,6 +273,7 @@ struct Agent::State {
       // Fenced: not now (the controller sends an unconfirmed launch again).
       if (fenced || !MayLaunch(launch.job, seq)) continue;
       JobSpec spec = JobSpecOf(launch, options.work_dir);
+      AddAgentVariables(spec.env);
       if (journal) spec.env[kJobMarkerVariable] = JobMarker(instance, spec.job);
       Status started = spec.account.empty()
                            ? Status(StatusCode::kInvalidArgument,
@@ -253,6 +281,7 @@ struct Agent::State {
                                     "controller older than the agent?)")
                            : Status::Ok();
       if (started.ok() && !launch.script.empty()) started = scripts.Prepare(launch, spec);
+      if (started.ok()) started = scripts.PrepareHostfile(spec);  // R-LAUNCH-1
       if (started.ok()) started = runner.Start(spec, now);
       if (started.ok()) {
         if (journal) {
@@ -280,6 +309,12 @@ struct Agent::State {
       peek_results.push_back(ReadPeek(order, here ? &target->second : nullptr));
       report_pending = true;
     }
+    for (wire::StepOrder order : reply.steps) {
+      if (fenced) continue;  // the client sees no start and gives up; nothing runs unsupervised
+      AddAgentVariables(order.env);
+      steps.Start(order, runner);
+    }
+    for (const wire::StepKill& kill : reply.step_kill) steps.Kill(kill, runner);
     for (const wire::KillOrder& order : reply.kill) {
       if (runner.Kill(order.job, std::chrono::seconds(order.grace_seconds), now)) {
         spdlog::info("agent {}: killing job {} (grace {} s)", options.host.name, order.job,
@@ -552,7 +587,9 @@ struct Agent::State {
           "grace",
           options.host.name, absence.count(), runner.size());
       runner.KillAll(options.fence_grace, now, ExitCause::kFenced);
+      steps.KillAll(runner);
     }
+    steps.Reap();
     if (report_pending) report_cv.notify_one();
   }
 };
@@ -624,6 +661,7 @@ int Agent::Run(const std::atomic<bool>& stop) {
   {
     std::lock_guard lock(s.mu);
     s.runner.KillAll(s.options.fence_grace, Clock::now());
+    s.steps.KillAll(s.runner);
   }
   const TimePoint deadline = Clock::now() + s.options.fence_grace + 5s;
   while (Clock::now() < deadline) {

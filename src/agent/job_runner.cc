@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <linux/close_range.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <poll.h>
@@ -63,6 +64,11 @@ struct Prepared {
   std::string shepherd_title;             // its argv, instead of the agent's (process_image.h)
   mode_t umask = 077;
   bool output_default = false;  // fall back to /dev/null when the output cannot be created
+  // A step (R-LAUNCH-1): its stdin, stdout and stderr are these descriptors (pipes or a
+  // terminal) instead of /dev/null and the output files; `tty`: stdin is a terminal that
+  // becomes the step's controlling terminal.
+  int stdio[3] = {-1, -1, -1};
+  bool tty = false;
 };
 
 
@@ -202,6 +208,14 @@ int OpenOutput(const char* path, int pipe_fd, ChildStep step, bool may_fail) {
   // After setuid, which clears the parent-death signal.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+  if (p.stdio[0] >= 0) {  // a step: its streams are the agent's pipes or terminal
+    if (p.tty) ioctl(p.stdio[0], TIOCSCTTY, 0);
+    for (int fd = 0; fd < 3; ++fd) dup2(p.stdio[fd], fd);
+    if (!p.cwd.empty() && chdir(p.cwd.c_str()) != 0) ChildFail(pipe_fd, kStepChdir);
+    umask(p.umask);
+    execve(p.program.c_str(), p.argv_ptrs.data(), p.env_ptrs.data());
+    ChildFail(pipe_fd, kStepExec);
+  }
   const int null_in = open("/dev/null", O_RDONLY);
   if (null_in >= 0) dup2(null_in, STDIN_FILENO);
   if (!p.cwd.empty() && chdir(p.cwd.c_str()) != 0) ChildFail(pipe_fd, kStepChdir);
@@ -431,6 +445,8 @@ JobRunner::~JobRunner() {
     if (!cgroups_->Remove(job).ok()) leftovers_.push_back(job);
   }
   entries_.clear();
+  for (int64_t job : step_groups_) leftovers_.push_back(job);
+  step_groups_.clear();
   for (int64_t job : leftovers_) {
     cgroups_->Signal(job, SIGKILL);
     WaitEmpty(*cgroups_, job, std::chrono::milliseconds(500));
@@ -549,6 +565,49 @@ bool JobRunner::Kill(int64_t job, std::chrono::milliseconds grace, TimePoint now
 void JobRunner::KillAll(std::chrono::milliseconds grace, TimePoint now, ExitCause cause) {
   for (auto& [job, entry] : entries_) {
     if (!entry.ended) Terminate(job, entry, cause, grace, now);
+  }
+  for (int64_t job : std::vector<int64_t>(step_groups_.begin(), step_groups_.end())) EndSteps(job);
+}
+
+Result<pid_t> JobRunner::StartStep(const StepSpec& spec, const StepStdio& stdio) {
+  JobSpec job{.job = spec.job,
+              .command = spec.command,
+              .cwd = spec.cwd,
+              .env = spec.env,
+              .account = spec.account,
+              .mem_limit_mb = spec.mem_limit_mb,
+              .cpu_limit = spec.cpu_limit,
+              .umask = spec.umask};
+  std::optional<Account> account;
+  SLUICE_RETURN_IF_ERROR(ResolveIdentity(job, account));
+  Prepared prepared = Prepare(job, account);
+  for (int fd = 0; fd < 3; ++fd) prepared.stdio[fd] = stdio.fds[fd];
+  prepared.tty = stdio.tty;
+  // Where the job runs here, its steps join its cgroup (and die with it); elsewhere they get
+  // one of their own with the job's limits on this host, made at the first step.
+  if (cgroups_ != nullptr) {
+    auto entry = entries_.find(spec.job);
+    if (entry != entries_.end() && entry->second.contained) {
+      prepared.cgroup_procs = cgroups_->ProcsFiles(spec.job);
+    } else if (entry == entries_.end()) {
+      if (!step_groups_.contains(spec.job)) {
+        SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), job, options_.pids_limit, prepared));
+        step_groups_.insert(spec.job);
+      }
+      prepared.cgroup_procs = cgroups_->ProcsFiles(spec.job);
+    }
+  } else if (spec.mem_limit_mb) {
+    prepared.data_limit = static_cast<rlim_t>(*spec.mem_limit_mb) << 20;
+  }
+  return Spawn(prepared, options_.launch_timeout, abandoned_);
+}
+
+void JobRunner::EndSteps(int64_t job) {
+  if (!step_groups_.erase(job) || cgroups_ == nullptr) return;
+  cgroups_->Signal(job, SIGKILL);
+  if (!WaitEmpty(*cgroups_, job, std::chrono::milliseconds(500)) ||
+      !cgroups_->Remove(job).ok()) {
+    leftovers_.push_back(job);  // Poll retries
   }
 }
 

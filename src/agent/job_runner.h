@@ -49,6 +49,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -132,6 +133,25 @@ struct JobRunnerOptions {
   std::chrono::milliseconds launch_timeout{10000};
 };
 
+// A step of a job (R-LAUNCH-1, agent/step_session.h): a shell command run as the job's account
+// in the job's containment on this host.
+struct StepSpec {
+  int64_t job = 0;
+  std::string command;  // run as `/bin/sh -c command`
+  std::map<std::string, std::string> env;
+  std::string account;
+  std::string cwd;
+  std::optional<int> umask;
+  std::optional<int64_t> mem_limit_mb;  // the job's on this host, for its steps' own cgroup
+  std::optional<int> cpu_limit;
+};
+// The step's stdin, stdout and stderr; `tty`: fds[0] is a terminal's slave side, which becomes
+// the step's controlling terminal.
+struct StepStdio {
+  int fds[3] = {-1, -1, -1};
+  bool tty = false;
+};
+
 // Replaces every `%j` in `pattern` with the job id (`%%` stays `%%`).
 std::string ExpandJobPattern(std::string_view pattern, int64_t job);
 
@@ -197,6 +217,15 @@ class JobRunner {
     on_leader_exit_ = std::move(callback);
   }
 
+  // Starts a step of `spec.job` (R-LAUNCH-1): in its own session, as the job's account, with
+  // `stdio` as its streams; in the job's cgroup when the job runs here, else in a cgroup of
+  // the job's steps on this host (made at its first step with the step's limits). Returns the
+  // step's pid once it exec'd; the caller reaps it (waitpid on that pid). Errors as Start's.
+  Result<pid_t> StartStep(const StepSpec& spec, const StepStdio& stdio);
+  // Kills every process of the job's steps' own cgroup here and removes it (the job ended;
+  // the agent fences). No-op where the job's steps joined the job's cgroup.
+  void EndSteps(int64_t job);
+
   std::vector<int64_t> Running() const;
   // The pid of the job's leader (its process group id), or 0 if the job does not run.
   pid_t Leader(int64_t job) const;
@@ -236,6 +265,7 @@ class JobRunner {
   std::unique_ptr<Cgroups> cgroups_;  // null: no containment beyond process groups
   std::map<int64_t, Entry> entries_;
   std::vector<int64_t> leftovers_;  // job cgroups whose removal failed; retried by Poll
+  std::set<int64_t> step_groups_;   // jobs whose steps have a cgroup of their own here
   std::function<void(const JobExit&)> on_leader_exit_;
   std::vector<pid_t> abandoned_;  // launches killed at their deadline, not reaped yet
 };

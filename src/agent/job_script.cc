@@ -1,5 +1,8 @@
 #include "agent/job_script.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -85,6 +88,43 @@ Status ScriptFiles::Prepare(const wire::Launch& launch, JobSpec& spec) {
   return Status::Ok();
 }
 
-void ScriptFiles::Remove(int64_t job) { (void)unlink(PathOf(job).c_str()); }
+Status ScriptFiles::PrepareHostfile(JobSpec& spec) {
+  auto hosts = spec.env.find("SLUICE_HOSTS");
+  if (hosts == spec.env.end() || hosts->second.empty()) return Status::Ok();
+  // "h1:2,h2:2" -> one line per slot, in allocation order (what mpirun's --hostfile reads).
+  std::string text;
+  std::string_view rest = hosts->second;
+  while (!rest.empty()) {
+    const std::string_view entry = rest.substr(0, rest.find(','));
+    rest.remove_prefix(std::min(rest.size(), entry.size() + 1));
+    const size_t colon = entry.rfind(':');
+    const std::string name(entry.substr(0, colon));
+    int slots = 1;
+    if (colon != std::string_view::npos) {
+      std::from_chars(entry.data() + colon + 1, entry.data() + entry.size(), slots);
+    }
+    for (int k = 0; k < std::clamp(slots, 1, 100'000); ++k) text += name + "\n";
+  }
+  SLUICE_RETURN_IF_ERROR(EnsureDirectory());
+  const std::string path = PathOf(spec.job) + ".hosts";
+  (void)unlink(path.c_str());
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+  if (fd < 0) return Failed("create", path, errno);
+  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int error = errno;
+  close(fd);
+  if (!written) {
+    unlink(path.c_str());
+    return Failed("write", path, error);
+  }
+  spec.env["SLUICE_HOSTFILE"] = path;
+  spec.env["LSB_DJOB_HOSTFILE"] = path;
+  return Status::Ok();
+}
+
+void ScriptFiles::Remove(int64_t job) {
+  (void)unlink(PathOf(job).c_str());
+  (void)unlink((PathOf(job) + ".hosts").c_str());
+}
 
 }  // namespace sluice::agent

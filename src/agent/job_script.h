@@ -28,7 +28,11 @@ class ScriptFiles {
   // Writes `launch.script` and points `spec` at it (argv as above, command cleared).
   // Errors (a failed launch): kFailedPrecondition naming the directory or file and errno.
   Status Prepare(const wire::Launch& launch, JobSpec& spec);
-  // Removes the job's copy, if any.
+  // Writes the job's hostfile (R-LAUNCH-1): <dir>/job-<ID>.hosts, one host name per slot of
+  // its allocation (SLUICE_HOSTS), mode 0444, and sets SLUICE_HOSTFILE and LSB_DJOB_HOSTFILE
+  // to it. Errors as Prepare's.
+  Status PrepareHostfile(JobSpec& spec);
+  // Removes the job's copy and hostfile, if any.
   void Remove(int64_t job);
 
   // The file of `job`'s copy.
