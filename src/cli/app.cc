@@ -28,6 +28,7 @@ int Main(int argc, char** argv) {
   RegisterJobChangeCommands(app, exit_code);
   RegisterGenHistoryCommand(app, exit_code);
   RegisterPeekCommand(app, exit_code);
+  RegisterLaunchCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -27,5 +27,6 @@ void RegisterJobChangeCommands(CLI::App& app, int& exit_code);
 void RegisterGenHistoryCommand(CLI::App& app, int& exit_code);
 // peek (peek_command.cc, R-UX-5).
 void RegisterPeekCommand(CLI::App& app, int& exit_code);
+void RegisterLaunchCommand(CLI::App& app, int& exit_code);
 
 }  // namespace sluice::cli

@@ -16,9 +16,9 @@
 namespace sluice::cli {
 namespace {
 
-constexpr std::array<std::string_view, 14> kFrontEndVerbs = {
-    "submit", "jobs",  "cancel", "hold",   "release", "hosts",   "queues",
-    "limits", "queue", "host",   "modify", "requeue", "history", "peek"};
+constexpr std::array<std::string_view, 15> kFrontEndVerbs = {
+    "submit", "jobs",  "cancel", "hold",   "release", "hosts",   "queues", "limits",
+    "queue",  "host",  "modify", "requeue", "history", "peek",   "launch"};
 
 // The complete binary: `sluice-full` in the directory of this executable.
 std::string FullBinary() {
@@ -44,6 +44,8 @@ int RunClientVerbs(int argc, char** argv) {
     RegisterJobChangeCommands(app, exit_code);
   } else if (verb == "peek") {
     RegisterPeekCommand(app, exit_code);
+  } else if (verb == "launch") {
+    RegisterLaunchCommand(app, exit_code);
   } else {
     RegisterClientCommands(app, exit_code, verb);
   }

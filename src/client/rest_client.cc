@@ -180,6 +180,7 @@ Result<json> RestClient::Call(bool idempotent, const Sender& send) {
 }
 
 Result<std::string> RestClient::Authorization() const {
+  if (!options_.authorization.empty()) return options_.authorization;
   if (!options_.token.empty()) return "Bearer " + options_.token;
   if (options_.munge_socket.empty()) return std::string();
   Result<std::string> credential = auth::MungeEncode(options_.munge_socket);

@@ -36,6 +36,9 @@ struct ClientOptions {
   std::string munge_socket;             // used when `token` is empty; empty: no credentials
   std::string ca_file;                  // PEM CA bundle verifying an https:// server
   std::chrono::seconds follow_for{30};  // how long to look for a leader
+  // Sent as the Authorization header instead of the token or MUNGE (a job's own credential,
+  // `Job <SLUICE_JOB_CREDENTIAL>`, for its steps: server/job_credential.h).
+  std::string authorization;
 };
 
 // Flag values win; empty flags fall back to SLUICE_SERVER / SLUICE_TOKEN / SLUICE_CA_FILE.

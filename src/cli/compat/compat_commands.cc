@@ -14,7 +14,8 @@ constexpr Command kCommands[] = {
     {"sbatch", Sbatch},   {"squeue", Squeue},   {"sacct", Sacct},     {"scontrol", Scontrol},
     {"scancel", Scancel}, {"sinfo", Sinfo},     {"bsub", Bsub},       {"bjobs", Bjobs},
     {"bkill", Bkill},     {"bhist", Bhist},     {"bqueues", Bqueues}, {"bhosts", Bhosts},
-    {"bparams", Bparams}, {"lsadmin", Lsadmin}, {"lsid", Lsid},
+    {"bparams", Bparams}, {"lsadmin", Lsadmin}, {"lsid", Lsid},       {"srun", Srun},
+    {"blaunch", Blaunch},
 };
 
 }  // namespace

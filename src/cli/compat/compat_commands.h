@@ -6,7 +6,8 @@
 // Exit codes follow the originals: Slurm's commands exit 1 on any error (sbatch, squeue,
 // scontrol, sacct, scancel); LSF's bsub, bjobs and bkill exit 255 for a bad option or an
 // unknown job, as LSF does, and bsub -K exits with the job's exit code.
-// `srun`, `salloc` and `blaunch` are not here: they need job steps (R-LAUNCH), not built yet.
+// `srun` and `blaunch` start steps inside a job (launch_compat.cc); `salloc` and `srun` outside
+// a job (interactive jobs, R-LAUNCH-3) are not built yet.
 // Thread-safety: main-thread only.
 #pragma once
 
@@ -46,5 +47,8 @@ int Bhosts(Args args);
 int Bparams(Args args);
 int Lsadmin(Args args);
 int Lsid(Args args);
+// Steps inside a job (launch_compat.cc).
+int Srun(Args args);
+int Blaunch(Args args);
 
 }  // namespace sluice::cli::compat
