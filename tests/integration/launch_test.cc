@@ -1,0 +1,232 @@
+// Loopback integration of steps inside jobs (issue 39, R-LAUNCH-1/2, R-COMPAT-2): a real
+// server, two real agents (h1, h2) and Debian's Open MPI and mpi4py.
+//  - mpi4py's ring over 4 ranks on two agents' hosts, launched by mpirun through srun (Open
+//    MPI's Slurm launcher, which SLURM_JOB_ID in the job selects) and through `sluice launch`
+//    as its rsh agent: every rank prints the ring's sum; the daemons are steps, listed with
+//    their hosts in the job's record, and a step runs in the job's cgroup on its host;
+//  - exit codes and signals round-trip, stdin reaches the step, a host outside the allocation,
+//    a launch outside any job, another user's job and another job's credential are refused;
+//  - cancelling the job during an MPI run leaves no process of it (ranks, daemons, launch
+//    clients) on any host.
+// Needs root (the agents switch jobs to nobody) and mpirun with mpi4py; skipped otherwise.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "integration/cluster_harness.h"
+#include "testing/build_paths.h"
+
+namespace sluice::integration {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+// Options for several "hosts" on one machine: TCP over loopback only (shared memory would
+// collide: they share a hostname; ../shared/clients/README.md).
+constexpr const char* kMpiFlags =
+    "--mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo";
+
+// The processes whose environment holds `marker` (NAME=VALUE), by pid.
+std::vector<pid_t> ProcessesMarked(const std::string& marker) {
+  std::vector<pid_t> found;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream environ(entry.path() / "environ", std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(environ)), std::istreambuf_iterator<char>());
+    if (text.find(marker + '\0') != std::string::npos || text.ends_with(marker)) {
+      found.push_back(std::stoi(name));
+    }
+  }
+  return found;
+}
+
+class LaunchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root: the agents switch jobs to nobody";
+    if (access("/usr/bin/mpirun", X_OK) != 0 ||
+        system("/usr/bin/python3 -c 'import mpi4py' 2>/dev/null") != 0) {
+      GTEST_SKIP() << "needs Debian's openmpi-bin and python3-mpi4py (make setup)";
+    }
+    cluster_ = std::make_unique<Cluster>(DefaultClusterYaml(
+        "hosts:\n  - {name: 'h[1-2]', slots: 2, resources: {mem: 4000}}\n"
+        "queues:\n  - {name: normal, policy: fifo}\n"));
+    std::string error;
+    ASSERT_TRUE(cluster_->StartServer(&error)) << error;
+    cluster_->StartAgent("h1", 2);
+    cluster_->StartAgent("h2", 2);
+    ASSERT_TRUE(Eventually([&] {
+      return cluster_->HostState("h1") == "ok" && cluster_->HostState("h2") == "ok";
+    }, 30s)) << cluster_->Logs();
+    const fs::path build = fs::path(testing::SluiceBinary()).parent_path();
+    path_ = "PATH=" + (build / "compat").string() + ":" + build.string() + ":/usr/bin:/bin";
+    fs::copy_file(fs::path(testing::SourceDir()) / "tests/integration/mpi/ring.py",
+                  c().dir() / "ring.py");
+    fs::permissions(c().dir() / "ring.py", fs::perms::all);
+    marker_ = "LAUNCH_TEST_MARK=" + std::to_string(getpid()) + "-" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+
+  Cluster& c() { return *cluster_; }
+
+  // Submits `command` as alice with the test's PATH and marker; returns the job id.
+  int64_t Submit(const std::string& command, const std::vector<std::string>& flags = {},
+                 const fs::path& out = {}) {
+    std::vector<std::string> args = {"submit", "--parsable", "--cwd", c().dir().string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    if (!out.empty()) args.insert(args.end(), {"-o", out.string()});
+    args.insert(args.end(), {"--", command});
+    testing::ProcessResult result = c().Cli(args, "alice-token", {path_, marker_});
+    EXPECT_EQ(result.exit_code, 0) << result.stderr_text;
+    return result.exit_code == 0 ? std::stoll(result.stdout_text) : -1;
+  }
+
+  std::string RunJob(const std::string& command, const std::vector<std::string>& flags = {}) {
+    const fs::path out = c().dir() / ("out-" + std::to_string(++outputs_));
+    const int64_t id = Submit(command, flags, out);
+    EXPECT_TRUE(c().WaitAllEnded({id}, 120s)) << c().Logs();
+    last_job_ = id;
+    return testing::ReadFile(out).value_or("");
+  }
+
+  json Steps(int64_t id) { return c().Job(id).value("steps", json::array()); }
+
+  std::unique_ptr<Cluster> cluster_;
+  std::string path_;
+  std::string marker_;
+  int outputs_ = 0;
+  int64_t last_job_ = 0;
+};
+
+int CountLines(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST_F(LaunchTest, Mpi4pyRingRunsOnBothAgentsThroughSrunAndThroughSluiceLaunch) {
+  // As the issue writes it: Open MPI picks its Slurm launcher (SLURM_JOB_ID), i.e. srun.
+  std::string out = RunJob(std::string("mpirun --mca plm_rsh_agent 'sluice launch' ") + kMpiFlags +
+                               " --host $SLUICE_HOSTS -np 4 /usr/bin/python3 ring.py",
+                           {"-n", "4", "-R", "span[ptile=2]"});
+  EXPECT_EQ(c().JobState(last_job_), "DONE") << out << c().Logs();
+  EXPECT_EQ(CountLines(out, "sum=6"), 4) << out;
+  json steps = Steps(last_job_);
+  ASSERT_EQ(steps.size(), 2u) << steps.dump();
+  std::set<std::string> hosts;
+  for (const json& s : steps) {
+    hosts.insert(s.value("host", ""));
+    EXPECT_EQ(s.value("state", ""), "COMPLETED") << s.dump();
+    EXPECT_NE(s.value("command", "").find("orted"), std::string::npos) << s.dump();
+  }
+  EXPECT_EQ(hosts, (std::set<std::string>{"h1", "h2"}));
+
+  // The rsh way: `sluice launch` as Open MPI's ssh, the hostfile every job has.
+  out = RunJob(std::string("mpirun --mca plm rsh --mca plm_rsh_agent 'sluice launch' ") + kMpiFlags +
+                   " --hostfile $SLUICE_HOSTFILE -np 4 /usr/bin/python3 ring.py"
+                   " && sluice launch h2 cat /proc/self/cgroup",
+               {"-n", "4", "-R", "span[ptile=2]"});
+  EXPECT_EQ(c().JobState(last_job_), "DONE") << out << c().Logs();
+  EXPECT_EQ(CountLines(out, "sum=6"), 4) << out;
+  // The step on h2 ran in the job's cgroup under h2's agent.
+  EXPECT_NE(out.find("/h2/job_" + std::to_string(last_job_)), std::string::npos) << out;
+  EXPECT_EQ(Steps(last_job_).size(), 3u) << Steps(last_job_).dump();
+}
+
+TEST_F(LaunchTest, ExitCodesSignalsStdinAndRefusals) {
+  const std::string out = RunJob(
+      "sluice launch h2 exit 7; echo \"exit=$?\"; "
+      "sluice launch h2 'kill -TERM $$'; echo \"term=$?\"; "
+      "echo through-stdin | sluice launch h2 cat; "
+      "sluice launch h2 'echo to-stderr >&2' 2>&1; "
+      "sluice launch h2 echo node=\\$SLUICE_NODEID task=\\$SLUICE_TASK_ID; "
+      "sluice launch h9 true; echo \"outside=$?\"; "
+      "env | grep -E '^(SLUICE_JOB_CREDENTIAL|SLUICE_HOSTFILE|LSB_DJOB_HOSTFILE)=' | sort; "
+      "cat $SLUICE_HOSTFILE",
+      {"-n", "4", "-R", "span[ptile=2]"});
+  const int64_t job = last_job_;
+  EXPECT_NE(out.find("exit=7\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("term=143\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("through-stdin\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("to-stderr\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("node=1 task=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("host h9 is not in job " + std::to_string(job) + "'s allocation"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("outside=2\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("h1\nh1\nh2\nh2\n"), std::string::npos) << out;  // one line per slot
+  // Steps are recorded with their exits: 7, 143 (signal 15), ...
+  json steps = Steps(job);
+  ASSERT_GE(steps.size(), 2u) << steps.dump();
+  EXPECT_EQ(steps[0].value("exit_code", -1), 7);
+  EXPECT_EQ(steps[0].value("state", ""), "FAILED");
+  EXPECT_EQ(steps[1].value("exit_code", -1), 143);
+  EXPECT_EQ(steps[1].value("signal", 0), 15);
+
+  // Outside any job.
+  testing::ProcessResult outside = c().Cli({"launch", "h1", "true"});
+  EXPECT_EQ(outside.exit_code, 2);
+  EXPECT_NE(outside.stderr_text.find("only inside a job"), std::string::npos)
+      << outside.stderr_text;
+
+  // Another user's job, and another job's credential.
+  const int64_t running = Submit("env > env.txt; sleep 300", {"-n", "2"});
+  ASSERT_TRUE(Eventually([&] { return fs::exists(c().dir() / "env.txt") &&
+                                      c().JobState(running) == "RUN"; }, 60s)) << c().Logs();
+  int status = 0;
+  c().Post("/v1/jobs/" + std::to_string(running) + "/steps", {{"host", "h1"}, {"command", "id"}},
+           "bob-token", &status);
+  EXPECT_EQ(status, 403);
+  std::string credential;
+  {
+    std::ifstream env(c().dir() / "env.txt");
+    for (std::string line; std::getline(env, line);) {
+      if (line.starts_with("SLUICE_JOB_CREDENTIAL=")) credential = line.substr(22);
+    }
+  }
+  ASSERT_FALSE(credential.empty());
+  httplib::Client client(c().url());
+  const json body = {{"host", "h1"}, {"command", "id"}};
+  auto as_job = [&](int64_t id) {
+    httplib::Result r = client.Post(("/v1/jobs/" + std::to_string(id) + "/steps").c_str(),
+                                    {{"Authorization", "Job " + credential}}, body.dump(),
+                                    "application/json");
+    return r ? r->status : 0;
+  };
+  EXPECT_EQ(as_job(job), 401);      // another job (ended anyway)
+  EXPECT_EQ(as_job(running), 201);  // its own
+  EXPECT_EQ(c().Cli({"cancel", std::to_string(running)}).exit_code, 0);
+  ASSERT_TRUE(c().WaitAllEnded({running}, 30s));
+  EXPECT_EQ(as_job(running), 401);  // worth nothing once the run ended
+}
+
+TEST_F(LaunchTest, CancelDuringAnMpiRunLeavesNoProcessOnAnyHost) {
+  const int64_t id = Submit(std::string("mpirun ") + kMpiFlags +
+                                " --host $SLUICE_HOSTS -np 4 /bin/sleep 3007",
+                            {"-n", "4", "-R", "span[ptile=2]"}, c().dir() / "cancel.out");
+  // mpirun, srun, two daemons and four ranks carry the marker.
+  auto sleeping = [&] {
+    int n = 0;
+    for (pid_t pid : ProcessesMarked(marker_)) {
+      std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+      std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+      if (text.find("3007") != std::string::npos) ++n;
+    }
+    return n;
+  };
+  ASSERT_TRUE(Eventually([&] { return sleeping() >= 4; }, 60s))
+      << testing::ReadFile(c().dir() / "cancel.out").value_or("") << c().Logs();
+  ASSERT_EQ(Steps(id).size(), 2u);
+  EXPECT_EQ(c().Cli({"cancel", std::to_string(id)}).exit_code, 0);
+  ASSERT_TRUE(c().WaitAllEnded({id}, 60s)) << c().Logs();
+  EXPECT_TRUE(Eventually([&] { return ProcessesMarked(marker_).empty(); }, 30s))
+      << ProcessesMarked(marker_).size() << " processes left\n" << c().Logs();
+}
+
+}  // namespace
+}  // namespace sluice::integration
