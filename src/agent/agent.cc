@@ -216,6 +216,13 @@ struct Agent::State {
     return StepEndpoint{.url = url, .authorization = *authorization, .ca_file = options.ca_file};
   }
 
+  static wire::StepExit StepExitOf(const wire::ExitReport& report) {
+    return wire::StepExit{.status = report.ShellStatus(),
+                          .signal = report.signal,
+                          .cpu_seconds = report.cpu_seconds,
+                          .max_rss_mb = report.max_rss_mb};
+  }
+
   // What the agent adds to every job's and step's environment: where the controller is as
   // seen from this host (for `sluice launch` inside the job).
   void AddAgentVariables(std::map<std::string, std::string>& env) const {
@@ -282,7 +289,15 @@ struct Agent::State {
                            : Status::Ok();
       if (started.ok() && !launch.script.empty()) started = scripts.Prepare(launch, spec);
       if (started.ok()) started = scripts.PrepareHostfile(spec);  // R-LAUNCH-1
-      if (started.ok()) started = runner.Start(spec, now);
+      if (started.ok() && launch.attach) {  // interactive (R-LAUNCH-3): step 0's streams
+        started = steps.Attach(spec.job, launch.attach->pty, launch.attach->rows,
+                               launch.attach->cols, [&](const StepStdio& stdio) -> Result<pid_t> {
+                                 SLUICE_RETURN_IF_ERROR(runner.Start(spec, now, &stdio));
+                                 return runner.Leader(spec.job);
+                               });
+      } else if (started.ok()) {
+        started = runner.Start(spec, now);
+      }
       if (started.ok()) {
         if (journal) {
           const pid_t leader = runner.Leader(spec.job);
@@ -555,6 +570,7 @@ struct Agent::State {
       scripts.Remove(exit.job);
       peek_targets.erase(exit.job);
       unacked_exits[exit.job] = ExitReportOf(exit);
+      steps.JobEnded(exit.job, StepExitOf(unacked_exits[exit.job]));  // an interactive job's
       report_pending = true;
       if (journal) {
         Journaled(journal->RecordExit(unacked_exits[exit.job]));

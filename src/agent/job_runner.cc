@@ -209,8 +209,14 @@ int OpenOutput(const char* path, int pipe_fd, ChildStep step, bool may_fail) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
   if (p.stdio[0] >= 0) {  // a step: its streams are the agent's pipes or terminal
-    if (p.tty) ioctl(p.stdio[0], TIOCSCTTY, 0);
-    for (int fd = 0; fd < 3; ++fd) dup2(p.stdio[fd], fd);
+    if (p.tty) {
+      setsid();  // under a shepherd the job leads no session yet (fails harmlessly otherwise)
+      ioctl(p.exit_record.empty() ? p.stdio[0] : STDIN_FILENO, TIOCSCTTY, 0);
+    }
+    // Under a shepherd (which closes every other descriptor) they are already 0, 1 and 2.
+    if (p.exit_record.empty()) {
+      for (int fd = 0; fd < 3; ++fd) dup2(p.stdio[fd], fd);
+    }
     if (!p.cwd.empty() && chdir(p.cwd.c_str()) != 0) ChildFail(pipe_fd, kStepChdir);
     umask(p.umask);
     execve(p.program.c_str(), p.argv_ptrs.data(), p.env_ptrs.data());
@@ -244,7 +250,13 @@ int OpenOutput(const char* path, int pipe_fd, ChildStep step, bool may_fail) {
   }
   JoinCgroup(p, pipe_fd);
   if (!p.exit_record.empty()) SetProcessTitle(p.shepherd_title.c_str());
-  if (!p.exit_record.empty()) RunShepherd(p.exit_record.c_str(), parent, pipe_fd, ExecJob, &p);
+  if (!p.exit_record.empty()) {
+    // An interactive job's streams survive the shepherd's closing of descriptors as its 0-2.
+    if (p.stdio[0] >= 0) {
+      for (int fd = 0; fd < 3; ++fd) dup2(p.stdio[fd], fd);
+    }
+    RunShepherd(p.exit_record.c_str(), parent, pipe_fd, ExecJob, &p);
+  }
   ExecJob(&p, pipe_fd, parent);
 }
 
@@ -507,7 +519,7 @@ Status JobRunner::ResolveIdentity(const JobSpec& spec, std::optional<Account>& a
   return Status::Ok();
 }
 
-Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
+Status JobRunner::Start(const JobSpec& spec, TimePoint now, const StepStdio* stdio) {
   if (entries_.contains(spec.job)) {
     return Status(StatusCode::kAlreadyExists, "job " + std::to_string(spec.job) + " runs already");
   }
@@ -515,6 +527,10 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now) {
   std::optional<Account> account;
   SLUICE_RETURN_IF_ERROR(ResolveIdentity(spec, account));
   Prepared prepared = Prepare(spec, account);
+  if (stdio != nullptr) {
+    for (int fd = 0; fd < 3; ++fd) prepared.stdio[fd] = stdio->fds[fd];
+    prepared.tty = stdio->tty;
+  }
   if (!options_.exit_record_dir.empty()) {
     prepared.exit_record = options_.exit_record_dir + "/" + std::to_string(spec.job);
     prepared.shepherd_title = "sluice-shepherd job " + std::to_string(spec.job);

@@ -188,7 +188,9 @@ class JobRunner {
   // its own. The host's (IsHostFault): kInternal if pipe or fork failed, kUnavailable if the
   // job's cgroup could not be made or joined, setsid or the rlimit failed, or the launch did
   // not reach exec within `launch_timeout`.
-  Status Start(const JobSpec& spec, TimePoint now);
+  // `stdio` (an interactive job, R-LAUNCH-3): the job's streams instead of /dev/null and its
+  // output files.
+  Status Start(const JobSpec& spec, TimePoint now, const StepStdio* stdio = nullptr);
 
   // Sends SIGTERM to the job's group and cgroup, and SIGKILL to both after `grace` (checked by
   // Poll): one TERM, then one KILL. The exit is reported with cause kKilled. Returns true only

@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <cstring>
 #include <vector>
 
@@ -60,26 +63,22 @@ class StepSession {
 
   ~StepSession() {
     Kill();
+    Finish(wire::StepExit{.status = 137, .signal = 9});  // unblocks an output thread waiting
     if (output_.joinable()) output_.join();
     if (input_.joinable()) input_.join();
     CloseFd(stdin_);
     CloseFd(master_);
   }
 
-  // Starts the process and the threads; a failure to start is reported as the step's exit.
-  void Start(JobRunner& runner) {
-    StepSpec spec{.job = order_.job,
-                  .command = order_.command,
-                  .env = order_.env,
-                  .account = order_.account,
-                  .cwd = order_.cwd,
-                  .umask = order_.umask,
-                  .mem_limit_mb = order_.mem_limit_mb,
-                  .cpu_limit = order_.cpu_limit};
+  // Starts the process with `start` and the threads; a failure to start is reported as the
+  // step's exit. `owns_process`: the session reaps the process (a step); else the runner does
+  // (an interactive job's main process), and Finish gives its exit.
+  void Start(const StartFn& start, bool owns_process) {
+    owns_process_ = owns_process;
     StepStdio stdio;
     std::vector<int> child_ends;
     Status opened = OpenStreams(stdio, child_ends);
-    Result<pid_t> pid = opened.ok() ? runner.StartStep(spec, stdio) : Result<pid_t>(opened);
+    Result<pid_t> pid = opened.ok() ? start(stdio) : Result<pid_t>(opened);
     for (int fd : child_ends) close(fd);
     if (!pid) {
       spdlog::warn("agent {}: step {} failed to start: {}", host_,
@@ -104,6 +103,13 @@ class StepSession {
     if (pid_ > 0 && !reaped_) kill(-pid_, SIGKILL);
   }
 
+  // The exit of a process the runner reaped (an interactive job's).
+  void Finish(const wire::StepExit& exit) {
+    std::lock_guard lock(exit_mu_);
+    exit_ = exit;
+    exit_cv_.notify_all();
+  }
+
   bool finished() const { return output_done_ && input_done_; }
   int64_t job() const { return order_.job; }
 
@@ -119,6 +125,7 @@ class StepSession {
         return Status(StatusCode::kUnavailable, std::string("openpty: ") + std::strerror(errno));
       }
       fcntl(master_, F_SETFD, FD_CLOEXEC);
+      fcntl(slave, F_SETFD, FD_CLOEXEC);  // the child's dup2 onto 0, 1 and 2 clears it
       stdio.fds[0] = stdio.fds[1] = stdio.fds[2] = slave;
       stdio.tty = true;
       child_ends.push_back(slave);
@@ -251,7 +258,13 @@ class StepSession {
     stdout_ = stderr_ = -1;
     flush();
     wire::StepFrame exit{.kind = wire::FrameKind::kExit};
-    if (pid_ > 0) {
+    if (pid_ > 0 && !owns_process_) {
+      // The runner reaps it: wait for its exit (the agent gives it with Finish).
+      std::unique_lock lock(exit_mu_);
+      exit_cv_.wait(lock, [&] { return exit_.has_value(); });
+      reaped_ = true;
+      exit.exit = *exit_;
+    } else if (pid_ > 0) {
       int status = 0;
       rusage usage{};
       while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
@@ -336,6 +349,10 @@ class StepSession {
     }
   }
 
+  bool owns_process_ = true;
+  std::mutex exit_mu_;
+  std::condition_variable exit_cv_;
+  std::optional<wire::StepExit> exit_;
   const wire::StepOrder order_;
   const std::string host_;
   const EndpointFn endpoint_;
@@ -364,13 +381,43 @@ StepSessions::StepSessions(std::string host, EndpointFn endpoint)
 StepSessions::~StepSessions() { sessions_.clear(); }
 
 void StepSessions::Start(const wire::StepOrder& order, JobRunner& runner) {
+  StepSpec spec{.job = order.job,
+                .command = order.command,
+                .env = order.env,
+                .account = order.account,
+                .cwd = order.cwd,
+                .umask = order.umask,
+                .mem_limit_mb = order.mem_limit_mb,
+                .cpu_limit = order.cpu_limit};
+  Open(order, [&](const StepStdio& stdio) { return runner.StartStep(spec, stdio); }, true);
+}
+
+Status StepSessions::Attach(int64_t job, bool pty, int rows, int cols, const StartFn& start) {
+  const wire::StepOrder order{.job = job, .step = 0, .pty = pty, .rows = rows, .cols = cols};
+  Status started = Status::Ok();
+  Open(order,
+       [&](const StepStdio& stdio) -> Result<pid_t> {
+         Result<pid_t> pid = start(stdio);
+         if (!pid) started = pid.error();
+         return pid;
+       },
+       false);
+  return started;
+}
+
+void StepSessions::Open(const wire::StepOrder& order, const StartFn& start, bool owns_process) {
   const std::pair key{order.job, order.step};
   if (sessions_.contains(key)) return;  // a repeated order
   auto session = std::make_unique<StepSession>(order, host_, endpoint_);
   session->input_done_ = false;
-  session->Start(runner);
+  session->Start(start, owns_process);
   if (session->pid_ <= 0) session->input_done_ = true;
   sessions_.emplace(key, std::move(session));
+}
+
+void StepSessions::JobEnded(int64_t job, const wire::StepExit& exit) {
+  auto it = sessions_.find({job, 0});
+  if (it != sessions_.end()) it->second->Finish(exit);
 }
 
 void StepSessions::Kill(const wire::StepKill& kill, JobRunner& runner) {

@@ -10,7 +10,9 @@
 // it holds; a kill order for one step SIGKILLs its process group; without cgroups the leader
 // has the parent-death signal, and the controller's kill orders reach every process group.
 // A step that cannot start ends at once with an exit frame carrying the error (status 255).
-// Thread-safety: Start, Kill, KillAll and Reap REQUIRE the agent's mutex (they use the
+// An interactive job's main process is step 0 of its job: started by the runner as the job
+// itself (Attach), its exit given by the agent when the runner reaps it (JobEnded).
+// Thread-safety: Start, Attach, JobEnded, Kill, KillAll and Reap REQUIRE the agent's mutex (they use the
 // runner); the sessions' threads never take it, except through `endpoint`.
 #pragma once
 
@@ -37,6 +39,8 @@ struct StepEndpoint {
   std::string ca_file;
 };
 using EndpointFn = std::function<Result<StepEndpoint>()>;
+// Starts a session's process with the given streams; its pid.
+using StartFn = std::function<Result<pid_t>(const StepStdio&)>;
 
 class StepSession;
 
@@ -48,6 +52,11 @@ class StepSessions {
   StepSessions& operator=(const StepSessions&) = delete;
 
   void Start(const wire::StepOrder& order, JobRunner& runner);
+  // An interactive job (R-LAUNCH-3): its main process, started by `start` (the runner's Start,
+  // which then reaps it), with step 0's streams; JobEnded gives its exit. Returns start's
+  // error, if any (the session then reports it as step 0's exit).
+  Status Attach(int64_t job, bool pty, int rows, int cols, const StartFn& start);
+  void JobEnded(int64_t job, const wire::StepExit& exit);
   void Kill(const wire::StepKill& kill, JobRunner& runner);
   void KillAll(JobRunner& runner);
   // Forgets the sessions whose threads have finished.
@@ -55,6 +64,8 @@ class StepSessions {
   size_t size() const { return sessions_.size(); }
 
  private:
+  void Open(const wire::StepOrder& order, const StartFn& start, bool owns_process);
+
   std::string host_;
   EndpointFn endpoint_;
   std::map<std::pair<int64_t, int64_t>, std::unique_ptr<StepSession>> sessions_;

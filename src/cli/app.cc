@@ -29,6 +29,7 @@ int Main(int argc, char** argv) {
   RegisterGenHistoryCommand(app, exit_code);
   RegisterPeekCommand(app, exit_code);
   RegisterLaunchCommand(app, exit_code);
+  RegisterRunCommands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <string_view>
 
+#include "client/submit_request.h"
+
 namespace sluice::cli {
 
 // Each subcommand's callback stores its exit code in `exit_code` (0 ok, 1 runtime failure,
@@ -28,5 +30,8 @@ void RegisterGenHistoryCommand(CLI::App& app, int& exit_code);
 // peek (peek_command.cc, R-UX-5).
 void RegisterPeekCommand(CLI::App& app, int& exit_code);
 void RegisterLaunchCommand(CLI::App& app, int& exit_code);
+void RegisterRunCommands(CLI::App& app, int& exit_code);  // run, alloc
+// `sluice run` (or `sluice alloc`) with these flags: srun outside a job and salloc.
+int RunInteractiveJob(const client::SubmitFlags& flags, bool pty, bool alloc = false);
 
 }  // namespace sluice::cli

@@ -16,9 +16,9 @@
 namespace sluice::cli {
 namespace {
 
-constexpr std::array<std::string_view, 15> kFrontEndVerbs = {
-    "submit", "jobs",  "cancel", "hold",   "release", "hosts",   "queues", "limits",
-    "queue",  "host",  "modify", "requeue", "history", "peek",   "launch"};
+constexpr std::array<std::string_view, 17> kFrontEndVerbs = {
+    "submit", "jobs",  "cancel", "hold",   "release", "hosts",   "queues", "limits", "queue",
+    "host",   "modify", "requeue", "history", "peek",   "launch", "run",   "alloc"};
 
 // The complete binary: `sluice-full` in the directory of this executable.
 std::string FullBinary() {
@@ -46,6 +46,8 @@ int RunClientVerbs(int argc, char** argv) {
     RegisterPeekCommand(app, exit_code);
   } else if (verb == "launch") {
     RegisterLaunchCommand(app, exit_code);
+  } else if (verb == "run" || verb == "alloc") {
+    RegisterRunCommands(app, exit_code);
   } else {
     RegisterClientCommands(app, exit_code, verb);
   }

@@ -108,7 +108,10 @@ void ForwardStdin(ClientOptions options, std::vector<Running> steps) {
 }
 
 // INT, TERM, HUP and the terminal's size to the steps; SIGUSR2 ends it.
-void ForwardSignals(ClientOptions options, std::vector<Running> steps, sigset_t set) {
+void ForwardSignals(ClientOptions options, std::vector<Running> steps, sigset_t /*blocked*/) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGUSR2}) sigaddset(&set, s);
   RestClient rest(options);
   int forwarded = 0;
   while (true) {
@@ -186,16 +189,62 @@ std::string ShellQuote(const std::string& word) {
   return out + "'";
 }
 
-int RunSteps(const StepLaunch& launch) {
-  winsize size{};
-  const bool terminal =
-      launch.pty && isatty(STDIN_FILENO) && ioctl(STDIN_FILENO, TIOCGWINSZ, &size) == 0;
-  // Signals go to one thread (sigwait): blocked here, before any thread starts.
+namespace {
+
+// Relays `steps` (opened) until every one ended; see the header.
+int Relay(const StepLaunch& launch, std::vector<Running> steps, bool terminal) {
+  termios saved{};
+  const bool raw = terminal && tcgetattr(STDIN_FILENO, &saved) == 0;
+  if (raw) {
+    termios modes = saved;
+    cfmakeraw(&modes);
+    tcsetattr(STDIN_FILENO, TCSANOW, &modes);
+  }
+  sigset_t set;
+  pthread_sigmask(SIG_BLOCK, nullptr, &set);
+  std::thread signals(ForwardSignals, launch.client, steps, set);
+  std::thread(ForwardStdin, launch.client, steps).detach();  // may block in read(); ends with us
+  std::vector<std::thread> followers;
+  std::atomic<bool> killed_others{false};
+  for (size_t i = 0; i < steps.size(); ++i) {
+    followers.emplace_back([&, i] {
+      RestClient own(launch.client);
+      steps[i].status = FollowOutput(own, steps[i], launch.program);
+      steps[i].done = true;
+      if (launch.kill_on_bad_exit && steps[i].status != 0 && !killed_others.exchange(true)) {
+        SendFrames(own, steps, {wire::StepFrame{.kind = wire::FrameKind::kSignal, .signal = SIGKILL}},
+                   false);
+      }
+    });
+  }
+  for (std::thread& t : followers) t.join();
+  if (raw) tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+  pthread_kill(signals.native_handle(), SIGUSR2);
+  signals.join();
+  for (const Running& step : steps) {
+    if (step.status != 0) return step.status;
+  }
+  return 0;
+}
+
+// Blocks the signals the relay forwards, for every thread started after (sigwait takes them).
+void BlockForwardedSignals() {
   sigset_t set;
   sigemptyset(&set);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGUSR2}) sigaddset(&set, s);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
 
+bool TerminalSize(bool pty, winsize& size) {
+  return pty && isatty(STDIN_FILENO) && ioctl(STDIN_FILENO, TIOCGWINSZ, &size) == 0;
+}
+
+}  // namespace
+
+int RunSteps(const StepLaunch& launch) {
+  winsize size{};
+  const bool terminal = TerminalSize(launch.pty, size);
+  BlockForwardedSignals();
   RestClient rest(launch.client);
   std::vector<Running> steps;
   const std::string base = "/v1/jobs/" + std::to_string(launch.job) + "/steps";
@@ -221,36 +270,16 @@ int RunSteps(const StepLaunch& launch) {
     steps.push_back({.host = task.host,
                      .path = base + "/" + std::to_string(opened->value("step", int64_t{0}))});
   }
-  termios saved{};
-  const bool raw = terminal && tcgetattr(STDIN_FILENO, &saved) == 0;
-  if (raw) {
-    termios modes = saved;
-    cfmakeraw(&modes);
-    tcsetattr(STDIN_FILENO, TCSANOW, &modes);
-  }
-  std::thread signals(ForwardSignals, launch.client, steps, set);
-  std::thread(ForwardStdin, launch.client, steps).detach();  // may block in read(); ends with us
-  std::vector<std::thread> followers;
-  std::atomic<bool> killed_others{false};
-  for (size_t i = 0; i < steps.size(); ++i) {
-    followers.emplace_back([&, i] {
-      RestClient own(launch.client);
-      steps[i].status = FollowOutput(own, steps[i], launch.program);
-      steps[i].done = true;
-      if (launch.kill_on_bad_exit && steps[i].status != 0 && !killed_others.exchange(true)) {
-        SendFrames(own, steps, {wire::StepFrame{.kind = wire::FrameKind::kSignal, .signal = SIGKILL}},
-                   false);
-      }
-    });
-  }
-  for (std::thread& t : followers) t.join();
-  if (raw) tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-  pthread_kill(signals.native_handle(), SIGUSR2);
-  signals.join();
-  for (const Running& step : steps) {
-    if (step.status != 0) return step.status;
-  }
-  return 0;
+  return Relay(launch, std::move(steps), terminal);
+}
+
+int RelayJobStreams(const StepLaunch& launch) {
+  winsize size{};
+  const bool terminal = TerminalSize(launch.pty, size);
+  BlockForwardedSignals();
+  return Relay(launch, {Running{.host = "job " + std::to_string(launch.job),
+                                .path = "/v1/jobs/" + std::to_string(launch.job) + "/steps/0"}},
+               terminal);
 }
 
 }  // namespace sluice::client

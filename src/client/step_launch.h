@@ -55,5 +55,9 @@ std::vector<std::pair<std::string, int>> AllocationHosts();
 std::string ShellQuote(const std::string& word);
 
 int RunSteps(const StepLaunch& launch);
+// Relays the streams of the interactive job `launch.job` (its step 0, R-LAUNCH-3) as RunSteps
+// relays a step's; `tasks` and `command` are not used. REQUIRES: the job runs (or its step 0
+// exists).
+int RelayJobStreams(const StepLaunch& launch);
 
 }  // namespace sluice::client

@@ -356,6 +356,8 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
     if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options().relaunch_ms) continue;
     job->launch_sent_ms = now;
     launch.push_back(LaunchOf(*job));
+    // An interactive job's streams are step 0's (R-LAUNCH-3): its client reads them from now.
+    if (steps_ != nullptr && job->spec.contains("interactive")) steps_->OpenAttached(id, name, now);
   }
   for (JobId id : running) {
     JobInfo* job = book_.Find(id);
@@ -421,6 +423,7 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
                  {"umask", job.spec.value("umask", json(nullptr))},
                  {"output_default", job.spec.value("output_default", false)}};
   if (job.spec.contains("script")) launch["script"] = job.spec["script"];  // R-UX-1
+  if (job.spec.contains("interactive")) launch["attach"] = job.spec["interactive"];  // R-LAUNCH-3
   return launch;
 }
 

@@ -228,8 +228,8 @@ bool StreamQuery(const httplib::Request& req, httplib::Response& res, int64_t& a
 // The step number of a route's second match.
 bool StepOf(const httplib::Request& req, httplib::Response& res, int64_t& step) {
   std::optional<int64_t> parsed = ParseInteger(req.matches[2].str());
-  if (!parsed || *parsed < 1) {
-    SendError(res, InvalidArgument("step: expected a number >= 1, got `" + req.matches[2].str() + "`"));
+  if (!parsed || *parsed < 0) {  // 0: an interactive job's own streams
+    SendError(res, InvalidArgument("step: expected a number >= 0, got `" + req.matches[2].str() + "`"));
     return false;
   }
   step = *parsed;

@@ -41,7 +41,8 @@ Status CheckFieldNames(const json& body, const std::string& where) {
   static const std::set<std::string> kFields = {
       "command",   "name",   "queue",  "tasks",     "min_tasks", "max_tasks", "resreq",
       "run_limit", "begin",  "depend", "exclusive", "hold",      "priority",  "project",
-      "cwd",       "output", "error",  "env",       "script",    "array",     "umask"};
+      "cwd",       "output", "error",  "env",       "script",    "array",     "umask",
+      "interactive"};
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (!kFields.contains(it.key())) {
       return InvalidArgument(where + "." + it.key() + ": unknown field");
@@ -184,6 +185,30 @@ Status ParseFlagsAndEnv(const json& body, const std::string& where, json& spec) 
   return Status::Ok();
 }
 
+// interactive (R-LAUNCH-3, `sluice run`): {"pty": bool, "rows": N, "cols": N}; not an array.
+Status ParseInteractive(const json& body, const std::string& where, json& spec) {
+  if (!body.contains("interactive")) return Status::Ok();
+  const json& i = body["interactive"];
+  if (!i.is_object()) return Expected(where, "interactive", "an object {pty, rows, cols}", i);
+  json out = {{"pty", false}, {"rows", 0}, {"cols", 0}};
+  for (const auto& [key, value] : i.items()) {
+    if (key == "pty" && value.is_boolean()) {
+      out["pty"] = value;
+    } else if ((key == "rows" || key == "cols") && value.is_number_integer() &&
+               value.get<int64_t>() >= 0 && value.get<int64_t>() <= 10000) {
+      out[key] = value;
+    } else {
+      return InvalidArgument(where + ".interactive." + key +
+                             ": expected pty (true or false), rows or cols (0 to 10000)");
+    }
+  }
+  if (body.contains("array")) {
+    return InvalidArgument(where + ".interactive: an array cannot be interactive");
+  }
+  spec["interactive"] = std::move(out);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<json> ParseSubmission(const json& body, const std::string& where) {
@@ -193,6 +218,7 @@ Result<json> ParseSubmission(const json& body, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ParseNumbers(body, where, spec));
   SLUICE_RETURN_IF_ERROR(ParseFlagsAndEnv(body, where, spec));
   SLUICE_RETURN_IF_ERROR(ParseArrayField(body, where, spec));  // R-UX-3
+  SLUICE_RETURN_IF_ERROR(ParseInteractive(body, where, spec));  // R-LAUNCH-3
   SLUICE_RETURN_IF_ERROR(CheckFieldLimits(spec, where));       // issue 19
   return spec;
 }

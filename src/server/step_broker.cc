@@ -30,6 +30,17 @@ Status StepBroker::Open(const wire::StepOrder& order, const std::string& host, i
   return Status::Ok();
 }
 
+void StepBroker::OpenAttached(int64_t job, const std::string& host, int64_t now_ms) {
+  MutexLock lock(mu_);
+  auto it = steps_.find(Key{job, 0});
+  if (it != steps_.end() && !it->second.ended && !it->second.killed) return;  // a relaunch
+  Step& step = steps_[Key{job, 0}];
+  step = Step{};
+  step.host = host;
+  step.client_seen_ms = now_ms;
+  changed_.notify_all();
+}
+
 bool StepBroker::HasOrders(const std::string& host) {
   MutexLock lock(mu_);
   return orders_.contains(host) || kills_.contains(host);

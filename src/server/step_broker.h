@@ -60,6 +60,10 @@ class StepBroker {
   // a step number in use.
   Status Open(const wire::StepOrder& order, const std::string& host, int64_t now_ms);
 
+  // Step 0 of an interactive job (R-LAUNCH-3): its main process's streams on `host`, started by
+  // the job's launch rather than an order. A step 0 left from an earlier run is replaced.
+  void OpenAttached(int64_t job, const std::string& host, int64_t now_ms);
+
   // The agent side of the heartbeat: orders and kills for `host` (taken).
   bool HasOrders(const std::string& host);
   std::vector<wire::StepOrder> TakeOrders(const std::string& host);

@@ -97,7 +97,7 @@ Result<Caller> StepRequests::CallerOfCredential(const std::string& credential, J
   if (!claim) return claim.error();
   MutexLock lock(ctx_.mu());
   JobInfo* job = book_.Find(claim->job);
-  if (claim->job != id || job == nullptr || !job->HoldsAllocation() ||
+  if (claim->job != id || job == nullptr || !job->HoldsAllocation() || job->row.cancel_requested ||
       job->row.start_time != claim->start_time) {
     return Status(StatusCode::kUnauthenticated,
                   "the job credential is not job " + std::to_string(id) +

@@ -314,6 +314,23 @@ Result<Launch> DecodeLaunch(const json& entry, const std::string& where) {
     if (!output_default->is_boolean()) return TypeError(where + ".output_default", "a boolean");
     launch.output_default = output_default->get<bool>();
   }
+  if (const json* attach = Find(entry, "attach")) {
+    if (!attach->is_object()) return TypeError(where + ".attach", "an object");
+    Launch::Attach a;
+    if (const json* pty = Find(*attach, "pty")) {
+      if (!pty->is_boolean()) return TypeError(where + ".attach.pty", "a boolean");
+      a.pty = pty->get<bool>();
+    }
+    for (auto [key, out] : {std::pair{"rows", &a.rows}, std::pair{"cols", &a.cols}}) {
+      if (const json* v = Find(*attach, key)) {
+        if (!v->is_number_integer() || v->get<int64_t>() < 0 || v->get<int64_t>() > 10000) {
+          return TypeError(where + ".attach." + key, "an integer in [0, 10000]");
+        }
+        *out = static_cast<int>(v->get<int64_t>());
+      }
+    }
+    launch.attach = a;
+  }
   if (const json* limit = Find(entry, "run_limit")) {
     if (!limit->is_number() || !std::isfinite(limit->get<double>()) ||
         std::fabs(limit->get<double>()) > 1e12) {
@@ -489,6 +506,11 @@ json EncodeLaunch(const Launch& launch) {
   if (launch.cpu_limit) body["cpu_limit"] = *launch.cpu_limit;
   if (launch.umask) body["umask"] = *launch.umask;
   if (launch.output_default) body["output_default"] = true;
+  if (launch.attach) {
+    body["attach"] = {{"pty", launch.attach->pty},
+                      {"rows", launch.attach->rows},
+                      {"cols", launch.attach->cols}};
+  }
   // A launch by command alone: an empty argv is no argv (the decoder refuses `[]`; found by
   // tests/fuzz/agent_protocol_fuzz.cc).
   if (launch.argv.empty()) body.erase("argv");

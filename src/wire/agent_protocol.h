@@ -120,6 +120,15 @@ struct Launch {
   // `output` is the server's default (sluice-%j.out): discarded, not a failed launch, when it
   // cannot be created (issue 47).
   bool output_default = false;
+  // An interactive job (R-LAUNCH-3, `sluice run`): its stdin, stdout and stderr are step 0's
+  // streams through the controller (wire/step_stream.h), on a terminal with `pty`, instead of
+  // /dev/null and the output files. Absent: a batch job.
+  struct Attach {
+    bool pty = false;
+    int rows = 0;
+    int cols = 0;
+  };
+  std::optional<Attach> attach;
 };
 
 struct KillOrder {

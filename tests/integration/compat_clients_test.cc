@@ -4,8 +4,8 @@
 // exit code and what the workflow made; the failing workflows must make the client fail.
 // Tests skip when a client is not installed (scripts/setup installs them).
 // The toil runs use a fresh job store each (`js` is removed by toil at the end of a run).
-// Not here: `snakemake --slurm` (its jobs run `srun`, which needs job steps, R-LAUNCH) and
-// Open MPI (srun, blaunch).
+// Not here: `snakemake --slurm` (its jobs run `srun`); Open MPI through srun and blaunch is in
+// launch_test.cc.
 #include <gtest/gtest.h>
 
 #include <filesystem>

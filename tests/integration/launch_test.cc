@@ -177,7 +177,7 @@ TEST_F(LaunchTest, ExitCodesSignalsStdinAndRefusals) {
   // Another user's job, and another job's credential.
   const int64_t running = Submit("env > env.txt; sleep 300", {"-n", "2"});
   ASSERT_TRUE(Eventually([&] { return fs::exists(c().dir() / "env.txt") &&
-                                      c().JobState(running) == "RUN"; }, 60s)) << c().Logs();
+                                      c().JobState(running) == "RUNNING"; }, 60s)) << c().Logs();
   int status = 0;
   c().Post("/v1/jobs/" + std::to_string(running) + "/steps", {{"host", "h1"}, {"command", "id"}},
            "bob-token", &status);
@@ -226,6 +226,101 @@ TEST_F(LaunchTest, CancelDuringAnMpiRunLeavesNoProcessOnAnyHost) {
   ASSERT_TRUE(c().WaitAllEnded({id}, 60s)) << c().Logs();
   EXPECT_TRUE(Eventually([&] { return ProcessesMarked(marker_).empty(); }, 30s))
       << ProcessesMarked(marker_).size() << " processes left\n" << c().Logs();
+}
+
+
+// A terminal driven by tmux (send-keys, capture-pane): `sluice run --pty -- bash -i` is a shell
+// on a pseudo-terminal of a cluster host, Ctrl-C reaches the remote process, and the shell's
+// exit is the job's and the client's; `sluice alloc` starts a local shell in which
+// `sluice launch --all` reaches every host of the allocation.
+class InteractiveTest : public LaunchTest {
+ protected:
+  void SetUp() override {
+    LaunchTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (access("/usr/bin/tmux", X_OK) != 0) GTEST_SKIP() << "needs tmux (make setup)";
+    session_ = "sluice-launch-test-" + std::to_string(getpid());
+    socket_ = (c().dir() / "tmux.sock").string();
+  }
+  void TearDown() override {
+    if (!session_.empty()) Tmux("kill-server");
+  }
+
+  int Tmux(const std::string& args) {
+    return system(("/usr/bin/tmux -S " + socket_ + " " + args + " >/dev/null 2>&1").c_str());
+  }
+  std::string Screen() {
+    const fs::path file = c().dir() / "screen.txt";
+    system(("/usr/bin/tmux -S " + socket_ + " capture-pane -p -S -200 -t " + session_ + " > " +
+            file.string() + " 2>/dev/null").c_str());
+    return testing::ReadFile(file).value_or("");
+  }
+  // Starts `command` (with the test's environment and the connection) in a detached session.
+  void Start(const std::string& command) {
+    const std::string env = path_ + " " + marker_ + " SLUICE_SERVER=" + c().url() +
+                            " SLUICE_TOKEN=alice-token HOME=" + c().dir().string() +
+                            " SHELL=/bin/bash";
+    const std::string script = (c().dir() / "session.sh").string();
+    {
+      std::ofstream out(script);
+      out << "cd " << c().dir().string() << "\n"
+          << "env " << env << " " << command << "\n"
+          << "echo client-exit=$?\n"
+          << "sleep 600\n";
+    }
+    ASSERT_EQ(Tmux("new-session -d -x 120 -y 40 -s " + session_ + " /bin/bash " + script), 0);
+  }
+  bool ScreenShows(const std::string& text, std::chrono::seconds timeout = 60s) {
+    return Eventually([&] { return Screen().find(text) != std::string::npos; }, timeout);
+  }
+  void Type(const std::string& keys) { Tmux("send-keys -t " + session_ + " " + keys); }
+
+  std::string session_;
+  std::string socket_;
+};
+
+TEST_F(InteractiveTest, RunPtyIsAShellOnAClusterHostAndCtrlCReachesIt) {
+  Start("sluice run --pty -- bash --norc -i");
+  // The remote prompt (capture-pane drops the trailing space).
+  ASSERT_TRUE(ScreenShows("$\n")) << Screen() << c().Logs();
+  Type("'sleep 200; echo not-interrupted' Enter");
+  ASSERT_TRUE(Eventually([&] {
+    for (pid_t pid : ProcessesMarked(marker_)) {
+      std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+      std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+      if (text == std::string("sleep") + std::string(1, '\0') + "200" + std::string(1, '\0')) return true;
+    }
+    return false;
+  }, 30s)) << Screen();
+  Type("C-c");
+  Type("'echo job=$SLUICE_JOB_ID; tty; exit 3' Enter");
+  ASSERT_TRUE(ScreenShows("client-exit=3")) << Screen() << c().Logs();
+  const std::string screen = Screen();
+  // The terminal echoed the typed lines; their output is on lines of its own.
+  EXPECT_EQ(screen.find("\nnot-interrupted\n"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("\n/dev/pts/"), std::string::npos) << screen;
+  const size_t at = screen.find("\njob=");
+  ASSERT_NE(at, std::string::npos) << screen;
+  const int64_t id = std::atoll(screen.c_str() + at + 5);
+  ASSERT_GT(id, 0) << screen;
+  ASSERT_TRUE(c().WaitAllEnded({id}, 30s));
+  EXPECT_EQ(c().JobState(id), "EXIT");
+  EXPECT_EQ(c().Job(id).value("exit_code", -1), 3);
+}
+
+TEST_F(InteractiveTest, AllocStartsALocalShellWhoseLaunchesReachEveryHost) {
+  Start("sluice alloc -n 2 -R 'span[ptile=1]'");
+  ASSERT_TRUE(ScreenShows("exit the shell to end it")) << Screen() << c().Logs();
+  Type("'sluice launch --all echo on-\\$SLURMD_NODENAME; exit 4' Enter");
+  ASSERT_TRUE(ScreenShows("client-exit=4")) << Screen() << c().Logs();
+  const std::string screen = Screen();
+  EXPECT_NE(screen.find("on-h1"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("on-h2"), std::string::npos) << screen;
+  // The allocation ended with the shell.
+  EXPECT_TRUE(Eventually([&] {
+    json jobs = c().Get("/v1/jobs?state=RUNNING");
+    return jobs.is_array() && jobs.empty();
+  }, 30s)) << c().Logs();
 }
 
 }  // namespace

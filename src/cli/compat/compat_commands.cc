@@ -15,7 +15,7 @@ constexpr Command kCommands[] = {
     {"scancel", Scancel}, {"sinfo", Sinfo},     {"bsub", Bsub},       {"bjobs", Bjobs},
     {"bkill", Bkill},     {"bhist", Bhist},     {"bqueues", Bqueues}, {"bhosts", Bhosts},
     {"bparams", Bparams}, {"lsadmin", Lsadmin}, {"lsid", Lsid},       {"srun", Srun},
-    {"blaunch", Blaunch},
+    {"blaunch", Blaunch}, {"salloc", Salloc},
 };
 
 }  // namespace

@@ -6,8 +6,8 @@
 // Exit codes follow the originals: Slurm's commands exit 1 on any error (sbatch, squeue,
 // scontrol, sacct, scancel); LSF's bsub, bjobs and bkill exit 255 for a bad option or an
 // unknown job, as LSF does, and bsub -K exits with the job's exit code.
-// `srun` and `blaunch` start steps inside a job (launch_compat.cc); `salloc` and `srun` outside
-// a job (interactive jobs, R-LAUNCH-3) are not built yet.
+// `srun` and `blaunch` start steps inside a job, `srun` outside one and `salloc` interactive
+// jobs (launch_compat.cc, R-LAUNCH-3).
 // Thread-safety: main-thread only.
 #pragma once
 
@@ -49,6 +49,7 @@ int Lsadmin(Args args);
 int Lsid(Args args);
 // Steps inside a job (launch_compat.cc).
 int Srun(Args args);
+int Salloc(Args args);
 int Blaunch(Args args);
 
 }  // namespace sluice::cli::compat

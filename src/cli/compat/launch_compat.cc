@@ -11,7 +11,9 @@
 //   there are more. Each task gets SLURM_PROCID, SLURM_NODEID, SLURM_LOCALID and the step's
 //   SLURM_STEP_NODELIST, SLURM_STEP_NUM_NODES, SLURM_STEP_NUM_TASKS. The command's words are
 //   quoted for the remote shell, so they arrive as given (srun execs them, no shell).
-//   Outside a job it would be an interactive job (R-LAUNCH-3), which is refused for now.
+//   Outside a job it is an interactive job of its own (`sluice run`, R-LAUNCH-3) with -n as
+//   its tasks, --ntasks-per-node as span[ptile=N] and --pty.
+// salloc [-n N] [--ntasks-per-node N]: `sluice alloc` (a shell here holding the allocation).
 // blaunch, as LSF's: `blaunch [-n] [-z "h1 h2 ..." | -u HOSTFILE | HOST] COMMAND [ARGS...]`;
 //   the words are joined and run by the remote shell (an ssh drop-in); -n: no stdin.
 // Exit codes: the tasks' (client/step_launch.h); a bad option 1 for srun (as Slurm's), 255 for
@@ -27,6 +29,7 @@
 #include <set>
 
 #include "cli/compat/compat_commands.h"
+#include "cli/commands.h"
 #include "client/step_launch.h"
 
 namespace sluice::cli::compat {
@@ -69,7 +72,7 @@ struct SrunFlags {
 };
 
 // Parses srun's options up to the command. Errors name the option.
-Result<SrunFlags> ParseSrun(Args args) {
+Result<SrunFlags> ParseSrun(Args args, bool command_required = true) {
   SrunFlags f;
   static const std::set<std::string_view> kIgnoredWithValue = {
       "--mpi", "--cpu-bind", "--cpu_bind", "--export", "-J", "--job-name", "-c",
@@ -132,7 +135,7 @@ Result<SrunFlags> ParseSrun(Args args) {
     }
   }
   f.command.assign(args.begin() + static_cast<ptrdiff_t>(i), args.end());
-  if (f.command.empty()) return InvalidArgument("no command given");
+  if (f.command.empty() && command_required) return InvalidArgument("no command given");
   return f;
 }
 
@@ -195,14 +198,15 @@ std::vector<client::StepTask> SrunTasks(const SrunFlags& f,
 int Srun(Args args) {
   std::string credential;
   Result<int64_t> job = client::CurrentJob(credential);
-  if (!job) {
-    return Refuse("srun",
-                  "srun outside a job would start an interactive job, which Sluice does not "
-                  "offer yet; submit with sbatch",
-                  kSrunUsage);
-  }
   Result<SrunFlags> flags = ParseSrun(args);
   if (!flags) return Refuse("srun", flags.error().message(), kSrunUsage);
+  if (!job) {  // outside a job: an interactive job of its own (R-LAUNCH-3), as srun does
+    client::SubmitFlags submit;
+    if (flags->ntasks) submit.tasks = std::to_string(*flags->ntasks);
+    if (flags->per_node) submit.resreq = "span[ptile=" + std::to_string(*flags->per_node) + "]";
+    submit.command = flags->command;
+    return RunInteractiveJob(submit, flags->pty);
+  }
   Result<client::ClientOptions> options = client::StepClientOptions("", "", credential);
   if (!options) return Refuse("srun", options.error().message(), kSrunUsage);
   client::StepLaunch launch{.client = *options,
@@ -218,6 +222,18 @@ int Srun(Args args) {
     return Refuse("srun", "no host of the job's allocation matches the request", kSrunUsage);
   }
   return client::RunSteps(launch);
+}
+
+int Salloc(Args args) {
+  Result<SrunFlags> flags = ParseSrun(args, false);
+  if (!flags) return Refuse("salloc", flags.error().message(), kSrunUsage);
+  if (!flags->command.empty()) {
+    return Refuse("salloc", "a command after salloc's options is not supported; run it in the shell salloc starts", kSrunUsage);
+  }
+  client::SubmitFlags submit;
+  if (flags->ntasks) submit.tasks = std::to_string(*flags->ntasks);
+  if (flags->per_node) submit.resreq = "span[ptile=" + std::to_string(*flags->per_node) + "]";
+  return RunInteractiveJob(submit, false, true);
 }
 
 int Blaunch(Args args) {

@@ -32,11 +32,10 @@ TEST(CompatJobIdTest, BothDialectsNameArrayElements) {
 TEST(CompatCommandNamesTest, TheDropInsAnswerToTheirNamesOnly) {
   for (const char* name : {"sbatch", "squeue", "sacct", "scontrol", "scancel", "sinfo", "bsub",
                            "bjobs", "bkill", "bhist", "bqueues", "bhosts", "bparams", "lsadmin",
-                           "lsid"}) {
+                           "lsid", "srun", "salloc", "blaunch"}) {
     EXPECT_TRUE(IsCompatCommand(name)) << name;
   }
-  // Not yet: they need job steps (R-LAUNCH).
-  for (const char* name : {"srun", "salloc", "blaunch", "sluice", "submit"}) {
+  for (const char* name : {"sluice", "submit", "launch", "bsubmit"}) {
     EXPECT_FALSE(IsCompatCommand(name)) << name;
   }
   EXPECT_EQ(ProgramName("/usr/local/bin/sbatch"), "sbatch");
