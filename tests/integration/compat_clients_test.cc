@@ -4,8 +4,8 @@
 // exit code and what the workflow made; the failing workflows must make the client fail.
 // Tests skip when a client is not installed (scripts/setup installs them).
 // The toil runs use a fresh job store each (`js` is removed by toil at the end of a run).
-// Not here: `snakemake --slurm` (its jobs run `srun`); Open MPI through srun and blaunch is in
-// launch_test.cc.
+// `snakemake --slurm` submits with sbatch and its jobs run their rule through `srun` (a step
+// of the job, R-COMPAT-2). Open MPI through srun and blaunch is in launch_test.cc.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -119,6 +119,26 @@ TEST_F(CompatClientsTest, SnakemakeClusterSbatchRunsTheWorkflow) {
   // Each rule's job saw its id as SLURM_JOB_ID (R-COMPAT-2).
   EXPECT_TRUE(std::regex_search(*c, std::regex("A job=[0-9]+"))) << *c;
   EXPECT_TRUE(std::regex_search(*c, std::regex("B job=[0-9]+"))) << *c;
+}
+
+TEST_F(CompatClientsTest, SnakemakeSlurmRunsTheWorkflowThroughSrunSteps) {
+  if (!Installed("snakemake")) GTEST_SKIP() << "snakemake is not installed";
+  testing::ProcessResult r =
+      // The job also runs snakemake itself (python, ~150 MB): the rules' 100 MB would kill it.
+      Client({"snakemake", "--slurm", "--default-resources", "slurm_partition=batch",
+              "--set-resources", "a:mem_mb=1000", "b:mem_mb=1000", "-j", "2", "--latency-wait",
+              "10", "--nolock"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::optional<std::string> c = ReadFile(work_ / "c.txt");
+  ASSERT_TRUE(c.has_value()) << Describe(r);
+  EXPECT_TRUE(std::regex_search(*c, std::regex("A job=[0-9]+"))) << *c;
+  // Each rule ran as a step (`srun -n1 ...`) of its job.
+  int with_steps = 0;
+  for (const json& job : Jobs()) {
+    json detail = cluster_->Get("/v1/jobs/" + std::to_string(job.value("id", 0)), "root-token");
+    with_steps += detail.contains("steps") && !detail["steps"].empty() ? 1 : 0;
+  }
+  EXPECT_EQ(with_steps, 2) << Jobs().dump();
 }
 
 TEST_F(CompatClientsTest, SnakemakeClusterSbatchFailsWithTheFailingRule) {

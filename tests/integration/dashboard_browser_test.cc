@@ -186,6 +186,24 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
       "document.querySelector('pre.output').innerText.includes('hello from the job')",
       15s))
       << browser.Eval("document.querySelector('.output-box').innerText").dump();
+  // Its steps (R-LAUNCH-2): one launched into it is listed with its host and command.
+  {
+    const json running = cluster.Job(run1);
+    const std::string host = running["hosts"].is_array() && !running["hosts"].empty()
+                                 ? running["hosts"][0].value("name", "h1")
+                                 : "h1";
+    int step_status = 0;
+    cluster.Post("/v1/jobs/" + std::to_string(run1) + "/steps",
+                 {{"host", host}, {"command", "echo from-a-step"}}, "alice-token", &step_status);
+    EXPECT_EQ(step_status, 201) << running.dump();
+    ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + std::to_string(run1)));
+    EXPECT_TRUE(browser.WaitFor(
+        "document.querySelector('section.steps') && "
+        "document.querySelector('section.steps').innerText.includes('" + std::to_string(run1) +
+        ".1') && document.querySelector('section.steps').innerText.includes('from-a-step')",
+        15s))
+        << browser.Eval("document.querySelector('main').innerText").dump();
+  }
   EXPECT_TRUE(browser.Screenshot(shots / "job-running.png"));
   // A running job whose output goes to /dev/null says so, without a refused peek (a 409 in the
   // console).

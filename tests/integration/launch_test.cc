@@ -167,6 +167,16 @@ TEST_F(LaunchTest, ExitCodesSignalsStdinAndRefusals) {
   EXPECT_EQ(steps[0].value("state", ""), "FAILED");
   EXPECT_EQ(steps[1].value("exit_code", -1), 143);
   EXPECT_EQ(steps[1].value("signal", 0), 15);
+  // ... and kept in history (JSON here; CSV rows ID.N in tests/client/history_format_test.cc).
+  json history = c().Get("/v1/history?limit=100");
+  ASSERT_TRUE(history.is_object()) << history.dump();
+  bool found = false;
+  for (const json& row : history["jobs"]) {
+    if (row.value("id", int64_t{0}) != job) continue;
+    found = true;
+    EXPECT_EQ(row["steps"].size(), steps.size()) << row.dump();
+  }
+  EXPECT_TRUE(found) << history.dump();
 
   // Outside any job.
   testing::ProcessResult outside = c().Cli({"launch", "h1", "true"});
@@ -175,7 +185,7 @@ TEST_F(LaunchTest, ExitCodesSignalsStdinAndRefusals) {
       << outside.stderr_text;
 
   // Another user's job, and another job's credential.
-  const int64_t running = Submit("env > env.txt; sleep 300", {"-n", "2"});
+  const int64_t running = Submit("env > env.tmp && mv env.tmp env.txt; sleep 300", {"-n", "2"});
   ASSERT_TRUE(Eventually([&] { return fs::exists(c().dir() / "env.txt") &&
                                       c().JobState(running) == "RUNNING"; }, 60s)) << c().Logs();
   int status = 0;
@@ -191,7 +201,9 @@ TEST_F(LaunchTest, ExitCodesSignalsStdinAndRefusals) {
   }
   ASSERT_FALSE(credential.empty());
   httplib::Client client(c().url());
-  const json body = {{"host", "h1"}, {"command", "id"}};
+  const json hosts = c().Job(running)["hosts"];
+  ASSERT_TRUE(hosts.is_array() && !hosts.empty()) << c().Job(running).dump();
+  const json body = {{"host", hosts[0].value("name", "")}, {"command", "id"}};
   auto as_job = [&](int64_t id) {
     httplib::Result r = client.Post(("/v1/jobs/" + std::to_string(id) + "/steps").c_str(),
                                     {{"Authorization", "Job " + credential}}, body.dump(),
@@ -224,7 +236,7 @@ TEST_F(LaunchTest, CancelDuringAnMpiRunLeavesNoProcessOnAnyHost) {
   ASSERT_EQ(Steps(id).size(), 2u);
   EXPECT_EQ(c().Cli({"cancel", std::to_string(id)}).exit_code, 0);
   ASSERT_TRUE(c().WaitAllEnded({id}, 60s)) << c().Logs();
-  EXPECT_TRUE(Eventually([&] { return ProcessesMarked(marker_).empty(); }, 30s))
+  EXPECT_TRUE(Eventually([&] { return ProcessesMarked(marker_).empty(); }, 60s))
       << ProcessesMarked(marker_).size() << " processes left\n" << c().Logs();
 }
 

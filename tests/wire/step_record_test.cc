@@ -8,33 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "wire/step_fixtures.h"
+
 namespace sluice::wire {
 namespace {
 
 using nlohmann::json;
 
-std::vector<StepRecord> ThreeSteps() {
-  return {{.step = 1,
-           .host = "h1",
-           .command = "hostname",
-           .start_time = 1733380000,
-           .end_time = 1733380005,
-           .exit_code = 0,
-           .cpu_seconds = 0.01,
-           .max_rss_mb = 3.2,
-           .state = "COMPLETED"},
-          {.step = 2,
-           .host = "h2",
-           .command = "sleep 100 \"a,b\"\n",
-           .start_time = 1733380006,
-           .end_time = 1733380009,
-           .exit_code = 137,
-           .signal = 9,
-           .cpu_seconds = 1e-7,
-           .state = "CANCELLED"},
-          {.step = 3, .host = "h1", .command = "./run", .start_time = 1733380010,
-           .state = "RUNNING"}};
-}
+using fixtures::ThreeSteps;
 
 TEST(StepRecordTest, StepsRoundTripThroughTheirText) {
   const std::vector<StepRecord> steps = ThreeSteps();

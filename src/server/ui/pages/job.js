@@ -1,7 +1,8 @@
 // Job detail (R-UI-1, R-UX-4): what `sluice jobs -l` shows — every field, the admission
 // record, pending reasons with per-host detail, the hint, the estimated start — the output
 // tail of a running job (GET /v1/jobs/ID/peek) and, for its owner or an administrator,
-// cancel / hold / release / requeue. An action asks for a second press to confirm.
+// cancel / hold / release / requeue, and the steps launched inside it (R-LAUNCH-2: `sluice
+// launch`, srun, blaunch). An action asks for a second press to confirm.
 import {get, post} from '../api.js';
 import {fill, errorBox, fieldList, fmtDuration, fmtTime, h, jobLabel, localTimes, stateBadge} from '../dom.js';
 
@@ -104,7 +105,8 @@ function fields(job) {
   const shown = new Set(['id', 'index', 'name', 'command', 'user', 'account', 'queue', 'project',
     'state', 'exit_code', 'cause', 'message', 'submit_time', 'start_time', 'end_time', 'tasks',
     'min_tasks', 'max_tasks', 'resreq', 'hosts', 'run_limit', 'depend', 'begin', 'cpu_seconds',
-    'max_rss_mb', 'reason', 'reasons', 'admission', 'estimated_start', 'unknown_because']);
+    'max_rss_mb', 'reason', 'reasons', 'admission', 'estimated_start', 'unknown_because',
+    'steps']);
   const rest = Object.keys(job).filter((k) => !shown.has(k)).sort()
       .map((k) => [k, typeof job[k] === 'object' && job[k] !== null ? JSON.stringify(job[k]) : String(job[k])]);
   return fieldList([
@@ -117,6 +119,25 @@ function fields(job) {
     ['Run limit', typeof job.run_limit === 'number' ? fmtDuration(job.run_limit) : job.run_limit],
     ['Dependency', job.depend], ['Begin', typeof job.begin === 'number' ? fmtTime(job.begin) : job.begin],
     ['CPU time', cpu], ['Peak memory', mem], ...rest]);
+}
+
+// Its steps as `sluice jobs -l` lists them: ID.N, host, state, exit, times, CPU, memory, command.
+function steps(job) {
+  if (!Array.isArray(job.steps) || job.steps.length === 0) return null;
+  const exit = (st) => st.exit_code === null || st.exit_code === undefined ? '-' :
+    st.signal ? `${st.exit_code} (signal ${st.signal})` : String(st.exit_code);
+  const row = (st) => h('tr', null,
+      h('td', null, `${job.id}.${st.step}`), h('td', null, st.host), h('td', null, stateBadge(st.state)),
+      h('td', null, exit(st)), h('td', null, fmtTime(st.start_time)),
+      h('td', null, st.end_time ? fmtTime(st.end_time) : '-'),
+      h('td', null, typeof st.cpu_seconds === 'number' ? `${st.cpu_seconds.toFixed(2)} s` : '-'),
+      h('td', null, typeof st.max_rss_mb === 'number' ? `${Math.round(st.max_rss_mb)} MB` : '-'),
+      h('td', {class: 'command'}, st.command));
+  return h('section', {class: 'steps'}, h('h2', null, `Steps (${job.steps.length})`),
+      h('table', null,
+          h('thead', null, h('tr', null, ['Step', 'Host', 'State', 'Exit', 'Started', 'Ended', 'CPU',
+            'Peak memory', 'Command'].map((t) => h('th', {scope: 'col'}, t)))),
+          h('tbody', null, job.steps.map(row))));
 }
 
 function admission(job) {
@@ -159,7 +180,8 @@ export async function mount(root, params, app) {
     const out = h('section', {class: 'output-box'});
     fill(body, 
         h('h1', null, `Job ${jobLabel(job)}`, job.name ? `: ${job.name}` : '', ' ', stateBadge(job.state)),
-        actionBar(job, app.user, refresh), pendingSection(job), out, fields(job), admission(job));
+        actionBar(job, app.user, refresh), pendingSection(job), out, fields(job), steps(job),
+        admission(job));
     await outputTail(job, out);
   };
   await refresh();
