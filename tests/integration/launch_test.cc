@@ -117,6 +117,10 @@ TEST_F(LaunchTest, Mpi4pyRingRunsOnBothAgentsThroughSrunAndThroughSluiceLaunch) 
                            {"-n", "4", "-R", "span[ptile=2]"});
   EXPECT_EQ(c().JobState(last_job_), "DONE") << out << c().Logs();
   EXPECT_EQ(CountLines(out, "sum=6"), 4) << out;
+  // Two ranks per host, each in the job's cgroup under that host's agent (its daemon's step).
+  const std::string job_cgroup = "/job_" + std::to_string(last_job_) + "\n";
+  EXPECT_EQ(CountLines(out, "/h1" + job_cgroup), 2) << out;
+  EXPECT_EQ(CountLines(out, "/h2" + job_cgroup), 2) << out;
   json steps = Steps(last_job_);
   ASSERT_EQ(steps.size(), 2u) << steps.dump();
   std::set<std::string> hosts;
@@ -215,6 +219,20 @@ TEST_F(LaunchTest, ExitCodesSignalsStdinAndRefusals) {
   EXPECT_EQ(c().Cli({"cancel", std::to_string(running)}).exit_code, 0);
   ASSERT_TRUE(c().WaitAllEnded({running}, 30s));
   EXPECT_EQ(as_job(running), 401);  // worth nothing once the run ended
+}
+
+TEST_F(LaunchTest, AStepOnAnotherHostEndsWithItsJobsRunLimit) {
+  const int64_t id = Submit("sluice launch h2 sleep 3008", {"-n", "2", "-R", "span[ptile=1]",
+                                                            "-W", "3s"});
+  ASSERT_TRUE(Eventually([&] { return !ProcessesMarked(marker_).empty() && Steps(id).size() == 1; },
+                         60s)) << c().Logs();
+  ASSERT_TRUE(c().WaitAllEnded({id}, 60s)) << c().Logs();
+  EXPECT_TRUE(Eventually([&] { return ProcessesMarked(marker_).empty(); }, 60s))
+      << ProcessesMarked(marker_).size() << " processes left\n" << c().Logs();
+  // Ended by a signal: the TERM its `sluice launch` forwarded when the run limit struck, or the
+  // KILL of the job's end.
+  EXPECT_TRUE(Eventually([&] { return Steps(id)[0]["signal"].is_number(); }, 30s))
+      << Steps(id).dump();
 }
 
 TEST_F(LaunchTest, CancelDuringAnMpiRunLeavesNoProcessOnAnyHost) {
