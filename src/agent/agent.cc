@@ -325,7 +325,10 @@ struct Agent::State {
       report_pending = true;
     }
     for (wire::StepOrder order : reply.steps) {
-      if (fenced) continue;  // the client sees no start and gives up; nothing runs unsupervised
+      if (fenced) {  // nothing starts unsupervised; its client is told why
+        steps.Refuse(order, "host " + options.host.name + " is cut off from the controller");
+        continue;
+      }
       AddAgentVariables(order.env);
       steps.Start(order, runner);
     }

@@ -392,6 +392,11 @@ void StepSessions::Start(const wire::StepOrder& order, JobRunner& runner) {
   Open(order, [&](const StepStdio& stdio) { return runner.StartStep(spec, stdio); }, true);
 }
 
+void StepSessions::Refuse(const wire::StepOrder& order, const std::string& why) {
+  Open(order, [&](const StepStdio&) -> Result<pid_t> { return Status(StatusCode::kUnavailable, why); },
+       true);
+}
+
 Status StepSessions::Attach(int64_t job, bool pty, int rows, int cols, const StartFn& start) {
   const wire::StepOrder order{.job = job, .step = 0, .pty = pty, .rows = rows, .cols = cols};
   Status started = Status::Ok();

@@ -52,6 +52,9 @@ class StepSessions {
   StepSessions& operator=(const StepSessions&) = delete;
 
   void Start(const wire::StepOrder& order, JobRunner& runner);
+  // Ends the ordered step at once with `why` as its exit's error (status 255): a fenced agent
+  // starts nothing, but its client must not wait forever.
+  void Refuse(const wire::StepOrder& order, const std::string& why);
   // An interactive job (R-LAUNCH-3): its main process, started by `start` (the runner's Start,
   // which then reaps it), with step 0's streams; JobEnded gives its exit. Returns start's
   // error, if any (the session then reports it as step 0's exit).

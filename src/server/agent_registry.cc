@@ -97,6 +97,12 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
   }
   ctx_.log().info("host {}: agent {} (epoch {}, {} running)", name,
                  was_registered ? "re-registered" : "registered", ctx_.writes().epoch(), reg.running.size());
+  // Steps do not survive their agent's restart or fence (the agent kills them): their clients
+  // are told now rather than waiting forever (R-LAUNCH-1).
+  if (steps_ != nullptr) {
+    steps_->FailHost(name, "the agent of host " + name + " registered again (it restarted or "
+                           "lost the controller); the step is gone");
+  }
   SyncHostState(name);
   ctx_.cycle().MarkDirty();
   ctx_.wakeups().WakeAll();

@@ -116,6 +116,21 @@ std::set<std::string> StepBroker::Expire(int64_t now_ms) {
   return hosts;
 }
 
+void StepBroker::FailHost(const std::string& host, const std::string& why) {
+  MutexLock lock(mu_);
+  for (auto& [key, step] : steps_) {
+    if (step.host != host || step.ended) continue;
+    wire::StepFrame exit{.kind = wire::FrameKind::kExit};
+    exit.exit = wire::StepExit{.status = 255, .error = why};
+    step.ended = true;
+    step.output.bytes += DataBytes(exit);
+    step.output.frames.push_back(std::move(exit));
+  }
+  kills_.erase(host);
+  orders_.erase(host);
+  changed_.notify_all();
+}
+
 Result<StepBroker::Step*> StepBroker::Find(const Key& key) {
   auto it = steps_.find(key);
   if (it == steps_.end()) {

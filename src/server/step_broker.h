@@ -75,6 +75,10 @@ class StepBroker {
   // it. Returns the hosts to wake.
   std::set<std::string> Expire(int64_t now_ms);
 
+  // The agent of `host` registered again (it restarted, or lost its controller and fenced): its
+  // steps are gone. Each live one ends with status 255 and `why`, so its client returns.
+  void FailHost(const std::string& host, const std::string& why);
+
   // Client side. Output frames after `after`, waiting up to `wait` for one; kNotFound for an
   // unknown (or forgotten) step.
   Result<wire::StepPage> ReadOutput(int64_t job, int64_t step, int64_t after,

@@ -39,8 +39,12 @@ Status ReadInt(const json& j, const char* key, const std::string& where, bool re
     return required ? InvalidArgument(where + "." + key + ": missing") : Status::Ok();
   }
   if (!it->is_number_integer()) return InvalidArgument(where + "." + key + ": expected an integer");
-  if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(hi)
-                               : it->get<int64_t>() < lo || it->get<int64_t>() > hi) {
+  // JSON's non-negative integers decode as unsigned: both bounds apply to them too (the fuzzer
+  // found `"step": 0` taken as an unsigned 0 past the lower bound).
+  const bool above = it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(hi)
+                                              : it->get<int64_t>() > hi;
+  if (above || (!it->is_number_unsigned() && it->get<int64_t>() < lo) ||
+      (it->is_number_unsigned() && lo > 0 && it->get<uint64_t>() < static_cast<uint64_t>(lo))) {
     return InvalidArgument(where + "." + key + ": expected an integer in [" + std::to_string(lo) +
                            ", " + std::to_string(hi) + "]");
   }

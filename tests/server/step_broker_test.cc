@@ -145,6 +145,23 @@ TEST(StepBrokerTest, AnEndedJobKillsItsStepsAndDropsItsOrders) {
   EXPECT_EQ(orders[0].job, 2);
 }
 
+TEST(StepBrokerTest, AHostsReRegistrationEndsItsLiveStepsForTheirClients) {
+  StepBroker broker;
+  ASSERT_TRUE(broker.Open(Order(1, 1), "h1", 0).ok());
+  ASSERT_TRUE(broker.Open(Order(1, 2), "h2", 0).ok());
+  broker.FailHost("h1", "the agent restarted");
+  Result<wire::StepPage> page = broker.ReadOutput(1, 1, 0, 0ms, 0);
+  ASSERT_TRUE(page.has_value());
+  ASSERT_EQ(page->frames.size(), 1u);
+  EXPECT_EQ(page->frames[0].exit.status, 255);
+  EXPECT_EQ(page->frames[0].exit.error, "the agent restarted");
+  EXPECT_TRUE(page->end);
+  EXPECT_FALSE(broker.HasOrders("h1"));  // its pending order went with it
+  page = broker.ReadOutput(1, 2, 0, 0ms, 0);  // the other host's step lives on
+  ASSERT_TRUE(page.has_value());
+  EXPECT_TRUE(page->frames.empty());
+}
+
 TEST(StepBrokerTest, TheNumberOfStepsIsBounded) {
   StepBroker broker({.max_steps = 2});
   ASSERT_TRUE(broker.Open(Order(1, 1), "h1", 0).ok());

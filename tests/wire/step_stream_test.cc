@@ -110,6 +110,9 @@ TEST(StepOrderTest, RoundTripsAndChecksRanges) {
   json bad = EncodeStepOrder(order);
   bad["step"] = 0;
   EXPECT_FALSE(DecodeStepOrder(bad).has_value());
+  // Parsed text makes 0 an unsigned number: refused all the same (found by the fuzzer).
+  EXPECT_FALSE(DecodeStepOrder(json::parse(R"({"job": 12, "step": 0})")).has_value());
+  EXPECT_FALSE(DecodeStepKill(json::parse(R"({"job": 0})")).has_value());
   bad = EncodeStepOrder(order);
   bad["env"]["X"] = 1;
   EXPECT_FALSE(DecodeStepOrder(bad).has_value());
