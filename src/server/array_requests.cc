@@ -6,6 +6,7 @@
 
 #include "base/array_ids.h"
 #include "server/job_arrays.h"
+#include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "server/views.h"
 
@@ -90,11 +91,7 @@ Result<json> ArrayRequests::Act(Lock& lock, const Caller& caller, JobId id, int3
     return InvalidArgument("index: job " + std::to_string(id) + " is not a job array");
   }
   const std::string owner = parent->spec.value("user", "");
-  if (!caller.admin && owner != caller.user) {  // 1. (R-SRV-5)
-    return Status(StatusCode::kPermissionDenied, "job " + std::to_string(id) + " belongs to " +
-                                                     owner + "; " + caller.user +
-                                                     " may act only on their own jobs");
-  }
+  SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, owner, id));  // 1. (R-SRV-5)
   const core::JobArray* array = ctx_.state().FindArray(id);
   if (array == nullptr) {
     return FailedPrecondition("job array " + std::to_string(id) + " is already " +

@@ -11,6 +11,7 @@
 #include "core/model/dependency.h"
 #include "server/controller.h"
 #include "server/job_environment.h"
+#include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "wire/job_json.h"
 #include "server/views.h"
@@ -38,13 +39,6 @@ const std::set<std::string>& SubmissionFields() {
       "resreq",   "run_limit", "begin", "depend", "exclusive", "hold",
       "priority", "project",   "cwd",   "output", "error",     "env"};
   return kFields;
-}
-
-Status RefuseUnlessOwner(const Caller& caller, const std::string& owner, JobId id) {
-  if (caller.admin || owner == caller.user) return Status::Ok();
-  return Status(StatusCode::kPermissionDenied, "job " + std::to_string(id) + " belongs to " +
-                                                   owner + "; " + caller.user +
-                                                   " may act only on their own jobs");
 }
 
 // The body over the stored spec, checked as a submission; errors name `job.<field>`.

@@ -71,6 +71,14 @@ std::string AccountOf(const nlohmann::json& spec) {
   return spec.value("user", "");
 }
 
+Status RefuseUnlessOwner(const Caller& caller, const std::string& owner, JobId id,
+                         std::string_view what) {
+  if (caller.admin || owner == caller.user) return Status::Ok();
+  return Status(StatusCode::kPermissionDenied, "job " + std::to_string(id) + " belongs to " +
+                                                   owner + "; " + caller.user + " may " +
+                                                   std::string(what));
+}
+
 LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state, size_t index) {
   LaunchLimits limits;
   if (index >= job.hosts.size()) return limits;

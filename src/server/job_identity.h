@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "config/cluster_yaml.h"
@@ -28,6 +29,12 @@ namespace sluice::server {
 // `caller` with `account` set to the account its jobs run as. Errors: kInvalidArgument
 // "job: user U runs jobs as account `root` (uid 0): ..." naming how to change it.
 Result<Caller> WithJobAccount(const config::AuthConfig& auth, Caller caller);
+
+// R-SRV-5: users act on their own jobs only, administrators on every job. kPermissionDenied
+// "job ID belongs to OWNER; USER may WHAT" otherwise (`what`: "act only on their own jobs",
+// "peek only at their own jobs", ...).
+Status RefuseUnlessOwner(const Caller& caller, const std::string& owner, JobId id,
+                         std::string_view what = "act only on their own jobs");
 
 // The account a stored spec runs as: its `account`, or (a row stored before R-SEC-1) its user.
 std::string AccountOf(const nlohmann::json& spec);

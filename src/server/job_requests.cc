@@ -8,6 +8,7 @@
 
 #include "base/array_ids.h"
 #include "server/job_arrays.h"
+#include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "server/pending_quota.h"
 #include "wire/job_json.h"
@@ -20,13 +21,8 @@ using nlohmann::json;
 
 namespace {
 
-// R-SRV-5: users act on their own jobs only; administrators on every job.
 Status RefuseUnlessOwner(const Caller& caller, const JobInfo& job) {
-  const std::string owner = job.spec.value("user", "");
-  if (caller.admin || owner == caller.user) return Status::Ok();
-  return Status(StatusCode::kPermissionDenied, "job " + std::to_string(job.row.id) +
-                                                   " belongs to " + owner + "; " + caller.user +
-                                                   " may act only on their own jobs");
+  return server::RefuseUnlessOwner(caller, job.spec.value("user", ""), job.row.id);
 }
 
 Status NoJob(JobId id) { return NotFound("no job " + std::to_string(id)); }

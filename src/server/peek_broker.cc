@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "server/job_identity.h"
 #include "server/text_parsers.h"
 
 #include <algorithm>
@@ -34,11 +35,7 @@ Result<json> PeekBroker::Peek(MutexLock& lock, ServerContext& ctx, JobBook& book
   JobInfo* job = book.Find(id);
   if (job == nullptr) return NotFound("no job " + std::to_string(id));
   const std::string owner = job->spec.value("user", "");
-  if (!caller.admin && owner != caller.user) {
-    return Status(StatusCode::kPermissionDenied, "job " + std::to_string(id) + " belongs to " +
-                                                     owner + "; " + caller.user +
-                                                     " may peek only at their own jobs");
-  }
+  SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, owner, id, "peek only at their own jobs"));
   if (job->state() != JobState::kRunning || job->launch_host.empty()) {
     return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
                               "; only a RUNNING job's output can be peeked at");

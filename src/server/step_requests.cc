@@ -110,11 +110,8 @@ Status StepRequests::CheckCaller(const Caller& caller, JobId id) {
   MutexLock lock(ctx_.mu());
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return NoJob(id);
-  const std::string owner = job->spec.value("user", "");
-  if (caller.admin || owner == caller.user) return Status::Ok();
-  return Status(StatusCode::kPermissionDenied, "job " + std::to_string(id) + " belongs to " +
-                                                   owner + "; " + caller.user +
-                                                   " may reach only their own jobs' steps");
+  return RefuseUnlessOwner(caller, job->spec.value("user", ""), id,
+                           "reach only their own jobs' steps");
 }
 
 Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& body) {
@@ -123,12 +120,8 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
   MutexLock lock(ctx_.mu());
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return NoJob(id);
-  const std::string owner = job->spec.value("user", "");
-  if (!caller.admin && owner != caller.user) {
-    return Status(StatusCode::kPermissionDenied,
-                  "job " + std::to_string(id) + " belongs to " + owner + "; " + caller.user +
-                      " may start steps only in their own jobs");
-  }
+  SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, job->spec.value("user", ""), id,
+                                           "start steps only in their own jobs"));
   if (job->phase() != core::AdmissionPhase::kAdmitted || job->row.cancel_requested) {
     return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
                               "; steps start only inside a running job");
