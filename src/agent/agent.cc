@@ -14,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "agent/controller_client.h"
 #include "agent/job_script.h"
 #include "agent/job_shepherd.h"
 #include "agent/journal.h"
@@ -40,14 +41,8 @@ struct HttpReply {
 
 std::unique_ptr<httplib::Client> MakeClient(const AgentOptions& options, const std::string& url,
                                             std::chrono::milliseconds read_timeout) {
-  auto client = std::make_unique<httplib::Client>(url);
-  if (!options.ca_file.empty()) client->set_ca_cert_path(options.ca_file);
-  client->set_connection_timeout(1s);
-  client->set_read_timeout(read_timeout);
-  client->set_write_timeout(2s);
-  client->set_keep_alive(true);
-  client->set_tcp_nodelay(true);  // a POST's body must not wait for the server's delayed ACK
-  return client;
+  return NewControllerClient(url, options.ca_file,
+                             {.connect = 1s, .read = read_timeout, .write = 2s});
 }
 
 // The agent token, else a fresh MUNGE credential (uid 0: the agent role, R-SEC-2).
@@ -214,13 +209,6 @@ struct Agent::State {
     Result<std::string> authorization = Authorization(options);
     if (!authorization) return authorization.error();
     return StepEndpoint{.url = url, .authorization = *authorization, .ca_file = options.ca_file};
-  }
-
-  static wire::StepExit StepExitOf(const wire::ExitReport& report) {
-    return wire::StepExit{.status = report.ShellStatus(),
-                          .signal = report.signal,
-                          .cpu_seconds = report.cpu_seconds,
-                          .max_rss_mb = report.max_rss_mb};
   }
 
   // What the agent adds to every job's and step's environment: where the controller is as
@@ -573,7 +561,7 @@ struct Agent::State {
       scripts.Remove(exit.job);
       peek_targets.erase(exit.job);
       unacked_exits[exit.job] = ExitReportOf(exit);
-      steps.JobEnded(exit.job, StepExitOf(unacked_exits[exit.job]));  // an interactive job's
+      steps.JobEnded(exit.job, StepExitOf(exit));  // an interactive job's
       report_pending = true;
       if (journal) {
         Journaled(journal->RecordExit(unacked_exits[exit.job]));

@@ -627,17 +627,24 @@ void JobRunner::EndSteps(int64_t job) {
   }
 }
 
+JobExit ExitOfWaitStatus(int64_t job, int status, const rusage& usage) {
+  JobExit exit{.job = job};
+  if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
+  exit.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
+  exit.max_rss_mb = usage.ru_maxrss / 1024.0;  // ru_maxrss is in KiB
+  return exit;
+}
+
 void JobRunner::ReapLeader(int64_t job, Entry& entry, TimePoint now) {
   // The leader is still a zombie (WNOWAIT), so its group id cannot have been reused.
   SignalJob(job, entry, SIGKILL);
   int status = 0;
   rusage usage{};
   wait4(entry.pid, &status, 0, &usage);
-  JobExit exit{.job = job, .run = entry.run, .cause = entry.kill_cause.value_or(ExitCause::kExit)};
-  if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
-  exit.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
-  exit.max_rss_mb = usage.ru_maxrss / 1024.0;  // ru_maxrss is in KiB
+  JobExit exit = ExitOfWaitStatus(job, status, usage);
+  exit.run = entry.run;
+  exit.cause = entry.kill_cause.value_or(ExitCause::kExit);
   if (!options_.exit_record_dir.empty()) {
     // The shepherd's record holds the job's own rusage (the shepherd's maximum RSS would be
     // the agent's it was forked from). The exit is journaled by now (OnLeaderExit).

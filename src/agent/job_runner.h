@@ -41,6 +41,7 @@
 // R-SEC-3 (containment) and R-SEC-4 (accounting), with cgroup.h.
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -151,6 +152,10 @@ struct StepStdio {
   int fds[3] = {-1, -1, -1};
   bool tty = false;
 };
+
+// How a reaped process ended (wait4's status and rusage): its exit code or signal, its CPU
+// time and memory peak.
+JobExit ExitOfWaitStatus(int64_t job, int status, const rusage& usage);
 
 // Replaces every `%j` in `pattern` with the job id (`%%` stays `%%`).
 std::string ExpandJobPattern(std::string_view pattern, int64_t job);

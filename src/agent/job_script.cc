@@ -1,17 +1,16 @@
 #include "agent/job_script.h"
 
-#include <algorithm>
-#include <charconv>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "agent/account.h"
+#include "wire/host_slots.h"
 
 namespace sluice::agent {
 namespace {
@@ -93,17 +92,8 @@ Status ScriptFiles::PrepareHostfile(JobSpec& spec) {
   if (hosts == spec.env.end() || hosts->second.empty()) return Status::Ok();
   // "h1:2,h2:2" -> one line per slot, in allocation order (what mpirun's --hostfile reads).
   std::string text;
-  std::string_view rest = hosts->second;
-  while (!rest.empty()) {
-    const std::string_view entry = rest.substr(0, rest.find(','));
-    rest.remove_prefix(std::min(rest.size(), entry.size() + 1));
-    const size_t colon = entry.rfind(':');
-    const std::string name(entry.substr(0, colon));
-    int slots = 1;
-    if (colon != std::string_view::npos) {
-      std::from_chars(entry.data() + colon + 1, entry.data() + entry.size(), slots);
-    }
-    for (int k = 0; k < std::clamp(slots, 1, 100'000); ++k) text += name + "\n";
+  for (const auto& [name, slots] : wire::ParseHostSlots(hosts->second)) {
+    for (int k = 0; k < std::min(slots, 100'000); ++k) text += name + "\n";
   }
   SLUICE_RETURN_IF_ERROR(EnsureDirectory());
   const std::string path = PathOf(spec.job) + ".hosts";

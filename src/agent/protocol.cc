@@ -21,6 +21,13 @@ wire::ExitReport ExitReportOf(const JobExit& exit) {
   return report;
 }
 
+wire::StepExit StepExitOf(const JobExit& exit) {
+  return wire::StepExit{.status = ExitReportOf(exit).ShellStatus(),
+                        .signal = exit.signal,
+                        .cpu_seconds = exit.cpu_seconds,
+                        .max_rss_mb = exit.max_rss_mb};
+}
+
 JobSpec JobSpecOf(const wire::Launch& launch, const std::string& default_cwd) {
   JobSpec spec{.job = launch.job,
                .run = launch.run,

@@ -20,6 +20,9 @@ namespace sluice::agent {
 // 128 + the signal number when the job was killed by a signal.
 wire::ExitReport ExitReportOf(const JobExit& exit);
 
+// A step's (or an interactive job's) end as its exit frame carries it (wire/step_stream.h).
+wire::StepExit StepExitOf(const JobExit& exit);
+
 // The job to run for a launch; `default_cwd` is used when the launch names no cwd.
 JobSpec JobSpecOf(const wire::Launch& launch, const std::string& default_cwd);
 

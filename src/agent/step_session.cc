@@ -20,6 +20,9 @@
 #include <cstring>
 #include <vector>
 
+#include "agent/controller_client.h"
+#include "agent/protocol.h"
+
 namespace sluice::agent {
 
 using nlohmann::json;
@@ -152,25 +155,14 @@ class StepSession {
     return Status::Ok();
   }
 
-  std::unique_ptr<httplib::Client> Client(const StepEndpoint& endpoint,
-                                          std::chrono::milliseconds read_timeout) {
-    auto client = std::make_unique<httplib::Client>(endpoint.url);
-    if (!endpoint.ca_file.empty()) client->set_ca_cert_path(endpoint.ca_file);
-    client->set_connection_timeout(2s);
-    client->set_read_timeout(read_timeout);
-    client->set_write_timeout(5s);
-    client->set_keep_alive(true);
-    client->set_tcp_nodelay(true);
-    return client;
-  }
-
   // One request; the status (0: no answer) and the parsed body.
   int Request(bool post, const std::string& path, const json& body, json& reply,
               std::chrono::milliseconds read_timeout) {
     Result<StepEndpoint> endpoint = endpoint_();
     if (!endpoint) return 0;
     if (!client_[post] || client_url_[post] != endpoint->url) {
-      client_[post] = Client(*endpoint, read_timeout);
+      client_[post] = NewControllerClient(endpoint->url, endpoint->ca_file,
+                                          {.connect = 2s, .read = read_timeout, .write = 5s});
       client_url_[post] = endpoint->url;
     }
     client_[post]->set_read_timeout(read_timeout);
@@ -205,6 +197,18 @@ class StepSession {
   }
 
   void PumpOutput() {
+    const bool deliverable = RelayOutput();
+    wire::StepFrame exit{.kind = wire::FrameKind::kExit, .exit = AwaitExit()};
+    spdlog::info("agent {}: step {} ended with status {}", host_,
+                 wire::StepId(order_.job, order_.step), exit.exit.status);
+    if (deliverable) Send({exit});
+    output_done_ = true;
+  }
+
+  // Sends what the step writes, in batches (at most kBatchBytes, held at most kBatchDelay),
+  // until every holder of its stdout and stderr (or terminal) closed them. False once the
+  // controller no longer takes its output (its client is gone): the step is then killed.
+  bool RelayOutput() {
     std::vector<wire::StepFrame> batch;
     size_t bytes = 0;
     bool deliverable = true;
@@ -257,36 +261,25 @@ class StepSession {
     }
     stdout_ = stderr_ = -1;
     flush();
-    wire::StepFrame exit{.kind = wire::FrameKind::kExit};
-    if (pid_ > 0 && !owns_process_) {
-      // The runner reaps it: wait for its exit (the agent gives it with Finish).
+    return deliverable;
+  }
+
+  // How the step ended: reaped here, given by the runner (an interactive job's), or its
+  // failure to start.
+  wire::StepExit AwaitExit() {
+    if (pid_ > 0 && !owns_process_) {  // the agent gives it with Finish
       std::unique_lock lock(exit_mu_);
       exit_cv_.wait(lock, [&] { return exit_.has_value(); });
       reaped_ = true;
-      exit.exit = *exit_;
-    } else if (pid_ > 0) {
-      int status = 0;
-      rusage usage{};
-      while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
-      }
-      reaped_ = true;
-      if (WIFSIGNALED(status)) {
-        exit.exit.signal = WTERMSIG(status);
-        exit.exit.status = 128 + WTERMSIG(status);
-      } else {
-        exit.exit.status = WEXITSTATUS(status);
-      }
-      exit.exit.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                              (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-      exit.exit.max_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;
-    } else {
-      exit.exit.status = 255;
-      exit.exit.error = start_error_;
+      return *exit_;
     }
-    spdlog::info("agent {}: step {} ended with status {}", host_,
-                 wire::StepId(order_.job, order_.step), exit.exit.status);
-    if (deliverable) Send({exit});
-    output_done_ = true;
+    if (pid_ <= 0) return wire::StepExit{.status = 255, .error = start_error_};
+    int status = 0;
+    rusage usage{};
+    while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
+    }
+    reaped_ = true;
+    return StepExitOf(ExitOfWaitStatus(order_.job, status, usage));
   }
 
   void PumpInput() {

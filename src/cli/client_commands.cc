@@ -110,29 +110,37 @@ int RunSubmit(const SubmitCommand& cmd) {
   });
 }
 
+}  // namespace
+
+void AddJobShapeFlags(CLI::App* cmd, client::SubmitFlags& f) {
+  cmd->add_option("-q,--queue", f.queue, "queue (default: the cluster's default queue)");
+  cmd->add_option("-n,--tasks", f.tasks, "tasks: N, or MIN,MAX for a range");
+  cmd->add_option("-R,--resreq", f.resreq, "resource request, e.g. 'span[hosts=1]'");
+  cmd->add_option("-W,--run-limit", f.run_limit, "run limit: MINUTES, H:M, H:M:S or 90s/10m/2h");
+  cmd->add_option("-J,--name", f.name, "job name; NAME[1-50]%5 submits an array (bsub -J)");
+  cmd->add_option("-P,--project", f.project, "project");
+  cmd->add_option("--cwd", f.cwd, "working directory (default: the current directory)");
+  cmd->add_option("--export", f.export_env,
+                  "the job's environment: ALL (default: yours), NONE, or [ALL,]VAR[=VALUE],...");
+}
+
+namespace {
+
 void RegisterSubmit(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("submit", "submit a job (bsub/sbatch habits)");
   auto c = std::make_shared<SubmitCommand>();
   AddConnectionFlags(cmd, c->connection);
   client::SubmitFlags& f = c->flags;
-  cmd->add_option("-q,--queue", f.queue, "queue (default: the cluster's default queue)");
-  cmd->add_option("-n,--tasks", f.tasks, "tasks: N, or MIN,MAX for a range");
-  cmd->add_option("-R,--resreq", f.resreq, "resource request, e.g. 'span[hosts=1]'");
-  cmd->add_option("-W,--run-limit", f.run_limit, "run limit: MINUTES, H:M, H:M:S or 90s/10m/2h");
+  AddJobShapeFlags(cmd, f);
   cmd->add_option("-w,--depend", f.depend, "dependency expression, e.g. 'done(12)'");
   cmd->add_option("-b,--begin", f.begin, "begin time: epoch, +DURATION, HH:MM or ISO date");
   cmd->add_flag("-x,--exclusive", f.exclusive, "whole hosts");
   cmd->add_flag("-H,--hold", f.hold, "submit held (release with `sluice release`)");
   cmd->add_option("-o,--output", f.output, "stdout file (%j: job id)");
   cmd->add_option("-e,--error", f.error, "stderr file (default: the output file)");
-  cmd->add_option("-J,--name", f.name, "job name; NAME[1-50]%5 submits an array (bsub -J)");
   cmd->add_option("-a,--array", f.array,
                   "job array: indexes 1-1000, 1,5,7-9 or 1-99:2, then %N to run at most N at once");
-  cmd->add_option("-P,--project", f.project, "project");
   cmd->add_option("--priority", f.priority, "priority within the queue");
-  cmd->add_option("--cwd", f.cwd, "working directory (default: the current directory)");
-  cmd->add_option("--export", f.export_env,
-                  "the job's environment: ALL (default: yours), NONE, or [ALL,]VAR[=VALUE],...");
   cmd->add_flag("--parsable", c->parsable, "print only the job id");
   cmd->add_flag("--wait,-K", c->wait,
                 "wait for the job to end; exit with its exit code (Ctrl-C cancels it)");

@@ -31,6 +31,9 @@ void RegisterGenHistoryCommand(CLI::App& app, int& exit_code);
 void RegisterPeekCommand(CLI::App& app, int& exit_code);
 void RegisterLaunchCommand(CLI::App& app, int& exit_code);
 void RegisterRunCommands(CLI::App& app, int& exit_code);  // run, alloc
+// The flags that shape a job (queue, tasks, resources, run limit, name, project, directory,
+// environment), shared by `submit` and the interactive `run` and `alloc`.
+void AddJobShapeFlags(CLI::App* cmd, client::SubmitFlags& flags);
 // `sluice run` (or `sluice alloc`) with these flags: srun outside a job and salloc.
 int RunInteractiveJob(const client::SubmitFlags& flags, bool pty, bool alloc = false);
 

@@ -211,16 +211,6 @@ int RunInteractive(const RunCommand& cmd) {
   return status;
 }
 
-void AddSubmitFlags(CLI::App* cmd, client::SubmitFlags& f) {
-  cmd->add_option("-q,--queue", f.queue, "queue");
-  cmd->add_option("-n,--tasks", f.tasks, "tasks: N, or MIN,MAX");
-  cmd->add_option("-R,--resreq", f.resreq, "resource request, e.g. 'span[ptile=1]'");
-  cmd->add_option("-W,--run-limit", f.run_limit, "run limit");
-  cmd->add_option("-J,--name", f.name, "job name");
-  cmd->add_option("-P,--project", f.project, "project");
-  cmd->add_option("--cwd", f.cwd, "working directory (default: the current directory)");
-  cmd->add_option("--export", f.export_env, "the job's environment: ALL (default), NONE, or a list");
-}
 
 }  // namespace
 
@@ -233,7 +223,7 @@ void RegisterRunCommands(CLI::App& app, int& exit_code) {
   CLI::App* run = app.add_subcommand("run", "run a command as an interactive job (srun, bsub -Is)");
   auto r = std::make_shared<RunCommand>();
   verbs::AddConnectionFlags(run, r->connection);
-  AddSubmitFlags(run, r->flags);
+  AddJobShapeFlags(run, r->flags);
   run->add_flag("--pty", r->pty, "run on a pseudo-terminal (an interactive shell: --pty -- bash -i)");
   run->add_option("command", r->flags.command, "the command, after --")->required();
   run->callback([r, &exit_code] { exit_code = RunInteractive(*r); });
@@ -243,7 +233,7 @@ void RegisterRunCommands(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<RunCommand>();
   a->alloc = true;
   verbs::AddConnectionFlags(alloc, a->connection);
-  AddSubmitFlags(alloc, a->flags);
+  AddJobShapeFlags(alloc, a->flags);
   alloc->callback([a, &exit_code] { exit_code = RunInteractive(*a); });
 }
 

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 
+#include "wire/host_slots.h"
 #include "wire/step_stream.h"
 
 namespace sluice::client {
@@ -163,20 +164,8 @@ Result<ClientOptions> StepClientOptions(const std::string& server, const std::st
 }
 
 std::vector<std::pair<std::string, int>> AllocationHosts() {
-  std::vector<std::pair<std::string, int>> hosts;
   const char* text = std::getenv("SLUICE_HOSTS");
-  std::string_view rest = text != nullptr ? text : "";
-  while (!rest.empty()) {
-    const std::string_view entry = rest.substr(0, rest.find(','));
-    rest.remove_prefix(std::min(rest.size(), entry.size() + 1));
-    const size_t colon = entry.rfind(':');
-    int slots = 1;
-    if (colon != std::string_view::npos) {
-      std::from_chars(entry.data() + colon + 1, entry.data() + entry.size(), slots);
-    }
-    if (!entry.empty()) hosts.emplace_back(std::string(entry.substr(0, colon)), std::max(slots, 1));
-  }
-  return hosts;
+  return wire::ParseHostSlots(text != nullptr ? text : "");
 }
 
 std::string ShellQuote(const std::string& word) {

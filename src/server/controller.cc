@@ -110,23 +110,23 @@ Result<Caller> Controller::AuthenticateRequest(const std::string& authorization)
 }
 
 void Controller::RestoreCredentialKey(const store::Snapshot& snap, store::WriteBatch& batch) {
-  std::string key;
+  std::vector<uint64_t> words;
   for (int word = 0; word < JobCredentials::kKeyWords; ++word) {
     auto it = snap.settings.find(JobCredentials::SettingKey(word));
-    if (it == snap.settings.end()) {
-      key.clear();
-      break;
-    }
-    const uint64_t bits = static_cast<uint64_t>(it->second);
-    for (int b = 0; b < 8; ++b) key += static_cast<char>((bits >> (8 * b)) & 0xff);
+    if (it == snap.settings.end()) break;
+    words.push_back(static_cast<uint64_t>(it->second));
   }
-  if (key.empty()) {  // the first start on this store
+  if (words.size() != JobCredentials::kKeyWords) {  // the first start on this store
     std::random_device random;
+    words.clear();
     for (int word = 0; word < JobCredentials::kKeyWords; ++word) {
-      const uint64_t bits = (static_cast<uint64_t>(random()) << 32) ^ random();
-      batch.settings[JobCredentials::SettingKey(word)] = static_cast<int64_t>(bits);
-      for (int b = 0; b < 8; ++b) key += static_cast<char>((bits >> (8 * b)) & 0xff);
+      words.push_back((static_cast<uint64_t>(random()) << 32) ^ random());
+      batch.settings[JobCredentials::SettingKey(word)] = static_cast<int64_t>(words.back());
     }
+  }
+  std::string key;
+  for (uint64_t bits : words) {
+    for (int b = 0; b < 8; ++b) key += static_cast<char>((bits >> (8 * b)) & 0xff);
   }
   job_credentials_.SetKey(std::move(key));
 }

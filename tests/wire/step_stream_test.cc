@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "base/base64.h"
+#include "wire/host_slots.h"
 
 namespace sluice::wire {
 namespace {
@@ -122,6 +123,14 @@ TEST(StepOrderTest, RoundTripsAndChecksRanges) {
   EXPECT_EQ(kill->step, 0);  // absent: every step of the job
   EXPECT_FALSE(DecodeStepKill(json{{"job", 0}}).has_value());
   EXPECT_EQ(StepId(12, 3), "12.3");
+}
+
+TEST(HostSlotsTest, SluiceHostsReadsAsHostsAndSlotsInOrder) {
+  using Hosts = std::vector<std::pair<std::string, int>>;
+  EXPECT_EQ(ParseHostSlots("h1:2,h2:3"), (Hosts{{"h1", 2}, {"h2", 3}}));
+  // A missing, unreadable or zero count is one slot; empty entries are skipped.
+  EXPECT_EQ(ParseHostSlots("a,b:x,,c:0,d:1"), (Hosts{{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}}));
+  EXPECT_TRUE(ParseHostSlots("").empty());
 }
 
 }  // namespace
