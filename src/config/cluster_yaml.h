@@ -88,6 +88,11 @@ struct QueueQuota {
 struct Quotas {
   std::optional<int64_t> max_pending_per_user;  // one user's waiting jobs, all queues together
   std::map<std::string, QueueQuota> queues;     // by queue name
+  // One user's array elements that are not jobs yet, all arrays together (issue 48: a user's
+  // loop of million-element arrays grew the server by ~7 bytes an element without bound).
+  // Set by default: five arrays of the largest size a submission may have.
+  int64_t max_array_elements_per_user = 5'000'000;
+  // No job quota (the element cap always holds).
   bool empty() const { return !max_pending_per_user && queues.empty(); }
 };
 

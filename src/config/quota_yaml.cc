@@ -27,7 +27,7 @@ Status ReadQueueQuota(const Reader& reader, const Field& f, QueueQuota& quota) {
 Status ReadQuotas(const Reader& reader, const Field& f,
                   const std::set<std::string, std::less<>>& queues, Quotas& quotas) {
   if (!f.node.IsNull() && !f.node.IsMap()) {
-    return reader.Expected(f, "a map (max_pending_per_user, queues)");
+    return reader.Expected(f, "a map (max_pending_per_user, max_array_elements_per_user, queues)");
   }
   Result<std::vector<Entry>> keys = reader.MapEntries(f);
   if (!keys) return keys.error();
@@ -35,6 +35,10 @@ Status ReadQuotas(const Reader& reader, const Field& f,
     if (k.key == "max_pending_per_user") {
       SLUICE_RETURN_IF_ERROR(
           Assign(reader.ReadCount<int64_t>(k.value), quotas.max_pending_per_user));
+    } else if (k.key == "max_array_elements_per_user") {
+      Result<int64_t> count = reader.ReadCount<int64_t>(k.value);
+      if (!count) return count.error();
+      quotas.max_array_elements_per_user = *count;
     } else if (k.key == "queues") {
       Result<std::vector<Entry>> names = reader.MapEntries(k.value);
       if (!names) return names.error();

@@ -3,6 +3,7 @@
 //
 //   quotas:
 //     max_pending_per_user: <count>      # one user's waiting jobs, all queues together
+//     max_array_elements_per_user: <count>  # one user's elements not yet jobs (5,000,000)
 //     queues:
 //       <queue name>: {max_pending: <count>, max_pending_per_user: <count>}
 //

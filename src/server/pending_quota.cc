@@ -17,6 +17,7 @@ struct Over {
   int64_t max = 0;
   int64_t waiting = 0;
   int64_t adding = 0;
+  const char* what = "waiting jobs";
 };
 
 Refusal QuotaRefusal(const Over& over, const std::string& user, bool batch) {
@@ -24,7 +25,7 @@ Refusal QuotaRefusal(const Over& over, const std::string& user, bool batch) {
   const std::string where = over.queue.empty() ? "the cluster" : "queue '" + over.queue + "'";
   const std::string its = over.queue.empty() ? "quotas." : "its ";
   const std::string message = std::string(batch ? "jobs" : "job") + ": " + where + " would hold " +
-                              std::to_string(over.waiting + over.adding) + " waiting jobs" + whose +
+                              std::to_string(over.waiting + over.adding) + " " + over.what + whose +
                               "; " + its + over.limit + " is " + std::to_string(over.max) + " (" +
                               std::to_string(over.waiting) + " wait, this submission adds " +
                               std::to_string(over.adding) + ")";
@@ -77,10 +78,31 @@ std::optional<Over> CheckQueue(const config::Quotas& quotas, const core::Cluster
   return std::nullopt;
 }
 
+// A user's array elements that are not jobs yet, and what the submission adds to them;
+// walks the arrays only when the submission holds one, so a plain job costs nothing here.
+std::optional<Over> CheckArrayElements(const config::Quotas& quotas,
+                                       const core::ClusterState& state, const std::string& user,
+                                       const std::vector<json>& specs) {
+  int64_t adding = 0;
+  for (const json& spec : specs) {
+    if (spec.contains("array")) adding += JobsOf(spec);
+  }
+  if (adding == 0) return std::nullopt;
+  int64_t mine = 0;
+  for (const auto& [id, array] : state.arrays()) {
+    if (array.spec.user == user) mine += array.waiting + array.held;
+  }
+  if (mine + adding <= quotas.max_array_elements_per_user) return std::nullopt;
+  return Over{.queue = "",
+              .limit = "max_array_elements_per_user",
+              .max = quotas.max_array_elements_per_user,
+              .waiting = mine,
+              .adding = adding,
+              .what = "array elements not yet jobs"};
+}
+
 }  // namespace
 
-// Steps: 1. the jobs the submission adds to each queue; 2. each queue's quotas, in queue
-// order; 3. the user's waiting jobs in every queue against the cluster-wide quota.
 int64_t JobsOf(const json& spec) {
   const auto array = spec.find("array");
   if (array == spec.end() || !array->is_string()) return 1;
@@ -88,9 +110,15 @@ int64_t JobsOf(const json& spec) {
   return parsed ? static_cast<int64_t>(parsed->indices.size()) : 1;  // refused later if bad
 }
 
+// Steps: 1. the user's array elements against their cap; 2. the jobs the submission adds to
+// each queue; 3. each queue's quotas, in queue order; 4. the user's waiting jobs in every
+// queue against the cluster-wide quota.
 std::optional<Refusal> CheckPendingQuota(const config::Quotas& quotas,
                                          const core::ClusterState& state, const std::string& user,
                                          const std::vector<json>& specs, bool batch) {
+  if (auto over = CheckArrayElements(quotas, state, user, specs)) {
+    return QuotaRefusal(*over, user, batch);
+  }
   if (quotas.empty() || state.topology().queues().empty()) return std::nullopt;
   std::map<QueueIndex, int64_t> adding;
   int64_t added = 0;

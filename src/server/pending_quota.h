@@ -11,7 +11,9 @@
 // (`queue` is null for the cluster-wide per-user quota). An array counts as its elements,
 // as in LSF: the one submitted adds each index, and a stored one's waiting or held elements
 // wait. Counting walks the waiting jobs of the queues concerned and the arrays, only when a
-// quota is set.
+// quota is set. Apart from the job quotas, and always set, `max_array_elements_per_user` caps
+// one user's array elements that are not jobs yet (issue 48): a submission holding an array
+// walks the arrays to count them (cause limit "max_array_elements_per_user", queue null).
 // Thread-safety: REQUIRES the context's mutex held.
 #pragma once
 

@@ -125,6 +125,43 @@ TEST(QuotaTest, OneRequestAddsAtMostAMillionJobsAndElements) {
   EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}})).body["id"], 3);
 }
 
+// Issue 48: under the per-request cap a user could still loop requests of a million elements
+// each; their elements not yet jobs are capped per user, by default and without job quotas.
+TEST(QuotaTest, AUsersArrayElementsAreCappedAcrossRequests) {
+  sluice::testing::TempDir dir;
+  ControllerHarness h(dir.path().string());
+  config::AuthConfig auth = testing::TestAuth();
+  ASSERT_TRUE(auth.quotas.empty());
+  auth.quotas.max_array_elements_per_user = 10;
+  h.Open(testing::TestCluster(), auth);
+  const json six = {{"command", "true"}, {"array", "1-6"}, {"hold", true}};
+  const JobId first = h.Submit("alice", six);
+  Reply over = h.c().Submit(Caller{.user = "alice"}, six);
+  EXPECT_EQ(over.status, 429) << over.body.dump();
+  EXPECT_EQ(over.body["cause"]["limit"], "max_array_elements_per_user");
+  EXPECT_EQ(over.body["cause"]["waiting"], 6);
+  EXPECT_EQ(over.body["cause"]["adding"], 6);
+  EXPECT_TRUE(over.body["cause"]["queue"].is_null());
+  EXPECT_NE(over.body["error"].get<std::string>().find(
+                "the cluster would hold 12 array elements not yet jobs of alice; "
+                "quotas.max_array_elements_per_user is 10"),
+            std::string::npos)
+      << over.body.dump();
+  // Plain jobs are not elements; another user has a cap of their own; a batch is refused whole.
+  EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, {{"command", "true"}})).status, 200);
+  EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "bob"}, six)).status, 200);
+  const json four = {{"command", "true"}, {"array", "1-4"}};
+  EXPECT_EQ(Reply(h.c().SubmitBatch(Caller{.user = "alice"},
+                                    {{"jobs", json::array({four, four})}}))
+                .status,
+            429);
+  // Up to the cap fits; cancelled elements make room.
+  ASSERT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, four)).status, 200);
+  EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, six)).status, 429);
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, first)).status, 200);
+  EXPECT_EQ(Reply(h.c().Submit(Caller{.user = "alice"}, six)).status, 200);
+}
+
 TEST(FieldLimitsTest, EveryStoredFieldHasAByteLimitNamedInTheError) {
   sluice::testing::TempDir dir;
   ControllerHarness h(dir.path().string());
