@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "agent/controller_client.h"
+#include "agent/instance_name.h"
 #include "agent/job_script.h"
 #include "agent/job_shepherd.h"
 #include "agent/journal.h"
@@ -156,7 +157,8 @@ struct Agent::State {
   std::string instance = NewInstanceId();  // the journal's, when there is one (Setup)
   std::unique_ptr<AgentJournal> journal;   // null without a state directory
   const FaultPlan faults = FaultPlan::FromEnvironment();
-  ScriptFiles scripts{"", options.host.name};  // job scripts' private copies (R-UX-1)
+  // Job scripts' private copies (R-UX-1).
+  ScriptFiles scripts{"", AgentInstanceName(options.host.name, options.state_dir)};
   std::mutex mu;
   std::condition_variable report_cv;
   JobRunner runner;

@@ -1,5 +1,6 @@
 #include "agent/cgroup.h"
 
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "agent/cgroup_internal.h"
+#include "agent/instance_name.h"
 
 namespace sluice::agent {
 namespace cgroup_internal {
@@ -386,14 +388,7 @@ Result<std::unique_ptr<Cgroups>> OpenCgroups(const CgroupOptions& options) {
 }
 
 std::string DefaultCgroupPath(const std::string& host, const std::string& state_dir) {
-  std::error_code error;
-  const std::filesystem::path canonical = std::filesystem::weakly_canonical(state_dir, error);
-  const std::string key = error ? state_dir : canonical.string();
-  uint32_t hash = 2166136261u;  // FNV-1a: stable across builds and machines
-  for (unsigned char c : key) hash = (hash ^ c) * 16777619u;
-  char digits[9];
-  std::snprintf(digits, sizeof digits, "%08x", hash);
-  return "sluice/" + host + "-" + digits;
+  return "sluice/" + AgentInstanceName(host, state_dir);
 }
 
 }  // namespace sluice::agent

@@ -106,8 +106,8 @@ Result<std::unique_ptr<Cgroups>> OpenCgroups(const CgroupOptions& options);
 // "job_<id>", the name of a job's cgroup.
 std::string JobCgroupName(int64_t job);
 
-// `sluice agent`'s default cgroup path: `sluice/<host>-<8 hex digits of the state directory>`
-// (issue 47.2). Two agents of one name on one machine (two clusters, two test runs) used to
+// `sluice agent`'s default cgroup path: `sluice/<AgentInstanceName>` (instance_name.h; issue
+// 47.2). Two agents of one name on one machine (two clusters, two test runs) used to
 // share `sluice/<host>`, and each one's cleanup at start killed the other's jobs and removed its
 // tree; agents of distinct state directories (the journal's directory, locked by its agent) now
 // get distinct paths, and a restarted agent (same state directory) finds its own stale cgroups.

@@ -20,16 +20,16 @@ Status Failed(const std::string& what, const std::string& path, int error) {
                 "job script: " + what + ": " + path + ": " + std::strerror(error));
 }
 
-std::string DefaultDir(const std::string& host) {
+std::string DefaultDir(const std::string& instance) {
   const char* tmp = std::getenv("TMPDIR");
   std::string base = tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp";
-  return base + "/sluice-scripts-" + std::to_string(geteuid()) + "-" + host;
+  return base + "/sluice-scripts-" + std::to_string(geteuid()) + "-" + instance;
 }
 
 }  // namespace
 
-ScriptFiles::ScriptFiles(std::string dir, const std::string& host)
-    : dir_(dir.empty() ? DefaultDir(host) : std::move(dir)) {}
+ScriptFiles::ScriptFiles(std::string dir, const std::string& instance)
+    : dir_(dir.empty() ? DefaultDir(instance) : std::move(dir)) {}
 
 std::string ScriptFiles::PathOf(int64_t job) const { return dir_ + "/job-" + std::to_string(job); }
 

@@ -22,8 +22,10 @@ namespace sluice::agent {
 
 class ScriptFiles {
  public:
-  // `dir`: where the copies go; empty: $TMPDIR (or /tmp)/sluice-scripts-<euid>-<host>.
-  ScriptFiles(std::string dir, const std::string& host);
+  // `dir`: where the copies go; empty: $TMPDIR (or /tmp)/sluice-scripts-<euid>-<instance>,
+  // `instance` the agent's AgentInstanceName (instance_name.h): agents of one host name on one
+  // machine must not share it (one's cleanup would unlink the other's job files).
+  ScriptFiles(std::string dir, const std::string& instance);
 
   // Writes `launch.script` and points `spec` at it (argv as above, command cleared).
   // Errors (a failed launch): kFailedPrecondition naming the directory or file and errno.

@@ -5,6 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
+#include "agent/instance_name.h"
 #include "agent/peek_reader.h"
 #include "testing/subprocess.h"
 
@@ -35,6 +38,27 @@ TEST(ScriptFilesTest, APrivateCopyRunWithItsInterpreterAndArguments) {
   EXPECT_EQ(spec.argv, (std::vector<std::string>{"/bin/sh", scripts.PathOf(7), "a", "b"}));
   scripts.Remove(7);
   EXPECT_FALSE(ReadFile(scripts.PathOf(7)).has_value());
+}
+
+// Two agents named h1 on one machine (two test clusters at once) shared the default directory,
+// and one's job 2 ending unlinked the other's job 2 hostfile under its running mpirun.
+TEST(ScriptFilesTest, AgentsOfOneHostNameWithDistinctStateDirectoriesKeepTheirOwnFiles) {
+  TempDir tmp, state_a, state_b;
+  const std::string saved = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "";
+  setenv("TMPDIR", tmp.path().c_str(), 1);
+  ScriptFiles a("", AgentInstanceName("h1", state_a.path().string()));
+  ScriptFiles b("", AgentInstanceName("h1", state_b.path().string()));
+  ScriptFiles a_again("", AgentInstanceName("h1", state_a.path().string() + "/."));
+  saved.empty() ? unsetenv("TMPDIR") : setenv("TMPDIR", saved.c_str(), 1);
+  EXPECT_NE(a.PathOf(2), b.PathOf(2));
+  EXPECT_EQ(a.PathOf(2), a_again.PathOf(2));  // a restarted agent finds its own files
+  JobSpec spec_a{.job = 2, .env = {{"SLUICE_HOSTS", "h1:2"}}};
+  JobSpec spec_b = spec_a;
+  ASSERT_TRUE(a.PrepareHostfile(spec_a).ok());
+  ASSERT_TRUE(b.PrepareHostfile(spec_b).ok());
+  b.Remove(2);
+  EXPECT_EQ(ReadFile(spec_a.env.at("SLUICE_HOSTFILE")), "h1\nh1\n");
+  EXPECT_FALSE(ReadFile(spec_b.env.at("SLUICE_HOSTFILE")).has_value());
 }
 
 TEST(ScriptFilesTest, ASymlinkedDirectoryIsRefused) {
