@@ -3,8 +3,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string_view>
 
+#include "client/rest_client.h"
 #include "client/submit_request.h"
 
 namespace sluice::cli {
@@ -34,7 +36,19 @@ void RegisterRunCommands(CLI::App& app, int& exit_code);  // run, alloc
 // The flags that shape a job (queue, tasks, resources, run limit, name, project, directory,
 // environment), shared by `submit` and the interactive `run` and `alloc`.
 void AddJobShapeFlags(CLI::App* cmd, client::SubmitFlags& flags);
-// `sluice run` (or `sluice alloc`) with these flags: srun outside a job and salloc.
-int RunInteractiveJob(const client::SubmitFlags& flags, bool pty, bool alloc = false);
+// What an interactive job's front end prints while the job waits and starts, to stderr unless
+// set: bsub -I prints LSF's lines (`Job <N> is submitted to ...`, `<<Waiting for dispatch
+// ...>>`, `<<Starting on HOST>>`).
+struct InteractiveMessages {
+  std::function<void(int64_t job, const std::string& queue)> submitted;
+  std::function<void(const std::string& first_host)> started;
+};
+// `sluice peek -f`'s loop (and bpeek -f's): once a second, what the job wrote from byte `next`
+// of its output on (`path`: ".../peek?" or ".../peek?index=I&"), until it stops running (Ok)
+// or a request fails (its error).
+Status FollowPeek(client::RestClient& rest, const std::string& path, int64_t next);
+// `sluice run` (or `sluice alloc`) with these flags: srun outside a job, salloc, bsub -I.
+int RunInteractiveJob(const client::SubmitFlags& flags, bool pty, bool alloc = false,
+                      const InteractiveMessages& messages = {});
 
 }  // namespace sluice::cli

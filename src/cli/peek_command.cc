@@ -50,18 +50,22 @@ int RunPeek(const PeekCommand& cmd) {
   if (!tail) return Fail(tail.error());
   std::cout << tail->value("text", "") << std::flush;
   if (!cmd.follow) return 0;
-  int64_t next = tail->value("size", int64_t{0});
+  Status followed = FollowPeek(rest, path, tail->value("size", int64_t{0}));
+  return followed.ok() ? 0 : Fail(followed);
+}
+
+}  // namespace
+
+Status FollowPeek(client::RestClient& rest, const std::string& path, int64_t next) {
   while (true) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     Result<json> more = rest.Get(path + "offset=" + std::to_string(next));
-    if (!more && more.error().code() == StatusCode::kFailedPrecondition) return 0;  // ended
-    if (!more) return Fail(more.error());
+    if (!more && more.error().code() == StatusCode::kFailedPrecondition) return Status::Ok();
+    if (!more) return more.error();
     std::cout << more->value("text", "") << std::flush;
     next = more->value("size", next);
   }
 }
-
-}  // namespace
 
 void RegisterPeekCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("peek", "the tail of a running job's output (bpeek)");

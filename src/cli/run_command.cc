@@ -41,14 +41,15 @@ struct RunCommand {
   client::SubmitFlags flags;
   bool pty = false;
   bool alloc = false;
+  InteractiveMessages messages;
 };
 
 // The holder of `sluice alloc`: prints the job's environment (NUL-separated), then holds the
 // allocation until its stdin closes (the shell here exited).
 constexpr const char* kAllocHolder = "env -0; printf '\\n'; read -r _ || true";
 
-// Submits; the job id or the exit code to leave with.
-Result<int64_t> SubmitInteractive(client::RestClient& rest, const RunCommand& cmd) {
+// Submits; the reply ({"id"}).
+Result<json> SubmitInteractive(client::RestClient& rest, const RunCommand& cmd) {
   std::error_code error;
   const std::string submit_dir = std::filesystem::current_path(error).string();
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
@@ -69,9 +70,16 @@ Result<int64_t> SubmitInteractive(client::RestClient& rest, const RunCommand& cm
     interactive["cols"] = size.ws_col;
   }
   (*body)["interactive"] = interactive;
-  Result<json> reply = rest.Post("/v1/jobs", *body);
-  if (!reply) return reply.error();
-  return reply->value("id", int64_t{0});
+  return rest.Post("/v1/jobs", *body);
+}
+
+// The first host of the job's allocation ("" if it has none yet).
+std::string FirstHost(client::RestClient& rest, int64_t id) {
+  Result<json> job = rest.Get("/v1/jobs/" + std::to_string(id));
+  if (!job) return "";
+  const json hosts = job->value("hosts", json::array());
+  return hosts.is_array() && !hosts.empty() && hosts[0].is_object() ? hosts[0].value("name", "")
+                                                                     : "";
 }
 
 std::atomic<bool> interrupted{false};
@@ -180,33 +188,44 @@ int RunInteractive(const RunCommand& cmd) {
     return 2;
   }
   client::RestClient rest(*options);
-  Result<int64_t> id = SubmitInteractive(rest, cmd);
-  if (!id) {
-    std::cerr << "error: " << id.error().message() << "\n";
-    return id.error().code() == StatusCode::kInvalidArgument ? 2 : 1;
+  Result<json> submitted = SubmitInteractive(rest, cmd);
+  if (!submitted) {
+    std::cerr << "error: " << submitted.error().message() << "\n";
+    return submitted.error().code() == StatusCode::kInvalidArgument ? 2 : 1;
   }
+  const int64_t job = submitted->value("id", int64_t{0});
   // Ctrl-C while waiting cancels the job (as srun does before the start).
   signal(SIGINT, [](int) { interrupted = true; });
-  std::cerr << "sluice: job " << *id << " submitted; waiting for it to start\n";
-  if (!WaitForStart(rest, *id)) {
-    if (interrupted) (void)rest.Post("/v1/jobs/" + std::to_string(*id) + "/cancel", json::object());
+  if (cmd.messages.submitted) {
+    std::string queue = cmd.flags.queue;
+    if (queue.empty()) {
+      Result<json> record = rest.Get("/v1/jobs/" + std::to_string(job));
+      if (record) queue = record->value("queue", "");
+    }
+    cmd.messages.submitted(job, queue);
+  } else {
+    std::cerr << "sluice: job " << job << " submitted; waiting for it to start\n";
+  }
+  if (!WaitForStart(rest, job)) {
+    if (interrupted) (void)rest.Post("/v1/jobs/" + std::to_string(job) + "/cancel", json::object());
     return 1;
   }
   signal(SIGINT, SIG_DFL);
-  client::StepLaunch launch{.client = *options, .job = *id, .pty = cmd.pty, .program = "sluice"};
+  if (cmd.messages.started) cmd.messages.started(FirstHost(rest, job));
+  client::StepLaunch launch{.client = *options, .job = job, .pty = cmd.pty, .program = "sluice"};
   if (!cmd.alloc) return client::RelayJobStreams(launch);
 
   int64_t after = 0;
-  Result<std::map<std::string, std::string>> env = ReadAllocEnvironment(rest, *id, after);
+  Result<std::map<std::string, std::string>> env = ReadAllocEnvironment(rest, job, after);
   if (!env) {
     std::cerr << "sluice alloc: " << env.error().message() << "\n";
     return 1;
   }
-  std::cerr << "sluice alloc: job " << *id << " holds " << (*env)["SLUICE_HOSTS"]
+  std::cerr << "sluice alloc: job " << job << " holds " << (*env)["SLUICE_HOSTS"]
             << "; exit the shell to end it\n";
-  std::thread(KeepAlive, *options, *id, after).detach();
+  std::thread(KeepAlive, *options, job, after).detach();
   const int status = RunShell(*env);
-  (void)rest.Post("/v1/jobs/" + std::to_string(*id) + "/steps/0/input",
+  (void)rest.Post("/v1/jobs/" + std::to_string(job) + "/steps/0/input",
                   json{{"frames", wire::EncodeFrames({wire::StepFrame{.kind = wire::FrameKind::kStdinEof}})}});
   return status;
 }
@@ -214,8 +233,9 @@ int RunInteractive(const RunCommand& cmd) {
 
 }  // namespace
 
-int RunInteractiveJob(const client::SubmitFlags& flags, bool pty, bool alloc) {
-  RunCommand cmd{.flags = flags, .pty = pty, .alloc = alloc};
+int RunInteractiveJob(const client::SubmitFlags& flags, bool pty, bool alloc,
+                      const InteractiveMessages& messages) {
+  RunCommand cmd{.flags = flags, .pty = pty, .alloc = alloc, .messages = messages};
   return RunInteractive(cmd);
 }
 

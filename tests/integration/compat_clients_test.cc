@@ -181,6 +181,66 @@ TEST_F(CompatClientsTest, SnakemakeInterruptedCancelsItsJobWithScancel) {
   EXPECT_NE(snakemake.Wait(std::chrono::seconds(60)), 0);
 }
 
+// bmod, brequeue, bpeek and bsub -I as an LSF user types them (R-COMPAT-1, issue 40).
+TEST_F(CompatClientsTest, LsfUsersModifyRequeuePeekAndRunInteractively) {
+  testing::ProcessResult r = Client({"bsub", "-H", "-q", "batch", "-o", "peek.%J.out",
+                                     "echo line-one; echo run >> runs.txt; sleep 60"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::smatch id_match = [&] {
+    std::smatch m;
+    std::regex_search(r.stdout_text, m, std::regex("Job <([0-9]+)>"));
+    return m;
+  }();
+  ASSERT_EQ(id_match.size(), 2u) << r.stdout_text;
+  const std::string id = id_match[1];
+  const std::string path = "/v1/jobs/" + id;
+
+  // bmod: the held job moves queue and is renamed; what Sluice cannot change, or an unknown
+  // job, fails with LSF's 255.
+  r = Client({"bmod", "-q", "normal", "-J", "renamed", id});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.stdout_text, "Parameters of job <" + id + "> are being changed\n");
+  json job = cluster_->Get(path, "root-token");
+  EXPECT_EQ(job.value("queue", ""), "normal") << job.dump();
+  EXPECT_EQ(job.value("name", ""), "renamed") << job.dump();
+  r = Client({"bmod", "-o", "elsewhere", id});
+  EXPECT_EQ(r.exit_code, 255) << Describe(r);
+  r = Client({"bmod", "-q", "batch", "99999"});
+  EXPECT_EQ(r.exit_code, 255) << Describe(r);
+  EXPECT_EQ(r.stderr_text, "Job <99999>: No matching job found\n");
+
+  // bpeek on a job that does not run yet, then on the running job.
+  r = Client({"bpeek", id});
+  EXPECT_EQ(r.exit_code, 255) << Describe(r);
+  ASSERT_EQ(cluster_->Cli({"release", id}, "root-token").exit_code, 0);
+  ASSERT_TRUE(Eventually([&] {
+    return ReadFile(work_ / ("peek." + id + ".out")).value_or("").find("line-one") !=
+           std::string::npos;
+  })) << cluster_->Logs();
+  r = Client({"bpeek", id});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.stdout_text, "<< output from stdout >>\nline-one\n");
+  r = Client({"bpeek"});  // the caller's newest running job
+  EXPECT_EQ(r.stdout_text, "<< output from stdout >>\nline-one\n") << Describe(r);
+
+  // brequeue: the running job goes back to wait and runs again; bkill ends it.
+  r = Client({"brequeue", id});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.stdout_text, "Job <" + id + "> is being requeued\n");
+  EXPECT_TRUE(Eventually([&] { return ReadFile(work_ / "runs.txt") == "run\nrun\n"; }))
+      << ReadFile(work_ / "runs.txt").value_or("") << cluster_->Logs();
+  EXPECT_EQ(Client({"bkill", id}).exit_code, 0);
+
+  // bsub -I: LSF's lines, the command's output here, its exit code.
+  r = Client({"bsub", "-I", "-q", "normal", "echo interactive-$((1 + 1)); exit 3"});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_TRUE(std::regex_search(
+      r.stdout_text,
+      std::regex("^Job <[0-9]+> is submitted to queue <normal>\\.\n<<Waiting for dispatch "
+                 "\\.\\.\\.>>\n<<Starting on n[12]>>\ninteractive-2\n$")))
+      << Describe(r);
+}
+
 TEST_F(CompatClientsTest, ToilSlurmRunsTheJobWithItsExportedEnvironment) {
   if (!Installed("toil")) GTEST_SKIP() << "toil is not installed";
   testing::ProcessResult r = Client(Toil("hello_toil.py", "slurm"));

@@ -15,7 +15,8 @@ constexpr Command kCommands[] = {
     {"scancel", Scancel}, {"sinfo", Sinfo},     {"bsub", Bsub},       {"bjobs", Bjobs},
     {"bkill", Bkill},     {"bhist", Bhist},     {"bqueues", Bqueues}, {"bhosts", Bhosts},
     {"bparams", Bparams}, {"lsadmin", Lsadmin}, {"lsid", Lsid},       {"srun", Srun},
-    {"blaunch", Blaunch}, {"salloc", Salloc},
+    {"blaunch", Blaunch}, {"salloc", Salloc},   {"bmod", Bmod},       {"brequeue", Brequeue},
+    {"bpeek", Bpeek},
 };
 
 }  // namespace

@@ -47,6 +47,10 @@ int Bhosts(Args args);
 int Bparams(Args args);
 int Lsadmin(Args args);
 int Lsid(Args args);
+// LSF's changes (lsf_change.cc).
+int Bmod(Args args);
+int Brequeue(Args args);
+int Bpeek(Args args);
 // Steps inside a job (launch_compat.cc).
 int Srun(Args args);
 int Salloc(Args args);

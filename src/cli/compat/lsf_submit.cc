@@ -1,11 +1,14 @@
 // bsub (R-COMPAT-1): `bsub [OPTIONS] COMMAND [ARGS]` or `bsub [OPTIONS] < SCRIPT` (the
 // script's #BSUB lines read as LSF reads a spooled script); prints
 // `Job <N> is submitted to queue <Q>.` (`default queue` without -q), and with -K waits for
-// the job and exits with its exit code.
+// the job and exits with its exit code. -I, -Ip and -Is run it as an interactive job (`sluice
+// run`, R-LAUNCH-3; on a pseudo-terminal for -Ip/-Is) after LSF's `<<Waiting for dispatch
+// ...>>` and `<<Starting on HOST>>`, and exit with its exit code.
 #include <unistd.h>
 
 #include <iostream>
 
+#include "cli/commands.h"
 #include "cli/compat/compat_commands.h"
 #include "cli/compat/job_lookup.h"
 #include "cli/compat/submission.h"
@@ -69,13 +72,29 @@ int Bsub(Args args) {
   if (!env) return Error(env.error().message());
   flags->env = std::move(*env);
   for (const std::string& warning : warnings) std::cerr << "bsub: warning: " << warning << "\n";
-  // 3. Submit; with -K wait.
+  const auto submitted_line = [&](int64_t id, const std::string& queue) {
+    std::cout << "Job <" << id << "> is submitted to "
+              << (request.queue ? "queue <" : "default queue <") << queue << ">.\n";
+  };
+  // 3. Interactive: submitted, waited for and attached as `sluice run`.
+  if (request.interactive != client::compat::BsubInteractive::kNo) {
+    const InteractiveMessages lsf{
+        .submitted =
+            [&](int64_t id, const std::string& queue) {
+              submitted_line(id, queue);
+              std::cout << "<<Waiting for dispatch ...>>\n" << std::flush;
+            },
+        .started =
+            [](const std::string& host) { std::cout << "<<Starting on " << host << ">>\n" << std::flush; }};
+    return RunInteractiveJob(*flags, request.interactive == client::compat::BsubInteractive::kPty,
+                             false, lsf);
+  }
+  // 4. Submit; with -K wait.
   Result<std::unique_ptr<client::RestClient>> rest = Connect();
   if (!rest) return Error(rest.error().message());
   Result<Submitted> job = SubmitJob(**rest, *flags);
   if (!job) return Error(job.error().message());
-  std::cout << "Job <" << job->id << "> is submitted to "
-            << (request.queue ? "queue <" : "default queue <") << job->queue << ">.\n";
+  submitted_line(job->id, job->queue);
   std::cout.flush();
   return request.wait ? WaitForJob(**rest, job->id) : 0;
 }

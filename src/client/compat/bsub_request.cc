@@ -32,6 +32,8 @@ enum Opt {
   kRefusedFlag,
   kRefusedValue,
   kInteractive,
+  kInteractivePty,
+  kRefusedInteractive,
 };
 
 constexpr OptionSpec kOptions[] = {
@@ -64,9 +66,9 @@ constexpr OptionSpec kOptions[] = {
     {"-f", "", true, kRefusedValue},   {"-ext", "", true, kRefusedValue},
     {"-gpu", "", true, kRefusedValue}, {"-Lp", "", true, kRefusedValue},
     {"-data", "", true, kRefusedValue}, {"-I", "", false, kInteractive},
-    {"-Ip", "", false, kInteractive},  {"-Is", "", false, kInteractive},
-    {"-IS", "", false, kInteractive},  {"-ISp", "", false, kInteractive},
-    {"-ISs", "", false, kInteractive}, {"-IX", "", false, kInteractive},
+    {"-Ip", "", false, kInteractivePty}, {"-Is", "", false, kInteractivePty},
+    {"-IS", "", false, kRefusedInteractive}, {"-ISp", "", false, kRefusedInteractive},
+    {"-ISs", "", false, kRefusedInteractive}, {"-IX", "", false, kRefusedInteractive},
     {"-Zs", "", false, kRefusedFlag},
 };
 
@@ -201,7 +203,14 @@ Status Apply(const ParsedOption& option, int64_t now, BsubRequest& r) {
     case kRefusedValue:
       return Refused(option, "not supported by Sluice (docs/compat.md)");
     case kInteractive:
-      return Refused(option, "interactive jobs are not supported by this bsub yet (docs/compat.md)");
+      r.interactive = BsubInteractive::kPlain;
+      return Status::Ok();
+    case kInteractivePty:
+      r.interactive = BsubInteractive::kPty;
+      return Status::Ok();
+    case kRefusedInteractive:
+      return Refused(option, "interactive jobs over ssh or X11 are not supported by Sluice "
+                             "(-I, -Ip and -Is are; docs/compat.md)");
     default:
       return ApplyValue(option, now, r);
   }
@@ -273,7 +282,9 @@ Status ApplyBsubDirective(std::span<const std::string> words, int64_t now, BsubR
   }
   BsubRequest lines = request;
   for (const ParsedOption& option : parsed->options) {
-    if (option.id == kWait) return InvalidArgument("-K is an option of the command line only");
+    if (option.id == kWait || option.id == kInteractive || option.id == kInteractivePty) {
+      return InvalidArgument(option.written + " is an option of the command line only");
+    }
     SLUICE_RETURN_IF_ERROR(Apply(option, now, lines));
   }
   request = std::move(lines);

@@ -3,12 +3,13 @@
 //
 // Mapped: -n N|MIN,MAX, -q, -W [H:]M, -J NAME (NAME[1-10]%2: an array), -o/-oo, -e/-eo,
 // -R (repeatable: the requests are joined), -M (memory with units, default MB), -x, -w, -b
-// ([[[YYYY:]MM:]DD:]hh:mm, or Sluice's forms), -P, -H, -cwd, -sp (priority), -env, -K (wait).
+// ([[[YYYY:]MM:]DD:]hh:mm, or Sluice's forms), -P, -H, -cwd, -sp (priority), -env, -K (wait),
+// -I (an interactive job: `sluice run`), -Ip and -Is (the same on a pseudo-terminal).
 // Accepted without effect (a warning names them): -u, -N, -B (mail), -r, -rn (rerunnable:
 // queues say what happens on host loss), -We (estimated run time), -Jd, -ti.
 // Refused (kFailedPrecondition "-m: not supported by Sluice"): the other options LSF documents
-// (-m, -G, -app, -c, -i, -E, -Ep, -a, -g, -L, resource limits -T -v -p -F -D -S -C, -I*
-// interactive jobs (they need `sluice run`), -U, -sla, -pack, -jsdl, ...). Unknown options are
+// (-m, -G, -app, -c, -i, -E, -Ep, -a, -g, -L, resource limits -T -v -p -F -D -S -C, the
+// ssh and X11 interactive jobs -IS, -ISp, -ISs, -IX, -U, -sla, -pack, -jsdl, ...). Unknown options are
 // kInvalidArgument ("illegal option -- Z").
 //
 // -M is LSF's per-process memory limit; Sluice's limit is the per-task reservation, so -M M
@@ -31,6 +32,8 @@
 
 namespace sluice::client::compat {
 
+enum class BsubInteractive { kNo, kPlain, kPty };
+
 struct BsubRequest {
   std::optional<std::string> tasks, queue, run_limit, name, output, error, project, cwd, depend;
   std::optional<std::string> begin;  // as ParseBeginTime reads it
@@ -39,6 +42,7 @@ struct BsubRequest {
   std::optional<bool> exclusive, hold;
   std::optional<std::string> env_spec;  // -env as written
   bool wait = false;                    // -K (the command line's own)
+  BsubInteractive interactive = BsubInteractive::kNo;  // -I, -Ip/-Is (the command line's own)
   std::vector<std::string> ignored;     // options accepted without effect, as written
 };
 

@@ -32,7 +32,7 @@ TEST(CompatJobIdTest, BothDialectsNameArrayElements) {
 TEST(CompatCommandNamesTest, TheDropInsAnswerToTheirNamesOnly) {
   for (const char* name : {"sbatch", "squeue", "sacct", "scontrol", "scancel", "sinfo", "bsub",
                            "bjobs", "bkill", "bhist", "bqueues", "bhosts", "bparams", "lsadmin",
-                           "lsid", "srun", "salloc", "blaunch"}) {
+                           "lsid", "srun", "salloc", "blaunch", "bmod", "brequeue", "bpeek"}) {
     EXPECT_TRUE(IsCompatCommand(name)) << name;
   }
   for (const char* name : {"sluice", "submit", "launch", "bsubmit"}) {

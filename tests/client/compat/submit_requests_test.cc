@@ -75,6 +75,29 @@ TEST(BsubRequestTest, ToilsCommandLineReservesItsMemory) {
   EXPECT_EQ(flags->resreq, "select[mem>100MB] rusage[mem=100MB]");  // reserves mem already
 }
 
+TEST(BsubRequestTest, InteractiveFormsAreReadAndTheSshAndX11OnesRefused) {
+  const auto interactive = [](const char* option) {
+    const std::vector<std::string> args = {option, "-n", "2", "hostname"};
+    Result<BsubCommandLine> line = ParseBsubArgs(args, kNow);
+    return line ? line->request.interactive : BsubInteractive::kNo;
+  };
+  EXPECT_EQ(interactive("-I"), BsubInteractive::kPlain);
+  EXPECT_EQ(interactive("-Ip"), BsubInteractive::kPty);
+  EXPECT_EQ(interactive("-Is"), BsubInteractive::kPty);
+  const std::vector<std::string> plain = {"hostname"};
+  EXPECT_EQ(ParseBsubArgs(plain, kNow)->request.interactive, BsubInteractive::kNo);
+  for (const char* refused : {"-IS", "-ISp", "-ISs", "-IX"}) {
+    const std::vector<std::string> args = {refused, "hostname"};
+    Result<BsubCommandLine> line = ParseBsubArgs(args, kNow);
+    ASSERT_FALSE(line.has_value()) << refused;
+    EXPECT_EQ(line.error().code(), StatusCode::kFailedPrecondition);
+  }
+  // Only the command line makes a job interactive, as only it can wait (-K).
+  BsubRequest request;
+  const std::vector<std::string> directive = {"-Is"};
+  EXPECT_FALSE(ApplyBsubDirective(directive, kNow, request).ok());
+}
+
 TEST(MemoryTest, UnitsOfBothDialects) {
   EXPECT_EQ(ParseMemoryMb("4G", MemoryDialect::kSlurm).value(), 4096);
   EXPECT_EQ(ParseMemoryMb("100", MemoryDialect::kSlurm).value(), 100);
