@@ -243,30 +243,71 @@ void RegisterJobs(CLI::App& app, int& exit_code) {
 struct ActionCommand {
   Connection connection;
   std::vector<std::string> ids;
+  // cancel only (scancel -u/-t/-n, bkill -u 0): the jobs these select, with or without ids.
+  std::string user, states, name;
+  bool Filtered() const { return !user.empty() || !states.empty() || !name.empty(); }
 };
+
+// The refs of the jobs `c`'s filters select (unfinished ones unless -s says otherwise), as
+// `sluice jobs` would list them; an array's record stands for its elements not yet jobs.
+Result<std::vector<std::string>> SelectedJobs(client::RestClient& rest, const ActionCommand& c) {
+  std::string query = "fields=id,index,array,name&state=" +
+                      (c.states.empty() ? std::string("PENDING,HELD,RUNNING") : c.states);
+  query += "&user=" + QueryEscape(c.user.empty() ? "@me" : c.user);  // the caller's by default
+  Result<json> jobs = rest.Get("/v1/jobs?" + query);
+  if (!jobs) return jobs.error();
+  std::vector<std::string> refs;
+  for (const json& job : *jobs) {
+    if (c.name.empty() || job.value("name", "") == c.name) refs.push_back(client::JobIdText(job));
+  }
+  return refs;
+}
+
+// Runs `verb` on each job named or selected; the exit code is the worst.
+int RunAction(client::RestClient& rest, const ActionCommand& c, const std::string& verb,
+              const std::string& done_text) {
+  std::vector<std::string> ids = c.ids;
+  if (c.Filtered()) {
+    Result<std::vector<std::string>> selected = SelectedJobs(rest, c);
+    if (!selected) return Fail(selected.error());
+    if (selected->empty() && ids.empty()) std::cerr << "sluice " << verb << ": no job matches\n";
+    ids.insert(ids.end(), selected->begin(), selected->end());
+  } else if (ids.empty()) {
+    std::cerr << "error: give job ids" << (verb == "cancel" ? " or a filter (-u, -s, -J)" : "")
+              << "\n";
+    return 2;
+  }
+  int code = 0;
+  for (const std::string& text : ids) {
+    Result<client::JobRef> ref = client::ParseJobRef(text);
+    Result<json> job =
+        ref ? rest.Post(ref->Path("/" + verb), json::object()) : Result<json>(ref.error());
+    if (!job) {
+      std::cerr << "Job <" << text << ">: ";
+      code = std::max(code, Fail(job.error()));
+      continue;
+    }
+    std::cout << "Job <" << ref->Text() << "> " << done_text << "\n";
+  }
+  return code;
+}
 
 void RegisterAction(CLI::App& app, int& exit_code, const std::string& verb, const std::string& help,
                     const std::string& done_text) {
   CLI::App* cmd = app.add_subcommand(verb, help);
   auto c = std::make_shared<ActionCommand>();
   AddConnectionFlags(cmd, c->connection);
-  cmd->add_option("ids", c->ids, "job ids; ID[INDEX] or ID[FIRST-LAST] for array elements")
-      ->required();
+  cmd->add_option("ids", c->ids, "job ids; ID[INDEX] or ID[FIRST-LAST] for array elements");
+  if (verb == "cancel") {
+    cmd->add_option("-u,--user", c->user,
+                    "also every unfinished job of this user (`all`: everyone's; admins)");
+    cmd->add_option("-s,--state", c->states,
+                    "also your (or -u's) jobs in these states, e.g. PENDING,HELD");
+    cmd->add_option("-J,--name", c->name, "also your (or -u's) unfinished jobs of this name");
+  }
   cmd->callback([c, verb, done_text, &exit_code] {
     exit_code = WithClient(c->connection, [&](client::RestClient& rest) {
-      int code = 0;
-      for (const std::string& text : c->ids) {
-        Result<client::JobRef> ref = client::ParseJobRef(text);
-        Result<json> job =
-            ref ? rest.Post(ref->Path("/" + verb), json::object()) : Result<json>(ref.error());
-        if (!job) {
-          std::cerr << "Job <" << text << ">: ";
-          code = std::max(code, Fail(job.error()));
-          continue;
-        }
-        std::cout << "Job <" << ref->Text() << "> " << done_text << "\n";
-      }
-      return code;
+      return RunAction(rest, *c, verb, done_text);
     });
   });
 }

@@ -343,6 +343,8 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     if (!AuthenticateUser(c, req, res, caller)) return;
     std::map<std::string, std::string> query;
     for (const auto& [k, v] : req.params) query[k] = v;
+    if (query["user"] == "@me") query["user"] = caller.user;  // the caller's own (squeue --me)
+    if (query["user"].empty()) query.erase("user");
     if (AnswerJobPage(c, query, res)) return;  // offset, sort, search... (job_pages.h)
     SendText(res, c.ListJobs(query));
   });

@@ -50,6 +50,29 @@ bool HasUidZero(const std::string& account) {
 
 }  // namespace
 
+bool IsKnownUser(const config::AuthConfig& auth, const std::string& user) {
+  for (const config::AuthUser& u : auth.users) {
+    if (u.name == user) return true;
+  }
+  for (const std::string& admin : auth.admins) {
+    if (admin == user) return true;
+  }
+  passwd entry{};
+  passwd* found = nullptr;
+  std::vector<char> buffer(16384);
+  return getpwnam_r(user.c_str(), &entry, buffer.data(), buffer.size(), &found) == 0 &&
+         found != nullptr;
+}
+
+std::string ConfiguredUserNames(const config::AuthConfig& auth) {
+  std::string names;
+  for (size_t i = 0; i < auth.users.size() && i < 20; ++i) {
+    names += (names.empty() ? "" : ", ") + auth.users[i].name;
+  }
+  if (auth.users.size() > 20) names += ", ...";
+  return names;
+}
+
 Result<Caller> WithJobAccount(const config::AuthConfig& auth, Caller caller) {
   caller.account = caller.user;
   for (const config::AuthUser& user : auth.users) {

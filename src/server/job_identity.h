@@ -30,6 +30,12 @@ namespace sluice::server {
 // "job: user U runs jobs as account `root` (uid 0): ..." naming how to change it.
 Result<Caller> WithJobAccount(const config::AuthConfig& auth, Caller caller);
 
+// Whether `user` may be anyone's name here: a user of `auth.users` or `auth.admins`, or an
+// account the controller's host knows (a MUNGE user's name). Reads the account database.
+bool IsKnownUser(const config::AuthConfig& auth, const std::string& user);
+// "alice, bob, ..." (at most 20): the users `auth.users` names, for messages.
+std::string ConfiguredUserNames(const config::AuthConfig& auth);
+
 // R-SRV-5: users act on their own jobs only, administrators on every job. kPermissionDenied
 // "job ID belongs to OWNER; USER may WHAT" otherwise (`what`: "act only on their own jobs",
 // "peek only at their own jobs", ...).

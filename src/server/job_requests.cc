@@ -233,7 +233,8 @@ Result<JobRequests::ListQuery> JobRequests::ParseListQuery(
 // `selected` shares the jobs, so they stay valid across releases even if ForgetEnded drops
 // them meanwhile; a job whose state left the filter is skipped. A listing is therefore not
 // one atomic snapshot, as squeue's is not.
-Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, std::string>& query) {
+Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, std::string>& query,
+                                      const config::AuthConfig& auth) {
   Result<ListQuery> q = ParseListQuery(query);
   if (!q) return q.error();
   if (!q->queue.empty() && !ctx_.state().topology().FindQueue(q->queue)) {
@@ -245,8 +246,16 @@ Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, st
                            names);
   }
   std::vector<std::shared_ptr<const JobInfo>> selected;
+  bool user_has_jobs = q->user.empty();
   for (const auto& [id, job] : book_.jobs()) {
     if (q->Matches(*job)) selected.push_back(job);
+    if (!user_has_jobs && job->spec.value("user", "") == q->user) user_has_jobs = true;
+  }
+  if (!user_has_jobs && !IsKnownUser(auth, q->user)) {
+    const std::string users = ConfiguredUserNames(auth);
+    return InvalidArgument("user: no user '" + q->user.substr(0, 40) +
+                           "' (not in auth.users, not an account of the controller's host)" +
+                           (users.empty() ? "" : "; the configured users are " + users));
   }
   size_t first = 0;
   if (q->limit >= 0 && selected.size() > static_cast<size_t>(q->limit)) {

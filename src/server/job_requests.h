@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "config/cluster_yaml.h"
 #include "server/context.h"
 #include "server/job_book.h"
 
@@ -41,7 +42,10 @@ class JobRequests {
                                 std::vector<std::shared_ptr<const std::string>> fixed, bool batch);
   // GET /v1/jobs: the JSON text of the matching jobs (user, queue, state, pending_reasons,
   // fields, limit).
-  Result<std::string> List(Lock& lock, const std::map<std::string, std::string>& query);
+  // `auth` names the users a `user` filter may name: one with no job that is neither a
+  // configured user nor an account of this host is an error (a typo would list nothing).
+  Result<std::string> List(Lock& lock, const std::map<std::string, std::string>& query,
+                           const config::AuthConfig& auth);
   Result<nlohmann::json> Get(JobId id);
   Result<nlohmann::json> Cancel(Lock& lock, const Caller& caller, JobId id);
   Result<nlohmann::json> Hold(Lock& lock, const Caller& caller, JobId id, bool held);

@@ -160,6 +160,49 @@ TEST_F(UserVerbsTest, ScriptsRunWithTheirDirectivesFromTheStoredCopy) {
   }
 }
 
+// Issue 47.7: cancel by name, state and user, as scancel -n/-t/-u and bkill -u; without -u a
+// filter selects the caller's own jobs only.
+TEST_F(UserVerbsTest, CancelByNameStateAndUserTouchesOnlyTheSelectedJobs) {
+  const int64_t x1 = Submit({"-H", "-J", "x", "--", "true"});
+  const int64_t x2 = Submit({"-H", "-J", "x", "--", "true"});
+  const int64_t y = Submit({"-H", "-J", "y", "--", "true"});
+  testing::ProcessResult bob = cluster_->Cli({"submit", "--parsable", "-H", "-J", "x", "--", "true"},
+                                             "bob-token");
+  ASSERT_EQ(bob.exit_code, 0) << bob.stderr_text;
+  const int64_t bobs = std::stoll(bob.stdout_text);
+  const auto state = [&](int64_t id) { return cluster_->JobState(id); };
+
+  testing::ProcessResult r = cluster_->Cli({"cancel", "-J", "x"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "Job <" + std::to_string(x1) + "> is being cancelled\nJob <" +
+                               std::to_string(x2) + "> is being cancelled\n");
+  EXPECT_EQ(state(x1), "CANCELLED");
+  EXPECT_EQ(state(x2), "CANCELLED");
+  EXPECT_EQ(state(y), "HELD");
+  EXPECT_EQ(state(bobs), "HELD");  // bob's job of that name is not alice's to cancel
+
+  r = cluster_->Cli({"cancel", "-s", "HELD"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(state(y), "CANCELLED");
+  EXPECT_EQ(state(bobs), "HELD");
+  // Another user's jobs by -u: refused to alice, done by an administrator.
+  r = cluster_->Cli({"cancel", "-u", "bob"});
+  EXPECT_NE(r.exit_code, 0) << r.stdout_text;
+  EXPECT_EQ(state(bobs), "HELD");
+  r = cluster_->Cli({"cancel", "-u", "bob"}, "admin-token");
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(state(bobs), "CANCELLED");
+  // Nothing left to match; no ids and no filter is a usage error; a user filter with a typo
+  // is an error naming the configured users.
+  r = cluster_->Cli({"cancel", "-s", "PENDING"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.stderr_text.find("no job matches"), std::string::npos) << r.stderr_text;
+  EXPECT_EQ(cluster_->Cli({"cancel"}).exit_code, 2);
+  r = cluster_->Cli({"jobs", "-u", "alcie"});
+  EXPECT_EQ(r.exit_code, 2) << r.stdout_text;
+  EXPECT_NE(r.stderr_text.find("no user 'alcie'"), std::string::npos) << r.stderr_text;
+}
+
 TEST_F(UserVerbsTest, ImpossibleJobsAreRefusedWithoutTakingAnId) {
   Cluster& c = *cluster_;
   testing::ProcessResult refused = c.Cli({"submit", "-n", "100", "--", "true"});

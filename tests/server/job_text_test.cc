@@ -260,6 +260,15 @@ TEST(JobTextTest, ListingAgreesWithDetailInEveryState) {
   EXPECT_EQ(bad.status, 400);
   EXPECT_EQ(bad.body["error"], "fields: no job field 'colour'");
   EXPECT_EQ(Reply(h.c().ListJobs({{"user", "bob"}, {"state", "pending,held"}})).Json().size(), 2u);
+  // A user filter naming nobody is an error (issue 47.7: a typo listed nothing); a configured
+  // user or an account of this host without jobs lists nothing.
+  const Reply nobody_known = h.c().ListJobs({{"user", "bbo"}});
+  EXPECT_EQ(nobody_known.status, 400);
+  EXPECT_EQ(nobody_known.body["error"],
+            "user: no user 'bbo' (not in auth.users, not an account of the controller's host); "
+            "the configured users are alice, bob, root");
+  EXPECT_TRUE(Reply(h.c().ListJobs({{"user", "root"}})).Json().empty());
+  EXPECT_TRUE(Reply(h.c().ListJobs({{"user", "daemon"}})).Json().empty());
   const json last = Reply(h.c().ListJobs({{"limit", "2"}})).Json();
   ASSERT_EQ(last.size(), 2u);
   EXPECT_EQ(last[1]["id"], unexplained);
