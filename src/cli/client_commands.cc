@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <set>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -31,6 +32,7 @@
 #include "cli/rest_verbs.h"
 #include "cli/submit_script.h"
 #include "client/array_format.h"
+#include "client/text_fields.h"
 #include "client/format.h"
 #include "client/job_long_format.h"
 #include "client/printable.h"
@@ -165,8 +167,37 @@ struct JobsCommand {
   bool as_json = false;
   bool long_format = false;  // R-UX-4
   bool arrays = false;       // R-UX-3: -A
+  std::string format;        // -o FIELDS (issue 47.7)
   std::vector<std::string> ids;
 };
+
+// -o's fields, and the members the controller is asked for to print them.
+std::vector<std::string> FormatFields(const std::string& format, std::string& members) {
+  std::vector<std::string> fields;
+  std::set<std::string> asked;
+  for (std::string_view part : client::SplitFields(format, ',')) {
+    std::string field(part);
+    field.erase(0, field.find_first_not_of(' '));
+    field.erase(field.find_last_not_of(' ') + 1);
+    if (field.empty()) continue;
+    fields.push_back(field);
+    if (field == "elapsed") {
+      asked.insert({"start_time", "end_time"});
+    } else if (field == "id") {
+      asked.insert({"id", "index", "array"});
+    } else {
+      asked.insert(field);
+    }
+  }
+  for (const std::string& member : asked) members += (members.empty() ? "" : ",") + member;
+  return fields;
+}
+
+int64_t NowSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 int RunJobs(const JobsCommand& cmd) {
   return WithClient(cmd.connection, [&](client::RestClient& rest) {
@@ -197,7 +228,11 @@ int RunJobs(const JobsCommand& cmd) {
       // The tables show a few members: fetching only those keeps 100,000 jobs quick to parse.
       if (cmd.long_format && !cmd.pending) query += "pending_reasons=1&";
       if (cmd.arrays) query += "fields=id,name,user,queue,array,elements&";
-      if (!cmd.as_json && !cmd.long_format && !cmd.arrays) {
+      if (!cmd.format.empty()) {
+        std::string members;
+        FormatFields(cmd.format, members);
+        query += "fields=" + QueryEscape(members) + "&";
+      } else if (!cmd.as_json && !cmd.long_format && !cmd.arrays) {
         query += "fields=" + std::string(client::kTableJobFields) + "&";
       }
       query.pop_back();
@@ -205,16 +240,20 @@ int RunJobs(const JobsCommand& cmd) {
       if (!list) return Fail(list.error());
       jobs = std::move(*list);
     }
-    if (cmd.as_json) {
+    if (!cmd.format.empty()) {
+      std::string members;
+      const std::vector<std::string> fields = FormatFields(cmd.format, members);
+      std::cout << client::PrintableText(client::FormatJobFields(jobs, fields, NowSeconds()));
+    } else if (cmd.as_json) {
       std::cout << jobs.dump(2) << "\n";
     } else if (cmd.arrays) {
       std::cout << client::PrintableText(client::FormatArrays(jobs));
     } else if (cmd.long_format) {
       std::cout << client::PrintableText(client::FormatJobsLong(jobs));
     } else if (cmd.pending) {
-      std::cout << client::PrintableText(client::FormatPendingJobs(jobs));
+      std::cout << client::PrintableText(client::FormatPendingJobs(jobs, NowSeconds()));
     } else {
-      std::cout << client::PrintableText(client::FormatJobs(jobs));
+      std::cout << client::PrintableText(client::FormatJobs(jobs, NowSeconds()));
     }
     return code;
   });
@@ -232,6 +271,9 @@ void RegisterJobs(CLI::App& app, int& exit_code) {
   cmd->add_flag("-l,--long", c->long_format,
                 "every field in labelled lines (bjobs -l, scontrol show job)");
   cmd->add_flag("-A,--arrays", c->arrays, "one line per job array, its elements by state");
+  cmd->add_option("-o,--format", c->format,
+                  "a table of these fields, e.g. id,name,state,elapsed,hosts (the API's job "
+                  "members, docs/api.md, and elapsed)");
   cmd->add_option("ids", c->ids,
                   "job ids, ID[INDEX] for an array element (default: all jobs matching the "
                   "filters)");

@@ -1,6 +1,9 @@
 #include "client/format.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <vector>
 
@@ -80,13 +83,23 @@ std::string HostsText(const json& job) {
   return out;
 }
 
-const Row kJobHeader = {"JOBID", "USER", "STATE", "QUEUE",      "TASKS",
+const Row kJobHeader = {"JOBID", "USER", "STATE", "ELAPSED", "QUEUE",      "TASKS",
                         "HOSTS", "EXIT", "NAME",  "SUBMIT_TIME"};
 
-Row JobRow(const json& job) {
+Row JobRow(const json& job, int64_t now) {
   return {JobIdText(job),         Text(job, "user"),  Text(job, "state"),
-          Text(job, "queue"),     Text(job, "tasks"), HostsText(job),
-          Text(job, "exit_code"), Text(job, "name"),  TimeText(job, "submit_time")};
+          ElapsedText(job, now),  Text(job, "queue"), Text(job, "tasks"),
+          HostsText(job),         Text(job, "exit_code"), Text(job, "name"),
+          TimeText(job, "submit_time")};
+}
+
+// One `-o` field of a job: its id as written, hosts, times and the elapsed time readable.
+std::string FieldText(const json& job, const std::string& field, int64_t now) {
+  if (field == "id") return JobIdText(job);
+  if (field == "elapsed") return ElapsedText(job, now);
+  if (field == "hosts") return HostsText(job);
+  if (field.ends_with("_time") || field == "estimated_start") return TimeText(job, field.c_str());
+  return Text(job, field.c_str());
 }
 
 // The core renders times as `t=<seconds>`; epoch times read better as local clock times.
@@ -157,10 +170,33 @@ std::string ReasonLines(const json& job) {
 
 }  // namespace
 
-std::string FormatJobs(const json& jobs) {
+std::string ElapsedText(const json& job, int64_t now) {
+  const json start = job.value("start_time", json());
+  if (!start.is_number_integer() || start.get<int64_t>() <= 0) return "-";
+  const json end = job.value("end_time", json());
+  const int64_t until = end.is_number_integer() && end.get<int64_t>() > 0 ? end.get<int64_t>() : now;
+  const int64_t seconds = std::max<int64_t>(0, until - start.get<int64_t>());
+  const int64_t days = seconds / 86400, hours = seconds / 3600 % 24;
+  const int64_t minutes = seconds / 60 % 60, secs = seconds % 60;
+  char buffer[48];
+  if (days > 0) {
+    std::snprintf(buffer, sizeof buffer, "%lld-%02lld:%02lld:%02lld", static_cast<long long>(days),
+                  static_cast<long long>(hours), static_cast<long long>(minutes),
+                  static_cast<long long>(secs));
+  } else if (hours > 0) {
+    std::snprintf(buffer, sizeof buffer, "%lld:%02lld:%02lld", static_cast<long long>(hours),
+                  static_cast<long long>(minutes), static_cast<long long>(secs));
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%lld:%02lld", static_cast<long long>(minutes),
+                  static_cast<long long>(secs));
+  }
+  return buffer;
+}
+
+std::string FormatJobs(const json& jobs, int64_t now) {
   std::vector<Row> rows;
   if (jobs.is_array()) {
-    for (const json& job : jobs) rows.push_back(JobRow(job));
+    for (const json& job : jobs) rows.push_back(JobRow(job, now));
   }
   if (rows.empty()) return "No jobs found\n";
   std::string notes;
@@ -173,14 +209,32 @@ std::string FormatJobs(const json& jobs) {
   return Table(kJobHeader, rows) + notes;
 }
 
-std::string FormatPendingJobs(const json& jobs) {
+std::string FormatJobFields(const json& jobs, const std::vector<std::string>& fields,
+                            int64_t now) {
+  Row header;
+  for (const std::string& field : fields) {
+    std::string name = field;
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    header.push_back(name);
+  }
+  std::vector<Row> rows;
+  for (const json& job : jobs.is_array() ? jobs : json::array()) {
+    Row row;
+    for (const std::string& field : fields) row.push_back(FieldText(job, field, now));
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return "No jobs found\n";
+  return Table(header, rows);
+}
+
+std::string FormatPendingJobs(const json& jobs, int64_t now) {
   std::vector<Row> rows;
   std::vector<std::string> reasons;
   if (jobs.is_array()) {
     for (const json& job : jobs) {
       const std::string state = Text(job, "state");
       if (state != "PENDING" && state != "HELD") continue;
-      rows.push_back(JobRow(job));
+      rows.push_back(JobRow(job, now));
       reasons.push_back(ReasonLines(job));
     }
   }

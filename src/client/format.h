@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/reasons/reason.h"
 
@@ -16,15 +17,23 @@ namespace sluice::client {
 
 // The job members FormatJobs and FormatPendingJobs read (GET /v1/jobs?fields=...).
 inline constexpr const char* kTableJobFields =
-    "id,index,array,user,state,queue,tasks,hosts,exit_code,name,submit_time,reason,cause,message,"
-    "estimated_start";
+    "id,index,array,user,state,queue,tasks,hosts,exit_code,name,submit_time,start_time,end_time,"
+    "reason,cause,message,estimated_start";
 
+// `now` (epoch seconds) is the end of a running job's ELAPSED time.
 // `jobs`: one row per job object; then, for each EXIT job with a message (e.g. MEM_LIMIT's
 // limit and peak, a failed launch), `Job <id> <cause>: <message>`.
-std::string FormatJobs(const nlohmann::json& jobs);
+std::string FormatJobs(const nlohmann::json& jobs, int64_t now);
 // `jobs -p`: each pending/held job's row followed by its reasons, one indented line each,
 // and what would let it start (the API's `reasons.hint`) when the server sent it.
-std::string FormatPendingJobs(const nlohmann::json& jobs);
+std::string FormatPendingJobs(const nlohmann::json& jobs, int64_t now);
+// `jobs -o FIELDS`: a table of these job members (the API's names, upper-cased as headers),
+// plus `elapsed`; ids as ID[INDEX], hosts as h1:2,h2:2, times as local clock times.
+std::string FormatJobFields(const nlohmann::json& jobs, const std::vector<std::string>& fields,
+                            int64_t now);
+// How long a job ran or has run: `M:SS`, `H:MM:SS` or `D-HH:MM:SS` (squeue's %M); "-"
+// before it starts.
+std::string ElapsedText(const nlohmann::json& job, int64_t now);
 std::string FormatHosts(const nlohmann::json& hosts);
 std::string FormatQueues(const nlohmann::json& queues);
 std::string FormatLimits(const nlohmann::json& limits);

@@ -45,11 +45,31 @@ TEST(FormatJobsTest, AlignsColumnsAndShowsHosts) {
      "name": "sim", "submit_time": null},
     {"id": 12, "user": "bob", "state": "DONE", "queue": "short", "tasks": 1, "hosts": [],
      "exit_code": 0, "name": "", "submit_time": null}])");
-  EXPECT_EQ(FormatJobs(jobs),
-            "JOBID  USER   STATE    QUEUE   TASKS  HOSTS      EXIT  NAME  SUBMIT_TIME\n"
-            "7      alice  RUNNING  normal  4      h1:2,h2:2  -     sim   -\n"
-            "12     bob    DONE     short   1      -          0     -     -\n");
-  EXPECT_EQ(FormatJobs(json::array()), "No jobs found\n");
+  EXPECT_EQ(FormatJobs(jobs, 0),
+            "JOBID  USER   STATE    ELAPSED  QUEUE   TASKS  HOSTS      EXIT  NAME  SUBMIT_TIME\n"
+            "7      alice  RUNNING  -        normal  4      h1:2,h2:2  -     sim   -\n"
+            "12     bob    DONE     -        short   1      -          0     -     -\n");
+  EXPECT_EQ(FormatJobs(json::array(), 0), "No jobs found\n");
+}
+
+// Issue 47.7: the elapsed time of a running job runs to now, an ended one's to its end; -o
+// prints the fields asked for, ids and times readable.
+TEST(FormatJobsTest, ElapsedTimeAndChosenFields) {
+  const json running = {{"id", 7}, {"state", "RUNNING"}, {"start_time", 1000}, {"end_time", nullptr}};
+  EXPECT_EQ(ElapsedText(running, 1000 + 65), "1:05");
+  EXPECT_EQ(ElapsedText(running, 1000 + 3 * 3600 + 7), "3:00:07");
+  EXPECT_EQ(ElapsedText(running, 1000 + 2 * 86400 + 3600 + 61), "2-01:01:01");
+  const json ended = {{"id", 8}, {"start_time", 1000}, {"end_time", 1059}};
+  EXPECT_EQ(ElapsedText(ended, 999999), "0:59");
+  EXPECT_EQ(ElapsedText(json{{"id", 9}, {"start_time", nullptr}}, 5000), "-");
+  const json jobs = json::array(
+      {{{"id", 12}, {"index", 3}, {"state", "RUNNING"},
+        {"start_time", 1000}, {"hosts", json::array({{{"name", "h1"}, {"slots", 2}}})}},
+       {{"id", 13}, {"state", "PENDING"}, {"name", "wait"}}});
+  EXPECT_EQ(FormatJobFields(jobs, {"id", "state", "elapsed", "hosts", "name"}, 1010),
+            "ID     STATE    ELAPSED  HOSTS  NAME\n"
+            "12[3]  RUNNING  0:10     h1:2   -\n"
+            "13     PENDING  -        -      wait\n");
 }
 
 // R-SEC-3: a job killed at its memory limit says so, with the limit and the peak.
@@ -60,7 +80,7 @@ TEST(FormatJobsTest, AnExitJobsMessageFollowsTheTable) {
      "message": "memory limit 64 MB reached (peak 64 MB, 1 process killed by the OOM killer)"},
     {"id": 10, "user": "alice", "state": "DONE", "queue": "normal", "tasks": 1, "hosts": [],
      "exit_code": 0, "name": "", "submit_time": null, "message": "launch failed on h1: x"}])json");
-  const std::string text = FormatJobs(jobs);
+  const std::string text = FormatJobs(jobs, 0);
   EXPECT_TRUE(
       text.ends_with("\nJob 9 MEM_LIMIT: memory limit 64 MB reached (peak 64 MB, 1 "
                      "process killed by the OOM killer)\n"))
@@ -75,7 +95,7 @@ TEST(FormatPendingJobsTest, EachReasonListIsFollowedByItsHint) {
                   "hosts": 2}],
      "hint": "needs 5 more slots — starts when running jobs free them"}},
     {"id": 3, "state": "PENDING", "reason": "PRIORITY_WAIT"}])");
-  const std::string text = FormatPendingJobs(jobs);
+  const std::string text = FormatPendingJobs(jobs, 0);
   EXPECT_NE(text.find(" Not enough job slots: needs 8, 3 free on 2 hosts\n"
                       " What would let it start: needs 5 more slots — starts when running jobs "
                       "free them\n"),
@@ -92,7 +112,7 @@ TEST(FormatPendingJobsTest, ListsReasonsOfPendingJobsOnly) {
      "reason": "NO_RESOURCE", "reasons": {"main": "NO_RESOURCE", "details": [
        {"code": "NO_RESOURCE", "resource": "slots", "needed": 8, "available": 3, "hosts": 2}]}},
     {"id": 3, "state": "HELD", "reason": "HELD"}])");
-  const std::string text = FormatPendingJobs(jobs);
+  const std::string text = FormatPendingJobs(jobs, 0);
   EXPECT_EQ(text.find("RUNNING"), std::string::npos);
   EXPECT_NE(text.find("PENDING REASONS:\n Not enough job slots: needs 8, 3 free on 2 hosts\n"),
             std::string::npos)
@@ -131,8 +151,8 @@ TEST(FormatJobsTest, TheTablesReadOnlyTheFieldsTheyFetch) {
     }
     brief.push_back(b);
   }
-  EXPECT_EQ(FormatJobs(brief), FormatJobs(full));
-  EXPECT_EQ(FormatPendingJobs(brief), FormatPendingJobs(full));
+  EXPECT_EQ(FormatJobs(brief, 0), FormatJobs(full, 0));
+  EXPECT_EQ(FormatPendingJobs(brief, 0), FormatPendingJobs(full, 0));
 }
 
 TEST(FormatTablesTest, HostsQueuesLimits) {

@@ -32,16 +32,16 @@ TEST(PendingEstimateTest, AKnownStartIsShownAsALocalTime) {
   localtime_r(&soon, &tm);
   char hhmm[8];
   std::strftime(hhmm, sizeof hhmm, "%H:%M", &tm);
-  const std::string text = FormatPendingJobs(Pending({{"estimated_start", soon}}));
+  const std::string text = FormatPendingJobs(Pending({{"estimated_start", soon}}), 0);
   EXPECT_NE(text.find(" Expected to start around "), std::string::npos) << text;
   EXPECT_NE(text.find(hhmm), std::string::npos) << text;
 }
 
 TEST(PendingEstimateTest, AnUnknownStartSaysWhy) {
   const std::string text =
-      FormatPendingJobs(Pending({{"estimated_start", nullptr}, {"unknown_because", "it is held"}}));
+      FormatPendingJobs(Pending({{"estimated_start", nullptr}, {"unknown_because", "it is held"}}), 0);
   EXPECT_NE(text.find(" Start time unknown: it is held\n"), std::string::npos) << text;
-  EXPECT_EQ(FormatPendingJobs(Pending(json::object())).find("Start time"), std::string::npos);
+  EXPECT_EQ(FormatPendingJobs(Pending(json::object()), 0).find("Start time"), std::string::npos);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ TEST(PrintableTest, JobListingsCarryNoEscapeFromAJobsFields) {
         {"command", "echo\nforged line"},
         {"cwd", "/tmp/\x1b[31m"},
         {"message", "\x1b[1A"}}});
-  for (const std::string& text : {FormatJobs(jobs), FormatJobsLong(jobs)}) {
+  for (const std::string& text : {FormatJobs(jobs, 0), FormatJobsLong(jobs)}) {
     SCOPED_TRACE(text);
     EXPECT_EQ(text.find('\x1b'), std::string::npos);
     EXPECT_EQ(text.find('\x07'), std::string::npos);

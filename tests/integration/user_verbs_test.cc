@@ -201,6 +201,14 @@ TEST_F(UserVerbsTest, CancelByNameStateAndUserTouchesOnlyTheSelectedJobs) {
   r = cluster_->Cli({"jobs", "-u", "alcie"});
   EXPECT_EQ(r.exit_code, 2) << r.stdout_text;
   EXPECT_NE(r.stderr_text.find("no user 'alcie'"), std::string::npos) << r.stderr_text;
+  // -o: the fields asked for, in that order.
+  r = cluster_->Cli({"jobs", "-o", "id,name,state,elapsed", std::to_string(x1)});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "ID  NAME  STATE      ELAPSED\n" + std::to_string(x1) +
+                               "   x     CANCELLED  -\n");
+  r = cluster_->Cli({"jobs", "-o", "id,colour"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.stderr_text.find("no job field 'colour'"), std::string::npos) << r.stderr_text;
 }
 
 TEST_F(UserVerbsTest, ImpossibleJobsAreRefusedWithoutTakingAnId) {
@@ -221,6 +229,18 @@ TEST_F(UserVerbsTest, ImpossibleJobsAreRefusedWithoutTakingAnId) {
   EXPECT_EQ(answer["cause"]["index"], 1) << answer.dump();
   EXPECT_EQ(answer["cause"]["reason"], "UNSCHEDULABLE");
   EXPECT_TRUE(c.Get("/v1/jobs").empty());
+  // A dependency on a job nobody submitted (issue 47.7: it took an id before it was refused).
+  refused = c.Cli({"submit", "-w", "done(9999)", "--", "true"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.stderr_text.find("depend: no job 9999"), std::string::npos)
+      << refused.stderr_text;
+  answer = c.Post("/v1/jobs/batch",
+                  {{"jobs", json::array({{{"command", "true"}},
+                                         {{"command", "true"}, {"depend", "ended(77)"}}})}},
+                  "alice-token", &status);
+  EXPECT_EQ(status, 422) << answer.dump();
+  EXPECT_EQ(answer["cause"]["reason"], "DEPENDENCY") << answer.dump();
+  EXPECT_EQ(answer["cause"]["index"], 1) << answer.dump();
 
   // No id was consumed: the next job is job 1.
   const int64_t first = Submit({"--", "true"});
