@@ -219,7 +219,8 @@ int RunJobs(const JobsCommand& cmd) {
       }
     } else {
       std::string query = "/v1/jobs?";
-      if (!cmd.user.empty()) query += "user=" + QueryEscape(cmd.user) + "&";
+      // The caller's own jobs unless -u names someone (`all`: everyone's), as bjobs does.
+      query += "user=" + QueryEscape(cmd.user.empty() ? "@me" : cmd.user) + "&";
       if (!cmd.queue.empty()) query += "queue=" + QueryEscape(cmd.queue) + "&";
       if (!cmd.states.empty()) query += "state=" + QueryEscape(cmd.states) + "&";
       // -p lists waiting jobs only, in every format (--json too; issue 47.7).
@@ -263,7 +264,7 @@ void RegisterJobs(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("jobs", "list jobs (bjobs/squeue habits)");
   auto c = std::make_shared<JobsCommand>();
   AddConnectionFlags(cmd, c->connection);
-  cmd->add_option("-u,--user", c->user, "only this user's jobs (`all`: everyone)");
+  cmd->add_option("-u,--user", c->user, "this user's jobs (default: yours; `all`: everyone's)");
   cmd->add_option("-q,--queue", c->queue, "only this queue's jobs");
   cmd->add_option("-s,--state", c->states, "only these states, e.g. PENDING,RUNNING");
   cmd->add_flag("-p,--pending", c->pending, "pending jobs with their reasons (bjobs -p)");

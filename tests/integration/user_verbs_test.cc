@@ -201,6 +201,12 @@ TEST_F(UserVerbsTest, CancelByNameStateAndUserTouchesOnlyTheSelectedJobs) {
   r = cluster_->Cli({"jobs", "-u", "alcie"});
   EXPECT_EQ(r.exit_code, 2) << r.stdout_text;
   EXPECT_NE(r.stderr_text.find("no user 'alcie'"), std::string::npos) << r.stderr_text;
+  // `jobs` lists the caller's jobs; -u all everyone's (bjobs' habit, issue 47.7).
+  r = cluster_->Cli({"jobs", "-o", "id,user"});
+  EXPECT_EQ(r.stdout_text.find("bob"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("alice"), std::string::npos) << r.stdout_text;
+  r = cluster_->Cli({"jobs", "-u", "all", "-o", "id,user"});
+  EXPECT_NE(r.stdout_text.find("bob"), std::string::npos) << r.stdout_text;
   // -o: the fields asked for, in that order.
   r = cluster_->Cli({"jobs", "-o", "id,name,state,elapsed", std::to_string(x1)});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
