@@ -35,6 +35,7 @@
 #include "agent/virtual_agent.h"
 #include "auth/munge.h"
 #include "cli/commands.h"
+#include "cli/log_flags.h"
 #include "config/cluster_yaml.h"
 
 namespace sluice::cli {
@@ -58,7 +59,7 @@ struct AgentFlags {
   std::string munge_socket;
   std::string ca_file;
   int fence_grace_ms = 1000;
-  std::string log_level = "info";
+  LogFlags log;
   std::string cgroup = "auto";
   std::string cgroup_root = "/sys/fs/cgroup";
   std::string cgroup_path;  // empty: agent::DefaultCgroupPath
@@ -178,9 +179,10 @@ int RunAgent(const AgentFlags& flags) {
     }
     options.host.attributes = *attributes;
   }
-  spdlog::level::level_enum level = spdlog::level::from_str(flags.log_level);
-  spdlog::set_level(level);
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  if (Status logging = SetUpLogging(flags.log, "sluice"); !logging.ok()) {
+    std::cerr << "error: " << logging.message() << "\n";
+    return 2;
+  }
 
   struct sigaction action {};
   action.sa_handler = OnStopSignal;
@@ -228,8 +230,10 @@ int RunVirtualHosts(const AgentFlags& flags) {
                  "SLUICE_TOKEN)\n";
     return 2;
   }
-  spdlog::set_level(spdlog::level::from_str(flags.log_level));
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  if (Status logging = SetUpLogging(flags.log, "sluice"); !logging.ok()) {
+    std::cerr << "error: " << logging.message() << "\n";
+    return 2;
+  }
   struct sigaction action {};
   action.sa_handler = OnStopSignal;
   sigaction(SIGTERM, &action, nullptr);
@@ -281,7 +285,7 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
                   "SIGTERM-to-SIGKILL grace when the lease expires (keep below the "
                   "controller's host-loss grace)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--log-level", flags->log_level, "trace, debug, info, warn, error");
+  AddLogFlags(cmd, flags->log);
   cmd->add_option("--cgroup", flags->cgroup,
                   "job containment: auto (v2 or v1, whichever the host has; else process "
                   "groups), v2, v1 or none (process groups and rlimits only)");

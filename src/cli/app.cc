@@ -16,6 +16,7 @@ int Main(int argc, char** argv) {
   if (std::optional<int> code = compat::RunCompatMain(argc, argv)) return *code;
   CLI::App app{"sluice: a batch workload scheduler for clusters"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "sluice " SLUICE_VERSION);
   int exit_code = 0;
   RegisterSimCommand(app, exit_code);
   RegisterGenCommand(app, exit_code);

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/log_flags.h"
 #include "server/server.h"
 
 namespace sluice::cli {
@@ -52,6 +53,7 @@ struct ServerFlags {
   std::string munge_socket;
   server::ConnectionLimits connections;
   int64_t stats_interval = 10;
+  LogFlags log;
 };
 
 // A CLI11 check for "-1 (for ever) or a number >= min"; `expected` says both in words.
@@ -117,6 +119,7 @@ void AddLifetimeFlags(CLI::App& cmd, ServerFlags& flags) {
   cmd.add_option("--stats-interval", flags.stats_interval,
                  "Seconds between the dashboard's samples (GET /v1/stats; 8640 are kept)")
       ->check(CLI::Range(1, 3600));
+  AddLogFlags(&cmd, flags.log);
 }
 
 // The listener: address, TLS, MUNGE and connection caps.
@@ -171,8 +174,11 @@ int RunServer(const ServerFlags& flags) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
-  // Logs go to stderr: stdout carries only the `listening on` line tests read.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("sluice"));
+  // Logs go to stderr (or --log-file): stdout carries only the `listening on` line tests read.
+  if (Status logging = SetUpLogging(flags.log, "sluice"); !logging.ok()) {
+    std::cerr << "sluice server: " << logging.message() << "\n";
+    return 2;
+  }
   auto server = server::Server::Start(OptionsFrom(flags));
   if (!server) {
     std::cerr << "sluice server: " << server.error().message() << "\n";

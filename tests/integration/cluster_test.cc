@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <regex>
 #include <set>
 
 #include "integration/cluster_harness.h"
@@ -257,6 +258,36 @@ TEST_F(ClusterTest, ASecondServerOnTheSameStateDirectoryRefusesToStart) {
   EXPECT_NE(second.stderr_text.find("locked"), std::string::npos) << second.stderr_text;
   EXPECT_EQ(second.stdout_text.find("listening"), std::string::npos);
   EXPECT_TRUE(c.server()->Running());
+}
+
+// Issue 47.10: the server and the agent take the same log flags and write one format.
+TEST_F(ClusterTest, ServerAndAgentLogToTheirFilesInOneFormat) {
+  sluice::testing::TempDir logs;
+  const std::string server_log = (logs.path() / "server.log").string();
+  const std::string agent_log = (logs.path() / "agent.log").string();
+  Start(kThreeHosts, {}, 4, {"--log-file", server_log, "--log-level", "debug"});
+  cluster_->StartAgent("h1", 2, "", {"--log-file", agent_log});
+  ASSERT_TRUE(Eventually([&] { return cluster_->HostState("h1") == "ok"; })) << cluster_->Logs();
+  const std::regex line("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3} (trace|debug|info|warning|error|critical) .+$");
+  for (const std::string& path : {server_log, agent_log}) {
+    const std::string text = ReadFile(path).value_or("");
+    ASSERT_FALSE(text.empty()) << path;
+    size_t at = 0;
+    for (size_t end = text.find('\n'); end != std::string::npos; at = end + 1, end = text.find('\n', at)) {
+      EXPECT_TRUE(std::regex_match(text.substr(at, end - at), line)) << path << ": " << text.substr(at, end - at);
+    }
+  }
+  EXPECT_TRUE(Eventually([&] {
+    return ReadFile(server_log).value_or("").find("host h1: agent registered") != std::string::npos &&
+           ReadFile(agent_log).value_or("").find("agent h1: registered") != std::string::npos;
+  })) << ReadFile(server_log).value_or("") << ReadFile(agent_log).value_or("");
+  // A level that does not exist is refused by name.
+  testing::ProcessResult bad = testing::RunProcess(
+      {sluice::testing::SluiceBinary(), "server", "--config", (cluster_->dir() / "cluster.yaml").string(),
+       "--state", (logs.path() / "state").string(), "--listen", "127.0.0.1:0", "--log-level", "loud"},
+      logs.path(), 30s);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.stderr_text.find("--log-level loud"), std::string::npos) << bad.stderr_text;
 }
 
 constexpr char kTwoHostsRequeue[] = R"(
