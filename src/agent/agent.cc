@@ -54,6 +54,24 @@ Result<std::string> Authorization(const AgentOptions& options) {
   return "Munge " + *credential;
 }
 
+// A transport failure in words an operator can act on (cpp-httplib's own are one word).
+std::string TransportError(httplib::Error error) {
+  switch (error) {
+    case httplib::Error::Connection:
+      return "connection failed: refused, unreachable or timed out";
+    case httplib::Error::SSLConnection:
+      return "TLS handshake failed (an http:// controller given as https://?)";
+    case httplib::Error::SSLServerVerification:
+      return "the controller's certificate is not trusted (--ca-file)";
+    case httplib::Error::Read:
+      return "no answer: the connection closed or the read timed out";
+    case httplib::Error::Write:
+      return "the request could not be written";
+    default:
+      return httplib::to_string(error);
+  }
+}
+
 HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::string& path,
                const json& body) {
   HttpReply reply;
@@ -67,7 +85,7 @@ HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::
       client.Post(path.c_str(), headers, body.dump(-1, ' ', false, json::error_handler_t::replace),
                   "application/json");
   if (!result) {
-    reply.error = httplib::to_string(result.error());
+    reply.error = TransportError(result.error());
     return reply;
   }
   reply.status = result->status;
@@ -187,6 +205,9 @@ struct Agent::State {
   uint64_t next_seq = 1;
   std::string last_register_error;
   int refused_status = 0;  // the last heartbeat refusal logged (0: none since a success)
+  // The last "cannot reach" said ("URL: error"; empty: none since an answer), and when.
+  std::string unreachable_said;
+  TimePoint unreachable_logged{};
   TimePoint refused_logged{};
 
   std::unique_ptr<Link> poll_link;
@@ -358,6 +379,7 @@ struct Agent::State {
     const std::string url = link.url;
     const std::chrono::milliseconds wait = link.Answered(reply);
     std::lock_guard lock(mu);
+    NoteReachable(url, reply);
     if (wait.count() == 0 && reply.status != 0) {
       if (leader_url != url && !leader_url.empty()) {
         spdlog::info("agent {}: following the leader to {}", options.host.name, url);
@@ -369,6 +391,26 @@ struct Agent::State {
       if (reply.status == 0 || reply.status == 409) reply.status = 0;  // try elsewhere
     }
     return reply;
+  }
+
+  // Why a controller cannot be reached (refused, TLS, timeout), said at once and then every
+  // 30 s while the same failure lasts (issue 47.10: an agent said nothing for as long as it
+  // could not connect); its end is said too. REQUIRES: mu held.
+  void NoteReachable(const std::string& url, const HttpReply& reply) {
+    if (reply.status != 0 || reply.error.empty()) {
+      if (!unreachable_said.empty() && reply.status != 0) {
+        spdlog::info("agent {}: {} answers again", options.host.name, url);
+        unreachable_said.clear();
+      }
+      return;
+    }
+    const std::string said = url + ": " + reply.error;
+    const TimePoint now = Clock::now();
+    if (said == unreachable_said && now - unreachable_logged < 30s) return;
+    unreachable_said = said;
+    unreachable_logged = now;
+    spdlog::warn("agent {}: cannot reach the controller at {} ({}); retrying", options.host.name,
+                 url, reply.error);
   }
 
   // A controller of an older epoch answered (a deposed leader that does not know it yet):

@@ -36,6 +36,7 @@
 #include "auth/munge.h"
 #include "cli/commands.h"
 #include "cli/log_flags.h"
+#include "wire/leader_follow.h"
 #include "config/cluster_yaml.h"
 
 namespace sluice::cli {
@@ -152,6 +153,10 @@ int RunAgent(const AgentFlags& flags) {
       .pids_limit = flags.pids_limit > 0 ? std::optional<int64_t>(flags.pids_limit) : std::nullopt};
   if (options.server.empty()) {
     std::cerr << "error: --server: no controller URL (flag or SLUICE_SERVER)\n";
+    return 2;
+  }
+  if (Result<std::vector<std::string>> urls = wire::ParseServerList(options.server); !urls) {
+    std::cerr << "error: --server: " << urls.error().message() << "\n";
     return 2;
   }
   if (options.token.empty()) {

@@ -20,6 +20,13 @@ Result<std::vector<std::string>> ParseServerList(const std::string& text) {
     }
     if (url.find("://") == std::string::npos) url = "http://" + url;
     while (url.back() == '/') url.pop_back();
+    // The HTTP library throws on another scheme (an agent given ftp:// died of it).
+    const size_t host = url.find("://") + 3;
+    if ((!url.starts_with("http://") && !url.starts_with("https://")) || host >= url.size()) {
+      return InvalidArgument("server list `" + text.substr(0, 200) + "`: item " +
+                             std::to_string(index + 1) + " `" + url.substr(0, 100) +
+                             "`: expected http://HOST:PORT or https://HOST:PORT");
+    }
     urls.push_back(url);
     pos = comma + 1;
     ++index;

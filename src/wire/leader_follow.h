@@ -26,7 +26,8 @@
 namespace sluice::wire {
 
 // "URL[,URL...]" -> URLs, each with "http://" added when it has no scheme and without a
-// trailing '/'. Errors: kInvalidArgument for an empty list or an empty item (names its place).
+// trailing '/'. Errors: kInvalidArgument for an empty list, an empty item, or a scheme other
+// than http and https or no host (names its place).
 Result<std::vector<std::string>> ParseServerList(const std::string& text);
 
 // "http://h:p/v1/jobs?x=1" -> "http://h:p"; "" when `url` has no scheme.

@@ -281,6 +281,23 @@ TEST_F(ClusterTest, ServerAndAgentLogToTheirFilesInOneFormat) {
     return ReadFile(server_log).value_or("").find("host h1: agent registered") != std::string::npos &&
            ReadFile(agent_log).value_or("").find("agent h1: registered") != std::string::npos;
   })) << ReadFile(server_log).value_or("") << ReadFile(agent_log).value_or("");
+  // An agent that cannot reach its controller says so at once, naming the URL and why; one
+  // given a scheme the HTTP library does not speak is refused (it died of it).
+  const std::string lost_log = (logs.path() / "lost.log").string();
+  cluster_->StartAgent("h2", 2, "http://127.0.0.1:9", {"--log-file", lost_log});
+  EXPECT_TRUE(Eventually([&] {
+    return ReadFile(lost_log).value_or("").find(
+               "agent h2: cannot reach the controller at http://127.0.0.1:9 (connection "
+               "failed") != std::string::npos;
+  })) << ReadFile(lost_log).value_or("");
+  testing::ProcessResult ftp = testing::RunProcess(
+      {sluice::testing::SluiceBinary(), "agent", "--name", "h3", "--server", "ftp://127.0.0.1:9",
+       "--token", "agent-token", "--cgroup", "none"},
+      logs.path(), 30s);
+  EXPECT_EQ(ftp.exit_code, 2) << ftp.stderr_text;
+  EXPECT_NE(ftp.stderr_text.find("expected http://HOST:PORT or https://HOST:PORT"),
+            std::string::npos)
+      << ftp.stderr_text;
   // A level that does not exist is refused by name.
   testing::ProcessResult bad = testing::RunProcess(
       {sluice::testing::SluiceBinary(), "server", "--config", (cluster_->dir() / "cluster.yaml").string(),

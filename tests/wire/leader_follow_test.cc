@@ -14,6 +14,13 @@ TEST(LeaderFollowTest, ParseServerListAddsTheSchemeAndRefusesEmptyItems) {
   EXPECT_EQ(*urls, (std::vector<std::string>{"http://h1:1", "http://h2:2", "https://h3:3"}));
   EXPECT_EQ(ParseServerList("").error().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseServerList("h1:1,,h2:2").error().code(), StatusCode::kInvalidArgument);
+  // Another scheme (the HTTP library threw on it: an agent given ftp:// died) or no host.
+  Result<std::vector<std::string>> ftp = ParseServerList("h1:1,ftp://h2:2");
+  ASSERT_FALSE(ftp);
+  EXPECT_EQ(ftp.error().message(),
+            "server list `h1:1,ftp://h2:2`: item 2 `ftp://h2:2`: expected http://HOST:PORT or "
+            "https://HOST:PORT");
+  EXPECT_FALSE(ParseServerList("http://"));
 }
 
 TEST(LeaderFollowTest, BaseUrlDropsThePath) {
