@@ -230,6 +230,12 @@ TEST_F(CompatClientsTest, LsfUsersModifyRequeuePeekAndRunInteractively) {
   EXPECT_TRUE(Eventually([&] { return ReadFile(work_ / "runs.txt") == "run\nrun\n"; }))
       << ReadFile(work_ / "runs.txt").value_or("") << cluster_->Logs();
   EXPECT_EQ(Client({"bkill", id}).exit_code, 0);
+  EXPECT_TRUE(Eventually(
+      [&] { return cluster_->Get(path, "root-token").value("state", "") == "CANCELLED"; }));
+  r = Client({"bkill", id, "99999"});
+  EXPECT_EQ(r.exit_code, 255) << Describe(r);
+  EXPECT_EQ(r.stderr_text,
+            "Job <" + id + ">: Job has already finished\nJob <99999>: No matching job found\n");
 
   // bsub -I: LSF's lines, the command's output here, its exit code.
   r = Client({"bsub", "-I", "-q", "normal", "echo interactive-$((1 + 1)); exit 3"});

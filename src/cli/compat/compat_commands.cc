@@ -1,6 +1,9 @@
 #include "cli/compat/compat_commands.h"
 
+#include <iostream>
 #include <vector>
+
+#include "cli/compat/job_lookup.h"
 
 namespace sluice::cli::compat {
 namespace {
@@ -20,6 +23,42 @@ constexpr Command kCommands[] = {
 };
 
 }  // namespace
+
+int LsfUsage(std::string_view program, const std::string& message) {
+  std::cerr << program << ": " << message << "\n";
+  return kLsfFailure;
+}
+
+int ActOnLsfJobs(std::string_view program, const std::vector<std::string>& ids,
+                 const std::string& action, const std::string& done,
+                 std::string (*refused)(StatusCode code)) {
+  if (ids.empty()) return LsfUsage(program, "a job id is required");
+  Result<std::unique_ptr<client::RestClient>> rest = Connect();
+  if (!rest) return LsfUsage(program, rest.error().message());
+  int code = 0;
+  for (const std::string& text : ids) {
+    Result<int64_t> id = ParseJobId(text);
+    Result<nlohmann::json> answer =
+        id ? (*rest)->Post("/v1/jobs/" + std::to_string(*id) + "/" + action,
+                           nlohmann::json::object())
+           : Result<nlohmann::json>(id.error());
+    if (answer) {
+      std::cout << "Job <" << text << "> " << done << "\n";
+      continue;
+    }
+    code = kLsfFailure;
+    const StatusCode why = answer.error().code();
+    const std::string words = refused != nullptr ? refused(why) : "";
+    if (!words.empty()) {
+      std::cerr << "Job <" << text << ">: " << words << "\n";
+    } else if (why == StatusCode::kNotFound || why == StatusCode::kInvalidArgument) {
+      std::cerr << "Job <" << text << ">: No matching job found\n";
+    } else {
+      std::cerr << "Job <" << text << ">: " << answer.error().message() << "\n";
+    }
+  }
+  return code;
+}
 
 bool IsCompatCommand(std::string_view program) {
   for (const Command& c : kCommands) {

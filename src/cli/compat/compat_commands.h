@@ -15,6 +15,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "base/status.h"
 
 namespace sluice::cli::compat {
 
@@ -28,6 +31,17 @@ bool IsCompatCommand(std::string_view program);
 std::string_view ProgramName(const char* argv0);
 // RunCompatCommand over main's arguments.
 std::optional<int> RunCompatMain(int argc, const char* const* argv);
+
+// LSF's commands exit 255 for what they refuse; LsfUsage prints `PROGRAM: MESSAGE` and
+// returns it.
+inline constexpr int kLsfFailure = 255;
+int LsfUsage(std::string_view program, const std::string& message);
+// bkill and brequeue: `action` (the POST's last path word) on each job id of `ids`, printing
+// `Job <N> <done>` for each; a job the controller refuses is reported as LSF does (`No
+// matching job found`, or `refused(code)`'s words when it gives some) and exits 255.
+int ActOnLsfJobs(std::string_view program, const std::vector<std::string>& ids,
+                 const std::string& action, const std::string& done,
+                 std::string (*refused)(StatusCode code));
 
 // Slurm (slurm_submit.cc, slurm_status.cc, slurm_info.cc).
 int Sbatch(Args args);

@@ -20,11 +20,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kLsfFailure = 255;
-
 int Usage(std::string_view program, const std::string& message) {
-  std::cerr << program << ": " << message << "\n";
-  return kLsfFailure;
+  return LsfUsage(program, message);
 }
 
 // A refused change of job `text`, as LSF words the common ones.
@@ -73,22 +70,7 @@ int Brequeue(Args args) {
     if (arg.starts_with("-")) return Usage("brequeue", arg + ": not supported by Sluice (only job ids)");
     ids.push_back(arg);
   }
-  if (ids.empty()) return Usage("brequeue", "a job id is required");
-  Result<std::unique_ptr<client::RestClient>> rest = Connect();
-  if (!rest) return Usage("brequeue", rest.error().message());
-  int code = 0;
-  for (const std::string& text : ids) {
-    Result<int64_t> id = ParseJobId(text);
-    Result<json> done = id ? (*rest)->Post("/v1/jobs/" + std::to_string(*id) + "/requeue",
-                                           json::object())
-                           : Result<json>(Status(StatusCode::kNotFound, ""));
-    if (done) {
-      std::cout << "Job <" << text << "> is being requeued\n";
-    } else {
-      code = JobFailure(text, done.error());
-    }
-  }
-  return code;
+  return ActOnLsfJobs("brequeue", ids, "requeue", "is being requeued", nullptr);
 }
 
 int Bpeek(Args args) {

@@ -12,8 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kLsfFailure = 255;
-
 // Memory in Sluice is in megabytes, reserved per task (rusage is per task).
 constexpr char kParameters[] =
     "LSF_UNIT_FOR_LIMITS = MB\n"

@@ -15,11 +15,8 @@ using client::compat::OptionSpec;
 using client::compat::OptionStyle;
 using client::compat::ParsedArgs;
 
-constexpr int kLsfFailure = 255;
-
 int Usage(std::string_view program, const std::string& message) {
-  std::cerr << program << ": " << message << "\n";
-  return kLsfFailure;
+  return LsfUsage(program, message);
 }
 
 // The jobs named by `ids`; an unknown one is reported as LSF does and sets `code`.
@@ -140,30 +137,9 @@ int Bkill(Args args) {
     if (arg.starts_with("-")) return Usage("bkill", arg + ": not supported by Sluice (only job ids)");
     ids.push_back(arg);
   }
-  if (ids.empty()) return Usage("bkill", "a job id is required");
-  Result<std::unique_ptr<client::RestClient>> rest = Connect();
-  if (!rest) return Usage("bkill", rest.error().message());
-  int code = 0;
-  for (const std::string& text : ids) {
-    Result<int64_t> id = ParseJobId(text);
-    Result<nlohmann::json> done =
-        id ? (*rest)->Post("/v1/jobs/" + std::to_string(*id) + "/cancel", nlohmann::json::object())
-           : Result<nlohmann::json>(id.error());
-    if (done) {
-      std::cout << "Job <" << text << "> is being terminated\n";
-      continue;
-    }
-    code = kLsfFailure;
-    if (done.error().code() == StatusCode::kFailedPrecondition) {
-      std::cerr << "Job <" << text << ">: Job has already finished\n";
-    } else if (done.error().code() == StatusCode::kNotFound ||
-               done.error().code() == StatusCode::kInvalidArgument) {
-      std::cerr << "Job <" << text << ">: No matching job found\n";
-    } else {
-      std::cerr << "Job <" << text << ">: " << done.error().message() << "\n";
-    }
-  }
-  return code;
+  return ActOnLsfJobs("bkill", ids, "cancel", "is being terminated", [](StatusCode code) {
+    return std::string(code == StatusCode::kFailedPrecondition ? "Job has already finished" : "");
+  });
 }
 
 int Bhist(Args args) {

@@ -20,9 +20,6 @@
 namespace sluice::cli::compat {
 namespace {
 
-// LSF's commands exit 255 for what they refuse.
-constexpr int kLsfFailure = 255;
-
 int Error(const std::string& message) {
   std::cerr << message << ". Job not submitted.\n";
   return kLsfFailure;
