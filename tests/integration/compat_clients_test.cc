@@ -141,6 +141,19 @@ TEST_F(CompatClientsTest, SnakemakeSlurmRunsTheWorkflowThroughSrunSteps) {
   EXPECT_EQ(with_steps, 2) << Jobs().dump();
 }
 
+// The failing workflow through Snakemake's Slurm executor: it reads the job's end from sacct
+// and names it FAILED (issue 40).
+TEST_F(CompatClientsTest, SnakemakeSlurmFailsNamingTheFailedJob) {
+  if (!Installed("snakemake")) GTEST_SKIP() << "snakemake is not installed";
+  testing::ProcessResult r =
+      Client({"snakemake", "--slurm", "-s", "Snakefile.fail", "--default-resources",
+              "slurm_partition=batch", "--set-resources", "f:mem_mb=1000", "-j", "1",
+              "--latency-wait", "5", "--nolock"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE((r.stdout_text + r.stderr_text).find("FAILED"), std::string::npos) << Describe(r);
+  EXPECT_FALSE(fs::exists(work_ / "f.txt"));
+}
+
 TEST_F(CompatClientsTest, SnakemakeClusterSbatchFailsWithTheFailingRule) {
   if (!Installed("snakemake")) GTEST_SKIP() << "snakemake is not installed";
   testing::ProcessResult r =
