@@ -122,7 +122,12 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
   if (job == nullptr) return NoJob(id);
   SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, job->spec.value("user", ""), id,
                                            "start steps only in their own jobs"));
-  if (job->phase() != core::AdmissionPhase::kAdmitted || job->row.cancel_requested) {
+  // ADMITTING too: the job's script may ask before its agent's confirmation of the start has
+  // reached the controller (a loaded host); its allocation is held either way, and a launch
+  // that fails releases it, which ends every step (JobBook::OnReleased).
+  const core::AdmissionPhase phase = job->phase();
+  if ((phase != core::AdmissionPhase::kAdmitted && phase != core::AdmissionPhase::kAdmitting) ||
+      job->row.cancel_requested) {
     return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
                               "; steps start only inside a running job");
   }

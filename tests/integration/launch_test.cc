@@ -268,10 +268,11 @@ TEST_F(LaunchTest, ExitCodesSignalsStdinAndRefusals) {
 
 TEST_F(LaunchTest, AStepOnAnotherHostEndsWithItsJobsRunLimit) {
   // The run limit leaves a loaded machine time to start the step before it strikes.
-  const int64_t id = Submit("sluice launch h2 sleep 3008", {"-n", "2", "-R", "span[ptile=1]",
-                                                            "-W", "10s"});
+  const fs::path out = c().dir() / "run-limit.out";
+  const int64_t id = Submit("sluice launch h2 sleep 3008",
+                            {"-n", "2", "-R", "span[ptile=1]", "-W", "10s"}, out);
   ASSERT_TRUE(Eventually([&] { return !ProcessesMarked(marker_).empty() && Steps(id).size() == 1; },
-                         60s)) << c().Logs();
+                         60s)) << testing::ReadFile(out).value_or("") << c().Logs();
   ASSERT_TRUE(c().WaitAllEnded({id}, 60s)) << c().Logs();
   EXPECT_TRUE(Eventually([&] { return ProcessesMarked(marker_).empty(); }, 60s))
       << ProcessesMarked(marker_).size() << " processes left\n" << c().Logs();

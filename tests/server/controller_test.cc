@@ -35,6 +35,25 @@ class ControllerTest : public ::testing::Test {
   std::unique_ptr<ControllerHarness> h_;
 };
 
+// A job's script may start a step before its agent's confirmation of the start reached the
+// controller (seen under load: `sluice launch` refused with "job is ADMITTING"): an ADMITTING
+// job holds its allocation and takes steps; a pending one does not.
+TEST_F(ControllerTest, StepsStartInAnAdmittingJobButNotInAPendingOne) {
+  const JobId id = h_->Submit("alice", {{"command", "sleep 60"}, {"tasks", 2}});
+  const json step = {{"host", "h1"}, {"command", "hostname"}};
+  Reply refused = h_->c().OpenStep(Caller{.user = "alice"}, id, step);
+  EXPECT_EQ(refused.status, 409) << refused.body.dump();
+  RegisterBoth();
+  h_->Cycle();
+  ASSERT_EQ(h_->State(id), "ADMITTING");
+  const json hosts = h_->Job(id)["hosts"];
+  ASSERT_FALSE(hosts.empty());
+  Reply opened = h_->c().OpenStep(Caller{.user = "alice"}, id,
+                                  {{"host", hosts[0]["name"]}, {"command", "hostname"}});
+  EXPECT_EQ(opened.status, 200) << opened.body.dump();  // 201 over HTTP
+  EXPECT_EQ(opened.body["step"], 1) << opened.body.dump();
+}
+
 TEST_F(ControllerTest, AJobGoesPendingAdmittingRunningDone) {
   RegisterBoth();
   const JobId id = h_->Submit(
