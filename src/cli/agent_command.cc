@@ -122,6 +122,29 @@ std::string DefaultStateDir(const AgentFlags& flags) {
          "/.local/state/sluice/agent-" + flags.name;
 }
 
+// `--server` (or SLUICE_SERVER) as the controller client needs it: an HTTP library given another
+// scheme throws (an agent given ftp:// died of it). The error names the flag.
+Status CheckServerFlag(const std::string& server) {
+  if (server.empty()) return InvalidArgument("--server: no controller URL (flag or SLUICE_SERVER)");
+  Result<std::vector<std::string>> urls = wire::ParseServerList(server);
+  return urls ? Status::Ok() : InvalidArgument("--server: " + urls.error().message());
+}
+
+// --resources and --attributes into `host`. The error names the flag.
+Status ReadHostFlags(const AgentFlags& flags, core::HostSpec& host) {
+  if (!flags.resources.empty()) {
+    auto resources = agent::ParseResourceList(flags.resources);
+    if (!resources) return InvalidArgument("--resources: " + resources.error().message());
+    host.resources = *resources;
+  }
+  if (!flags.attributes.empty()) {
+    auto attributes = agent::ParseAttributeList(flags.attributes);
+    if (!attributes) return InvalidArgument("--attributes: " + attributes.error().message());
+    host.attributes = *attributes;
+  }
+  return Status::Ok();
+}
+
 int RunAgent(const AgentFlags& flags) {
   Result<std::string> token_or = AgentToken(flags);
   if (!token_or) {
@@ -151,12 +174,8 @@ int RunAgent(const AgentFlags& flags) {
                              ? agent::DefaultCgroupPath(flags.name, options.state_dir)
                              : flags.cgroup_path},
       .pids_limit = flags.pids_limit > 0 ? std::optional<int64_t>(flags.pids_limit) : std::nullopt};
-  if (options.server.empty()) {
-    std::cerr << "error: --server: no controller URL (flag or SLUICE_SERVER)\n";
-    return 2;
-  }
-  if (Result<std::vector<std::string>> urls = wire::ParseServerList(options.server); !urls) {
-    std::cerr << "error: --server: " << urls.error().message() << "\n";
+  if (Status server = CheckServerFlag(options.server); !server.ok()) {
+    std::cerr << "error: " << server.message() << "\n";
     return 2;
   }
   if (options.token.empty()) {
@@ -168,21 +187,9 @@ int RunAgent(const AgentFlags& flags) {
       return 2;
     }
   }
-  if (!flags.resources.empty()) {
-    auto resources = agent::ParseResourceList(flags.resources);
-    if (!resources) {
-      std::cerr << "error: --resources: " << resources.error().message() << "\n";
-      return 2;
-    }
-    options.host.resources = *resources;
-  }
-  if (!flags.attributes.empty()) {
-    auto attributes = agent::ParseAttributeList(flags.attributes);
-    if (!attributes) {
-      std::cerr << "error: --attributes: " << attributes.error().message() << "\n";
-      return 2;
-    }
-    options.host.attributes = *attributes;
+  if (Status host = ReadHostFlags(flags, options.host); !host.ok()) {
+    std::cerr << "error: " << host.message() << "\n";
+    return 2;
   }
   if (Status logging = SetUpLogging(flags.log, "sluice"); !logging.ok()) {
     std::cerr << "error: " << logging.message() << "\n";
@@ -233,6 +240,10 @@ int RunVirtualHosts(const AgentFlags& flags) {
   if (options.server.empty() || options.token.empty()) {
     std::cerr << "error: --virtual: needs --server and --token (flags or SLUICE_SERVER, "
                  "SLUICE_TOKEN)\n";
+    return 2;
+  }
+  if (Status server = CheckServerFlag(options.server); !server.ok()) {
+    std::cerr << "error: " << server.message() << "\n";
     return 2;
   }
   if (Status logging = SetUpLogging(flags.log, "sluice"); !logging.ok()) {
