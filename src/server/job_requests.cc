@@ -246,12 +246,16 @@ Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, st
                            names);
   }
   std::vector<std::shared_ptr<const JobInfo>> selected;
-  bool user_has_jobs = q->user.empty();
   for (const auto& [id, job] : book_.jobs()) {
     if (q->Matches(*job)) selected.push_back(job);
-    if (!user_has_jobs && job->spec.value("user", "") == q->user) user_has_jobs = true;
   }
-  if (!user_has_jobs && !IsKnownUser(auth, q->user)) {
+  // Only an empty listing asks whether its user exists (the account database, then the jobs
+  // of other states): the listing's own loop stays as it was.
+  const auto has_jobs = [&](const std::string& user) {
+    return std::any_of(book_.jobs().begin(), book_.jobs().end(),
+                       [&](const auto& entry) { return entry.second->spec.value("user", "") == user; });
+  };
+  if (selected.empty() && !q->user.empty() && !IsKnownUser(auth, q->user) && !has_jobs(q->user)) {
     const std::string users = ConfiguredUserNames(auth);
     return InvalidArgument("user: no user '" + q->user.substr(0, 40) +
                            "' (not in auth.users, not an account of the controller's host)" +
