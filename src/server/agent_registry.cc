@@ -36,6 +36,22 @@ std::string CommandName(const json& command) {
   return slash == std::string::npos ? first : first.substr(slash + 1);
 }
 
+// Whether `e`, from host `name`, is the end of the run `job` lost with that host, and the job
+// has not run since: it waits requeued, or its next launch went to that same host, whose agent
+// does not start a job while it holds an unacknowledged exit of it (agent.cc, MayLaunch). A
+// run this leader did not number (restored, or an agent that echoes none) is taken as that
+// run: nothing else of the job ran there since. A fenced run is not an end (its agent killed
+// it): the requeue stands.
+bool EndsLostRun(const JobInfo& job, const std::string& name, const wire::ExitReport& e) {
+  if (job.lost_host.empty() || job.lost_host != name || job.row.cancel_requested) return false;
+  const bool waits = job.phase() == core::AdmissionPhase::kPending;
+  const bool relaunched_here =
+      job.phase() == core::AdmissionPhase::kAdmitting && job.launch_host == name;
+  if (!waits && !relaunched_here) return false;
+  if (e.cause == wire::ExitCause::kFenced) return false;
+  return e.run == 0 || job.lost_run == 0 || e.run == job.lost_run;
+}
+
 }  // namespace
 
 // --- Registration -------------------------------------------------------------------------------
@@ -238,6 +254,16 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
   for (const wire::ExitReport& e : report.exited) {
     ack.push_back(e.job);
     JobInfo* job = book_.Find(e.job);
+    if (job != nullptr && EndsLostRun(*job, name, e)) {
+      ctx_.log().warn(
+          "job {}: its run on {}, requeued when the host was lost, ended there (exit {}, {}) "
+          "before it ran again: the job ends with that run instead of running twice",
+          e.job, name, e.ShellStatus(), wire::ToString(e.cause));
+      RecordUsage(*job, e);
+      book_.Finish(*job, e.ShellStatus(), ExitCauseText(e.cause),
+                   e.cause == wire::ExitCause::kKilled, batch);
+      continue;
+    }
     if (job == nullptr || job->launch_host != name || !job->HoldsAllocation()) continue;
     if (e.run != 0 && job->run != 0 && e.run != job->run) {
       // A late copy of an earlier run's report (e.g. sent on both of the agent's links before

@@ -353,6 +353,8 @@ void JobBook::Requeue(JobInfo& job, const std::string& why, store::WriteBatch& b
 
 void JobBook::ConfirmRunning(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
   job.SetPhase(core::AdmissionPhase::kAdmitted);
+  job.lost_run = 0;  // it runs again: a late end of the lost run can no longer stop that
+  job.lost_host.clear();
   job.from_earlier_epoch = false;
   if (job.row.cancel_requested) {
     batch.jobs.push_back(job.row);  // stays CANCELLED: its kill is on the way
@@ -370,6 +372,8 @@ void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batc
        cs.topology().queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue);
   job.requeue_requested = false;
   if (requeue) {
+    job.lost_run = job.run;
+    job.lost_host = job.launch_host;
     Requeue(job, why, batch);
   } else {
     Finish(job, -1, "HOST_LOST", false, batch);

@@ -72,6 +72,11 @@ struct JobInfo {
   // in the exit report, so a late report of an earlier run is not taken for this one's).
   // 0: a run restored from the store, whose number this leader does not know.
   uint64_t run = 0;
+  // Since its host was lost (JobBook::Lose): that run and host. An exit that host reports for
+  // it before the job runs again ends the job (issue 44: a run that completed in a partition
+  // is not run twice). Cleared once a later run is confirmed running.
+  uint64_t lost_run = 0;
+  std::string lost_host;
   std::optional<core::PendingReasons> reasons;  // from the last explained cycle
   std::string main_reason;                      // last main reason logged ("" none)
   std::string message;                          // why it ended, when it did not end by itself

@@ -84,5 +84,73 @@ TEST(StaleExitReportTest, AnExitWithoutARunNumberEndsTheCurrentRun) {
   EXPECT_EQ(h.Job(id)["exit_code"], 3);
 }
 
+
+// Issue 44, "completed twice": a run ends while its host is cut off; the controller hears
+// nothing for the absence + grace, declares the host lost and requeues the job; after the
+// heal the agent reports that run's exit. The job has not run since: the report ends it.
+class LostRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    h_ = std::make_unique<ControllerHarness>(dir_.path().string());
+    h_->Open();
+    ASSERT_EQ(h_->Register("h1").status, 200);
+    id_ = h_->Submit("alice", {{"command", "true"}, {"tasks", 1}});
+    h_->Cycle();
+    const json launch = LaunchOf(h_->Heartbeat("h1"), id_);
+    ASSERT_TRUE(launch.is_object()) << h_->Job(id_);
+    run_ = launch.value("run", uint64_t{0});
+    h_->Heartbeat("h1", {id_});
+    ASSERT_EQ(h_->State(id_), "RUNNING");
+    h_->Advance(10'000 + 5'000 + 1'000);  // lease + host-loss grace, silent
+    h_->Cycle();
+    ASSERT_EQ(h_->State(id_), "PENDING") << h_->Job(id_);
+    ASSERT_EQ(h_->Register("h1").status, 200);  // healed: it lists no running job
+  }
+
+  TempDir dir_;
+  std::unique_ptr<ControllerHarness> h_;
+  JobId id_ = 0;
+  uint64_t run_ = 0;
+};
+
+TEST_F(LostRunTest, ItsExitEndsTheRequeuedJobInsteadOfARerun) {
+  EXPECT_EQ(h_->Heartbeat("h1", json::array(), ExitedRun(id_, 0, run_))["ack"],
+            json::array({id_}));
+  EXPECT_EQ(h_->State(id_), "DONE") << h_->Job(id_);
+  h_->Cycle();
+  EXPECT_TRUE(LaunchOf(h_->Heartbeat("h1"), id_).is_null()) << "run a second time";
+}
+
+TEST_F(LostRunTest, ItsExitEndsTheJobRelaunchedOnTheSameHostBeforeItStarts) {
+  // The cycle ran before the report arrived and sent the job to h1 again; the agent does not
+  // start a job whose exit it has not had acknowledged.
+  h_->Cycle();
+  const json again = LaunchOf(h_->Heartbeat("h1"), id_);
+  ASSERT_TRUE(again.is_object()) << h_->Job(id_);
+  ASSERT_NE(again.value("run", uint64_t{0}), run_);
+  h_->Heartbeat("h1", json::array(), ExitedRun(id_, 3, run_));
+  EXPECT_EQ(h_->State(id_), "EXIT") << h_->Job(id_);
+  EXPECT_EQ(h_->Job(id_)["exit_code"], 3);
+  h_->Cycle();
+  EXPECT_TRUE(LaunchOf(h_->Heartbeat("h1"), id_).is_null());
+}
+
+TEST_F(LostRunTest, AFencedRunStaysRequeued) {
+  json fenced = ExitedRun(id_, 128 + 9, run_);
+  fenced[0]["cause"] = "fenced";  // its agent killed it: it did not end by itself
+  h_->Heartbeat("h1", json::array(), fenced);
+  EXPECT_EQ(h_->State(id_), "PENDING") << h_->Job(id_);
+}
+
+TEST_F(LostRunTest, ARunConfirmedSinceIsNotEndedByTheLostRunsExit) {
+  h_->Cycle();
+  const json again = LaunchOf(h_->Heartbeat("h1"), id_);
+  ASSERT_TRUE(again.is_object()) << h_->Job(id_);
+  h_->Heartbeat("h1", {id_});  // the second run started: the first run's end came too late
+  ASSERT_EQ(h_->State(id_), "RUNNING");
+  h_->Heartbeat("h1", {id_}, ExitedRun(id_, 0, run_));
+  EXPECT_EQ(h_->State(id_), "RUNNING") << h_->Job(id_);
+}
+
 }  // namespace
 }  // namespace sluice::server

@@ -316,14 +316,19 @@ Status ClusterState::Cancel(JobId id, Instant now) {
 Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause cause) {
   Job* job = MutableJob(id);
   if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
-  if (job->state != JobState::kRunning && job->state != JobState::kAdmitting) {
+  const JobState was = job->state;
+  if (was == JobState::kPending || was == JobState::kHeld) {
+    // Requeued when its host was lost, then reported ended by that host before it ran again
+    // (issue 44): its slots went back at the requeue, its usage with them.
+    RemovePending(*job);
+  } else if (was == JobState::kRunning || was == JobState::kAdmitting) {
+    usage_.ChargeFairshare(*job, topology_.queues()[job->queue].spec, now);
+    usage_.RecordRuntime(*job, now);
+    Release(*job);
+  } else {
     return FailedPrecondition("job " + std::to_string(id) + " is not running but " +
                               std::string(ToString(job->state)));
   }
-  const JobState was = job->state;
-  usage_.ChargeFairshare(*job, topology_.queues()[job->queue].spec, now);
-  usage_.RecordRuntime(*job, now);
-  Release(*job);
   if (cause == ExitCause::kNone && exit_code != 0) cause = ExitCause::kNonZeroExit;
   job->state = cause == ExitCause::kNone ? JobState::kDone : JobState::kExit;
   job->admission.phase = AdmissionPhase::kEnded;
