@@ -292,6 +292,9 @@ struct Agent::State {
       if (fenced || !MayLaunch(launch.job, seq)) continue;
       JobSpec spec = JobSpecOf(launch, options.work_dir);
       AddAgentVariables(spec.env);
+      // Which leader launched this run: fault tests check that no deposed one dispatched
+      // after its successor (scripts/nemesis); a job may log it beside its id.
+      spec.env["SLUICE_EPOCH"] = std::to_string(reply.epoch);
       if (journal) spec.env[kJobMarkerVariable] = JobMarker(instance, spec.job);
       Status started = spec.account.empty()
                            ? Status(StatusCode::kInvalidArgument,
@@ -380,7 +383,14 @@ struct Agent::State {
     const std::chrono::milliseconds wait = link.Answered(reply);
     std::lock_guard lock(mu);
     NoteReachable(url, reply);
-    if (wait.count() == 0 && reply.status != 0) {
+    // Served: an answer but a redirect or a 503 (a standby, a leader whose lease lapsed). Not
+    // "no wait before the next try": the first miss of a round is retried elsewhere at once,
+    // and taking it for the leader sent the agent back to a lapsed leader for ever (issue
+    // 44). A 409 (stale epoch, or the host taken by another instance) is as before.
+    const bool served = reply.status == 409
+                            ? wait.count() == 0
+                            : reply.status != 0 && !wire::LeaderFollower::NotServed(reply.status);
+    if (served) {
       if (leader_url != url && !leader_url.empty()) {
         spdlog::info("agent {}: following the leader to {}", options.host.name, url);
       }

@@ -79,6 +79,8 @@ const char* ToString(LockRank rank) {
       return "connections";
     case LockRank::kWorkerQueue:
       return "worker queue";
+    case LockRank::kAgentsHeard:
+      return "agents heard";
     case LockRank::kDrmaaTemplate:
       return "drmaa template";
     case LockRank::kDrmaaSession:

@@ -36,6 +36,7 @@ enum class LockRank : int {
   kConnectionRegistry,  // server/connection_guard.cc: the guards by port
   kConnections,       // server/connection_guard.h: open connections
   kWorkerQueue,       // server/connection_guard.cc: the HTTP workers' task queue
+  kAgentsHeard,       // server/ha_front.h: the agents a standby heard from
   // libsluice-drmaa's, in the processes that load it (python3-drmaa, Galaxy, Snakemake),
   // never with the controller's: a job template's values (drmaa/job_template.h), copied out
   // before the session is touched, and the process's DRMAA session (drmaa/session.h), held

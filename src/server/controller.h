@@ -117,6 +117,8 @@ class Controller {
   std::string StoreFault() const { return ctx_.writes().Fault(); }
   // When the first cycle of this epoch ran (wall-clock ms; 0 not yet).
   int64_t FirstCycleMs();
+  // Agents heard within their lease (registered in this epoch and not unavailable).
+  int64_t ConnectedAgents();
   ~Controller();
 
   // Resolves a bearer token (R-SRV-5): a user, or the agent token (Caller::agent).

@@ -51,6 +51,11 @@ int64_t Controller::FirstCycleMs() {
   return first_cycle_ms_;
 }
 
+int64_t Controller::ConnectedAgents() {
+  std::lock_guard lock(ctx_.mu());
+  return agents_.ConnectedCount();
+}
+
 void Controller::NoteCycleLocked() {
   if (first_cycle_ms_ != 0) return;
   first_cycle_ms_ = ctx_.NowMs();

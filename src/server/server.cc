@@ -6,11 +6,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include "config/cluster_yaml.h"
+#include "server/agent_credentials.h"
 #include "server/connection_guard.h"
 #include "server/dashboard_routes.h"
 #include "server/ha_front.h"
@@ -115,7 +118,13 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
                                         .log = options.log});
   if (!controller) return controller.error();
   server->controller_ = std::move(*controller);
-  server->front_ = std::make_unique<HaFront>(*server->store_, server->url_);
+  server->front_ = std::make_unique<HaFront>(
+      *server->store_, server->url_,
+      [c = server->controller_.get()](const std::string& authorization,
+                                      const std::string& agent_host) {
+        Result<Caller> caller = c->AuthenticateRequest(authorization);
+        return caller && caller->agent && CheckAgentHost(*caller, agent_host).ok();
+      });
   server->InstallRoutes(options);
   if (standby) {
     Controller* c = server->controller_.get();
@@ -124,8 +133,10 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
       c->StepDown(why);
       if (exit_when_deposed) std::_Exit(0);
     });
-    server->campaigner_ =
-        std::thread([s = server.get(), exit_when_deposed] { s->Campaign(exit_when_deposed); });
+    server->campaigner_ = std::thread(
+        [s = server.get(), exit_when_deposed, lease_ms = options.controller.lease_ms] {
+          s->Campaign(exit_when_deposed, lease_ms);
+        });
   } else {
     server->front_->Lead(server->controller_.get());
     server->controller_->Start();
@@ -163,12 +174,18 @@ int Server::Bind(const std::string& host, int port) {
 // Steps: 1. wait for the store's lead (in slices, so that Stop is not held up); 2. restore
 // (a failed Load, e.g. the quorum went, is retried: nothing was restored yet); 3. answer and
 // schedule.
-void Server::Campaign(bool exit_when_deposed) {
+void Server::Campaign(bool exit_when_deposed, int64_t agent_lease_ms) {
   auto log = spdlog::default_logger();
   log->info("{}: standby, campaigning for the lead on {}", url_, store_->dir());
   while (!stopping_) {
     Status led = store_->AwaitLeadership(std::chrono::milliseconds(500));
-    if (led.code() == StatusCode::kUnavailable) continue;
+    if (led.code() == StatusCode::kUnavailable) {
+      // Agents cut off from the leader come here between their tries of it, each a long poll
+      // that times out: count them over 10 s at least.
+      store_->PublishAgentsHeard(front_->AgentsHeardWithin(
+          std::chrono::milliseconds(std::max<int64_t>(agent_lease_ms, 10'000))));
+      continue;
+    }
     if (!led.ok()) {
       log->critical("{}: cannot lead: {}", url_, led.message());
       if (exit_when_deposed) std::_Exit(0);
@@ -188,6 +205,51 @@ void Server::Campaign(bool exit_when_deposed) {
     }
     front_->Lead(controller_.get());
     controller_->Start();
+    WatchAgentsReach(agent_lease_ms);
+    return;
+  }
+}
+
+bool Server::SleepUnlessStopping(std::chrono::milliseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (!stopping_ && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        std::chrono::milliseconds(100), until - std::chrono::steady_clock::now()));
+  }
+  return !stopping_;
+}
+
+// Issue 44: a leader cut off from its agents only kept its lease, the standby sent the agents
+// that reached it back to the leader, and nothing was dispatched for the whole partition.
+// Rule: checked every quarter lease (at most 1 s); once this controller has led for two agent
+// leases (its agents have registered), a standby that heard strictly more agents within the
+// lease than this controller has, for two leases in a row, gets the lead: this one resigns
+// (revokes its election lease; deposed, it steps down and exits to be restarted as a standby).
+// A rival that hears no more than this controller (a whole-cluster agent outage, an agent cut
+// off from the leader only) changes nothing.
+void Server::WatchAgentsReach(int64_t agent_lease_ms) {
+  using Clock = std::chrono::steady_clock;
+  const std::chrono::milliseconds lease(agent_lease_ms);
+  const std::chrono::milliseconds every(std::clamp<int64_t>(agent_lease_ms / 4, 100, 1000));
+  const Clock::time_point led_since = Clock::now();
+  std::optional<Clock::time_point> behind_since;
+  while (SleepUnlessStopping(every)) {
+    if (store_->role() != store::Role::kLeader) return;  // deposed: the callback acts
+    const std::vector<int> rivals = store_->RivalsAgentsHeard();
+    const int64_t mine = controller_->ConnectedAgents();
+    const int64_t best = rivals.empty() ? 0 : *std::max_element(rivals.begin(), rivals.end());
+    const Clock::time_point now = Clock::now();
+    if (best <= mine || now - led_since < 2 * lease) {
+      behind_since.reset();
+      continue;
+    }
+    if (!behind_since) behind_since = now;
+    if (now - *behind_since < 2 * lease) continue;
+    store_->Resign(Status(
+        StatusCode::kUnavailable,
+        fmt::format("a standby heard {} agents within their lease, this leader {}, for {} s: "
+                    "giving the lead to it",
+                    best, mine, std::chrono::duration_cast<std::chrono::seconds>(2 * lease).count())));
     return;
   }
 }

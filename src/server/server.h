@@ -5,7 +5,9 @@
 // and once the store leads restores through Controller::TakeOver and starts scheduling. When
 // the store deposes it, the controller steps down at once (Controller::StepDown) and, with
 // `exit_when_deposed`, the process exits (status 0) so that a service manager restarts it as
-// a standby.
+// a standby. A leader that its agents cannot reach while a standby can gives the lead up
+// (WatchAgentsReach): the standby counts the agents that reach it and publishes the count in
+// the store (HaFront::AgentsHeardWithin, Store::PublishAgentsHeard).
 // Thread-safety: Start/Stop from one thread.
 #pragma once
 
@@ -70,8 +72,14 @@ class Server {
 
  private:
   Server() = default;
-  // The standby's wait for the lead, then the takeover (etcd stores only).
-  void Campaign(bool exit_when_deposed);
+  // The standby's wait for the lead, then the takeover (etcd stores only); then, leading,
+  // WatchAgentsReach until it stops.
+  void Campaign(bool exit_when_deposed, int64_t agent_lease_ms);
+  // Leading: gives the lead up when a standby heard more agents than this controller for two
+  // agent leases in a row (issue 44).
+  void WatchAgentsReach(int64_t agent_lease_ms);
+  // Sleeps `d` in slices, returning early once Stop began; false then.
+  bool SleepUnlessStopping(std::chrono::milliseconds d);
   // Binds `listen`; returns the port (or -1).
   int Bind(const std::string& host, int port);
   // The REST API, the dashboard, the stats series and the connection guard on http_.

@@ -2,6 +2,7 @@
 #include "store/etcd_store.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <thread>
@@ -265,6 +266,46 @@ void EtcdStore::KeepAliveLoop() {
       lease_id_ = 0;
     }
   }
+}
+
+EtcdClient& EtcdStore::ReachClient() {
+  if (!reach_client_) {
+    reach_client_ = std::make_unique<EtcdClient>(options_.endpoints, options_.request_timeout);
+  }
+  return *reach_client_;
+}
+
+void EtcdStore::PublishAgentsHeard(int count) {
+  const int64_t lease = lease_id_.load();
+  if (lease == 0 || role() == Role::kLeader) return;
+  if (count == published_heard_ && lease == published_lease_) return;
+  const std::string key = HeardPrefix() + options_.candidate;
+  const std::vector<EtcdOp> put = {
+      {.kind = EtcdOp::Kind::kPut, .key = key, .value = std::to_string(count), .lease = lease}};
+  if (!ReachClient().Txn({}, put, "")) return;  // next time
+  published_heard_ = count;
+  published_lease_ = lease;
+}
+
+std::vector<int> EtcdStore::RivalsAgentsHeard() {
+  const std::string prefix = HeardPrefix();
+  Result<EtcdRange> range = ReachClient().Range(prefix, PrefixRangeEnd(prefix), 64, 0);
+  std::vector<int> counts;
+  if (!range) return counts;
+  for (const EtcdKv& kv : range->kvs) {
+    if (kv.key == prefix + options_.candidate) continue;  // ours, from when we stood by
+    int count = 0;
+    const auto [end, ec] =
+        std::from_chars(kv.value.data(), kv.value.data() + kv.value.size(), count);
+    if (ec == std::errc() && end == kv.value.data() + kv.value.size()) counts.push_back(count);
+  }
+  return counts;
+}
+
+void EtcdStore::Resign(const Status& why) {
+  const int64_t lease = lease_id_.exchange(0);
+  if (lease != 0) (void)ReachClient().RevokeLease(lease);
+  Depose(why);
 }
 
 void EtcdStore::Depose(const Status& why) {

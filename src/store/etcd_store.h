@@ -11,6 +11,7 @@
 //   PREFIX/settings/<key>         an integer setting, decimal
 //   PREFIX/meta/config_version    decimal
 //   PREFIX/meta/leader            the leader's candidate name, attached to its lease
+//   PREFIX/meta/heard/<candidate> how many agents a standby heard lately, under its lease
 // Election: a candidate grants a lease (TTL lease_seconds) and, in one txn, creates the
 // leader key under it if the key does not exist. The winner's epoch is the leader key's
 // create revision: unique per election and growing. Losers watch the key (a Watch stream) and
@@ -94,6 +95,9 @@ class EtcdStore final : public Store {
   std::optional<std::string> leader() const override;
   void SetDeposedCallback(std::function<void(const Status&)> deposed) override;
   Status OverwriteEpochForTest(uint64_t epoch) override;
+  void PublishAgentsHeard(int count) override;
+  std::vector<int> RivalsAgentsHeard() override;
+  void Resign(const Status& why) override;
 
   // Tests: stop renewing the lease, as a paused or dead controller would (it expires).
   void StopKeepAliveForTest() { keepalive_stopped_ = true; }
@@ -119,6 +123,9 @@ class EtcdStore final : public Store {
   std::string JobKey(JobId id) const;
   std::string SpecKey(JobId id) const;
   std::string LeaderKey() const { return options_.prefix + "/meta/leader"; }
+  // PREFIX/meta/heard/<candidate>: how many agents that candidate heard lately (a standby's).
+  std::string HeardPrefix() const { return options_.prefix + "/meta/heard/"; }
+  EtcdClient& ReachClient();
 
   void CampaignLoop();
   void KeepAliveLoop();
@@ -160,6 +167,12 @@ class EtcdStore final : public Store {
   uint64_t committed_ = 0;
   bool stopping_ = false;
   StoreStats stats_;
+
+  // PublishAgentsHeard / RivalsAgentsHeard / Resign (one thread): their client, and what was
+  // last published under which lease (put again when either changes).
+  std::unique_ptr<EtcdClient> reach_client_;
+  int published_heard_ = -1;
+  int64_t published_lease_ = 0;
 
   std::thread campaigner_;
   std::thread keeper_;

@@ -210,6 +210,16 @@ class Store {
   // run on the writer thread: it must not wait for writes (Flush, WriteSync).
   virtual void SetDeposedCallback(std::function<void(const Status&)> deposed) = 0;
 
+  // Which controller reaches the agents (issue 44; the etcd store, one calling thread). A
+  // standby publishes how many agents reached it lately, kept under its own election lease
+  // (so it goes with the standby); the leader reads its rivals' counts and may give the lead
+  // up (Resign) when they reach agents it cannot. SQLite: one controller, nothing to say.
+  virtual void PublishAgentsHeard(int /*count*/) {}
+  virtual std::vector<int> RivalsAgentsHeard() { return {}; }
+  // Gives the lead up now: revokes the election lease (a rival takes over at once, as after a
+  // clean stop) and is deposed with `why` (the deposed callback runs).
+  virtual void Resign(const Status& /*why*/) {}
+
   // For tests of fencing: overwrite the stored epoch as a rival controller would (SQLite
   // only; the etcd store answers kFailedPrecondition: a rival there is a second store).
   virtual Status OverwriteEpochForTest(uint64_t epoch) = 0;

@@ -48,6 +48,12 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
   for (int i = 0; i < options.controllers; ++i) {
     c->controllers_.emplace_back();
     c->starts_.push_back(0);
+    if (!options.cuttable) continue;
+    c->agent_proxies_.push_back(std::make_unique<TcpProxy>(c->ports_[i]));
+    c->etcd_proxies_.emplace_back();
+    for (int m = 0; m < c->etcd_->size(); ++m) {
+      c->etcd_proxies_[i].push_back(std::make_unique<TcpProxy>(c->etcd_->client_port(m)));
+    }
   }
   for (int i = 0; i < options.controllers; ++i) {
     if (!c->StartController(i)) {
@@ -64,7 +70,7 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
     const fs::path log = c->dir() / "logs" / ("agent." + name + ".log");
     c->agents_.push_back(std::make_unique<ChildProcess>(
         std::vector<std::string>{
-            sluice::testing::SluiceBinary(), "agent", "--name", name, "--server", c->urls(),
+            sluice::testing::SluiceBinary(), "agent", "--name", name, "--server", c->AgentUrls(),
             "--token", "agent-token", "--slots", std::to_string(options.slots), "--work-dir",
             c->dir().string(), "--fence-grace-ms", "300",
             // Distinct from other test processes' agents of the same name.
@@ -96,6 +102,35 @@ HaCluster::~HaCluster() {
 
 std::string HaCluster::url(int i) const { return "http://127.0.0.1:" + std::to_string(ports_[i]); }
 
+std::string HaCluster::AgentUrl(int i) const {
+  if (agent_proxies_.empty()) return url(i);
+  return "http://127.0.0.1:" + std::to_string(agent_proxies_[i]->port());
+}
+
+std::string HaCluster::AgentUrls() const {
+  std::string out;
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    out += (i > 0 ? "," : "") + AgentUrl(static_cast<int>(i));
+  }
+  return out;
+}
+
+std::string HaCluster::StoreUrl(int i) const {
+  if (etcd_proxies_.empty()) return etcd_->Url(options_.store_prefix);
+  std::string url = "etcd://";
+  for (size_t m = 0; m < etcd_proxies_[i].size(); ++m) {
+    url += (m > 0 ? "," : "") + std::string("127.0.0.1:") +
+           std::to_string(etcd_proxies_[i][m]->port());
+  }
+  return url + options_.store_prefix;
+}
+
+void HaCluster::CutEtcd(int i, bool cut) {
+  for (auto& proxy : etcd_proxies_.at(i)) proxy->Cut(cut);
+}
+
+void HaCluster::CutAgents(int i, bool cut) { agent_proxies_.at(i)->Cut(cut); }
+
 std::string HaCluster::urls() const {
   std::string out;
   for (size_t i = 0; i < ports_.size(); ++i) out += (i > 0 ? "," : "") + url(static_cast<int>(i));
@@ -112,7 +147,9 @@ bool HaCluster::StartController(int i) {
                                    "--config",
                                    (dir() / "cluster.yaml").string(),
                                    "--store",
-                                   etcd_->Url(options_.store_prefix),
+                                   StoreUrl(i),
+                                   "--advertise",
+                                   AgentUrl(i),
                                    "--listen",
                                    "127.0.0.1:" + std::to_string(ports_[i]),
                                    "--leader-lease-seconds",

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "integration/cluster_harness.h"
+#include "integration/tcp_proxy.h"
 #include "testing/etcd_cluster.h"
 #include "testing/subprocess.h"
 
@@ -34,6 +35,10 @@ struct HaOptions {
   std::string store_prefix = "/ha";
   std::vector<std::string> server_flags;  // extra `sluice server` flags
   std::string yaml;                       // the cluster YAML; empty: hosts h1..hN, queue normal
+  // Partitions (issue 44): each controller reaches etcd through proxies of its own and the
+  // agents reach each controller through one (its advertised URL, so that redirects go
+  // there too); CutEtcd / CutAgents drop their bytes. The CLI and url(i) stay direct.
+  bool cuttable = false;
 };
 
 class HaCluster {
@@ -61,6 +66,10 @@ class HaCluster {
   int Leader();
   // Waits until a controller leads and has run its first cycle; returns it or -1.
   int WaitLeader(std::chrono::milliseconds timeout);
+
+  // With `cuttable`: controller i's traffic to and from etcd / its agents dropped or not.
+  void CutEtcd(int i, bool cut);
+  void CutAgents(int i, bool cut);
 
   ChildProcess& controller(int i) { return *controllers_[i]; }
   bool StartController(int i);
@@ -90,6 +99,14 @@ class HaCluster {
   std::vector<std::unique_ptr<ChildProcess>> controllers_;
   std::vector<int> starts_;
   std::vector<std::unique_ptr<ChildProcess>> agents_;
+  // With `cuttable`: etcd_proxies_[i] are controller i's to each member; agent_proxies_[i]
+  // forwards to controller i.
+  std::vector<std::vector<std::unique_ptr<TcpProxy>>> etcd_proxies_;
+  std::vector<std::unique_ptr<TcpProxy>> agent_proxies_;
+  // The URLs agents use (and controllers advertise): the proxies, or the direct URLs.
+  std::string AgentUrl(int i) const;
+  std::string AgentUrls() const;
+  std::string StoreUrl(int i) const;
 };
 
 // Ids appended to `file` by jobs, in order (one per line).

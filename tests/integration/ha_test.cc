@@ -186,9 +186,16 @@ TEST(HaTest, APausedLeaderIsFencedAndStepsDown) {
 }
 
 // Quorum: one etcd member down changes nothing; two down: writes answer 503, reads work,
-// nothing crashes and the running job keeps running; quorum back: scheduling resumes.
+// nothing crashes and the running job keeps running; quorum back: scheduling resumes. Without
+// a quorum no controller leads, so agents find none that answers them (issue 44: a leader
+// whose lease may have lapsed sends them on): the agents' absence (here 60 s) is what keeps
+// their jobs running through it, as through any controller outage.
 TEST(HaTest, QuorumLossRefusesWritesKillsNothingAndResumes) {
-  const HaOptions options{.controllers = 2, .agents = 2, .slots = 2, .leader_lease_seconds = 1};
+  const HaOptions options{.controllers = 2,
+                          .agents = 2,
+                          .slots = 2,
+                          .leader_lease_seconds = 1,
+                          .server_flags = {"--agent-absence-seconds", "60"}};
   START_OR_SKIP(c, options);
   const fs::path ran = c->dir() / "ran.txt";
   const std::string command = "echo $SLUICE_JOB_ID >> " + ran.string();

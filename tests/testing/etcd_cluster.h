@@ -37,6 +37,7 @@ class EtcdCluster {
   int size() const { return static_cast<int>(members_.size()); }
   // "127.0.0.1:PORT" of member i's client URL.
   std::string endpoint(int i) const;
+  int client_port(int i) const { return members_[i].client_port; }
   // etcd://every-endpoint/PREFIX, for Store::OpenUrl.
   std::string Url(const std::string& prefix) const;
 
