@@ -101,11 +101,12 @@ class Processes:
         self.procs.clear()
 
 
-def http_request(url, method="GET", body=None, token=None, timeout=10):
-    """One request; `body` is bytes or a value sent as JSON. Returns (status, reply bytes);
-    status 0 when there was no answer (refused, timed out), the bytes then say why."""
+def http_request(url, method="GET", body=None, token=None, timeout=10, headers=None):
+    """One request; `body` is bytes or a value sent as JSON; `headers` are added. Returns
+    (status, reply bytes); status 0 when there was no answer (refused, timed out), the bytes
+    then say why."""
     data = None if body is None else body if isinstance(body, bytes) else json.dumps(body).encode()
-    headers = {"Content-Type": "application/json"}
+    headers = {"Content-Type": "application/json", **(headers or {})}
     if token:
         headers["Authorization"] = "Bearer " + token
     req = urllib.request.Request(url, method=method, data=data, headers=headers)
@@ -118,10 +119,10 @@ def http_request(url, method="GET", body=None, token=None, timeout=10):
         return 0, str(e).encode()
 
 
-def http_json(url, method="GET", body=None, token=None, timeout=10):
+def http_json(url, method="GET", body=None, token=None, timeout=10, headers=None):
     """As http_request, with the reply parsed: (status, value) on success; (status, None) for
     an error status; (0, None) without an answer or with a reply that is not JSON."""
-    status, data = http_request(url, method, body, token, timeout)
+    status, data = http_request(url, method, body, token, timeout, headers)
     if not 200 <= status < 300:  # urlopen raises for every other status
         return status, None
     try:
@@ -166,11 +167,12 @@ def dispatch_seconds(starts, ready, ends, slots):
     return out
 
 
-def etcd_member_argv(etcd, name, data_dir, client_port, peer_port, initial_cluster):
-    """The command line of one member of a new etcd cluster on loopback; the caller appends its
-    own tuning (heartbeat, request and transaction limits)."""
-    client = f"http://127.0.0.1:{client_port}"
-    peer = f"http://127.0.0.1:{peer_port}"
+def etcd_member_argv(etcd, name, data_dir, client_port, peer_port, initial_cluster,
+                     host="127.0.0.1"):
+    """The command line of one member of a new etcd cluster on `host` (loopback by default); the
+    caller appends its own tuning (heartbeat, request and transaction limits)."""
+    client = f"http://{host}:{client_port}"
+    peer = f"http://{host}:{peer_port}"
     return [etcd, "--name", name, "--data-dir", data_dir,
             "--listen-client-urls", client, "--advertise-client-urls", client,
             "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,

@@ -223,7 +223,7 @@ bool Server::SleepUnlessStopping(std::chrono::milliseconds d) {
 // that reached it back to the leader, and nothing was dispatched for the whole partition.
 // Rule: checked every quarter lease (at most 1 s); once this controller has led for two agent
 // leases (its agents have registered), a standby that heard strictly more agents within the
-// lease than this controller has, for two leases in a row, gets the lead: this one resigns
+// lease than this controller has, for a whole lease, gets the lead: this one resigns
 // (revokes its election lease; deposed, it steps down and exits to be restarted as a standby).
 // A rival that hears no more than this controller (a whole-cluster agent outage, an agent cut
 // off from the leader only) changes nothing.
@@ -244,12 +244,15 @@ void Server::WatchAgentsReach(int64_t agent_lease_ms) {
       continue;
     }
     if (!behind_since) behind_since = now;
-    if (now - *behind_since < 2 * lease) continue;
+    // One lease: the hosts it stopped hearing are then silent for two leases, well before their
+    // absence + grace would have them lost (and their jobs requeued) by a leader that cannot
+    // reach them (docs/ha.md: keep the absence above three leases).
+    if (now - *behind_since < lease) continue;
     store_->Resign(Status(
         StatusCode::kUnavailable,
         fmt::format("a standby heard {} agents within their lease, this leader {}, for {} s: "
                     "giving the lead to it",
-                    best, mine, std::chrono::duration_cast<std::chrono::seconds>(2 * lease).count())));
+                    best, mine, std::chrono::duration_cast<std::chrono::seconds>(lease).count())));
     return;
   }
 }

@@ -75,8 +75,8 @@ class Server {
   // The standby's wait for the lead, then the takeover (etcd stores only); then, leading,
   // WatchAgentsReach until it stops.
   void Campaign(bool exit_when_deposed, int64_t agent_lease_ms);
-  // Leading: gives the lead up when a standby heard more agents than this controller for two
-  // agent leases in a row (issue 44).
+  // Leading: gives the lead up when a standby heard more agents than this controller for an
+  // agent lease (issue 44).
   void WatchAgentsReach(int64_t agent_lease_ms);
   // Sleeps `d` in slices, returning early once Stop began; false then.
   bool SleepUnlessStopping(std::chrono::milliseconds d);

@@ -8,7 +8,7 @@
 //  - Leader cut off from its agents only: it kept its lease, the standby sent the agents back
 //    to it, and nothing was dispatched for the whole partition. Now the standby publishes how
 //    many agents reach it, and the leader gives the lead up when a standby hears more agents
-//    than it does for two agent leases.
+//    than it does for an agent lease.
 // The partitions last until the test's checks are done: what is timed is how soon work
 // resumes, measured and bounded generously (a loaded machine), never a fixed wait.
 #include <gtest/gtest.h>
@@ -107,8 +107,8 @@ TEST(HaPartitionTest, ALeaderCutOffFromItsAgentsOnlyGivesTheLeadToTheStandby) {
   const int next = 1 - old;
   c->CutAgents(old, true);
   const Clock::time_point cut = Clock::now();
-  // Agents silent for their lease (3 s), then two leases of a standby hearing more of them
-  // (6 s), then the takeover: well within 60 s on a busy machine.
+  // Agents silent for their lease (3 s), then a lease of a standby hearing more of them
+  // (3 s), then the takeover: well within 60 s on a busy machine.
   ASSERT_TRUE(WaitLeads(*c, next, 60s)) << c->Logs();
   const double failover_s = std::chrono::duration<double>(Clock::now() - cut).count();
   std::printf("the standby leads %.2f s after the cut\n", failover_s);

@@ -216,6 +216,34 @@ TEST_F(EtcdStoreTest, ClosingTheLeaderHandsOverAtOnce) {
   EXPECT_LT(Clock::now() - start, milliseconds(1500));
 }
 
+// Issue 44: a standby's count of the agents it heard reaches the leader, without the leader's
+// own; a resigning leader is deposed and hands over at once; the count goes with its standby.
+TEST_F(EtcdStoreTest, AStandbysAgentCountReachesTheLeaderWhichMayResign) {
+  auto a = OpenStore("a");
+  ASSERT_TRUE(a->AwaitLeadership(seconds(10)).ok());
+  std::atomic<bool> deposed = false;
+  a->SetDeposedCallback([&](const Status&) { deposed = true; });
+  auto b = OpenStore("b");
+  EXPECT_FALSE(b->AwaitLeadership(milliseconds(200)).ok());
+  EXPECT_TRUE(a->RivalsAgentsHeard().empty());
+  b->PublishAgentsHeard(3);
+  EXPECT_EQ(a->RivalsAgentsHeard(), std::vector<int>{3});
+  a->PublishAgentsHeard(7);  // a leader publishes nothing
+  b->PublishAgentsHeard(2);
+  EXPECT_EQ(a->RivalsAgentsHeard(), std::vector<int>{2});
+
+  const auto start = Clock::now();
+  a->Resign(Status(StatusCode::kUnavailable, "a standby hears more agents"));
+  EXPECT_TRUE(deposed);
+  EXPECT_EQ(a->role(), Role::kDeposed);
+  ASSERT_TRUE(b->AwaitLeadership(seconds(5)).ok());
+  EXPECT_LT(Clock::now() - start, milliseconds(1500));  // no lease expiry awaited
+  EXPECT_TRUE(b->RivalsAgentsHeard().empty());          // its own count is not a rival's
+  b.reset();
+  auto c = OpenStore("c");
+  EXPECT_TRUE(c->RivalsAgentsHeard().empty());  // b's count went with b's lease (revoked)
+}
+
 // The lease (5 s) outlives the renewals that time out (1.5 s each) while etcd re-elects after
 // the quorum is back: with the minimum lease, etcd's extension at the election (~1.5 s) could
 // run out before a renewal got through, and the test failed once under a loaded ctest.
