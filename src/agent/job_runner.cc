@@ -561,7 +561,13 @@ void JobRunner::SignalJob(int64_t job, const Entry& entry, int signal) {
 
 bool JobRunner::Terminate(int64_t job, Entry& entry, ExitCause cause,
                           std::chrono::milliseconds grace, TimePoint now) {
-  if (!entry.kill_cause) entry.kill_cause = cause;
+  // A job whose leader had exited before this kill (not reaped yet) ended by itself: its own
+  // exit stands (issue 44: runs that completed before their agent fenced, reaped after, were
+  // reported "fenced", requeued and run again). Its group is still signalled (leftovers).
+  siginfo_t info{};
+  const bool exited = waitid(P_PID, entry.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                      info.si_pid != 0;
+  if (!entry.kill_cause && !exited) entry.kill_cause = cause;
   if (entry.sigkill_at) {
     // Already terminating: a shorter grace may bring the SIGKILL forward, never push it back.
     entry.sigkill_at = std::min(*entry.sigkill_at, now + grace);

@@ -306,6 +306,8 @@ void JobBook::SetState(JobInfo& job, JobState state, const std::string& why,
 void JobBook::Finish(JobInfo& job, int32_t exit_code, const std::string& cause, bool killed,
                      store::WriteBatch& batch) {
   const Instant now = ctx_.Now();
+  // Only a run lost with its host and then reported ended ends a waiting job (agent_registry.cc).
+  const bool lost_run = job.phase() == core::AdmissionPhase::kPending;
   Unindex(job);
   job.row.exit_code = exit_code;
   job.row.end_time = job.row.end_time != 0 && job.row.cancel_requested ? job.row.end_time : now;
@@ -317,8 +319,9 @@ void JobBook::Finish(JobInfo& job, int32_t exit_code, const std::string& cause, 
     SetState(job, JobState::kCancelled, killed ? "(killed)" : "(ended after cancel)", batch);
     return;
   }
-  (void)ctx_.ApplyLocked(core::JobFinished{job.row.id, exit_code, CoreCause(cause, exit_code)},
-                         "job " + std::to_string(job.row.id) + ": finish");
+  (void)ctx_.ApplyLocked(
+      core::JobFinished{job.row.id, exit_code, CoreCause(cause, exit_code), lost_run},
+      "job " + std::to_string(job.row.id) + ": finish");
   const bool done = cause.empty() && exit_code == 0;
   job.row.cause = done ? "" : (cause.empty() ? "NON_ZERO_EXIT" : cause);
   SetState(job, done ? JobState::kDone : JobState::kExit,

@@ -225,6 +225,32 @@ TEST(JobRunnerTest, KillWithGraceLetsTermEndTheJob) {
   EXPECT_EQ(exit->cause, ExitCause::kKilled);
 }
 
+// Issue 44 (found by scripts/nemesis): a job that ended by itself before its agent fenced, but
+// was reaped after, was reported "fenced": requeued and run a second time. Its own exit stands;
+// a job the fence did kill is reported fenced.
+TEST(JobRunnerTest, AFenceDoesNotClaimAJobThatHadEndedByItself) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec ended{.job = 12, .command = "echo $$ > pid", .cwd = dir.path()};
+  JobSpec running{.job = 13, .command = "touch ready; sleep 30", .cwd = dir.path()};
+  ASSERT_TRUE(runner.Start(ended, Clock::now()).ok());
+  ASSERT_TRUE(runner.Start(running, Clock::now()).ok());
+  ASSERT_TRUE(WaitForFile(dir.path() / "ready"));
+  // Job 12 has exited and is not reaped yet (nothing polled): a zombie.
+  ASSERT_TRUE(Eventually([&] {
+    const std::optional<std::string> pid = ReadFile(dir.path() / "pid");
+    return pid && pid->size() > 1 && ProcessEnded(std::stoi(*pid));
+  }));
+  runner.KillAll(100ms, Clock::now(), ExitCause::kFenced);
+  auto first = WaitExit(runner, 12);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->exit_code, 0);
+  EXPECT_EQ(first->cause, ExitCause::kExit);
+  auto second = WaitExit(runner, 13);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->cause, ExitCause::kFenced);
+}
+
 TEST(JobRunnerTest, LeftoverProcessesOfAFinishedJobAreKilled) {
   TempDir dir;
   JobRunner runner;

@@ -61,16 +61,18 @@ std::unique_ptr<HaCluster> HaCluster::Start(const HaOptions& options, std::strin
       return nullptr;
     }
   }
-  if (c->WaitLeader(20s) < 0) {
+  const int leader = c->WaitLeader(20s);
+  if (leader < 0) {
     error = "no controller leads within 20 s:\n" + c->Logs();
     return nullptr;
   }
+  const std::string agent_urls = c->AgentUrls(options.agents_try_standby_first ? leader : -1);
   for (int i = 1; i <= options.agents; ++i) {
     const std::string name = "h" + std::to_string(i);
     const fs::path log = c->dir() / "logs" / ("agent." + name + ".log");
     c->agents_.push_back(std::make_unique<ChildProcess>(
         std::vector<std::string>{
-            sluice::testing::SluiceBinary(), "agent", "--name", name, "--server", c->AgentUrls(),
+            sluice::testing::SluiceBinary(), "agent", "--name", name, "--server", agent_urls,
             "--token", "agent-token", "--slots", std::to_string(options.slots), "--work-dir",
             c->dir().string(), "--fence-grace-ms", "300",
             // Distinct from other test processes' agents of the same name.
@@ -107,12 +109,12 @@ std::string HaCluster::AgentUrl(int i) const {
   return "http://127.0.0.1:" + std::to_string(agent_proxies_[i]->port());
 }
 
-std::string HaCluster::AgentUrls() const {
+std::string HaCluster::AgentUrls(int last) const {
   std::string out;
-  for (size_t i = 0; i < ports_.size(); ++i) {
-    out += (i > 0 ? "," : "") + AgentUrl(static_cast<int>(i));
+  for (int i = 0; i < static_cast<int>(ports_.size()); ++i) {
+    if (i != last) out += (out.empty() ? "" : ",") + AgentUrl(i);
   }
-  return out;
+  return last >= 0 ? out + "," + AgentUrl(last) : out;
 }
 
 std::string HaCluster::StoreUrl(int i) const {

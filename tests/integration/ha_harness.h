@@ -39,6 +39,8 @@ struct HaOptions {
   // agents reach each controller through one (its advertised URL, so that redirects go
   // there too); CutEtcd / CutAgents drop their bytes. The CLI and url(i) stay direct.
   bool cuttable = false;
+  // Agents list the standbys before the leader in --server (their first answer is a 307).
+  bool agents_try_standby_first = false;
 };
 
 class HaCluster {
@@ -105,7 +107,9 @@ class HaCluster {
   std::vector<std::unique_ptr<TcpProxy>> agent_proxies_;
   // The URLs agents use (and controllers advertise): the proxies, or the direct URLs.
   std::string AgentUrl(int i) const;
-  std::string AgentUrls() const;
+  // Every controller's agent URL, comma-separated; `first` (>= 0) goes last (the leader, with
+  // agents_try_standby_first).
+  std::string AgentUrls(int last = -1) const;
   std::string StoreUrl(int i) const;
 };
 

@@ -125,5 +125,20 @@ TEST(HaPartitionTest, ALeaderCutOffFromItsAgentsOnlyGivesTheLeadToTheStandby) {
   c->CutAgents(old, false);
 }
 
+// Found by scripts/nemesis: an agent whose first --server URL was the standby took the
+// standby's 307 for an answer from the leader ("no wait before the next try") and went back to
+// it for ever, never registering. HaCluster::Start waits for every agent to register.
+TEST(HaPartitionTest, AgentsThatAskTheStandbyFirstRegisterWithTheLeader) {
+  HaOptions options{.controllers = 2, .agents = 2, .slots = 1, .leader_lease_seconds = 1};
+  options.agents_try_standby_first = true;
+  START_OR_SKIP(c, options);
+  const int leader = c->WaitLeader(20s);
+  ASSERT_GE(leader, 0);
+  const fs::path ran = c->dir() / "ran.txt";
+  const int64_t id = SubmitTo(*c, leader, "echo $SLUICE_JOB_ID >> " + ran.string());
+  ASSERT_TRUE(Eventually([&] { return StateAt(*c, leader, id) == "DONE"; }, 30s)) << c->Logs();
+  EXPECT_EQ(ReadIds(ran), std::vector<int64_t>{id});
+}
+
 }  // namespace
 }  // namespace sluice::integration

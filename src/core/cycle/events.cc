@@ -115,7 +115,7 @@ Status ApplyOne(EventT& event, Instant now, ClusterState& state) {
         } else if constexpr (std::is_same_v<E, JobCancelled>) {
           return state.Cancel(e.job, now);
         } else if constexpr (std::is_same_v<E, JobFinished>) {
-          return state.Finish(e.job, now, e.exit_code, e.cause);
+          return state.Finish(e.job, now, e.exit_code, e.cause, e.lost_run);
         } else if constexpr (std::is_same_v<E, HostAdded>) {
           return state.AddHost(e.host);
         } else if constexpr (std::is_same_v<E, HostChanged>) {

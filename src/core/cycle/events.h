@@ -29,6 +29,9 @@ struct JobFinished {
   JobId job = kNoJob;
   int32_t exit_code = 0;
   ExitCause cause = ExitCause::kNone;  // kRunLimit when killed at its limit
+  // The job waits (PENDING or HELD): its run, requeued when its host was lost, was reported
+  // ended by that host before it ran again (issue 44). Without it a waiting job is refused.
+  bool lost_run = false;
 };
 struct HostAdded {
   HostSpec host;

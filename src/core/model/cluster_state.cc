@@ -313,15 +313,15 @@ Status ClusterState::Cancel(JobId id, Instant now) {
   return Status::Ok();
 }
 
-Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause cause) {
+Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause cause,
+                            bool lost_run) {
   Job* job = MutableJob(id);
   if (job == nullptr) return NotFound("job " + std::to_string(id) + " does not exist");
   const JobState was = job->state;
-  if (was == JobState::kPending || was == JobState::kHeld) {
-    // Requeued when its host was lost, then reported ended by that host before it ran again
-    // (issue 44): its slots went back at the requeue, its usage with them.
+  if (lost_run && (was == JobState::kPending || was == JobState::kHeld)) {
+    // Its slots went back at the requeue, its usage with them.
     RemovePending(*job);
-  } else if (was == JobState::kRunning || was == JobState::kAdmitting) {
+  } else if (!lost_run && (was == JobState::kRunning || was == JobState::kAdmitting)) {
     usage_.ChargeFairshare(*job, topology_.queues()[job->queue].spec, now);
     usage_.RecordRuntime(*job, now);
     Release(*job);

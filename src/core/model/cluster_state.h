@@ -187,9 +187,10 @@ class ClusterState {
                         std::optional<bool> active);
   // Ends a PENDING/HELD job as CANCELLED (R-ADM-4), or a RUNNING job (its slots are released).
   Status Cancel(JobId id, Instant now);
-  // Ends a RUNNING job: DONE when exit_code is 0 and cause kNone, EXIT otherwise. A PENDING or
-  // HELD one too: a run that was requeued with its lost host, then reported ended by it.
-  Status Finish(JobId id, Instant now, int32_t exit_code, ExitCause cause);
+  // Ends a RUNNING job: DONE when exit_code is 0 and cause kNone, EXIT otherwise. With
+  // `lost_run`, a PENDING or HELD one instead: its run, requeued with its lost host, was then
+  // reported ended by that host (JobFinished::lost_run).
+  Status Finish(JobId id, Instant now, int32_t exit_code, ExitCause cause, bool lost_run = false);
   // REQUIRES: the job is PENDING and the allocation fits the hosts' free slots.
   // Returns the started job (a commit reads its queue without a second lookup).
   const Job& Start(JobId id, Allocation allocation, Instant now);

@@ -82,6 +82,20 @@ TEST(ClusterStateTest, RefusedEventsChangeNothing) {
   EXPECT_EQ(state.topology().queues()[0].pending.size(), 1u);
 }
 
+// Issue 44: a run requeued with its lost host, then reported ended by that host, ends its
+// waiting job (the server says so with lost_run); a running job is not ended that way.
+TEST(ClusterStateTest, ALostRunsEndEndsItsWaitingJob) {
+  ClusterState state = ClusterBuilder().Hosts(1, 2).State();
+  Submit(state, JobBuilder(1));
+  EXPECT_EQ(Apply(JobFinished{.job = 1, .exit_code = 3, .lost_run = true}, 5, state).code(),
+            StatusCode::kOk);
+  ASSERT_NE(state.FindJob(1), nullptr);
+  EXPECT_EQ(state.FindJob(1)->state, JobState::kExit);
+  EXPECT_EQ(state.FindJob(1)->exit_code, 3);
+  EXPECT_TRUE(state.topology().queues()[0].pending.empty());
+  EXPECT_EQ(state.topology().free_slots(), 2);
+}
+
 TEST(ClusterStateTest, HostStateChangesFreeCapacityNotTotal) {
   ClusterState state = ClusterBuilder().Host("a", 4).Host("b", 4).State();
   ASSERT_TRUE(Apply(HostChanged{"a", HostState::kClosed}, 0, state).ok());
