@@ -234,7 +234,12 @@ void Server::WatchAgentsReach(int64_t agent_lease_ms) {
   const Clock::time_point led_since = Clock::now();
   std::optional<Clock::time_point> behind_since;
   while (SleepUnlessStopping(every)) {
-    if (store_->role() != store::Role::kLeader) return;  // deposed: the callback acts
+    const store::Role role = store_->role();
+    if (role == store::Role::kDeposed) return;  // the deposed callback acts
+    if (role != store::Role::kLeader) {         // a lapse (no quorum?): nothing to compare
+      behind_since.reset();
+      continue;
+    }
     const std::vector<int> rivals = store_->RivalsAgentsHeard();
     const int64_t mine = controller_->ConnectedAgents();
     const int64_t best = rivals.empty() ? 0 : *std::max_element(rivals.begin(), rivals.end());
