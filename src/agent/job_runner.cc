@@ -561,12 +561,15 @@ void JobRunner::SignalJob(int64_t job, const Entry& entry, int signal) {
 
 bool JobRunner::Terminate(int64_t job, Entry& entry, ExitCause cause,
                           std::chrono::milliseconds grace, TimePoint now) {
-  // A job whose leader had exited before this kill (not reaped yet) ended by itself: its own
+  // A job whose leader had exited before this kill (not reaped yet), or whose shepherd had
+  // recorded its end (the shepherd may still be syncing the record), ended by itself: its own
   // exit stands (issue 44: runs that completed before their agent fenced, reaped after, were
   // reported "fenced", requeued and run again). Its group is still signalled (leftovers).
   siginfo_t info{};
-  const bool exited = waitid(P_PID, entry.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                      info.si_pid != 0;
+  const bool exited =
+      (waitid(P_PID, entry.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) ||
+      (!options_.exit_record_dir.empty() &&
+       access((options_.exit_record_dir + "/" + std::to_string(job)).c_str(), F_OK) == 0);
   if (!entry.kill_cause && !exited) entry.kill_cause = cause;
   if (entry.sigkill_at) {
     // Already terminating: a shorter grace may bring the SIGKILL forward, never push it back.
