@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -45,18 +46,19 @@ def main():
     env = dict(os.environ, KEEP="1")
     nemesis = subprocess.Popen(
         [sys.executable, f"{ROOT}/scripts/nemesis", "--duration", "600", "--seed", "3"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     lines, up, deadline = [], False, time.time() + 480  # a busy machine's start, a lock
-    os.set_blocking(nemesis.stderr.fileno(), False)
+    reader = threading.Thread(target=lambda: lines.extend(iter(nemesis.stderr.readline, "")),
+                              daemon=True)
+    reader.start()
     while time.time() < deadline and nemesis.poll() is None:
-        chunk = nemesis.stderr.read() or ""
-        lines += chunk.splitlines()
-        if any("fault " in line for line in lines):
+        if any("fault " in line for line in list(lines)):
             up = True
             break
         time.sleep(0.2)
     if nemesis.poll() is not None:
-        rest = (nemesis.stderr.read() or "").splitlines()
+        reader.join(10)
+        rest = []
         if nemesis.returncode == SKIP:
             print("skipped: " + " ".join(lines + rest)[-300:])
             return SKIP
@@ -68,12 +70,14 @@ def main():
         return 1
     nemesis.send_signal(signal.SIGINT)
     try:
-        out, err = nemesis.communicate(timeout=120)
+        nemesis.wait(timeout=120)
     except subprocess.TimeoutExpired:
         nemesis.kill()
         print("the nemesis did not exit within 120 s of SIGINT")
         return 1
-    directory = next((w for line in (lines + err.splitlines()) for w in line.split()
+    reader.join(10)
+    err = "\n".join(lines)
+    directory = next((w for line in lines for w in line.split()
                       if w.startswith("/tmp/nemesis.")), None)
     failures = []
     if namespaces():
