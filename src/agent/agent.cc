@@ -142,15 +142,18 @@ struct Link {
     }
     return *client;
   }
-  // After an answer: a controller that does not serve (standby, stale epoch, gone) sends
-  // the link elsewhere; returns how long to wait before the next try.
-  std::chrono::milliseconds Answered(const HttpReply& reply) {
+  // After an answer: true when it came from a controller that serves; one that does not
+  // (standby, lapsed leader, stale epoch, gone) sends the link elsewhere, and `wait` is how
+  // long to wait before the next try (zero for a served answer).
+  bool Answered(const HttpReply& reply, std::chrono::milliseconds& wait) {
     if (!wire::LeaderFollower::NotServed(reply.status) && reply.status != 409) {
       follower.OnSuccess();
-      return std::chrono::milliseconds(0);
+      wait = std::chrono::milliseconds(0);
+      return true;
     }
     client.reset();
-    return follower.OnNotServed(reply.status, reply.leader);
+    wait = follower.OnNotServed(reply.status, reply.leader);
+    return false;
   }
   // Moves to `leader` (the URL the other link found serving).
   void MoveTo(const std::string& leader) {
@@ -279,6 +282,52 @@ struct Agent::State {
     if (journal) Journaled(journal->Sync());
   }
 
+  // Starts one launch of a controller of `epoch`, or queues its failure for the next report.
+  // REQUIRES: mu held.
+  void StartLaunch(const wire::Launch& launch, uint64_t epoch, TimePoint now) {
+    JobSpec spec = JobSpecOf(launch, options.work_dir);
+    AddAgentVariables(spec.env);
+    // Which leader launched this run: fault tests check that no deposed one dispatched
+    // after its successor (scripts/nemesis); a job may log it beside its id.
+    spec.env["SLUICE_EPOCH"] = std::to_string(epoch);
+    if (journal) spec.env[kJobMarkerVariable] = JobMarker(instance, spec.job);
+    Status started = spec.account.empty()
+                         ? Status(StatusCode::kInvalidArgument,
+                                  "the launch names no account to run the job as (a "
+                                  "controller older than the agent?)")
+                         : Status::Ok();
+    if (started.ok() && !launch.script.empty()) started = scripts.Prepare(launch, spec);
+    if (started.ok()) started = scripts.PrepareHostfile(spec);  // R-LAUNCH-1
+    if (started.ok() && launch.attach) {  // interactive (R-LAUNCH-3): step 0's streams
+      started = steps.Attach(spec.job, launch.attach->pty, launch.attach->rows,
+                             launch.attach->cols, [&](const StepStdio& stdio) -> Result<pid_t> {
+                               SLUICE_RETURN_IF_ERROR(runner.Start(spec, now, &stdio));
+                               return runner.Leader(spec.job);
+                             });
+    } else if (started.ok()) {
+      started = runner.Start(spec, now);
+    }
+    if (started.ok()) {
+      if (journal) {
+        const pid_t leader = runner.Leader(spec.job);
+        Journaled(journal->RecordLaunch({.job = spec.job,
+                                         .epoch = highest_epoch,
+                                         .pgid = leader,
+                                         .start = ProcessStartTime(leader)}));
+      }
+      peek_targets[spec.job] = PeekTargetOf(launch, spec);
+      spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
+      return;
+    }
+    spdlog::warn("agent {}: job {} failed to launch: {}", options.host.name, spec.job,
+                 started.message());
+    scripts.Remove(spec.job);
+    unacked_failures[spec.job] = {.job = spec.job,
+                                  .message = BoundedText(started.message()),
+                                  .host_fault = IsHostFault(started)};
+    report_pending = true;
+  }
+
   // REQUIRES: mu held.
   void ApplyReply(const wire::HeartbeatReply& reply, uint64_t seq, TimePoint now) {
     for (int64_t job : reply.ack) {
@@ -289,48 +338,7 @@ struct Agent::State {
     }
     for (const wire::Launch& launch : reply.launch) {
       // Fenced: not now (the controller sends an unconfirmed launch again).
-      if (fenced || !MayLaunch(launch.job, seq)) continue;
-      JobSpec spec = JobSpecOf(launch, options.work_dir);
-      AddAgentVariables(spec.env);
-      // Which leader launched this run: fault tests check that no deposed one dispatched
-      // after its successor (scripts/nemesis); a job may log it beside its id.
-      spec.env["SLUICE_EPOCH"] = std::to_string(reply.epoch);
-      if (journal) spec.env[kJobMarkerVariable] = JobMarker(instance, spec.job);
-      Status started = spec.account.empty()
-                           ? Status(StatusCode::kInvalidArgument,
-                                    "the launch names no account to run the job as (a "
-                                    "controller older than the agent?)")
-                           : Status::Ok();
-      if (started.ok() && !launch.script.empty()) started = scripts.Prepare(launch, spec);
-      if (started.ok()) started = scripts.PrepareHostfile(spec);  // R-LAUNCH-1
-      if (started.ok() && launch.attach) {  // interactive (R-LAUNCH-3): step 0's streams
-        started = steps.Attach(spec.job, launch.attach->pty, launch.attach->rows,
-                               launch.attach->cols, [&](const StepStdio& stdio) -> Result<pid_t> {
-                                 SLUICE_RETURN_IF_ERROR(runner.Start(spec, now, &stdio));
-                                 return runner.Leader(spec.job);
-                               });
-      } else if (started.ok()) {
-        started = runner.Start(spec, now);
-      }
-      if (started.ok()) {
-        if (journal) {
-          const pid_t leader = runner.Leader(spec.job);
-          Journaled(journal->RecordLaunch({.job = spec.job,
-                                           .epoch = highest_epoch,
-                                           .pgid = leader,
-                                           .start = ProcessStartTime(leader)}));
-        }
-        peek_targets[spec.job] = PeekTargetOf(launch, spec);
-        spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
-        continue;
-      }
-      spdlog::warn("agent {}: job {} failed to launch: {}", options.host.name, spec.job,
-                   started.message());
-      scripts.Remove(spec.job);
-      unacked_failures[spec.job] = {.job = spec.job,
-                                    .message = BoundedText(started.message()),
-                                    .host_fault = IsHostFault(started)};
-      report_pending = true;
+      if (!fenced && MayLaunch(launch.job, seq)) StartLaunch(launch, reply.epoch, now);
     }
     for (const wire::PeekOrder& order : reply.peek) {
       auto target = peek_targets.find(order.job);
@@ -380,16 +388,15 @@ struct Agent::State {
     client.set_read_timeout(read_timeout);
     HttpReply reply = Post(client, options, path, body);
     const std::string url = link.url;
-    const std::chrono::milliseconds wait = link.Answered(reply);
+    std::chrono::milliseconds wait{0};
+    // Served as the follower judges it, not "no wait before the next try": the first miss of
+    // a round is retried elsewhere at once, and taking it for the leader sent the agent back
+    // to a lapsed leader or a standby for ever (issue 44). A 409 (stale epoch, or the host
+    // taken by another instance) with no wait is taken as before.
+    const bool served =
+        link.Answered(reply, wait) || (reply.status == 409 && wait.count() == 0);
     std::lock_guard lock(mu);
     NoteReachable(url, reply);
-    // Served: an answer but a redirect or a 503 (a standby, a leader whose lease lapsed). Not
-    // "no wait before the next try": the first miss of a round is retried elsewhere at once,
-    // and taking it for the leader sent the agent back to a lapsed leader for ever (issue
-    // 44). A 409 (stale epoch, or the host taken by another instance) is as before.
-    const bool served = reply.status == 409
-                            ? wait.count() == 0
-                            : reply.status != 0 && !wire::LeaderFollower::NotServed(reply.status);
     if (served) {
       if (leader_url != url && !leader_url.empty()) {
         spdlog::info("agent {}: following the leader to {}", options.host.name, url);

@@ -532,7 +532,7 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now, const StepStdio* std
     prepared.tty = stdio->tty;
   }
   if (!options_.exit_record_dir.empty()) {
-    prepared.exit_record = options_.exit_record_dir + "/" + std::to_string(spec.job);
+    prepared.exit_record = ExitRecordPath(spec.job);
     prepared.shepherd_title = "sluice-shepherd job " + std::to_string(spec.job);
   }
   // 2. Containment: the job's cgroup with its limits, or an rlimit.
@@ -559,6 +559,17 @@ void JobRunner::SignalJob(int64_t job, const Entry& entry, int signal) {
   if ((!entry.contained || signal == SIGKILL) && !entry.ended) kill(-entry.pid, signal);
 }
 
+std::string JobRunner::ExitRecordPath(int64_t job) const {
+  return options_.exit_record_dir + "/" + std::to_string(job);
+}
+
+// WNOWAIT: the leader stays a zombie, so its pid (the group id) cannot be reused until the
+// rest of the group has been killed in ReapLeader.
+bool JobRunner::LeaderExited(pid_t pid, siginfo_t& info) {
+  info = siginfo_t{};
+  return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0;
+}
+
 bool JobRunner::Terminate(int64_t job, Entry& entry, ExitCause cause,
                           std::chrono::milliseconds grace, TimePoint now) {
   // A job whose leader had exited before this kill (not reaped yet), or whose shepherd had
@@ -566,10 +577,9 @@ bool JobRunner::Terminate(int64_t job, Entry& entry, ExitCause cause,
   // exit stands (issue 44: runs that completed before their agent fenced, reaped after, were
   // reported "fenced", requeued and run again). Its group is still signalled (leftovers).
   siginfo_t info{};
-  const bool exited =
-      (waitid(P_PID, entry.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) ||
-      (!options_.exit_record_dir.empty() &&
-       access((options_.exit_record_dir + "/" + std::to_string(job)).c_str(), F_OK) == 0);
+  const bool exited = LeaderExited(entry.pid, info) ||
+                      (!options_.exit_record_dir.empty() &&
+                       access(ExitRecordPath(job).c_str(), F_OK) == 0);
   if (!entry.kill_cause && !exited) entry.kill_cause = cause;
   if (entry.sigkill_at) {
     // Already terminating: a shorter grace may bring the SIGKILL forward, never push it back.
@@ -657,7 +667,7 @@ void JobRunner::ReapLeader(int64_t job, Entry& entry, TimePoint now) {
   if (!options_.exit_record_dir.empty()) {
     // The shepherd's record holds the job's own rusage (the shepherd's maximum RSS would be
     // the agent's it was forked from). The exit is journaled by now (OnLeaderExit).
-    const std::string record = options_.exit_record_dir + "/" + std::to_string(job);
+    const std::string record = ExitRecordPath(job);
     if (std::optional<ExitRecord> recorded = ReadExitRecord(record)) {
       exit.cpu_seconds = recorded->cpu_seconds;
       exit.max_rss_mb = recorded->max_rss_mb;
@@ -711,9 +721,7 @@ std::vector<JobExit> JobRunner::Poll(TimePoint now, std::chrono::milliseconds ru
     Entry& entry = it->second;
     if (!entry.ended) {
       siginfo_t info{};
-      // WNOWAIT: the leader stays a zombie, so its pid (the group id) cannot be reused until
-      // the rest of the group has been killed in ReapLeader.
-      if (waitid(P_PID, entry.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
+      if (LeaderExited(entry.pid, info)) {
         if (on_leader_exit_) {
           JobExit seen{
               .job = job, .run = entry.run, .cause = entry.kill_cause.value_or(ExitCause::kExit)};

@@ -41,6 +41,7 @@
 // R-SEC-3 (containment) and R-SEC-4 (accounting), with cgroup.h.
 #pragma once
 
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -257,6 +258,10 @@ class JobRunner {
   // without one (no identity switch).
   Status ResolveIdentity(const JobSpec& spec, std::optional<Account>& account) const;
   void SignalJob(int64_t job, const Entry& entry, int signal);
+  // Where the shepherd of `job` records its end (REQUIRES: exit_record_dir set).
+  std::string ExitRecordPath(int64_t job) const;
+  // Whether the leader `pid` has exited (left a zombie, not reaped); `info` says how.
+  static bool LeaderExited(pid_t pid, siginfo_t& info);
   // True when it sent the TERM (false: already terminating).
   bool Terminate(int64_t job, Entry& entry, ExitCause cause, std::chrono::milliseconds grace,
                  TimePoint now);

@@ -25,6 +25,14 @@
 #include "testing/etcd_cluster.h"
 #include "testing/subprocess.h"
 
+// In a gtest test: `cluster` = HaCluster::Start(options), the test skipped when etcd is not
+// installed and failed when the cluster did not come up.
+#define START_OR_SKIP(cluster, options)                                             \
+  std::string start_error;                                                          \
+  auto cluster = HaCluster::Start(options, start_error);                            \
+  if (!cluster && testing::EtcdCluster::Unavailable()) GTEST_SKIP() << start_error; \
+  ASSERT_TRUE(cluster) << start_error
+
 namespace sluice::integration {
 
 struct HaOptions {

@@ -27,12 +27,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-#define START_OR_SKIP(cluster, options)                                             \
-  std::string start_error;                                                          \
-  auto cluster = HaCluster::Start(options, start_error);                            \
-  if (!cluster && testing::EtcdCluster::Unavailable()) GTEST_SKIP() << start_error; \
-  ASSERT_TRUE(cluster) << start_error
-
 // Agents' lease 3 s; their absence 60 s, so that no agent fences (kills its jobs) in these
 // tests: what they check is where the agents go, not what the absence decides.
 HaOptions CuttableCluster() {
@@ -66,6 +60,16 @@ std::string StateAt(HaCluster& c, int i, int64_t id) {
   return "";
 }
 
+// Submits one job to controller `i` directly and waits (bounded) until it is DONE, having run
+// once. Call under ASSERT_NO_FATAL_FAILURE.
+void ExpectAJobRunsOnceThrough(HaCluster& c, int i) {
+  const fs::path ran = c.dir() / "ran.txt";
+  const int64_t id = SubmitTo(c, i, "echo $SLUICE_JOB_ID >> " + ran.string());
+  ASSERT_GT(id, 0);
+  ASSERT_TRUE(Eventually([&] { return StateAt(c, i, id) == "DONE"; }, 30s)) << c.Logs();
+  EXPECT_EQ(ReadIds(ran), std::vector<int64_t>{id});
+}
+
 // Waits until controller `next` leads (first cycle run); false after `timeout`.
 bool WaitLeads(HaCluster& c, int next, std::chrono::milliseconds timeout) {
   return Eventually(
@@ -87,16 +91,12 @@ TEST(HaPartitionTest, ALeaderCutOffFromEtcdOnlyLosesItsAgentsToTheNewLeader) {
   // One leader at a time in /healthz: the cut-off one's lease lapsed before the election.
   EXPECT_NE(c->HealthField(old, "role", std::string()), "leader") << c->Health(old).dump();
 
-  const fs::path ran = c->dir() / "ran.txt";
-  const int64_t id = SubmitTo(*c, next, "echo $SLUICE_JOB_ID >> " + ran.string());
-  ASSERT_GT(id, 0);
-  ASSERT_TRUE(Eventually([&] { return StateAt(*c, next, id) == "DONE"; }, 30s)) << c->Logs();
+  ASSERT_NO_FATAL_FAILURE(ExpectAJobRunsOnceThrough(*c, next));
   const double resumed_s = std::chrono::duration<double>(Clock::now() - elected).count();
   // Before the fix the job waited for the whole partition (46 s in one run); the nominal bound
   // is the election lease + 2 s, here with room for a busy machine.
   EXPECT_LT(resumed_s, 15.0) << c->Logs();
   std::printf("job done %.2f s after the election\n", resumed_s);
-  EXPECT_EQ(ReadIds(ran), std::vector<int64_t>{id});
   c->CutEtcd(old, false);
 }
 
@@ -112,11 +112,7 @@ TEST(HaPartitionTest, ALeaderCutOffFromItsAgentsOnlyGivesTheLeadToTheStandby) {
   ASSERT_TRUE(WaitLeads(*c, next, 60s)) << c->Logs();
   const double failover_s = std::chrono::duration<double>(Clock::now() - cut).count();
   std::printf("the standby leads %.2f s after the cut\n", failover_s);
-  const fs::path ran = c->dir() / "ran.txt";
-  const int64_t id = SubmitTo(*c, next, "echo $SLUICE_JOB_ID >> " + ran.string());
-  ASSERT_GT(id, 0);
-  ASSERT_TRUE(Eventually([&] { return StateAt(*c, next, id) == "DONE"; }, 30s)) << c->Logs();
-  EXPECT_EQ(ReadIds(ran), std::vector<int64_t>{id});
+  ASSERT_NO_FATAL_FAILURE(ExpectAJobRunsOnceThrough(*c, next));
   // The old leader gave the lead up and exited, to be restarted as a standby.
   const int status = c->controller(old).Wait(15s);
   ASSERT_GE(status, 0) << "the old leader did not exit:\n" << c->Logs();
@@ -134,10 +130,7 @@ TEST(HaPartitionTest, AgentsThatAskTheStandbyFirstRegisterWithTheLeader) {
   START_OR_SKIP(c, options);
   const int leader = c->WaitLeader(20s);
   ASSERT_GE(leader, 0);
-  const fs::path ran = c->dir() / "ran.txt";
-  const int64_t id = SubmitTo(*c, leader, "echo $SLUICE_JOB_ID >> " + ran.string());
-  ASSERT_TRUE(Eventually([&] { return StateAt(*c, leader, id) == "DONE"; }, 30s)) << c->Logs();
-  EXPECT_EQ(ReadIds(ran), std::vector<int64_t>{id});
+  ASSERT_NO_FATAL_FAILURE(ExpectAJobRunsOnceThrough(*c, leader));
 }
 
 }  // namespace

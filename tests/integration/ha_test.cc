@@ -28,12 +28,6 @@ int64_t NowMs() {
       .count();
 }
 
-#define START_OR_SKIP(cluster, options)                                             \
-  std::string start_error;                                                          \
-  auto cluster = HaCluster::Start(options, start_error);                            \
-  if (!cluster && testing::EtcdCluster::Unavailable()) GTEST_SKIP() << start_error; \
-  ASSERT_TRUE(cluster) << start_error
-
 // Counts each id of `file`.
 std::map<int64_t, int> RunCounts(const fs::path& file) {
   std::map<int64_t, int> counts;
