@@ -491,7 +491,7 @@ void AgentRegistry::HostLoss(const std::string& host, store::WriteBatch& batch) 
     JobInfo* job = book_.Find(id);
     if (job == nullptr) continue;
     if (job->phase() == core::AdmissionPhase::kAdmitting) {
-      book_.Requeue(*job, "host " + host + " lost before it reported the job", batch);
+      book_.LoseLaunch(*job, "host " + host + " lost before it reported the job", batch);
       continue;
     }
     book_.Lose(*job, "host " + host + " lost", batch);

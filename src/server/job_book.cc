@@ -383,6 +383,14 @@ void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batc
   }
 }
 
+void JobBook::LoseLaunch(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
+  if (job.from_earlier_epoch || job.launch_sent_ms >= 0) {
+    job.lost_run = job.run;
+    job.lost_host = job.launch_host;
+  }
+  Requeue(job, why, batch);
+}
+
 // --- Retention ----------------------------------------------------------------------------------
 
 void JobBook::ForgetEnded() {

@@ -72,7 +72,7 @@ struct JobInfo {
   // in the exit report, so a late report of an earlier run is not taken for this one's).
   // 0: a run restored from the store, whose number this leader does not know.
   uint64_t run = 0;
-  // Since its host was lost (JobBook::Lose): that run and host. An exit that host reports for
+  // Since its host was lost (JobBook::Lose, LoseLaunch): that run and host. An exit that host reports for
   // it before the job runs again ends the job (issue 44: a run that completed in a partition
   // is not run twice). Cleared once a later run is confirmed running.
   uint64_t lost_run = 0;
@@ -182,6 +182,10 @@ class JobBook {
   void ConfirmRunning(JobInfo& job, const std::string& why, store::WriteBatch& batch);
   // A running job its host lost: requeued or ended HOST_LOST per its queue's on_host_loss.
   void Lose(JobInfo& job, const std::string& why, store::WriteBatch& batch);
+  // An ADMITTING job its host was lost with, before the agent reported it running: requeued
+  // (it may never have started). Its launch may have reached the agent, though, and the run
+  // ended there unreported, so the lost run is remembered as Lose does.
+  void LoseLaunch(JobInfo& job, const std::string& why, store::WriteBatch& batch);
   // Copies the core's admission record into the row and adds the row to `batch`.
   void Stage(JobInfo& job, store::WriteBatch& batch);
   // Copies the core's admission record into the row.

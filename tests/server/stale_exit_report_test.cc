@@ -152,5 +152,66 @@ TEST_F(LostRunTest, ARunConfirmedSinceIsNotEndedByTheLostRunsExit) {
   EXPECT_EQ(h_->State(id_), "RUNNING") << h_->Job(id_);
 }
 
+// The 30-minute nemesis (issue 44): a run started and ended while its leader could commit
+// neither its RUNNING nor its exit (cut from etcd), and its host was cut off before it could
+// tell the next leader, which had restored the job ADMITTING. That leader lost the host, and
+// requeued the job without remembering the launch: the host's report after the heal was
+// ignored and the job ran a second time. A launch that may have reached the agent is now
+// lost like a run.
+TEST(LostLaunchTest, ItsExitEndsTheJobRequeuedBeforeItsAgentReportedIt) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId id = h.Submit("alice", {{"command", "true"}, {"tasks", 1}});
+  h.Cycle();
+  const json launch = LaunchOf(h.Heartbeat("h1"), id);
+  ASSERT_TRUE(launch.is_object()) << h.Job(id);
+  ASSERT_EQ(h.State(id), "ADMITTING");
+  h.Advance(10'000 + 5'000 + 1'000);  // lease + host-loss grace, silent
+  h.Cycle();
+  ASSERT_EQ(h.State(id), "PENDING") << h.Job(id);
+  ASSERT_EQ(h.Register("h1").status, 200);
+  h.Heartbeat("h1", json::array(), ExitedRun(id, 0, launch.value("run", uint64_t{0})));
+  EXPECT_EQ(h.State(id), "DONE") << h.Job(id);
+}
+
+TEST(LostLaunchTest, ARestoredLaunchsExitEndsTheJobRequeuedWithItsHost) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId id = h.Submit("alice", {{"command", "true"}, {"tasks", 1}});
+  h.Cycle();
+  ASSERT_TRUE(LaunchOf(h.Heartbeat("h1"), id).is_object()) << h.Job(id);
+  h.Close();  // failover: the next leader restores the job ADMITTING on h1
+  h.Open();
+  ASSERT_EQ(h.State(id), "ADMITTING");
+  h.Advance(10'000 + 5'000 + 1'000);
+  h.Cycle();
+  ASSERT_EQ(h.State(id), "PENDING") << h.Job(id);
+  ASSERT_EQ(h.Register("h1").status, 200);
+  h.Heartbeat("h1", json::array(), Exited(id, 0));  // the run the new leader did not number
+  EXPECT_EQ(h.State(id), "DONE") << h.Job(id);
+  h.Cycle();
+  EXPECT_TRUE(LaunchOf(h.Heartbeat("h1"), id).is_null()) << "run a second time";
+}
+
+TEST(LostLaunchTest, AJobWhoseLaunchNeverWentOutIsNotEndedByAnExit) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId id = h.Submit("alice", {{"command", "true"}, {"tasks", 1}});
+  h.Cycle();  // dispatched to h1, whose agent never polls again
+  ASSERT_EQ(h.State(id), "ADMITTING");
+  h.Advance(10'000 + 5'000 + 1'000);
+  h.Cycle();
+  ASSERT_EQ(h.State(id), "PENDING") << h.Job(id);
+  ASSERT_EQ(h.Register("h1").status, 200);
+  h.Heartbeat("h1", json::array(), Exited(id, 0));  // not a run of this job: it never ran
+  EXPECT_EQ(h.State(id), "PENDING") << h.Job(id);
+}
+
 }  // namespace
 }  // namespace sluice::server
