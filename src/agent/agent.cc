@@ -26,6 +26,7 @@
 #include "agent/test_faults.h"
 #include "auth/munge.h"
 #include "wire/leader_follow.h"
+#include "wire/signal_name.h"
 
 namespace sluice::agent {
 namespace {
@@ -359,6 +360,15 @@ struct Agent::State {
       if (runner.Kill(order.job, std::chrono::seconds(order.grace_seconds), now)) {
         spdlog::info("agent {}: killing job {} (grace {} s)", options.host.name, order.job,
                      order.grace_seconds);
+      }
+    }
+    for (const wire::SignalOrder& order : reply.signals) {
+      const std::optional<int> number = wire::SignalNumber(order.signal);  // checked decoded
+      const bool to_job = number && runner.Signal(order.job, *number);
+      const bool to_steps = number && steps.Signal(order.job, *number, runner);
+      if (to_job || to_steps) {
+        spdlog::info("agent {}: sent SIG{} to job {}", options.host.name, order.signal,
+                     order.job);
       }
     }
     for (const wire::RunLimitOrder& order : reply.run_limits) {

@@ -700,6 +700,24 @@ void JobRunner::RetryLeftovers() {
   });
 }
 
+bool JobRunner::Signal(int64_t job, int signal) {
+  if (auto it = entries_.find(job); it != entries_.end() && !it->second.ended) {
+    SignalJob(job, it->second, signal);
+    return true;
+  }
+  if (cgroups_ != nullptr && step_groups_.contains(job)) {
+    cgroups_->Signal(job, signal);
+    return true;
+  }
+  return false;
+}
+
+bool JobRunner::StepsContained(int64_t job) const {
+  if (cgroups_ == nullptr) return false;
+  auto it = entries_.find(job);
+  return it != entries_.end() ? it->second.contained : step_groups_.contains(job);
+}
+
 bool JobRunner::SetRunLimit(int64_t job, std::optional<std::chrono::milliseconds> run_limit) {
   auto it = entries_.find(job);
   if (it == entries_.end() || it->second.ended) return false;

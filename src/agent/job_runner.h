@@ -206,6 +206,14 @@ class JobRunner {
   // Kill for every job; their exits are reported with `cause` (kFenced for a self-fence).
   void KillAll(std::chrono::milliseconds grace, TimePoint now,
                ExitCause cause = ExitCause::kKilled);
+  // A user's signal (issue 47): to the job's cgroup where it is contained (its processes and
+  // the steps that joined it), else to its process group; to the cgroup of its steps here
+  // when it runs elsewhere. The job is not marked killed: if the signal ends it, that is its
+  // exit. Returns false when nothing of the job runs here under a cgroup or as a leader.
+  bool Signal(int64_t job, int signal);
+  // Whether a signal to the job's cgroup reaches its steps here (Signal has sent it to them):
+  // otherwise each step is signalled in its own session (StepSessions::Signal).
+  bool StepsContained(int64_t job) const;
   // A new run limit for a running job, counted from its start (nullopt: none). A limit already
   // passed ends it at the next Poll. No-op (false) for a job that does not run.
   bool SetRunLimit(int64_t job, std::optional<std::chrono::milliseconds> run_limit);

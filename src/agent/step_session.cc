@@ -106,6 +106,13 @@ class StepSession {
     if (pid_ > 0 && !reaped_) kill(-pid_, SIGKILL);
   }
 
+  // A user's signal to its session (issue 47); not a kill: its exit stays its own. Not to an
+  // interactive job's own process: the runner's (JobRunner::Signal) already.
+  bool Signal(int signal) {
+    if (pid_ <= 0 || reaped_ || !owns_process_) return false;
+    return kill(-pid_, signal) == 0;
+  }
+
   // The exit of a process the runner reaped (an interactive job's).
   void Finish(const wire::StepExit& exit) {
     std::lock_guard lock(exit_mu_);
@@ -423,6 +430,15 @@ void StepSessions::Kill(const wire::StepKill& kill, JobRunner& runner) {
     if (key.first == kill.job && (kill.step == 0 || key.second == kill.step)) session->Kill();
   }
   if (kill.step == 0) runner.EndSteps(kill.job);  // and whatever its steps left behind
+}
+
+bool StepSessions::Signal(int64_t job, int signal, const JobRunner& runner) {
+  if (runner.StepsContained(job)) return false;
+  bool any = false;
+  for (auto& [key, session] : sessions_) {
+    if (key.first == job) any = session->Signal(signal) || any;
+  }
+  return any;
 }
 
 void StepSessions::KillAll(JobRunner& runner) {

@@ -61,6 +61,10 @@ class StepSessions {
   Status Attach(int64_t job, bool pty, int rows, int cols, const StartFn& start);
   void JobEnded(int64_t job, const wire::StepExit& exit);
   void Kill(const wire::StepKill& kill, JobRunner& runner);
+  // A user's signal to the job (issue 47): to each of its steps here in its own session,
+  // unless the job's cgroup holds them (JobRunner::Signal reached them). Returns whether any
+  // step was signalled.
+  bool Signal(int64_t job, int signal, const JobRunner& runner);
   void KillAll(JobRunner& runner);
   // Forgets the sessions whose threads have finished.
   void Reap();

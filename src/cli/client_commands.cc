@@ -38,6 +38,7 @@
 #include "client/printable.h"
 #include "client/rest_client.h"
 #include "client/submit_request.h"
+#include "wire/signal_name.h"
 
 extern char** environ;  // POSIX: the process environment
 
@@ -288,14 +289,15 @@ struct ActionCommand {
   std::vector<std::string> ids;
   // cancel only (scancel -u/-t/-n, bkill -u 0): the jobs these select, with or without ids.
   std::string user, states, name;
+  std::string signal;  // cancel --signal: send it instead (scancel -s, bkill -s; issue 47)
   bool Filtered() const { return !user.empty() || !states.empty() || !name.empty(); }
 };
 
 // The refs of the jobs `c`'s filters select (unfinished ones unless -s says otherwise), as
 // `sluice jobs` would list them; an array's record stands for its elements not yet jobs.
 Result<std::vector<std::string>> SelectedJobs(client::RestClient& rest, const ActionCommand& c) {
-  std::string query = "fields=id,index,array,name&state=" +
-                      (c.states.empty() ? std::string("PENDING,HELD,RUNNING") : c.states);
+  const std::string unfinished = c.signal.empty() ? "PENDING,HELD,RUNNING" : "RUNNING";
+  std::string query = "fields=id,index,array,name&state=" + (c.states.empty() ? unfinished : c.states);
   query += "&user=" + QueryEscape(c.user.empty() ? "@me" : c.user);  // the caller's by default
   Result<json> jobs = rest.Get("/v1/jobs?" + query);
   if (!jobs) return jobs.error();
@@ -307,8 +309,19 @@ Result<std::vector<std::string>> SelectedJobs(client::RestClient& rest, const Ac
 }
 
 // Runs `verb` on each job named or selected; the exit code is the worst.
-int RunAction(client::RestClient& rest, const ActionCommand& c, const std::string& verb,
-              const std::string& done_text) {
+int RunAction(client::RestClient& rest, const ActionCommand& c, std::string verb,
+              std::string done_text) {
+  json body = json::object();
+  if (!c.signal.empty()) {  // checked here: a number is this machine's
+    Result<std::string> signal = wire::CanonicalSignal(c.signal);
+    if (!signal) {
+      std::cerr << "error: --" << signal.error().message() << "\n";
+      return 2;
+    }
+    verb = "signal";
+    done_text = "is being signalled (SIG" + *signal + ")";
+    body["signal"] = *signal;
+  }
   std::vector<std::string> ids = c.ids;
   if (c.Filtered()) {
     Result<std::vector<std::string>> selected = SelectedJobs(rest, c);
@@ -324,7 +337,7 @@ int RunAction(client::RestClient& rest, const ActionCommand& c, const std::strin
   for (const std::string& text : ids) {
     Result<client::JobRef> ref = client::ParseJobRef(text);
     Result<json> job =
-        ref ? rest.Post(ref->Path("/" + verb), json::object()) : Result<json>(ref.error());
+        ref ? rest.Post(ref->Path("/" + verb), body) : Result<json>(ref.error());
     if (!job) {
       std::cerr << "Job <" << text << ">: ";
       code = std::max(code, Fail(job.error()));
@@ -347,6 +360,9 @@ void RegisterAction(CLI::App& app, int& exit_code, const std::string& verb, cons
     cmd->add_option("-s,--state", c->states,
                     "also your (or -u's) jobs in these states, e.g. PENDING,HELD");
     cmd->add_option("-J,--name", c->name, "also your (or -u's) unfinished jobs of this name");
+    cmd->add_option("--signal", c->signal,
+                    "send this signal (USR1, SIGTERM, 10...) to the running jobs instead; "
+                    "they go on unless it ends them");
   }
   cmd->callback([c, verb, done_text, &exit_code] {
     exit_code = WithClient(c->connection, [&](client::RestClient& rest) {

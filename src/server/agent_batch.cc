@@ -101,8 +101,7 @@ bool AgentRegistry::BatchCollect(BatchPart& part) {
   }
   part.agent->collected_ms = ctx_.NowMs();
   CollectWork(*part.name, part.report ? part.report->running : NoJobs(), part.launch, part.kill);
-  return !part.launch.empty() || !part.kill.empty() ||
-         (peeks_ != nullptr && peeks_->HasOrders(*part.name));
+  return !part.launch.empty() || !part.kill.empty() || HasOrders(*part.name);
 }
 
 // Until some host has work (`any_ack`: acknowledgements to send), the controller stops or
@@ -153,7 +152,7 @@ json AgentRegistry::BatchReply(std::vector<BatchPart>& parts, bool compact) {
     json run_limits;  // null: none (no array made for each of thousands of hosts)
     if (book_.HasRunLimitOrder(*part.name)) run_limits = TakeRunLimitOrders(book_, *part.name);
     if (compact && part.launch.empty() && part.kill.empty() && part.ack.empty() &&
-        run_limits.empty() && !(peeks_ != nullptr && peeks_->HasOrders(*part.name))) {
+        run_limits.empty() && !HasOrders(*part.name)) {
       continue;  // the agent reads its absence as this empty answer
     }
     for (json* list : {&part.launch, &part.kill, &part.ack, &run_limits}) {

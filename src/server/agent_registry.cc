@@ -213,9 +213,8 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     CollectWork(name, report.running, launch, kill);
     json run_limits = TakeRunLimitOrders(book_, name);  // job_changes.h
     const bool superseded = again->second->poll_generation != generation;
-    const bool peek = (peeks_ != nullptr && peeks_->HasOrders(name)) ||
-                      (steps_ != nullptr && steps_->HasOrders(name));
-    if (!launch.empty() || !kill.empty() || !ack.empty() || !run_limits.empty() || peek ||
+    if (!launch.empty() || !kill.empty() || !ack.empty() || !run_limits.empty() ||
+        HasOrders(name) ||
         superseded || ctx_.stopping() || std::chrono::steady_clock::now() >= deadline) {
       again->second->last_heartbeat_ms = ctx_.NowMs();
       return HostReply(name, std::move(launch), std::move(kill), std::move(ack),
@@ -238,6 +237,12 @@ json AgentRegistry::HostReply(const std::string& name, json launch, json kill, j
       reply["peek"].push_back(wire::EncodePeekOrder(order));
     }
   }
+  if (auto signals = signal_orders_.find(name); signals != signal_orders_.end()) {
+    for (const wire::SignalOrder& order : signals->second) {
+      reply["signal"].push_back(wire::EncodeSignalOrder(order));
+    }
+    signal_orders_.erase(signals);
+  }
   if (steps_ != nullptr) {
     for (const wire::StepOrder& order : steps_->TakeOrders(name)) {
       reply["steps"].push_back(wire::EncodeStepOrder(order));
@@ -247,6 +252,19 @@ json AgentRegistry::HostReply(const std::string& name, json launch, json kill, j
     }
   }
   return reply;
+}
+
+bool AgentRegistry::HasOrders(const std::string& name) const {
+  return (peeks_ != nullptr && peeks_->HasOrders(name)) ||
+         (steps_ != nullptr && steps_->HasOrders(name)) || signal_orders_.contains(name);
+}
+
+void AgentRegistry::OrderSignal(JobId job, const std::vector<std::string>& hosts,
+                                const std::string& signal) {
+  for (const std::string& host : hosts) {
+    signal_orders_[host].push_back({.job = job, .signal = signal});
+    ctx_.wakeups().Mark(host);
+  }
 }
 
 void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& report, json& ack,

@@ -104,6 +104,11 @@ class AgentRegistry {
   }
   // The job's whole environment as its processes get it (EnvironmentOf's comment).
   nlohmann::json JobEnvironment(const JobInfo& job) const { return EnvironmentOf(job); }
+  // A user's signal to a running job (issue 47, `sluice cancel --signal`): one order for the
+  // agent of each of `hosts`, sent once with its next heartbeat reply. Orders are not stored:
+  // one lost with its reply or with a failover is not repeated (the user sends it again, as
+  // with Slurm's scancel).
+  void OrderSignal(JobId job, const std::vector<std::string>& hosts, const std::string& signal);
 
  private:
   struct Agent {
@@ -148,7 +153,8 @@ class AgentRegistry {
 
   Agent& Entry(const std::string& host);
   // One host's heartbeat reply, single or batched: its work, the acknowledged reports and the
-  // run-limit orders, plus the peek orders waiting for it (taken: each goes out once).
+  // run-limit orders, plus the peek, step and signal orders waiting for it (taken: each goes
+  // out once).
   nlohmann::json HostReply(const std::string& name, nlohmann::json launch, nlohmann::json kill,
                            nlohmann::json ack, nlohmann::json run_limits);
   // A heartbeat's (or a batched poll's) check-in: the host is registered in this epoch by
@@ -181,12 +187,14 @@ class AgentRegistry {
   bool KillDue(JobId id, int64_t now_ms);
   nlohmann::json LaunchOf(const JobInfo& job) const;
   nlohmann::json EnvironmentOf(const JobInfo& job) const;
+  bool HasOrders(const std::string& name) const;  // peek, step or signal orders wait for it
 
   ServerContext& ctx_;
   JobBook& book_;
   ClusterSettings& settings_;
   std::map<std::string, std::unique_ptr<Agent>> agents_;
   std::map<JobId, int64_t> kill_sent_ms_;  // when the last kill order for a job went out
+  std::map<std::string, std::vector<wire::SignalOrder>> signal_orders_;  // by host
   PeekBroker* peeks_ = nullptr;
   StepBroker* steps_ = nullptr;
   const JobCredentials* credentials_ = nullptr;

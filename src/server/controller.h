@@ -52,9 +52,11 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "config/cluster_yaml.h"
@@ -140,6 +142,13 @@ class Controller {
   Answer GetJob(JobId id);
   Answer Cancel(const Caller& caller, JobId id);
   Answer Hold(const Caller& caller, JobId id, bool held);
+  // POST /v1/jobs/ID/signal {"signal": NAME} (issue 47; job_signals.cc): `signal` goes to
+  // the running job (an array: its running elements, those in [first, last] when given) on
+  // every host of its allocation; it goes on running unless the signal ends it.
+  // Errors: kInvalidArgument (not a signal wire/signal_name.h accepts), kNotFound,
+  // kPermissionDenied (another user's job), kFailedPrecondition (nothing of it runs).
+  Answer Signal(const Caller& caller, JobId id, std::optional<std::pair<int32_t, int32_t>> range,
+                const std::string& signal);
   // POST /v1/jobs/ID/ACTION?index=A[-B]: the elements of array ID in [A, B] (R-UX-3).
   Answer ActOnElements(const Caller& caller, JobId id, int32_t first, int32_t last,
                       ArrayAction action);

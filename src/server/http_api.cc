@@ -315,6 +315,7 @@ void HttpApi::Install(httplib::Server& server) {
     res.set_content(c.Metrics(), "text/plain; version=0.0.4");
   });
   InstallJobRoutes(server);
+  InstallJobActionRoutes(server);
   InstallClusterRoutes(server);
   InstallAgentRoutes(server);
   InstallStepRoutes(server);
@@ -365,6 +366,11 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     if (!query) return SendError(res, query.error());
     Send(res, c.Peek(caller, id, query->lines, query->offset));
   });
+}
+
+// POST /v1/jobs/ID/ACTION: cancel, hold, release and signal (R-SRV-5: the owner or an admin).
+void HttpApi::InstallJobActionRoutes(httplib::Server& server) {
+  Controller& c = controller_;
   server.Post(R"(/v1/jobs/(-?\d+)/(cancel|hold|release))", [&c](const httplib::Request& req,
                                                                 httplib::Response& res) {
     Caller caller;
@@ -384,6 +390,29 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     } else {
       Send(res, c.Hold(caller, id, action == "hold"));
     }
+  });
+  // issue 47: {"signal": "USR1"} to a running job (?index=A[-B]: those elements of an array).
+  server.Post(R"(/v1/jobs/(-?\d+)/signal)", [&c](const httplib::Request& req,
+                                                 httplib::Response& res) {
+    Caller caller;
+    JobId id = 0;
+    json body;
+    if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id) ||
+        !ParseBody(req, res, kMaxBodyBytes, body)) {
+      return;
+    }
+    if (!body.is_object() || !body.contains("signal") || !body["signal"].is_string() ||
+        body.size() != 1) {
+      return SendError(res, InvalidArgument("body: expected {\"signal\": NAME}, e.g. "
+                                            "{\"signal\": \"USR1\"}"));
+    }
+    std::optional<std::pair<int32_t, int32_t>> range;
+    if (req.has_param("index")) {
+      Result<std::pair<int32_t, int32_t>> parsed = ParseIndexRange(req.get_param_value("index"));
+      if (!parsed) return SendError(res, parsed.error());
+      range = *parsed;
+    }
+    Send(res, c.Signal(caller, id, range, body["signal"].get<std::string>()));
   });
 }
 

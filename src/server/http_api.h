@@ -34,6 +34,7 @@ class HttpApi {
 
  private:
   void InstallJobRoutes(httplib::Server& server);
+  void InstallJobActionRoutes(httplib::Server& server);
   void InstallClusterRoutes(httplib::Server& server);
   void InstallAgentRoutes(httplib::Server& server);
   // Steps in running jobs and their streams (R-LAUNCH-1..3, step_requests.h).

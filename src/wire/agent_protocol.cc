@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "wire/signal_name.h"
+
 namespace sluice::wire {
 namespace {
 
@@ -374,6 +376,10 @@ Result<RunLimitOrder> DecodeRunLimit(const json& entry, const std::string& where
 
 }  // namespace
 
+json EncodeSignalOrder(const SignalOrder& order) {
+  return {{"job", order.job}, {"signal", order.signal}};
+}
+
 json EncodeRunLimitOrder(const RunLimitOrder& order) {
   return {{"job", order.job},
           {"run_limit", order.run_limit_seconds ? json(*order.run_limit_seconds) : json(nullptr)}};
@@ -539,6 +545,7 @@ json EncodeHeartbeatReply(const HeartbeatReply& reply) {
   }
   for (const StepOrder& order : reply.steps) body["steps"].push_back(EncodeStepOrder(order));
   for (const StepKill& order : reply.step_kill) body["step_kill"].push_back(EncodeStepKill(order));
+  for (const SignalOrder& order : reply.signals) body["signal"].push_back(EncodeSignalOrder(order));
   return body;
 }
 
@@ -559,6 +566,18 @@ Status DecodeEach(const json& body, const char* key, Result<T> (*decode)(const j
   return Status::Ok();
 }
 
+Result<SignalOrder> DecodeSignalOrder(const json& entry) {
+  if (!entry.is_object()) return TypeError("signal.", "an object");
+  SignalOrder order;
+  SLUICE_RETURN_IF_ERROR(ReadInt(entry, "job", "signal.", order.job));
+  const json* name = Find(entry, "signal");
+  if (name == nullptr || !name->is_string() || !SignalNumber(name->get<std::string>())) {
+    return InvalidArgument("signal.signal: expected a signal name (" + SignalNames() + ")");
+  }
+  order.signal = name->get<std::string>();
+  return order;
+}
+
 }  // namespace
 
 Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
@@ -574,6 +593,7 @@ Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
   reply.peek = std::move(*peek);
   SLUICE_RETURN_IF_ERROR(DecodeEach(body, "steps", DecodeStepOrder, reply.steps));
   SLUICE_RETURN_IF_ERROR(DecodeEach(body, "step_kill", DecodeStepKill, reply.step_kill));
+  SLUICE_RETURN_IF_ERROR(DecodeEach(body, "signal", DecodeSignalOrder, reply.signals));
   return reply;
 }
 

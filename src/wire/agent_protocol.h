@@ -143,6 +143,13 @@ struct RunLimitOrder {
   std::optional<int64_t> run_limit_seconds;  // decoded >= 1
 };
 
+// A user's signal to a running job (`sluice cancel --signal`, issue 47): the agent sends it to
+// what the job runs on this host, which goes on running unless the signal ends it.
+struct SignalOrder {
+  int64_t job = 0;
+  std::string signal;  // a name of wire/signal_name.h ("USR1"), checked when decoded
+};
+
 struct HeartbeatReply {
   uint64_t epoch = 0;
   std::vector<Launch> launch;
@@ -152,6 +159,7 @@ struct HeartbeatReply {
   std::vector<PeekOrder> peek;            // output tails users asked for (wire/peek.h)
   std::vector<StepOrder> steps;           // launches into running jobs (wire/step_stream.h)
   std::vector<StepKill> step_kill;
+  std::vector<SignalOrder> signals;  // "signal": [{"job", "signal"}]
 };
 
 // Agent -> controller.
@@ -171,6 +179,7 @@ Result<RegisterReply> DecodeRegisterReply(const nlohmann::json& body);
 nlohmann::json EncodeLaunch(const Launch& launch);
 nlohmann::json EncodeHeartbeatReply(const HeartbeatReply& reply);
 nlohmann::json EncodeRunLimitOrder(const RunLimitOrder& order);
+nlohmann::json EncodeSignalOrder(const SignalOrder& order);
 // Errors: a launch without a positive job id or without argv and command, or a field used with
 // the wrong type.
 Result<HeartbeatReply> DecodeHeartbeatReply(const nlohmann::json& body);

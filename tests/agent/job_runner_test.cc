@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -223,6 +224,43 @@ TEST(JobRunnerTest, KillWithGraceLetsTermEndTheJob) {
   ASSERT_TRUE(exit);
   EXPECT_EQ(exit->exit_code, 7);
   EXPECT_EQ(exit->cause, ExitCause::kKilled);
+}
+
+// Issue 47 (`sluice cancel --signal`): a user's signal reaches the job once, and the job goes
+// on; one that ends it is the job's own exit, not a kill.
+TEST(JobRunnerTest, ASignalReachesTheJobWhichGoesOn) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 11,
+               .command = "trap 'echo usr1 >> got' USR1; touch ready; "
+                          "while [ ! -e go ]; do sleep 0.05; done; exit 3",
+               .cwd = dir.path()};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitForFile(dir.path() / "ready"));
+  EXPECT_TRUE(runner.Signal(11, SIGUSR1));
+  ASSERT_TRUE(WaitForFile(dir.path() / "got"));
+  EXPECT_TRUE(runner.IsRunning(11));
+  EXPECT_TRUE(runner.Poll(Clock::now(), 1s).empty());
+  { std::ofstream(dir.path() / "go").put('\n'); }
+  auto exit = WaitExit(runner, 11);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->exit_code, 3);
+  EXPECT_EQ(exit->cause, ExitCause::kExit);
+  EXPECT_EQ(ReadFile(dir.path() / "got"), "usr1\n");
+  EXPECT_FALSE(runner.Signal(11, SIGUSR1)) << "it no longer runs";
+}
+
+TEST(JobRunnerTest, ASignalThatEndsTheJobIsItsExitNotAKill) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 12, .command = "touch ready; exec sleep 30", .cwd = dir.path()};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitForFile(dir.path() / "ready"));
+  EXPECT_TRUE(runner.Signal(12, SIGINT));
+  auto exit = WaitExit(runner, 12);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->signal, SIGINT);
+  EXPECT_EQ(exit->cause, ExitCause::kExit);
 }
 
 // Issue 44 (found by scripts/nemesis): a job that ended by itself before its agent fenced, but

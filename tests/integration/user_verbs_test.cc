@@ -7,6 +7,7 @@
 #include <httplib.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "integration/cluster_harness.h"
 #include "testing/build_paths.h"
@@ -302,6 +303,72 @@ TEST_F(UserVerbsTest, WaitReturnsTheExitCodeAndPeekShowsTheTail) {
       << element.stdout_text << element.stderr_text;
   EXPECT_EQ(c.Cli({"peek", std::to_string(array) + "[1-2]"}).exit_code, 2);
   ASSERT_EQ(c.Cli({"cancel", std::to_string(array)}).exit_code, 0);
+}
+
+// Issue 47.7: `cancel --signal` (and scancel -s, bkill -s) sends a signal to the running job
+// through its agent; the job goes on, and ends by itself later.
+TEST_F(UserVerbsTest, ASignalReachesTheRunningJobWhichGoesOn) {
+  Cluster& c = *cluster_;
+  const std::string go = (c.dir() / "go").string();
+  const int64_t id = Submit({"-o", Out("sig.%j"), "--",
+                             "trap 'echo got-usr1' USR1; trap 'echo got-usr2' USR2; echo ready; "
+                             "while [ ! -e " + go + " ]; do sleep 0.1; done"});
+  const std::string text_id = std::to_string(id);
+  // The trap's lines: the shell also reports its `sleep` killed by the signal (the whole job
+  // gets it, as with bkill -s).
+  const auto output = [&] {
+    std::string got;
+    std::istringstream lines(ReadFile(Out("sig." + text_id)).value_or(""));
+    for (std::string line; std::getline(lines, line);) {
+      if (line == "ready" || line.starts_with("got-")) got += line + "\n";
+    }
+    return got;
+  };
+  ASSERT_TRUE(Eventually(
+      [&] { return c.JobState(id) == "RUNNING" && output().find("ready") != std::string::npos; },
+      20s))
+      << c.Logs();
+
+  testing::ProcessResult r = c.Cli({"cancel", "--signal", "USR1", text_id});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "Job <" + text_id + "> is being signalled (SIGUSR1)\n");
+  EXPECT_TRUE(Eventually([&] { return output().find("got-usr1") != std::string::npos; }, 20s))
+      << output() << c.Logs();
+  // scancel -s and bkill -s, as the drop-in commands (build/compat) with the user's token.
+  const std::filesystem::path compat =
+      std::filesystem::path(testing::SluiceBinary()).parent_path() / "compat";
+  const auto drop_in = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), {"/usr/bin/env", "PATH=" + compat.string() + ":/usr/bin:/bin",
+                               "SLUICE_SERVER=" + c.url(), "SLUICE_TOKEN=alice-token"});
+    return testing::RunProcess(argv, c.dir() / "drop-in", 60s);
+  };
+  std::filesystem::create_directories(c.dir() / "drop-in");
+  r = drop_in({"scancel", "--signal=USR2", text_id});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_TRUE(Eventually([&] { return output().find("got-usr2") != std::string::npos; }, 20s))
+      << output();
+  r = drop_in({"bkill", "-s", "USR1", text_id});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "Job <" + text_id + "> is being signaled\n");
+  EXPECT_TRUE(Eventually([&] { return output().ends_with("got-usr2\ngot-usr1\n"); }, 20s))
+      << output();
+  EXPECT_EQ(drop_in({"scancel", "-s", "BOGUS", text_id}).exit_code, 1);
+
+  // Refused: another user's job, a signal that is none, a job that does not run.
+  EXPECT_NE(c.Cli({"cancel", "--signal", "USR1", text_id}, "bob-token").exit_code, 0);
+  r = c.Cli({"cancel", "--signal", "BOGUS", text_id});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.stderr_text.find("USR1, USR2"), std::string::npos) << r.stderr_text;
+  const int64_t held = Submit({"-H", "--", "true"});
+  EXPECT_NE(c.Cli({"cancel", "--signal", "USR1", std::to_string(held)}).exit_code, 0);
+  EXPECT_EQ(c.JobState(held), "HELD");
+
+  EXPECT_EQ(c.JobState(id), "RUNNING");
+  ASSERT_TRUE(WriteFile(go, ""));
+  ASSERT_TRUE(c.WaitAllEnded({id}, 20s));
+  EXPECT_EQ(c.JobState(id), "DONE") << c.Job(id).dump();
+  EXPECT_EQ(output(), "ready\ngot-usr1\ngot-usr2\ngot-usr1\n");
+  ASSERT_EQ(c.Cli({"cancel", std::to_string(held)}).exit_code, 0);
 }
 
 }  // namespace

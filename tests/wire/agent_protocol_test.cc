@@ -272,6 +272,9 @@ TEST(AgentProtocolTest, HeartbeatReplyErrorsNameTheField) {
        "launch[0].run"},
       {"kill not a list", {{"kill", 1}}, "kill"},
       {"ack not ids", {{"ack", {"x"}}}, "ack[]"},
+      {"signal without job", {{"signal", {{{"signal", "USR1"}}}}}, "signal.job"},
+      {"signal a number", {{"signal", {{{"job", 1}, {"signal", 10}}}}}, "signal.signal"},
+      {"signal unknown", {{"signal", {{{"job", 1}, {"signal", "SEGV"}}}}}, "signal.signal"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -279,6 +282,18 @@ TEST(AgentProtocolTest, HeartbeatReplyErrorsNameTheField) {
     ASSERT_FALSE(decoded);
     EXPECT_EQ(decoded.error().message().rfind(c.field + ":", 0), 0u) << decoded.error().message();
   }
+}
+
+TEST(AgentProtocolTest, SignalOrdersRoundTripByName) {
+  const json body = EncodeHeartbeatReply({.signals = {{.job = 4, .signal = "USR1"},
+                                                      {.job = 5, .signal = "TERM"}}});
+  EXPECT_EQ(body["signal"][0], json({{"job", 4}, {"signal", "USR1"}}));
+  Result<HeartbeatReply> decoded = DecodeHeartbeatReply(body);
+  ASSERT_TRUE(decoded) << decoded.error().message();
+  ASSERT_EQ(decoded->signals.size(), 2u);
+  EXPECT_EQ(decoded->signals[1].job, 5);
+  EXPECT_EQ(decoded->signals[1].signal, "TERM");
+  EXPECT_FALSE(EncodeHeartbeatReply({}).contains("signal"));  // none: no field
 }
 
 TEST(AgentProtocolTest, ExitCauseStrings) {

@@ -31,7 +31,7 @@ int LsfUsage(std::string_view program, const std::string& message) {
 
 int ActOnLsfJobs(std::string_view program, const std::vector<std::string>& ids,
                  const std::string& action, const std::string& done,
-                 std::string (*refused)(StatusCode code)) {
+                 std::string (*refused)(StatusCode code), const nlohmann::json& body) {
   if (ids.empty()) return LsfUsage(program, "a job id is required");
   Result<std::unique_ptr<client::RestClient>> rest = Connect();
   if (!rest) return LsfUsage(program, rest.error().message());
@@ -39,8 +39,7 @@ int ActOnLsfJobs(std::string_view program, const std::vector<std::string>& ids,
   for (const std::string& text : ids) {
     Result<int64_t> id = ParseJobId(text);
     Result<nlohmann::json> answer =
-        id ? (*rest)->Post("/v1/jobs/" + std::to_string(*id) + "/" + action,
-                           nlohmann::json::object())
+        id ? (*rest)->Post("/v1/jobs/" + std::to_string(*id) + "/" + action, body)
            : Result<nlohmann::json>(id.error());
     if (answer) {
       std::cout << "Job <" << text << "> " << done << "\n";

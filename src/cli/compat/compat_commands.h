@@ -11,6 +11,7 @@
 // Thread-safety: main-thread only.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,12 +37,13 @@ std::optional<int> RunCompatMain(int argc, const char* const* argv);
 // returns it.
 inline constexpr int kLsfFailure = 255;
 int LsfUsage(std::string_view program, const std::string& message);
-// bkill and brequeue: `action` (the POST's last path word) on each job id of `ids`, printing
-// `Job <N> <done>` for each; a job the controller refuses is reported as LSF does (`No
-// matching job found`, or `refused(code)`'s words when it gives some) and exits 255.
+// bkill and brequeue: `action` (the POST's last path word, with `body`) on each job id of
+// `ids`, printing `Job <N> <done>` for each; a job the controller refuses is reported as LSF
+// does (`No matching job found`, or `refused(code)`'s words when it gives some) and exits 255.
 int ActOnLsfJobs(std::string_view program, const std::vector<std::string>& ids,
                  const std::string& action, const std::string& done,
-                 std::string (*refused)(StatusCode code));
+                 std::string (*refused)(StatusCode code),
+                 const nlohmann::json& body = nlohmann::json::object());
 
 // Slurm (slurm_submit.cc, slurm_status.cc, slurm_info.cc).
 int Sbatch(Args args);

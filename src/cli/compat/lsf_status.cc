@@ -6,6 +6,7 @@
 #include "cli/compat/job_lookup.h"
 #include "client/compat/lsf_show.h"
 #include "client/compat/options.h"
+#include "wire/signal_name.h"
 
 namespace sluice::cli::compat {
 namespace {
@@ -133,13 +134,30 @@ int Bjobs(Args args) {
 
 int Bkill(Args args) {
   std::vector<std::string> ids;
-  for (const std::string& arg : args) {
-    if (arg.starts_with("-")) return Usage("bkill", arg + ": not supported by Sluice (only job ids)");
-    ids.push_back(arg);
+  std::string signal;  // -s SIG: sent to the running jobs instead of killing them
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-s" && i + 1 < args.size()) {
+      signal = args[++i];
+    } else if (args[i].starts_with("-")) {
+      return Usage("bkill", args[i] + ": not supported by Sluice (only job ids and -s signal)");
+    } else {
+      ids.push_back(args[i]);
+    }
   }
-  return ActOnLsfJobs("bkill", ids, "cancel", "is being terminated", [](StatusCode code) {
-    return std::string(code == StatusCode::kFailedPrecondition ? "Job has already finished" : "");
-  });
+  if (signal.empty()) {
+    return ActOnLsfJobs("bkill", ids, "cancel", "is being terminated", [](StatusCode code) {
+      return std::string(code == StatusCode::kFailedPrecondition ? "Job has already finished"
+                                                                 : "");
+    });
+  }
+  Result<std::string> name = wire::CanonicalSignal(signal);
+  if (!name) return Usage("bkill", name.error().message());
+  return ActOnLsfJobs(
+      "bkill", ids, "signal", "is being signaled",
+      [](StatusCode code) {
+        return std::string(code == StatusCode::kFailedPrecondition ? "Job is not running" : "");
+      },
+      {{"signal", *name}});
 }
 
 int Bhist(Args args) {

@@ -7,6 +7,7 @@
 #include "cli/compat/job_lookup.h"
 #include "client/compat/options.h"
 #include "client/compat/slurm_show.h"
+#include "wire/signal_name.h"
 
 namespace sluice::cli::compat {
 namespace {
@@ -269,15 +270,30 @@ int Scontrol(Args args) {
 
 int Scancel(Args args) {
   std::vector<std::string> ids;
-  for (const std::string& arg : args) {
-    if (arg.starts_with("-")) {
+  std::string signal;  // -s/--signal: sent to the running jobs instead of cancelling them
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-s" || arg == "--signal") {
+      if (i + 1 == args.size()) return Error("scancel", "option " + arg + " requires a signal");
+      signal = args[++i];
+    } else if (arg.starts_with("--signal=") || (arg.starts_with("-s") && arg.size() > 2)) {
+      signal = arg.substr(arg.starts_with("--") ? 9 : 2);
+    } else if (arg.starts_with("-")) {
       std::cerr << "scancel: error: option " << arg
-                << " is not supported by Sluice (only job ids)\n";
+                << " is not supported by Sluice (only job ids and -s/--signal)\n";
       return 1;
+    } else {
+      ids.push_back(arg);
     }
-    ids.push_back(arg);
   }
   if (ids.empty()) return Error("scancel", "No job identification provided");
+  nlohmann::json body = nlohmann::json::object();
+  if (!signal.empty()) {
+    Result<std::string> name = wire::CanonicalSignal(signal);
+    if (!name) return Error("scancel", "Invalid job signal: " + signal);
+    body["signal"] = *name;
+  }
+  const std::string action = signal.empty() ? "/cancel" : "/signal";
   Result<std::unique_ptr<client::RestClient>> rest = Connect();
   if (!rest) return Error("scancel", rest.error().message());
   int code = 0;
@@ -287,10 +303,11 @@ int Scancel(Args args) {
       code = Error("scancel", "Invalid job id " + text);
       continue;
     }
-    Result<nlohmann::json> done =
-        (*rest)->Post("/v1/jobs/" + std::to_string(*id) + "/cancel", nlohmann::json::object());
+    Result<nlohmann::json> done = (*rest)->Post("/v1/jobs/" + std::to_string(*id) + action, body);
     if (done) continue;
-    if (done.error().code() == StatusCode::kFailedPrecondition) {
+    if (done.error().code() == StatusCode::kFailedPrecondition && !signal.empty()) {
+      code = Error("scancel", "Kill job error on job id " + text + ": Job is not running");
+    } else if (done.error().code() == StatusCode::kFailedPrecondition) {
       code = Error("scancel", "Kill job error on job id " + text +
                                   ": Job/step already completing or completed");
     } else if (done.error().code() == StatusCode::kNotFound) {
