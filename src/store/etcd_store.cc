@@ -126,7 +126,7 @@ EtcdStore::EtcdStore(EtcdOptions options)
       }()) {}
 
 Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdOptions& options) {
-  if (options.endpoints.empty() || options.lease_seconds < 1 || options.max_txn_ops < 1 ||
+  if (options.endpoints.empty() || options.lease_seconds < 1 || options.max_txn_ops < 2 ||
       options.max_request_bytes < 4096 || options.prefix.empty()) {
     return InvalidArgument("etcd store: endpoints, lease, limits and prefix must be set");
   }
@@ -201,8 +201,11 @@ void EtcdStore::CampaignLoop() {
     }
     const std::vector<EtcdCompare> absent = {
         {.key = key, .target = EtcdCompare::Target::kCreate, .revision = 0}};
+    // The written mark in the same txn: its mod revision is then the epoch, from which this
+    // leader's write txns chain (CommitChunk).
     const std::vector<EtcdOp> claim = {
-        {.kind = EtcdOp::Kind::kPut, .key = key, .value = options_.candidate, .lease = lease_id_}};
+        {.kind = EtcdOp::Kind::kPut, .key = key, .value = options_.candidate, .lease = lease_id_},
+        {.kind = EtcdOp::Kind::kPut, .key = WrittenKey(), .value = "claimed"}};
     Result<EtcdTxnResult> txn = client.Txn(absent, claim, key);
     if (!txn) {
       // kNotFound: our lease expired meanwhile; take a new one.
@@ -366,7 +369,7 @@ EtcdStore::ChunkedGroup EtcdStore::ChunkGroup(const std::deque<Pending>& group,
   ChunkedGroup chunked;
   std::vector<Chunk>& chunks = chunked.chunks;
   std::lock_guard specs_lock(specs_mu_);
-  const size_t max_ops = static_cast<size_t>(options_.max_txn_ops);
+  const size_t max_ops = static_cast<size_t>(options_.max_txn_ops) - 1;  // 1 for the mark
   const size_t max_bytes = static_cast<size_t>(options_.max_request_bytes) * 9 / 10;
   std::unordered_map<std::string, size_t> index;  // key -> position in chunks.back().ops
   size_t bytes = 0;
@@ -416,31 +419,50 @@ EtcdStore::ChunkedGroup EtcdStore::ChunkGroup(const std::deque<Pending>& group,
   return chunked;
 }
 
-Status EtcdStore::CommitChunk(EtcdClient& client, const Chunk& chunk) {
+Status EtcdStore::CommitChunk(EtcdClient& client, Chunk& chunk) {
   const uint64_t epoch = epoch_.load();
-  const std::vector<EtcdCompare> fence = {
-      {.key = LeaderKey(),
-       .target = EtcdCompare::Target::kCreate,
-       .revision = static_cast<int64_t>(epoch)},
-      {.key = LeaderKey(), .target = EtcdCompare::Target::kValue, .value = options_.candidate}};
+  if (written_epoch_ != epoch) {  // the claim put the mark: its revision is the epoch
+    written_epoch_ = epoch;
+    written_mod_ = static_cast<int64_t>(epoch);
+    written_count_ = 0;
+  }
+  const std::string mark = std::to_string(epoch) + "." + std::to_string(++written_count_);
+  chunk.ops.push_back({.key = WrittenKey(), .value = mark});
   // A txn sent and not answered may have been applied, and EtcdClient does not resend it.
-  // This one may be resent: it puts whole rows and deletes keys under the fence, so applying it
-  // twice leaves what applying it once does, and nothing else writes between the attempts
-  // (one writer, chunks in order). Without the resend, a write in flight when etcd's raft
-  // leader dies (its proposal is lost with it) failed although a quorum was left.
-  Result<EtcdTxnResult> txn = RetryWhileUnavailable(
-      kChunkAttempts, [&] { return client.Txn(fence, chunk.ops, LeaderKey()); },
-      [this] {
-        {
-          std::lock_guard lock(mu_);
-          if (stopping_) return false;
-        }
-        SleepFor(kRetryPause);
-        return true;
-      });
+  // This one may be resent: it puts whole rows and deletes keys under the fence, and it
+  // applies only where the written mark is still where this leader's previous txn left it, so
+  // of its attempts one at most is applied, and none after a later txn. Without the resend, a
+  // write in flight when etcd's raft leader dies (its proposal is lost with it) failed although
+  // a quorum was left.
+  const auto attempt = [&] {
+    const std::vector<EtcdCompare> compares = {
+        {.key = LeaderKey(),
+         .target = EtcdCompare::Target::kCreate,
+         .revision = static_cast<int64_t>(epoch)},
+        {.key = LeaderKey(), .target = EtcdCompare::Target::kValue, .value = options_.candidate},
+        {.key = WrittenKey(), .target = EtcdCompare::Target::kMod, .revision = written_mod_}};
+    if (options_.on_write_txn) options_.on_write_txn(compares, chunk.ops);
+    return RetryWhileUnavailable(
+        kChunkAttempts, [&] { return client.Txn(compares, chunk.ops, LeaderKey()); },
+        [this] {
+          {
+            std::lock_guard lock(mu_);
+            if (stopping_) return false;
+          }
+          SleepFor(kRetryPause);
+          return true;
+        });
+  };
+  Result<EtcdTxnResult> txn = attempt();
+  bool applied = false;
+  if (txn && !txn->succeeded && FollowWrittenMark(client, mark, applied) && !applied) {
+    txn = attempt();  // a write reported failed was applied after all: this one follows it
+  }
+  chunk.ops.pop_back();
   if (!txn) return txn.error();
-  if (txn->succeeded) {
-    last_revision_ = txn->revision;
+  if (txn->succeeded || applied) {
+    if (txn->succeeded) written_mod_ = txn->revision;
+    last_revision_ = std::max(last_revision_, written_mod_);
     return Status::Ok();
   }
   std::string holder = "nobody";
@@ -454,6 +476,22 @@ Status EtcdStore::CommitChunk(EtcdClient& client, const Chunk& chunk) {
                                      " is fenced: the leader key is held by " + holder);
   Depose(fenced);
   return fenced;
+}
+
+bool EtcdStore::FollowWrittenMark(EtcdClient& client, const std::string& mark, bool& applied) {
+  const uint64_t epoch = epoch_.load();
+  Result<EtcdRange> leader = client.Range(LeaderKey(), "", 1, 0);
+  Result<EtcdRange> written = client.Range(WrittenKey(), "", 1, 0);
+  if (!leader || !written || leader->kvs.empty() || written->kvs.empty()) return false;
+  const EtcdKv& held = leader->kvs.front();
+  const EtcdKv& last = written->kvs.front();
+  if (held.value != options_.candidate || held.create_revision != static_cast<int64_t>(epoch) ||
+      !last.value.starts_with(std::to_string(epoch) + ".")) {
+    return false;  // fenced (or a mark this leader never wrote)
+  }
+  written_mod_ = last.mod_revision;
+  applied = last.value == mark;
+  return true;
 }
 
 // Group commit: take every queued batch, chunk them (ChunkGroup), commit the chunks in order
@@ -480,7 +518,7 @@ void EtcdStore::WriterLoop() {
     } else {
       ChunkedGroup chunked = ChunkGroup(group, statuses);
       Status failed;
-      for (const Chunk& chunk : chunked.chunks) {
+      for (Chunk& chunk : chunked.chunks) {
         Status status = failed.ok() ? CommitChunk(client, chunk) : failed;
         if (failed.ok()) ++transactions;
         if (!status.ok()) failed = status;

@@ -71,6 +71,9 @@ struct EtcdOptions {
   // kCompactKeep; 0: never (leave it to etcd's --auto-compaction flags).
   int64_t compact_revisions = 10'000;
   std::chrono::milliseconds request_timeout{2000};
+  // Tests: sees each write txn as the writer sends it (compares, operations), so a test can
+  // deliver it again late, as a member healed from a partition may (issue 44).
+  std::function<void(const std::vector<EtcdCompare>&, const std::vector<EtcdOp>&)> on_write_txn;
 };
 
 // `etcd://H:P[,H:P...][/PREFIX][?max-txn-ops=N&max-request-bytes=N]`.
@@ -125,6 +128,11 @@ class EtcdStore final : public Store {
   std::string LeaderKey() const { return options_.prefix + "/meta/leader"; }
   // PREFIX/meta/heard/<candidate>: how many agents that candidate heard lately (a standby's).
   std::string HeardPrefix() const { return options_.prefix + "/meta/heard/"; }
+  // PREFIX/meta/written: the mark of the leader's last applied write txn ("EPOCH.N"; "claimed"
+  // by its claim). Each txn requires the key's mod revision its predecessor left, so a txn
+  // applied late (sent, timed out, resent, then delivered by a member healed from a
+  // partition) cannot overwrite newer rows: it fails its compare (issue 44).
+  std::string WrittenKey() const { return options_.prefix + "/meta/written"; }
   EtcdClient& ReachClient();
 
   void CampaignLoop();
@@ -136,7 +144,14 @@ class EtcdStore final : public Store {
   // The batch's operations; a job's spec put comes before its row (same or earlier chunk)
   // when spec_hashes_ does not have that spec, and the job joins `new_specs`.
   std::vector<EtcdOp> OpsOf(const WriteBatch& batch, std::vector<JobId>& new_specs);
-  Status CommitChunk(EtcdClient& client, const Chunk& chunk);
+  // Commits `chunk` (its ops plus the written mark, removed again before it returns) under the
+  // fence and the order of this leader's txns.
+  Status CommitChunk(EtcdClient& client, Chunk& chunk);
+  // After a txn failed its compares: whether the fence still holds and a txn of this epoch
+  // moved the written mark meanwhile (an earlier attempt of `mark`, or a write reported
+  // failed that was applied after all); then written_mod_ follows the mark, and `applied`
+  // says whether it is `mark` itself.
+  bool FollowWrittenMark(EtcdClient& client, const std::string& mark, bool& applied);
   // Compacts when compact_revisions passed since the last compaction (writer thread).
   void MaybeCompact(EtcdClient& client);
   void Depose(const Status& why);
@@ -149,6 +164,11 @@ class EtcdStore final : public Store {
   std::atomic<bool> keepalive_stopped_ = false;
   int64_t last_revision_ = 0;       // of the last committed txn (writer thread)
   int64_t compacted_revision_ = 0;  // of the last compaction (writer thread)
+  // The written mark as this leader last knew it applied (writer thread): its epoch, its mod
+  // revision, and how many txns the epoch has sent.
+  uint64_t written_epoch_ = 0;
+  int64_t written_mod_ = 0;
+  uint64_t written_count_ = 0;
 
   Mutex specs_mu_{LockRank::kStoreSpecs};
   // The hash of each job's spec as its specs/ key holds it (or a txn in flight puts it).
