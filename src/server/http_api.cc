@@ -104,6 +104,14 @@ bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Respo
   return refused.ok();
 }
 
+// A user's request about job ID (the path's first number) with a JSON body; fills `res` and
+// returns false on refusal.
+bool UserJobRequest(Controller& c, const httplib::Request& req, httplib::Response& res,
+                    Caller& caller, JobId& id, json& body) {
+  return AuthenticateUser(c, req, res, caller) && JobIdOf(req, res, id) &&
+         ParseBody(req, res, kMaxBodyBytes, body);
+}
+
 // Authenticates an agent route's caller (the agent token only); fills `res` on refusal.
 bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Response& res,
                        Caller& caller) {
@@ -397,10 +405,7 @@ void HttpApi::InstallJobActionRoutes(httplib::Server& server) {
     Caller caller;
     JobId id = 0;
     json body;
-    if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id) ||
-        !ParseBody(req, res, kMaxBodyBytes, body)) {
-      return;
-    }
+    if (!UserJobRequest(c, req, res, caller, id, body)) return;
     if (!body.is_object() || !body.contains("signal") || !body["signal"].is_string() ||
         body.size() != 1) {
       return SendError(res, InvalidArgument("body: expected {\"signal\": NAME}, e.g. "
@@ -499,10 +504,7 @@ void HttpApi::InstallHistoryRoutes(httplib::Server& server) {
     Caller caller;
     JobId id = 0;
     json body;
-    if (!AuthenticateUser(c, req, res, caller) || !JobIdOf(req, res, id) ||
-        !ParseBody(req, res, kMaxBodyBytes, body)) {
-      return;
-    }
+    if (!UserJobRequest(c, req, res, caller, id, body)) return;
     Send(res, c.Modify(caller, id, body));
   });
   server.Post(R"(/v1/jobs/(-?\d+)/requeue)",

@@ -158,59 +158,55 @@ TEST_F(LostRunTest, ARunConfirmedSinceIsNotEndedByTheLostRunsExit) {
 // requeued the job without remembering the launch: the host's report after the heal was
 // ignored and the job ran a second time. A launch that may have reached the agent is now
 // lost like a run.
-TEST(LostLaunchTest, ItsExitEndsTheJobRequeuedBeforeItsAgentReportedIt) {
-  TempDir dir;
-  ControllerHarness h(dir.path().string());
-  h.Open();
-  ASSERT_EQ(h.Register("h1").status, 200);
-  const JobId id = h.Submit("alice", {{"command", "true"}, {"tasks", 1}});
-  h.Cycle();
-  const json launch = LaunchOf(h.Heartbeat("h1"), id);
-  ASSERT_TRUE(launch.is_object()) << h.Job(id);
-  ASSERT_EQ(h.State(id), "ADMITTING");
-  h.Advance(10'000 + 5'000 + 1'000);  // lease + host-loss grace, silent
-  h.Cycle();
-  ASSERT_EQ(h.State(id), "PENDING") << h.Job(id);
-  ASSERT_EQ(h.Register("h1").status, 200);
-  h.Heartbeat("h1", json::array(), ExitedRun(id, 0, launch.value("run", uint64_t{0})));
-  EXPECT_EQ(h.State(id), "DONE") << h.Job(id);
+class LostLaunchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    h_ = std::make_unique<ControllerHarness>(dir_.path().string());
+    h_->Open();
+    ASSERT_EQ(h_->Register("h1").status, 200);
+    id_ = h_->Submit("alice", {{"command", "true"}, {"tasks", 1}});
+    h_->Cycle();  // dispatched to h1
+    ASSERT_EQ(h_->State(id_), "ADMITTING");
+  }
+
+  // h1 is silent for the lease + host-loss grace, its host is lost and the job requeued; then
+  // its agent registers again (healed), listing no running job.
+  void LoseAndHeal() {
+    h_->Advance(10'000 + 5'000 + 1'000);
+    h_->Cycle();
+    ASSERT_EQ(h_->State(id_), "PENDING") << h_->Job(id_);
+    ASSERT_EQ(h_->Register("h1").status, 200);
+  }
+
+  TempDir dir_;
+  std::unique_ptr<ControllerHarness> h_;
+  JobId id_ = 0;
+};
+
+TEST_F(LostLaunchTest, ItsExitEndsTheJobRequeuedBeforeItsAgentReportedIt) {
+  const json launch = LaunchOf(h_->Heartbeat("h1"), id_);
+  ASSERT_TRUE(launch.is_object()) << h_->Job(id_);
+  LoseAndHeal();
+  h_->Heartbeat("h1", json::array(), ExitedRun(id_, 0, launch.value("run", uint64_t{0})));
+  EXPECT_EQ(h_->State(id_), "DONE") << h_->Job(id_);
 }
 
-TEST(LostLaunchTest, ARestoredLaunchsExitEndsTheJobRequeuedWithItsHost) {
-  TempDir dir;
-  ControllerHarness h(dir.path().string());
-  h.Open();
-  ASSERT_EQ(h.Register("h1").status, 200);
-  const JobId id = h.Submit("alice", {{"command", "true"}, {"tasks", 1}});
-  h.Cycle();
-  ASSERT_TRUE(LaunchOf(h.Heartbeat("h1"), id).is_object()) << h.Job(id);
-  h.Close();  // failover: the next leader restores the job ADMITTING on h1
-  h.Open();
-  ASSERT_EQ(h.State(id), "ADMITTING");
-  h.Advance(10'000 + 5'000 + 1'000);
-  h.Cycle();
-  ASSERT_EQ(h.State(id), "PENDING") << h.Job(id);
-  ASSERT_EQ(h.Register("h1").status, 200);
-  h.Heartbeat("h1", json::array(), Exited(id, 0));  // the run the new leader did not number
-  EXPECT_EQ(h.State(id), "DONE") << h.Job(id);
-  h.Cycle();
-  EXPECT_TRUE(LaunchOf(h.Heartbeat("h1"), id).is_null()) << "run a second time";
+TEST_F(LostLaunchTest, ARestoredLaunchsExitEndsTheJobRequeuedWithItsHost) {
+  ASSERT_TRUE(LaunchOf(h_->Heartbeat("h1"), id_).is_object()) << h_->Job(id_);
+  h_->Close();  // failover: the next leader restores the job ADMITTING on h1
+  h_->Open();
+  ASSERT_EQ(h_->State(id_), "ADMITTING");
+  LoseAndHeal();
+  h_->Heartbeat("h1", json::array(), Exited(id_, 0));  // the run the new leader did not number
+  EXPECT_EQ(h_->State(id_), "DONE") << h_->Job(id_);
+  h_->Cycle();
+  EXPECT_TRUE(LaunchOf(h_->Heartbeat("h1"), id_).is_null()) << "run a second time";
 }
 
-TEST(LostLaunchTest, AJobWhoseLaunchNeverWentOutIsNotEndedByAnExit) {
-  TempDir dir;
-  ControllerHarness h(dir.path().string());
-  h.Open();
-  ASSERT_EQ(h.Register("h1").status, 200);
-  const JobId id = h.Submit("alice", {{"command", "true"}, {"tasks", 1}});
-  h.Cycle();  // dispatched to h1, whose agent never polls again
-  ASSERT_EQ(h.State(id), "ADMITTING");
-  h.Advance(10'000 + 5'000 + 1'000);
-  h.Cycle();
-  ASSERT_EQ(h.State(id), "PENDING") << h.Job(id);
-  ASSERT_EQ(h.Register("h1").status, 200);
-  h.Heartbeat("h1", json::array(), Exited(id, 0));  // not a run of this job: it never ran
-  EXPECT_EQ(h.State(id), "PENDING") << h.Job(id);
+TEST_F(LostLaunchTest, AJobWhoseLaunchNeverWentOutIsNotEndedByAnExit) {
+  LoseAndHeal();  // h1's agent never polled for the launch
+  h_->Heartbeat("h1", json::array(), Exited(id_, 0));  // not a run of this job: it never ran
+  EXPECT_EQ(h_->State(id_), "PENDING") << h_->Job(id_);
 }
 
 }  // namespace

@@ -310,94 +310,93 @@ TEST_F(EtcdStoreTest, AWriteSentToAMemberThatStopsAnsweringIsResentToAnother) {
   EXPECT_EQ(snap->jobs[1].id, 2);
 }
 
+// A leader whose write txns the test sees (EtcdOptions::on_write_txn), to deliver them late.
+class EtcdLateWriteTest : public EtcdStoreTest {
+ protected:
+  using Txn = std::pair<std::vector<EtcdCompare>, std::vector<EtcdOp>>;
+
+  void SetUp() override {
+    EtcdStoreTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    auto options = ParseEtcdUrl(cluster_->Url("/t"));
+    ASSERT_TRUE(options);
+    options->candidate = "a";
+    options->lease_seconds = 10;
+    options->on_write_txn = [this](const std::vector<EtcdCompare>& compares,
+                                   const std::vector<EtcdOp>& ops) {
+      std::lock_guard lock(mu_);
+      sent_.emplace_back(compares, ops);
+    };
+    endpoints_ = options->endpoints;
+    auto store = EtcdStore::Open(*options);
+    ASSERT_TRUE(store) << store.error().ToString();
+    store_ = std::move(*store);
+    ASSERT_TRUE(store_->AwaitLeadership(seconds(10)).ok());
+  }
+
+  std::vector<Txn> Sent() {
+    std::lock_guard lock(mu_);
+    return sent_;
+  }
+
+  std::vector<std::string> endpoints_;
+  std::unique_ptr<EtcdStore> store_;
+  std::mutex mu_;
+  std::vector<Txn> sent_;
+};
+
 // The 30-minute nemesis (issue 44): a write txn sent to a member cut off from the others timed
 // out, was resent elsewhere and committed, newer rows followed, and then the healed member
 // delivered the first attempt: etcd applied it (the fence still held), and a job DONE went
 // back to ADMITTING, to be run again by the next leader. Each write now requires the written
 // mark its predecessor left, so a late copy of any earlier write is refused.
-TEST_F(EtcdStoreTest, AWriteDeliveredAgainLateCannotOverwriteNewerRows) {
-  auto options = ParseEtcdUrl(cluster_->Url("/t"));
-  ASSERT_TRUE(options);
-  options->candidate = "a";
-  options->lease_seconds = 10;
-  std::mutex mu;
-  std::vector<std::pair<std::vector<EtcdCompare>, std::vector<EtcdOp>>> sent;
-  options->on_write_txn = [&](const std::vector<EtcdCompare>& compares,
-                              const std::vector<EtcdOp>& ops) {
-    std::lock_guard lock(mu);
-    sent.emplace_back(compares, ops);
-  };
-  auto store = EtcdStore::Open(*options);
-  ASSERT_TRUE(store) << store.error().ToString();
-  ASSERT_TRUE((*store)->AwaitLeadership(seconds(10)).ok());
+TEST_F(EtcdLateWriteTest, AWriteDeliveredAgainLateCannotOverwriteNewerRows) {
   StoredJob job = Row(1);
   job.state = "ADMITTING";
-  ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {job}}).ok());
+  ASSERT_TRUE(store_->WriteSync(WriteBatch{.jobs = {job}}).ok());
   job.state = "DONE";
-  ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {job}}).ok());
+  ASSERT_TRUE(store_->WriteSync(WriteBatch{.jobs = {job}}).ok());
 
-  EtcdClient late(options->endpoints, seconds(5));
-  std::vector<std::pair<std::vector<EtcdCompare>, std::vector<EtcdOp>>> delivered_late;
-  {
-    std::lock_guard lock(mu);
-    delivered_late = sent;
-  }
+  EtcdClient late(endpoints_, seconds(5));
+  const std::vector<Txn> delivered_late = Sent();
   ASSERT_EQ(delivered_late.size(), 2u);
   for (const auto& [compares, ops] : delivered_late) {  // both, late: neither applies again
     Result<EtcdTxnResult> again = late.Txn(compares, ops, "");
     ASSERT_TRUE(again) << again.error().ToString();
     EXPECT_FALSE(again->succeeded);
   }
-  auto snap = (*store)->Load();
+  auto snap = store_->Load();
   ASSERT_TRUE(snap) << snap.error().ToString();
   ASSERT_EQ(snap->jobs.size(), 1u);
   EXPECT_EQ(snap->jobs[0].state, "DONE");
   // The leader goes on writing after them.
   job.state = "EXIT";
-  ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {job}}).ok());
-  EXPECT_EQ((*store)->Load()->jobs.at(0).state, "EXIT");
+  ASSERT_TRUE(store_->WriteSync(WriteBatch{.jobs = {job}}).ok());
+  EXPECT_EQ(store_->Load()->jobs.at(0).state, "EXIT");
 }
 
 // A write reported failed (no answer) that etcd applied after all is followed: the next write
 // chains from it instead of deposing its leader.
-TEST_F(EtcdStoreTest, AWriteAppliedAfterItsFailureWasReportedIsFollowed) {
-  auto options = ParseEtcdUrl(cluster_->Url("/t"));
-  ASSERT_TRUE(options);
-  options->candidate = "a";
-  options->lease_seconds = 10;
-  std::mutex mu;
-  std::vector<std::pair<std::vector<EtcdCompare>, std::vector<EtcdOp>>> sent;
-  options->on_write_txn = [&](const std::vector<EtcdCompare>& compares,
-                              const std::vector<EtcdOp>& ops) {
-    std::lock_guard lock(mu);
-    sent.emplace_back(compares, ops);
-  };
-  auto store = EtcdStore::Open(*options);
-  ASSERT_TRUE(store) << store.error().ToString();
-  ASSERT_TRUE((*store)->AwaitLeadership(seconds(10)).ok());
-  ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {Row(1)}}).ok());
+TEST_F(EtcdLateWriteTest, AWriteAppliedAfterItsFailureWasReportedIsFollowed) {
+  ASSERT_TRUE(store_->WriteSync(WriteBatch{.jobs = {Row(1)}}).ok());
   // As if a txn of the writer's had been sent, gone unanswered, and applied: the test applies
   // one of the same shape itself (a mark of this epoch that is not the writer's next).
-  std::vector<EtcdCompare> compares;
-  {
-    std::lock_guard lock(mu);
-    compares = sent.back().first;
-  }
-  std::vector<EtcdOp> ops;
-  EtcdClient client(options->endpoints, seconds(5));
+  std::vector<EtcdCompare> compares = Sent().back().first;
+  EtcdClient client(endpoints_, seconds(5));
   Result<EtcdRange> mark = client.Range("/t/meta/written", "", 1, 0);
   ASSERT_TRUE(mark && mark->kvs.size() == 1u);
   compares.back().revision = mark->kvs[0].mod_revision;
   const std::string digits = std::string(19, '0') + "2";
-  ops = {{.key = "/t/specs/" + digits, .value = "{}"},
-         {.key = "/t/jobs/" + digits, .value = EncodeJob(Row(2))},
-         {.key = "/t/meta/written", .value = std::to_string((*store)->epoch()) + ".99"}};
+  const std::vector<EtcdOp> ops = {{.key = "/t/specs/" + digits, .value = "{}"},
+                                    {.key = "/t/jobs/" + digits, .value = EncodeJob(Row(2))},
+                                    {.key = "/t/meta/written",
+                                     .value = std::to_string(store_->epoch()) + ".99"}};
   Result<EtcdTxnResult> applied = client.Txn(compares, ops, "");
   ASSERT_TRUE(applied && applied->succeeded);
-  const Status next = (*store)->WriteSync(WriteBatch{.jobs = {Row(3)}});
+  const Status next = store_->WriteSync(WriteBatch{.jobs = {Row(3)}});
   EXPECT_TRUE(next.ok()) << next.ToString();
-  EXPECT_NE((*store)->role(), Role::kDeposed);
-  auto snap = (*store)->Load();
+  EXPECT_NE(store_->role(), Role::kDeposed);
+  auto snap = store_->Load();
   ASSERT_TRUE(snap) << snap.error().ToString();
   std::vector<JobId> ids;
   for (const StoredJob& stored : snap->jobs) ids.push_back(stored.id);
