@@ -245,14 +245,15 @@ struct Agent::State {
     if (!options.ca_file.empty()) env["SLUICE_CA_FILE"] = options.ca_file;
   }
 
-  void NoteConnected(bool now_connected, const std::string& error) {
+  // `url`: where the exchange went (leader_url is cleared when it fails).
+  void NoteConnected(bool now_connected, const std::string& url, const std::string& error) {
     if (now_connected == connected) return;
     connected = now_connected;
     if (stopping) return;
     if (connected) {
-      spdlog::info("agent {}: connected to {}", options.host.name, leader_url);
+      spdlog::info("agent {}: connected to {}", options.host.name, url);
     } else {
-      spdlog::warn("agent {}: lost the controller at {}: {}", options.host.name, leader_url, error);
+      spdlog::warn("agent {}: lost the controller at {}: {}", options.host.name, url, error);
     }
   }
 
@@ -468,7 +469,7 @@ struct Agent::State {
     const TimePoint sent = Clock::now();
     HttpReply reply = Send(link, "/v1/agents/register", body, link.read_timeout);
     std::lock_guard lock(mu);
-    NoteConnected(reply.status != 0, reply.error);
+    NoteConnected(reply.status != 0, link.url, reply.error);
     if (reply.status != 200) {
       // Once per distinct refusal, not per retry (R-SRV-6).
       if (reply.status != 0 && !wire::LeaderFollower::NotServed(reply.status) &&
@@ -520,7 +521,7 @@ struct Agent::State {
     HttpReply reply = Send(link, "/v1/agents/" + options.host.name + "/heartbeat",
                            wire::EncodeHeartbeat(heartbeat_body), wait + 2s);
     std::lock_guard lock(mu);
-    NoteConnected(reply.status != 0, reply.error);
+    NoteConnected(reply.status != 0, link.url, reply.error);
     // 404: the controller does not know this agent (restarted); 409: another instance took
     // the host after this one's lease expired. Either way: register again.
     if (reply.status == 404 || reply.status == 409) registered = false;

@@ -305,6 +305,17 @@ TEST_F(ClusterTest, ServerAndAgentLogToTheirFilesInOneFormat) {
       logs.path(), 30s);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.stderr_text.find("--log-level loud"), std::string::npos) << bad.stderr_text;
+  // The agent names the controller it reached, and the one it lost (the URL was empty when the
+  // failed exchange had already cleared it).
+  const std::string url = cluster_->url();
+  EXPECT_NE(ReadFile(agent_log).value_or("").find("agent h1: connected to " + url),
+            std::string::npos)
+      << ReadFile(agent_log).value_or("");
+  cluster_->KillServer();
+  EXPECT_TRUE(Eventually([&] {
+    return ReadFile(agent_log).value_or("").find("agent h1: lost the controller at " + url + ":") !=
+           std::string::npos;
+  })) << ReadFile(agent_log).value_or("");
 }
 
 constexpr char kTwoHostsRequeue[] = R"(
