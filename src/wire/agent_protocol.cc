@@ -570,6 +570,7 @@ Result<SignalOrder> DecodeSignalOrder(const json& entry) {
   if (!entry.is_object()) return TypeError("signal.", "an object");
   SignalOrder order;
   SLUICE_RETURN_IF_ERROR(ReadInt(entry, "job", "signal.", order.job));
+  if (order.job <= 0) return TypeError("signal.job", "a positive job id");
   const json* name = Find(entry, "signal");
   if (name == nullptr || !name->is_string() || !SignalNumber(name->get<std::string>())) {
     return InvalidArgument("signal.signal: expected a signal name (" + SignalNames() + ")");
