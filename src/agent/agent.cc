@@ -365,7 +365,7 @@ struct Agent::State {
     }
     for (const wire::SignalOrder& order : reply.signals) {
       const std::optional<int> number = wire::SignalNumber(order.signal);  // checked decoded
-      const bool to_job = number && runner.Signal(order.job, *number);
+      const bool to_job = number && runner.Signal(order.job, order.run, *number);
       const bool to_steps = number && steps.Signal(order.job, *number, runner);
       if (to_job || to_steps) {
         spdlog::info("agent {}: sent SIG{} to job {}", options.host.name, order.signal,

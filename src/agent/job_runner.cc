@@ -700,8 +700,9 @@ void JobRunner::RetryLeftovers() {
   });
 }
 
-bool JobRunner::Signal(int64_t job, int signal) {
+bool JobRunner::Signal(int64_t job, uint64_t run, int signal) {
   if (auto it = entries_.find(job); it != entries_.end() && !it->second.ended) {
+    if (run != 0 && it->second.run != 0 && it->second.run != run) return false;
     SignalJob(job, it->second, signal);
     return true;
   }

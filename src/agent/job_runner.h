@@ -209,8 +209,9 @@ class JobRunner {
   // A user's signal (issue 47): to the job's cgroup where it is contained (its processes and
   // the steps that joined it), else to its process group; to the cgroup of its steps here
   // when it runs elsewhere. The job is not marked killed: if the signal ends it, that is its
-  // exit. Returns false when nothing of the job runs here under a cgroup or as a leader.
-  bool Signal(int64_t job, int signal);
+  // exit. `run` (nonzero): only that run (a late order must not reach a later run). Returns
+  // false when nothing of the job (of that run) runs here under a cgroup or as a leader.
+  bool Signal(int64_t job, uint64_t run, int signal);
   // Whether a signal to the job's cgroup reaches its steps here (Signal has sent it to them):
   // otherwise each step is signalled in its own session (StepSessions::Signal).
   bool StepsContained(int64_t job) const;

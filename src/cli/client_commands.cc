@@ -25,6 +25,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/commands.h"
@@ -289,36 +290,41 @@ struct ActionCommand {
   std::vector<std::string> ids;
   // cancel only (scancel -u/-t/-n, bkill -u 0): the jobs these select, with or without ids.
   std::string user, states, name;
-  std::string signal;  // cancel --signal: send it instead (scancel -s, bkill -s; issue 47)
+  std::optional<std::string> signal;  // cancel --signal: send it instead (scancel -s, bkill -s)
   bool Filtered() const { return !user.empty() || !states.empty() || !name.empty(); }
 };
 
 // The refs of the jobs `c`'s filters select (unfinished ones unless -s says otherwise), as
 // `sluice jobs` would list them; an array's record stands for its elements not yet jobs.
 Result<std::vector<std::string>> SelectedJobs(client::RestClient& rest, const ActionCommand& c) {
-  const std::string unfinished = c.signal.empty() ? "PENDING,HELD,RUNNING" : "RUNNING";
+  const std::string unfinished = c.signal ? "RUNNING" : "PENDING,HELD,RUNNING";
   std::string query = "fields=id,index,array,name&state=" + (c.states.empty() ? unfinished : c.states);
   query += "&user=" + QueryEscape(c.user.empty() ? "@me" : c.user);  // the caller's by default
   Result<json> jobs = rest.Get("/v1/jobs?" + query);
   if (!jobs) return jobs.error();
   std::vector<std::string> refs;
   for (const json& job : *jobs) {
+    // A signal goes to the running elements, listed apart: not again through their array.
+    const bool array = job.contains("array") && job["array"].is_string() &&
+                       !(job.contains("index") && job["index"].is_number_integer());
+    if (c.signal && array) continue;
     if (c.name.empty() || job.value("name", "") == c.name) refs.push_back(client::JobIdText(job));
   }
   return refs;
 }
 
 // Runs `verb` on each job named or selected; the exit code is the worst.
-int RunAction(client::RestClient& rest, const ActionCommand& c, std::string verb,
+int RunAction(client::RestClient& rest, const ActionCommand& c, const std::string& verb,
               std::string done_text) {
   json body = json::object();
-  if (!c.signal.empty()) {  // checked here: a number is this machine's
-    Result<std::string> signal = wire::CanonicalSignal(c.signal);
+  std::string action = verb;  // the POST's last path word
+  if (c.signal) {  // checked here: a number is this machine's
+    Result<std::string> signal = wire::CanonicalSignal(*c.signal);
     if (!signal) {
       std::cerr << "error: --" << signal.error().message() << "\n";
       return 2;
     }
-    verb = "signal";
+    action = "signal";
     done_text = "is being signalled (SIG" + *signal + ")";
     body["signal"] = *signal;
   }
@@ -337,7 +343,7 @@ int RunAction(client::RestClient& rest, const ActionCommand& c, std::string verb
   for (const std::string& text : ids) {
     Result<client::JobRef> ref = client::ParseJobRef(text);
     Result<json> job =
-        ref ? rest.Post(ref->Path("/" + verb), body) : Result<json>(ref.error());
+        ref ? rest.Post(ref->Path("/" + action), body) : Result<json>(ref.error());
     if (!job) {
       std::cerr << "Job <" << text << ">: ";
       code = std::max(code, Fail(job.error()));

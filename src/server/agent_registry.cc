@@ -113,6 +113,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
   }
   ctx_.log().info("host {}: agent {} (epoch {}, {} running)", name,
                  was_registered ? "re-registered" : "registered", ctx_.writes().epoch(), reg.running.size());
+  signal_orders_.erase(name);  // for runs that did not survive, or a later run of the job
   // Steps do not survive their agent's restart or fence (the agent kills them): their clients
   // are told now rather than waiting forever (R-LAUNCH-1).
   if (steps_ != nullptr) {
@@ -259,10 +260,10 @@ bool AgentRegistry::HasOrders(const std::string& name) const {
          (steps_ != nullptr && steps_->HasOrders(name)) || signal_orders_.contains(name);
 }
 
-void AgentRegistry::OrderSignal(JobId job, const std::vector<std::string>& hosts,
+void AgentRegistry::OrderSignal(JobId job, uint64_t run, const std::vector<std::string>& hosts,
                                 const std::string& signal) {
   for (const std::string& host : hosts) {
-    signal_orders_[host].push_back({.job = job, .signal = signal});
+    signal_orders_[host].push_back({.job = job, .run = run, .signal = signal});
     ctx_.wakeups().Mark(host);
   }
 }
@@ -500,6 +501,7 @@ void AgentRegistry::CheckLeases() {
 }
 
 void AgentRegistry::HostLoss(const std::string& host, store::WriteBatch& batch) {
+  signal_orders_.erase(host);
   const std::set<JobId> ids = book_.LaunchedBy(host);
   ctx_.log().warn(
       "host {}: lost (no heartbeat for the agents' absence + grace); {} jobs handled by "

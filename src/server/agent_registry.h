@@ -105,10 +105,12 @@ class AgentRegistry {
   // The job's whole environment as its processes get it (EnvironmentOf's comment).
   nlohmann::json JobEnvironment(const JobInfo& job) const { return EnvironmentOf(job); }
   // A user's signal to a running job (issue 47, `sluice cancel --signal`): one order for the
-  // agent of each of `hosts`, sent once with its next heartbeat reply. Orders are not stored:
-  // one lost with its reply or with a failover is not repeated (the user sends it again, as
-  // with Slurm's scancel).
-  void OrderSignal(JobId job, const std::vector<std::string>& hosts, const std::string& signal);
+  // agent of each of `hosts`, for the job's current `run`, sent once with its next heartbeat
+  // reply. Orders are not stored: one lost with its reply, with a failover, or dropped when
+  // the host's agent registers again or its host is lost, is not repeated (the user sends it
+  // again, as with Slurm's scancel).
+  void OrderSignal(JobId job, uint64_t run, const std::vector<std::string>& hosts,
+                   const std::string& signal);
 
  private:
   struct Agent {

@@ -16,7 +16,8 @@ namespace sluice::server {
 Answer Controller::Signal(const Caller& caller, JobId id,
                           std::optional<std::pair<int32_t, int32_t>> range,
                           const std::string& signal_text) {
-  Result<std::string> signal = wire::CanonicalSignal(signal_text);
+  // Names only: a number is the client's to translate (numbers differ between architectures).
+  Result<std::string> signal = wire::CanonicalSignalName(signal_text);
   if (!signal) return signal.error();
   MutexLock lock(ctx_.mu());
   JobInfo* named = book_.Find(id);
@@ -40,8 +41,12 @@ Answer Controller::Signal(const Caller& caller, JobId id,
   }
   std::erase_if(targets, [](const JobInfo* job) { return job->state() != JobState::kRunning; });
   if (targets.empty()) {
-    return FailedPrecondition("job " + FormatJobId(id) + " is " + named->row.state +
-                              (IsArrayParent(*named) ? " and none of its elements runs" : "") +
+    const std::string which =
+        !IsArrayParent(*named) ? ""
+        : range ? " and none of its elements in [" + std::to_string(range->first) + ", " +
+                      std::to_string(range->second) + "] runs"
+                : " and none of its elements runs";
+    return FailedPrecondition("job " + FormatJobId(id) + " is " + named->row.state + which +
                               "; only a running job can be signalled");
   }
   for (JobInfo* job : targets) {
@@ -51,7 +56,7 @@ Answer Controller::Signal(const Caller& caller, JobId id,
       hosts.push_back(host);
       listed += (listed.empty() ? "" : ",") + host;
     }
-    agents_.OrderSignal(job->row.id, hosts, *signal);
+    agents_.OrderSignal(job->row.id, job->run, hosts, *signal);
     ctx_.log().info("job {}: signal {} by {} (to {})", FormatJobId(job->row.id), *signal,
                     caller.user, listed);
   }

@@ -126,7 +126,7 @@ EtcdStore::EtcdStore(EtcdOptions options)
       }()) {}
 
 Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(const EtcdOptions& options) {
-  if (options.endpoints.empty() || options.lease_seconds < 1 || options.max_txn_ops < 2 ||
+  if (options.endpoints.empty() || options.lease_seconds < 1 || options.max_txn_ops < 3 ||
       options.max_request_bytes < 4096 || options.prefix.empty()) {
     return InvalidArgument("etcd store: endpoints, lease, limits and prefix must be set");
   }
@@ -217,6 +217,19 @@ void EtcdStore::CampaignLoop() {
       {
         std::lock_guard lock(mu_);
         epoch_ = static_cast<uint64_t>(txn->revision);
+        role_ = Role::kLeader;
+        leader_ = options_.candidate;
+      }
+      cv_.notify_all();
+      return;
+    }
+    if (!txn->failure_kvs.empty() && txn->failure_kvs.front().value == options_.candidate &&
+        txn->failure_kvs.front().lease == lease_id_.load()) {
+      // An earlier attempt of this claim was applied and its answer lost: the lead is ours,
+      // from that claim's revision (the written mark's too).
+      {
+        std::lock_guard lock(mu_);
+        epoch_ = static_cast<uint64_t>(txn->failure_kvs.front().create_revision);
         role_ = Role::kLeader;
         leader_ = options_.candidate;
       }
@@ -455,8 +468,15 @@ Status EtcdStore::CommitChunk(EtcdClient& client, Chunk& chunk) {
   };
   Result<EtcdTxnResult> txn = attempt();
   bool applied = false;
-  if (txn && !txn->succeeded && FollowWrittenMark(client, mark, applied) && !applied) {
-    txn = attempt();  // a write reported failed was applied after all: this one follows it
+  if (txn && !txn->succeeded && HoldsTheFence(*txn, epoch)) {
+    // Only the written mark moved: a txn of this leader's was applied meanwhile.
+    Result<std::string> moved = FollowWrittenMark(client, epoch);
+    if (!moved && moved.error().code() != StatusCode::kFailedPrecondition) {
+      chunk.ops.pop_back();
+      return moved.error();  // not read: this write fails, the next one follows the mark
+    }
+    applied = moved && *moved == mark;  // an earlier attempt of this very txn
+    if (moved && !applied) txn = attempt();  // one reported failed: this one follows it
   }
   chunk.ops.pop_back();
   if (!txn) return txn.error();
@@ -478,20 +498,19 @@ Status EtcdStore::CommitChunk(EtcdClient& client, Chunk& chunk) {
   return fenced;
 }
 
-bool EtcdStore::FollowWrittenMark(EtcdClient& client, const std::string& mark, bool& applied) {
-  const uint64_t epoch = epoch_.load();
-  Result<EtcdRange> leader = client.Range(LeaderKey(), "", 1, 0);
+bool EtcdStore::HoldsTheFence(const EtcdTxnResult& failed, uint64_t epoch) const {
+  return !failed.failure_kvs.empty() && failed.failure_kvs.front().value == options_.candidate &&
+         failed.failure_kvs.front().create_revision == static_cast<int64_t>(epoch);
+}
+
+Result<std::string> EtcdStore::FollowWrittenMark(EtcdClient& client, uint64_t epoch) {
   Result<EtcdRange> written = client.Range(WrittenKey(), "", 1, 0);
-  if (!leader || !written || leader->kvs.empty() || written->kvs.empty()) return false;
-  const EtcdKv& held = leader->kvs.front();
-  const EtcdKv& last = written->kvs.front();
-  if (held.value != options_.candidate || held.create_revision != static_cast<int64_t>(epoch) ||
-      !last.value.starts_with(std::to_string(epoch) + ".")) {
-    return false;  // fenced (or a mark this leader never wrote)
+  if (!written) return written.error();
+  if (written->kvs.empty() || !written->kvs.front().value.starts_with(std::to_string(epoch) + ".")) {
+    return FailedPrecondition("the written mark is not this leader's");  // someone else writes
   }
-  written_mod_ = last.mod_revision;
-  applied = last.value == mark;
-  return true;
+  written_mod_ = written->kvs.front().mod_revision;
+  return written->kvs.front().value;
 }
 
 // Group commit: take every queued batch, chunk them (ChunkGroup), commit the chunks in order

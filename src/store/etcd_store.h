@@ -147,11 +147,12 @@ class EtcdStore final : public Store {
   // Commits `chunk` (its ops plus the written mark, removed again before it returns) under the
   // fence and the order of this leader's txns.
   Status CommitChunk(EtcdClient& client, Chunk& chunk);
-  // After a txn failed its compares: whether the fence still holds and a txn of this epoch
-  // moved the written mark meanwhile (an earlier attempt of `mark`, or a write reported
-  // failed that was applied after all); then written_mod_ follows the mark, and `applied`
-  // says whether it is `mark` itself.
-  bool FollowWrittenMark(EtcdClient& client, const std::string& mark, bool& applied);
+  // Whether a txn that failed its compares failed on the written mark only: its failure
+  // branch read the leader key, still this leader's.
+  bool HoldsTheFence(const EtcdTxnResult& failed, uint64_t epoch) const;
+  // Reads the written mark and makes written_mod_ follow it (writer thread); returns its value.
+  // Errors: the read's; kFailedPrecondition when the mark is not of this epoch.
+  Result<std::string> FollowWrittenMark(EtcdClient& client, uint64_t epoch);
   // Compacts when compact_revisions passed since the last compaction (writer thread).
   void MaybeCompact(EtcdClient& client);
   void Depose(const Status& why);

@@ -377,7 +377,9 @@ Result<RunLimitOrder> DecodeRunLimit(const json& entry, const std::string& where
 }  // namespace
 
 json EncodeSignalOrder(const SignalOrder& order) {
-  return {{"job", order.job}, {"signal", order.signal}};
+  json out = {{"job", order.job}, {"signal", order.signal}};
+  if (order.run != 0) out["run"] = order.run;
+  return out;
 }
 
 json EncodeRunLimitOrder(const RunLimitOrder& order) {
@@ -571,6 +573,10 @@ Result<SignalOrder> DecodeSignalOrder(const json& entry) {
   SignalOrder order;
   SLUICE_RETURN_IF_ERROR(ReadInt(entry, "job", "signal.", order.job));
   if (order.job <= 0) return TypeError("signal.job", "a positive job id");
+  if (const json* run = Find(entry, "run")) {
+    if (!run->is_number_unsigned()) return TypeError("signal.run", "a run number");
+    order.run = run->get<uint64_t>();
+  }
   const json* name = Find(entry, "signal");
   if (name == nullptr || !name->is_string() || !SignalNumber(name->get<std::string>())) {
     return InvalidArgument("signal.signal: expected a signal name (" + SignalNames() + ")");

@@ -147,6 +147,7 @@ struct RunLimitOrder {
 // what the job runs on this host, which goes on running unless the signal ends it.
 struct SignalOrder {
   int64_t job = 0;
+  uint64_t run = 0;    // the run it is for (the launch's); 0: whichever runs
   std::string signal;  // a name of wire/signal_name.h ("USR1"), checked when decoded
 };
 
@@ -159,7 +160,7 @@ struct HeartbeatReply {
   std::vector<PeekOrder> peek;            // output tails users asked for (wire/peek.h)
   std::vector<StepOrder> steps;           // launches into running jobs (wire/step_stream.h)
   std::vector<StepKill> step_kill;
-  std::vector<SignalOrder> signals;  // "signal": [{"job", "signal"}]
+  std::vector<SignalOrder> signals;  // "signal": [{"job", "run", "signal"}]
 };
 
 // Agent -> controller.

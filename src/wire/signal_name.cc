@@ -56,6 +56,14 @@ Result<std::string> CanonicalSignal(std::string_view text) {
                          SignalNames() + ", with or without SIG, or their numbers)");
 }
 
+Result<std::string> CanonicalSignalName(std::string_view text) {
+  if (!text.empty() && std::isdigit(static_cast<unsigned char>(text.front()))) {
+    return InvalidArgument("signal: '" + std::string(text) + "': give a signal's name (" +
+                           SignalNames() + "), not a number");
+  }
+  return CanonicalSignal(text);
+}
+
 std::optional<int> SignalNumber(std::string_view name) {
   const Named* s = ByName(name);
   return s == nullptr ? std::nullopt : std::optional<int>(s->number);

@@ -16,6 +16,10 @@ namespace sluice::wire {
 // ("USR1"). Errors: anything else, naming the signals accepted.
 Result<std::string> CanonicalSignal(std::string_view text);
 
+// As CanonicalSignal, but a name only (what the REST API accepts: a number there would be
+// read with the controller's numbering, not the client's).
+Result<std::string> CanonicalSignalName(std::string_view text);
+
 // A canonical name ("USR1") -> this machine's number; nullopt for a name not accepted.
 std::optional<int> SignalNumber(std::string_view name);
 

@@ -235,9 +235,11 @@ TEST(JobRunnerTest, ASignalReachesTheJobWhichGoesOn) {
                .command = "trap 'echo usr1 >> got' USR1; touch ready; "
                           "while [ ! -e go ]; do sleep 0.05; done; exit 3",
                .cwd = dir.path()};
+  spec.run = 5;
   ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
   ASSERT_TRUE(WaitForFile(dir.path() / "ready"));
-  EXPECT_TRUE(runner.Signal(11, SIGUSR1));
+  EXPECT_FALSE(runner.Signal(11, 4, SIGUSR1)) << "an order for another run of the job";
+  EXPECT_TRUE(runner.Signal(11, 5, SIGUSR1));
   ASSERT_TRUE(WaitForFile(dir.path() / "got"));
   EXPECT_TRUE(runner.IsRunning(11));
   EXPECT_TRUE(runner.Poll(Clock::now(), 1s).empty());
@@ -247,7 +249,7 @@ TEST(JobRunnerTest, ASignalReachesTheJobWhichGoesOn) {
   EXPECT_EQ(exit->exit_code, 3);
   EXPECT_EQ(exit->cause, ExitCause::kExit);
   EXPECT_EQ(ReadFile(dir.path() / "got"), "usr1\n");
-  EXPECT_FALSE(runner.Signal(11, SIGUSR1)) << "it no longer runs";
+  EXPECT_FALSE(runner.Signal(11, 0, SIGUSR1)) << "it no longer runs";
 }
 
 TEST(JobRunnerTest, ASignalThatEndsTheJobIsItsExitNotAKill) {
@@ -256,7 +258,7 @@ TEST(JobRunnerTest, ASignalThatEndsTheJobIsItsExitNotAKill) {
   JobSpec spec{.job = 12, .command = "touch ready; exec sleep 30", .cwd = dir.path()};
   ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
   ASSERT_TRUE(WaitForFile(dir.path() / "ready"));
-  EXPECT_TRUE(runner.Signal(12, SIGINT));
+  EXPECT_TRUE(runner.Signal(12, 0, SIGINT));
   auto exit = WaitExit(runner, 12);
   ASSERT_TRUE(exit);
   EXPECT_EQ(exit->signal, SIGINT);

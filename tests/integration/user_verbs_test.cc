@@ -353,6 +353,11 @@ TEST_F(UserVerbsTest, ASignalReachesTheRunningJobWhichGoesOn) {
   EXPECT_TRUE(Eventually([&] { return output().ends_with("got-usr2\ngot-usr1\n"); }, 20s))
       << output();
   EXPECT_EQ(drop_in({"scancel", "-s", "BOGUS", text_id}).exit_code, 1);
+  // An empty signal is an error, not a cancel.
+  EXPECT_EQ(drop_in({"scancel", "--signal=", text_id}).exit_code, 1);
+  EXPECT_EQ(drop_in({"bkill", "-s", "", text_id}).exit_code, 255);
+  EXPECT_EQ(c.Cli({"cancel", "--signal=", text_id}).exit_code, 2);
+  EXPECT_EQ(c.JobState(id), "RUNNING");
 
   // Refused: another user's job, a signal that is none, a job that does not run.
   EXPECT_NE(c.Cli({"cancel", "--signal", "USR1", text_id}, "bob-token").exit_code, 0);

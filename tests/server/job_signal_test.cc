@@ -60,7 +60,10 @@ TEST_F(JobSignalTest, GoesOnceToEveryHostOfTheRunningJob) {
   EXPECT_EQ(r.body["signal"], "USR1");
   EXPECT_EQ(r.body["signalled"], 1);
   const std::vector<std::pair<JobId, std::string>> want{{id, "USR1"}};
-  EXPECT_EQ(SignalsIn(h_->Heartbeat("h1", running_["h1"])), want);
+  const json reply = h_->Heartbeat("h1", running_["h1"]);
+  EXPECT_EQ(SignalsIn(reply), want);
+  ASSERT_TRUE(reply.contains("signal"));
+  EXPECT_NE(reply["signal"][0].value("run", uint64_t{0}), 0u) << "for this run only";
   EXPECT_EQ(SignalsIn(h_->Heartbeat("h2", running_["h2"])), want);
   EXPECT_TRUE(SignalsIn(h_->Heartbeat("h1", running_["h1"])).empty()) << "sent twice";
   EXPECT_EQ(h_->State(id), "RUNNING");
@@ -73,12 +76,22 @@ TEST_F(JobSignalTest, OnlyARunningJobOfTheCallerWithAKnownSignal) {
   EXPECT_EQ(Signal("bob", id, "USR1").status, 403);
   EXPECT_EQ(Signal("root", id, "USR1").status, 200);  // an administrator
   EXPECT_EQ(Signal("alice", id, "SEGV").status, 400);
+  EXPECT_EQ(Signal("alice", id, "10").status, 400) << "a number is the client's to translate";
   EXPECT_EQ(Signal("alice", 999, "USR1").status, 404);
   const Reply pending = Signal("alice", waits, "USR1");
   EXPECT_EQ(pending.status, 409);
   EXPECT_NE(pending.body.dump().find("only a running job can be signalled"), std::string::npos)
       << pending.body.dump();
   EXPECT_EQ(Signal("alice", id, "USR1", std::pair(1, 1)).status, 400) << "not an array";
+}
+
+// An order not yet taken is dropped when the host's agent registers again: the run it was for
+// did not survive (a later run of the job there must not get it).
+TEST_F(JobSignalTest, AnOrderIsDroppedWhenTheAgentRegistersAgain) {
+  const JobId id = SubmitAndRun({{"command", "sleep 60"}, {"tasks", 1}});
+  ASSERT_EQ(Signal("alice", id, "TERM").status, 200);
+  ASSERT_EQ(h_->Register("h1", running_["h1"]).status, 200);
+  EXPECT_TRUE(SignalsIn(h_->Heartbeat("h1", running_["h1"])).empty());
 }
 
 TEST_F(JobSignalTest, AnArraysRunningElementsInTheRange) {

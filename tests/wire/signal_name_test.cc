@@ -32,6 +32,13 @@ TEST(SignalNameTest, OthersAreRefusedNamingTheAccepted) {
   }
 }
 
+TEST(SignalNameTest, TheApiTakesNamesOnly) {
+  EXPECT_EQ(CanonicalSignalName("sigusr1").value(), "USR1");
+  Result<std::string> number = CanonicalSignalName(std::to_string(SIGUSR1));
+  ASSERT_FALSE(number);
+  EXPECT_NE(number.error().message().find("not a number"), std::string::npos);
+}
+
 TEST(SignalNameTest, EveryCanonicalNameHasThisMachinesNumber) {
   EXPECT_EQ(SignalNumber("USR1"), SIGUSR1);
   EXPECT_EQ(SignalNumber("STOP"), SIGSTOP);

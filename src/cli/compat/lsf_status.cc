@@ -1,6 +1,7 @@
 // bjobs, bkill and bhist (R-COMPAT-1) in the forms docs/compat.md lists, printing what LSF
 // 10.1 prints. Every option is one word and its value the next (LSF's habit).
 #include <iostream>
+#include <optional>
 
 #include "cli/compat/compat_commands.h"
 #include "cli/compat/job_lookup.h"
@@ -134,9 +135,10 @@ int Bjobs(Args args) {
 
 int Bkill(Args args) {
   std::vector<std::string> ids;
-  std::string signal;  // -s SIG: sent to the running jobs instead of killing them
+  std::optional<std::string> signal;  // -s SIG: sent to the running jobs instead
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "-s" && i + 1 < args.size()) {
+    if (args[i] == "-s") {
+      if (i + 1 == args.size()) return Usage("bkill", "-s: a signal is required");
       signal = args[++i];
     } else if (args[i].starts_with("-")) {
       return Usage("bkill", args[i] + ": not supported by Sluice (only job ids and -s signal)");
@@ -144,13 +146,13 @@ int Bkill(Args args) {
       ids.push_back(args[i]);
     }
   }
-  if (signal.empty()) {
+  if (!signal) {
     return ActOnLsfJobs("bkill", ids, "cancel", "is being terminated", [](StatusCode code) {
       return std::string(code == StatusCode::kFailedPrecondition ? "Job has already finished"
                                                                  : "");
     });
   }
-  Result<std::string> name = wire::CanonicalSignal(signal);
+  Result<std::string> name = wire::CanonicalSignal(*signal);
   if (!name) return Usage("bkill", name.error().message());
   return ActOnLsfJobs(
       "bkill", ids, "signal", "is being signaled",

@@ -1,6 +1,7 @@
 // squeue, sacct, scontrol show job|jobid|config and scancel (R-COMPAT-1), in the forms
 // docs/compat.md lists, printing what Slurm 22.05 prints.
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli/compat/compat_commands.h"
@@ -270,7 +271,7 @@ int Scontrol(Args args) {
 
 int Scancel(Args args) {
   std::vector<std::string> ids;
-  std::string signal;  // -s/--signal: sent to the running jobs instead of cancelling them
+  std::optional<std::string> signal;  // -s/--signal: sent to the running jobs instead
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "-s" || arg == "--signal") {
@@ -288,12 +289,12 @@ int Scancel(Args args) {
   }
   if (ids.empty()) return Error("scancel", "No job identification provided");
   nlohmann::json body = nlohmann::json::object();
-  if (!signal.empty()) {
-    Result<std::string> name = wire::CanonicalSignal(signal);
-    if (!name) return Error("scancel", "Invalid job signal: " + signal);
+  if (signal) {
+    Result<std::string> name = wire::CanonicalSignal(*signal);
+    if (!name) return Error("scancel", "Invalid job signal: " + *signal);
     body["signal"] = *name;
   }
-  const std::string action = signal.empty() ? "/cancel" : "/signal";
+  const std::string action = signal ? "/signal" : "/cancel";
   Result<std::unique_ptr<client::RestClient>> rest = Connect();
   if (!rest) return Error("scancel", rest.error().message());
   int code = 0;
@@ -305,7 +306,7 @@ int Scancel(Args args) {
     }
     Result<nlohmann::json> done = (*rest)->Post("/v1/jobs/" + std::to_string(*id) + action, body);
     if (done) continue;
-    if (done.error().code() == StatusCode::kFailedPrecondition && !signal.empty()) {
+    if (done.error().code() == StatusCode::kFailedPrecondition && signal) {
       code = Error("scancel", "Kill job error on job id " + text + ": Job is not running");
     } else if (done.error().code() == StatusCode::kFailedPrecondition) {
       code = Error("scancel", "Kill job error on job id " + text +
