@@ -366,6 +366,17 @@ void JobBook::ConfirmRunning(JobInfo& job, const std::string& why, store::WriteB
   }
 }
 
+namespace {
+
+// The run lost with its host, and that host: its late exit report ends the job if the job has
+// not run since (JobInfo::lost_run; AgentRegistry's EndsLostRun).
+void RememberLostRun(JobInfo& job) {
+  job.lost_run = job.run;
+  job.lost_host = job.launch_host;
+}
+
+}  // namespace
+
 void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
   const core::ClusterState& cs = ctx_.state();
   const core::Job* cj = cs.FindJob(job.row.id);
@@ -375,8 +386,7 @@ void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batc
        cs.topology().queues()[cj->queue].spec.on_host_loss == core::OnHostLoss::kRequeue);
   job.requeue_requested = false;
   if (requeue) {
-    job.lost_run = job.run;
-    job.lost_host = job.launch_host;
+    RememberLostRun(job);
     Requeue(job, why, batch);
   } else {
     Finish(job, -1, "HOST_LOST", false, batch);
@@ -384,10 +394,7 @@ void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batc
 }
 
 void JobBook::LoseLaunch(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
-  if (job.from_earlier_epoch || job.launch_sent_ms >= 0) {
-    job.lost_run = job.run;
-    job.lost_host = job.launch_host;
-  }
+  if (job.from_earlier_epoch || job.launch_sent_ms >= 0) RememberLostRun(job);
   Requeue(job, why, batch);
 }
 

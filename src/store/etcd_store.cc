@@ -213,23 +213,17 @@ void EtcdStore::CampaignLoop() {
       SleepFor(kRetryPause);
       continue;
     }
-    if (txn->succeeded) {
+    // Won by this txn, or by an earlier attempt of this claim that was applied and whose answer
+    // was lost (the key holds our name under our lease): the epoch is that claim's revision
+    // (the written mark's too).
+    const bool ours_already = !txn->failure_kvs.empty() &&
+                              txn->failure_kvs.front().value == options_.candidate &&
+                              txn->failure_kvs.front().lease == lease_id_.load();
+    if (txn->succeeded || ours_already) {
       {
         std::lock_guard lock(mu_);
-        epoch_ = static_cast<uint64_t>(txn->revision);
-        role_ = Role::kLeader;
-        leader_ = options_.candidate;
-      }
-      cv_.notify_all();
-      return;
-    }
-    if (!txn->failure_kvs.empty() && txn->failure_kvs.front().value == options_.candidate &&
-        txn->failure_kvs.front().lease == lease_id_.load()) {
-      // An earlier attempt of this claim was applied and its answer lost: the lead is ours,
-      // from that claim's revision (the written mark's too).
-      {
-        std::lock_guard lock(mu_);
-        epoch_ = static_cast<uint64_t>(txn->failure_kvs.front().create_revision);
+        epoch_ = static_cast<uint64_t>(txn->succeeded ? txn->revision
+                                                      : txn->failure_kvs.front().create_revision);
         role_ = Role::kLeader;
         leader_ = options_.candidate;
       }

@@ -84,32 +84,49 @@ TEST(StaleExitReportTest, AnExitWithoutARunNumberEndsTheCurrentRun) {
   EXPECT_EQ(h.Job(id)["exit_code"], 3);
 }
 
-
-// Issue 44, "completed twice": a run ends while its host is cut off; the controller hears
-// nothing for the absence + grace, declares the host lost and requeues the job; after the
-// heal the agent reports that run's exit. The job has not run since: the report ends it.
-class LostRunTest : public ::testing::Test {
+// A job dispatched to h1 (ADMITTING), and what the tests below do to its host: lose it and
+// let it come back.
+class DispatchedJobTest : public ::testing::Test {
  protected:
   void SetUp() override {
     h_ = std::make_unique<ControllerHarness>(dir_.path().string());
     h_->Open();
     ASSERT_EQ(h_->Register("h1").status, 200);
     id_ = h_->Submit("alice", {{"command", "true"}, {"tasks", 1}});
-    h_->Cycle();
-    const json launch = LaunchOf(h_->Heartbeat("h1"), id_);
-    ASSERT_TRUE(launch.is_object()) << h_->Job(id_);
-    run_ = launch.value("run", uint64_t{0});
-    h_->Heartbeat("h1", {id_});
-    ASSERT_EQ(h_->State(id_), "RUNNING");
-    h_->Advance(10'000 + 5'000 + 1'000);  // lease + host-loss grace, silent
+    h_->Cycle();  // dispatched to h1
+    ASSERT_EQ(h_->State(id_), "ADMITTING");
+  }
+
+  // h1 is silent for the lease + host-loss grace, its host is lost and the job requeued; then
+  // its agent registers again (healed), listing no running job.
+  void LoseAndHeal() {
+    h_->Advance(10'000 + 5'000 + 1'000);
     h_->Cycle();
     ASSERT_EQ(h_->State(id_), "PENDING") << h_->Job(id_);
-    ASSERT_EQ(h_->Register("h1").status, 200);  // healed: it lists no running job
+    ASSERT_EQ(h_->Register("h1").status, 200);
   }
 
   TempDir dir_;
   std::unique_ptr<ControllerHarness> h_;
   JobId id_ = 0;
+};
+
+// Issue 44, "completed twice": a run ends while its host is cut off; the controller hears
+// nothing for the absence + grace, declares the host lost and requeues the job; after the
+// heal the agent reports that run's exit. The job has not run since: the report ends it.
+class LostRunTest : public DispatchedJobTest {
+ protected:
+  void SetUp() override {
+    DispatchedJobTest::SetUp();
+    if (HasFatalFailure()) return;
+    const json launch = LaunchOf(h_->Heartbeat("h1"), id_);
+    ASSERT_TRUE(launch.is_object()) << h_->Job(id_);
+    run_ = launch.value("run", uint64_t{0});
+    h_->Heartbeat("h1", {id_});
+    ASSERT_EQ(h_->State(id_), "RUNNING");
+    LoseAndHeal();
+  }
+
   uint64_t run_ = 0;
 };
 
@@ -158,30 +175,7 @@ TEST_F(LostRunTest, ARunConfirmedSinceIsNotEndedByTheLostRunsExit) {
 // requeued the job without remembering the launch: the host's report after the heal was
 // ignored and the job ran a second time. A launch that may have reached the agent is now
 // lost like a run.
-class LostLaunchTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    h_ = std::make_unique<ControllerHarness>(dir_.path().string());
-    h_->Open();
-    ASSERT_EQ(h_->Register("h1").status, 200);
-    id_ = h_->Submit("alice", {{"command", "true"}, {"tasks", 1}});
-    h_->Cycle();  // dispatched to h1
-    ASSERT_EQ(h_->State(id_), "ADMITTING");
-  }
-
-  // h1 is silent for the lease + host-loss grace, its host is lost and the job requeued; then
-  // its agent registers again (healed), listing no running job.
-  void LoseAndHeal() {
-    h_->Advance(10'000 + 5'000 + 1'000);
-    h_->Cycle();
-    ASSERT_EQ(h_->State(id_), "PENDING") << h_->Job(id_);
-    ASSERT_EQ(h_->Register("h1").status, 200);
-  }
-
-  TempDir dir_;
-  std::unique_ptr<ControllerHarness> h_;
-  JobId id_ = 0;
-};
+class LostLaunchTest : public DispatchedJobTest {};
 
 TEST_F(LostLaunchTest, ItsExitEndsTheJobRequeuedBeforeItsAgentReportedIt) {
   const json launch = LaunchOf(h_->Heartbeat("h1"), id_);
