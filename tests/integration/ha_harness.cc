@@ -1,10 +1,12 @@
 #include "integration/ha_harness.h"
 
 #include <algorithm>
+#include <cctype>
 #include <httplib.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "client/rest_client.h"
@@ -251,6 +253,24 @@ std::string HaCluster::Logs() {
     std::string text = testing::ReadFile(entry.path()).value_or("");
     if (text.size() > 3000) text = "..." + text.substr(text.size() - 3000);
     out += "==> " + entry.path().filename().string() + "\n" + text;
+  }
+  return out;
+}
+
+std::string HaCluster::LinesAbout(int64_t id) {
+  const std::string name = "job " + std::to_string(id);
+  std::string out;
+  for (const auto& entry : fs::directory_iterator(dir() / "logs")) {
+    std::istringstream text(testing::ReadFile(entry.path()).value_or(""));
+    std::string line;
+    while (std::getline(text, line)) {
+      for (size_t at = line.find(name); at != std::string::npos; at = line.find(name, at + 1)) {
+        const size_t end = at + name.size();
+        if (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) continue;
+        out += entry.path().filename().string() + ": " + line + "\n";
+        break;
+      }
+    }
   }
   return out;
 }

@@ -98,6 +98,9 @@ class HaCluster {
   // Job id -> state, from the leader's listing (empty when it cannot be read).
   std::map<int64_t, std::string> States();
   std::string Logs();
+  // Every log line (controllers and agents, all starts) that names job `id`: what a test
+  // prints when that job misbehaved, where Logs()'s tails would have scrolled past it.
+  std::string LinesAbout(int64_t id);
 
  private:
   HaCluster() = default;

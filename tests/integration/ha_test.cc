@@ -127,7 +127,9 @@ TEST(HaTest, LeaderKilledUnderLoadLosesNothingAndRunsEveryJobOnce) {
     EXPECT_TRUE(it != counts.end() && it->second == 1)
         << "job " << id << " ran " << (it == counts.end() ? 0 : it->second) << " times";
   }
-  for (const auto& [id, n] : counts) EXPECT_EQ(n, 1) << "job " << id << " ran " << n << " times";
+  for (const auto& [id, n] : counts) {
+    EXPECT_EQ(n, 1) << "job " << id << " ran " << n << " times\n" << c->LinesAbout(id);
+  }
   for (size_t i = 0; i < failover_ms.size(); ++i) {
     EXPECT_GT(failover_ms[i], 0);
     EXPECT_LE(failover_ms[i], options.leader_lease_seconds * 1000 + 2000) << "failover " << i;
