@@ -14,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "base/array_ids.h"
 #include "agent/controller_client.h"
 #include "agent/instance_name.h"
 #include "agent/job_script.h"
@@ -321,7 +322,8 @@ struct Agent::State {
       spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
       return;
     }
-    spdlog::warn("agent {}: job {} failed to launch: {}", options.host.name, spec.job,
+    spdlog::warn("agent {}: job {} failed to launch: {}", options.host.name,
+                 FormatJobId(spec.job),
                  started.message());
     scripts.Remove(spec.job);
     unacked_failures[spec.job] = {.job = spec.job,
@@ -359,7 +361,8 @@ struct Agent::State {
     for (const wire::StepKill& kill : reply.step_kill) steps.Kill(kill, runner);
     for (const wire::KillOrder& order : reply.kill) {
       if (runner.Kill(order.job, std::chrono::seconds(order.grace_seconds), now)) {
-        spdlog::info("agent {}: killing job {} (grace {} s)", options.host.name, order.job,
+        spdlog::info("agent {}: killing job {} (grace {} s)", options.host.name,
+                     FormatJobId(order.job),
                      order.grace_seconds);
       }
     }
@@ -369,14 +372,15 @@ struct Agent::State {
       const bool to_steps = number && steps.Signal(order.job, *number, runner);
       if (to_job || to_steps) {
         spdlog::info("agent {}: sent SIG{} to job {}", options.host.name, order.signal,
-                     order.job);
+                     FormatJobId(order.job));
       }
     }
     for (const wire::RunLimitOrder& order : reply.run_limits) {
       std::optional<std::chrono::milliseconds> limit;
       if (order.run_limit_seconds) limit = std::chrono::seconds(*order.run_limit_seconds);
       if (runner.SetRunLimit(order.job, limit)) {
-        spdlog::info("agent {}: job {} run limit now {}", options.host.name, order.job,
+        spdlog::info("agent {}: job {} run limit now {}", options.host.name,
+                     FormatJobId(order.job),
                      order.run_limit_seconds ? std::to_string(*order.run_limit_seconds) + " s"
                                              : std::string("none"));
       }

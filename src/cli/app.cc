@@ -26,6 +26,7 @@ int Main(int argc, char** argv) {
   RegisterServerCommand(app, exit_code);
   RegisterClientCommands(app, exit_code);
   RegisterHistoryCommand(app, exit_code);
+  RegisterUiLoginCommand(app, exit_code);
   RegisterJobChangeCommands(app, exit_code);
   RegisterGenHistoryCommand(app, exit_code);
   RegisterPeekCommand(app, exit_code);

@@ -217,6 +217,18 @@ int RunJobs(const JobsCommand& cmd) {
           code = std::max(code, Fail(job.error()));
           continue;
         }
+        if (ref->index.empty() && job->contains("array") && !cmd.long_format && !cmd.as_json) {
+          // An array named whole (issue 47.5): its elements, as bjobs ID lists them (with -p
+          // its waiting ones), and its object for those that have none of their own yet.
+          Result<json> listed = rest.Get(
+              "/v1/jobs?user=all" +
+              std::string(cmd.pending ? "&state=PENDING,HELD&pending_reasons=1" : ""));
+          if (!listed) return Fail(listed.error());
+          for (json& entry : *listed) {
+            if (entry.value("id", int64_t{0}) == ref->id) jobs.push_back(std::move(entry));
+          }
+          continue;
+        }
         jobs.push_back(std::move(*job));
       }
     } else {
@@ -230,7 +242,7 @@ int RunJobs(const JobsCommand& cmd) {
       if (cmd.pending) query += "pending_reasons=1&";
       // The tables show a few members: fetching only those keeps 100,000 jobs quick to parse.
       if (cmd.long_format && !cmd.pending) query += "pending_reasons=1&";
-      if (cmd.arrays) query += "fields=id,name,user,queue,array,elements&";
+      if (cmd.arrays) query += "arrays=1&fields=id,name,user,queue,array,elements&";
       if (!cmd.format.empty()) {
         std::string members;
         FormatFields(cmd.format, members);

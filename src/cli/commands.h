@@ -25,6 +25,8 @@ void RegisterServerCommand(CLI::App& app, int& exit_code);
 void RegisterClientCommands(CLI::App& app, int& exit_code, std::string_view only = {});
 // history (history_command.cc).
 void RegisterHistoryCommand(CLI::App& app, int& exit_code);
+// sluice ui-login (ui_login_command.cc)
+void RegisterUiLoginCommand(CLI::App& app, int& exit_code);
 // modify, requeue (job_change_commands.cc).
 void RegisterJobChangeCommands(CLI::App& app, int& exit_code);
 // gen-history (gen_history_command.cc).

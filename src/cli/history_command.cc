@@ -1,7 +1,10 @@
 // sluice history [-u USER|all] [-q QUEUE] [-s STATES] [--since T] [--until T]
 //                [--json|--csv|--summary] [--limit N]      (sacct, bhist; R-UX-6)
+// sluice history [-l] [--json|--csv] ID... | -j ID          (sacct -j, bhist -l; issue 47.6)
 // Reads GET /v1/history page by page (newest end first) until the pages end or --limit rows
-// were printed; --summary prints GET /v1/history/summary's totals per user and queue.
+// were printed; --summary prints GET /v1/history/summary's totals per user and queue. With
+// job ids, GET /v1/history/ID for each: its runs (an earlier run ended by a requeue is a
+// REQUEUED row), whatever its state; -l prints its timeline instead.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -11,6 +14,8 @@
 
 #include "cli/commands.h"
 #include "cli/rest_verbs.h"
+#include "base/array_ids.h"
+#include "client/array_format.h"
 #include "client/history_format.h"
 #include "wire/history_json.h"
 
@@ -30,7 +35,9 @@ struct HistoryCommand {
   bool as_json = false;
   bool as_csv = false;
   bool summary = false;
+  bool long_format = false;
   int64_t limit = 0;  // 0: every matching job
+  std::vector<std::string> ids;  // positional and -j
 };
 
 // The filters as a query string ("" or "a=b&c=d"); errors name the flag.
@@ -77,11 +84,66 @@ Result<std::vector<json>> FetchRows(client::RestClient& rest, const HistoryComma
   return rows;
 }
 
+int Usage(const std::string& message) {
+  std::cerr << "error: " << message << "\n";
+  return 2;
+}
+
+// The rows (or the timelines, -l) of the jobs named.
+int RunJobHistory(const HistoryCommand& cmd) {
+  std::vector<client::JobRef> refs;
+  for (const std::string& text : cmd.ids) {
+    Result<client::JobRef> ref = client::ParseJobRef(text);
+    if (!ref) return Usage(ref.error().message());
+    if (ref->index.find('-') != std::string::npos) {
+      return Usage("job id '" + text + "': history takes a job or one array element, not a range");
+    }
+    refs.push_back(*ref);
+  }
+  return WithClient(cmd.connection, [&](client::RestClient& rest) {
+    std::vector<wire::HistoryEntry> entries;
+    json replies = json::array();
+    for (const client::JobRef& ref : refs) {
+      const JobId id = ref.index.empty() ? ref.id
+                                         : ArrayElementId(ref.id, std::stoi(ref.index));
+      Result<json> reply = rest.Get("/v1/history/" + std::to_string(id));
+      if (!reply) return Fail(reply.error());
+      if (cmd.long_format && !cmd.as_json) {
+        std::cout << client::FormatJobTimeline(*reply);
+        continue;
+      }
+      replies.push_back(*reply);
+      for (const json& row : (*reply)["runs"]) {
+        Result<wire::HistoryEntry> entry = wire::ParseHistoryEntry(row);
+        if (!entry) return Fail(entry.error());
+        entries.push_back(std::move(*entry));
+      }
+    }
+    if (cmd.long_format && !cmd.as_json) return 0;
+    if (cmd.as_json) {
+      std::cout << replies.dump(2) << "\n";
+    } else {
+      std::cout << (cmd.as_csv ? client::FormatHistoryCsv(entries)
+                               : client::FormatHistoryTable(entries));
+    }
+    return 0;
+  });
+}
+
 int RunHistory(const HistoryCommand& cmd) {
   if (int(cmd.as_json) + int(cmd.as_csv) + int(cmd.summary) > 1) {
     std::cerr << "error: --json, --csv and --summary exclude each other\n";
     return 2;
   }
+  if (!cmd.ids.empty()) {
+    if (cmd.summary || cmd.limit > 0 || !cmd.user.empty() || !cmd.queue.empty() ||
+        !cmd.states.empty() || !cmd.since.empty() || !cmd.until.empty()) {
+      return Usage("job ids select the jobs: no filter, --summary or --limit with them");
+    }
+    if (cmd.long_format && cmd.as_csv) return Usage("-l prints a timeline: not --csv");
+    return RunJobHistory(cmd);
+  }
+  if (cmd.long_format) return Usage("-l needs job ids: sluice history -l ID");
   Result<std::string> filters = FilterQuery(cmd);
   if (!filters) return Fail(filters.error());
   return WithClient(cmd.connection, [&](client::RestClient& rest) {
@@ -128,6 +190,10 @@ void RegisterHistoryCommand(CLI::App& app, int& exit_code) {
                 "cpu-hours, average wait");
   cmd->add_option("--limit", c->limit, "at most N jobs, newest first (default: all)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("ids", c->ids, "these jobs (ID or ID[INDEX]), whatever their state: each run");
+  cmd->add_option("-j,--job", c->ids, "a job, as the ids (sacct -j)");
+  cmd->add_flag("-l,--long", c->long_format,
+                "each job's timeline: submit, starts, requeues, changes, end (bhist -l)");
   cmd->callback([c, &exit_code] { exit_code = RunHistory(*c); });
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "base/array_ids.h"
 #include "client/printable.h"
 #include "client/text_fields.h"
 #include "client/submit_request.h"
@@ -34,7 +35,7 @@ std::string HostsText(const HistoryEntry& e) {
 }
 
 Row Fields(const HistoryEntry& e) {
-  return Row{std::to_string(e.id),
+  return Row{FormatJobId(e.id),
              e.name,
              e.user,
              e.queue,
@@ -61,7 +62,7 @@ Row Fields(const HistoryEntry& e) {
 // submit time, wait, slots).
 Row StepFields(const HistoryEntry& job, const wire::StepRecord& s) {
   const bool ended = s.end_time > 0;
-  return Row{std::to_string(job.id) + "." + std::to_string(s.step),
+  return Row{FormatJobId(job.id) + "." + std::to_string(s.step),
              s.command,
              job.user,
              job.queue,
@@ -175,6 +176,68 @@ std::string FormatHistorySummary(const nlohmann::json& summary) {
   table("QUEUE", "queue", summary.value("queues", nlohmann::json::array()));
   out += "\n";
   table("TOTAL", nullptr, nlohmann::json::array({summary.value("total", nlohmann::json())}));
+  return out;
+}
+
+namespace {
+
+// "h1:2, h2:4" from [[name, slots]...].
+std::string TimelineHosts(const nlohmann::json& hosts) {
+  std::string text;
+  if (!hosts.is_array()) return text;
+  for (const nlohmann::json& h : hosts) {
+    if (!h.is_array() || h.size() != 2 || !h[0].is_string()) continue;
+    text += (text.empty() ? "" : ", ") + h[0].get<std::string>() + ":" + h[1].dump();
+  }
+  return text;
+}
+
+std::string TimelineLine(const nlohmann::json& e) {
+  const std::string event = e.value("event", "");
+  const std::string by = e.contains("by") ? " by " + e.value("by", "") : "";
+  if (event == "submit") return "submitted";
+  if (event == "start") return "started on " + TimelineHosts(e.value("hosts", nlohmann::json()));
+  if (event == "requeue") return "requeued: " + e.value("why", "");
+  if (event == "modify") return "modified" + by + ": " + e.value("changes", "");
+  if (event == "hold") return "held" + by;
+  if (event == "release") return "released" + by;
+  if (event == "cancel") return "cancel requested" + by;
+  if (event == "end") {
+    std::string text = "ended " + e.value("state", "");
+    if (e.contains("exit_code") && e["exit_code"].is_number()) {
+      text += " (exit " + e["exit_code"].dump() + ")";
+    }
+    if (!e.value("cause", "").empty()) text += ", " + e.value("cause", "");
+    return text;
+  }
+  return event + by;
+}
+
+}  // namespace
+
+std::string FormatJobTimeline(const nlohmann::json& history) {
+  if (!history.is_object()) return "";
+  const nlohmann::json& runs = history.value("runs", nlohmann::json::array());
+  std::string out = "Job " + FormatJobId(history.value("id", JobId{0}));
+  if (!runs.empty() && runs.back().is_object()) {
+    const nlohmann::json& last = runs.back();
+    if (!last.value("name", "").empty()) out += " <" + last.value("name", "") + ">";
+    out += ", user " + last.value("user", "") + ", queue " + last.value("queue", "");
+  }
+  out += "\n";
+  for (const nlohmann::json& e : history.value("timeline", nlohmann::json::array())) {
+    if (!e.is_object()) continue;
+    out += "  " + LocalIsoTime(e.value("time", int64_t{0})) + "  " +
+           PrintableField(TimelineLine(e)) + "\n";
+  }
+  int64_t waited = 0;
+  int64_t ran = 0;
+  for (const nlohmann::json& run : runs) {
+    waited += run.value("wait_seconds", int64_t{0});
+    ran += run.value("run_seconds", int64_t{0});
+  }
+  out += "  " + std::to_string(runs.size()) + (runs.size() == 1 ? " run" : " runs") +
+         "; waited " + std::to_string(waited) + " s, ran " + std::to_string(ran) + " s in all\n";
   return out;
 }
 

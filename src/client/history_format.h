@@ -30,6 +30,11 @@ std::string FormatHistoryCsv(const std::vector<wire::HistoryEntry>& entries);
 // Two tables (per user, per queue) and the total, from the summary's JSON.
 std::string FormatHistorySummary(const nlohmann::json& summary);
 
+// `history -l ID` (issue 47.6; bhist -l): GET /v1/history/ID's timeline, one line per event
+// (submitted, started on HOSTS, requeued: WHY, modified by USER: CHANGES, held, released,
+// cancel requested, ended STATE (exit N)), then the runs' count and total wait and run time.
+std::string FormatJobTimeline(const nlohmann::json& history);
+
 // --since/--until: epoch seconds, -DURATION (that long before `now`: 90s, 30m, 12h, 7d), or
 // YYYY-MM-DD[THH:MM[:SS]] local time. Errors: kInvalidArgument naming `flag`.
 Result<int64_t> ParseHistoryTime(const std::string& flag, const std::string& text, int64_t now);

@@ -90,11 +90,17 @@ std::string FileName(const json& job, const char* key) {
 
 std::string StateText(const json& job) {
   const std::string state = Member(job, "state");
-  const char* since = "submit_time";
+  // A requeued job waits since its requeue (issue 47.6), not since its submission.
+  const char* since = job.contains("queued_time") ? "queued_time" : "submit_time";
   if (state == "RUNNING" || state == "ADMITTING") since = "start_time";
   if (state == "DONE" || state == "EXIT" || state == "CANCELLED") since = "end_time";
   const std::string when = TimeMember(job, since);
-  return when == "-" ? state : state + " since " + when;
+  std::string text = when == "-" ? state : state + " since " + when;
+  if (job.contains("requeues") && job["requeues"].is_number_integer()) {
+    const int64_t n = job["requeues"].get<int64_t>();
+    text += " (requeued " + std::to_string(n) + (n == 1 ? " time)" : " times)");
+  }
+  return text;
 }
 
 std::string HostsText(const json& job) {

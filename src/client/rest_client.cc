@@ -41,6 +41,18 @@ Result<json> ToResult(const HttpReply& result, const std::string& server) {
   return StatusForHttp(result.status, message);
 }
 
+// A refusal of a request sent without credentials says why none were sent (issue 47.8).
+Status WithoutCredentials(const HttpReply& result, const std::string& url) {
+  const char* env = std::getenv("SLUICE_MUNGE_SOCKET");
+  const std::string socket = env != nullptr && *env != '\0' ? env : auth::kDefaultMungeSocket;
+  const Result<json> refused = ToResult(result, url);
+  return Status(StatusCode::kUnauthenticated,
+                (refused ? std::string("refused") : refused.error().message()) +
+                    " (this client sent no credentials: no token (--token, SLUICE_TOKEN) and "
+                    "no MUNGE socket at " + socket +
+                    " (SLUICE_MUNGE_SOCKET): is munged running on this host?)");
+}
+
 }  // namespace
 
 Result<ClientOptions> ResolveClientOptions(const std::string& server_flag,
@@ -161,6 +173,7 @@ Result<json> RestClient::Call(bool idempotent, const Sender& send) {
     if (!wire::LeaderFollower::NotServed(status) || (maybe_sent && !idempotent) || untrusted ||
         std::chrono::steady_clock::now() >= deadline) {
       if (status != 0) follower_.OnSuccess();
+      if (status == 401 && authorization->empty()) return WithoutCredentials(result, connected_to_);
       return ToResult(result, connected_to_);
     }
     std::string hint;

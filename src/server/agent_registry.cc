@@ -6,6 +6,7 @@
 #include <chrono>
 #include <utility>
 
+#include "base/array_ids.h"
 #include "server/job_arrays.h"
 #include "server/job_changes.h"
 #include "server/job_identity.h"
@@ -287,13 +288,13 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
     if (e.run != 0 && job->run != 0 && e.run != job->run) {
       // A late copy of an earlier run's report (e.g. sent on both of the agent's links before
       // the first was acknowledged) after the job was requeued and dispatched here again.
-      ctx_.log().info("job {}: ignored the exit report of its earlier run {} (now run {})", e.job,
+      ctx_.log().info("job {}: ignored the exit report of its earlier run {} (now run {})", FormatJobId(e.job),
                      e.run, job->run);
       continue;
     }
     if (job->requeue_requested && !job->row.cancel_requested) {  // sluice requeue
       job->requeue_requested = false;
-      book_.Requeue(*job, "requeued", batch);
+      book_.Requeue(*job, job->requeue_by.empty() ? "requeued" : "by " + job->requeue_by, batch);
       continue;
     }
     if (job->BeingPreempted() && !job->row.cancel_requested) {  // back to its queue

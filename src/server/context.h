@@ -89,6 +89,9 @@ struct Caller {
   std::string user;
   bool admin = false;
   bool agent = false;   // the agent token: may call the agent routes only
+  // MUNGE as uid 0 (issue 47.8): the agent role on the agent routes, and on the others the
+  // user root (an administrator when `root` is in auth.admins), so root's CLI works too.
+  bool munge_root = false;
   std::string account;  // the UNIX account its jobs run as (job_identity.h), set at submission
   // An agent credential bound to hosts (auth.agents, agent_credentials.h): the hosts it may
   // serve. Null: any host (the shared agent token, MUNGE as uid 0).

@@ -102,11 +102,38 @@ Status Controller::Restore(const store::Snapshot& snap) {
 }
 
 Result<Caller> Controller::Authenticate(const std::string& token) {
+  if (std::string_view(token).starts_with(UiSessions::kPrefix)) {  // a dashboard session
+    Result<std::string> user = ui_sessions_.Verify(token, ctx_.Now());
+    if (!user) return user.error();
+    return Caller{.user = *user, .admin = authenticator_.IsAdmin(*user)};
+  }
   return authenticator_.AuthenticateToken(token);
 }
 
 Result<Caller> Controller::AuthenticateRequest(const std::string& authorization) {
+  constexpr std::string_view kBearer = "Bearer ";
+  if (std::string_view(authorization).starts_with(kBearer)) {
+    return Authenticate(authorization.substr(kBearer.size()));
+  }
   return authenticator_.Authenticate(authorization);
+}
+
+Answer Controller::OpenUiSession(const Caller& caller, const json& body) {
+  int64_t ttl = UiSessions::kDefaultTtlSeconds;
+  if (body.is_object() && body.contains("ttl_seconds")) {
+    const json& given = body["ttl_seconds"];
+    if (!given.is_number_integer() || given.get<int64_t>() < 60 ||
+        given.get<int64_t>() > UiSessions::kMaxTtlSeconds) {
+      return InvalidArgument("ttl_seconds: expected an integer from 60 to " +
+                             std::to_string(UiSessions::kMaxTtlSeconds));
+    }
+    ttl = given.get<int64_t>();
+  }
+  const int64_t expires = ctx_.Now() + ttl;
+  Result<std::string> token = ui_sessions_.Issue(caller.user, expires);
+  if (!token) return token.error();
+  ctx_.log().info("dashboard session opened for {} until {}", caller.user, expires);
+  return json{{"token", *token}, {"user", caller.user}, {"expires", expires}};
 }
 
 void Controller::RestoreCredentialKey(const store::Snapshot& snap, store::WriteBatch& batch) {
@@ -128,6 +155,7 @@ void Controller::RestoreCredentialKey(const store::Snapshot& snap, store::WriteB
   for (uint64_t bits : words) {
     for (int b = 0; b < 8; ++b) key += static_cast<char>((bits >> (8 * b)) & 0xff);
   }
+  ui_sessions_.SetKey(key);
   job_credentials_.SetKey(std::move(key));
 }
 

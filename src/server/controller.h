@@ -75,6 +75,7 @@
 #include "server/job_pages.h"
 #include "server/job_requests.h"
 #include "server/request_auth.h"
+#include "server/ui_session.h"
 #include "server/step_broker.h"
 #include "server/step_requests.h"
 #include "server/submission_refusal.h"
@@ -123,12 +124,16 @@ class Controller {
   int64_t ConnectedAgents();
   ~Controller();
 
-  // Resolves a bearer token (R-SRV-5): a user, or the agent token (Caller::agent).
+  // Resolves a bearer token (R-SRV-5): a user, a dashboard session's user (ui_session.h), or the
+  // agent token (Caller::agent).
   // Errors: kUnauthenticated for an empty or unknown token.
   Result<Caller> Authenticate(const std::string& token);
-  // Resolves an `Authorization` header: a bearer token or a MUNGE credential (R-SEC-2,
-  // request_auth.h). Does not take the controller's mutex.
+  // Resolves an `Authorization` header: a bearer token, a dashboard session (ui_session.h) or a
+  // MUNGE credential (R-SEC-2, request_auth.h). Does not take the controller's mutex.
   Result<Caller> AuthenticateRequest(const std::string& authorization);
+  // POST /v1/ui/sessions (issue 47.8, `sluice ui-login`): a dashboard session token for the
+  // caller, valid `ttl_seconds` of `body` (default 12 h, at most 7 days).
+  Answer OpenUiSession(const Caller& caller, const nlohmann::json& body);
 
   // --- Users (each answers the body of docs/api.md, or why not) ---
   // Waits for the commit before answering (R-SRV-1). A non-empty `idempotency_key` (the
@@ -187,6 +192,9 @@ class Controller {
   // History (R-UX-6; history_api.cc): GET /v1/history and /v1/history/summary.
   Result<std::string> History(const std::map<std::string, std::string>& params);
   Result<std::string> HistorySummary(const std::map<std::string, std::string>& params);
+  // GET /v1/history/ID (issue 47.6): the job's runs, oldest first, and its timeline; from
+  // memory while the controller holds the job, else from the store.
+  Answer JobHistory(JobId id);
   // Modify and requeue (R-UX-7; job_changes.h): PATCH /v1/jobs/{id}, POST .../requeue.
   Answer Modify(const Caller& caller, JobId id, const nlohmann::json& body);
   Answer Requeue(const Caller& caller, JobId id);
@@ -284,6 +292,7 @@ class Controller {
   PeekBroker peeks_;             // R-UX-5
   StepBroker step_streams_;      // R-LAUNCH-1..3
   JobCredentials job_credentials_;
+  UiSessions ui_sessions_;       // issue 47.8: the same key as job_credentials_
   StepRequests steps_;
   HistoryKeeper keeper_;         // retention where the store purges itself (history_api.h)
   StartEstimator estimator_;     // estimated starts (estimates.h)

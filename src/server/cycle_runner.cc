@@ -141,7 +141,7 @@ void CycleRunner::OnPend(core::PendJob& pend, Instant /*now*/) {
   const std::string main(core::ToString(code));
   if (main != job->main_reason) {
     // R-SRV-6: one line per change of the main reason, never one per cycle.
-    ctx_.log().info("job {}: pending: {} ({})", job->row.id, main, core::Headline(code));
+    ctx_.log().info("job {}: pending: {} ({})", FormatJobId(job->row.id), main, core::Headline(code));
     job->main_reason = main;
     book_.Emit(*job);
   }
@@ -162,7 +162,8 @@ void CycleRunner::OnPreempt(const core::PreemptJob& preempt, Instant now) {
   job->preempt_committed = false;
   book_.Stage(*job, batch_);
   preempted_.push_back(job->row.id);
-  ctx_.log().info("job {}: preempted for job {} (SIGTERM now, SIGKILL after {} s)", job->row.id,
+  ctx_.log().info("job {}: preempted for job {} (SIGTERM now, SIGKILL after {} s)",
+                    FormatJobId(job->row.id),
                  preempt.for_job, std::max<int64_t>(0, preempt.kill_at - now));
   if (recording_) {
     recorded_.push_back("preempt " + std::to_string(preempt.victim) + " for " +

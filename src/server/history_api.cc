@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <utility>
 
+#include "base/array_ids.h"
 #include "server/controller.h"
+#include "server/job_events.h"
 #include "server/text_parsers.h"
 
 namespace sluice::server {
@@ -45,6 +48,10 @@ Status ParseParam(const std::string& key, const std::string& value,
     }
   } else if (key == "state") {
     return ParseStates(value, q);
+  } else if (key == "id") {
+    Result<int64_t> id = QueryInteger(key, value, 1, std::numeric_limits<int64_t>::max());
+    if (!id) return id.error();
+    q.id = *id;
   } else if (key == "since" || key == "until") {
     Result<int64_t> t = QueryInteger(key, value, 0, kMaxTime);
     if (!t) return t.error();
@@ -115,7 +122,12 @@ Result<ordered_json> HistoryPageJson(store::Store& store, const store::HistoryQu
   if (!page) return page.error();
   ordered_json jobs = ordered_json::array();
   for (const store::HistoryRecord& record : page->records) {
-    jobs.push_back(wire::HistoryEntryJson(HistoryEntryOf(record, default_queue)));
+    // Newest end first: the job's last run, then its earlier ones (issue 47.6).
+    std::vector<wire::HistoryEntry> runs =
+        JobRuns(record.row, HistoryEntryOf(record, default_queue));
+    for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
+      jobs.push_back(wire::HistoryEntryJson(*run));
+    }
   }
   ordered_json next = nullptr;
   if (page->more && !page->records.empty()) {
@@ -134,7 +146,10 @@ Result<ordered_json> HistorySummaryJson(store::Store& store, store::HistoryQuery
     Result<store::HistoryPage> page = store.QueryHistory(query);
     if (!page) return page.error();
     for (const store::HistoryRecord& record : page->records) {
-      summary.Add(HistoryEntryOf(record, default_queue));
+      for (const wire::HistoryEntry& run :
+           JobRuns(record.row, HistoryEntryOf(record, default_queue))) {
+        summary.Add(run);
+      }
     }
     if (!page->more || page->records.empty()) break;
     const store::StoredJob& last = page->records.back().row;
@@ -210,6 +225,37 @@ Result<std::string> Controller::History(const std::map<std::string, std::string>
   Result<ordered_json> page = HistoryPageJson(ctx_.writes().store(), *query, default_queue);
   if (!page) return page.error();
   return page->dump();
+}
+
+Answer Controller::JobHistory(JobId id) {
+  std::optional<store::StoredJob> row;
+  std::string default_queue;
+  {
+    std::lock_guard lock(ctx_.mu());
+    const core::ClusterState& cs = ctx_.state();
+    if (!cs.topology().queues().empty()) {
+      default_queue = cs.topology().queues()[cs.topology().default_queue()].spec.name;
+    }
+    if (JobInfo* job = book_.Find(id)) {
+      book_.SyncRow(*job);
+      row = job->row;
+    }
+  }
+  if (!row) {  // forgotten by the controller, kept by the store (R-UX-6)
+    Result<store::HistoryPage> page =
+        ctx_.writes().store().QueryHistory(store::HistoryQuery{.id = id, .limit = 1});
+    if (!page) return page.error();
+    if (page->records.empty()) return NotFound("no job " + FormatJobId(id));
+    row = page->records.front().row;
+  }
+  const std::vector<wire::HistoryEntry> runs =
+      JobRuns(*row, HistoryEntryOf(store::HistoryRecord{*row}, default_queue));
+  json out = {{"id", id}, {"runs", json::array()}};
+  for (const wire::HistoryEntry& run : runs) {
+    out["runs"].push_back(json(wire::HistoryEntryJson(run)));
+  }
+  out["timeline"] = json(JobTimeline(*row));
+  return out;
 }
 
 Result<std::string> Controller::HistorySummary(const std::map<std::string, std::string>& params) {

@@ -1,5 +1,6 @@
 #include "server/http_api.h"
 
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -80,26 +81,12 @@ bool ElementIdOf(const httplib::Request& req, httplib::Response& res, JobId& id)
   return true;
 }
 
-// Whether an authenticated caller may call a user route (`agent_route` false) or an agent
-// route (true); fills `caller`.
-Status Authorize(Result<Caller> authenticated, bool agent_route, Caller& caller) {
-  if (!authenticated) return authenticated.error();
-  if (authenticated->agent != agent_route) {
-    return Status(StatusCode::kPermissionDenied,
-                  agent_route ? "only the agent (its token, or MUNGE as uid 0) may call "
-                                "/v1/agents/..."
-                              : "the agent token may only call /v1/agents/...");
-  }
-  caller = *authenticated;
-  return Status::Ok();
-}
-
 // Authenticates a user route's caller (the agent token is refused); fills `res` on refusal.
 bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Response& res,
                       Caller& caller) {
   ConnectionGuard::MarkHandling();
   Status refused =
-      Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), false, caller);
+      AuthorizeRoute(c.AuthenticateRequest(req.get_header_value("Authorization")), false, caller);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }
@@ -117,7 +104,7 @@ bool AuthenticateAgent(Controller& c, const httplib::Request& req, httplib::Resp
                        Caller& caller) {
   ConnectionGuard::MarkHandling();
   Status refused =
-      Authorize(c.AuthenticateRequest(req.get_header_value("Authorization")), true, caller);
+      AuthorizeRoute(c.AuthenticateRequest(req.get_header_value("Authorization")), true, caller);
   if (!refused.ok()) SendError(res, refused);
   return refused.ok();
 }
@@ -500,6 +487,32 @@ void HttpApi::InstallHistoryRoutes(httplib::Server& server) {
                for (const auto& [k, v] : req.params) query[k] = v;
                SendText(res, req.matches[1].length() > 0 ? c.HistorySummary(query) : c.History(query));
              });
+  // A dashboard session (issue 47.8): opened by a user who authenticated otherwise (MUNGE);
+  // a session cannot open the next one, so it ends when it expires.
+  server.Post("/v1/ui/sessions", [&c](const httplib::Request& req, httplib::Response& res) {
+    Caller caller;
+    json body;
+    if (!AuthenticateUser(c, req, res, caller) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
+    const std::string authorization = req.get_header_value("Authorization");
+    if (authorization.starts_with("Bearer ") &&
+        std::string_view(authorization).substr(7).starts_with(UiSessions::kPrefix)) {
+      Send(res, Answer(Status(StatusCode::kPermissionDenied,
+                              "a dashboard session cannot open another: log in again")));
+      return;
+    }
+    Send(res, c.OpenUiSession(caller, body));
+  });
+  server.Get(R"(/v1/history/(\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
+    Caller caller;
+    if (!AuthenticateUser(c, req, res, caller)) return;
+    JobId id = 0;
+    const std::string text = req.matches[1];
+    if (std::from_chars(text.data(), text.data() + text.size(), id).ec != std::errc()) {
+      Send(res, Answer(InvalidArgument("job id: " + text + " is out of range")));
+      return;
+    }
+    Send(res, c.JobHistory(id));
+  });
   server.Patch(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;
     JobId id = 0;

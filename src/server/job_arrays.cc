@@ -175,10 +175,23 @@ void JobBook::CountUnrecordedElements(JobCounts& counts) const {
       if (n == 0) return;
       counts.by_state[{std::string(ToString(state)), queue}] += n;
       counts.by_reason[{why, queue}] += n;
+      counts.by_user[{array.spec.user, std::string(ToString(state))}] += n;
     };
     add(JobState::kPending, reason, pending);
     add(JobState::kHeld, std::string(core::ToString(core::ReasonCode::kHeld)), held);
   }
+}
+
+std::optional<std::string> JobBook::ListedArrayState(JobId id) const {
+  const core::JobArray* array = ctx_.state().FindArray(id);
+  if (array == nullptr) return std::nullopt;
+  bool waiting = array->waiting > 0;
+  for (auto it = array->pending.begin(); !waiting && it != array->pending.end(); ++it) {
+    waiting = !by_id_.contains(ArrayElementId(id, array->indices[*it]));  // not looked up yet
+  }
+  if (waiting) return std::string(ToString(JobState::kPending));
+  if (array->held > 0) return std::string(ToString(JobState::kHeld));
+  return std::nullopt;
 }
 
 JobInfo* JobBook::AddElement(JobId id) {

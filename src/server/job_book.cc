@@ -4,8 +4,11 @@
 
 #include <algorithm>
 
+#include "base/array_ids.h"
 #include "server/job_arrays.h"
+#include "server/job_events.h"
 #include "server/job_spec.h"
+#include "store/history.h"
 #include "wire/job_json.h"
 
 namespace sluice::server {
@@ -237,7 +240,8 @@ bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
   }
   if (!restored.ok()) {
     // The configuration changed under it: it cannot hold those slots; it waits again.
-    ctx_.log().error("job {}: stored allocation no longer fits; requeued", job.row.id);
+    ctx_.log().error("job {}: stored allocation no longer fits; requeued",
+                     FormatJobId(job.row.id));
     const bool cancelled = job.row.cancel_requested;
     job.SetPhase(core::AdmissionPhase::kPending);
     job.SetState(cancelled ? JobState::kCancelled : JobState::kPending);
@@ -291,7 +295,7 @@ void JobBook::Stage(JobInfo& job, store::WriteBatch& batch) {
 void JobBook::SetState(JobInfo& job, JobState state, const std::string& why,
                        store::WriteBatch& batch) {
   if (job.state() != state) {
-    ctx_.log().info("job {}: {} -> {}{}{}", job.row.id, ToString(job.state()), ToString(state),
+    ctx_.log().info("job {}: {} -> {}{}{}", FormatJobId(job.row.id), ToString(job.state()), ToString(state),
                    why.empty() ? "" : " ", why);
   }
   job.SetState(state);
@@ -343,6 +347,7 @@ void JobBook::Requeue(JobInfo& job, const std::string& why, store::WriteBatch& b
   (void)ctx_.ApplyLocked(core::JobRequeued{job.row.id},
                          "job " + std::to_string(job.row.id) + ": requeue");
   job.SetPhase(core::AdmissionPhase::kPending);
+  NoteRequeue(job.row, ctx_.Now(), why);
   job.row.allocation.clear();
   job.row.start_time = 0;
   job.hosts.clear();
@@ -432,6 +437,7 @@ void JobBook::Uncount(JobInfo& job) {
   JobInfo::CountedAs& was = job.counted_as;
   if (!was.counted) return;
   Bump(counts_.by_state, was.state, was.queue, -1);
+  Bump(counts_.by_user, was.user, was.state, -1);
   if (!was.reason.empty()) Bump(counts_.by_reason, was.reason, was.queue, -1);
   was = {};
 }
@@ -440,13 +446,23 @@ void JobBook::Recount(JobInfo& job) {
   if (IsArrayParent(job)) return;  // its elements are the jobs
   JobInfo::CountedAs& was = job.counted_as;
   std::string reason = job.WaitReason();
-  if (was.counted && was.state == job.row.state && was.queue == job.queue && was.reason == reason) {
+  std::string user = job.spec.value("user", "");
+  if (was.counted && was.state == job.row.state && was.queue == job.queue && was.user == user &&
+      was.reason == reason) {
     return;
+  }
+  if (was.counted && !store::IsEndedState(was.state) && store::IsEndedState(job.row.state)) {
+    ++ended_totals_[{job.row.state, job.queue}];
   }
   Uncount(job);
   Bump(counts_.by_state, job.row.state, job.queue, 1);
+  Bump(counts_.by_user, user, job.row.state, 1);
   if (!reason.empty()) Bump(counts_.by_reason, reason, job.queue, 1);
-  was = {.counted = true, .state = job.row.state, .queue = job.queue, .reason = std::move(reason)};
+  was = {.counted = true,
+         .state = job.row.state,
+         .queue = job.queue,
+         .user = std::move(user),
+         .reason = std::move(reason)};
 }
 
 JobCounts JobBook::CountAll() const {
@@ -454,11 +470,26 @@ JobCounts JobBook::CountAll() const {
   for (const auto& [id, job] : jobs_) {
     if (IsArrayParent(*job)) continue;
     Bump(counts.by_state, job->row.state, job->queue, 1);
+    Bump(counts.by_user, job->spec.value("user", ""), job->row.state, 1);
     if (std::string reason = job->WaitReason(); !reason.empty()) {
       Bump(counts.by_reason, reason, job->queue, 1);
     }
   }
   return counts;
+}
+
+std::map<std::string, int64_t> JobBook::SlotsHeldByUser() const {
+  std::map<std::string, int64_t> slots;
+  for (const auto& [host, ids] : launched_) {
+    for (JobId id : ids) {
+      auto it = by_id_.find(id);
+      if (it == by_id_.end()) continue;
+      const JobInfo& job = *it->second;
+      int64_t& held = slots[job.spec.value("user", "")];
+      for (const auto& [name, n] : job.hosts) held += n;
+    }
+  }
+  return slots;
 }
 
 // --- Job events ---------------------------------------------------------------------------------

@@ -82,6 +82,7 @@ struct JobInfo {
   std::string message;                          // why it ended, when it did not end by itself
   std::optional<core::StartEstimate> estimate;  // waiting: the last forecast's (estimates.h)
   bool requeue_requested = false;  // its kill was ordered to requeue it (job_changes.h)
+  std::string requeue_by;          // by whom (its history says so; job_events.h)
   bool run_limit_pending = false;  // its changed run limit is yet to go to its agent
   // Preempted (R-CAP-3, R-CAP-4; the marker is row.preempted_for and row.preempt_kill_at,
   // persisted so that a restart neither forgets why the victim is stopped nor restarts its
@@ -94,6 +95,7 @@ struct JobInfo {
     bool counted = false;
     std::string state;
     std::string queue;
+    std::string user;
     std::string reason;
   } counted_as;
 
@@ -120,12 +122,14 @@ struct JobInfo {
   core::AdmissionPhase phase_ = core::AdmissionPhase::kPending;
 };
 
-// The jobs by (state, queue) and the waiting jobs by (main reason, queue): the /metrics
-// gauges sluice_jobs and sluice_pending_reasons. An array's own record is left out: its
-// elements are the jobs (R-UX-3). Keys with no job are absent.
+// The jobs by (state, queue), the waiting jobs by (main reason, queue) and the jobs by
+// (user, state): the /metrics gauges sluice_jobs, sluice_pending_reasons and sluice_user_jobs.
+// An array's own record is left out: its elements are the jobs (R-UX-3). Keys with no job are
+// absent.
 struct JobCounts {
-  std::map<std::pair<std::string, std::string>, int64_t> by_state;
-  std::map<std::pair<std::string, std::string>, int64_t> by_reason;
+  std::map<std::pair<std::string, std::string>, int64_t> by_state;   // (state, queue)
+  std::map<std::pair<std::string, std::string>, int64_t> by_reason;  // (reason, queue)
+  std::map<std::pair<std::string, std::string>, int64_t> by_user;    // (user, state)
   bool operator==(const JobCounts&) const = default;
 };
 
@@ -214,11 +218,24 @@ class JobBook {
   }
   // The same counts from a walk over every job (tests compare).
   JobCounts CountAll() const;
+  // Jobs that ended (DONE, EXIT, CANCELLED) in this process, by (state, queue): /metrics'
+  // sluice_jobs_ended_total. Counted when a counted job moves to an ended state, so a job
+  // restored already ended is not counted, and one requeued and ended again is counted twice.
+  const std::map<std::pair<std::string, std::string>, int64_t>& ended_totals() const {
+    return ended_totals_;
+  }
+  // Slots held by the ADMITTING and RUNNING jobs, by user: a walk over those jobs only.
+  std::map<std::string, int64_t> SlotsHeldByUser() const;
   // Adds the unfinished elements of the core's arrays that have no record here yet
   // (job_arrays.cc): not yet Jobs (waiting, held) or Jobs the server has not looked up yet;
   // they wait (PENDING or HELD; reason HELD, else the array's last explained one, else
   // NEW_JOB). A walk over each array's elements, at scrape time only.
   void CountUnrecordedElements(JobCounts& counts) const;
+  // The state array `id`'s own object is listed with (issue 47.5; job_arrays.cc): it stands
+  // for the elements without an object of their own — PENDING while one of them waits, HELD
+  // while those are all held — and is not listed (nullopt) once every element has its own;
+  // the elements are the jobs. GET /v1/jobs/ID keeps the aggregate state done(ID) reads.
+  std::optional<std::string> ListedArrayState(JobId id) const;
 
   // --- Job events (SSE) ---
   int Subscribe(std::function<void(const JobEvent&)> listener);
@@ -256,6 +273,7 @@ class JobBook {
   std::unordered_set<std::string> run_limit_hosts_;  // NoteRunLimitOrder's hosts
   std::set<std::pair<Instant, JobId>> ended_by_time_;
   JobCounts counts_;
+  std::map<std::pair<std::string, std::string>, int64_t> ended_totals_;
   std::map<int, std::function<void(const JobEvent&)>> listeners_;
   int next_listener_ = 1;
   std::map<JobId, std::vector<core::ElementState>> restoring_arrays_;  // during Restore only

@@ -11,6 +11,7 @@
 #include "core/model/dependency.h"
 #include "server/controller.h"
 #include "server/job_environment.h"
+#include "server/job_events.h"
 #include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "wire/job_json.h"
@@ -144,7 +145,12 @@ Outcome<json> JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInf
   const JobId id = job.row.id;
   Status applied = ctx_.ApplyLocked(core::RunLimitChanged{id, limit}, "");
   if (!applied.ok()) return FailedPrecondition(applied.message());
-  ctx_.log().info("job {}: modified by {}: {}", id, caller.user, Changes(job.spec, spec));
+  const std::string changes = Changes(job.spec, spec);
+  ctx_.log().info("job {}: modified by {}: {}", id, caller.user, changes);
+  AppendJobEvent(job.row, {{"event", "modify"},
+                           {"time", ctx_.Now()},
+                           {"by", caller.user},
+                           {"changes", changes}});
   job.spec = spec;
   job.row.spec = spec.dump();
   job.fixed_text = wire::FixedJobText(spec);
@@ -202,8 +208,13 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
   }
   Status applied = ctx_.ApplyLocked(core::JobModified{core_spec}, "job " + std::to_string(id));
   if (!applied.ok()) return InvalidArgument(applied.message());
-  ctx_.log().info("job {}: modified by {}: {}{}", id, caller.user, Changes(job.spec, spec),
+  const std::string changes = Changes(job.spec, spec);
+  ctx_.log().info("job {}: modified by {}: {}{}", id, caller.user, changes,
                  moves ? " (to the end of queue " + q.name + ")" : "");
+  AppendJobEvent(job.row, {{"event", "modify"},
+                           {"time", ctx_.Now()},
+                           {"by", caller.user},
+                           {"changes", changes}});
   job.spec = std::move(spec);
   job.row.spec = job.spec.dump();
   job.fixed_text = wire::FixedJobText(job.spec);
@@ -237,6 +248,7 @@ Outcome<json> JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
     book_.Requeue(*job, "by " + caller.user, batch);  // never sent to an agent
   } else if (!job->requeue_requested) {
     job->requeue_requested = true;
+    job->requeue_by = caller.user;
     ctx_.log().info("job {}: requeue by {}: killing it", id, caller.user);
     ctx_.wakeups().Mark(job->launch_host);  // a batched poll looks at once (agent_batch.cc)
   }
@@ -280,6 +292,7 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
   const core::ClusterState& cs = ctx_.state();
   job->in_core = true;
   job->queue = cs.topology().queues()[cs.FindJob(id)->queue].spec.name;
+  NoteRequeue(job->row, ctx_.Now(), "by " + caller.user);
   job->row.start_time = job->row.end_time = 0;
   job->row.exit_code.reset();
   job->row.cause.clear();

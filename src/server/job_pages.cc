@@ -6,7 +6,9 @@
 #include <memory>
 #include <string_view>
 
+#include "base/array_ids.h"
 #include "server/controller.h"
+#include "server/job_arrays.h"
 #include "server/text_parsers.h"
 #include "server/views.h"
 
@@ -68,6 +70,10 @@ Status ParseParam(const std::string& key, const std::string& value, JobPageQuery
     }
   } else if (key == "pending_reasons") {
     q.reasons = value == "1" || value == "true";
+  } else if (key == "array") {
+    Result<int64_t> id = QueryInteger(key, value, 1, kMaxArrayJobId);
+    if (!id) return id.error();
+    q.array = *id;
   } else if (key == "fields") {
     return ParseFields(value, q);
   } else if (key == "sort" || key == "order") {
@@ -89,6 +95,7 @@ struct SortKey {
   std::string text;
   JobId id = 0;
   std::shared_ptr<const JobInfo> job;
+  std::string state;  // as listed
 };
 
 // Whether `text` contains `needle` (lower case), ignoring case; no allocation.
@@ -125,7 +132,8 @@ bool SearchMatches(const std::string& search, const JobInfo& job) {
   return false;
 }
 
-bool Matches(const JobPageQuery& q, const JobInfo& job) {
+// `state`: the job's listed state (an array's object: JobBook::ListedArrayState).
+bool Matches(const JobPageQuery& q, const JobInfo& job, const std::string& state) {
   if (!q.user.empty()) {
     auto user = job.spec.find("user");
     if (user == job.spec.end() || !user->is_string() ||
@@ -134,8 +142,11 @@ bool Matches(const JobPageQuery& q, const JobInfo& job) {
     }
   }
   if (!q.queue.empty() && job.queue != q.queue) return false;
+  if (q.array != 0 && (!IsArrayElement(job.row.id) || ArrayIdOf(job.row.id) != q.array)) {
+    return false;
+  }
   if (!q.states.empty() &&
-      std::find(q.states.begin(), q.states.end(), job.row.state) == q.states.end()) {
+      std::find(q.states.begin(), q.states.end(), state) == q.states.end()) {
     return false;
   }
   if (!q.host.empty() && std::none_of(job.hosts.begin(), job.hosts.end(),
@@ -161,7 +172,7 @@ SortKey KeyOf(const JobPageQuery& q, const std::shared_ptr<JobInfo>& job) {
 }  // namespace
 
 bool IsJobPageQuery(const std::map<std::string, std::string>& query) {
-  for (const char* key : {"offset", "sort", "order", "search", "host"}) {
+  for (const char* key : {"offset", "sort", "order", "search", "host", "array"}) {
     if (query.count(key) > 0) return true;
   }
   return false;
@@ -181,7 +192,12 @@ JobPage ListJobPage(MutexLock& lock, const JobBook& book,
                     const core::ClusterState& state, const JobPageQuery& query) {
   std::vector<SortKey> keys;
   for (const auto& [id, job] : book.jobs()) {
-    if (Matches(query, *job)) keys.push_back(KeyOf(query, job));
+    const std::optional<std::string> listed =
+        IsArrayParent(*job) ? book.ListedArrayState(id) : std::optional(job->row.state);
+    if (!listed || !Matches(query, *job, *listed)) continue;
+    keys.push_back(KeyOf(query, job));
+    keys.back().state = *listed;
+    if (query.sort == "state") keys.back().text = *listed;
   }
   lock.unlock();
   JobPage page{.text = "[", .total = static_cast<int64_t>(keys.size())};
@@ -199,6 +215,7 @@ JobPage ListJobPage(MutexLock& lock, const JobBook& book,
   std::vector<wire::JobListEntry> entries;
   for (size_t i = begin; i < end; ++i) {
     entries.push_back(ListEntryOf(*keys[i].job, state, query.reasons));
+    entries.back().state = keys[i].state;
   }
   lock.unlock();
   for (size_t i = 0; i < entries.size(); ++i) {

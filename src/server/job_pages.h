@@ -1,9 +1,10 @@
 // Paged, sorted and searched job listings for GET /v1/jobs (the dashboard's Jobs page,
-// R-UI-1): `offset`, `sort`, `order`, `search` and `host` on top of the listing's `user`,
-// `queue`, `state`, `pending_reasons`, `fields` and `limit` (the page size here). The body is
-// the same array of job objects as the plain listing; the number of matching jobs goes in the
-// `X-Total-Count` header, so a page of 50 out of 100,000 jobs costs one pass over the book
-// (filter and sort keys), a partial sort and 50 job objects.
+// R-UI-1): `offset`, `sort`, `order`, `search`, `host` and `array` (an array's elements) on
+// top of the listing's `user`, `queue`, `state`, `pending_reasons`, `fields` and `limit` (the
+// page size here). The body is the same array of job objects as the plain listing; the
+// number of matching jobs goes in the `X-Total-Count` header, so a page of 50 out of 100,000
+// jobs costs one pass over the book (filter and sort keys), a partial sort and 50 job objects.
+// An array's own object is listed as JobBook::ListedArrayState says (issue 47.5).
 //
 // Representation: a query is parsed whole before any work (a bad parameter is a 400 naming
 // it). Sorting is stable on the key, then the job id (ascending or descending with the
@@ -32,6 +33,7 @@ struct JobPageQuery {
   std::vector<std::string> states;  // upper case; empty: every state
   std::string host;                 // "" any host; else jobs with an allocation on it
   std::string search;               // lower case; "" none
+  JobId array = 0;                  // 0 every job; else the elements of this array (47.5)
   std::string sort = "id";  // id, submit_time, start_time, end_time, user, queue, state, name
   bool descending = true;
   int64_t offset = 0;

@@ -8,6 +8,7 @@
 
 #include "base/array_ids.h"
 #include "server/job_arrays.h"
+#include "server/job_events.h"
 #include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "server/pending_quota.h"
@@ -36,13 +37,27 @@ struct JobRequests::ListQuery {
   bool reasons = false;
   int64_t limit = -1;
   std::optional<wire::JobFields> fields;
+  bool arrays = false;  // the arrays' own objects as they are (`jobs -A`), not as listed
 
-  bool Matches(const JobInfo& job) const {
+  // `state`: the job's listed state (ListedState).
+  bool Matches(const JobInfo& job, const std::string& state) const {
     if (!user.empty() && job.spec.value("user", "") != user) return false;
     if (!queue.empty() && job.queue != queue) return false;
-    return states.empty() || std::find(states.begin(), states.end(), job.row.state) != states.end();
+    return states.empty() || std::find(states.begin(), states.end(), state) != states.end();
   }
 };
+
+namespace {
+
+// The state a listing shows a job with: its own, but an array's object stands for its
+// elements without objects of their own (JobBook::ListedArrayState; issue 47.5) unless the
+// arrays are asked for as they are; nullopt: not listed.
+std::optional<std::string> ListedState(const JobBook& book, const JobInfo& job, bool arrays) {
+  if (arrays || !IsArrayParent(job)) return job.row.state;
+  return book.ListedArrayState(job.row.id);
+}
+
+}  // namespace
 
 // --- Submit -------------------------------------------------------------------------------------
 
@@ -206,6 +221,8 @@ Result<JobRequests::ListQuery> JobRequests::ParseListQuery(
       q.states = std::move(*states);
     } else if (key == "pending_reasons") {
       q.reasons = value == "1" || value == "true";
+    } else if (key == "arrays") {
+      q.arrays = value == "1" || value == "true";
     } else if (key == "fields") {
       q.fields.emplace();
       for (const std::string& name : SplitList(value)) {
@@ -247,7 +264,8 @@ Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, st
   }
   std::vector<std::shared_ptr<const JobInfo>> selected;
   for (const auto& [id, job] : book_.jobs()) {
-    if (q->Matches(*job)) selected.push_back(job);
+    const std::optional<std::string> state = ListedState(book_, *job, q->arrays);
+    if (state && q->Matches(*job, *state)) selected.push_back(job);
   }
   // Only an empty listing asks whether its user exists (the account database, then the jobs
   // of other states): the listing's own loop stays as it was.
@@ -274,8 +292,10 @@ Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, st
     if (!lock.owns_lock()) lock.lock();
     entries.clear();
     for (size_t i = at; i < std::min(at + kChunk, selected.size()); ++i) {
-      if (q->Matches(*selected[i]))
-        entries.push_back(ListEntryOf(*selected[i], ctx_.state(), q->reasons));
+      const std::optional<std::string> state = ListedState(book_, *selected[i], q->arrays);
+      if (!state || !q->Matches(*selected[i], *state)) continue;
+      entries.push_back(ListEntryOf(*selected[i], ctx_.state(), q->reasons));
+      entries.back().state = *state;
     }
     lock.unlock();
     if (at == first) text.reserve((selected.size() - first) * (q->fields ? 200 : 640) + 2);
@@ -323,13 +343,16 @@ Status JobRequests::CancelJob(const Caller& caller, JobInfo& job_ref, store::Wri
   JobInfo* job = &job_ref;
   const JobId id = job->row.id;
   const JobState state = job->state();
+  const json event = {{"event", "cancel"}, {"time", ctx_.Now()}, {"by", caller.user}};
   if (IsWaiting(state)) {
+    AppendJobEvent(job->row, event);
     (void)ctx_.ApplyLocked(core::JobCancelled{id}, "");
     job->SetPhase(core::AdmissionPhase::kEnded);
     job->row.end_time = ctx_.Now();
     book_.SetState(*job, JobState::kCancelled, "(by " + caller.user + ")", batch);
     ctx_.cycle().MarkDirty();
   } else if (state == JobState::kAdmitting || state == JobState::kRunning) {
+    AppendJobEvent(job->row, event);
     job->row.cancel_requested = true;
     job->row.end_time = ctx_.Now();
     if (state == JobState::kAdmitting && job->launch_sent_ms < 0 && !job->from_earlier_epoch) {
@@ -366,6 +389,8 @@ Status JobRequests::HoldJob(const Caller& caller, JobInfo& job, bool held,
         "job " + FormatJobId(id) + " is " + job.row.state + "; " +
         (held ? "only PENDING jobs can be held" : "only HELD jobs can be released"));
   }
+  AppendJobEvent(job.row,
+                 {{"event", held ? "hold" : "release"}, {"time", ctx_.Now()}, {"by", caller.user}});
   book_.SetState(job, held ? JobState::kHeld : JobState::kPending, "(by " + caller.user + ")",
                  batch);
   ctx_.cycle().MarkDirty();

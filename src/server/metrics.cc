@@ -16,8 +16,10 @@
 
 #include "base/check.h"
 #include "core/admission/diagnostics.h"
+#include "server/capacity_metrics.h"
 #include "server/controller.h"
 #include "server/job_state.h"
+#include "store/history.h"
 
 namespace sluice::server {
 
@@ -205,19 +207,32 @@ std::string PromWriter::text() const {
 
 namespace {
 
-// Jobs by (state, queue) — every state of every queue, zeros included — and waiting jobs by
-// (main reason, queue), from the counts the job book keeps (JobBook::counts: no walk over
-// every job under the lock; an array's own record is not a job).
-void WriteJobGauges(const JobBook& book, const core::ClusterState& state, PromWriter& w) {
-  JobCounts counts = book.CountsWithElements();
-  std::map<std::pair<std::string, std::string>, int64_t>& by_state = counts.by_state;
+// Jobs that have not ended by (state, queue), jobs ended in this process by (state, queue) —
+// every state of every queue, zeros included — and waiting jobs by (main reason, queue), from
+// the counts the job book keeps (JobBook::counts: no walk over every job under the lock; an
+// array's own record is not a job). Ended jobs are a counter: a gauge of them would fall as
+// retention forgets them.
+void WriteJobSeries(const JobCounts& counts, const JobBook& book, const core::ClusterState& state,
+                    PromWriter& w) {
+  std::map<std::pair<std::string, std::string>, int64_t> live;
+  std::map<std::pair<std::string, std::string>, int64_t> ended = book.ended_totals();
   for (const core::Queue& q : state.topology().queues()) {
-    for (JobState s : kAllJobStates)
-      by_state.try_emplace({std::string(ToString(s)), q.spec.name}, 0);
+    for (JobState s : kAllJobStates) {
+      (core::IsTerminal(s) ? ended : live).try_emplace({std::string(ToString(s)), q.spec.name}, 0);
+    }
   }
-  w.Family("sluice_jobs", "gauge", "Jobs by state and queue.");
-  for (const auto& [key, n] : by_state) {
+  for (const auto& [key, n] : counts.by_state) {
+    if (!store::IsEndedState(key.first)) live[key] = n;
+  }
+  w.Family("sluice_jobs", "gauge", "Jobs that have not ended, by state and queue.");
+  for (const auto& [key, n] : live) {
     w.Sample("sluice_jobs", {{"state", key.first}, {"queue", key.second}}, static_cast<double>(n));
+  }
+  w.Family("sluice_jobs_ended_total", "counter",
+           "Jobs ended (DONE, EXIT, CANCELLED) since this controller started, by queue.");
+  for (const auto& [key, n] : ended) {
+    w.Sample("sluice_jobs_ended_total", {{"state", key.first}, {"queue", key.second}},
+             static_cast<double>(n));
   }
   w.Family("sluice_pending_reasons", "gauge", "Waiting jobs by main pending reason and queue.");
   for (const auto& [key, n] : counts.by_reason) {
@@ -277,9 +292,20 @@ void WriteCycleHistogram(const CycleTiming& timing, PromWriter& w) {
   w.Sample("sluice_cycle_duration_seconds_count", {}, static_cast<double>(timing.count));
 }
 
+// The slots configured on the hosts a queue may use (its host group, else every host).
+int64_t QueueSlots(const core::Topology& topology, const core::Queue& q) {
+  if (q.all_hosts) return topology.total_slots();
+  int64_t slots = 0;
+  for (auto h : q.hosts) slots += topology.hosts()[h].spec.slots;
+  return slots;
+}
+
 void WriteQueueSlots(const core::ClusterState& state, PromWriter& w) {
-  w.Family("sluice_slots", "gauge", "Slots by queue and state (used by running jobs).");
+  w.Family("sluice_slots", "gauge",
+           "Slots by queue: configured on the hosts it may use (total), used by its jobs.");
   for (const core::Queue& q : state.topology().queues()) {
+    w.Sample("sluice_slots", {{"queue", q.spec.name}, {"state", "total"}},
+             static_cast<double>(QueueSlots(state.topology(), q)));
     w.Sample("sluice_slots", {{"queue", q.spec.name}, {"state", "used"}},
              static_cast<double>(q.used_slots));
   }
@@ -298,18 +324,24 @@ std::pair<JobCounts, JobCounts> Controller::JobCountsKeptAndWalked() {
 }
 
 std::string Controller::Metrics() {
-  std::lock_guard lock(ctx_.mu());
   PromWriter w;
-  WriteJobGauges(book_, ctx_.state(), w);
-  std::vector<core::QueueCounters> counters = core::Counters(ctx_.state(), ctx_.Now());
-  for (core::QueueCounters& c : counters) c.totals.unschedulable += refusals_.Count(c.queue);
-  WriteAdmissionCounters(counters, w);
-  WriteCycleHistogram(runner_.timing(), w);
-  WriteQueueSlots(ctx_.state(), w);
-  w.Family("sluice_submissions_total", "counter", "Jobs accepted since the controller started.");
-  w.Sample("sluice_submissions_total", {}, static_cast<double>(requests_.submissions()));
-  w.Family("sluice_agents_connected", "gauge", "Agents with a live lease.");
-  w.Sample("sluice_agents_connected", {}, static_cast<double>(agents_.ConnectedCount()));
+  CapacitySnapshot capacity;
+  {
+    std::lock_guard lock(ctx_.mu());
+    const JobCounts counts = book_.CountsWithElements();
+    WriteJobSeries(counts, book_, ctx_.state(), w);
+    std::vector<core::QueueCounters> counters = core::Counters(ctx_.state(), ctx_.Now());
+    for (core::QueueCounters& c : counters) c.totals.unschedulable += refusals_.Count(c.queue);
+    WriteAdmissionCounters(counters, w);
+    WriteCycleHistogram(runner_.timing(), w);
+    WriteQueueSlots(ctx_.state(), w);
+    w.Family("sluice_submissions_total", "counter", "Jobs accepted since the controller started.");
+    w.Sample("sluice_submissions_total", {}, static_cast<double>(requests_.submissions()));
+    w.Family("sluice_agents_connected", "gauge", "Agents with a live lease.");
+    w.Sample("sluice_agents_connected", {}, static_cast<double>(agents_.ConnectedCount()));
+    capacity = CollectCapacity(ctx_.state(), counts, book_.SlotsHeldByUser());
+  }
+  WriteCapacity(capacity, w);
   return w.text();
 }
 

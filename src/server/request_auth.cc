@@ -3,8 +3,6 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include <chrono>
-
 #include "auth/munge.h"
 
 namespace sluice::server {
@@ -99,6 +97,11 @@ Result<Caller> RequestAuthenticator::AuthenticateToken(std::string_view token) c
   return match->caller;
 }
 
+bool RequestAuthenticator::IsAdmin(const std::string& user) const {
+  std::lock_guard lock(mu_);
+  return admins_.contains(user);
+}
+
 Result<Caller> RequestAuthenticator::AuthenticateMunge(const std::string& credential) {
   std::string socket;
   {
@@ -126,8 +129,28 @@ Result<Caller> RequestAuthenticator::AuthenticateMunge(const std::string& creden
   SLUICE_RETURN_IF_ERROR(
       replay_.Accept(std::string_view(reinterpret_cast<const char*>(key.data()), key.size()),
                      identity->encoded_at + identity->ttl_seconds, options_.now_seconds()));
-  if (!account) return Caller{.agent = true};
+  if (!account) {
+    return Caller{.user = "root", .admin = admins_.contains("root"), .agent = true,
+                  .munge_root = true};
+  }
   return Caller{.user = *account, .admin = admins_.contains(*account)};
+}
+
+Status AuthorizeRoute(Result<Caller> authenticated, bool agent_route, Caller& caller) {
+  if (!authenticated) return authenticated.error();
+  if (authenticated->munge_root) {
+    caller = *authenticated;
+    caller.agent = agent_route;
+    return Status::Ok();
+  }
+  if (authenticated->agent != agent_route) {
+    return Status(StatusCode::kPermissionDenied,
+                  agent_route ? "only the agent (its token, or MUNGE as uid 0) may call "
+                                "/v1/agents/..."
+                              : "the agent token may only call /v1/agents/...");
+  }
+  caller = *authenticated;
+  return Status::Ok();
 }
 
 }  // namespace sluice::server

@@ -8,7 +8,8 @@
 //   - `Munge <credential>` (when `auth.munge` or `--munge-socket` enables it): decoded by the
 //     local munged; refused when invalid, expired, rewound or already used (a ReplayCache
 //     remembers each accepted credential until it expires, at most kMaxRememberedCredentials);
-//     uid 0 is the agent role; any other uid is the user named by its account on this host.
+//     uid 0 is the agent role on the agent routes and the user root on the others (issue
+//     47.8); any other uid is the user named by its account on this host.
 // Administrators: the names in `auth.admins`, and token users with `admin: true`.
 //
 // Thread-safety: all methods may be called concurrently (one internal mutex; munged is asked
@@ -62,6 +63,9 @@ class RequestAuthenticator {
   // A bearer token alone (`Authenticate("Bearer " + token)`).
   Result<Caller> AuthenticateToken(std::string_view token) const;
 
+  // Whether `user` is an administrator (auth.admins, or a token user with admin: true).
+  bool IsAdmin(const std::string& user) const;
+
  private:
   struct TokenEntry {
     auth::Sha256Digest digest;
@@ -76,5 +80,9 @@ class RequestAuthenticator {
   config::MungeConfig munge_;       // guarded by mu_
   auth::ReplayCache replay_;        // guarded by mu_
 };
+
+// Whether an authenticated caller may call a user route (`agent_route` false) or an agent
+// route (true); fills `caller` with the role it acts in (MUNGE's root: either).
+Status AuthorizeRoute(Result<Caller> authenticated, bool agent_route, Caller& caller);
 
 }  // namespace sluice::server

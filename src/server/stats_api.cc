@@ -16,17 +16,10 @@ void Send(httplib::Response& res, const Reply& reply) {
 bool AuthenticateUser(Controller& c, const httplib::Request& req, httplib::Response& res,
                       Caller& caller) {
   ConnectionGuard::MarkHandling();
-  Result<Caller> authenticated = c.AuthenticateRequest(req.get_header_value("Authorization"));
-  if (authenticated && authenticated->agent) {
-    authenticated =
-        Status(StatusCode::kPermissionDenied, "the agent token may only call /v1/agents/...");
-  }
-  if (!authenticated) {
-    Send(res, ErrorReply(authenticated.error()));
-    return false;
-  }
-  caller = *authenticated;
-  return true;
+  Status refused =
+      AuthorizeRoute(c.AuthenticateRequest(req.get_header_value("Authorization")), false, caller);
+  if (!refused.ok()) Send(res, ErrorReply(refused));
+  return refused.ok();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/array_ids.h"
 #include "server/job_identity.h"
 #include "wire/step_stream.h"
 
@@ -186,7 +187,7 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
   store::WriteBatch batch;
   Record(*job, step, request->host, request->command, std::nullopt, batch);
   ctx_.writes().Write(std::move(batch));
-  ctx_.log().info("job {}: step {} on {} by {}: {}", id, step, request->host, caller.user,
+  ctx_.log().info("job {}: step {} on {} by {}: {}", FormatJobId(id), step, request->host, caller.user,
                   request->command.substr(0, 200));
   ctx_.wakeups().Mark(request->host);
   ctx_.wakeups().WakeAll();
@@ -277,7 +278,7 @@ Outcome<json> StepRequests::AgentWriteOutput(const std::string& host, JobId id, 
       Record(*job, step, host, "", ended, batch);
       ctx_.writes().Write(std::move(batch));
     }
-    ctx_.log().info("job {}: step {} on {} ended with status {}{}", id, step, host,
+    ctx_.log().info("job {}: step {} on {} ended with status {}{}", FormatJobId(id), step, host,
                     ended->exit.status, ended->exit.error.empty() ? "" : ": " + ended->exit.error);
   }
   return json{{"accepted", *taken}};

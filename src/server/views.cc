@@ -5,6 +5,7 @@
 #include "core/explain/host_detail.h"
 #include "core/explain/render.h"
 #include "server/job_arrays.h"
+#include "server/job_events.h"
 #include "server/job_identity.h"
 #include "wire/reasons_json.h"
 
@@ -105,6 +106,11 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
   json j = json::parse(text);
   if (!detail) return j;
   j["admission"] = AdmissionJson(job, state, now, !entry.reason.empty());
+  // Requeued (issue 47.6): when it began waiting again, and how often.
+  if (const int32_t requeues = RequeueCount(job.row); requeues > 0) {
+    j["requeues"] = requeues;
+    j["queued_time"] = QueuedTime(job.row);
+  }
   if (job.spec.contains("script"))
     j["script_bytes"] = job.spec["script"].get_ref<const std::string&>().size();
   // Per-host verdicts of a waiting job (R-UX-4: `jobs -l`), as `sim --pending-at` shows them.

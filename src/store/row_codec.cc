@@ -88,6 +88,7 @@ std::string EncodeJob(const StoredJob& r) {
   Text(out, "message", r.message);
   Text(out, "array_states", r.array_states);
   Text(out, "steps", r.steps);
+  Text(out, "events", r.events);
   Optional(out, "first_blocked", r.first_blocked);
   Optional(out, "gate_since", r.gate_since);
   out += '}';
@@ -129,6 +130,7 @@ Result<StoredJob> DecodeJob(const std::string& text, const std::string& where, b
     r.message = j.value("message", "");
     r.array_states = j.value("array_states", "");
     r.steps = j.value("steps", "");
+    r.events = j.value("events", "");
   } catch (const Json::exception& e) {  // a field of the wrong type
     return Internal(where + ": " + e.what());
   }

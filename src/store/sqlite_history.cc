@@ -139,6 +139,7 @@ void SqliteHistory::ReadAccountingColumns() {
     has_rss_ = has_rss_ || name == "max_rss_mb";
     has_message_ = has_message_ || name == "message";
     has_steps_ = has_steps_ || name == "steps";
+    has_events_ = has_events_ || name == "events";
   }
   sqlite3_finalize(s);
 }
@@ -152,6 +153,7 @@ Result<HistoryPage> SqliteHistory::Query(const HistoryQuery& query) {
   columns += has_rss_ ? ", max_rss_mb" : ", NULL";
   columns += has_message_ ? ", message" : ", ''";
   columns += has_steps_ ? ", steps" : ", ''";
+  columns += has_events_ ? ", events" : ", ''";
   const Sql sql = BuildQuery(query, columns);
   sqlite3_stmt* s = nullptr;
   if (sqlite3_prepare_v2(db_, sql.text.c_str(), -1, &s, nullptr) != SQLITE_OK) {
@@ -191,6 +193,7 @@ Result<HistoryPage> SqliteHistory::Query(const HistoryQuery& query) {
     }
     r.row.message = Text(s, 13);
     r.row.steps = Text(s, 14);
+    r.row.events = Text(s, 15);
     page.records.push_back(std::move(r));
   }
   const bool failed = rc != SQLITE_ROW && rc != SQLITE_DONE;

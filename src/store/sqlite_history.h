@@ -53,6 +53,7 @@ class SqliteHistory {
   bool has_rss_ = false;
   bool has_message_ = false;
   bool has_steps_ = false;
+  bool has_events_ = false;
 };
 
 }  // namespace sluice::store

@@ -54,7 +54,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   max_rss_mb REAL,
   message TEXT NOT NULL DEFAULT '',
   array_states TEXT NOT NULL DEFAULT '',
-  steps TEXT NOT NULL DEFAULT ''
+  steps TEXT NOT NULL DEFAULT '',
+  events TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS hosts (name TEXT PRIMARY KEY, spec TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -64,9 +65,9 @@ constexpr const char* kUpsertJob =
     "INSERT OR REPLACE INTO jobs (id, spec, state, seq, submit_time, start_time, end_time, "
     "exit_code, cause, allocation, start_seq, phase, enqueue_time, policy, bypass_count, "
     "first_blocked, gate_since, epoch, dispatch_attempts, cancel_requested, preempted_for, "
-    "preempt_kill_at, cpu_seconds, max_rss_mb, message, array_states, steps) "
+    "preempt_kill_at, cpu_seconds, max_rss_mb, message, array_states, steps, events) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
+    "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
 
 // Columns added after the first schema: ALTER TABLE adds those an older database lacks.
 struct AddedColumn {
@@ -81,6 +82,7 @@ constexpr AddedColumn kAddedJobColumns[] = {
     {"message", "TEXT NOT NULL DEFAULT ''"},
     {"array_states", "TEXT NOT NULL DEFAULT ''"},
     {"steps", "TEXT NOT NULL DEFAULT ''"},
+    {"events", "TEXT NOT NULL DEFAULT ''"},
 };
 
 void BindOptionalDouble(sqlite3_stmt* s, int index, const std::optional<double>& value) {
@@ -402,6 +404,7 @@ class SqliteWriter {
       sqlite3_bind_text(s, 26, j.array_states.data(), static_cast<int>(j.array_states.size()),
                         SQLITE_STATIC);
       sqlite3_bind_text(s, 27, j.steps.data(), static_cast<int>(j.steps.size()), SQLITE_STATIC);
+      sqlite3_bind_text(s, 28, j.events.data(), static_cast<int>(j.events.size()), SQLITE_STATIC);
       if (sqlite3_step(s) != SQLITE_DONE)
         return SqlError(db_, "writing job " + std::to_string(j.id));
     }
@@ -626,7 +629,7 @@ Result<Snapshot> SqliteStore::Load() {
                          "exit_code, cause, allocation, start_seq, phase, enqueue_time, policy, "
                          "bypass_count, first_blocked, gate_since, epoch, dispatch_attempts, "
                          "cancel_requested, preempted_for, preempt_kill_at, cpu_seconds, "
-                         "max_rss_mb, message, array_states, steps FROM jobs ORDER BY id",
+                         "max_rss_mb, message, array_states, steps, events FROM jobs ORDER BY id",
                          -1, &s, nullptr) != SQLITE_OK) {
     return SqlError(db, "reading jobs");
   }
@@ -659,6 +662,7 @@ Result<Snapshot> SqliteStore::Load() {
     j.message = Text(s, 24);
     j.array_states = Text(s, 25);
     j.steps = Text(s, 26);
+    j.events = Text(s, 27);
     snap.jobs.push_back(std::move(j));
   }
   sqlite3_finalize(s);

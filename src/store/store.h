@@ -85,6 +85,10 @@ struct StoredJob {
   // wire/step_record.h, written whole; "" while it has none. Kept as text so that the store
   // needs no schema change when a step gains a field.
   std::string steps;
+  // What its record alone would lose (issue 47.6): earlier runs ended by a requeue and the
+  // changes made to it (modify, hold, release, cancel), as the JSON array of
+  // server/job_events.h, written whole; "" while it has none.
+  std::string events;
 
   friend bool operator==(const StoredJob&, const StoredJob&) = default;
 };

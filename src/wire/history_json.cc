@@ -10,7 +10,7 @@ using nlohmann::ordered_json;
 
 int64_t HistoryEntry::WaitSeconds() const {
   const int64_t until = start_time > 0 ? start_time : end_time;
-  return std::max<int64_t>(0, until - submit_time);
+  return std::max<int64_t>(0, until - (queued_time > 0 ? queued_time : submit_time));
 }
 
 int64_t HistoryEntry::RunSeconds() const {
@@ -29,6 +29,8 @@ ordered_json HistoryEntryJson(const HistoryEntry& e) {
       {"exit_code", e.exit_code ? ordered_json(*e.exit_code) : ordered_json(nullptr)},
       {"cause", e.cause},
       {"submit_time", e.submit_time},
+      {"queued_time", e.queued_time > 0 ? e.queued_time : e.submit_time},
+      {"run", e.run},
       {"start_time", e.start_time > 0 ? ordered_json(e.start_time) : ordered_json(nullptr)},
       {"end_time", e.end_time},
       {"wait_seconds", e.WaitSeconds()},
@@ -72,6 +74,10 @@ Result<HistoryEntry> ParseHistoryEntry(const json& row) {
   if (row.contains("exit_code") && row["exit_code"].is_number_integer()) {
     e.exit_code = row["exit_code"].get<int32_t>();
   }
+  if (row.contains("queued_time") && row["queued_time"].is_number_integer()) {
+    e.queued_time = row["queued_time"].get<int64_t>();
+  }
+  if (row.contains("run") && row["run"].is_number_integer()) e.run = row["run"].get<int32_t>();
   if (row.contains("start_time") && row["start_time"].is_number_integer()) {
     e.start_time = row["start_time"].get<int64_t>();
   }
@@ -124,7 +130,7 @@ Result<std::pair<int64_t, JobId>> DecodeHistoryCursor(const std::string& cursor)
 }
 
 void HistoryTotals::Add(const HistoryEntry& e) {
-  jobs += 1;
+  jobs += e.state == kRequeuedRun ? 0 : 1;  // an earlier run: its job is counted by its last
   slot_hours += double(e.slots) * double(e.RunSeconds()) / 3600.0;
   if (e.cpu_seconds) {
     cpu_hours += *e.cpu_seconds / 3600.0;

@@ -35,6 +35,10 @@ struct HistoryEntry {
   std::optional<int32_t> exit_code;
   std::string cause;
   int64_t submit_time = 0;
+  // When this run's wait began: the submission, or the requeue that ended the run before it
+  // (issue 47.6); 0 reads as submit_time.
+  int64_t queued_time = 0;
+  int32_t run = 1;         // 1 for the first run; an earlier run ended by a requeue is REQUEUED
   int64_t start_time = 0;  // 0: never started
   int64_t end_time = 0;
   int32_t slots = 0;  // allocated (0: never started)
@@ -57,6 +61,10 @@ std::string EncodeHistoryCursor(int64_t end_time, JobId id);
 Result<std::pair<int64_t, JobId>> DecodeHistoryCursor(const std::string& cursor);
 
 // Accounting totals per user and per queue.
+// The state of a history row that is an earlier run of a job, ended by a requeue.
+inline constexpr const char* kRequeuedRun = "REQUEUED";
+
+// Totals of history rows; a job's earlier runs add their slot-hours and wait, not a job.
 struct HistoryTotals {
   int64_t jobs = 0;
   double slot_hours = 0;  // slots x run time

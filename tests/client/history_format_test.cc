@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/array_ids.h"
 #include "client/text_fields.h"
 
 namespace sluice::client {
@@ -156,6 +157,49 @@ TEST(HistoryFormatTest, TableAndSummaryShowTheColumns) {
   const std::string text = FormatHistorySummary(wire::HistorySummaryJson(summary));
   EXPECT_NE(text.find("alice"), std::string::npos);
   EXPECT_NE(text.find("0.07"), std::string::npos);  // 4 slots x 60 s = 0.0667 slot-hours
+}
+
+// Issue 47.5: an array element is ID[INDEX] in the table and the CSV, never its 64-bit id.
+TEST(HistoryFormatTest, ArrayElementsAreShownAsIdAndIndex) {
+  wire::HistoryEntry e{.id = ArrayElementId(12, 3), .user = "alice", .state = "DONE"};
+  e.steps.push_back(wire::StepRecord{.step = 1, .host = "h1", .command = "x", .state = "COMPLETED"});
+  const std::string table = FormatHistoryTable({e});
+  EXPECT_NE(table.find("\n12[3] "), std::string::npos) << table;
+  EXPECT_NE(table.find("\n12[3].1 "), std::string::npos) << table;
+  EXPECT_EQ(table.find(std::to_string(ArrayElementId(12, 3))), std::string::npos) << table;
+  const std::string csv = FormatHistoryCsv({e});
+  EXPECT_NE(csv.find("\r\n12[3],"), std::string::npos) << csv;
+}
+
+// `history -l` (issue 47.6): one line per event in order, in words, then the runs' totals.
+TEST(HistoryFormatTest, TheTimelineIsOneLinePerEventThenTheTotals) {
+  const nlohmann::json reply = nlohmann::json::parse(R"({
+    "id": 9,
+    "runs": [{"name": "sim", "user": "alice", "queue": "normal", "wait_seconds": 3,
+              "run_seconds": 10},
+             {"name": "sim", "user": "alice", "queue": "normal", "wait_seconds": 4,
+              "run_seconds": 5}],
+    "timeline": [{"time": 100, "event": "submit"},
+                 {"time": 101, "event": "modify", "by": "bob", "changes": "queue: a -> b"},
+                 {"time": 103, "event": "start", "hosts": [["h1", 2], ["h2", 1]]},
+                 {"time": 113, "event": "requeue", "why": "host h1 lost"},
+                 {"time": 117, "event": "start", "hosts": [["h3", 3]]},
+                 {"time": 122, "event": "end", "state": "EXIT", "exit_code": 3,
+                  "cause": "NON_ZERO_EXIT"}]})");
+  const std::string text = FormatJobTimeline(reply);
+  const std::vector<std::string> expected = {
+      "Job 9 <sim>, user alice, queue normal",
+      "  " + LocalIsoTime(100) + "  submitted",
+      "  " + LocalIsoTime(101) + "  modified by bob: queue: a -> b",
+      "  " + LocalIsoTime(103) + "  started on h1:2, h2:1",
+      "  " + LocalIsoTime(113) + "  requeued: host h1 lost",
+      "  " + LocalIsoTime(117) + "  started on h3:3",
+      "  " + LocalIsoTime(122) + "  ended EXIT (exit 3), NON_ZERO_EXIT",
+      "  2 runs; waited 7 s, ran 15 s in all"};
+  std::string want;
+  for (const std::string& line : expected) want += line + "\n";
+  EXPECT_EQ(text, want);
+  EXPECT_EQ(FormatJobTimeline(nlohmann::json("garbage")), "");
 }
 
 TEST(HistoryFormatTest, TimesAreEpochRelativeOrDates) {

@@ -93,7 +93,9 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
   // Jobs: one done, two running (filling both hosts), one pending with a reason, one held,
   // one to cancel from the page.
   const int64_t done = Submit(cluster, {{"command", {"true"}}, {"name", "quick"}});
-  ASSERT_TRUE(cluster.WaitAllEnded({done}, 20s)) << cluster.Logs();
+  const int64_t array =
+      Submit(cluster, {{"command", {"true"}}, {"name", "sweep"}, {"array", "1-3"}});
+  ASSERT_TRUE(cluster.WaitAllEnded({done, array}, 20s)) << cluster.Logs();
   const int64_t run1 =
       Submit(cluster, {{"command", {"sh", "-c", "echo hello from the job; sleep 300"}},
                        {"tasks", 2},
@@ -212,6 +214,25 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
       "document.querySelector('.output-box') && "
       "document.querySelector('.output-box').innerText.includes('keeps no output')"))
       << browser.Eval("document.querySelector('main').innerText").dump();
+
+  // 5b. Arrays (issue 47.5): an element has its own page, /ui/jobs/ID[INDEX], linking to its
+  // array; the array's page lists its elements, each linking to its page.
+  const std::string element = std::to_string(array) + "[2]";
+  ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + element));
+  EXPECT_TRUE(browser.WaitFor("document.querySelector('h1') && "
+                              "document.querySelector('h1').innerText.includes('Job " + element +
+                              "') && document.querySelector('.crumbs a[href=\"/ui/jobs/" +
+                              std::to_string(array) + "\"]')"))
+      << browser.Eval("document.querySelector('main').innerText").dump();
+  ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + std::to_string(array)));
+  EXPECT_TRUE(browser.WaitFor("document.querySelectorAll('table.elements tbody tr').length === 3 && "
+                              "document.querySelector('table.elements a[href=\"/ui/jobs/" +
+                              element + "\"]')"))
+      << browser.Eval("document.querySelector('main').innerText").dump();
+  EXPECT_NE(browser.Eval("document.querySelector('h1').innerText").get<std::string>().find(
+                "Job array " + std::to_string(array) + "[1-3]"),
+            std::string::npos);
+  EXPECT_TRUE(browser.Screenshot(shots / "job-array.png"));
 
   // 6. The cancel button (pressed twice: confirm) cancels, as the API shows.
   ASSERT_TRUE(browser.Navigate(ui + "/jobs/" + std::to_string(doomed)));

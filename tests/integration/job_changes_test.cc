@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "integration/cluster_harness.h"
+#include "testing/build_paths.h"
 
 namespace sluice::integration {
 namespace {
@@ -103,6 +104,35 @@ TEST_F(JobChangesIntegrationTest, ARequeuedJobRunsAgainOneRunAtATimeAheadOfLater
   ASSERT_EQ(summary.exit_code, 0) << summary.stderr_text;
   EXPECT_NE(summary.stdout_text.find("alice"), std::string::npos) << summary.stdout_text;
   EXPECT_EQ(c.Cli({"history", "-s", "RUNNING"}).exit_code, 2);
+
+  // Every run stays (issue 47.6): `history ID` lists the requeued run and the last one;
+  // `history -l ID` tells the story in order.
+  testing::ProcessResult rows = c.Cli({"history", std::to_string(first)});
+  ASSERT_EQ(rows.exit_code, 0) << rows.stderr_text;
+  EXPECT_NE(rows.stdout_text.find("REQUEUED"), std::string::npos) << rows.stdout_text;
+  EXPECT_NE(rows.stdout_text.find("DONE"), std::string::npos) << rows.stdout_text;
+  testing::ProcessResult timeline = c.Cli({"history", "-l", "-j", std::to_string(first)});
+  ASSERT_EQ(timeline.exit_code, 0) << timeline.stderr_text;
+  const std::string& t = timeline.stdout_text;
+  const size_t submitted = t.find("submitted");
+  const size_t started = t.find("started on h");
+  const size_t requeue = t.find("requeued: by alice");
+  const size_t again = t.find("started on h", requeue);
+  const size_t ended = t.find("ended DONE (exit 0)");
+  ASSERT_NE(ended, std::string::npos) << t;
+  EXPECT_TRUE(submitted < started && started < requeue && requeue < again && again < ended)
+      << t;
+  EXPECT_NE(t.find("2 runs"), std::string::npos) << t;
+  EXPECT_EQ(c.Cli({"history", "-l"}).exit_code, 2);  // -l needs a job
+  // bhist -l, the drop-in command, prints the same timeline.
+  const std::filesystem::path compat =
+      std::filesystem::path(testing::SluiceBinary()).parent_path() / "compat";
+  testing::ProcessResult bhist = testing::RunProcess(
+      {"/usr/bin/env", "PATH=" + compat.string() + ":/usr/bin:/bin", "SLUICE_SERVER=" + c.url(),
+       "SLUICE_TOKEN=alice-token", "bhist", "-l", std::to_string(first)},
+      c.dir(), 60s);
+  EXPECT_EQ(bhist.exit_code, 0) << bhist.stderr_text;
+  EXPECT_EQ(bhist.stdout_text, t);
 }
 
 }  // namespace

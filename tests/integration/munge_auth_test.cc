@@ -149,6 +149,56 @@ TEST_F(MungeAuthTest, AgentAsUidZeroRegistersWithoutToken) {
   agent.Stop();
 }
 
+// Issue 47.8: root over MUNGE is the agent on the agent routes and, on the others, the user
+// root — an administrator here (the YAML's root has admin: true) — so root's CLI works.
+TEST_F(MungeAuthTest, RootUsesTheCliOverMungeAsAnAdministrator) {
+  testing::ProcessResult held =
+      CliAs("nobody", "nogroup", {"submit", "--parsable", "-H", "--", "sleep", "60"});
+  ASSERT_EQ(held.exit_code, 0) << held.stderr_text;
+  const std::string id = held.stdout_text.substr(0, held.stdout_text.find('\n'));
+  testing::ProcessResult listed = CliAs("root", "root", {"jobs", "-u", "all"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.stderr_text;
+  EXPECT_NE(listed.stdout_text.find(id), std::string::npos) << listed.stdout_text;
+  testing::ProcessResult cancelled = CliAs("root", "root", {"cancel", id});  // not root's job
+  EXPECT_EQ(cancelled.exit_code, 0) << cancelled.stderr_text;
+  EXPECT_EQ(cluster_.Job(std::stoll(id)).value("state", ""), "CANCELLED");
+}
+
+// Issue 47.8: a user known by MUNGE only opens a dashboard session with `sluice ui-login`;
+// its token then names that user (as the dashboard's #token= address uses it), and cannot
+// open another session.
+TEST_F(MungeAuthTest, UiLoginGivesAMungeUserADashboardToken) {
+  testing::ProcessResult login = CliAs("nobody", "nogroup", {"ui-login", "--ttl", "1h"});
+  ASSERT_EQ(login.exit_code, 0) << login.stderr_text;
+  const std::string marker = "/ui/#token=";
+  const size_t at = login.stdout_text.find(cluster_.url() + marker);
+  ASSERT_NE(at, std::string::npos) << login.stdout_text;
+  std::string token = login.stdout_text.substr(at + cluster_.url().size() + marker.size());
+  token = token.substr(0, token.find('\n'));
+  httplib::Client client(cluster_.url());
+  httplib::Result who = client.Get("/v1/whoami", {{"Authorization", "Bearer " + token}});
+  ASSERT_TRUE(who);
+  EXPECT_EQ(who->status, 200) << who->body;
+  EXPECT_EQ(json::parse(who->body).value("user", ""), "nobody") << who->body;
+  httplib::Result again = client.Post("/v1/ui/sessions", {{"Authorization", "Bearer " + token}},
+                                      "{}", "application/json");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 403) << again->body;
+  EXPECT_EQ(CliAs("nobody", "nogroup", {"ui-login", "--ttl", "soon"}).exit_code, 2);
+}
+
+// Issue 47.8: a CLI with neither a token nor munged's socket says so when it is refused.
+TEST_F(MungeAuthTest, ACliWithoutCredentialsIsToldWhy) {
+  testing::ProcessResult r = testing::RunProcess(
+      {"/usr/bin/env", "-u", "SLUICE_TOKEN", "SLUICE_MUNGE_SOCKET=/nonexistent/munge.socket",
+       sluice::testing::SluiceBinary(), "jobs", "--server", cluster_.url()},
+      cluster_.dir(), 30s);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.stderr_text.find("no MUNGE socket at /nonexistent/munge.socket"), std::string::npos)
+      << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("no token"), std::string::npos) << r.stderr_text;
+}
+
 // Without a token and without munged's socket an agent has no credentials: it says so and
 // exits 2 at once instead of retrying unauthenticated requests for ever.
 TEST(MungeAgentTest, AnAgentWithoutTokenOrMungeSocketRefusesToStart) {

@@ -302,6 +302,12 @@ TEST_F(UserVerbsTest, WaitReturnsTheExitCodeAndPeekShowsTheTail) {
       20s))
       << element.stdout_text << element.stderr_text;
   EXPECT_EQ(c.Cli({"peek", std::to_string(array) + "[1-2]"}).exit_code, 2);
+  // `jobs ID` of an array lists its elements (issue 47.5), not the array as a running job.
+  testing::ProcessResult listed = c.Cli({"jobs", std::to_string(array)});
+  EXPECT_EQ(listed.exit_code, 0) << listed.stderr_text;
+  EXPECT_NE(listed.stdout_text.find("\n" + second + " "), std::string::npos) << listed.stdout_text;
+  EXPECT_EQ(listed.stdout_text.find("\n" + std::to_string(array) + "[1-2]"), std::string::npos)
+      << listed.stdout_text;
   ASSERT_EQ(c.Cli({"cancel", std::to_string(array)}).exit_code, 0);
 }
 

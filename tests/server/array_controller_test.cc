@@ -185,6 +185,45 @@ TEST_F(ArrayControllerTest, DoneOfTheArrayWaitsForEveryElement) {
   EXPECT_EQ(launches[0]["job"], after);
 }
 
+// Issue 47.5: in a listing the array's own object stands for its elements that have no
+// object of their own yet — PENDING while some wait — and is never a RUNNING job beside its
+// running elements; once every element has its own it is not listed. `arrays=1` (jobs -A)
+// and GET /v1/jobs/ID keep the aggregate state.
+TEST_F(ArrayControllerTest, AListingShowsTheArrayObjectOnlyForItsWaitingElements) {
+  const JobId id = h_->Submit("alice", {{"command", "true"}, {"array", "1-10%2"}});
+  ASSERT_EQ(CycleAndLaunch().size(), 2u);
+  const auto listed = [&](std::map<std::string, std::string> query) {
+    std::map<std::string, std::string> states;  // JOBID text -> state
+    for (const json& job : Reply(h_->c().ListJobs(query)).Json()) {
+      states[job.contains("index") ? std::to_string(job["id"].get<JobId>()) + "[" +
+                                         std::to_string(job["index"].get<int>()) + "]"
+                                   : std::to_string(job["id"].get<JobId>())] = job["state"];
+    }
+    return states;
+  };
+  const std::string array = std::to_string(id);
+  std::map<std::string, std::string> all = listed({});
+  EXPECT_EQ(all[array], "PENDING");  // its 8 waiting elements
+  EXPECT_EQ(all[array + "[1]"], "RUNNING");
+  EXPECT_EQ(all[array + "[2]"], "RUNNING");
+  EXPECT_FALSE(listed({{"state", "RUNNING"}}).contains(array));
+  EXPECT_TRUE(listed({{"state", "PENDING"}}).contains(array));
+  EXPECT_EQ(listed({{"arrays", "1"}})[array], "RUNNING");  // jobs -A: the aggregate
+  EXPECT_EQ(h_->State(id), "RUNNING");                     // what done(ID) reads
+  const Result<JobPage> page = h_->c().ListJobPage({{"offset", "0"}, {"state", "RUNNING"}});
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->total, 2) << page->text;  // the two elements, not the array
+  // Once every element ran (each has its own object), the array's object is not listed.
+  for (int round = 0; round < 5; ++round) {
+    FinishAll();
+    CycleAndLaunch();
+  }
+  FinishAll();
+  all = listed({});
+  EXPECT_FALSE(all.contains(array)) << Reply(h_->c().ListJobs({})).Json().dump();
+  EXPECT_EQ(all[array + "[10]"], "DONE");
+}
+
 TEST_F(ArrayControllerTest, ARestartRestoresTheArrayAndEveryElementRunsOnce) {
   const JobId id = h_->Submit("alice", {{"command", "true"}, {"array", "0-9:1%3"}});
   std::multiset<int32_t> ran;

@@ -197,5 +197,68 @@ TEST(HistoryTest, CursorRoundTripsAndRejectsGarbage) {
   }
 }
 
+// Every run stays (issue 47.6): a job requeued while it ran has two history rows — the
+// earlier run REQUEUED, with its hosts and times, and the last — whose waits start at the
+// submission and at the requeue; GET /v1/history/ID gives both and the timeline, from memory
+// and, once the controller forgot the job, from the store.
+TEST(HistoryTest, ARequeuedJobKeepsItsEarlierRunAndItsTimeline) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId id = h.Submit("alice", {{"command", "a"}, {"tasks", 2}});
+  h.Advance(3'000);
+  h.Cycle();
+  ASSERT_EQ(LaunchedIds(h.Heartbeat("h1")), std::vector<JobId>{id});
+  h.Heartbeat("h1", {id});
+  h.Advance(10'000);
+  ASSERT_EQ(Reply(h.c().Requeue(Caller{.user = "alice"}, id)).status, 200);
+  h.Heartbeat("h1", json::array(), Exited(id, 0, "killed"));  // its kill, reported
+  ASSERT_EQ(h.State(id), "PENDING");
+  const json pending = h.Job(id);
+  EXPECT_EQ(pending["requeues"], 1) << pending.dump();
+  h.Advance(4'000);
+  RunToExit(h, id, 0);
+
+  const auto check = [&](const std::string& when) {
+    const json page = History(h, {{"id", std::to_string(id)}});
+    ASSERT_EQ(page["jobs"].size(), 2u) << when << page.dump();
+    const json& last = page["jobs"][0];  // newest end first
+    const json& first = page["jobs"][1];
+    EXPECT_EQ(last["state"], "DONE") << when;
+    EXPECT_EQ(last["run"], 2) << when;
+    EXPECT_EQ(last["wait_seconds"], 4) << when << last.dump();  // since the requeue
+    EXPECT_EQ(first["state"], "REQUEUED") << when;
+    EXPECT_EQ(first["run"], 1) << when;
+    EXPECT_EQ(first["cause"], "by alice") << when;
+    EXPECT_EQ(first["wait_seconds"], 3) << when << first.dump();
+    EXPECT_EQ(first["run_seconds"], 10) << when << first.dump();
+    EXPECT_EQ(first["hosts"], json::parse(R"([{"host": "h1", "slots": 2}])")) << when;
+    const Reply one(h.c().JobHistory(id));
+    ASSERT_EQ(one.status, 200) << when;
+    EXPECT_EQ(one.Json()["runs"].size(), 2u) << when;
+    const json body = one.Json();
+    std::vector<std::string> events;
+    for (const json& e : body["timeline"]) events.push_back(e["event"]);
+    EXPECT_EQ(events, (std::vector<std::string>{"submit", "start", "requeue", "start", "end"}))
+        << when << body.dump();
+    // The summary counts one job with both runs' slot time.
+    const json summary = Reply(h.c().HistorySummary({{"user", "alice"}})).Json();
+    EXPECT_EQ(summary["total"]["jobs"], 1) << when;
+    EXPECT_NEAR(summary["total"]["slot_hours"].get<double>(), 2.0 * (10 + 5) / 3600,
+                1e-9)
+        << when;
+  };
+  check("in memory");
+  h.Advance(2 * 3'600'000);  // past the in-memory retention, then a restart
+  h.Cycle();
+  h.Close();
+  h.Open();
+  EXPECT_EQ(Reply(h.c().GetJob(id)).status, 404);
+  check("from the store");
+  EXPECT_EQ(Reply(h.c().JobHistory(id + 100)).status, 404);
+  EXPECT_EQ(Reply(h.c().History({{"id", "x"}})).status, 400);
+}
+
 }  // namespace
 }  // namespace sluice::server

@@ -27,6 +27,7 @@ void ExpectKeptEqualsWalk(ControllerHarness& h, const std::string& step) {
   auto [kept, walked] = h.c().JobCountsKeptAndWalked();
   ASSERT_EQ(kept.by_state, walked.by_state) << step;
   ASSERT_EQ(kept.by_reason, walked.by_reason) << step;
+  ASSERT_EQ(kept.by_user, walked.by_user) << step;
 }
 
 // Random submissions (plain, held, other queues, arrays), cycles, heartbeats that confirm and

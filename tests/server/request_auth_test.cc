@@ -69,5 +69,33 @@ TEST(RequestAuthTest, MungeIsRefusedWhenOffAndUnavailableWithoutMunged) {
   EXPECT_EQ(on.Authenticate("Munge MUNGE:abc:").error().code(), StatusCode::kUnavailable);
 }
 
+// Issue 47.8: MUNGE's root acts as the agent on agent routes and as the user root on the
+// others; the agent token stays on the agent routes and users off them.
+TEST(RequestAuthTest, MungeRootActsInEitherRoleTheAgentTokenInOne) {
+  const Caller root{.user = "root", .admin = true, .agent = true, .munge_root = true};
+  Caller as;
+  ASSERT_TRUE(AuthorizeRoute(root, false, as).ok());
+  EXPECT_FALSE(as.agent);
+  EXPECT_EQ(as.user, "root");
+  EXPECT_TRUE(as.admin);
+  ASSERT_TRUE(AuthorizeRoute(root, true, as).ok());
+  EXPECT_TRUE(as.agent);
+  const Caller agent{.agent = true};
+  EXPECT_EQ(AuthorizeRoute(agent, false, as).code(), StatusCode::kPermissionDenied);
+  EXPECT_TRUE(AuthorizeRoute(agent, true, as).ok());
+  const Caller alice{.user = "alice"};
+  EXPECT_EQ(AuthorizeRoute(alice, true, as).code(), StatusCode::kPermissionDenied);
+  EXPECT_TRUE(AuthorizeRoute(alice, false, as).ok());
+  EXPECT_EQ(AuthorizeRoute(Status(StatusCode::kUnauthenticated, "no"), false, as).code(),
+            StatusCode::kUnauthenticated);
+}
+
+TEST(RequestAuthTest, AdministratorsAreTheAdminsListAndAdminTokenUsers) {
+  RequestAuthenticator auth(Config(), {});
+  EXPECT_TRUE(auth.IsAdmin("bob"));    // auth.admins
+  EXPECT_TRUE(auth.IsAdmin("carol"));  // admin: true
+  EXPECT_FALSE(auth.IsAdmin("alice"));
+}
+
 }  // namespace
 }  // namespace sluice::server

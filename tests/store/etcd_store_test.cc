@@ -103,7 +103,8 @@ TEST(EtcdCodecTest, RowsRoundTrip) {
                  .max_rss_mb = 1e-7,
                  .message = "line one\nline \"two\"\t\\ \x01 é",
                  .array_states = "12D3Q35W",
-                 .steps = R"([{"step":1,"host":"h\"1","command":"a\tb"}])"};
+                 .steps = R"([{"step":1,"host":"h\"1","command":"a\tb"}])",
+                 .events = R"([{"event":"modify","time":1,"changes":{"queue":"b\"c"}}])"};
   auto full_back = DecodeJob(EncodeJob(full), "k");
   ASSERT_TRUE(full_back) << full_back.error().ToString() << "\n" << EncodeJob(full);
   EXPECT_EQ(*full_back, full);

@@ -114,6 +114,7 @@ TYPED_TEST(StoreContractTest, RowsRoundTripAcrossAReopenAndTheEpochGrows) {
   full.steps = R"([{"step":1,"host":"h1","command":"hostname","start_time":1764450001,)"
                R"("end_time":1764450002,"exit_code":0,"signal":null,"cpu_seconds":0.01,)"
                R"("max_rss_mb":3.2,"state":"COMPLETED"}])";
+  full.events = R"([{"event":"requeue","time":1764450003,"start_time":1764450001,"why":"x"}])";
   uint64_t first_epoch = 0;
   {
     auto store = this->backend_.Open();

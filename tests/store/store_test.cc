@@ -88,6 +88,7 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
   full.steps = R"([{"step":1,"host":"h1","command":"echo 'a, \"b\"'","start_time":1764450001,)"
                R"("end_time":0,"exit_code":null,"signal":null,"cpu_seconds":null,)"
                R"("max_rss_mb":null,"state":"RUNNING"}])";
+  full.events = R"([{"event":"hold","time":1764450002,"by":"alice"}])";
   {
     auto store = Store::Open(dir.path().string());
     ASSERT_TRUE(store) << store.error().ToString();

@@ -7,6 +7,7 @@
 #include "cli/compat/job_lookup.h"
 #include "client/compat/lsf_show.h"
 #include "client/compat/options.h"
+#include "client/history_format.h"
 #include "wire/signal_name.h"
 
 namespace sluice::cli::compat {
@@ -162,15 +163,43 @@ int Bkill(Args args) {
       {{"signal", *name}});
 }
 
+// bhist -l IDS: each job's timeline (GET /v1/history/ID; issue 47.6).
+int BhistLong(client::RestClient& rest, const std::vector<std::string>& ids) {
+  int code = 0;
+  for (const std::string& text : ids) {
+    Result<int64_t> id = ParseJobId(text);
+    Result<nlohmann::json> reply =
+        id ? rest.Get("/v1/history/" + std::to_string(*id)) : Result<nlohmann::json>(id.error());
+    if (reply) {
+      std::cout << client::FormatJobTimeline(*reply);
+      continue;
+    }
+    code = kLsfFailure;
+    std::cerr << (reply.error().code() == StatusCode::kNotFound ||
+                          reply.error().code() == StatusCode::kInvalidArgument
+                      ? "Job <" + text + "> is not found"
+                      : reply.error().message())
+              << "\n";
+  }
+  return code;
+}
+
 int Bhist(Args args) {
   std::vector<std::string> ids;
+  bool long_format = false;
   for (const std::string& arg : args) {
     if (arg == "-a") continue;  // finished and unfinished: what bhist shows here anyway
+    if (arg == "-l") {
+      long_format = true;
+      continue;
+    }
     if (arg.starts_with("-")) return Usage("bhist", arg + ": not supported by Sluice");
     ids.push_back(arg);
   }
+  if (long_format && ids.empty()) return Usage("bhist", "-l: name the jobs (bhist -l ID...)");
   Result<std::unique_ptr<client::RestClient>> rest = Connect();
   if (!rest) return Usage("bhist", rest.error().message());
+  if (long_format) return BhistLong(**rest, ids);
   int code = 0;
   std::vector<CompatJob> jobs;
   if (!ids.empty()) {

@@ -1,5 +1,6 @@
 // The dashboard's shell (docs/design/dashboard.md): login, the router (each page has its
-// own address: /ui/, /ui/jobs, /ui/jobs/ID, /ui/hosts, /ui/queues), and live updates — job
+// own address: /ui/, /ui/jobs, /ui/jobs/ID, /ui/jobs/ID[INDEX], /ui/hosts, /ui/queues), and
+// live updates — job
 // events from GET /v1/events make the current page refresh, at most once a second.
 import {ApiError, get, setToken, streamEvents, takeFragmentToken, token} from './api.js';
 import {clear, errorBox, h} from './dom.js';
@@ -20,8 +21,18 @@ function route(path) {
   const rest = path.replace(/^\/ui\/?/, '').replace(/\/+$/, '');
   if (rest === '') return {module: overview, name: 'overview', params: {}};
   if (rest === 'jobs') return {module: jobs, name: 'jobs', params: {}};
-  const m = /^jobs\/(\d+)$/.exec(rest);
-  if (m) return {module: job, name: 'jobs', params: {id: Number(m[1])}};
+  // /ui/jobs/ID, and /ui/jobs/ID[INDEX] for an element of array ID (issue 47.5).
+  let decoded = rest;
+  try {
+    decoded = decodeURIComponent(rest);
+  } catch {
+    // a malformed escape: matched as typed
+  }
+  const m = /^jobs\/(\d+)(?:\[(\d+)\])?$/.exec(decoded);
+  if (m) {
+    return {module: job, name: 'jobs',
+      params: {id: Number(m[1]), index: m[2] === undefined ? undefined : Number(m[2])}};
+  }
   if (rest === 'hosts') return {module: hosts, name: 'hosts', params: {}};
   if (rest === 'queues') return {module: queues, name: 'queues', params: {}};
   return null;

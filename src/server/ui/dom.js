@@ -88,6 +88,11 @@ export function localTimes(text) {
 }
 
 // The job's printable id: "12" or "12[3]" for an array element.
+// A job's page: /ui/jobs/ID, or /ui/jobs/ID[INDEX] for an array element.
+export function jobHref(job) {
+  return `/ui/jobs/${jobLabel(job)}`;
+}
+
 export function jobLabel(job) {
   return job.index === undefined || job.index === null ? String(job.id) : `${job.id}[${job.index}]`;
 }

@@ -4,9 +4,14 @@
 // cancel / hold / release / requeue, and the steps launched inside it (R-LAUNCH-2: `sluice
 // launch`, srun, blaunch). An action asks for a second press to confirm.
 import {get, post} from '../api.js';
-import {fill, errorBox, fieldList, fmtDuration, fmtTime, h, jobLabel, localTimes, stateBadge} from '../dom.js';
+import {fill, errorBox, fieldList, fmtDuration, fmtTime, h, jobHref, jobLabel, localTimes, stateBadge} from '../dom.js';
 
 const ENDED = ['DONE', 'EXIT', 'CANCELLED'];
+
+// `?index=I` (or `&index=I`) for an array element, '' for a job.
+function indexQuery(job, sep) {
+  return job.index === undefined || job.index === null ? '' : `${sep}index=${job.index}`;
+}
 
 function actionsFor(job, user) {
   if (!user || (!user.admin && user.user !== job.user)) return [];
@@ -39,7 +44,7 @@ function actionBar(job, user, done) {
         armed = null;
         button.disabled = true;
         try {
-          await post(`/v1/jobs/${job.id}/${verb}`);
+          await post(`/v1/jobs/${job.id}/${verb}${indexQuery(job, '?')}`);
           status.textContent = `${label}: done`;
           await done();
         } catch (err) {
@@ -127,7 +132,7 @@ function steps(job) {
   const exit = (st) => st.exit_code === null || st.exit_code === undefined ? '-' :
     st.signal ? `${st.exit_code} (signal ${st.signal})` : String(st.exit_code);
   const row = (st) => h('tr', null,
-      h('td', null, `${job.id}.${st.step}`), h('td', null, st.host), h('td', null, stateBadge(st.state)),
+      h('td', null, `${jobLabel(job)}.${st.step}`), h('td', null, st.host), h('td', null, stateBadge(st.state)),
       h('td', null, exit(st)), h('td', null, fmtTime(st.start_time)),
       h('td', null, st.end_time ? fmtTime(st.end_time) : '-'),
       h('td', null, typeof st.cpu_seconds === 'number' ? `${st.cpu_seconds.toFixed(2)} s` : '-'),
@@ -157,7 +162,7 @@ async function outputTail(job, box) {
     return;
   }
   try {
-    const peek = await get(`/v1/jobs/${job.id}/peek?lines=40`);
+    const peek = await get(`/v1/jobs/${job.id}/peek?lines=40${indexQuery(job, '&')}`);
     fill(box, h('h2', null, `Output (last lines${peek.host ? `, on ${peek.host}` : ''})`),
         h('pre', {class: 'output', tabindex: 0}, peek.text || '(no output yet)'));
   } catch (err) {
@@ -165,24 +170,54 @@ async function outputTail(job, box) {
   }
 }
 
+// An array's elements (issue 47.5), a page of them in index order, each linking to its page;
+// those with no object of their own yet (waiting) are counted in the array's fields.
+async function elements(job, box) {
+  if (!job.array) return;
+  try {
+    const list = await get(`/v1/jobs?array=${job.id}&offset=0&limit=200&sort=id&order=asc&user=all` +
+      '&fields=id,index,state,reason,exit_code,start_time,end_time,hosts');
+    const counts = job.elements && typeof job.elements === 'object' ?
+      Object.entries(job.elements).filter(([, n]) => n > 0).map(([st, n]) => `${n} ${st}`).join(', ') : '';
+    fill(box, h('h2', null, `Elements${counts ? ` (${counts})` : ''}`),
+        list.length === 0 ? h('p', {class: 'muted'}, 'No element has started yet.') :
+          h('div', {class: 'table-wrap'}, h('table', {class: 'grid-table elements'},
+              h('thead', null, h('tr', null, ['Element', 'State', 'Reason / exit', 'Started', 'Ended', 'Hosts']
+                  .map((t) => h('th', {scope: 'col'}, t)))),
+              h('tbody', null, list.map((e) => h('tr', {'data-job': jobLabel(e)},
+                  h('td', null, h('a', {href: jobHref(e)}, jobLabel(e))),
+                  h('td', null, stateBadge(e.state)),
+                  h('td', null, e.reason || (e.exit_code !== null && e.exit_code !== undefined ? `exit ${e.exit_code}` : '')),
+                  h('td', null, fmtTime(e.start_time)), h('td', null, fmtTime(e.end_time)),
+                  h('td', null, hostsText(e.hosts))))))));
+  } catch (err) {
+    fill(box, h('h2', null, 'Elements'), errorBox(err));
+  }
+}
+
 export async function mount(root, params, app) {
   const body = h('div', {class: 'job'});
   root.append(h('p', {class: 'crumbs'}, h('a', {href: '/ui/jobs'}, '← Jobs')), body);
+  const named = params.index === undefined ? String(params.id) : `${params.id}[${params.index}]`;
   const refresh = async () => {
     let job;
     try {
-      job = await get(`/v1/jobs/${params.id}`);
+      job = await get(`/v1/jobs/${params.id}${params.index === undefined ? '' : `?index=${params.index}`}`);
     } catch (err) {
-      fill(body, h('h1', null, `Job ${params.id}`), errorBox(err));
+      fill(body, h('h1', null, `Job ${named}`), errorBox(err));
       return;
     }
     document.title = `Job ${jobLabel(job)} · Sluice`;
     const out = h('section', {class: 'output-box'});
-    fill(body, 
-        h('h1', null, `Job ${jobLabel(job)}`, job.name ? `: ${job.name}` : '', ' ', stateBadge(job.state)),
-        actionBar(job, app.user, refresh), pendingSection(job), out, fields(job), steps(job),
-        admission(job));
-    await outputTail(job, out);
+    const members = h('section', {class: 'elements-box'});
+    const title = job.array ? `Job array ${job.id}[${job.array}]` : `Job ${jobLabel(job)}`;
+    const up = job.index !== undefined && job.index !== null ?
+      h('p', {class: 'crumbs'}, 'Element of ', h('a', {href: `/ui/jobs/${job.id}`}, `array ${job.id}`)) : null;
+    fill(body,
+        h('h1', null, title, job.name ? `: ${job.name}` : '', ' ', stateBadge(job.state)), up,
+        actionBar(job, app.user, refresh), pendingSection(job), out, members, fields(job),
+        steps(job), admission(job));
+    await Promise.all([outputTail(job, out), elements(job, members)]);
   };
   await refresh();
   return {refresh};

@@ -2,11 +2,11 @@
 // done by the server (GET /v1/jobs?offset=&limit=&sort=&order=&search=...), so a page costs
 // the same with 100 or 100,000 jobs. The filters live in the address (shareable links).
 import {api, get} from '../api.js';
-import {fill, errorBox, fmtDuration, fmtNumber, fmtTime, h, jobLabel, stateBadge} from '../dom.js';
+import {fill, errorBox, fmtDuration, fmtNumber, fmtTime, h, jobHref, jobLabel, stateBadge} from '../dom.js';
 
 const STATES = ['PENDING', 'HELD', 'ADMITTING', 'RUNNING', 'DONE', 'EXIT', 'CANCELLED'];
 const FIELDS = 'id,name,user,queue,state,reason,exit_code,cause,tasks,submit_time,start_time,' +
-  'end_time,hosts,estimated_start';
+  'end_time,hosts,estimated_start,index,array,elements';
 const COLUMNS = [
   {key: 'id', label: 'ID', sort: 'id'},
   {key: 'name', label: 'Name', sort: 'name'},
@@ -57,7 +57,9 @@ function why(job) {
 
 function cell(job, key) {
   switch (key) {
-    case 'id': return h('a', {href: `/ui/jobs/${job.id}`}, jobLabel(job));
+    case 'id': return job.array ?
+      h('a', {href: jobHref(job)}, `${job.id}[${job.array}]`) :
+      h('a', {href: jobHref(job)}, jobLabel(job));
     case 'state': return stateBadge(job.state);
     case 'why': return why(job);
     case 'submit_time': case 'start_time': return fmtTime(job[key]);
@@ -92,6 +94,27 @@ function filterForm(q, queues, apply) {
   return form;
 }
 
+// Elements under their array (issue 47.5): on a page that lists an array's object (it stands
+// for its elements still waiting), that array's elements on the page follow it, indented; the
+// rest keep the server's order.
+function grouped(jobs) {
+  const arrays = new Set(jobs.filter((j) => j.array).map((j) => j.id));
+  const under = new Map();
+  for (const j of jobs) {
+    if (j.index !== undefined && arrays.has(j.id)) {
+      if (!under.has(j.id)) under.set(j.id, []);
+      under.get(j.id).push({...j, underArray: true});
+    }
+  }
+  const out = [];
+  for (const j of jobs) {
+    if (j.index !== undefined && arrays.has(j.id)) continue;
+    out.push(j);
+    if (j.array) out.push(...(under.get(j.id) || []));
+  }
+  return out;
+}
+
 function table(jobs, q, apply) {
   const head = COLUMNS.map((c) => {
     if (!c.sort) return h('th', {scope: 'col', class: `c-${c.key}`}, c.label);
@@ -103,8 +126,9 @@ function table(jobs, q, apply) {
   });
   const rows = jobs.length === 0 ?
     [h('tr', null, h('td', {colspan: COLUMNS.length, class: 'muted'}, 'No job matches.'))] :
-    jobs.map((job) => h('tr', {'data-job': job.id},
-        COLUMNS.map((c) => h('td', {class: `c-${c.key}`}, cell(job, c.key)))));
+    grouped(jobs).map((job) => h('tr', {'data-job': jobLabel(job),
+      class: job.array ? 'array' : (job.index !== undefined && job.underArray ? 'element' : null)},
+    COLUMNS.map((c) => h('td', {class: `c-${c.key}`}, cell(job, c.key)))));
   return h('div', {class: 'table-wrap'}, h('table', {class: 'grid-table jobs'},
       h('thead', null, h('tr', null, head)), h('tbody', null, rows)));
 }
