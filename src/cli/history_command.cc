@@ -6,6 +6,7 @@
 // job ids, GET /v1/history/ID for each: its runs (an earlier run ended by a requeue is a
 // REQUEUED row), whatever its state; -l prints its timeline instead.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -91,21 +92,28 @@ int Usage(const std::string& message) {
 
 // The rows (or the timelines, -l) of the jobs named.
 int RunJobHistory(const HistoryCommand& cmd) {
-  std::vector<client::JobRef> refs;
+  std::vector<JobId> ids;
   for (const std::string& text : cmd.ids) {
     Result<client::JobRef> ref = client::ParseJobRef(text);
     if (!ref) return Usage(ref.error().message());
     if (ref->index.find('-') != std::string::npos) {
       return Usage("job id '" + text + "': history takes a job or one array element, not a range");
     }
-    refs.push_back(*ref);
+    int32_t index = 0;
+    if (!ref->index.empty()) {
+      auto [end, error] =
+          std::from_chars(ref->index.data(), ref->index.data() + ref->index.size(), index);
+      if (error != std::errc() || end != ref->index.data() + ref->index.size() ||
+          index > kMaxArrayIndex || ref->id > kMaxArrayJobId) {
+        return Usage("job id '" + text + "': no such array element");
+      }
+    }
+    ids.push_back(ref->index.empty() ? ref->id : ArrayElementId(ref->id, index));
   }
   return WithClient(cmd.connection, [&](client::RestClient& rest) {
     std::vector<wire::HistoryEntry> entries;
     json replies = json::array();
-    for (const client::JobRef& ref : refs) {
-      const JobId id = ref.index.empty() ? ref.id
-                                         : ArrayElementId(ref.id, std::stoi(ref.index));
+    for (JobId id : ids) {
       Result<json> reply = rest.Get("/v1/history/" + std::to_string(id));
       if (!reply) return Fail(reply.error());
       if (cmd.long_format && !cmd.as_json) {

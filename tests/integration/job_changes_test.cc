@@ -124,6 +124,7 @@ TEST_F(JobChangesIntegrationTest, ARequeuedJobRunsAgainOneRunAtATimeAheadOfLater
       << t;
   EXPECT_NE(t.find("2 runs"), std::string::npos) << t;
   EXPECT_EQ(c.Cli({"history", "-l"}).exit_code, 2);  // -l needs a job
+  EXPECT_EQ(c.Cli({"history", "1[99999999999]"}).exit_code, 2);  // no such element
   // bhist -l, the drop-in command, prints the same timeline.
   const std::filesystem::path compat =
       std::filesystem::path(testing::SluiceBinary()).parent_path() / "compat";
