@@ -201,6 +201,35 @@ int64_t NowSeconds() {
       .count();
 }
 
+// `jobs ID` of an array (issue 47.5), as `bjobs ID`: its elements that have their own objects
+// (with -p the waiting ones), a page of 1,000 at a time (`array=ID`), then the array's object
+// for the waiting elements that have none yet, as a listing shows it.
+Status AddArrayElements(client::RestClient& rest, const JobsCommand& cmd, json array, json& jobs) {
+  const int64_t id = array.value("id", int64_t{0});
+  const std::string filter = cmd.pending ? "&state=PENDING,HELD&pending_reasons=1" : "";
+  std::map<std::string, int64_t> listed;  // elements by state
+  constexpr int64_t kPage = 1000;
+  for (int64_t offset = 0;; offset += kPage) {
+    Result<json> page = rest.Get("/v1/jobs?array=" + std::to_string(id) + "&user=all&sort=id" +
+                                 "&order=asc&limit=" + std::to_string(kPage) +
+                                 "&offset=" + std::to_string(offset) + filter);
+    if (!page) return page.error();
+    for (json& element : *page) {
+      ++listed[element.value("state", "")];
+      jobs.push_back(std::move(element));
+    }
+    if (static_cast<int64_t>(page->size()) < kPage) break;
+  }
+  const json counts = array.value("elements", json::object());
+  const int64_t pending = counts.value("PENDING", int64_t{0}) - listed["PENDING"];
+  const int64_t held = counts.value("HELD", int64_t{0}) - listed["HELD"];
+  if (pending > 0 || held > 0) {
+    array["state"] = pending > 0 ? "PENDING" : "HELD";
+    jobs.push_back(std::move(array));
+  }
+  return Status::Ok();
+}
+
 int RunJobs(const JobsCommand& cmd) {
   return WithClient(cmd.connection, [&](client::RestClient& rest) {
     json jobs = json::array();
@@ -217,16 +246,10 @@ int RunJobs(const JobsCommand& cmd) {
           code = std::max(code, Fail(job.error()));
           continue;
         }
-        if (ref->index.empty() && job->contains("array") && !cmd.long_format && !cmd.as_json) {
-          // An array named whole (issue 47.5): its elements, as bjobs ID lists them (with -p
-          // its waiting ones), and its object for those that have none of their own yet.
-          Result<json> listed = rest.Get(
-              "/v1/jobs?user=all" +
-              std::string(cmd.pending ? "&state=PENDING,HELD&pending_reasons=1" : ""));
-          if (!listed) return Fail(listed.error());
-          for (json& entry : *listed) {
-            if (entry.value("id", int64_t{0}) == ref->id) jobs.push_back(std::move(entry));
-          }
+        if (ref->index.empty() && job->contains("array") && !cmd.long_format && !cmd.as_json &&
+            !cmd.arrays) {
+          Status expanded = AddArrayElements(rest, cmd, std::move(*job), jobs);
+          if (!expanded.ok()) code = std::max(code, Fail(expanded));
           continue;
         }
         jobs.push_back(std::move(*job));
@@ -310,7 +333,11 @@ struct ActionCommand {
 // `sluice jobs` would list them; an array's record stands for its elements not yet jobs.
 Result<std::vector<std::string>> SelectedJobs(client::RestClient& rest, const ActionCommand& c) {
   const std::string unfinished = c.signal ? "RUNNING" : "PENDING,HELD,RUNNING";
-  std::string query = "fields=id,index,array,name&state=" + (c.states.empty() ? unfinished : c.states);
+  // arrays=1: an array is selected by its own state (RUNNING while an element runs), not as
+  // the stand-in for its waiting elements a listing shows: `cancel -s PENDING` must not take
+  // the whole array, running elements included.
+  std::string query =
+      "arrays=1&fields=id,index,array,name&state=" + (c.states.empty() ? unfinished : c.states);
   query += "&user=" + QueryEscape(c.user.empty() ? "@me" : c.user);  // the caller's by default
   Result<json> jobs = rest.Get("/v1/jobs?" + query);
   if (!jobs) return jobs.error();

@@ -38,7 +38,8 @@ struct HistoryCommand {
   bool summary = false;
   bool long_format = false;
   int64_t limit = 0;  // 0: every matching job
-  std::vector<std::string> ids;  // positional and -j
+  std::vector<std::string> ids;   // positional
+  std::vector<std::string> jobs;  // -j (both name jobs)
 };
 
 // The filters as a query string ("" or "a=b&c=d"); errors name the flag.
@@ -82,6 +83,8 @@ Result<std::vector<json>> FetchRows(client::RestClient& rest, const HistoryComma
     if (!next.is_string() || (cmd.limit > 0 && int64_t(rows.size()) >= cmd.limit)) break;
     cursor = next.get<std::string>();
   }
+  // A page holds `page` jobs, and a job's earlier runs are rows too: at most --limit rows.
+  if (cmd.limit > 0 && int64_t(rows.size()) > cmd.limit) rows.resize(cmd.limit);
   return rows;
 }
 
@@ -199,10 +202,13 @@ void RegisterHistoryCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--limit", c->limit, "at most N jobs, newest first (default: all)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("ids", c->ids, "these jobs (ID or ID[INDEX]), whatever their state: each run");
-  cmd->add_option("-j,--job", c->ids, "a job, as the ids (sacct -j)");
+  cmd->add_option("-j,--job", c->jobs, "a job, as the ids (sacct -j)");
   cmd->add_flag("-l,--long", c->long_format,
                 "each job's timeline: submit, starts, requeues, changes, end (bhist -l)");
-  cmd->callback([c, &exit_code] { exit_code = RunHistory(*c); });
+  cmd->callback([c, &exit_code] {
+    c->ids.insert(c->ids.end(), c->jobs.begin(), c->jobs.end());
+    exit_code = RunHistory(*c);
+  });
 }
 
 }  // namespace sluice::cli

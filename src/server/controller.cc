@@ -20,10 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-// How long a job read waits for the writes in flight (a group commit takes milliseconds; a
-// store in trouble must not stall readers for longer).
-constexpr std::chrono::milliseconds kReadWaitsForWrites{2000};
-
 Status NotAdmin(const Caller& caller) {
   return Status(StatusCode::kPermissionDenied, caller.user + " is not an administrator");
 }
@@ -104,8 +100,10 @@ Status Controller::Restore(const store::Snapshot& snap) {
 Result<Caller> Controller::Authenticate(const std::string& token) {
   if (std::string_view(token).starts_with(UiSessions::kPrefix)) {  // a dashboard session
     Result<std::string> user = ui_sessions_.Verify(token, ctx_.Now());
-    if (!user) return user.error();
-    return Caller{.user = *user, .admin = authenticator_.IsAdmin(*user)};
+    if (user) return Caller{.user = *user, .admin = authenticator_.IsAdmin(*user)};
+    // Not a session: a configured token may begin so too.
+    if (Result<Caller> configured = authenticator_.AuthenticateToken(token)) return configured;
+    return user.error();
   }
   return authenticator_.AuthenticateToken(token);
 }
@@ -247,7 +245,7 @@ Answer Controller::Hosts() {
   std::lock_guard lock(ctx_.mu());
   json out = json::array();
   for (const core::Host& host : ctx_.state().topology().hosts()) {
-    out.push_back(HostJson(host, agents_.View(host.spec.name)));
+    out.push_back(HostJson(host, ctx_.state().topology(), agents_.View(host.spec.name)));
   }
   return out;
 }
@@ -297,7 +295,8 @@ Answer Controller::HostAction(const Caller& caller, const std::string& host,
   ctx_.log().info("host {}: {} by {}", host, action, caller.user);
   if (action == "open") agents_.HostOpened(host);
   agents_.SyncHostState(host);
-  json answer = HostJson(ctx_.state().topology().hosts()[*index], agents_.View(host));
+  const core::Topology& topology = ctx_.state().topology();
+  json answer = HostJson(topology.hosts()[*index], topology, agents_.View(host));
   return AnswerAfterCommit(lock, std::move(answer), std::move(*batch));
 }
 

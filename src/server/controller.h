@@ -47,6 +47,7 @@
 
 #include <spdlog/logger.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -100,6 +101,10 @@ struct ControllerDeps {
 
 // What a controller call answers (outcome.h).
 using Answer = Outcome<nlohmann::json>;
+
+// How long a job read waits for the writes in flight (a group commit takes milliseconds; a
+// store in trouble must not stall readers for longer).
+inline constexpr std::chrono::milliseconds kReadWaitsForWrites{2000};
 
 class Controller {
  public:

@@ -102,6 +102,10 @@ wire::HistoryEntry HistoryEntryOf(const store::HistoryRecord& record,
     e.name = spec.value("name", "");
     e.user = spec.value("user", "");
     e.queue = spec.value("queue", "");
+    // An array's own row (its elements' rows carry the array's spec too).
+    if (!IsArrayElement(row.id) && spec.contains("array") && spec["array"].is_string()) {
+      e.array = spec["array"];
+    }
   }
   if (e.queue.empty()) e.queue = default_queue;
   const json alloc = json::parse(row.allocation.empty() ? "{}" : row.allocation, nullptr, false);
@@ -122,9 +126,10 @@ Result<ordered_json> HistoryPageJson(store::Store& store, const store::HistoryQu
   if (!page) return page.error();
   ordered_json jobs = ordered_json::array();
   for (const store::HistoryRecord& record : page->records) {
+    wire::HistoryEntry entry = HistoryEntryOf(record, default_queue);
+    if (!entry.array.empty()) continue;  // an array's own row: its elements are the jobs
     // Newest end first: the job's last run, then its earlier ones (issue 47.6).
-    std::vector<wire::HistoryEntry> runs =
-        JobRuns(record.row, HistoryEntryOf(record, default_queue));
+    std::vector<wire::HistoryEntry> runs = JobRuns(record.row, std::move(entry));
     for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
       jobs.push_back(wire::HistoryEntryJson(*run));
     }
@@ -146,8 +151,9 @@ Result<ordered_json> HistorySummaryJson(store::Store& store, store::HistoryQuery
     Result<store::HistoryPage> page = store.QueryHistory(query);
     if (!page) return page.error();
     for (const store::HistoryRecord& record : page->records) {
-      for (const wire::HistoryEntry& run :
-           JobRuns(record.row, HistoryEntryOf(record, default_queue))) {
+      wire::HistoryEntry entry = HistoryEntryOf(record, default_queue);
+      if (!entry.array.empty()) continue;  // an array's own row: not a job
+      for (const wire::HistoryEntry& run : JobRuns(record.row, std::move(entry))) {
         summary.Add(run);
       }
     }
@@ -231,7 +237,8 @@ Answer Controller::JobHistory(JobId id) {
   std::optional<store::StoredJob> row;
   std::string default_queue;
   {
-    std::lock_guard lock(ctx_.mu());
+    MutexLock lock(ctx_.mu());
+    ctx_.writes().AwaitWrites(lock, kReadWaitsForWrites);  // as GET /v1/jobs/ID
     const core::ClusterState& cs = ctx_.state();
     if (!cs.topology().queues().empty()) {
       default_queue = cs.topology().queues()[cs.topology().default_queue()].spec.name;

@@ -190,7 +190,7 @@ std::optional<std::string> JobBook::ListedArrayState(JobId id) const {
     waiting = !by_id_.contains(ArrayElementId(id, array->indices[*it]));  // not looked up yet
   }
   if (waiting) return std::string(ToString(JobState::kPending));
-  if (array->held > 0) return std::string(ToString(JobState::kHeld));
+  if (array->held > 0 || array->queued_held > 0) return std::string(ToString(JobState::kHeld));
   return std::nullopt;
 }
 

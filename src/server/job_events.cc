@@ -39,8 +39,20 @@ bool IsRequeue(const json& event) { return Text(event, "event") == "requeue"; }
 void AppendJobEvent(store::StoredJob& row, json event) {
   json events = json::parse(row.events.empty() ? "[]" : row.events, nullptr, false);
   if (!events.is_array()) events = json::array();
+  const bool requeue = IsRequeue(event);
   events.push_back(std::move(event));
-  while (events.size() > kMaxJobEvents) events.erase(events.begin());
+  // Each kind has its own cap, so changes never push out the runs (their accounting).
+  const size_t cap = requeue ? kMaxJobRuns : kMaxJobEvents;
+  size_t kept = 0;
+  for (const json& e : events) kept += IsRequeue(e) == requeue;
+  for (auto it = events.begin(); kept > cap && it != events.end();) {
+    if (IsRequeue(*it) == requeue) {
+      it = events.erase(it);
+      --kept;
+    } else {
+      ++it;
+    }
+  }
   row.events = events.dump();
 }
 

@@ -6,7 +6,8 @@
 //             it had ended, its "state" and "exit_code"
 //   modify    "by" (the user) and "changes" (the fields changed)
 //   hold, release, cancel   "by"
-// At most kMaxJobEvents are kept (the oldest go first).
+// At most kMaxJobRuns requeues and kMaxJobEvents other events are kept (the oldest of each
+// kind go first), so changes cannot push a run, and its accounting, out.
 // From them: the job's runs as history rows (an earlier run is a REQUEUED row) and its
 // timeline (submit, start, requeue, changes, end), ordered by time.
 // Thread-safety: pure functions.
@@ -22,7 +23,8 @@
 
 namespace sluice::server {
 
-inline constexpr size_t kMaxJobEvents = 64;
+inline constexpr size_t kMaxJobEvents = 64;  // changes (modify, hold, release, cancel)
+inline constexpr size_t kMaxJobRuns = 256;   // earlier runs (requeue events)
 
 // Appends `event` (with "event" and "time") to `row.events`.
 void AppendJobEvent(store::StoredJob& row, nlohmann::json event);

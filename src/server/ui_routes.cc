@@ -39,8 +39,9 @@ const UiAsset* FindAsset(std::string_view path) {
 }
 
 // An app address (a page of the single-page app) rather than a file: no extension in its
-// last segment.
+// last segment, or a host's page.
 bool IsAppAddress(std::string_view path) {
+  if (path.starts_with("hosts/")) return true;  // a host's page: its name may have dots
   const size_t slash = path.rfind('/');
   const std::string_view last = slash == std::string_view::npos ? path : path.substr(slash + 1);
   return last.find('.') == std::string_view::npos;

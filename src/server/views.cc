@@ -133,7 +133,7 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
   return j;
 }
 
-json HostJson(const core::Host& host, const AgentView& view) {
+json HostJson(const core::Host& host, const core::Topology& topology, const AgentView& view) {
   json agent = {{"connected", false}, {"last_heartbeat", nullptr}};
   if (view.registered) {
     agent = {{"connected", view.connected}, {"last_heartbeat", view.last_heartbeat_ms / 1000}};
@@ -144,9 +144,14 @@ json HostJson(const core::Host& host, const AgentView& view) {
               {"used_slots", host.used_slots},
               {"running_jobs", host.running_jobs},
               {"resources", host.spec.resources},
+              {"used_resources", json::object()},
               {"attributes", host.spec.attributes},
               {"tags", host.spec.tags},
               {"agent", agent}};
+  for (const auto& [name, total] : host.spec.resources) {
+    const auto id = topology.FindHostResource(name);
+    out["used_resources"][name] = id ? host.ResourceUsed(*id) : 0;
+  }
   if (!view.closed_reason.empty()) out["reason"] = view.closed_reason;
   return out;
 }

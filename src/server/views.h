@@ -28,7 +28,10 @@ struct AgentView {
   int64_t last_heartbeat_ms = 0;
   std::string closed_reason;  // why the controller closed the host itself (launch failures)
 };
-nlohmann::json HostJson(const core::Host& host, const AgentView& agent);
+// A host as GET /v1/hosts lists it; `used_resources` (issue 47.9) names what its running jobs
+// hold of each consumable it has (`topology` names them).
+nlohmann::json HostJson(const core::Host& host, const core::Topology& topology,
+                        const AgentView& agent);
 nlohmann::json QueueJson(const core::Queue& queue);
 nlohmann::json LimitsJson(const core::ClusterState& state);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/array_ids.h"
+
 namespace sluice::wire {
 
 using nlohmann::json;
@@ -20,8 +22,10 @@ int64_t HistoryEntry::RunSeconds() const {
 ordered_json HistoryEntryJson(const HistoryEntry& e) {
   ordered_json hosts = ordered_json::array();
   for (const auto& [host, slots] : e.hosts) hosts.push_back({{"host", host}, {"slots", slots}});
-  return ordered_json{
-      {"id", e.id},
+  // An element is the array's id and its index, as in job objects (issue 47.5).
+  ordered_json out{{"id", IsArrayElement(e.id) ? ArrayIdOf(e.id) : e.id}};
+  if (IsArrayElement(e.id)) out["index"] = ArrayIndexOf(e.id);
+  out.update(ordered_json{
       {"name", e.name},
       {"user", e.user},
       {"queue", e.queue},
@@ -40,7 +44,8 @@ ordered_json HistoryEntryJson(const HistoryEntry& e) {
       {"cpu_seconds", e.cpu_seconds ? ordered_json(*e.cpu_seconds) : ordered_json(nullptr)},
       {"max_rss_mb", e.max_rss_mb ? ordered_json(*e.max_rss_mb) : ordered_json(nullptr)},
       {"message", e.message},
-      {"steps", ordered_json(EncodeSteps(e.steps))}};
+      {"steps", ordered_json(EncodeSteps(e.steps))}});
+  return out;
 }
 
 namespace {
@@ -63,6 +68,13 @@ Result<HistoryEntry> ParseHistoryEntry(const json& row) {
     if (!row.contains(member) || !row[member].is_string()) return Wrong(member, "a string");
   }
   e.id = row["id"].get<JobId>();
+  if (row.contains("index") && row["index"].is_number_integer()) {
+    const int64_t index = row["index"].get<int64_t>();
+    if (index < 0 || index > kMaxArrayIndex || e.id < 1 || e.id > kMaxArrayJobId) {
+      return Wrong("index", "an array element's index");
+    }
+    e.id = ArrayElementId(e.id, static_cast<int32_t>(index));
+  }
   e.name = row["name"].get<std::string>();
   e.user = row["user"].get<std::string>();
   e.queue = row["queue"].get<std::string>();

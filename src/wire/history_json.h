@@ -47,6 +47,9 @@ struct HistoryEntry {
   std::optional<int64_t> max_rss_mb;
   std::string message;  // why it ended so (e.g. MEM_LIMIT's limit and peak); "" none
   std::vector<StepRecord> steps;  // R-LAUNCH-2: its `sluice launch` steps, in order
+  // An array's own row (R-UX-3): its index spec; "" for a job or an element. Not listed as a
+  // job by the history (its elements are the jobs).
+  std::string array;
 
   int64_t WaitSeconds() const;
   int64_t RunSeconds() const;

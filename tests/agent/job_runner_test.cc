@@ -291,6 +291,24 @@ TEST(JobRunnerTest, AFenceDoesNotClaimAJobThatHadEndedByItself) {
   EXPECT_EQ(second->cause, ExitCause::kFenced);
 }
 
+// Issue 44 (nemesis, seed 4045): a job that exits with a status as its agent fences — it had
+// just finished, or its TERM handler exits — ended by itself; only a job the fence's signal
+// ended is reported fenced (and requeued).
+TEST(JobRunnerTest, AJobThatExitsWithAStatusAsItIsFencedEndedByItself) {
+  TempDir dir;
+  JobRunner runner;
+  JobSpec spec{.job = 14,
+               .command = "trap 'exit 0' TERM; touch ready; while :; do sleep 0.05; done",
+               .cwd = dir.path()};
+  ASSERT_TRUE(runner.Start(spec, Clock::now()).ok());
+  ASSERT_TRUE(WaitForFile(dir.path() / "ready"));
+  runner.KillAll(20s, Clock::now(), ExitCause::kFenced);
+  auto exit = WaitExit(runner, 14);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->exit_code, 0);
+  EXPECT_EQ(exit->cause, ExitCause::kExit);
+}
+
 TEST(JobRunnerTest, LeftoverProcessesOfAFinishedJobAreKilled) {
   TempDir dir;
   JobRunner runner;

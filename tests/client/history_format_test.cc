@@ -171,6 +171,22 @@ TEST(HistoryFormatTest, ArrayElementsAreShownAsIdAndIndex) {
   EXPECT_NE(csv.find("\r\n12[3],"), std::string::npos) << csv;
 }
 
+// Issue 47.5: in the history's JSON an element is its array's id and its index, as in job
+// objects; reading a row back gives the element's job id; a bad index is refused.
+TEST(HistoryFormatTest, AnElementIsItsArrayIdAndIndexInJsonAndRoundTrips) {
+  const wire::HistoryEntry e{.id = ArrayElementId(12, 3), .user = "alice", .state = "DONE"};
+  const nlohmann::ordered_json row = wire::HistoryEntryJson(e);
+  EXPECT_EQ(row["id"], 12);
+  EXPECT_EQ(row["index"], 3);
+  Result<wire::HistoryEntry> back = wire::ParseHistoryEntry(nlohmann::json(row));
+  ASSERT_TRUE(back) << back.error().ToString();
+  EXPECT_EQ(back->id, ArrayElementId(12, 3));
+  EXPECT_FALSE(wire::HistoryEntryJson({.id = 12}).contains("index"));
+  nlohmann::json bad = nlohmann::json(row);
+  bad["index"] = -1;
+  EXPECT_FALSE(wire::ParseHistoryEntry(bad));
+}
+
 // `history -l` (issue 47.6): one line per event in order, in words, then the runs' totals.
 TEST(HistoryFormatTest, TheTimelineIsOneLinePerEventThenTheTotals) {
   const nlohmann::json reply = nlohmann::json::parse(R"({

@@ -262,6 +262,27 @@ TEST_F(DashboardBrowserTest, PagesWorkInChromium) {
              .dump();
   EXPECT_TRUE(browser.Screenshot(shots / "queues.png"));
 
+  // 7b. A host's page (issue 47.9): its slots, memory, agent and the job running on it.
+  ASSERT_TRUE(browser.Navigate(ui + "/hosts/h1"));
+  EXPECT_TRUE(browser.WaitFor("document.querySelector('h1') && "
+                              "document.querySelector('h1').innerText.includes('Host h1') && "
+                              "document.querySelectorAll('table.host-jobs tbody tr').length === 1"))
+      << browser.Eval("document.querySelector('main').innerText").dump();
+  const std::string host_page = browser.Eval("document.querySelector('main').innerText");
+  EXPECT_NE(host_page.find("2 of 2 used"), std::string::npos) << host_page;
+  EXPECT_NE(host_page.find("connected"), std::string::npos) << host_page;
+  EXPECT_TRUE(browser.Screenshot(shots / "host.png"));
+  // 7c. History (issue 47.9): ended jobs newest first, and usage by user.
+  ASSERT_TRUE(browser.Navigate(ui + "/history"));
+  EXPECT_TRUE(browser.WaitFor(
+      "document.querySelector('table.history tr[data-job=\"" + std::to_string(done) +
+      "\"]') && document.querySelector('table.usage tr[data-user=\"alice\"]')"))
+      << browser.Eval("document.querySelector('main').innerText").dump();
+  EXPECT_TRUE(browser.WaitFor("document.querySelector('table.history tr[data-job=\"" +
+                              std::to_string(array) + "[3]\"]')"))
+      << browser.Eval("document.querySelector('main').innerText").dump();
+  EXPECT_TRUE(browser.Screenshot(shots / "history.png"));
+
   // 8. Phone width: the page itself does not scroll sideways (wide tables scroll inside).
   browser.Resize(390, 844, true);
   ASSERT_TRUE(browser.Navigate(ui + "/jobs")) << browser.error() << "\n"

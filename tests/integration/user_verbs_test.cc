@@ -308,6 +308,9 @@ TEST_F(UserVerbsTest, WaitReturnsTheExitCodeAndPeekShowsTheTail) {
   EXPECT_NE(listed.stdout_text.find("\n" + second + " "), std::string::npos) << listed.stdout_text;
   EXPECT_EQ(listed.stdout_text.find("\n" + std::to_string(array) + "[1-2]"), std::string::npos)
       << listed.stdout_text;
+  // Cancelling the waiting jobs leaves a running array alone (its elements run).
+  (void)c.Cli({"cancel", "-s", "PENDING"});
+  EXPECT_EQ(c.Job(array).value("state", ""), "RUNNING") << c.Job(array).dump();
   ASSERT_EQ(c.Cli({"cancel", std::to_string(array)}).exit_code, 0);
 }
 

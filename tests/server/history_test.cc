@@ -7,6 +7,7 @@
 
 #include <set>
 
+#include "base/array_ids.h"
 #include "server/controller.h"
 #include "server/http_reply.h"
 #include "server/controller_fixture.h"
@@ -258,6 +259,43 @@ TEST(HistoryTest, ARequeuedJobKeepsItsEarlierRunAndItsTimeline) {
   check("from the store");
   EXPECT_EQ(Reply(h.c().JobHistory(id + 100)).status, 404);
   EXPECT_EQ(Reply(h.c().History({{"id", "x"}})).status, 400);
+}
+
+// Issue 47.5: an array's own row is not a job in the history (its elements are), and an
+// element's row names it by its array's id and its index.
+TEST(HistoryTest, ElementsAreJobsOfTheHistoryTheirArrayIsNot) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  const JobId array = h.Submit("alice", {{"command", "a"}, {"array", "1-2"}});
+  ASSERT_EQ(h.Register("h2").status, 200);
+  h.Cycle();
+  size_t ran = 0;
+  for (const char* host : {"h1", "h2"}) {
+    const std::vector<JobId> launched = LaunchedIds(h.Heartbeat(host));
+    h.Heartbeat(host, json(launched));
+    json exited = json::array();
+    for (JobId id : launched) exited.push_back(Exited(id, 0)[0]);
+    h.Heartbeat(host, json::array(), exited);
+    ran += launched.size();
+  }
+  ASSERT_EQ(ran, 2u) << h.log();
+  h.Cycle();
+  const json page = History(h);
+  // The elements are the history's jobs, each ID and index; the array's own row (DONE, its
+  // elements done) is not listed.
+  ASSERT_EQ(page["jobs"].size(), 2u) << page.dump();
+  int64_t elements = 0;
+  for (const json& row : page["jobs"]) {
+    EXPECT_TRUE(row.contains("index")) << row.dump();
+    EXPECT_EQ(row["id"], array) << row.dump();
+    ++elements;
+  }
+  EXPECT_EQ(Reply(h.c().HistorySummary({})).Json()["total"]["jobs"], elements);
+  const Reply own(h.c().JobHistory(array));  // still there, asked for by its id
+  ASSERT_EQ(own.status, 200);
+  EXPECT_EQ(own.Json()["runs"][0]["state"], "DONE");
 }
 
 }  // namespace

@@ -126,6 +126,11 @@ TEST(JobEventsTest, TheOldestEventsGoBeyondTheCapAndBadTextReadsAsNone) {
   const std::vector<json> events = JobEvents(row);
   ASSERT_EQ(events.size(), kMaxJobEvents);
   EXPECT_EQ(events.front()["time"], 1010);
+  // Changes never push a run out: its accounting stays.
+  NoteRequeue(row, 2000, "host h1 lost");
+  for (int i = 0; i < 200; ++i) AppendJobEvent(row, {{"event", "hold"}, {"time", 3000 + i}});
+  EXPECT_EQ(RequeueCount(row), 1);
+  EXPECT_EQ(JobEvents(row).size(), kMaxJobEvents + 1);
   row.events = "{not json";
   EXPECT_TRUE(JobEvents(row).empty());
   EXPECT_EQ(QueuedTime(row), row.submit_time);

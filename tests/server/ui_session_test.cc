@@ -67,5 +67,18 @@ TEST(UiSessionTest, TheControllerAcceptsItsSessionsAcrossARestart) {
   EXPECT_FALSE(h.c().AuthenticateRequest("Bearer " + token));
 }
 
+// A configured token may begin like a session's: it still names its user.
+TEST(UiSessionTest, AConfiguredTokenThatLooksLikeASessionStillWorks) {
+  sluice::testing::TempDir dir;
+  ControllerHarness h(dir.path().string());
+  config::AuthConfig auth = testing::TestAuth();
+  auth.users.push_back({.name = "dora", .token = "ui.dora-token"});
+  h.Open(testing::TestCluster(), auth);
+  Result<Caller> dora = h.c().AuthenticateRequest("Bearer ui.dora-token");
+  ASSERT_TRUE(dora) << dora.error().ToString();
+  EXPECT_EQ(dora->user, "dora");
+  EXPECT_FALSE(h.c().AuthenticateRequest("Bearer ui.1.00.dora"));
+}
+
 }  // namespace
 }  // namespace sluice::server

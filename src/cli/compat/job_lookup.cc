@@ -81,9 +81,9 @@ Result<CompatJob> FindJob(client::RestClient& rest, int64_t id) {
                  (cursor.empty() ? "" : "&cursor=" + cursor));
     if (!rows) return rows.error();
     for (const json& row : rows->value("jobs", json::array())) {
-      if (row.value("id", int64_t{0}) != id) continue;
-      Result<wire::HistoryEntry> entry = wire::ParseHistoryEntry(row);
+      Result<wire::HistoryEntry> entry = wire::ParseHistoryEntry(row);  // an element: ID, index
       if (!entry) return entry.error();
+      if (entry->id != id || entry->state == wire::kRequeuedRun) continue;  // its last run only
       CompatJob job = client::compat::JobFromHistory(*entry);
       FillAccount(job);
       return job;
@@ -117,6 +117,9 @@ Result<std::vector<CompatJob>> HistoryJobs(client::RestClient& rest, const std::
     for (const json& row : rows->value("jobs", json::array())) {
       Result<wire::HistoryEntry> entry = wire::ParseHistoryEntry(row);
       if (!entry) return entry.error();
+      // A job's earlier runs (issue 47.6) are not jobs: sacct shows them only with
+      // --duplicates, which the drop-in does not take.
+      if (entry->state == wire::kRequeuedRun) continue;
       out.push_back(client::compat::JobFromHistory(*entry));
       FillAccount(out.back());
     }

@@ -1,6 +1,6 @@
 // The dashboard's shell (docs/design/dashboard.md): login, the router (each page has its
-// own address: /ui/, /ui/jobs, /ui/jobs/ID, /ui/jobs/ID[INDEX], /ui/hosts, /ui/queues), and
-// live updates — job
+// own address: /ui/, /ui/jobs, /ui/jobs/ID, /ui/jobs/ID[INDEX], /ui/hosts, /ui/hosts/NAME,
+// /ui/queues, /ui/history), and live updates — job
 // events from GET /v1/events make the current page refresh, at most once a second.
 import {ApiError, get, setToken, streamEvents, takeFragmentToken, token} from './api.js';
 import {clear, errorBox, h} from './dom.js';
@@ -8,6 +8,8 @@ import * as overview from './pages/overview.js';
 import * as jobs from './pages/jobs.js';
 import * as job from './pages/job.js';
 import * as hosts from './pages/hosts.js';
+import * as host from './pages/host.js';
+import * as historyPage from './pages/history.js';
 import * as queues from './pages/queues.js';
 
 const main = document.getElementById('main');
@@ -34,6 +36,9 @@ function route(path) {
       params: {id: Number(m[1]), index: m[2] === undefined ? undefined : Number(m[2])}};
   }
   if (rest === 'hosts') return {module: hosts, name: 'hosts', params: {}};
+  const hm = /^hosts\/([^/]+)$/.exec(decoded);
+  if (hm) return {module: host, name: 'hosts', params: {name: hm[1]}};
+  if (rest === 'history') return {module: historyPage, name: 'history', params: {}};
   if (rest === 'queues') return {module: queues, name: 'queues', params: {}};
   return null;
 }

@@ -23,7 +23,8 @@ function tile(host, app, refresh, status) {
     }
   };
   return h('li', {class: `tile hs-${host.state} ${loadClass(host)}`, id: `host-${host.name}`},
-      h('div', {class: 'tile-head'}, h('strong', null, host.name), h('span', {class: 'badge'}, host.state)),
+      h('div', {class: 'tile-head'}, h('a', {href: `/ui/hosts/${encodeURIComponent(host.name)}`},
+          h('strong', null, host.name)), h('span', {class: 'badge'}, host.state)),
       h('div', {class: 'meter', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': host.slots,
         'aria-valuenow': host.used_slots, 'aria-label': `${host.name} slots used`},
       h('div', {class: 'meter-fill', style: null, 'data-pct': pct})),

@@ -1,0 +1,68 @@
+// Host detail (issue 47.9): its state and why, slots and each consumable (configured and held
+// by its jobs, memory in MB), attributes and tags, its agent, and the jobs running on it.
+import {get} from '../api.js';
+import {errorBox, fieldList, fill, fmtNumber, fmtTime, h, jobHref, jobLabel, stateBadge} from '../dom.js';
+
+function usage(used, total, unit) {
+  const pct = total > 0 ? ` (${Math.round((100 * used) / total)} %)` : '';
+  return `${fmtNumber(used)} of ${fmtNumber(total)}${unit ? ` ${unit}` : ''} used${pct}`;
+}
+
+function fields(host) {
+  const rows = [['State', host.state + (host.reason ? ` — ${host.reason}` : '')],
+    ['Slots', usage(host.used_slots, host.slots, '')], ['Running jobs', host.running_jobs]];
+  for (const [name, total] of Object.entries(host.resources || {})) {
+    const used = (host.used_resources || {})[name] ?? 0;
+    rows.push([name === 'mem' ? 'Memory' : `Resource ${name}`, usage(used, total, name === 'mem' ? 'MB' : '')]);
+  }
+  for (const [name, value] of Object.entries(host.attributes || {})) rows.push([`Attribute ${name}`, value]);
+  rows.push(['Tags', (host.tags || []).join(', ') || '-']);
+  const agent = host.agent || {};
+  rows.push(['Agent', agent.connected ? 'connected' : 'not connected'],
+      ['Last heartbeat', fmtTime(agent.last_heartbeat)]);
+  return fieldList(rows);
+}
+
+// The slots job `j` holds on host `name`.
+function slotsOn(j, name) {
+  const here = (j.hosts || []).find((x) => x.name === name);
+  return here ? String(here.slots) : '';
+}
+
+function jobsTable(jobs, name) {
+  if (jobs.length === 0) return h('p', {class: 'muted'}, 'None.');
+  const head = ['Job', 'Name', 'User', 'Started', 'Slots here'].map((t) => h('th', {scope: 'col'}, t));
+  const row = (j) => h('tr', {'data-job': jobLabel(j)},
+      h('td', null, h('a', {href: jobHref(j)}, jobLabel(j))), h('td', null, j.name || ''),
+      h('td', null, j.user), h('td', null, fmtTime(j.start_time)), h('td', null, slotsOn(j, name)));
+  return h('div', {class: 'table-wrap'}, h('table', {class: 'grid-table host-jobs'},
+      h('thead', null, h('tr', null, head)), h('tbody', null, jobs.map(row))));
+}
+
+export async function mount(root, params) {
+  document.title = `Host ${params.name} · Sluice`;
+  const body = h('div', {class: 'host'});
+  root.append(h('p', {class: 'crumbs'}, h('a', {href: '/ui/hosts'}, '← Hosts')), body);
+  const refresh = async () => {
+    let host;
+    let jobs;
+    try {
+      const hosts = await get('/v1/hosts');
+      host = hosts.find((x) => x.name === params.name);
+      jobs = host ? await get(`/v1/jobs?host=${encodeURIComponent(params.name)}&state=ADMITTING,RUNNING` +
+        '&offset=0&limit=200&sort=start_time&user=all&fields=id,index,name,user,state,start_time,hosts') : [];
+    } catch (err) {
+      fill(body, h('h1', null, `Host ${params.name}`), errorBox(err));
+      return;
+    }
+    if (!host) {
+      fill(body, h('h1', null, `Host ${params.name}`), h('p', {class: 'error'}, 'No such host.'));
+      return;
+    }
+    fill(body, h('h1', null, `Host ${host.name} `, stateBadge(host.state)), fields(host),
+        h('h2', null, `Running jobs (${jobs.length})`), jobsTable(jobs, host.name));
+  };
+  await refresh();
+  const timer = setInterval(() => refresh().catch(() => {}), 10000);
+  return {refresh, dispose: () => clearInterval(timer)};
+}
