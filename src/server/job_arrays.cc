@@ -171,11 +171,12 @@ void JobBook::CountUnrecordedElements(JobCounts& counts) const {
                                        !parent->second->main_reason.empty()) {
       reason = parent->second->main_reason;
     }
+    const std::string& user = array.spec.user;  // a structured binding: not captured (clang)
     const auto add = [&](JobState state, const std::string& why, int64_t n) {
       if (n == 0) return;
       counts.by_state[{std::string(ToString(state)), queue}] += n;
       counts.by_reason[{why, queue}] += n;
-      counts.by_user[{array.spec.user, std::string(ToString(state))}] += n;
+      counts.by_user[{user, std::string(ToString(state))}] += n;
     };
     add(JobState::kPending, reason, pending);
     add(JobState::kHeld, std::string(core::ToString(core::ReasonCode::kHeld)), held);
