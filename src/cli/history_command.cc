@@ -6,7 +6,6 @@
 // job ids, GET /v1/history/ID for each: its runs (an earlier run ended by a requeue is a
 // REQUEUED row), whatever its state; -l prints its timeline instead.
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -15,8 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/rest_verbs.h"
-#include "base/array_ids.h"
-#include "client/array_format.h"
+#include "cli/compat/job_lookup.h"
 #include "client/history_format.h"
 #include "wire/history_json.h"
 
@@ -97,21 +95,12 @@ int Usage(const std::string& message) {
 int RunJobHistory(const HistoryCommand& cmd) {
   std::vector<JobId> ids;
   for (const std::string& text : cmd.ids) {
-    Result<client::JobRef> ref = client::ParseJobRef(text);
-    if (!ref) return Usage(ref.error().message());
-    if (ref->index.find('-') != std::string::npos) {
+    if (text.find('-') != std::string::npos) {
       return Usage("job id '" + text + "': history takes a job or one array element, not a range");
     }
-    int32_t index = 0;
-    if (!ref->index.empty()) {
-      auto [end, error] =
-          std::from_chars(ref->index.data(), ref->index.data() + ref->index.size(), index);
-      if (error != std::errc() || end != ref->index.data() + ref->index.size() ||
-          index > kMaxArrayIndex || ref->id > kMaxArrayJobId) {
-        return Usage("job id '" + text + "': no such array element");
-      }
-    }
-    ids.push_back(ref->index.empty() ? ref->id : ArrayElementId(ref->id, index));
+    Result<int64_t> id = compat::ParseJobId(text);  // ID, ID[INDEX], ID_INDEX, in range
+    if (!id) return Usage(id.error().message());
+    ids.push_back(*id);
   }
   return WithClient(cmd.connection, [&](client::RestClient& rest) {
     std::vector<wire::HistoryEntry> entries;

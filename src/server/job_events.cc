@@ -81,17 +81,14 @@ std::vector<json> JobEvents(const store::StoredJob& row) {
   return out;
 }
 
-int64_t QueuedTime(const store::StoredJob& row) {
-  int64_t queued = row.submit_time;
+Requeues RequeuesOf(const store::StoredJob& row) {
+  Requeues out{.queued_time = row.submit_time};
   for (const json& e : JobEvents(row)) {
-    if (IsRequeue(e)) queued = Int(e, "time");
+    if (!IsRequeue(e)) continue;
+    ++out.count;
+    out.queued_time = Int(e, "time");
   }
-  return queued;
-}
-
-int32_t RequeueCount(const store::StoredJob& row) {
-  const std::vector<json> events = JobEvents(row);
-  return static_cast<int32_t>(std::count_if(events.begin(), events.end(), IsRequeue));
+  return out;
 }
 
 std::vector<wire::HistoryEntry> JobRuns(const store::StoredJob& row, wire::HistoryEntry current) {

@@ -33,10 +33,13 @@ void AppendJobEvent(store::StoredJob& row, nlohmann::json event);
 void NoteRequeue(store::StoredJob& row, int64_t now, const std::string& why);
 // The events of `row`, oldest first (a row without events, or with unreadable ones: none).
 std::vector<nlohmann::json> JobEvents(const store::StoredJob& row);
-// When the current run's wait began: the last requeue, else the submission.
-int64_t QueuedTime(const store::StoredJob& row);
-// How many times `row` was requeued.
-int32_t RequeueCount(const store::StoredJob& row);
+// How many times `row` was requeued, and when its current run's wait began (the last
+// requeue, else the submission): one reading of its events.
+struct Requeues {
+  int32_t count = 0;
+  int64_t queued_time = 0;
+};
+Requeues RequeuesOf(const store::StoredJob& row);
 
 // `current` (the row's own history entry, HistoryEntryOf) as the last run, after the earlier
 // runs its events record (REQUEUED rows), oldest first.

@@ -107,9 +107,9 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
   if (!detail) return j;
   j["admission"] = AdmissionJson(job, state, now, !entry.reason.empty());
   // Requeued (issue 47.6): when it began waiting again, and how often.
-  if (const int32_t requeues = RequeueCount(job.row); requeues > 0) {
-    j["requeues"] = requeues;
-    j["queued_time"] = QueuedTime(job.row);
+  if (const Requeues requeues = RequeuesOf(job.row); requeues.count > 0) {
+    j["requeues"] = requeues.count;
+    j["queued_time"] = requeues.queued_time;
   }
   if (job.spec.contains("script"))
     j["script_bytes"] = job.spec["script"].get_ref<const std::string&>().size();

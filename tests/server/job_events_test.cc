@@ -57,8 +57,8 @@ TEST(JobEventsTest, ARequeuedRunBecomesAnEarlierRunAndTheWaitStartsAtTheRequeue)
   EXPECT_EQ(runs[1].run, 2);
   EXPECT_EQ(runs[1].queued_time, 150);
   EXPECT_EQ(runs[1].WaitSeconds(), 20);  // from the requeue, not the submission (was 70)
-  EXPECT_EQ(QueuedTime(row), 150);
-  EXPECT_EQ(RequeueCount(row), 1);
+  EXPECT_EQ(RequeuesOf(row).queued_time, 150);
+  EXPECT_EQ(RequeuesOf(row).count, 1);
 }
 
 TEST(JobEventsTest, TheTimelineTellsSubmitStartsRequeueChangesAndEndInOrder) {
@@ -129,11 +129,11 @@ TEST(JobEventsTest, TheOldestEventsGoBeyondTheCapAndBadTextReadsAsNone) {
   // Changes never push a run out: its accounting stays.
   NoteRequeue(row, 2000, "host h1 lost");
   for (int i = 0; i < 200; ++i) AppendJobEvent(row, {{"event", "hold"}, {"time", 3000 + i}});
-  EXPECT_EQ(RequeueCount(row), 1);
+  EXPECT_EQ(RequeuesOf(row).count, 1);
   EXPECT_EQ(JobEvents(row).size(), kMaxJobEvents + 1);
   row.events = "{not json";
   EXPECT_TRUE(JobEvents(row).empty());
-  EXPECT_EQ(QueuedTime(row), row.submit_time);
+  EXPECT_EQ(RequeuesOf(row).queued_time, row.submit_time);
   EXPECT_EQ(JobRuns(row, EntryOf(row)).size(), 1u);
   AppendJobEvent(row, {{"event", "hold"}, {"time", 5}});  // replaces what it cannot read
   EXPECT_EQ(JobEvents(row).size(), 1u);
