@@ -253,7 +253,10 @@ Answer Controller::Hosts() {
 Answer Controller::Queues() {
   std::lock_guard lock(ctx_.mu());
   json out = json::array();
-  for (const core::Queue& queue : ctx_.state().topology().queues()) out.push_back(QueueJson(queue));
+  const JobCounts counts = book_.CountsWithElements();
+  for (const core::Queue& queue : ctx_.state().topology().queues()) {
+    out.push_back(QueueJson(queue, counts));
+  }
   return out;
 }
 
@@ -281,7 +284,9 @@ Answer Controller::QueueAction(const Caller& caller, const std::string& queue,
   if (!batch) return batch.error();
   ctx_.log().info("queue {}: {} by {}", queue, action, caller.user);
   ctx_.cycle().MarkDirty();
-  return AnswerAfterCommit(lock, QueueJson(ctx_.state().topology().queues()[*index]), std::move(*batch));
+  return AnswerAfterCommit(
+      lock, QueueJson(ctx_.state().topology().queues()[*index], book_.CountsWithElements()),
+      std::move(*batch));
 }
 
 Answer Controller::HostAction(const Caller& caller, const std::string& host,

@@ -5,6 +5,18 @@
 
 namespace sluice::server {
 
+namespace {
+
+constexpr std::string_view kRunning = "RUNNING";
+constexpr std::string_view kAdmitting = "ADMITTING";
+constexpr std::string_view kPending = "PENDING";
+constexpr std::string_view kHeld = "HELD";
+
+}  // namespace
+
+// Slots from the hosts; every job number from the book's counts (kept as jobs change, plus
+// the array elements without a record), so the numbers agree with each other and with
+// `sluice jobs` (stats_sampler.h).
 void Controller::SampleStats(StatsSample& out, bool with_counts) {
   std::lock_guard lock(ctx_.mu());
   out.time = ctx_.Now();
@@ -15,22 +27,45 @@ void Controller::SampleStats(StatsSample& out, bool with_counts) {
     out.hosts_ok += 1;
     out.slots += host.spec.slots;
   }
+  const JobCounts counts = book_.CountsWithElements();
+  std::map<std::string, QueueSample*> queues;
   for (const core::Queue& queue : ctx_.state().topology().queues()) {
-    QueueSample q{
-        .name = queue.spec.name, .running = queue.running_jobs, .used_slots = queue.used_slots};
-    for (const core::PendingEntry& e : queue.pending) {
-      (e.job->state == core::JobState::kHeld ? q.held : q.pending) += 1;
-    }
+    out.queues.push_back({.name = queue.spec.name, .used_slots = queue.used_slots});
+  }
+  for (QueueSample& q : out.queues) queues[q.name] = &q;
+  for (const auto& [key, n] : counts.by_state) {
+    const auto& [state, queue_name] = key;
+    auto it = queues.find(queue_name);
+    if (it == queues.end()) continue;  // a job of a queue no longer configured: not sampled
+    QueueSample& q = *it->second;
+    if (state == kRunning) q.running += n;
+    if (state == kPending) q.pending += n;
+    if (state == kHeld) q.held += n;
+    if (state == kAdmitting) out.admitting += n;
+  }
+  for (const QueueSample& q : out.queues) {
+    out.running += q.running;
     out.pending += q.pending;
     out.held += q.held;
-    out.running += q.running;
-    out.queues.push_back(std::move(q));
   }
   if (!with_counts) return;
-  // The book's kept counts (JobBook::counts), summed over queues: no walk over every job.
-  const JobCounts counts = book_.CountsWithElements();
   for (const auto& [key, n] : counts.by_state) out.jobs_by_state[key.first] += n;
-  for (const auto& [key, n] : counts.by_reason) out.pending_by_reason[key.first] += n;
+  // A held job's wait reason is HELD; it is counted as held, not as pending.
+  for (const auto& [key, n] : counts.by_reason) {
+    if (key.first != kHeld) out.pending_by_reason[key.first] += n;
+  }
+  for (const auto& [key, n] : counts.by_user) {
+    const auto& [user, state] = key;
+    UserSample& u = out.users[user];
+    if (state == kRunning) u.running += n;
+    if (state == kPending) u.pending += n;
+    if (state == kHeld) u.held += n;
+  }
+  for (const auto& [user, slots] : book_.SlotsHeldByUser()) {
+    if (slots > 0) out.users[user].slots += slots;
+  }
+  // Only users with a live job: ended ones are in the history page's usage.
+  std::erase_if(out.users, [](const auto& entry) { return entry.second == UserSample{}; });
 }
 
 }  // namespace sluice::server

@@ -87,6 +87,7 @@ json StatsSampler::SampleJson(const StatsSample& s) {
           {"slots", s.slots},
           {"used_slots", s.used_slots},
           {"running", s.running},
+          {"admitting", s.admitting},
           {"pending", s.pending},
           {"held", s.held},
           {"starts", s.starts},
@@ -130,6 +131,12 @@ Result<json> StatsSampler::Json(const std::map<std::string, std::string>& query)
   now_json.erase("ends");
   now_json["jobs_by_state"] = now.jobs_by_state;
   now_json["pending_by_reason"] = now.pending_by_reason;
+  json users = json::object();
+  for (const auto& [user, u] : now.users) {
+    users[user] = {
+        {"running", u.running}, {"pending", u.pending}, {"held", u.held}, {"slots", u.slots}};
+  }
+  now_json["users"] = std::move(users);
   return json{{"interval", options_.interval_seconds},
               {"capacity", options_.capacity},
               {"samples", std::move(out)},

@@ -37,6 +37,20 @@ struct QueueSample {
   int64_t used_slots = 0;
 };
 
+// A user's jobs now (the overview's usage table): by state and the slots their starting and
+// running jobs hold.
+struct UserSample {
+  int64_t running = 0;
+  int64_t pending = 0;
+  int64_t held = 0;
+  int64_t slots = 0;
+  bool operator==(const UserSample&) const = default;
+};
+
+// The job numbers of a sample (running, pending, held, overall and per queue) and the "now"
+// counts come from one source, the book's job counts with unrecorded array elements
+// (JobBook::CountsWithElements), so that the overview's cards, its tables and the queue rows
+// agree: pending is the sum of pending_by_reason, which has no held job.
 struct StatsSample {
   int64_t time = 0;        // Unix seconds
   int64_t hosts = 0;       // configured hosts
@@ -44,6 +58,7 @@ struct StatsSample {
   int64_t slots = 0;       // slots of hosts that accept work
   int64_t used_slots = 0;  // slots in use on every host
   int64_t running = 0;
+  int64_t admitting = 0;  // jobs starting: placed, not yet confirmed running by their agents
   int64_t pending = 0;
   int64_t held = 0;
   int64_t starts = 0;  // jobs started since the previous sample
@@ -52,6 +67,7 @@ struct StatsSample {
   // Filled for the "now" part of a reply only (Controller::SampleStats with counts).
   std::map<std::string, int64_t> jobs_by_state;
   std::map<std::string, int64_t> pending_by_reason;
+  std::map<std::string, UserSample> users;
 };
 
 struct StatsOptions {

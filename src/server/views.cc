@@ -156,12 +156,13 @@ json HostJson(const core::Host& host, const core::Topology& topology, const Agen
   return out;
 }
 
-json QueueJson(const core::Queue& queue) {
-  int64_t pending = 0;
-  int64_t held = 0;
-  for (const core::PendingEntry& e : queue.pending) {
-    (e.job->state == core::JobState::kHeld ? held : pending) += 1;
-  }
+json QueueJson(const core::Queue& queue, const JobCounts& counts) {
+  const auto count = [&](const char* state) -> int64_t {
+    auto it = counts.by_state.find({state, queue.spec.name});
+    return it == counts.by_state.end() ? 0 : it->second;
+  };
+  const int64_t pending = count("PENDING");
+  const int64_t held = count("HELD");
   const core::QueueSpec& q = queue.spec;
   return {{"name", q.name},
           {"priority", q.priority},

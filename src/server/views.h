@@ -32,7 +32,9 @@ struct AgentView {
 // hold of each consumable it has (`topology` names them).
 nlohmann::json HostJson(const core::Host& host, const core::Topology& topology,
                         const AgentView& agent);
-nlohmann::json QueueJson(const core::Queue& queue);
+// A queue as GET /v1/queues lists it; its pending and held jobs from `counts` (the book's,
+// with each array element a job, as the dashboard's overview counts them).
+nlohmann::json QueueJson(const core::Queue& queue, const JobCounts& counts);
 nlohmann::json LimitsJson(const core::ClusterState& state);
 
 }  // namespace sluice::server

@@ -67,8 +67,9 @@ TEST_F(CapacityMetricsTest, HostsShowTheirSlotsResourcesJobsAndStatus) {
 }
 
 TEST_F(CapacityMetricsTest, UsersShowTheirJobsByStateAndTheSlotsTheyHold) {
-  h_.Submit("alice", {{"command", "x"}, {"tasks", 4}});
-  h_.Submit("alice", {{"command", "x"}, {"tasks", 4}});
+  // The first spans both hosts (listed under each): its 6 slots count once.
+  h_.Submit("alice", {{"command", "x"}, {"tasks", 6}});
+  h_.Submit("alice", {{"command", "x"}, {"tasks", 2}});
   h_.Submit("alice", {{"command", "x"}, {"tasks", 4}});  // waits: both hosts are full
   h_.Submit("bob", {{"command", "x"}, {"hold", true}});
   h_.Cycle();
