@@ -260,8 +260,15 @@ void EtcdStore::KeepAliveLoop() {
     const bool gone = (renewed && renewed->ttl <= 0) ||
                       (!renewed && renewed.error().code() == StatusCode::kNotFound);
     if (renewed && renewed->ttl > 0) {
+      // A leader extends its lead only once a quorum read shows the leader key still its own:
+      // an etcd member that was paused while it led answers a renewal as if it still did,
+      // after the others have let the lease expire and elected another controller.
+      const LeadCheck check = ConfirmLead(client);
+      if (check == LeadCheck::kLost) return;  // deposed
       std::lock_guard lock(mu_);
-      lease_valid_until_ = sent + std::chrono::seconds(renewed->ttl);
+      if (check == LeadCheck::kHeld || role_ != Role::kLeader) {
+        lease_valid_until_ = sent + std::chrono::seconds(renewed->ttl);
+      }
     } else if (gone) {
       bool leading = false;
       {
@@ -276,6 +283,30 @@ void EtcdStore::KeepAliveLoop() {
       lease_id_ = 0;
     }
   }
+}
+
+EtcdStore::LeadCheck EtcdStore::ConfirmLead(EtcdClient& client) {
+  const uint64_t epoch = epoch_.load();
+  {
+    std::lock_guard lock(mu_);
+    if (role_ != Role::kLeader) return LeadCheck::kUnknown;
+  }
+  Result<EtcdRange> key = client.Range(LeaderKey(), "", 1, 0);  // linearizable: a quorum's
+  if (!key) return LeadCheck::kUnknown;
+  if (!key->kvs.empty() && key->kvs.front().value == options_.candidate &&
+      key->kvs.front().create_revision == static_cast<int64_t>(epoch)) {
+    return LeadCheck::kHeld;
+  }
+  std::string holder = "nobody";
+  if (!key->kvs.empty()) {
+    holder = key->kvs.front().value + " (epoch " +
+             std::to_string(key->kvs.front().create_revision) + ")";
+    std::lock_guard lock(mu_);
+    leader_ = key->kvs.front().value;
+  }
+  Depose(FailedPrecondition("epoch " + std::to_string(epoch) +
+                            " is fenced: the leader key is held by " + holder));
+  return LeadCheck::kLost;
 }
 
 EtcdClient& EtcdStore::ReachClient() {

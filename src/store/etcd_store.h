@@ -137,6 +137,11 @@ class EtcdStore final : public Store {
 
   void CampaignLoop();
   void KeepAliveLoop();
+  // After a renewal: whether the leader key, read through a quorum, is still this leader's
+  // (kHeld), another's or gone (kLost: deposed here), or could not be read (kUnknown; also
+  // when not leading).
+  enum class LeadCheck { kHeld, kLost, kUnknown };
+  LeadCheck ConfirmLead(EtcdClient& client);
   void WriterLoop();
   // Turns a group of batches into txn-sized chunks; a batch with a key too large for any txn
   // gets its Status in `refused` (indexed like `group`).
