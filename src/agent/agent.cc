@@ -16,6 +16,7 @@
 
 #include "base/array_ids.h"
 #include "agent/controller_client.h"
+#include "agent/host_load.h"
 #include "agent/instance_name.h"
 #include "agent/job_script.h"
 #include "agent/job_shepherd.h"
@@ -518,6 +519,7 @@ struct Agent::State {
         report_cv.notify_one();
       }
       heartbeat_body.peeks = std::exchange(peek_results, {});
+      heartbeat_body.load = ReadHostLoad();
       seq = next_seq++;
     }
     const TimePoint sent = Clock::now();

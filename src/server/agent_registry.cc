@@ -183,6 +183,7 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
   Agent& agent = **checked;
   const int64_t generation = ++agent.poll_generation;
   ctx_.wakeups().WakeAll();  // an older poll of this agent answers now
+  if (report.load) agent.load = *report.load;
 
   // 1. Reports, committed before they are acknowledged.
   store::WriteBatch batch;
@@ -536,7 +537,8 @@ AgentView AgentRegistry::View(const std::string& host) const {
   return AgentView{.registered = true,
                    .connected = !it->second->unavail,
                    .last_heartbeat_ms = it->second->last_heartbeat_ms,
-                   .closed_reason = it->second->closed_reason};
+                   .closed_reason = it->second->closed_reason,
+                   .load = it->second->load};
 }
 
 void AgentRegistry::NoteHostFault(const std::string& name, const std::string& message,

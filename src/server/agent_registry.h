@@ -132,6 +132,7 @@ class AgentRegistry {
     // ControllerOptions::close_host_after_launch_failures the host is closed (issue 47.3).
     int32_t host_faults = 0;
     std::string closed_reason;  // set when that closed it; cleared when it is opened
+    std::optional<wire::HostLoad> load;  // as its last heartbeat reported it (issue 47.9)
   };
 
   // One host's part of a batched heartbeat (agent_batch.cc).

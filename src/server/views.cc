@@ -153,6 +153,16 @@ json HostJson(const core::Host& host, const core::Topology& topology, const Agen
     out["used_resources"][name] = id ? host.ResourceUsed(*id) : 0;
   }
   if (!view.closed_reason.empty()) out["reason"] = view.closed_reason;
+  // As its agent last reported it (issue 47.9, `lsload`); null until it has.
+  out["load"] = nullptr;
+  if (view.load) {
+    out["load"] = {{"r1m", view.load->r1m},
+                   {"r5m", view.load->r5m},
+                   {"r15m", view.load->r15m},
+                   {"mem_available_mb", view.load->mem_available_mb < 0
+                                            ? json(nullptr)
+                                            : json(view.load->mem_available_mb)}};
+  }
   return out;
 }
 

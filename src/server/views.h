@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "core/model/cluster_state.h"
 #include "server/job_book.h"
+#include "wire/agent_protocol.h"
 #include "wire/job_json.h"
 
 namespace sluice::server {
@@ -27,6 +29,7 @@ struct AgentView {
   bool connected = false;
   int64_t last_heartbeat_ms = 0;
   std::string closed_reason;  // why the controller closed the host itself (launch failures)
+  std::optional<wire::HostLoad> load;  // the agent's last report (agent/host_load.h)
 };
 // A host as GET /v1/hosts lists it; `used_resources` (issue 47.9) names what its running jobs
 // hold of each consumable it has (`topology` names them).

@@ -437,6 +437,12 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
   json body = {{"epoch", request.epoch},     {"wait_ms", request.wait_ms},
                {"running", request.running}, {"exited", exited},
                {"launch_failed", failed},    {"instance", request.instance}};
+  if (request.load) {
+    body["load"] = {{"r1m", request.load->r1m},
+                    {"r5m", request.load->r5m},
+                    {"r15m", request.load->r15m},
+                    {"mem_available_mb", request.load->mem_available_mb}};
+  }
   if (!request.peeks.empty()) {
     body["peeks"] = json::array();
     for (const PeekResult& result : request.peeks)
@@ -445,11 +451,47 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
   return body;
 }
 
+namespace {
+
+// "load": finite averages >= 0 and an integer mem_available_mb >= -1.
+Result<HostLoad> DecodeHostLoad(const json& load) {
+  if (!load.is_object()) return TypeError("load", "an object");
+  static const std::set<std::string> kFields = {"r1m", "r5m", "r15m", "mem_available_mb"};
+  for (auto it = load.begin(); it != load.end(); ++it) {
+    if (!kFields.contains(it.key())) return InvalidArgument("load." + it.key() + ": unknown field");
+  }
+  HostLoad out;
+  for (auto [name, field] : {std::pair{"r1m", &out.r1m}, std::pair{"r5m", &out.r5m},
+                             std::pair{"r15m", &out.r15m}}) {
+    auto v = load.find(name);
+    if (v == load.end() || !v->is_number() || !std::isfinite(v->get<double>()) ||
+        v->get<double>() < 0) {
+      return TypeError(std::string("load.") + name, "a number >= 0");
+    }
+    *field = v->get<double>();
+  }
+  if (auto mem = load.find("mem_available_mb"); mem != load.end()) {
+    if (!mem->is_number_integer() || mem->get<int64_t>() < -1) {
+      return TypeError("load.mem_available_mb", "an integer >= -1");
+    }
+    out.mem_available_mb = mem->get<int64_t>();
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
-  static const std::set<std::string> kFields = {"epoch",         "wait_ms", "running", "exited",
-                                                "launch_failed", "peeks",   "instance"};
+  static const std::set<std::string> kFields = {"epoch",         "wait_ms", "running",
+                                                "exited",        "peeks",   "instance",
+                                                "launch_failed", "load"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   HeartbeatRequest request;
+  if (auto load = body.find("load"); load != body.end() && !load->is_null()) {
+    Result<HostLoad> decoded = DecodeHostLoad(*load);
+    if (!decoded) return decoded.error();
+    request.load = *decoded;
+  }
   SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
   SLUICE_RETURN_IF_ERROR(ReadEpoch(body, request.epoch));
   if (auto wait = body.find("wait_ms"); wait != body.end()) {

@@ -76,6 +76,16 @@ struct LaunchFailure {
   bool host_fault = false;
 };
 
+// The host's load (issue 47.9, agent/host_load.h): run-queue averages over 1, 5 and 15
+// minutes and the memory available for new work in MB (-1: unknown). Shown, not scheduled on.
+struct HostLoad {
+  double r1m = 0;
+  double r5m = 0;
+  double r15m = 0;
+  int64_t mem_available_mb = -1;
+  bool operator==(const HostLoad&) const = default;
+};
+
 // Heartbeat body (POST /v1/agents/NAME/heartbeat). `wait_ms` decodes clamped to
 // [0, kMaxWaitMs].
 inline constexpr int64_t kMaxWaitMs = 10'000;
@@ -87,6 +97,7 @@ struct HeartbeatRequest {
   std::vector<LaunchFailure> launch_failed;
   std::string instance;           // as registered (RegisterRequest::instance)
   std::vector<PeekResult> peeks;  // answers to `peek` orders (wire/peek.h)
+  std::optional<HostLoad> load;   // "load": {"r1m", "r5m", "r15m", "mem_available_mb"}
 };
 
 // One job to start. Exactly one of `argv` and `command` is needed by the agent; the controller

@@ -85,7 +85,8 @@ TEST(AgentProtocolTest, HeartbeatRoundTrip) {
                   .cpu_seconds = 1.25,
                   .max_rss_mb = 64,
                   .message = "memory limit 64 MB reached"}},
-      .launch_failed = {{.job = 8, .message = "exec: x: not found"}}};
+      .launch_failed = {{.job = 8, .message = "exec: x: not found"}},
+      .load = HostLoad{.r1m = 1.5, .r5m = 0.25, .r15m = 0, .mem_available_mb = 2048}};
   Result<HeartbeatRequest> decoded = DecodeHeartbeat(EncodeHeartbeat(request));
   ASSERT_TRUE(decoded) << decoded.error().message();
   EXPECT_EQ(decoded->epoch, 3u);
@@ -107,6 +108,11 @@ TEST(AgentProtocolTest, HeartbeatRoundTrip) {
   ASSERT_EQ(decoded->launch_failed.size(), 1u);
   EXPECT_EQ(decoded->launch_failed[0].job, 8);
   EXPECT_EQ(decoded->launch_failed[0].message, "exec: x: not found");
+  EXPECT_EQ(decoded->load, request.load);
+  // Without a load (an older agent): none, not zeros.
+  decoded = DecodeHeartbeat(EncodeHeartbeat(HeartbeatRequest{.epoch = 3}));
+  ASSERT_TRUE(decoded);
+  EXPECT_FALSE(decoded->load);
 }
 
 TEST(AgentProtocolTest, HeartbeatDefaultsAndClamps) {
@@ -168,6 +174,15 @@ TEST(AgentProtocolTest, HeartbeatErrorsNameTheField) {
       {"failure message a number",
        {{"launch_failed", {{{"job", 1}, {"message", 2}}}}},
        "launch_failed[0].message"},
+      {"load not an object", {{"load", 1}}, "load"},
+      {"load without r5m", {{"load", {{"r1m", 1}, {"r15m", 1}}}}, "load.r5m"},
+      {"negative load", {{"load", {{"r1m", -1}, {"r5m", 1}, {"r15m", 1}}}}, "load.r1m"},
+      {"memory a float",
+       {{"load", {{"r1m", 1}, {"r5m", 1}, {"r15m", 1}, {"mem_available_mb", 1.5}}}},
+       "load.mem_available_mb"},
+      {"load unknown member",
+       {{"load", {{"r1m", 1}, {"r5m", 1}, {"r15m", 1}, {"swap", 1}}}},
+       "load.swap"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

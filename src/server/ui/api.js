@@ -30,8 +30,8 @@ export class ApiError extends Error {
 }
 
 // GET (or `method`) `path`; resolves to {data, total} (total: X-Total-Count, or NaN).
-export async function api(path, {method = 'GET', body, signal} = {}) {
-  const headers = {Authorization: `Bearer ${token()}`};
+export async function api(path, {method = 'GET', body, signal, headers: extra = {}} = {}) {
+  const headers = {...extra, Authorization: `Bearer ${token()}`};
   let payload;
   if (method !== 'GET') {
     headers['Content-Type'] = 'application/json';

@@ -1,6 +1,6 @@
 // The dashboard's shell (docs/design/dashboard.md): login, the router (each page has its
 // own address: /ui/, /ui/jobs, /ui/jobs/ID, /ui/jobs/ID[INDEX], /ui/hosts, /ui/hosts/NAME,
-// /ui/queues, /ui/history), and live updates — job
+// /ui/queues, /ui/history, /ui/submit), and live updates — job
 // events from GET /v1/events make the current page refresh, at most once a second.
 import {ApiError, get, setToken, streamEvents, takeFragmentToken, token} from './api.js';
 import {clear, errorBox, h} from './dom.js';
@@ -11,6 +11,7 @@ import * as hosts from './pages/hosts.js';
 import * as host from './pages/host.js';
 import * as historyPage from './pages/history.js';
 import * as queues from './pages/queues.js';
+import * as submit from './pages/submit.js';
 
 const main = document.getElementById('main');
 const app = {
@@ -40,6 +41,7 @@ function route(path) {
   if (hm) return {module: host, name: 'hosts', params: {name: hm[1]}};
   if (rest === 'history') return {module: historyPage, name: 'history', params: {}};
   if (rest === 'queues') return {module: queues, name: 'queues', params: {}};
+  if (rest === 'submit') return {module: submit, name: 'submit', params: {}};
   return null;
 }
 

@@ -114,3 +114,37 @@ export function fieldList(rows) {
   }
   return dl;
 }
+
+// Field names in words (issue 47.9): the job's and its admission record's members as
+// `sluice jobs -l` names them; a member without an entry reads as its words ("queued_time"
+// would be "Queued time"), never as the API's key.
+const FIELD_WORDS = {
+  cwd: 'Working directory', output: 'Output file', error: 'Error file', exclusive: 'Whole hosts',
+  priority: 'Priority', dispatch_attempts: 'Dispatch attempts', requeues: 'Times requeued',
+  queued_time: 'Pending since', script_bytes: 'Script size (bytes)', estimated_from: 'Estimated from',
+  account: 'Runs as', array: 'Array indexes', elements: 'Elements by state', index: 'Array index',
+  policy: 'Queue policy', seq: 'Place in queue', pending_age: 'Waiting for', request: 'Request',
+  classification: 'Classification', bypass_count: 'Times bypassed', max_bypass: 'Bypass limit',
+  first_blocked: 'First blocked', max_head_wait: 'Head wait limit', gate: 'Starvation gate',
+  gate_since: 'Gate since', gate_active: 'Gate active', requested_slots: 'Slots asked',
+  eligible_slots: 'Slots eligible', phase: 'Admission phase', epoch: 'Controller epoch',
+  umask: 'File mode mask',
+};
+
+export function fieldWords(key) {
+  if (Object.prototype.hasOwnProperty.call(FIELD_WORDS, key)) return FIELD_WORDS[key];
+  const words = String(key).replace(/_/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+// A member's value as text: times as local times, lists and objects as their members.
+export function fieldText(key, value) {
+  if (value === null || value === undefined || value === '') return '-';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'number' && /(_time|_blocked|_since)$/.test(key) && value > 1e8) return fmtTime(value);
+  if (Array.isArray(value)) return value.map((x) => fieldText('', x)).join(', ');
+  if (typeof value === 'object') {
+    return Object.entries(value).map(([k, v]) => `${fieldWords(k).toLowerCase()} ${fieldText(k, v)}`).join(', ');
+  }
+  return String(value);
+}

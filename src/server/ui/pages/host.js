@@ -1,5 +1,6 @@
 // Host detail (issue 47.9): its state and why, slots and each consumable (configured and held
-// by its jobs, memory in MB), attributes and tags, its agent, and the jobs running on it.
+// by its jobs, memory in MB), its load and available memory as its agent reports them,
+// attributes and tags, its agent, and the jobs running on it.
 import {get} from '../api.js';
 import {errorBox, fieldList, fill, fmtNumber, fmtTime, h, jobHref, jobLabel, stateBadge} from '../dom.js';
 
@@ -15,6 +16,11 @@ function fields(host) {
     const used = (host.used_resources || {})[name] ?? 0;
     rows.push([name === 'mem' ? 'Memory' : `Resource ${name}`, usage(used, total, name === 'mem' ? 'MB' : '')]);
   }
+  const load = host.load;
+  rows.push(['Load (1, 5, 15 min)', load ? [load.r1m, load.r5m, load.r15m].map((x) => x.toFixed(2)).join(', ') :
+    'not reported yet'],
+  ['Memory available', load && typeof load.mem_available_mb === 'number' ?
+    `${fmtNumber(load.mem_available_mb)} MB` : '-']);
   for (const [name, value] of Object.entries(host.attributes || {})) rows.push([`Attribute ${name}`, value]);
   rows.push(['Tags', (host.tags || []).join(', ') || '-']);
   const agent = host.agent || {};

@@ -4,7 +4,8 @@
 // cancel / hold / release / requeue, and the steps launched inside it (R-LAUNCH-2: `sluice
 // launch`, srun, blaunch). An action asks for a second press to confirm.
 import {get, post} from '../api.js';
-import {fill, errorBox, fieldList, fmtDuration, fmtTime, h, jobHref, jobLabel, localTimes, stateBadge} from '../dom.js';
+import {fill, errorBox, fieldList, fieldText, fieldWords, fmtDuration, fmtTime, h, jobHref, jobLabel, localTimes,
+  stateBadge} from '../dom.js';
 
 const ENDED = ['DONE', 'EXIT', 'CANCELLED'];
 
@@ -63,7 +64,7 @@ function actionBar(job, user, done) {
 function since(job) {
   const st = job.state;
   const at = ENDED.includes(st) ? job.end_time : ['RUNNING', 'ADMITTING'].includes(st) ?
-    job.start_time : job.submit_time;
+    job.start_time : job.queued_time ?? job.submit_time;  // waiting again since a requeue
   return at ? `${st} since ${fmtTime(at)}` : st;
 }
 
@@ -113,7 +114,7 @@ function fields(job) {
     'max_rss_mb', 'reason', 'reasons', 'admission', 'estimated_start', 'unknown_because',
     'steps']);
   const rest = Object.keys(job).filter((k) => !shown.has(k)).sort()
-      .map((k) => [k, typeof job[k] === 'object' && job[k] !== null ? JSON.stringify(job[k]) : String(job[k])]);
+      .map((k) => [fieldWords(k), fieldText(k, job[k])]);
   return fieldList([
     ['Command', job.command ?? '-'], ['User', job.user], ['Runs as', job.account],
     ['Queue', job.queue], ['Project', job.project], ['State', since(job)],
@@ -148,9 +149,8 @@ function steps(job) {
 function admission(job) {
   const a = job.admission;
   if (!a || typeof a !== 'object') return null;
-  const rows = Object.entries(a).map(([k, v]) => [k,
-    (k === 'first_blocked' || k === 'gate_since') && typeof v === 'number' ? fmtTime(v) :
-      v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)]);
+  const rows = Object.entries(a).map(([k, v]) => [fieldWords(k),
+    k === 'pending_age' && typeof v === 'number' ? fmtDuration(v) : fieldText(k, v)]);
   return h('details', {class: 'admission'}, h('summary', null, 'Admission record'), fieldList(rows));
 }
 
