@@ -297,16 +297,20 @@ EtcdStore::LeadCheck EtcdStore::ConfirmLead(EtcdClient& client) {
       key->kvs.front().create_revision == static_cast<int64_t>(epoch)) {
     return LeadCheck::kHeld;
   }
-  std::string holder = "nobody";
-  if (!key->kvs.empty()) {
-    holder = key->kvs.front().value + " (epoch " +
-             std::to_string(key->kvs.front().create_revision) + ")";
-    std::lock_guard lock(mu_);
-    leader_ = key->kvs.front().value;
-  }
-  Depose(FailedPrecondition("epoch " + std::to_string(epoch) +
-                            " is fenced: the leader key is held by " + holder));
+  Depose(FencedBy(key->kvs, epoch));
   return LeadCheck::kLost;
+}
+
+Status EtcdStore::FencedBy(const std::vector<EtcdKv>& leader_key, uint64_t epoch) {
+  std::string holder = "nobody";
+  if (!leader_key.empty()) {
+    holder = leader_key.front().value + " (epoch " +
+             std::to_string(leader_key.front().create_revision) + ")";
+    std::lock_guard lock(mu_);
+    leader_ = leader_key.front().value;
+  }
+  return FailedPrecondition("epoch " + std::to_string(epoch) +
+                            " is fenced: the leader key is held by " + holder);
 }
 
 EtcdClient& EtcdStore::ReachClient() {
@@ -510,15 +514,7 @@ Status EtcdStore::CommitChunk(EtcdClient& client, Chunk& chunk) {
     last_revision_ = std::max(last_revision_, written_mod_);
     return Status::Ok();
   }
-  std::string holder = "nobody";
-  if (!txn->failure_kvs.empty()) {
-    holder = txn->failure_kvs.front().value + " (epoch " +
-             std::to_string(txn->failure_kvs.front().create_revision) + ")";
-    std::lock_guard lock(mu_);
-    leader_ = txn->failure_kvs.front().value;
-  }
-  Status fenced = FailedPrecondition("epoch " + std::to_string(epoch) +
-                                     " is fenced: the leader key is held by " + holder);
+  Status fenced = FencedBy(txn->failure_kvs, epoch);
   Depose(fenced);
   return fenced;
 }

@@ -142,6 +142,9 @@ class EtcdStore final : public Store {
   // when not leading).
   enum class LeadCheck { kHeld, kLost, kUnknown };
   LeadCheck ConfirmLead(EtcdClient& client);
+  // The status of a leader fenced at `epoch`, naming the leader key's holder (`leader_key`: the
+  // key as read, empty when gone), who becomes leader().
+  Status FencedBy(const std::vector<EtcdKv>& leader_key, uint64_t epoch);
   void WriterLoop();
   // Turns a group of batches into txn-sized chunks; a batch with a key too large for any txn
   // gets its Status in `refused` (indexed like `group`).
