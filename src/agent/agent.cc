@@ -211,6 +211,9 @@ struct Agent::State {
   uint64_t next_seq = 1;
   std::string last_register_error;
   int refused_status = 0;  // the last heartbeat refusal logged (0: none since a success)
+  // Whether heartbeats carry the host's load: a controller older than the field refuses it
+  // (400 "load: unknown field"); the agent then sends none rather than lose its lease.
+  bool send_load = true;
   // The last "cannot reach" said ("URL: error"; empty: none since an answer), and when.
   std::string unreachable_said;
   TimePoint unreachable_logged{};
@@ -519,7 +522,7 @@ struct Agent::State {
         report_cv.notify_one();
       }
       heartbeat_body.peeks = std::exchange(peek_results, {});
-      heartbeat_body.load = ReadHostLoad();
+      if (send_load) heartbeat_body.load = ReadHostLoad();
       seq = next_seq++;
     }
     const TimePoint sent = Clock::now();
@@ -531,6 +534,12 @@ struct Agent::State {
     // 404: the controller does not know this agent (restarted); 409: another instance took
     // the host after this one's lease expired. Either way: register again.
     if (reply.status == 404 || reply.status == 409) registered = false;
+    if (reply.status == 400 && heartbeat_body.load && reply.error.starts_with("load")) {
+      send_load = false;
+      spdlog::warn("agent {}: the controller does not take the host's load ({}); sending none",
+                   options.host.name, reply.error);
+      return 500;  // retried at once, without it
+    }
     if (reply.status != 200) {
       NoteRefused(reply, heartbeat_body);
       return reply.status;

@@ -33,21 +33,26 @@ void Controller::SampleStats(StatsSample& out, bool with_counts) {
     out.queues.push_back({.name = queue.spec.name, .used_slots = queue.used_slots});
   }
   for (QueueSample& q : out.queues) queues[q.name] = &q;
+  // Running: the jobs that hold an allocation (admitting ones too), as a queue's running_jobs
+  // and `sluice queues` count them. A job of a queue no longer configured counts in the totals
+  // (as in jobs_by_state), in no queue's row.
+  QueueSample unlisted;
   for (const auto& [key, n] : counts.by_state) {
     const auto& [state, queue_name] = key;
     auto it = queues.find(queue_name);
-    if (it == queues.end()) continue;  // a job of a queue no longer configured: not sampled
-    QueueSample& q = *it->second;
-    if (state == kRunning) q.running += n;
+    QueueSample& q = it == queues.end() ? unlisted : *it->second;
+    if (state == kRunning || state == kAdmitting) q.running += n;
+    if (state == kAdmitting) out.admitting += n;
     if (state == kPending) q.pending += n;
     if (state == kHeld) q.held += n;
-    if (state == kAdmitting) out.admitting += n;
   }
-  for (const QueueSample& q : out.queues) {
+  const auto add = [&](const QueueSample& q) {
     out.running += q.running;
     out.pending += q.pending;
     out.held += q.held;
-  }
+  };
+  for (const QueueSample& q : out.queues) add(q);
+  add(unlisted);
   if (!with_counts) return;
   for (const auto& [key, n] : counts.by_state) out.jobs_by_state[key.first] += n;
   // A held job's wait reason is HELD; it is counted as held, not as pending.

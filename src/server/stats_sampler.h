@@ -58,7 +58,7 @@ struct StatsSample {
   int64_t slots = 0;       // slots of hosts that accept work
   int64_t used_slots = 0;  // slots in use on every host
   int64_t running = 0;
-  int64_t admitting = 0;  // jobs starting: placed, not yet confirmed running by their agents
+  int64_t admitting = 0;  // of `running`, those placed but not yet confirmed by their agents
   int64_t pending = 0;
   int64_t held = 0;
   int64_t starts = 0;  // jobs started since the previous sample

@@ -188,7 +188,9 @@ Result<EtcdRange> EtcdClient::Range(const std::string& key, const std::string& r
     return c.kv().Range(&context, request, response);
   });
   if (!status.ok()) return status;
-  EtcdRange out{.revision = response->header().revision(), .more = response->more()};
+  EtcdRange out{.revision = response->header().revision(),
+                .raft_term = response->header().raft_term(),
+                .more = response->more()};
   out.kvs.reserve(response->kvs_size());
   for (pb::KeyValue& kv : *response->mutable_kvs()) out.kvs.push_back(ToKv(kv));
   return out;
@@ -250,7 +252,9 @@ Result<EtcdLease> EtcdClient::KeepAlive(int64_t lease_id) {
   });
   if (!status.ok()) return status;
   if (!answered) return Internal("etcd: lease keepalive closed without an answer");
-  return EtcdLease{.id = lease_id, .ttl = std::max<int64_t>(response.ttl(), 0)};
+  return EtcdLease{.id = lease_id,
+                   .ttl = std::max<int64_t>(response.ttl(), 0),
+                   .raft_term = response.header().raft_term()};
 }
 
 Status EtcdClient::RevokeLease(int64_t lease_id) {

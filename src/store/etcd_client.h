@@ -63,6 +63,7 @@ struct EtcdTxnResult {
 
 struct EtcdRange {
   int64_t revision = 0;
+  uint64_t raft_term = 0;  // of the member that answered (a linearizable read: the quorum's)
   std::vector<EtcdKv> kvs;
   bool more = false;
 };
@@ -70,6 +71,9 @@ struct EtcdRange {
 struct EtcdLease {
   int64_t id = 0;
   int64_t ttl = 0;  // seconds; 0 when the lease is gone
+  // The raft term of the member that answered: one that led in an older term (paused, then
+  // resumed before it learnt of the newer one) can renew a lease the quorum let expire.
+  uint64_t raft_term = 0;
 };
 
 class EtcdClient {

@@ -263,7 +263,7 @@ void EtcdStore::KeepAliveLoop() {
       // A leader extends its lead only once a quorum read shows the leader key still its own:
       // an etcd member that was paused while it led answers a renewal as if it still did,
       // after the others have let the lease expire and elected another controller.
-      const LeadCheck check = ConfirmLead(client);
+      const LeadCheck check = ConfirmLead(client, renewed->raft_term);
       if (check == LeadCheck::kLost) return;  // deposed
       std::lock_guard lock(mu_);
       if (check == LeadCheck::kHeld || role_ != Role::kLeader) {
@@ -285,17 +285,20 @@ void EtcdStore::KeepAliveLoop() {
   }
 }
 
-EtcdStore::LeadCheck EtcdStore::ConfirmLead(EtcdClient& client) {
-  const uint64_t epoch = epoch_.load();
+EtcdStore::LeadCheck EtcdStore::ConfirmLead(EtcdClient& client, uint64_t renewal_term) {
+  uint64_t epoch = 0;
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(mu_);  // with the role: CampaignLoop sets both under it
     if (role_ != Role::kLeader) return LeadCheck::kUnknown;
+    epoch = epoch_.load();
   }
   Result<EtcdRange> key = client.Range(LeaderKey(), "", 1, 0);  // linearizable: a quorum's
   if (!key) return LeadCheck::kUnknown;
   if (!key->kvs.empty() && key->kvs.front().value == options_.candidate &&
       key->kvs.front().create_revision == static_cast<int64_t>(epoch)) {
-    return LeadCheck::kHeld;
+    // Still ours; the renewal counts if it was answered in the quorum's term (a member that
+    // led in an older one renews nothing the quorum knows of).
+    return renewal_term >= key->raft_term ? LeadCheck::kHeld : LeadCheck::kUnknown;
   }
   Depose(FencedBy(key->kvs, epoch));
   return LeadCheck::kLost;
@@ -303,10 +306,11 @@ EtcdStore::LeadCheck EtcdStore::ConfirmLead(EtcdClient& client) {
 
 Status EtcdStore::FencedBy(const std::vector<EtcdKv>& leader_key, uint64_t epoch) {
   std::string holder = "nobody";
+  std::lock_guard lock(mu_);
+  leader_.reset();  // not this store's any more, whoever holds it
   if (!leader_key.empty()) {
     holder = leader_key.front().value + " (epoch " +
              std::to_string(leader_key.front().create_revision) + ")";
-    std::lock_guard lock(mu_);
     leader_ = leader_key.front().value;
   }
   return FailedPrecondition("epoch " + std::to_string(epoch) +

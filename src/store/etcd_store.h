@@ -137,11 +137,12 @@ class EtcdStore final : public Store {
 
   void CampaignLoop();
   void KeepAliveLoop();
-  // After a renewal: whether the leader key, read through a quorum, is still this leader's
-  // (kHeld), another's or gone (kLost: deposed here), or could not be read (kUnknown; also
-  // when not leading).
+  // After a renewal answered in `renewal_term`: whether the leader key, read through a
+  // quorum, is still this leader's and the renewal of the quorum's term (kHeld), another's or
+  // gone (kLost: deposed here), or neither is known (kUnknown: not read, a renewal of an
+  // older term, or not leading).
   enum class LeadCheck { kHeld, kLost, kUnknown };
-  LeadCheck ConfirmLead(EtcdClient& client);
+  LeadCheck ConfirmLead(EtcdClient& client, uint64_t renewal_term);
   // The status of a leader fenced at `epoch`, naming the leader key's holder (`leader_key`: the
   // key as read, empty when gone), who becomes leader().
   Status FencedBy(const std::vector<EtcdKv>& leader_key, uint64_t epoch);

@@ -471,7 +471,10 @@ Result<HostLoad> DecodeHostLoad(const json& load) {
     *field = v->get<double>();
   }
   if (auto mem = load.find("mem_available_mb"); mem != load.end()) {
-    if (!mem->is_number_integer() || mem->get<int64_t>() < -1) {
+    const bool fits = mem->is_number_integer() &&
+                      !(mem->is_number_unsigned() &&
+                        mem->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()));
+    if (!fits || mem->get<int64_t>() < -1) {
       return TypeError("load.mem_available_mb", "an integer >= -1");
     }
     out.mem_available_mb = mem->get<int64_t>();

@@ -49,6 +49,12 @@ class FakeController {
                    json body = json::parse(req.body);
                    std::unique_lock lock(mu_);
                    heartbeats_.push_back(body);
+                   if (!refused_field_.empty() && body.contains(refused_field_)) {
+                     res.status = 400;  // as a controller older than the field answers
+                     res.set_content(json{{"error", refused_field_ + ": unknown field"}}.dump(),
+                                     "application/json");
+                     return;
+                   }
                    if (heartbeat_status_ != 200) {
                      res.status = heartbeat_status_;
                      res.set_content(R"({"error": "scripted"})", "application/json");
@@ -80,6 +86,17 @@ class FakeController {
   void SetHeartbeatStatus(int status) {
     std::lock_guard lock(mu_);
     heartbeat_status_ = status;
+  }
+  // Heartbeats with this member are refused as an older controller refuses a field it does
+  // not know.
+  void RefuseField(const std::string& field) {
+    std::lock_guard lock(mu_);
+    refused_field_ = field;
+  }
+  // The heartbeats received, in order.
+  std::vector<json> HeartbeatBodies() {
+    std::lock_guard lock(mu_);
+    return heartbeats_;
   }
   void SetEpoch(int64_t epoch) {
     std::lock_guard lock(mu_);
@@ -124,6 +141,7 @@ class FakeController {
   int64_t epoch_ = 1;
   int lease_seconds_ = 10;
   int heartbeat_status_ = 200;
+  std::string refused_field_;
   std::vector<json> registers_;
   std::vector<json> heartbeats_;
   std::function<json(const json&, json)> on_heartbeat_;
@@ -194,6 +212,27 @@ TEST(AgentTest, RunsALaunchAndResendsItsExitUntilAcknowledged) {
   EXPECT_EQ(exit["cause"], "exit");
   EXPECT_TRUE(exit["signal"].is_null());
   EXPECT_EQ(ReadFile(dir.path() / "out"), "1\n");
+}
+
+// Heartbeats carry the host's load (issue 47.9); a controller older than the field refuses
+// it, and the agent then sends none rather than lose its lease over it.
+TEST(AgentTest, SendsItsLoadUnlessTheControllerRefusesTheField) {
+  FakeController controller;
+  AgentRun agent(controller);
+  ASSERT_TRUE(Eventually([&] { return controller.heartbeats() >= 2; }));
+  const json first = controller.HeartbeatBodies().front();
+  ASSERT_TRUE(first.contains("load")) << first.dump();
+  EXPECT_GE(first["load"]["r1m"].get<double>(), 0);
+
+  controller.RefuseField("load");
+  const size_t refused_from = controller.heartbeats();
+  ASSERT_TRUE(Eventually([&] {
+    const std::vector<json> bodies = controller.HeartbeatBodies();
+    size_t without = 0;
+    for (size_t i = refused_from; i < bodies.size(); ++i) without += !bodies[i].contains("load");
+    return without >= 3;  // accepted again, heartbeat after heartbeat
+  }));
+  EXPECT_EQ(controller.registers(), 1u);  // never lost its registration over it
 }
 
 TEST(AgentTest, IgnoresResponsesFromAnOlderEpoch) {

@@ -77,11 +77,13 @@ TEST_F(StatsCountsTest, CardsTablesQueuesAndUsersAgree) {
   EXPECT_EQ(now.used_slots, 8);
   // GET /v1/queues counts pending and held jobs the same way.
   const json queues = Reply(h_.c().Queues()).body;
-  int64_t listed_pending = 0, listed_held = 0;
+  int64_t listed_pending = 0, listed_held = 0, listed_running = 0;
   for (const json& q : queues) {
     listed_pending += q["pending"].get<int64_t>();
     listed_held += q["held"].get<int64_t>();
+    listed_running += q["running"].get<int64_t>();
   }
+  EXPECT_EQ(listed_running, now.running) << queues.dump();
   EXPECT_EQ(listed_pending, now.pending) << queues.dump();
   EXPECT_EQ(listed_held, now.held) << queues.dump();
   ASSERT_TRUE(now.users.contains("alice"));
@@ -104,7 +106,9 @@ TEST_F(StatsCountsTest, PlacedJobsAreStartingUntilTheirAgentsConfirm) {
   ASSERT_EQ(h_.State(job), "ADMITTING");
   StatsSample now = Now();
   EXPECT_EQ(now.admitting, 1);
-  EXPECT_EQ(now.running, 0);
+  EXPECT_EQ(now.running, 1);  // it holds its allocation, as the queue's running count says
+  EXPECT_EQ(now.queues[0].running, 1);
+  EXPECT_EQ(Reply(h_.c().Queues()).body[0]["running"], 1);
   EXPECT_EQ(now.pending, 0);
   EXPECT_EQ(now.users.at("alice").slots, 2);  // a starting job holds its slots
 }

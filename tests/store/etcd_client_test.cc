@@ -46,5 +46,23 @@ TEST(EtcdClientTest, AMemberDownForSecondsIsUsedAgainOnceBack) {
   EXPECT_TRUE(back) << back.error().ToString();
 }
 
+// A renewal and a read say in which raft term they were answered (EtcdStore::ConfirmLead
+// compares them): both non-zero, the same on a settled cluster.
+TEST(EtcdClientTest, RenewalsAndReadsCarryTheirRaftTerm) {
+  if (auto why = testing::EtcdCluster::Unavailable()) GTEST_SKIP() << *why;
+  std::string error;
+  auto cluster = testing::EtcdCluster::Start(1, error);
+  ASSERT_NE(cluster, nullptr) << error;
+  EtcdClient client({cluster->endpoint(0)}, milliseconds(2000));
+  Result<EtcdLease> lease = client.GrantLease(5);
+  ASSERT_TRUE(lease) << lease.error().ToString();
+  Result<EtcdLease> renewed = client.KeepAlive(lease->id);
+  ASSERT_TRUE(renewed) << renewed.error().ToString();
+  Result<EtcdRange> read = client.Range("k", "", 1, 0);
+  ASSERT_TRUE(read) << read.error().ToString();
+  EXPECT_GT(renewed->raft_term, 0u);
+  EXPECT_EQ(renewed->raft_term, read->raft_term);
+}
+
 }  // namespace
 }  // namespace sluice::store

@@ -209,23 +209,22 @@ TEST_F(EtcdStoreTest, ALeaderThatLosesItsLeaseIsDeposed) {
 // Issue 44 (nemesis seed 4046): an etcd member paused while it led answered a leader's renewal
 // after the others had let the lease expire and elected another controller, and the old leader
 // said "leader" until its next write. A renewal now counts only with a quorum read of the
-// leader key: a leader whose key is another's steps down at its next renewal, without a write.
+// leader key (and in the quorum's raft term): a leader whose key is another's steps down at its
+// next renewal, without a write.
 TEST_F(EtcdStoreTest, ALeaderWhoseKeyIsTakenStepsDownAtItsNextRenewalWithoutAWrite) {
   auto a = OpenStore("a");
   ASSERT_TRUE(a->AwaitLeadership(seconds(10)).ok());
   std::atomic<bool> deposed = false;
   a->SetDeposedCallback([&](const Status&) { deposed = true; });
-  auto b = OpenStore("b");
-  // The key goes while a's lease lives (as the majority saw it expire): b claims it.
+  // Another holds the key while a's lease lives (as when the quorum saw the lease expire and
+  // elected someone else): one put, so that no renewal reads it gone in between.
   EtcdClient raw({cluster_->endpoint(0)}, milliseconds(2000));
-  ASSERT_TRUE(raw.Txn({}, {{.kind = EtcdOp::Kind::kDelete, .key = "/t/meta/leader"}}, ""));
-  ASSERT_TRUE(b->AwaitLeadership(seconds(10)).ok());
+  ASSERT_TRUE(raw.Txn({}, {{.key = "/t/meta/leader", .value = "x"}}, ""));
   const auto deadline = Clock::now() + seconds(5);
   while (!deposed && Clock::now() < deadline) std::this_thread::sleep_for(milliseconds(20));
   EXPECT_TRUE(deposed);
   EXPECT_EQ(a->role(), Role::kDeposed);
-  EXPECT_EQ(a->leader(), "b");
-  EXPECT_EQ(b->role(), Role::kLeader);
+  EXPECT_EQ(a->leader(), "x");
 }
 
 // A leader that closes releases the lead at once (lease revoked): the standby needs no expiry.

@@ -17,7 +17,7 @@ function summary(now) {
   const pct = now.slots > 0 ? Math.round((100 * now.used_slots) / now.slots) : 0;
   return h('section', {class: 'cards', 'aria-label': 'Now'},
       card('Utilization', `${pct}%`, `${fmtNumber(now.used_slots)} of ${fmtNumber(now.slots)} slots`),
-      card('Running', fmtNumber(now.running), now.admitting ? `${fmtNumber(now.admitting)} starting` : null),
+      card('Running', fmtNumber(now.running), now.admitting ? `${fmtNumber(now.admitting)} of them starting` : null),
       card('Pending', fmtNumber(now.pending), now.held ? `${fmtNumber(now.held)} held` : null),
       card('Hosts', `${now.hosts_ok} / ${now.hosts}`, 'accepting work'));
 }

@@ -21,7 +21,7 @@ export function parseRunLimit(text) {
 
 // The request body from the form's fields; {error} when a field cannot be read.
 export function submitBody(f) {
-  const command = f.command.replace(/\s+$/, '');
+  const command = f.command.replace(/^\s*\n/, '').replace(/\s+$/, '');  // a #! may open it
   if (command.trim() === '') return {error: 'Command: expected a command line or a script'};
   const body = command.includes('\n') ? {script: `${command}\n`} : {command: command.trim()};
   const limit = parseRunLimit(f.run_limit);
@@ -36,7 +36,6 @@ export function submitBody(f) {
     const value = f[key].trim();
     if (value !== '') body[key] = value;
   }
-  if (body.output && body.cwd && !body.output.startsWith('/')) body.output = `${body.cwd}/${body.output}`;
   if (f.hold) body.hold = true;
   return {body};
 }
@@ -60,7 +59,10 @@ function newKey() {
 export async function mount(root, params, app) {
   document.title = 'Submit a job · Sluice';
   const queues = await get('/v1/queues');
-  let key = newKey();  // one per job: kept while the request is retried, new after success
+  // One per job: kept while the same request is retried (a lost answer), new when the request
+  // changes or after a success, so that an edited form is a new job.
+  let key = newKey();
+  let keyFor = '';
   const status = h('div', {class: 'submit-status', role: 'status', 'aria-live': 'polite'});
   const queue = h('select', {id: 'queue', name: 'queue', 'aria-describedby': 'queue-help'},
       h('option', {value: ''}, 'the default queue'),
@@ -77,12 +79,17 @@ export async function mount(root, params, app) {
       fill(status, errorBox(built.error));
       return;
     }
+    const sent = JSON.stringify(built.body);
+    if (sent !== keyFor) {
+      key = newKey();
+      keyFor = sent;
+    }
     button.disabled = true;
     fill(status, 'Submitting…');
     try {
       const {data: reply} = await api('/v1/jobs', {method: 'POST', body: built.body,
         headers: {'Idempotency-Key': key}});
-      key = newKey();
+      keyFor = '';
       app.navigate(`/ui/jobs/${reply.id}`);
     } catch (err) {
       fill(status, errorBox(err));
@@ -102,7 +109,8 @@ export async function mount(root, params, app) {
   field('cwd', 'Working directory', text('cwd', '/home/you/project'),
       'On the host that runs it; the agent\'s directory when empty.'),
   field('output', 'Output file', text('output', 'sluice-%j.out'),
-      'Standard output and error; %j is the job id. Empty: sluice-ID.out in the working directory.'),
+      'Standard output and error, relative to the working directory; %j is the job id. Empty: ' +
+      'sluice-%j.out there (an array\'s elements: sluice-%A_%a.out).'),
   field('array', 'Array indexes', text('array', '1-100%10'),
       'Makes a job array: indexes, then %N to run at most N at once.'),
   h('div', {class: 'form-row check'}, h('input', {id: 'hold', name: 'hold', type: 'checkbox'}),
