@@ -130,9 +130,13 @@ TEST(HaTest, LeaderKilledUnderLoadLosesNothingAndRunsEveryJobOnce) {
   for (const auto& [id, n] : counts) {
     EXPECT_EQ(n, 1) << "job " << id << " ran " << n << " times\n" << c->LinesAbout(id);
   }
+  // A failover is the lease's expiry (etcd's minimum TTL, 2 s here), the watch event and the
+  // restore: ~2.5 s on an idle VM (the figures in docs/ha.md come from scripts/nemesis), 3.5 s
+  // beside a build and a fault run. The bound catches a standby that waits out more than one
+  // extra lease, not the machine's load.
   for (size_t i = 0; i < failover_ms.size(); ++i) {
     EXPECT_GT(failover_ms[i], 0);
-    EXPECT_LE(failover_ms[i], options.leader_lease_seconds * 1000 + 2000) << "failover " << i;
+    EXPECT_LE(failover_ms[i], options.leader_lease_seconds * 1000 + 4000) << "failover " << i;
   }
   std::string times;
   for (int64_t ms : failover_ms) times += std::to_string(ms) + " ";
