@@ -28,19 +28,18 @@ void Controller::SampleStats(StatsSample& out, bool with_counts) {
     out.slots += host.spec.slots;
   }
   const JobCounts counts = book_.CountsWithElements();
-  std::map<std::string, QueueSample*> queues;
-  for (const core::Queue& queue : ctx_.state().topology().queues()) {
+  const core::Topology& topology = ctx_.state().topology();
+  for (const core::Queue& queue : topology.queues()) {  // in queue order, as FindQueue indexes
     out.queues.push_back({.name = queue.spec.name, .used_slots = queue.used_slots});
   }
-  for (QueueSample& q : out.queues) queues[q.name] = &q;
   // Running: the jobs that hold an allocation (admitting ones too), as a queue's running_jobs
   // and `sluice queues` count them. A job of a queue no longer configured counts in the totals
   // (as in jobs_by_state), in no queue's row.
   QueueSample unlisted;
   for (const auto& [key, n] : counts.by_state) {
     const auto& [state, queue_name] = key;
-    auto it = queues.find(queue_name);
-    QueueSample& q = it == queues.end() ? unlisted : *it->second;
+    const std::optional<QueueIndex> index = topology.FindQueue(queue_name);
+    QueueSample& q = index ? out.queues[*index] : unlisted;
     if (state == kRunning || state == kAdmitting) q.running += n;
     if (state == kAdmitting) out.admitting += n;
     if (state == kPending) q.pending += n;

@@ -66,10 +66,12 @@ Status ReadInstance(const json& body, std::string& out) {
   return Status::Ok();
 }
 
-Status CheckFields(const json& body, const std::set<std::string>& known) {
+// `where` prefixes a member's name in the error ("load." for a member of the heartbeat's load).
+Status CheckFields(const json& body, const std::set<std::string>& known,
+                   const std::string& where = "") {
   if (!body.is_object()) return TypeError("body", "an object");
   for (auto it = body.begin(); it != body.end(); ++it) {
-    if (!known.contains(it.key())) return InvalidArgument(it.key() + ": unknown field");
+    if (!known.contains(it.key())) return InvalidArgument(where + it.key() + ": unknown field");
   }
   return Status::Ok();
 }
@@ -457,9 +459,7 @@ namespace {
 Result<HostLoad> DecodeHostLoad(const json& load) {
   if (!load.is_object()) return TypeError("load", "an object");
   static const std::set<std::string> kFields = {"r1m", "r5m", "r15m", "mem_available_mb"};
-  for (auto it = load.begin(); it != load.end(); ++it) {
-    if (!kFields.contains(it.key())) return InvalidArgument("load." + it.key() + ": unknown field");
-  }
+  SLUICE_RETURN_IF_ERROR(CheckFields(load, kFields, "load."));
   HostLoad out;
   for (auto [name, field] : {std::pair{"r1m", &out.r1m}, std::pair{"r5m", &out.r5m},
                              std::pair{"r15m", &out.r15m}}) {
@@ -471,13 +471,9 @@ Result<HostLoad> DecodeHostLoad(const json& load) {
     *field = v->get<double>();
   }
   if (auto mem = load.find("mem_available_mb"); mem != load.end()) {
-    const bool fits = mem->is_number_integer() &&
-                      !(mem->is_number_unsigned() &&
-                        mem->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()));
-    if (!fits || mem->get<int64_t>() < -1) {
-      return TypeError("load.mem_available_mb", "an integer >= -1");
-    }
-    out.mem_available_mb = mem->get<int64_t>();
+    int64_t mb = 0;
+    if (!AsInt64(*mem, mb) || mb < -1) return TypeError("load.mem_available_mb", "an integer >= -1");
+    out.mem_available_mb = mb;
   }
   return out;
 }
