@@ -15,7 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <cstring>
 
 #include "agent/job_shepherd.h"
@@ -337,8 +336,6 @@ std::string HostName() {
   return name;
 }
 
-double Seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; }
-
 bool WaitEmpty(const Cgroups& cgroups, int64_t job, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   while (!cgroups.Empty(job)) {
@@ -424,16 +421,6 @@ Result<pid_t> Spawn(const Prepared& prepared, std::chrono::milliseconds timeout,
                   DescribeFailure(failure, prepared));
   }
   return pid;
-}
-
-std::string MemLimitMessage(const CgroupUsage& usage) {
-  std::string text = "memory limit ";
-  text += usage.memory_limit_mb ? std::to_string(*usage.memory_limit_mb) + " MB" : "(unknown)";
-  text += " reached (peak ";
-  text += usage.peak_mb ? std::to_string(std::llround(*usage.peak_mb)) + " MB" : "unknown";
-  text += ", " + std::to_string(usage.oom_kills) +
-          (usage.oom_kills == 1 ? " process" : " processes") + " killed by the OOM killer)";
-  return text;
 }
 
 }  // namespace
@@ -646,29 +633,6 @@ void JobRunner::EndSteps(int64_t job) {
   }
 }
 
-JobExit ExitOfWaitStatus(int64_t job, int status, const rusage& usage) {
-  JobExit exit{.job = job};
-  if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
-  exit.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
-  exit.max_rss_mb = usage.ru_maxrss / 1024.0;  // ru_maxrss is in KiB
-  return exit;
-}
-
-namespace {
-
-// The cause reported for an ended job: its kill's, except a fence's when the job exited with a
-// status rather than by a signal. That job finished by itself: either just before the fence's
-// SIGTERM, while its shepherd was still writing the record (issue 44: the nemesis saw job 1047
-// end 36 ms before its agent fenced; reported "fenced", it was requeued and ran twice), or in
-// its own TERM handler. Requeued, it would run again.
-ExitCause ReportedCause(const std::optional<ExitCause>& kill, bool exited_with_status) {
-  if (!kill) return ExitCause::kExit;
-  if (*kill == ExitCause::kFenced && exited_with_status) return ExitCause::kExit;
-  return *kill;
-}
-
-}  // namespace
 
 void JobRunner::ReapLeader(int64_t job, Entry& entry, TimePoint now) {
   // The leader is still a zombie (WNOWAIT), so its group id cannot have been reused.

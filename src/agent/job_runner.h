@@ -59,8 +59,8 @@
 
 #include "agent/account.h"
 #include "agent/cgroup.h"
+#include "agent/job_exit.h"
 #include "base/status.h"
-#include "wire/exit_cause.h"
 
 namespace sluice::agent {
 
@@ -93,27 +93,6 @@ struct JobSpec {
   // `output` is the server's default: when it cannot be created the output is discarded (and
   // the launch goes on) instead of failing the launch.
   bool output_default = false;
-};
-
-// The protocol's enum (wire/exit_cause.h), so exits go on the wire as they are. kMemLimit: the
-// kernel's OOM killer ended a process of the job's cgroup at its memory limit.
-using ExitCause = wire::ExitCause;
-using wire::ToString;
-
-struct JobExit {
-  int64_t job = 0;
-  uint64_t run = 0;              // its JobSpec's
-  std::optional<int> exit_code;  // set when the leader exited normally
-  std::optional<int> signal;     // set when the leader was killed by a signal
-  ExitCause cause = ExitCause::kExit;
-  // R-SEC-4: user + system CPU of all its processes and its memory high-water mark, from its
-  // cgroup; without one, from the reaped leader's rusage (which covers the descendants it
-  // waited for, and the largest single RSS among them).
-  double cpu_seconds = 0;
-  double max_rss_mb = 0;
-  // For kMemLimit: "memory limit 64 MB reached (peak 64 MB, 1 process killed by the OOM
-  // killer)". Empty otherwise.
-  std::string message;
 };
 
 struct JobRunnerOptions {
@@ -153,10 +132,6 @@ struct StepStdio {
   int fds[3] = {-1, -1, -1};
   bool tty = false;
 };
-
-// How a reaped process ended (wait4's status and rusage): its exit code or signal, its CPU
-// time and memory peak.
-JobExit ExitOfWaitStatus(int64_t job, int status, const rusage& usage);
 
 // Replaces every `%j` in `pattern` with the job id (`%%` stays `%%`).
 std::string ExpandJobPattern(std::string_view pattern, int64_t job);
