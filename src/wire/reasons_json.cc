@@ -25,6 +25,8 @@ void AddAmountFields(const core::ReasonDetail& detail, nlohmann::ordered_json& j
       if (detail.one_host) j["one_host"] = true;
       if (!detail.same.empty()) j["same"] = detail.same;
       if (detail.per_host > 0) j["per_host"] = detail.per_host;
+      if (!detail.devices.empty()) j["devices"] = detail.devices;
+      if (!detail.scope.empty()) j["scope"] = detail.scope;
       break;
     case core::ReasonCode::kSharedResource:
       j["resource"] = detail.resource;
@@ -235,6 +237,7 @@ std::optional<core::ReasonDetail> ReasonDetailFromJson(const nlohmann::json& det
   }
   get_string("same", out.same);
   get_int("per_host", out.per_host);
+  get_string("devices", out.devices);
   get_int("job", out.job);
   get_int("time", out.time);  // null (never) keeps kInfinite
   get_string("limit", out.limit);

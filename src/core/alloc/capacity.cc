@@ -28,6 +28,27 @@ const std::vector<const std::string*>& Capacity::AttributeColumn(const ClusterSt
   return attribute_columns_.emplace(key, std::move(column)).first->second;
 }
 
+const std::vector<uint64_t>* Capacity::GpuMatchColumn(const ClusterState& state,
+                                                     const std::string& model,
+                                                     int64_t mem_mb) const {
+  if (model.empty() && mem_mb <= 0) return nullptr;
+  auto key = std::make_pair(model, mem_mb);
+  auto it = gpu_match_columns_.find(key);
+  if (it != gpu_match_columns_.end()) return &it->second;
+  std::vector<uint64_t> column(state.topology().hosts().size(), 0);
+  for (const Host& host : state.topology().hosts()) {
+    const HostDevices& devices = host.devices;
+    for (uint64_t rest = devices.all; rest != 0; rest &= rest - 1) {
+      const auto i = static_cast<size_t>(__builtin_ctzll(rest));
+      // A device whose model or memory is not known matches no test of it.
+      if (!model.empty() && (i >= devices.model.size() || devices.model[i] != model)) continue;
+      if (mem_mb > 0 && (i >= devices.memory_mb.size() || devices.memory_mb[i] < mem_mb)) continue;
+      column[host.index] |= uint64_t{1} << i;
+    }
+  }
+  return &gpu_match_columns_.emplace(std::move(key), std::move(column)).first->second;
+}
+
 void Capacity::IndexFreeHosts() {
   // Total free slots and the index of hosts with a free slot, in one pass.
   total_free_ = 0;
@@ -36,6 +57,31 @@ void Capacity::IndexFreeHosts() {
     total_free_ += free_slots_[h];
     has_free_[h / 64] |= static_cast<uint64_t>(free_slots_[h] > 0) << (h % 64);
   }
+}
+
+void Capacity::IndexGpuBuckets() {
+  gpu_buckets_.assign(kMaxGpusPerHost + 1, std::vector<uint64_t>((gpu_free_.size() + 63) / 64, 0));
+  gpu_bucket_sizes_.assign(kMaxGpusPerHost + 1, 0);
+  for (HostIndex h = 0; h < gpu_free_.size(); ++h) {
+    const int c = __builtin_popcountll(gpu_free_[h]);
+    gpu_buckets_[c][h / 64] |= uint64_t{1} << (h % 64);
+    ++gpu_bucket_sizes_[c];
+  }
+}
+
+void Capacity::SetFreeGpus(HostIndex h, uint64_t mask) {
+  if (!gpu_buckets_.empty()) {
+    const int before = __builtin_popcountll(gpu_free_[h]);
+    const int after = __builtin_popcountll(mask);
+    if (before != after) {
+      const uint64_t bit = uint64_t{1} << (h % 64);
+      gpu_buckets_[before][h / 64] &= ~bit;
+      --gpu_bucket_sizes_[before];
+      gpu_buckets_[after][h / 64] |= bit;
+      ++gpu_bucket_sizes_[after];
+    }
+  }
+  gpu_free_[h] = mask;
 }
 
 void Capacity::Reset(const ClusterState& state) {
@@ -56,6 +102,12 @@ void Capacity::Reset(const ClusterState& state) {
   idle_.assign(slots.idle.begin(), slots.idle.end());
   has_free_.assign(slots.has_free.begin(), slots.has_free.end());
   total_free_ = slots.total_free;
+  if (slots.any_gpus) {
+    gpu_free_.assign(slots.gpu_free.begin(), slots.gpu_free.end());
+  } else {
+    gpu_free_.clear();
+  }
+  gpu_buckets_.clear();
   first_free_ = 0;
   resource_count_ = topology.host_resources().size();
   free_resources_.clear();
@@ -78,6 +130,7 @@ void Capacity::Reset(const ClusterState& state) {
   undo_.clear();
   defines_.clear();
   attribute_columns_.clear();
+  gpu_match_columns_.clear();
 }
 
 Capacity Capacity::AllConfigured(const ClusterState& state) {
@@ -97,6 +150,9 @@ Capacity Capacity::AllConfigured(const ClusterState& state) {
   for (ResourceId r = 0; r < topology.shared_resources().size(); ++r) {
     capacity.free_shared_.push_back(topology.SharedTotal(r));
   }
+  if (topology.host_slots().any_gpus) {
+    for (const Host& host : topology.hosts()) capacity.gpu_free_.push_back(host.devices.all);
+  }
   capacity.IndexFreeHosts();
   return capacity;
 }
@@ -108,12 +164,20 @@ void Capacity::TakeHost(const HostGrant& grant) {
   free_slots_[grant.host] -= slots;
   total_free_ -= slots;
   NoteFree(grant.host);
-  if constexpr (kLogged) LogUndo(false, grant.host, slots, 0, 0);
+  if constexpr (kLogged) LogUndo(kUndoHost, grant.host, slots, 0, 0);
   for (const ResourceAmount& r : grant.resources) {
     int64_t& free = free_resources_[grant.host * resource_count_ + r.id];
     SLUICE_CHECK(r.amount <= free);
     free -= r.amount;
-    if constexpr (kLogged) LogUndo(false, grant.host, 0, r.id, r.amount);
+    if constexpr (kLogged) LogUndo(kUndoHost, grant.host, 0, r.id, r.amount);
+  }
+  if (grant.gpus != 0) {
+    const uint64_t before = gpu_free_[grant.host];
+    SLUICE_CHECK((grant.gpus & ~before) == 0);  // no device granted twice
+    SetFreeGpus(grant.host, before & ~grant.gpus);
+    if constexpr (kLogged) {
+      LogUndo(kUndoGpus, grant.host, 0, 0, static_cast<int64_t>(before));
+    }
   }
 }
 
@@ -121,7 +185,7 @@ template <bool kLogged>
 void Capacity::TakeShared(const ResourceAmount& amount) {
   SLUICE_CHECK(amount.amount <= free_shared_[amount.id]);
   free_shared_[amount.id] -= amount.amount;
-  if constexpr (kLogged) LogUndo(true, amount.id, 0, 0, amount.amount);
+  if constexpr (kLogged) LogUndo(kUndoShared, amount.id, 0, 0, amount.amount);
 }
 
 void Capacity::ClaimHost(const HostGrant& grant) { TakeHost<true>(grant); }
@@ -130,8 +194,10 @@ void Capacity::ClaimShared(const ResourceAmount& amount) { TakeShared<true>(amou
 void Capacity::Rollback(size_t mark) {
   while (undo_.size() > mark) {
     const Undo& u = undo_.back();
-    if (u.shared) {
+    if (u.kind == kUndoShared) {
       free_shared_[u.index] += u.amount;
+    } else if (u.kind == kUndoGpus) {
+      SetFreeGpus(u.index, static_cast<uint64_t>(u.amount));
     } else if (u.amount != 0) {
       free_resources_[u.index * resource_count_ + u.resource] += u.amount;
     } else {
@@ -153,6 +219,7 @@ void Capacity::Credit(const HostGrant& grant, int32_t slots_taken, bool now_idle
   NoteFree(h);
   for (const ResourceAmount& r : grant.resources)
     free_resources_[h * resource_count_ + r.id] += r.amount;
+  if (grant.gpus != 0) SetFreeGpus(h, gpu_free_[h] | grant.gpus);
   if (now_idle) idle_[h] = 1;
   first_free_ = std::min<HostIndex>(first_free_, h);
   for (auto& [select, cursor] : select_cursors_) cursor = std::min<HostIndex>(cursor, h);

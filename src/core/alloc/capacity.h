@@ -20,6 +20,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/ids.h"
@@ -112,6 +113,37 @@ class Capacity {
     }
   }
 
+  // GPUs (R-GPU-3): the devices no job holds or claimed, by host; 0 on every host of a
+  // cluster without GPUs (nothing is copied for them).
+  uint64_t FreeGpus(HostIndex host) const { return gpu_free_.empty() ? 0 : gpu_free_[host]; }
+  // Calls fn(h) for every host with at least `need` free GPUs, the fewest free first and
+  // then in host order, until fn(h) returns false: best fit, so that partly used hosts fill
+  // up and whole ones stay whole for wide jobs. Its index is built on first use in a cycle
+  // (hosts/64 words per device count) and then kept by claims and rollbacks.
+  // `fn` must not claim or roll back.
+  template <typename Fn>
+  void ForEachHostByFreeGpus(int32_t need, Fn&& fn) {
+    if (gpu_free_.empty()) return;
+    if (gpu_buckets_.empty()) IndexGpuBuckets();
+    for (size_t c = static_cast<size_t>(std::max(need, 1)); c < gpu_buckets_.size(); ++c) {
+      if (gpu_bucket_sizes_[c] == 0) continue;
+      const std::vector<uint64_t>& bucket = gpu_buckets_[c];
+      for (size_t w = 0; w < bucket.size(); ++w) {
+        for (uint64_t bits = bucket[w]; bits != 0; bits &= bits - 1) {
+          if (!fn(static_cast<HostIndex>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits))))) {
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  // By host, its devices of model `model` (any model when empty) with at least `mem_mb` of
+  // memory; nullptr when neither is asked (every device matches). Built on first use in the
+  // cycle from the state the Capacity was built from.
+  const std::vector<uint64_t>* GpuMatchColumn(const ClusterState& state, const std::string& model,
+                                              int64_t mem_mb) const;
+
   // Hosts withheld for a gated head (R-ADM-2): jobs of later queues may not use them this
   // cycle. `WithheldFor` names the head, kNoJob when the host is not withheld.
   void Withhold(HostIndex host, JobId head, Instant gate_since) {
@@ -148,8 +180,13 @@ class Capacity {
   void Debit(const Allocation& allocation);
 
  private:
+  enum UndoKind : uint8_t {
+    kUndoHost,    // slots (amount 0) or a host resource
+    kUndoShared,  // a shared resource
+    kUndoGpus,    // GPUs: `amount` holds the host's free mask before the claim
+  };
   struct Undo {
-    bool shared = false;
+    UndoKind kind = kUndoHost;
     uint32_t index = 0;  // host, or shared resource id
     int32_t slots = 0;
     ResourceId resource = 0;
@@ -158,15 +195,19 @@ class Capacity {
 
   // Written field by field into the log's own slot: a pushed Undo temporary was stored
   // field by field and read back whole, a stall at every claim (~2.5 % of a trace replay).
-  void LogUndo(bool shared, uint32_t index, int32_t slots, ResourceId resource, int64_t amount) {
+  void LogUndo(UndoKind kind, uint32_t index, int32_t slots, ResourceId resource,
+               int64_t amount) {
     Undo& undo = undo_.emplace_back();
-    undo.shared = shared;
+    undo.kind = kind;
     undo.index = index;
     undo.slots = slots;
     undo.resource = resource;
     undo.amount = amount;
   }
   void FillDefines(const ClusterState& state) const;
+  // Host h's free GPUs become `mask`, its entry in the buckets (when built) following.
+  void SetFreeGpus(HostIndex h, uint64_t mask);
+  void IndexGpuBuckets();
   // Builds total_free_ and has_free_ from free_slots_.
   void IndexFreeHosts();
   void NoteFree(HostIndex host) {
@@ -194,6 +235,10 @@ class Capacity {
   int64_t total_free_ = 0;
   HostIndex first_free_ = 0;
   std::vector<uint64_t> has_free_;   // bit h % 64 of word h / 64: free_slots_[h] > 0
+  std::vector<uint64_t> gpu_free_;    // by host; empty on a cluster without GPUs
+  // gpu_buckets_[c]: bit h set when host h has exactly c free GPUs; empty until used.
+  std::vector<std::vector<uint64_t>> gpu_buckets_;
+  std::vector<int32_t> gpu_bucket_sizes_;  // hosts in each bucket
   std::vector<JobId> withheld_for_;  // empty until a gate withholds a host
   Instant withheld_since_ = 0;
   std::map<uint32_t, HostIndex> select_cursors_;  // few entries; order is irrelevant
@@ -202,6 +247,7 @@ class Capacity {
   mutable int32_t max_host_slots_ = -1;   // MaxHostSlots(); -1 until used
   mutable std::vector<uint8_t> defines_;  // host x resource, row-major; empty until used
   mutable std::map<std::string, std::vector<const std::string*>, std::less<>> attribute_columns_;
+  mutable std::map<std::pair<std::string, int64_t>, std::vector<uint64_t>> gpu_match_columns_;
 };
 
 }  // namespace sluice::core

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/alloc/gpu_fit.h"
 #include "core/alloc/plan_iterator.h"
 #include "core/resreq/eval.h"
 
@@ -21,13 +22,27 @@ struct Demand {
   std::vector<ResourceAmount> shared;    // per job
   std::vector<std::string> missing;      // resources no host and no cluster defines
   std::vector<int64_t> missing_amounts;
+  GpuDemand gpu;                         // devices by index (gpu[] or rusage[gpu=N])
+  ResourceId gpu_id = 0;                 // the `gpu` count resource, when gpu.any()
+  const std::vector<Host>* hosts = nullptr;  // their devices, when gpu.any()
 };
 
-Demand SplitRusage(const resreq::Primary& primary, const ClusterState& state) {
+Demand SplitRusage(const resreq::Primary& primary, const ClusterState& state,
+                   const Capacity& capacity) {
   Demand demand;
+  const std::optional<ResourceId> gpu_id = state.topology().FindHostResource("gpu");
+  demand.gpu = GpuDemandOf(primary, gpu_id.has_value());
+  if (demand.gpu.any() && gpu_id) {
+    demand.gpu_id = *gpu_id;
+    demand.hosts = &state.topology().hosts();
+    demand.gpu.match = capacity.GpuMatchColumn(state, primary.gpu.model, primary.gpu.mem_mb);
+  } else {
+    demand.gpu = GpuDemand{};  // gpu[] on a cluster without GPUs: Validate refuses it
+  }
   for (const resreq::Rusage& r : primary.rusage) {
     const int64_t units = Units(r.amount);
     if (units == 0) continue;
+    if (demand.gpu.any() && r.resource == "gpu") continue;  // taken as devices
     if (auto id = state.topology().FindHostResource(r.resource)) {
       demand.per_task.push_back(ResourceAmount{*id, units});
     } else if (auto shared = state.topology().FindSharedResource(r.resource)) {
@@ -58,14 +73,50 @@ struct Scan {
   int64_t free_slots = 0;               // over matching working hosts
   std::vector<int64_t> free_resources;  // per demand.per_task entry, same hosts
   int64_t total_fit = 0;
+  // GPUs on the same hosts: usable devices, tasks they hold (per task), the largest set
+  // one host offers, and how many hosts can take the demand at all.
+  int64_t gpu_usable = 0;
+  int64_t gpu_task_room = 0;
+  int32_t gpu_largest = 0;
+  int32_t gpu_hosts = 0;
+  HostIndex gpu_last_host = 0;  // names the host when only one matches
 };
+
+// The devices of host h the demand may take now: free and matching gmodel/gmem.
+uint64_t UsableGpus(HostIndex h, const Demand& demand, const Capacity& capacity) {
+  const uint64_t free = capacity.FreeGpus(h);
+  return demand.gpu.match == nullptr ? free : free & (*demand.gpu.match)[h];
+}
 
 int32_t HostFit(HostIndex h, const Demand& demand, const Capacity& capacity) {
   int64_t fit = capacity.FreeSlots(h);
   for (const ResourceAmount& r : demand.per_task) {
     fit = std::min(fit, capacity.FreeResource(h, r.id) / r.amount);
   }
+  if (demand.gpu.any() && fit > 0) {
+    // The `gpu` count bounds it too: a per-host limit on gpu masks counts, not devices.
+    const int64_t count = capacity.FreeResource(h, demand.gpu_id);
+    fit = std::min<int64_t>(fit, demand.gpu.per_task ? count / demand.gpu.num
+                                 : count >= demand.gpu.num ? fit
+                                                           : 0);
+    if (fit > 0) {
+      fit = std::min<int64_t>(fit, GpuTaskFit(demand.gpu, (*demand.hosts)[h].devices,
+                                              UsableGpus(h, demand, capacity)));
+    }
+  }
   return static_cast<int32_t>(fit);
+}
+
+// Best fit over GPUs (R-GPU-3): hosts with the fewest free devices first, host order among
+// equals (stable), so partly used hosts fill up and whole hosts stay whole for wide jobs.
+// Not with order[], which the user chose instead.
+void PackByGpus(const PrimaryTask& task, const Demand& demand, const Capacity& capacity,
+                std::vector<Candidate>& hosts) {
+  if (!demand.gpu.any() || !task.primary.order.empty()) return;
+  std::stable_sort(hosts.begin(), hosts.end(), [&](const Candidate& a, const Candidate& b) {
+    return __builtin_popcountll(capacity.FreeGpus(a.host)) <
+           __builtin_popcountll(capacity.FreeGpus(b.host));
+  });
 }
 
 Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& capacity) {
@@ -97,6 +148,18 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
     for (size_t i = 0; i < demand.per_task.size(); ++i) {
       scan.free_resources[i] += capacity.FreeResource(h, demand.per_task[i].id);
     }
+    if (demand.gpu.any()) {
+      const HostDevices& devices = (*demand.hosts)[h].devices;
+      const uint64_t usable = UsableGpus(h, demand, capacity);
+      const int32_t gpu_fit = GpuTaskFit(demand.gpu, devices, usable);
+      scan.gpu_usable += __builtin_popcountll(usable);
+      scan.gpu_largest = std::max(scan.gpu_largest, GpuLargestSet(demand.gpu, devices, usable));
+      if (gpu_fit > 0) {
+        ++scan.gpu_hosts;
+        if (demand.gpu.per_task) scan.gpu_task_room += int64_t{gpu_fit} * demand.gpu.num;
+      }
+      scan.gpu_last_host = h;
+    }
     const int32_t fit = HostFit(h, demand, capacity);
     if (fit <= 0) return;
     scan.eligible.push_back(Candidate{h, fit});
@@ -126,7 +189,8 @@ bool OnePerHostShape(const PrimaryTask& task) {
 // every free one). With one, the scan is done in full.
 Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capacity,
                   bool for_placement = false) {
-  const bool may_stop = for_placement && OnePerHostShape(task);
+  // Under GPU best fit the first hosts in host order are not the ones taken.
+  const bool may_stop = for_placement && OnePerHostShape(task) && !demand.gpu.any();
   bool stopped = false;
   bool wider_host = false;  // after stopping: some host has more than one free slot
   Scan scan;
@@ -280,10 +344,18 @@ void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<C
   hosts = std::move(sorted);
 }
 
-HostGrant GrantFor(const Candidate& c, int32_t tasks, const Demand& demand, bool exclusive) {
+HostGrant GrantFor(const Candidate& c, int32_t tasks, const Demand& demand, bool exclusive,
+                   const Capacity& capacity) {
   HostGrant grant{.host = c.host, .slots = tasks, .whole_host = exclusive};
   for (const ResourceAmount& r : demand.per_task) {
     grant.resources.push_back(ResourceAmount{r.id, r.amount * tasks});
+  }
+  if (demand.gpu.any()) {
+    // The fit proved a set exists, so the pick cannot come back empty.
+    grant.gpus = PickGpus(demand.gpu, (*demand.hosts)[c.host].devices,
+                          UsableGpus(c.host, demand, capacity), capacity.FreeGpus(c.host), tasks);
+    SLUICE_CHECK(grant.gpus != 0);
+    grant.resources.push_back(ResourceAmount{demand.gpu_id, __builtin_popcountll(grant.gpus)});
   }
   return grant;
 }
@@ -305,7 +377,7 @@ bool TryPlan(const std::vector<int32_t>& buckets, const std::vector<Candidate>& 
     bool found = false;
     for (; cursor < hosts.size(); ++cursor) {
       if (claimed[cursor] || hosts[cursor].fit < buckets[b]) continue;
-      HostGrant grant = GrantFor(hosts[cursor], buckets[b], demand, exclusive);
+      HostGrant grant = GrantFor(hosts[cursor], buckets[b], demand, exclusive, capacity);
       capacity.ClaimHost(grant);
       placement.grants.push_back(std::move(grant));
       claimed[cursor] = 1;
@@ -351,7 +423,8 @@ std::optional<bool> PlaceOnePerHost(const PrimaryTask& task, const Demand& deman
   if (tasks < task.min_tasks) return false;
   placement.grants.reserve(placement.grants.size() + static_cast<size_t>(tasks));
   for (int64_t i = 0; i < tasks; ++i) {
-    HostGrant grant = GrantFor(scan.eligible[static_cast<size_t>(i)], 1, demand, task.exclusive);
+    HostGrant grant =
+        GrantFor(scan.eligible[static_cast<size_t>(i)], 1, demand, task.exclusive, capacity);
     capacity.ClaimHost(grant);
     placement.grants.push_back(std::move(grant));
   }
@@ -360,6 +433,7 @@ std::optional<bool> PlaceOnePerHost(const PrimaryTask& task, const Demand& deman
 
 bool SearchPlans(const PrimaryTask& task, const Demand& demand, Scan& scan, Capacity& capacity,
                  Placement& placement) {
+  PackByGpus(task, demand, capacity, scan.eligible);
   if (!task.reference) {
     if (std::optional<bool> placed = PlaceOnePerHost(task, demand, scan, capacity, placement)) {
       return *placed;
@@ -443,6 +517,31 @@ ReasonDetail ShapeShortage(const PrimaryTask& task, const std::vector<Candidate>
   return detail;
 }
 
+// What is short of GPUs on the matching hosts that accept work, if anything: per task, the
+// devices in total; per host, a host with a set the demand accepts (its constraints named).
+void AddGpuShortage(const PrimaryTask& task, const Demand& demand, const Scan& scan,
+                    PendingReasons& reasons) {
+  const GpuDemand& gpu = demand.gpu;
+  ReasonDetail detail{.code = ReasonCode::kNoResource,
+                      .resource = "gpu",
+                      .hosts = scan.matching_working,
+                      .devices = GpuConstraintText(task.primary.gpu)};
+  if (gpu.per_task) {
+    detail.needed = gpu.NeedFor(task.min_tasks);
+    detail.available = gpu.link || gpu.affinity ? scan.gpu_task_room : scan.gpu_usable;
+  } else {
+    if (scan.gpu_hosts > 0) return;  // some host takes it: the shape explains the rest
+    detail.needed = gpu.num;
+    detail.available = scan.gpu_largest;
+    detail.one_host = true;
+  }
+  if (detail.available >= detail.needed) return;
+  if (scan.matching_working == 1) {
+    detail.scope = "host " + task.state.topology().hosts()[scan.gpu_last_host].spec.name;
+  }
+  reasons.Add(std::move(detail));
+}
+
 // Reasons for a primary that found no placement (R-PR-1): host-level counts first, then
 // what is short on the matching hosts that accept work, or else the shape that does not fit.
 void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& scan,
@@ -473,6 +572,7 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
                              .available = scan.free_slots,
                              .hosts = scan.matching_working});
   }
+  if (demand.gpu.any()) AddGpuShortage(task, demand, scan, reasons);
   for (size_t i = 0; i < demand.per_task.size(); ++i) {
     const int64_t needed = demand.per_task[i].amount * tasks;
     if (scan.free_resources[i] >= needed) continue;
@@ -535,11 +635,27 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
   };
   auto claim = [&](HostIndex h) {
     HostGrant grant =
-        GrantFor(Candidate{h, task.max_tasks}, task.max_tasks, demand, task.exclusive);
+        GrantFor(Candidate{h, task.max_tasks}, task.max_tasks, demand, task.exclusive, capacity);
     capacity.ClaimHost(grant);
     placement.grants.push_back(std::move(grant));
     return true;
   };
+  if (demand.gpu.any()) {
+    // Best fit over GPUs: the host with the fewest free devices that takes every task, the
+    // first such host in PackByGpus's order, read from the capacity's index by free count.
+    const int64_t need = demand.gpu.NeedFor(task.max_tasks);
+    if (need > kMaxGpusPerHost) return false;
+    std::optional<HostIndex> found;
+    capacity.ForEachHostByFreeGpus(static_cast<int32_t>(need), [&](HostIndex h) {
+      if (!task.queue.all_hosts &&
+          !std::binary_search(task.queue.hosts.begin(), task.queue.hosts.end(), h)) {
+        return true;
+      }
+      if (fits(h)) found = h;
+      return !found;
+    });
+    return found && claim(*found);
+  }
   if (task.queue.all_hosts) {
     HostIndex start = capacity.FirstMaybeFree();
     if (p.select == resreq::kNoExpr && task.max_tasks > 0) {
@@ -586,7 +702,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
 
 bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& placement,
                      PendingReasons& reasons) {
-  const Demand demand = SplitRusage(task.primary, task.state);
+  const Demand demand = SplitRusage(task.primary, task.state, capacity);
   // 1. Shared resources, once per primary (R-AL-4).
   bool shared_ok = true;
   for (const ResourceAmount& r : demand.shared) {
@@ -629,7 +745,7 @@ bool AssignBuckets(const std::vector<int32_t>& buckets, size_t b,
     if (claimed[i] || hosts[i].fit < buckets[b]) continue;
     if (budget-- <= 0) return false;
     const size_t mark = capacity.Mark();
-    HostGrant grant = GrantFor(hosts[i], buckets[b], demand, exclusive);
+    HostGrant grant = GrantFor(hosts[i], buckets[b], demand, exclusive, capacity);
     capacity.ClaimHost(grant);
     placement.grants.push_back(std::move(grant));
     claimed[i] = 1;
@@ -649,7 +765,7 @@ bool AssignBuckets(const std::vector<int32_t>& buckets, size_t b,
 
 bool EnumeratePlacements(const PrimaryTask& task, Capacity& capacity, Placement& placement,
                          int64_t& budget, const std::function<bool()>& next) {
-  const Demand demand = SplitRusage(task.primary, task.state);
+  const Demand demand = SplitRusage(task.primary, task.state, capacity);
   if (!demand.missing.empty()) return false;
   for (const ResourceAmount& r : demand.shared) {
     if (capacity.FreeShared(r.id) < r.amount) return false;
@@ -657,6 +773,7 @@ bool EnumeratePlacements(const PrimaryTask& task, Capacity& capacity, Placement&
   // Only the eligible hosts matter here: a search never explains.
   Scan scan =
       task.reference ? ScanHosts(task, demand, capacity) : ScanEligible(task, demand, capacity);
+  PackByGpus(task, demand, capacity, scan.eligible);
   std::vector<std::vector<Candidate>> groups;
   if (task.primary.same.empty()) {
     groups.push_back(scan.eligible);

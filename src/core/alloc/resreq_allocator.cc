@@ -33,6 +33,7 @@ Allocation Merge(Placement placement) {
     HostGrant& merged = allocation.hosts.back();
     merged.slots += grant.slots;
     merged.whole_host = merged.whole_host || grant.whole_host;
+    merged.gpus |= grant.gpus;  // disjoint: each part picked from what the other left
     for (const ResourceAmount& r : grant.resources) {
       auto it = std::find_if(merged.resources.begin(), merged.resources.end(),
                              [&](const ResourceAmount& m) { return m.id == r.id; });
@@ -129,6 +130,12 @@ std::string Clause(const ReasonDetail& detail) {
         return "asks " + std::to_string(detail.needed) + " " + detail.resource +
                " on hosts sharing one " + detail.same + "; the largest such group has " +
                std::to_string(detail.available);
+      }
+      if (!detail.devices.empty()) {  // GPUs with constraints (R-GPU-4)
+        return "asks " + std::to_string(detail.needed) + " " + detail.resource + " (" +
+               detail.devices + ")" + (detail.one_host ? " on one host" : "") +
+               "; the eligible hosts have " + (detail.one_host ? "at most " : "") +
+               std::to_string(detail.available) + (detail.one_host ? " on one host" : "");
       }
       if (detail.one_host) {
         return "asks " + std::to_string(detail.needed) + " " + detail.resource +

@@ -36,6 +36,11 @@ std::string NoResourceText(const ReasonDetail& detail) {
   std::string line = detail.resource == "slots"   ? "Not enough job slots"
                      : detail.resource == "tasks" ? "Not enough room for the job's tasks"
                                                   : "Not enough " + detail.resource;
+  if (!detail.devices.empty()) line += " (" + detail.devices + ")";
+  if (!detail.scope.empty()) {  // the only matching host, named
+    return line + " on " + detail.scope + ": needs " + std::to_string(detail.needed) + ", " +
+           std::to_string(detail.available) + " free";
+  }
   if (!detail.same.empty()) {
     return line + " among hosts with the same " + detail.same + ": needs " +
            std::to_string(detail.needed) + ", at most " + std::to_string(detail.available) +

@@ -30,6 +30,22 @@ enum class OnHostLoss { kRequeue, kExit };
 std::string_view ToString(OnHostLoss action);
 std::optional<OnHostLoss> ParseOnHostLoss(std::string_view text);
 
+// One GPU of a host (R-GPU-1): what a job's `gpu[]` request can ask for and what the agent
+// binds to it. Only `index` is required; the rest is declared in the YAML or detected.
+struct GpuDevice {
+  int32_t index = 0;            // the device's number on its host, 0..kMaxGpusPerHost-1
+  std::string model;            // e.g. "A100"; empty: unknown (matches no gmodel=)
+  int64_t memory_mb = 0;        // device memory; 0: unknown (matches no gmem=)
+  std::string uuid;             // empty: unknown
+  std::string path;             // device node; empty: /dev/nvidia<index>
+  int32_t numa = -1;            // NUMA node the device hangs off; -1: unknown
+  std::vector<int32_t> nvlink;  // indexes of the devices it has NVLink to, sorted
+
+  friend bool operator==(const GpuDevice&, const GpuDevice&) = default;
+};
+// Device sets are 64-bit masks (bit i: the device of index i).
+inline constexpr int32_t kMaxGpusPerHost = 64;
+
 struct HostSpec {
   std::string name;
   int32_t slots = 1;
@@ -37,6 +53,10 @@ struct HostSpec {
   std::map<std::string, std::string> attributes;  // type, model, arch, key=value
   std::vector<std::string> tags;
   HostState state = HostState::kOk;
+  // Its GPUs, sorted by index; resources["gpu"] is their number. Empty with a `gpu` count:
+  // that many devices 0..N-1 known by index only.
+  std::vector<GpuDevice> gpus;
+  bool gpus_auto = false;  // `gpus: auto`: the agent detects them with nvidia-smi
 };
 
 struct QueueSpec {

@@ -63,6 +63,9 @@ struct HostGrant {
   int32_t slots = 0;  // tasks placed on the host
   bool whole_host = false;
   std::vector<ResourceAmount> resources;  // host resources, by ResourceId
+  // The GPUs it holds by index (bit i: device i, R-GPU-3); `resources` counts them too, as
+  // the `gpu` resource, so limits and capacity sums need not read the mask.
+  uint64_t gpus = 0;
 
   friend bool operator==(const HostGrant&, const HostGrant&) = default;
 };

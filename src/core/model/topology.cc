@@ -68,6 +68,7 @@ void SyncHostUse(HostSlots& slots, const Host& host) {
   if (!slots.accepts_work[h]) return;  // free 0 and not idle, whatever it runs
   SetFreeSlots(slots, h, host.FreeSlots());
   slots.idle[h] = host.running_jobs == 0;
+  slots.gpu_free[h] = host.devices.all & ~host.gpus_used;
 }
 
 }  // namespace
@@ -114,6 +115,25 @@ Status Topology::CheckNewHost(const HostSpec& spec) {
       return InvalidArgument("host '" + spec.name + "': resource " + name + " must be >= 0");
     }
   }
+  auto gpus = spec.resources.find("gpu");
+  if (gpus != spec.resources.end() && gpus->second > kMaxGpusPerHost) {
+    return InvalidArgument("host '" + spec.name + "': resource gpu must be <= " +
+                           std::to_string(kMaxGpusPerHost) + " (devices are numbered 0-" +
+                           std::to_string(kMaxGpusPerHost - 1) + ")");
+  }
+  uint64_t seen = 0;
+  for (const GpuDevice& gpu : spec.gpus) {
+    if (gpu.index < 0 || gpu.index >= kMaxGpusPerHost) {
+      return InvalidArgument("host '" + spec.name + "': GPU index " + std::to_string(gpu.index) +
+                             " must be 0-" + std::to_string(kMaxGpusPerHost - 1));
+    }
+    const uint64_t bit = uint64_t{1} << gpu.index;
+    if ((seen & bit) != 0) {
+      return InvalidArgument("host '" + spec.name + "': GPU index " + std::to_string(gpu.index) +
+                             " is listed twice");
+    }
+    seen |= bit;
+  }
   return Status::Ok();
 }
 
@@ -147,7 +167,11 @@ void Topology::UpdateHost(Host& host, HostSpec spec) {
 }
 
 void Topology::SetHostSpec(Host& host, HostSpec spec) {
+  // A device list is the GPU count: `gpu` always counts the devices that can be granted.
+  if (!spec.gpus.empty()) spec.resources["gpu"] = static_cast<int64_t>(spec.gpus.size());
   host.spec = std::move(spec);
+  auto gpus = host.spec.resources.find("gpu");
+  host.devices = CompileDevices(host.spec, gpus == host.spec.resources.end() ? 0 : gpus->second);
   host.resource_total.assign(host_resources_.size(), 0);
   for (const auto& [name, amount] : host.spec.resources) {
     const ResourceId id = InternHostResource(name);
@@ -170,8 +194,11 @@ void Topology::SyncHostSlots(const Host& host) {
     host_slots_.accepts_work.resize(h + 1);
     host_slots_.idle.resize(h + 1);
     host_slots_.has_free.resize(h / 64 + 1);
+    host_slots_.gpu_free.resize(h + 1);
   }
   const bool works = host.AcceptsWork();
+  host_slots_.any_gpus = host_slots_.any_gpus || host.devices.all != 0;
+  host_slots_.gpu_free[h] = works ? host.devices.all & ~host.gpus_used : 0;
   SetFreeSlots(host_slots_, h, works ? host.FreeSlots() : 0);
   if (host_slots_.total[h] != host.spec.slots || host_slots_.totals_version == 0) {
     host_slots_.total[h] = host.spec.slots;
@@ -257,8 +284,10 @@ void Topology::Occupy(QueueIndex queue_index, const Allocation& allocation) {
     const int32_t taken = host.SlotsTaken(grant);
     SLUICE_CHECK(grant.slots > 0 && taken <= host.FreeSlots() && host.AcceptsWork());
     SLUICE_CHECK(!grant.whole_host || host.running_jobs == 0);
+    SLUICE_CHECK((grant.gpus & ~(host.devices.all & ~host.gpus_used)) == 0);
     host.used_slots += taken;
     host.running_jobs += 1;
+    host.gpus_used |= grant.gpus;
     free_slots_ -= taken;
     SyncHostUse(host_slots_, host);
     for (const ResourceAmount& r : grant.resources) {
@@ -282,6 +311,7 @@ void Topology::Vacate(QueueIndex queue_index, const Allocation& allocation) {
     const int32_t taken = host.SlotsTaken(grant);
     host.used_slots -= taken;
     host.running_jobs -= 1;
+    host.gpus_used &= ~grant.gpus;
     SLUICE_CHECK(host.used_slots >= 0);
     if (host.AcceptsWork()) free_slots_ += taken;
     SyncHostUse(host_slots_, host);

@@ -29,6 +29,7 @@
 #include "base/status.h"
 #include "base/time.h"
 #include "core/model/config.h"
+#include "core/model/devices.h"
 #include "core/model/job.h"
 #include "core/model/pending_set.h"
 #include "core/model/window.h"
@@ -42,6 +43,8 @@ struct Host {
   int32_t running_jobs = 0;
   std::vector<int64_t> resource_total;  // by host ResourceId; shorter vectors mean 0
   std::vector<int64_t> resource_used;
+  HostDevices devices;    // its GPUs (R-GPU-1)
+  uint64_t gpus_used = 0; // the devices jobs hold
 
   int32_t FreeSlots() const { return spec.slots - used_slots; }
   bool AcceptsWork() const { return spec.state == HostState::kOk; }
@@ -94,6 +97,10 @@ struct HostSlots {
   // slot, kept here so that a cycle copies it instead of rebuilding it from `free`.
   std::vector<uint64_t> has_free;
   int64_t total_free = 0;  // the sum of `free`
+  // GPUs no job holds, by host (0 on a host that does not accept work); kept only when some
+  // host has GPUs (`any_gpus`), so a cluster without them copies nothing more per cycle.
+  std::vector<uint64_t> gpu_free;
+  bool any_gpus = false;
   // Names this content of `total`: a new number whenever a host's configured slots change,
   // drawn from one process-wide sequence, so that equal versions mean equal totals even
   // across states (a copy of a state keeps its original's). Capacity::Reset copies the

@@ -77,6 +77,8 @@ struct ReasonDetail {
   bool one_host = false;     // kNoResource: needed on a single host (span), not in total
   std::string same;          // kNoResource: needed among hosts sharing this attribute's value
   int32_t per_host = 0;      // kNoResource with resource "hosts": tasks each host must take
+  std::string devices;       // kNoResource with resource "gpu": the devices' constraints, e.g.
+                             // "NVLink-connected, gmodel=A100" (R-GPU-4)
   JobId job = kNoJob;        // kPriorityWait / kReserved / kGated: the head it waits behind
   Instant time = kInfinite;  // kReserved: when the head's reservation begins;
                              // kGated: since when the gate is active;
@@ -85,7 +87,8 @@ struct ReasonDetail {
                              // kPreempting: when the victims' grace ends
   std::string limit;         // kLimit, kHostLimit, kUserLimit: the limit's name
   std::string scope;         // kLimit, kHostLimit, kArrayLimit: the consumer it applies to, e.g.
-                             // "user alice", "queue normal", "host h001"
+                             // "user alice", "queue normal", "host h001"; kNoResource: the
+                             // one host that matches, when only one does
   int64_t used = 0;          // kLimit, kHostLimit, kUserLimit, kQueueCapacity: in use
   int64_t max = 0;           // ... and the maximum (same unit as `resource`)
   std::string condition;     // kDependency: the unsatisfied condition, e.g. "done(12)"

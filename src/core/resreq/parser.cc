@@ -1,5 +1,5 @@
 // Requests, alternatives, compounds and the sections of a primary. Expressions inside
-// select[] are in select_parser.cc.
+// select[] are in select_parser.cc, the keys of gpu[] in gpu_parser.cc.
 #include "core/resreq/parser.h"
 
 #include <algorithm>
@@ -13,8 +13,8 @@ namespace internal {
 namespace {
 
 constexpr int32_t kMaxInt = std::numeric_limits<int32_t>::max();
-constexpr std::string_view kSectionNames[] = {"select", "order", "rusage", "span", "same"};
-constexpr std::string_view kSectionList = "a section (select, order, rusage, span, same)";
+constexpr std::string_view kSectionNames[] = {"select", "order", "rusage", "span", "same", "gpu"};
+constexpr std::string_view kSectionList = "a section (select, order, rusage, span, same, gpu)";
 
 std::string Ordinal(size_t n) {
   return std::to_string(n) + (n % 10 == 1 && n % 100 != 11   ? "st"
@@ -125,8 +125,10 @@ bool Parser::ParseSection(Primary& primary, uint32_t& seen) {
       return ParseRusage(primary);
     case 3:
       return ParseSpan(primary);
-    default:
+    case 4:
       return ParseSame(primary);
+    default:
+      return ParseGpu(primary);
   }
 }
 

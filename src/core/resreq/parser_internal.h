@@ -1,5 +1,6 @@
 // Parser: the recursive-descent parser behind Parse() (parser.h), split over two files:
-// parser.cc (requests, compounds, sections) and select_parser.cc (select[] expressions).
+// parser.cc (requests, compounds, sections), select_parser.cc (select[] expressions) and
+// gpu_parser.cc (gpu[] keys).
 //
 // Representation: the token vector from Lex() and a cursor. Every Parse* method returns false
 // or nullopt after recording the first error (Fail); callers then return at once, so an error
@@ -51,6 +52,10 @@ class Parser {
   bool ParseRusageEntry(Primary& primary);
   bool ParseSpan(Primary& primary);
   bool ParseSame(Primary& primary);
+  // gpu[...] (gpu_parser.cc): `key=value` entries separated by ':'.
+  bool ParseGpu(Primary& primary);
+  bool ParseGpuEntry(GpuRequest& gpu, uint32_t& seen, bool& job_exclusive);
+  bool ParseYesNo(std::string_view key, bool& value);
   // A whole number in [min, max]; `what` names it in the message ("the task count").
   bool ParseInteger(int32_t min, int32_t max, std::string_view what, int32_t& value);
 

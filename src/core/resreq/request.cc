@@ -1,5 +1,7 @@
 #include "core/resreq/request.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <system_error>
 
@@ -57,6 +59,16 @@ void AppendQuoted(std::string_view text, std::string& out) {
   out += quote;
   out += text;
   out += quote;
+}
+
+// Whether `text` lexes as one identifier (else it is printed quoted).
+bool IsPlainName(std::string_view text) {
+  if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) {
+    return false;
+  }
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+  });
 }
 
 void AppendExpr(ExprId id, const ExprPool& pool, int min_precedence, std::string& out);
@@ -179,6 +191,25 @@ void AppendPrimary(const Primary& primary, const ExprPool& pool, std::string& ou
     out += primary.same;
     out += ']';
   }
+  if (primary.gpu.num > 0) {
+    const GpuRequest& gpu = primary.gpu;
+    section("gpu");
+    out += "num=" + std::to_string(gpu.num);
+    if (gpu.per == GpuPer::kTask) out += "/task";
+    if (gpu.shared) out += ":mode=shared";
+    if (!gpu.model.empty()) {
+      out += ":gmodel=";
+      if (IsPlainName(gpu.model)) {
+        out += gpu.model;
+      } else {
+        AppendQuoted(gpu.model, out);
+      }
+    }
+    if (gpu.mem_mb > 0) out += ":gmem=" + std::to_string(gpu.mem_mb);
+    if (gpu.link) out += ":glink=yes";
+    if (gpu.affinity) out += ":aff=yes";
+    out += ']';
+  }
 }
 
 void AppendCompound(const Compound& compound, const ExprPool& pool, std::string& out) {
@@ -212,7 +243,7 @@ std::string_view ToString(SpanKind kind) {
 
 bool Primary::Unconstrained() const {
   return select == kNoExpr && order.empty() && rusage.empty() && span.kind == SpanKind::kNone &&
-         same.empty();
+         same.empty() && gpu.num == 0;
 }
 
 Request UnconstrainedRequest() {
@@ -231,6 +262,11 @@ uint64_t PrimaryFingerprint(const Primary& primary, const ExprPool& pool) {
   for (const Rusage& rusage : primary.rusage) hash.Text(rusage.resource).Double(rusage.amount);
   hash.Byte(static_cast<uint8_t>(primary.span.kind)).I64(primary.span.ptile);
   hash.Text(primary.same);
+  if (primary.gpu.num > 0) {  // absent from older fingerprints, which stay as they were
+    const GpuRequest& gpu = primary.gpu;
+    hash.Text("gpu").I64(gpu.num).Byte(static_cast<uint8_t>(gpu.per)).Byte(gpu.shared ? 1 : 0);
+    hash.I64(gpu.mem_mb).Text(gpu.model).Byte(gpu.link ? 1 : 0).Byte(gpu.affinity ? 1 : 0);
+  }
   return hash.Finish();
 }
 

@@ -3,7 +3,7 @@
 // Representation (grammar and semantics: docs/resreq.md):
 //  - A Request is a list of alternatives (`{...} || {...}`, R-RR-3), tried in order; each is a
 //    Compound: parts that must all be allocated together (`2*{...} + 4*{...}`, R-RR-2); each
-//    part is a Primary (`select[] order[] rusage[] span[] same[]`, R-RR-1).
+//    part is a Primary (`select[] order[] rusage[] span[] same[] gpu[]`, R-RR-1, R-GPU-2).
 //  - A plain request (`select[a] rusage[mem=10]`) is one alternative with one part whose count
 //    is 0, meaning "the job's task count" (`-n`). Parts of a written compound have count >= 1.
 //  - The empty request (no constraints) is one alternative with one default Primary.
@@ -74,6 +74,25 @@ struct Span {
   friend bool operator==(const Span&, const Span&) = default;
 };
 
+// gpu[...] (R-GPU-2): GPUs taken by device index on each host of the allocation.
+enum class GpuPer : uint8_t {
+  kHost,  // num=N or num=N/host: N devices on every host the part uses
+  kTask,  // num=N/task: N devices per task placed on the host
+};
+
+struct GpuRequest {
+  int32_t num = 0;             // devices per host or per task; 0: no gpu[] section
+  GpuPer per = GpuPer::kHost;  //
+  bool shared = false;         // mode=shared (and not j_exclusive=yes): others may share them
+  int64_t mem_mb = 0;          // gmem: device memory each must have (shared: reserves it)
+  std::string model;           // gmodel: the devices' model; empty: any
+  bool link = false;           // glink=yes: a host's devices pairwise NVLink-connected
+  bool affinity = false;       // aff=yes: a host's devices (per task: a task's) on one NUMA node
+
+  friend bool operator==(const GpuRequest&, const GpuRequest&) = default;
+};
+inline constexpr int32_t kMaxGpuNum = 64;
+
 struct Primary {
   int32_t count = 0;  // N of `N*{...}`; 0: the job's task count
   ExprId select = kNoExpr;
@@ -81,9 +100,10 @@ struct Primary {
   std::vector<Rusage> rusage;  // sorted by resource, unique
   Span span;
   std::string same;  // attribute name; empty: no same[]
+  GpuRequest gpu;
   uint64_t fingerprint = 0;
 
-  // True when the primary has no section (select, order, rusage, span or same).
+  // True when the primary has no section (select, order, rusage, span, same or gpu).
   bool Unconstrained() const;
   friend bool operator==(const Primary&, const Primary&) = default;
 };
@@ -112,7 +132,8 @@ uint64_t RequestFingerprint(const Request& request);
 // or edits a Request by hand calls it afterwards.
 void UpdateFingerprints(Request& request, const ExprPool& pool);
 
-// The canonical text of a request: sections in the order select, order, rusage, span, same;
+// The canonical text of a request: sections in the order select, order, rusage, span, same,
+// gpu (keys in the order num, mode, gmodel, gmem, glink, aff; defaults left out);
 // rusage sorted and `:`-separated; order keys `,`-separated with `-` for descending only;
 // `&&` and `||` spaced, other operators not (`select[type==linux && mem>4000]`); parentheses
 // only where the structure needs them, plus around a negated comparison (`!(a==b)`); numbers

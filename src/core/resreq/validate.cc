@@ -99,6 +99,27 @@ Status CheckHostNames(const Primary& part, const ExprPool& pool, const ResourceC
   return Status::Ok();
 }
 
+Status CheckGpu(const Primary& part, const ResourceCatalog& catalog, std::string_view where) {
+  const GpuRequest& gpu = part.gpu;
+  if (gpu.num == 0) return Status::Ok();
+  if (gpu.num < 0 || gpu.num > kMaxGpuNum || gpu.mem_mb < 0) {
+    return Invalid(where, "gpu: num=" + std::to_string(gpu.num) + " gmem=" +
+                              std::to_string(gpu.mem_mb) + "; use num=1-" +
+                              std::to_string(kMaxGpuNum) + " and gmem >= 0");
+  }
+  for (const Rusage& entry : part.rusage) {
+    if (entry.resource == "gpu") {
+      return Invalid(where,
+                     "gpu[] and rusage[gpu=...] both ask for GPUs; keep one (gpu[] picks "
+                     "devices by model, memory, NVLink and NUMA node)");
+    }
+  }
+  if (catalog.host_resources.count("gpu") == 0) {
+    return Invalid(where, "gpu: no host of the cluster has GPUs");
+  }
+  return Status::Ok();
+}
+
 Status CheckPart(const Primary& part, size_t parts, const ExprPool& pool,
                  const ResourceCatalog& catalog, std::string_view where) {
   if (part.count < 0 || (parts > 1 && part.count < 1)) {
@@ -107,6 +128,7 @@ Status CheckPart(const Primary& part, size_t parts, const ExprPool& pool,
   }
   SLUICE_RETURN_IF_ERROR(CheckRusage(part, catalog, where));
   SLUICE_RETURN_IF_ERROR(CheckHostNames(part, pool, catalog, where));
+  SLUICE_RETURN_IF_ERROR(CheckGpu(part, catalog, where));
   if (part.span.kind == SpanKind::kPtile && part.span.ptile < 1) {
     return Invalid(where, "span: ptile=" + std::to_string(part.span.ptile) +
                               "; use ptile=K with K >= 1 tasks per host");
