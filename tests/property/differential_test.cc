@@ -34,7 +34,7 @@ std::string Render(const ReasonDetail& d) {
   std::ostringstream out;
   out << ToString(d.code) << " res=" << d.resource << " need=" << d.needed
       << " avail=" << d.available << " hosts=" << d.hosts << " one=" << d.one_host
-      << " same=" << d.same << " per=" << d.per_host << " job=" << d.job << " t=" << d.time
+      << " same=" << d.same << " per=" << d.per_host << " devices=" << d.devices << " job=" << d.job << " t=" << d.time
       << " limit=" << d.limit << " scope=" << d.scope << " used=" << d.used << " max=" << d.max
       << " cond=" << d.condition << " never=" << d.never;
   return out.str();
@@ -50,6 +50,7 @@ std::vector<std::string> Lines(const CycleResult& result, bool pend) {
       for (const HostGrant& g : start->allocation.hosts) {
         out << " h" << g.host << ":" << g.slots << (g.whole_host ? "x" : "");
         for (const ResourceAmount& r : g.resources) out << "/r" << r.id << "=" << r.amount;
+        if (g.gpus != 0) out << "/gpus=" << g.gpus;
       }
       for (const ResourceAmount& r : start->allocation.shared)
         out << " s" << r.id << "=" << r.amount;

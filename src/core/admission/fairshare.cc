@@ -44,9 +44,9 @@ QueueOrder FairshareOrder(const Queue& queue, const ClusterState& state, Instant
   for (const RunningEntry& entry : state.running()) {
     const Job& job = *entry.job;
     if (job.queue != queue.index || !usage.contains(job.spec.user)) continue;
-    const double slots = job.allocation.TotalSlots();
+    const double rate = FairshareRate(job.allocation, queue.spec);
     usage[job.spec.user] +=
-        slots * (static_cast<double>(std::max<Instant>(now - job.start_time, 0)) + kSecondsPerHour);
+        rate * (static_cast<double>(std::max<Instant>(now - job.start_time, 0)) + kSecondsPerHour);
   }
   auto priority = [&](const std::string& user) {
     return FairshareShares(queue.spec, user) / (1 + usage[user] / kSecondsPerHour);

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/alloc/capacity.h"
+#include "core/alloc/gpu_fit.h"
 #include "core/alloc/host_view.h"
 
 namespace sluice::core {
@@ -59,6 +60,25 @@ HostVerdict Judge(const Job& job, const ClusterState& state, const Capacity& cap
     }
     fit = std::min(fit, free / per_task);
   }
+  if (const GpuDemand gpu = GpuDemandOf(*part, state.topology().FindHostResource("gpu").has_value());
+      gpu.any()) {
+    // The devices as the allocator judges them (R-GPU-4): free, of the model and memory
+    // asked, linked or on one NUMA node when asked.
+    uint64_t usable = capacity.FreeGpus(h);
+    if (const auto* match = capacity.GpuMatchColumn(state, part->gpu.model, part->gpu.mem_mb)) {
+      usable &= (*match)[h];
+    }
+    const int32_t gpu_fit = GpuTaskFit(gpu, host.devices, usable);
+    if (gpu_fit == 0) {
+      verdict.resource = "gpu";
+      verdict.needed = gpu.num;
+      verdict.available = GpuLargestSet(gpu, host.devices, usable);
+      verdict.per = gpu.per_task ? "task" : "host";
+      verdict.devices = GpuConstraintText(part->gpu);
+      return verdict;
+    }
+    fit = std::min<int64_t>(fit, gpu_fit);
+  }
   verdict.room = true;
   verdict.available = fit;
   return verdict;
@@ -82,8 +102,12 @@ std::string RenderHostVerdict(const HostVerdict& v) {
     return "Has room for " + std::to_string(v.available) + (v.available == 1 ? " task" : " tasks");
   if (v.code != ReasonCode::kNoResource) return std::string(Headline(v.code));
   if (v.resource == "slots") return "Not enough job slots (0 free)";
-  return "Not enough " + v.resource + " (needs " + std::to_string(v.needed) + " per task, " +
-         std::to_string(v.available) + " free)";
+  if (!v.devices.empty()) {  // "Not enough gpu NVLink-connected (needs 2 per host, 1 free)"
+    return "Not enough " + v.resource + " " + v.devices + " (needs " + std::to_string(v.needed) +
+           " per " + v.per + ", " + std::to_string(v.available) + " free)";
+  }
+  return "Not enough " + v.resource + " (needs " + std::to_string(v.needed) + " per " + v.per +
+         ", " + std::to_string(v.available) + " free)";
 }
 
 std::string RenderHostDetail(const std::vector<HostVerdict>& verdicts, const ClusterState& state,

@@ -26,6 +26,8 @@ struct HostVerdict {
   std::string resource;                       // kNoResource: "slots" or a host resource
   int64_t needed = 0;                         // kNoResource: per task (resources) or 1 (slots)
   int64_t available = 0;  // kNoResource: free on the host; room: tasks it could take
+  std::string per = "task";  // kNoResource: what `needed` is for ("task", or "host" for GPUs)
+  std::string devices;       // kNoResource on gpu: the devices' constraints (R-GPU-4)
 };
 
 // One verdict per host of the job's queue, in host order.

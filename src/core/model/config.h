@@ -83,6 +83,9 @@ struct QueueSpec {
   // empty: no fairshare, plain queue order.
   std::map<std::string, double> fairshare;
   Duration fairshare_half_life = 86400;  // seconds for past usage to count half
+  // What a GPU-second costs in fairshare usage, in slot-seconds (R-GPU-4): a job is charged
+  // (slots + weight x GPUs) per second it runs.
+  double fairshare_gpu_weight = 1;
   // Priority preemption (R-CAP-4): a preemptive queue's jobs may preempt jobs of preemptable
   // queues of lower priority.
   bool preemptive = false;

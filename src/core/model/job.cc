@@ -116,4 +116,10 @@ int32_t Allocation::TotalSlots() const {
   return total;
 }
 
+int32_t Allocation::TotalGpus() const {
+  int32_t gpus = 0;
+  for (const HostGrant& grant : hosts) gpus += __builtin_popcountll(grant.gpus);
+  return gpus;
+}
+
 }  // namespace sluice::core

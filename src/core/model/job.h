@@ -76,6 +76,7 @@ struct Allocation {
   std::vector<ResourceAmount> shared;  // cluster-wide resources (licenses), per job
 
   int32_t TotalSlots() const;
+  int32_t TotalGpus() const;  // devices held on all hosts
   friend bool operator==(const Allocation&, const Allocation&) = default;
 };
 

@@ -29,6 +29,12 @@
 
 namespace sluice::core {
 
+// The fairshare usage a running allocation accrues per second in `queue`: its slots plus its
+// GPUs at the queue's fairshare_gpu_weight (R-Q-4, R-GPU-4).
+inline double FairshareRate(const Allocation& allocation, const QueueSpec& queue) {
+  return allocation.TotalSlots() + queue.fairshare_gpu_weight * allocation.TotalGpus();
+}
+
 class UsageLedger {
  public:
   using FairshareUsages = std::map<std::pair<QueueIndex, std::string>, FairshareUsage>;

@@ -117,6 +117,13 @@ Status CheckGpu(const Primary& part, const ResourceCatalog& catalog, std::string
   if (catalog.host_resources.count("gpu") == 0) {
     return Invalid(where, "gpu: no host of the cluster has GPUs");
   }
+  if (gpu.shared) {
+    // Devices are granted whole; sharing one by device memory is not built yet, and treating
+    // mode=shared as exclusive would hold devices the user meant to share.
+    return Invalid(where,
+                   "gpu: mode=shared is not supported yet (GPUs are granted whole, as "
+                   "mode=exclusive_process); drop mode=shared or add j_exclusive=yes");
+  }
   return Status::Ok();
 }
 

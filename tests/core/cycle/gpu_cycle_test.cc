@@ -8,7 +8,9 @@
 
 #include "core/alloc/capacity.h"
 #include "core/alloc/resreq_allocator.h"
+#include "core/cycle/events.h"
 #include "core/cycle/scheduler.h"
+#include "core/explain/host_detail.h"
 #include "testing/builders.h"
 
 namespace sluice::core {
@@ -156,6 +158,22 @@ TEST(GpuCycleTest, GlinkTakesALinkedPairOrPendsSayingNoneIsFree) {
   EXPECT_EQ(GpusOf(started, 2), Mask({1}));  // next to the taken device 0
 }
 
+TEST(GpuCycleTest, PerHostDetailNamesTheDeviceConstraintOnEachHost) {
+  ClusterState state = ClusterBuilder()
+                           .Host(PairedHost("n1"))
+                           .Host(PairedHost("n2"))
+                           .Host(GpuHost("g1", 2))
+                           .Policy(PolicyKind::kFifo)
+                           .State();
+  RunOn(state, 100, "n1", Mask({0, 2}));
+  Submit(state, JobBuilder(1).ResReq("gpu[num=2:glink=yes]"));
+  const std::vector<HostVerdict> verdicts = ExplainHosts(*state.FindJob(1), state);
+  ASSERT_EQ(verdicts.size(), 3u);
+  EXPECT_EQ(RenderHostVerdict(verdicts[0]), "Not enough gpu NVLink-connected (needs 2 per host, 1 free)");
+  EXPECT_EQ(RenderHostVerdict(verdicts[1]), "Has room for 8 tasks");
+  EXPECT_EQ(RenderHostVerdict(verdicts[2]), "Not enough gpu NVLink-connected (needs 2 per host, 1 free)");
+}
+
 TEST(GpuCycleTest, ModelAndMemoryNarrowTheDevices) {
   HostSpec mixed{.name = "m1", .slots = 8};
   mixed.gpus = {{.index = 0, .model = "V100", .memory_mb = 16384},
@@ -236,6 +254,30 @@ TEST(GpuCycleTest, CapacityRollbackRestoresDevicesAndTheBestFitIndex) {
   EXPECT_EQ(capacity.FreeGpus(0), 0xFu);
   EXPECT_EQ(order(1), (std::vector<HostIndex>{1, 0}));
   EXPECT_EQ(order(4), (std::vector<HostIndex>{0}));
+}
+
+// Alice held 1 slot and 8 GPUs for an hour, bob 2 slots and no GPU: by slots alone alice
+// used less and goes first; with GPU time charged (fairshare_gpu_weight, default 1) she used
+// 9 slot-hours to bob's 2 and goes after him.
+TEST(GpuCycleTest, FairshareChargesGpuTimeSoAHeavyGpuUserGoesAfterALightOne) {
+  for (double weight : {1.0, 0.0}) {
+    SCOPED_TRACE(weight);
+    QueueSpec fair{.name = "fair", .fairshare = {{"default", 1}}, .fairshare_half_life = 86400};
+    fair.fairshare_gpu_weight = weight;
+    HostSpec host = GpuHost("g1", 8);
+    host.slots = 2;
+    ClusterState state = ClusterBuilder().Host(host).Queue(fair).State();
+    Submit(state, JobBuilder(1).Queue("fair").User("alice").ResReq("gpu[num=8]"));
+    Submit(state, JobBuilder(2).Tasks(2).Queue("fair").User("bob"));
+    ASSERT_EQ(testing::Started(testing::CycleAndCommit(state, 0)), std::vector<JobId>{1});
+    ASSERT_TRUE(Apply(JobFinished{.job = 1}, 3600, state).ok());
+    ASSERT_EQ(testing::Started(testing::CycleAndCommit(state, 3600)), std::vector<JobId>{2});
+    ASSERT_TRUE(Apply(JobFinished{.job = 2}, 7200, state).ok());
+    Submit(state, JobBuilder(3).Tasks(2).Queue("fair").User("alice").Submit(7200));
+    Submit(state, JobBuilder(4).Tasks(2).Queue("fair").User("bob").Submit(7200));
+    const std::vector<JobId> first = testing::Started(testing::CycleAndCommit(state, 7201));
+    EXPECT_EQ(first, std::vector<JobId>{weight > 0 ? JobId{4} : JobId{3}});
+  }
 }
 
 TEST(GpuCycleDeathTest, ADeviceIsNeverGrantedTwice) {

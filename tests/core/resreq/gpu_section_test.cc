@@ -150,6 +150,11 @@ TEST(ResreqGpuSectionTest, ValidateRefusesGpusTwiceAndGpusWhereThereAreNone) {
   const Status twice = validate("gpu[num=2] rusage[gpu=2]", with_gpus);
   EXPECT_FALSE(twice.ok());
   EXPECT_NE(twice.message().find("both ask for GPUs"), std::string::npos) << twice.message();
+  const Status shared = validate("gpu[num=1:mode=shared]", with_gpus);
+  EXPECT_FALSE(shared.ok());
+  EXPECT_NE(shared.message().find("mode=shared is not supported yet"), std::string::npos)
+      << shared.message();
+  EXPECT_TRUE(validate("gpu[num=1:mode=shared:j_exclusive=yes]", with_gpus).ok());
   const Status none = validate("2*{gpu[num=1]} + 1*{rusage[mem=1]}", without);
   EXPECT_FALSE(none.ok());
   EXPECT_NE(none.message().find("part 1: gpu: no host of the cluster has GPUs"),
