@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "config/auth_yaml.h"
+#include "config/gpu_yaml.h"
 #include "config/jobs_yaml.h"
 #include "config/quota_yaml.h"
 #include "config/yaml_reader.h"
@@ -373,11 +374,13 @@ Status Parser::ReadHost(const Field& f) {
       SLUICE_RETURN_IF_ERROR(ReadHostKey(e, spec));
     }
   }
+  SLUICE_RETURN_IF_ERROR(yaml::ReadHostGpus(reader_, *entries, spec));  // needs `resources`
   if (name == nullptr) return reader_.Error(f, "missing required key 'name'");
   Result<std::vector<std::string>> names = reader_.ExpandHosts(*name);
   if (!names) return names.error();
   // Each expanded host copies the settings too; charge them so one line cannot explode.
-  const size_t settings = spec.resources.size() + spec.attributes.size() + spec.tags.size();
+  const size_t settings =
+      spec.resources.size() + spec.attributes.size() + spec.tags.size() + yaml::GpuCost(spec.gpus);
   SLUICE_RETURN_IF_ERROR(reader_.Charge(*name, names->size() * settings));
   for (std::string& host : *names) {
     const auto [it, inserted] = host_lines_.emplace(host, name->line);
@@ -397,6 +400,7 @@ Status Parser::ReadHostKey(const Entry& e, HostSpec& spec) {
   if (e.key == "slots") return Assign(reader_.ReadInt<int32_t>(f, 0), spec.slots);
   if (e.key == "resources") return ReadResourceMap(f, /*shared=*/false, spec.resources);
   if (e.key == "tags") return Assign(reader_.ReadNameList(f), spec.tags);
+  if (yaml::IsHostGpuKey(e.key)) return Status::Ok();  // ReadHost reads them after the others
   if (e.key == "state") {
     return Assign(reader_.ReadChoice(f, &core::ParseHostState, "ok, closed, unavail, draining"),
                   spec.state);
