@@ -120,6 +120,7 @@ void AddJobShapeFlags(CLI::App* cmd, client::SubmitFlags& f) {
   cmd->add_option("-q,--queue", f.queue, "queue (default: the cluster's default queue)");
   cmd->add_option("-n,--tasks", f.tasks, "tasks: N, or MIN,MAX for a range");
   cmd->add_option("-R,--resreq", f.resreq, "resource request, e.g. 'span[hosts=1]'");
+  cmd->add_option("--gpu", f.gpu, "GPUs as bsub -gpu: 'num=2:gmodel=A100', or - for one");
   cmd->add_option("-W,--run-limit", f.run_limit, "run limit: MINUTES, H:M, H:M:S or 90s/10m/2h");
   cmd->add_option("-J,--name", f.name, "job name; NAME[1-50]%5 submits an array (bsub -J)");
   cmd->add_option("-P,--project", f.project, "project");

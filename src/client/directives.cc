@@ -4,6 +4,8 @@
 #include <charconv>
 #include <optional>
 
+#include "client/compat/gpu_request.h"
+
 namespace sluice::client {
 namespace {
 
@@ -16,6 +18,7 @@ enum class Field {
   kOutput,
   kError,
   kResreq,
+  kGpu,
   kExclusive,
   kHold,
   kDepend,
@@ -37,6 +40,7 @@ constexpr OptionSpec kSluiceOptions[] = {
     {"-q", "--queue", true, Field::kQueue},
     {"-n", "--tasks", true, Field::kTasks},
     {"-R", "--resreq", true, Field::kResreq},
+    {"", "--gpu", true, Field::kGpu},
     {"-W", "--run-limit", true, Field::kRunLimit},
     {"-w", "--depend", true, Field::kDepend},
     {"-b", "--begin", true, Field::kBegin},
@@ -179,6 +183,12 @@ Status SetField(Field field, std::string_view value, int64_t now, SubmitFlags& f
       SLUICE_RETURN_IF_ERROR(CheckArray(value));
       flags.array = text;
       return Status::Ok();
+    case Field::kGpu: {
+      Result<std::string> section = compat::LsfGpuSection(value);  // checked now: names its line
+      if (!section) return section.error();
+      flags.gpu = text;
+      return Status::Ok();
+    }
     default:
       break;
   }
@@ -390,6 +400,7 @@ SubmitFlags MergeFlags(const SubmitFlags& command_line, const SubmitFlags& direc
   fill(out.queue, directives.queue);
   fill(out.tasks, directives.tasks);
   fill(out.resreq, directives.resreq);
+  fill(out.gpu, directives.gpu);
   fill(out.run_limit, directives.run_limit);
   fill(out.depend, directives.depend);
   fill(out.begin, directives.begin);

@@ -1,5 +1,6 @@
 #include "client/submit_request.h"
 
+#include "client/compat/gpu_request.h"
 #include "client/text_fields.h"
 
 #include <charconv>
@@ -57,6 +58,18 @@ std::optional<int64_t> LocalTime(int year, int month, int day, int hour, int min
   const std::time_t t = std::mktime(&tm);
   if (t == -1) return std::nullopt;
   return static_cast<int64_t>(t);
+}
+
+// The request with --gpu's section appended.
+Result<std::string> ResreqWithGpu(const SubmitFlags& flags) {
+  if (flags.gpu.empty()) return flags.resreq;
+  Result<std::string> section = compat::LsfGpuSection(flags.gpu);
+  if (!section) {
+    return Status(section.error().code(), "--gpu " + flags.gpu + ": " + section.error().message());
+  }
+  Result<std::string> resreq = compat::WithGpuSection(flags.resreq, *section);
+  if (!resreq) return Status(resreq.error().code(), "--gpu: " + resreq.error().message());
+  return resreq;
 }
 
 std::string Absolute(const std::string& path, const std::string& dir) {
@@ -188,7 +201,9 @@ Result<json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit
       body["max_tasks"] = *max;
     }
   }
-  if (!flags.resreq.empty()) body["resreq"] = flags.resreq;
+  Result<std::string> resreq = ResreqWithGpu(flags);
+  if (!resreq) return resreq.error();
+  if (!resreq->empty()) body["resreq"] = *resreq;
   if (!flags.run_limit.empty()) {
     Result<int64_t> limit = ParseRunLimit(flags.run_limit);
     if (!limit) return limit.error();

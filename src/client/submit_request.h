@@ -8,6 +8,8 @@
 //   --export WHAT   the environment the job gets, as sbatch's --export: ALL (the default: the
 //                   submitter's whole environment, as sbatch and bsub), NONE, or a list
 //                   [ALL,]VAR[=VALUE],... (the named variables, with ALL added to all of them)
+//   --gpu S         GPUs as bsub -gpu writes them (`num=2:gmodel=A100`, `-` for one): the
+//                   gpu[S] section appended to -R (client/compat/gpu_request.h)
 // The job runs in the submitter's working directory unless --cwd says otherwise (R-SRV-5b);
 // relative output/error paths are made absolute against that directory.
 // Parse errors are kInvalidArgument naming the flag. Pure functions (the clock is passed in).
@@ -28,6 +30,7 @@ struct SubmitFlags {
   std::string queue;
   std::string tasks;  // "N" or "N,M"
   std::string resreq;
+  std::string gpu;  // --gpu as written; empty: none
   std::string run_limit;
   std::string depend;
   std::string begin;

@@ -129,6 +129,63 @@ TEST(DirectivesTest, ABadDirectiveNamesItsLine) {
   }
 }
 
+TEST(DirectivesTest, GpuDirectivesOfEachDialect) {
+  struct Case {
+    std::string_view name;
+    std::string_view script;
+    std::string_view want_resreq;
+    std::string_view want_gpu;  // SubmitFlags::gpu (#SLUICE --gpu, applied at submission)
+  };
+  const Case cases[] = {
+      {"#SBATCH gres with a type", "#SBATCH --gres=gpu:a100:2\n#SBATCH -N 1\n",
+       "span[hosts=1] gpu[num=2/host:gmodel=a100]", ""},
+      {"#SBATCH per task", "#SBATCH -n 2\n#SBATCH --gpus-per-task=1\n", "gpu[num=1/task]", ""},
+      {"#SBATCH the same option on a later line wins",
+       "#SBATCH --gpus-per-node=1\n#SBATCH --gpus-per-node=3\n", "gpu[num=3/host]", ""},
+      {"#BSUB -gpu after -R", "#BSUB -gpu \"num=2:gmodel=Tesla-V100\"\n#BSUB -R span[hosts=1]\n",
+       "span[hosts=1] gpu[num=2:gmodel=\"Tesla-V100\"]", ""},
+      {"#BSUB -gpu -", "#BSUB -gpu -\n", "gpu[num=1]", ""},
+      {"#SLUICE --gpu", "#SLUICE -R span[hosts=1] --gpu num=2\n", "span[hosts=1]", "num=2"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Directives d = Parse(c.script);
+    EXPECT_EQ(d.flags.resreq, c.want_resreq);
+    EXPECT_EQ(d.flags.gpu, c.want_gpu);
+  }
+}
+
+TEST(DirectivesTest, GpuRefusalsNameTheirLine) {
+  struct Case {
+    std::string_view name;
+    std::string_view script;
+    StatusCode code;
+    std::string_view want;  // in the message
+  };
+  const Case cases[] = {
+      {"two Slurm GPU options", "#SBATCH --gpus-per-node=1\n#SBATCH --gres=gpu:1\n",
+       StatusCode::kFailedPrecondition,
+       "job.sh:2: #SBATCH --gres=gpu:1: --gres=gpu:1: give one of"},
+      {"--gpus not shared evenly", "#SBATCH -N 2 --gpus=3\n", StatusCode::kFailedPrecondition,
+       "job.sh: #SBATCH: --gpus=3: 3 GPUs do not share evenly"},
+      {"bad Slurm count", "#SBATCH --gpus-per-node=two\n", StatusCode::kInvalidArgument,
+       "job.sh:1: #SBATCH --gpus-per-node=two: Invalid --gpus-per-node specification"},
+      {"LSF's MPS", "#BSUB -gpu mps=yes\n", StatusCode::kFailedPrecondition,
+       "job.sh:1: #BSUB -gpu mps=yes: -gpu mps=yes: mps=yes is not supported"},
+      {"-gpu with a compound -R", "#BSUB -R '2*{select[a]} + {select[b]}'\n#BSUB -gpu -\n",
+       StatusCode::kFailedPrecondition, "job.sh: #BSUB: -gpu: the resource request is compound"},
+      {"#SLUICE --gpu with an unknown key", "#SLUICE --gpu bogus=1\n", StatusCode::kInvalidArgument,
+       "job.sh:1: #SLUICE --gpu bogus=1: unknown keyword 'bogus'"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Result<Directives> parsed = ParseDirectives(c.script, "job.sh", kNow);
+    ASSERT_FALSE(parsed.has_value());
+    EXPECT_EQ(parsed.error().code(), c.code);
+    EXPECT_NE(parsed.error().message().find(c.want), std::string::npos) << parsed.error().message();
+  }
+}
+
 TEST(DirectivesTest, TheCommandLineWins) {
   SubmitFlags command_line;
   command_line.queue = "cli";
@@ -138,11 +195,13 @@ TEST(DirectivesTest, TheCommandLineWins) {
   directives.tasks = "4";
   directives.exclusive = true;
   directives.priority = 3;
+  directives.gpu = "num=2";
   const SubmitFlags merged = MergeFlags(command_line, directives);
   EXPECT_EQ(merged.queue, "cli");
   EXPECT_EQ(merged.tasks, "4");
   EXPECT_TRUE(merged.exclusive);
   EXPECT_EQ(merged.priority, 3);
+  EXPECT_EQ(merged.gpu, "num=2");
   EXPECT_EQ(merged.command, std::vector<std::string>{"job.sh"});
 }
 

@@ -106,6 +106,34 @@ namespace {
 
 // --export as sbatch reads it (issue 47.1): ALL (the default) the caller's whole environment,
 // NONE nothing, a list the named variables (with values of their own where given).
+// `--gpu` is bsub's -gpu: its section goes after -R, and the same refusals hold.
+TEST(BuildSubmitBodyTest, GpuAppendsTheGpuSection) {
+  SubmitFlags flags;
+  flags.command = {"true"};
+  flags.resreq = "span[hosts=1]";
+  flags.gpu = "num=2:gmodel=Tesla-V100";
+  Result<json> body = BuildSubmitBody(flags, "/", 0);
+  ASSERT_TRUE(body.has_value()) << body.error().message();
+  EXPECT_EQ((*body)["resreq"], "span[hosts=1] gpu[num=2:gmodel=\"Tesla-V100\"]");
+  flags.resreq.clear();
+  flags.gpu = "-";
+  body = BuildSubmitBody(flags, "/", 0);
+  ASSERT_TRUE(body.has_value()) << body.error().message();
+  EXPECT_EQ((*body)["resreq"], "gpu[num=1]");
+
+  flags.gpu = "mps=yes";
+  body = BuildSubmitBody(flags, "/", 0);
+  ASSERT_FALSE(body.has_value());
+  EXPECT_EQ(body.error().code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(body.error().message().starts_with("--gpu mps=yes: ")) << body.error().message();
+  flags.gpu = "num=1";
+  flags.resreq = "{select[a]} || {select[b]}";
+  body = BuildSubmitBody(flags, "/", 0);
+  ASSERT_FALSE(body.has_value());
+  EXPECT_EQ(body.error().code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(body.error().message().starts_with("--gpu: ")) << body.error().message();
+}
+
 TEST(ExportedEnvironmentTest, AllNoneAndLists) {
   const std::map<std::string, std::string> caller = {{"A", "1"}, {"B", "2"}, {"PATH", "/bin"}};
   EXPECT_EQ(ExportedEnvironment("", caller).value(),

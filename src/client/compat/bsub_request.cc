@@ -3,6 +3,7 @@
 #include <charconv>
 #include <ctime>
 
+#include "client/compat/gpu_request.h"
 #include "client/compat/memory.h"
 #include "client/compat/options.h"
 
@@ -18,6 +19,7 @@ enum Opt {
   kError,
   kResreq,
   kMemLimit,
+  kGpu,
   kExclusive,
   kDepend,
   kBegin,
@@ -64,7 +66,7 @@ constexpr OptionSpec kOptions[] = {
     {"-sla", "", true, kRefusedValue}, {"-pack", "", true, kRefusedValue},
     {"-jsdl", "", true, kRefusedValue}, {"-k", "", true, kRefusedValue},
     {"-f", "", true, kRefusedValue},   {"-ext", "", true, kRefusedValue},
-    {"-gpu", "", true, kRefusedValue}, {"-Lp", "", true, kRefusedValue},
+    {"-gpu", "", true, kGpu},          {"-Lp", "", true, kRefusedValue},
     {"-data", "", true, kRefusedValue}, {"-I", "", false, kInteractive},
     {"-Ip", "", false, kInteractivePty}, {"-Is", "", false, kInteractivePty},
     {"-IS", "", false, kRefusedInteractive}, {"-ISp", "", false, kRefusedInteractive},
@@ -160,6 +162,16 @@ Status ApplyValue(const ParsedOption& option, int64_t now, BsubRequest& r) {
       Result<int64_t> mb = ParseMemoryMb(value, MemoryDialect::kLsf);
       if (!mb) return InvalidArgument(option.written + " " + value + ": " + mb.error().message());
       r.mem_limit_mb = *mb;
+      return Status::Ok();
+    }
+    case kGpu: {
+      // Translated now, so that a bad value names its #BSUB line; placed in ToSubmitFlags.
+      Result<std::string> section = LsfGpuSection(value);
+      if (!section) {
+        return Status(section.error().code(),
+                      option.written + " " + value + ": " + section.error().message());
+      }
+      r.gpu = *section;
       return Status::Ok();
     }
     case kBegin: {
@@ -307,6 +319,7 @@ BsubRequest MergeBsub(const BsubRequest& command_line, const BsubRequest& direct
   fill(out.depend, directives.depend);
   fill(out.begin, directives.begin);
   fill(out.mem_limit_mb, directives.mem_limit_mb);
+  fill(out.gpu, directives.gpu);
   fill(out.priority, directives.priority);
   fill(out.exclusive, directives.exclusive);
   fill(out.hold, directives.hold);
@@ -352,6 +365,13 @@ Result<SubmitFlags> ToSubmitFlags(const BsubRequest& r) {
     f.resreq += (f.resreq.empty() ? "" : " ") + request;
   }
   if (r.mem_limit_mb) f.resreq = WithMemory(f.resreq, *r.mem_limit_mb);
+  if (r.gpu) {
+    Result<std::string> with_gpu = WithGpuSection(f.resreq, *r.gpu);
+    if (!with_gpu) {
+      return Status(with_gpu.error().code(), "-gpu: " + with_gpu.error().message());
+    }
+    f.resreq = *with_gpu;
+  }
   return f;
 }
 

@@ -4,7 +4,8 @@
 // Mapped: -n N|MIN,MAX, -q, -W [H:]M, -J NAME (NAME[1-10]%2: an array), -o/-oo, -e/-eo,
 // -R (repeatable: the requests are joined), -M (memory with units, default MB), -x, -w, -b
 // ([[[YYYY:]MM:]DD:]hh:mm, or Sluice's forms), -P, -H, -cwd, -sp (priority), -env, -K (wait),
-// -I (an interactive job: `sluice run`), -Ip and -Is (the same on a pseudo-terminal).
+// -I (an interactive job: `sluice run`), -Ip and -Is (the same on a pseudo-terminal), -gpu
+// (the gpu[] section appended to a plain -R: client/compat/gpu_request.h).
 // Accepted without effect (a warning names them): -u, -N, -B (mail), -r, -rn (rerunnable:
 // queues say what happens on host loss), -We (estimated run time), -Jd, -ti.
 // Refused (kFailedPrecondition "-m: not supported by Sluice"): the other options LSF documents
@@ -39,6 +40,7 @@ struct BsubRequest {
   std::optional<std::string> begin;  // as ParseBeginTime reads it
   std::vector<std::string> resreq;   // each -R
   std::optional<int64_t> mem_limit_mb, priority;
+  std::optional<std::string> gpu;    // -gpu as a gpu[...] section (LsfGpuSection)
   std::optional<bool> exclusive, hold;
   std::optional<std::string> env_spec;  // -env as written
   bool wait = false;                    // -K (the command line's own)
@@ -55,7 +57,8 @@ Result<BsubCommandLine> ParseBsubArgs(std::span<const std::string> args, int64_t
 // One `#BSUB` line's words into `request` (later lines win).
 Status ApplyBsubDirective(std::span<const std::string> words, int64_t now, BsubRequest& request);
 BsubRequest MergeBsub(const BsubRequest& command_line, const BsubRequest& directives);
-// The Sluice submission flags (no command, no env).
+// The Sluice submission flags (no command, no env). Errors: kFailedPrecondition for -gpu with
+// a compound or alternative -R, or one with a gpu[] section.
 Result<SubmitFlags> ToSubmitFlags(const BsubRequest& request);
 
 // `rusage[mem=MB]` added to `resreq` unless it reserves mem already (see the header comment).

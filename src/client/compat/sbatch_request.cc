@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "client/compat/gpu_request.h"
 #include "client/compat/memory.h"
 #include "client/compat/options.h"
 #include "client/compat/slurm_values.h"
@@ -35,6 +36,10 @@ enum Opt {
   kNtasksPerNode,
   kMem,
   kMemPerCpu,
+  kGpus,
+  kGpusPerNode,
+  kGpusPerTask,
+  kGres,
   kIgnored,   // accepted without effect
   kRefused,   // documented by sbatch, not honoured by Sluice
 };
@@ -75,8 +80,8 @@ constexpr OptionSpec kOptions[] = {
     {"", "--time-min", true, kIgnored},
     {"", "--kill-on-invalid-dep", true, kIgnored},
     {"-C", "--constraint", true, kRefused},
-    {"", "--gres", true, kRefused},
-    {"-G", "--gpus", true, kRefused},
+    {"", "--gres", true, kGres},
+    {"-G", "--gpus", true, kGpus},
     {"-w", "--nodelist", true, kRefused},
     {"-x", "--exclude", true, kRefused},
     {"-L", "--licenses", true, kRefused},
@@ -97,7 +102,8 @@ constexpr OptionSpec kOptions[] = {
     {"", "--gid", true, kRefused},
     {"", "--mem-per-gpu", true, kRefused},
     {"", "--cpus-per-gpu", true, kRefused},
-    {"", "--gpus-per-node", true, kRefused},
+    {"", "--gpus-per-node", true, kGpusPerNode},
+    {"", "--gpus-per-task", true, kGpusPerTask},
     {"", "--ntasks-per-core", true, kRefused},
     {"", "--ntasks-per-socket", true, kRefused},
     {"", "--threads-per-core", true, kRefused},
@@ -171,6 +177,24 @@ Status SetMemory(int id, std::string_view value, SbatchRequest& r) {
   return Status::Ok();
 }
 
+// --gpus, --gpus-per-node, --gpus-per-task or --gres=gpu: one of them (a later one of the same
+// option wins, as for any option; two different ones would each say how many GPUs there are).
+Status SetGpus(int id, std::string_view value, SbatchRequest& r) {
+  const SlurmGpuOption option = id == kGpus          ? SlurmGpuOption::kGpus
+                                : id == kGpusPerNode ? SlurmGpuOption::kGpusPerNode
+                                : id == kGpusPerTask ? SlurmGpuOption::kGpusPerTask
+                                                     : SlurmGpuOption::kGres;
+  Result<SlurmGpus> gpus = ParseSlurmGpus(option, value);
+  if (!gpus) return gpus.error();
+  if (r.gpus && r.gpus->option != option) {
+    return Status(StatusCode::kFailedPrecondition,
+                  gpus->written + ": give one of --gpus, --gpus-per-node, --gpus-per-task and "
+                  "--gres=gpu (" + r.gpus->written + " is given already)");
+  }
+  r.gpus = std::move(*gpus);
+  return Status::Ok();
+}
+
 Status SetTimeOrPlace(int id, const std::string& value, int64_t now, SbatchRequest& r) {
   switch (id) {
     case kTime: {
@@ -205,6 +229,11 @@ Status SetTimeOrPlace(int id, const std::string& value, int64_t now, SbatchReque
     case kMem:
     case kMemPerCpu:
       return SetMemory(id, value, r);
+    case kGpus:
+    case kGpusPerNode:
+    case kGpusPerTask:
+    case kGres:
+      return SetGpus(id, value, r);
     default:
       return SetCount(id, value, r);
   }
@@ -349,6 +378,7 @@ SbatchRequest MergeSbatch(const SbatchRequest& command_line, const SbatchRequest
   fill(out.priority, directives.priority);
   fill(out.mem_mb, directives.mem_mb);
   fill(out.mem_per_cpu_mb, directives.mem_per_cpu_mb);
+  fill(out.gpus, directives.gpus);
   fill(out.exclusive, directives.exclusive);
   fill(out.hold, directives.hold);
   out.ignored.insert(out.ignored.begin(), directives.ignored.begin(), directives.ignored.end());
@@ -396,6 +426,12 @@ Result<SubmitFlags> ToSubmitFlags(const SbatchRequest& r, const std::string& use
   if (r.mem_mb) mem = CeilDiv(*r.mem_mb, per_host);
   std::string resreq = span;
   if (mem) resreq += (resreq.empty() ? "" : " ") + ("rusage[mem=" + std::to_string(*mem) + "]");
+  // 4. GPUs: the gpu[] section (client/compat/gpu_request.h); --gpus needs the node count.
+  if (r.gpus) {
+    Result<std::string> gpu = SlurmGpuSection(*r.gpus, nodes);
+    if (!gpu) return gpu.error();
+    resreq += (resreq.empty() ? "" : " ") + *gpu;
+  }
 
   SubmitFlags f;
   if (r.ntasks || r.cpus_per_task || r.nodes || r.ntasks_per_node) f.tasks = std::to_string(slots);

@@ -7,12 +7,14 @@
 //   --chdir -D, --dependency -d, --begin -b, --array -a, --hold -H, --exclusive,
 //   --priority, --export, --wrap, --parsable, --wait -W, --quiet -Q, --verbose -v;
 //   tasks and hosts: --ntasks -n, --cpus-per-task -c, --nodes -N (N or N-N),
-//   --ntasks-per-node; memory: --mem (per host), --mem-per-cpu (units K M G T).
+//   --ntasks-per-node; memory: --mem (per host), --mem-per-cpu (units K M G T);
+//   GPUs: one of --gpus-per-node, --gres=gpu, --gpus-per-task, --gpus -G.
 // Accepted without effect (a warning names them): --mail-type, --mail-user, --requeue,
 // --no-requeue, --comment, --qos -q, --propagate, --time-min, --kill-on-invalid-dep.
 // Refused (kFailedPrecondition: "--constraint is not supported by Sluice"): every other option
-// sbatch documents that Sluice cannot honour (--constraint, --gres, --nodelist, --exclude,
-// --licenses, --signal, --input, --reservation, ...). Unknown options and bad values are
+// sbatch documents that Sluice cannot honour (--constraint, another gres than gpu, --nodelist,
+// --exclude, --licenses, --signal, --input, --reservation, --mem-per-gpu, --cpus-per-gpu, ...),
+// and two different GPU options together. Unknown options and bad values are
 // kInvalidArgument in sbatch's words (`Invalid --time specification`).
 //
 // What Sluice runs (ToSubmitFlags): a Slurm CPU is a Sluice slot, so the job asks for
@@ -24,7 +26,10 @@
 //   -c C > 1 alone                          span[ptile=C] per task group (each task on one host)
 // Memory is Sluice's per-task rusage[mem]: --mem-per-cpu M is mem=M; --mem M (per host) is
 // mem=ceil(M / tasks on a host), the tasks on a host being the ptile or, without one, all of
-// them. --export becomes the submission's `env` (client/compat/env_export.h).
+// them. GPUs become the gpu[] section (client/compat/gpu_request.h): per node (--gres=gpu
+// and --gpus-per-node) or per task as asked, and --gpus=N over -N K as N/K per host (refused
+// when K does not divide N). --export becomes the submission's `env`
+// (client/compat/env_export.h).
 // Thread-safety: pure functions.
 // Implements R-COMPAT-1 for sbatch.
 #pragma once
@@ -36,6 +41,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "client/compat/gpu_request.h"
 #include "client/submit_request.h"
 
 namespace sluice::client::compat {
@@ -49,6 +55,7 @@ struct SbatchRequest {
   std::optional<int64_t> ntasks, cpus_per_task, ntasks_per_node, nodes, priority;
   std::optional<int64_t> mem_mb, mem_per_cpu_mb;
   std::optional<bool> exclusive, hold;
+  std::optional<SlurmGpus> gpus;  // the one GPU option given
   // The command line's own (a directive sets none of them).
   bool parsable = false;
   bool wait = false;
