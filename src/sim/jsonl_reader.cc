@@ -12,6 +12,7 @@
 #include "base/array_ids.h"
 #include "core/model/dependency.h"
 #include "core/model/job_array.h"
+#include "core/resreq/parser.h"
 #include "sim/swf_reader.h"
 
 namespace sluice::sim {
@@ -44,6 +45,7 @@ struct LineFields {
   bool has_min_tasks = false;
   bool has_max_tasks = false;
   std::vector<JobId> depends_on;  // the ids `depend` names
+  std::string gpu_section;        // `gpus` as a gpu[...] section; empty: no `gpus` key
 };
 
 std::string RangeText(int64_t min, int64_t max) {
@@ -93,6 +95,61 @@ Status ReadBool(const Json& value, const Location& at, std::string_view field, b
   return Status::Ok();
 }
 
+// `gpus`: an integer N (`gpu[num=N]`) or LSF -gpu text (`gpu[TEXT]`; `-`, bsub's "the
+// defaults", is `gpu[]`). The text is parsed here so that its errors name this key, with
+// columns counted in the string.
+Status ReadGpus(const Json& value, const Location& at, std::string& section) {
+  const std::string expected =
+      fmt::format("expected an integer in [1, {}] or a -gpu string", core::resreq::kMaxGpuNum);
+  if (value.is_number_integer()) {  // a float falls through to the type error
+    int64_t num = 0;
+    SLUICE_RETURN_IF_ERROR(ReadInteger(value, at, "gpus", 1, core::resreq::kMaxGpuNum, num));
+    section = fmt::format("gpu[num={}]", num);
+    return Status::Ok();
+  }
+  if (!value.is_string()) return at.Error("gpus", expected);
+  const std::string text = value.get<std::string>();
+  if (text.empty()) return at.Error("gpus", expected + ", got an empty string");
+  // A bracket would end the section early and let the string add other sections.
+  if (text.find_first_of("[]") != std::string::npos) {
+    return at.Error("gpus", "expected -gpu text without '[' or ']'");
+  }
+  section = text == "-" ? "gpu[]" : "gpu[" + text + "]";
+  constexpr int32_t kOpening = 4;  // "gpu["
+  core::resreq::ExprPool pool;
+  core::resreq::ParseError error;
+  if (!core::resreq::Parse(section, pool, &error)) {
+    return at.Error("gpus", fmt::format("column {}: {}", error.column - kOpening, error.message));
+  }
+  return Status::Ok();
+}
+
+// Adds the `gpus` section to the request: after a plain request, or as the whole request.
+// Only when `resreq` parses alone is the sum checked (otherwise the core reports resreq's own
+// error at submission, as without `gpus`): it fails when resreq has a gpu[] already, or is a
+// compound or alternatives, whose parts must each say gpu[].
+Status AddGpuSection(const Location& at, LineFields& f) {
+  std::string& resreq = f.job.spec.resreq;
+  if (f.gpu_section.empty()) return Status::Ok();
+  if (resreq.find_first_not_of(' ') == std::string::npos) {
+    resreq = f.gpu_section;
+    return Status::Ok();
+  }
+  core::resreq::ExprPool pool;
+  const bool plain = core::resreq::Parse(resreq, pool).has_value();
+  std::string sum = resreq + " " + f.gpu_section;
+  if (plain) {
+    Result<core::resreq::Request> request = core::resreq::Parse(sum, pool);
+    if (!request) {
+      return at.Error("gpus", fmt::format("expected a resreq without gpu[], compounds or "
+                                          "alternatives to add {} to ({})",
+                                          f.gpu_section, request.error().message()));
+    }
+  }
+  resreq = std::move(sum);
+  return Status::Ok();
+}
+
 using KeyReader = Status (*)(const Json&, const Location&, LineFields&);
 
 struct KeyEntry {
@@ -123,6 +180,8 @@ constexpr KeyEntry kKeys[] = {
                    LineFields& f) { return ReadString(v, at, "project", f.job.spec.project); }},
     {"queue", [](const Json& v, const Location& at,
                  LineFields& f) { return ReadString(v, at, "queue", f.job.spec.queue); }},
+    {"gpus", [](const Json& v, const Location& at,
+                LineFields& f) { return ReadGpus(v, at, f.gpu_section); }},
     {"resreq", [](const Json& v, const Location& at,
                   LineFields& f) { return ReadString(v, at, "resreq", f.job.spec.resreq); }},
     {"name", [](const Json& v, const Location& at,
@@ -208,7 +267,7 @@ KeyReader FindReader(std::string_view key) {
   return nullptr;
 }
 
-// Required keys and the task-count rules that span several keys.
+// Required keys, the rules that span several keys, and `gpus` added to `resreq`.
 Status CheckLine(const Location& at, LineFields& f) {
   if (!f.has_id) return at.Error("id", "required key is missing");
   if (!f.has_submit) return at.Error("submit", "required key is missing");
@@ -229,7 +288,7 @@ Status CheckLine(const Location& at, LineFields& f) {
     return at.Error("min_tasks", fmt::format("expected min_tasks <= max_tasks, got {} > {}",
                                              spec.min_tasks, spec.max_tasks));
   }
-  return Status::Ok();
+  return AddGpuSection(at, f);
 }
 
 // Parses one non-blank line into `f`.

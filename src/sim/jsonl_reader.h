@@ -20,6 +20,11 @@
 //              held job (a time at or before its submission releases it right after it);
 //              without it a held job stays held
 //   cancel_at  null or integer >= 0
+//   gpus       integer N in [1, 64]: ` gpu[num=N]` is added to resreq (or is the whole
+//              request when there is none); or a string of LSF -gpu text, added as
+//              ` gpu[TEXT]` (`-` is `gpu[]`, the defaults). The text is parsed here, and the
+//              sum too when resreq parses alone: a resreq with gpu[] already, a compound or
+//              alternatives are errors naming `gpus` (their parts must each say gpu[])
 // Anything else (unknown key, wrong type, missing required key, duplicate id, a value out of
 // range, invalid JSON) is an error; the whole file is rejected.
 //

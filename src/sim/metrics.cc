@@ -94,6 +94,19 @@ nlohmann::ordered_json GroupJson(const WaitStats& s) {
   return j;
 }
 
+// The GPU metrics over the makespan (metrics.h), from the run's device-second integrals.
+void SetGpuMetrics(const GpuTotals& gpus, Metrics& metrics) {
+  metrics.total_gpus = gpus.devices;
+  metrics.gpu_seconds = gpus.held_seconds;
+  if (gpus.devices == 0 || metrics.makespan == 0) return;
+  const double capacity = static_cast<double>(gpus.devices) * static_cast<double>(metrics.makespan);
+  const double held = static_cast<double>(gpus.held_seconds);
+  metrics.gpu_utilization = held / capacity;
+  if (capacity > held) {
+    metrics.gpu_fragmentation = static_cast<double>(gpus.stranded_seconds) / (capacity - held);
+  }
+}
+
 }  // namespace
 
 Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t skipped) {
@@ -160,6 +173,7 @@ Metrics ComputeMetrics(const SimResult& result, int64_t total_slots, int64_t ski
       }
     }
   }
+  SetGpuMetrics(result.gpus, metrics);
   return metrics;
 }
 
@@ -189,6 +203,12 @@ std::string MetricsToJson(const Metrics& m) {
     j["work_lost"] = m.work_lost;
   }
   j["total_slots"] = m.total_slots;
+  if (m.total_gpus > 0) {  // absent without GPUs: outputs of GPU-less clusters stay as they were
+    j["total_gpus"] = m.total_gpus;
+    j["gpu_seconds"] = m.gpu_seconds;
+    j["gpu_utilization"] = m.gpu_utilization;
+    j["gpu_fragmentation"] = m.gpu_fragmentation;
+  }
   j["cycles"] = m.cycles;
   nlohmann::ordered_json queues = nlohmann::ordered_json::object();
   for (const auto& [name, stats] : m.by_queue) {
@@ -231,6 +251,12 @@ std::string MetricsToTable(const Metrics& m, const std::string& title) {
   }
   row("avg bounded slowdown", fmt::format("{:.3f}", m.all.avg_bsld));
   row("utilization", fmt::format("{:.2f} %", 100 * m.utilization));
+  if (m.total_gpus > 0) {
+    row("GPUs", fmt::format("{}", m.total_gpus));
+    row("GPU utilization", fmt::format("{:.2f} %", 100 * m.gpu_utilization));
+    row("GPU fragmentation", fmt::format("{:.2f} %", 100 * m.gpu_fragmentation));
+    row("GPU seconds", fmt::format("{}", m.gpu_seconds));
+  }
   row("makespan (s)", fmt::format("{}", m.makespan));
   row("cycles", fmt::format("{}", m.cycles));
   if (m.by_queue.size() > 1) {

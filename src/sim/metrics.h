@@ -5,6 +5,16 @@
 // makespan = last end - first submit; utilization = sum(run x slots) / (slots x makespan),
 // where run = end - start. Averages are over jobs that started. Percentiles use the
 // nearest-rank method on the sorted waits.
+//
+// GPUs (issue 41), only on a cluster with some; G = its devices, held(t) = the devices jobs
+// hold at time t, stranded(t) = the free devices of hosts some of whose devices are held
+// (free, but not on a wholly free host), all integrated over the makespan:
+//   gpu_seconds       = integral of held(t) dt (device-seconds; preempted runs included)
+//   gpu_utilization   = gpu_seconds / (G x makespan)
+//   gpu_fragmentation = integral of stranded(t) dt / (G x makespan - gpu_seconds)
+// that is, the share of the free device-seconds that were stranded: each free device weighs
+// by how long it was free, so a cluster that is full, or idle, or has only whole hosts free,
+// adds none. 0 when no device was ever free. docs/workload-format.md has the same.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +52,10 @@ struct Metrics {
   double utilization = 0;
   int64_t makespan = 0;
   int64_t total_slots = 0;
+  int64_t total_gpus = 0;  // 0: no GPU metrics (the four below stay 0 and are not printed)
+  int64_t gpu_seconds = 0;
+  double gpu_utilization = 0;
+  double gpu_fragmentation = 0;
   int64_t cycles = 0;
   std::map<std::string, WaitStats> by_queue;
   // Per queue: its share of the machine (slot-seconds run / (slots x makespan), lost work

@@ -104,7 +104,8 @@ class Replay final : public core::DecisionHandler {
         options_(options),
         sink_(sink),
         result_(result),
-        index_of_(jobs_) {}
+        index_of_(jobs_),
+        gpu_usage_(state.topology()) {}
 
   // The records, the id index and the input order. Errors: a job id that appears twice.
   Status Prepare();
@@ -123,6 +124,8 @@ class Replay final : public core::DecisionHandler {
   void OnPend(core::PendJob& pend, Instant now) override;
   void OnPreempt(const core::PreemptJob& preempt, Instant now) override;
   void OnUpdate(const core::UpdateAdmission& update, Instant now) override;
+
+  const GpuTotals& gpu_totals() const { return gpu_usage_.totals(); }
 
  private:
   JobRecord& RecordOf(JobId id) {
@@ -145,6 +148,7 @@ class Replay final : public core::DecisionHandler {
   DecisionSink* sink_;
   SimResult& result_;
   IndexOfJob index_of_;
+  GpuUsage gpu_usage_;  // every allocation's devices from its start to its release
   std::unordered_map<JobId, size_t> element_records_;  // lookups only
   std::vector<size_t> order_;                          // submissions by (submit time, id)
   std::vector<RunLength> run_lengths_;                 // by workload position
@@ -264,6 +268,7 @@ Status Replay::ApplyFinishes(Instant t) {
     }
     const core::ExitCause cause =
         event.killed ? core::ExitCause::kRunLimit : core::ExitCause::kNone;
+    gpu_usage_.Release(t, running->allocation);  // before Apply, which clears it
     SLUICE_RETURN_IF_ERROR(core::Apply(core::JobFinished{event.job, 0, cause}, t, state_));
     JobRecord& record = RecordOf(event.job);
     const core::Job& job = *running;  // the table's nodes stay where they are
@@ -281,6 +286,7 @@ Status Replay::ApplyCancels(Instant t) {
     const JobId id = cancels_[next_cancel_].second;
     const core::Job* job = state_.FindJob(id);
     if (job == nullptr || core::IsTerminal(job->state)) continue;
+    gpu_usage_.Release(t, job->allocation);  // a running job's devices; none for a pending one
     SLUICE_RETURN_IF_ERROR(core::Apply(core::JobCancelled{id}, t, state_));
     JobRecord& record = RecordOf(id);
     record.end = t;
@@ -345,6 +351,7 @@ void Replay::OnStart(const core::StartJob& start, Instant now) {
   record.slots = job.allocation.TotalSlots();
   record.state = core::JobState::kRunning;
   finishes_.push(FinishEvent{AddDuration(now, run.duration), start.job, run.killed, job.start_seq});
+  gpu_usage_.Hold(now, job.allocation);
   if (sink_ != nullptr) sink_->OnStart(now, job, state_);
 }
 
@@ -380,6 +387,7 @@ Status Replay::RequeueVictims(Instant t, core::DriveLoop& loop) {
     JobRecord& record = RecordOf(preempt.victim);
     ++record.preemptions;
     record.work_lost += static_cast<double>(t - victim.start_time) * victim.allocation.TotalSlots();
+    gpu_usage_.Release(t, victim.allocation);
     record.start = -1;
     record.state = core::JobState::kPending;
   }
@@ -429,6 +437,7 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
     if (options_.after_cycle) options_.after_cycle(state_, t, cycle);
   }
   if (options_.progress) options_.progress(1.0);
+  result.gpus = replay.gpu_totals();
   return result;
 }
 

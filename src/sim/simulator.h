@@ -26,6 +26,7 @@
 #include "base/status.h"
 #include "core/cycle/scheduler.h"
 #include "core/model/cluster_state.h"
+#include "sim/gpu_usage.h"
 #include "sim/workload.h"
 
 namespace sluice::sim {
@@ -83,6 +84,7 @@ struct SimResult {
   Instant pending_time = 0;           // the time of that cycle
   int64_t rejected = 0;               // submissions the core refused (JobRecord::rejected)
   std::vector<std::string> warnings;  // one line per rejected submission
+  GpuTotals gpus;                     // device-seconds held and stranded (sim/gpu_usage.h)
 };
 
 class Simulator {

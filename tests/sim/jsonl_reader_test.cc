@@ -180,6 +180,66 @@ TEST(JsonlReaderTest, ErrorsNameTheLineAndField) {
   }
 }
 
+// `gpus` is shorthand for a gpu[] section of resreq (docs/workload-format.md).
+TEST(JsonlReaderTest, GpusBecomeAGpuSection) {
+  struct Case {
+    std::string_view name;
+    std::string keys;  // added to a valid line
+    std::string want_resreq;
+  };
+  const std::vector<Case> cases = {
+      {"count alone", R"("gpus": 2)", "gpu[num=2]"},
+      {"count after a request", R"("gpus": 1, "resreq": "select[type==gpu]")",
+       "select[type==gpu] gpu[num=1]"},
+      {"-gpu text", R"("gpus": "num=1/task:gmodel=A100")", "gpu[num=1/task:gmodel=A100]"},
+      {"-gpu text after a request", R"("gpus": "num=2:glink=yes", "resreq": "rusage[mem=10]")",
+       "rusage[mem=10] gpu[num=2:glink=yes]"},
+      {"bsub -gpu -", R"("gpus": "-")", "gpu[]"},
+      {"blank request", R"("gpus": 4, "resreq": "  ")", "gpu[num=4]"},
+      // resreq's own error is the core's to report at submission, as without `gpus`.
+      {"bad request left to the core", R"("gpus": 1, "resreq": "select[")", "select[ gpu[num=1]"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string line = R"({"id": 1, "submit": 0, "runtime": 5, )" + c.keys + "}";
+    Result<Workload> workload = ParseJsonl(line, "w.jsonl", {});
+    ASSERT_TRUE(workload.has_value()) << workload.error().ToString();
+    EXPECT_EQ(workload->jobs.at(0).spec.resreq, c.want_resreq);
+  }
+}
+
+TEST(JsonlReaderTest, BadGpusNameTheKey) {
+  struct Case {
+    std::string_view name;
+    std::string keys;
+    std::string want_prefix;  // `<file>:<line>: gpus: ...`
+  };
+  const std::vector<Case> cases = {
+      {"zero", R"("gpus": 0)", "w.jsonl:1: gpus: "},
+      {"more than a host can have", R"("gpus": 65)", "w.jsonl:1: gpus: "},
+      {"a float", R"("gpus": 1.5)", "w.jsonl:1: gpus: "},
+      {"a boolean", R"("gpus": true)", "w.jsonl:1: gpus: "},
+      {"null", R"("gpus": null)", "w.jsonl:1: gpus: "},
+      {"an empty string", R"("gpus": "")", "w.jsonl:1: gpus: "},
+      {"a bracket", R"("gpus": "num=1] select[a")", "w.jsonl:1: gpus: "},
+      // Columns count in the string: `num=x` has its bad value at column 5.
+      {"a bad value", R"("gpus": "num=x")", "w.jsonl:1: gpus: column 5: "},
+      {"an unknown key", R"("gpus": "count=2")", "w.jsonl:1: gpus: column 1: "},
+      {"a request with gpu[]", R"("gpus": 1, "resreq": "gpu[num=2]")", "w.jsonl:1: gpus: "},
+      {"a compound", R"("gpus": 1, "resreq": "1*{select[a]} + 2*{select[b]}")",
+       "w.jsonl:1: gpus: "},
+      {"alternatives", R"("gpus": 1, "resreq": "{select[a]} || {select[b]}")", "w.jsonl:1: gpus: "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string text = R"({"id": 1, "submit": 0, "runtime": 5, )" + c.keys + "}";
+    Result<Workload> workload = ParseJsonl(text, "w.jsonl", {});
+    ASSERT_FALSE(workload.has_value());
+    EXPECT_EQ(workload.error().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(workload.error().message().rfind(c.want_prefix, 0), 0u) << workload.error().message();
+  }
+}
+
 TEST(JsonlReaderTest, DependenciesAreCheckedAndKept) {
   Result<Workload> ok = ParseJsonl(
       "{\"id\": 3, \"submit\": 0, \"runtime\": 5}\n"
