@@ -130,6 +130,19 @@ Status ReadFairshare(const Reader& r, const Field& f, const ClusterConfig&, Queu
   return Status::Ok();
 }
 
+// What a GPU-second costs in fairshare usage, in slot-seconds: a finite number >= 0.
+Status ReadGpuWeight(const Reader& r, const Field& f, const ClusterConfig&, QueueSpec& q) {
+  const std::string text = f.node.IsScalar() && !IsStringTagged(f.node) ? f.node.Scalar() : "";
+  double weight = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), weight);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(weight) || weight < 0) {
+    return r.Expected(f, "a number >= 0 (slot-seconds per GPU-second)");
+  }
+  q.fairshare_gpu_weight = weight;
+  return Status::Ok();
+}
+
 // A duration of at least one second (a half-life of 0 would divide by zero).
 Status ReadHalfLife(const Reader& r, const Field& f, const ClusterConfig&, QueueSpec& q) {
   return Assign(r.ReadInt<Duration>(f, 1), q.fairshare_half_life);
@@ -202,6 +215,7 @@ constexpr QueueKey kQueueKeys[] = {
     {"active", &ReadInto<&QueueSpec::active, &Reader::ReadBool>},
     {"fairshare", &ReadFairshare},
     {"fairshare_half_life", &ReadHalfLife},
+    {"fairshare_gpu_weight", &ReadGpuWeight},
     {"preemptive", &ReadInto<&QueueSpec::preemptive, &Reader::ReadBool>},
     {"preemptable", &ReadInto<&QueueSpec::preemptable, &Reader::ReadBool>},
     {"preempt_grace", &ReadInto<&QueueSpec::preempt_grace, &Reader::ReadCount<Duration>>},

@@ -166,6 +166,7 @@ queues:
   - name: a
     fairshare: {alice: 3, bob: 1.5, default: 1}
     fairshare_half_life: 3600
+    fairshare_gpu_weight: 8
   - name: b
 )");
   EXPECT_EQ(config.queues[0].fairshare.at("alice"), 3);
@@ -174,6 +175,8 @@ queues:
   EXPECT_EQ(config.queues[0].fairshare_half_life, 3600);
   EXPECT_TRUE(config.queues[1].fairshare.empty());
   EXPECT_EQ(config.queues[1].fairshare_half_life, 86400);
+  EXPECT_EQ(config.queues[0].fairshare_gpu_weight, 8);
+  EXPECT_EQ(config.queues[1].fairshare_gpu_weight, 1);
   const Case cases[] = {
       {"zero shares", "queues:\n  - {name: a, fairshare: {alice: 0}}\n",
        "t.yaml:2: queues[0].fairshare.alice: 0 <= 0 (shares must be positive)"},
@@ -183,6 +186,9 @@ queues:
        "t.yaml:2: queues[0].fairshare: expected a map of user: shares, got a list"},
       {"half-life zero", "queues:\n  - {name: a, fairshare_half_life: 0}\n",
        "t.yaml:2: queues[0].fairshare_half_life: 0 < 1"},
+      {"negative gpu weight", "queues:\n  - {name: a, fairshare_gpu_weight: -1}\n",
+       "t.yaml:2: queues[0].fairshare_gpu_weight: expected a number >= 0 (slot-seconds per "
+       "GPU-second), got '-1'"},
   };
   for (const Case& c : cases) ExpectError(c);
 }
