@@ -34,7 +34,8 @@ std::string Render(const ReasonDetail& d) {
   std::ostringstream out;
   out << ToString(d.code) << " res=" << d.resource << " need=" << d.needed
       << " avail=" << d.available << " hosts=" << d.hosts << " one=" << d.one_host
-      << " same=" << d.same << " per=" << d.per_host << " devices=" << d.devices << " job=" << d.job << " t=" << d.time
+      << " same=" << d.same << " per=" << d.per_host << " devices=" << d.devices
+      << " job=" << d.job << " t=" << d.time
       << " limit=" << d.limit << " scope=" << d.scope << " used=" << d.used << " max=" << d.max
       << " cond=" << d.condition << " never=" << d.never;
   return out.str();

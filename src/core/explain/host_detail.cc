@@ -60,8 +60,8 @@ HostVerdict Judge(const Job& job, const ClusterState& state, const Capacity& cap
     }
     fit = std::min(fit, free / per_task);
   }
-  if (const GpuDemand gpu = GpuDemandOf(*part, state.topology().FindHostResource("gpu").has_value());
-      gpu.any()) {
+  const bool has_gpus = state.topology().FindHostResource("gpu").has_value();
+  if (const GpuDemand gpu = GpuDemandOf(*part, has_gpus); gpu.any()) {
     // The devices as the allocator judges them (R-GPU-4): free, of the model and memory
     // asked, linked or on one NUMA node when asked.
     uint64_t usable = capacity.FreeGpus(h);

@@ -17,11 +17,11 @@
 namespace sluice::core {
 
 struct HostDevices {
-  uint64_t all = 0;                  // every device of the host
-  std::vector<uint64_t> peers;       // by index: its NVLink peers; empty when none has any
-  std::vector<uint64_t> numa_groups; // devices by NUMA node, ascending node; unknown last
-  std::vector<int64_t> memory_mb;    // by index; empty when no device declares memory
-  std::vector<std::string> model;    // by index; empty when no device declares a model
+  uint64_t all = 0;                   // every device of the host
+  std::vector<uint64_t> peers;        // by index: its NVLink peers; empty when none has any
+  std::vector<uint64_t> numa_groups;  // devices by NUMA node, ascending node; unknown last
+  std::vector<int64_t> memory_mb;     // by index; empty when no device declares memory
+  std::vector<std::string> model;     // by index; empty when no device declares a model
 
   int32_t count() const { return __builtin_popcountll(all); }
   uint64_t PeersOf(int32_t index) const {

@@ -10,7 +10,8 @@ void UsageLedger::ConfigureLimits(const ClusterConfig& config, const Topology& t
 
 void UsageLedger::ChargeFairshare(const Job& job, const QueueSpec& queue, Instant now) {
   if (queue.fairshare.empty() || now <= job.start_time) return;
-  const double used = static_cast<double>(now - job.start_time) * FairshareRate(job.allocation, queue);
+  const double used =
+      static_cast<double>(now - job.start_time) * FairshareRate(job.allocation, queue);
   fairshare_[{job.queue, job.spec.user}].Add(used, now, queue.fairshare_half_life);
 }
 

@@ -10,8 +10,8 @@
 namespace sluice::core::resreq::internal {
 namespace {
 
-constexpr std::string_view kGpuKeys[] = {"num",   "mode",  "j_exclusive", "gmodel",
-                                         "gmem",  "glink", "aff",         "mps"};
+constexpr std::string_view kGpuKeys[] = {"num",  "mode",  "j_exclusive", "gmodel",
+                                         "gmem", "glink", "aff",         "mps"};
 constexpr double kMaxGmemMb = 1e9;  // far above any device; keeps the amount an exact int64
 constexpr std::string_view kGpuKeyList =
     "a gpu[] key (num, mode, j_exclusive, gmodel, gmem, glink, aff)";
@@ -35,10 +35,9 @@ bool Parser::ParseGpu(Primary& primary) {
 
 bool Parser::ParseGpuEntry(GpuRequest& gpu, uint32_t& seen, bool& job_exclusive) {
   const Token& key = Peek();
-  const auto* found =
-      key.kind == TokenKind::kIdent
-          ? std::find(std::begin(kGpuKeys), std::end(kGpuKeys), key.text)
-          : std::end(kGpuKeys);
+  const auto* found = key.kind == TokenKind::kIdent
+                          ? std::find(std::begin(kGpuKeys), std::end(kGpuKeys), key.text)
+                          : std::end(kGpuKeys);
   if (found == std::end(kGpuKeys)) return Fail(key, kGpuKeyList);
   if (key.text == "mps") {
     return FailAt(key.column,

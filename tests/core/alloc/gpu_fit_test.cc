@@ -99,8 +99,7 @@ TEST(GpuFitTest, AffinityKeepsASetOnOneNumaNodeTheFullestThatFitsLast) {
   const HostDevices devices = EightGpus();
   const GpuDemand two{.num = 2, .affinity = true};
   // Node 0 has only device 3 free; node 1 has 4..7: the pair comes from node 1.
-  EXPECT_EQ(PickGpus(two, devices, Mask({3, 4, 5, 6, 7}), Mask({3, 4, 5, 6, 7}), 1),
-            Mask({4, 5}));
+  EXPECT_EQ(PickGpus(two, devices, Mask({3, 4, 5, 6, 7}), Mask({3, 4, 5, 6, 7}), 1), Mask({4, 5}));
   EXPECT_EQ(GpuTaskFit(two, devices, Mask({3, 4})), 0);  // two free, on two nodes
   EXPECT_EQ(GpuLargestSet(two, devices, Mask({3, 4})), 1);
   // Best fit: node 0 has 2 free, node 1 has 4; the pair takes node 0's, keeping node 1 whole.
@@ -108,8 +107,8 @@ TEST(GpuFitTest, AffinityKeepsASetOnOneNumaNodeTheFullestThatFitsLast) {
             Mask({2, 3}));
   const GpuDemand per_task{.num = 2, .per_task = true, .affinity = true};
   EXPECT_EQ(GpuTaskFit(per_task, devices, Mask({0, 1, 2, 4, 5, 6})), 2);  // 3 on each node
-  const uint64_t picked = PickGpus(per_task, devices, Mask({0, 1, 2, 4, 5, 6}),
-                                   Mask({0, 1, 2, 4, 5, 6}), 2);
+  const uint64_t picked =
+      PickGpus(per_task, devices, Mask({0, 1, 2, 4, 5, 6}), Mask({0, 1, 2, 4, 5, 6}), 2);
   EXPECT_EQ(__builtin_popcountll(picked & 0x0F), 2);
   EXPECT_EQ(__builtin_popcountll(picked & 0xF0), 2);
 }
@@ -131,8 +130,11 @@ TEST(GpuFitTest, FitsAndPicksAgreeOnEveryFreeMask) {
   // constraints; and T+1 is never offered when fewer fit.
   const HostDevices devices = EightGpus();
   const std::vector<GpuDemand> demands = {
-      {.num = 1}, {.num = 2, .link = true}, {.num = 3, .affinity = true},
-      {.num = 1, .per_task = true}, {.num = 2, .per_task = true, .link = true},
+      {.num = 1},
+      {.num = 2, .link = true},
+      {.num = 3, .affinity = true},
+      {.num = 1, .per_task = true},
+      {.num = 2, .per_task = true, .link = true},
       {.num = 2, .per_task = true, .affinity = true},
       {.num = 2, .per_task = true, .link = true, .affinity = true}};
   for (const GpuDemand& demand : demands) {

@@ -169,9 +169,11 @@ TEST(GpuCycleTest, PerHostDetailNamesTheDeviceConstraintOnEachHost) {
   Submit(state, JobBuilder(1).ResReq("gpu[num=2:glink=yes]"));
   const std::vector<HostVerdict> verdicts = ExplainHosts(*state.FindJob(1), state);
   ASSERT_EQ(verdicts.size(), 3u);
-  EXPECT_EQ(RenderHostVerdict(verdicts[0]), "Not enough gpu NVLink-connected (needs 2 per host, 1 free)");
+  EXPECT_EQ(RenderHostVerdict(verdicts[0]),
+            "Not enough gpu NVLink-connected (needs 2 per host, 1 free)");
   EXPECT_EQ(RenderHostVerdict(verdicts[1]), "Has room for 8 tasks");
-  EXPECT_EQ(RenderHostVerdict(verdicts[2]), "Not enough gpu NVLink-connected (needs 2 per host, 1 free)");
+  EXPECT_EQ(RenderHostVerdict(verdicts[2]),
+            "Not enough gpu NVLink-connected (needs 2 per host, 1 free)");
 }
 
 TEST(GpuCycleTest, ModelAndMemoryNarrowTheDevices) {

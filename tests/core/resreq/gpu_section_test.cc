@@ -157,8 +157,7 @@ TEST(ResreqGpuSectionTest, ValidateRefusesGpusTwiceAndGpusWhereThereAreNone) {
   EXPECT_TRUE(validate("gpu[num=1:mode=shared:j_exclusive=yes]", with_gpus).ok());
   const Status none = validate("2*{gpu[num=1]} + 1*{rusage[mem=1]}", without);
   EXPECT_FALSE(none.ok());
-  EXPECT_NE(none.message().find("part 1: gpu: no host of the cluster has GPUs"),
-            std::string::npos)
+  EXPECT_NE(none.message().find("part 1: gpu: no host of the cluster has GPUs"), std::string::npos)
       << none.message();
 }
 
