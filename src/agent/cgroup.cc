@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "agent/cgroup_device_bpf.h"
 #include "agent/cgroup_internal.h"
 #include "agent/instance_name.h"
 
@@ -47,8 +48,10 @@ std::optional<std::string> ReadText(const std::string& path) {
   return text;
 }
 
-Status WriteText(const std::string& path, const std::string& text) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+namespace {
+
+Status WriteWithFlags(const std::string& path, const std::string& text, int flags) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
   if (fd < 0) return Internal(ErrnoText("open", path, errno));
   const ssize_t wrote = write(fd, text.data(), text.size());
   const int error = errno;
@@ -57,6 +60,16 @@ Status WriteText(const std::string& path, const std::string& text) {
     return Internal(ErrnoText("write", path, wrote < 0 ? error : EIO));
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status WriteText(const std::string& path, const std::string& text) {
+  return WriteWithFlags(path, text, O_TRUNC);
+}
+
+Status AppendText(const std::string& path, const std::string& text) {
+  return WriteWithFlags(path, text + "\n", O_APPEND);
 }
 
 std::optional<int64_t> ReadInt(const std::string& path) {
@@ -183,7 +196,7 @@ int64_t BytesToMb(int64_t bytes) { return (bytes + (1 << 20) - 1) >> 20; }
 
 std::vector<std::string> V1Hierarchies(const std::string& fs_root) {
   std::vector<std::string> present;
-  for (const char* name : {"memory", "cpu", "cpuacct", "pids", "freezer"}) {
+  for (const char* name : {"memory", "cpu", "cpuacct", "pids", "freezer", "devices"}) {
     if (IsFile(fs_root + "/" + name + "/cgroup.procs")) present.push_back(name);
   }
   return present;
@@ -209,9 +222,13 @@ class CgroupV2 final : public Cgroups {
     }
     if (mkdir(dir.c_str(), 0755) != 0) return Internal(ErrnoText("mkdir", dir, errno));
     Status status = SetLimits(dir, limits);
+    if (status.ok() && !limits.deny.empty()) status = AttachDeviceFence(dir, limits.deny);
     if (!status.ok()) (void)Remove(job);
     return status;
   }
+
+  // Through an eBPF device program on the job's cgroup (cgroup_device_bpf.h).
+  bool FencesDevices() const override { return true; }
 
   std::vector<std::string> ProcsFiles(int64_t job) const override {
     return {JobDir(job) + "/cgroup.procs"};

@@ -53,10 +53,20 @@ struct CgroupOptions {
   std::string path;
 };
 
+// A device node a job may not open: a character ('c') or block ('b') device by number.
+struct DeviceRule {
+  char type = 'c';
+  uint32_t major = 0;
+  uint32_t minor = 0;
+
+  friend bool operator==(const DeviceRule&, const DeviceRule&) = default;
+};
+
 struct CgroupLimits {
   std::optional<int64_t> memory_mb;  // memory (and memory + swap) limit
   std::optional<int> cpus;           // CPU bandwidth, in CPUs
   std::optional<int64_t> pids;       // at most this many tasks
+  std::vector<DeviceRule> deny;      // devices refused to the job (other jobs' GPUs, R-GPU-3)
 };
 
 struct CgroupUsage {
@@ -71,6 +81,9 @@ class Cgroups {
   virtual ~Cgroups() = default;
 
   virtual CgroupMode mode() const = 0;
+  // Whether CgroupLimits::deny is enforced: by the v1 devices controller when it is mounted,
+  // under v2 by an eBPF device program on the job's cgroup (cgroup_device_bpf.h).
+  virtual bool FencesDevices() const { return false; }
   // Directories of the agent's sub-tree, one per hierarchy (for logs and tests).
   virtual std::vector<std::string> AgentDirs() const = 0;
 

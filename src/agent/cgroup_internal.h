@@ -22,6 +22,9 @@ std::optional<std::string> ReadText(const std::string& path);
 // Writes `text` in one write(2), as cgroup files require; kInternal "write <path>: <errno>".
 // Creates the file if missing (only a fake tree lacks interface files).
 Status WriteText(const std::string& path, const std::string& text);
+// Appends `text` and a newline: a control file that takes one entry per write (devices.deny)
+// keeps each, and a plain file (the tests' fake tree) shows every one.
+Status AppendText(const std::string& path, const std::string& text);
 std::optional<int64_t> ReadInt(const std::string& path);
 // The value of the line `key value` in a flat-keyed file (memory.events, cpu.stat, ...).
 std::optional<int64_t> ReadKeyed(const std::string& path, const std::string& key);

@@ -31,6 +31,7 @@ class CgroupV1 final : public Cgroups {
   }
 
   CgroupMode mode() const override { return CgroupMode::kV1; }
+  bool FencesDevices() const override { return controllers_.contains("devices"); }
   std::vector<std::string> AgentDirs() const override { return dirs_; }
 
   Status Create(int64_t job, const CgroupLimits& limits) override {
@@ -141,6 +142,15 @@ class CgroupV1 final : public Cgroups {
     if (auto it = controllers_.find("pids"); it != controllers_.end() && limits.pids) {
       SLUICE_RETURN_IF_ERROR(
           WriteText(JobDir(it->second, job) + "/pids.max", std::to_string(*limits.pids)));
+    }
+    if (auto it = controllers_.find("devices"); it != controllers_.end()) {
+      // One rule per write: the kernel parses a single rule from each.
+      const std::string deny = JobDir(it->second, job) + "/devices.deny";
+      for (const DeviceRule& rule : limits.deny) {
+        SLUICE_RETURN_IF_ERROR(AppendText(deny, std::string(1, rule.type) + " " +
+                                                    std::to_string(rule.major) + ":" +
+                                                    std::to_string(rule.minor) + " rwm"));
+      }
     }
     return Status::Ok();
   }

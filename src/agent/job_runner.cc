@@ -17,6 +17,7 @@
 
 #include <cstring>
 
+#include "agent/gpu_env.h"
 #include "agent/job_shepherd.h"
 #include "agent/process_image.h"
 
@@ -88,10 +89,14 @@ std::string ResolveProgram(const std::string& name, const std::map<std::string, 
   return name;  // exec fails with ENOENT, reported as a failed launch
 }
 
-Prepared Prepare(const JobSpec& spec, const std::optional<Account>& account) {
+// `gpus_fenced`: the job's cgroup refuses the host's other GPUs (its runtime numbers its own
+// from 0).
+Prepared Prepare(const JobSpec& spec, const std::optional<Account>& account,
+                 bool gpus_fenced = false) {
   Prepared p;
   std::map<std::string, std::string> env = spec.env;  // never the agent's own (issue 47)
   env.try_emplace("PATH", "/usr/local/bin:/usr/bin:/bin");
+  AddGpuEnvironment(spec.gpus.gpus, gpus_fenced, env);
   if (account) {
     env["HOME"] = account->home;
     env["USER"] = account->name;
@@ -351,8 +356,19 @@ Status Contain(Cgroups* cgroups, const JobSpec& spec, std::optional<int64_t> pid
     if (spec.mem_limit_mb) p.data_limit = static_cast<rlim_t>(*spec.mem_limit_mb) << 20;
     return Status::Ok();
   }
-  Status created = cgroups->Create(
-      spec.job, {.memory_mb = spec.mem_limit_mb, .cpus = spec.cpu_limit, .pids = pids});
+  CgroupLimits limits{.memory_mb = spec.mem_limit_mb, .cpus = spec.cpu_limit, .pids = pids};
+  if (cgroups->FencesDevices()) {
+    for (const std::string& path : DeniedGpuPaths(spec.gpus.gpus, spec.gpus.gpu_paths)) {
+      Result<DeviceRule> rule = DeviceRuleOf(path);
+      if (rule) {
+        limits.deny.push_back(*rule);
+      } else if (rule.error().code() != StatusCode::kNotFound) {  // absent: nothing to open
+        return Status(StatusCode::kUnavailable, "job " + std::to_string(spec.job) +
+                                                    " GPUs: " + rule.error().message());
+      }
+    }
+  }
+  Status created = cgroups->Create(spec.job, limits);
   if (!created.ok()) {
     return Status(StatusCode::kUnavailable,
                   "job " + std::to_string(spec.job) + " cgroup: " + created.message());
@@ -513,7 +529,8 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now, const StepStdio* std
   // 1. The account, looked up before fork (NSS may allocate, open files, talk to daemons).
   std::optional<Account> account;
   SLUICE_RETURN_IF_ERROR(ResolveIdentity(spec, account));
-  Prepared prepared = Prepare(spec, account);
+  Prepared prepared =
+      Prepare(spec, account, cgroups_ != nullptr && cgroups_->FencesDevices());
   if (stdio != nullptr) {
     for (int fd = 0; fd < 3; ++fd) prepared.stdio[fd] = stdio->fds[fd];
     prepared.tty = stdio->tty;
@@ -599,10 +616,11 @@ Result<pid_t> JobRunner::StartStep(const StepSpec& spec, const StepStdio& stdio)
               .account = spec.account,
               .mem_limit_mb = spec.mem_limit_mb,
               .cpu_limit = spec.cpu_limit,
-              .umask = spec.umask};
+              .umask = spec.umask,
+              .gpus = spec.gpus};
   std::optional<Account> account;
   SLUICE_RETURN_IF_ERROR(ResolveIdentity(job, account));
-  Prepared prepared = Prepare(job, account);
+  Prepared prepared = Prepare(job, account, cgroups_ != nullptr && cgroups_->FencesDevices());
   for (int fd = 0; fd < 3; ++fd) prepared.stdio[fd] = stdio.fds[fd];
   prepared.tty = stdio.tty;
   // Where the job runs here, its steps join its cgroup (and die with it); elsewhere they get

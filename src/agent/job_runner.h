@@ -60,6 +60,7 @@
 #include "agent/account.h"
 #include "agent/cgroup.h"
 #include "agent/job_exit.h"
+#include "wire/gpu_indexes.h"
 #include "base/status.h"
 
 namespace sluice::agent {
@@ -93,6 +94,9 @@ struct JobSpec {
   // `output` is the server's default: when it cannot be created the output is discarded (and
   // the launch goes on) instead of failing the launch.
   bool output_default = false;
+  // Its GPUs on this host, and every GPU's device node (R-GPU-3): the job gets their
+  // variables (gpu_env.h), and its cgroup refuses the other GPUs' nodes.
+  wire::GpuBinding gpus;
 };
 
 struct JobRunnerOptions {
@@ -125,6 +129,7 @@ struct StepSpec {
   std::optional<int> umask;
   std::optional<int64_t> mem_limit_mb;  // the job's on this host, for its steps' own cgroup
   std::optional<int> cpu_limit;
+  wire::GpuBinding gpus;  // the job's GPUs on this host
 };
 // The step's stdin, stdout and stderr; `tty`: fds[0] is a terminal's slave side, which becomes
 // the step's controlling terminal.

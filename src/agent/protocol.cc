@@ -42,7 +42,8 @@ JobSpec JobSpecOf(const wire::Launch& launch, const std::string& default_cwd) {
                .mem_limit_mb = launch.mem_limit_mb,
                .cpu_limit = launch.cpu_limit,
                .umask = launch.umask,
-               .output_default = launch.output_default};
+               .output_default = launch.output_default,
+               .gpus = launch.gpus};
   return spec;
 }
 

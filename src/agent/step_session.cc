@@ -388,7 +388,8 @@ void StepSessions::Start(const wire::StepOrder& order, JobRunner& runner) {
                 .cwd = order.cwd,
                 .umask = order.umask,
                 .mem_limit_mb = order.mem_limit_mb,
-                .cpu_limit = order.cpu_limit};
+                .cpu_limit = order.cpu_limit,
+                .gpus = order.gpus};
   Open(order, [&](const StepStdio& stdio) { return runner.StartStep(spec, stdio); }, true);
 }
 

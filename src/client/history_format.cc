@@ -129,11 +129,18 @@ const std::vector<std::string>& HistoryColumns() {
 std::string FormatHistoryTable(const std::vector<HistoryEntry>& entries) {
   std::vector<Row> rows = {{"ID", "USER", "QUEUE", "STATE", "EXIT", "CAUSE", "SUBMIT", "START",
                             "END", "WAIT", "RUN", "SLOTS", "HOSTS", "CPU_S", "MAXRSS_MB"}};
+  // GPU seconds only where some job held GPUs (R-GPU-4): other sites' tables stay as they were.
+  const bool gpus = std::any_of(entries.begin(), entries.end(),
+                                [](const HistoryEntry& e) { return e.gpus > 0; });
+  if (gpus) rows[0].push_back("GPU_S");
   const auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
   for (const HistoryEntry& e : entries) {
+    bool job_row = true;
     for (Row f : JobRows(e)) {
       f.pop_back();            // the message too
       f.erase(f.begin() + 1);  // the name (a step's command) is in the CSV and JSON only
+      if (gpus) f.push_back(job_row && e.gpus > 0 ? std::to_string(e.GpuSeconds()) : "");
+      job_row = false;
       for (std::string& field : f) field = dash(PrintableField(field));
       rows.push_back(std::move(f));
     }
@@ -159,14 +166,20 @@ std::string FormatHistoryCsv(const std::vector<HistoryEntry>& entries) {
 
 std::string FormatHistorySummary(const nlohmann::json& summary) {
   std::string out;
+  // GPU hours only on a cluster whose jobs held GPUs (R-GPU-4).
+  const bool gpu_hours = summary.is_object() && summary.contains("total") &&
+                         summary["total"].is_object() &&
+                         summary["total"].value("gpu_hours", 0.0) > 0;
   const auto table = [&](const char* title, const char* key, const nlohmann::json& rows) {
     std::vector<Row> lines = {{title, "JOBS", "SLOT_HOURS", "CPU_HOURS", "AVG_WAIT_S"}};
+    if (gpu_hours) lines[0].push_back("GPU_HOURS");
     for (const nlohmann::json& r : rows) {
       const nlohmann::json& cpu = r["cpu_hours"];
       lines.push_back(
           {key == nullptr ? "(all)" : r.value(key, ""), std::to_string(r.value("jobs", int64_t{0})),
            Number(r.value("slot_hours", 0.0)), cpu.is_number() ? Number(cpu.get<double>()) : "-",
            Number(r.value("average_wait_seconds", 0.0))});
+      if (gpu_hours) lines.back().push_back(Number(r.value("gpu_hours", 0.0)));
     }
     out += Aligned(lines);
   };

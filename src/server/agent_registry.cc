@@ -3,7 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <iterator>
+#include <set>
+#include <string_view>
 #include <utility>
 
 #include "base/array_ids.h"
@@ -13,6 +17,7 @@
 #include "server/job_spec.h"
 #include "server/job_usage.h"
 #include "server/job_variables.h"
+#include "wire/gpu_indexes.h"
 #include "wire/output_pattern.h"
 
 namespace sluice::server {
@@ -81,9 +86,16 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
     }
     core::HostSpec added = reg.host;
     added.state = core::HostState::kUnavail;
+    if (reg.gpus && !reg.gpus->devices.empty()) {
+      // A host its agent adds is as the agent describes it, GPUs included; later
+      // registrations keep them up to date as for `gpus: auto`.
+      added.gpus = reg.gpus->devices;
+      added.gpus_auto = true;
+      added.resources["gpu"] = static_cast<int64_t>(added.gpus.size());
+    }
     Status s = ctx_.ApplyLocked(core::HostAdded{added}, "");
     if (!s.ok()) return InvalidArgument(s.message());
-    batch.hosts.push_back(settings_.AddAgentHost(reg.host));
+    batch.hosts.push_back(settings_.AddAgentHost(added));
     ctx_.log().info("host {}: added by its agent ({} slots)", name, reg.host.slots);
   } else {
     const core::HostSpec& have = ctx_.state().topology().hosts()[*index].spec;
@@ -92,6 +104,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
                      name);
     }
   }
+  if (reg.gpus) ApplyDetectedGpus(name, *reg.gpus, batch);
   Agent& agent = Entry(name);
   const bool was_registered = agent.registered;
   agent.instance = reg.instance;
@@ -151,6 +164,150 @@ Status AgentRegistry::CheckClaim(const Registration& reg) const {
                       " s) has expired");
   }
   return Status::Ok();
+}
+
+// --- Detected GPUs (R-GPU-1) ---------------------------------------------------------------------
+
+namespace {
+
+// How the agent looked, as the reasons say it.
+std::string ProbeText(const wire::GpuReport& report) {
+  switch (report.probe) {
+    case wire::GpuProbe::kNvidiaSmi:
+      return "nvidia-smi";
+    case wire::GpuProbe::kNoNvidiaSmi:
+      return "no nvidia-smi";
+    case wire::GpuProbe::kFailed:
+      return "nvidia-smi failed: " + report.error.substr(0, 200);
+  }
+  return "";
+}
+
+int64_t ConfiguredGpus(const core::HostSpec& spec) {
+  auto count = spec.resources.find("gpu");
+  return count == spec.resources.end() ? 0 : count->second;
+}
+
+// Whether a configured model names the detected (short) one: the same ignoring case, or a
+// longer name of it ("A100-SXM4-40GB" configured, "A100" detected).
+bool SameGpuModel(std::string_view configured, std::string_view detected) {
+  if (configured.size() < detected.size()) return false;
+  for (size_t i = 0; i < detected.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(configured[i])) !=
+        std::tolower(static_cast<unsigned char>(detected[i]))) {
+      return false;
+    }
+  }
+  return configured.size() == detected.size() || configured[detected.size()] == '-' ||
+         configured[detected.size()] == ' ';
+}
+
+// Why the detected GPUs contradict the configured ones ("" when they agree): another count, a
+// configured index not detected, or another model at an index where both are known. Memory
+// is not compared: nvidia-smi gives the usable MiB (81559 on an "80G" H100).
+std::string GpuMismatch(const core::HostSpec& configured, const wire::GpuReport& report) {
+  const int64_t want = ConfiguredGpus(configured);
+  const auto got = static_cast<int64_t>(report.devices.size());
+  const std::string how = " (" + ProbeText(report) + ")";
+  if (want != got) {
+    return "GPUs: configured " + std::to_string(want) + ", detected " +
+           (got == 0 ? std::string("none") : std::to_string(got)) + how;
+  }
+  for (const core::GpuDevice& device : configured.gpus) {
+    auto found = std::find_if(report.devices.begin(), report.devices.end(),
+                              [&](const core::GpuDevice& d) { return d.index == device.index; });
+    if (found == report.devices.end()) {
+      return "GPUs: configured GPU " + std::to_string(device.index) + ", not detected" + how;
+    }
+    if (!device.model.empty() && !found->model.empty() &&
+        !SameGpuModel(device.model, found->model)) {
+      return "GPUs: configured " + device.model + " at index " + std::to_string(device.index) +
+             ", detected " + found->model + how;
+    }
+  }
+  return "";
+}
+
+// The core's configuration with `spec` for its host and every other host as the topology
+// holds it now (its state included), so that reconfiguring with it changes that host alone.
+// Hosts a reconfiguration removed (kept unavail with no slots, and not listed) stay removed.
+core::ClusterConfig ConfigWithHost(const core::ClusterState& state, const core::HostSpec& spec) {
+  core::ClusterConfig config = state.config();
+  std::set<std::string, std::less<>> listed;
+  for (const core::HostSpec& host : config.hosts) listed.insert(host.name);
+  config.hosts.clear();
+  for (const core::Host& host : state.topology().hosts()) {
+    const bool removed = !listed.contains(host.spec.name) && host.spec.slots == 0 &&
+                         host.spec.state == core::HostState::kUnavail;
+    if (removed) continue;
+    config.hosts.push_back(host.spec.name == spec.name ? spec : host.spec);
+  }
+  return config;
+}
+
+}  // namespace
+
+void AgentRegistry::ApplyDetectedGpus(const std::string& name, const wire::GpuReport& report,
+                                      store::WriteBatch& batch) {
+  auto index = ctx_.state().topology().FindHost(name);
+  if (!index) return;
+  const core::HostSpec& have = ctx_.state().topology().hosts()[*index].spec;
+  if (have.gpus_auto) {
+    AdoptGpus(have, report);
+    return;
+  }
+  if (ConfiguredGpus(have) == 0) {
+    // Never closed for GPUs it was not meant to have: it stays a host without them.
+    if (!report.devices.empty()) {
+      ctx_.log().info("host {}: its agent detected {} GPUs the configuration does not declare "
+                      "(`gpus: auto` would use them)",
+                      name, report.devices.size());
+    }
+    return;
+  }
+  const std::string mismatch = GpuMismatch(have, report);
+  if (!mismatch.empty()) CloseForGpus(name, mismatch, batch);
+}
+
+void AgentRegistry::AdoptGpus(core::HostSpec spec, const wire::GpuReport& report) {
+  const std::string& name = spec.name;
+  if (report.devices.empty()) {
+    ctx_.log().warn("host {}: `gpus: auto`, but its agent detected none ({}); it has no GPUs "
+                    "until its agent detects some",
+                    name, ProbeText(report));
+  }
+  if (spec.gpus == report.devices && ConfiguredGpus(spec) == std::ssize(report.devices)) return;
+  spec.gpus = report.devices;
+  spec.resources.erase("gpu");  // the core counts the list (Topology::SetHostSpec)
+  Status s = ctx_.ApplyLocked(core::ConfigChanged{ConfigWithHost(ctx_.state(), spec)}, "");
+  if (!s.ok()) {
+    ctx_.log().error("host {}: the GPUs its agent detected were refused: {}", name, s.message());
+    return;
+  }
+  std::string models;
+  for (const core::GpuDevice& gpu : spec.gpus) {
+    models += (models.empty() ? "" : ", ") + std::to_string(gpu.index) + ":" + gpu.model;
+  }
+  ctx_.log().info("host {}: {} GPUs detected by its agent ({}) [{}]", name, spec.gpus.size(),
+                  ProbeText(report), models);
+}
+
+void AgentRegistry::CloseForGpus(const std::string& name, const std::string& reason,
+                                 store::WriteBatch& batch) {
+  Agent& agent = Entry(name);
+  if (settings_.HostClosed(name)) {
+    // Closed already (by an administrator, or by this check before a restart, whose reason
+    // was not kept): the reason still explains the host.
+    if (agent.closed_reason.empty()) agent.closed_reason = reason;
+    return;
+  }
+  Result<store::WriteBatch> closed = settings_.SetHost(name, "close");
+  if (!closed) return;
+  for (auto& [key, value] : closed->settings) batch.settings[key] = value;
+  agent.closed_reason = reason;
+  ctx_.log().warn("host {}: closed by the controller: {} (correct the configuration or the host, "
+                  "then `sluice host open {}`)",
+                  name, reason, name);
 }
 
 // --- Heartbeat ----------------------------------------------------------------------------------
@@ -475,6 +632,7 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
                  {"cpu_limit", limits.cpus ? json(*limits.cpus) : json(nullptr)},
                  {"umask", job.spec.value("umask", json(nullptr))},
                  {"output_default", job.spec.value("output_default", false)}};
+  wire::EncodeGpuBinding(GpuBindingOf(limits), launch);  // R-GPU-3
   if (job.spec.contains("script")) launch["script"] = job.spec["script"];  // R-UX-1
   if (job.spec.contains("interactive")) launch["attach"] = job.spec["interactive"];  // R-LAUNCH-3
   return launch;

@@ -54,9 +54,11 @@ class AgentRegistry {
   AgentRegistry(ServerContext& ctx, JobBook& book, ClusterSettings& settings)
       : ctx_(ctx), book_(book), settings_(settings) {}
 
-  // Steps: 1. add an unknown host (persisted) or keep the configured spec; 2. reconcile the
-  // jobs this agent launches with what it says it runs (R-SRV-2); 3. the host accepts work
-  // again. Returns the reply body (epoch, lease_seconds, heartbeat_ms).
+  // Steps: 1. add an unknown host (persisted) or keep the configured spec; 2. the GPUs the
+  // agent detected, if it sent them (ApplyDetectedGpus: taken, or the host closed); 3.
+  // reconcile the jobs this agent launches with what it says it runs (R-SRV-2); 4. the host
+  // accepts work again (unless closed). Returns the reply body (epoch, lease_seconds,
+  // heartbeat_ms).
   // Errors: kFailedPrecondition (stale epoch), kInvalidArgument (the core refused the host),
   // kPermissionDenied (a name the YAML does not list, without auth.allow_dynamic_hosts),
   // kAlreadyExists (another agent instance holds the host within its lease; issue 19).
@@ -170,6 +172,19 @@ class AgentRegistry {
   // Register's check: the name is configured (or dynamic hosts are allowed), and no other
   // agent instance holds it within its lease. kPermissionDenied, kAlreadyExists otherwise.
   Status CheckClaim(const Registration& reg) const;
+  // Register's GPU step (R-GPU-1), for the GPUs the agent detected: a `gpus: auto` host (or
+  // one its agent added) takes them (AdoptGpus); a host configured with GPUs that they
+  // contradict is closed with the reason (CloseForGpus); a host configured without GPUs is
+  // left as it is, whatever the agent found.
+  void ApplyDetectedGpus(const std::string& name, const wire::GpuReport& report,
+                         store::WriteBatch& batch);
+  // The host's devices become the detected ones: the core is reconfigured with that one host
+  // changed, so the topology compiles them (and the `gpu` count) as for a configured host.
+  // NOTE: ClusterSettings' reconfigurations (a queue opened or closed, `sluice reconfig`)
+  // start from the YAML again and drop them until the agent next registers (issue 41).
+  void AdoptGpus(core::HostSpec spec, const wire::GpuReport& report);
+  // Closes the host as NoteHostFault does, with `reason` shown in GET /v1/hosts.
+  void CloseForGpus(const std::string& name, const std::string& reason, store::WriteBatch& batch);
   // Heartbeat step 1, one kind of report each; every change joins `batch`.
   void ApplyExits(const std::string& name, const HeartbeatReport& report, nlohmann::json& ack,
                   store::WriteBatch& batch);

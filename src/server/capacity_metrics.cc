@@ -53,6 +53,37 @@ void WriteUsers(const CapacitySnapshot& capacity, PromWriter& w) {
   }
 }
 
+// Cluster-wide GPU series (R-GPU-4), only on a cluster with GPUs. Fragmentation: the share
+// of free GPUs that sit on partly used hosts, where a job wanting a whole host cannot use
+// them (0 when every free GPU is on an idle host, or none is free).
+void WriteGpus(const CapacitySnapshot& capacity, PromWriter& w) {
+  int64_t total = 0;
+  int64_t used = 0;
+  int64_t free_on_partial = 0;
+  for (const HostCapacity& h : capacity.hosts) {
+    total += h.gpus;
+    used += h.gpus_used;
+    if (h.gpus_used > 0) free_on_partial += h.gpus - h.gpus_used;
+  }
+  if (total == 0) return;
+  w.Family("sluice_host_gpus", "gauge", "GPUs of each host by model: configured and held.");
+  for (const HostCapacity& h : capacity.hosts) {
+    for (const auto& [model, counts] : h.gpus_by_model) {
+      w.Sample("sluice_host_gpus", {{"host", h.name}, {"model", model}, {"state", "total"}},
+               counts.first);
+      w.Sample("sluice_host_gpus", {{"host", h.name}, {"model", model}, {"state", "used"}},
+               counts.second);
+    }
+  }
+  w.Family("sluice_gpus", "gauge", "GPUs of the cluster: configured (total) and held (used).");
+  w.Sample("sluice_gpus", {{"state", "total"}}, double(total));
+  w.Sample("sluice_gpus", {{"state", "used"}}, double(used));
+  w.Family("sluice_gpu_fragmentation", "gauge",
+           "Share of the free GPUs that are on hosts partly used by jobs (0-1).");
+  const int64_t free = total - used;
+  w.Sample("sluice_gpu_fragmentation", {}, free == 0 ? 0.0 : double(free_on_partial) / free);
+}
+
 }  // namespace
 
 CapacitySnapshot CollectCapacity(const core::ClusterState& state, const JobCounts& counts,
@@ -68,7 +99,16 @@ CapacitySnapshot CollectCapacity(const core::ClusterState& state, const JobCount
                          .running_jobs = h.running_jobs,
                          .state = h.spec.state,
                          .resource_total = h.resource_total,
-                         .resource_used = h.resource_used});
+                         .resource_used = h.resource_used,
+                         .gpus = h.devices.count(),
+                         .gpus_used = __builtin_popcountll(h.gpus_used)});
+    for (uint64_t rest = h.devices.all; rest != 0; rest &= rest - 1) {
+      const auto i = static_cast<size_t>(__builtin_ctzll(rest));
+      auto& [total, used] =
+          out.hosts.back().gpus_by_model[i < h.devices.model.size() ? h.devices.model[i] : ""];
+      ++total;
+      used += static_cast<int32_t>(h.gpus_used >> i & 1);
+    }
   }
   for (const auto& [key, n] : counts.by_user) {
     if (n > 0 && !store::IsEndedState(key.second)) out.user_jobs[key] = n;
@@ -82,6 +122,7 @@ CapacitySnapshot CollectCapacity(const core::ClusterState& state, const JobCount
 void WriteCapacity(const CapacitySnapshot& capacity, PromWriter& w) {
   WriteHosts(capacity, w);
   WriteUsers(capacity, w);
+  WriteGpus(capacity, w);
 }
 
 }  // namespace sluice::server

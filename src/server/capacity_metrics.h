@@ -26,6 +26,10 @@ struct HostCapacity {
   core::HostState state = core::HostState::kOk;
   std::vector<int64_t> resource_total;  // by host ResourceId
   std::vector<int64_t> resource_used;
+  int32_t gpus = 0;       // its devices (R-GPU-4)
+  int32_t gpus_used = 0;  // held by jobs
+  // By model ("" when not declared): its devices and those held.
+  std::map<std::string, std::pair<int32_t, int32_t>> gpus_by_model;
 };
 
 struct CapacitySnapshot {

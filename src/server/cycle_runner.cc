@@ -9,6 +9,7 @@
 
 #include "base/array_ids.h"
 #include "server/cluster_settings.h"
+#include "wire/gpu_indexes.h"
 
 namespace sluice::server {
 
@@ -26,6 +27,7 @@ json AllocationJson(const core::Allocation& alloc, const core::ClusterState& sta
                      {"slots", g.slots},
                      {"whole_host", g.whole_host},
                      {"resources", res}});
+    if (g.gpus != 0) hosts.back()["gpus"] = wire::GpuIndexes(g.gpus);
   }
   json shared = json::object();
   for (const core::ResourceAmount& r : alloc.shared)

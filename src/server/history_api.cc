@@ -114,6 +114,9 @@ wire::HistoryEntry HistoryEntryOf(const store::HistoryRecord& record,
       if (!g.is_object()) continue;
       e.hosts.emplace_back(g.value("host", ""), g.value("slots", 0));
       e.slots += g.value("slots", 0);
+      if (auto gpus = g.find("gpus"); gpus != g.end() && gpus->is_array()) {
+        e.gpus += static_cast<int32_t>(gpus->size());
+      }
     }
   }
   if (auto steps = wire::DecodeSteps(row.steps)) e.steps = std::move(*steps);  // R-LAUNCH-2

@@ -10,6 +10,7 @@
 #include "server/job_spec.h"
 #include "store/history.h"
 #include "wire/job_json.h"
+#include "wire/gpu_indexes.h"
 
 namespace sluice::server {
 
@@ -19,6 +20,26 @@ namespace {
 
 // The allocation of a stored row, or an error when the cluster no longer has its hosts or
 // resources.
+// A stored grant's GPUs: its `gpus` indexes; or, for one stored before devices had indexes,
+// as many of the host's free devices as its `gpu` count (it was bound to none, so any do).
+Result<uint64_t> GpusOfGrant(const json& h, const core::HostGrant& grant,
+                             const core::ClusterState& state) {
+  const core::Host& host = state.topology().hosts()[grant.host];
+  auto listed = h.find("gpus");
+  if (listed == h.end()) {
+    auto gpu = state.topology().FindHostResource("gpu");
+    for (const core::ResourceAmount& r : grant.resources) {
+      if (gpu && r.id == *gpu) {
+        return core::LowestBits(host.devices.all & ~host.gpus_used, static_cast<int32_t>(r.amount));
+      }
+    }
+    return uint64_t{0};
+  }
+  Result<uint64_t> mask = wire::GpuMaskOf(*listed);
+  if (!mask) return mask.error().WithPrefix("host " + host.spec.name + ": gpus");
+  return mask;
+}
+
 Result<core::Allocation> DecodeAllocation(const std::string& text,
                                           const core::ClusterState& state) {
   json j = json::parse(text, nullptr, false);
@@ -34,6 +55,9 @@ Result<core::Allocation> DecodeAllocation(const std::string& text,
       if (!id) return NotFound("no host resource " + it.key());
       grant.resources.push_back({*id, it.value().get<int64_t>()});
     }
+    Result<uint64_t> gpus = GpusOfGrant(h, grant, state);
+    if (!gpus) return gpus.error();
+    grant.gpus = *gpus;
     alloc.hosts.push_back(std::move(grant));
   }
   for (auto it = j["shared"].begin(); it != j["shared"].end(); ++it) {

@@ -109,14 +109,33 @@ LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state,
   const core::Job* cj = job.in_core ? state.FindJob(job.row.id) : nullptr;
   const std::optional<HostIndex> host = state.topology().FindHost(job.hosts[index].first);
   const std::optional<ResourceId> mem = state.topology().FindHostResource("mem");
-  if (cj == nullptr || !host || !mem) return limits;
+  if (cj == nullptr || !host) return limits;
   for (const core::HostGrant& grant : cj->allocation.hosts) {
     if (grant.host != *host) continue;
     for (const core::ResourceAmount& amount : grant.resources) {
-      if (amount.id == *mem && amount.amount > 0) limits.mem_limit_mb = amount.amount;
+      if (mem && amount.id == *mem && amount.amount > 0) limits.mem_limit_mb = amount.amount;
+    }
+    limits.gpus = grant.gpus;
+  }
+  const core::Host& h = state.topology().hosts()[*host];
+  for (uint64_t rest = h.devices.all; rest != 0; rest &= rest - 1) {
+    const int32_t i = __builtin_ctzll(rest);
+    limits.gpu_paths[i] = "/dev/nvidia" + std::to_string(i);  // NVIDIA's naming by default
+  }
+  for (const core::GpuDevice& gpu : h.spec.gpus) {
+    if (!gpu.path.empty() && limits.gpu_paths.contains(gpu.index)) {
+      limits.gpu_paths[gpu.index] = gpu.path;
     }
   }
   return limits;
+}
+
+wire::GpuBinding GpuBindingOf(const LaunchLimits& limits) {
+  wire::GpuBinding binding{.gpu_paths = limits.gpu_paths};
+  for (uint64_t rest = limits.gpus; rest != 0; rest &= rest - 1) {
+    binding.gpus.push_back(__builtin_ctzll(rest));
+  }
+  return binding;
 }
 
 }  // namespace sluice::server

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "core/model/cluster_state.h"
 #include "server/context.h"
 #include "server/job_book.h"
+#include "wire/gpu_indexes.h"
 
 namespace sluice::server {
 
@@ -48,10 +50,16 @@ std::string AccountOf(const nlohmann::json& spec);
 struct LaunchLimits {
   std::optional<int64_t> mem_limit_mb;
   std::optional<int> cpus;
+  // Its GPUs there (R-GPU-3) and the device node of each of the host's GPUs by index (the
+  // agent fences off the rest); empty on a host without GPUs.
+  uint64_t gpus = 0;
+  std::map<int32_t, std::string> gpu_paths;
 };
 // The limits of `job`'s processes on host `index` of its allocation (0: its launch host, where
 // the job itself runs; others: where its steps run); none for a job the core no longer holds.
 LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state,
                             size_t index = 0);
+// The GPUs of `limits` as a launch or a step order carries them.
+wire::GpuBinding GpuBindingOf(const LaunchLimits& limits);
 
 }  // namespace sluice::server

@@ -182,6 +182,7 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
   const LaunchLimits limits = LaunchLimitsOf(*job, ctx_.state(), index);
   order.mem_limit_mb = limits.mem_limit_mb;
   order.cpu_limit = limits.cpus;
+  order.gpus = GpuBindingOf(limits);
 
   SLUICE_RETURN_IF_ERROR(broker_.Open(order, request->host, ctx_.NowMs()));
   store::WriteBatch batch;

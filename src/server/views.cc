@@ -7,6 +7,7 @@
 #include "server/job_arrays.h"
 #include "server/job_events.h"
 #include "server/job_identity.h"
+#include "wire/gpu_indexes.h"
 #include "wire/reasons_json.h"
 
 namespace sluice::server {
@@ -133,6 +134,32 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
   return j;
 }
 
+namespace {
+
+// A host's GPUs by index: what is known of each and whether a job holds it.
+json GpusJson(const core::Host& host) {
+  json gpus = json::array();
+  for (uint64_t rest = host.devices.all; rest != 0; rest &= rest - 1) {
+    const int32_t index = __builtin_ctzll(rest);
+    json gpu = {{"index", index},
+                {"in_use", (host.gpus_used >> index & 1) != 0},
+                {"model", nullptr},
+                {"memory_mb", nullptr},
+                {"numa", nullptr},
+                {"nvlink", wire::GpuIndexes(host.devices.PeersOf(index))}};
+    for (const core::GpuDevice& device : host.spec.gpus) {
+      if (device.index != index) continue;
+      if (!device.model.empty()) gpu["model"] = device.model;
+      if (device.memory_mb > 0) gpu["memory_mb"] = device.memory_mb;
+      if (device.numa >= 0) gpu["numa"] = device.numa;
+    }
+    gpus.push_back(std::move(gpu));
+  }
+  return gpus;
+}
+
+}  // namespace
+
 json HostJson(const core::Host& host, const core::Topology& topology, const AgentView& view) {
   json agent = {{"connected", false}, {"last_heartbeat", nullptr}};
   if (view.registered) {
@@ -152,6 +179,7 @@ json HostJson(const core::Host& host, const core::Topology& topology, const Agen
     const auto id = topology.FindHostResource(name);
     out["used_resources"][name] = id ? host.ResourceUsed(*id) : 0;
   }
+  if (host.devices.all != 0) out["gpus"] = GpusJson(host);  // R-GPU-4
   if (!view.closed_reason.empty()) out["reason"] = view.closed_reason;
   // As its agent last reported it (issue 47.9, `lsload`); null until it has.
   out["load"] = nullptr;

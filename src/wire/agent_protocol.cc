@@ -308,6 +308,9 @@ Result<Launch> DecodeLaunch(const json& entry, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ReadLimit(entry, "cpu_limit", where, 1 << 20, cpus));
   if (cpus) launch.cpu_limit = static_cast<int>(*cpus);
   SLUICE_RETURN_IF_ERROR(ReadString(entry, "script", where + ".", launch.script));
+  Result<GpuBinding> gpus = DecodeGpuBinding(entry, where);
+  if (!gpus) return gpus.error();
+  launch.gpus = std::move(*gpus);
   if (const json* umask = Find(entry, "umask")) {
     if (!umask->is_number_integer() || umask->get<int64_t>() < 0 || umask->get<int64_t>() > 0777) {
       return TypeError(where + ".umask", "an integer in [0, 0777]");
@@ -376,7 +379,158 @@ Result<RunLimitOrder> DecodeRunLimit(const json& entry, const std::string& where
   return order;
 }
 
+// --- The GPUs an agent detected (GpuReport) ---
+
+constexpr std::pair<GpuProbe, std::string_view> kGpuProbeNames[] = {
+    {GpuProbe::kNvidiaSmi, "nvidia-smi"},
+    {GpuProbe::kNoNvidiaSmi, "none"},
+    {GpuProbe::kFailed, "failed"}};
+
+// A model a `gmodel="..."` can name: the request language's strings have no escapes.
+bool IsGpuModel(const std::string& text) {
+  return !text.empty() && text.size() <= 64 && std::none_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\'';
+  });
+}
+
+Status ReadGpuIndex(const json& value, const std::string& where, int32_t& out) {
+  if (!IsNonNegativeInt(value, core::kMaxGpusPerHost - 1)) {
+    return TypeError(where, "a GPU index 0-63");
+  }
+  out = value.get<int32_t>();
+  return Status::Ok();
+}
+
+// Everything but the index and the NVLink peers, which DecodeGpuDevice reads.
+Status ReadGpuValues(const json& entry, const std::string& where, core::GpuDevice& d) {
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "model", where, d.model));
+  if (!d.model.empty() && !IsGpuModel(d.model)) {
+    return TypeError(where + "model", "a name of at most 64 characters without quotes");
+  }
+  if (const json* memory = Find(entry, "memory_mb")) {
+    if (!IsNonNegativeInt(*memory, int64_t{1} << 40)) return TypeError(where + "memory_mb", "MB");
+    d.memory_mb = memory->get<int64_t>();
+  }
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "uuid", where, d.uuid));
+  if (d.uuid.size() > 128) return TypeError(where + "uuid", "at most 128 characters");
+  SLUICE_RETURN_IF_ERROR(ReadString(entry, "path", where, d.path));
+  if (!d.path.empty() && (d.path.front() != '/' || d.path.size() > 255)) {
+    return TypeError(where + "path", "an absolute path");
+  }
+  if (const json* numa = Find(entry, "numa")) {
+    int64_t node = 0;
+    if (!AsInt64(*numa, node) || node < -1 || node > 65535) {
+      return TypeError(where + "numa", "a NUMA node (-1: unknown)");
+    }
+    d.numa = static_cast<int32_t>(node);
+  }
+  return Status::Ok();
+}
+
+Result<core::GpuDevice> DecodeGpuDevice(const json& entry, const std::string& where) {
+  static const std::set<std::string> kFields = {"index", "model", "memory_mb", "uuid",
+                                                "path",  "numa",  "nvlink"};
+  if (!entry.is_object()) return TypeError(where, "an object");
+  SLUICE_RETURN_IF_ERROR(CheckFields(entry, kFields, where + "."));
+  core::GpuDevice d;
+  const json* index = Find(entry, "index");
+  if (index == nullptr) return TypeError(where + ".index", "a GPU index 0-63");
+  SLUICE_RETURN_IF_ERROR(ReadGpuIndex(*index, where + ".index", d.index));
+  SLUICE_RETURN_IF_ERROR(ReadGpuValues(entry, where + ".", d));
+  if (const json* peers = Find(entry, "nvlink")) {
+    if (!peers->is_array() || peers->size() > core::kMaxGpusPerHost) {
+      return TypeError(where + ".nvlink", "a list of GPU indexes");
+    }
+    d.nvlink.resize(peers->size());
+    for (size_t i = 0; i < peers->size(); ++i) {
+      SLUICE_RETURN_IF_ERROR(ReadGpuIndex((*peers)[i], where + ".nvlink", d.nvlink[i]));
+    }
+  }
+  return d;
+}
+
+// Each NVLink peer is another listed device; then both sides list each other, sorted (the
+// core takes the links as the YAML makes them).
+Status LinkGpuPeers(std::map<int32_t, core::GpuDevice>& devices) {
+  std::map<int32_t, std::set<int32_t>> peers;
+  for (const auto& [index, device] : devices) {
+    for (int32_t peer : device.nvlink) {
+      if (peer == index || !devices.contains(peer)) {
+        return TypeError("gpus.devices: GPU " + std::to_string(index) + ": nvlink",
+                         "indexes of the other GPUs listed");
+      }
+      peers[index].insert(peer);
+      peers[peer].insert(index);
+    }
+  }
+  for (auto& [index, device] : devices) {
+    device.nvlink.assign(peers[index].begin(), peers[index].end());
+  }
+  return Status::Ok();
+}
+
+json EncodeGpuReport(const GpuReport& report) {
+  json devices = json::array();
+  for (const core::GpuDevice& d : report.devices) {
+    json entry = {{"index", d.index}};
+    if (!d.model.empty()) entry["model"] = d.model;
+    if (d.memory_mb > 0) entry["memory_mb"] = d.memory_mb;
+    if (!d.uuid.empty()) entry["uuid"] = d.uuid;
+    if (!d.path.empty()) entry["path"] = d.path;
+    if (d.numa >= 0) entry["numa"] = d.numa;
+    if (!d.nvlink.empty()) entry["nvlink"] = d.nvlink;
+    devices.push_back(std::move(entry));
+  }
+  json out = {{"probe", ToString(report.probe)}, {"devices", std::move(devices)}};
+  if (!report.error.empty()) out["error"] = report.error;
+  return out;
+}
+
+Result<GpuReport> DecodeGpuReport(const json& gpus) {
+  if (!gpus.is_object()) return TypeError("gpus", "an object");
+  SLUICE_RETURN_IF_ERROR(CheckFields(gpus, {"probe", "devices", "error"}, "gpus."));
+  GpuReport report;
+  std::string probe;
+  SLUICE_RETURN_IF_ERROR(ReadString(gpus, "probe", "gpus.", probe));
+  const auto* named = std::find_if(std::begin(kGpuProbeNames), std::end(kGpuProbeNames),
+                                   [&](const auto& entry) { return entry.second == probe; });
+  if (named == std::end(kGpuProbeNames)) {
+    return TypeError("gpus.probe", "nvidia-smi, none or failed");
+  }
+  report.probe = named->first;
+  SLUICE_RETURN_IF_ERROR(ReadString(gpus, "error", "gpus.", report.error));
+  if (report.error.size() > 1024) return TypeError("gpus.error", "at most 1024 characters");
+  const json* devices = Find(gpus, "devices");
+  if (devices == nullptr) return report;
+  if (!devices->is_array() || devices->size() > core::kMaxGpusPerHost) {
+    return TypeError("gpus.devices", "a list of at most 64 GPUs");
+  }
+  if (!devices->empty() && report.probe != GpuProbe::kNvidiaSmi) {
+    return TypeError("gpus.devices", "none unless the probe is nvidia-smi");
+  }
+  std::map<int32_t, core::GpuDevice> by_index;  // sorted, as HostSpec::gpus wants
+  for (size_t i = 0; i < devices->size(); ++i) {
+    const std::string where = "gpus.devices[" + std::to_string(i) + "]";
+    Result<core::GpuDevice> device = DecodeGpuDevice((*devices)[i], where);
+    if (!device) return device.error();
+    const int32_t index = device->index;
+    if (!by_index.emplace(index, std::move(*device)).second) {
+      return InvalidArgument(where + ".index: GPU " + std::to_string(index) + " listed twice");
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(LinkGpuPeers(by_index));
+  for (auto& [index, device] : by_index) report.devices.push_back(std::move(device));
+  return report;
+}
+
 }  // namespace
+
+std::string_view ToString(GpuProbe probe) {
+  for (const auto& [value, name] : kGpuProbeNames) {
+    if (value == probe) return name;
+  }
+  return "none";
+}
 
 json EncodeSignalOrder(const SignalOrder& order) {
   json out = {{"job", order.job}, {"signal", order.signal}};
@@ -402,18 +556,24 @@ json EncodeRegister(const RegisterRequest& request) {
   body["resources"] = host.resources;
   body["attributes"] = host.attributes;
   body["tags"] = host.tags;
+  if (request.gpus) body["gpus"] = EncodeGpuReport(*request.gpus);
   return body;
 }
 
 Result<RegisterRequest> DecodeRegister(const json& body) {
-  static const std::set<std::string> kFields = {"name", "slots",   "resources", "attributes",
-                                                "tags", "running", "epoch",     "instance"};
+  static const std::set<std::string> kFields = {
+      "name", "slots", "resources", "attributes", "tags", "running", "epoch", "instance", "gpus"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   RegisterRequest request;
   SLUICE_RETURN_IF_ERROR(ReadHost(body, request.host));
   SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
   SLUICE_RETURN_IF_ERROR(ReadEpoch(body, request.epoch));
   SLUICE_RETURN_IF_ERROR(ReadInstance(body, request.instance));
+  if (const json* gpus = Find(body, "gpus")) {
+    Result<GpuReport> report = DecodeGpuReport(*gpus);
+    if (!report) return report.error();
+    request.gpus = std::move(*report);
+  }
   return request;
 }
 
@@ -555,6 +715,7 @@ json EncodeLaunch(const Launch& launch) {
   if (launch.cpu_limit) body["cpu_limit"] = *launch.cpu_limit;
   if (launch.umask) body["umask"] = *launch.umask;
   if (launch.output_default) body["output_default"] = true;
+  EncodeGpuBinding(launch.gpus, body);
   if (launch.attach) {
     body["attach"] = {{"pty", launch.attach->pty},
                       {"rows", launch.attach->rows},

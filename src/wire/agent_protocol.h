@@ -25,12 +25,33 @@
 #include "base/status.h"
 #include "core/model/config.h"
 #include "wire/exit_cause.h"
+#include "wire/gpu_indexes.h"
 #include "wire/peek.h"
 #include "wire/step_stream.h"
 
 namespace sluice::wire {
 
+// How an agent looked for its host's GPUs (agent/gpu_detect.h). Wire names: "nvidia-smi",
+// "none" (no nvidia-smi on its PATH), "failed" (it ran and failed, or hung and was killed).
+enum class GpuProbe { kNvidiaSmi, kNoNvidiaSmi, kFailed };
+std::string_view ToString(GpuProbe probe);
+
+// What the agent detected of its host's GPUs (R-GPU-1), sent when it registers:
+// "gpus": {"probe", "devices": [{"index", "model", "memory_mb", "uuid", "path", "numa",
+// "nvlink"}], "error"}. Unknown device values are left out (as GpuDevice's defaults).
+// Decoded: at most kMaxGpusPerHost devices with unique indexes 0-63, sorted by index; models
+// of at most 64 characters without quotes or control characters (a `gmodel=` can quote them);
+// absolute paths; numa >= -1; NVLink peers among the devices, made symmetric and sorted;
+// devices only with kNvidiaSmi; an error of at most 1024 characters.
+struct GpuReport {
+  GpuProbe probe = GpuProbe::kNoNvidiaSmi;
+  std::vector<core::GpuDevice> devices;  // kNvidiaSmi: what it listed (maybe none)
+  std::string error;                     // kFailed: why
+  bool operator==(const GpuReport&) const = default;
+};
+
 // POST /v1/agents/register. `host.slots` is sent only when positive; absent, it decodes as 1.
+// `host.gpus` and `host.gpus_auto` are not sent: detected devices travel in `gpus`.
 struct RegisterRequest {
   core::HostSpec host;
   std::set<int64_t> running;  // the jobs the agent still runs (reconciliation, R-SRV-2)
@@ -38,6 +59,10 @@ struct RegisterRequest {
   // Which agent process speaks (random per agent, at most 64 characters; empty for old
   // agents): the controller refuses a second instance for a host held within its lease.
   std::string instance;
+  // nullopt: the agent did not look (an older agent, virtual hosts); the controller then
+  // leaves the host's GPUs as configured. A controller older than the field refuses it (400
+  // "gpus: unknown field"); the agent then registers without it.
+  std::optional<GpuReport> gpus;
 };
 
 struct RegisterReply {
@@ -140,6 +165,9 @@ struct Launch {
     int cols = 0;
   };
   std::optional<Attach> attach;
+  // Its GPUs on this host (R-GPU-3), and every GPU's device node so that the agent fences
+  // the others off; empty on a host without GPUs.
+  GpuBinding gpus;
 };
 
 struct KillOrder {

@@ -40,6 +40,8 @@ ordered_json HistoryEntryJson(const HistoryEntry& e) {
       {"wait_seconds", e.WaitSeconds()},
       {"run_seconds", e.RunSeconds()},
       {"slots", e.slots},
+      {"gpus", e.gpus},
+      {"gpu_seconds", e.GpuSeconds()},
       {"hosts", hosts},
       {"cpu_seconds", e.cpu_seconds ? ordered_json(*e.cpu_seconds) : ordered_json(nullptr)},
       {"max_rss_mb", e.max_rss_mb ? ordered_json(*e.max_rss_mb) : ordered_json(nullptr)},
@@ -96,6 +98,7 @@ Result<HistoryEntry> ParseHistoryEntry(const json& row) {
   if (row.contains("cpu_seconds") && row["cpu_seconds"].is_number()) {
     e.cpu_seconds = row["cpu_seconds"].get<double>();
   }
+  if (row.contains("gpus") && row["gpus"].is_number_integer()) e.gpus = row["gpus"].get<int32_t>();
   if (row.contains("max_rss_mb") && row["max_rss_mb"].is_number_integer()) {
     e.max_rss_mb = row["max_rss_mb"].get<int64_t>();
   }
@@ -144,6 +147,7 @@ Result<std::pair<int64_t, JobId>> DecodeHistoryCursor(const std::string& cursor)
 void HistoryTotals::Add(const HistoryEntry& e) {
   jobs += e.state == kRequeuedRun ? 0 : 1;  // an earlier run: its job is counted by its last
   slot_hours += double(e.slots) * double(e.RunSeconds()) / 3600.0;
+  gpu_hours += double(e.GpuSeconds()) / 3600.0;
   if (e.cpu_seconds) {
     cpu_hours += *e.cpu_seconds / 3600.0;
     cpu_jobs += 1;
@@ -164,6 +168,7 @@ ordered_json TotalsJson(const char* key_name, const std::string& key, const Hist
   if (key_name != nullptr) out[key_name] = key;
   out["jobs"] = t.jobs;
   out["slot_hours"] = t.slot_hours;
+  out["gpu_hours"] = t.gpu_hours;
   out["cpu_hours"] = t.cpu_jobs > 0 ? ordered_json(t.cpu_hours) : ordered_json(nullptr);
   out["average_wait_seconds"] = t.AverageWaitSeconds();
   return out;

@@ -42,6 +42,7 @@ struct HistoryEntry {
   int64_t start_time = 0;  // 0: never started
   int64_t end_time = 0;
   int32_t slots = 0;  // allocated (0: never started)
+  int32_t gpus = 0;   // GPUs held on all its hosts (R-GPU-4); gpu_seconds = gpus x run time
   std::vector<std::pair<std::string, int32_t>> hosts;
   std::optional<double> cpu_seconds;
   std::optional<int64_t> max_rss_mb;
@@ -53,6 +54,7 @@ struct HistoryEntry {
 
   int64_t WaitSeconds() const;
   int64_t RunSeconds() const;
+  int64_t GpuSeconds() const { return int64_t{gpus} * RunSeconds(); }
 };
 
 nlohmann::ordered_json HistoryEntryJson(const HistoryEntry& entry);
@@ -71,6 +73,7 @@ inline constexpr const char* kRequeuedRun = "REQUEUED";
 struct HistoryTotals {
   int64_t jobs = 0;
   double slot_hours = 0;  // slots x run time
+  double gpu_hours = 0;   // GPUs x run time (R-GPU-4)
   double cpu_hours = 0;   // of the jobs whose cpu time is recorded
   int64_t cpu_jobs = 0;   // jobs with a recorded cpu time
   int64_t wait_seconds = 0;
@@ -87,7 +90,7 @@ struct HistorySummary {
   void Add(const HistoryEntry& entry);
 };
 
-// {"users": [{"user", "jobs", "slot_hours", "cpu_hours", "average_wait_seconds"}],
+// {"users": [{"user", "jobs", "slot_hours", "gpu_hours", "cpu_hours", "average_wait_seconds"}],
 //  "queues": [{"queue", ...}], "total": {...}}; cpu_hours is null when no job recorded it.
 nlohmann::ordered_json HistorySummaryJson(const HistorySummary& summary);
 

@@ -210,6 +210,7 @@ json EncodeStepOrder(const StepOrder& o) {
   j["umask"] = o.umask ? json(*o.umask) : json(nullptr);
   j["mem_limit_mb"] = o.mem_limit_mb ? json(*o.mem_limit_mb) : json(nullptr);
   j["cpu_limit"] = o.cpu_limit ? json(*o.cpu_limit) : json(nullptr);
+  EncodeGpuBinding(o.gpus, j);
   return j;
 }
 
@@ -244,6 +245,9 @@ Result<StepOrder> DecodeStepOrder(const json& j) {
   if (umask) o.umask = static_cast<int>(*umask);
   o.mem_limit_mb = mem;
   if (cpus) o.cpu_limit = static_cast<int>(*cpus);
+  Result<GpuBinding> gpus = DecodeGpuBinding(j, where);
+  if (!gpus) return gpus.error();
+  o.gpus = std::move(*gpus);
   return o;
 }
 

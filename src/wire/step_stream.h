@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "wire/gpu_indexes.h"
 
 namespace sluice::wire {
 
@@ -93,6 +94,7 @@ struct StepOrder {
   // (its steps get a cgroup of their own there).
   std::optional<int64_t> mem_limit_mb;
   std::optional<int> cpu_limit;
+  GpuBinding gpus;  // the job's GPUs on this host (R-GPU-3): steps get the same set
 };
 
 struct StepKill {

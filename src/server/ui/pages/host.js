@@ -1,6 +1,6 @@
 // Host detail (issue 47.9): its state and why, slots and each consumable (configured and held
 // by its jobs, memory in MB), its load and available memory as its agent reports them,
-// attributes and tags, its agent, and the jobs running on it.
+// attributes and tags, its agent, its GPUs (R-GPU-4), and the jobs running on it.
 import {get} from '../api.js';
 import {errorBox, fieldList, fill, fmtNumber, fmtTime, h, jobHref, jobLabel, stateBadge} from '../dom.js';
 
@@ -35,6 +35,17 @@ function slotsOn(j, name) {
   return here ? String(here.slots) : '';
 }
 
+// Its GPUs (R-GPU-4): index, model, memory, NUMA node, NVLink peers, held or free.
+function gpusTable(gpus) {
+  const head = ['GPU', 'Model', 'Memory', 'NUMA node', 'NVLink to', 'In use'].map((t) => h('th', {scope: 'col'}, t));
+  const row = (g) => h('tr', {'data-gpu': String(g.index)}, h('td', null, String(g.index)),
+      h('td', null, g.model || '-'), h('td', null, g.memory_mb ? `${fmtNumber(g.memory_mb)} MB` : '-'),
+      h('td', null, g.numa ?? '-'), h('td', null, (g.nvlink || []).join(', ') || '-'),
+      h('td', null, g.in_use ? 'yes' : 'no'));
+  return h('div', {class: 'table-wrap'}, h('table', {class: 'grid-table host-gpus'},
+      h('thead', null, h('tr', null, head)), h('tbody', null, gpus.map(row))));
+}
+
 function jobsTable(jobs, name) {
   if (jobs.length === 0) return h('p', {class: 'muted'}, 'None.');
   const head = ['Job', 'Name', 'User', 'Started', 'Slots here'].map((t) => h('th', {scope: 'col'}, t));
@@ -65,7 +76,9 @@ export async function mount(root, params) {
       fill(body, h('h1', null, `Host ${params.name}`), h('p', {class: 'error'}, 'No such host.'));
       return;
     }
+    const gpus = host.gpus || [];
     fill(body, h('h1', null, `Host ${host.name} `, stateBadge(host.state)), fields(host),
+        ...(gpus.length ? [h('h2', null, `GPUs (${gpus.length})`), gpusTable(gpus)] : []),
         h('h2', null, `Running jobs (${jobs.length})`), jobsTable(jobs, host.name));
   };
   await refresh();

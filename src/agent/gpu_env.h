@@ -1,0 +1,33 @@
+// A job's GPUs on this host (R-GPU-3): the variables that tell CUDA, ROCm and MPI launchers
+// which devices are its own, and the device nodes its cgroup must refuse.
+//
+// SLUICE_GPUS and SLURM_JOB_GPUS hold the host's device indexes ("0,2"). CUDA_VISIBLE_DEVICES,
+// ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL hold what the job's
+// runtime will see: where the cgroup fences the other devices off, the runtime enumerates
+// only the job's and numbers them from 0 (so "0,1"), as Slurm does under ConstrainDevices;
+// without a fence, the host's indexes.
+// Thread-safety: pure functions, apart from DeviceRuleOf's stat().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent/cgroup.h"
+#include "base/status.h"
+
+namespace sluice::agent {
+
+void AddGpuEnvironment(const std::vector<int32_t>& gpus, bool fenced,
+                       std::map<std::string, std::string>& env);
+
+// The device nodes of the host's GPUs that are not the job's, in index order.
+std::vector<std::string> DeniedGpuPaths(const std::vector<int32_t>& gpus,
+                                        const std::map<int32_t, std::string>& paths);
+
+// The cgroup rule naming the device node at `path`. Errors: kNotFound when it does not exist,
+// kInvalidArgument when it is not a character or block device.
+Result<DeviceRule> DeviceRuleOf(const std::string& path);
+
+}  // namespace sluice::agent
