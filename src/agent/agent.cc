@@ -214,6 +214,8 @@ struct Agent::State {
   // Whether heartbeats carry the host's load: a controller older than the field refuses it
   // (400 "load: unknown field"); the agent then sends none rather than lose its lease.
   bool send_load = true;
+  // Likewise for the detected GPUs in its registration (400 "gpus: unknown field").
+  bool send_gpus = true;
   // The last "cannot reach" said ("URL: error"; empty: none since an answer), and when.
   std::string unreachable_said;
   TimePoint unreachable_logged{};
@@ -472,12 +474,20 @@ struct Agent::State {
       body = wire::EncodeRegister({.host = options.host,
                                    .running = std::move(held),
                                    .epoch = highest_epoch,
-                                   .instance = instance});
+                                   .instance = instance,
+                                   .gpus = send_gpus ? options.gpus : std::nullopt});
     }
     const TimePoint sent = Clock::now();
     HttpReply reply = Send(link, "/v1/agents/register", body, link.read_timeout);
     std::lock_guard lock(mu);
     NoteConnected(reply.status != 0, link.url, reply.error);
+    if (reply.status == 400 && body.contains("gpus") && reply.error.starts_with("gpus")) {
+      send_gpus = false;
+      spdlog::warn("agent {}: the controller does not take detected GPUs ({}); registering "
+                   "without them",
+                   options.host.name, reply.error);
+      return 500;  // tried again, without them
+    }
     if (reply.status != 200) {
       // Once per distinct refusal, not per retry (R-SRV-6).
       if (reply.status != 0 && !wire::LeaderFollower::NotServed(reply.status) &&

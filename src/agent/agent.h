@@ -33,6 +33,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "agent/job_runner.h"
@@ -61,6 +62,10 @@ struct AgentOptions {
   // Identity and containment of jobs (R-SEC-1, R-SEC-3): an empty `runner.host` is the host
   // name above; `sluice agent` sets the cgroup mode (auto by default).
   JobRunnerOptions runner;
+  // The host's GPUs as detected when the agent started (gpu_detect.h), sent with every
+  // registration (R-GPU-1); nullopt: not looked for, nothing sent. A controller older than
+  // the field refuses it, and the agent then registers without it.
+  std::optional<wire::GpuReport> gpus;
 };
 
 class Agent {

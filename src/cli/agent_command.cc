@@ -13,6 +13,11 @@
 // names. Exit codes: 0 stopped by a signal, 1 the controller refused the token, 2 bad flags
 // or the requested cgroup layout is missing or unusable, or the state directory is unsafe or
 // used by another agent.
+// At start the agent looks for the host's GPUs with the nvidia-smi on its PATH (R-GPU-1,
+// agent/gpu_detect.h) and sends them with each registration: the controller gives them to a
+// `gpus: auto` host and closes a host configured with other GPUs. `sluice agent --detect
+// [--name H]` prints the host's stanza for the cluster YAML (CPUs, memory, the GPUs) and exits:
+// 0, or 1 when nvidia-smi failed.
 #include <signal.h>
 #include <sys/stat.h>
 #include <spdlog/spdlog.h>
@@ -31,6 +36,8 @@
 
 #include "agent/agent.h"
 #include "agent/cgroup.h"
+#include "agent/gpu_detect.h"
+#include "agent/host_stanza.h"
 #include "agent/process_image.h"
 #include "agent/virtual_agent.h"
 #include "auth/munge.h"
@@ -69,6 +76,7 @@ struct AgentFlags {
   std::string virtual_range;  // --virtual: names of virtual hosts (virtual_agent.h)
   int virtual_connections = 8;
   int virtual_gap_ms = 50;
+  bool detect = false;  // --detect: print the host's stanza and exit
 };
 
 std::string FileMode(mode_t mode) {
@@ -145,6 +153,58 @@ Status ReadHostFlags(const AgentFlags& flags, core::HostSpec& host) {
   return Status::Ok();
 }
 
+// The search path for nvidia-smi: the agent's own, as a shell would search it.
+std::string SearchPath() {
+  const char* path = std::getenv("PATH");
+  return path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+}
+
+// The host's GPUs, looked for once at start and sent with every registration (R-GPU-1). Said
+// in the log: a host configured with other GPUs is closed by the controller.
+wire::GpuReport DetectGpusAtStart(const std::string& name) {
+  const Result<agent::GpuInventory> found = agent::DetectGpus({.search_path = SearchPath()});
+  if (!found) {
+    spdlog::warn("agent {}: GPU detection failed: {}", name, found.error().message());
+  } else if (!found->nvidia_smi) {
+    spdlog::info("agent {}: no nvidia-smi on PATH: no GPUs detected", name);
+  } else {
+    std::string listed;
+    for (size_t i = 0; i < found->devices.size(); ++i) {
+      const core::GpuDevice& d = found->devices[i];
+      listed += (i > 0 ? "; " : "") + std::to_string(d.index) + ": " + found->names[i] + " (" +
+                d.model + ", " + std::to_string(d.memory_mb) + " MB, NUMA " +
+                std::to_string(d.numa) + ", " + std::to_string(d.nvlink.size()) + " NVLink peers)";
+    }
+    spdlog::info("agent {}: nvidia-smi lists {} GPUs{}{}", name, found->devices.size(),
+                 listed.empty() ? "" : ": ", listed);
+    if (!found->topology_error.empty()) {
+      spdlog::warn("agent {}: GPU topology unknown (no NUMA nodes, no NVLink): {}", name,
+                   found->topology_error);
+    }
+  }
+  return agent::GpuReportOf(found);
+}
+
+// `--detect`: the host's stanza on stdout.
+int PrintDetectedHost(const AgentFlags& flags) {
+  std::string name = flags.name;
+  if (name.empty()) {
+    char host[256] = {};
+    name = gethostname(host, sizeof host - 1) == 0 ? host : "localhost";
+  }
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const agent::DetectedHost detected{.name = name,
+                                     .slots = cpus > 0 ? static_cast<int32_t>(cpus) : 0,
+                                     .memory_mb = agent::ReadMemTotalMb(),
+                                     .gpus = agent::DetectGpus({.search_path = SearchPath()})};
+  std::cout << agent::HostStanza(detected);
+  if (!detected.gpus) {
+    std::cerr << "error: GPU detection: " << detected.gpus.error().message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 int RunAgent(const AgentFlags& flags) {
   Result<std::string> token_or = AgentToken(flags);
   if (!token_or) {
@@ -195,6 +255,7 @@ int RunAgent(const AgentFlags& flags) {
     std::cerr << "error: " << logging.message() << "\n";
     return 2;
   }
+  options.gpus = DetectGpusAtStart(flags.name);
 
   struct sigaction action {};
   action.sa_handler = OnStopSignal;
@@ -312,11 +373,16 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
                   "need distinct ones: each removes the stale job cgroups in its own at start");
   cmd->add_option("--pids-limit", flags->pids_limit, "at most this many processes per job")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--detect", flags->detect,
+                "print this host's stanza for the cluster YAML (CPUs, memory and the GPUs "
+                "nvidia-smi lists) and exit");
   cmd->add_flag("--allow-root-jobs", flags->allow_root_jobs,
                 "run jobs whose account has uid 0 (refused by default; the controller must "
                 "also allow them: auth.allow_root_jobs)");
   cmd->callback([flags, &exit_code] {
-    if (!flags->virtual_range.empty()) {
+    if (flags->detect) {
+      exit_code = PrintDetectedHost(*flags);
+    } else if (!flags->virtual_range.empty()) {
       exit_code = RunVirtualHosts(*flags);
     } else if (flags->name.empty()) {
       std::cerr << "error: --name: required (or --virtual RANGE)\n";

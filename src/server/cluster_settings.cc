@@ -78,6 +78,14 @@ core::ClusterConfig ClusterSettings::EffectiveConfig(const core::ClusterConfig& 
                                                      const LiveFn& live) const {
   core::ClusterConfig config = base;
   for (core::HostSpec& spec : config.hosts) {
+    // `gpus: auto`: the devices its agent reported (AgentRegistry::AdoptGpus) stay until it
+    // reports again; the file has none to give back.
+    if (spec.gpus_auto) {
+      if (auto index = ctx_.state().topology().FindHost(spec.name)) {
+        spec.gpus = ctx_.state().topology().hosts()[*index].spec.gpus;
+        if (!spec.gpus.empty()) spec.resources.erase("gpu");
+      }
+    }
     if (!live(spec.name)) {
       spec.state = core::HostState::kUnavail;
     } else if (closed_hosts_.contains(spec.name)) {

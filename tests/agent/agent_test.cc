@@ -40,6 +40,12 @@ class FakeController {
         return;
       }
       registers_.push_back(json::parse(req.body));
+      if (!refused_field_.empty() && registers_.back().contains(refused_field_)) {
+        res.status = 400;  // as a controller older than the field answers
+        res.set_content(json{{"error", refused_field_ + ": unknown field"}}.dump(),
+                        "application/json");
+        return;
+      }
       res.set_content(
           json{{"epoch", epoch_}, {"lease_seconds", lease_seconds_}, {"heartbeat_ms", 50}}.dump(),
           "application/json");
@@ -87,8 +93,8 @@ class FakeController {
     std::lock_guard lock(mu_);
     heartbeat_status_ = status;
   }
-  // Heartbeats with this member are refused as an older controller refuses a field it does
-  // not know.
+  // Registrations and heartbeats with this member are refused as an older controller refuses
+  // a field it does not know.
   void RefuseField(const std::string& field) {
     std::lock_guard lock(mu_);
     refused_field_ = field;
@@ -113,6 +119,10 @@ class FakeController {
   json last_register() {
     std::lock_guard lock(mu_);
     return registers_.empty() ? json() : registers_.back();
+  }
+  std::vector<json> RegisterBodies() {
+    std::lock_guard lock(mu_);
+    return registers_;
   }
   // Every exit report received for `job`, in order.
   std::vector<json> ExitReports(int64_t job) {
@@ -150,10 +160,12 @@ class FakeController {
 // Runs an agent on its own thread until the fixture ends.
 class AgentRun {
  public:
-  AgentRun(const FakeController& controller, const std::string& token = "agent-token") {
+  AgentRun(const FakeController& controller, const std::string& token = "agent-token",
+           std::optional<wire::GpuReport> gpus = std::nullopt) {
     AgentOptions options{
         .server = controller.url(), .token = token, .fence_grace = 200ms, .tick = 5ms};
     options.host = {.name = "h1", .slots = 4};
+    options.gpus = std::move(gpus);
     options.runner.allow_root = true;  // launches name the test's own account (root here)
     agent_ = std::make_unique<Agent>(std::move(options));
     thread_ = std::thread([this] { exit_code_ = agent_->Run(stop_); });
@@ -233,6 +245,23 @@ TEST(AgentTest, SendsItsLoadUnlessTheControllerRefusesTheField) {
     return without >= 3;  // accepted again, heartbeat after heartbeat
   }));
   EXPECT_EQ(controller.registers(), 1u);  // never lost its registration over it
+}
+
+// The GPUs detected at start go with the registration (R-GPU-1); a controller older than the
+// field refuses it, and the agent then registers without them rather than not at all.
+TEST(AgentTest, RegistersItsGpusUnlessTheControllerRefusesTheField) {
+  FakeController controller;
+  controller.RefuseField("gpus");
+  AgentRun agent(controller, "agent-token",
+                 wire::GpuReport{.probe = wire::GpuProbe::kNvidiaSmi,
+                                 .devices = {{.index = 0, .model = "A100"}}});
+  ASSERT_TRUE(Eventually([&] { return controller.heartbeats() >= 2; }));
+  const std::vector<json> registers = controller.RegisterBodies();
+  ASSERT_EQ(registers.size(), 2u);
+  ASSERT_TRUE(registers[0].contains("gpus")) << registers[0].dump();
+  EXPECT_EQ(registers[0]["gpus"]["probe"], "nvidia-smi");
+  EXPECT_EQ(registers[0]["gpus"]["devices"][0]["model"], "A100");
+  EXPECT_FALSE(registers[1].contains("gpus")) << registers[1].dump();
 }
 
 TEST(AgentTest, IgnoresResponsesFromAnOlderEpoch) {

@@ -1,0 +1,90 @@
+// `sluice agent --detect`'s host stanza (agent/host_stanza.h): the detected GPUs as a `gpus:`
+// list that the cluster YAML loader reads back into the same devices, and comments that say
+// why GPUs are missing.
+#include "agent/host_stanza.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "config/cluster_yaml.h"
+#include "testing/subprocess.h"
+
+namespace sluice::agent {
+namespace {
+
+GpuInventory TwoLinkedA100s() {
+  GpuInventory inventory{.nvidia_smi = true};
+  inventory.devices = {{.index = 0,
+                        .model = "A100",
+                        .memory_mb = 40960,
+                        .uuid = "GPU-3c0e7a52-91d4",
+                        .path = "/dev/nvidia0",
+                        .numa = 0,
+                        .nvlink = {1}},
+                       {.index = 1,
+                        .model = "A100",
+                        .memory_mb = 40960,
+                        .uuid = "[weird]",
+                        .path = "/dev/nvidia1",
+                        .numa = 1,
+                        .nvlink = {0}}};
+  inventory.names = {"NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"};
+  return inventory;
+}
+
+TEST(HostStanzaTest, ListsTheDetectedGpus) {
+  EXPECT_EQ(HostStanza({.name = "g1", .slots = 64, .memory_mb = 257000, .gpus = TwoLinkedA100s()}),
+            "# `sluice agent --detect` on g1: nvidia-smi lists 2 GPUs.\n"
+            "hosts:\n"
+            "  - name: g1\n"
+            "    slots: 64\n"
+            "    resources: {mem: 257000}\n"
+            "    gpus:\n"
+            "      - {index: 0, model: A100, memory: 40960, numa: 0, nvlink: [1], uuid: "
+            "GPU-3c0e7a52-91d4}  # NVIDIA A100-SXM4-40GB\n"
+            "      - {index: 1, model: A100, memory: 40960, numa: 1, nvlink: [0]}  # NVIDIA "
+            "A100-SXM4-40GB\n");
+}
+
+TEST(HostStanzaTest, ReadsBackAsTheSameDevices) {
+  const std::string yaml = HostStanza({.name = "g1", .slots = 8, .gpus = TwoLinkedA100s()}) +
+                           "queues:\n  - name: normal\n";
+  Result<core::ClusterConfig> config = config::ParseClusterConfig(yaml, "detect.yaml");
+  ASSERT_TRUE(config) << config.error().message() << "\n" << yaml;
+  ASSERT_EQ(config->hosts.size(), 1u);
+  std::vector<core::GpuDevice> want = TwoLinkedA100s().devices;
+  want[1].uuid.clear();  // not printed: YAML would not read it back as it is
+  std::vector<core::GpuDevice> got = config->hosts[0].gpus;
+  for (core::GpuDevice& d : got) d.path = "/dev/nvidia" + std::to_string(d.index);  // the default
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(config->hosts[0].resources.at("gpu"), 2);
+}
+
+TEST(HostStanzaTest, SaysWhyThereAreNoGpus) {
+  const std::string none = HostStanza({.name = "c1", .slots = 4});
+  EXPECT_NE(none.find("no nvidia-smi on PATH"), std::string::npos) << none;
+  EXPECT_EQ(none.find("gpus:"), std::string::npos) << none;
+
+  const std::string failed =
+      HostStanza({.name = "c1", .gpus = Status(StatusCode::kUnavailable, "no answer\nkilled")});
+  EXPECT_NE(failed.find("# `sluice agent --detect` on c1: GPU detection failed: no answer killed."),
+            std::string::npos)
+      << failed;
+  EXPECT_EQ(failed.find("slots:"), std::string::npos) << failed;  // unknown: left out
+
+  GpuInventory no_topology = TwoLinkedA100s();
+  no_topology.topology_error = "nvidia-smi topo -m exited with status 3";
+  EXPECT_NE(HostStanza({.name = "g1", .gpus = no_topology}).find("# NUMA nodes and NVLink unknown"),
+            std::string::npos);
+}
+
+TEST(HostStanzaTest, MemTotalInMegabytes) {
+  sluice::testing::TempDir proc;
+  std::ofstream(proc.path() / "meminfo") << "MemTotal:       263178960 kB\nMemFree: 1 kB\n";
+  EXPECT_EQ(ReadMemTotalMb(proc.path().string()), 257010);
+  EXPECT_EQ(ReadMemTotalMb((proc.path() / "missing").string()), std::nullopt);
+}
+
+}  // namespace
+}  // namespace sluice::agent
