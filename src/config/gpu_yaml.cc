@@ -10,6 +10,8 @@
 #include <system_error>
 #include <utility>
 
+#include "base/memory_units.h"
+
 namespace sluice::config::yaml {
 namespace {
 
@@ -40,22 +42,9 @@ std::optional<double> UnitMegabytes(std::string_view unit) {
   if (unit.size() > 2 || (unit.size() == 2 && unit[1] != 'B' && unit[1] != 'b')) {
     return std::nullopt;
   }
-  switch (unit[0]) {
-    case 'K':
-    case 'k':
-      return 1.0 / 1024;
-    case 'M':
-    case 'm':
-      return 1;
-    case 'G':
-    case 'g':
-      return 1024;
-    case 'T':
-    case 't':
-      return 1024.0 * 1024;
-    default:
-      return std::nullopt;
-  }
+  const double scale = MegabytesPerUnit(unit[0]);
+  if (scale == 0) return std::nullopt;
+  return scale;
 }
 
 // A device's memory in whole MB (rounded up): `40960`, `40G`, `512M`, `1.5GB`.

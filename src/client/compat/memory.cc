@@ -3,30 +3,9 @@
 #include <charconv>
 #include <cmath>
 
+#include "base/memory_units.h"
+
 namespace sluice::client::compat {
-namespace {
-
-// Megabytes per unit letter; 0 for an unknown letter.
-double UnitMegabytes(char letter) {
-  switch (letter) {
-    case 'K':
-    case 'k':
-      return 1.0 / 1024;
-    case 'M':
-    case 'm':
-      return 1;
-    case 'G':
-    case 'g':
-      return 1024;
-    case 'T':
-    case 't':
-      return 1024.0 * 1024;
-    default:
-      return 0;
-  }
-}
-
-}  // namespace
 
 Result<int64_t> ParseMemoryMb(std::string_view text, MemoryDialect dialect) {
   const bool lsf = dialect == MemoryDialect::kLsf;
@@ -48,7 +27,7 @@ Result<int64_t> ParseMemoryMb(std::string_view text, MemoryDialect dialect) {
   if (!unit.empty()) {
     const bool with_b = unit.size() == 2 && (unit[1] == 'B' || unit[1] == 'b');
     if (unit.size() > 2 || (unit.size() == 2 && (!lsf || !with_b))) return bad();
-    scale = UnitMegabytes(unit[0]);
+    scale = MegabytesPerUnit(unit[0]);
     if (scale == 0) return bad();
   }
   const double megabytes = std::ceil(value * scale);
