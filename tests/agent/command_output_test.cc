@@ -71,7 +71,8 @@ TEST(RunCommandTest, AHangIsKilledWithItsChildrenAtTheTimeout) {
   const std::string script = WriteScript(
       dir.path(), "hang", "sleep 60 & echo $! > '" + pids + "'; echo $$ >> '" + pids + "'; wait");
   const auto start = std::chrono::steady_clock::now();
-  Result<CommandOutput> ran = RunCommand({script}, {.timeout = 300ms});
+  // Long enough for a loaded machine to start the script and write its pids first.
+  Result<CommandOutput> ran = RunCommand({script}, {.timeout = 2s});
   ASSERT_FALSE(ran);
   EXPECT_EQ(ran.error().code(), StatusCode::kUnavailable);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
