@@ -612,6 +612,26 @@ void ClaimShared(const Demand& demand, Capacity& capacity, Placement& placement)
   }
 }
 
+// FirstHostFits under GPU best fit: the host with the fewest free devices that takes every
+// task (`fits`), the first such host in PackByGpus's order, read from the capacity's index by
+// free count. nullopt: none.
+template <typename Fits>
+std::optional<HostIndex> BestGpuHost(const PrimaryTask& task, const Demand& demand,
+                                     Capacity& capacity, Fits&& fits) {
+  const int64_t need = demand.gpu.NeedFor(task.max_tasks);
+  if (need > kMaxGpusPerHost) return std::nullopt;
+  std::optional<HostIndex> found;
+  capacity.ForEachHostByFreeGpus(static_cast<int32_t>(need), [&](HostIndex h) {
+    if (!task.queue.all_hosts &&
+        !std::binary_search(task.queue.hosts.begin(), task.queue.hosts.end(), h)) {
+      return true;
+    }
+    if (fits(h)) found = h;
+    return !found;
+  });
+  return found;
+}
+
 // The plan [max_tasks] tried directly: it is the first plan SearchPlans would try whenever
 // some host can take max_tasks (k = 1), and TryPlan would take the first such host in host
 // order. Not used with order[] or same[] (they change which host or group comes first).
@@ -641,19 +661,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
     return true;
   };
   if (demand.gpu.any()) {
-    // Best fit over GPUs: the host with the fewest free devices that takes every task, the
-    // first such host in PackByGpus's order, read from the capacity's index by free count.
-    const int64_t need = demand.gpu.NeedFor(task.max_tasks);
-    if (need > kMaxGpusPerHost) return false;
-    std::optional<HostIndex> found;
-    capacity.ForEachHostByFreeGpus(static_cast<int32_t>(need), [&](HostIndex h) {
-      if (!task.queue.all_hosts &&
-          !std::binary_search(task.queue.hosts.begin(), task.queue.hosts.end(), h)) {
-        return true;
-      }
-      if (fits(h)) found = h;
-      return !found;
-    });
+    const std::optional<HostIndex> found = BestGpuHost(task, demand, capacity, fits);
     return found && claim(*found);
   }
   if (task.queue.all_hosts) {
