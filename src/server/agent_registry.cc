@@ -101,7 +101,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
     const core::HostSpec& have = ctx_.state().topology().hosts()[*index].spec;
     if (have.slots != reg.host.slots || have.resources != reg.host.resources) {
       ctx_.log().warn("host {}: agent flags differ from the configuration; the configuration wins",
-                     name);
+                      name);
     }
   }
   if (reg.gpus) ApplyDetectedGpus(name, *reg.gpus, batch);
@@ -126,13 +126,15 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
     }
   }
   ctx_.log().info("host {}: agent {} (epoch {}, {} running)", name,
-                 was_registered ? "re-registered" : "registered", ctx_.writes().epoch(), reg.running.size());
+                  was_registered ? "re-registered" : "registered", ctx_.writes().epoch(),
+                  reg.running.size());
   signal_orders_.erase(name);  // for runs that did not survive, or a later run of the job
   // Steps do not survive their agent's restart or fence (the agent kills them): their clients
   // are told now rather than waiting forever (R-LAUNCH-1).
   if (steps_ != nullptr) {
-    steps_->FailHost(name, "the agent of host " + name + " registered again (it restarted or "
-                           "lost the controller); the step is gone");
+    steps_->FailHost(name, "the agent of host " + name +
+                               " registered again (it restarted or "
+                               "lost the controller); the step is gone");
   }
   SyncHostState(name);
   ctx_.cycle().MarkDirty();
@@ -228,23 +230,6 @@ std::string GpuMismatch(const core::HostSpec& configured, const wire::GpuReport&
   return "";
 }
 
-// The core's configuration with `spec` for its host and every other host as the topology
-// holds it now (its state included), so that reconfiguring with it changes that host alone.
-// Hosts a reconfiguration removed (kept unavail with no slots, and not listed) stay removed.
-core::ClusterConfig ConfigWithHost(const core::ClusterState& state, const core::HostSpec& spec) {
-  core::ClusterConfig config = state.config();
-  std::set<std::string, std::less<>> listed;
-  for (const core::HostSpec& host : config.hosts) listed.insert(host.name);
-  config.hosts.clear();
-  for (const core::Host& host : state.topology().hosts()) {
-    const bool removed = !listed.contains(host.spec.name) && host.spec.slots == 0 &&
-                         host.spec.state == core::HostState::kUnavail;
-    if (removed) continue;
-    config.hosts.push_back(host.spec.name == spec.name ? spec : host.spec);
-  }
-  return config;
-}
-
 }  // namespace
 
 void AgentRegistry::ApplyDetectedGpus(const std::string& name, const wire::GpuReport& report,
@@ -253,15 +238,16 @@ void AgentRegistry::ApplyDetectedGpus(const std::string& name, const wire::GpuRe
   if (!index) return;
   const core::HostSpec& have = ctx_.state().topology().hosts()[*index].spec;
   if (have.gpus_auto) {
-    AdoptGpus(have, report);
+    AdoptGpus(have, report, batch);
     return;
   }
   if (ConfiguredGpus(have) == 0) {
     // Never closed for GPUs it was not meant to have: it stays a host without them.
     if (!report.devices.empty()) {
-      ctx_.log().info("host {}: its agent detected {} GPUs the configuration does not declare "
-                      "(`gpus: auto` would use them)",
-                      name, report.devices.size());
+      ctx_.log().info(
+          "host {}: its agent detected {} GPUs the configuration does not declare "
+          "(`gpus: auto` would use them)",
+          name, report.devices.size());
     }
     return;
   }
@@ -269,26 +255,28 @@ void AgentRegistry::ApplyDetectedGpus(const std::string& name, const wire::GpuRe
   if (!mismatch.empty()) CloseForGpus(name, mismatch, batch);
 }
 
-void AgentRegistry::AdoptGpus(core::HostSpec spec, const wire::GpuReport& report) {
-  const std::string& name = spec.name;
+void AgentRegistry::AdoptGpus(const core::HostSpec& have, const wire::GpuReport& report,
+                              store::WriteBatch& batch) {
+  const std::string name = have.name;  // `have` is the core's: reconfiguring replaces it
   if (report.devices.empty()) {
-    ctx_.log().warn("host {}: `gpus: auto`, but its agent detected none ({}); it has no GPUs "
-                    "until its agent detects some",
-                    name, ProbeText(report));
+    ctx_.log().warn(
+        "host {}: `gpus: auto`, but its agent detected none ({}); it has no GPUs "
+        "until its agent detects some",
+        name, ProbeText(report));
   }
-  if (spec.gpus == report.devices && ConfiguredGpus(spec) == std::ssize(report.devices)) return;
-  spec.gpus = report.devices;
-  spec.resources.erase("gpu");  // the core counts the list (Topology::SetHostSpec)
-  Status s = ctx_.ApplyLocked(core::ConfigChanged{ConfigWithHost(ctx_.state(), spec)}, "");
-  if (!s.ok()) {
-    ctx_.log().error("host {}: the GPUs its agent detected were refused: {}", name, s.message());
+  if (have.gpus == report.devices && ConfiguredGpus(have) == std::ssize(report.devices)) return;
+  Result<store::StoredHost> row = settings_.AdoptGpus(name, report.devices, LiveFn());
+  if (!row) {
+    ctx_.log().error("host {}: the GPUs its agent detected were refused: {}", name,
+                     row.error().message());
     return;
   }
+  batch.hosts.push_back(std::move(*row));
   std::string models;
-  for (const core::GpuDevice& gpu : spec.gpus) {
+  for (const core::GpuDevice& gpu : report.devices) {
     models += (models.empty() ? "" : ", ") + std::to_string(gpu.index) + ":" + gpu.model;
   }
-  ctx_.log().info("host {}: {} GPUs detected by its agent ({}) [{}]", name, spec.gpus.size(),
+  ctx_.log().info("host {}: {} GPUs detected by its agent ({}) [{}]", name, report.devices.size(),
                   ProbeText(report), models);
 }
 
@@ -305,9 +293,10 @@ void AgentRegistry::CloseForGpus(const std::string& name, const std::string& rea
   if (!closed) return;
   for (auto& [key, value] : closed->settings) batch.settings[key] = value;
   agent.closed_reason = reason;
-  ctx_.log().warn("host {}: closed by the controller: {} (correct the configuration or the host, "
-                  "then `sluice host open {}`)",
-                  name, reason, name);
+  ctx_.log().warn(
+      "host {}: closed by the controller: {} (correct the configuration or the host, "
+      "then `sluice host open {}`)",
+      name, reason, name);
 }
 
 // --- Heartbeat ----------------------------------------------------------------------------------
@@ -316,7 +305,8 @@ Result<AgentRegistry::Agent*> AgentRegistry::CheckIn(const std::string& name,
                                                      const std::string& instance, uint64_t epoch) {
   auto found = agents_.find(name);
   if (found == agents_.end() || !found->second->registered) {
-    return NotFound("agent " + name + " is not registered in epoch " + std::to_string(ctx_.writes().epoch()));
+    return NotFound("agent " + name + " is not registered in epoch " +
+                    std::to_string(ctx_.writes().epoch()));
   }
   Agent& agent = *found->second;
   if (epoch > ctx_.writes().epoch()) return FailedPrecondition("stale epoch");
@@ -374,8 +364,8 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
     json run_limits = TakeRunLimitOrders(book_, name);  // job_changes.h
     const bool superseded = again->second->poll_generation != generation;
     if (!launch.empty() || !kill.empty() || !ack.empty() || !run_limits.empty() ||
-        HasOrders(name) ||
-        superseded || ctx_.stopping() || std::chrono::steady_clock::now() >= deadline) {
+        HasOrders(name) || superseded || ctx_.stopping() ||
+        std::chrono::steady_clock::now() >= deadline) {
       again->second->last_heartbeat_ms = ctx_.NowMs();
       return HostReply(name, std::move(launch), std::move(kill), std::move(ack),
                        std::move(run_limits));
@@ -446,8 +436,8 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
     if (e.run != 0 && job->run != 0 && e.run != job->run) {
       // A late copy of an earlier run's report (e.g. sent on both of the agent's links before
       // the first was acknowledged) after the job was requeued and dispatched here again.
-      ctx_.log().info("job {}: ignored the exit report of its earlier run {} (now run {})", FormatJobId(e.job),
-                     e.run, job->run);
+      ctx_.log().info("job {}: ignored the exit report of its earlier run {} (now run {})",
+                      FormatJobId(e.job), e.run, job->run);
       continue;
     }
     if (job->requeue_requested && !job->row.cancel_requested) {  // sluice requeue
@@ -533,7 +523,8 @@ void AgentRegistry::ApplyRunning(const std::string& name, Agent& agent,
     JobInfo* job = book_.Find(id);
     if (job != nullptr && job->row.cancel_requested &&
         job->phase() == core::AdmissionPhase::kAdmitting && !report.running.contains(id) &&
-        job->launch_sent_ms >= 0 && ctx_.NowMs() - job->launch_sent_ms > ctx_.options().relaunch_ms) {
+        job->launch_sent_ms >= 0 &&
+        ctx_.NowMs() - job->launch_sent_ms > ctx_.options().relaunch_ms) {
       never_ran.push_back(job);
     }
   }
@@ -563,7 +554,8 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
         running.contains(id) || !ctx_.writes().Writable()) {
       continue;
     }
-    if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options().relaunch_ms) continue;
+    if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options().relaunch_ms)
+      continue;
     job->launch_sent_ms = now;
     launch.push_back(LaunchOf(*job));
     // An interactive job's streams are step 0's (R-LAUNCH-3): its client reads them from now.
@@ -632,8 +624,8 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
                  {"cpu_limit", limits.cpus ? json(*limits.cpus) : json(nullptr)},
                  {"umask", job.spec.value("umask", json(nullptr))},
                  {"output_default", job.spec.value("output_default", false)}};
-  wire::EncodeGpuBinding(GpuBindingOf(limits), launch);  // R-GPU-3
-  if (job.spec.contains("script")) launch["script"] = job.spec["script"];  // R-UX-1
+  wire::EncodeGpuBinding(GpuBindingOf(limits), launch);                              // R-GPU-3
+  if (job.spec.contains("script")) launch["script"] = job.spec["script"];            // R-UX-1
   if (job.spec.contains("interactive")) launch["attach"] = job.spec["interactive"];  // R-LAUNCH-3
   return launch;
 }

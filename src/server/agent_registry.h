@@ -133,7 +133,7 @@ class AgentRegistry {
     // Launch failures in a row the host caused (reset by a confirmed start): at
     // ControllerOptions::close_host_after_launch_failures the host is closed (issue 47.3).
     int32_t host_faults = 0;
-    std::string closed_reason;  // set when that closed it; cleared when it is opened
+    std::string closed_reason;           // set when that closed it; cleared when it is opened
     std::optional<wire::HostLoad> load;  // as its last heartbeat reported it (issue 47.9)
   };
 
@@ -178,11 +178,11 @@ class AgentRegistry {
   // left as it is, whatever the agent found.
   void ApplyDetectedGpus(const std::string& name, const wire::GpuReport& report,
                          store::WriteBatch& batch);
-  // The host's devices become the detected ones: the core is reconfigured with that one host
-  // changed, so the topology compiles them (and the `gpu` count) as for a configured host.
-  // NOTE: ClusterSettings' reconfigurations (a queue opened or closed, `sluice reconfig`)
-  // start from the YAML again and drop them until the agent next registers (issue 41).
-  void AdoptGpus(core::HostSpec spec, const wire::GpuReport& report);
+  // The host's devices become the detected ones (ClusterSettings::AdoptGpus): the topology
+  // compiles them (and the `gpu` count) as for a configured host, later reconfigurations keep
+  // them, and `batch` stores them so that a restart restores jobs holding them.
+  void AdoptGpus(const core::HostSpec& have, const wire::GpuReport& report,
+                 store::WriteBatch& batch);
   // Closes the host as NoteHostFault does, with `reason` shown in GET /v1/hosts.
   void CloseForGpus(const std::string& name, const std::string& reason, store::WriteBatch& batch);
   // Heartbeat step 1, one kind of report each; every change joins `batch`.
@@ -191,8 +191,7 @@ class AgentRegistry {
   void ApplyLaunchFailures(const std::string& name, const HeartbeatReport& report,
                            nlohmann::json& ack, store::WriteBatch& batch);
   // One more launch failure the host caused; closes it at the limit (issue 47.3).
-  void NoteHostFault(const std::string& name, const std::string& message,
-                     store::WriteBatch& batch);
+  void NoteHostFault(const std::string& name, const std::string& message, store::WriteBatch& batch);
   void ApplyRunning(const std::string& name, Agent& agent, const HeartbeatReport& report,
                     store::WriteBatch& batch);
   // Heartbeat step 2: the launches and kills due for `name` now.

@@ -5,15 +5,48 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "wire/gpu_report.h"
+
 namespace sluice::server {
 
 using nlohmann::json;
+
+namespace {
+
+// A stored host row of this kind holds only the GPUs an agent detected on a host the cluster
+// YAML lists (`gpus: auto`); it never adds a host.
+constexpr const char* kDetectedRow = "detected_gpus";
+
+// The stored devices of a host row, or none when it has none or they no longer decode.
+std::vector<core::GpuDevice> StoredGpus(const json& row, const std::string& host,
+                                        ServerContext& ctx) {
+  auto it = row.find("gpus");
+  if (it == row.end()) return {};
+  Result<std::vector<core::GpuDevice>> gpus = wire::DecodeGpuDevices(*it, "gpus");
+  if (!gpus) {
+    ctx.log().warn("host {}: its stored GPUs were dropped ({}); its agent reports them again", host,
+                   gpus.error().message());
+    return {};
+  }
+  return std::move(*gpus);
+}
+
+}  // namespace
 
 // --- Restart ------------------------------------------------------------------------------------
 
 Status ClusterSettings::RestoreHosts(const std::vector<store::StoredHost>& hosts) {
   for (const store::StoredHost& h : hosts) {
-    if (ctx_.state().topology().FindHost(h.name)) continue;  // now in the cluster YAML
+    json j = json::parse(h.spec, nullptr, false);
+    if (!j.is_object()) j = json::object();
+    if (auto index = ctx_.state().topology().FindHost(h.name)) {  // in the cluster YAML
+      if (ctx_.state().topology().hosts()[*index].spec.gpus_auto) {
+        std::vector<core::GpuDevice> gpus = StoredGpus(j, h.name, ctx_);
+        if (!gpus.empty()) detected_gpus_[h.name] = std::move(gpus);
+      }
+      continue;
+    }
+    if (j.value(kDetectedRow, false)) continue;  // a `gpus: auto` host no longer in the file
     if (!auth_.allow_dynamic_hosts) {
       // Not back unless the YAML allows agents to add hosts (issue 19: junk hosts registered
       // with the agent token survived restarts).
@@ -23,13 +56,16 @@ Status ClusterSettings::RestoreHosts(const std::vector<store::StoredHost>& hosts
           h.name);
       continue;
     }
-    json j = json::parse(h.spec, nullptr, false);
     core::HostSpec spec{.name = h.name};
-    if (j.is_object()) {
-      spec.slots = j.value("slots", 1);
-      spec.resources = j.value("resources", std::map<std::string, int64_t>{});
-      spec.attributes = j.value("attributes", std::map<std::string, std::string>{});
-      spec.tags = j.value("tags", std::vector<std::string>{});
+    spec.slots = j.value("slots", 1);
+    spec.resources = j.value("resources", std::map<std::string, int64_t>{});
+    spec.attributes = j.value("attributes", std::map<std::string, std::string>{});
+    spec.tags = j.value("tags", std::vector<std::string>{});
+    spec.gpus = StoredGpus(j, h.name, ctx_);
+    if (!spec.gpus.empty()) {
+      spec.gpus_auto = true;
+      spec.resources.erase("gpu");  // the core counts the list
+      detected_gpus_[h.name] = spec.gpus;
     }
     SLUICE_RETURN_IF_ERROR(ctx_.ApplyLocked(core::HostAdded{spec}, ""));
     dynamic_hosts_.insert(h.name);
@@ -37,8 +73,7 @@ Status ClusterSettings::RestoreHosts(const std::vector<store::StoredHost>& hosts
   return Status::Ok();
 }
 
-void ClusterSettings::RestoreOverrides(const std::map<std::string, int64_t>& settings,
-                                       const LiveFn& live) {
+void ClusterSettings::RestoreOverrides(const std::map<std::string, int64_t>& settings) {
   for (const auto& [key, value] : settings) {
     const size_t slash = key.find('/');
     if (slash == std::string::npos) continue;
@@ -48,10 +83,13 @@ void ClusterSettings::RestoreOverrides(const std::map<std::string, int64_t>& set
     if (kind == kSettingQueueActive) queue_active_[name] = value != 0;
     if (kind == kSettingHostClosed) closed_hosts_.insert(name);
   }
-  if (!queue_open_.empty() || !queue_active_.empty()) {
-    (void)ctx_.ApplyLocked(core::ConfigChanged{EffectiveConfig(base_, live)},
-                           "queue overrides not restored");
-  }
+  // Every host accepts work while the jobs' allocations are restored next: they are checked
+  // against capacity, not against states that only keep new work off (the jobs of a closed
+  // host run on). Controller::Restore then makes every host unavail until its agent registers.
+  core::ClusterConfig config = EffectiveConfig(base_, [](const std::string&) { return true; });
+  for (core::HostSpec& host : config.hosts) host.state = core::HostState::kOk;
+  (void)ctx_.ApplyLocked(core::ConfigChanged{std::move(config)},
+                         "queue overrides and detected GPUs not restored");
 }
 
 void ClusterSettings::RestoreReclaimDeadlines(const std::map<std::string, int64_t>& settings) {
@@ -78,13 +116,11 @@ core::ClusterConfig ClusterSettings::EffectiveConfig(const core::ClusterConfig& 
                                                      const LiveFn& live) const {
   core::ClusterConfig config = base;
   for (core::HostSpec& spec : config.hosts) {
-    // `gpus: auto`: the devices its agent reported (AgentRegistry::AdoptGpus) stay until it
-    // reports again; the file has none to give back.
-    if (spec.gpus_auto) {
-      if (auto index = ctx_.state().topology().FindHost(spec.name)) {
-        spec.gpus = ctx_.state().topology().hosts()[*index].spec.gpus;
-        if (!spec.gpus.empty()) spec.resources.erase("gpu");
-      }
+    // `gpus: auto`: the devices its agent reported (AdoptGpus) stay until it reports again;
+    // the file has none to give back.
+    if (auto it = detected_gpus_.find(spec.name); spec.gpus_auto && it != detected_gpus_.end()) {
+      spec.gpus = it->second;
+      spec.resources.erase("gpu");
     }
     if (!live(spec.name)) {
       spec.state = core::HostState::kUnavail;
@@ -98,7 +134,9 @@ core::ClusterConfig ClusterSettings::EffectiveConfig(const core::ClusterConfig& 
     if (in_file) continue;
     auto index = ctx_.state().topology().FindHost(name);
     if (!index) continue;
-    config.hosts.push_back(ctx_.state().topology().hosts()[*index].spec);
+    core::HostSpec spec = ctx_.state().topology().hosts()[*index].spec;
+    if (auto it = detected_gpus_.find(name); it != detected_gpus_.end()) spec.gpus = it->second;
+    config.hosts.push_back(std::move(spec));
   }
   for (core::QueueSpec& q : config.queues) {
     if (auto it = queue_open_.find(q.name); it != queue_open_.end()) q.open = it->second;
@@ -111,11 +149,39 @@ core::ClusterConfig ClusterSettings::EffectiveConfig(const core::ClusterConfig& 
 
 store::StoredHost ClusterSettings::AddAgentHost(const core::HostSpec& spec) {
   dynamic_hosts_.insert(spec.name);
+  if (!spec.gpus.empty()) detected_gpus_[spec.name] = spec.gpus;
   json stored = {{"slots", spec.slots},
                  {"resources", spec.resources},
                  {"attributes", spec.attributes},
                  {"tags", spec.tags}};
+  if (!spec.gpus.empty()) stored["gpus"] = wire::EncodeGpuDevices(spec.gpus);
   return store::StoredHost{spec.name, stored.dump()};
+}
+
+Result<store::StoredHost> ClusterSettings::AdoptGpus(const std::string& host,
+                                                     std::vector<core::GpuDevice> devices,
+                                                     const LiveFn& live) {
+  auto index = ctx_.state().topology().FindHost(host);
+  if (!index) return NotFound("no host " + host);
+  core::HostSpec spec = ctx_.state().topology().hosts()[*index].spec;
+  std::optional<std::vector<core::GpuDevice>> saved;
+  if (auto it = detected_gpus_.find(host); it != detected_gpus_.end()) saved = it->second;
+  detected_gpus_[host] = std::move(devices);
+  Status s = ctx_.ApplyLocked(core::ConfigChanged{EffectiveConfig(base_, live)}, "");
+  if (!s.ok()) {
+    if (saved) {
+      detected_gpus_[host] = std::move(*saved);
+    } else {
+      detected_gpus_.erase(host);
+    }
+    return FailedPrecondition(s.message());
+  }
+  if (dynamic_hosts_.contains(host)) {
+    spec.gpus = detected_gpus_[host];
+    return AddAgentHost(spec);
+  }
+  json stored = {{kDetectedRow, true}, {"gpus", wire::EncodeGpuDevices(detected_gpus_[host])}};
+  return store::StoredHost{host, stored.dump()};
 }
 
 Result<store::WriteBatch> ClusterSettings::SetQueue(const std::string& queue,

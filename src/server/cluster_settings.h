@@ -39,10 +39,12 @@ class ClusterSettings {
       : ctx_(ctx), base_(std::move(base)), auth_(std::move(auth)) {}
 
   // --- Restart ---
-  // Hosts agents added earlier that the cluster YAML does not name (HostAdded).
+  // Hosts agents added earlier that the cluster YAML does not name (HostAdded), with their
+  // GPUs; and the GPUs agents detected on `gpus: auto` hosts, which RestoreOverrides then
+  // gives the core (before jobs holding them are restored).
   Status RestoreHosts(const std::vector<store::StoredHost>& hosts);
   // Administrators' queue and host overrides; the queue overrides reconfigure the core.
-  void RestoreOverrides(const std::map<std::string, int64_t>& settings, const LiveFn& live);
+  void RestoreOverrides(const std::map<std::string, int64_t>& settings);
   // Queues' reclaim deadlines: a restart does not give a starved queue a new grace (R-CAP-3).
   void RestoreReclaimDeadlines(const std::map<std::string, int64_t>& settings);
 
@@ -55,6 +57,11 @@ class ClusterSettings {
   // --- Changes (each returns what the caller stores; nothing changes on error) ---
   // A host an agent registered with that the core did not have (already added to the core).
   store::StoredHost AddAgentHost(const core::HostSpec& spec);
+  // The GPUs an agent detected on a host whose devices come from it (`gpus: auto`, or added by
+  // its agent with GPUs): the core is reconfigured with them, and the row returned keeps them
+  // over a restart. Errors: kFailedPrecondition (the core refused them; nothing changed).
+  Result<store::StoredHost> AdoptGpus(const std::string& host, std::vector<core::GpuDevice> devices,
+                                      const LiveFn& live);
   // open/close/activate/inactivate a queue. Errors: kNotFound (unknown action),
   // kFailedPrecondition (the core refused the configuration; nothing changed).
   Result<store::WriteBatch> SetQueue(const std::string& queue, const std::string& action,
@@ -79,6 +86,8 @@ class ClusterSettings {
   int64_t config_version_ = 0;
   std::set<std::string> dynamic_hosts_;  // added by registration (persisted)
   std::set<std::string> closed_hosts_;   // closed by an administrator
+  // Devices agents detected, by host (persisted): they stand in for the file's `gpus: auto`.
+  std::map<std::string, std::vector<core::GpuDevice>> detected_gpus_;
   std::map<std::string, bool> queue_open_;
   std::map<std::string, bool> queue_active_;
 };

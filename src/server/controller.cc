@@ -73,7 +73,7 @@ Status Controller::Restore(const store::Snapshot& snap) {
   std::lock_guard lock(ctx_.mu());
   settings_.set_config_version(snap.config_version);
   SLUICE_RETURN_IF_ERROR(settings_.RestoreHosts(snap.hosts));
-  settings_.RestoreOverrides(snap.settings, agents_.LiveFn());
+  settings_.RestoreOverrides(snap.settings);
   store::WriteBatch batch;
   if (auto next = snap.settings.find(std::string(JobBook::kNextIdSetting));
       next != snap.settings.end()) {

@@ -9,8 +9,8 @@
 #include "server/job_events.h"
 #include "server/job_spec.h"
 #include "store/history.h"
-#include "wire/job_json.h"
 #include "wire/gpu_indexes.h"
+#include "wire/job_json.h"
 
 namespace sluice::server {
 
@@ -199,7 +199,7 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
   const std::optional<core::AdmissionPhase> phase = ParseAdmissionPhase(row.phase);
   if (!state || !phase) {
     ctx_.log().error("job {}: stored state {} phase {} unknown; skipped", row.id, row.state,
-                    row.phase);
+                     row.phase);
     return nullptr;
   }
   const bool ended = *phase == core::AdmissionPhase::kEnded;
@@ -256,7 +256,7 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
 bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
   const core::ClusterState& cs = ctx_.state();
   Result<core::Allocation> alloc = DecodeAllocation(job.row.allocation, cs);
-  Status restored = FailedPrecondition("no allocation");
+  Status restored = alloc ? Status::Ok() : alloc.error();
   if (alloc) {
     const JobId preempted_for = job.BeingPreempted() ? job.row.preempted_for : kNoJob;
     restored = ctx_.ApplyLocked(
@@ -264,8 +264,8 @@ bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
   }
   if (!restored.ok()) {
     // The configuration changed under it: it cannot hold those slots; it waits again.
-    ctx_.log().error("job {}: stored allocation no longer fits; requeued",
-                     FormatJobId(job.row.id));
+    ctx_.log().error("job {}: stored allocation no longer fits ({}); requeued",
+                     FormatJobId(job.row.id), restored.message());
     const bool cancelled = job.row.cancel_requested;
     job.SetPhase(core::AdmissionPhase::kPending);
     job.SetState(cancelled ? JobState::kCancelled : JobState::kPending);
@@ -319,8 +319,8 @@ void JobBook::Stage(JobInfo& job, store::WriteBatch& batch) {
 void JobBook::SetState(JobInfo& job, JobState state, const std::string& why,
                        store::WriteBatch& batch) {
   if (job.state() != state) {
-    ctx_.log().info("job {}: {} -> {}{}{}", FormatJobId(job.row.id), ToString(job.state()), ToString(state),
-                   why.empty() ? "" : " ", why);
+    ctx_.log().info("job {}: {} -> {}{}{}", FormatJobId(job.row.id), ToString(job.state()),
+                    ToString(state), why.empty() ? "" : " ", why);
   }
   job.SetState(state);
   if (!IsWaiting(state)) job.main_reason.clear();

@@ -5,48 +5,20 @@
 #include <cmath>
 #include <limits>
 
+#include "wire/json_fields.h"
 #include "wire/signal_name.h"
 
 namespace sluice::wire {
 namespace {
 
+using fields::AsInt64;
+using fields::CheckFields;
+using fields::Find;
+using fields::IsNonNegativeInt;
+using fields::ReadInt;
+using fields::ReadString;
+using fields::TypeError;
 using nlohmann::json;
-
-Status TypeError(const std::string& field, const char* expected) {
-  return InvalidArgument(field + ": expected " + expected);
-}
-
-// The value of `key`, or nullptr when absent or null.
-const json* Find(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
-// An integer that fits int64_t (an unsigned value above 2^63-1 would wrap).
-bool AsInt64(const json& value, int64_t& out) {
-  if (!value.is_number_integer()) return false;
-  if (value.is_number_unsigned() &&
-      value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    return false;
-  }
-  out = value.get<int64_t>();
-  return true;
-}
-
-Status ReadInt(const json& object, const char* key, const std::string& where, int64_t& out) {
-  const json* value = Find(object, key);
-  if (value == nullptr) return Status::Ok();
-  if (!AsInt64(*value, out)) return TypeError(where + key, "an integer");
-  return Status::Ok();
-}
-
-Status ReadString(const json& object, const char* key, const std::string& where, std::string& out) {
-  const json* value = Find(object, key);
-  if (value == nullptr) return Status::Ok();
-  if (!value->is_string()) return TypeError(where + key, "a string");
-  out = value->get<std::string>();
-  return Status::Ok();
-}
 
 // An epoch: absent is 0; present, a non-negative integer (null is an error).
 Status ReadEpoch(const json& object, uint64_t& out) {
@@ -63,16 +35,6 @@ Status ReadEpoch(const json& object, uint64_t& out) {
 Status ReadInstance(const json& body, std::string& out) {
   SLUICE_RETURN_IF_ERROR(ReadString(body, "instance", "", out));
   if (out.size() > 64) return TypeError("instance", "at most 64 characters");
-  return Status::Ok();
-}
-
-// `where` prefixes a member's name in the error ("load." for a member of the heartbeat's load).
-Status CheckFields(const json& body, const std::set<std::string>& known,
-                   const std::string& where = "") {
-  if (!body.is_object()) return TypeError("body", "an object");
-  for (auto it = body.begin(); it != body.end(); ++it) {
-    if (!known.contains(it.key())) return InvalidArgument(where + it.key() + ": unknown field");
-  }
   return Status::Ok();
 }
 
@@ -110,12 +72,6 @@ bool ValidHostName(const std::string& name) {
   return std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
   });
-}
-
-bool IsNonNegativeInt(const json& value, int64_t max) {
-  if (!value.is_number_integer()) return false;
-  if (value.is_number_unsigned()) return value.get<uint64_t>() <= static_cast<uint64_t>(max);
-  return value.get<int64_t>() >= 0 && value.get<int64_t>() <= max;
 }
 
 Status ReadHost(const json& body, core::HostSpec& host) {
@@ -379,158 +335,7 @@ Result<RunLimitOrder> DecodeRunLimit(const json& entry, const std::string& where
   return order;
 }
 
-// --- The GPUs an agent detected (GpuReport) ---
-
-constexpr std::pair<GpuProbe, std::string_view> kGpuProbeNames[] = {
-    {GpuProbe::kNvidiaSmi, "nvidia-smi"},
-    {GpuProbe::kNoNvidiaSmi, "none"},
-    {GpuProbe::kFailed, "failed"}};
-
-// A model a `gmodel="..."` can name: the request language's strings have no escapes.
-bool IsGpuModel(const std::string& text) {
-  return !text.empty() && text.size() <= 64 && std::none_of(text.begin(), text.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\'';
-  });
-}
-
-Status ReadGpuIndex(const json& value, const std::string& where, int32_t& out) {
-  if (!IsNonNegativeInt(value, core::kMaxGpusPerHost - 1)) {
-    return TypeError(where, "a GPU index 0-63");
-  }
-  out = value.get<int32_t>();
-  return Status::Ok();
-}
-
-// Everything but the index and the NVLink peers, which DecodeGpuDevice reads.
-Status ReadGpuValues(const json& entry, const std::string& where, core::GpuDevice& d) {
-  SLUICE_RETURN_IF_ERROR(ReadString(entry, "model", where, d.model));
-  if (!d.model.empty() && !IsGpuModel(d.model)) {
-    return TypeError(where + "model", "a name of at most 64 characters without quotes");
-  }
-  if (const json* memory = Find(entry, "memory_mb")) {
-    if (!IsNonNegativeInt(*memory, int64_t{1} << 40)) return TypeError(where + "memory_mb", "MB");
-    d.memory_mb = memory->get<int64_t>();
-  }
-  SLUICE_RETURN_IF_ERROR(ReadString(entry, "uuid", where, d.uuid));
-  if (d.uuid.size() > 128) return TypeError(where + "uuid", "at most 128 characters");
-  SLUICE_RETURN_IF_ERROR(ReadString(entry, "path", where, d.path));
-  if (!d.path.empty() && (d.path.front() != '/' || d.path.size() > 255)) {
-    return TypeError(where + "path", "an absolute path");
-  }
-  if (const json* numa = Find(entry, "numa")) {
-    int64_t node = 0;
-    if (!AsInt64(*numa, node) || node < -1 || node > 65535) {
-      return TypeError(where + "numa", "a NUMA node (-1: unknown)");
-    }
-    d.numa = static_cast<int32_t>(node);
-  }
-  return Status::Ok();
-}
-
-Result<core::GpuDevice> DecodeGpuDevice(const json& entry, const std::string& where) {
-  static const std::set<std::string> kFields = {"index", "model", "memory_mb", "uuid",
-                                                "path",  "numa",  "nvlink"};
-  if (!entry.is_object()) return TypeError(where, "an object");
-  SLUICE_RETURN_IF_ERROR(CheckFields(entry, kFields, where + "."));
-  core::GpuDevice d;
-  const json* index = Find(entry, "index");
-  if (index == nullptr) return TypeError(where + ".index", "a GPU index 0-63");
-  SLUICE_RETURN_IF_ERROR(ReadGpuIndex(*index, where + ".index", d.index));
-  SLUICE_RETURN_IF_ERROR(ReadGpuValues(entry, where + ".", d));
-  if (const json* peers = Find(entry, "nvlink")) {
-    if (!peers->is_array() || peers->size() > core::kMaxGpusPerHost) {
-      return TypeError(where + ".nvlink", "a list of GPU indexes");
-    }
-    d.nvlink.resize(peers->size());
-    for (size_t i = 0; i < peers->size(); ++i) {
-      SLUICE_RETURN_IF_ERROR(ReadGpuIndex((*peers)[i], where + ".nvlink", d.nvlink[i]));
-    }
-  }
-  return d;
-}
-
-// Each NVLink peer is another listed device; then both sides list each other, sorted (the
-// core takes the links as the YAML makes them).
-Status LinkGpuPeers(std::map<int32_t, core::GpuDevice>& devices) {
-  std::map<int32_t, std::set<int32_t>> peers;
-  for (const auto& [index, device] : devices) {
-    for (int32_t peer : device.nvlink) {
-      if (peer == index || !devices.contains(peer)) {
-        return TypeError("gpus.devices: GPU " + std::to_string(index) + ": nvlink",
-                         "indexes of the other GPUs listed");
-      }
-      peers[index].insert(peer);
-      peers[peer].insert(index);
-    }
-  }
-  for (auto& [index, device] : devices) {
-    device.nvlink.assign(peers[index].begin(), peers[index].end());
-  }
-  return Status::Ok();
-}
-
-json EncodeGpuReport(const GpuReport& report) {
-  json devices = json::array();
-  for (const core::GpuDevice& d : report.devices) {
-    json entry = {{"index", d.index}};
-    if (!d.model.empty()) entry["model"] = d.model;
-    if (d.memory_mb > 0) entry["memory_mb"] = d.memory_mb;
-    if (!d.uuid.empty()) entry["uuid"] = d.uuid;
-    if (!d.path.empty()) entry["path"] = d.path;
-    if (d.numa >= 0) entry["numa"] = d.numa;
-    if (!d.nvlink.empty()) entry["nvlink"] = d.nvlink;
-    devices.push_back(std::move(entry));
-  }
-  json out = {{"probe", ToString(report.probe)}, {"devices", std::move(devices)}};
-  if (!report.error.empty()) out["error"] = report.error;
-  return out;
-}
-
-Result<GpuReport> DecodeGpuReport(const json& gpus) {
-  if (!gpus.is_object()) return TypeError("gpus", "an object");
-  SLUICE_RETURN_IF_ERROR(CheckFields(gpus, {"probe", "devices", "error"}, "gpus."));
-  GpuReport report;
-  std::string probe;
-  SLUICE_RETURN_IF_ERROR(ReadString(gpus, "probe", "gpus.", probe));
-  const auto* named = std::find_if(std::begin(kGpuProbeNames), std::end(kGpuProbeNames),
-                                   [&](const auto& entry) { return entry.second == probe; });
-  if (named == std::end(kGpuProbeNames)) {
-    return TypeError("gpus.probe", "nvidia-smi, none or failed");
-  }
-  report.probe = named->first;
-  SLUICE_RETURN_IF_ERROR(ReadString(gpus, "error", "gpus.", report.error));
-  if (report.error.size() > 1024) return TypeError("gpus.error", "at most 1024 characters");
-  const json* devices = Find(gpus, "devices");
-  if (devices == nullptr) return report;
-  if (!devices->is_array() || devices->size() > core::kMaxGpusPerHost) {
-    return TypeError("gpus.devices", "a list of at most 64 GPUs");
-  }
-  if (!devices->empty() && report.probe != GpuProbe::kNvidiaSmi) {
-    return TypeError("gpus.devices", "none unless the probe is nvidia-smi");
-  }
-  std::map<int32_t, core::GpuDevice> by_index;  // sorted, as HostSpec::gpus wants
-  for (size_t i = 0; i < devices->size(); ++i) {
-    const std::string where = "gpus.devices[" + std::to_string(i) + "]";
-    Result<core::GpuDevice> device = DecodeGpuDevice((*devices)[i], where);
-    if (!device) return device.error();
-    const int32_t index = device->index;
-    if (!by_index.emplace(index, std::move(*device)).second) {
-      return InvalidArgument(where + ".index: GPU " + std::to_string(index) + " listed twice");
-    }
-  }
-  SLUICE_RETURN_IF_ERROR(LinkGpuPeers(by_index));
-  for (auto& [index, device] : by_index) report.devices.push_back(std::move(device));
-  return report;
-}
-
 }  // namespace
-
-std::string_view ToString(GpuProbe probe) {
-  for (const auto& [value, name] : kGpuProbeNames) {
-    if (value == probe) return name;
-  }
-  return "none";
-}
 
 json EncodeSignalOrder(const SignalOrder& order) {
   json out = {{"job", order.job}, {"signal", order.signal}};
@@ -621,8 +426,8 @@ Result<HostLoad> DecodeHostLoad(const json& load) {
   static const std::set<std::string> kFields = {"r1m", "r5m", "r15m", "mem_available_mb"};
   SLUICE_RETURN_IF_ERROR(CheckFields(load, kFields, "load."));
   HostLoad out;
-  for (auto [name, field] : {std::pair{"r1m", &out.r1m}, std::pair{"r5m", &out.r5m},
-                             std::pair{"r15m", &out.r15m}}) {
+  for (auto [name, field] :
+       {std::pair{"r1m", &out.r1m}, std::pair{"r5m", &out.r5m}, std::pair{"r15m", &out.r15m}}) {
     auto v = load.find(name);
     if (v == load.end() || !v->is_number() || !std::isfinite(v->get<double>()) ||
         v->get<double>() < 0) {
@@ -632,7 +437,8 @@ Result<HostLoad> DecodeHostLoad(const json& load) {
   }
   if (auto mem = load.find("mem_available_mb"); mem != load.end()) {
     int64_t mb = 0;
-    if (!AsInt64(*mem, mb) || mb < -1) return TypeError("load.mem_available_mb", "an integer >= -1");
+    if (!AsInt64(*mem, mb) || mb < -1)
+      return TypeError("load.mem_available_mb", "an integer >= -1");
     out.mem_available_mb = mb;
   }
   return out;
@@ -641,9 +447,8 @@ Result<HostLoad> DecodeHostLoad(const json& load) {
 }  // namespace
 
 Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
-  static const std::set<std::string> kFields = {"epoch",         "wait_ms", "running",
-                                                "exited",        "peeks",   "instance",
-                                                "launch_failed", "load"};
+  static const std::set<std::string> kFields = {"epoch", "wait_ms",  "running",       "exited",
+                                                "peeks", "instance", "launch_failed", "load"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   HeartbeatRequest request;
   if (auto load = body.find("load"); load != body.end() && !load->is_null()) {
@@ -717,9 +522,8 @@ json EncodeLaunch(const Launch& launch) {
   if (launch.output_default) body["output_default"] = true;
   EncodeGpuBinding(launch.gpus, body);
   if (launch.attach) {
-    body["attach"] = {{"pty", launch.attach->pty},
-                      {"rows", launch.attach->rows},
-                      {"cols", launch.attach->cols}};
+    body["attach"] = {
+        {"pty", launch.attach->pty}, {"rows", launch.attach->rows}, {"cols", launch.attach->cols}};
   }
   // A launch by command alone: an empty argv is no argv (the decoder refuses `[]`; found by
   // tests/fuzz/agent_protocol_fuzz.cc).

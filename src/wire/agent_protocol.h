@@ -26,29 +26,11 @@
 #include "core/model/config.h"
 #include "wire/exit_cause.h"
 #include "wire/gpu_indexes.h"
+#include "wire/gpu_report.h"
 #include "wire/peek.h"
 #include "wire/step_stream.h"
 
 namespace sluice::wire {
-
-// How an agent looked for its host's GPUs (agent/gpu_detect.h). Wire names: "nvidia-smi",
-// "none" (no nvidia-smi on its PATH), "failed" (it ran and failed, or hung and was killed).
-enum class GpuProbe { kNvidiaSmi, kNoNvidiaSmi, kFailed };
-std::string_view ToString(GpuProbe probe);
-
-// What the agent detected of its host's GPUs (R-GPU-1), sent when it registers:
-// "gpus": {"probe", "devices": [{"index", "model", "memory_mb", "uuid", "path", "numa",
-// "nvlink"}], "error"}. Unknown device values are left out (as GpuDevice's defaults).
-// Decoded: at most kMaxGpusPerHost devices with unique indexes 0-63, sorted by index; models
-// of at most 64 characters without quotes or control characters (a `gmodel=` can quote them);
-// absolute paths; numa >= -1; NVLink peers among the devices, made symmetric and sorted;
-// devices only with kNvidiaSmi; an error of at most 1024 characters.
-struct GpuReport {
-  GpuProbe probe = GpuProbe::kNoNvidiaSmi;
-  std::vector<core::GpuDevice> devices;  // kNvidiaSmi: what it listed (maybe none)
-  std::string error;                     // kFailed: why
-  bool operator==(const GpuReport&) const = default;
-};
 
 // POST /v1/agents/register. `host.slots` is sent only when positive; absent, it decodes as 1.
 // `host.gpus` and `host.gpus_auto` are not sent: detected devices travel in `gpus`.

@@ -1,10 +1,10 @@
 // The controller's state machine (R-SRV-1 … R-SRV-3, R-SRV-6), driven without sockets.
 #include "server/controller.h"
-#include "server/http_reply.h"
 
 #include <gtest/gtest.h>
 
 #include "server/controller_fixture.h"
+#include "server/http_reply.h"
 
 namespace sluice::server {
 namespace {
@@ -123,12 +123,11 @@ TEST_F(ControllerTest, NothingRunsOnHostsWhoseAgentIsNotRegistered) {
 }
 
 TEST_F(ControllerTest, UnknownAgentsAreAddedAndPersisted) {
-  ASSERT_EQ(Reply(h_->c()
-                .Register({{"name", "x9"},
-                           {"slots", 2},
-                           {"running", json::array()},
-                           {"epoch", 0},
-                           {"attributes", {{"type", "gpu"}}}}))
+  ASSERT_EQ(Reply(h_->c().Register({{"name", "x9"},
+                                    {"slots", 2},
+                                    {"running", json::array()},
+                                    {"epoch", 0},
+                                    {"attributes", {{"type", "gpu"}}}}))
                 .status,
             200);
   const JobId id = h_->Submit("alice", {{"command", "true"}, {"tasks", 2}});
@@ -355,14 +354,17 @@ TEST_F(ControllerTest, HoldAndReleaseKeepTheJobsPlace) {
 }
 
 TEST_F(ControllerTest, SubmissionsAreCheckedAgainstQueuesAndRequests) {
-  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "nope"}})).status,
-            400);
+  EXPECT_EQ(
+      Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "nope"}})).status,
+      400);
   Reply bad = h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"resreq", "select[foo"}});
   EXPECT_EQ(bad.status, 400);
   EXPECT_NE(bad.body["error"].get<std::string>().find("job.resreq"), std::string::npos) << bad.body;
-  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"tasks", "four"}})).status,
+  EXPECT_EQ(
+      Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"tasks", "four"}})).status,
+      400);
+  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"extra", 1}})).status,
             400);
-  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"extra", 1}})).status, 400);
   EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"tasks", 1}})).status, 400);
   // A batch is all or nothing and names the bad index.
   Reply batch = h_->c().SubmitBatch(
@@ -389,9 +391,9 @@ TEST_F(ControllerTest, SubmissionsAreCheckedAgainstQueuesAndRequests) {
   // The refused batch's first job (id next - 2) is unknown, not an ended job.
   EXPECT_EQ(Reply(h_->c().GetJob(next - 2)).body["error"], "no job " + std::to_string(next - 2));
   // A job depending on it would never start: refused before it takes an id (issue 47.7).
-  const Reply dependent = h_->c().Submit(
-      Caller{.user = "alice"},
-      {{"command", "d"}, {"depend", "ended(" + std::to_string(next - 2) + ")"}});
+  const Reply dependent =
+      h_->c().Submit(Caller{.user = "alice"},
+                     {{"command", "d"}, {"depend", "ended(" + std::to_string(next - 2) + ")"}});
   EXPECT_EQ(dependent.status, 422) << dependent.body.dump();
   EXPECT_EQ(dependent.body["cause"]["reason"], "DEPENDENCY") << dependent.body.dump();
   Restart();
@@ -403,9 +405,12 @@ TEST_F(ControllerTest, SubmitUsersLimitWhoMaySubmitToAQueue) {
   core::ClusterConfig config = testing::TestCluster();
   config.queues[1].submit_users = std::vector<std::string>{"bob"};
   ASSERT_EQ(Reply(h_->c().Reconfigure(config)).status, 200);
-  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "bf"}})).status,
-            403);
-  EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "bob"}, {{"command", "x"}, {"queue", "bf"}})).status, 200);
+  EXPECT_EQ(
+      Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}, {"queue", "bf"}})).status,
+      403);
+  EXPECT_EQ(
+      Reply(h_->c().Submit(Caller{.user = "bob"}, {{"command", "x"}, {"queue", "bf"}})).status,
+      200);
 }
 
 TEST_F(ControllerTest, ReconfigureRefusesRemovingAQueueWithJobsAndKeepsTheOldConfig) {
@@ -421,17 +426,20 @@ TEST_F(ControllerTest, ReconfigureRefusesRemovingAQueueWithJobsAndKeepsTheOldCon
 TEST_F(ControllerTest, AdminsOpenAndCloseQueuesAndHosts) {
   RegisterBoth();
   EXPECT_EQ(Reply(h_->c().QueueAction(Caller{.user = "alice"}, "normal", "close")).status, 403);
-  EXPECT_EQ(
-      Reply(h_->c().QueueAction(Caller{.user = "root", .admin = true}, "normal", "close")).body["open"],
-      false);
+  EXPECT_EQ(Reply(h_->c().QueueAction(Caller{.user = "root", .admin = true}, "normal", "close"))
+                .body["open"],
+            false);
   EXPECT_EQ(Reply(h_->c().Submit(Caller{.user = "alice"}, {{"command", "x"}})).status, 400);
   (void)h_->c().QueueAction(Caller{.user = "root", .admin = true}, "normal", "open");
-  EXPECT_EQ(Reply(h_->c().HostAction(Caller{.user = "root", .admin = true}, "h1", "close")).body["state"],
-            "closed");
+  EXPECT_EQ(
+      Reply(h_->c().HostAction(Caller{.user = "root", .admin = true}, "h1", "close")).body["state"],
+      "closed");
   const JobId a = h_->Submit("alice", {{"command", "x"}});
   h_->Cycle();
   EXPECT_EQ(h_->Job(a)["hosts"][0]["name"], "h2");
-  EXPECT_EQ(Reply(h_->c().HostAction(Caller{.user = "root", .admin = true}, "nope", "close")).status, 404);
+  EXPECT_EQ(
+      Reply(h_->c().HostAction(Caller{.user = "root", .admin = true}, "nope", "close")).status,
+      404);
 }
 
 // An administrator's closed queue, inactive queue and closed host stay so across a restart.
@@ -462,6 +470,32 @@ TEST_F(ControllerTest, AdminOverridesSurviveARestart) {
   RegisterBoth();
   EXPECT_EQ(Reply(h_->c().Hosts()).body[0]["state"], "ok");
   EXPECT_EQ(h_->Submit("alice", {{"command", "x"}, {"queue", "normal"}}) > 0, true);
+}
+
+// Closing a host or a queue only keeps new work off: a restart restores the jobs running
+// there on their hosts (they were requeued, their allocations checked against the closed
+// states before the overrides were even known to be a restart's).
+TEST_F(ControllerTest, JobsOfAClosedHostRunOnThroughARestart) {
+  RegisterBoth();
+  const JobId a = h_->Submit("alice", {{"command", "a"}, {"tasks", 4}});
+  h_->Cycle();
+  const std::string host = h_->Job(a)["hosts"][0]["name"];
+  ASSERT_EQ(LaunchedIds(h_->Heartbeat(host)), std::vector<JobId>({a}));
+  h_->Heartbeat(host, {a});
+  ASSERT_EQ(h_->State(a), "RUNNING");
+  const Caller root{.user = "root", .admin = true};
+  ASSERT_EQ(Reply(h_->c().HostAction(root, host, "close")).status, 200);
+  ASSERT_EQ(Reply(h_->c().QueueAction(root, "bf", "close")).status, 200);
+  Restart();
+  EXPECT_EQ(h_->State(a), "RUNNING") << h_->log();
+  ASSERT_EQ(h_->Register(host, {a}).status, 200);
+  EXPECT_EQ(h_->State(a), "RUNNING");
+  EXPECT_TRUE(KilledIds(h_->Heartbeat(host, {a})).empty());
+  for (const json& h : Reply(h_->c().Hosts()).body) {
+    if (h["name"] == host) {
+      EXPECT_EQ(h["state"], "closed");
+    }
+  }
 }
 
 // R-SRV-6: a job blocked for many cycles logs one line per change of its main reason.

@@ -50,9 +50,28 @@ class GpuDetectRegisterTest : public ::testing::Test {
     return agent::GpuReportOf(agent::DetectGpus({.search_path = path}));
   }
 
-  Reply Register(const std::string& host, std::optional<wire::GpuReport> gpus) {
-    return h_->c().Register(
-        wire::EncodeRegister({.host = {.name = host, .slots = 8}, .gpus = std::move(gpus)}));
+  Reply Register(const std::string& host, std::optional<wire::GpuReport> gpus,
+                 std::set<int64_t> running = {}) {
+    return h_->c().Register(wire::EncodeRegister({.host = {.name = host, .slots = 8},
+                                                  .running = std::move(running),
+                                                  .gpus = std::move(gpus)}));
+  }
+
+  // Runs a job taking both detected GPUs on `host`, the only registered host (its agent
+  // reports the job running).
+  JobId RunOnBothGpus(const std::string& host) {
+    const JobId id = h_->Submit("alice", {{"command", "x"}, {"resreq", "gpu[num=2:glink=yes]"}});
+    h_->Cycle();
+    EXPECT_EQ(LaunchedIds(h_->Heartbeat(host)), std::vector<JobId>({id}));
+    h_->Heartbeat(host, json::array({id}));
+    EXPECT_EQ(h_->State(id), "RUNNING");
+    return id;
+  }
+
+  // A controller restart (as after a crash): the store's state, the same YAML.
+  void Restart() {
+    h_->Close();
+    h_->Open(DetectCluster());
   }
 
   json Host(const std::string& name) {
@@ -193,6 +212,38 @@ TEST_F(GpuDetectRegisterTest, AHostAddedByItsAgentHasTheDetectedGpus) {
   const json host = Host("x9");
   EXPECT_EQ(host["state"], "ok") << host.dump();
   EXPECT_EQ(host["resources"]["gpu"], 2);
+}
+
+// The devices an agent detected are stored: after a controller restart the job holding them
+// is restored on them (it was killed for want of them), and they are not handed out again
+// before the agent registers.
+TEST_F(GpuDetectRegisterTest, AnAutoHostsDevicesAndItsGpuJobSurviveARestart) {
+  ASSERT_EQ(Register("auto1", Detect()).status, 200);
+  const JobId id = RunOnBothGpus("auto1");
+  Restart();
+  EXPECT_EQ(h_->State(id), "RUNNING") << h_->log();
+  EXPECT_EQ(Host("auto1")["resources"]["gpu"], 2) << Host("auto1").dump();
+  ASSERT_EQ(Register("auto1", Detect(), {id}).status, 200);
+  EXPECT_EQ(h_->State(id), "RUNNING");
+  const JobId next = h_->Submit("alice", {{"command", "x"}, {"resreq", "gpu[num=1:gmodel=A100]"}});
+  h_->Cycle();
+  EXPECT_EQ(h_->State(next), "PENDING");  // both A100s are still the first job's
+}
+
+TEST_F(GpuDetectRegisterTest, AnAgentAddedHostsDevicesAndItsGpuJobSurviveARestart) {
+  ASSERT_EQ(Register("x9", Detect()).status, 200);
+  const JobId id = RunOnBothGpus("x9");
+  Restart();
+  EXPECT_EQ(h_->State(id), "RUNNING") << h_->Job(id).dump();
+  EXPECT_EQ(Host("x9")["resources"]["gpu"], 2) << Host("x9").dump();
+  ASSERT_EQ(Register("x9", Detect(), {id}).status, 200);
+  h_->Heartbeat("x9", json::array({id}), testing::Exited(id));
+  EXPECT_EQ(h_->State(id), "DONE");
+  // Their model and NVLink came back too: a job that needs both runs there again.
+  const JobId next =
+      h_->Submit("alice", {{"command", "x"}, {"resreq", "gpu[num=2:gmodel=A100:glink=yes]"}});
+  h_->Cycle();
+  EXPECT_EQ(LaunchedIds(h_->Heartbeat("x9")), std::vector<JobId>({next}));
 }
 
 }  // namespace
