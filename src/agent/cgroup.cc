@@ -1,6 +1,5 @@
 #include "agent/cgroup.h"
 
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +17,7 @@
 
 #include "agent/cgroup_device_bpf.h"
 #include "agent/cgroup_internal.h"
+#include "agent/cpu_topology.h"
 #include "agent/instance_name.h"
 
 namespace sluice::agent {
@@ -196,10 +196,19 @@ int64_t BytesToMb(int64_t bytes) { return (bytes + (1 << 20) - 1) >> 20; }
 
 std::vector<std::string> V1Hierarchies(const std::string& fs_root) {
   std::vector<std::string> present;
-  for (const char* name : {"memory", "cpu", "cpuacct", "pids", "freezer", "devices"}) {
+  for (const char* name : {"memory", "cpu", "cpuacct", "pids", "freezer", "devices", "cpuset"}) {
     if (IsFile(fs_root + "/" + name + "/cgroup.procs")) present.push_back(name);
   }
   return present;
+}
+
+bool HasWord(const std::string& list, const std::string& word) {
+  std::istringstream words(list);
+  std::string each;
+  while (words >> each) {
+    if (each == word) return true;
+  }
+  return false;
 }
 
 namespace {
@@ -208,7 +217,9 @@ namespace {
 class CgroupV2 final : public Cgroups {
  public:
   CgroupV2(std::string fs_root, std::string path)
-      : fs_root_(std::move(fs_root)), path_(std::move(path)), dir_(fs_root_ + "/" + path_) {}
+      : fs_root_(std::move(fs_root)), path_(std::move(path)), dir_(fs_root_ + "/" + path_) {
+    binds_cpus_ = HasWord(ReadText(dir_ + "/cgroup.subtree_control").value_or(""), "cpuset");
+  }
 
   CgroupMode mode() const override { return CgroupMode::kV2; }
   std::vector<std::string> AgentDirs() const override { return {dir_}; }
@@ -229,6 +240,7 @@ class CgroupV2 final : public Cgroups {
 
   // Through an eBPF device program on the job's cgroup (cgroup_device_bpf.h).
   bool FencesDevices() const override { return true; }
+  bool BindsCpus() const override { return binds_cpus_; }
 
   std::vector<std::string> ProcsFiles(int64_t job) const override {
     return {JobDir(job) + "/cgroup.procs"};
@@ -286,31 +298,30 @@ class CgroupV2 final : public Cgroups {
     if (limits.pids) {
       SLUICE_RETURN_IF_ERROR(WriteText(dir + "/pids.max", std::to_string(*limits.pids)));
     }
+    if (!limits.cpuset.empty()) {  // empty files inherit the parent's
+      SLUICE_RETURN_IF_ERROR(WriteText(dir + "/cpuset.cpus", FormatCpuList(limits.cpuset)));
+      if (!limits.mems.empty()) {
+        SLUICE_RETURN_IF_ERROR(WriteText(dir + "/cpuset.mems", FormatCpuList(limits.mems)));
+      }
+    }
     return Status::Ok();
   }
 
   std::string fs_root_;
   std::string path_;
   std::string dir_;  // <fs_root>/<path>
+  bool binds_cpus_ = false;
 };
 
-// Enables the memory, cpu and pids controllers for the children of `dir`, as far as `dir`
-// offers them (cgroup.controllers) and they are not enabled yet.
+// Enables the memory, cpu, pids and cpuset controllers for the children of `dir`, as far as
+// `dir` offers them (cgroup.controllers) and they are not enabled yet.
 Status EnableControllers(const std::string& dir) {
   std::optional<std::string> available = ReadText(dir + "/cgroup.controllers");
   if (!available) return Status::Ok();
   const std::string enabled = ReadText(dir + "/cgroup.subtree_control").value_or("");
-  auto has = [](const std::string& list, const std::string& name) {
-    std::istringstream words(list);
-    std::string word;
-    while (words >> word) {
-      if (word == name) return true;
-    }
-    return false;
-  };
   std::string request;
-  for (const char* controller : {"memory", "cpu", "pids"}) {
-    if (has(*available, controller) && !has(enabled, controller)) {
+  for (const char* controller : {"memory", "cpu", "pids", "cpuset"}) {
+    if (HasWord(*available, controller) && !HasWord(enabled, controller)) {
       request += std::string(request.empty() ? "+" : " +") + controller;
     }
   }

@@ -5,13 +5,16 @@
 //
 // Representation: two implementations behind one interface.
 //   - v2 (unified tree, `<fs_root>/<path>/job_<id>`): memory.max (+ memory.swap.max = 0),
-//     cpu.max, pids.max; cgroup.kill (or freeze, kill, thaw before Linux 5.14); cpu.stat
-//     usage_usec, memory.peak, memory.events oom_kill. The agent's own directories get the
-//     memory, cpu and pids controllers in their cgroup.subtree_control and hold no process.
+//     cpu.max, pids.max, cpuset.cpus and cpuset.mems of a bound job; cgroup.kill (or freeze, kill,
+//     thaw before Linux 5.14); cpu.stat usage_usec, memory.peak, memory.events oom_kill. The
+//     agent's own directories get the memory, cpu and pids controllers in their
+//     cgroup.subtree_control and hold no process.
 //   - v1 (legacy or hybrid: one hierarchy per controller, `<fs_root>/<ctrl>/<path>/job_<id>`
-//     for ctrl in memory, cpu, cpuacct, pids, freezer; a missing hierarchy is skipped):
-//     memory.limit_in_bytes (+ memsw), cpu.cfs_quota_us, pids.max; kill = freeze, SIGKILL
-//     every pid, thaw; cpuacct.usage, memory.max_usage_in_bytes, memory.oom_control oom_kill.
+//     for ctrl in memory, cpu, cpuacct, pids, freezer, devices, cpuset; a missing hierarchy
+//     is skipped): memory.limit_in_bytes (+ memsw), cpu.cfs_quota_us, pids.max, cpuset.cpus
+//     and cpuset.mems (the agent's own when the job is not bound: a v1 cpuset starts empty);
+//     kill = freeze, SIGKILL every pid, thaw; cpuacct.usage, memory.max_usage_in_bytes,
+//     memory.oom_control oom_kill.
 // A job enters its cgroup by writing `0` into each of `ProcsFiles(job)` from the forked child
 // before it drops root and execs (see job_runner.h), so every descendant inherits it.
 // Detection (`Detect`): auto looks at the file system type of `fs_root` (cgroup2: v2; a
@@ -29,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +71,10 @@ struct CgroupLimits {
   std::optional<int> cpus;           // CPU bandwidth, in CPUs
   std::optional<int64_t> pids;       // at most this many tasks
   std::vector<DeviceRule> deny;      // devices refused to the job (other jobs' GPUs, R-GPU-3)
+  // The CPUs the job may run on and their NUMA nodes (cpu_binding.h); empty: every CPU the
+  // agent has. Enforced where BindsCpus().
+  std::set<int32_t> cpuset;
+  std::set<int32_t> mems;
 };
 
 struct CgroupUsage {
@@ -84,6 +92,9 @@ class Cgroups {
   // Whether CgroupLimits::deny is enforced: by the v1 devices controller when it is mounted,
   // under v2 by an eBPF device program on the job's cgroup (cgroup_device_bpf.h).
   virtual bool FencesDevices() const { return false; }
+  // Whether CgroupLimits::cpuset is enforced: by the cpuset controller (v1 hierarchy, or
+  // enabled for the agent's directory on v2).
+  virtual bool BindsCpus() const { return false; }
   // Directories of the agent's sub-tree, one per hierarchy (for logs and tests).
   virtual std::vector<std::string> AgentDirs() const = 0;
 

@@ -46,12 +46,15 @@ bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds time
 // Kills (SIGKILL) the stale job cgroups under the agent's directories and removes them.
 void RemoveStaleJobs(Cgroups& cgroups, const std::vector<std::string>& listing_dirs);
 int64_t BytesToMb(int64_t bytes);
+// Whether the space-separated `list` (cgroup.controllers, cgroup.subtree_control) has `word`.
+bool HasWord(const std::string& list, const std::string& word);
 
 // Create the agent's directories (kInternal naming the file on failure) and remove stale
 // job cgroups.
 Result<std::unique_ptr<Cgroups>> OpenV2(const CgroupOptions& options);
 Result<std::unique_ptr<Cgroups>> OpenV1(const CgroupOptions& options);
-// v1 hierarchies present under fs_root (of memory, cpu, cpuacct, pids, freezer).
+// v1 hierarchies present under fs_root (of memory, cpu, cpuacct, pids, freezer, devices,
+// cpuset).
 std::vector<std::string> V1Hierarchies(const std::string& fs_root);
 
 }  // namespace sluice::agent::cgroup_internal

@@ -7,9 +7,11 @@
 #include <climits>
 #include <cstring>
 #include <map>
+#include <sstream>
 
 #include "agent/cgroup.h"
 #include "agent/cgroup_internal.h"
+#include "agent/cpu_topology.h"
 
 namespace sluice::agent::cgroup_internal {
 namespace {
@@ -32,6 +34,7 @@ class CgroupV1 final : public Cgroups {
 
   CgroupMode mode() const override { return CgroupMode::kV1; }
   bool FencesDevices() const override { return controllers_.contains("devices"); }
+  bool BindsCpus() const override { return controllers_.contains("cpuset"); }
   std::vector<std::string> AgentDirs() const override { return dirs_; }
 
   Status Create(int64_t job, const CgroupLimits& limits) override {
@@ -143,6 +146,18 @@ class CgroupV1 final : public Cgroups {
       SLUICE_RETURN_IF_ERROR(
           WriteText(JobDir(it->second, job) + "/pids.max", std::to_string(*limits.pids)));
     }
+    if (auto it = controllers_.find("cpuset"); it != controllers_.end()) {
+      // A v1 cpuset starts with no CPUs and no nodes, and takes no process until it has both.
+      const std::string dir = JobDir(it->second, job);
+      const std::string cpus = limits.cpuset.empty()
+                                   ? ReadText(it->second + "/cpuset.cpus").value_or("")
+                                   : FormatCpuList(limits.cpuset);
+      const std::string mems = limits.mems.empty()
+                                   ? ReadText(it->second + "/cpuset.mems").value_or("")
+                                   : FormatCpuList(limits.mems);
+      SLUICE_RETURN_IF_ERROR(WriteText(dir + "/cpuset.cpus", cpus));
+      SLUICE_RETURN_IF_ERROR(WriteText(dir + "/cpuset.mems", mems));
+    }
     if (auto it = controllers_.find("devices"); it != controllers_.end()) {
       // One rule per write: the kernel parses a single rule from each.
       const std::string deny = JobDir(it->second, job) + "/devices.deny";
@@ -160,6 +175,26 @@ class CgroupV1 final : public Cgroups {
   std::map<std::string, std::string> controllers_;
   std::vector<std::string> dirs_;  // distinct directories of controllers_, creation order
 };
+
+// Gives each empty cpuset level of `relative` under `base` its parent's CPUs and nodes: a v1
+// cpuset is made empty, and the job cgroups below copy the agent's.
+Status InheritCpuset(const std::string& base, const std::string& relative) {
+  std::string parent = base;
+  std::istringstream parts(relative);
+  std::string part;
+  while (std::getline(parts, part, '/')) {
+    if (part.empty()) continue;
+    const std::string dir = parent + "/" + part;
+    for (const char* file : {"cpuset.cpus", "cpuset.mems"}) {
+      const std::string have = ReadText(dir + "/" + file).value_or("");
+      if (have.find_first_not_of(" \n") != std::string::npos) continue;
+      SLUICE_RETURN_IF_ERROR(
+          WriteText(dir + "/" + file, ReadText(parent + "/" + file).value_or("")));
+    }
+    parent = dir;
+  }
+  return Status::Ok();
+}
 
 // The canonical path of `path`, or `path` itself if it cannot be resolved.
 std::string Canonical(const std::string& path) {
@@ -180,6 +215,7 @@ Result<std::unique_ptr<Cgroups>> OpenV1(const CgroupOptions& options) {
       continue;
     }
     SLUICE_RETURN_IF_ERROR(MakeDirs(mount, options.path));
+    if (name == "cpuset") SLUICE_RETURN_IF_ERROR(InheritCpuset(mount, options.path));
     controllers[name] = by_mount[mount] = mount + "/" + options.path;
   }
   // 2. Stale job cgroups of a crashed predecessor.

@@ -57,7 +57,11 @@ std::string HostStanza(const DetectedHost& host) {
     out << "# NUMA nodes and NVLink unknown: " << OneLine(host.gpus->topology_error) << "\n";
   }
   out << "hosts:\n  - name: " << host.name << "\n";
-  if (host.slots > 0) out << "    slots: " << host.slots << "\n";
+  if (host.slots > 0) {
+    out << "    slots: " << host.slots;
+    if (!host.cpus.empty()) out << "  # " << host.cpus;
+    out << "\n";
+  }
   if (host.memory_mb) out << "    resources: {mem: " << *host.memory_mb << "}\n";
   if (!host.gpus || host.gpus->devices.empty()) return out.str();
   out << "    gpus:\n";

@@ -29,6 +29,7 @@ namespace sluice::agent {
 struct DetectedHost {
   std::string name;
   int32_t slots = 0;                 // online CPUs; 0: unknown (left out)
+  std::string cpus;                  // how they are laid out (DescribeCpus), a comment
   std::optional<int64_t> memory_mb;  // MemTotal; nullopt: unknown (left out)
   Result<GpuInventory> gpus = GpuInventory{};
 };

@@ -4,14 +4,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <poll.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,7 +70,6 @@ struct Prepared {
   int stdio[3] = {-1, -1, -1};
   bool tty = false;
 };
-
 
 // Resolves argv[0] against PATH the way execvp would, in the parent (execvp may allocate).
 std::string ResolveProgram(const std::string& name, const std::map<std::string, std::string>& env) {
@@ -161,17 +160,15 @@ void EnterJobContext(const Prepared& p, int pipe_fd) {
   }
 }
 
-bool IsDevNull(const struct stat& st) {
-  return S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
-}
+bool IsDevNull(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3); }
 
 // Opens a job's output or error file as the job's user, without ever blocking (a FIFO with no
 // reader fails with ENXIO, one with a reader is refused below), appending, created with the
 // umask. Anything but a regular file or /dev/null is refused (step + 1: its kind). Returns -1
 // only when `may_fail` (the server's default output) and the file could not be opened.
 int OpenOutput(const char* path, int pipe_fd, ChildStep step, bool may_fail) {
-  const int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
-                      0666);
+  const int fd =
+      open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0666);
   if (fd < 0) {
     if (may_fail) return -1;
     ChildFail(pipe_fd, step);
@@ -212,7 +209,7 @@ int OpenOutput(const char* path, int pipe_fd, ChildStep step, bool may_fail) {
   // After setuid, which clears the parent-death signal.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
-  if (p.stdio[0] >= 0) {  // a step: its streams are the agent's pipes or terminal
+  if (p.stdio[0] >= 0) {                // a step: its streams are the agent's pipes or terminal
     if (p.tty) {
       setsid();  // under a shepherd the job leads no session yet (fails harmlessly otherwise)
       ioctl(p.exit_record.empty() ? p.stdio[0] : STDIN_FILENO, TIOCSCTTY, 0);
@@ -279,7 +276,8 @@ std::string DescribeFailure(const ChildFailure& failure, const Prepared& p) {
     case kStepStdoutKind:
     case kStepStderrKind:
       // The errno says which kind (ESPIPE: a FIFO); the text says what is allowed.
-      return std::string(failure.step == kStepStdoutKind ? "output " + p.output : "error " + p.error) +
+      return std::string(failure.step == kStepStdoutKind ? "output " + p.output
+                                                         : "error " + p.error) +
              ": " + (failure.error == ESPIPE ? "a FIFO" : "not a regular file") +
              "; a job's output and error must be regular files (or /dev/null)";
     case kStepExec:
@@ -350,26 +348,55 @@ bool WaitEmpty(const Cgroups& cgroups, int64_t job, std::chrono::milliseconds ti
   return true;
 }
 
+// Adds `entry` ("NAME=value") to the environment the child execs with.
+void AddVariable(Prepared& p, std::string entry) {
+  p.env.push_back(std::move(entry));
+  p.env_ptrs.clear();
+  for (std::string& each : p.env) p.env_ptrs.push_back(each.data());
+  p.env_ptrs.push_back(nullptr);
+}
+
+// The NUMA nodes of the job's GPUs, where known.
+std::set<int32_t> GpuNodes(const JobSpec& spec, const std::map<int32_t, int32_t>& gpu_numa) {
+  std::set<int32_t> nodes;
+  for (int32_t gpu : spec.gpus.gpus) {
+    auto it = gpu_numa.find(gpu);
+    if (it != gpu_numa.end() && it->second >= 0) nodes.insert(it->second);
+  }
+  return nodes;
+}
+
 // The job's cgroup (its procs files for the child to join), or without cgroups an rlimit.
-Status Contain(Cgroups* cgroups, const JobSpec& spec, std::optional<int64_t> pids, Prepared& p) {
+// With a `binder`, the cgroup allows only the cores it binds the job to, named to the job in
+// SLUICE_CPUS.
+Status Contain(Cgroups* cgroups, CpuBinder* binder, const std::map<int32_t, int32_t>& gpu_numa,
+               const JobSpec& spec, std::optional<int64_t> pids, Prepared& p) {
   if (cgroups == nullptr) {
     if (spec.mem_limit_mb) p.data_limit = static_cast<rlim_t>(*spec.mem_limit_mb) << 20;
     return Status::Ok();
   }
   CgroupLimits limits{.memory_mb = spec.mem_limit_mb, .cpus = spec.cpu_limit, .pids = pids};
+  if (binder != nullptr) {
+    const CpuGrant& grant =
+        binder->Bind(spec.job, spec.cpu_limit.value_or(1), GpuNodes(spec, gpu_numa));
+    limits.cpuset = grant.cpus;
+    limits.mems = grant.mems;
+    AddVariable(p, "SLUICE_CPUS=" + FormatCpuList(grant.cpus));
+  }
   if (cgroups->FencesDevices()) {
     for (const std::string& path : DeniedGpuPaths(spec.gpus.gpus, spec.gpus.gpu_paths)) {
       Result<DeviceRule> rule = DeviceRuleOf(path);
       if (rule) {
         limits.deny.push_back(*rule);
       } else if (rule.error().code() != StatusCode::kNotFound) {  // absent: nothing to open
-        return Status(StatusCode::kUnavailable, "job " + std::to_string(spec.job) +
-                                                    " GPUs: " + rule.error().message());
+        return Status(StatusCode::kUnavailable,
+                      "job " + std::to_string(spec.job) + " GPUs: " + rule.error().message());
       }
     }
   }
   Status created = cgroups->Create(spec.job, limits);
   if (!created.ok()) {
+    if (binder != nullptr) binder->Release(spec.job);
     return Status(StatusCode::kUnavailable,
                   "job " + std::to_string(spec.job) + " cgroup: " + created.message());
   }
@@ -382,7 +409,8 @@ Status Contain(Cgroups* cgroups, const JobSpec& spec, std::optional<int64_t> pid
 ssize_t ReadChildReport(int fd, ChildFailure& failure, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
     const int ready = poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
     if (ready < 0 && errno == EINTR) continue;
@@ -424,15 +452,15 @@ Result<pid_t> Spawn(const Prepared& prepared, std::chrono::milliseconds timeout,
     kill(pid, SIGKILL);
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) != pid) abandoned.push_back(pid);
-    return Status(StatusCode::kUnavailable, "the launch did not reach exec within " +
-                              std::to_string(timeout.count()) +
-                              " ms (a file of the job on a hung file system?); killed");
+    return Status(StatusCode::kUnavailable,
+                  "the launch did not reach exec within " + std::to_string(timeout.count()) +
+                      " ms (a file of the job on a hung file system?); killed");
   }
   if (got == static_cast<ssize_t>(sizeof failure)) {
     int status = 0;
     waitpid(pid, &status, 0);
-    const bool host = failure.step == kStepSession || failure.step == kStepCgroup ||
-                      failure.step == kStepRlimit;
+    const bool host =
+        failure.step == kStepSession || failure.step == kStepCgroup || failure.step == kStepRlimit;
     return Status(host ? StatusCode::kUnavailable : StatusCode::kFailedPrecondition,
                   DescribeFailure(failure, prepared));
   }
@@ -492,6 +520,19 @@ Status JobRunner::Setup() {
     warning_ = "no cgroup v2 or v1 under " + cgroup.fs_root +
                ": jobs are contained by process group and rlimits only";
   }
+  return SetupCpuBinding();
+}
+
+Status JobRunner::SetupCpuBinding() {
+  if (!options_.bind_cpus) return Status::Ok();
+  if (cgroups_ == nullptr || !cgroups_->BindsCpus()) {
+    return FailedPrecondition(
+        "--bind-cpus needs the cpuset cgroup controller (a v1 cpuset hierarchy, or cpuset in "
+        "the v2 tree's cgroup.controllers)");
+  }
+  Result<std::vector<LogicalCpu>> cpus = ReadCpuTopology(options_.sys_root);
+  if (!cpus) return cpus.error().WithPrefix("--bind-cpus");
+  binder_.emplace(std::move(*cpus));
   return Status::Ok();
 }
 
@@ -529,8 +570,7 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now, const StepStdio* std
   // 1. The account, looked up before fork (NSS may allocate, open files, talk to daemons).
   std::optional<Account> account;
   SLUICE_RETURN_IF_ERROR(ResolveIdentity(spec, account));
-  Prepared prepared =
-      Prepare(spec, account, cgroups_ != nullptr && cgroups_->FencesDevices());
+  Prepared prepared = Prepare(spec, account, cgroups_ != nullptr && cgroups_->FencesDevices());
   if (stdio != nullptr) {
     for (int fd = 0; fd < 3; ++fd) prepared.stdio[fd] = stdio->fds[fd];
     prepared.tty = stdio->tty;
@@ -540,12 +580,14 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now, const StepStdio* std
     prepared.shepherd_title = "sluice-shepherd job " + std::to_string(spec.job);
   }
   // 2. Containment: the job's cgroup with its limits, or an rlimit.
-  SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), spec, options_.pids_limit, prepared));
+  SLUICE_RETURN_IF_ERROR(
+      Contain(cgroups_.get(), Binder(), options_.gpu_numa, spec, options_.pids_limit, prepared));
   // 3. Fork and exec; a failed step in the child comes back through the pipe.
   Result<pid_t> pid = Spawn(prepared, options_.launch_timeout, abandoned_);
   if (!pid) {
     if (!prepared.exit_record.empty()) unlink(prepared.exit_record.c_str());
     if (cgroups_ != nullptr && !cgroups_->Remove(spec.job).ok()) leftovers_.push_back(spec.job);
+    if (binder_) binder_->Release(spec.job);
     return pid.error();
   }
   Entry entry{.pid = *pid, .run = spec.run, .contained = cgroups_ != nullptr};
@@ -581,9 +623,9 @@ bool JobRunner::Terminate(int64_t job, Entry& entry, ExitCause cause,
   // exit stands (issue 44: runs that completed before their agent fenced, reaped after, were
   // reported "fenced", requeued and run again). Its group is still signalled (leftovers).
   siginfo_t info{};
-  const bool exited = LeaderExited(entry.pid, info) ||
-                      (!options_.exit_record_dir.empty() &&
-                       access(ExitRecordPath(job).c_str(), F_OK) == 0);
+  const bool exited =
+      LeaderExited(entry.pid, info) ||
+      (!options_.exit_record_dir.empty() && access(ExitRecordPath(job).c_str(), F_OK) == 0);
   if (!entry.kill_cause && !exited) entry.kill_cause = cause;
   if (entry.sigkill_at) {
     // Already terminating: a shorter grace may bring the SIGKILL forward, never push it back.
@@ -631,7 +673,8 @@ Result<pid_t> JobRunner::StartStep(const StepSpec& spec, const StepStdio& stdio)
       prepared.cgroup_procs = cgroups_->ProcsFiles(spec.job);
     } else if (entry == entries_.end()) {
       if (!step_groups_.contains(spec.job)) {
-        SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), job, options_.pids_limit, prepared));
+        SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), Binder(), options_.gpu_numa, job,
+                                       options_.pids_limit, prepared));
         step_groups_.insert(spec.job);
       }
       prepared.cgroup_procs = cgroups_->ProcsFiles(spec.job);
@@ -644,13 +687,12 @@ Result<pid_t> JobRunner::StartStep(const StepSpec& spec, const StepStdio& stdio)
 
 void JobRunner::EndSteps(int64_t job) {
   if (!step_groups_.erase(job) || cgroups_ == nullptr) return;
+  if (binder_) binder_->Release(job);
   cgroups_->Signal(job, SIGKILL);
-  if (!WaitEmpty(*cgroups_, job, std::chrono::milliseconds(500)) ||
-      !cgroups_->Remove(job).ok()) {
+  if (!WaitEmpty(*cgroups_, job, std::chrono::milliseconds(500)) || !cgroups_->Remove(job).ok()) {
     leftovers_.push_back(job);  // Poll retries
   }
 }
-
 
 void JobRunner::ReapLeader(int64_t job, Entry& entry, TimePoint now) {
   // The leader is still a zombie (WNOWAIT), so its group id cannot have been reused.
@@ -686,6 +728,7 @@ JobExit JobRunner::Finish(int64_t job, Entry& entry) {
     exit.message = MemLimitMessage(usage);
   }
   if (!cgroups_->Remove(job).ok()) leftovers_.push_back(job);
+  if (binder_) binder_->Release(job);  // a process stuck in the kernel runs no more
   return exit;
 }
 

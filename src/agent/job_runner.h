@@ -59,9 +59,10 @@
 
 #include "agent/account.h"
 #include "agent/cgroup.h"
+#include "agent/cpu_binding.h"
 #include "agent/job_exit.h"
-#include "wire/gpu_indexes.h"
 #include "base/status.h"
+#include "wire/gpu_indexes.h"
 
 namespace sluice::agent {
 
@@ -116,6 +117,14 @@ struct JobRunnerOptions {
   // kills it and reports a failed launch: a job's file on a hung file system must not hold
   // the agent (issue 48).
   std::chrono::milliseconds launch_timeout{10000};
+  // `sluice agent --bind-cpus` (issue 41): each job's cgroup allows one whole core per slot
+  // it has here (cpu_binding.h), those next to its GPUs first; Setup fails when the cgroups
+  // cannot bind CPUs (no cpuset controller) or the CPUs cannot be read from `sys_root`.
+  bool bind_cpus = false;
+  std::string sys_root = "/sys";
+  // The NUMA node of each of the host's GPUs by index, as the agent detected them (-1 or
+  // absent: unknown): the cores a bound job with GPUs gets first.
+  std::map<int32_t, int32_t> gpu_numa;
 };
 
 // A step of a job (R-LAUNCH-1, agent/step_session.h): a shell command run as the job's account
@@ -259,11 +268,15 @@ class JobRunner {
   // Completes entry.ended with the cgroup's accounting and removes the cgroup.
   JobExit Finish(int64_t job, Entry& entry);
   void RetryLeftovers();
+  // Setup's last step: the CPU binder, with options_.bind_cpus.
+  Status SetupCpuBinding();
+  CpuBinder* Binder() { return binder_ ? &*binder_ : nullptr; }
 
   JobRunnerOptions options_;
   std::string host_;
   std::string warning_;
   std::unique_ptr<Cgroups> cgroups_;  // null: no containment beyond process groups
+  std::optional<CpuBinder> binder_;   // with options_.bind_cpus
   std::map<int64_t, Entry> entries_;
   std::vector<int64_t> leftovers_;  // job cgroups whose removal failed; retried by Poll
   std::set<int64_t> step_groups_;   // jobs whose steps have a cgroup of their own here

@@ -19,23 +19,24 @@
 // [--name H]` prints the host's stanza for the cluster YAML (CPUs, memory, the GPUs) and exits:
 // 0, or 1 when nvidia-smi failed.
 #include <signal.h>
-#include <sys/stat.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
-#include <cstdlib>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <string>
 
 #include "agent/agent.h"
 #include "agent/cgroup.h"
+#include "agent/cpu_topology.h"
 #include "agent/gpu_detect.h"
 #include "agent/host_stanza.h"
 #include "agent/process_image.h"
@@ -43,8 +44,8 @@
 #include "auth/munge.h"
 #include "cli/commands.h"
 #include "cli/log_flags.h"
-#include "wire/leader_follow.h"
 #include "config/cluster_yaml.h"
+#include "wire/leader_follow.h"
 
 namespace sluice::cli {
 namespace {
@@ -72,6 +73,7 @@ struct AgentFlags {
   std::string cgroup_root = "/sys/fs/cgroup";
   std::string cgroup_path;  // empty: agent::DefaultCgroupPath
   int64_t pids_limit = 0;   // 0: none
+  bool bind_cpus = false;   // --bind-cpus: a whole core per slot (cpu_binding.h)
   bool allow_root_jobs = false;
   std::string virtual_range;  // --virtual: names of virtual hosts (virtual_agent.h)
   int virtual_connections = 8;
@@ -99,9 +101,8 @@ Result<std::string> AgentToken(const AgentFlags& flags) {
       return InvalidArgument("--token-file " + flags.token_file + ": " + std::strerror(errno));
     }
     if ((st.st_mode & 077) != 0) {
-      return InvalidArgument("--token-file " + flags.token_file +
-                             ": readable by others (mode " + FileMode(st.st_mode) +
-                             "); chmod 600 it");
+      return InvalidArgument("--token-file " + flags.token_file + ": readable by others (mode " +
+                             FileMode(st.st_mode) + "); chmod 600 it");
     }
     std::ifstream in(flags.token_file);
     std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -193,8 +194,10 @@ int PrintDetectedHost(const AgentFlags& flags) {
     name = gethostname(host, sizeof host - 1) == 0 ? host : "localhost";
   }
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  Result<std::vector<agent::LogicalCpu>> layout = agent::ReadCpuTopology();
   const agent::DetectedHost detected{.name = name,
                                      .slots = cpus > 0 ? static_cast<int32_t>(cpus) : 0,
+                                     .cpus = layout ? agent::DescribeCpus(*layout) : "",
                                      .memory_mb = agent::ReadMemTotalMb(),
                                      .gpus = agent::DetectGpus({.search_path = SearchPath()})};
   std::cout << agent::HostStanza(detected);
@@ -233,7 +236,8 @@ int RunAgent(const AgentFlags& flags) {
                  .path = flags.cgroup_path.empty()
                              ? agent::DefaultCgroupPath(flags.name, options.state_dir)
                              : flags.cgroup_path},
-      .pids_limit = flags.pids_limit > 0 ? std::optional<int64_t>(flags.pids_limit) : std::nullopt};
+      .pids_limit = flags.pids_limit > 0 ? std::optional<int64_t>(flags.pids_limit) : std::nullopt,
+      .bind_cpus = flags.bind_cpus};
   if (Status server = CheckServerFlag(options.server); !server.ok()) {
     std::cerr << "error: " << server.message() << "\n";
     return 2;
@@ -256,6 +260,8 @@ int RunAgent(const AgentFlags& flags) {
     return 2;
   }
   options.gpus = DetectGpusAtStart(flags.name);
+  for (const core::GpuDevice& gpu : options.gpus->devices)
+    options.runner.gpu_numa[gpu.index] = gpu.numa;
 
   struct sigaction action {};
   action.sa_handler = OnStopSignal;
@@ -373,6 +379,9 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
                   "need distinct ones: each removes the stale job cgroups in its own at start");
   cmd->add_option("--pids-limit", flags->pids_limit, "at most this many processes per job")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--bind-cpus", flags->bind_cpus,
+                "bind each job to one whole core per slot it has here (cpuset cgroup), the "
+                "cores next to its GPUs first; needs the cpuset controller");
   cmd->add_flag("--detect", flags->detect,
                 "print this host's stanza for the cluster YAML (CPUs, memory and the GPUs "
                 "nvidia-smi lists) and exit");

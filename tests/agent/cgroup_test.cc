@@ -71,8 +71,28 @@ TEST_F(CgroupV2FakeTreeTest, OpenCreatesTheAgentTreeAndDelegatesControllers) {
   ASSERT_TRUE(cgroups);
   EXPECT_EQ(cgroups->mode(), CgroupMode::kV2);
   EXPECT_TRUE(fs::is_directory(root() / "sluice/h1"));
-  EXPECT_EQ(ReadFile(root() / "cgroup.subtree_control"), "+memory +cpu +pids");
+  EXPECT_EQ(ReadFile(root() / "cgroup.subtree_control"), "+memory +cpu +pids +cpuset");
   EXPECT_EQ(cgroups->AgentDirs(), std::vector<std::string>{(root() / "sluice/h1").string()});
+  // The agent's directory offers no controllers in a fake tree: no cpuset to bind CPUs with.
+  EXPECT_FALSE(cgroups->BindsCpus());
+}
+
+// cpuset delegated down to the agent's directory: a bound job's CPUs and nodes are written;
+// an unbound job's files are left empty (a v2 cpuset inherits its parent's).
+TEST_F(CgroupV2FakeTreeTest, ABoundJobGetsItsCpusetWhereCpusetIsDelegated) {
+  fs::create_directories(root() / "sluice/h1");
+  ASSERT_TRUE(WriteFile(root() / "sluice/cgroup.controllers", "cpuset cpu memory pids\n"));
+  ASSERT_TRUE(WriteFile(root() / "sluice/h1/cgroup.controllers", "cpuset cpu memory pids\n"));
+  // As the kernel shows it once enabled (a fake file would keep the "+" requests).
+  ASSERT_TRUE(WriteFile(root() / "sluice/h1/cgroup.subtree_control", "cpuset cpu memory pids\n"));
+  auto cgroups = Open();
+  ASSERT_TRUE(cgroups);
+  EXPECT_TRUE(cgroups->BindsCpus());
+  ASSERT_TRUE(cgroups->Create(7, {.cpuset = {2, 3, 6, 7}, .mems = {1}}).ok());
+  EXPECT_EQ(ReadFile(JobDir(7) / "cpuset.cpus"), "2-3,6-7");
+  EXPECT_EQ(ReadFile(JobDir(7) / "cpuset.mems"), "1");
+  ASSERT_TRUE(cgroups->Create(8, {}).ok());
+  EXPECT_FALSE(fs::exists(JobDir(8) / "cpuset.cpus"));
 }
 
 TEST_F(CgroupV2FakeTreeTest, CreateWritesTheLimits) {
