@@ -194,9 +194,10 @@ void RemoveStaleJobs(Cgroups& cgroups, const std::vector<std::string>& listing_d
 
 int64_t BytesToMb(int64_t bytes) { return (bytes + (1 << 20) - 1) >> 20; }
 
-std::vector<std::string> V1Hierarchies(const std::string& fs_root) {
+std::vector<std::string> V1Hierarchies(const std::string& fs_root, bool cpuset) {
   std::vector<std::string> present;
   for (const char* name : {"memory", "cpu", "cpuacct", "pids", "freezer", "devices", "cpuset"}) {
+    if (std::string_view(name) == "cpuset" && !cpuset) continue;
     if (IsFile(fs_root + "/" + name + "/cgroup.procs")) present.push_back(name);
   }
   return present;
@@ -216,9 +217,10 @@ namespace {
 // The unified tree (cgroup v2).
 class CgroupV2 final : public Cgroups {
  public:
-  CgroupV2(std::string fs_root, std::string path)
+  CgroupV2(std::string fs_root, std::string path, bool cpuset)
       : fs_root_(std::move(fs_root)), path_(std::move(path)), dir_(fs_root_ + "/" + path_) {
-    binds_cpus_ = HasWord(ReadText(dir_ + "/cgroup.subtree_control").value_or(""), "cpuset");
+    binds_cpus_ =
+        cpuset && HasWord(ReadText(dir_ + "/cgroup.subtree_control").value_or(""), "cpuset");
   }
 
   CgroupMode mode() const override { return CgroupMode::kV2; }
@@ -313,14 +315,15 @@ class CgroupV2 final : public Cgroups {
   bool binds_cpus_ = false;
 };
 
-// Enables the memory, cpu, pids and cpuset controllers for the children of `dir`, as far as
-// `dir` offers them (cgroup.controllers) and they are not enabled yet.
-Status EnableControllers(const std::string& dir) {
+// Enables the memory, cpu and pids controllers (and cpuset with `cpuset`) for the children of
+// `dir`, as far as `dir` offers them (cgroup.controllers) and they are not enabled yet.
+Status EnableControllers(const std::string& dir, bool cpuset) {
   std::optional<std::string> available = ReadText(dir + "/cgroup.controllers");
   if (!available) return Status::Ok();
   const std::string enabled = ReadText(dir + "/cgroup.subtree_control").value_or("");
   std::string request;
   for (const char* controller : {"memory", "cpu", "pids", "cpuset"}) {
+    if (std::string_view(controller) == "cpuset" && !cpuset) continue;
     if (HasWord(*available, controller) && !HasWord(enabled, controller)) {
       request += std::string(request.empty() ? "+" : " +") + controller;
     }
@@ -333,7 +336,7 @@ Status EnableControllers(const std::string& dir) {
 
 Result<std::unique_ptr<Cgroups>> OpenV2(const CgroupOptions& options) {
   // 1. The agent's directories, each level delegating the controllers to the next.
-  SLUICE_RETURN_IF_ERROR(EnableControllers(options.fs_root));
+  SLUICE_RETURN_IF_ERROR(EnableControllers(options.fs_root, options.cpuset));
   std::string dir = options.fs_root;
   std::istringstream parts(options.path);
   std::string part;
@@ -341,10 +344,10 @@ Result<std::unique_ptr<Cgroups>> OpenV2(const CgroupOptions& options) {
     if (part.empty()) continue;
     SLUICE_RETURN_IF_ERROR(MakeDirs(dir, part));
     dir += "/" + part;
-    SLUICE_RETURN_IF_ERROR(EnableControllers(dir));
+    SLUICE_RETURN_IF_ERROR(EnableControllers(dir, options.cpuset));
   }
   // 2. Stale job cgroups of a crashed predecessor.
-  auto cgroups = std::make_unique<CgroupV2>(options.fs_root, options.path);
+  auto cgroups = std::make_unique<CgroupV2>(options.fs_root, options.path, options.cpuset);
   RemoveStaleJobs(*cgroups, {dir});
   return std::unique_ptr<Cgroups>(std::move(cgroups));
 }
@@ -386,7 +389,7 @@ Result<CgroupMode> DetectCgroupMode(const CgroupOptions& options) {
       if (IsFile(root + "/cgroup.controllers")) return CgroupMode::kV2;
       return FailedPrecondition("cgroup v2: no " + root + "/cgroup.controllers");
     case CgroupMode::kV1:
-      if (!V1Hierarchies(root).empty()) return CgroupMode::kV1;
+      if (!V1Hierarchies(root, options.cpuset).empty()) return CgroupMode::kV1;
       return FailedPrecondition(
           "cgroup v1: no memory, cpu, cpuacct, pids or freezer hierarchy under " + root);
     case CgroupMode::kAuto:

@@ -10,10 +10,10 @@
 //     agent's own directories get the memory, cpu and pids controllers in their
 //     cgroup.subtree_control and hold no process.
 //   - v1 (legacy or hybrid: one hierarchy per controller, `<fs_root>/<ctrl>/<path>/job_<id>`
-//     for ctrl in memory, cpu, cpuacct, pids, freezer, devices, cpuset; a missing hierarchy
-//     is skipped): memory.limit_in_bytes (+ memsw), cpu.cfs_quota_us, pids.max, cpuset.cpus
-//     and cpuset.mems (the agent's own when the job is not bound: a v1 cpuset starts empty);
-//     kill = freeze, SIGKILL every pid, thaw; cpuacct.usage, memory.max_usage_in_bytes,
+//     for ctrl in memory, cpu, cpuacct, pids, freezer, devices, and cpuset when asked; a
+//     missing hierarchy is skipped): memory.limit_in_bytes (+ memsw), cpu.cfs_quota_us, pids.max,
+//     cpuset.cpus and cpuset.mems (the agent's own when the job is not bound: a v1 cpuset starts
+//     empty); kill = freeze, SIGKILL every pid, thaw; cpuacct.usage, memory.max_usage_in_bytes,
 //     memory.oom_control oom_kill.
 // A job enters its cgroup by writing `0` into each of `ProcsFiles(job)` from the forked child
 // before it drops root and execs (see job_runner.h), so every descendant inherits it.
@@ -55,6 +55,9 @@ struct CgroupOptions {
   // distinct paths (their stale cleanup would kill each other's jobs); the JobRunner fills an
   // empty path with `sluice/<host name>`.
   std::string path;
+  // Use the cpuset controller (JobRunnerOptions::bind_cpus): the v1 `cpuset` hierarchy, the
+  // v2 `cpuset` controller delegated down the agent's tree. Off, jobs' cgroups are as before.
+  bool cpuset = false;
 };
 
 // A device node a job may not open: a character ('c') or block ('b') device by number.

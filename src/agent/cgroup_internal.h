@@ -53,8 +53,8 @@ bool HasWord(const std::string& list, const std::string& word);
 // job cgroups.
 Result<std::unique_ptr<Cgroups>> OpenV2(const CgroupOptions& options);
 Result<std::unique_ptr<Cgroups>> OpenV1(const CgroupOptions& options);
-// v1 hierarchies present under fs_root (of memory, cpu, cpuacct, pids, freezer, devices,
-// cpuset).
-std::vector<std::string> V1Hierarchies(const std::string& fs_root);
+// v1 hierarchies present under fs_root (of memory, cpu, cpuacct, pids, freezer, devices, and
+// cpuset with `cpuset`).
+std::vector<std::string> V1Hierarchies(const std::string& fs_root, bool cpuset);
 
 }  // namespace sluice::agent::cgroup_internal

@@ -146,8 +146,10 @@ class CgroupV1 final : public Cgroups {
       SLUICE_RETURN_IF_ERROR(
           WriteText(JobDir(it->second, job) + "/pids.max", std::to_string(*limits.pids)));
     }
-    if (auto it = controllers_.find("cpuset"); it != controllers_.end()) {
-      // A v1 cpuset starts with no CPUs and no nodes, and takes no process until it has both.
+    if (auto it = controllers_.find("cpuset"); it != controllers_.end() || HasCpusetFiles()) {
+      // A v1 cpuset starts with no CPUs and no nodes, and takes no process until it has both
+      // (a hierarchy co-mounted with cpuset is one too).
+      if (it == controllers_.end()) it = CpusetDir();
       const std::string dir = JobDir(it->second, job);
       const std::string cpus = limits.cpuset.empty()
                                    ? ReadText(it->second + "/cpuset.cpus").value_or("")
@@ -169,6 +171,15 @@ class CgroupV1 final : public Cgroups {
     }
     return Status::Ok();
   }
+
+  // A hierarchy of controllers_ whose directory is a cpuset (co-mounted with it), if any.
+  std::map<std::string, std::string>::const_iterator CpusetDir() const {
+    for (auto it = controllers_.begin(); it != controllers_.end(); ++it) {
+      if (IsFile(it->second + "/cpuset.cpus")) return it;
+    }
+    return controllers_.end();
+  }
+  bool HasCpusetFiles() const { return CpusetDir() != controllers_.end(); }
 
   std::string fs_root_;
   std::string path_;
@@ -208,14 +219,15 @@ Result<std::unique_ptr<Cgroups>> OpenV1(const CgroupOptions& options) {
   // 1. The agent's directory in every hierarchy present; co-mounted ones resolve to one.
   std::map<std::string, std::string> controllers;
   std::map<std::string, std::string> by_mount;  // canonical mount -> agent dir
-  for (const std::string& name : V1Hierarchies(options.fs_root)) {
+  for (const std::string& name : V1Hierarchies(options.fs_root, options.cpuset)) {
     const std::string mount = Canonical(options.fs_root + "/" + name);
     if (auto it = by_mount.find(mount); it != by_mount.end()) {
       controllers[name] = it->second;
       continue;
     }
     SLUICE_RETURN_IF_ERROR(MakeDirs(mount, options.path));
-    if (name == "cpuset") SLUICE_RETURN_IF_ERROR(InheritCpuset(mount, options.path));
+    // Any hierarchy cpuset is mounted with (cpu,cpuset too): its empty levels take no process.
+    if (IsFile(mount + "/cpuset.cpus")) SLUICE_RETURN_IF_ERROR(InheritCpuset(mount, options.path));
     controllers[name] = by_mount[mount] = mount + "/" + options.path;
   }
   // 2. Stale job cgroups of a crashed predecessor.

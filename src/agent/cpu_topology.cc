@@ -102,6 +102,20 @@ Result<std::vector<LogicalCpu>> ReadCpuTopology(const std::string& sys) {
   return out;
 }
 
+std::set<int32_t> ReadAllowedMems(const std::string& proc) {
+  std::ifstream in(proc + "/self/status");
+  std::string line;
+  constexpr std::string_view kKey = "Mems_allowed_list:";
+  while (std::getline(in, line)) {
+    if (!line.starts_with(kKey)) continue;
+    std::string_view list = std::string_view(line).substr(kKey.size());
+    while (!list.empty() && (list.front() == ' ' || list.front() == '\t')) list.remove_prefix(1);
+    Result<std::set<int32_t>> nodes = ParseCpuList(list);
+    return nodes ? *nodes : std::set<int32_t>{};
+  }
+  return {};
+}
+
 std::string DescribeCpus(const std::vector<LogicalCpu>& cpus) {
   std::set<int32_t> sockets;
   std::set<std::pair<int32_t, int32_t>> cores;

@@ -41,6 +41,10 @@ Result<std::set<int32_t>> ParseCpuList(std::string_view text);
 // The shortest such list for `cpus` ("0-3,8").
 std::string FormatCpuList(const std::set<int32_t>& cpus);
 
+// The memory nodes this process may allocate on (/proc/self/status Mems_allowed_list); empty
+// when it cannot be read.
+std::set<int32_t> ReadAllowedMems(const std::string& proc = "/proc");
+
 // "2 sockets x 16 cores x 2 threads (64 CPUs, NUMA nodes 0-1)": what `sluice agent --detect`
 // shows of them.
 std::string DescribeCpus(const std::vector<LogicalCpu>& cpus);

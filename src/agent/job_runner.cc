@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <linux/close_range.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -348,9 +349,10 @@ bool WaitEmpty(const Cgroups& cgroups, int64_t job, std::chrono::milliseconds ti
   return true;
 }
 
-// Adds `entry` ("NAME=value") to the environment the child execs with.
-void AddVariable(Prepared& p, std::string entry) {
-  p.env.push_back(std::move(entry));
+// Sets `name` in the environment the child execs with (over a value the job's own had).
+void SetVariable(Prepared& p, const std::string& name, const std::string& value) {
+  std::erase_if(p.env, [&](const std::string& e) { return e.starts_with(name + "="); });
+  p.env.push_back(name + "=" + value);
   p.env_ptrs.clear();
   for (std::string& each : p.env) p.env_ptrs.push_back(each.data());
   p.env_ptrs.push_back(nullptr);
@@ -370,19 +372,13 @@ std::set<int32_t> GpuNodes(const JobSpec& spec, const std::map<int32_t, int32_t>
 // With a `binder`, the cgroup allows only the cores it binds the job to, named to the job in
 // SLUICE_CPUS.
 Status Contain(Cgroups* cgroups, CpuBinder* binder, const std::map<int32_t, int32_t>& gpu_numa,
-               const JobSpec& spec, std::optional<int64_t> pids, Prepared& p) {
+               const std::set<int32_t>& allowed_mems, const JobSpec& spec,
+               std::optional<int64_t> pids, Prepared& p) {
   if (cgroups == nullptr) {
     if (spec.mem_limit_mb) p.data_limit = static_cast<rlim_t>(*spec.mem_limit_mb) << 20;
     return Status::Ok();
   }
   CgroupLimits limits{.memory_mb = spec.mem_limit_mb, .cpus = spec.cpu_limit, .pids = pids};
-  if (binder != nullptr) {
-    const CpuGrant& grant =
-        binder->Bind(spec.job, spec.cpu_limit.value_or(1), GpuNodes(spec, gpu_numa));
-    limits.cpuset = grant.cpus;
-    limits.mems = grant.mems;
-    AddVariable(p, "SLUICE_CPUS=" + FormatCpuList(grant.cpus));
-  }
   if (cgroups->FencesDevices()) {
     for (const std::string& path : DeniedGpuPaths(spec.gpus.gpus, spec.gpus.gpu_paths)) {
       Result<DeviceRule> rule = DeviceRuleOf(path);
@@ -393,6 +389,17 @@ Status Contain(Cgroups* cgroups, CpuBinder* binder, const std::map<int32_t, int3
                       "job " + std::to_string(spec.job) + " GPUs: " + rule.error().message());
       }
     }
+  }
+  if (binder != nullptr) {
+    const CpuGrant& grant =
+        binder->Bind(spec.job, spec.cpu_limit.value_or(1), GpuNodes(spec, gpu_numa));
+    limits.cpuset = grant.cpus;
+    // Their nodes where the agent may use them; else every node it may (memory-less nodes).
+    for (int32_t node : grant.mems) {
+      if (allowed_mems.empty() || allowed_mems.contains(node)) limits.mems.insert(node);
+    }
+    if (limits.mems.empty()) limits.mems = allowed_mems;
+    SetVariable(p, "SLUICE_CPUS", FormatCpuList(grant.cpus));
   }
   Status created = cgroups->Create(spec.job, limits);
   if (!created.ok()) {
@@ -501,11 +508,12 @@ JobRunner::~JobRunner() {
 Status JobRunner::Setup() {
   if (cgroups_ != nullptr) return Status::Ok();
   CgroupOptions cgroup = options_.cgroup;
+  cgroup.cpuset = options_.bind_cpus;
   if (cgroup.mode == CgroupMode::kNone) {
     warning_ =
         "cgroups disabled (--cgroup none): jobs are contained by process group and rlimits "
         "only; a process that leaves its group (setsid) survives a kill";
-    return Status::Ok();
+    return SetupCpuBinding();
   }
   if (cgroup.path.empty()) cgroup.path = "sluice/" + host_;
   Result<std::unique_ptr<Cgroups>> opened = OpenCgroups(cgroup);
@@ -513,7 +521,7 @@ Status JobRunner::Setup() {
     if (cgroup.mode != CgroupMode::kAuto) return opened.error();
     warning_ = "cgroups unavailable (" + opened.error().message() +
                "): jobs are contained by process group and rlimits only";
-    return Status::Ok();
+    return SetupCpuBinding();
   }
   cgroups_ = std::move(*opened);
   if (cgroups_ == nullptr) {
@@ -532,6 +540,17 @@ Status JobRunner::SetupCpuBinding() {
   }
   Result<std::vector<LogicalCpu>> cpus = ReadCpuTopology(options_.sys_root);
   if (!cpus) return cpus.error().WithPrefix("--bind-cpus");
+  // Only the CPUs and memory nodes the agent itself may use (a container's --cpuset-cpus, a
+  // narrowed parent cpuset): a job's cpuset cannot reach past its parent's.
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+    std::erase_if(*cpus, [&](const LogicalCpu& cpu) {
+      return cpu.cpu >= CPU_SETSIZE || !CPU_ISSET(cpu.cpu, &allowed);
+    });
+  }
+  if (cpus->empty()) return FailedPrecondition("--bind-cpus: the agent may use no CPU it found");
+  allowed_mems_ = ReadAllowedMems();
   binder_.emplace(std::move(*cpus));
   return Status::Ok();
 }
@@ -580,8 +599,8 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now, const StepStdio* std
     prepared.shepherd_title = "sluice-shepherd job " + std::to_string(spec.job);
   }
   // 2. Containment: the job's cgroup with its limits, or an rlimit.
-  SLUICE_RETURN_IF_ERROR(
-      Contain(cgroups_.get(), Binder(), options_.gpu_numa, spec, options_.pids_limit, prepared));
+  SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), Binder(), options_.gpu_numa, allowed_mems_, spec,
+                                 options_.pids_limit, prepared));
   // 3. Fork and exec; a failed step in the child comes back through the pipe.
   Result<pid_t> pid = Spawn(prepared, options_.launch_timeout, abandoned_);
   if (!pid) {
@@ -673,8 +692,8 @@ Result<pid_t> JobRunner::StartStep(const StepSpec& spec, const StepStdio& stdio)
       prepared.cgroup_procs = cgroups_->ProcsFiles(spec.job);
     } else if (entry == entries_.end()) {
       if (!step_groups_.contains(spec.job)) {
-        SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), Binder(), options_.gpu_numa, job,
-                                       options_.pids_limit, prepared));
+        SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), Binder(), options_.gpu_numa, allowed_mems_,
+                                       job, options_.pids_limit, prepared));
         step_groups_.insert(spec.job);
       }
       prepared.cgroup_procs = cgroups_->ProcsFiles(spec.job);

@@ -61,8 +61,8 @@ Status ClusterSettings::RestoreHosts(const std::vector<store::StoredHost>& hosts
     spec.resources = j.value("resources", std::map<std::string, int64_t>{});
     spec.attributes = j.value("attributes", std::map<std::string, std::string>{});
     spec.tags = j.value("tags", std::vector<std::string>{});
-    spec.gpus = StoredGpus(j, h.name, ctx_);
-    if (!spec.gpus.empty()) {
+    if (j.contains("gpus")) {  // its devices come from its agent
+      spec.gpus = StoredGpus(j, h.name, ctx_);
       spec.gpus_auto = true;
       spec.resources.erase("gpu");  // the core counts the list
       detected_gpus_[h.name] = spec.gpus;
@@ -135,7 +135,10 @@ core::ClusterConfig ClusterSettings::EffectiveConfig(const core::ClusterConfig& 
     auto index = ctx_.state().topology().FindHost(name);
     if (!index) continue;
     core::HostSpec spec = ctx_.state().topology().hosts()[*index].spec;
-    if (auto it = detected_gpus_.find(name); it != detected_gpus_.end()) spec.gpus = it->second;
+    if (auto it = detected_gpus_.find(name); spec.gpus_auto && it != detected_gpus_.end()) {
+      spec.gpus = it->second;
+      spec.resources.erase("gpu");  // the core counts the list
+    }
     config.hosts.push_back(std::move(spec));
   }
   for (core::QueueSpec& q : config.queues) {
@@ -149,12 +152,13 @@ core::ClusterConfig ClusterSettings::EffectiveConfig(const core::ClusterConfig& 
 
 store::StoredHost ClusterSettings::AddAgentHost(const core::HostSpec& spec) {
   dynamic_hosts_.insert(spec.name);
-  if (!spec.gpus.empty()) detected_gpus_[spec.name] = spec.gpus;
+  if (spec.gpus_auto) detected_gpus_[spec.name] = spec.gpus;
   json stored = {{"slots", spec.slots},
                  {"resources", spec.resources},
                  {"attributes", spec.attributes},
                  {"tags", spec.tags}};
-  if (!spec.gpus.empty()) stored["gpus"] = wire::EncodeGpuDevices(spec.gpus);
+  // Its devices come from its agent (maybe none for now): a restart keeps both.
+  if (spec.gpus_auto) stored["gpus"] = wire::EncodeGpuDevices(spec.gpus);
   return store::StoredHost{spec.name, stored.dump()};
 }
 
@@ -178,6 +182,7 @@ Result<store::StoredHost> ClusterSettings::AdoptGpus(const std::string& host,
   }
   if (dynamic_hosts_.contains(host)) {
     spec.gpus = detected_gpus_[host];
+    spec.resources.erase("gpu");
     return AddAgentHost(spec);
   }
   json stored = {{kDetectedRow, true}, {"gpus", wire::EncodeGpuDevices(detected_gpus_[host])}};

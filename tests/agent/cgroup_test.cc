@@ -71,9 +71,9 @@ TEST_F(CgroupV2FakeTreeTest, OpenCreatesTheAgentTreeAndDelegatesControllers) {
   ASSERT_TRUE(cgroups);
   EXPECT_EQ(cgroups->mode(), CgroupMode::kV2);
   EXPECT_TRUE(fs::is_directory(root() / "sluice/h1"));
-  EXPECT_EQ(ReadFile(root() / "cgroup.subtree_control"), "+memory +cpu +pids +cpuset");
+  // cpuset only for an agent that binds CPUs: without, jobs' cgroups are as they were.
+  EXPECT_EQ(ReadFile(root() / "cgroup.subtree_control"), "+memory +cpu +pids");
   EXPECT_EQ(cgroups->AgentDirs(), std::vector<std::string>{(root() / "sluice/h1").string()});
-  // The agent's directory offers no controllers in a fake tree: no cpuset to bind CPUs with.
   EXPECT_FALSE(cgroups->BindsCpus());
 }
 
@@ -85,7 +85,12 @@ TEST_F(CgroupV2FakeTreeTest, ABoundJobGetsItsCpusetWhereCpusetIsDelegated) {
   ASSERT_TRUE(WriteFile(root() / "sluice/h1/cgroup.controllers", "cpuset cpu memory pids\n"));
   // As the kernel shows it once enabled (a fake file would keep the "+" requests).
   ASSERT_TRUE(WriteFile(root() / "sluice/h1/cgroup.subtree_control", "cpuset cpu memory pids\n"));
-  auto cgroups = Open();
+  CgroupOptions options = Options();
+  options.cpuset = true;
+  Result<std::unique_ptr<Cgroups>> opened = OpenCgroups(options);
+  ASSERT_TRUE(opened) << opened.error().message();
+  std::unique_ptr<Cgroups> cgroups = std::move(*opened);
+  EXPECT_EQ(ReadFile(root() / "cgroup.subtree_control"), "+memory +cpu +pids +cpuset");
   ASSERT_TRUE(cgroups);
   EXPECT_TRUE(cgroups->BindsCpus());
   ASSERT_TRUE(cgroups->Create(7, {.cpuset = {2, 3, 6, 7}, .mems = {1}}).ok());

@@ -180,6 +180,7 @@ TEST(CpuBindingRunnerTest, BoundJobsRunOnTheirOwnCoresOnly) {
                  .command = probe,
                  .cwd = dir.path(),
                  .output = (dir.path() / ("out" + std::to_string(job))).string(),
+                 .env = {{"SLUICE_CPUS", "a job's own value is replaced"}},
                  .cpu_limit = 1};
     Status started = runner.Start(spec, Clock::now());
     ASSERT_TRUE(started.ok()) << started.message();
@@ -208,6 +209,18 @@ TEST(CpuBindingRunnerTest, BoundJobsRunOnTheirOwnCoresOnly) {
     seen.insert(allowed);
   }
   EXPECT_EQ(seen.size(), 2u) << "both jobs were bound to the same core";
+}
+
+// Asked to bind CPUs, an agent that cannot (no cgroups, so no cpuset) refuses to start
+// rather than run jobs unbound.
+TEST(CpuBindingRunnerTest, WithoutCgroupsBindingCpusIsRefusedAtSetup) {
+  JobRunner runner(
+      JobRunnerOptions{.host = "test", .cgroup = {.mode = CgroupMode::kNone}, .bind_cpus = true});
+  Status setup = runner.Setup();
+  ASSERT_FALSE(setup.ok());
+  EXPECT_NE(setup.message().find("--bind-cpus needs the cpuset cgroup controller"),
+            std::string::npos)
+      << setup.message();
 }
 
 }  // namespace

@@ -246,5 +246,23 @@ TEST_F(GpuDetectRegisterTest, AnAgentAddedHostsDevicesAndItsGpuJobSurviveARestar
   EXPECT_EQ(LaunchedIds(h_->Heartbeat("x9")), std::vector<JobId>({next}));
 }
 
+// A host its agent added with GPUs, whose agent then finds none (nvidia-smi failed): it has
+// none, and still after a restart (its devices still come from its agent: not closed).
+TEST_F(GpuDetectRegisterTest, AnAgentAddedHostWhoseGpusAreGoneHasNoneThroughARestart) {
+  ASSERT_EQ(Register("x9", Detect()).status, 200);
+  ASSERT_EQ(Host("x9")["resources"]["gpu"], 2);
+  ASSERT_EQ(Register("x9", wire::GpuReport{.probe = wire::GpuProbe::kFailed, .error = "x"}).status,
+            200);
+  EXPECT_FALSE(Host("x9")["resources"].contains("gpu")) << Host("x9").dump();
+  Restart();
+  ASSERT_EQ(Register("x9", wire::GpuReport{.probe = wire::GpuProbe::kFailed, .error = "x"}).status,
+            200);
+  EXPECT_EQ(Host("x9")["state"], "ok") << Host("x9").dump();
+  EXPECT_FALSE(Host("x9")["resources"].contains("gpu")) << Host("x9").dump();
+  // Detected again, they are back.
+  ASSERT_EQ(Register("x9", Detect()).status, 200);
+  EXPECT_EQ(Host("x9")["resources"]["gpu"], 2);
+}
+
 }  // namespace
 }  // namespace sluice::server
