@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -236,8 +237,12 @@ int RunSim(const SimFlags& flags) {
   // The simulator's pending timer as of the last cycle (its rule: reset when reached, then
   // the earliest later wake_at), for the estimated starts of --pending-at.
   std::optional<Instant> wake;
-  options.after_cycle = [&plot, &wake, &flags](const core::ClusterState& s, Instant t,
-                                               const core::CycleResult& cycle) {
+  int64_t total_gpus = 0;  // the GPU chart's scale; none without GPUs
+  for (const core::Host& host : state->topology().hosts()) {
+    total_gpus += std::popcount(host.devices.all);
+  }
+  options.after_cycle = [&plot, &wake, &flags, total_gpus](const core::ClusterState& s, Instant t,
+                                                           const core::CycleResult& cycle) {
     if (wake && *wake <= t) wake.reset();
     if (cycle.wake_at && *cycle.wake_at > t)
       wake = std::min(wake.value_or(kInfinite), *cycle.wake_at);
@@ -247,7 +252,9 @@ int RunSim(const SimFlags& flags) {
       pending += static_cast<int64_t>(queue.pending.size());
     int64_t used = 0;
     for (const core::Queue& queue : s.topology().queues()) used += queue.used_slots;
-    plot.Add(sim::PlotSample{.t = t, .used_slots = used, .pending_jobs = pending});
+    sim::PlotSample sample{.t = t, .used_slots = used, .pending_jobs = pending};
+    if (total_gpus > 0) sim::SampleGpus(s.topology(), sample);
+    plot.Add(sample);
   };
   auto simulator =
       std::make_unique<sim::Simulator>(std::move(*state), *workload, std::move(options));
@@ -261,7 +268,8 @@ int RunSim(const SimFlags& flags) {
     std::fprintf(stderr, "sluice sim: warning: %s\n", warning.c_str());
   }
   if (!flags.plot.empty() &&
-      !WriteFile(flags.plot, plot.Svg(title, simulator->state().topology().total_slots()))) {
+      !WriteFile(flags.plot,
+                 plot.Svg(title, simulator->state().topology().total_slots(), total_gpus))) {
     std::fprintf(stderr, "sluice sim: --plot: cannot write '%s'\n", flags.plot.c_str());
     return 1;
   }
