@@ -5,7 +5,9 @@
 
 namespace sluice::agent {
 
-CpuBinder::CpuBinder(std::vector<LogicalCpu> cpus) {
+CpuBinder::CpuBinder(std::vector<LogicalCpu> cpus, std::map<int32_t, int32_t> gpu_numa,
+                     std::set<int32_t> allowed_mems)
+    : gpu_numa_(std::move(gpu_numa)), allowed_mems_(std::move(allowed_mems)) {
   std::map<std::pair<int32_t, int32_t>, Core> by_core;  // (socket, core id), sorted
   for (const LogicalCpu& cpu : cpus) {
     Core& core = by_core[{cpu.socket, cpu.core}];
@@ -21,8 +23,13 @@ int32_t CpuBinder::free_cores() const {
       std::count_if(cores_.begin(), cores_.end(), [](const Core& c) { return c.holders == 0; }));
 }
 
-const CpuGrant& CpuBinder::Bind(int64_t job, int32_t slots, const std::set<int32_t>& gpu_numa) {
+const CpuGrant& CpuBinder::Bind(int64_t job, int32_t slots, const std::vector<int32_t>& gpus) {
   if (auto it = grants_.find(job); it != grants_.end()) return it->second;
+  std::set<int32_t> gpu_numa;  // the nodes of its GPUs, where known
+  for (int32_t gpu : gpus) {
+    auto it = gpu_numa_.find(gpu);
+    if (it != gpu_numa_.end() && it->second >= 0) gpu_numa.insert(it->second);
+  }
   const auto want = static_cast<size_t>(std::max(slots, 1));
   std::map<int32_t, int32_t> taken_on_socket;
   for (const Core& core : cores_) taken_on_socket[core.socket] += core.holders > 0 ? 1 : 0;
@@ -46,8 +53,9 @@ const CpuGrant& CpuBinder::Bind(int64_t job, int32_t slots, const std::set<int32
     grant.shared = grant.shared || core.holders > 0;
     core.holders += 1;
     grant.cpus.insert(core.cpus.begin(), core.cpus.end());
-    grant.mems.insert(core.numa);
+    if (allowed_mems_.empty() || allowed_mems_.contains(core.numa)) grant.mems.insert(core.numa);
   }
+  if (grant.mems.empty()) grant.mems = allowed_mems_;
   bound_[job] = std::move(order);
   return grants_[job] = std::move(grant);
 }

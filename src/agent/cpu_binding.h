@@ -32,11 +32,17 @@ struct CpuGrant {
 
 class CpuBinder {
  public:
-  explicit CpuBinder(std::vector<LogicalCpu> cpus);
+  // `gpu_numa`: the NUMA node of each of the host's GPUs by index (-1 or absent: unknown).
+  // `allowed_mems`: the memory nodes a job's cpuset may name (the agent's own; empty:
+  // unknown, any).
+  explicit CpuBinder(std::vector<LogicalCpu> cpus, std::map<int32_t, int32_t> gpu_numa = {},
+                     std::set<int32_t> allowed_mems = {});
 
-  // Binds `job` to `slots` cores (at least one), its GPUs' NUMA nodes first. A job bound
-  // already gets the same CPUs again (a step group made where the job runs).
-  const CpuGrant& Bind(int64_t job, int32_t slots, const std::set<int32_t>& gpu_numa);
+  // Binds `job` to `slots` cores (at least one), those on the NUMA nodes of its `gpus`
+  // (indexes) first. Its grant's mems are its cores' nodes within allowed_mems, or all of
+  // allowed_mems when none is (memory-less nodes). A job bound already gets the same CPUs
+  // again (a step group made where the job runs).
+  const CpuGrant& Bind(int64_t job, int32_t slots, const std::vector<int32_t>& gpus);
   // The job's cores become free (its cgroup is gone). No-op for a job not bound.
   void Release(int64_t job);
 
@@ -50,6 +56,8 @@ class CpuBinder {
     std::set<int32_t> cpus;
     int32_t holders = 0;  // jobs bound to it
   };
+  std::map<int32_t, int32_t> gpu_numa_;
+  std::set<int32_t> allowed_mems_;
   std::vector<Core> cores_;                       // by socket, then core number
   std::map<int64_t, std::vector<size_t>> bound_;  // job -> indexes into cores_
   std::map<int64_t, CpuGrant> grants_;

@@ -1,5 +1,7 @@
 #include "agent/cpu_topology.h"
 
+#include <sched.h>
+
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -114,6 +116,20 @@ std::set<int32_t> ReadAllowedMems(const std::string& proc) {
     return nodes ? *nodes : std::set<int32_t>{};
   }
   return {};
+}
+
+Result<std::vector<LogicalCpu>> ReadUsableCpus(const std::string& sys) {
+  Result<std::vector<LogicalCpu>> cpus = ReadCpuTopology(sys);
+  if (!cpus) return cpus;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+    std::erase_if(*cpus, [&](const LogicalCpu& cpu) {
+      return cpu.cpu >= CPU_SETSIZE || !CPU_ISSET(cpu.cpu, &allowed);
+    });
+  }
+  if (cpus->empty()) return FailedPrecondition("this process may run on none of the CPUs found");
+  return cpus;
 }
 
 std::string DescribeCpus(const std::vector<LogicalCpu>& cpus) {

@@ -35,6 +35,11 @@ struct LogicalCpu {
 // (a list that does not parse, naming the file).
 Result<std::vector<LogicalCpu>> ReadCpuTopology(const std::string& sys = "/sys");
 
+// ReadCpuTopology's CPUs that this process may run on (sched_getaffinity: a container's
+// --cpuset-cpus, a narrowed parent cpuset), which are all a child cpuset can have.
+// Errors: ReadCpuTopology's, and kFailedPrecondition when none is left.
+Result<std::vector<LogicalCpu>> ReadUsableCpus(const std::string& sys = "/sys");
+
 // A kernel CPU list ("0-3,8,10-11"; empty: none). Errors: kInvalidArgument naming the part
 // that is not a number or a range, or a number above 65535.
 Result<std::set<int32_t>> ParseCpuList(std::string_view text);

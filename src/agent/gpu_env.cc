@@ -60,4 +60,18 @@ Result<DeviceRule> DeviceRuleOf(const std::string& path) {
                     .minor = minor(st.st_rdev)};
 }
 
+Result<std::vector<DeviceRule>> DeniedGpuRules(const std::vector<int32_t>& gpus,
+                                               const std::map<int32_t, std::string>& paths) {
+  std::vector<DeviceRule> rules;
+  for (const std::string& path : DeniedGpuPaths(gpus, paths)) {
+    Result<DeviceRule> rule = DeviceRuleOf(path);
+    if (rule) {
+      rules.push_back(*rule);
+    } else if (rule.error().code() != StatusCode::kNotFound) {  // absent: nothing to open
+      return rule.error();
+    }
+  }
+  return rules;
+}
+
 }  // namespace sluice::agent

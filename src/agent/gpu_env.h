@@ -30,4 +30,10 @@ std::vector<std::string> DeniedGpuPaths(const std::vector<int32_t>& gpus,
 // kInvalidArgument when it is not a character or block device.
 Result<DeviceRule> DeviceRuleOf(const std::string& path);
 
+// The rules refusing the job the device nodes of the host's GPUs that are not its own
+// (DeniedGpuPaths, DeviceRuleOf); a node that does not exist needs none. Errors: the first
+// node that is not a device, or cannot be read.
+Result<std::vector<DeviceRule>> DeniedGpuRules(const std::vector<int32_t>& gpus,
+                                               const std::map<int32_t, std::string>& paths);
+
 }  // namespace sluice::agent

@@ -5,7 +5,6 @@
 #include <grp.h>
 #include <linux/close_range.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -72,6 +71,13 @@ struct Prepared {
   bool tty = false;
 };
 
+// env_ptrs: execve's view of env, rebuilt whenever env changes.
+void PointAtEnv(Prepared& p) {
+  p.env_ptrs.clear();
+  for (std::string& entry : p.env) p.env_ptrs.push_back(entry.data());
+  p.env_ptrs.push_back(nullptr);
+}
+
 // Resolves argv[0] against PATH the way execvp would, in the parent (execvp may allocate).
 std::string ResolveProgram(const std::string& name, const std::map<std::string, std::string>& env) {
   if (name.find('/') != std::string::npos) return name;
@@ -119,8 +125,7 @@ Prepared Prepare(const JobSpec& spec, const std::optional<Account>& account,
   p.output_default = spec.output_default;
   for (std::string& arg : p.args) p.argv_ptrs.push_back(arg.data());
   p.argv_ptrs.push_back(nullptr);
-  for (std::string& entry : p.env) p.env_ptrs.push_back(entry.data());
-  p.env_ptrs.push_back(nullptr);
+  PointAtEnv(p);
   return p;
 }
 
@@ -353,26 +358,13 @@ bool WaitEmpty(const Cgroups& cgroups, int64_t job, std::chrono::milliseconds ti
 void SetVariable(Prepared& p, const std::string& name, const std::string& value) {
   std::erase_if(p.env, [&](const std::string& e) { return e.starts_with(name + "="); });
   p.env.push_back(name + "=" + value);
-  p.env_ptrs.clear();
-  for (std::string& each : p.env) p.env_ptrs.push_back(each.data());
-  p.env_ptrs.push_back(nullptr);
-}
-
-// The NUMA nodes of the job's GPUs, where known.
-std::set<int32_t> GpuNodes(const JobSpec& spec, const std::map<int32_t, int32_t>& gpu_numa) {
-  std::set<int32_t> nodes;
-  for (int32_t gpu : spec.gpus.gpus) {
-    auto it = gpu_numa.find(gpu);
-    if (it != gpu_numa.end() && it->second >= 0) nodes.insert(it->second);
-  }
-  return nodes;
+  PointAtEnv(p);
 }
 
 // The job's cgroup (its procs files for the child to join), or without cgroups an rlimit.
 // With a `binder`, the cgroup allows only the cores it binds the job to, named to the job in
 // SLUICE_CPUS.
-Status Contain(Cgroups* cgroups, CpuBinder* binder, const std::map<int32_t, int32_t>& gpu_numa,
-               const std::set<int32_t>& allowed_mems, const JobSpec& spec,
+Status Contain(Cgroups* cgroups, CpuBinder* binder, const JobSpec& spec,
                std::optional<int64_t> pids, Prepared& p) {
   if (cgroups == nullptr) {
     if (spec.mem_limit_mb) p.data_limit = static_cast<rlim_t>(*spec.mem_limit_mb) << 20;
@@ -380,25 +372,17 @@ Status Contain(Cgroups* cgroups, CpuBinder* binder, const std::map<int32_t, int3
   }
   CgroupLimits limits{.memory_mb = spec.mem_limit_mb, .cpus = spec.cpu_limit, .pids = pids};
   if (cgroups->FencesDevices()) {
-    for (const std::string& path : DeniedGpuPaths(spec.gpus.gpus, spec.gpus.gpu_paths)) {
-      Result<DeviceRule> rule = DeviceRuleOf(path);
-      if (rule) {
-        limits.deny.push_back(*rule);
-      } else if (rule.error().code() != StatusCode::kNotFound) {  // absent: nothing to open
-        return Status(StatusCode::kUnavailable,
-                      "job " + std::to_string(spec.job) + " GPUs: " + rule.error().message());
-      }
+    Result<std::vector<DeviceRule>> deny = DeniedGpuRules(spec.gpus.gpus, spec.gpus.gpu_paths);
+    if (!deny) {
+      return Status(StatusCode::kUnavailable,
+                    "job " + std::to_string(spec.job) + " GPUs: " + deny.error().message());
     }
+    limits.deny = std::move(*deny);
   }
   if (binder != nullptr) {
-    const CpuGrant& grant =
-        binder->Bind(spec.job, spec.cpu_limit.value_or(1), GpuNodes(spec, gpu_numa));
+    const CpuGrant& grant = binder->Bind(spec.job, spec.cpu_limit.value_or(1), spec.gpus.gpus);
     limits.cpuset = grant.cpus;
-    // Their nodes where the agent may use them; else every node it may (memory-less nodes).
-    for (int32_t node : grant.mems) {
-      if (allowed_mems.empty() || allowed_mems.contains(node)) limits.mems.insert(node);
-    }
-    if (limits.mems.empty()) limits.mems = allowed_mems;
+    limits.mems = grant.mems;
     SetVariable(p, "SLUICE_CPUS", FormatCpuList(grant.cpus));
   }
   Status created = cgroups->Create(spec.job, limits);
@@ -538,20 +522,9 @@ Status JobRunner::SetupCpuBinding() {
         "--bind-cpus needs the cpuset cgroup controller (a v1 cpuset hierarchy, or cpuset in "
         "the v2 tree's cgroup.controllers)");
   }
-  Result<std::vector<LogicalCpu>> cpus = ReadCpuTopology(options_.sys_root);
+  Result<std::vector<LogicalCpu>> cpus = ReadUsableCpus(options_.sys_root);
   if (!cpus) return cpus.error().WithPrefix("--bind-cpus");
-  // Only the CPUs and memory nodes the agent itself may use (a container's --cpuset-cpus, a
-  // narrowed parent cpuset): a job's cpuset cannot reach past its parent's.
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
-    std::erase_if(*cpus, [&](const LogicalCpu& cpu) {
-      return cpu.cpu >= CPU_SETSIZE || !CPU_ISSET(cpu.cpu, &allowed);
-    });
-  }
-  if (cpus->empty()) return FailedPrecondition("--bind-cpus: the agent may use no CPU it found");
-  allowed_mems_ = ReadAllowedMems();
-  binder_.emplace(std::move(*cpus));
+  binder_.emplace(std::move(*cpus), options_.gpu_numa, ReadAllowedMems());
   return Status::Ok();
 }
 
@@ -599,8 +572,7 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now, const StepStdio* std
     prepared.shepherd_title = "sluice-shepherd job " + std::to_string(spec.job);
   }
   // 2. Containment: the job's cgroup with its limits, or an rlimit.
-  SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), Binder(), options_.gpu_numa, allowed_mems_, spec,
-                                 options_.pids_limit, prepared));
+  SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), Binder(), spec, options_.pids_limit, prepared));
   // 3. Fork and exec; a failed step in the child comes back through the pipe.
   Result<pid_t> pid = Spawn(prepared, options_.launch_timeout, abandoned_);
   if (!pid) {
@@ -692,8 +664,8 @@ Result<pid_t> JobRunner::StartStep(const StepSpec& spec, const StepStdio& stdio)
       prepared.cgroup_procs = cgroups_->ProcsFiles(spec.job);
     } else if (entry == entries_.end()) {
       if (!step_groups_.contains(spec.job)) {
-        SLUICE_RETURN_IF_ERROR(Contain(cgroups_.get(), Binder(), options_.gpu_numa, allowed_mems_,
-                                       job, options_.pids_limit, prepared));
+        SLUICE_RETURN_IF_ERROR(
+            Contain(cgroups_.get(), Binder(), job, options_.pids_limit, prepared));
         step_groups_.insert(spec.job);
       }
       prepared.cgroup_procs = cgroups_->ProcsFiles(spec.job);

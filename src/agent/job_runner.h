@@ -277,7 +277,6 @@ class JobRunner {
   std::string warning_;
   std::unique_ptr<Cgroups> cgroups_;  // null: no containment beyond process groups
   std::optional<CpuBinder> binder_;   // with options_.bind_cpus
-  std::set<int32_t> allowed_mems_;    // the agent's memory nodes (empty: unknown)
   std::map<int64_t, Entry> entries_;
   std::vector<int64_t> leftovers_;  // job cgroups whose removal failed; retried by Poll
   std::set<int64_t> step_groups_;   // jobs whose steps have a cgroup of their own here

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -15,6 +14,7 @@
 #include "core/cycle/scheduler.h"
 #include "core/driver/forecast.h"
 #include "sim/decision_log.h"
+#include "sim/gpu_usage.h"
 #include "sim/jsonl_reader.h"
 #include "sim/metrics.h"
 #include "sim/pending_report.h"
@@ -237,10 +237,7 @@ int RunSim(const SimFlags& flags) {
   // The simulator's pending timer as of the last cycle (its rule: reset when reached, then
   // the earliest later wake_at), for the estimated starts of --pending-at.
   std::optional<Instant> wake;
-  int64_t total_gpus = 0;  // the GPU chart's scale; none without GPUs
-  for (const core::Host& host : state->topology().hosts()) {
-    total_gpus += std::popcount(host.devices.all);
-  }
+  const int64_t total_gpus = sim::TotalGpus(state->topology());  // the GPU chart's scale
   options.after_cycle = [&plot, &wake, &flags, total_gpus](const core::ClusterState& s, Instant t,
                                                            const core::CycleResult& cycle) {
     if (wake && *wake <= t) wake.reset();

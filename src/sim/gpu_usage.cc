@@ -4,12 +4,17 @@
 
 namespace sluice::sim {
 
+int64_t TotalGpus(const core::Topology& topology) {
+  int64_t total = 0;
+  for (const core::Host& host : topology.hosts()) total += host.devices.count();
+  return total;
+}
+
 GpuUsage::GpuUsage(const core::Topology& topology) {
   hosts_.reserve(topology.hosts().size());
-  for (const core::Host& host : topology.hosts()) {
+  for (const core::Host& host : topology.hosts())
     hosts_.push_back(HostGpus{.all = host.devices.all});
-    totals_.devices += host.devices.count();
-  }
+  totals_.devices = TotalGpus(topology);
 }
 
 void GpuUsage::Hold(Instant t, const core::Allocation& allocation) {
@@ -49,16 +54,10 @@ void GpuUsage::AdvanceTo(Instant t) {
 void GpuUsage::SetHeld(HostIndex h, uint64_t held) {
   HostGpus& host = hosts_[h];
   held_ -= __builtin_popcountll(host.held);
-  stranded_ -= Stranded(host);
+  stranded_ -= StrandedGpus(host.all, host.held);
   host.held = held;
   held_ += __builtin_popcountll(host.held);
-  stranded_ += Stranded(host);
-}
-
-// Free devices of a partly used host; none on a host that is wholly free or wholly held.
-int64_t GpuUsage::Stranded(const HostGpus& host) {
-  if (host.held == 0) return 0;
-  return __builtin_popcountll(host.all & ~host.held);
+  stranded_ += StrandedGpus(host.all, host.held);
 }
 
 }  // namespace sluice::sim

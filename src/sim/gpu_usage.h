@@ -15,6 +15,7 @@
 // Thread-safety: none; one per run.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -31,6 +32,14 @@ struct GpuTotals {
   int64_t held_seconds = 0;      // integral of the devices held by jobs
   int64_t stranded_seconds = 0;  // integral of the stranded devices (see above)
 };
+
+// Free devices of a partly used host (`all` its devices, `held` those jobs hold): a job that
+// needs a whole host cannot use them. None on a host wholly free or wholly held.
+inline int64_t StrandedGpus(uint64_t all, uint64_t held) {
+  return held == 0 ? 0 : std::popcount(all & ~held);
+}
+// The GPUs of every host of `topology`, whatever its state.
+int64_t TotalGpus(const core::Topology& topology);
 
 class GpuUsage {
  public:
@@ -56,7 +65,6 @@ class GpuUsage {
   void AdvanceTo(Instant t);
   // Sets host `h`'s held mask, keeping the running counts in step.
   void SetHeld(HostIndex h, uint64_t held);
-  static int64_t Stranded(const HostGpus& host);
 
   std::vector<HostGpus> hosts_;  // by HostIndex
   GpuTotals totals_;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "sim/gpu_usage.h"
+
 namespace sluice::sim {
 namespace {
 
@@ -69,10 +71,8 @@ void Chart(std::string& svg, double top, const std::string& label, double max_va
 
 void SampleGpus(const core::Topology& topology, PlotSample& sample) {
   for (const core::Host& host : topology.hosts()) {
-    if (host.devices.all == 0) continue;
-    const int64_t held = std::popcount(host.gpus_used);
-    sample.used_gpus += held;
-    if (held > 0) sample.stranded_gpus += std::popcount(host.devices.all & ~host.gpus_used);
+    sample.used_gpus += std::popcount(host.gpus_used);
+    sample.stranded_gpus += StrandedGpus(host.devices.all, host.gpus_used);
   }
 }
 

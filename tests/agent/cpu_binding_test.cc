@@ -77,9 +77,11 @@ TEST(CpuTopologyTest, CpuListsParseAndPrintAsTheKernelWritesThem) {
   }
 }
 
-CpuBinder Binder() {
+// GPUs 0 and 1 hang off NUMA nodes 0 and 1; GPU 2's node is unknown.
+CpuBinder Binder(std::set<int32_t> allowed_mems = {}) {
   TempDir dir;
-  return CpuBinder(*ReadCpuTopology(FakeSys(dir.path()).string()));
+  return CpuBinder(*ReadCpuTopology(FakeSys(dir.path()).string()), {{0, 0}, {1, 1}, {2, -1}},
+                   std::move(allowed_mems));
 }
 
 TEST(CpuBinderTest, ASlotIsAWholeCoreAndJobsPackOntoTheFullerSocket) {
@@ -97,13 +99,21 @@ TEST(CpuBinderTest, ASlotIsAWholeCoreAndJobsPackOntoTheFullerSocket) {
 
 TEST(CpuBinderTest, AJobWithGpusGetsTheCoresOfTheirNumaNodeFirst) {
   CpuBinder binder = Binder();
-  const CpuGrant near = binder.Bind(1, 1, /*gpu_numa=*/{1});
+  const CpuGrant near = binder.Bind(1, 1, /*gpus=*/{1});
   EXPECT_EQ(near.cpus, (std::set<int32_t>{2, 6}));
   EXPECT_EQ(near.mems, (std::set<int32_t>{1}));
-  // Wider than the node: its two cores, then the other node's.
-  const CpuGrant wide = binder.Bind(2, 2, {1});
+  // Wider than the node: its two cores, then the other node's (GPU 2's node is unknown).
+  const CpuGrant wide = binder.Bind(2, 2, {1, 2});
   EXPECT_EQ(wide.cpus, (std::set<int32_t>{3, 7, 0, 4}));
   EXPECT_EQ(wide.mems, (std::set<int32_t>{0, 1}));
+}
+
+// A job's memory nodes stay within the agent's: its cores' nodes there, else all of them
+// (a node without memory).
+TEST(CpuBinderTest, MemoryNodesStayWithinTheAgentsOwn) {
+  CpuBinder binder = Binder(/*allowed_mems=*/{0});
+  EXPECT_EQ(binder.Bind(1, 1, {1}).mems, (std::set<int32_t>{0}));  // node 1's core, no memory
+  EXPECT_EQ(binder.Bind(2, 3, {}).mems, (std::set<int32_t>{0}));   // nodes 0 and 1's cores
 }
 
 TEST(CpuBinderTest, ReleasedCoresAreFreeAgainAndABoundJobKeepsItsCpus) {
@@ -143,7 +153,7 @@ TEST(CpuBinderTest, RandomBindsAndReleasesNeverShareACoreWhileFreeOnesRemain) {
       continue;
     }
     const auto slots = static_cast<int32_t>(1 + rng() % (4 - used));
-    const CpuGrant& grant = binder.Bind(job, slots, {static_cast<int32_t>(rng() % 2)});
+    const CpuGrant& grant = binder.Bind(job, slots, {static_cast<int32_t>(rng() % 3)});
     ASSERT_FALSE(grant.shared);
     ASSERT_EQ(grant.cpus.size(), static_cast<size_t>(2 * slots));
     for (const auto& [other, cpus] : bound) {
