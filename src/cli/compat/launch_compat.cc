@@ -1,19 +1,18 @@
 // `srun` and `blaunch` inside a job (R-COMPAT-2, R-LAUNCH-1): steps on the job's allocation
 // through client/step_launch.h.
 //
-// srun, as Open MPI's Slurm launcher and `srun -n1 CMD` in Snakemake jobs call it:
-//   -n/--ntasks N, -N/--nodes N, --ntasks-per-node N, -w/--nodelist h1,h2, -K/--kill-on-bad-exit,
-//   --pty; accepted and ignored (a step runs in the job's containment and environment):
-//   --mpi, --cpu-bind/--cpu_bind, --export, -J/--job-name, --exclusive, --overlap,
-//   -c/--cpus-per-task, --mem*, -t/--time, -Q/--quiet, -u/--unbuffered.
+// srun, with the options of client/compat/srun_request.h:
 //   Tasks are laid out as Slurm's default block distribution: up to each node's slots in
 //   allocation order, one per node first when there are fewer tasks than nodes, wrapping when
 //   there are more. Each task gets SLURM_PROCID, SLURM_NODEID, SLURM_LOCALID and the step's
 //   SLURM_STEP_NODELIST, SLURM_STEP_NUM_NODES, SLURM_STEP_NUM_TASKS. The command's words are
 //   quoted for the remote shell, so they arrive as given (srun execs them, no shell).
+//   Inside a job a step runs with the job's GPUs on each of its hosts: the GPU options are
+//   checked and the set is not narrowed (as --mem is not).
 //   Outside a job it is an interactive job of its own (`sluice run`, R-LAUNCH-3) with -n as
-//   its tasks, --ntasks-per-node as span[ptile=N] and --pty.
-// salloc [-n N] [--ntasks-per-node N]: `sluice alloc` (a shell here holding the allocation).
+//   its tasks, --ntasks-per-node as span[ptile=N], --pty, and its GPU options.
+// salloc [-n N] [-N N] [--ntasks-per-node N] [GPU options]: `sluice alloc` (a shell here
+//   holding the allocation).
 // blaunch, as LSF's: `blaunch [-n] [-z "h1 h2 ..." | -u HOSTFILE | HOST] COMMAND [ARGS...]`;
 //   the words are joined and run by the remote shell (an ssh drop-in); -n: no stdin.
 // Exit codes: the tasks' (client/step_launch.h); a bad option 1 for srun (as Slurm's), 255 for
@@ -22,7 +21,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -30,6 +28,7 @@
 
 #include "cli/compat/compat_commands.h"
 #include "cli/commands.h"
+#include "client/compat/srun_request.h"
 #include "client/step_launch.h"
 
 namespace sluice::cli::compat {
@@ -43,104 +42,8 @@ int Refuse(const char* program, const std::string& message, int code) {
   return code;
 }
 
-std::optional<int> Number(std::string_view text) {
-  int value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 1) return std::nullopt;
-  return value;
-}
-
-std::vector<std::string> SplitList(std::string_view text, std::string_view separators) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t end = text.find_first_of(separators, at);
-    const std::string_view part = text.substr(at, end == std::string_view::npos ? end : end - at);
-    if (!part.empty()) out.emplace_back(part);
-    if (end == std::string_view::npos) break;
-    at = end + 1;
-  }
-  return out;
-}
-
-struct SrunFlags {
-  std::optional<int> ntasks, nodes, per_node;
-  std::vector<std::string> nodelist;
-  bool kill_on_bad_exit = false;
-  bool pty = false;
-  std::vector<std::string> command;
-};
-
-// Parses srun's options up to the command. Errors name the option.
-Result<SrunFlags> ParseSrun(Args args, bool command_required = true) {
-  SrunFlags f;
-  static const std::set<std::string_view> kIgnoredWithValue = {
-      "--mpi", "--cpu-bind", "--cpu_bind", "--export", "-J", "--job-name", "-c",
-      "--cpus-per-task", "--mem", "--mem-per-cpu", "-t", "--time", "--distribution", "-m"};
-  static const std::set<std::string_view> kIgnoredFlags = {
-      "--exclusive", "--overlap", "-Q", "--quiet", "-u", "--unbuffered", "-v", "--verbose"};
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (arg.empty() || arg[0] != '-') break;
-    if (arg == "--") {
-      ++i;
-      break;
-    }
-    std::string value;
-    bool has_value = false;
-    if (const size_t eq = arg.find('='); arg.starts_with("--") && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_value = true;
-    } else if (arg.size() > 2 && arg[1] != '-' && std::string("nNwcJtm").find(arg[1]) != std::string::npos) {
-      value = arg.substr(2);  // -n4
-      arg = arg.substr(0, 2);
-      has_value = true;
-    }
-    auto take = [&]() -> Result<std::string> {
-      if (has_value) return value;
-      if (i + 1 >= args.size()) return InvalidArgument("option '" + arg + "' requires an argument");
-      return std::string(args[++i]);
-    };
-    auto count = [&](std::optional<int>& out) -> Status {
-      Result<std::string> text = take();
-      if (!text) return text.error();
-      out = Number(*text);
-      return out ? Status::Ok() : InvalidArgument("invalid number for " + arg + ": " + *text);
-    };
-    if (arg == "-n" || arg == "--ntasks") {
-      SLUICE_RETURN_IF_ERROR(count(f.ntasks));
-    } else if (arg == "-N" || arg == "--nodes") {
-      SLUICE_RETURN_IF_ERROR(count(f.nodes));
-    } else if (arg == "--ntasks-per-node") {
-      SLUICE_RETURN_IF_ERROR(count(f.per_node));
-    } else if (arg == "-w" || arg == "--nodelist") {
-      Result<std::string> list = take();
-      if (!list) return list.error();
-      if (list->find('[') != std::string::npos) {
-        return InvalidArgument("--nodelist " + *list + ": give host names separated by commas");
-      }
-      f.nodelist = SplitList(*list, ",");
-    } else if (arg == "-K" || arg == "--kill-on-bad-exit") {
-      f.kill_on_bad_exit = !has_value || value != "0";
-    } else if (arg == "--pty") {
-      f.pty = true;
-    } else if (kIgnoredWithValue.contains(arg)) {
-      if (Result<std::string> ignored = take(); !ignored) return ignored.error();
-    } else if (kIgnoredFlags.contains(arg)) {
-      continue;
-    } else {
-      return InvalidArgument("unrecognized option '" + std::string(args[i]) + "'");
-    }
-  }
-  f.command.assign(args.begin() + static_cast<ptrdiff_t>(i), args.end());
-  if (f.command.empty() && command_required) return InvalidArgument("no command given");
-  return f;
-}
-
 // The tasks of an srun step over `hosts` (name, slots), block distribution.
-std::vector<client::StepTask> SrunTasks(const SrunFlags& f,
+std::vector<client::StepTask> SrunTasks(const client::compat::SrunRequest& f,
                                         std::vector<std::pair<std::string, int>> hosts) {
   if (!f.nodelist.empty()) {
     std::erase_if(hosts, [&](const auto& h) {
@@ -198,14 +101,13 @@ std::vector<client::StepTask> SrunTasks(const SrunFlags& f,
 int Srun(Args args) {
   std::string credential;
   Result<int64_t> job = client::CurrentJob(credential);
-  Result<SrunFlags> flags = ParseSrun(args);
+  Result<client::compat::SrunRequest> flags = client::compat::ParseSrun(args);
   if (!flags) return Refuse("srun", flags.error().message(), kSrunUsage);
   if (!job) {  // outside a job: an interactive job of its own (R-LAUNCH-3), as srun does
-    client::SubmitFlags submit;
-    if (flags->ntasks) submit.tasks = std::to_string(*flags->ntasks);
-    if (flags->per_node) submit.resreq = "span[ptile=" + std::to_string(*flags->per_node) + "]";
-    submit.command = flags->command;
-    return RunInteractiveJob(submit, flags->pty);
+    Result<client::SubmitFlags> submit = client::compat::AllocationFlags(*flags);
+    if (!submit) return Refuse("srun", submit.error().message(), kSrunUsage);
+    submit->command = flags->command;
+    return RunInteractiveJob(*submit, flags->pty);
   }
   Result<client::ClientOptions> options = client::StepClientOptions("", "", credential);
   if (!options) return Refuse("srun", options.error().message(), kSrunUsage);
@@ -225,15 +127,14 @@ int Srun(Args args) {
 }
 
 int Salloc(Args args) {
-  Result<SrunFlags> flags = ParseSrun(args, false);
+  Result<client::compat::SrunRequest> flags = client::compat::ParseSrun(args, false);
   if (!flags) return Refuse("salloc", flags.error().message(), kSrunUsage);
   if (!flags->command.empty()) {
     return Refuse("salloc", "a command after salloc's options is not supported; run it in the shell salloc starts", kSrunUsage);
   }
-  client::SubmitFlags submit;
-  if (flags->ntasks) submit.tasks = std::to_string(*flags->ntasks);
-  if (flags->per_node) submit.resreq = "span[ptile=" + std::to_string(*flags->per_node) + "]";
-  return RunInteractiveJob(submit, false, true);
+  Result<client::SubmitFlags> submit = client::compat::AllocationFlags(*flags);
+  if (!submit) return Refuse("salloc", submit.error().message(), kSrunUsage);
+  return RunInteractiveJob(*submit, false, true);
 }
 
 int Blaunch(Args args) {
@@ -248,12 +149,12 @@ int Blaunch(Args args) {
       no_stdin = true;
     } else if ((args[i] == "-z" || args[i] == "-u") && i + 1 < args.size()) {
       if (args[i] == "-z") {
-        hosts = SplitList(args[++i], " ,");
+        hosts = client::compat::SplitWords(args[++i], " ,");
       } else {
         std::ifstream file(args[++i]);
         if (!file) return Refuse("blaunch", "cannot read host file " + args[i], kBlaunchUsage);
         for (std::string line; std::getline(file, line);) {
-          for (const std::string& host : SplitList(line, " \t")) hosts.push_back(host);
+          for (const std::string& host : client::compat::SplitWords(line, " \t")) hosts.push_back(host);
         }
       }
     } else if (args[i] == "-use-login-shell" || args[i] == "-no-shell") {
