@@ -150,9 +150,7 @@ core::ClusterConfig ClusterSettings::EffectiveConfig(const core::ClusterConfig& 
 
 // --- Changes ------------------------------------------------------------------------------------
 
-store::StoredHost ClusterSettings::AddAgentHost(const core::HostSpec& spec) {
-  dynamic_hosts_.insert(spec.name);
-  if (spec.gpus_auto) detected_gpus_[spec.name] = spec.gpus;
+store::StoredHost ClusterSettings::AgentHostRow(const core::HostSpec& spec) {
   json stored = {{"slots", spec.slots},
                  {"resources", spec.resources},
                  {"attributes", spec.attributes},
@@ -160,6 +158,46 @@ store::StoredHost ClusterSettings::AddAgentHost(const core::HostSpec& spec) {
   // Its devices come from its agent (maybe none for now): a restart keeps both.
   if (spec.gpus_auto) stored["gpus"] = wire::EncodeGpuDevices(spec.gpus);
   return store::StoredHost{spec.name, stored.dump()};
+}
+
+store::StoredHost ClusterSettings::DetectedGpusRow(const std::string& host) const {
+  const auto it = detected_gpus_.find(host);
+  json stored = {{kDetectedRow, true},
+                 {"gpus", wire::EncodeGpuDevices(it == detected_gpus_.end()
+                                                     ? std::vector<core::GpuDevice>{}
+                                                     : it->second)}};
+  return store::StoredHost{host, stored.dump()};
+}
+
+store::WriteBatch ClusterSettings::Rows() const {
+  store::WriteBatch batch;
+  const core::Topology& topology = ctx_.state().topology();
+  for (const std::string& host : dynamic_hosts_) {
+    auto index = topology.FindHost(host);
+    if (!index) continue;
+    core::HostSpec spec = topology.hosts()[*index].spec;
+    if (spec.gpus_auto) spec.resources.erase("gpu");  // its count comes with its devices
+    batch.hosts.push_back(AgentHostRow(spec));
+  }
+  for (const auto& [host, devices] : detected_gpus_) {
+    if (!dynamic_hosts_.contains(host)) batch.hosts.push_back(DetectedGpusRow(host));
+  }
+  for (const std::string& host : closed_hosts_) {
+    batch.settings[std::string(kSettingHostClosed) + "/" + host] = 1;
+  }
+  for (const auto& [queue, open] : queue_open_) {
+    batch.settings[std::string(kSettingQueueOpen) + "/" + queue] = open ? 1 : 0;
+  }
+  for (const auto& [queue, active] : queue_active_) {
+    batch.settings[std::string(kSettingQueueActive) + "/" + queue] = active ? 1 : 0;
+  }
+  return batch;
+}
+
+store::StoredHost ClusterSettings::AddAgentHost(const core::HostSpec& spec) {
+  dynamic_hosts_.insert(spec.name);
+  if (spec.gpus_auto) detected_gpus_[spec.name] = spec.gpus;
+  return AgentHostRow(spec);
 }
 
 Result<store::StoredHost> ClusterSettings::AdoptGpus(const std::string& host,
@@ -185,8 +223,7 @@ Result<store::StoredHost> ClusterSettings::AdoptGpus(const std::string& host,
     spec.resources.erase("gpu");
     return AddAgentHost(spec);
   }
-  json stored = {{kDetectedRow, true}, {"gpus", wire::EncodeGpuDevices(detected_gpus_[host])}};
-  return store::StoredHost{host, stored.dump()};
+  return DetectedGpusRow(host);
 }
 
 Result<store::WriteBatch> ClusterSettings::SetQueue(const std::string& queue,

@@ -54,6 +54,12 @@ class ClusterSettings {
   // `base` with the overrides and agent-added hosts applied.
   core::ClusterConfig EffectiveConfig(const core::ClusterConfig& base, const LiveFn& live) const;
 
+  // --- Resync ---
+  // Every host row and override setting as memory has them: rewritten after a failed write
+  // (Controller::ResyncLocked), since a configured host's agent may register while the store
+  // is read-only (disk full) and its detected GPUs or GPU mismatch must not be lost.
+  store::WriteBatch Rows() const;
+
   // --- Changes (each returns what the caller stores; nothing changes on error) ---
   // A host an agent registered with that the core did not have (already added to the core).
   store::StoredHost AddAgentHost(const core::HostSpec& spec);
@@ -80,6 +86,11 @@ class ClusterSettings {
   bool allow_dynamic_hosts() const { return auth_.allow_dynamic_hosts; }
 
  private:
+  // The row of a host an agent added, as `spec` describes it.
+  static store::StoredHost AgentHostRow(const core::HostSpec& spec);
+  // The row keeping the GPUs an agent detected on a `gpus: auto` host of the file.
+  store::StoredHost DetectedGpusRow(const std::string& host) const;
+
   ServerContext& ctx_;
   core::ClusterConfig base_;  // as loaded from the file (before overrides)
   config::AuthConfig auth_;

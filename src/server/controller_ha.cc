@@ -67,7 +67,8 @@ void Controller::NoteCycleLocked() {
 // deposed, at most one attempt per kResyncRetryMs (a full disk fails until space returns);
 // 2. queue every job row as memory has it, deletes of withdrawn submissions and the next job
 // id (ids taken by submissions that were never stored are not given again, even after a
-// restart), in batches (each row is whole, so the last write of each is the truth); 3. clear
+// restart), and every host row and override (ClusterSettings::Rows), in batches (each row is
+// whole, so the last write of each is the truth); 3. clear
 // `resync` before the commits: they are queued ahead of any later write, and a failure sets
 // it again.
 void Controller::ResyncLocked() {
@@ -81,7 +82,9 @@ void Controller::ResyncLocked() {
                  "epoch {}: rewriting {} job rows to the store", writes.epoch(),
                  book_.jobs().size());
   writes.ResyncQueued();
-  store::WriteBatch batch;
+  // Host rows and overrides too: a configured host's agent may have registered meanwhile
+  // (its detected GPUs, or the close of a host whose GPUs differ, were in a failed write).
+  store::WriteBatch batch = settings_.Rows();
   batch.deleted_jobs = writes.withdrawn();  // kept until the resync commits (it may fail again)
   batch.settings[std::string(JobBook::kNextIdSetting)] = book_.next_id();
   for (const auto& [id, job] : book_.jobs()) {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "server/controller_fixture.h"
+#include "wire/agent_protocol.h"
 
 namespace sluice::server {
 namespace {
@@ -165,6 +166,45 @@ TEST(DiskFullTest, ARestartOnAFullDiskComesUpReadOnlyAndNeverReusesIds) {
   h.Close();
   h.Open();  // the next id was stored: after a restart it is not given again either
   EXPECT_GT(h.Submit("alice", Job()), next);
+  h.Close();
+}
+
+// A `gpus: auto` host's agent registers while the disk is full: its devices are adopted in
+// memory, and the resync once space returns stores them, so a restart before its agent
+// registers again still knows them (else a GPU job there would be requeued).
+TEST(DiskFullTest, GpusAnAgentReportedOnAFullDiskAreStoredByTheResync) {
+  sluice::testing::TempDir dir;
+  SmallDisk disk(dir.path(), 3);
+  if (!disk.mounted()) GTEST_SKIP() << disk.why_not();
+  core::ClusterConfig config = testing::TestCluster();
+  config.hosts.push_back({.name = "auto1", .slots = 8, .gpus_auto = true});
+  ControllerHarness h(disk.path());
+  h.Open(config);
+  const JobId first = h.Submit("alice", Job());
+  disk.Fill();
+  JobId last_id = first;
+  ASSERT_EQ(SubmitUntilRefused(h, last_id).status, 503);
+  const wire::GpuReport report{.probe = wire::GpuProbe::kNvidiaSmi,
+                               .devices = {{.index = 0, .model = "A100", .memory_mb = 40960},
+                                           {.index = 1, .model = "A100", .memory_mb = 40960}}};
+  ASSERT_EQ(Reply(h.c().Register(wire::EncodeRegister(
+                      {.host = {.name = "auto1", .slots = 8}, .gpus = report})))
+                .status,
+            200);
+  disk.Free();
+  h.Advance(1000);
+  h.Cycle();  // the resync
+  h.Cycle();
+  ASSERT_TRUE(h.c().Writable()) << h.c().StoreFault();
+  h.Close();
+  h.Open(config);  // its agent has not registered again
+  bool found = false;
+  for (const json& host : Reply(h.c().Hosts()).body) {
+    if (host["name"] != "auto1") continue;
+    found = true;
+    EXPECT_EQ(host["resources"]["gpu"], 2) << host.dump();
+  }
+  EXPECT_TRUE(found);
   h.Close();
 }
 
