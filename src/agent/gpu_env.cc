@@ -18,10 +18,10 @@ std::string Joined(const std::vector<int32_t>& indexes) {
 
 }  // namespace
 
-void AddGpuEnvironment(const std::vector<int32_t>& gpus, bool fenced,
+void AddGpuEnvironment(const wire::GpuBinding& binding, bool fenced,
                        std::map<std::string, std::string>& env) {
-  if (gpus.empty()) return;
-  std::vector<int32_t> sorted = gpus;
+  if (binding.gpus.empty()) return;
+  std::vector<int32_t> sorted = binding.gpus;
   std::sort(sorted.begin(), sorted.end());
   const std::string absolute = Joined(sorted);
   std::vector<int32_t> seen = sorted;
@@ -35,6 +35,7 @@ void AddGpuEnvironment(const std::vector<int32_t>& gpus, bool fenced,
                            "GPU_DEVICE_ORDINAL"}) {
     env[name] = visible;
   }
+  if (binding.mem_mb > 0) env["SLUICE_GPU_MEM_MB"] = std::to_string(binding.mem_mb);
 }
 
 std::vector<std::string> DeniedGpuPaths(const std::vector<int32_t>& gpus,

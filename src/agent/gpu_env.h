@@ -5,7 +5,8 @@
 // ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL hold what the job's
 // runtime will see: where the cgroup fences the other devices off, the runtime enumerates
 // only the job's and numbers them from 0 (so "0,1"), as Slurm does under ConstrainDevices;
-// without a fence, the host's indexes.
+// without a fence, the host's indexes. In shared mode SLUICE_GPU_MEM_MB holds the device
+// memory the job reserved on each (nothing enforces it on the device: the job keeps to it).
 // Thread-safety: pure functions, apart from DeviceRuleOf's stat().
 #pragma once
 
@@ -16,10 +17,11 @@
 
 #include "agent/cgroup.h"
 #include "base/status.h"
+#include "wire/gpu_indexes.h"
 
 namespace sluice::agent {
 
-void AddGpuEnvironment(const std::vector<int32_t>& gpus, bool fenced,
+void AddGpuEnvironment(const wire::GpuBinding& binding, bool fenced,
                        std::map<std::string, std::string>& env);
 
 // The device nodes of the host's GPUs that are not the job's, in index order.

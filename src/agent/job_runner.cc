@@ -102,7 +102,7 @@ Prepared Prepare(const JobSpec& spec, const std::optional<Account>& account,
   Prepared p;
   std::map<std::string, std::string> env = spec.env;  // never the agent's own (issue 47)
   env.try_emplace("PATH", "/usr/local/bin:/usr/bin:/bin");
-  AddGpuEnvironment(spec.gpus.gpus, gpus_fenced, env);
+  AddGpuEnvironment(spec.gpus, gpus_fenced, env);
   if (account) {
     env["HOME"] = account->home;
     env["USER"] = account->name;

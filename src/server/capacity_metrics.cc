@@ -101,13 +101,13 @@ CapacitySnapshot CollectCapacity(const core::ClusterState& state, const JobCount
                          .resource_total = h.resource_total,
                          .resource_used = h.resource_used,
                          .gpus = h.devices.count(),
-                         .gpus_used = __builtin_popcountll(h.gpus_used)});
+                         .gpus_used = __builtin_popcountll(h.GpusHeld())});
     for (uint64_t rest = h.devices.all; rest != 0; rest &= rest - 1) {
       const auto i = static_cast<size_t>(__builtin_ctzll(rest));
       auto& [total, used] =
           out.hosts.back().gpus_by_model[i < h.devices.model.size() ? h.devices.model[i] : ""];
       ++total;
-      used += static_cast<int32_t>(h.gpus_used >> i & 1);
+      used += static_cast<int32_t>(h.GpusHeld() >> i & 1);
     }
   }
   for (const auto& [key, n] : counts.by_user) {

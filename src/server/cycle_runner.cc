@@ -28,6 +28,7 @@ json AllocationJson(const core::Allocation& alloc, const core::ClusterState& sta
                      {"whole_host", g.whole_host},
                      {"resources", res}});
     if (g.gpus != 0) hosts.back()["gpus"] = wire::GpuIndexes(g.gpus);
+    if (g.gpu_mem_mb > 0) hosts.back()["gpu_mem_mb"] = g.gpu_mem_mb;  // shared mode
   }
   json shared = json::object();
   for (const core::ResourceAmount& r : alloc.shared)

@@ -30,7 +30,7 @@ Result<uint64_t> GpusOfGrant(const json& h, const core::HostGrant& grant,
     auto gpu = state.topology().FindHostResource("gpu");
     for (const core::ResourceAmount& r : grant.resources) {
       if (gpu && r.id == *gpu) {
-        return core::LowestBits(host.devices.all & ~host.gpus_used, static_cast<int32_t>(r.amount));
+        return core::LowestBits(host.GpusFree(), static_cast<int32_t>(r.amount));
       }
     }
     return uint64_t{0};
@@ -58,6 +58,13 @@ Result<core::Allocation> DecodeAllocation(const std::string& text,
     Result<uint64_t> gpus = GpusOfGrant(h, grant, state);
     if (!gpus) return gpus.error();
     grant.gpus = *gpus;
+    if (auto mem = h.find("gpu_mem_mb"); mem != h.end()) {  // shared mode
+      if (!mem->is_number_integer() || mem->get<int64_t>() <= 0 || grant.gpus == 0) {
+        return InvalidArgument("host " + h.value("host", "") +
+                               ": gpu_mem_mb must be a positive integer beside gpus");
+      }
+      grant.gpu_mem_mb = mem->get<int64_t>();
+    }
     alloc.hosts.push_back(std::move(grant));
   }
   for (auto it = j["shared"].begin(); it != j["shared"].end(); ++it) {

@@ -116,6 +116,7 @@ LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state,
       if (mem && amount.id == *mem && amount.amount > 0) limits.mem_limit_mb = amount.amount;
     }
     limits.gpus = grant.gpus;
+    limits.gpu_mem_mb = grant.gpu_mem_mb;
   }
   const core::Host& h = state.topology().hosts()[*host];
   for (uint64_t rest = h.devices.all; rest != 0; rest &= rest - 1) {
@@ -131,7 +132,7 @@ LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state,
 }
 
 wire::GpuBinding GpuBindingOf(const LaunchLimits& limits) {
-  wire::GpuBinding binding{.gpu_paths = limits.gpu_paths};
+  wire::GpuBinding binding{.gpu_paths = limits.gpu_paths, .mem_mb = limits.gpu_mem_mb};
   for (uint64_t rest = limits.gpus; rest != 0; rest &= rest - 1) {
     binding.gpus.push_back(__builtin_ctzll(rest));
   }

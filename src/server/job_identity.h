@@ -54,6 +54,7 @@ struct LaunchLimits {
   // agent fences off the rest); empty on a host without GPUs.
   uint64_t gpus = 0;
   std::map<int32_t, std::string> gpu_paths;
+  int64_t gpu_mem_mb = 0;  // shared mode: device memory reserved on each of `gpus`
 };
 // The limits of `job`'s processes on host `index` of its allocation (0: its launch host, where
 // the job itself runs; others: where its steps run); none for a job the core no longer holds.

@@ -136,13 +136,17 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
 
 namespace {
 
-// A host's GPUs by index: what is known of each and whether a job holds it.
+// A host's GPUs by index: what is known of each and whether jobs hold it (whole, or shared
+// with the memory they reserve).
 json GpusJson(const core::Host& host) {
   json gpus = json::array();
   for (uint64_t rest = host.devices.all; rest != 0; rest &= rest - 1) {
     const int32_t index = __builtin_ctzll(rest);
+    const uint64_t bit = uint64_t{1} << index;
     json gpu = {{"index", index},
-                {"in_use", (host.gpus_used >> index & 1) != 0},
+                {"in_use", (host.GpusHeld() & bit) != 0},
+                {"shared_mem_mb", (host.gpus_shared & bit) != 0 ? json(host.GpuMemShared(index))
+                                                                : json(nullptr)},
                 {"model", nullptr},
                 {"memory_mb", nullptr},
                 {"numa", nullptr},

@@ -22,10 +22,9 @@ void GpuUsage::Hold(Instant t, const core::Allocation& allocation) {
   AdvanceTo(t);
   for (const core::HostGrant& grant : allocation.hosts) {
     if (grant.gpus == 0) continue;
-    const HostGpus& host = hosts_[grant.host];
+    HostGpus& host = hosts_[grant.host];
     SLUICE_CHECK((grant.gpus & ~host.all) == 0);  // devices the host has
-    SLUICE_CHECK((grant.gpus & host.held) == 0);  // held by no other job
-    SetHeld(grant.host, host.held | grant.gpus);
+    SetHeld(grant.host, HeldAfter(host, grant, true));
   }
 }
 
@@ -34,10 +33,30 @@ void GpuUsage::Release(Instant t, const core::Allocation& allocation) {
   AdvanceTo(t);
   for (const core::HostGrant& grant : allocation.hosts) {
     if (grant.gpus == 0) continue;
-    const HostGpus& host = hosts_[grant.host];
+    HostGpus& host = hosts_[grant.host];
     SLUICE_CHECK((grant.gpus & ~host.held) == 0);  // released once, by the job that held them
-    SetHeld(grant.host, host.held & ~grant.gpus);
+    SetHeld(grant.host, HeldAfter(host, grant, false));
   }
+}
+
+uint64_t GpuUsage::HeldAfter(HostGpus& host, const core::HostGrant& grant, bool hold) {
+  if (grant.gpu_mem_mb == 0) {
+    SLUICE_CHECK((grant.gpus & (hold ? host.held : ~host.whole)) == 0);  // no other holder
+    host.whole = hold ? host.whole | grant.gpus : host.whole & ~grant.gpus;
+    return hold ? host.held | grant.gpus : host.held & ~grant.gpus;
+  }
+  SLUICE_CHECK((grant.gpus & host.whole) == 0);  // shared devices are held whole by none
+  if (host.sharers.empty()) host.sharers.assign(core::kMaxGpusPerHost, 0);
+  uint64_t held = host.held;
+  for (uint64_t rest = grant.gpus; rest != 0; rest &= rest - 1) {
+    const int i = __builtin_ctzll(rest);
+    int32_t& sharers = host.sharers[static_cast<size_t>(i)];
+    sharers += hold ? 1 : -1;
+    SLUICE_CHECK(sharers >= 0);
+    if (sharers == 0) held &= ~(uint64_t{1} << i);
+    if (sharers > 0) held |= uint64_t{1} << i;
+  }
+  return held;
 }
 
 void GpuUsage::AdvanceTo(Instant t) {

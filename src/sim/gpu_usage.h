@@ -9,9 +9,11 @@
 // Host::gpus_used); running counts of held devices and of stranded devices; their integrals
 // up to `last_`. A device is *stranded* when it is free on a host some of whose devices are
 // held: a job that needs a whole host cannot use it.
-// Invariants: held masks are within the host's devices; a device is held by at most one job
-// (a Hold of a held device or a Release of a free one is a bug: SLUICE_CHECK, so the replay
-// itself checks R-GPU-3's "no device double-booked"); reports come in time order.
+// Invariants: held masks are within the host's devices; a device is held whole by at most one
+// job and then by no shared grant (gpu[mode=shared], counted per device as sharers); a Hold of
+// a held device or a Release of a free one is a bug: SLUICE_CHECK, so the replay itself checks
+// R-GPU-3's "no device double-booked"; reports come in time order. A shared device counts
+// once as held, whatever its sharers.
 // Thread-safety: none; one per run.
 #pragma once
 
@@ -59,8 +61,12 @@ class GpuUsage {
  private:
   struct HostGpus {
     uint64_t all = 0;
-    uint64_t held = 0;
+    uint64_t held = 0;             // whole, or by at least one sharer
+    uint64_t whole = 0;            // held whole
+    std::vector<int32_t> sharers;  // by index; empty until a shared grant
   };
+  // Host h's devices after `grant` holds them (`hold`) or releases them.
+  uint64_t HeldAfter(HostGpus& host, const core::HostGrant& grant, bool hold);
   // Integrates the current counts from `last_` to `t`.
   void AdvanceTo(Instant t);
   // Sets host `h`'s held mask, keeping the running counts in step.

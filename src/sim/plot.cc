@@ -71,8 +71,8 @@ void Chart(std::string& svg, double top, const std::string& label, double max_va
 
 void SampleGpus(const core::Topology& topology, PlotSample& sample) {
   for (const core::Host& host : topology.hosts()) {
-    sample.used_gpus += std::popcount(host.gpus_used);
-    sample.stranded_gpus += StrandedGpus(host.devices.all, host.gpus_used);
+    sample.used_gpus += std::popcount(host.GpusHeld());
+    sample.stranded_gpus += StrandedGpus(host.devices.all, host.GpusHeld());
   }
 }
 

@@ -191,7 +191,7 @@ Result<JobId> FillRunning(const SyntheticOptions& options, core::ClusterState& s
         grant.resources.push_back({*gpu, gpus});
         // The devices too, the lowest free ones: the count and the indexes agree (R-GPU-3).
         grant.gpus = core::LowestBits(
-            host.devices.all & ~state.topology().hosts()[h].gpus_used, static_cast<int32_t>(gpus));
+            state.topology().hosts()[h].GpusFree(), static_cast<int32_t>(gpus));
       }
       std::erase_if(grant.resources, [](const core::ResourceAmount& r) { return r.amount == 0; });
       state.Start(id, core::Allocation{.hosts = {std::move(grant)}}, 0);

@@ -32,6 +32,7 @@ void EncodeGpuBinding(const GpuBinding& binding, nlohmann::json& out) {
   for (const auto& [index, path] : binding.gpu_paths) paths[std::to_string(index)] = path;
   out["gpu_paths"] = std::move(paths);
   out["gpus"] = binding.gpus;
+  if (binding.mem_mb > 0) out["gpu_mem_mb"] = binding.mem_mb;
 }
 
 Result<GpuBinding> DecodeGpuBinding(const nlohmann::json& entry, const std::string& where) {
@@ -64,6 +65,13 @@ Result<GpuBinding> DecodeGpuBinding(const nlohmann::json& entry, const std::stri
       }
       binding.gpus.push_back(gpu.get<int32_t>());
     }
+  }
+  if (auto mem = entry.find("gpu_mem_mb"); mem != entry.end() && !mem->is_null()) {
+    if (!mem->is_number_integer() || mem->get<int64_t>() <= 0 || binding.gpus.empty()) {
+      return InvalidArgument(where + ".gpu_mem_mb: expected a positive integer beside gpus, got " +
+                             mem->dump());
+    }
+    binding.mem_mb = mem->get<int64_t>();
   }
   return binding;
 }

@@ -21,10 +21,12 @@ nlohmann::json GpuIndexes(uint64_t mask);
 Result<uint64_t> GpuMaskOf(const nlohmann::json& indexes);
 
 // A job's GPUs on one host as a launch or a step order carries them (R-GPU-3): `gpus`, its
-// device indexes, and `gpu_paths`, {"index": "/dev/..."} for every GPU of the host.
+// device indexes, `gpu_paths`, {"index": "/dev/..."} for every GPU of the host, and in shared
+// mode `gpu_mem_mb`, the device memory reserved on each (others' jobs use the rest).
 struct GpuBinding {
   std::vector<int32_t> gpus;
   std::map<int32_t, std::string> gpu_paths;
+  int64_t mem_mb = 0;  // 0: the devices are the job's alone
 
   friend bool operator==(const GpuBinding&, const GpuBinding&) = default;
 };

@@ -24,7 +24,7 @@ using sluice::testing::TempDir;
 
 TEST(GpuEnvTest, FencedJobsCountTheirDevicesFromZeroAndKeepTheHostIndexesAside) {
   std::map<std::string, std::string> fenced;
-  AddGpuEnvironment({3, 1}, /*fenced=*/true, fenced);
+  AddGpuEnvironment({.gpus = {3, 1}}, /*fenced=*/true, fenced);
   EXPECT_EQ(fenced["SLUICE_GPUS"], "1,3");
   EXPECT_EQ(fenced["SLURM_JOB_GPUS"], "1,3");
   EXPECT_EQ(fenced["CUDA_VISIBLE_DEVICES"], "0,1");
@@ -32,11 +32,16 @@ TEST(GpuEnvTest, FencedJobsCountTheirDevicesFromZeroAndKeepTheHostIndexesAside) 
   EXPECT_EQ(fenced["HIP_VISIBLE_DEVICES"], "0,1");
   EXPECT_EQ(fenced["GPU_DEVICE_ORDINAL"], "0,1");
   std::map<std::string, std::string> open{{"CUDA_VISIBLE_DEVICES", "7"}};
-  AddGpuEnvironment({3, 1}, /*fenced=*/false, open);
+  AddGpuEnvironment({.gpus = {3, 1}}, /*fenced=*/false, open);
   EXPECT_EQ(open["CUDA_VISIBLE_DEVICES"], "1,3");  // the runtime sees every device
+  EXPECT_FALSE(open.contains("SLUICE_GPU_MEM_MB"));  // whole devices: no share to keep to
   std::map<std::string, std::string> none{{"PATH", "/bin"}};
   AddGpuEnvironment({}, true, none);
   EXPECT_EQ(none.size(), 1u);
+  std::map<std::string, std::string> shared;
+  AddGpuEnvironment({.gpus = {2}, .mem_mb = 10240}, true, shared);
+  EXPECT_EQ(shared["SLUICE_GPU_MEM_MB"], "10240");  // its share of each device's memory
+  EXPECT_EQ(shared["CUDA_VISIBLE_DEVICES"], "0");
 }
 
 TEST(GpuEnvTest, TheOtherGpusAreDeniedAndDeviceNodesAreRead) {

@@ -157,7 +157,7 @@ int CheckRun(const Run& run) {
         for (const Job* v : gone) {
           for (const HostGrant& g : v->allocation.hosts) {
             const Host& host = state.topology().hosts()[g.host];
-            capacity.Credit(g, host.SlotsTaken(g), on[g.host] == host.running_jobs);
+            capacity.Credit(host, g, host.SlotsTaken(g), on[g.host] == host.running_jobs);
           }
         }
         return allocator.Nominate(job, state, capacity).ok;

@@ -1,6 +1,7 @@
 // GPUs through the controller (R-GPU-3, R-UX-2): a job's devices reach its launch (indexes and
 // the host's device nodes, for the agent's fence), survive a restart in the stored allocation
-// so that a new job avoids them, and a request no host could meet is refused at submission.
+// so that a new job avoids them (shared ones with the memory they reserve), and a request no
+// host could meet is refused at submission.
 #include <gtest/gtest.h>
 
 #include "server/controller.h"
@@ -19,7 +20,9 @@ using testing::LaunchedIds;
 core::ClusterConfig GpuCluster() {
   core::ClusterConfig config = testing::TestCluster();
   core::HostSpec g1{.name = "g1", .slots = 8};
-  for (int i = 0; i < 4; ++i) g1.gpus.push_back(core::GpuDevice{.index = i, .model = "A100"});
+  for (int i = 0; i < 4; ++i) {
+    g1.gpus.push_back(core::GpuDevice{.index = i, .model = "A100", .memory_mb = 40960});
+  }
   g1.gpus[2].path = "/dev/dri/card2";
   config.hosts.push_back(g1);
   return config;
@@ -153,6 +156,42 @@ TEST_F(GpuControllerTest, HistoryShowsTheGpusAJobHeldAndItsGpuSeconds) {
   ASSERT_EQ(summary.status, 200) << summary.Json().dump();
   EXPECT_NEAR(summary.Json()["total"]["gpu_hours"].get<double>(), 20.0 / 3600, 1e-9)
       << summary.Json().dump();
+}
+
+TEST_F(GpuControllerTest, SharedJobsShareADeviceAndKeepTheirMemoryThroughARestart) {
+  ASSERT_EQ(h_->Register("g1", json::array(), 8).status, 200);
+  const json shared = {{"command", "x"}, {"resreq", "gpu[num=1:mode=shared:gmem=20G]"}};
+  const JobId first = h_->Submit("alice", shared);
+  const JobId second = h_->Submit("bob", shared);
+  h_->Cycle();
+  const json launches = h_->Heartbeat("g1")["launch"];  // both, in one reply
+  ASSERT_EQ(launches.size(), 2u) << launches.dump();
+  for (const json& launch : launches) {
+    EXPECT_EQ(launch["gpus"], json::array({0}));  // 20 + 20 of 40 GB
+    EXPECT_EQ(launch["gpu_mem_mb"], 20480);       // the agent tells the job its share
+  }
+  h_->Heartbeat("g1", {first, second});
+  ASSERT_EQ(h_->State(first), "RUNNING");
+  ASSERT_EQ(h_->State(second), "RUNNING");
+  Restart();
+  ASSERT_EQ(h_->Register("g1", json::array({first, second}), 8).status, 200);
+  // Device 0 is full: a third shared job takes device 1; a whole one avoids both.
+  const JobId third = h_->Submit("carol", shared);
+  const JobId whole = h_->Submit("carol", {{"command", "y"}, {"resreq", "gpu[num=3]"}});
+  h_->Cycle();
+  EXPECT_EQ(h_->State(first), "RUNNING");
+  EXPECT_EQ(h_->State(second), "RUNNING");
+  ASSERT_EQ(h_->State(third), "ADMITTING");
+  EXPECT_EQ(LaunchOn("g1", third)["gpus"], json::array({1}));
+  EXPECT_EQ(h_->State(whole), "PENDING");  // two devices are whole, not three
+  const json hosts = Reply(h_->c().Hosts()).body;
+  for (const json& host : hosts) {
+    if (host["name"] != "g1") continue;
+    EXPECT_EQ(host["gpus"][0]["in_use"], true);
+    EXPECT_EQ(host["gpus"][0]["shared_mem_mb"], 40960);
+    EXPECT_EQ(host["gpus"][1]["shared_mem_mb"], 20480);
+    EXPECT_TRUE(host["gpus"][2]["shared_mem_mb"].is_null());
+  }
 }
 
 }  // namespace

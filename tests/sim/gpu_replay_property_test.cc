@@ -1,7 +1,8 @@
 // Property tests of GPUs in the simulator (issue 41) on seeded random clusters and workloads
 // (STYLE.md "Property tests"; the seed is printed on failure):
-//   - no device is held by two jobs at once: a ledger of its own follows every start and
-//     release of the replay, host by host, and agrees with the core's masks after each cycle;
+//   - no device is held by two jobs at once, unless both share it (gpu[mode=shared]) within
+//     its memory: a ledger of its own follows every start and release of the replay, host by
+//     host, and agrees with the core's masks and reserved memory after each cycle;
 //   - the same input replays to the same bytes and the same GPU totals, even shuffled;
 //   - gpu_utilization and gpu_fragmentation lie in [0, 1], and gpu_seconds is what the
 //     ledger counted;
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <random>
 #include <string>
@@ -99,7 +101,10 @@ Scenario RandomScenario(uint64_t seed, bool plain) {
                                               "gpu[num=1:gmem=20G]",
                                               "rusage[gpu=1]",
                                               "span[ptile=1] gpu[num=1]",
-                                              "gpu[num=9]"};
+                                              "gpu[num=9]",
+                                              "gpu[num=1:mode=shared:gmem=10G]",
+                                              "gpu[num=2:mode=shared:gmem=6G]",
+                                              "gpu[num=1/task:mode=shared:gmem=15G]"};
   constexpr int kRequestCount = sizeof(kRequests) / sizeof(kRequests[0]);
   const int jobs = static_cast<int>(draw(1, 60));
   Instant t = 0;
@@ -126,21 +131,38 @@ Scenario RandomScenario(uint64_t seed, bool plain) {
 }
 
 // The devices each job holds, host by host, from the replay's own reports: a device taken
-// while held, or given back while free, is a failure.
+// while another job holds it whole, shared past its memory, or given back while free, is a
+// failure. Device-seconds integrate the devices held (a shared one once, whatever its sharers).
 class GpuLedger final : public DecisionSink {
  public:
-  explicit GpuLedger(const core::Topology& topology) : held_(topology.hosts().size(), 0) {
-    for (const core::Host& host : topology.hosts()) devices_.push_back(host.devices.all);
+  explicit GpuLedger(const core::Topology& topology) : hosts_(topology.hosts().size()) {
+    for (const core::Host& host : topology.hosts()) {
+      hosts_[host.index].devices = host.devices.all;
+      for (int i = 0; i < core::kMaxGpusPerHost; ++i) {
+        hosts_[host.index].memory[static_cast<size_t>(i)] = host.devices.MemoryOf(i);
+      }
+    }
   }
 
   void OnStart(Instant t, const core::Job& job, const core::ClusterState& /*state*/) override {
+    AdvanceTo(t);
     for (const core::HostGrant& grant : job.allocation.hosts) {
-      EXPECT_EQ(grant.gpus & ~devices_[grant.host], 0u) << "job " << job.spec.id;
-      EXPECT_EQ(grant.gpus & held_[grant.host], 0u)
-          << "job " << job.spec.id << " takes a held device at t=" << t;
-      held_[grant.host] |= grant.gpus;
+      HostLedger& host = hosts_[grant.host];
+      EXPECT_EQ(grant.gpus & ~host.devices, 0u) << "job " << job.spec.id;
+      EXPECT_EQ(grant.gpus & host.whole, 0u)
+          << "job " << job.spec.id << " takes a device held whole at t=" << t;
+      if (grant.gpu_mem_mb == 0) {
+        EXPECT_EQ(grant.gpus & host.Shared(), 0u)
+            << "job " << job.spec.id << " takes a shared device whole at t=" << t;
+        host.whole |= grant.gpus;
+      }
+      ForEachDevice(grant, [&](size_t i) {
+        host.reserved[i] += grant.gpu_mem_mb;
+        EXPECT_LE(host.reserved[i], host.memory[i])
+            << "job " << job.spec.id << " shares device " << i << " past its memory";
+      });
     }
-    runs_[job.spec.id] = Run{.start = t, .allocation = job.allocation};
+    runs_[job.spec.id] = job.allocation;
   }
   void OnFinish(Instant t, const core::Job& job) override { Release(t, job.spec.id); }
   void OnExit(Instant /*t*/, JobId job, core::ExitCause /*cause*/,
@@ -152,44 +174,82 @@ class GpuLedger final : public DecisionSink {
     cut_short_ += Release(t, job);
   }
 
-  const std::vector<uint64_t>& held() const { return held_; }
+  uint64_t whole(HostIndex h) const { return hosts_[h].whole; }
+  uint64_t shared(HostIndex h) const { return hosts_[h].Shared(); }
+  int64_t reserved(HostIndex h, int i) const { return hosts_[h].reserved[static_cast<size_t>(i)]; }
   int64_t device_seconds() const { return device_seconds_; }
   // Runs with devices that a cancel or a preemption ended (the other paths that free them).
   int64_t cut_short() const { return cut_short_; }
+  int64_t shared_grants() const { return shared_grants_; }
 
  private:
-  struct Run {
-    Instant start = 0;
-    core::Allocation allocation;
+  struct HostLedger {
+    uint64_t devices = 0;
+    uint64_t whole = 0;
+    std::array<int64_t, core::kMaxGpusPerHost> memory{};
+    std::array<int64_t, core::kMaxGpusPerHost> reserved{};  // by shared grants
+
+    uint64_t Shared() const {
+      uint64_t mask = 0;
+      for (size_t i = 0; i < reserved.size(); ++i) mask |= uint64_t{reserved[i] > 0} << i;
+      return mask;
+    }
+    int64_t Held() const { return __builtin_popcountll(whole | Shared()); }
   };
+  template <typename Fn>
+  static void ForEachDevice(const core::HostGrant& grant, Fn&& fn) {
+    for (uint64_t rest = grant.gpus; rest != 0; rest &= rest - 1) {
+      fn(static_cast<size_t>(__builtin_ctzll(rest)));
+    }
+  }
+  void AdvanceTo(Instant t) {
+    int64_t held = 0;
+    for (const HostLedger& host : hosts_) held += host.Held();
+    if (held > 0) device_seconds_ += held * (t - last_);
+    last_ = t;
+  }
   // Whether the job held devices.
   bool Release(Instant t, JobId id) {
     auto it = runs_.find(id);
     if (it == runs_.end()) return false;  // a pending job cancelled
+    AdvanceTo(t);
     bool had_devices = false;
-    for (const core::HostGrant& grant : it->second.allocation.hosts) {
-      EXPECT_EQ(grant.gpus & ~held_[grant.host], 0u) << "job " << id << " gives back free devices";
-      held_[grant.host] &= ~grant.gpus;
-      device_seconds_ += __builtin_popcountll(grant.gpus) * (t - it->second.start);
+    for (const core::HostGrant& grant : it->second.hosts) {
+      HostLedger& host = hosts_[grant.host];
+      if (grant.gpu_mem_mb == 0) {
+        EXPECT_EQ(grant.gpus & ~host.whole, 0u) << "job " << id << " gives back free devices";
+        host.whole &= ~grant.gpus;
+      } else {
+        ++shared_grants_;
+      }
+      ForEachDevice(grant, [&](size_t i) {
+        host.reserved[i] -= grant.gpu_mem_mb;
+        EXPECT_GE(host.reserved[i], 0) << "job " << id << " gives back memory it did not hold";
+      });
       had_devices = had_devices || grant.gpus != 0;
     }
     runs_.erase(it);
     return had_devices;
   }
 
-  std::vector<uint64_t> devices_;  // by host
-  std::vector<uint64_t> held_;     // by host
-  std::map<JobId, Run> runs_;
+  std::vector<HostLedger> hosts_;  // by host
+  std::map<JobId, core::Allocation> runs_;
+  Instant last_ = 0;
   int64_t device_seconds_ = 0;
   int64_t cut_short_ = 0;
+  int64_t shared_grants_ = 0;
 };
 
-// After a cycle: the ledger and the core agree on every host's held devices, and a grant's
-// `gpu` resource counts its devices.
+// After a cycle: the ledger and the core agree on every host's held devices and shared
+// memory, and a grant's `gpu` resource counts its devices held whole (shared ones: none).
 void CheckHeldDevices(const core::ClusterState& state, const GpuLedger& ledger) {
   const std::optional<ResourceId> gpu = state.topology().FindHostResource("gpu");
   for (const core::Host& host : state.topology().hosts()) {
-    ASSERT_EQ(ledger.held()[host.index], host.gpus_used) << host.spec.name;
+    ASSERT_EQ(ledger.whole(host.index), host.gpus_used) << host.spec.name;
+    ASSERT_EQ(ledger.shared(host.index), host.gpus_shared) << host.spec.name;
+    for (int i = 0; i < core::kMaxGpusPerHost; ++i) {
+      ASSERT_EQ(ledger.reserved(host.index, i), host.GpuMemShared(i)) << host.spec.name << " " << i;
+    }
   }
   for (const core::RunningEntry& entry : state.running()) {
     for (const core::HostGrant& grant : entry.job->allocation.hosts) {
@@ -197,7 +257,8 @@ void CheckHeldDevices(const core::ClusterState& state, const GpuLedger& ledger) 
       for (const core::ResourceAmount& r : grant.resources) {
         if (gpu && r.id == *gpu) counted = r.amount;
       }
-      ASSERT_EQ(counted, __builtin_popcountll(grant.gpus)) << "job " << entry.job->spec.id;
+      ASSERT_EQ(counted, grant.gpu_mem_mb > 0 ? 0 : __builtin_popcountll(grant.gpus))
+          << "job " << entry.job->spec.id;
     }
   }
 }
@@ -262,6 +323,7 @@ Replayed Replay(const Scenario& s) {
 TEST(GpuReplayPropertyTest, NoDeviceHeldTwiceAndMetricsInRange) {
   int64_t gpu_runs = 0;
   int64_t cut_short = 0;
+  int64_t shared_grants = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Scenario s = RandomScenario(seed, /*plain=*/false);
@@ -281,13 +343,17 @@ TEST(GpuReplayPropertyTest, NoDeviceHeldTwiceAndMetricsInRange) {
     EXPECT_LE(m.gpu_utilization, 1);
     EXPECT_GE(m.gpu_fragmentation, 0);
     EXPECT_LE(m.gpu_fragmentation, 1);
-    for (uint64_t held : ledger.held()) EXPECT_EQ(held, 0u) << "devices held after the run";
+    for (HostIndex h = 0; h < s.config.hosts.size(); ++h) {
+      EXPECT_EQ(ledger.whole(h) | ledger.shared(h), 0u) << "devices held after the run";
+    }
     gpu_runs += ledger.device_seconds() > 0;
     cut_short += ledger.cut_short();
+    shared_grants += ledger.shared_grants();
     if (HasFatalFailure()) return;
   }
   EXPECT_GT(gpu_runs, 250);   // most runs do hold devices
   EXPECT_GT(cut_short, 400);  // and cancels and preemptions free them
+  EXPECT_GT(shared_grants, 200);  // and devices are shared
 }
 
 TEST(GpuReplayPropertyTest, SameInputSameBytesEvenWhenShuffled) {

@@ -24,7 +24,8 @@ TEST(GpuIndexesTest, MasksBecomeIndexListsAndBack) {
 
 TEST(GpuBindingTest, LaunchesAndStepOrdersCarryTheDevicesOfTheirHost) {
   const GpuBinding binding{.gpus = {0, 2},
-                           .gpu_paths = {{0, "/dev/nvidia0"}, {1, "/dev/nvidia1"}, {2, "/dev/x"}}};
+                           .gpu_paths = {{0, "/dev/nvidia0"}, {1, "/dev/nvidia1"}, {2, "/dev/x"}},
+                           .mem_mb = 4096};  // shared mode: the memory the job keeps to
   Launch launch{.job = 7, .command = "true"};
   launch.gpus = binding;
   Result<HeartbeatReply> decoded =
@@ -56,6 +57,9 @@ TEST(GpuBindingTest, MalformedBindingsAreRefusedNamingTheMember) {
       {{{"gpu_paths", {{"0", "/dev/x"}}}, {"gpus", json::array({1})}}, "launch[0].gpus"},
       {{{"gpus", json::array({0})}}, "launch[0].gpus"},
       {{{"gpu_paths", {{"0", "/dev/x"}}}, {"gpus", "0"}}, "launch[0].gpus"},
+      {{{"gpu_paths", {{"0", "/dev/x"}}}, {"gpus", json::array({0})}, {"gpu_mem_mb", 0}},
+       "launch[0].gpu_mem_mb"},
+      {{{"gpu_paths", {{"0", "/dev/x"}}}, {"gpu_mem_mb", 512}}, "launch[0].gpu_mem_mb"},
   };
   for (const Case& c : cases) {
     json entry = {{"job", 7}, {"command", "true"}};

@@ -49,6 +49,24 @@ const std::vector<uint64_t>* Capacity::GpuMatchColumn(const ClusterState& state,
   return &gpu_match_columns_.emplace(std::move(key), std::move(column)).first->second;
 }
 
+uint64_t Capacity::ShareableGpus(const Host& host, int64_t mem_mb) const {
+  const HostIndex h = host.index;
+  if (!accepts_work_[h]) return 0;
+  const std::vector<int64_t>* claimed = nullptr;
+  if (auto it = gpu_mem_claimed_.find(h); it != gpu_mem_claimed_.end()) claimed = &it->second;
+  const uint64_t free = FreeGpus(h);
+  uint64_t shareable = 0;
+  for (uint64_t rest = host.devices.all; rest != 0; rest &= rest - 1) {
+    const int i = __builtin_ctzll(rest);
+    int64_t reserved = all_configured_ ? 0 : host.GpuMemShared(i);
+    if (claimed != nullptr) reserved += (*claimed)[static_cast<size_t>(i)];
+    // Neither free nor shared: some job holds (or this cycle claimed) it whole.
+    if ((free >> i & 1) == 0 && reserved <= 0) continue;
+    if (host.devices.MemoryOf(i) - reserved >= mem_mb) shareable |= uint64_t{1} << i;
+  }
+  return shareable;
+}
+
 void Capacity::IndexFreeHosts() {
   // Total free slots and the index of hosts with a free slot, in one pass.
   total_free_ = 0;
@@ -108,6 +126,8 @@ void Capacity::Reset(const ClusterState& state) {
     gpu_free_.clear();
   }
   gpu_buckets_.clear();
+  gpu_mem_claimed_.clear();
+  all_configured_ = false;
   first_free_ = 0;
   resource_count_ = topology.host_resources().size();
   free_resources_.clear();
@@ -136,6 +156,7 @@ void Capacity::Reset(const ClusterState& state) {
 Capacity Capacity::AllConfigured(const ClusterState& state) {
   const Topology& topology = state.topology();
   Capacity capacity;
+  capacity.all_configured_ = true;
   capacity.resource_count_ = topology.host_resources().size();
   capacity.free_resources_.assign(topology.hosts().size() * capacity.resource_count_, 0);
   for (const Host& host : topology.hosts()) {
@@ -173,11 +194,26 @@ void Capacity::TakeHost(const HostGrant& grant) {
   }
   if (grant.gpus != 0) {
     const uint64_t before = gpu_free_[grant.host];
-    SLUICE_CHECK((grant.gpus & ~before) == 0);  // no device granted twice
+    if (grant.gpu_mem_mb == 0) {
+      SLUICE_CHECK((grant.gpus & ~before) == 0);  // no device granted twice
+    } else {
+      ClaimGpuMemory<kLogged>(grant.host, grant.gpus, grant.gpu_mem_mb);
+    }
     SetFreeGpus(grant.host, before & ~grant.gpus);
     if constexpr (kLogged) {
       LogUndo(kUndoGpus, grant.host, 0, 0, static_cast<int64_t>(before));
     }
+  }
+}
+
+template <bool kLogged>
+void Capacity::ClaimGpuMemory(HostIndex h, uint64_t gpus, int64_t mem_mb) {
+  std::vector<int64_t>& claimed = gpu_mem_claimed_[h];
+  if (claimed.empty()) claimed.assign(kMaxGpusPerHost, 0);
+  for (uint64_t rest = gpus; rest != 0; rest &= rest - 1) {
+    const int i = __builtin_ctzll(rest);
+    claimed[static_cast<size_t>(i)] += mem_mb;
+    if constexpr (kLogged) LogUndo(kUndoGpuMem, h, i, 0, mem_mb);
   }
 }
 
@@ -198,6 +234,8 @@ void Capacity::Rollback(size_t mark) {
       free_shared_[u.index] += u.amount;
     } else if (u.kind == kUndoGpus) {
       SetFreeGpus(u.index, static_cast<uint64_t>(u.amount));
+    } else if (u.kind == kUndoGpuMem) {
+      gpu_mem_claimed_[u.index][static_cast<size_t>(u.slots)] -= u.amount;
     } else if (u.amount != 0) {
       free_resources_[u.index * resource_count_ + u.resource] += u.amount;
     } else {
@@ -211,7 +249,8 @@ void Capacity::Rollback(size_t mark) {
   }
 }
 
-void Capacity::Credit(const HostGrant& grant, int32_t slots_taken, bool now_idle) {
+void Capacity::Credit(const Host& host, const HostGrant& grant, int32_t slots_taken,
+                      bool now_idle) {
   const HostIndex h = grant.host;
   if (!accepts_work_[h]) return;  // freed, but not usable by new work
   free_slots_[h] += slots_taken;
@@ -219,7 +258,18 @@ void Capacity::Credit(const HostGrant& grant, int32_t slots_taken, bool now_idle
   NoteFree(h);
   for (const ResourceAmount& r : grant.resources)
     free_resources_[h * resource_count_ + r.id] += r.amount;
-  if (grant.gpus != 0) SetFreeGpus(h, gpu_free_[h] | grant.gpus);
+  if (grant.gpus != 0 && grant.gpu_mem_mb == 0) SetFreeGpus(h, gpu_free_[h] | grant.gpus);
+  if (grant.gpus != 0 && grant.gpu_mem_mb > 0) {
+    // Its memory comes back; a device it was the last sharer of is wholly free again.
+    ClaimGpuMemory<false>(h, grant.gpus, -grant.gpu_mem_mb);
+    const std::vector<int64_t>& claimed = gpu_mem_claimed_[h];
+    uint64_t now_free = 0;
+    for (uint64_t rest = grant.gpus; rest != 0; rest &= rest - 1) {
+      const int i = __builtin_ctzll(rest);
+      if (host.GpuMemShared(i) + claimed[static_cast<size_t>(i)] == 0) now_free |= uint64_t{1} << i;
+    }
+    SetFreeGpus(h, gpu_free_[h] | now_free);
+  }
   if (now_idle) idle_[h] = 1;
   first_free_ = std::min<HostIndex>(first_free_, h);
   for (auto& [select, cursor] : select_cursors_) cursor = std::min<HostIndex>(cursor, h);

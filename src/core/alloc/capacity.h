@@ -138,6 +138,27 @@ class Capacity {
     }
   }
 
+  // Shared mode: the devices of `host` a shared grant reserving `mem_mb` on each may take
+  // now: no job holds or claimed them whole, and each has that much memory left after what
+  // running jobs reserve (none on an AllConfigured capacity) and this cycle's claims.
+  uint64_t ShareableGpus(const Host& host, int64_t mem_mb) const;
+  // Calls fn(h), in host order, for every host some of whose devices are shared by running
+  // jobs (none on an AllConfigured capacity) or by this cycle's claims, until fn returns
+  // false: where a shared request packs first.
+  template <typename Fn>
+  void ForEachHostSharingGpus(const Topology& topology, Fn&& fn) const {
+    std::vector<HostIndex> hosts;
+    if (!all_configured_) {
+      hosts.assign(topology.gpu_shared_hosts().begin(), topology.gpu_shared_hosts().end());
+    }
+    for (const auto& [h, claimed] : gpu_mem_claimed_) hosts.push_back(h);
+    std::sort(hosts.begin(), hosts.end());
+    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+    for (HostIndex h : hosts) {
+      if (!fn(h)) return;
+    }
+  }
+
   // By host, its devices of model `model` (any model when empty) with at least `mem_mb` of
   // memory; nullptr when neither is asked (every device matches). Built on first use in the
   // cycle from the state the Capacity was built from.
@@ -172,7 +193,7 @@ class Capacity {
   // Preempt mode (R-AL-6): gives back what a running job holds, building the capacity "as if
   // these victims were gone" on a trial copy. `now_idle`: no other job runs on the host.
   // Not undoable; never used on the cycle's own capacity.
-  void Credit(const HostGrant& grant, int32_t slots_taken, bool now_idle);
+  void Credit(const Host& host, const HostGrant& grant, int32_t slots_taken, bool now_idle);
   void CreditShared(const ResourceAmount& amount) { free_shared_[amount.id] += amount.amount; }
 
   // Commits a nominated allocation for the rest of the cycle.
@@ -184,6 +205,7 @@ class Capacity {
     kUndoHost,    // slots (amount 0) or a host resource
     kUndoShared,  // a shared resource
     kUndoGpus,    // GPUs: `amount` holds the host's free mask before the claim
+    kUndoGpuMem,  // shared GPUs: `amount` of memory claimed on device `slots`
   };
   struct Undo {
     UndoKind kind = kUndoHost;
@@ -223,6 +245,9 @@ class Capacity {
   void TakeHost(const HostGrant& grant);
   template <bool kLogged>
   void TakeShared(const ResourceAmount& amount);
+  // Adds `mem_mb` (negative: gives back) to the memory claimed on each of `gpus` of host h.
+  template <bool kLogged>
+  void ClaimGpuMemory(HostIndex h, uint64_t gpus, int64_t mem_mb);
 
   std::vector<int32_t> free_slots_;
   std::vector<int32_t> total_slots_;
@@ -239,6 +264,10 @@ class Capacity {
   // gpu_buckets_[c]: bit h set when host h has exactly c free GPUs; empty until used.
   std::vector<std::vector<uint64_t>> gpu_buckets_;
   std::vector<int32_t> gpu_bucket_sizes_;  // hosts in each bucket
+  // Shared mode: device memory this cycle's shared claims reserve (credits: give back), by
+  // host and device index; only hosts with such claims have an entry.
+  std::map<HostIndex, std::vector<int64_t>> gpu_mem_claimed_;
+  bool all_configured_ = false;  // AllConfigured: running jobs hold nothing
   std::vector<JobId> withheld_for_;  // empty until a gate withholds a host
   Instant withheld_since_ = 0;
   std::map<uint32_t, HostIndex> select_cursors_;  // few entries; order is irrelevant

@@ -117,6 +117,7 @@ GpuDemand GpuDemandOf(const resreq::Primary& primary, bool gpu_is_host_resource)
     demand.per_task = primary.gpu.per == resreq::GpuPer::kTask;
     demand.link = primary.gpu.link;
     demand.affinity = primary.gpu.affinity;
+    if (primary.gpu.shared) demand.shared_mem_mb = primary.gpu.mem_mb;
     return demand;
   }
   if (!gpu_is_host_resource) return demand;
@@ -170,6 +171,7 @@ uint64_t PickGpus(const GpuDemand& demand, const HostDevices& devices, uint64_t 
 std::string GpuConstraintText(const resreq::GpuRequest& request) {
   std::string text;
   auto add = [&](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
+  if (request.shared) add("shared");
   if (request.link) add("NVLink-connected");
   if (request.affinity) add("on one NUMA node");
   if (!request.model.empty()) add("gmodel=" + request.model);

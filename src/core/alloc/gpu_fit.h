@@ -31,6 +31,9 @@ struct GpuDemand {
   bool per_task = false;
   bool link = false;
   bool affinity = false;
+  // Shared mode: the memory reserved on each device, which other shared grants may hold
+  // too (Capacity::ShareableGpus); 0: devices held whole.
+  int64_t shared_mem_mb = 0;
   // The devices of each host that match gmodel/gmem (by HostIndex); null: every device.
   const std::vector<uint64_t>* match = nullptr;
 

@@ -82,9 +82,12 @@ struct Scan {
   HostIndex gpu_last_host = 0;  // names the host when only one matches
 };
 
-// The devices of host h the demand may take now: free and matching gmodel/gmem.
+// The devices of host h the demand may take now, matching gmodel/gmem: free ones, or in
+// shared mode those with the memory left.
 uint64_t UsableGpus(HostIndex h, const Demand& demand, const Capacity& capacity) {
-  const uint64_t free = capacity.FreeGpus(h);
+  const uint64_t free = demand.gpu.shared_mem_mb > 0
+                            ? capacity.ShareableGpus((*demand.hosts)[h], demand.gpu.shared_mem_mb)
+                            : capacity.FreeGpus(h);
   return demand.gpu.match == nullptr ? free : free & (*demand.gpu.match)[h];
 }
 
@@ -350,11 +353,22 @@ HostGrant GrantFor(const Candidate& c, int32_t tasks, const Demand& demand, bool
   for (const ResourceAmount& r : demand.per_task) {
     grant.resources.push_back(ResourceAmount{r.id, r.amount * tasks});
   }
-  if (demand.gpu.any()) {
-    // The fit proved a set exists, so the pick cannot come back empty.
-    grant.gpus = PickGpus(demand.gpu, (*demand.hosts)[c.host].devices,
-                          UsableGpus(c.host, demand, capacity), capacity.FreeGpus(c.host), tasks);
-    SLUICE_CHECK(grant.gpus != 0);
+  if (!demand.gpu.any()) return grant;
+  const HostDevices& devices = (*demand.hosts)[c.host].devices;
+  const uint64_t free = capacity.FreeGpus(c.host);
+  uint64_t usable = UsableGpus(c.host, demand, capacity);
+  if (demand.gpu.shared_mem_mb > 0) {
+    // Devices others already share first, when they are enough: free ones stay whole.
+    if (const uint64_t sharing = usable & ~free; GpuTaskFit(demand.gpu, devices, sharing) >= tasks) {
+      usable = sharing;
+    }
+  }
+  // The fit proved a set exists, so the pick cannot come back empty.
+  grant.gpus = PickGpus(demand.gpu, devices, usable, free, tasks);
+  SLUICE_CHECK(grant.gpus != 0);
+  if (demand.gpu.shared_mem_mb > 0) {
+    grant.gpu_mem_mb = demand.gpu.shared_mem_mb;  // not counted in `gpu`: others share them
+  } else {
     grant.resources.push_back(ResourceAmount{demand.gpu_id, __builtin_popcountll(grant.gpus)});
   }
   return grant;
@@ -621,14 +635,17 @@ std::optional<HostIndex> BestGpuHost(const PrimaryTask& task, const Demand& dema
   const int64_t need = demand.gpu.NeedFor(task.max_tasks);
   if (need > kMaxGpusPerHost) return std::nullopt;
   std::optional<HostIndex> found;
-  capacity.ForEachHostByFreeGpus(static_cast<int32_t>(need), [&](HostIndex h) {
+  auto visit = [&](HostIndex h) {
     if (!task.queue.all_hosts &&
         !std::binary_search(task.queue.hosts.begin(), task.queue.hosts.end(), h)) {
       return true;
     }
     if (fits(h)) found = h;
     return !found;
-  });
+  };
+  // Shared mode packs onto devices already shared before it takes free ones.
+  if (demand.gpu.shared_mem_mb > 0) capacity.ForEachHostSharingGpus(task.state.topology(), visit);
+  if (!found) capacity.ForEachHostByFreeGpus(static_cast<int32_t>(need), visit);
   return found;
 }
 

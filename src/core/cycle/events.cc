@@ -39,7 +39,7 @@ bool Fits(const Allocation& alloc, const ClusterState& state) {
     const Host& host = topology.hosts()[g.host];
     if (!host.AcceptsWork() || host.SlotsTaken(g) > host.FreeSlots()) return false;
     if (g.whole_host && host.running_jobs > 0) return false;
-    if ((g.gpus & ~(host.devices.all & ~host.gpus_used)) != 0) return false;  // held or absent
+    if (!host.CanHoldGpus(g)) return false;  // held, absent, or short of memory
     for (const ResourceAmount& r : g.resources) {
       if (r.amount > host.ResourceFree(r.id)) return false;
     }

@@ -20,7 +20,7 @@ void CreditVictim(const Job& victim, Capacity& capacity, std::map<HostIndex, int
                   const ClusterState& state) {
   for (const HostGrant& grant : victim.allocation.hosts) {
     const Host& host = state.topology().hosts()[grant.host];
-    capacity.Credit(grant, host.SlotsTaken(grant), ++victims_on[grant.host] == host.running_jobs);
+    capacity.Credit(host, grant, host.SlotsTaken(grant), ++victims_on[grant.host] == host.running_jobs);
   }
   for (const ResourceAmount& amount : victim.allocation.shared) capacity.CreditShared(amount);
 }

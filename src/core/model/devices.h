@@ -24,6 +24,10 @@ struct HostDevices {
   std::vector<std::string> model;     // by index; empty when no device declares a model
 
   int32_t count() const { return __builtin_popcountll(all); }
+  int64_t MemoryOf(int32_t index) const {  // MB; 0 when not declared
+    return static_cast<size_t>(index) < memory_mb.size() ? memory_mb[static_cast<size_t>(index)]
+                                                          : 0;
+  }
   uint64_t PeersOf(int32_t index) const {
     return static_cast<size_t>(index) < peers.size() ? peers[static_cast<size_t>(index)] : 0;
   }

@@ -66,6 +66,9 @@ struct HostGrant {
   // The GPUs it holds by index (bit i: device i, R-GPU-3); `resources` counts them too, as
   // the `gpu` resource, so limits and capacity sums need not read the mask.
   uint64_t gpus = 0;
+  // Shared mode (gpu[mode=shared:gmem=M]): the device memory reserved on each of `gpus`, which
+  // other shared grants may hold too; such a grant does not count them in `gpu`. 0: held whole.
+  int64_t gpu_mem_mb = 0;
 
   friend bool operator==(const HostGrant&, const HostGrant&) = default;
 };

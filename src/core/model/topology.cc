@@ -68,10 +68,50 @@ void SyncHostUse(HostSlots& slots, const Host& host) {
   if (!slots.accepts_work[h]) return;  // free 0 and not idle, whatever it runs
   SetFreeSlots(slots, h, host.FreeSlots());
   slots.idle[h] = host.running_jobs == 0;
-  slots.gpu_free[h] = host.devices.all & ~host.gpus_used;
+  slots.gpu_free[h] = host.GpusFree();
+}
+
+// A grant's devices become held: whole (no other holder), or shared up to each device's
+// memory (no whole holder).
+void HoldGpus(Host& host, const HostGrant& grant) {
+  if (grant.gpus == 0) return;
+  SLUICE_CHECK(host.CanHoldGpus(grant));
+  if (grant.gpu_mem_mb == 0) {
+    host.gpus_used |= grant.gpus;
+    return;
+  }
+  if (host.gpu_mem_shared.size() < kMaxGpusPerHost) host.gpu_mem_shared.resize(kMaxGpusPerHost, 0);
+  for (uint64_t rest = grant.gpus; rest != 0; rest &= rest - 1) {
+    host.gpu_mem_shared[static_cast<size_t>(__builtin_ctzll(rest))] += grant.gpu_mem_mb;
+  }
+  host.gpus_shared |= grant.gpus;
+}
+
+void ReleaseGpus(Host& host, const HostGrant& grant) {
+  if (grant.gpu_mem_mb == 0) {
+    host.gpus_used &= ~grant.gpus;
+    return;
+  }
+  for (uint64_t rest = grant.gpus; rest != 0; rest &= rest - 1) {
+    const int i = __builtin_ctzll(rest);
+    int64_t& reserved = host.gpu_mem_shared[static_cast<size_t>(i)];
+    reserved -= grant.gpu_mem_mb;
+    SLUICE_CHECK(reserved >= 0);
+    if (reserved == 0) host.gpus_shared &= ~(uint64_t{1} << i);
+  }
 }
 
 }  // namespace
+
+bool Host::CanHoldGpus(const HostGrant& grant) const {
+  if (grant.gpu_mem_mb == 0) return (grant.gpus & ~GpusFree()) == 0;
+  if (grant.gpu_mem_mb < 0 || (grant.gpus & ~(devices.all & ~gpus_used)) != 0) return false;
+  for (uint64_t rest = grant.gpus; rest != 0; rest &= rest - 1) {
+    const int i = __builtin_ctzll(rest);
+    if (GpuMemShared(i) + grant.gpu_mem_mb > devices.MemoryOf(i)) return false;
+  }
+  return true;
+}
 
 std::optional<HostIndex> Topology::FindHost(std::string_view name) const {
   auto it = host_by_name_.find(std::string(name));
@@ -198,7 +238,7 @@ void Topology::SyncHostSlots(const Host& host) {
   }
   const bool works = host.AcceptsWork();
   host_slots_.any_gpus = host_slots_.any_gpus || host.devices.all != 0;
-  host_slots_.gpu_free[h] = works ? host.devices.all & ~host.gpus_used : 0;
+  host_slots_.gpu_free[h] = works ? host.GpusFree() : 0;
   SetFreeSlots(host_slots_, h, works ? host.FreeSlots() : 0);
   if (host_slots_.total[h] != host.spec.slots || host_slots_.totals_version == 0) {
     host_slots_.total[h] = host.spec.slots;
@@ -284,10 +324,10 @@ void Topology::Occupy(QueueIndex queue_index, const Allocation& allocation) {
     const int32_t taken = host.SlotsTaken(grant);
     SLUICE_CHECK(grant.slots > 0 && taken <= host.FreeSlots() && host.AcceptsWork());
     SLUICE_CHECK(!grant.whole_host || host.running_jobs == 0);
-    SLUICE_CHECK((grant.gpus & ~(host.devices.all & ~host.gpus_used)) == 0);
     host.used_slots += taken;
     host.running_jobs += 1;
-    host.gpus_used |= grant.gpus;
+    HoldGpus(host, grant);
+    if (grant.gpu_mem_mb > 0) gpu_shared_hosts_.insert(host.index);
     free_slots_ -= taken;
     SyncHostUse(host_slots_, host);
     for (const ResourceAmount& r : grant.resources) {
@@ -311,7 +351,8 @@ void Topology::Vacate(QueueIndex queue_index, const Allocation& allocation) {
     const int32_t taken = host.SlotsTaken(grant);
     host.used_slots -= taken;
     host.running_jobs -= 1;
-    host.gpus_used &= ~grant.gpus;
+    ReleaseGpus(host, grant);
+    if (grant.gpu_mem_mb > 0 && host.gpus_shared == 0) gpu_shared_hosts_.erase(host.index);
     SLUICE_CHECK(host.used_slots >= 0);
     if (host.AcceptsWork()) free_slots_ += taken;
     SyncHostUse(host_slots_, host);

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,7 +45,23 @@ struct Host {
   std::vector<int64_t> resource_total;  // by host ResourceId; shorter vectors mean 0
   std::vector<int64_t> resource_used;
   HostDevices devices;    // its GPUs (R-GPU-1)
-  uint64_t gpus_used = 0; // the devices jobs hold
+  uint64_t gpus_used = 0; // the devices jobs hold whole
+  // Shared mode: the devices shared grants hold, and the memory they reserve on each (by
+  // index; empty until a shared grant). A device is in at most one of the two masks.
+  uint64_t gpus_shared = 0;
+  std::vector<int64_t> gpu_mem_shared;
+
+  // Devices jobs hold, whole or shared; and those no job holds.
+  uint64_t GpusHeld() const { return gpus_used | gpus_shared; }
+  uint64_t GpusFree() const { return devices.all & ~GpusHeld(); }
+  // Whether `grant`'s devices can be held now: held whole, they are free; shared, no job
+  // holds them whole and each has gpu_mem_mb of memory left.
+  bool CanHoldGpus(const HostGrant& grant) const;
+  // Device memory shared grants reserve on device i.
+  int64_t GpuMemShared(int32_t i) const {
+    return static_cast<size_t>(i) < gpu_mem_shared.size() ? gpu_mem_shared[static_cast<size_t>(i)]
+                                                          : 0;
+  }
 
   int32_t FreeSlots() const { return spec.slots - used_slots; }
   bool AcceptsWork() const { return spec.state == HostState::kOk; }
@@ -128,6 +145,8 @@ class Topology {
 
   const std::vector<Host>& hosts() const { return hosts_; }
   const HostSlots& host_slots() const { return host_slots_; }
+  // Hosts some of whose GPUs running jobs share (gpu[mode=shared]), in host order.
+  const std::set<HostIndex>& gpu_shared_hosts() const { return gpu_shared_hosts_; }
   const std::vector<Queue>& queues() const { return queues_; }
   std::optional<HostIndex> FindHost(std::string_view name) const;
   std::optional<QueueIndex> FindQueue(std::string_view name) const;
@@ -214,6 +233,7 @@ class Topology {
 
   std::vector<Host> hosts_;
   HostSlots host_slots_;
+  std::set<HostIndex> gpu_shared_hosts_;
   std::vector<Queue> queues_;
   std::vector<DispatchWindows> windows_;                       // by QueueIndex
   std::unordered_map<std::string, HostIndex> host_by_name_;    // lookups only

@@ -99,7 +99,8 @@ Status CheckHostNames(const Primary& part, const ExprPool& pool, const ResourceC
   return Status::Ok();
 }
 
-Status CheckGpu(const Primary& part, const ResourceCatalog& catalog, std::string_view where) {
+Status CheckGpu(const Primary& part, size_t parts, const ResourceCatalog& catalog,
+                std::string_view where) {
   const GpuRequest& gpu = part.gpu;
   if (gpu.num == 0) return Status::Ok();
   if (gpu.num < 0 || gpu.num > kMaxGpuNum || gpu.mem_mb < 0) {
@@ -117,12 +118,17 @@ Status CheckGpu(const Primary& part, const ResourceCatalog& catalog, std::string
   if (catalog.host_resources.count("gpu") == 0) {
     return Invalid(where, "gpu: no host of the cluster has GPUs");
   }
-  if (gpu.shared) {
-    // Devices are granted whole; sharing one by device memory is not built yet, and treating
-    // mode=shared as exclusive would hold devices the user meant to share.
+  if (gpu.shared && gpu.mem_mb <= 0) {
+    // Sharing is by device memory: without an amount nothing bounds how many jobs share one.
     return Invalid(where,
-                   "gpu: mode=shared is not supported yet (GPUs are granted whole, as "
-                   "mode=exclusive_process); drop mode=shared or add j_exclusive=yes");
+                   "gpu: mode=shared needs gmem=AMOUNT, the device memory the job reserves on "
+                   "each GPU (e.g. mode=shared:gmem=10G)");
+  }
+  if (gpu.shared && parts > 1) {
+    // Two parts placed on one host would reserve one device's memory twice in one grant.
+    return Invalid(where,
+                   "gpu: mode=shared is not supported in a compound request; ask for it in a "
+                   "request of one part, or use exclusive GPUs here");
   }
   return Status::Ok();
 }
@@ -135,7 +141,7 @@ Status CheckPart(const Primary& part, size_t parts, const ExprPool& pool,
   }
   SLUICE_RETURN_IF_ERROR(CheckRusage(part, catalog, where));
   SLUICE_RETURN_IF_ERROR(CheckHostNames(part, pool, catalog, where));
-  SLUICE_RETURN_IF_ERROR(CheckGpu(part, catalog, where));
+  SLUICE_RETURN_IF_ERROR(CheckGpu(part, parts, catalog, where));
   if (part.span.kind == SpanKind::kPtile && part.span.ptile < 1) {
     return Invalid(where, "span: ptile=" + std::to_string(part.span.ptile) +
                               "; use ptile=K with K >= 1 tasks per host");

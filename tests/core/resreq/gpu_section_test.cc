@@ -150,11 +150,20 @@ TEST(ResreqGpuSectionTest, ValidateRefusesGpusTwiceAndGpusWhereThereAreNone) {
   const Status twice = validate("gpu[num=2] rusage[gpu=2]", with_gpus);
   EXPECT_FALSE(twice.ok());
   EXPECT_NE(twice.message().find("both ask for GPUs"), std::string::npos) << twice.message();
+  // Shared mode is by device memory: it needs gmem, and one part (two parts on one host
+  // would reserve a device's memory twice in one grant).
   const Status shared = validate("gpu[num=1:mode=shared]", with_gpus);
   EXPECT_FALSE(shared.ok());
-  EXPECT_NE(shared.message().find("mode=shared is not supported yet"), std::string::npos)
+  EXPECT_NE(shared.message().find("mode=shared needs gmem="), std::string::npos)
       << shared.message();
+  EXPECT_TRUE(validate("gpu[num=1:mode=shared:gmem=4G]", with_gpus).ok());
   EXPECT_TRUE(validate("gpu[num=1:mode=shared:j_exclusive=yes]", with_gpus).ok());
+  EXPECT_TRUE(validate("{gpu[mode=shared:gmem=1G]} || {gpu[num=1]}", with_gpus).ok());
+  const Status compound = validate("1*{gpu[mode=shared:gmem=1G]} + 1*{gpu[num=1]}", with_gpus);
+  EXPECT_FALSE(compound.ok());
+  EXPECT_NE(compound.message().find("part 1: gpu: mode=shared is not supported in a compound"),
+            std::string::npos)
+      << compound.message();
   const Status none = validate("2*{gpu[num=1]} + 1*{rusage[mem=1]}", without);
   EXPECT_FALSE(none.ok());
   EXPECT_NE(none.message().find("part 1: gpu: no host of the cluster has GPUs"), std::string::npos)
