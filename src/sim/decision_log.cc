@@ -1,11 +1,38 @@
 #include "sim/decision_log.h"
 
+#include <algorithm>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "base/array_ids.h"
 
 namespace sluice::sim {
+namespace {
+
+// `"gpus":{"host":[indexes]}` for the hosts where the job holds GPUs, and `"gpu_mem_mb":M`
+// when it shares them (R-GPU-3); nothing for a job without GPUs.
+template <typename Out>
+void AppendGpus(const core::Allocation& allocation, const core::ClusterState& state, Out out) {
+  bool first = true;
+  int64_t shared_mem_mb = 0;
+  for (const core::HostGrant& grant : allocation.hosts) {
+    if (grant.gpus == 0) continue;
+    fmt::format_to(out, "{}{}:[", first ? R"(,"gpus":{)" : ",",
+                   nlohmann::json(state.topology().hosts()[grant.host].spec.name).dump());
+    bool first_index = true;
+    for (uint64_t rest = grant.gpus; rest != 0; rest &= rest - 1) {
+      fmt::format_to(out, "{}{}", first_index ? "" : ",", __builtin_ctzll(rest));
+      first_index = false;
+    }
+    fmt::format_to(out, "]");
+    first = false;
+    shared_mem_mb = std::max(shared_mem_mb, grant.gpu_mem_mb);
+  }
+  if (!first) fmt::format_to(out, "}}");
+  if (shared_mem_mb > 0) fmt::format_to(out, R"(,"gpu_mem_mb":{})", shared_mem_mb);
+}
+
+}  // namespace
 namespace {
 
 // A job's `"job"` value: its id, and for an array element the array's id then `"index"`
@@ -41,7 +68,9 @@ void DecisionLog::OnStart(Instant t, const core::Job& job, const core::ClusterSt
                    grant.slots);
     first = false;
   }
-  fmt::format_to(out, "}}}}\n");
+  fmt::format_to(out, "}}");
+  AppendGpus(job.allocation, state, out);
+  fmt::format_to(out, "}}\n");
   MaybeFlush();
 }
 
