@@ -6,7 +6,7 @@
 #   make bench  run the Google Benchmark suite
 #   make fuzz   longer fuzzing runs (FUZZ_SECONDS per target, default 300)
 #   make install  install sluice, sluice-full and the Slurm/LSF command symlinks (PREFIX, DESTDIR)
-#   make deb    Debian packages of the built tree into build/deb/ (debian/rules)
+#   make deb    Debian packages of the built tree into build/deb/ (debian/, docs/install.md)
 
 JOBS ?= 2
 FUZZ_SECONDS ?= 300
