@@ -61,6 +61,7 @@ test: build build-asan
 	@ctest --test-dir build --output-on-failure -j $(JOBS) --timeout 600
 	@ctest --test-dir build-asan --output-on-failure -j $(JOBS) --timeout 600
 	@scripts/fuzz 10
+	@tests/packaging/deb_test.sh
 
 run: build-sluice
 	@scripts/demo
