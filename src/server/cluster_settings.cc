@@ -182,8 +182,11 @@ store::WriteBatch ClusterSettings::Rows() const {
   for (const auto& [host, devices] : detected_gpus_) {
     if (!dynamic_hosts_.contains(host)) batch.hosts.push_back(DetectedGpusRow(host));
   }
-  for (const std::string& host : closed_hosts_) {
-    batch.settings[std::string(kSettingHostClosed) + "/" + host] = 1;
+  // Every host's: an open one deletes the key, in case its `sluice host open` was lost.
+  for (const core::Host& host : topology.hosts()) {
+    const std::string& name = host.spec.name;
+    batch.settings[std::string(kSettingHostClosed) + "/" + name] =
+        closed_hosts_.contains(name) ? std::optional<int64_t>(1) : std::nullopt;
   }
   for (const auto& [queue, open] : queue_open_) {
     batch.settings[std::string(kSettingQueueOpen) + "/" + queue] = open ? 1 : 0;

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <set>
 
+#include "client/compat/sbatch_request.h"
+
 namespace sluice::client::compat {
 namespace {
 
@@ -119,15 +121,14 @@ Result<SrunRequest> ParseSrun(std::span<const std::string> args, bool command_re
 }
 
 Result<SubmitFlags> AllocationFlags(const SrunRequest& f) {
-  SubmitFlags submit;
-  if (f.ntasks) submit.tasks = std::to_string(*f.ntasks);
-  if (f.per_node) submit.resreq = "span[ptile=" + std::to_string(*f.per_node) + "]";
-  if (f.gpus) {
-    Result<std::string> section = SlurmGpuSection(*f.gpus, f.nodes.value_or(0));
-    if (!section) return section.error();
-    submit.resreq += (submit.resreq.empty() ? "" : " ") + *section;
-  }
-  return submit;
+  // Laid out as sbatch lays out the same options, so that `srun -N 2 --gpus=4 CMD` asks what
+  // `sbatch -N 2 --gpus=4` would.
+  SbatchRequest same;
+  if (f.ntasks) same.ntasks = *f.ntasks;
+  if (f.nodes) same.nodes = *f.nodes;
+  if (f.per_node) same.ntasks_per_node = *f.per_node;
+  same.gpus = f.gpus;
+  return ToSubmitFlags(same, "");
 }
 
 }  // namespace sluice::client::compat

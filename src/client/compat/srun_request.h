@@ -36,8 +36,9 @@ struct SrunRequest {
 // `command_required`: srun needs a command; salloc starts a shell.
 Result<SrunRequest> ParseSrun(std::span<const std::string> args, bool command_required = true);
 
-// What an interactive job of srun (outside a job) or salloc asks for: -n as its tasks,
-// --ntasks-per-node as span[ptile=N], GPUs as a gpu[] section (-N sharing --gpus out).
+// What an interactive job of srun (outside a job) or salloc asks for: what sbatch asks with
+// the same -n, -N, --ntasks-per-node and GPU options (sbatch_request.h's ToSubmitFlags).
+// Errors: as ToSubmitFlags' (more nodes than tasks, --gpus not shared evenly over -N).
 Result<SubmitFlags> AllocationFlags(const SrunRequest& request);
 
 // The non-empty words of `text` between any of `separators`.

@@ -235,7 +235,12 @@ void Capacity::Rollback(size_t mark) {
     } else if (u.kind == kUndoGpus) {
       SetFreeGpus(u.index, static_cast<uint64_t>(u.amount));
     } else if (u.kind == kUndoGpuMem) {
-      gpu_mem_claimed_[u.index][static_cast<size_t>(u.slots)] -= u.amount;
+      // A host whose claims all come back leaves the map: it shares nothing this cycle.
+      auto it = gpu_mem_claimed_.find(u.index);
+      it->second[static_cast<size_t>(u.slots)] -= u.amount;
+      if (std::all_of(it->second.begin(), it->second.end(), [](int64_t m) { return m == 0; })) {
+        gpu_mem_claimed_.erase(it);
+      }
     } else if (u.amount != 0) {
       free_resources_[u.index * resource_count_ + u.resource] += u.amount;
     } else {

@@ -96,16 +96,17 @@ int32_t HostFit(HostIndex h, const Demand& demand, const Capacity& capacity) {
   for (const ResourceAmount& r : demand.per_task) {
     fit = std::min(fit, capacity.FreeResource(h, r.id) / r.amount);
   }
-  if (demand.gpu.any() && fit > 0) {
+  if (demand.gpu.any() && demand.gpu.shared_mem_mb == 0 && fit > 0) {
     // The `gpu` count bounds it too: a per-host limit on gpu masks counts, not devices.
+    // Shared grants are not counted in `gpu`, so neither bounds them.
     const int64_t count = capacity.FreeResource(h, demand.gpu_id);
     fit = std::min<int64_t>(fit, demand.gpu.per_task ? count / demand.gpu.num
                                  : count >= demand.gpu.num ? fit
                                                            : 0);
-    if (fit > 0) {
-      fit = std::min<int64_t>(fit, GpuTaskFit(demand.gpu, (*demand.hosts)[h].devices,
-                                              UsableGpus(h, demand, capacity)));
-    }
+  }
+  if (demand.gpu.any() && fit > 0) {
+    fit = std::min<int64_t>(fit, GpuTaskFit(demand.gpu, (*demand.hosts)[h].devices,
+                                            UsableGpus(h, demand, capacity)));
   }
   return static_cast<int32_t>(fit);
 }
@@ -635,17 +636,32 @@ std::optional<HostIndex> BestGpuHost(const PrimaryTask& task, const Demand& dema
   const int64_t need = demand.gpu.NeedFor(task.max_tasks);
   if (need > kMaxGpusPerHost) return std::nullopt;
   std::optional<HostIndex> found;
-  auto visit = [&](HostIndex h) {
-    if (!task.queue.all_hosts &&
-        !std::binary_search(task.queue.hosts.begin(), task.queue.hosts.end(), h)) {
-      return true;
-    }
-    if (fits(h)) found = h;
-    return !found;
+  auto in_queue = [&](HostIndex h) {
+    return task.queue.all_hosts ||
+           std::binary_search(task.queue.hosts.begin(), task.queue.hosts.end(), h);
   };
-  // Shared mode packs onto devices already shared before it takes free ones.
-  if (demand.gpu.shared_mem_mb > 0) capacity.ForEachHostSharingGpus(task.state.topology(), visit);
-  if (!found) capacity.ForEachHostByFreeGpus(static_cast<int32_t>(need), visit);
+  // Shared mode packs onto devices already shared before it takes free ones: first a host
+  // whose shared devices alone take the job (its free ones stay whole), in host order.
+  if (demand.gpu.shared_mem_mb > 0) {
+    capacity.ForEachHostSharingGpus(task.state.topology(), [&](HostIndex h) {
+      if (!in_queue(h)) return true;
+      const uint64_t sharing = UsableGpus(h, demand, capacity) & ~capacity.FreeGpus(h);
+      if (GpuTaskFit(demand.gpu, (*demand.hosts)[h].devices, sharing) >= task.max_tasks &&
+          fits(h)) {
+        found = h;
+      }
+      return !found;
+    });
+  }
+  // Then by free devices, fewest first; a shared job may add free ones to shared ones, so a
+  // host with one free device may do.
+  if (!found) {
+    const int32_t free_needed = demand.gpu.shared_mem_mb > 0 ? 1 : static_cast<int32_t>(need);
+    capacity.ForEachHostByFreeGpus(free_needed, [&](HostIndex h) {
+      if (in_queue(h) && fits(h)) found = h;
+      return !found;
+    });
+  }
   return found;
 }
 

@@ -33,7 +33,11 @@ Allocation Merge(Placement placement) {
     HostGrant& merged = allocation.hosts.back();
     merged.slots += grant.slots;
     merged.whole_host = merged.whole_host || grant.whole_host;
-    merged.gpus |= grant.gpus;  // disjoint: each part picked from what the other left
+    // Disjoint: each part picked from what the other left. Shared parts are refused in
+    // compounds (Validate), so a merged grant is never part shared, part whole.
+    SLUICE_CHECK((merged.gpus & grant.gpus) == 0 && grant.gpu_mem_mb == 0 &&
+                 merged.gpu_mem_mb == 0);
+    merged.gpus |= grant.gpus;
     for (const ResourceAmount& r : grant.resources) {
       auto it = std::find_if(merged.resources.begin(), merged.resources.end(),
                              [&](const ResourceAmount& m) { return m.id == r.id; });

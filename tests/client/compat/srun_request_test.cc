@@ -33,8 +33,8 @@ TEST(SrunRequestTest, GpuOptionsBecomeTheInteractiveJobsGpuSection) {
   const Case cases[] = {
       {{"-G2", "--pty", "bash"}, "gpu[num=2/host]"},
       {{"--gpus", "a100:1", "bash"}, "gpu[num=1/host:gmodel=a100]"},
-      {{"--gpus-per-node=2", "-N", "2", "bash"}, "gpu[num=2/host]"},
-      {{"--gpus=4", "-N2", "bash"}, "gpu[num=2/host]"},  // shared out over the nodes
+      {{"--gpus-per-node=2", "-N", "2", "bash"}, "span[ptile=1] gpu[num=2/host]"},
+      {{"--gpus=4", "-N2", "bash"}, "span[ptile=1] gpu[num=2/host]"},  // 2 per node
       {{"--gpus-per-task=1", "-n", "4", "bash"}, "gpu[num=1/task]"},
       {{"--gres=gpu:v100:2", "--ntasks-per-node=2", "bash"}, "span[ptile=2] gpu[num=2/host:gmodel=v100]"},
   };
@@ -53,6 +53,13 @@ TEST(SrunRequestTest, GpuOptionsBecomeTheInteractiveJobsGpuSection) {
   ASSERT_TRUE(flags.has_value());
   EXPECT_EQ(flags->tasks, "2");
   EXPECT_EQ(flags->resreq, "gpu[num=1/host]");
+  // -N lays the job out over that many hosts, as sbatch does.
+  salloc = Parse({"-N", "2", "--gpus=4"}, false);
+  ASSERT_TRUE(salloc.has_value());
+  flags = AllocationFlags(*salloc);
+  ASSERT_TRUE(flags.has_value()) << flags.error().message();
+  EXPECT_EQ(flags->tasks, "2");
+  EXPECT_EQ(flags->resreq, "span[ptile=1] gpu[num=2/host]");
 }
 
 TEST(SrunRequestTest, BadGpuOptionsAreRefusedNamingThem) {

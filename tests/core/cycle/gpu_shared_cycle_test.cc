@@ -58,7 +58,7 @@ TEST(GpuSharedCycleTest, JobsShareADeviceUpToItsMemoryAndPackBeforeTakingAFreeOn
   EXPECT_EQ(host.GpuMemShared(0), 12288);
   EXPECT_EQ(host.GpuMemShared(1), 6144);
   EXPECT_EQ(GpuCountUsed(state), 0);  // shared grants do not count devices held whole
-  // A later cycle packs the next one onto device 1 (10 GB left), not device 0 (4 GB).
+  // A later cycle: device 0 has 4 GB left, device 1 10 GB: the next 6 GB job goes to 1.
   Submit(state, JobBuilder(4).ResReq(kShared6G));
   result = testing::CycleAndCommit(state, 1);
   ASSERT_NE(GrantOf(result, 4), nullptr);
@@ -111,14 +111,96 @@ TEST(GpuSharedCycleTest, ARollbackGivesTheClaimedMemoryBack) {
   EXPECT_EQ(capacity.ShareableGpus(host, 16384), 0b1u);
 }
 
-TEST(GpuSharedCycleTest, FeasibilityReadsConfiguredMemoryNotWhatRunningJobsReserve) {
-  ClusterState state = ClusterBuilder().Host(Host16G("t1", 1)).Policy(PolicyKind::kFifo).State();
-  // A job shares the whole of the device's memory now.
-  Submit(state, JobBuilder(100));
-  state.Start(100, Allocation{.hosts = {HostGrant{.host = 0, .slots = 1, .gpus = 1,
-                                                  .gpu_mem_mb = 16384}}},
+// Starts job `id` sharing `gpus` of host `h` with `mem_mb` reserved on each.
+void RunShared(ClusterState& state, JobId id, HostIndex h, uint64_t gpus, int64_t mem_mb) {
+  Submit(state, JobBuilder(id));
+  state.Start(id, Allocation{.hosts = {HostGrant{.host = h, .slots = 1, .gpus = gpus,
+                                                 .gpu_mem_mb = mem_mb}}},
               0);
   state.MarkClassified();
+}
+
+TEST(GpuSharedCycleTest, PackingPrefersAnotherHostsSharedDeviceToAFreeOne) {
+  // t1: device 0 shared to the full, device 1 free; t2: device 0 shared with 10 GB left,
+  // device 1 free. A 6 GB job goes to t2's device 0 (t1 is first in host order, and has a
+  // free device, which must stay whole).
+  ClusterState state = ClusterBuilder()
+                           .Host(Host16G("t1", 2))
+                           .Host(Host16G("t2", 2))
+                           .Policy(PolicyKind::kFifo)
+                           .State();
+  RunShared(state, 100, 0, 0b01, 16384);
+  RunShared(state, 101, 1, 0b01, 6144);
+  Submit(state, JobBuilder(1).ResReq(kShared6G));
+  CycleResult result = testing::CycleAndCommit(state, 0);
+  const StartJob* start = StartOf(result, 1);
+  ASSERT_NE(start, nullptr);
+  EXPECT_EQ(start->allocation.hosts[0].host, 1u);
+  EXPECT_EQ(start->allocation.hosts[0].gpus, 0b01u);
+  // A job of two shared devices takes one shared and one free where no host has two shared.
+  Submit(state, JobBuilder(2).ResReq("gpu[num=2:mode=shared:gmem=2G]"));
+  result = testing::CycleAndCommit(state, 1);
+  start = StartOf(result, 2);
+  ASSERT_NE(start, nullptr);
+  EXPECT_EQ(start->allocation.hosts[0].host, 1u);  // t2: 4 GB left on device 0, and device 1
+  EXPECT_EQ(start->allocation.hosts[0].gpus, 0b11u);
+}
+
+TEST(GpuSharedCycleTest, PreemptingOneSharerLeavesTheDeviceSharedAndBothFreesIt) {
+  ClusterState state = ClusterBuilder().Host(Host16G("t1", 1)).Policy(PolicyKind::kFifo).State();
+  RunShared(state, 100, 0, 0b1, 6144);
+  RunShared(state, 101, 0, 0b1, 8192);
+  const core::Host& host = state.topology().hosts()[0];
+  Capacity trial(state);
+  EXPECT_EQ(trial.FreeGpus(0), 0u);
+  EXPECT_EQ(trial.ShareableGpus(host, 2048), 0b1u);
+  EXPECT_EQ(trial.ShareableGpus(host, 2049), 0u);
+  const HostGrant& first = state.FindJob(100)->allocation.hosts[0];
+  const HostGrant& second = state.FindJob(101)->allocation.hosts[0];
+  trial.Credit(host, first, 1, false);
+  EXPECT_EQ(trial.FreeGpus(0), 0u);  // still shared by the other: not whole for anyone
+  EXPECT_EQ(trial.ShareableGpus(host, 8192), 0b1u);
+  EXPECT_EQ(trial.ShareableGpus(host, 8193), 0u);
+  trial.Credit(host, second, 1, true);
+  EXPECT_EQ(trial.FreeGpus(0), 0b1u);  // its last sharer gone: whole again
+  EXPECT_EQ(trial.ShareableGpus(host, 16384), 0b1u);
+}
+
+TEST(GpuSharedCycleTest, ARestoredAllocationThatOverbooksADeviceIsRefused) {
+  ClusterState state = ClusterBuilder().Host(Host16G("t1", 2)).Policy(PolicyKind::kFifo).State();
+  RunShared(state, 100, 0, 0b01, 12288);
+  Submit(state, JobBuilder(200));
+  const ResourceId gpu = *state.topology().FindHostResource("gpu");
+  HostGrant whole{.host = 0, .slots = 1, .resources = {{gpu, 1}}, .gpus = 0b10};
+  ASSERT_TRUE(Apply(AllocationRestored{.job = 200, .allocation = {.hosts = {whole}}}, 0, state).ok());
+  struct Case {
+    uint64_t gpus;
+    int64_t mem_mb;
+    const char* why;
+  };
+  const Case cases[] = {
+      {0b01, 6144, "past device 0's memory (12 + 6 > 16 GB)"},
+      {0b10, 1024, "device 1 is held whole"},
+  };
+  JobId id = 1;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.why);
+    Submit(state, JobBuilder(id));
+    HostGrant shared{.host = 0, .slots = 1, .gpus = c.gpus, .gpu_mem_mb = c.mem_mb};
+    EXPECT_FALSE(Apply(AllocationRestored{.job = id, .allocation = {.hosts = {shared}}}, 0, state)
+                     .ok());
+    ++id;
+  }
+  // Within memory it is restored.
+  Submit(state, JobBuilder(id));
+  HostGrant fits{.host = 0, .slots = 1, .gpus = 0b01, .gpu_mem_mb = 4096};
+  EXPECT_TRUE(Apply(AllocationRestored{.job = id, .allocation = {.hosts = {fits}}}, 0, state).ok());
+  EXPECT_EQ(state.topology().hosts()[0].GpuMemShared(0), 16384);
+}
+
+TEST(GpuSharedCycleTest, FeasibilityReadsConfiguredMemoryNotWhatRunningJobsReserve) {
+  ClusterState state = ClusterBuilder().Host(Host16G("t1", 1)).Policy(PolicyKind::kFifo).State();
+  RunShared(state, 100, 0, 0b1, 16384);  // the whole of the device's memory, shared
   struct Case {
     std::string resreq;
     bool feasible;
