@@ -21,6 +21,7 @@ int Main(int argc, char** argv) {
   RegisterSimCommand(app, exit_code);
   RegisterGenCommand(app, exit_code);
   RegisterResreqCommand(app, exit_code);
+  RegisterConfigCommands(app, exit_code);
   RegisterBenchCommand(app, exit_code);
   RegisterAgentCommand(app, exit_code);
   RegisterServerCommand(app, exit_code);

@@ -16,6 +16,7 @@ namespace sluice::cli {
 void RegisterSimCommand(CLI::App& app, int& exit_code);
 void RegisterGenCommand(CLI::App& app, int& exit_code);
 void RegisterResreqCommand(CLI::App& app, int& exit_code);
+void RegisterConfigCommands(CLI::App& app, int& exit_code);  // config check, admin reconfig
 void RegisterBenchCommand(CLI::App& app, int& exit_code);
 void RegisterAgentCommand(CLI::App& app, int& exit_code);
 void RegisterServerCommand(CLI::App& app, int& exit_code);
