@@ -21,12 +21,14 @@ set(allowed_wire "core/model;core/reasons;core/explain;core/driver;base")
 set(allowed_config "core/model;core/resreq;base")
 set(allowed_store "base")
 set(allowed_auth "base")
+# What the daemons tell the service manager (systemd's notify protocol, journald).
+set(allowed_daemon "base")
 # The simulator reads request text in its workloads (a JSONL job's `gpus`) and checks it
 # where it is read, as the config reader does.
 set(allowed_sim "wire;core/model;core/resreq;core/reasons;core/explain;core/cycle;core/driver;base")
-set(allowed_server "store;wire;config;auth;core/model;core/reasons;core/explain;core/alloc;\
+set(allowed_server "store;wire;config;auth;daemon;core/model;core/reasons;core/explain;core/alloc;\
 core/admission;core/cycle;core/driver;base")
-set(allowed_agent "wire;auth;base")
+set(allowed_agent "wire;auth;daemon;base")
 set(allowed_client "wire;auth;core/reasons;core/explain;base")
 # libsluice-drmaa (issue 46) speaks to the controller only through the client's REST path.
 set(allowed_drmaa "client;base")
