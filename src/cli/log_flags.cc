@@ -1,12 +1,51 @@
 #include "cli/log_flags.h"
 
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <cstdlib>
+#include <memory>
+
+#include "daemon/journal_stream.h"
 
 namespace sluice::cli {
+namespace {
+
+// The pattern flag `%*`: the line's journald priority prefix.
+class JournalPriorityFlag : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm& /*time*/,
+              spdlog::memory_buf_t& dest) override {
+    const std::string_view prefix = JournalPrefix(msg.level);
+    dest.append(prefix.data(), prefix.data() + prefix.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<JournalPriorityFlag>();
+  }
+};
+
+}  // namespace
+
+std::string_view JournalPrefix(spdlog::level::level_enum level) {
+  switch (level) {
+    case spdlog::level::trace:
+    case spdlog::level::debug:
+      return "<7>";
+    case spdlog::level::info:
+      return "<6>";
+    case spdlog::level::warn:
+      return "<4>";
+    case spdlog::level::err:
+      return "<3>";
+    case spdlog::level::critical:
+      return "<2>";
+    case spdlog::level::off:
+    case spdlog::level::n_levels:
+      break;
+  }
+  return "<6>";
+}
 
 void AddLogFlags(CLI::App* cmd, LogFlags& flags) {
   cmd->add_option("--log-level", flags.level, "trace, debug, info, warn, error (default info)");
@@ -30,9 +69,14 @@ Status SetUpLogging(const LogFlags& flags, const std::string& name) {
       return InvalidArgument("--log-file " + flags.file + ": " + e.what());
     }
   }
-  // journald stamps each line itself.
-  const bool journal = flags.file.empty() && std::getenv("JOURNAL_STREAM") != nullptr;
-  logger->set_pattern(journal ? "%^%l%$ %v" : "%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  // journald stamps each line itself, and takes its priority from the `<N>` prefix.
+  if (flags.file.empty() && daemon::StderrIsJournal()) {
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    formatter->add_flag<JournalPriorityFlag>('*').set_pattern("%*%l %v");
+    logger->set_formatter(std::move(formatter));
+  } else {
+    logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  }
   logger->set_level(level);
   if (!flags.file.empty()) logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
