@@ -1,5 +1,7 @@
 // `sluice server`: the controller (issue 7, SPEC §8). Prints `listening on HOST:PORT` once
-// serving; SIGHUP reloads the configuration; SIGTERM/SIGINT stop it.
+// serving; SIGHUP reloads the configuration; SIGTERM/SIGINT stop it. Under systemd
+// (NOTIFY_SOCKET, R-OPS-2, docs/systemd.md) it says READY=1 once serving, RELOADING=1 around
+// a SIGHUP's reload, STOPPING=1 when it stops, and refreshes its STATUS= line every 2 s.
 #include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -9,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/log_flags.h"
+#include "daemon/service_notifier.h"
 #include "server/server.h"
 
 namespace sluice::cli {
@@ -160,13 +163,44 @@ server::ServerOptions OptionsFrom(const ServerFlags& flags) {
       .stats_interval_seconds = flags.stats_interval};
 }
 
+// SIGHUP: re-reads the configuration; systemd sees RELOADING=1 until READY=1 follows.
+void Reload(server::Server& server, daemon::ServiceNotifier& notifier) {
+  notifier.Reloading("reloading the configuration");
+  server::Answer reply = server.controller().Reconfigure();
+  if (reply.ok()) {
+    spdlog::info("SIGHUP: reconfigure: {}", reply->dump());
+  } else {
+    spdlog::info("SIGHUP: reconfigure refused: {}",
+                 reply.failure() ? reply.failure()->message() : reply.refusal()->message);
+  }
+  notifier.Ready(server.ServiceStatus());
+}
+
+// Waits for SIGTERM or SIGINT (returned), reloading on SIGHUP and refreshing the service
+// manager's STATUS= line every 2 s meanwhile. NOTE: a controller hung with its lock held
+// holds this thread too (ServiceStatus takes the lock); the watchdog then ends the process.
+int ServeUntilStopSignal(server::Server& server, const sigset_t& signals,
+                         daemon::ServiceNotifier& notifier) {
+  constexpr timespec kRefresh{.tv_sec = 2, .tv_nsec = 0};
+  while (true) {
+    const int sig = notifier.enabled() ? sigtimedwait(&signals, nullptr, &kRefresh)
+                                       : sigwaitinfo(&signals, nullptr);
+    if (sig < 0) {  // the refresh is due (EAGAIN), or EINTR
+      if (notifier.enabled()) notifier.Status(server.ServiceStatus());
+      continue;
+    }
+    if (sig != SIGHUP) return sig;
+    Reload(server, notifier);
+  }
+}
+
 // Starts the controller and serves until SIGTERM/SIGINT; SIGHUP reloads the configuration.
 int RunServer(const ServerFlags& flags) {
   if (flags.state.empty() && flags.store.empty()) {
     std::cerr << "sluice server: --state DIR or --store URL is required\n";
     return 2;
   }
-  // Signals go to one thread (sigwait below), never to the HTTP or scheduling threads.
+  // Signals go to one thread (ServeUntilStopSignal), never to the HTTP or scheduling threads.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGHUP);
@@ -179,9 +213,15 @@ int RunServer(const ServerFlags& flags) {
     std::cerr << "sluice server: " << logging.message() << "\n";
     return 2;
   }
-  auto server = server::Server::Start(OptionsFrom(flags));
+  // Before any thread starts: it unsets NOTIFY_SOCKET and the watchdog's variables.
+  const std::unique_ptr<daemon::ServiceNotifier> notifier =
+      daemon::ServiceNotifier::FromEnvironment();
+  server::ServerOptions options = OptionsFrom(flags);
+  options.notifier = notifier.get();
+  auto server = server::Server::Start(std::move(options));
   if (!server) {
     std::cerr << "sluice server: " << server.error().message() << "\n";
+    notifier->Status("failed to start: " + server.error().message());  // systemctl status
     return server.error().code() == StatusCode::kInvalidArgument ? 2 : 1;
   }
   const std::string host = flags.listen.substr(0, flags.listen.rfind(':'));
@@ -192,22 +232,10 @@ int RunServer(const ServerFlags& flags) {
   std::fflush(stdout);
   spdlog::info("dashboard: {}/ui/ (log in with a user token, or add #token=TOKEN)",
                (*server)->url());
-  while (true) {
-    int sig = 0;
-    if (sigwait(&signals, &sig) != 0) continue;
-    if (sig == SIGHUP) {
-      server::Answer reply = (*server)->controller().Reconfigure();
-      if (reply.ok()) {
-        spdlog::info("SIGHUP: reconfigure: {}", reply->dump());
-      } else {
-        spdlog::info("SIGHUP: reconfigure refused: {}",
-                     reply.failure() ? reply.failure()->message() : reply.refusal()->message);
-      }
-      continue;
-    }
-    spdlog::info("signal {}: stopping", sig);
-    break;
-  }
+  notifier->Ready((*server)->ServiceStatus());
+  const int sig = ServeUntilStopSignal(**server, signals, *notifier);
+  spdlog::info("signal {}: stopping", sig);
+  notifier->Stopping("stopping (signal " + std::to_string(sig) + ")");
   (*server)->Stop();
   return 0;
 }

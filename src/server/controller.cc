@@ -4,10 +4,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <utility>
 
+#include "daemon/service_notifier.h"
 #include "server/cycle_pacing.h"
 #include "server/job_identity.h"
 #include "server/job_spec.h"
@@ -47,7 +49,8 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
                                    : -1,
                .interval_ms = ctx_.options().history_purge_interval_ms},
               [this] { return ctx_.NowMs(); }, ctx_.shared_log()),
-      estimator_(ctx_, book_) {
+      estimator_(ctx_, book_),
+      notifier_(deps.notifier) {
   agents_.set_peek_broker(&peeks_);
   agents_.set_steps(&step_streams_, &job_credentials_);
   book_.OnReleased([this](JobId id) { steps_.JobReleased(id); });
@@ -380,18 +383,30 @@ void Controller::Tick() {
 void Controller::Start() {
   keeper_.Start();
   estimator_.Start();
-  thread_ = std::thread([this] {
-    constexpr std::chrono::milliseconds kDebounce{2};
-    const std::chrono::milliseconds gap{ctx_.options().event_cycle_gap_ms};
-    SteadyTime last_cycle_end{};
-    MutexLock lock(ctx_.mu());
-    while (true) {
-      const SteadyTime timers = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-      if (!ctx_.cycle().WaitForTurn(lock, timers, last_cycle_end, kDebounce, gap)) break;
-      TurnLocked(runner_.ExplainDue(ctx_.NowMs()));
-      last_cycle_end = std::chrono::steady_clock::now();
+  thread_ = std::thread([this] { SchedulingLoop(); });
+}
+
+void Controller::SchedulingLoop() {
+  constexpr std::chrono::milliseconds kDebounce{2};
+  const std::chrono::milliseconds gap{ctx_.options().event_cycle_gap_ms};
+  // Leases and timers are checked every 200 ms; the watchdog may need a turn sooner.
+  const std::chrono::milliseconds every = std::min<std::chrono::milliseconds>(
+      std::chrono::milliseconds(200),
+      notifier_ ? notifier_->KeepAliveEvery() : std::chrono::milliseconds(200));
+  SteadyTime last_cycle_end{};
+  MutexLock lock(ctx_.mu());
+  while (true) {
+    const SteadyTime timers = std::chrono::steady_clock::now() + every;
+    if (!ctx_.cycle().WaitForTurn(lock, timers, last_cycle_end, kDebounce, gap)) break;
+    if (faults_.SchedulingHangs()) {
+      ctx_.log().warn("fault injection: the scheduling thread hangs (SLUICE_SERVER_FAULT)");
+      ctx_.cycle().WaitUntilStopped(lock);
+      break;
     }
-  });
+    if (notifier_ != nullptr) notifier_->KeepAlive();
+    TurnLocked(runner_.ExplainDue(ctx_.NowMs()));
+    last_cycle_end = std::chrono::steady_clock::now();
+  }
 }
 
 void Controller::Stop() {

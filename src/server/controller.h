@@ -80,7 +80,12 @@
 #include "server/step_broker.h"
 #include "server/step_requests.h"
 #include "server/submission_refusal.h"
+#include "server/test_faults.h"
 #include "store/store.h"
+
+namespace sluice::daemon {
+class ServiceNotifier;
+}  // namespace sluice::daemon
 
 namespace sluice::server {
 
@@ -97,6 +102,9 @@ struct ControllerDeps {
   bool standby = false;
   ClockMs clock;                        // wall-clock milliseconds since the epoch
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
+  // Borrowed, outlives the controller; null: none. The scheduling thread keeps its watchdog
+  // alive (R-OPS-2): a hung cycle stops the keep-alives and systemd restarts the server.
+  daemon::ServiceNotifier* notifier = nullptr;
 };
 
 // What a controller call answers (outcome.h).
@@ -220,7 +228,8 @@ class Controller {
   // Checks leases and, when something changed or a timer is due, runs one cycle. The
   // scheduling thread (Start) calls it; tests call it directly.
   void Tick();
-  // Starts/stops the scheduling thread (cycles on events, debounced, and on timers).
+  // Starts/stops the scheduling thread (cycles on events, debounced, and on timers; the
+  // watchdog's keep-alive on every turn).
   void Start();
   void Stop();
   // Waits until every queued store write has committed (tests).
@@ -265,6 +274,10 @@ class Controller {
   // defaulted, and `fixed` rewritten for a spec whose output it set (REQUIRES the mutex held).
   void ApplyPolicy(const Caller& runs_as, std::vector<nlohmann::json>& specs,
                    std::vector<std::shared_ptr<const std::string>>& fixed);
+  // The scheduling thread: waits for a turn (a change, a timer, the explain interval, or at
+  // the latest when the watchdog needs a keep-alive), keeps the watchdog alive and turns;
+  // until Stop. A test fault (test_faults.h) makes it hang instead.
+  void SchedulingLoop();
   // Leases, retention, then a cycle when `due` (REQUIRES the mutex held).
   void TurnLocked(bool due);
   // While !Writable(): once the store leads again after a failed write, writes every job's
@@ -301,6 +314,8 @@ class Controller {
   StepRequests steps_;
   HistoryKeeper keeper_;         // retention where the store purges itself (history_api.h)
   StartEstimator estimator_;     // estimated starts (estimates.h)
+  daemon::ServiceNotifier* notifier_;  // null: none
+  const FaultPlan faults_ = FaultPlan::FromEnvironment();
   std::thread thread_;
   // Retention (R-HA-5): ended jobs by end time, and when the last purge ran.
   std::set<std::pair<Instant, JobId>> history_;

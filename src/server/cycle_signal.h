@@ -38,6 +38,10 @@ class CycleSignal {
   // debounce, gap)` with further marks not waking it. False once Stop was called.
   bool WaitForTurn(MutexLock& lock, SteadyTime deadline, SteadyTime last_cycle_end,
                    std::chrono::milliseconds debounce, std::chrono::milliseconds gap);
+  // Waits, without the lock, until Stop: a hung scheduling thread (server/test_faults.h).
+  void WaitUntilStopped(MutexLock& lock) {
+    cv_.wait(lock, [this]() SLUICE_NO_THREAD_SAFETY_ANALYSIS { return stopping_; });
+  }
   // Wakes the scheduling thread at once (a step-down), and for good with Stop.
   void Wake() { cv_.notify_all(); }
   void Stop() SLUICE_REQUIRES(mu_) {

@@ -13,11 +13,13 @@
 #include <thread>
 
 #include "config/cluster_yaml.h"
+#include "daemon/service_notifier.h"
 #include "server/agent_credentials.h"
 #include "server/connection_guard.h"
 #include "server/dashboard_routes.h"
 #include "server/ha_front.h"
 #include "server/http_api.h"
+#include "server/service_status.h"
 #include "server/stats_sampler.h"
 #include "server/text_parsers.h"
 
@@ -94,6 +96,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   }
   options.controller.config_path = options.config_path;
   std::unique_ptr<Server> server(new Server());
+  server->notifier_ = options.notifier;
   server->http_ = std::move(*made);
   server->port_ = server->Bind(host, listen->port);
   if (server->port_ <= 0) {
@@ -104,6 +107,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
                                                   host + ":" + std::to_string(server->port_);
   const std::string store_url = options.store_url.empty() ? options.state_dir : options.store_url;
   const bool standby = store_url.starts_with("etcd://");
+  server->standby_ = standby;
   Result<std::unique_ptr<store::Store>> store = store::Store::OpenUrl(
       store_url, {.candidate = server->url_, .lease_seconds = options.leader_lease_seconds});
   if (!store) return store.error();
@@ -115,7 +119,8 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
                                         .options = options.controller,
                                         .standby = standby,
                                         .clock = options.clock,
-                                        .log = options.log});
+                                        .log = options.log,
+                                        .notifier = options.notifier});
   if (!controller) return controller.error();
   server->controller_ = std::move(*controller);
   server->front_ = std::make_unique<HaFront>(
@@ -129,9 +134,14 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (standby) {
     Controller* c = server->controller_.get();
     const bool exit_when_deposed = options.exit_when_deposed;
-    server->store_->SetDeposedCallback([c, exit_when_deposed](const Status& why) {
+    daemon::ServiceNotifier* notifier = options.notifier;
+    server->store_->SetDeposedCallback([c, exit_when_deposed, notifier](const Status& why) {
       c->StepDown(why);
-      if (exit_when_deposed) std::_Exit(0);
+      if (!exit_when_deposed) return;
+      if (notifier != nullptr) {
+        notifier->Stopping("deposed (" + why.message() + "): exiting to restart as a standby");
+      }
+      std::_Exit(0);
     });
     server->campaigner_ = std::thread(
         [s = server.get(), exit_when_deposed, lease_ms = options.controller.lease_ms] {
@@ -143,7 +153,35 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   }
   httplib::Server* http = server->http_.get();
   server->listener_ = std::thread([http] { http->listen_after_bind(); });
+  // Serving means accepting: READY=1 (R-OPS-2) follows this return. Bounded: the thread
+  // only has to start.
+  for (int i = 0; i < 5000 && !http->is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return server;
+}
+
+std::string Server::ServiceStatus() {
+  ServiceFacts facts;
+  if (standby_ && !front_->leading()) {
+    facts.role = "standby";
+    const std::optional<std::string> leader = store_->leader();
+    if (leader && *leader != url_) facts.leader = leader;
+    return ServiceStatusLine(facts);
+  }
+  const store::Role role = store_->role();
+  facts.role = !standby_
+                   ? "serving"
+                   : (role == store::Role::kLeader ? "leader" : std::string(store::ToString(role)));
+  facts.epoch = controller_->epoch();
+  StatsSample sample;
+  controller_->SampleStats(sample, /*with_counts=*/false);
+  facts.hosts = sample.hosts;
+  facts.hosts_ok = sample.hosts_ok;
+  facts.running = sample.running;
+  facts.pending = sample.pending;
+  facts.held = sample.held;
+  return ServiceStatusLine(facts);
 }
 
 void Server::InstallRoutes(const ServerOptions& options) {
@@ -177,8 +215,13 @@ int Server::Bind(const std::string& host, int port) {
 void Server::Campaign(bool exit_when_deposed, int64_t agent_lease_ms) {
   auto log = spdlog::default_logger();
   log->info("{}: standby, campaigning for the lead on {}", url_, store_->dir());
+  // A standby's loop that must stay alive is this one, until the scheduling thread starts.
+  const std::chrono::milliseconds slice = std::min<std::chrono::milliseconds>(
+      std::chrono::milliseconds(500),
+      notifier_ ? notifier_->KeepAliveEvery() : std::chrono::milliseconds(500));
   while (!stopping_) {
-    Status led = store_->AwaitLeadership(std::chrono::milliseconds(500));
+    if (notifier_ != nullptr) notifier_->KeepAlive();
+    Status led = store_->AwaitLeadership(slice);
     if (led.code() == StatusCode::kUnavailable) {
       // Agents cut off from the leader come here between their tries of it, each a long poll
       // that times out: count them over 10 s at least.
@@ -205,6 +248,7 @@ void Server::Campaign(bool exit_when_deposed, int64_t agent_lease_ms) {
     }
     front_->Lead(controller_.get());
     controller_->Start();
+    if (notifier_ != nullptr) notifier_->Status(ServiceStatus());
     WatchAgentsReach(agent_lease_ms);
     return;
   }

@@ -8,7 +8,10 @@
 // a standby. A leader that its agents cannot reach while a standby can gives the lead up
 // (WatchAgentsReach): the standby counts the agents that reach it and publishes the count in
 // the store (HaFront::AgentsHeardWithin, Store::PublishAgentsHeard).
-// Thread-safety: Start/Stop from one thread.
+// Under systemd (R-OPS-2, docs/systemd.md) the loop that must stay alive keeps the watchdog
+// alive: a standby's campaign while it waits for the lead, then the scheduling thread; a
+// deposed server says STOPPING=1 before it exits.
+// Thread-safety: Start/Stop from one thread; ServiceStatus from any.
 #pragma once
 
 #include <spdlog/logger.h>
@@ -26,6 +29,10 @@
 namespace httplib {
 class Server;
 }
+
+namespace sluice::daemon {
+class ServiceNotifier;
+}  // namespace sluice::daemon
 
 namespace sluice::server {
 
@@ -52,11 +59,14 @@ struct ServerOptions {
   std::shared_ptr<spdlog::logger> log;  // null: spdlog's default logger
   Controller::ClockMs clock;            // null: the system clock
   int64_t stats_interval_seconds = 10;  // the dashboard's samples (stats_sampler.h, R-UI-3)
+  // Borrowed, outlives the server; null: none (tests, a server run by hand).
+  daemon::ServiceNotifier* notifier = nullptr;
 };
 
 class Server {
  public:
-  // Loads the config, takes the state directory, restores, binds and starts serving.
+  // Loads the config, takes the state directory, restores, binds and starts serving: it
+  // returns once the listener accepts (a standby's: redirects to the leader, /healthz).
   // Errors name what failed (config file and line, locked state directory, port in use).
   static Result<std::unique_ptr<Server>> Start(ServerOptions options);
   ~Server();
@@ -65,6 +75,8 @@ class Server {
   // The advertised URL (the election value with etcd).
   const std::string& url() const { return url_; }
   Controller& controller() { return *controller_; }
+  // The service manager's STATUS= line now (service_status.h). Takes the controller's lock.
+  std::string ServiceStatus();
   // What the connection guard has counted so far (tests, metrics).
   ConnectionGuard::Counts connections() const { return guard_->counts(); }
   // Stops serving and the scheduling thread; waits for queued store writes.
@@ -92,6 +104,8 @@ class Server {
   std::unique_ptr<HttpApi> api_;
   std::unique_ptr<HaFront> front_;
   std::unique_ptr<StatsSampler> stats_;  // the dashboard's time series
+  daemon::ServiceNotifier* notifier_ = nullptr;
+  bool standby_ = false;  // an etcd store: elected, not leading from the start
   std::thread listener_;
   std::thread campaigner_;
   std::atomic<bool> stopping_ = false;
