@@ -24,9 +24,11 @@
 #include "agent/leftover_sweep.h"
 #include "agent/peek_reader.h"
 #include "agent/report_budget.h"
+#include "agent/service_status.h"
 #include "agent/step_session.h"
 #include "agent/test_faults.h"
 #include "auth/munge.h"
+#include "daemon/service_notifier.h"
 #include "wire/leader_follow.h"
 #include "wire/signal_name.h"
 
@@ -228,6 +230,19 @@ struct Agent::State {
   // Steps in jobs (R-LAUNCH-1): declared last, so its threads (which may take `mu`) are joined
   // before anything else goes.
   StepSessions steps{options.host.name, [this] { return StepEndpointNow(); }};
+
+  // The STATUS= line (service_status.h). REQUIRES: mu not held.
+  std::string ServiceStatus() {
+    std::lock_guard lock(mu);
+    return AgentStatusLine({.server = options.server,
+                            .leader_url = leader_url,
+                            .registered = registered,
+                            .connected = connected,
+                            .fenced = fenced,
+                            .epoch = highest_epoch,
+                            .unreachable = unreachable_said,
+                            .running = runner.size()});
+  }
 
   // Where step streams go: the serving controller (else the first of --server).
   Result<StepEndpoint> StepEndpointNow() {
@@ -754,14 +769,27 @@ int Agent::Run(const std::atomic<bool>& stop) {
   pthread_sigmask(SIG_BLOCK, &child_exits, nullptr);
   std::thread poller([&s] { s.PollLoop(); });
   std::thread reporter([&s] { s.ReportLoop(); });
+  daemon::ServiceNotifier* notifier = s.options.notifier;
+  if (notifier != nullptr) notifier->Ready(s.ServiceStatus());
+  TimePoint status_at = Clock::now();
   while (!stop && !s.fatal) {
+    // This loop must stay alive: it reaps, fences and enforces limits (R-OPS-2).
+    if (notifier != nullptr) notifier->KeepAlive();
     s.Tick(Clock::now());
+    if (notifier != nullptr && Clock::now() - status_at >= 1s) {
+      notifier->Status(s.ServiceStatus());
+      status_at = Clock::now();
+    }
     const auto tick = std::chrono::duration_cast<std::chrono::nanoseconds>(s.options.tick);
     const timespec wait{.tv_sec = static_cast<time_t>(tick.count() / 1'000'000'000),
                         .tv_nsec = static_cast<long>(tick.count() % 1'000'000'000)};
     sigtimedwait(&child_exits, nullptr, &wait);  // a job ended, the tick passed, or a signal
   }
   // Shutdown: end the jobs (their exits are reported once, best effort), then the threads.
+  if (notifier != nullptr && !s.fatal) {
+    std::lock_guard lock(s.mu);
+    notifier->Stopping(fmt::format("stopping: ending {} jobs", s.runner.size()));
+  }
   {
     std::lock_guard lock(s.mu);
     s.runner.KillAll(s.options.fence_grace, Clock::now());

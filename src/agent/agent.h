@@ -26,6 +26,11 @@
 // jobs it launched before (leftover_sweep.h), and reports the exits the controller had not
 // acknowledged; it lists those jobs as still held when it registers, so none is requeued.
 //
+// Under systemd (R-OPS-2, docs/systemd.md; AgentOptions::notifier) Run says READY=1 once its
+// loops run — not once registered: a host that boots before its controller must not fail its
+// start — keeps the watchdog alive from the main loop, refreshes STATUS= (service_status.h)
+// every second, and says STOPPING=1 when it stops.
+//
 // Implements R-SRV-3 (agent side), the agent part of R-SRV-2 (`running` on register), and the
 // agent's part of R-SEC-1, R-SEC-3 and R-SEC-4 (through the JobRunner).
 #pragma once
@@ -38,6 +43,10 @@
 
 #include "agent/job_runner.h"
 #include "agent/protocol.h"
+
+namespace sluice::daemon {
+class ServiceNotifier;
+}  // namespace sluice::daemon
 
 namespace sluice::agent {
 
@@ -66,6 +75,8 @@ struct AgentOptions {
   // registration (R-GPU-1); nullopt: not looked for, nothing sent. A controller older than
   // the field refuses it, and the agent then registers without it.
   std::optional<wire::GpuReport> gpus;
+  // Borrowed, outlives Run; null: none (tests, an agent run by hand).
+  daemon::ServiceNotifier* notifier = nullptr;
 };
 
 class Agent {

@@ -18,6 +18,7 @@
 // `gpus: auto` host and closes a host configured with other GPUs. `sluice agent --detect
 // [--name H]` prints the host's stanza for the cluster YAML (CPUs, memory, the GPUs) and exits:
 // 0, or 1 when nvidia-smi failed.
+// Under systemd the agent speaks the notify protocol (agent/agent.h, docs/systemd.md).
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -45,6 +46,7 @@
 #include "cli/commands.h"
 #include "cli/log_flags.h"
 #include "config/cluster_yaml.h"
+#include "daemon/service_notifier.h"
 #include "wire/leader_follow.h"
 
 namespace sluice::cli {
@@ -259,6 +261,11 @@ int RunAgent(const AgentFlags& flags) {
     std::cerr << "error: " << logging.message() << "\n";
     return 2;
   }
+  // Before nvidia-smi runs and any thread starts: it unsets NOTIFY_SOCKET and the watchdog's
+  // variables, which no child may inherit.
+  const std::unique_ptr<daemon::ServiceNotifier> notifier =
+      daemon::ServiceNotifier::FromEnvironment();
+  options.notifier = notifier.get();
   options.gpus = DetectGpusAtStart(flags.name);
   for (const core::GpuDevice& gpu : options.gpus->devices)
     options.runner.gpu_numa[gpu.index] = gpu.numa;
