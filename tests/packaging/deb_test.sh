@@ -109,6 +109,10 @@ for unit in packaging/systemd/sluice-server.service packaging/systemd/sluice-age
   expect_in "${name%.service}" "/lib/systemd/system/$name"
   grep -q "deb-systemd-helper.*$name" "$root/var/lib/dpkg/info/${name%.service}.postinst" ||
     fail "the postinst of ${name%.service} does not enable $name"
+  # The base system's commands the unit names (ExecReload's /bin/kill) are not in the root.
+  for cmd in $(sed -n 's/^Exec[A-Za-z]*=[-@+!:]*\(\/[^ ]*\).*/\1/p' "$root/lib/systemd/system/$name"); do
+    [ -e "$root$cmd" ] || [ ! -e "$cmd" ] || install -D "$cmd" "$root$cmd"
+  done
   if ! systemd-analyze verify --root="$root" "/lib/systemd/system/$name" >"$WORK/verify.txt" 2>&1 ||
     [ -s "$WORK/verify.txt" ]; then
     cat "$WORK/verify.txt" >&2
