@@ -32,8 +32,7 @@ void AppendGpus(const core::Allocation& allocation, const core::ClusterState& st
   if (shared_mem_mb > 0) fmt::format_to(out, R"(,"gpu_mem_mb":{})", shared_mem_mb);
 }
 
-}  // namespace
-namespace {
+
 
 // A job's `"job"` value: its id, and for an array element the array's id then `"index"`
 // (R-UX-3: in JSON an element's id is the array's).
