@@ -113,6 +113,15 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
     case core::ReasonCode::kQueueWindow:
       j["time"] = TimeOrNull(detail.time);
       break;
+    case core::ReasonCode::kHostReserved:
+      j["hosts"] = detail.hosts;
+      j["scope"] = detail.scope;
+      j["time"] = TimeOrNull(detail.time);
+      break;
+    case core::ReasonCode::kReservationWait:
+      j["scope"] = detail.scope;
+      j["time"] = TimeOrNull(detail.time);
+      break;
     case core::ReasonCode::kNewJob:
     case core::ReasonCode::kHeld:
     case core::ReasonCode::kQueueInactive:

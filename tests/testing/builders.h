@@ -137,6 +137,10 @@ class JobBuilder {
     spec_.exclusive = true;
     return *this;
   }
+  JobBuilder& Reservation(std::string name) {
+    spec_.reservation = std::move(name);
+    return *this;
+  }
 
   core::JobSpec Build() const { return spec_; }
   operator core::JobSpec() const { return spec_; }  // NOLINT: builder convenience

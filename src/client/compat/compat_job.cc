@@ -241,6 +241,8 @@ std::string_view SlurmWaitReason(std::string_view code) {
       {"HOST_LIMIT", "QOSResourceLimit"},
       {"DISPATCH_FAILED", "JobLaunchFailure"},
       {"ARRAY_LIMIT", "JobArrayTaskLimit"},
+      {"HOST_RESERVED", "ReqNodeNotAvail"},
+      {"RESERVATION_WAIT", "Reservation"},
   };
   for (const Word& w : kWords) {
     if (w.sluice == code) return w.slurm;

@@ -30,6 +30,9 @@ class AdmissionContext {
   bool explain() const { return cycle_.explain; }
   // Free slots on hosts that accept work, as of this point of the cycle.
   int64_t TotalFree() const { return cycle_.TotalFree(); }
+  // The free slots `job` may use now: TotalFree without hosts advance reservations keep
+  // from it (R-RSV-2); backfill reservations count these.
+  int64_t FreeFor(const Job& job) const { return cycle_.FreeFor(job); }
   // The jobs started earlier in this cycle, in start order (backfill counts them running).
   std::span<const StartedJob> started() const { return cycle_.started; }
   // Jobs this cycle decided before the policies and that they must skip: failed by

@@ -106,6 +106,7 @@ struct CycleContext {
   Capacity& capacity() {
     if (!capacity_built_) {
       capacity_.Reset(state);
+      capacity_.SetReservations(state, now);
       capacity_built_ = true;
     }
     return capacity_;
@@ -113,6 +114,19 @@ struct CycleContext {
   // Free slots on hosts that accept work, as of this point of the cycle.
   int64_t TotalFree() const {
     return capacity_built_ ? capacity_.TotalFree() : state.topology().free_slots();
+  }
+  // TotalFree without the hosts advance reservations keep from `job` (R-RSV-2): what a
+  // backfill reservation for it may count on now. O(hosts with free slots) with
+  // reservations, TotalFree without.
+  int64_t FreeFor(const Job& job) {
+    if (state.reservations().empty()) return TotalFree();
+    const Capacity& c = capacity();
+    const ReservationTerms terms = c.TermsOf(job);
+    int64_t free = 0;
+    c.ForEachHostWithFree([&](HostIndex h) {
+      if (c.ReservationAdmits(h, terms)) free += c.FreeSlots(h);
+    });
+    return free;
   }
 
   // Nominates through the allocator, counting the attempt. The capacity snapshot

@@ -35,7 +35,7 @@ Reservation ReserveForHead(const Job& head, const AdmissionContext& ctx) {
                 .slots = started_now[i].slots});
   }
   // The running jobs come in (estimated end, start order) from the state: no sort per cycle.
-  return ComputeReservation(head.min_slots, ctx.TotalFree(), ctx.now(),
+  return ComputeReservation(head.min_slots, ctx.FreeFor(head), ctx.now(),
                             ctx.state().running_by_end(), started);
 }
 

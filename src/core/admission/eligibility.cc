@@ -39,6 +39,27 @@ ReasonDetail ArrayLimitDetail(const Job& job, const ClusterState& state) {
                       .max = cap};
 }
 
+// RESERVATION_WAIT (R-RSV-2): a job inside an advance reservation runs only while one of its
+// windows is open; when it has none left, or the reservation is gone, it waits for a change.
+bool ReservationClosed(const Job& job, const ClusterState& state, Instant now) {
+  if (job.spec.reservation.empty()) return false;
+  const ReservationBook& book = state.reservations();
+  const int32_t r = book.Find(job.spec.reservation);
+  return r < 0 || !book.OpenWindow(r, now);
+}
+
+ReasonDetail ReservationWaitDetail(const Job& job, const ClusterState& state, Instant now) {
+  ReasonDetail detail{.code = ReasonCode::kReservationWait,
+                      .scope = "reservation " + job.spec.reservation};
+  const int32_t r = state.reservations().Find(job.spec.reservation);
+  if (r >= 0) {
+    if (std::optional<ReservationWindow> w = state.reservations().NextWindow(r, now)) {
+      detail.time = w->begin;
+    }
+  }
+  return detail;
+}
+
 }  // namespace
 
 std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterState& state,
@@ -58,17 +79,27 @@ std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterStat
     reasons.Add(ReasonDetail{.code = ReasonCode::kQueueWindow, .time = *opening});
   }
   if (job.array_limited) reasons.Add(ArrayLimitDetail(job, state));
+  if (ReservationClosed(job, state, now)) reasons.Add(ReservationWaitDetail(job, state, now));
   if (reasons.empty()) return std::nullopt;
   return reasons;
 }
 
 bool IsEligible(const Job& job, const ClusterState& state, Instant now) {
   return job.state != JobState::kHeld && !job.array_limited && !DependencyWaits(job, state) &&
-         job.spec.begin_time <= now && WindowOpen(job, state, now);
+         job.spec.begin_time <= now && WindowOpen(job, state, now) &&
+         !ReservationClosed(job, state, now);
 }
 
 std::optional<Instant> NextEligibilityTimer(const ClusterState& state, Instant now) {
   std::optional<Instant> next = state.NextBeginAfter(now);
+  // A reservation's window opening lets its jobs in; one ending frees its hosts for others.
+  const auto& queues = state.topology().queues();
+  if (!state.reservations().empty() &&
+      std::any_of(queues.begin(), queues.end(), [](const Queue& q) { return !q.pending.empty(); })) {
+    if (std::optional<Instant> boundary = state.reservations().NextBoundaryAfter(now)) {
+      if (!next || *boundary < *next) next = boundary;
+    }
+  }
   for (const Queue& queue : state.topology().queues()) {
     if (queue.pending.empty() || state.topology().WindowsOf(queue.index).always_open()) continue;
     const Instant wall = state.WallTime(now);

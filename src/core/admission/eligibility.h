@@ -6,6 +6,8 @@
 //   BEGIN_TIME    its begin time has not come
 //   QUEUE_WINDOW  its queue's dispatch windows are closed (time: when one opens next)
 //   ARRAY_LIMIT   an array element beyond its array's `%N` cap (Job::array_limited, R-UX-3)
+//   RESERVATION_WAIT  a job inside an advance reservation whose window is not open, or
+//                 which no longer exists (R-RSV-2; time: its next window's begin)
 // Every mechanism that applies adds its detail; the main reason follows severity
 // (reason.h). An ineligible job is skipped, never a queue head (R-ADM-2), and is not
 // runnable pending work for capacity lending (R-CAP-1).
@@ -29,7 +31,8 @@ std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterStat
 bool IsEligible(const Job& job, const ClusterState& state, Instant now);
 
 // The next time eligibility changes by the clock alone, for the cycle's wake_at: the
-// earliest future begin time, and the next opening of a closed queue that holds a job
+// earliest future begin time, the next advance reservation window boundary while jobs
+// wait, and the next opening of a closed queue that holds a job
 // which only the window keeps waiting. A queue whose waiting jobs are all held or blocked
 // by dependencies asks for no timer (their release is an event), so a simulation ends.
 std::optional<Instant> NextEligibilityTimer(const ClusterState& state, Instant now);

@@ -22,18 +22,18 @@ Instant HeadProtection::PredictedEnd(const Job& candidate, Instant now) const {
   return AddDuration(now, predictor_->Predict(candidate));
 }
 
-Reservation ReserveFromRunLimits(int64_t needed, AdmissionContext& ctx) {
+Reservation ReserveFromRunLimits(const Job& job, AdmissionContext& ctx) {
   std::vector<Release> started;
   started.reserve(ctx.started().size());
   for (size_t i = 0; i < ctx.started().size(); ++i) {
-    const Job& job = *ctx.started()[i].job;
+    const Job& running = *ctx.started()[i].job;
     started.push_back(
-        Release{.expected_end = AddDuration(ctx.now(), job.spec.run_limit.value_or(kInfinite)),
+        Release{.expected_end = AddDuration(ctx.now(), running.spec.run_limit.value_or(kInfinite)),
                 .order = kThisCycleOrderBase + i,
                 .slots = ctx.started()[i].slots});
   }
-  return ComputeReservation(needed, ctx.TotalFree(), ctx.now(), ctx.state().running_by_end(),
-                            started);
+  return ComputeReservation(job.min_slots, ctx.FreeFor(job), ctx.now(),
+                            ctx.state().running_by_end(), started);
 }
 
 HeadProtection::HeadProtection(const Job& head, std::vector<const Job*> waiters,
@@ -97,9 +97,9 @@ void HeadProtection::Compute(AdmissionContext& ctx) {
   if (computed_) return;
   computed_ = true;
   guards_.reserve(1 + waiters_.size());
-  guards_.push_back(Guard{head_, ReserveFromRunLimits(head_->min_slots, ctx)});
+  guards_.push_back(Guard{head_, ReserveFromRunLimits(*head_, ctx)});
   for (const Job* waiter : waiters_) {
-    guards_.push_back(Guard{waiter, ReserveFromRunLimits(waiter->min_slots, ctx)});
+    guards_.push_back(Guard{waiter, ReserveFromRunLimits(*waiter, ctx)});
   }
   if (predictor_ != nullptr) {
     predicted_ = Guard{head_, ReserveFromPredictions(head_->min_slots, *predictor_, ctx)};

@@ -88,8 +88,8 @@ class HeadProtection {
   bool computed_ = false;
 };
 
-// The EASY reservation of a job needing `needed` slots, from the jobs running now and this
-// cycle's starts, with run limits as their ends (reservation.h).
-Reservation ReserveFromRunLimits(int64_t needed, AdmissionContext& ctx);
+// The EASY reservation of `job` (its min_slots), from the jobs running now and this cycle's
+// starts, with run limits as their ends (reservation.h), counting the free slots it may use.
+Reservation ReserveFromRunLimits(const Job& job, AdmissionContext& ctx);
 
 }  // namespace sluice::core

@@ -5,7 +5,8 @@
 namespace sluice::core {
 
 UnsatisfiableCache::UnsatisfiableCache(const ClusterState& state)
-    : by_consumer_(!state.config().limits.empty()) {}
+    : by_consumer_(!state.config().limits.empty()),
+      by_reservation_(!state.reservations().empty()) {}
 
 size_t UnsatisfiableCache::KeyHash::operator()(const Key& key) const {
   uint64_t h = key.fingerprint;
@@ -15,6 +16,8 @@ size_t UnsatisfiableCache::KeyHash::operator()(const Key& key) const {
   mix(static_cast<uint64_t>(key.queue) << 1 | (key.exclusive ? 1 : 0));
   if (!key.user.empty()) mix(std::hash<std::string_view>{}(key.user));
   if (!key.project.empty()) mix(std::hash<std::string_view>{}(key.project));
+  mix(static_cast<uint64_t>(key.run_limit));
+  if (!key.reservation.empty()) mix(std::hash<std::string_view>{}(key.reservation));
   return static_cast<size_t>(h);
 }
 
@@ -27,6 +30,10 @@ UnsatisfiableCache::Key UnsatisfiableCache::KeyOf(const Job& job) const {
   if (by_consumer_) {
     key.user = job.spec.user;
     key.project = job.spec.project;
+  }
+  if (by_reservation_) {
+    key.run_limit = job.spec.run_limit.value_or(-1);
+    key.reservation = job.spec.reservation;
   }
   return key;
 }

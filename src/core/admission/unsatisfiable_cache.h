@@ -5,7 +5,8 @@
 // Key: everything the allocator and the limits consume — the whole request's fingerprint
 // (all alternatives and parts), the task range, the exclusive flag and the queue; plus user
 // and project when the cluster has named limits (the only mechanism in Nominate that reads
-// them). Without limits, jobs of every user with one request shape share an entry: at a
+// them); plus the run limit and the reservation when the cluster has advance reservations
+// (which hosts a job may use depends on when it would end, R-RSV-2). Without limits, jobs of every user with one request shape share an entry: at a
 // million pending jobs of a thousand shapes that is what keeps explaining every job cheap
 // (issue 8). A fingerprint match is confirmed with Request::operator== (and equal user and
 // project strings when they are keyed) so two requests are never confused. Valid for one
@@ -47,6 +48,8 @@ class UnsatisfiableCache {
     // Views of the first job's strings (jobs outlive the cycle); empty when not keyed.
     std::string_view user;
     std::string_view project;
+    Duration run_limit = -1;  // -1: none, or not keyed
+    std::string_view reservation;
     friend bool operator==(const Key&, const Key&) = default;
   };
   struct KeyHash {
@@ -59,6 +62,7 @@ class UnsatisfiableCache {
   Key KeyOf(const Job& job) const;
 
   bool by_consumer_ = true;
+  bool by_reservation_ = true;
   std::unordered_map<Key, Entry, KeyHash> entries_;  // never iterated
 };
 

@@ -128,6 +128,8 @@ void Capacity::Reset(const ClusterState& state) {
   gpu_buckets_.clear();
   gpu_mem_claimed_.clear();
   all_configured_ = false;
+  book_ = nullptr;
+  reserved_from_.clear();
   first_free_ = 0;
   resource_count_ = topology.host_resources().size();
   free_resources_.clear();
@@ -285,6 +287,38 @@ void Capacity::Debit(const Allocation& allocation) {
   for (const HostGrant& grant : allocation.hosts) TakeHost<false>(grant);
   for (const ResourceAmount& amount : allocation.shared) TakeShared<false>(amount);
   undo_.clear();
+}
+
+void Capacity::SetReservations(const ClusterState& state, Instant now) {
+  const ReservationBook& book = state.reservations();
+  if (book.empty()) {
+    book_ = nullptr;
+    return;
+  }
+  book_ = &book;
+  reservation_now_ = now;
+  reserved_from_.resize(free_slots_.size());
+  for (HostIndex h = 0; h < reserved_from_.size(); ++h) {
+    reserved_from_[h] = book.ReservedFrom(h, now);
+  }
+}
+
+ReservationTerms Capacity::TermsOf(const Job& job) const {
+  ReservationTerms terms;
+  if (book_ == nullptr) return terms;
+  if (job.spec.run_limit) terms.end = AddDuration(reservation_now_, *job.spec.run_limit);
+  if (job.spec.reservation.empty()) return terms;
+  terms.reservation = book_->Find(job.spec.reservation);
+  if (terms.reservation < 0) {
+    terms.reservation = ReservationTerms::kMissing;
+    return terms;
+  }
+  // A job inside a reservation ends with its window (plus the overrun).
+  if (std::optional<ReservationWindow> w = book_->OpenWindow(terms.reservation, reservation_now_)) {
+    terms.end = std::min(terms.end,
+                         AddDuration(w->end, book_->spec(terms.reservation).overrun));
+  }
+  return terms;
 }
 
 }  // namespace sluice::core

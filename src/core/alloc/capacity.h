@@ -30,6 +30,15 @@
 
 namespace sluice::core {
 
+// What advance reservations (R-RSV-2) make of one job this cycle: when it would end, and the
+// reservation it runs in.
+struct ReservationTerms {
+  static constexpr int32_t kNone = -1;     // in no reservation
+  static constexpr int32_t kMissing = -2;  // names a reservation that does not exist
+  Instant end = kInfinite;                 // E(j): now + run limit, capped by its window
+  int32_t reservation = kNone;             // ReservationBook entry
+};
+
 class Capacity {
  public:
   // No hosts: a buffer for Reset() (CycleWorkspace keeps one between cycles).
@@ -186,6 +195,28 @@ class Capacity {
   }
   Instant withheld_since() const { return withheld_since_; }
 
+  // Advance reservations (R-RSV-2, advance_reservation.h) at the cycle's `now`: the cycle
+  // sets them after Reset. Until then, or with none, every host admits every job.
+  void SetReservations(const ClusterState& state, Instant now);
+  bool has_reservations() const { return book_ != nullptr; }
+  ReservationTerms TermsOf(const Job& job) const;
+  // Whether a job with `terms` may use `host`: outside a reservation, it ends before every
+  // window on the host begins; inside one, the host is the reservation's and the job ends
+  // before any other reservation's window on it begins.
+  bool ReservationAdmits(HostIndex host, const ReservationTerms& terms) const {
+    if (book_ == nullptr) return true;
+    if (terms.reservation == ReservationTerms::kNone) return reserved_from_[host] >= terms.end;
+    return terms.reservation >= 0 && book_->Covers(terms.reservation, host) &&
+           book_->ReservedFrom(host, reservation_now_, terms.reservation) >= terms.end;
+  }
+  // The reservation keeping a job with `terms` off `host` (for reasons), or -1.
+  int32_t ReservationAgainst(HostIndex host, const ReservationTerms& terms) const {
+    if (book_ == nullptr) return -1;
+    return book_->FirstReservationOn(host, reservation_now_, terms.reservation);
+  }
+  const ReservationBook* reservations() const { return book_; }
+  Instant reservation_now() const { return reservation_now_; }
+
   // Per static select expression: the lowest host index that may both pass the select and
   // have a free slot (every host before it fails one of the two). The allocator advances it;
   // Rollback moves every cursor back to a host it frees. kNoExpr uses FirstMaybeFree().
@@ -277,6 +308,9 @@ class Capacity {
   bool all_configured_ = false;  // AllConfigured: running jobs hold nothing
   std::vector<JobId> withheld_for_;  // empty until a gate withholds a host
   Instant withheld_since_ = 0;
+  const ReservationBook* book_ = nullptr;  // null: no reservations (or not set this cycle)
+  Instant reservation_now_ = 0;
+  std::vector<Instant> reserved_from_;  // by host: ReservationBook::ReservedFrom at now
   std::map<uint32_t, HostIndex> select_cursors_;  // few entries; order is irrelevant
   std::vector<Undo> undo_;
   // Logically const: caches of the state's configuration, invisible to results.

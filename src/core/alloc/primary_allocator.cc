@@ -69,6 +69,8 @@ struct Scan {
   int32_t busy = 0;   // exclusive job, host not idle
   int32_t gated = 0;  // withheld for a gated head of an earlier queue
   JobId gated_by = kNoJob;
+  int32_t reserved = 0;     // kept by an advance reservation the job would run into
+  int32_t reserved_by = -1;  // the first such host's reservation (ReservationBook entry)
   int32_t matching_working = 0;         // pass select and accept work (and idle if exclusive)
   int64_t free_slots = 0;               // over matching working hosts
   std::vector<int64_t> free_resources;  // per demand.per_task entry, same hosts
@@ -143,6 +145,15 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
       scan.gated_by = capacity.WithheldFor(h);
       return;
     }
+    if (!capacity.ReservationAdmits(h, task.reservation)) {
+      const int32_t by = capacity.ReservationAgainst(h, task.reservation);
+      if (by < 0) {
+        ++scan.no_match;  // outside the job's own reservation: not one of its hosts
+      } else if (scan.reserved++ == 0) {
+        scan.reserved_by = by;
+      }
+      return;
+    }
     if (task.exclusive && !capacity.Idle(h)) {
       ++scan.busy;
       return;
@@ -212,6 +223,7 @@ Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capac
     }
     const int32_t fit = HostFit(h, demand, capacity);
     if (fit <= 0 || !capacity.AcceptsWork(h) || capacity.WithheldFor(h) != kNoJob) return;
+    if (!capacity.ReservationAdmits(h, task.reservation)) return;
     if (task.exclusive && !capacity.Idle(h)) return;
     if (!selector.Passes(h, view)) return;
     scan.eligible.push_back(Candidate{h, fit});
@@ -557,6 +569,20 @@ void AddGpuShortage(const PrimaryTask& task, const Demand& demand, const Scan& s
   reasons.Add(std::move(detail));
 }
 
+// HOST_RESERVED (R-RSV-2): how many matching hosts advance reservations keep from the job,
+// naming the first one's reservation and when its window begins.
+void AddReservedHosts(const Scan& scan, const Capacity& capacity, PendingReasons& reasons) {
+  ReasonDetail detail{.code = ReasonCode::kHostReserved, .hosts = scan.reserved};
+  if (scan.reserved_by >= 0) {
+    const ReservationBook& book = *capacity.reservations();
+    detail.scope = "reservation " + book.spec(scan.reserved_by).name;
+    if (auto w = book.NextWindow(scan.reserved_by, capacity.reservation_now())) {
+      detail.time = w->begin;
+    }
+  }
+  reasons.Add(std::move(detail));
+}
+
 // Reasons for a primary that found no placement (R-PR-1): host-level counts first, then
 // what is short on the matching hosts that accept work, or else the shape that does not fit.
 void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& scan,
@@ -569,6 +595,7 @@ void ExplainFailure(const PrimaryTask& task, const Demand& demand, const Scan& s
   host_reason(ReasonCode::kHostUnavail, scan.unavail);
   host_reason(ReasonCode::kHostClosed, scan.closed);
   host_reason(ReasonCode::kExclusive, scan.busy);
+  if (scan.reserved > 0) AddReservedHosts(scan, capacity, reasons);
   if (scan.gated > 0) {
     reasons.Add(ReasonDetail{.code = ReasonCode::kGated,
                              .hosts = scan.gated,
@@ -684,6 +711,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
     if (capacity.WithheldFor(h) != kNoJob) return false;
     if (!capacity.AcceptsWork(h) || capacity.FreeSlots(h) < task.max_tasks) return false;
     if (task.exclusive && !capacity.Idle(h)) return false;
+    if (!capacity.ReservationAdmits(h, task.reservation)) return false;
     return selector.Passes(h, view) && HostFit(h, demand, capacity) >= task.max_tasks;
   };
   auto claim = [&](HostIndex h) {

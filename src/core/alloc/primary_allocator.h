@@ -38,6 +38,8 @@ struct PrimaryTask {
   // host scan visits only hosts with room and a failure leaves `reasons` as it was; the
   // placement found, or that none exists, is the same (Allocator::NominateUnexplained).
   bool explain_failure = true;
+  // Advance reservations (R-RSV-2): which hosts the job may use for how long it runs.
+  ReservationTerms reservation;
 
   bool Selects(HostIndex host, const resreq::HostView& view) const {
     if (optimistic_select && state.requests().SelectTestsFreeAmounts(primary.select)) return true;

@@ -70,7 +70,8 @@ Allocation Merge(Placement placement) {
 constexpr int64_t kSearchBudget = 20000;
 
 PrimaryTask PartTask(const Job& job, const ClusterState& state, const resreq::Primary& part,
-                     bool feasibility, bool reference, bool explain_failure = true) {
+                     const Capacity& capacity, bool feasibility, bool reference,
+                     bool explain_failure = true) {
   return PrimaryTask{.state = state,
                      .queue = state.topology().queues()[job.queue],
                      .primary = part,
@@ -79,14 +80,15 @@ PrimaryTask PartTask(const Job& job, const ClusterState& state, const resreq::Pr
                      .exclusive = job.spec.exclusive,
                      .optimistic_select = feasibility,
                      .reference = reference,
-                     .explain_failure = explain_failure};
+                     .explain_failure = explain_failure,
+                     .reservation = capacity.TermsOf(job)};
 }
 
 bool SearchParts(const Job& job, const ClusterState& state, const resreq::Compound& compound,
                  size_t part, bool feasibility, bool reference, Capacity& capacity,
                  Placement& placement, int64_t& budget) {
   if (part == compound.parts.size()) return true;
-  return EnumeratePlacements(PartTask(job, state, compound.parts[part], feasibility, reference),
+  return EnumeratePlacements(PartTask(job, state, compound.parts[part], capacity, feasibility, reference),
                              capacity, placement, budget, [&]() {
                                return SearchParts(job, state, compound, part + 1, feasibility,
                                                   reference, capacity, placement, budget);
@@ -101,7 +103,7 @@ bool AllocateCompound(const Job& job, const ClusterState& state, const resreq::C
   const size_t mark = capacity.Mark();
   bool greedy = true;
   for (const resreq::Primary& part : compound.parts) {
-    if (!AllocatePrimary(PartTask(job, state, part, feasibility, reference, explain_failure),
+    if (!AllocatePrimary(PartTask(job, state, part, capacity, feasibility, reference, explain_failure),
                          capacity, placement, reasons)) {
       greedy = false;
       break;

@@ -21,6 +21,9 @@ Status CheckSubmission(const JobSpec& spec, const ClusterState& state) {
                                 "' is closed to new jobs");
     }
   }
+  if (!spec.reservation.empty() && state.reservations().Find(spec.reservation) < 0) {
+    return NotFound(job() + ": no reservation '" + spec.reservation + "'");
+  }
   if (spec.depend.empty()) return Status::Ok();
   Result<Dependency> dependency = Dependency::Parse(spec.depend);
   if (!dependency) return Status::Ok();  // Submit reports the syntax error
@@ -133,6 +136,8 @@ Status ApplyOne(EventT& event, Instant now, ClusterState& state) {
           return state.SetQueueStatus(e.queue, e.open, e.active);
         } else if constexpr (std::is_same_v<E, ConfigChanged>) {
           return state.Reconfigure(e.config);
+        } else if constexpr (std::is_same_v<E, ReservationsChanged>) {
+          return state.SetReservations(e.reservations);
         } else if constexpr (std::is_same_v<E, ArrayElementsCancelled>) {
           return state.CancelElements(e.array, e.first, e.last, now);
         } else if constexpr (std::is_same_v<E, ArrayElementsHeld>) {

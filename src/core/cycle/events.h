@@ -48,6 +48,12 @@ struct HostLost {
 struct ConfigChanged {
   ClusterConfig config;
 };
+// The advance reservations are now these (R-RSV-1): the whole set, replacing the last one
+// (recurring ones expanded into their next windows by the driver). Refused whole, as
+// ReservationBook::Set says.
+struct ReservationsChanged {
+  std::vector<AdvanceReservationSpec> reservations;
+};
 // Hold and release (R-Q-3): a held job keeps its place in its queue and returns to it.
 struct JobHeld {
   JobId job = kNoJob;
@@ -158,7 +164,8 @@ using Event = std::variant<JobSubmitted, JobCancelled, JobFinished, HostAdded, H
                            HostLost, ConfigChanged, JobHeld, JobReleased, QueueChanged, JobRequeued,
                            JobRestored, AllocationRestored, EndedJobNoted, ReclaimDeadlineRestored,
                            JobForgotten, JobWithdrawn, ArrayElementsCancelled, ArrayElementsHeld,
-                           ArrayRestored, JobModified, RunLimitChanged, JobRevived>;
+                           ArrayRestored, JobModified, RunLimitChanged, JobRevived,
+                           ReservationsChanged>;
 
 // Applies one event at time `now`. On error the state is unchanged and the Status says
 // which event was refused and why (unknown job, duplicate id, ...). A submission is refused

@@ -227,6 +227,17 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
              " being satisfied";
     case ReasonCode::kQueueWindow:
       return "queue '" + queue.spec.name + "' opening its dispatch window at " + TimeText(d.time);
+    case ReasonCode::kHostReserved:
+      return Plural(d.hosts, "matching host is", "matching hosts are") + " kept by " + d.scope +
+             " from " + TimeText(d.time) +
+             " — starts on them after its windows, or sooner with a run limit that ends it "
+             "before then (`sluice modify -W`)";
+    case ReasonCode::kReservationWait:
+      if (d.time == kInfinite) {
+        return "nothing: its " + d.scope + " has no window left; move it out of it (`sluice modify " +
+               id + "`) or cancel it";
+      }
+      return "its " + d.scope + " opening at " + TimeText(d.time);
     case ReasonCode::kQueueCapacity:
     case ReasonCode::kUserLimit:
       return QueueShareHint(d, job, queue);

@@ -125,6 +125,16 @@ std::string RenderReason(const ReasonDetail& detail) {
     case ReasonCode::kQueueWindow:
       line += ": it opens at " + TimeText(detail.time);
       break;
+    case ReasonCode::kHostReserved:
+      line = HostsText(detail.hosts) + (detail.hosts == 1 ? " is" : " are") + " kept by " +
+             detail.scope + " from " + TimeText(detail.time) +
+             ", which the job would run into (it must end by its run limit before then)";
+      break;
+    case ReasonCode::kReservationWait:
+      line = detail.time == kInfinite ? "The job's " + detail.scope + " has no window left"
+                                      : "The job's " + detail.scope + " opens at " +
+                                            TimeText(detail.time);
+      break;
     case ReasonCode::kPreempting:
       if (detail.used > 0) {
         line = "Slots are being freed for the job; waiting for " + std::to_string(detail.used) +

@@ -29,6 +29,7 @@ Result<ClusterState> ClusterState::Create(const ClusterConfig& config) {
 
 void ClusterState::ResetRequestHosts() {
   requests_.ResetHosts(topology_.host_resources(), topology_.hosts().size());
+  reservations_.ResolveHosts(topology_);
 }
 
 void ClusterState::ResetRequestSharedResources() {
@@ -83,6 +84,7 @@ ClusterState ClusterState::Clone() const {
   }
   copy.running_by_end_ = running_by_end_;
   copy.usage_ = usage_;
+  copy.reservations_ = reservations_;
   copy.preemptions_ = preemptions_;
   copy.future_begins_ = future_begins_;
   copy.unclassified_ = unclassified_;

@@ -40,6 +40,7 @@
 #include "base/ids.h"
 #include "base/status.h"
 #include "base/time.h"
+#include "core/model/advance_reservation.h"
 #include "core/model/config.h"
 #include "core/model/dependency.h"
 #include "core/model/dependency_tracker.h"
@@ -101,6 +102,8 @@ class ClusterState {
   const RequestCatalog& requests() const { return requests_; }
   const DependencyTracker& dependencies() const { return dependencies_; }
   const UsageLedger& usage() const { return usage_; }
+  // The advance reservations (R-RSV-1, advance_reservation.h).
+  const ReservationBook& reservations() const { return reservations_; }
 
   // --- Jobs. ---
 
@@ -205,6 +208,10 @@ class ClusterState {
   // Validates and plans first (Topology::PlanReconfigure, whose errors it returns); a refused
   // configuration changes nothing, an accepted one is applied whole.
   Status Reconfigure(const ClusterConfig& config);
+  // Replaces the advance reservations. Errors: as ReservationBook::Set (nothing changes).
+  Status SetReservations(std::vector<AdvanceReservationSpec> reservations) {
+    return reservations_.Set(std::move(reservations), topology_);
+  }
   void MarkClassified();
   // Makes room for `n` jobs in all, so the job table is not rebuilt as it grows (a driver
   // that knows its workload, like the simulator, calls it once).
@@ -300,6 +307,7 @@ class ClusterState {
   RequestCatalog requests_;
   DependencyTracker dependencies_;
   UsageLedger usage_;
+  ReservationBook reservations_;
   JobTable jobs_;
   RunningList running_;
   std::set<RunningByEnd> running_by_end_;  // the same jobs as running_

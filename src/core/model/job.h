@@ -46,6 +46,8 @@ struct JobSpec {
   std::string depend;
   bool exclusive = false;
   bool hold = false;
+  // The advance reservation it runs in (R-RSV-2, `-U NAME`); empty: none.
+  std::string reservation;
 };
 
 // An amount of one consumable resource (host or shared, by context).

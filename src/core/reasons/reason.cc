@@ -56,6 +56,10 @@ std::string_view ToString(ReasonCode code) {
       return "INTERNAL";
     case ReasonCode::kArrayLimit:
       return "ARRAY_LIMIT";
+    case ReasonCode::kHostReserved:
+      return "HOST_RESERVED";
+    case ReasonCode::kReservationWait:
+      return "RESERVATION_WAIT";
   }
   return "UNKNOWN";
 }
@@ -112,19 +116,24 @@ std::string_view Headline(ReasonCode code) {
       return "Internal error while evaluating the job";
     case ReasonCode::kArrayLimit:
       return "The job array runs as many elements as its %N limit allows";
+    case ReasonCode::kHostReserved:
+      return "Host is reserved by an advance reservation the job would run into";
+    case ReasonCode::kReservationWait:
+      return "The job's advance reservation is not open";
   }
   return "Unknown reason";
 }
 
 // Severity order (docs/design/cycle.md). INTERNAL (a bug) outranks everything; then HELD:
 // nothing else matters until the job is released; then a dependency, an inactive queue, a
-// closed window, a begin time not reached, the queue's run limit, an array's `%N` cap
+// closed window, an advance reservation not open (RESERVATION_WAIT), a begin time not reached, the queue's run limit, an array's `%N` cap
 // (ARRAY_LIMIT), a named limit, the
 // queue's minimum user share and its maximum capacity, which keep a job from even being
 // tried. HOST_LIMIT ranks just below a resource shortage (the shortage would remain). Among
 // allocation reasons the main one describes the hosts that could otherwise run the job: a shortage
 // of a shared resource first (no host helps), then of slots or resources on matching hosts, then
-// matching hosts that are busy for an exclusive job, closed or unavailable, and only then hosts
+// matching hosts that are busy for an exclusive job, closed, reserved by an advance reservation
+// (HOST_RESERVED) or unavailable, and only then hosts
 // that do not match at all (a job is told NO_MATCH as its main reason only when no host matches).
 // GATED (hosts held for a gated head) ranks with the host states. Ordering waits (PREEMPTING,
 // RESERVED, FAIRSHARE, PRIORITY_WAIT) come below; DISPATCH_FAILED (retried) and NEW_JOB last.
@@ -180,6 +189,10 @@ int Severity(ReasonCode code) {
       return 100;
     case ReasonCode::kArrayLimit:
       return 59;
+    case ReasonCode::kHostReserved:
+      return 35;
+    case ReasonCode::kReservationWait:
+      return 74;
   }
   return 100;
 }

@@ -48,6 +48,8 @@ enum class ReasonCode : uint8_t {
   kDispatchFailed,  // an agent could not launch it; it will be retried
   kInternal,        // an evaluation error: a bug, never silent
   kArrayLimit,      // an array element held back by its array's `%N` cap (R-UX-3)
+  kHostReserved,    // matching hosts are kept by an advance reservation the job would run into
+  kReservationWait, // its advance reservation's window is not open (or it has none left)
 };
 inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kNewJob,        ReasonCode::kHeld,           ReasonCode::kBeginTime,
@@ -58,7 +60,7 @@ inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kQueueWindow,   ReasonCode::kQueueCapacity,  ReasonCode::kUserLimit,
     ReasonCode::kLimit,         ReasonCode::kHostLimit,      ReasonCode::kFairshare,
     ReasonCode::kPreempting,    ReasonCode::kDispatchFailed, ReasonCode::kInternal,
-    ReasonCode::kArrayLimit,
+    ReasonCode::kArrayLimit,    ReasonCode::kHostReserved,   ReasonCode::kReservationWait,
 };
 
 // The JSON name: "NEW_JOB", "PRIORITY_WAIT", ...
@@ -84,11 +86,14 @@ struct ReasonDetail {
                              // kGated: since when the gate is active;
                              // kBeginTime: the begin time;
                              // kQueueWindow: when a window opens next;
-                             // kPreempting: when the victims' grace ends
+                             // kPreempting: when the victims' grace ends;
+                             // kHostReserved: when the reservation's window begins;
+                             // kReservationWait: when its window opens (kInfinite: never)
   std::string limit;         // kLimit, kHostLimit, kUserLimit: the limit's name
   std::string scope;         // kLimit, kHostLimit, kArrayLimit: the consumer it applies to, e.g.
                              // "user alice", "queue normal", "host h001"; kNoResource: the
-                             // one host that matches, when only one does
+                             // one host that matches, when only one does; kHostReserved,
+                             // kReservationWait: "reservation NAME"
   int64_t used = 0;          // kLimit, kHostLimit, kUserLimit, kQueueCapacity: in use
   int64_t max = 0;           // ... and the maximum (same unit as `resource`)
   std::string condition;     // kDependency: the unsatisfied condition, e.g. "done(12)"
