@@ -30,6 +30,9 @@ class AdmissionContext {
   bool explain() const { return cycle_.explain; }
   // Free slots on hosts that accept work, as of this point of the cycle.
   int64_t TotalFree() const { return cycle_.TotalFree(); }
+  // When `job` would end if it started now (its run limit; a job inside an advance
+  // reservation ends with its window): what backfill compares with a reservation.
+  Instant EndIfStartedNow(const Job& job) const { return cycle_.EndIfStartedNow(job); }
   // The free slots `job` may use now: TotalFree without hosts advance reservations keep
   // from it (R-RSV-2); backfill reservations count these.
   int64_t FreeFor(const Job& job) const { return cycle_.FreeFor(job); }

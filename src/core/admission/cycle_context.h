@@ -115,6 +115,13 @@ struct CycleContext {
   int64_t TotalFree() const {
     return capacity_built_ ? capacity_.TotalFree() : state.topology().free_slots();
   }
+  // When `job` would end if it started now: now + its run limit, or for a job inside an
+  // advance reservation at the latest with its window (+ overrun, R-RSV-2).
+  Instant EndIfStartedNow(const Job& job) {
+    const Instant end = AddDuration(now, job.spec.run_limit.value_or(kInfinite));
+    if (job.spec.reservation.empty() || state.reservations().empty()) return end;
+    return std::min(end, capacity().TermsOf(job).end);
+  }
   // TotalFree without the hosts advance reservations keep from `job` (R-RSV-2): what a
   // backfill reservation for it may count on now. O(hosts with free slots) with
   // reservations, TotalFree without.

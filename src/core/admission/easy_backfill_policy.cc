@@ -71,7 +71,7 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
         if (ctx.explain()) ctx.Pend(job, std::move(*why));
         continue;
       }
-      const Instant end = AddDuration(ctx.now(), job.spec.run_limit.value_or(kInfinite));
+      const Instant end = ctx.EndIfStartedNow(job);
       const bool ends_in_time = end != kInfinite && end <= reservation().shadow;
       // A job that would delay the head cannot start whether it fits or not; only an
       // explanation needs to know which of the two keeps it waiting.

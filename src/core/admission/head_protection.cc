@@ -114,7 +114,7 @@ const Reservation& HeadProtection::HeadReservation(AdmissionContext& ctx) {
 
 const Guard* HeadProtection::Delays(const Job& candidate, int64_t slots, AdmissionContext& ctx) {
   Compute(ctx);
-  const Instant end = AddDuration(ctx.now(), candidate.spec.run_limit.value_or(kInfinite));
+  const Instant end = ctx.EndIfStartedNow(candidate);
   for (const Guard& guard : guards_) {
     if (guard.job == &candidate) continue;
     if (!EndsBy(end, guard.reservation) && slots > guard.reservation.extra) return &guard;
