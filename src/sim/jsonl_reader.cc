@@ -13,6 +13,7 @@
 #include "core/model/dependency.h"
 #include "core/model/job_array.h"
 #include "core/resreq/parser.h"
+#include "sim/jsonl_reservation.h"
 #include "sim/swf_reader.h"
 
 namespace sluice::sim {
@@ -46,6 +47,7 @@ struct LineFields {
   bool has_max_tasks = false;
   std::vector<JobId> depends_on;  // the ids `depend` names
   std::string gpu_section;        // `gpus` as a gpu[...] section; empty: no `gpus` key
+  std::optional<core::AdvanceReservationSpec> reservation;  // a reservation line's
 };
 
 std::string RangeText(int64_t min, int64_t max) {
@@ -250,6 +252,8 @@ constexpr KeyEntry kKeys[] = {
        f.job.release_at = when;
        return Status::Ok();
      }},
+    {"reservation", [](const Json& v, const Location& at,
+                       LineFields& f) { return ReadString(v, at, "reservation", f.job.spec.reservation); }},
     {"cancel_at",
      [](const Json& v, const Location& at, LineFields& f) {
        if (v.is_null()) return Status::Ok();
@@ -304,6 +308,14 @@ Status ParseLine(std::string_view line, const Location& at, LineFields& f) {
     return at.Error("json", "expected valid json");
   }
   if (!object.is_object()) return at.Error("json", "expected an object");
+  // A reservation line: its one key holds an object (a job's `reservation` is a string).
+  if (object.size() == 1 && object.contains("reservation") && object["reservation"].is_object()) {
+    Result<core::AdvanceReservationSpec> spec = ParseReservationLine(object["reservation"]);
+    if (!spec) return InvalidArgument(fmt::format("{}:{}: {}", at.filename, at.line,
+                                                  spec.error().message()));
+    f.reservation = std::move(spec).value();
+    return Status::Ok();
+  }
   // nlohmann::json keeps object keys sorted, so keys are checked in alphabetical order.
   for (const auto& [key, value] : object.items()) {
     KeyReader read = FindReader(key);
@@ -338,6 +350,10 @@ Result<Workload> ParseJsonl(std::string_view text, std::string_view filename,
       LineFields fields;
       fields.job.line = line_number;
       SLUICE_RETURN_IF_ERROR(ParseLine(line, at, fields));
+      if (fields.reservation) {
+        workload.reservations.push_back(std::move(*fields.reservation));
+        continue;
+      }
       const auto [it, inserted] = line_of_id.emplace(fields.job.spec.id, line_number);
       if (!inserted) {
         return at.Error("id", fmt::format("expected a unique id, {} is already on line {}",

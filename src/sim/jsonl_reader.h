@@ -25,6 +25,9 @@
 //              ` gpu[TEXT]` (`-` is `gpu[]`, the defaults). The text is parsed here, and the
 //              sum too when resreq parses alone: a resreq with gpu[] already, a compound or
 //              alternatives are errors naming `gpus` (their parts must each say gpu[])
+//   reservation string: the advance reservation the job runs in (`-U NAME`)
+// A line {"reservation": {...}} defines an advance reservation instead of a job
+// (jsonl_reservation.h); they go to Workload::reservations in file order.
 // Anything else (unknown key, wrong type, missing required key, duplicate id, a value out of
 // range, invalid JSON) is an error; the whole file is rejected.
 //

@@ -89,6 +89,19 @@ struct RunLength {
   bool killed = false;  // reaches its run limit (kill_at_limit)
 };
 
+// `run` of a job inside an advance reservation, started at `now`, cut at its window's end +
+// overrun (the core starts it only while a window is open).
+RunLength EndWithReservation(RunLength run, const core::Job& job, const core::ReservationBook& book,
+                             Instant now) {
+  const int32_t r = book.Find(job.spec.reservation);
+  const std::optional<core::ReservationWindow> window = r >= 0 ? book.OpenWindow(r, now)
+                                                               : std::nullopt;
+  if (!window) return run;
+  const Instant cut = AddDuration(window->end, book.spec(r).overrun);
+  if (AddDuration(now, run.duration) <= cut) return run;
+  return RunLength{.duration = cut - now, .killed = true};
+}
+
 // (time, job id) inputs of the workload, sorted: cancels, and releases of held jobs.
 using TimedInputs = std::vector<std::pair<Instant, JobId>>;
 
@@ -341,11 +354,16 @@ Status Replay::ApplyReleases(Instant t) {
   return Status::Ok();
 }
 
-// A job started at t ends at t + runtime, or at t + run_limit when kill_at_limit cuts it.
+// A job started at t ends at t + runtime, or at t + run_limit when kill_at_limit cuts it;
+// a job inside an advance reservation at the latest when its window ends (+ overrun), as
+// if that were its run limit (R-RSV-2).
 void Replay::OnStart(const core::StartJob& start, Instant now) {
   last_progress_ = now;
-  const RunLength& run = run_lengths_[index_of_[ArrayIdOf(start.job)]];
+  RunLength run = run_lengths_[index_of_[ArrayIdOf(start.job)]];
   const core::Job& job = *state_.FindJob(start.job);  // holds the allocation (DriveLoop)
+  if (!job.spec.reservation.empty()) {
+    run = EndWithReservation(run, job, state_.reservations(), now);
+  }
   JobRecord& record = RecordOf(start.job);
   record.start = now;
   record.slots = job.allocation.TotalSlots();
@@ -409,6 +427,10 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
   SimResult result;
   Replay replay(workload_, state_, options_, sink, result);
   SLUICE_RETURN_IF_ERROR(replay.Prepare());
+  if (!workload_.reservations.empty()) {
+    const Status set = core::Apply(core::ReservationsChanged{workload_.reservations}, 0, state_);
+    if (!set.ok()) return InvalidArgument("workload: " + set.message());
+  }
   core::DriveLoop loop(scheduler_, state_);
   while (true) {
     const Instant next_input = replay.NextInputTime();

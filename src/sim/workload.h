@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "base/time.h"
+#include "core/model/advance_reservation.h"
 #include "core/model/job.h"
 
 namespace sluice::sim {
@@ -30,6 +31,8 @@ struct Workload {
   int64_t skipped = 0;            // data lines or jobs rejected by the loading rules
   int32_t procs = 0;              // SWF: the machine size P used for the rules
   Instant unix_start_time = 0;    // SWF `UnixStartTime` header, else 0
+  // JSONL reservation lines (jsonl_reservation.h), set at time 0 of the run.
+  std::vector<core::AdvanceReservationSpec> reservations;
 };
 
 }  // namespace sluice::sim
