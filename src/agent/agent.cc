@@ -89,8 +89,9 @@ HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::
     reply.error = authorization.error().message();  // status 0: retried like no answer
     return reply;
   }
-  const httplib::Headers headers = {{"Authorization", *authorization},
-                                    {wire::kProtocolHeader, wire::ToString(wire::kProtocolVersion)}};
+  const httplib::Headers headers = {
+      {"Authorization", *authorization},
+      {wire::kProtocolHeader, wire::ToString(wire::kProtocolVersion)}};
   httplib::Result result =
       client.Post(path.c_str(), headers, body.dump(-1, ' ', false, json::error_handler_t::replace),
                   "application/json");

@@ -30,9 +30,7 @@ Result<bool> HoldsState(EtcdClient& client, const std::string& prefix) {
   const std::string meta = prefix + "/meta/";
   // [base, meta/) holds hosts/ and jobs/; meta/config_version; (meta/ + 1, end) settings/, specs/.
   const std::pair<std::string, std::string> ranges[] = {
-      {base, meta},
-      {meta + "config_version", ""},
-      {PrefixRangeEnd(meta), PrefixRangeEnd(base)}};
+      {base, meta}, {meta + "config_version", ""}, {PrefixRangeEnd(meta), PrefixRangeEnd(base)}};
   for (const auto& [from, to] : ranges) {
     Result<EtcdRange> range = client.Range(from, to, 1, 0);
     if (!range) return range.error();
@@ -43,9 +41,8 @@ Result<bool> HoldsState(EtcdClient& client, const std::string& prefix) {
 
 // Puts the mark `to` (with `ops`) if the mark is still `from` (nullopt: absent) and the fence
 // holds.
-Status PutMark(EtcdClient& client, const std::string& prefix,
-               const std::vector<EtcdCompare>& fence, std::optional<int> from, int to,
-               std::vector<EtcdOp> ops, const std::string& where) {
+Status PutMark(EtcdClient& client, const std::string& prefix, const std::vector<EtcdCompare>& fence,
+               std::optional<int> from, int to, std::vector<EtcdOp> ops, const std::string& where) {
   std::vector<EtcdCompare> compares = fence;
   if (from) {
     compares.push_back({.key = MarkKey(prefix),
@@ -77,10 +74,9 @@ Result<SchemaOpened> OpenEtcdSchema(EtcdClient& client, const std::string& prefi
     const std::string& text = mark->kvs.front().value;
     int version = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
-    if (ec != std::errc() || end != text.data() + text.size() ||
-        version < kUnmarkedSchemaVersion) {
-      return Internal(where + ": " + MarkKey(prefix) + ": expected a schema version, got '" +
-                      text + "'");
+    if (ec != std::errc() || end != text.data() + text.size() || version < kUnmarkedSchemaVersion) {
+      return Internal(where + ": " + MarkKey(prefix) + ": expected a schema version, got '" + text +
+                      "'");
     }
     if (version > kSchemaVersion) return NewerSchemaError(where, version);
     found = version;
@@ -90,7 +86,8 @@ Result<SchemaOpened> OpenEtcdSchema(EtcdClient& client, const std::string& prefi
     Result<bool> holds = HoldsState(client, prefix);
     if (!holds) return holds.error();
     if (!*holds) {  // a new prefix: created at this version
-      SLUICE_RETURN_IF_ERROR(PutMark(client, prefix, fence, std::nullopt, kSchemaVersion, {}, where));
+      SLUICE_RETURN_IF_ERROR(
+          PutMark(client, prefix, fence, std::nullopt, kSchemaVersion, {}, where));
       return SchemaOpened{};
     }
   }

@@ -27,8 +27,8 @@ static_assert(std::size(kMigrations) > 0 &&
 
 Result<bool> HasTable(sqlite3* db, const char* name) {
   sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-                         -1, &s, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", -1,
+                         &s, nullptr) != SQLITE_OK) {
     return SqlError(db, "reading the tables");
   }
   sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);

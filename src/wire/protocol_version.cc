@@ -29,8 +29,8 @@ Result<ProtocolVersion> ParseProtocolVersion(std::string_view text) {
     for (char& c : shown) {
       if (c < 0x20 || c > 0x7e) c = '?';  // a header is the network's: print it safely
     }
-    return InvalidArgument(std::string(kProtocolHeader) + ": expected MAJOR.MINOR, got '" +
-                           shown + "'");
+    return InvalidArgument(std::string(kProtocolHeader) + ": expected MAJOR.MINOR, got '" + shown +
+                           "'");
   }
   return version;
 }

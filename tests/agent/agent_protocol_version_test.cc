@@ -31,18 +31,18 @@ using namespace std::chrono_literals;
 class VersionedController {
  public:
   explicit VersionedController(bool refuse) : refuse_(refuse) {
-    server_.Post("/v1/agents/register", [this](const httplib::Request& req,
-                                               httplib::Response& res) {
-      Record(req);
-      if (refuse_) {
-        res.status = 400;
-        const Status refusal = wire::CheckServed(wire::kProtocolVersion, {2, 0});
-        res.set_content(wire::ProtocolRefusalBody(refusal).dump(), "application/json");
-        return;
-      }
-      res.set_content(json{{"epoch", 1}, {"lease_seconds", 10}, {"heartbeat_ms", 50}}.dump(),
-                      "application/json");
-    });
+    server_.Post(
+        "/v1/agents/register", [this](const httplib::Request& req, httplib::Response& res) {
+          Record(req);
+          if (refuse_) {
+            res.status = 400;
+            const Status refusal = wire::CheckServed(wire::kProtocolVersion, {2, 0});
+            res.set_content(wire::ProtocolRefusalBody(refusal).dump(), "application/json");
+            return;
+          }
+          res.set_content(json{{"epoch", 1}, {"lease_seconds", 10}, {"heartbeat_ms", 50}}.dump(),
+                          "application/json");
+        });
     server_.Post(R"(/v1/agents/([^/]+)/heartbeat)",
                  [this](const httplib::Request& req, httplib::Response& res) {
                    Record(req);
@@ -128,9 +128,8 @@ TEST(AgentProtocolVersionTest, ARefusedProtocolIsLoggedAndNotAskedAgainAtOnce) {
   CapturedLog log;
   VersionedController controller(/*refuse=*/true);
   AgentThread agent(controller.url());
-  ASSERT_TRUE(Eventually([&] {
-    return log.text().find("registration refused") != std::string::npos;
-  }));
+  ASSERT_TRUE(
+      Eventually([&] { return log.text().find("registration refused") != std::string::npos; }));
   // Both versions, as the controller named them.
   EXPECT_NE(log.text().find("protocol 2.0"), std::string::npos) << log.text();
   EXPECT_NE(log.text().find("protocol " + wire::ToString(wire::kProtocolVersion)),

@@ -81,8 +81,7 @@ TEST(UpgradeTest, TheServerRefusesAStateOfANewerSchemaAndExitsNonZero) {
                        std::to_string(store::kSchemaVersion + 1)),
             std::string::npos)
       << error;
-  EXPECT_NE(error.find("this sluice's " + std::to_string(store::kSchemaVersion)),
-            std::string::npos)
+  EXPECT_NE(error.find("this sluice's " + std::to_string(store::kSchemaVersion)), std::string::npos)
       << error;
   const int code = c.server()->Wait(20s);
   EXPECT_NE(code, 0);
@@ -115,8 +114,7 @@ TEST(UpgradeTest, ThePreviousMinorsClientsAndAgentsAreServedANewerMajorIsRefused
   EXPECT_EQ(Request(c, "1.9", "/v1/jobs")->status, 200);  // a newer minor of the same major
   // Today's agent: its registration body, no header.
   const json registration = wire::EncodeRegister({.host = {.name = "h1", .slots = 1}});
-  httplib::Result registered =
-      Request(c, "", "/v1/agents/register", &registration, "agent-token");
+  httplib::Result registered = Request(c, "", "/v1/agents/register", &registration, "agent-token");
   ASSERT_TRUE(registered);
   EXPECT_EQ(registered->status, 200) << registered->body;
   const json reply = json::parse(registered->body, nullptr, false);
@@ -124,8 +122,8 @@ TEST(UpgradeTest, ThePreviousMinorsClientsAndAgentsAreServedANewerMajorIsRefused
   // A newer major and a malformed version: refused before anything else, naming both.
   for (const std::string& refused : {std::string("2.0"), std::string("0.9"), std::string("x")}) {
     SCOPED_TRACE(refused);
-    httplib::Result answer = Request(c, refused, "/v1/agents/register", &registration,
-                                     "agent-token");
+    httplib::Result answer =
+        Request(c, refused, "/v1/agents/register", &registration, "agent-token");
     ASSERT_TRUE(answer);
     EXPECT_EQ(answer->status, 400);
     const json body = json::parse(answer->body, nullptr, false);
@@ -133,8 +131,9 @@ TEST(UpgradeTest, ThePreviousMinorsClientsAndAgentsAreServedANewerMajorIsRefused
     EXPECT_EQ(body.value("protocol", ""), ours);
     EXPECT_NE(body.value("error", "").find(refused), std::string::npos) << answer->body;
   }
-  EXPECT_NE(json::parse(Request(c, "2.0", "/v1/jobs")->body).value("error", "").find(
-                "this controller speaks protocol " + ours),
+  EXPECT_NE(json::parse(Request(c, "2.0", "/v1/jobs")->body)
+                .value("error", "")
+                .find("this controller speaks protocol " + ours),
             std::string::npos);
 }
 

@@ -87,7 +87,8 @@ class EtcdSchemaTest : public ::testing::Test {
   }
 
   std::optional<std::string> Mark() {
-    Result<EtcdRange> range = client_->Range(std::string(kPrefix) + "/meta/schema_version", "", 1, 0);
+    Result<EtcdRange> range =
+        client_->Range(std::string(kPrefix) + "/meta/schema_version", "", 1, 0);
     if (!range || range->kvs.empty()) return std::nullopt;
     return range->kvs.front().value;
   }

@@ -131,7 +131,8 @@ TEST(SqliteSchemaTest, AStateOfANewerSchemaIsRefusedAndLeftUnchanged) {
   EXPECT_THAT(store.error().message(), HasSubstr("state directory " + dir.string()));
   EXPECT_THAT(store.error().message(),
               HasSubstr("schema version " + std::to_string(kSchemaVersion + 1)));
-  EXPECT_THAT(store.error().message(), HasSubstr("this sluice's " + std::to_string(kSchemaVersion)));
+  EXPECT_THAT(store.error().message(),
+              HasSubstr("this sluice's " + std::to_string(kSchemaVersion)));
   EXPECT_EQ(FileBytes(dir / "sluice.db"), before);
   EXPECT_EQ(QueryInt(dir, "SELECT value FROM meta WHERE key = 'epoch'"), 1);
   EXPECT_EQ(StoredSchema(dir), kSchemaVersion + 1);
