@@ -44,7 +44,9 @@ TEST(ProtocolVersionTest, AControllerServesItsMajorFromThePreviousMinorOn) {
     SCOPED_TRACE(c.name);
     const Status status = CheckServed(c.peer, c.ours);
     EXPECT_EQ(status.ok(), c.served) << status.ToString();
-    if (!c.served) EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+    if (!c.served) {
+      EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+    }
   }
 }
 
