@@ -30,6 +30,7 @@
 #include "auth/munge.h"
 #include "daemon/service_notifier.h"
 #include "wire/leader_follow.h"
+#include "wire/protocol_version.h"
 #include "wire/signal_name.h"
 
 namespace sluice::agent {
@@ -37,6 +38,9 @@ namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
+
+// How often an agent whose protocol the controller refused registers again (R-OPS-5).
+constexpr auto kProtocolRetry = 30s;
 
 struct HttpReply {
   int status = 0;  // 0: no response (connection failed or timed out)
@@ -85,7 +89,9 @@ HttpReply Post(httplib::Client& client, const AgentOptions& options, const std::
     reply.error = authorization.error().message();  // status 0: retried like no answer
     return reply;
   }
-  const httplib::Headers headers = {{"Authorization", *authorization}};
+  const httplib::Headers headers = {
+      {"Authorization", *authorization},
+      {wire::kProtocolHeader, wire::ToString(wire::kProtocolVersion)}};
   httplib::Result result =
       client.Post(path.c_str(), headers, body.dump(-1, ' ', false, json::error_handler_t::replace),
                   "application/json");
@@ -218,6 +224,7 @@ struct Agent::State {
   bool send_load = true;
   // Likewise for the detected GPUs in its registration (400 "gpus: unknown field").
   bool send_gpus = true;
+  bool protocol_refused = false;  // the last registration's refusal was of the protocol
   // The last "cannot reach" said ("URL: error"; empty: none since an answer), and when.
   std::string unreachable_said;
   TimePoint unreachable_logged{};
@@ -503,6 +510,9 @@ struct Agent::State {
                    options.host.name, reply.error);
       return 500;  // tried again, without them
     }
+    // A controller that does not serve this agent's protocol (R-OPS-5) serves it only once
+    // another release runs there: tried again every kProtocolRetry, not at once.
+    protocol_refused = reply.status == 400 && wire::IsProtocolRefusal(reply.body);
     if (reply.status != 200) {
       // Once per distinct refusal, not per retry (R-SRV-6).
       if (reply.status != 0 && !wire::LeaderFollower::NotServed(reply.status) &&
@@ -625,6 +635,10 @@ struct Agent::State {
         continue;
       }
       std::unique_lock lock(mu);
+      if (std::exchange(protocol_refused, false)) {
+        report_cv.wait_for(lock, kProtocolRetry, [this] { return stopping; });
+        continue;
+      }
       if (wire::LeaderFollower::NotServed(status) || status == 409) {
         // Another controller may lead: the follower chose where and how long to wait.
         report_cv.wait_for(lock, std::exchange(retry_after, 0ms), [this] { return stopping; });

@@ -22,6 +22,7 @@
 
 #include "agent/controller_client.h"
 #include "agent/protocol.h"
+#include "wire/protocol_version.h"
 
 namespace sluice::agent {
 
@@ -173,7 +174,9 @@ class StepSession {
       client_url_[post] = endpoint->url;
     }
     client_[post]->set_read_timeout(read_timeout);
-    const httplib::Headers headers = {{"Authorization", endpoint->authorization}};
+    const httplib::Headers headers = {
+        {"Authorization", endpoint->authorization},
+        {wire::kProtocolHeader, wire::ToString(wire::kProtocolVersion)}};
     httplib::Result result =
         post ? client_[post]->Post(path.c_str(), headers, body.dump(), "application/json")
              : client_[post]->Get(path.c_str(), headers);

@@ -12,6 +12,7 @@
 #include "agent/virtual_host.h"
 #include "wire/agent_batch.h"
 #include "wire/leader_follow.h"
+#include "wire/protocol_version.h"
 
 namespace sluice::agent {
 namespace {
@@ -72,7 +73,9 @@ class Shard {
  private:
   Answer Post(const std::string& path, const json& body, std::chrono::milliseconds timeout) {
     client_.set_read_timeout(timeout);
-    const httplib::Headers headers = {{"Authorization", "Bearer " + options_.token}};
+    const httplib::Headers headers = {
+        {"Authorization", "Bearer " + options_.token},
+        {wire::kProtocolHeader, wire::ToString(wire::kProtocolVersion)}};
     httplib::Result result = client_.Post(path.c_str(), headers, body.dump(), "application/json");
     Answer answer;
     if (!result) {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "auth/munge.h"
+#include "wire/protocol_version.h"
 
 namespace sluice::client {
 namespace {
@@ -134,8 +135,9 @@ std::string NewIdempotencyKey() {
 }
 
 namespace {
+// Every request states the protocol it speaks (R-OPS-5), and its credential when it has one.
 HttpHeaders AuthHeaders(const std::string& authorization) {
-  HttpHeaders headers;
+  HttpHeaders headers = {{wire::kProtocolHeader, wire::ToString(wire::kProtocolVersion)}};
   if (!authorization.empty()) headers.emplace_back("Authorization", authorization);
   return headers;
 }

@@ -19,6 +19,7 @@
 #include "server/job_variables.h"
 #include "wire/gpu_indexes.h"
 #include "wire/output_pattern.h"
+#include "wire/protocol_version.h"
 
 namespace sluice::server {
 
@@ -145,7 +146,8 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
   return json{{"epoch", ctx_.writes().epoch()},
               {"lease_seconds", ctx_.options().lease_ms / 1000},
               {"absence_seconds", ctx_.options().AbsenceMs() / 1000},
-              {"heartbeat_ms", ctx_.options().heartbeat_ms}};
+              {"heartbeat_ms", ctx_.options().heartbeat_ms},
+              {"protocol", wire::ToString(wire::kProtocolVersion)}};  // R-OPS-5
 }
 
 Status AgentRegistry::CheckClaim(const Registration& reg) const {

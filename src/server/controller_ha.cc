@@ -22,6 +22,10 @@ Status Controller::TakeOver() {
   const int64_t start_ms = ctx_.NowMs();  // "first cycle, N ms after taking over" counts the load
   Result<store::Snapshot> snap = ctx_.writes().store().Load();
   if (!snap) return snap.error();
+  if (snap->schema.upgraded()) {  // R-OPS-5: the store upgraded it in place, before the read
+    ctx_.log().info("upgraded state {} from schema {} to {}", ctx_.writes().store().dir(),
+                    snap->schema.found, store::kSchemaVersion);
+  }
   {
     std::lock_guard lock(ctx_.mu());
     ctx_.writes().BeginEpoch();

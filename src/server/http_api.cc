@@ -15,6 +15,7 @@
 #include "server/request_guard.h"
 #include "server/sse_queue.h"
 #include "server/text_parsers.h"
+#include "wire/protocol_version.h"
 
 namespace sluice::server {
 
@@ -140,6 +141,8 @@ bool AgentServesBatch(const Caller& caller, const json& body, httplib::Response&
 // before or outside a route. Workers, keep-alive and timeouts: ConnectionGuard.
 void InstallServerSettings(httplib::Server& server, Controller& c, HttpApi::Front front) {
   server.set_payload_max_length(kMaxBatchBodyBytes);
+  // Every reply states the controller's protocol version (R-OPS-5), refusals included.
+  server.set_default_headers({{wire::kProtocolHeader, wire::ToString(wire::kProtocolVersion)}});
   InstallRequestGuard(
       server, RequestGuardOptions{.max_body_bytes = kMaxBodyBytes,
                                   .max_batch_body_bytes = kMaxBatchBodyBytes,

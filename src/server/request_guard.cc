@@ -8,6 +8,7 @@
 #include "base/utf8.h"
 #include "server/connection_guard.h"
 #include "server/text_parsers.h"
+#include "wire/protocol_version.h"
 
 namespace sluice::server {
 
@@ -229,7 +230,8 @@ bool EndsWith(const std::string& text, std::string_view suffix) {
 }
 
 // Steps: 1. the target (414, 400); 2. encodings (415, 411); 3. the length (400, 413);
-// 4. the credential when a body follows; 5. the connection's share (ConnectionGuard, 503).
+// 4. the protocol version (400, wire/protocol_version.h); 5. the credential when a body
+// follows; 6. the connection's share (ConnectionGuard, 503).
 HandlerResponse Guard(const RequestGuardOptions& options, const httplib::Request& req,
                       httplib::Response& res) {
   if (req.path.size() > kMaxPathBytes) {
@@ -262,6 +264,13 @@ HandlerResponse Guard(const RequestGuardOptions& options, const httplib::Request
     return Refuse(
         res, 413,
         "body: " + std::to_string(length) + " bytes exceed the limit of " + std::to_string(limit));
+  }
+  if (Status served = wire::CheckProtocolHeader(req.get_header_value(wire::kProtocolHeader));
+      !served.ok()) {
+    ConnectionGuard::StopReading(length);
+    res.status = 400;
+    res.set_content(SafeDump(wire::ProtocolRefusalBody(served)), "application/json");
+    return HandlerResponse::Handled;
   }
   if (length > 0 && options.authenticate) {
     if (Status refused = options.authenticate(req); !refused.ok()) {

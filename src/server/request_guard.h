@@ -10,10 +10,12 @@
 //     line and headers were read and before the body is: path length and UTF-8, query
 //     parameters' UTF-8, no Content-Encoding (a 1 MB gzip body must not become 1 GiB), no
 //     chunked Transfer-Encoding (it escapes the library's length limit), the Content-Length
-//     within the route's limit, and the credential checked before a body is read.
+//     within the route's limit, the `Sluice-Protocol` version served (wire/protocol_version.h,
+//     R-OPS-5), and the credential checked before a body is read.
 //
-// Outcomes are Status codes mapped by http_reply.h, except three HTTP-only refusals the
-// handler answers itself: 411 (chunked), 414 (path too long), 415 (Content-Encoding).
+// Outcomes are Status codes mapped by http_reply.h, except the HTTP-only refusals the
+// handler answers itself: 411 (chunked), 414 (path too long), 415 (Content-Encoding), and a
+// protocol version not served: 400 with wire::ProtocolRefusalBody.
 // Invariant: nothing here recurses on the input, and nothing throws.
 // Thread-safety: pure functions; the installed handler is called concurrently by httplib.
 #pragma once

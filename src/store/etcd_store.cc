@@ -8,6 +8,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "store/etcd_schema.h"
 #include "store/row_codec.h"
 
 namespace sluice::store {
@@ -481,12 +482,9 @@ Status EtcdStore::CommitChunk(EtcdClient& client, Chunk& chunk) {
   // write in flight when etcd's raft leader dies (its proposal is lost with it) failed although
   // a quorum was left.
   const auto attempt = [&] {
-    const std::vector<EtcdCompare> compares = {
-        {.key = LeaderKey(),
-         .target = EtcdCompare::Target::kCreate,
-         .revision = static_cast<int64_t>(epoch)},
-        {.key = LeaderKey(), .target = EtcdCompare::Target::kValue, .value = options_.candidate},
-        {.key = WrittenKey(), .target = EtcdCompare::Target::kMod, .revision = written_mod_}};
+    std::vector<EtcdCompare> compares = Fence(epoch);
+    compares.push_back(
+        {.key = WrittenKey(), .target = EtcdCompare::Target::kMod, .revision = written_mod_});
     if (options_.on_write_txn) options_.on_write_txn(compares, chunk.ops);
     return RetryWhileUnavailable(
         kChunkAttempts, [&] { return client.Txn(compares, chunk.ops, LeaderKey()); },
@@ -521,6 +519,13 @@ Status EtcdStore::CommitChunk(EtcdClient& client, Chunk& chunk) {
   Status fenced = FencedBy(txn->failure_kvs, epoch);
   Depose(fenced);
   return fenced;
+}
+
+std::vector<EtcdCompare> EtcdStore::Fence(uint64_t epoch) const {
+  return {{.key = LeaderKey(),
+           .target = EtcdCompare::Target::kCreate,
+           .revision = static_cast<int64_t>(epoch)},
+          {.key = LeaderKey(), .target = EtcdCompare::Target::kValue, .value = options_.candidate}};
 }
 
 bool EtcdStore::HoldsTheFence(const EtcdTxnResult& failed, uint64_t epoch) const {
@@ -655,6 +660,11 @@ Result<Snapshot> EtcdStore::Load() {
   const std::string end = PrefixRangeEnd(base);
   Snapshot snap;
   snap.epoch = epoch_.load();
+  // The schema first, as the leader: a newer one is refused, an older one upgraded (R-OPS-5).
+  Result<SchemaOpened> schema = OpenEtcdSchema(client, options_.prefix, Fence(snap.epoch),
+                                               "etcd prefix " + options_.prefix + " of " + url_);
+  if (!schema) return schema.error();
+  snap.schema = *schema;
   std::vector<EtcdKv> hosts;
   // Rows read without their spec, by id -> position in snap.jobs; "jobs/" sorts before
   // "specs/", so every row is read before the specs.

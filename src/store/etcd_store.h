@@ -10,6 +10,7 @@
 //   PREFIX/hosts/<name>           a StoredHost's spec
 //   PREFIX/settings/<key>         an integer setting, decimal
 //   PREFIX/meta/config_version    decimal
+//   PREFIX/meta/schema_version    decimal, the layout's version (store/etcd_schema.h, R-OPS-5)
 //   PREFIX/meta/leader            the leader's candidate name, attached to its lease
 //   PREFIX/meta/heard/<candidate> how many agents a standby heard lately, under its lease
 // Election: a candidate grants a lease (TTL lease_seconds) and, in one txn, creates the
@@ -156,6 +157,9 @@ class EtcdStore final : public Store {
   // Commits `chunk` (its ops plus the written mark, removed again before it returns) under the
   // fence and the order of this leader's txns.
   Status CommitChunk(EtcdClient& client, Chunk& chunk);
+  // The compares that hold while this store leads at `epoch`: the leader key's create
+  // revision and value. Every txn of the leader carries them.
+  std::vector<EtcdCompare> Fence(uint64_t epoch) const;
   // Whether a txn that failed its compares failed on the written mark only: its failure
   // branch read the leader key, still this leader's.
   bool HoldsTheFence(const EtcdTxnResult& failed, uint64_t epoch) const;

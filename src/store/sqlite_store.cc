@@ -19,7 +19,9 @@
 #include <thread>
 
 #include "base/mutex.h"
+#include "store/sqlite_exec.h"
 #include "store/sqlite_history.h"
+#include "store/sqlite_schema.h"
 #include "store/store.h"
 
 namespace sluice::store {
@@ -96,36 +98,6 @@ void BindOptionalDouble(sqlite3_stmt* s, int index, const std::optional<double>&
 std::optional<double> OptionalDouble(sqlite3_stmt* s, int col) {
   if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
   return sqlite3_column_double(s, col);
-}
-
-// A fault of the disk under the state directory (full, I/O error, cannot create the WAL's
-// files) may pass: kResourceExhausted, and the server waits for space (docs/reliability.md);
-// anything else (corruption, misuse) is kInternal.
-Status SqlStatus(sqlite3* db, const std::string& message) {
-  const int code = db != nullptr ? (sqlite3_extended_errcode(db) & 0xff) : SQLITE_ERROR;
-  if (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN) {
-    const int system_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
-    return Status(StatusCode::kResourceExhausted,
-                  "the state directory's disk failed (" +
-                      std::string(system_errno == ENOSPC || code == SQLITE_FULL ? "no space left"
-                                                                                : "I/O error") +
-                      "): " + message);
-  }
-  return Internal(message);
-}
-
-Status SqlError(sqlite3* db, const std::string& what) {
-  return SqlStatus(db, what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "no database"));
-}
-
-Status Exec(sqlite3* db, const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string message = err != nullptr ? err : "unknown error";
-    sqlite3_free(err);
-    return SqlStatus(db, std::string("sqlite: ") + sql + ": " + message);
-  }
-  return Status::Ok();
 }
 
 struct Pending {
@@ -509,8 +481,9 @@ std::optional<int64_t> OptionalInt(sqlite3_stmt* s, int col) {
 // on: the flock on DIR/lock is its election.
 class SqliteStore final : public Store {
  public:
-  SqliteStore(std::unique_ptr<SqliteWriter> impl, std::string dir, uint64_t epoch)
-      : impl_(std::move(impl)), dir_(std::move(dir)), epoch_(epoch) {}
+  SqliteStore(std::unique_ptr<SqliteWriter> impl, std::string dir, uint64_t epoch,
+              SchemaOpened schema)
+      : impl_(std::move(impl)), dir_(std::move(dir)), epoch_(epoch), schema_(schema) {}
 
   uint64_t epoch() const override { return epoch_; }
   const std::string& dir() const override { return dir_; }
@@ -545,6 +518,7 @@ class SqliteStore final : public Store {
   std::unique_ptr<SqliteWriter> impl_;
   std::string dir_;
   uint64_t epoch_ = 0;
+  SchemaOpened schema_;
 };
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
@@ -569,6 +543,15 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
     close(fd);
     return status;
   }
+  // 1. The schema version first, read only: a newer state is refused unchanged (R-OPS-5).
+  const std::string where = "state directory " + dir;
+  Result<int> schema = ReadSqliteSchema(db, where);
+  if (schema && *schema > kSchemaVersion) schema = NewerSchemaError(where, *schema);
+  if (!schema) {
+    sqlite3_close(db);
+    close(fd);
+    return schema.error();
+  }
   // The WAL's files stay when the database closes, so that a restart on a full disk can
   // still open and read it (creating them needs space).
   int persist_wal = 1;
@@ -582,6 +565,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
     SLUICE_RETURN_IF_ERROR(Exec(db, kSchema));
     SLUICE_RETURN_IF_ERROR(AddMissingColumns(db));
     SLUICE_RETURN_IF_ERROR(CreateHistoryIndexes(db));
+    // 2. The migrations, before anything reads the rows.
+    SLUICE_RETURN_IF_ERROR(UpgradeSqliteSchema(db, *schema, where));
     Result<int64_t> old_epoch = ReadMeta(db, "epoch", 0);
     if (!old_epoch) return old_epoch.error();
     const uint64_t next = static_cast<uint64_t>(*old_epoch) + 1;
@@ -609,7 +594,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
   real->Start();
   Result<std::unique_ptr<SqliteHistory>> history = SqliteHistory::Open(db_path, epoch);
   if (!history) return history.error();
-  auto store = std::make_unique<SqliteStore>(std::move(real), dir, epoch);
+  auto store = std::make_unique<SqliteStore>(std::move(real), dir, epoch,
+                                             SchemaOpened{.found = *schema});
   store->SetHistory(std::move(*history));
   return std::unique_ptr<Store>(std::move(store));
 }
@@ -619,6 +605,7 @@ Result<Snapshot> SqliteStore::Load() {
   Flush();
   Snapshot snap;
   snap.epoch = epoch_;
+  snap.schema = schema_;
   Result<int64_t> version = ReadMeta(db, "config_version", 0);
   if (!version) return version.error();
   snap.config_version = *version;

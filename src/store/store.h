@@ -9,7 +9,7 @@
 // as JSON text),
 // `hosts` (agents that registered without being in the cluster YAML), `settings` (integers
 // by key: administrators' queue and host overrides, queues' reclaim deadlines) and `meta`
-// (controller epoch, configuration version). The store
+// (controller epoch, configuration version, schema version). The store
 // knows nothing of the core: rows are plain values; the server maps them to and from
 // ClusterState.
 //
@@ -22,7 +22,9 @@
 //    nothing is changed;
 //  - a write is reported done only after its transaction committed (synchronous=FULL), so
 //    whatever was acknowledged survives a crash;
-//  - a database written by an older version gains the columns added since when opened.
+//  - a database written by an older version gains the columns added since when opened;
+//  - Open reads the schema version before anything else (store/schema_version.h, R-OPS-5): a
+//    newer state is refused unchanged, an older one is upgraded in place before any read.
 // Group commit: Write() queues a batch; one writer thread commits every batch queued so far
 // in one transaction and then runs their callbacks in submission order. Batches commit in the
 // order they were queued. A caller that waits for its commit anyway (a request acknowledged
@@ -44,6 +46,7 @@
 
 #include "base/ids.h"
 #include "base/status.h"
+#include "store/schema_version.h"
 
 namespace sluice::store {
 
@@ -117,6 +120,7 @@ struct WriteBatch {
 
 struct Snapshot {
   uint64_t epoch = 0;  // this store's (new) epoch
+  SchemaOpened schema;  // the schema version found at open (R-OPS-5), now kSchemaVersion
   int64_t config_version = 0;
   std::vector<StoredJob> jobs;  // by id
   std::vector<StoredHost> hosts;
@@ -154,6 +158,7 @@ class Store {
  public:
   // Creates DIR if needed, takes the lock, opens or creates the database and increments the
   // epoch. Errors: kUnavailable "state directory DIR is locked by another sluice server";
+  // kFailedPrecondition for a state of a newer schema (NewerSchemaError: nothing changed);
   // kInternal with SQLite's message for an unusable database.
   static Result<std::unique_ptr<Store>> Open(const std::string& dir);
   // `url` is a state directory (as Open) or `etcd://HOST:PORT[,HOST:PORT...][/PREFIX]`
@@ -174,7 +179,9 @@ class Store {
   // The state directory, or the etcd URL.
   virtual const std::string& dir() const = 0;
 
-  // Reads everything (the controller calls it once, at start, after AwaitLeadership).
+  // Reads everything (the controller calls it once, at start, after AwaitLeadership). The
+  // etcd store first checks and upgrades the schema as the leader (store/etcd_schema.h):
+  // kFailedPrecondition for a newer schema, with nothing changed.
   virtual Result<Snapshot> Load() = 0;
 
   // Queues a batch; `done` runs on the writer thread after the commit (or failure). A batch

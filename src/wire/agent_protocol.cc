@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "wire/json_fields.h"
+#include "wire/protocol_version.h"
 #include "wire/signal_name.h"
 
 namespace sluice::wire {
@@ -480,6 +481,8 @@ json EncodeRegisterReply(const RegisterReply& reply) {
                {"lease_seconds", reply.lease_seconds},
                {"heartbeat_ms", reply.heartbeat_ms}};
   if (reply.absence_seconds > 0) body["absence_seconds"] = reply.absence_seconds;
+  // The controller's wire protocol (R-OPS-5); agents of 1.0 ignore the extra member.
+  body["protocol"] = ToString(kProtocolVersion);
   return body;
 }
 

@@ -1,0 +1,36 @@
+#include "store/sqlite_exec.h"
+
+#include <sqlite3.h>
+
+#include <cerrno>
+
+namespace sluice::store {
+
+Status SqlStatus(sqlite3* db, const std::string& message) {
+  const int code = db != nullptr ? (sqlite3_extended_errcode(db) & 0xff) : SQLITE_ERROR;
+  if (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN) {
+    const int system_errno = db != nullptr ? sqlite3_system_errno(db) : 0;
+    return Status(StatusCode::kResourceExhausted,
+                  "the state directory's disk failed (" +
+                      std::string(system_errno == ENOSPC || code == SQLITE_FULL ? "no space left"
+                                                                                : "I/O error") +
+                      "): " + message);
+  }
+  return Internal(message);
+}
+
+Status SqlError(sqlite3* db, const std::string& what) {
+  return SqlStatus(db, what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "no database"));
+}
+
+Status Exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string message = err != nullptr ? err : "unknown error";
+    sqlite3_free(err);
+    return SqlStatus(db, std::string("sqlite: ") + sql + ": " + message);
+  }
+  return Status::Ok();
+}
+
+}  // namespace sluice::store
