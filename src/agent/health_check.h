@@ -30,8 +30,7 @@
 
 #include "agent/command_output.h"
 #include "base/status.h"
-#include "core/model/health_check.h"
-#include "wire/health_report.h"
+#include "wire/health_report.h"  // core::HealthCheck too
 
 namespace sluice::agent {
 
