@@ -428,6 +428,7 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
     for (const PeekResult& result : request.peeks)
       body["peeks"].push_back(EncodePeekResult(result));
   }
+  if (request.health) body["health"] = EncodeHealthReport(*request.health);
   return body;
 }
 

@@ -37,7 +37,7 @@ std::string Yaml(const std::string& program, const std::string& host_check = "")
   return DefaultClusterYaml("hosts:\n  - name: h1\n    slots: 1\n" + host_check +
                             "queues:\n  - name: normal\n"
                             "health_check: {program: " +
-                            program + ", interval: 1, timeout: 10}\n");
+                            program + ", interval: 3, timeout: 3}\n");
 }
 
 json HostEntry(Cluster& c, const std::string& name) {

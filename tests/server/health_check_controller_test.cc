@@ -60,7 +60,8 @@ class HealthCheckControllerTest : public ::testing::Test {
   }
   // The per-host verdict of a pending job for `host`.
   json Verdict(JobId id, const std::string& host) {
-    for (const json& v : h_->Job(id)["reasons"]["hosts"]) {
+    const json job = h_->Job(id);  // kept: the loop must not walk a temporary
+    for (const json& v : job["reasons"]["hosts"]) {
       if (v["host"] == host) return v;
     }
     return json();
@@ -99,6 +100,7 @@ TEST_F(HealthCheckControllerTest, AFailureClosesTheHostWithItsMessageAndAPassReo
   h_->Cycle();
   EXPECT_EQ(h_->State(id), "PENDING");
   const json verdict = Verdict(id, "h1");
+  ASSERT_TRUE(verdict.is_object()) << h_->Job(id).dump();
   EXPECT_EQ(verdict.value("code", ""), "HOST_CLOSED") << verdict.dump();
   EXPECT_EQ(verdict.value("reason", ""), "health check: " + nhc);
 
