@@ -16,6 +16,7 @@
 
 #include "base/array_ids.h"
 #include "agent/controller_client.h"
+#include "agent/health_check.h"
 #include "agent/host_load.h"
 #include "agent/instance_name.h"
 #include "agent/job_script.h"
@@ -232,6 +233,9 @@ struct Agent::State {
 
   std::unique_ptr<Link> poll_link;
   std::unique_ptr<Link> report_link;
+  // The host's health program (R-OPS-4), as the controller's replies configure it; its last
+  // result goes with every registration and heartbeat. Null until Run starts it.
+  std::unique_ptr<HealthChecker> health;
   std::string leader_url;  // the controller that last served (both links go there)
   std::chrono::milliseconds retry_after{0};  // set by the last answer that did not serve
   // Steps in jobs (R-LAUNCH-1): declared last, so its threads (which may take `mu`) are joined
@@ -497,7 +501,8 @@ struct Agent::State {
                                    .running = std::move(held),
                                    .epoch = highest_epoch,
                                    .instance = instance,
-                                   .gpus = send_gpus ? options.gpus : std::nullopt});
+                                   .gpus = send_gpus ? options.gpus : std::nullopt,
+                                   .health = health ? health->Last() : std::nullopt});
     }
     const TimePoint sent = Clock::now();
     HttpReply reply = Send(link, "/v1/agents/register", body, link.read_timeout);
@@ -533,6 +538,7 @@ struct Agent::State {
     lease = std::chrono::seconds(parsed->lease_seconds);
     absence = std::chrono::seconds(std::max(parsed->absence_seconds, parsed->lease_seconds));
     heartbeat = std::chrono::milliseconds(parsed->heartbeat_ms);
+    if (health) health->Configure(parsed->health_check);
     registered = true;
     last_register_error.clear();
     NoteSuccess(sent);
@@ -558,6 +564,7 @@ struct Agent::State {
       }
       heartbeat_body.peeks = std::exchange(peek_results, {});
       if (send_load) heartbeat_body.load = ReadHostLoad();
+      if (health) heartbeat_body.health = health->Last();
       seq = next_seq++;
     }
     const TimePoint sent = Clock::now();
@@ -589,6 +596,7 @@ struct Agent::State {
     if (parsed->epoch < highest_epoch) return Stale(link);  // fencing: a stale controller
     highest_epoch = parsed->epoch;
     NoteSuccess(sent);
+    if (health && parsed->health_check) health->Configure(*parsed->health_check);
     Apply(*parsed, seq, Clock::now());
     return 200;
   }
@@ -781,6 +789,18 @@ int Agent::Run(const std::atomic<bool>& stop) {
   sigemptyset(&child_exits);
   sigaddset(&child_exits, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &child_exits, nullptr);
+  // A changed health result goes to the controller at once, by the report thread.
+  s.health =
+      std::make_unique<HealthChecker>(s.options.host.name, [&s](const wire::HealthReport& r) {
+        if (r.ok) {
+          spdlog::info("agent {}: health check passes", s.options.host.name);
+        } else {
+          spdlog::warn("agent {}: health check failed: {}", s.options.host.name, r.message);
+        }
+        std::lock_guard lock(s.mu);
+        s.report_pending = true;
+        s.report_cv.notify_one();
+      });
   std::thread poller([&s] { s.PollLoop(); });
   std::thread reporter([&s] { s.ReportLoop(); });
   daemon::ServiceNotifier* notifier = s.options.notifier;
@@ -823,6 +843,7 @@ int Agent::Run(const std::atomic<bool>& stop) {
   if (s.poll_link->client) s.poll_link->client->stop();
   poller.join();
   reporter.join();
+  s.health.reset();  // waits for a run in progress, at most its timeout
   if (!s.fatal) {
     bool registered = false;
     {

@@ -38,7 +38,8 @@ struct Stream {
 // posix_spawn rather than fork: the agent has threads, and the child of a multithreaded
 // process may call only async-signal-safe functions before exec; posix_spawn does the
 // descriptor and signal set-up for us.
-Result<pid_t> Spawn(const std::vector<std::string>& argv, int out, int err) {
+Result<pid_t> Spawn(const std::vector<std::string>& argv, int out, int err,
+                    const std::optional<std::vector<std::string>>& environment) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
@@ -61,8 +62,14 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv, int out, int err) {
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  std::vector<char*> env;
+  if (environment) {
+    for (const std::string& entry : *environment) env.push_back(const_cast<char*>(entry.c_str()));
+    env.push_back(nullptr);
+  }
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, &attr, args.data(), environ);
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, &attr, args.data(),
+                             environment ? env.data() : environ);
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return Unavailable(argv[0] + ": cannot run: " + std::strerror(rc));
@@ -138,8 +145,8 @@ std::optional<std::string> FindOnPath(std::string_view program, std::string_view
 // Steps: 1. spawn with both outputs on close-on-exec pipes (Spawn); 2. read them until they
 // close (ReadUntilClosed); 3. reap it (Reap); 4. at the deadline, or when it printed too much,
 // kill its whole group and reap it.
-Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
-                                 const CommandLimits& limits) {
+Result<CommandRun> RunCommandToEnd(const std::vector<std::string>& argv,
+                                   const CommandLimits& limits) {
   SLUICE_CHECK(!argv.empty());
   const std::string& program = argv[0];
   int out_pipe[2];
@@ -150,11 +157,11 @@ Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
     close(out_pipe[1]);
     return Unavailable(std::string("pipe: ") + strerror(errno));
   }
-  CommandOutput result;
-  Stream streams[2] = {{.fd = out_pipe[0], .into = &result.out},
-                       {.fd = err_pipe[0], .into = &result.err}};
+  CommandRun run;
+  Stream streams[2] = {{.fd = out_pipe[0], .into = &run.output.out},
+                       {.fd = err_pipe[0], .into = &run.output.err}};
   const Clock::time_point deadline = Clock::now() + limits.timeout;
-  Result<pid_t> pid = Spawn(argv, out_pipe[1], err_pipe[1]);
+  Result<pid_t> pid = Spawn(argv, out_pipe[1], err_pipe[1], limits.environment);
   close(out_pipe[1]);  // ours; the program has its own copies, so EOF means it closed them
   close(err_pipe[1]);
   if (!pid) return pid.error();
@@ -168,21 +175,37 @@ Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
     while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (kill_for == "output") {
-      return Status(
-          StatusCode::kResourceExhausted,
-          program + ": printed more than " + std::to_string(limits.max_bytes) + " bytes; killed");
+      run.too_much_output = true;
+    } else if (kill_for == "timeout") {
+      run.timed_out = true;
+    } else {
+      return Unavailable(program + ": " + kill_for + "; killed");
     }
-    if (kill_for == "timeout") {
-      return Unavailable(program + ": no answer within " + std::to_string(limits.timeout.count()) +
-                         " ms; killed");
-    }
-    return Unavailable(program + ": " + kill_for + "; killed");
+    return run;
   }
-  if (WIFSIGNALED(status)) {
-    return Unavailable(program + ": killed by signal " + std::to_string(WTERMSIG(status)));
+  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  run.output.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+  return run;
+}
+
+Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
+                                 const CommandLimits& limits) {
+  Result<CommandRun> run = RunCommandToEnd(argv, limits);
+  if (!run) return run.error();
+  const std::string& program = argv[0];
+  if (run->too_much_output) {
+    return Status(
+        StatusCode::kResourceExhausted,
+        program + ": printed more than " + std::to_string(limits.max_bytes) + " bytes; killed");
   }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-  return result;
+  if (run->timed_out) {
+    return Unavailable(program + ": no answer within " + std::to_string(limits.timeout.count()) +
+                       " ms; killed");
+  }
+  if (run->signal) {
+    return Unavailable(program + ": killed by signal " + std::to_string(*run->signal));
+  }
+  return std::move(run->output);
 }
 
 }  // namespace sluice::agent

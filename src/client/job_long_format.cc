@@ -167,7 +167,8 @@ std::string LocalTimes(std::string line) {
   return line;
 }
 
-// "h1: room for 4", "h2: NO_RESOURCE mem (needs 512, has 256)", "h3: HOST_CLOSED".
+// "h1: room for 4", "h2: NO_RESOURCE mem (needs 512, has 256)", "h3: HOST_CLOSED", and with
+// the host's reason "h4: HOST_CLOSED (health check: ERROR: nhc: ...)".
 std::string HostVerdictText(const json& host) {
   if (!host.is_object()) return Scalar(host);
   std::string text = Member(host, "host") + ": ";
@@ -177,6 +178,7 @@ std::string HostVerdictText(const json& host) {
   if (host.contains("needed")) {
     text += " (needs " + Member(host, "needed") + ", has " + Member(host, "available") + ")";
   }
+  if (host.contains("reason")) text += " (" + Member(host, "reason") + ")";
   return text;
 }
 

@@ -33,6 +33,7 @@
 
 #include "config/auth_yaml.h"
 #include "config/gpu_yaml.h"
+#include "config/health_yaml.h"
 #include "config/jobs_yaml.h"
 #include "config/quota_yaml.h"
 #include "config/yaml_reader.h"
@@ -313,6 +314,9 @@ class Parser {
     return yaml::ReadQuotas(reader_, f, queue_names_, auth_.quotas);
   }
   Status ReadJobs(const Field& f) { return yaml::ReadJobs(reader_, f, auth_.jobs); }
+  Status ReadHealthDefault(const Field& f) {
+    return Assign(yaml::ReadHealthCheck(reader_, f), auth_.health.all);
+  }
 
   Reader reader_;
   ClusterConfig config_;
@@ -336,6 +340,7 @@ const Parser::SectionStep Parser::kSections[] = {
     {"auth", &Parser::ReadAuth},
     {"quotas", &Parser::ReadQuotas},  // after queues: names them
     {"jobs", &Parser::ReadJobs},
+    {"health_check", &Parser::ReadHealthDefault},
 };
 
 Result<ClusterConfig> Parser::Parse(const YAML::Node& root) {
@@ -381,9 +386,12 @@ Status Parser::ReadHost(const Field& f) {
   if (!entries) return entries.error();
   HostSpec spec;
   const Field* name = nullptr;
+  std::optional<std::optional<core::HealthCheck>> health;  // its own `health_check`, if set
   for (const Entry& e : *entries) {
     if (e.key == "name") {
       name = &e.value;
+    } else if (e.key == "health_check") {
+      SLUICE_RETURN_IF_ERROR(Assign(yaml::ReadHealthCheck(reader_, e.value), health));
     } else {
       SLUICE_RETURN_IF_ERROR(ReadHostKey(e, spec));
     }
@@ -393,8 +401,8 @@ Status Parser::ReadHost(const Field& f) {
   Result<std::vector<std::string>> names = reader_.ExpandHosts(*name);
   if (!names) return names.error();
   // Each expanded host copies the settings too; charge them so one line cannot explode.
-  const size_t settings =
-      spec.resources.size() + spec.attributes.size() + spec.tags.size() + yaml::GpuCost(spec.gpus);
+  const size_t settings = spec.resources.size() + spec.attributes.size() + spec.tags.size() +
+                          yaml::GpuCost(spec.gpus) + (health ? size_t{1} : size_t{0});
   SLUICE_RETURN_IF_ERROR(reader_.Charge(*name, names->size() * settings));
   for (std::string& host : *names) {
     const auto [it, inserted] = host_lines_.emplace(host, name->line);
@@ -402,6 +410,7 @@ Status Parser::ReadHost(const Field& f) {
       return reader_.Error(*name, "duplicate host " + Quote(host) + " (first defined on line " +
                                       std::to_string(it->second) + ")");
     }
+    if (health) auth_.health.hosts[host] = *health;
     spec.name = std::move(host);
     config_.hosts.push_back(spec);
   }

@@ -18,9 +18,12 @@
 //   - a queue's default_resreq parses and names only defined resources; its windows follow
 //     core/model/window.h ("19:00-07:00" daily, "Fri 18:00-Mon 08:00" weekly); fairshare maps
 //     users (and `default`) to positive shares; fairshare_half_life >= 1 s; preemptive and
-//     preemptable are booleans; preempt_grace (default 30 s) is a non-negative integer.
+//     preemptable are booleans; preempt_grace (default 30 s) is a non-negative integer;
+//   - `health_check` (top level and per host) as config/health_yaml.h says.
 //
-// Defaults: `queue_defaults` supplies every queue key but `name` that a queue omits. Then,
+// Defaults: the top-level `health_check` is every host's that sets none of its own (a host's
+// `health_check: none` turns it off for that host; AuthConfig::health keeps both).
+// `queue_defaults` supplies every queue key but `name` that a queue omits. Then,
 // NOTE: when at least one queue has a `capacity` (its own or from queue_defaults), every queue
 // without one gets `capacity = 0.0` (guaranteed nothing, may grow to its max_capacity); when no
 // queue has one, `capacity` stays unset everywhere (capacity scheduling is off).
@@ -44,6 +47,7 @@
 
 #include "base/status.h"
 #include "core/model/config.h"
+#include "core/model/health_check.h"
 
 namespace sluice::config {
 
@@ -110,6 +114,15 @@ struct JobPolicy {
   std::string default_array_output = "sluice-%A_%a.out";
 };
 
+// `health_check` (R-OPS-4; config/health_yaml.h): the top-level one is every host's default
+// (hosts agents add included), a host entry's own overrides it (nullopt: `none`).
+struct HealthChecks {
+  std::optional<core::HealthCheck> all;
+  std::map<std::string, std::optional<core::HealthCheck>, std::less<>> hosts;
+  // The check `host` runs; nullopt: none.
+  std::optional<core::HealthCheck> For(std::string_view host) const;
+};
+
 struct AuthConfig {
   std::string agent_token;  // empty (and no digest, no MUNGE): no agent may connect
   std::string agent_token_sha256;
@@ -125,6 +138,7 @@ struct AuthConfig {
   // all are the server's alone, read at start and at each reconfiguration.
   Quotas quotas;
   JobPolicy jobs;
+  HealthChecks health;  // the `health_check` keys, which the controller hands to agents
 };
 
 // Parses YAML text; `filename` is used in error messages only. When `auth` is given, the

@@ -42,6 +42,7 @@ Status AgentRegistry::BatchReports(const std::string& name, const HeartbeatRepor
   ++agent.poll_generation;
   if (report == nullptr) return Status::Ok();  // a poll: nothing to report
   if (report->load) agent.load = *report->load;
+  if (report->health) ApplyHealth(name, *report->health);
   if (ctx_.writes().Writable()) {
     ApplyExits(name, *report, ack, batch);
     ApplyLaunchFailures(name, *report, ack, batch);

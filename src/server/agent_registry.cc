@@ -137,17 +137,22 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
                                " registered again (it restarted or "
                                "lost the controller); the step is gone");
   }
+  if (reg.health) ApplyHealth(name, *reg.health);
   SyncHostState(name);
   ctx_.cycle().MarkDirty();
   ctx_.wakeups().WakeAll();
   if (!batch.empty() && !read_only) {
     SLUICE_RETURN_IF_ERROR(ctx_.writes().WriteAndWait(lock, std::move(batch)));
   }
-  return json{{"epoch", ctx_.writes().epoch()},
-              {"lease_seconds", ctx_.options().lease_ms / 1000},
-              {"absence_seconds", ctx_.options().AbsenceMs() / 1000},
-              {"heartbeat_ms", ctx_.options().heartbeat_ms},
-              {"protocol", wire::ToString(wire::kProtocolVersion)}};  // R-OPS-5
+  json reply = {{"epoch", ctx_.writes().epoch()},
+                {"lease_seconds", ctx_.options().lease_ms / 1000},
+                {"absence_seconds", ctx_.options().AbsenceMs() / 1000},
+                {"heartbeat_ms", ctx_.options().heartbeat_ms},
+                {"protocol", wire::ToString(wire::kProtocolVersion)}};  // R-OPS-5
+  if (auto check = settings_.HealthCheckFor(name)) {
+    reply["health_check"] = wire::EncodeHealthCheck(check);  // R-OPS-4
+  }
+  return reply;
 }
 
 Status AgentRegistry::CheckClaim(const Registration& reg) const {
@@ -333,6 +338,7 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
   const int64_t generation = ++agent.poll_generation;
   ctx_.wakeups().WakeAll();  // an older poll of this agent answers now
   if (report.load) agent.load = *report.load;
+  if (report.health) ApplyHealth(name, *report.health);
 
   // 1. Reports, committed before they are acknowledged.
   store::WriteBatch batch;
@@ -384,6 +390,9 @@ json AgentRegistry::HostReply(const std::string& name, json launch, json kill, j
                 {"kill", std::move(kill)},
                 {"ack", std::move(ack)},
                 {"run_limits", std::move(run_limits)}};
+  if (settings_.HealthChecksInUse()) {  // a reconfiguration reaches live agents (R-OPS-4)
+    reply["health_check"] = wire::EncodeHealthCheck(settings_.HealthCheckFor(name));
+  }
   if (peeks_ != nullptr && peeks_->HasOrders(name)) {
     for (const wire::PeekOrder& order : peeks_->TakeOrders(name)) {
       reply["peek"].push_back(wire::EncodePeekOrder(order));
@@ -690,6 +699,7 @@ AgentView AgentRegistry::View(const std::string& host) const {
                    .connected = !it->second->unavail,
                    .last_heartbeat_ms = it->second->last_heartbeat_ms,
                    .closed_reason = it->second->closed_reason,
+                   .health_failure = HealthFailureOf(host),
                    .load = it->second->load};
 }
 

@@ -185,6 +185,10 @@ class AgentRegistry {
                  store::WriteBatch& batch);
   // Closes the host as NoteHostFault does, with `reason` shown in GET /v1/hosts.
   void CloseForGpus(const std::string& name, const std::string& reason, store::WriteBatch& batch);
+  // A health check result (R-OPS-4, agent_health.cc): a failure of a configured check closes
+  // the host with its message, a pass lifts that close (ClusterSettings::SetHealthFailure).
+  void ApplyHealth(const std::string& name, const wire::HealthReport& report);
+  std::string HealthFailureOf(const std::string& name) const;  // "" when it passes
   // Heartbeat step 1, one kind of report each; every change joins `batch`.
   void ApplyExits(const std::string& name, const HeartbeatReport& report, nlohmann::json& ack,
                   store::WriteBatch& batch);

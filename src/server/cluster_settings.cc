@@ -105,7 +105,9 @@ void ClusterSettings::RestoreReclaimDeadlines(const std::map<std::string, int64_
 
 core::HostState ClusterSettings::HostStateFor(const std::string& host, bool live) const {
   if (!live) return core::HostState::kUnavail;
-  if (closed_hosts_.contains(host)) return core::HostState::kClosed;
+  if (closed_hosts_.contains(host) || health_failures_.contains(host)) {
+    return core::HostState::kClosed;
+  }
   for (const core::HostSpec& spec : base_.hosts) {
     if (spec.name == host) return spec.state;
   }
@@ -124,7 +126,7 @@ core::ClusterConfig ClusterSettings::EffectiveConfig(const core::ClusterConfig& 
     }
     if (!live(spec.name)) {
       spec.state = core::HostState::kUnavail;
-    } else if (closed_hosts_.contains(spec.name)) {
+    } else if (closed_hosts_.contains(spec.name) || health_failures_.contains(spec.name)) {
       spec.state = core::HostState::kClosed;
     }
   }
@@ -266,6 +268,42 @@ Result<store::WriteBatch> ClusterSettings::SetHost(const std::string& host,
     return NotFound("no host action '" + action + "'");
   }
   return batch;
+}
+
+const std::string* ClusterSettings::HealthFailure(const std::string& host) const {
+  auto it = health_failures_.find(host);
+  return it == health_failures_.end() ? nullptr : &it->second;
+}
+
+bool ClusterSettings::SetHealthFailure(const std::string& host,
+                                       std::optional<std::string> failure) {
+  auto it = health_failures_.find(host);
+  if (!failure) {
+    if (it == health_failures_.end()) return false;
+    health_failures_.erase(it);
+    return true;
+  }
+  if (it != health_failures_.end() && it->second == *failure) return false;
+  health_failures_[host] = std::move(*failure);
+  return true;
+}
+
+std::vector<std::string> ClusterSettings::SetAuth(config::AuthConfig auth) {
+  auth_ = std::move(auth);
+  const config::HealthChecks& health = auth_.health;
+  health_in_use_ = health_in_use_ || health.all ||
+                   std::any_of(health.hosts.begin(), health.hosts.end(),
+                               [](const auto& entry) { return entry.second.has_value(); });
+  std::vector<std::string> lifted;
+  for (auto it = health_failures_.begin(); it != health_failures_.end();) {
+    if (health.For(it->first)) {
+      ++it;
+      continue;
+    }
+    lifted.push_back(it->first);
+    it = health_failures_.erase(it);
+  }
+  return lifted;
 }
 
 Result<store::WriteBatch> ClusterSettings::Replace(core::ClusterConfig config, const LiveFn& live) {

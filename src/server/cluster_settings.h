@@ -7,12 +7,14 @@
 // by name, as the store's settings hold them ("queue_open/<queue>" and so on, the kSetting*
 // keys below). The effective configuration is recomputed from them on every change.
 // Invariant: a host is unavail in the core unless its agent is live (registered, lease not
-// expired); else closed when an administrator closed it; else as configured.
+// expired); else closed when an administrator closed it or its health check fails (R-OPS-4,
+// two separate closes: see SetHealthFailure); else as configured.
 // Thread-safety: every method REQUIRES the context's mutex held.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,7 +38,9 @@ class ClusterSettings {
   using LiveFn = std::function<bool(const std::string& host)>;
 
   ClusterSettings(ServerContext& ctx, core::ClusterConfig base, config::AuthConfig auth)
-      : ctx_(ctx), base_(std::move(base)), auth_(std::move(auth)) {}
+      : ctx_(ctx), base_(std::move(base)) {
+    (void)SetAuth(std::move(auth));
+  }
 
   // --- Restart ---
   // Hosts agents added earlier that the cluster YAML does not name (HostAdded), with their
@@ -51,6 +55,22 @@ class ClusterSettings {
   // --- What the core sees ---
   core::HostState HostStateFor(const std::string& host, bool live) const;
   bool HostClosed(const std::string& host) const { return closed_hosts_.contains(host); }
+  // --- Health checks (R-OPS-4; docs/health-checks.md) ---
+  // The check `host`'s agent runs (the file's `health_check`, its own or the default).
+  std::optional<core::HealthCheck> HealthCheckFor(const std::string& host) const {
+    return auth_.health.For(host);
+  }
+  // Whether any configuration since the start named a check: heartbeat replies then carry
+  // each host's (a change must reach live agents, a removal too).
+  bool HealthChecksInUse() const { return health_in_use_; }
+  // The message of `host`'s failing check; nullptr: it passes (or none has failed).
+  const std::string* HealthFailure(const std::string& host) const;
+  // Records `host`'s check result: `failure` its message, nullopt a pass. A failure closes the
+  // host (HostStateFor) whatever an administrator did; a pass lifts only this close, never an
+  // administrator's (`sluice host open` lifts only that one, so neither fights the other:
+  // NHC onlines only the nodes it offlined). Kept in memory only: after a restart each agent
+  // reports its last result when it registers. Returns whether anything changed.
+  bool SetHealthFailure(const std::string& host, std::optional<std::string> failure);
   // `base` with the overrides and agent-added hosts applied.
   core::ClusterConfig EffectiveConfig(const core::ClusterConfig& base, const LiveFn& live) const;
 
@@ -76,7 +96,9 @@ class ClusterSettings {
   Result<store::WriteBatch> SetHost(const std::string& host, const std::string& action);
   // Replaces the configuration (validated whole by the core). Errors: kInvalidArgument.
   Result<store::WriteBatch> Replace(core::ClusterConfig config, const LiveFn& live);
-  void SetAuth(config::AuthConfig auth) { auth_ = std::move(auth); }
+  // New auth settings (health checks included); returns the hosts whose failing check the
+  // configuration no longer has (their close is lifted: the caller syncs their state).
+  std::vector<std::string> SetAuth(config::AuthConfig auth);
   const config::AuthConfig& auth() const { return auth_; }
 
   int64_t config_version() const { return config_version_; }
@@ -95,8 +117,10 @@ class ClusterSettings {
   core::ClusterConfig base_;  // as loaded from the file (before overrides)
   config::AuthConfig auth_;
   int64_t config_version_ = 0;
-  std::set<std::string> dynamic_hosts_;  // added by registration (persisted)
-  std::set<std::string> closed_hosts_;   // closed by an administrator
+  std::set<std::string> dynamic_hosts_;                 // added by registration (persisted)
+  std::set<std::string> closed_hosts_;                  // closed by an administrator
+  std::map<std::string, std::string> health_failures_;  // by host: its failing check's message
+  bool health_in_use_ = false;
   // Devices agents detected, by host (persisted): they stand in for the file's `gpus: auto`.
   std::map<std::string, std::vector<core::GpuDevice>> detected_gpus_;
   std::map<std::string, bool> queue_open_;

@@ -207,8 +207,12 @@ Result<std::string> Controller::ListJobs(const std::map<std::string, std::string
 Answer Controller::GetJob(JobId id) {
   MutexLock lock(ctx_.mu());
   ctx_.writes().AwaitWrites(lock, kReadWaitsForWrites);
-  if (IsArrayElement(id)) return arrays_.Get(id);
-  return requests_.Get(id);
+  Result<json> job = IsArrayElement(id) ? arrays_.Get(id) : requests_.Get(id);
+  if (!job) return job.error();
+  // A closed host's reason beside its verdict (R-OPS-4: "closed by its health check: ...").
+  AddClosedReasons(*job,
+                   [this](const std::string& host) { return ClosedReason(agents_.View(host)); });
+  return std::move(*job);
 }
 
 Answer Controller::Cancel(const Caller& caller, JobId id) {
@@ -319,7 +323,11 @@ Answer Controller::Reconfigure() {
   if (reply.ok()) {
     authenticator_.Configure(auth);
     std::lock_guard lock(ctx_.mu());
-    settings_.SetAuth(std::move(auth));
+    // A host whose failing health check is gone from the file reopens (R-OPS-4).
+    for (const std::string& host : settings_.SetAuth(std::move(auth))) {
+      ctx_.log().info("host {}: no health check any more; its health close is lifted", host);
+      agents_.SyncHostState(host);
+    }
   }
   return reply;
 }

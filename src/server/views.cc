@@ -164,6 +164,27 @@ json GpusJson(const core::Host& host) {
 
 }  // namespace
 
+std::string ClosedReason(const AgentView& view) {
+  std::string reason;
+  if (!view.health_failure.empty()) reason = "health check: " + view.health_failure;
+  if (!view.closed_reason.empty()) reason += (reason.empty() ? "" : "; ") + view.closed_reason;
+  return reason;
+}
+
+void AddClosedReasons(json& job, const std::function<std::string(const std::string&)>& reason_of) {
+  auto reasons = job.find("reasons");
+  if (reasons == job.end() || !reasons->is_object()) return;
+  auto hosts = reasons->find("hosts");
+  if (hosts == reasons->end() || !hosts->is_array()) return;
+  const std::string closed(core::ToString(core::ReasonCode::kHostClosed));
+  for (json& verdict : *hosts) {
+    if (verdict.value("code", "") != closed || !verdict.contains("host")) continue;
+    if (std::string reason = reason_of(verdict["host"].get<std::string>()); !reason.empty()) {
+      verdict["reason"] = std::move(reason);
+    }
+  }
+}
+
 json HostJson(const core::Host& host, const core::Topology& topology, const AgentView& view) {
   json agent = {{"connected", false}, {"last_heartbeat", nullptr}};
   if (view.registered) {
@@ -184,7 +205,8 @@ json HostJson(const core::Host& host, const core::Topology& topology, const Agen
     out["used_resources"][name] = id ? host.ResourceUsed(*id) : 0;
   }
   if (host.devices.all != 0) out["gpus"] = GpusJson(host);  // R-GPU-4
-  if (!view.closed_reason.empty()) out["reason"] = view.closed_reason;
+  if (std::string reason = ClosedReason(view); !reason.empty()) out["reason"] = std::move(reason);
+  if (!view.health_failure.empty()) out["health_failure"] = view.health_failure;
   // As its agent last reported it (issue 47.9, `lsload`); null until it has.
   out["load"] = nullptr;
   if (view.load) {

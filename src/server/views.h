@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/model/cluster_state.h"
 #include "server/job_book.h"
@@ -28,13 +30,21 @@ struct AgentView {
   bool registered = false;
   bool connected = false;
   int64_t last_heartbeat_ms = 0;
-  std::string closed_reason;  // why the controller closed the host itself (launch failures)
+  std::string closed_reason;   // why the controller closed the host itself (launch failures)
+  std::string health_failure;  // its failing health check's message (R-OPS-4); "" passes
   std::optional<wire::HostLoad> load;  // the agent's last report (agent/host_load.h)
 };
 // A host as GET /v1/hosts lists it; `used_resources` (issue 47.9) names what its running jobs
 // hold of each consumable it has (`topology` names them).
 nlohmann::json HostJson(const core::Host& host, const core::Topology& topology,
                         const AgentView& agent);
+// Why a closed host is closed, as HostJson's `reason` says it: "health check: <message>"
+// first, then the controller's own reason; "" when neither.
+std::string ClosedReason(const AgentView& agent);
+// Adds `reason` (ClosedReason) to the per-host verdicts of a job object's pending reasons
+// (`reasons.hosts[]`, JobJson's detail) whose host is closed with one.
+void AddClosedReasons(nlohmann::json& job,
+                      const std::function<std::string(const std::string& host)>& reason_of);
 // A queue as GET /v1/queues lists it; its pending and held jobs from `counts` (the book's,
 // with each array element a job, as the dashboard's overview counts them).
 nlohmann::json QueueJson(const core::Queue& queue, const JobCounts& counts);

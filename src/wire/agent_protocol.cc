@@ -21,6 +21,16 @@ using fields::ReadString;
 using fields::TypeError;
 using nlohmann::json;
 
+// "health" (wire/health_report.h): absent or null leaves `out` unset.
+Status DecodeOptionalHealth(const json& body, std::optional<HealthReport>& out) {
+  const json* health = Find(body, "health");
+  if (health == nullptr) return Status::Ok();
+  Result<HealthReport> report = DecodeHealthReport(*health);
+  if (!report) return report.error();
+  out = std::move(*report);
+  return Status::Ok();
+}
+
 // An epoch: absent is 0; present, a non-negative integer (null is an error).
 Status ReadEpoch(const json& object, uint64_t& out) {
   auto it = object.find("epoch");
@@ -363,12 +373,14 @@ json EncodeRegister(const RegisterRequest& request) {
   body["attributes"] = host.attributes;
   body["tags"] = host.tags;
   if (request.gpus) body["gpus"] = EncodeGpuReport(*request.gpus);
+  if (request.health) body["health"] = EncodeHealthReport(*request.health);
   return body;
 }
 
 Result<RegisterRequest> DecodeRegister(const json& body) {
-  static const std::set<std::string> kFields = {
-      "name", "slots", "resources", "attributes", "tags", "running", "epoch", "instance", "gpus"};
+  static const std::set<std::string> kFields = {"name", "slots",   "resources", "attributes",
+                                                "tags", "running", "epoch",     "instance",
+                                                "gpus", "health"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   RegisterRequest request;
   SLUICE_RETURN_IF_ERROR(ReadHost(body, request.host));
@@ -380,6 +392,7 @@ Result<RegisterRequest> DecodeRegister(const json& body) {
     if (!report) return report.error();
     request.gpus = std::move(*report);
   }
+  SLUICE_RETURN_IF_ERROR(DecodeOptionalHealth(body, request.health));
   return request;
 }
 
@@ -416,6 +429,7 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
     for (const PeekResult& result : request.peeks)
       body["peeks"].push_back(EncodePeekResult(result));
   }
+  if (request.health) body["health"] = EncodeHealthReport(*request.health);
   return body;
 }
 
@@ -448,8 +462,9 @@ Result<HostLoad> DecodeHostLoad(const json& load) {
 }  // namespace
 
 Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
-  static const std::set<std::string> kFields = {"epoch", "wait_ms",  "running",       "exited",
-                                                "peeks", "instance", "launch_failed", "load"};
+  static const std::set<std::string> kFields = {"epoch",         "wait_ms", "running",
+                                                "exited",        "peeks",   "instance",
+                                                "launch_failed", "load",    "health"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   HeartbeatRequest request;
   if (auto load = body.find("load"); load != body.end() && !load->is_null()) {
@@ -457,6 +472,7 @@ Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
     if (!decoded) return decoded.error();
     request.load = *decoded;
   }
+  SLUICE_RETURN_IF_ERROR(DecodeOptionalHealth(body, request.health));
   SLUICE_RETURN_IF_ERROR(ReadIdSet(body, "running", request.running));
   SLUICE_RETURN_IF_ERROR(ReadEpoch(body, request.epoch));
   if (auto wait = body.find("wait_ms"); wait != body.end()) {
@@ -483,6 +499,7 @@ json EncodeRegisterReply(const RegisterReply& reply) {
   if (reply.absence_seconds > 0) body["absence_seconds"] = reply.absence_seconds;
   // The controller's wire protocol (R-OPS-5); agents of 1.0 ignore the extra member.
   body["protocol"] = ToString(kProtocolVersion);
+  if (reply.health_check) body["health_check"] = EncodeHealthCheck(reply.health_check);
   return body;
 }
 
@@ -505,6 +522,11 @@ Result<RegisterReply> DecodeRegisterReply(const json& body) {
   }
   reply.absence_seconds = static_cast<int>(absence);
   reply.heartbeat_ms = static_cast<int>(std::clamp<int64_t>(heartbeat, 10, 10'000));
+  if (auto check = body.find("health_check"); check != body.end()) {
+    Result<std::optional<core::HealthCheck>> decoded = DecodeHealthCheck(*check);
+    if (!decoded) return decoded.error();
+    reply.health_check = std::move(*decoded);
+  }
   return reply;
 }
 
@@ -557,6 +579,7 @@ json EncodeHeartbeatReply(const HeartbeatReply& reply) {
   for (const StepOrder& order : reply.steps) body["steps"].push_back(EncodeStepOrder(order));
   for (const StepKill& order : reply.step_kill) body["step_kill"].push_back(EncodeStepKill(order));
   for (const SignalOrder& order : reply.signals) body["signal"].push_back(EncodeSignalOrder(order));
+  if (reply.health_check) body["health_check"] = EncodeHealthCheck(*reply.health_check);
   return body;
 }
 
@@ -610,6 +633,11 @@ Result<HeartbeatReply> DecodeHeartbeatReply(const json& body) {
   SLUICE_RETURN_IF_ERROR(DecodeEach(body, "steps", DecodeStepOrder, reply.steps));
   SLUICE_RETURN_IF_ERROR(DecodeEach(body, "step_kill", DecodeStepKill, reply.step_kill));
   SLUICE_RETURN_IF_ERROR(DecodeEach(body, "signal", DecodeSignalOrder, reply.signals));
+  if (auto check = body.find("health_check"); check != body.end()) {
+    Result<std::optional<core::HealthCheck>> decoded = DecodeHealthCheck(*check);
+    if (!decoded) return decoded.error();
+    reply.health_check = std::move(*decoded);
+  }
   return reply;
 }
 

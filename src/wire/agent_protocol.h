@@ -27,6 +27,7 @@
 #include "wire/exit_cause.h"
 #include "wire/gpu_indexes.h"
 #include "wire/gpu_report.h"
+#include "wire/health_report.h"
 #include "wire/peek.h"
 #include "wire/step_stream.h"
 
@@ -45,6 +46,9 @@ struct RegisterRequest {
   // leaves the host's GPUs as configured. A controller older than the field refuses it (400
   // "gpus: unknown field"); the agent then registers without it.
   std::optional<GpuReport> gpus;
+  // The host's last health check result (R-OPS-4, wire/health_report.h); nullopt: none run
+  // yet. A controller older than the field refuses it; the agent then registers without it.
+  std::optional<HealthReport> health;
 };
 
 struct RegisterReply {
@@ -54,6 +58,8 @@ struct RegisterReply {
   // (ControllerOptions::agent_absence_ms). Absent on the wire (an older controller): the lease.
   int absence_seconds = 0;
   int heartbeat_ms = 500;  // the agent's long-poll wait; decoded clamped to [10, 10000]
+  // The host's health check (R-OPS-4); nullopt (null or absent): none.
+  std::optional<core::HealthCheck> health_check;
 };
 
 struct ExitReport {
@@ -102,9 +108,10 @@ struct HeartbeatRequest {
   std::set<int64_t> running;
   std::vector<ExitReport> exited;
   std::vector<LaunchFailure> launch_failed;
-  std::string instance;           // as registered (RegisterRequest::instance)
-  std::vector<PeekResult> peeks;  // answers to `peek` orders (wire/peek.h)
-  std::optional<HostLoad> load;   // "load": {"r1m", "r5m", "r15m", "mem_available_mb"}
+  std::string instance;                // as registered (RegisterRequest::instance)
+  std::vector<PeekResult> peeks;       // answers to `peek` orders (wire/peek.h)
+  std::optional<HostLoad> load;        // "load": {"r1m", "r5m", "r15m", "mem_available_mb"}
+  std::optional<HealthReport> health;  // as RegisterRequest::health
 };
 
 // One job to start. Exactly one of `argv` and `command` is needed by the agent; the controller
@@ -182,6 +189,9 @@ struct HeartbeatReply {
   std::vector<StepOrder> steps;           // launches into running jobs (wire/step_stream.h)
   std::vector<StepKill> step_kill;
   std::vector<SignalOrder> signals;  // "signal": [{"job", "run", "signal"}]
+  // The host's health check as the configuration says now (a reconfiguration reaches live
+  // agents): absent, unchanged; null, none.
+  std::optional<std::optional<core::HealthCheck>> health_check;
 };
 
 // Agent -> controller.
