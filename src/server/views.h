@@ -30,6 +30,7 @@ struct AgentView {
   int64_t last_heartbeat_ms = 0;
   std::string closed_reason;  // why the controller closed the host itself (launch failures)
   std::optional<wire::HostLoad> load;  // the agent's last report (agent/host_load.h)
+  bool restarting = false;             // its agent said it stops for a restart (issue 43)
 };
 // A host as GET /v1/hosts lists it; `used_resources` (issue 47.9) names what its running jobs
 // hold of each consumable it has (`topology` names them).

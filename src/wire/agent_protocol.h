@@ -105,6 +105,9 @@ struct HeartbeatRequest {
   std::string instance;           // as registered (RegisterRequest::instance)
   std::vector<PeekResult> peeks;  // answers to `peek` orders (wire/peek.h)
   std::optional<HostLoad> load;   // "load": {"r1m", "r5m", "r15m", "mem_available_mb"}
+  // "restarting": true — the agent's last heartbeat before it stops for a restart, leaving its
+  // batch jobs to its next run (issue 43). Absent: false.
+  bool restarting = false;
 };
 
 // One job to start. Exactly one of `argv` and `command` is needed by the agent; the controller
