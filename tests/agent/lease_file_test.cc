@@ -46,7 +46,9 @@ TEST(LeaseFileTest, RenewWritesWhenTheDeadlineMovesBackOrOnByAStep) {
   TempDir dir;
   const std::string path = (dir.path() / "lease").string();
   LeaseFile lease(path);
-  const LeaseClock::time_point t = LeaseClock::now() + 10s;
+  // Whole milliseconds, as the file holds them.
+  const LeaseClock::time_point t =
+      std::chrono::time_point_cast<std::chrono::milliseconds>(LeaseClock::now() + 10s);
   ASSERT_TRUE(lease.Renew(t).ok());
   EXPECT_EQ(Ms(*ReadLeaseDeadline(path) - t), 0);
   ASSERT_TRUE(lease.Renew(t + 100ms).ok());  // a little later: the file may lag
