@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <map>
@@ -22,6 +23,7 @@
 #include "agent/job_script.h"
 #include "agent/job_shepherd.h"
 #include "agent/journal.h"
+#include "agent/lease_file.h"
 #include "agent/leftover_sweep.h"
 #include "agent/peek_reader.h"
 #include "agent/report_budget.h"
@@ -126,10 +128,19 @@ std::string NewInstanceId() {
   return text;
 }
 
+// A steady_clock instant in the journal's unit (0: none).
+int64_t MonotonicMs(std::optional<TimePoint> at) {
+  if (!at) return 0;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(at->time_since_epoch()).count();
+}
+
 JobRunnerOptions RunnerOptions(const AgentOptions& options) {
   JobRunnerOptions runner = options.runner;
   if (runner.host.empty()) runner.host = options.host.name;
-  if (!options.state_dir.empty()) runner.exit_record_dir = ExitRecordDir(options.state_dir);
+  if (!options.state_dir.empty()) {
+    runner.exit_record_dir = ExitRecordDir(options.state_dir);
+    runner.lease_file = LeaseFilePath(options.state_dir);  // issue 43: jobs outlive the agent
+  }
   return runner;
 }
 
@@ -203,6 +214,14 @@ struct Agent::State {
   std::chrono::seconds absence{10};
   std::chrono::milliseconds heartbeat{500};
   std::optional<TimePoint> last_ok_send;  // send time of the last successful request
+  // Issue 43 (lease_file.h): how long its jobs outlive it; and the previous run's deadline,
+  // which fences adopted jobs until the controller first answers this run.
+  LeaseFile lease_file{options.state_dir.empty() ? "" : LeaseFilePath(options.state_dir)};
+  std::optional<TimePoint> inherited_deadline;
+  std::set<int64_t> interactive;  // jobs whose streams pass through this process
+  std::string stop_message;       // set while stopping: the message of the jobs it kills
+  bool restarting = false;        // stopping for a restart: said in the last heartbeat
+  std::set<int64_t> left_running;  // released to the next agent: still listed as running
   bool registered = false;
   bool connected = false;  // for logging transitions only
   bool fenced = false;
@@ -293,12 +312,22 @@ struct Agent::State {
   // Marks a successful exchange sent at `sent`; lifts a self-fence.
   void NoteSuccess(TimePoint sent) {
     if (!last_ok_send || sent > *last_ok_send) last_ok_send = sent;
+    RenewLease();
     // A reply to a request sent before the lease ran out (a long poll answered after the
     // agent was stopped) does not lift the fence: the next Tick would fence again at once
     // and kill what this reply launched.
     if (fenced && Clock::now() - sent < absence) {
       fenced = false;
       spdlog::info("agent {}: controller reachable again; accepting work", options.host.name);
+    }
+  }
+
+  // The lease file follows the fence deadline, before any launch of this reply (issue 43).
+  // REQUIRES: mu held, last_ok_send set.
+  void RenewLease() {
+    if (Status s = lease_file.Renew(*last_ok_send + absence); !s.ok()) {
+      spdlog::error("agent {}: LEASE FILE NOT WRITTEN: {} (its jobs outlive a restart less long)",
+                    options.host.name, s.message());
     }
   }
 
@@ -348,8 +377,12 @@ struct Agent::State {
         Journaled(journal->RecordLaunch({.job = spec.job,
                                          .epoch = highest_epoch,
                                          .pgid = leader,
-                                         .start = ProcessStartTime(leader)}));
+                                         .start = ProcessStartTime(leader),
+                                         .run = spec.run,
+                                         .limit_at_ms = MonotonicMs(runner.RunLimitAt(spec.job)),
+                                         .interactive = launch.attach.has_value()}));
       }
+      if (launch.attach) interactive.insert(spec.job);
       peek_targets[spec.job] = PeekTargetOf(launch, spec);
       spdlog::debug("agent {}: job {} started", options.host.name, spec.job);
       return;
@@ -374,7 +407,10 @@ struct Agent::State {
     }
     for (const wire::Launch& launch : reply.launch) {
       // Fenced: not now (the controller sends an unconfirmed launch again).
-      if (!fenced && MayLaunch(launch.job, seq)) StartLaunch(launch, reply.epoch, now);
+      // Nor while stopping: the controller sends it again to the agent that comes next.
+      if (!fenced && !stopping && MayLaunch(launch.job, seq)) {
+        StartLaunch(launch, reply.epoch, now);
+      }
     }
     for (const wire::PeekOrder& order : reply.peek) {
       auto target = peek_targets.find(order.job);
@@ -411,6 +447,11 @@ struct Agent::State {
       std::optional<std::chrono::milliseconds> limit;
       if (order.run_limit_seconds) limit = std::chrono::seconds(*order.run_limit_seconds);
       if (runner.SetRunLimit(order.job, limit)) {
+        if (journal && journal->launched().contains(order.job)) {  // for a later adopter
+          JournalLaunch updated = journal->launched().at(order.job);
+          updated.limit_at_ms = MonotonicMs(runner.RunLimitAt(order.job));
+          Journaled(journal->RecordLaunch(updated));
+        }
         spdlog::info("agent {}: job {} run limit now {}", options.host.name,
                      FormatJobId(order.job),
                      order.run_limit_seconds ? std::to_string(*order.run_limit_seconds) + " s"
@@ -555,8 +596,10 @@ struct Agent::State {
       std::lock_guard lock(mu);
       heartbeat_body.epoch = highest_epoch;
       heartbeat_body.instance = instance;
+      heartbeat_body.restarting = restarting;
       const std::vector<int64_t> running = runner.Running();
       heartbeat_body.running = {running.begin(), running.end()};
+      heartbeat_body.running.insert(left_running.begin(), left_running.end());
       // Within the body limit whatever the jobs did (report_budget.h); the rest goes next.
       if (FillReports(unacked_exits, unacked_failures, kMaxReportBytes, heartbeat_body) > 0) {
         report_pending = true;
@@ -694,7 +737,11 @@ struct Agent::State {
                     ToString(exit.cause));
       scripts.Remove(exit.job);
       peek_targets.erase(exit.job);
+      interactive.erase(exit.job);
       unacked_exits[exit.job] = ExitReportOf(exit);
+      if (!stop_message.empty() && exit.cause == ExitCause::kKilled && exit.message.empty()) {
+        unacked_exits[exit.job].message = stop_message;
+      }
       steps.JobEnded(exit.job, StepExitOf(exit));  // an interactive job's
       report_pending = true;
       if (journal) {
@@ -703,6 +750,62 @@ struct Agent::State {
       last_exit = exit.job;
     }
     return last_exit;
+  }
+
+  // The agent stops (issue 43). Returns true when batch jobs are left to their shepherds for
+  // the next agent (a restart: the default with a state directory); interactive jobs and
+  // steps, whose streams pass through this process, end with it. Otherwise (no state
+  // directory, --kill-jobs-on-stop, `fatal`) every job is killed, its exit saying why.
+  bool StopJobs(bool fatal_stop) {
+    const bool restart = !options.state_dir.empty() && !options.kill_jobs_on_stop && !fatal_stop;
+    std::vector<int64_t> ending;
+    {
+      std::lock_guard lock(mu);
+      const TimePoint now = Clock::now();
+      if (restart) {
+        stop_message = "the agent of host " + options.host.name +
+                       " stopped: interactive jobs and steps end with it (batch jobs survive "
+                       "a restart)";
+        ending.assign(interactive.begin(), interactive.end());
+        for (int64_t job : ending) runner.Kill(job, options.fence_grace, now);
+      } else {
+        stop_message = "the agent of host " + options.host.name + " stopped" +
+                       (options.kill_jobs_on_stop ? " (--kill-jobs-on-stop)" : "") +
+                       " and killed its jobs";
+        ending = runner.Running();
+        runner.KillAll(options.fence_grace, now);
+      }
+      steps.KillAll(runner);
+      if (options.notifier != nullptr && !fatal_stop) {
+        options.notifier->Stopping(
+            restart ? fmt::format("stopping for a restart: {} job(s) keep running",
+                                  runner.size() - ending.size())
+                    : fmt::format("stopping: ending {} jobs", ending.size()));
+      }
+    }
+    const TimePoint deadline = Clock::now() + options.fence_grace + 5s;
+    while (Clock::now() < deadline) {
+      Tick(Clock::now());
+      std::lock_guard lock(mu);
+      if (std::none_of(ending.begin(), ending.end(),
+                       [this](int64_t job) { return runner.IsRunning(job); })) {
+        break;
+      }
+    }
+    if (!restart) return false;
+    std::lock_guard lock(mu);
+    const std::vector<int64_t> left = runner.Release();
+    left_running = {left.begin(), left.end()};
+    restarting = true;
+    const std::optional<TimePoint>& until = lease_file.written();
+    const int64_t seconds =
+        until ? std::chrono::duration_cast<std::chrono::seconds>(*until - Clock::now()).count() : 0;
+    spdlog::info(
+        "agent {}: stopping for a restart (SIGTERM): {} job(s) keep running under their "
+        "shepherds for the next agent to adopt within {} s (the lease); --kill-jobs-on-stop "
+        "ends them instead",
+        options.host.name, left.size(), std::max<int64_t>(seconds, 0));
+    return true;
   }
 
   // One tick of the main loop: reap, enforce deadlines, check the lease.
@@ -720,7 +823,10 @@ struct Agent::State {
       Reap(Clock::now());
       CrashNow("after journaling the exit of job " + std::to_string(last_exit));
     }
-    if (last_ok_send && !fenced && now - *last_ok_send >= absence) {
+    // Before this run's first answer, adopted jobs run under the previous run's lease.
+    const bool lease_out = last_ok_send ? now - *last_ok_send >= absence
+                                        : inherited_deadline && now >= *inherited_deadline;
+    if (lease_out && !fenced) {
       fenced = true;
       spdlog::warn(
           "agent {}: no controller response for {} s (the absence it allows): killing {} "
@@ -746,8 +852,22 @@ Status Agent::Setup() {
   // Before registering: leftovers, unreported exits; and before the runner's setup removes the
   // stale cgroups, which would kill a shepherd still recording its job's end.
   if (!s.options.state_dir.empty()) {
-    Result<std::unique_ptr<AgentJournal>> journal =
-        RecoverAgentState(s.options.state_dir, host, s.instance);
+    // Issue 43: the jobs its previous run's shepherds still run within that run's lease are
+    // adopted, and stay fenced by that lease until the controller answers this run.
+    const TimePoint now = Clock::now();
+    Result<std::unique_ptr<AgentJournal>> journal = RecoverAgentState(
+        s.options.state_dir, host, s.instance, [&s, now](const JournalLaunch& launch) {
+          std::optional<TimePoint> limit_at;
+          if (launch.limit_at_ms != 0) {
+            limit_at = TimePoint(std::chrono::milliseconds(launch.limit_at_ms));
+          }
+          return s.runner.Adopt({.job = launch.job,
+                                 .run = launch.run,
+                                 .shepherd = launch.pgid,
+                                 .start = launch.start,
+                                 .now = now,
+                                 .limit_at = limit_at});
+        });
     if (!journal) {
       return Status(journal.error().code(),
                     "--state-dir " + s.options.state_dir + ": " + journal.error().message());
@@ -759,6 +879,7 @@ Status Agent::Setup() {
         [&s](const JobExit& exit) { s.Journaled(s.journal->RecordExit(ExitReportOf(exit))); });
     s.unacked_exits = s.journal->exits();
     s.report_pending = !s.unacked_exits.empty();
+    if (s.runner.size() > 0) s.inherited_deadline = s.lease_file.Inherit();
   }
   SLUICE_RETURN_IF_ERROR(s.runner.Setup());
   s.set_up = true;
@@ -819,22 +940,9 @@ int Agent::Run(const std::atomic<bool>& stop) {
                         .tv_nsec = static_cast<long>(tick.count() % 1'000'000'000)};
     sigtimedwait(&child_exits, nullptr, &wait);  // a job ended, the tick passed, or a signal
   }
-  // Shutdown: end the jobs (their exits are reported once, best effort), then the threads.
-  if (notifier != nullptr && !s.fatal) {
-    std::lock_guard lock(s.mu);
-    notifier->Stopping(fmt::format("stopping: ending {} jobs", s.runner.size()));
-  }
-  {
-    std::lock_guard lock(s.mu);
-    s.runner.KillAll(s.options.fence_grace, Clock::now());
-    s.steps.KillAll(s.runner);
-  }
-  const TimePoint deadline = Clock::now() + s.options.fence_grace + 5s;
-  while (Clock::now() < deadline) {
-    s.Tick(Clock::now());
-    std::lock_guard lock(s.mu);
-    if (s.runner.size() == 0) break;
-  }
+  // Shutdown: end the jobs that do not outlive the agent (their exits are reported once, best
+  // effort), then the threads.
+  const bool restart = s.StopJobs(s.fatal);
   {
     std::lock_guard lock(s.mu);
     s.stopping = true;
@@ -848,7 +956,8 @@ int Agent::Run(const std::atomic<bool>& stop) {
     bool registered = false;
     {
       std::lock_guard lock(s.mu);
-      registered = s.registered && !(s.unacked_exits.empty() && s.unacked_failures.empty());
+      registered =
+          s.registered && (restart || !(s.unacked_exits.empty() && s.unacked_failures.empty()));
     }
     if (registered) s.Exchange(*s.report_link, 0ms);
   }

@@ -23,8 +23,16 @@
 // and stale ones of a crashed agent of the same name when it starts (Setup).
 // Exactly once (issue 19): with a state directory, launches, exits and acknowledgements go to a
 // durable journal (journal.h); a restarted agent keeps the instance id, kills the leftovers of
-// jobs it launched before (leftover_sweep.h), and reports the exits the controller had not
-// acknowledged; it lists those jobs as still held when it registers, so none is requeued.
+// jobs it launched before and did not adopt (leftover_sweep.h), and reports the exits the
+// controller had not acknowledged; it lists those jobs as still held when it registers, so
+// none is requeued.
+// Restarts (issue 43, job_shepherd.h): after each successful request the agent writes its
+// lease file (the send time + the absence), which bounds how long its jobs outlive it; a
+// restarted agent adopts the jobs its previous run's shepherds still run within that lease,
+// lists them as running when it registers, and fences them by the inherited deadline until
+// the controller answers. Stopping (SIGTERM) leaves batch jobs to the next agent, ends
+// interactive jobs and steps (their streams pass through this process) and says
+// `restarting` in its last heartbeat; `kill_jobs_on_stop` kills every job instead.
 //
 // Under systemd (R-OPS-2, docs/systemd.md; AgentOptions::notifier) Run says READY=1 once its
 // loops run — not once registered: a host that boots before its controller must not fail its
@@ -75,6 +83,10 @@ struct AgentOptions {
   // registration (R-GPU-1); nullopt: not looked for, nothing sent. A controller older than
   // the field refuses it, and the agent then registers without it.
   std::optional<wire::GpuReport> gpus;
+  // Stopping (SIGTERM) kills every job, each exit saying so, instead of leaving batch jobs to
+  // their shepherds for the next agent (issue 43; `sluice agent --kill-jobs-on-stop`, for a
+  // host being decommissioned).
+  bool kill_jobs_on_stop = false;
   // Borrowed, outlives Run; null: none (tests, an agent run by hand).
   daemon::ServiceNotifier* notifier = nullptr;
 };
@@ -94,9 +106,11 @@ class Agent {
   // Run calls it if the caller did not.
   Status Setup();
 
-  // Runs until `stop` becomes true, then kills its jobs, reports them (best effort) and
-  // returns 0. Returns 1 early if the controller refuses the agent token (401/403), 2 if
-  // Setup fails.
+  // Runs until `stop` becomes true, then (issue 43) leaves its batch jobs running under their
+  // shepherds for the next agent, ends interactive jobs and steps, tells the controller it is
+  // restarting, and returns 0; with kill_jobs_on_stop or without a state directory it kills
+  // every job and reports them (best effort) instead. Returns 1 early if the controller
+  // refuses the agent token (401/403), 2 if Setup fails.
   int Run(const std::atomic<bool>& stop);
 
  private:

@@ -180,10 +180,13 @@ bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds time
   return true;
 }
 
-void RemoveStaleJobs(Cgroups& cgroups, const std::vector<std::string>& listing_dirs) {
+void RemoveStaleJobs(Cgroups& cgroups, const std::vector<std::string>& listing_dirs,
+                     const std::set<int64_t>& keep) {
   std::set<int64_t> jobs;
   for (const std::string& dir : listing_dirs) {
-    for (int64_t job : ListJobCgroups(dir)) jobs.insert(job);
+    for (int64_t job : ListJobCgroups(dir)) {
+      if (!keep.contains(job)) jobs.insert(job);
+    }
   }
   for (int64_t job : jobs) {
     cgroups.Signal(job, SIGKILL);
@@ -348,7 +351,7 @@ Result<std::unique_ptr<Cgroups>> OpenV2(const CgroupOptions& options) {
   }
   // 2. Stale job cgroups of a crashed predecessor.
   auto cgroups = std::make_unique<CgroupV2>(options.fs_root, options.path, options.cpuset);
-  RemoveStaleJobs(*cgroups, {dir});
+  RemoveStaleJobs(*cgroups, {dir}, options.keep);
   return std::unique_ptr<Cgroups>(std::move(cgroups));
 }
 

@@ -58,6 +58,8 @@ struct CgroupOptions {
   // Use the cpuset controller (JobRunnerOptions::bind_cpus): the v1 `cpuset` hierarchy, the
   // v2 `cpuset` controller delegated down the agent's tree. Off, jobs' cgroups are as before.
   bool cpuset = false;
+  // Jobs whose cgroups are not stale at Open: a restarted agent adopted them (issue 43).
+  std::set<int64_t> keep;
 };
 
 // A device node a job may not open: a character ('c') or block ('b') device by number.

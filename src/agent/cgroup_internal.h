@@ -43,8 +43,10 @@ void RemoveDirChain(const std::string& base, const std::string& relative);
 std::vector<int64_t> ListJobCgroups(const std::string& dir);
 // Polls `done` every millisecond for at most `timeout`; returns its last value.
 bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout);
-// Kills (SIGKILL) the stale job cgroups under the agent's directories and removes them.
-void RemoveStaleJobs(Cgroups& cgroups, const std::vector<std::string>& listing_dirs);
+// Kills (SIGKILL) the stale job cgroups under the agent's directories and removes them, but
+// those of `keep` (adopted jobs).
+void RemoveStaleJobs(Cgroups& cgroups, const std::vector<std::string>& listing_dirs,
+                     const std::set<int64_t>& keep);
 int64_t BytesToMb(int64_t bytes);
 // Whether the space-separated `list` (cgroup.controllers, cgroup.subtree_control) has `word`.
 bool HasWord(const std::string& list, const std::string& word);

@@ -232,7 +232,7 @@ Result<std::unique_ptr<Cgroups>> OpenV1(const CgroupOptions& options) {
   }
   // 2. Stale job cgroups of a crashed predecessor.
   auto cgroups = std::make_unique<CgroupV1>(options.fs_root, options.path, controllers);
-  RemoveStaleJobs(*cgroups, cgroups->AgentDirs());
+  RemoveStaleJobs(*cgroups, cgroups->AgentDirs(), options.keep);
   return std::unique_ptr<Cgroups>(std::move(cgroups));
 }
 

@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "agent/gpu_env.h"
+#include "agent/journal.h"
 #include "agent/job_shepherd.h"
 #include "agent/process_image.h"
 
@@ -61,6 +62,7 @@ struct Prepared {
   std::optional<rlim_t> data_limit;       // RLIMIT_DATA, without cgroups
   std::optional<Account> account;         // switch to it (the agent runs as root)
   std::string exit_record;                // the shepherd's record file; empty: no shepherd
+  std::string lease_file;                 // the agent's lease file (job_shepherd.h)
   std::string shepherd_title;             // its argv, instead of the agent's (process_image.h)
   mode_t umask = 077;
   bool output_default = false;  // fall back to /dev/null when the output cannot be created
@@ -262,7 +264,8 @@ int OpenOutput(const char* path, int pipe_fd, ChildStep step, bool may_fail) {
     if (p.stdio[0] >= 0) {
       for (int fd = 0; fd < 3; ++fd) dup2(p.stdio[fd], fd);
     }
-    RunShepherd(p.exit_record.c_str(), parent, pipe_fd, ExecJob, &p);
+    RunShepherd({.record = p.exit_record.c_str(), .lease = p.lease_file.c_str()}, parent, pipe_fd,
+                ExecJob, &p);
   }
   ExecJob(&p, pipe_fd, parent);
 }
@@ -468,8 +471,9 @@ JobRunner::~JobRunner() {
     if (!entry.ended) {
       SignalJob(job, entry, SIGKILL);
       int status = 0;
-      waitpid(entry.pid, &status, 0);
+      if (entry.pidfd < 0) waitpid(entry.pid, &status, 0);  // an adopted one is init's child
     }
+    if (entry.pidfd >= 0) close(entry.pidfd);
   }
   if (cgroups_ == nullptr) return;
   for (auto& [job, entry] : entries_) {
@@ -500,6 +504,7 @@ Status JobRunner::Setup() {
     return SetupCpuBinding();
   }
   if (cgroup.path.empty()) cgroup.path = "sluice/" + host_;
+  for (const auto& [job, entry] : entries_) cgroup.keep.insert(job);  // adopted: not stale
   Result<std::unique_ptr<Cgroups>> opened = OpenCgroups(cgroup);
   if (!opened) {
     if (cgroup.mode != CgroupMode::kAuto) return opened.error();
@@ -508,6 +513,9 @@ Status JobRunner::Setup() {
     return SetupCpuBinding();
   }
   cgroups_ = std::move(*opened);
+  for (auto& [job, entry] : entries_) {
+    entry.contained = cgroups_ != nullptr && !cgroups_->Empty(job);
+  }
   if (cgroups_ == nullptr) {
     warning_ = "no cgroup v2 or v1 under " + cgroup.fs_root +
                ": jobs are contained by process group and rlimits only";
@@ -569,6 +577,7 @@ Status JobRunner::Start(const JobSpec& spec, TimePoint now, const StepStdio* std
   }
   if (!options_.exit_record_dir.empty()) {
     prepared.exit_record = ExitRecordPath(spec.job);
+    prepared.lease_file = options_.lease_file;
     prepared.shepherd_title = "sluice-shepherd job " + std::to_string(spec.job);
   }
   // 2. Containment: the job's cgroup with its limits, or an rlimit.
@@ -685,6 +694,84 @@ void JobRunner::EndSteps(int64_t job) {
   }
 }
 
+Status JobRunner::Adopt(const AdoptedJob& adopted) {
+  if (entries_.contains(adopted.job)) {
+    return Status(StatusCode::kAlreadyExists,
+                  "job " + std::to_string(adopted.job) + " runs already");
+  }
+  // The pidfd first, then the start time: if it matches, the pidfd is that shepherd's (a pid
+  // reused before the open would show another start time).
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, adopted.shepherd, 0));
+  if (pidfd < 0) {
+    return Status(StatusCode::kNotFound, "job " + std::to_string(adopted.job) + ": shepherd " +
+                                             std::to_string(adopted.shepherd) +
+                                             ": pidfd_open: " + std::strerror(errno));
+  }
+  if (adopted.start == 0 || ProcessStartTime(adopted.shepherd) != adopted.start) {
+    close(pidfd);
+    return Status(StatusCode::kNotFound, "job " + std::to_string(adopted.job) + ": shepherd " +
+                                             std::to_string(adopted.shepherd) + " is gone");
+  }
+  Entry entry{.pid = adopted.shepherd, .run = adopted.run, .pidfd = pidfd};
+  entry.contained = cgroups_ != nullptr && !cgroups_->Empty(adopted.job);
+  entry.started = adopted.now;
+  entry.limit_at = adopted.limit_at;
+  entries_.emplace(adopted.job, entry);
+  return Status::Ok();
+}
+
+std::vector<int64_t> JobRunner::Release() {
+  std::vector<int64_t> released;
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (it->second.ended) {
+      ++it;
+      continue;
+    }
+    if (it->second.pidfd >= 0) close(it->second.pidfd);
+    released.push_back(it->first);
+    it = entries_.erase(it);  // its cgroup stays: the next agent adopts the job with it
+  }
+  return released;
+}
+
+std::optional<TimePoint> JobRunner::RunLimitAt(int64_t job) const {
+  auto it = entries_.find(job);
+  return it == entries_.end() ? std::nullopt : it->second.limit_at;
+}
+
+bool JobRunner::AdoptedEnded(const Entry& entry) {
+  pollfd p{.fd = entry.pidfd, .events = POLLIN, .revents = 0};
+  return poll(&p, 1, 0) == 1;
+}
+
+void JobRunner::ReapAdopted(int64_t job, Entry& entry, TimePoint now) {
+  // Not this process's child: how it ended is in its shepherd's record, written before the
+  // shepherd exited (job_shepherd.h).
+  const std::string record_path = ExitRecordPath(job);
+  const std::optional<ExitRecord> record = ReadExitRecord(record_path);
+  JobExit exit{.job = job, .run = entry.run};
+  if (record) {
+    exit.exit_code = record->exit_code;
+    exit.signal = record->signal;
+    exit.cpu_seconds = record->cpu_seconds;
+    exit.max_rss_mb = record->max_rss_mb;
+  } else {
+    exit.signal = SIGKILL;
+    exit.message = "its shepherd ended without recording how the job ended";
+  }
+  exit.cause = ReportedCause(entry.kill_cause, exit.exit_code.has_value());
+  if (record && record->agent_died && !entry.kill_cause) {
+    exit.cause = ExitCause::kFenced;
+    exit.message = "killed by its shepherd: no agent renewed the host's lease in time";
+  }
+  if (on_leader_exit_) on_leader_exit_(exit);
+  unlink(record_path.c_str());
+  close(entry.pidfd);
+  entry.pidfd = -1;
+  entry.ended = exit;
+  entry.drain_until = now + options_.drain_timeout;
+}
+
 void JobRunner::ReapLeader(int64_t job, Entry& entry, TimePoint now) {
   // The leader is still a zombie (WNOWAIT), so its group id cannot have been reused.
   SignalJob(job, entry, SIGKILL);
@@ -769,9 +856,10 @@ std::vector<JobExit> JobRunner::Poll(TimePoint now, std::chrono::milliseconds ru
   for (auto it = entries_.begin(); it != entries_.end();) {
     const int64_t job = it->first;
     Entry& entry = it->second;
+    if (!entry.ended && entry.pidfd >= 0 && AdoptedEnded(entry)) ReapAdopted(job, entry, now);
     if (!entry.ended) {
       siginfo_t info{};
-      if (LeaderExited(entry.pid, info)) {
+      if (entry.pidfd < 0 && LeaderExited(entry.pid, info)) {
         if (on_leader_exit_) {
           JobExit seen{.job = job,
                        .run = entry.run,

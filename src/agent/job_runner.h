@@ -18,6 +18,8 @@
 // The output and error are opened non-blocking (a FIFO without a reader fails at once instead
 // of blocking) and must be regular files or /dev/null (issue 48: a FIFO as output hung the
 // agent and lost its host), created with the submitter's umask (077 when not given).
+// Adopted jobs (issue 43): a restarted agent takes over the jobs of its previous run whose
+// shepherds are alive (Adopt); Release leaves running jobs to the next agent.
 // When a job's leader exits, the rest of its group and of its cgroup is killed before the
 // leader is reaped (waitid with WNOWAIT keeps the pid, hence the group id, from being reused
 // meanwhile); with a cgroup the exit is reported once the cgroup is empty (or after
@@ -113,6 +115,9 @@ struct JobRunnerOptions {
   // survives the agent's death; the agent's state directory + "/exits". Empty: no shepherd,
   // the agent's child is the job itself.
   std::string exit_record_dir;
+  // The agent's lease file (job_shepherd.h): a shepherd whose agent died keeps its job until
+  // the deadline it holds. Empty: a shepherd kills its job as soon as the agent dies.
+  std::string lease_file;
   // How long a launch may take from fork to exec (identity, cgroup, files) before the agent
   // kills it and reports a failed launch: a job's file on a hung file system must not hold
   // the agent (issue 48).
@@ -145,6 +150,16 @@ struct StepSpec {
 struct StepStdio {
   int fds[3] = {-1, -1, -1};
   bool tty = false;
+};
+
+// A job of an earlier agent process whose shepherd still runs it (issue 43, job_shepherd.h).
+struct AdoptedJob {
+  int64_t job = 0;
+  uint64_t run = 0;
+  pid_t shepherd = 0;  // the job's leader (its process group)
+  uint64_t start = 0;  // the shepherd's start time (/proc/PID/stat field 22)
+  TimePoint now;       // counted as the job's start here
+  std::optional<TimePoint> limit_at;  // its run limit, as the earlier agent set it
 };
 
 // Replaces every `%j` in `pattern` with the job id (`%%` stays `%%`).
@@ -186,6 +201,18 @@ class JobRunner {
   // `stdio` (an interactive job, R-LAUNCH-3): the job's streams instead of /dev/null and its
   // output files.
   Status Start(const JobSpec& spec, TimePoint now, const StepStdio* stdio = nullptr);
+
+  // Takes over a job an earlier agent process started (issue 43): the shepherd is watched
+  // through a pidfd (it is not this process's child), its end read from its exit record and
+  // reported as any job's (Poll, OnLeaderExit); kills and signals reach it as any job's. May
+  // come before Setup, which then keeps the job's cgroup. Errors: kNotFound (the shepherd is
+  // gone or its pid now names another process), kAlreadyExists.
+  Status Adopt(const AdoptedJob& adopted);
+  // Forgets every running job without killing it and keeps its cgroup (an agent stopping for a
+  // restart: the next one adopts them). Returns their ids.
+  std::vector<int64_t> Release();
+  // The job's run-limit deadline, if it has one.
+  std::optional<TimePoint> RunLimitAt(int64_t job) const;
 
   // Sends SIGTERM to the job's group and cgroup, and SIGKILL to both after `grace` (checked by
   // Poll): one TERM, then one KILL. The exit is reported with cause kKilled. Returns true only
@@ -251,6 +278,7 @@ class JobRunner {
     // Set once the leader was reaped, while the rest of its cgroup dies (until drain_until).
     std::optional<JobExit> ended;
     TimePoint drain_until;
+    int pidfd = -1;  // an adopted job's shepherd, which is not this process's child
   };
   // Checks and resolves the job's account (before fork); leaves `account` empty for a job
   // without one (no identity switch).
@@ -265,6 +293,9 @@ class JobRunner {
                  TimePoint now);
   // Reaps the exited leader of `entry` (after killing the rest of the job) into entry.ended.
   void ReapLeader(int64_t job, Entry& entry, TimePoint now);
+  // An adopted job's shepherd has exited; ReapAdopted makes entry.ended of its record.
+  static bool AdoptedEnded(const Entry& entry);
+  void ReapAdopted(int64_t job, Entry& entry, TimePoint now);
   // Completes entry.ended with the cgroup's accounting and removes the cgroup.
   JobExit Finish(int64_t job, Entry& entry);
   void RetryLeftovers();

@@ -63,6 +63,28 @@ void WriteRecord(const char* path, int status, bool agent_died, const rusage& us
   close(fd);
 }
 
+// Whether the agent's lease, as `path` says, has run out (async-signal-safe, no allocation).
+// Unreadable, torn or missing: run out.
+bool LeaseExpired(const char* path) {
+  if (path == nullptr || *path == '\0') return true;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  char text[32];
+  const ssize_t got = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (got <= 0) return true;
+  long long deadline_ms = 0;
+  ssize_t i = 0;
+  for (; i < got && text[i] >= '0' && text[i] <= '9' && i < 19; ++i) {
+    deadline_ms = deadline_ms * 10 + (text[i] - '0');
+  }
+  if (i == 0 || i >= got || text[i] != '\n') return true;
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const long long now_ms = now.tv_sec * 1000LL + now.tv_nsec / 1000000;
+  return now_ms >= deadline_ms;
+}
+
 // Ends the shepherd the way the job ended (async-signal-safe).
 [[noreturn]] void ExitLike(int status) {
   if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
@@ -109,7 +131,7 @@ bool Alive(pid_t pid, uint64_t start) {
 
 }  // namespace
 
-void RunShepherd(const char* record_path, pid_t agent, int error_pipe, JobMain job_main,
+void RunShepherd(const ShepherdFiles& files, pid_t agent, int error_pipe, JobMain job_main,
                  const void* arg) {
   CloseAllBut(error_pipe);
   // 1. Every signal blocked: a SIGTERM to the job's group or cgroup is the job's; only the
@@ -134,11 +156,12 @@ void RunShepherd(const char* record_path, pid_t agent, int error_pipe, JobMain j
     _exit(127);
   }
   close(error_pipe);  // the agent's read ends once the job has exec'd (or failed)
-  // 3. Wait for the job's end or the agent's death.
+  // 3. Wait for the job's end, or for the lease to run out once the agent has died.
   sigset_t wake;
   sigemptyset(&wake);
   sigaddset(&wake, SIGCHLD);
   sigaddset(&wake, kAgentDiedSignal);
+  bool orphaned = false;
   bool killed = false;
   while (true) {
     int status = 0;
@@ -146,16 +169,18 @@ void RunShepherd(const char* record_path, pid_t agent, int error_pipe, JobMain j
     const pid_t reaped = wait4(job, &status, WNOHANG, &usage);
     if (reaped == job) {
       const bool agent_died = killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
-      WriteRecord(record_path, status, agent_died, usage);
+      WriteRecord(files.record, status, agent_died, usage);
       ExitLike(status);
     }
     if (reaped < 0 && errno != EINTR) _exit(127);
-    if (!killed && getppid() != agent) {
+    if (!orphaned && getppid() != agent) orphaned = true;  // for good: init is the parent now
+    if (orphaned && !killed && LeaseExpired(files.lease)) {
       kill(job, SIGKILL);
       killed = true;
       continue;
     }
-    const timespec tick{.tv_sec = 1, .tv_nsec = 0};  // a safety net: the signals wake it
+    // The signals wake it; an orphan also reads the lease file ten times a second.
+    const timespec tick{.tv_sec = orphaned ? 0 : 1, .tv_nsec = orphaned ? 100'000'000 : 0};
     sigtimedwait(&wake, nullptr, &tick);
   }
 }
@@ -200,13 +225,17 @@ std::map<int64_t, ExitRecord> ReadExitRecords(const std::string& dir) {
   return records;
 }
 
+bool ShepherdAlive(const JournalLaunch& launch) {
+  return launch.pgid > 1 && launch.start != 0 && Alive(launch.pgid, launch.start);
+}
+
 int WaitForShepherds(const std::map<int64_t, JournalLaunch>& launched,
                      std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     int alive = 0;
     for (const auto& [job, launch] : launched) {
-      if (launch.pgid > 1 && launch.start != 0 && Alive(launch.pgid, launch.start)) ++alive;
+      if (ShepherdAlive(launch)) ++alive;
     }
     if (alive == 0 || std::chrono::steady_clock::now() >= deadline) return alive;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -78,6 +78,14 @@ std::optional<wire::ExitReport> ReportOf(const json& entry) {
   return decoded->exited[0];
 }
 
+json LaunchJson(const JournalLaunch& l) {
+  json line{{"launch", l.job}, {"epoch", l.epoch}, {"pgid", l.pgid}, {"start", l.start}};
+  if (l.run != 0) line["run"] = l.run;
+  if (l.limit_at_ms != 0) line["limit_at"] = l.limit_at_ms;
+  if (l.interactive) line["attach"] = true;
+  return line;
+}
+
 }  // namespace
 
 uint64_t ProcessStartTime(pid_t pid) {
@@ -156,6 +164,9 @@ void AgentJournal::ApplyLine(const std::string& line) {
     launch.epoch = entry.value("epoch", uint64_t{0});
     launch.pgid = entry.value("pgid", pid_t{0});
     launch.start = entry.value("start", uint64_t{0});
+    launch.run = entry.value("run", uint64_t{0});
+    launch.limit_at_ms = entry.value("limit_at", int64_t{0});
+    launch.interactive = entry.value("attach", false);
     launched_[job] = launch;
   } else if (const int64_t exited = entry.contains("exit") ? job_of("exit") : 0; exited > 0) {
     std::optional<wire::ExitReport> report =
@@ -196,8 +207,7 @@ Status AgentJournal::Compact() {
   std::string text;
   if (!instance_.empty()) text += json{{"instance", instance_}}.dump() + "\n";
   for (const auto& [job, l] : launched_) {
-    text += json{{"launch", job}, {"epoch", l.epoch}, {"pgid", l.pgid}, {"start", l.start}}.dump() +
-            "\n";
+    text += LaunchJson(l).dump() + "\n";
   }
   for (const auto& [job, report] : exits_) {
     text += json{{"exit", job}, {"report", ReportJson(report)}}.dump(
@@ -248,8 +258,7 @@ Status AgentJournal::SetInstance(const std::string& id) {
 
 Status AgentJournal::RecordLaunch(const JournalLaunch& l) {
   launched_[l.job] = l;
-  return Append(
-      json{{"launch", l.job}, {"epoch", l.epoch}, {"pgid", l.pgid}, {"start", l.start}}.dump());
+  return Append(LaunchJson(l).dump());
 }
 
 Status AgentJournal::RecordExit(const wire::ExitReport& report) {

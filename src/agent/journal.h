@@ -2,8 +2,11 @@
 // A small append-only file `journal` in the agent's state directory records, one JSON object
 // a line, each fdatasync'd before the call returns:
 //   {"instance": ID}                               the agent's instance id (kept across restarts)
-//   {"launch": JOB, "epoch": E, "pgid": P, "start": T}   a job started (its leader's process
-//                                                  group and /proc start time, for the sweep)
+//   {"launch": JOB, "epoch": E, "pgid": P, "start": T, "run": R, "limit_at": MS, "attach": B}
+//                                                  a job started (its leader's process group
+//                                                  and /proc start time, for the sweep and
+//                                                  adoption; its run; its run-limit deadline);
+//                                                  written again when its run limit changes
 //   {"exit": JOB, "report": {...}}                 a job ended (the exit report as sent)
 //   {"ack": JOB}                                   the controller committed the exit
 //   {"gone": JOB}                                  a launch whose processes were swept at start
@@ -39,6 +42,12 @@ struct JournalLaunch {
   uint64_t epoch = 0;  // the controller epoch the launch came in
   pid_t pgid = 0;      // the job's process group (its leader's pid)
   uint64_t start = 0;  // the leader's start time (/proc/PID/stat field 22), 0 unknown
+  // For a restarted agent that adopts the job (issue 43): its run, and its run-limit deadline
+  // (steady_clock milliseconds, CLOCK_MONOTONIC; 0 none).
+  uint64_t run = 0;
+  int64_t limit_at_ms = 0;
+  // Its streams passed through the agent that launched it (an interactive job): not adopted.
+  bool interactive = false;
 };
 
 class AgentJournal {

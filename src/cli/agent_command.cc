@@ -1,8 +1,9 @@
 // `sluice agent --name H --server URL --token T [--slots N] [--resources mem=..,gpu=..]
 // [--attributes type=linux] [--tags a,b] [--work-dir DIR] [--cgroup auto|v2|v1|none]
 // [--cgroup-root DIR] [--cgroup-path P] [--pids-limit N] [--allow-root-jobs] [--state-dir DIR]`:
-// runs one host's agent until
-// SIGTERM or SIGINT (R-SRV-3). --server/--token default to SLUICE_SERVER and SLUICE_TOKEN.
+// runs one host's agent until SIGTERM or SIGINT (R-SRV-3); its batch jobs outlive it for the
+// next agent to adopt unless --kill-jobs-on-stop (issue 43, agent/job_shepherd.h).
+// --server/--token default to SLUICE_SERVER and SLUICE_TOKEN.
 // Jobs run as their accounts (R-SEC-1; uid 0 only with --allow-root-jobs), each in a cgroup
 // under <cgroup-root>/[<controller>/]sluice/<name> (R-SEC-3; `none`: process groups only).
 // Without a token the agent sends MUNGE credentials (as root: the agent role, R-SEC-2) via
@@ -77,6 +78,7 @@ struct AgentFlags {
   int64_t pids_limit = 0;   // 0: none
   bool bind_cpus = false;   // --bind-cpus: a whole core per slot (cpu_binding.h)
   bool allow_root_jobs = false;
+  bool kill_jobs_on_stop = false;  // issue 43: else batch jobs outlive a stopped agent
   std::string virtual_range;  // --virtual: names of virtual hosts (virtual_agent.h)
   int virtual_connections = 8;
   int virtual_gap_ms = 50;
@@ -224,6 +226,7 @@ int RunAgent(const AgentFlags& flags) {
       .work_dir = flags.work_dir,
       .state_dir = flags.state_dir.empty() ? DefaultStateDir(flags) : flags.state_dir,
       .fence_grace = std::chrono::milliseconds(flags.fence_grace_ms),
+      .kill_jobs_on_stop = flags.kill_jobs_on_stop,
   };
   options.host = {.name = flags.name, .slots = flags.slots, .tags = flags.tags};
   Result<agent::CgroupMode> mode = agent::ParseCgroupMode(flags.cgroup);
@@ -395,6 +398,10 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--allow-root-jobs", flags->allow_root_jobs,
                 "run jobs whose account has uid 0 (refused by default; the controller must "
                 "also allow them: auth.allow_root_jobs)");
+  cmd->add_flag("--kill-jobs-on-stop", flags->kill_jobs_on_stop,
+                "on SIGTERM kill this host's jobs (each ends saying the agent stopped) instead "
+                "of leaving batch jobs running for the next agent to adopt; for a host being "
+                "decommissioned");
   cmd->callback([flags, &exit_code] {
     if (flags->detect) {
       exit_code = PrintDetectedHost(*flags);

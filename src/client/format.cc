@@ -263,6 +263,7 @@ std::string FormatHosts(const json& hosts) {
       std::string agent = "-";
       if (auto it = host.find("agent"); it != host.end() && it->is_object()) {
         agent = Text(*it, "connected") == "yes" ? "connected" : "disconnected";
+        if (Text(*it, "restarting") == "yes") agent = "restarting";  // issue 43
       }
       std::string resources;
       if (auto it = host.find("resources"); it != host.end() && it->is_object()) {

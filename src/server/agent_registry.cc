@@ -116,6 +116,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
   ++agent.poll_generation;
   agent.collected_ms = Agent::kNever;  // its next batched poll looks at its jobs at once
   agent.unlisted.clear();
+  agent.restarting = false;
   const std::set<JobId> expected = book_.LaunchedBy(name);
   for (JobId id : expected) {
     JobInfo* job = book_.Find(id);
@@ -335,6 +336,14 @@ Result<json> AgentRegistry::Heartbeat(const std::string& name, const HeartbeatRe
   Result<Agent*> checked = CheckIn(name, report.instance, report.epoch);
   if (!checked) return checked.error();
   Agent& agent = **checked;
+  if (report.restarting && !agent.restarting) {
+    ctx_.log().info(
+        "host {}: its agent stops for a restart; its {} job(s) keep running, and are handled by "
+        "on_host_loss only if no agent is back within {} s",
+        name, report.running.size(),
+        (ctx_.options().AbsenceMs() + ctx_.options().host_loss_grace_ms) / 1000);
+  }
+  agent.restarting = report.restarting;
   const int64_t generation = ++agent.poll_generation;
   ctx_.wakeups().WakeAll();  // an older poll of this agent answers now
   if (report.load) agent.load = *report.load;
@@ -700,7 +709,8 @@ AgentView AgentRegistry::View(const std::string& host) const {
                    .last_heartbeat_ms = it->second->last_heartbeat_ms,
                    .closed_reason = it->second->closed_reason,
                    .health_failure = HealthFailureOf(host),
-                   .load = it->second->load};
+                   .load = it->second->load,
+                   .restarting = it->second->restarting};
 }
 
 void AgentRegistry::NoteHostFault(const std::string& name, const std::string& message,

@@ -135,6 +135,9 @@ class AgentRegistry {
     int32_t host_faults = 0;
     std::string closed_reason;           // set when that closed it; cleared when it is opened
     std::optional<wire::HostLoad> load;  // as its last heartbeat reported it (issue 47.9)
+    // Its last heartbeat said it stops for a restart (issue 43): its jobs keep running under
+    // their shepherds; cleared when it registers again.
+    bool restarting = false;
   };
 
   // One host's part of a batched heartbeat (agent_batch.cc).

@@ -189,6 +189,7 @@ json HostJson(const core::Host& host, const core::Topology& topology, const Agen
   json agent = {{"connected", false}, {"last_heartbeat", nullptr}};
   if (view.registered) {
     agent = {{"connected", view.connected}, {"last_heartbeat", view.last_heartbeat_ms / 1000}};
+    if (view.restarting) agent["restarting"] = true;
   }
   json out = {{"name", host.spec.name},
               {"state", core::ToString(host.spec.state)},

@@ -33,6 +33,7 @@ struct AgentView {
   std::string closed_reason;   // why the controller closed the host itself (launch failures)
   std::string health_failure;  // its failing health check's message (R-OPS-4); "" passes
   std::optional<wire::HostLoad> load;  // the agent's last report (agent/host_load.h)
+  bool restarting = false;             // its agent said it stops for a restart (issue 43)
 };
 // A host as GET /v1/hosts lists it; `used_resources` (issue 47.9) names what its running jobs
 // hold of each consumable it has (`topology` names them).

@@ -424,6 +424,7 @@ json EncodeHeartbeat(const HeartbeatRequest& request) {
                     {"r15m", request.load->r15m},
                     {"mem_available_mb", request.load->mem_available_mb}};
   }
+  if (request.restarting) body["restarting"] = true;
   if (!request.peeks.empty()) {
     body["peeks"] = json::array();
     for (const PeekResult& result : request.peeks)
@@ -464,9 +465,14 @@ Result<HostLoad> DecodeHostLoad(const json& load) {
 Result<HeartbeatRequest> DecodeHeartbeat(const json& body) {
   static const std::set<std::string> kFields = {"epoch",         "wait_ms", "running",
                                                 "exited",        "peeks",   "instance",
-                                                "launch_failed", "load",    "health"};
+                                                "launch_failed", "load",    "health",
+                                                "restarting"};
   SLUICE_RETURN_IF_ERROR(CheckFields(body, kFields));
   HeartbeatRequest request;
+  if (auto restarting = body.find("restarting"); restarting != body.end()) {
+    if (!restarting->is_boolean()) return TypeError("restarting", "true or false");
+    request.restarting = restarting->get<bool>();
+  }
   if (auto load = body.find("load"); load != body.end() && !load->is_null()) {
     Result<HostLoad> decoded = DecodeHostLoad(*load);
     if (!decoded) return decoded.error();

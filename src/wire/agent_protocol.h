@@ -112,6 +112,9 @@ struct HeartbeatRequest {
   std::vector<PeekResult> peeks;       // answers to `peek` orders (wire/peek.h)
   std::optional<HostLoad> load;        // "load": {"r1m", "r5m", "r15m", "mem_available_mb"}
   std::optional<HealthReport> health;  // as RegisterRequest::health
+  // "restarting": true — the agent's last heartbeat before it stops for a restart, leaving its
+  // batch jobs to its next run (issue 43). Absent: false.
+  bool restarting = false;
 };
 
 // One job to start. Exactly one of `argv` and `command` is needed by the agent; the controller

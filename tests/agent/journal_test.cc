@@ -176,7 +176,7 @@ TEST(LeftoverSweepTest, KillsRecordedGroupsAndMarkedProcessesOnly) {
   // A recorded group whose leader started later than recorded is a reused pid: spared.
   launched[2] = {.job = 2, .pgid = bystander, .start = ProcessStartTime(bystander) + 1000000};
 
-  EXPECT_EQ(SweepLeftovers(launched, "inst1", 5s), 2);
+  EXPECT_EQ(SweepLeftovers(launched, "inst1", {}, 5s), 2);
   EXPECT_TRUE(Reaped(grouped));
   EXPECT_TRUE(Reaped(marked));
   EXPECT_EQ(kill(other_instance, 0), 0) << "another agent's job was killed";
@@ -185,6 +185,41 @@ TEST(LeftoverSweepTest, KillsRecordedGroupsAndMarkedProcessesOnly) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
   }
+}
+
+// Issue 43: the processes of an adopted job (its marker names it) are spared.
+TEST(LeftoverSweepTest, SparesTheMarkedProcessesOfAdoptedJobs) {
+  const pid_t adopted = StartSleeper(JobMarker("inst1", 8));
+  const pid_t left = StartSleeper(JobMarker("inst1", 9));
+  for (pid_t pid : {adopted, left}) {
+    ASSERT_GT(pid, 0);
+    ASSERT_TRUE(Eventually([&] { return ProcessRuns(pid, {"sleep", "300"}); }));
+  }
+  EXPECT_EQ(SweepLeftovers({}, "inst1", {8}, 5s), 1);
+  EXPECT_TRUE(Reaped(left));
+  EXPECT_EQ(kill(adopted, 0), 0) << "an adopted job's process was killed";
+  kill(adopted, SIGKILL);
+  waitpid(adopted, nullptr, 0);
+}
+
+// Issue 43: what a restarted agent needs to adopt a job survives a reopen and a compaction.
+TEST(AgentJournalTest, ALaunchKeepsItsRunAndRunLimitDeadline) {
+  TempDir tmp;
+  {
+    auto journal = OpenOrDie(tmp.path() / "s");
+    ASSERT_TRUE(journal->RecordLaunch({.job = 4, .pgid = 77, .start = 5, .run = 12,
+                                       .limit_at_ms = 123456,
+                                       .interactive = true})
+                    .ok());
+  }
+  auto journal = OpenOrDie(tmp.path() / "s");  // compacts at open
+  ASSERT_TRUE(journal->launched().contains(4));
+  EXPECT_EQ(journal->launched().at(4).run, 12u);
+  EXPECT_EQ(journal->launched().at(4).limit_at_ms, 123456);
+  EXPECT_TRUE(journal->launched().at(4).interactive);
+  journal.reset();
+  journal = OpenOrDie(tmp.path() / "s");
+  EXPECT_EQ(journal->launched().at(4).run, 12u);
 }
 
 }  // namespace

@@ -120,7 +120,8 @@ TEST_F(ExactlyOnceTest, AJobThatEndedJustBeforeItsAgentWasKilledIsReportedAndNot
   EXPECT_EQ(Lines(done), 1u) << "the job ran twice\n" << c().Logs();
 }
 
-// Without cgroups the parent-death signal ends the job's leader but not a `setsid` child; the
+// Without cgroups the shepherd's kill at the end of the agent's lease (issue 43: a restart
+// within it adopts the job instead) ends the job's leader but not a `setsid` child; the
 // restarted agent finds it by its job marker and kills it before it registers.
 TEST_F(ExactlyOnceTest, ARestartedAgentWithoutCgroupsKillsWhatItsCrashedRunLeft) {
   c().StartAgent("h1", 2, "", {"--cgroup", "none"});
@@ -133,6 +134,10 @@ TEST_F(ExactlyOnceTest, ARestartedAgentWithoutCgroupsKillsWhatItsCrashedRunLeft)
   ASSERT_TRUE(Eventually([&] { return !ProcessesRunning(child).empty(); }, 20s)) << c().Logs();
   ASSERT_TRUE(Eventually([&] { return c().JobState(id) == "RUNNING"; }, 10s));
   c().StopAgent("h1", SIGKILL);
+  const std::vector<std::string> leader = {"sleep", "9" + tag};
+  ASSERT_TRUE(Eventually([&] { return ProcessesRunning(leader).empty(); }, 30s))
+      << "the shepherd did not kill the job at the lease's end\n"
+      << c().Logs();
   const std::vector<pid_t> left = ProcessesRunning(child);
   const std::set<pid_t> stale(left.begin(), left.end());
   ASSERT_FALSE(stale.empty()) << "nothing left behind to sweep: a weak test";

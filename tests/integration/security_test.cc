@@ -235,13 +235,19 @@ TEST_F(SecurityTest, AJobReportsItsCpuTimeAndPeakMemory) {
 }
 
 // R-SEC-3: a restarted agent removes the cgroups its crashed run left, killing what was left
-// in them (here a `setsid` child that the parent-death signal of the job's leader misses).
+// in them (here a `setsid` child, which the shepherd's kill of the job's leader misses). Since
+// issue 43 a job outlives its agent for the agent's lease (a restart within it adopts the
+// job): the agent stays down until the shepherd has killed the leader at the lease's end.
 TEST_F(SecurityTest, ARestartedAgentKillsWhatItsCrashedRunLeft) {
   const std::string tag = std::to_string(100000 + getpid());
   const std::vector<std::string> child = {"sleep", "4" + tag};
+  const std::vector<std::string> leader = {"sleep", "5" + tag};
   Submit({}, "setsid sleep 4" + tag + " & exec sleep 5" + tag);
   ASSERT_TRUE(Eventually([&] { return !ProcessesRunning(child).empty(); }, 20s)) << c().Logs();
   c().StopAgent("h1", SIGKILL);
+  ASSERT_TRUE(Eventually([&] { return ProcessesRunning(leader).empty(); }, 30s))
+      << "the shepherd did not kill the job at the lease's end\n"
+      << c().Logs();
   EXPECT_FALSE(ProcessesRunning(child).empty()) << "nothing left to clean up: a weak test";
   c().StartAgent("h1", 4);
   EXPECT_TRUE(Eventually([&] { return ProcessesRunning(child).empty(); }, 10s))

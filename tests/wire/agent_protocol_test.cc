@@ -115,6 +115,18 @@ TEST(AgentProtocolTest, HeartbeatRoundTrip) {
   EXPECT_FALSE(decoded->load);
 }
 
+// Issue 43: an agent stopping for a restart says so; absent means not.
+TEST(AgentProtocolTest, HeartbeatRestartingRoundTripsAndIsABoolean) {
+  const json body = EncodeHeartbeat({.restarting = true});
+  EXPECT_EQ(body["restarting"], true);
+  Result<HeartbeatRequest> decoded = DecodeHeartbeat(body);
+  ASSERT_TRUE(decoded) << decoded.error().message();
+  EXPECT_TRUE(decoded->restarting);
+  EXPECT_FALSE(EncodeHeartbeat({}).contains("restarting"));
+  EXPECT_FALSE(DecodeHeartbeat(json::object())->restarting);
+  EXPECT_EQ(DecodeHeartbeat({{"restarting", 1}}).error().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(AgentProtocolTest, HeartbeatDefaultsAndClamps) {
   Result<HeartbeatRequest> decoded = DecodeHeartbeat(
       {{"wait_ms", 99'999},
