@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
+#include <sstream>
+#include <string>
 
 #include "config/cluster_yaml.h"
+#include "testing/build_paths.h"
 #include "testing/subprocess.h"
 
 namespace sluice::agent {
@@ -84,6 +89,33 @@ TEST(HostStanzaTest, MemTotalInMegabytes) {
   std::ofstream(proc.path() / "meminfo") << "MemTotal:       263178960 kB\nMemFree: 1 kB\n";
   EXPECT_EQ(ReadMemTotalMb(proc.path().string()), 257010);
   EXPECT_EQ(ReadMemTotalMb((proc.path() / "missing").string()), std::nullopt);
+}
+
+// The real `sluice agent --detect` on this machine (R-OPS-4): its stanza loads as a cluster
+// YAML host whose slots are the online CPUs and whose mem is /proc/meminfo's MemTotal in MB.
+TEST(HostStanzaTest, DetectOnThisMachineMatchesProc) {
+  sluice::testing::TempDir scratch;
+  const sluice::testing::ProcessResult run = sluice::testing::RunProcess(
+      {sluice::testing::SluiceBinary(), "agent", "--detect", "--name", "here"}, scratch.path(),
+      std::chrono::seconds(60));
+  ASSERT_TRUE(run.error.empty()) << run.error;
+  // No nvidia-smi here: the stanza is printed, and the exit says GPU detection failed or
+  // found none; either way the cores and memory are what /proc says.
+  Result<core::ClusterConfig> config = config::ParseClusterConfig(
+      run.stdout_text + "queues:\n  - name: normal\n", "detect.yaml");
+  ASSERT_TRUE(config.has_value()) << config.error().message() << "\n" << run.stdout_text;
+  ASSERT_EQ(config->hosts.size(), 1u);
+  const core::HostSpec& host = config->hosts[0];
+  EXPECT_EQ(host.name, "here");
+  EXPECT_EQ(host.slots, sysconf(_SC_NPROCESSORS_ONLN));
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0;
+  while (meminfo >> key && key != "MemTotal:") meminfo.ignore(256, '\n');
+  meminfo >> kib;
+  ASSERT_GT(kib, 0);
+  ASSERT_TRUE(host.resources.contains("mem")) << run.stdout_text;
+  EXPECT_EQ(host.resources.at("mem"), kib / 1024);
 }
 
 }  // namespace
