@@ -156,7 +156,8 @@ std::string HostStateHint(const ReasonDetail& d) {
              " other jobs — starts when one of them empties";
     case ReasonCode::kHostClosed:
       return Plural(d.hosts, "matching host is", "matching hosts are") +
-             " closed or draining — starts when an administrator opens one";
+             " closed or draining — starts when one reopens (opened by an administrator, its "
+             "health check passing again)";
     default:  // kHostUnavail
       return Plural(d.hosts, "matching host is", "matching hosts are") +
              " unavailable — starts when one comes back";
@@ -234,8 +235,8 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
              "before then (`sluice modify -W`)";
     case ReasonCode::kReservationWait:
       if (d.time == kInfinite) {
-        return "nothing: its " + d.scope + " has no window left; move it out of it (`sluice modify " +
-               id + "`) or cancel it";
+        return "nothing: its " + d.scope +
+               " has no window left; move it out of it (`sluice modify " + id + "`) or cancel it";
       }
       return "its " + d.scope + " opening at " + TimeText(d.time);
     case ReasonCode::kQueueCapacity:
