@@ -48,15 +48,17 @@ struct WallWindow {
   friend bool operator==(const WallWindow&, const WallWindow&) = default;
 };
 
-// Checks the schedule, the zone and the duration; the message names the field and what
-// was expected ("cron field 2 (hour): 25 is out of 0-23").
+// Checks the schedule, the zone and the duration, and that no two occurrences in a sample
+// year (2027, daylight-saving changes included) come closer than the duration; the message
+// names the field and what was expected ("cron field 2 (hour): 25 is out of 0-23").
 Status CheckRecurrence(const Recurrence& recurrence);
 
 // The occurrences, in order, whose windows end after `from` and begin before `until`, at
-// most `max_count` of them, looking at most kRecurrenceHorizon past `from`. Occurrences
-// closer together than `duration` would overlap: the later one is skipped (the core
-// requires disjoint windows). Errors: those of CheckRecurrence, and `from` outside
-// 1970-9999.
+// most `max_count` of them, looking at most kRecurrenceHorizon past `from`. A window ends at
+// the next occurrence at the latest, so windows never overlap (the core requires disjoint
+// windows) even on a day CheckRecurrence's sample year did not show; the windows depend on
+// the schedule alone, not on `from`. Errors: those of the schedule, zone and duration
+// (CheckRecurrence's overlap check is not repeated), and `from` outside 1970-9999.
 Result<std::vector<WallWindow>> ExpandRecurrence(const Recurrence& recurrence, Instant from,
                                                  Instant until, size_t max_count);
 
