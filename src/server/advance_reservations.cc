@@ -73,12 +73,16 @@ Status AdvanceReservations::Publish() {
   std::map<std::string, std::vector<WallSpan>> windows;
   next_refresh_ = now + kRefreshAtLeastEvery;
   for (const auto& [name, r] : records_) {
-    Result<std::vector<WallSpan>> spans = ExpandWindows(r, now);
+    // From `now - overrun`: a window whose jobs may still run its overrun stays, so that
+    // their run limit (RunLimitOf) still comes from it.
+    Result<std::vector<WallSpan>> spans = ExpandWindows(r, now - r.overrun);
     if (!spans) {
       ctx_.log().error("reservation {}: {}; it keeps no window", name, spans.error().message());
       spans = std::vector<WallSpan>{};
     }
-    if (r.recur && !spans->empty()) next_refresh_ = std::min(next_refresh_, spans->front().end);
+    if (r.recur && !spans->empty()) {
+      next_refresh_ = std::min(next_refresh_, spans->front().end + r.overrun);
+    }
     specs.push_back(CoreSpec(r, *spans));
     windows[name] = std::move(*spans);
   }
@@ -239,7 +243,7 @@ namespace {
 std::optional<Instant> WindowBound(const ReservationRecord& r, const std::vector<WallSpan>& windows,
                                    Instant start) {
   for (const WallSpan& w : windows) {
-    if (w.end > start) return w.end + r.overrun;
+    if (w.begin <= start && start < w.end) return w.end + r.overrun;  // the one it started in
   }
   return std::nullopt;
 }
@@ -292,9 +296,12 @@ json AdvanceReservations::OnHost(const std::string& host) const {
   for (const auto& [name, r] : records_) {
     if (std::find(r.hosts.begin(), r.hosts.end(), host) == r.hosts.end()) continue;
     auto w = windows_.find(name);
-    if (w == windows_.end() || w->second.empty()) continue;
-    out.push_back({{"name", name}, {"begin", w->second.front().begin},
-                   {"end", w->second.front().end}});
+    if (w == windows_.end()) continue;
+    for (const WallSpan& span : w->second) {
+      if (span.end <= ctx_.Now()) continue;  // in its overrun only
+      out.push_back({{"name", name}, {"begin", span.begin}, {"end", span.end}});
+      break;
+    }
   }
   return out;
 }

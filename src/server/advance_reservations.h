@@ -101,9 +101,10 @@ class AdvanceReservations {
   // The core's set from records_ as of now (windows_ refreshed); the core's answer.
   Status Publish();
   // Steps 1-5 of the header for `r` (creator set) replacing `old` (null: new); fills
-  // `windows`.
+  // `windows`. Without `refuse_running`, step 5 is left out (the preview lists them).
   Status Admit(const Caller& caller, ReservationRecord& r, const ReservationRecord* old,
-               const config::UserReservationPolicy& policy, std::vector<WallSpan>& windows);
+               const config::UserReservationPolicy& policy, std::vector<WallSpan>& windows,
+               bool refuse_running = true);
   Status Authorize(const Caller& caller, const ReservationRecord& r,
                    const config::UserReservationPolicy& policy,
                    const std::vector<WallSpan>& windows) const;

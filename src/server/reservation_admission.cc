@@ -36,7 +36,7 @@ std::string TimeOrNone(const std::optional<Instant>& t) {
 Status AdvanceReservations::Admit(const Caller& caller, ReservationRecord& r,
                                   const ReservationRecord* old,
                                   const config::UserReservationPolicy& policy,
-                                  std::vector<WallSpan>& windows) {
+                                  std::vector<WallSpan>& windows, bool refuse_running) {
   // 3 (first: the hosts a slots reservation picks depend on its windows).
   Result<std::vector<WallSpan>> spans = ExpandWindows(r, ctx_.Now());
   if (!spans) return spans.error();
@@ -61,7 +61,7 @@ Status AdvanceReservations::Admit(const Caller& caller, ReservationRecord& r,
   if (!caller.admin) SLUICE_RETURN_IF_ERROR(Authorize(caller, r, policy, windows));
   // 4. overlaps; 5. running jobs.
   SLUICE_RETURN_IF_ERROR(CheckOverlap(r, windows));
-  if (r.ignore_jobs || windows.empty()) return Status::Ok();
+  if (r.ignore_jobs || !refuse_running || windows.empty()) return Status::Ok();
   const std::vector<Running> running = RunningInto(r, windows.front().begin);
   if (running.empty()) return Status::Ok();
   std::string list;
@@ -123,7 +123,7 @@ Status AdvanceReservations::Authorize(const Caller& caller, const ReservationRec
 Status AdvanceReservations::ResolveHosts(ReservationRecord& r,
                                          const std::vector<WallSpan>& windows) const {
   const core::Topology& topology = ctx_.state().topology();
-  if (!r.slots) {
+  if (!r.slots || !r.hosts.empty()) {  // named, or picked already (a modify keeps them)
     for (const std::string& host : r.hosts) {
       if (!topology.FindHost(host)) {
         return InvalidArgument("reservation.hosts: no host named '" + host + "'");

@@ -38,11 +38,9 @@ Outcome<json> AdvanceReservations::Preview(MutexLock& lock, const Caller& caller
   if (r.users.empty() && r.groups.empty()) r.users = {caller.user};
   const ReservationRecord* old = nullptr;
   if (auto it = records_.find(r.name); it != records_.end()) old = &it->second;
-  ReservationRecord checked = r;
-  checked.ignore_jobs = true;  // the running jobs in the way are the answer, not a refusal
   std::vector<WallSpan> windows;
-  SLUICE_RETURN_IF_ERROR(Admit(caller, checked, old, policy, windows));
-  r.hosts = checked.hosts;
+  // The running jobs in the way are the answer here, not a refusal.
+  SLUICE_RETURN_IF_ERROR(Admit(caller, r, old, policy, windows, /*refuse_running=*/false));
   json running = json::array();
   if (!windows.empty()) {
     for (const Running& job : RunningInto(r, windows.front().begin)) {

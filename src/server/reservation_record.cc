@@ -331,11 +331,12 @@ json ReservationJson(const ReservationRecord& r, const std::vector<WallSpan>& wi
   json spans = json::array();
   bool open = false;
   for (const WallSpan& w : windows) {
+    if (w.end <= now) continue;  // ended (the controller keeps it through its overrun)
     spans.push_back(json::array({w.begin, w.end}));
-    open = open || (w.begin <= now && now < w.end);
+    open = open || w.begin <= now;
   }
   std::string state = open ? "active" : "waiting";
-  if (windows.empty() && (!r.recur || (r.end && *r.end <= now))) state = "ended";
+  if (spans.empty() && (!r.recur || (r.end && *r.end <= now))) state = "ended";
   return {{"name", r.name},
           {"hosts", r.hosts},
           {"slots", r.slots ? json(*r.slots) : json(nullptr)},

@@ -86,8 +86,8 @@ Result<ReservationRecord> FromStoredJson(const std::string& name, const std::str
 // Errors: the recurrence's (a zone or cron the expansion refuses).
 Result<std::vector<WallSpan>> ExpandWindows(const ReservationRecord& record, Instant now);
 
-// The reservation object of the REST API (docs/reservations.md) with `windows` and `state`
-// ("waiting", "active" or "ended") as of `now`.
+// The reservation object of the REST API (docs/reservations.md) with `windows` (those of
+// `windows` that end after `now`) and `state` ("waiting", "active" or "ended") as of `now`.
 nlohmann::json ReservationJson(const ReservationRecord& record,
                                const std::vector<WallSpan>& windows, Instant now);
 
