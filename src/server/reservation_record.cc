@@ -5,12 +5,7 @@
 #include <set>
 #include <string_view>
 
-#if __has_include("config/reservation_recurrence.h")
 #include "config/reservation_recurrence.h"
-#define SLUICE_HAS_RECURRENCE 1
-#else
-#define SLUICE_HAS_RECURRENCE 0
-#endif
 
 namespace sluice::server {
 namespace {
@@ -205,14 +200,10 @@ Status SettleTimes(const std::set<std::string>& given, ReservationBodyKind kind,
 
 Status CheckRecurrenceRule(const ReservationRecord& r) {
   if (!r.recur) return Status::Ok();
-#if SLUICE_HAS_RECURRENCE
   Status s = config::CheckRecurrence(
       config::Recurrence{.cron = r.recur->cron, .time_zone = r.recur->tz, .duration = r.duration});
   if (!s.ok()) return InvalidArgument("reservation.recur: " + s.message());
   return Status::Ok();
-#else
-  return InvalidArgument("reservation.recur: recurrence is not built into this sluice");
-#endif
 }
 
 }  // namespace
@@ -300,7 +291,6 @@ Result<std::vector<WallSpan>> ExpandWindows(const ReservationRecord& r, Instant 
     if (r.begin + r.duration > now) out.push_back({r.begin, r.begin + r.duration});
     return out;
   }
-#if SLUICE_HAS_RECURRENCE
   const Instant from = std::max(now, r.begin);
   Instant until = from + kRecurrenceHorizon;
   if (r.end) until = std::min(until, *r.end);
@@ -312,18 +302,10 @@ Result<std::vector<WallSpan>> ExpandWindows(const ReservationRecord& r, Instant 
   if (!windows) return InvalidArgument("reservation.recur: " + windows.error().message());
   for (const config::WallWindow& w : *windows) {
     if (w.begin < r.begin || (r.end && w.begin >= *r.end)) continue;
-    if (!out.empty() && w.begin < out.back().end) {
-      return InvalidArgument("reservation.duration: " + std::to_string(r.duration) +
-                             " s is longer than the time between two occurrences of '" +
-                             r.recur->cron + "'");
-    }
     if (out.size() == kMaxWindows) break;
     out.push_back({w.begin, w.end});
   }
   return out;
-#else
-  return InvalidArgument("reservation.recur: recurrence is not built into this sluice");
-#endif
 }
 
 json ReservationJson(const ReservationRecord& r, const std::vector<WallSpan>& windows,

@@ -160,6 +160,35 @@ TEST_F(AdvanceReservationsTest, BadRequestsNameTheFieldAndWhatWasExpected) {
             std::string::npos);
 }
 
+TEST_F(AdvanceReservationsTest, ARecurringReservationHasItsNextWindowsInItsTimeZone) {
+  // The harness starts at 2001-09-09 01:46:40 UTC: Berlin is UTC+2 then.
+  Reply r = Create(kAdmin, {{"name", "mornings"}, {"hosts", {"h1"}}, {"begin", Now()},
+                            {"duration", 3600},
+                            {"recur", {{"cron", "0 8 * * *"}, {"tz", "Europe/Berlin"}}}});
+  ASSERT_EQ(r.status, 200) << r.body.dump();
+  const json windows = r.body["windows"];
+  ASSERT_GE(windows.size(), 7u) << windows.dump();
+  EXPECT_LE(windows.size(), 10u);
+  for (const json& w : windows) {
+    EXPECT_EQ(w[0].get<Instant>() % 86400, 6 * 3600) << w.dump();
+    EXPECT_EQ(w[1].get<Instant>() - w[0].get<Instant>(), 3600);
+  }
+  EXPECT_EQ(r.body["end"], nullptr);
+  EXPECT_EQ(r.body["recur"], json({{"cron", "0 8 * * *"}, {"tz", "Europe/Berlin"}}));
+  // A day later the first window is past and the list moved on.
+  const Instant first = windows[0][0];
+  h_->Advance(86'400'000);
+  h_->Cycle();
+  const json later = Reply(h_->c().GetReservation("mornings")).body["windows"];
+  ASSERT_FALSE(later.empty());
+  EXPECT_GT(later[0][0].get<Instant>(), first);
+  const Reply bad = Create(kAdmin, {{"name", "bad"}, {"hosts", {"h2"}}, {"begin", Now()},
+                                    {"duration", 60}, {"recur", {{"cron", "0 25 * * *"}}}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.value("error", "").find("reservation.recur: "), std::string::npos)
+      << bad.body.dump();
+}
+
 TEST_F(AdvanceReservationsTest, TwoReservationsMayShareAHostAtOneTimeOnlyWhenOneIsMaint) {
   const Instant t = Now() + 100;
   ASSERT_EQ(Create(kAdmin, {{"name", "a"}, {"hosts", {"h1"}}, {"begin", t}, {"duration", 100}}).status, 200);
