@@ -15,6 +15,7 @@ using nlohmann::json;
 namespace {
 
 constexpr Duration kRefreshAtLeastEvery = 3600;
+constexpr Duration kEndedKept = 3600;
 
 // A window that ended long ago: the core needs one window per reservation, and a reservation
 // with none ahead (a recurrence not yet begun, or over) must stay known by name.
@@ -73,15 +74,17 @@ Status AdvanceReservations::Publish() {
   std::map<std::string, std::vector<WallSpan>> windows;
   next_refresh_ = now + kRefreshAtLeastEvery;
   for (const auto& [name, r] : records_) {
-    // From `now - overrun`: a window whose jobs may still run its overrun stays, so that
-    // their run limit (RunLimitOf) still comes from it.
-    Result<std::vector<WallSpan>> spans = ExpandWindows(r, now - r.overrun);
+    // A window stays kEndedKept past its end + overrun: its jobs' run limits (RunLimitOf) and
+    // the message of those it ended (reported late, maybe) still come from it.
+    Result<std::vector<WallSpan>> spans = ExpandWindows(r, now - r.overrun - kEndedKept);
     if (!spans) {
       ctx_.log().error("reservation {}: {}; it keeps no window", name, spans.error().message());
       spans = std::vector<WallSpan>{};
     }
-    if (r.recur && !spans->empty()) {
-      next_refresh_ = std::min(next_refresh_, spans->front().end + r.overrun);
+    for (const WallSpan& w : *spans) {
+      if (!r.recur || w.end <= now) continue;
+      next_refresh_ = std::min(next_refresh_, w.end);  // the next ones follow it in the list
+      break;
     }
     specs.push_back(CoreSpec(r, *spans));
     windows[name] = std::move(*spans);

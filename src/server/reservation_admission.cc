@@ -18,10 +18,12 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-bool Overlap(const std::vector<WallSpan>& a, const std::vector<WallSpan>& b) {
+// Whether a window of `a` overlaps one of `b` that has not ended at `now` (the controller keeps
+// ended windows a while: advance_reservations.cc).
+bool Overlap(const std::vector<WallSpan>& a, const std::vector<WallSpan>& b, Instant now) {
   for (const WallSpan& x : a) {
     for (const WallSpan& y : b) {
-      if (x.begin < y.end && y.begin < x.end) return true;
+      if (y.end > now && x.begin < y.end && y.begin < x.end) return true;
     }
   }
   return false;
@@ -187,7 +189,7 @@ Status AdvanceReservations::CheckOverlap(const ReservationRecord& r,
   for (const auto& [name, other] : records_) {
     if (name == r.name || other.maint) continue;
     auto w = windows_.find(name);
-    if (w == windows_.end() || !Overlap(windows, w->second)) continue;
+    if (w == windows_.end() || !Overlap(windows, w->second, ctx_.Now())) continue;
     for (const std::string& host : r.hosts) {
       if (!Contains(other.hosts, host)) continue;
       return FailedPrecondition("reservation " + r.name + " overlaps reservation " + name +

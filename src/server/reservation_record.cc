@@ -141,6 +141,10 @@ Status SettleHosts(const std::set<std::string>& given, ReservationBodyKind kind,
   if (given.contains("hosts") && given.contains("slots")) {
     return InvalidArgument("reservation.slots: give hosts or slots, not both");
   }
+  const bool by_slots = given.contains("slots") || (r.slots && !given.contains("hosts"));
+  if (given.contains("request") && !by_slots) {
+    return InvalidArgument("reservation.request: only with slots (the hosts' request)");
+  }
   if (given.contains("hosts")) {
     r.slots.reset();
     r.request.reset();
@@ -150,9 +154,6 @@ Status SettleHosts(const std::set<std::string>& given, ReservationBodyKind kind,
     return InvalidArgument(
         "reservation.hosts: expected hosts (a list of host names) or slots (a number), got "
         "neither");
-  }
-  if (r.request && !r.slots) {
-    return InvalidArgument("reservation.request: only with slots (the hosts' request)");
   }
   return Status::Ok();
 }
