@@ -90,7 +90,9 @@ TEST(ReservationTest, KeepsTheHostForItsUsersAndSurvivesARestart) {
   const json hosts = c.Get("/v1/hosts");
   ASSERT_TRUE(hosts.is_array());
   for (const json& host : hosts) {
-    if (host.value("name", "") == "h1") EXPECT_EQ(host["reservations"].size(), 1u) << host.dump();
+    if (host.value("name", "") == "h1") {
+      EXPECT_EQ(host["reservations"].size(), 1u) << host.dump();
+    }
   }
 }
 

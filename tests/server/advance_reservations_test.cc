@@ -282,10 +282,10 @@ TEST_F(AdvanceReservationsTest, UsersReserveOnlyWithinTheClustersPolicy) {
   r = Create(kAlice, mine);
   ASSERT_EQ(r.status, 200) << r.body.dump();
   EXPECT_EQ(r.body["creator"], "alice");
-  EXPECT_EQ(h_->c().ModifyReservation(kBob, "mine", {{"duration", 60}}).status, 403);
-  EXPECT_EQ(h_->c().DeleteReservation(kBob, "mine").status, 403);
-  EXPECT_EQ(h_->c().ModifyReservation(kAlice, "mine", {{"duration", 60}}).status, 200);
-  EXPECT_EQ(h_->c().DeleteReservation(kAlice, "mine").status, 200);
+  EXPECT_EQ(Reply(h_->c().ModifyReservation(kBob, "mine", {{"duration", 60}})).status, 403);
+  EXPECT_EQ(Reply(h_->c().DeleteReservation(kBob, "mine")).status, 403);
+  EXPECT_EQ(Reply(h_->c().ModifyReservation(kAlice, "mine", {{"duration", 60}})).status, 200);
+  EXPECT_EQ(Reply(h_->c().DeleteReservation(kAlice, "mine")).status, 200);
 }
 
 TEST_F(AdvanceReservationsTest, OnlyItsUsersAndGroupMembersSubmitIntoAReservation) {
@@ -329,7 +329,7 @@ TEST_F(AdvanceReservationsTest, AJobInsideEndsWithItsWindowPlusTheOverrunNamingI
   h_->Heartbeat("h1", json::array({id}));
   ASSERT_EQ(h_->State(id), "RUNNING");
   // A longer window: the agent is told the new limit.
-  ASSERT_EQ(h_->c().ModifyReservation(kAdmin, "course", {{"duration", 200}}).status, 200);
+  ASSERT_EQ(Reply(h_->c().ModifyReservation(kAdmin, "course", {{"duration", 200}})).status, 200);
   const json orders = h_->Heartbeat("h1", json::array({id}))["run_limits"];
   ASSERT_EQ(orders.size(), 1u) << orders.dump();
   EXPECT_EQ(orders[0]["run_limit"], 220);
@@ -354,8 +354,12 @@ TEST_F(AdvanceReservationsTest, PreviewOfAMaintReservationListsExactlyTheRunning
   ASSERT_EQ(r.status, 200) << r.body.dump();
   EXPECT_EQ(Ids(r.body["running"]), (std::vector<JobId>{into, forever}));
   for (const json& job : r.body["running"]) {
-    if (job["id"] == forever) EXPECT_EQ(job["end"], nullptr);
-    if (job["id"] == into) EXPECT_EQ(job["end"], h_->Job(into)["start_time"].get<Instant>() + 7200);
+    if (job["id"] == forever) {
+      EXPECT_EQ(job["end"], nullptr);
+    }
+    if (job["id"] == into) {
+      EXPECT_EQ(job["end"], h_->Job(into)["start_time"].get<Instant>() + 7200);
+    }
   }
   EXPECT_TRUE(Reply(h_->c().ListReservations()).body["reservations"].empty()) << "nothing stored";
 }
@@ -390,7 +394,7 @@ TEST_F(AdvanceReservationsTest, ADeletedReservationLeavesItsJobsWaitingAndSaysSo
   h_->Cycle();
   EXPECT_NE(h_->Job(id).dump().find("reservation course opens at"), std::string::npos)
       << h_->Job(id).dump();
-  ASSERT_EQ(h_->c().DeleteReservation(kAdmin, "course").status, 200);
+  ASSERT_EQ(Reply(h_->c().DeleteReservation(kAdmin, "course")).status, 200);
   h_->Advance(200'000);
   h_->Cycle();
   EXPECT_EQ(h_->State(id), "PENDING");

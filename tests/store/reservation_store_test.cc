@@ -138,7 +138,9 @@ TEST_F(EtcdReservationStoreTest, AnEtcdStateOfSchemaTwoIsUpgradedToThree) {
     ASSERT_TRUE(client.Txn({}, ops, "").value().succeeded);
     ops.clear();
   }
-  if (!ops.empty()) ASSERT_TRUE(client.Txn({}, ops, "").value().succeeded);
+  if (!ops.empty()) {
+    ASSERT_TRUE(client.Txn({}, ops, "").value().succeeded);
+  }
   auto store = Lead("a");
   ASSERT_NE(store, nullptr);
   Result<Snapshot> snap = store->Load();
