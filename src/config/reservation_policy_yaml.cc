@@ -18,8 +18,8 @@ Status ReadUserReservations(const Reader& reader, const Field& f, UserReservatio
     if (k.key == "max_hosts") {
       SLUICE_RETURN_IF_ERROR(Assign(reader.ReadInt<int64_t>(k.value, 1), policy.max_hosts));
     } else if (k.key == "max_duration") {
-      SLUICE_RETURN_IF_ERROR(Assign(ReadDuration(reader, k.value, 1, kMaxReservationDuration),
-                                    policy.max_duration));
+      SLUICE_RETURN_IF_ERROR(
+          Assign(ReadDuration(reader, k.value, 1, kMaxReservationDuration), policy.max_duration));
     } else if (k.key == "users") {
       SLUICE_RETURN_IF_ERROR(Assign(reader.ReadNameList(k.value), policy.users));
     } else if (k.key == "groups") {

@@ -195,8 +195,8 @@ json AdvanceReservations::List() const {
   const Instant now = ctx_.Now();
   for (const auto& [name, r] : records_) {
     auto w = windows_.find(name);
-    list.push_back(ReservationJson(r, w == windows_.end() ? std::vector<WallSpan>{} : w->second,
-                                   now));
+    list.push_back(
+        ReservationJson(r, w == windows_.end() ? std::vector<WallSpan>{} : w->second, now));
   }
   return json{{"reservations", std::move(list)}};
 }
@@ -234,10 +234,10 @@ Status AdvanceReservations::CheckSubmitter(const Caller& caller, const std::stri
     for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
     return text.empty() ? std::string("none") : text;
   };
-  return Status(StatusCode::kPermissionDenied,
-                where + ".reservation: user " + caller.user + " may not run jobs in reservation " +
-                    name + " (its users: " + join(r.users) + "; its groups: " + join(r.groups) +
-                    ")");
+  return Status(StatusCode::kPermissionDenied, where + ".reservation: user " + caller.user +
+                                                   " may not run jobs in reservation " + name +
+                                                   " (its users: " + join(r.users) +
+                                                   "; its groups: " + join(r.groups) + ")");
 }
 
 namespace {
@@ -278,8 +278,8 @@ std::string AdvanceReservations::WindowEndMessage(const JobInfo& job) const {
   if (!limit || (own && *own <= *limit)) return "";
   const std::string name = job.spec.value("reservation", "");
   const ReservationRecord& r = records_.at(name);
-  return "ended at the end of reservation " + name + "'s window (t=" +
-         std::to_string(job.row.start_time + *limit - r.overrun) + ", overrun " +
+  return "ended at the end of reservation " + name +
+         "'s window (t=" + std::to_string(job.row.start_time + *limit - r.overrun) + ", overrun " +
          std::to_string(r.overrun) + " s)";
 }
 

@@ -49,14 +49,14 @@ Status AdvanceReservations::Admit(const Caller& caller, ReservationRecord& r,
   }
   // 1. who (a user may change only their own).
   if (old != nullptr && !caller.admin && old->creator != caller.user) {
-    return Status(StatusCode::kPermissionDenied,
-                  "reservation " + old->name + " belongs to " + old->creator + "; " + caller.user +
-                      " may change only their own");
+    return Status(StatusCode::kPermissionDenied, "reservation " + old->name + " belongs to " +
+                                                     old->creator + "; " + caller.user +
+                                                     " may change only their own");
   }
   if (!caller.admin && (r.maint || r.ignore_jobs)) {
-    return Status(StatusCode::kPermissionDenied,
-                  std::string("reservation.") + (r.maint ? "maint" : "ignore_jobs") +
-                      ": administrators only");
+    return Status(StatusCode::kPermissionDenied, std::string("reservation.") +
+                                                     (r.maint ? "maint" : "ignore_jobs") +
+                                                     ": administrators only");
   }
   // 2. the hosts.
   SLUICE_RETURN_IF_ERROR(ResolveHosts(r, windows));
@@ -84,19 +84,22 @@ Status AdvanceReservations::Authorize(const Caller& caller, const ReservationRec
   if (caller.admin) return Status::Ok();
   if (!policy.enabled) {
     return Status(StatusCode::kPermissionDenied,
-                  caller.user + " is not an administrator, and the cluster's reservations "
-                                "policy lets no user make reservations");
+                  caller.user +
+                      " is not an administrator, and the cluster's reservations "
+                      "policy lets no user make reservations");
   }
   bool listed = policy.users.empty() && policy.groups.empty();
   listed = listed || Contains(policy.users, caller.user);
   if (!listed && !policy.groups.empty()) {
     const std::string account = caller.account.empty() ? caller.user : caller.account;
-    for (const std::string& group : UnixGroupsOf(account)) listed = listed || Contains(policy.groups, group);
+    for (const std::string& group : UnixGroupsOf(account))
+      listed = listed || Contains(policy.groups, group);
   }
   if (!listed) {
     return Status(StatusCode::kPermissionDenied,
-                  caller.user + " is not among the users the reservations policy lets make "
-                                "reservations");
+                  caller.user +
+                      " is not among the users the reservations policy lets make "
+                      "reservations");
   }
   if (r.creator != caller.user) {
     return Status(StatusCode::kPermissionDenied, "reservation " + r.name + " belongs to " +

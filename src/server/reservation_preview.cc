@@ -23,7 +23,9 @@ Instant StartOf(const std::map<JobId, core::StartEstimate>& estimates, JobId id)
   return it == estimates.end() || !it->second.start ? kInfinite : *it->second.start;
 }
 
-json TimeJson(Instant t, Instant offset) { return t == kInfinite ? json(nullptr) : json(t + offset); }
+json TimeJson(Instant t, Instant offset) {
+  return t == kInfinite ? json(nullptr) : json(t + offset);
+}
 
 }  // namespace
 
@@ -67,7 +69,8 @@ Outcome<json> AdvanceReservations::Preview(MutexLock& lock, const Caller& caller
   // 2.
   lock.unlock();
   const core::EstimateOptions options{.cycle_at_now = true, .coarse_fraction = kCoarseFraction};
-  const auto before = core::EstimateStartsOn(std::move(without), now - offset, std::nullopt, options);
+  const auto before =
+      core::EstimateStartsOn(std::move(without), now - offset, std::nullopt, options);
   const auto after = core::EstimateStartsOn(std::move(with), now - offset, std::nullopt, options);
   lock.lock();
   // 3.

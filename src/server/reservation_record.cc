@@ -67,8 +67,8 @@ Result<std::vector<std::string>> Words(const json& v, std::string_view field, bo
   for (const json& item : v) {
     if (!item.is_string() || !IsWord(item.get<std::string>())) return Expected(field, what, v);
     if (!seen.insert(item.get<std::string>()).second) {
-      return InvalidArgument("reservation." + std::string(field) + ": '" +
-                             item.get<std::string>() + "' is named twice");
+      return InvalidArgument("reservation." + std::string(field) + ": '" + item.get<std::string>() +
+                             "' is named twice");
     }
     out.push_back(item.get<std::string>());
   }
@@ -110,7 +110,8 @@ Status ReadField(const std::string& key, const json& value, ReservationBodyKind 
     r.name = value.get<std::string>();
     return Status::Ok();
   }
-  if (key == "hosts") return Assign(Words(value, key, true, "a non-empty list of host names"), r.hosts);
+  if (key == "hosts")
+    return Assign(Words(value, key, true, "a non-empty list of host names"), r.hosts);
   if (key == "slots") return Assign(Integer(value, key, 1, "a number of slots >= 1"), r.slots);
   if (key == "request") {
     if (!value.is_string()) return Expected(key, "a request such as \"select[mem>4G]\"", value);
@@ -231,11 +232,11 @@ Result<ReservationRecord> ParseReservation(const json& body, ReservationBodyKind
 }
 
 std::string ToStoredJson(const ReservationRecord& r) {
-  json j = {{"name", r.name},         {"hosts", r.hosts},
-            {"begin", r.begin},       {"duration", r.duration},
-            {"users", r.users},       {"groups", r.groups},
-            {"maint", r.maint},       {"ignore_jobs", r.ignore_jobs},
-            {"overrun", r.overrun},   {"creator", r.creator},
+  json j = {{"name", r.name},       {"hosts", r.hosts},
+            {"begin", r.begin},     {"duration", r.duration},
+            {"users", r.users},     {"groups", r.groups},
+            {"maint", r.maint},     {"ignore_jobs", r.ignore_jobs},
+            {"overrun", r.overrun}, {"creator", r.creator},
             {"created", r.created}};
   if (r.slots) j["slots"] = *r.slots;
   if (r.request) j["request"] = *r.request;

@@ -37,7 +37,8 @@ bool HostsConnected(Cluster& c) {
 }
 
 std::string FirstHost(const json& job) {
-  return job.is_object() && job.contains("hosts") && job["hosts"].is_array() && !job["hosts"].empty()
+  return job.is_object() && job.contains("hosts") && job["hosts"].is_array() &&
+                 !job["hosts"].empty()
              ? job["hosts"][0].value("name", "")
              : "";
 }
@@ -52,7 +53,10 @@ TEST(ReservationTest, KeepsTheHostForItsUsersAndSurvivesARestart) {
   const int64_t begin = WallNow() + 30;
   int status = 0;
   json made = c.Post("/v1/reservations",
-                     {{"name", "course"}, {"hosts", {"h1"}}, {"begin", begin}, {"duration", 600},
+                     {{"name", "course"},
+                      {"hosts", {"h1"}},
+                      {"begin", begin},
+                      {"duration", 600},
                       {"users", {"alice"}}},
                      "admin-token", &status);
   ASSERT_EQ(status, 201) << made.dump() << c.Logs();
@@ -63,16 +67,20 @@ TEST(ReservationTest, KeepsTheHostForItsUsersAndSurvivesARestart) {
   ASSERT_TRUE(Eventually([&] { return c.JobState(bob_id) == "RUNNING"; }, 30s)) << c.Logs();
   EXPECT_EQ(FirstHost(c.Job(bob_id)), "h2");
   // alice's job in the reservation waits for its window, and says so.
-  json alice = c.Post("/v1/jobs", {{"command", "true"}, {"run_limit", 60}, {"reservation", "course"}},
-                      "alice-token");
+  json alice =
+      c.Post("/v1/jobs", {{"command", "true"}, {"run_limit", 60}, {"reservation", "course"}},
+             "alice-token");
   ASSERT_TRUE(alice.contains("id")) << alice.dump();
   const int64_t alice_id = alice["id"];
   const json waiting = c.Job(alice_id);
   EXPECT_EQ(waiting.value("reservation", ""), "course");
-  ASSERT_TRUE(Eventually([&] {
-    const testing::ProcessResult p = c.Cli({"jobs", "-p", std::to_string(alice_id)});
-    return p.stdout_text.find("reservation course") != std::string::npos;
-  }, 20s)) << c.Cli({"jobs", "-p", std::to_string(alice_id)}).stdout_text << c.Logs();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const testing::ProcessResult p = c.Cli({"jobs", "-p", std::to_string(alice_id)});
+        return p.stdout_text.find("reservation course") != std::string::npos;
+      },
+      20s))
+      << c.Cli({"jobs", "-p", std::to_string(alice_id)}).stdout_text << c.Logs();
   // Another user may not submit into it.
   c.Post("/v1/jobs", {{"command", "true"}, {"reservation", "course"}}, "bob-token", &status);
   EXPECT_EQ(status, 403);
@@ -101,22 +109,29 @@ TEST(ReservationTest, AFailoverKeepsTheReservation) {
   START_OR_SKIP(c, options);
   ASSERT_GE(c->WaitLeader(30s), 0) << c->Logs();
   client::RestClient admin({.server = c->urls(), .token = "admin-token", .timeout = 10s});
-  Result<json> made = admin.Post(
-      "/v1/reservations",
-      {{"name", "fix"}, {"hosts", {"h1"}}, {"begin", WallNow() + 3600}, {"duration", 600},
-       {"maint", true}});
+  Result<json> made = admin.Post("/v1/reservations", {{"name", "fix"},
+                                                      {"hosts", {"h1"}},
+                                                      {"begin", WallNow() + 3600},
+                                                      {"duration", 600},
+                                                      {"maint", true}});
   ASSERT_TRUE(made) << made.error().ToString() << c->Logs();
   const int leader = c->WaitLeader(20s);
   ASSERT_GE(leader, 0);
   c->KillController(leader, SIGKILL);
-  ASSERT_TRUE(Eventually([&] {
-    const int now = c->Leader();
-    return now >= 0 && now != leader;
-  }, 60s)) << c->Logs();
-  ASSERT_TRUE(Eventually([&] {
-    const json got = c->Get("/v1/reservations/fix");
-    return got.is_object() && got.value("maint", false);
-  }, 30s)) << c->Logs();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const int now = c->Leader();
+        return now >= 0 && now != leader;
+      },
+      60s))
+      << c->Logs();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const json got = c->Get("/v1/reservations/fix");
+        return got.is_object() && got.value("maint", false);
+      },
+      30s))
+      << c->Logs();
 }
 
 }  // namespace
