@@ -35,6 +35,7 @@
 #include "config/gpu_yaml.h"
 #include "config/health_yaml.h"
 #include "config/jobs_yaml.h"
+#include "config/reservation_policy_yaml.h"
 #include "config/quota_yaml.h"
 #include "config/yaml_reader.h"
 #include "core/model/request_catalog.h"
@@ -314,6 +315,9 @@ class Parser {
     return yaml::ReadQuotas(reader_, f, queue_names_, auth_.quotas);
   }
   Status ReadJobs(const Field& f) { return yaml::ReadJobs(reader_, f, auth_.jobs); }
+  Status ReadReservations(const Field& f) {
+    return yaml::ReadReservationPolicy(reader_, f, auth_.user_reservations);
+  }
   Status ReadHealthDefault(const Field& f) {
     return Assign(yaml::ReadHealthCheck(reader_, f), auth_.health.all);
   }
@@ -340,6 +344,7 @@ const Parser::SectionStep Parser::kSections[] = {
     {"auth", &Parser::ReadAuth},
     {"quotas", &Parser::ReadQuotas},  // after queues: names them
     {"jobs", &Parser::ReadJobs},
+    {"reservations", &Parser::ReadReservations},
     {"health_check", &Parser::ReadHealthDefault},
 };
 

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "base/time.h"
 #include "core/model/config.h"
 #include "core/model/health_check.h"
 
@@ -114,6 +115,18 @@ struct JobPolicy {
   std::string default_array_output = "sluice-%A_%a.out";
 };
 
+// `reservations: {user_reservations: {...}}` (issue 42, R-RSV-1; config/reservation_policy_yaml.h):
+// whether users who are not administrators may make advance reservations of their own, and
+// within what. Absent (`enabled` false): only administrators make reservations.
+struct UserReservationPolicy {
+  bool enabled = false;
+  std::optional<int64_t> max_hosts;      // unset: no cap on the hosts of one reservation
+  std::optional<Duration> max_duration;  // unset: no cap on one window's length (seconds)
+  // Who may: these users and the members of these groups; both empty: every user.
+  std::vector<std::string> users;
+  std::vector<std::string> groups;
+};
+
 // `health_check` (R-OPS-4; config/health_yaml.h): the top-level one is every host's default
 // (hosts agents add included), a host entry's own overrides it (nullopt: `none`).
 struct HealthChecks {
@@ -139,6 +152,7 @@ struct AuthConfig {
   Quotas quotas;
   JobPolicy jobs;
   HealthChecks health;  // the `health_check` keys, which the controller hands to agents
+  UserReservationPolicy user_reservations;  // the `reservations:` section
 };
 
 // Parses YAML text; `filename` is used in error messages only. When `auth` is given, the

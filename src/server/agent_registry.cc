@@ -636,7 +636,7 @@ json AgentRegistry::LaunchOf(const JobInfo& job) const {
                  {"cwd", job.spec.value("cwd", "")},
                  {"output", output},
                  {"error", error},
-                 {"run_limit", job.spec.value("run_limit", json(nullptr))},
+                 {"run_limit", book_.RunLimitOf(job)},  // its reservation's too
                  {"env", env},
                  {"user", job.spec.value("user", "")},
                  {"account", AccountOf(job.spec)},

@@ -50,10 +50,19 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
                .interval_ms = ctx_.options().history_purge_interval_ms},
               [this] { return ctx_.NowMs(); }, ctx_.shared_log()),
       estimator_(ctx_, book_),
+      reservations_(ctx_, book_),
       notifier_(deps.notifier) {
   agents_.set_peek_broker(&peeks_);
   agents_.set_steps(&step_streams_, &job_credentials_);
   book_.OnReleased([this](JobId id) { steps_.JobReleased(id); });
+  // Jobs in advance reservations end with their window (R-RSV-2) and only their users submit.
+  book_.SetRunLimitSource(
+      {.limit = [this](const JobInfo& job) { return reservations_.RunLimitOf(job); },
+       .end_message = [this](const JobInfo& job) { return reservations_.WindowEndMessage(job); }});
+  requests_.set_reservation_check(
+      [this](const Caller& caller, const std::string& name, const std::string& where) {
+        return reservations_.CheckSubmitter(caller, name, where);
+      });
 }
 
 Controller::~Controller() {
@@ -77,6 +86,7 @@ Status Controller::Restore(const store::Snapshot& snap) {
   settings_.set_config_version(snap.config_version);
   SLUICE_RETURN_IF_ERROR(settings_.RestoreHosts(snap.hosts));
   settings_.RestoreOverrides(snap.settings);
+  reservations_.Restore(snap.reservations);  // before the jobs that run in them
   store::WriteBatch batch;
   if (auto next = snap.settings.find(std::string(JobBook::kNextIdSetting));
       next != snap.settings.end()) {
@@ -253,6 +263,7 @@ Answer Controller::Hosts() {
   json out = json::array();
   for (const core::Host& host : ctx_.state().topology().hosts()) {
     out.push_back(HostJson(host, ctx_.state().topology(), agents_.View(host.spec.name)));
+    out.back()["reservations"] = reservations_.OnHost(host.spec.name);  // R-RSV-1
   }
   return out;
 }
@@ -310,6 +321,39 @@ Answer Controller::HostAction(const Caller& caller, const std::string& host,
   const core::Topology& topology = ctx_.state().topology();
   json answer = HostJson(topology.hosts()[*index], topology, agents_.View(host));
   return AnswerAfterCommit(lock, std::move(answer), std::move(*batch));
+}
+
+// --- Advance reservations (issue 42) -------------------------------------------------------------
+
+Answer Controller::CreateReservation(const Caller& caller, const json& body) {
+  MutexLock lock(ctx_.mu());
+  return reservations_.Create(lock, caller, body, settings_.auth().user_reservations);
+}
+
+Answer Controller::ModifyReservation(const Caller& caller, const std::string& name,
+                                     const json& body) {
+  MutexLock lock(ctx_.mu());
+  return reservations_.Modify(lock, caller, name, body, settings_.auth().user_reservations);
+}
+
+Answer Controller::DeleteReservation(const Caller& caller, const std::string& name) {
+  MutexLock lock(ctx_.mu());
+  return reservations_.Delete(lock, caller, name, settings_.auth().user_reservations);
+}
+
+Answer Controller::ListReservations() {
+  std::lock_guard lock(ctx_.mu());
+  return reservations_.List();
+}
+
+Answer Controller::GetReservation(const std::string& name) {
+  std::lock_guard lock(ctx_.mu());
+  return reservations_.Get(name);
+}
+
+Answer Controller::PreviewReservation(const Caller& caller, const json& body) {
+  MutexLock lock(ctx_.mu());
+  return reservations_.Preview(lock, caller, body, settings_.auth().user_reservations);
 }
 
 Answer Controller::Reconfigure() {
@@ -375,6 +419,7 @@ void Controller::TurnLocked(bool due) {
   PurgeHistoryLocked();
   book_.ForgetEnded();
   steps_.Expire();
+  reservations_.RefreshIfDue();  // recurring reservations' next windows
   if (ctx_.cycle().TakeDirty() || due || runner_.WakeDue(ctx_.Now())) {
     if (!agents_.Reconciling()) {
       NoteCycleLocked();

@@ -25,6 +25,7 @@
 //                                             a StepBroker (step_broker.h), job credentials;
 //   HistoryKeeper      (history_api.h)        retention where the store purges itself (thread);
 //   StartEstimator     (estimates.h)          estimated starts (its own thread);
+//   AdvanceReservations (advance_reservations.h) advance reservations and their rules;
 // and the HTTP front end (http_api.h) calls it. This file wires them, runs the scheduling
 // thread, restores at start, and answers each call with an Outcome (outcome.h): a value, a
 // failed Status or a Refusal; only the front end maps it to HTTP (http_reply.h).
@@ -62,6 +63,7 @@
 
 #include "config/cluster_yaml.h"
 #include "core/model/config.h"
+#include "server/advance_reservations.h"
 #include "server/agent_registry.h"
 #include "server/array_requests.h"
 #include "server/cluster_settings.h"
@@ -198,6 +200,16 @@ class Controller {
   Answer Limits();
   Answer QueueAction(const Caller& caller, const std::string& queue, const std::string& action);
   Answer HostAction(const Caller& caller, const std::string& host, const std::string& action);
+  // Advance reservations (issue 42, R-RSV-1; advance_reservations.h, docs/reservations.md):
+  // /v1/reservations. Errors as AdvanceReservations says (kInvalidArgument naming the field,
+  // kPermissionDenied, kNotFound, kAlreadyExists and kFailedPrecondition: 409).
+  Answer CreateReservation(const Caller& caller, const nlohmann::json& body);
+  Answer ModifyReservation(const Caller& caller, const std::string& name,
+                           const nlohmann::json& body);
+  Answer DeleteReservation(const Caller& caller, const std::string& name);
+  Answer ListReservations();
+  Answer GetReservation(const std::string& name);
+  Answer PreviewReservation(const Caller& caller, const nlohmann::json& body);
   // Re-reads options.config_path (admin API and SIGHUP).
   Answer Reconfigure();
   // Replaces the configuration (validated whole; R-SRV-4b).
@@ -257,8 +269,8 @@ class Controller {
  private:
   Controller(core::ClusterState state, ControllerDeps deps);
 
-  // Steps: 1. hosts agents added earlier; 2. administrators' queue and host overrides;
-  // 3. every job (JobBook::Restore), the agents of hosts with jobs expected back; 4. every
+  // Steps: 1. hosts agents added earlier; 2. administrators' queue and host overrides, and
+  // the advance reservations; 3. every job (JobBook::Restore), the agents of hosts with jobs expected back; 4. every
   // host unavailable until its agent registers (an agent not yet back is unknown, not
   // idle); 5. queues' reclaim deadlines.
   Status Restore(const store::Snapshot& snap);
@@ -314,6 +326,7 @@ class Controller {
   StepRequests steps_;
   HistoryKeeper keeper_;         // retention where the store purges itself (history_api.h)
   StartEstimator estimator_;     // estimated starts (estimates.h)
+  AdvanceReservations reservations_;  // issue 42 (advance_reservations.h)
   daemon::ServiceNotifier* notifier_;  // null: none
   const FaultPlan faults_ = FaultPlan::FromEnvironment();
   std::thread thread_;

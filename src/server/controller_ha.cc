@@ -89,6 +89,7 @@ void Controller::ResyncLocked() {
   // Host rows and overrides too: a configured host's agent may have registered meanwhile
   // (its detected GPUs, or the close of a host whose GPUs differ, were in a failed write).
   store::WriteBatch batch = settings_.Rows();
+  reservations_.AddRows(batch);  // issue 42
   batch.deleted_jobs = writes.withdrawn();  // kept until the resync commits (it may fail again)
   batch.settings[std::string(JobBook::kNextIdSetting)] = book_.next_id();
   for (const auto& [id, job] : book_.jobs()) {

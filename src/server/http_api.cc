@@ -315,6 +315,7 @@ void HttpApi::Install(httplib::Server& server) {
   InstallJobRoutes(server);
   InstallJobActionRoutes(server);
   InstallClusterRoutes(server);
+  InstallReservationRoutes(server);
   InstallAgentRoutes(server);
   InstallStepRoutes(server);
   InstallHistoryRoutes(server);
@@ -446,6 +447,53 @@ void HttpApi::InstallClusterRoutes(httplib::Server& server) {
     }
     Send(res, c.Reconfigure());
   });
+}
+
+void HttpApi::InstallReservationRoutes(httplib::Server& server) {
+  Controller& c = controller_;
+  server.Get("/v1/reservations", [&c](const httplib::Request& req, httplib::Response& res) {
+    Caller caller;
+    if (AuthenticateUser(c, req, res, caller)) Send(res, c.ListReservations());
+  });
+  server.Post("/v1/reservations", [&c](const httplib::Request& req, httplib::Response& res) {
+    Caller caller;
+    json body;
+    if (!AuthenticateUser(c, req, res, caller) || !ParseBody(req, res, kMaxBodyBytes, body)) return;
+    Reply reply(c.CreateReservation(caller, body));
+    if (reply.status == 200) reply.status = 201;  // created
+    Send(res, reply);
+  });
+  server.Post("/v1/reservations/preview",
+              [&c](const httplib::Request& req, httplib::Response& res) {
+                Caller caller;
+                json body;
+                if (!AuthenticateUser(c, req, res, caller) ||
+                    !ParseBody(req, res, kMaxBodyBytes, body)) {
+                  return;
+                }
+                Send(res, c.PreviewReservation(caller, body));
+              });
+  server.Get(R"(/v1/reservations/([^/]+))",
+             [&c](const httplib::Request& req, httplib::Response& res) {
+               Caller caller;
+               if (AuthenticateUser(c, req, res, caller)) Send(res, c.GetReservation(req.matches[1]));
+             });
+  server.Patch(R"(/v1/reservations/([^/]+))",
+               [&c](const httplib::Request& req, httplib::Response& res) {
+                 Caller caller;
+                 json body;
+                 if (!AuthenticateUser(c, req, res, caller) ||
+                     !ParseBody(req, res, kMaxBodyBytes, body)) {
+                   return;
+                 }
+                 Send(res, c.ModifyReservation(caller, req.matches[1], body));
+               });
+  server.Delete(R"(/v1/reservations/([^/]+))",
+                [&c](const httplib::Request& req, httplib::Response& res) {
+                  Caller caller;
+                  if (!AuthenticateUser(c, req, res, caller)) return;
+                  Send(res, c.DeleteReservation(caller, req.matches[1]));
+                });
 }
 
 void HttpApi::InstallAgentRoutes(httplib::Server& server) {

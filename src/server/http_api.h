@@ -36,6 +36,8 @@ class HttpApi {
   void InstallJobRoutes(httplib::Server& server);
   void InstallJobActionRoutes(httplib::Server& server);
   void InstallClusterRoutes(httplib::Server& server);
+  // /v1/reservations (issue 42, R-RSV-1; advance_reservations.h).
+  void InstallReservationRoutes(httplib::Server& server);
   void InstallAgentRoutes(httplib::Server& server);
   // Steps in running jobs and their streams (R-LAUNCH-1..3, step_requests.h).
   void InstallStepRoutes(httplib::Server& server);

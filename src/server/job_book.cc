@@ -338,9 +338,19 @@ void JobBook::SetState(JobInfo& job, JobState state, const std::string& why,
   Emit(job);
 }
 
+nlohmann::json JobBook::RunLimitOf(const JobInfo& job) const {
+  if (!run_limit_source_.limit) return job.spec.value("run_limit", nlohmann::json(nullptr));
+  const std::optional<int64_t> limit = run_limit_source_.limit(job);
+  return limit ? nlohmann::json(*limit) : nlohmann::json(nullptr);
+}
+
 void JobBook::Finish(JobInfo& job, int32_t exit_code, const std::string& cause, bool killed,
                      store::WriteBatch& batch) {
   const Instant now = ctx_.Now();
+  if (cause == "RUN_LIMIT" && run_limit_source_.end_message) {
+    // Its reservation's window ended it, not its own limit: the record says so (R-RSV-2).
+    if (std::string why = run_limit_source_.end_message(job); !why.empty()) job.message = why;
+  }
   // Only a run lost with its host and then reported ended ends a waiting job (agent_registry.cc).
   const bool lost_run = job.phase() == core::AdmissionPhase::kPending;
   Unindex(job);

@@ -161,6 +161,16 @@ class JobBook {
   void NoteRunLimitOrder(const JobInfo& job);
   bool TakeRunLimitHost(const std::string& host) { return run_limit_hosts_.erase(host) > 0; }
   bool HasRunLimitOrder(const std::string& host) const { return run_limit_hosts_.contains(host); }
+  // What bounds a running job besides its own run limit (advance reservations end their jobs
+  // with the window, advance_reservations.h): the limit its agent enforces, in seconds from its
+  // start (nullopt: none), and why a job that reached it ended ("": its own limit did it).
+  struct RunLimitSource {
+    std::function<std::optional<int64_t>(const JobInfo&)> limit;
+    std::function<std::string(const JobInfo&)> end_message;
+  };
+  void SetRunLimitSource(RunLimitSource source) { run_limit_source_ = std::move(source); }
+  // The run limit `job`'s agent enforces, as launches and run-limit orders carry it (null: none).
+  nlohmann::json RunLimitOf(const JobInfo& job) const;
 
   // --- Restart ---
   // Steps: 1. every row in id order: an ended one is noted for dependencies (EndedJobNoted)
@@ -266,6 +276,7 @@ class JobBook {
 
   ServerContext& ctx_;
   std::function<void(JobId)> on_released_;
+  RunLimitSource run_limit_source_;
   JobId next_id_ = 1;
   Jobs jobs_;
   std::unordered_map<JobId, JobInfo*> by_id_;

@@ -324,8 +324,7 @@ json TakeRunLimitOrders(JobBook& book, const std::string& host) {
     JobInfo* job = book.Find(id);
     if (job == nullptr || !job->run_limit_pending) continue;
     job->run_limit_pending = false;
-    const json& limit = job->spec["run_limit"];
-    orders.push_back({{"job", id}, {"run_limit", limit.is_number_integer() ? limit : json()}});
+    orders.push_back({{"job", id}, {"run_limit", book.RunLimitOf(*job)}});
   }
   return orders;
 }

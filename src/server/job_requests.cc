@@ -115,6 +115,9 @@ Status JobRequests::CheckSubmittable(const Caller& caller, const json& spec,
   const std::string resreq = spec.value("resreq", "");
   auto request = ctx_.memoizing_state().CompileRequest(resreq.empty() ? q.default_resreq : resreq);
   if (!request) return InvalidArgument(request.error().WithPrefix(where + ".resreq").message());
+  if (const std::string rsv = spec.value("reservation", ""); !rsv.empty() && reservation_check_) {
+    return reservation_check_(caller, rsv, where);  // R-RSV-2: its users and groups only
+  }
   return Status::Ok();
 }
 

@@ -12,6 +12,8 @@
 // and on return; it is released while the store commits and between a listing's chunks.
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -56,6 +58,12 @@ class JobRequests {
 
   int64_t submissions() const { return submissions_; }
 
+  // Checks the `reservation` a job names (advance_reservations.h: its users and groups);
+  // unset, a job naming one is left to the core (which refuses an unknown name).
+  using ReservationCheck =
+      std::function<Status(const Caller&, const std::string& name, const std::string& where)>;
+  void set_reservation_check(ReservationCheck check) { reservation_check_ = std::move(check); }
+
  private:
   struct ListQuery;
   static Result<ListQuery> ParseListQuery(const std::map<std::string, std::string>& query);
@@ -78,6 +86,7 @@ class JobRequests {
 
   ServerContext& ctx_;
   JobBook& book_;
+  ReservationCheck reservation_check_;
   int64_t submissions_ = 0;
 };
 

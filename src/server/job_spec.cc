@@ -42,7 +42,7 @@ Status CheckFieldNames(const json& body, const std::string& where) {
       "command",   "name",   "queue",  "tasks",     "min_tasks", "max_tasks", "resreq",
       "run_limit", "begin",  "depend", "exclusive", "hold",      "priority",  "project",
       "cwd",       "output", "error",  "env",       "script",    "array",     "umask",
-      "interactive"};
+      "interactive", "reservation"};
   for (auto it = body.begin(); it != body.end(); ++it) {
     if (!kFields.contains(it.key())) {
       return InvalidArgument(where + "." + it.key() + ": unknown field");
@@ -93,6 +93,14 @@ Status ParseCommandAndTexts(const json& body, const std::string& where, json& sp
     SLUICE_RETURN_IF_ERROR(NoNul(where, "command[" + std::to_string(i) + "]", command[i]));
   }
   spec["command"] = command;
+  // The advance reservation it runs in (R-RSV-2, `-U NAME`): kept only when named, so the
+  // specs of other jobs stay as they were.
+  if (body.contains("reservation")) {
+    const json& rsv = body["reservation"];
+    if (!rsv.is_string() && !rsv.is_null()) return Expected(where, "reservation", "a name", rsv);
+    if (rsv.is_string()) SLUICE_RETURN_IF_ERROR(NoNul(where, "reservation", rsv));
+    if (rsv.is_string() && !rsv.get<std::string>().empty()) spec["reservation"] = rsv;
+  }
   for (const char* field :
        {"name", "queue", "resreq", "depend", "project", "cwd", "output", "error"}) {
     if (!body.contains(field)) {
@@ -244,6 +252,7 @@ core::JobSpec ToCoreSpec(const json& spec, JobId id) {
   s.depend = spec.value("depend", "");
   s.exclusive = spec.value("exclusive", false);
   s.hold = spec.value("hold", false);
+  s.reservation = spec.value("reservation", "");  // R-RSV-2, `-U NAME`
   return s;
 }
 

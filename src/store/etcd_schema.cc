@@ -17,6 +17,10 @@ struct EtcdMigration {
 constexpr EtcdMigration kMigrations[] = {
     // 1 -> 2: the keys did not change; the step only records the version (the first mark).
     {2, [](const std::string&) { return std::vector<EtcdOp>{}; }},
+    // 2 -> 3: advance reservations under PREFIX/reservations/NAME (issue 42); a new prefix holds
+    // none yet, so the step only records that an older binary must not lead this state (it
+    // would drop them).
+    {3, [](const std::string&) { return std::vector<EtcdOp>{}; }},
 };
 static_assert(std::size(kMigrations) > 0 &&
               kMigrations[std::size(kMigrations) - 1].to == kSchemaVersion);

@@ -402,6 +402,13 @@ std::vector<EtcdOp> EtcdStore::OpsOf(const WriteBatch& batch, std::vector<JobId>
       ops.push_back({.kind = EtcdOp::Kind::kDelete, .key = p + "/settings/" + key});
     }
   }
+  for (const auto& [name, spec] : batch.reservations) {
+    if (spec) {
+      ops.push_back({.key = p + "/reservations/" + name, .value = *spec});
+    } else {
+      ops.push_back({.kind = EtcdOp::Kind::kDelete, .key = p + "/reservations/" + name});
+    }
+  }
   return ops;
 }
 
@@ -697,6 +704,8 @@ Result<Snapshot> EtcdStore::Load() {
         }
       } else if (name.starts_with("hosts/")) {
         hosts.push_back(std::move(kv));
+      } else if (name.starts_with("reservations/")) {
+        snap.reservations[name.substr(13)] = std::move(kv.value);
       } else if (name.starts_with("settings/") && ParseInt(kv.value, number)) {
         snap.settings[name.substr(9)] = number;
       } else if (name == "meta/config_version" && ParseInt(kv.value, number)) {

@@ -10,7 +10,9 @@
 // A state without a mark is kUnmarkedSchemaVersion: the layout of the releases before the mark.
 // Schema history (keep it in step with the migrations and docs/upgrading.md):
 //   1  no mark: the layout up to commit bd2dd27 (tests/fixtures/state-v1 keeps one);
-//   2  the same layout, with its version recorded.
+//   2  the same layout, with its version recorded;
+//   3  advance reservations (issue 42): SQLite's table `reservations`, etcd's keys
+//      PREFIX/reservations/NAME.
 // Thread-safety: constants and a pure function.
 #pragma once
 
@@ -20,7 +22,7 @@
 
 namespace sluice::store {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 inline constexpr int kUnmarkedSchemaVersion = 1;
 
 // The version a store found when it opened, and whether it upgraded it.

@@ -21,6 +21,14 @@ constexpr SqliteMigration kMigrations[] = {
     // The columns and indexes added before versions were recorded are added at every open
     // (AddMissingColumns, CreateHistoryIndexes), so any older database reaches schema 1 first.
     {2, [](sqlite3*) { return Status::Ok(); }},
+    // 2 -> 3: advance reservations (issue 42). Open's kSchema creates the table already (it
+    // runs before the migrations); the step creates it too so that it stands on its own.
+    {3,
+     [](sqlite3* db) {
+       return Exec(db,
+                   "CREATE TABLE IF NOT EXISTS reservations (name TEXT PRIMARY KEY, spec TEXT NOT "
+                   "NULL)");
+     }},
 };
 static_assert(std::size(kMigrations) > 0 &&
               kMigrations[std::size(kMigrations) - 1].to == kSchemaVersion);

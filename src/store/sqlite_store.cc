@@ -61,6 +61,7 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE TABLE IF NOT EXISTS hosts (name TEXT PRIMARY KEY, spec TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS reservations (name TEXT PRIMARY KEY, spec TEXT NOT NULL);
 )sql";
 
 constexpr const char* kUpsertJob =
@@ -175,6 +176,8 @@ class SqliteWriter {
     sqlite3_finalize(read_epoch_);
     sqlite3_finalize(upsert_setting_);
     sqlite3_finalize(delete_setting_);
+    sqlite3_finalize(upsert_reservation_);
+    sqlite3_finalize(delete_reservation_);
     sqlite3_close(db_);
     if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock
   }
@@ -188,7 +191,11 @@ class SqliteWriter {
         sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)", -1,
                            &upsert_setting_, nullptr) != SQLITE_OK ||
         sqlite3_prepare_v2(db_, "DELETE FROM settings WHERE key = ?1", -1, &delete_setting_,
-                           nullptr) != SQLITE_OK) {
+                           nullptr) != SQLITE_OK ||
+        sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO reservations (name, spec) VALUES (?1, ?2)",
+                           -1, &upsert_reservation_, nullptr) != SQLITE_OK ||
+        sqlite3_prepare_v2(db_, "DELETE FROM reservations WHERE name = ?1", -1,
+                           &delete_reservation_, nullptr) != SQLITE_OK) {
       return SqlError(db_, "preparing statements");
     }
     // Replaces the autocheckpoint on this connection: MaybeCheckpoint runs it instead.
@@ -398,6 +405,13 @@ class SqliteWriter {
       if (value) sqlite3_bind_int64(s, 2, *value);
       if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing setting " + key);
     }
+    for (const auto& [name, spec] : batch.reservations) {
+      sqlite3_stmt* s = spec ? upsert_reservation_ : delete_reservation_;
+      sqlite3_reset(s);
+      sqlite3_bind_text(s, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+      if (spec) sqlite3_bind_text(s, 2, spec->data(), static_cast<int>(spec->size()), SQLITE_STATIC);
+      if (sqlite3_step(s) != SQLITE_DONE) return SqlError(db_, "writing reservation " + name);
+    }
     if (batch.config_version) {
       const std::string sql =
           "INSERT OR REPLACE INTO meta (key, value) VALUES ('config_version', " +
@@ -416,6 +430,8 @@ class SqliteWriter {
   sqlite3_stmt* read_epoch_ = nullptr;
   sqlite3_stmt* upsert_setting_ = nullptr;
   sqlite3_stmt* delete_setting_ = nullptr;
+  sqlite3_stmt* upsert_reservation_ = nullptr;
+  sqlite3_stmt* delete_reservation_ = nullptr;
   std::thread writer_;
   Mutex mu_{LockRank::kStoreQueue};
   std::condition_variable_any cv_;
@@ -663,6 +679,11 @@ Result<Snapshot> SqliteStore::Load() {
     return SqlError(db, "reading settings");
   }
   while (sqlite3_step(s) == SQLITE_ROW) snap.settings[Text(s, 0)] = sqlite3_column_int64(s, 1);
+  sqlite3_finalize(s);
+  if (sqlite3_prepare_v2(db, "SELECT name, spec FROM reservations", -1, &s, nullptr) != SQLITE_OK) {
+    return SqlError(db, "reading reservations");
+  }
+  while (sqlite3_step(s) == SQLITE_ROW) snap.reservations[Text(s, 0)] = Text(s, 1);
   sqlite3_finalize(s);
   return snap;
 }

@@ -8,8 +8,9 @@
 // epoch; its preemption marker; once ended, its CPU time, memory peak and message; its steps
 // as JSON text),
 // `hosts` (agents that registered without being in the cluster YAML), `settings` (integers
-// by key: administrators' queue and host overrides, queues' reclaim deadlines) and `meta`
-// (controller epoch, configuration version, schema version). The store
+// by key: administrators' queue and host overrides, queues' reclaim deadlines),
+// `reservations` (advance reservations by name, each as JSON text: server/advance_reservations.h;
+// schema 3) and `meta` (controller epoch, configuration version, schema version). The store
 // knows nothing of the core: rows are plain values; the server maps them to and from
 // ClusterState.
 //
@@ -111,10 +112,13 @@ struct WriteBatch {
   std::optional<int64_t> config_version;
   // Controller settings by key (e.g. "queue_open/normal"): a value sets, nullopt deletes.
   std::map<std::string, std::optional<int64_t>> settings;
+  // Advance reservations by name (R-RSV-1): the JSON text sets (inserted or replaced whole),
+  // nullopt deletes.
+  std::map<std::string, std::optional<std::string>> reservations;
 
   bool empty() const {
     return jobs.empty() && hosts.empty() && deleted_jobs.empty() && !config_version &&
-           settings.empty();
+           settings.empty() && reservations.empty();
   }
 };
 
@@ -125,6 +129,7 @@ struct Snapshot {
   std::vector<StoredJob> jobs;  // by id
   std::vector<StoredHost> hosts;
   std::map<std::string, int64_t> settings;
+  std::map<std::string, std::string> reservations;  // by name: the JSON text (R-RSV-1)
 };
 
 struct StoreStats {

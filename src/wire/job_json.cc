@@ -43,7 +43,7 @@ json Argv(const json& command) {
 }
 
 std::shared_ptr<const std::string> FixedJobText(const json& spec) {
-  const json fixed = {{"name", spec.value("name", "")},
+  json fixed = {{"name", spec.value("name", "")},
                       {"min_tasks", spec.value("min_tasks", 1)},
                       {"max_tasks", spec.value("max_tasks", 1)},
                       {"resreq", spec.value("resreq", "")},
@@ -57,6 +57,8 @@ std::shared_ptr<const std::string> FixedJobText(const json& spec) {
                       {"cwd", spec.value("cwd", "")},
                       {"output", spec.value("output", "")},
                       {"error", spec.value("error", "")}};
+  // Only a job in an advance reservation has one (R-RSV-2): other listings keep their bytes.
+  if (const std::string rsv = spec.value("reservation", ""); !rsv.empty()) fixed["reservation"] = rsv;
   std::string text = fixed.dump(-1, ' ', false, json::error_handler_t::replace);
   // Without the braces: the members are spliced into each listing's object.
   return std::make_shared<const std::string>(text.substr(1, text.size() - 2));
@@ -98,7 +100,8 @@ const std::vector<std::string>& JobFieldNames() {
                                                   "index",
                                                   "array",
                                                   "elements",
-                                                  "steps"};
+                                                  "steps",
+                                                  "reservation"};
   return kNames;
 }
 

@@ -52,6 +52,7 @@ ReasonDetail ReservationWaitDetail(const Job& job, const ClusterState& state, In
   ReasonDetail detail{.code = ReasonCode::kReservationWait,
                       .scope = "reservation " + job.spec.reservation};
   const int32_t r = state.reservations().Find(job.spec.reservation);
+  if (r < 0) detail.scope += " (deleted)";  // the job waits: it is not killed (R-RSV-2)
   if (r >= 0) {
     if (std::optional<ReservationWindow> w = state.reservations().NextWindow(r, now)) {
       detail.time = w->begin;

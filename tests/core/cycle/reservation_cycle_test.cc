@@ -177,6 +177,7 @@ TEST(ReservationCycleTest, AnUnknownReservationIsRefusedAndADeletedOneLeavesItsJ
   ASSERT_TRUE(reasons.has_value());
   EXPECT_EQ(reasons->main, ReasonCode::kReservationWait);
   EXPECT_EQ(reasons->details[0].time, kInfinite);
+  EXPECT_EQ(reasons->details[0].scope, "reservation course (deleted)");  // says it is gone
 }
 
 TEST(ReservationCycleTest, JobsOfOneShapeWithDifferentRunLimitsAreJudgedApart) {
