@@ -59,6 +59,10 @@ bool EndsLostRun(const JobInfo& job, const std::string& name, const wire::ExitRe
   return e.run == 0 || job.lost_run == 0 || e.run == job.lost_run;
 }
 
+// Why a host the configuration dropped while it ran jobs is closed (GET /v1/hosts `reason`,
+// pending jobs' per-host reasons).
+constexpr const char* kDrainingReason = "removed from the configuration; drains";
+
 }  // namespace
 
 // --- Registration -------------------------------------------------------------------------------
@@ -80,7 +84,7 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
   const std::string& name = reg.host.name;
   store::WriteBatch batch;
   SLUICE_RETURN_IF_ERROR(CheckClaim(reg));
-  if (auto index = ctx_.state().topology().FindHost(name); !index) {
+  if (auto index = ctx_.state().topology().FindHost(name); !index || Gone(name)) {
     if (read_only) {
       return Status(StatusCode::kUnavailable,
                     "host " + name + " cannot be added now: " + ctx_.writes().Fault());
@@ -158,7 +162,10 @@ Result<json> AgentRegistry::Register(const Registration& reg, MutexLock& lock) {
 
 Status AgentRegistry::CheckClaim(const Registration& reg) const {
   const std::string& name = reg.host.name;
-  if (!ctx_.state().topology().FindHost(name) && !settings_.allow_dynamic_hosts()) {
+  // A host the configuration dropped is out as if it had never been listed (a restart
+  // forgets it).
+  const bool listed = ctx_.state().topology().FindHost(name) && !Gone(name);
+  if (!listed && !settings_.allow_dynamic_hosts()) {
     return Status(StatusCode::kPermissionDenied,
                   "host " + name +
                       " is not in the cluster configuration (agents may add hosts "
@@ -315,6 +322,11 @@ Result<AgentRegistry::Agent*> AgentRegistry::CheckIn(const std::string& name,
   if (found == agents_.end() || !found->second->registered) {
     return NotFound("agent " + name + " is not registered in epoch " +
                     std::to_string(ctx_.writes().epoch()));
+  }
+  if (Gone(name)) {  // dropped idle or drained: registering again, it is refused (CheckClaim)
+    found->second->registered = false;
+    ctx_.log().info("host {}: no longer in the configuration; its agent is told so", name);
+    return NotFound("host " + name + " is no longer in the cluster configuration");
   }
   Agent& agent = *found->second;
   if (epoch > ctx_.writes().epoch()) return FailedPrecondition("stale epoch");
@@ -702,15 +714,29 @@ bool AgentRegistry::Live(const std::string& host) const {
 }
 
 AgentView AgentRegistry::View(const std::string& host) const {
+  AgentView view;
   auto it = agents_.find(host);
-  if (it == agents_.end() || !it->second->registered) return AgentView{};
-  return AgentView{.registered = true,
-                   .connected = !it->second->unavail,
-                   .last_heartbeat_ms = it->second->last_heartbeat_ms,
-                   .closed_reason = it->second->closed_reason,
-                   .health_failure = HealthFailureOf(host),
-                   .load = it->second->load,
-                   .restarting = it->second->restarting};
+  if (it != agents_.end() && it->second->registered) {
+    view = AgentView{.registered = true,
+                     .connected = !it->second->unavail,
+                     .last_heartbeat_ms = it->second->last_heartbeat_ms,
+                     .closed_reason = it->second->closed_reason,
+                     .health_failure = HealthFailureOf(host),
+                     .load = it->second->load,
+                     .restarting = it->second->restarting};
+  }
+  auto index = ctx_.state().topology().FindHost(host);
+  if (index &&
+      ctx_.state().topology().hosts()[*index].membership == core::HostMembership::kLeaving) {
+    view.closed_reason = std::string(kDrainingReason) +
+                         (view.closed_reason.empty() ? "" : "; " + view.closed_reason);
+  }
+  return view;
+}
+
+bool AgentRegistry::Gone(const std::string& host) const {
+  auto index = ctx_.state().topology().FindHost(host);
+  return index && ctx_.state().topology().hosts()[*index].membership == core::HostMembership::kGone;
 }
 
 void AgentRegistry::NoteHostFault(const std::string& name, const std::string& message,

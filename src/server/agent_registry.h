@@ -192,6 +192,9 @@ class AgentRegistry {
   // the host with its message, a pass lifts that close (ClusterSettings::SetHealthFailure).
   void ApplyHealth(const std::string& name, const wire::HealthReport& report);
   std::string HealthFailureOf(const std::string& name) const;  // "" when it passes
+  // The configuration dropped the host and it runs no job (core::HostMembership::kGone): its
+  // agent is refused as a host never listed.
+  bool Gone(const std::string& host) const;
   // Heartbeat step 1, one kind of report each; every change joins `batch`.
   void ApplyExits(const std::string& name, const HeartbeatReport& report, nlohmann::json& ack,
                   store::WriteBatch& batch);

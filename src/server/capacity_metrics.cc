@@ -93,6 +93,7 @@ CapacitySnapshot CollectCapacity(const core::ClusterState& state, const JobCount
   out.resources = topology.host_resources();
   out.hosts.reserve(topology.hosts().size());
   for (const core::Host& h : topology.hosts()) {
+    if (h.membership == core::HostMembership::kGone) continue;  // out of the configuration
     out.hosts.push_back({.name = h.spec.name,
                          .slots = h.spec.slots,
                          .used_slots = h.used_slots,

@@ -16,6 +16,11 @@ namespace {
 // A stored host row of this kind holds only the GPUs an agent detected on a host the cluster
 // YAML lists (`gpus: auto`); it never adds a host.
 constexpr const char* kDetectedRow = "detected_gpus";
+// A stored host row of this kind holds the whole spec of a host the file dropped while it ran
+// jobs (it drains): a restart lists it until its jobs are restored, then drops it again.
+// Never deleted (the store keeps host rows): one of a host that has drained since only lists
+// it during the restore.
+constexpr const char* kDrainingRow = "draining";
 
 // The stored devices of a host row, or none when it has none or they no longer decode.
 std::vector<core::GpuDevice> StoredGpus(const json& row, const std::string& host,
@@ -31,6 +36,34 @@ std::vector<core::GpuDevice> StoredGpus(const json& row, const std::string& host
   return std::move(*gpus);
 }
 
+// A draining host's spec from its row (DrainingRow).
+core::HostSpec DrainingSpec(const json& row, const std::string& host, ServerContext& ctx) {
+  core::HostSpec spec{.name = host};
+  spec.slots = row.value("slots", 1);
+  spec.resources = row.value("resources", std::map<std::string, int64_t>{});
+  spec.attributes = row.value("attributes", std::map<std::string, std::string>{});
+  spec.tags = row.value("tags", std::vector<std::string>{});
+  spec.gpus = StoredGpus(row, host, ctx);
+  if (!spec.gpus.empty()) spec.resources.erase("gpu");  // the core counts the list
+  return spec;
+}
+
+store::StoredHost DrainingRow(const core::HostSpec& spec) {
+  json stored = {{kDrainingRow, true},
+                 {"slots", spec.slots},
+                 {"resources", spec.resources},
+                 {"attributes", spec.attributes},
+                 {"tags", spec.tags}};
+  if (!spec.gpus.empty()) stored["gpus"] = wire::EncodeGpuDevices(spec.gpus);
+  return store::StoredHost{spec.name, stored.dump()};
+}
+
+// kListed for a host the core does not know.
+core::HostMembership MembershipOf(const core::Topology& topology, const std::string& host) {
+  auto index = topology.FindHost(host);
+  return index ? topology.hosts()[*index].membership : core::HostMembership::kListed;
+}
+
 }  // namespace
 
 // --- Restart ------------------------------------------------------------------------------------
@@ -44,6 +77,10 @@ Status ClusterSettings::RestoreHosts(const std::vector<store::StoredHost>& hosts
         std::vector<core::GpuDevice> gpus = StoredGpus(j, h.name, ctx_);
         if (!gpus.empty()) detected_gpus_[h.name] = std::move(gpus);
       }
+      continue;
+    }
+    if (j.value(kDrainingRow, false)) {
+      draining_restored_.push_back(DrainingSpec(j, h.name, ctx_));
       continue;
     }
     if (j.value(kDetectedRow, false)) continue;  // a `gpus: auto` host no longer in the file
@@ -87,9 +124,23 @@ void ClusterSettings::RestoreOverrides(const std::map<std::string, int64_t>& set
   // against capacity, not against states that only keep new work off (the jobs of a closed
   // host run on). Controller::Restore then makes every host unavail until its agent registers.
   core::ClusterConfig config = EffectiveConfig(base_, [](const std::string&) { return true; });
+  config.hosts.insert(config.hosts.end(), draining_restored_.begin(), draining_restored_.end());
   for (core::HostSpec& host : config.hosts) host.state = core::HostState::kOk;
   (void)ctx_.ApplyLocked(core::ConfigChanged{std::move(config)},
                          "queue overrides and detected GPUs not restored");
+}
+
+void ClusterSettings::SettleDrainingHosts() {
+  if (draining_restored_.empty()) return;
+  draining_restored_.clear();
+  core::ClusterConfig config = EffectiveConfig(base_, [](const std::string&) { return true; });
+  for (core::HostSpec& host : config.hosts) host.state = core::HostState::kOk;
+  (void)ctx_.ApplyLocked(core::ConfigChanged{std::move(config)}, "draining hosts not settled");
+  for (const core::Host& host : ctx_.state().topology().hosts()) {
+    if (host.membership != core::HostMembership::kLeaving) continue;
+    ctx_.log().info("host {}: no longer in the configuration; drains ({} job(s) run there)",
+                    host.spec.name, host.running_jobs);
+  }
 }
 
 void ClusterSettings::RestoreReclaimDeadlines(const std::map<std::string, int64_t>& settings) {
@@ -104,8 +155,10 @@ void ClusterSettings::RestoreReclaimDeadlines(const std::map<std::string, int64_
 // --- What the core sees -------------------------------------------------------------------------
 
 core::HostState ClusterSettings::HostStateFor(const std::string& host, bool live) const {
-  if (!live) return core::HostState::kUnavail;
-  if (closed_hosts_.contains(host) || health_failures_.contains(host)) {
+  const core::HostMembership membership = MembershipOf(ctx_.state().topology(), host);
+  if (!live || membership == core::HostMembership::kGone) return core::HostState::kUnavail;
+  if (closed_hosts_.contains(host) || health_failures_.contains(host) ||
+      membership == core::HostMembership::kLeaving) {
     return core::HostState::kClosed;
   }
   for (const core::HostSpec& spec : base_.hosts) {
@@ -190,6 +243,7 @@ store::WriteBatch ClusterSettings::Rows() const {
     batch.settings[std::string(kSettingHostClosed) + "/" + name] =
         closed_hosts_.contains(name) ? std::optional<int64_t>(1) : std::nullopt;
   }
+  AddDrainingRows(batch);
   for (const auto& [queue, open] : queue_open_) {
     batch.settings[std::string(kSettingQueueOpen) + "/" + queue] = open ? 1 : 0;
   }
@@ -315,7 +369,20 @@ Result<store::WriteBatch> ClusterSettings::Replace(core::ClusterConfig config, c
   base_ = std::move(config);
   ++config_version_;
   ctx_.log().info("configuration version {} in force", config_version_);
-  return store::WriteBatch{.config_version = config_version_};
+  store::WriteBatch batch{.config_version = config_version_};
+  AddDrainingRows(batch);
+  for (const store::StoredHost& row : batch.hosts) {
+    ctx_.log().info("host {}: no longer in the configuration but runs jobs: closed, it drains",
+                    row.name);
+  }
+  return batch;
+}
+
+void ClusterSettings::AddDrainingRows(store::WriteBatch& batch) const {
+  for (const core::Host& host : ctx_.state().topology().hosts()) {
+    if (host.membership != core::HostMembership::kLeaving) continue;
+    batch.hosts.push_back(DrainingRow(host.spec));
+  }
 }
 
 }  // namespace sluice::server

@@ -7,8 +7,10 @@
 // by name, as the store's settings hold them ("queue_open/<queue>" and so on, the kSetting*
 // keys below). The effective configuration is recomputed from them on every change.
 // Invariant: a host is unavail in the core unless its agent is live (registered, lease not
-// expired); else closed when an administrator closed it or its health check fails (R-OPS-4,
-// two separate closes: see SetHealthFailure); else as configured.
+// expired); else closed when an administrator closed it, its health check fails (R-OPS-4,
+// two separate closes: see SetHealthFailure) or the file dropped it while it runs jobs (it
+// drains: core::HostMembership); else as configured. A draining host has a host row of its
+// own (kDrainingRow) so that a restart restores its jobs on it and it drains on.
 // Thread-safety: every method REQUIRES the context's mutex held.
 #pragma once
 
@@ -47,8 +49,12 @@ class ClusterSettings {
   // GPUs; and the GPUs agents detected on `gpus: auto` hosts, which RestoreOverrides then
   // gives the core (before jobs holding them are restored).
   Status RestoreHosts(const std::vector<store::StoredHost>& hosts);
-  // Administrators' queue and host overrides; the queue overrides reconfigure the core.
+  // Administrators' queue and host overrides; the queue overrides reconfigure the core, the
+  // hosts that drained before the restart still listed (their jobs are restored next).
   void RestoreOverrides(const std::map<std::string, int64_t>& settings);
+  // Once the jobs are restored: the hosts that drained before the restart leave the
+  // configuration again, to drain on (or be gone when no job of theirs came back).
+  void SettleDrainingHosts();
   // Queues' reclaim deadlines: a restart does not give a starved queue a new grace (R-CAP-3).
   void RestoreReclaimDeadlines(const std::map<std::string, int64_t>& settings);
 
@@ -75,7 +81,8 @@ class ClusterSettings {
   core::ClusterConfig EffectiveConfig(const core::ClusterConfig& base, const LiveFn& live) const;
 
   // --- Resync ---
-  // Every host row and override setting as memory has them: rewritten after a failed write
+  // Every host row (draining hosts' too) and override setting as memory has them: rewritten
+  // after a failed write
   // (Controller::ResyncLocked), since a configured host's agent may register while the store
   // is read-only (disk full) and its detected GPUs or GPU mismatch must not be lost.
   store::WriteBatch Rows() const;
@@ -112,6 +119,8 @@ class ClusterSettings {
   static store::StoredHost AgentHostRow(const core::HostSpec& spec);
   // The row keeping the GPUs an agent detected on a `gpus: auto` host of the file.
   store::StoredHost DetectedGpusRow(const std::string& host) const;
+  // The rows of the hosts draining now (the whole spec: the file no longer has it).
+  void AddDrainingRows(store::WriteBatch& batch) const;
 
   ServerContext& ctx_;
   core::ClusterConfig base_;  // as loaded from the file (before overrides)
@@ -125,6 +134,7 @@ class ClusterSettings {
   std::map<std::string, std::vector<core::GpuDevice>> detected_gpus_;
   std::map<std::string, bool> queue_open_;
   std::map<std::string, bool> queue_active_;
+  std::vector<core::HostSpec> draining_restored_;  // during Restore only
 };
 
 }  // namespace sluice::server

@@ -94,6 +94,7 @@ Status Controller::Restore(const store::Snapshot& snap) {
   }
   RestoreCredentialKey(snap, batch);
   const JobBook::Restored restored = book_.Restore(snap.jobs, batch);
+  settings_.SettleDrainingHosts();  // their jobs are back on them: they drain on
   idempotency_.Restore(snap.jobs, ctx_.Now());
   for (const std::string& host : restored.launch_hosts) agents_.Expect(host, start_ms_);
   for (const core::Host& host : ctx_.state().topology().hosts()) {
@@ -262,6 +263,7 @@ Answer Controller::Hosts() {
   std::lock_guard lock(ctx_.mu());
   json out = json::array();
   for (const core::Host& host : ctx_.state().topology().hosts()) {
+    if (host.membership == core::HostMembership::kGone) continue;  // out of the configuration
     out.push_back(HostJson(host, ctx_.state().topology(), agents_.View(host.spec.name)));
     out.back()["reservations"] = reservations_.OnHost(host.spec.name);  // R-RSV-1
   }
@@ -312,7 +314,9 @@ Answer Controller::HostAction(const Caller& caller, const std::string& host,
   if (!caller.admin) return NotAdmin(caller);
   MutexLock lock(ctx_.mu());
   auto index = ctx_.state().topology().FindHost(host);
-  if (!index) return NotFound("no host named '" + host + "'");
+  if (!index || ctx_.state().topology().hosts()[*index].membership == core::HostMembership::kGone) {
+    return NotFound("no host named '" + host + "'");
+  }
   Result<store::WriteBatch> batch = settings_.SetHost(host, action);
   if (!batch) return batch.error();
   ctx_.log().info("host {}: {} by {}", host, action, caller.user);

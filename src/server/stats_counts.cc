@@ -21,6 +21,7 @@ void Controller::SampleStats(StatsSample& out, bool with_counts) {
   std::lock_guard lock(ctx_.mu());
   out.time = ctx_.Now();
   for (const core::Host& host : ctx_.state().topology().hosts()) {
+    if (host.membership == core::HostMembership::kGone) continue;  // out of the configuration
     out.hosts += 1;
     out.used_slots += host.used_slots;
     if (!host.AcceptsWork()) continue;

@@ -136,8 +136,9 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
       return;
     }
     if (!capacity.AcceptsWork(h)) {
-      const HostState state = task.state.topology().hosts()[h].spec.state;
-      ++(state == HostState::kUnavail ? scan.unavail : scan.closed);
+      const Host& host = task.state.topology().hosts()[h];
+      if (host.membership == HostMembership::kGone) return;  // out of the configuration
+      ++(host.spec.state == HostState::kUnavail ? scan.unavail : scan.closed);
       return;
     }
     if (capacity.WithheldFor(h) != kNoJob) {

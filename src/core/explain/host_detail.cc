@@ -92,6 +92,8 @@ std::vector<HostVerdict> ExplainHosts(const Job& job, const ClusterState& state)
   CapacityHostView view(state, capacity);
   const Topology& topology = state.topology();
   topology.ForEachHostOf(topology.queues()[job.queue], [&](HostIndex h) {
+    // A host out of the configuration is no reason (a restart forgets it).
+    if (topology.hosts()[h].membership == HostMembership::kGone) return;
     verdicts.push_back(Judge(job, state, capacity, h, view));
   });
   return verdicts;

@@ -244,7 +244,7 @@ Status ClusterState::Requeue(JobId id) {
                               std::string(ToString(job->state)));
   }
   const JobState was = job->state;
-  Release(*job);
+  const bool host_gone = Release(*job);
   job->allocation = Allocation{};
   job->preempted_for = kNoJob;
   job->state = JobState::kPending;
@@ -255,6 +255,7 @@ Status ClusterState::Requeue(JobId id) {
     future_begins_.insert({job->spec.begin_time, id});
   }
   NoteElement(*job, was);
+  if (host_gone) HostGone();  // the job is pending again: classified with the others
   return Status::Ok();
 }
 
@@ -280,12 +281,18 @@ void ClusterState::RemovePending(Job& job) {
   future_begins_.erase({job.spec.begin_time, job.spec.id});
 }
 
-void ClusterState::Release(Job& job) {
-  topology_.Vacate(job.queue, job.allocation);
+bool ClusterState::Release(Job& job) {
+  const bool host_gone = topology_.Vacate(job.queue, job.allocation);
   usage_.Stopped(job, topology_);
   running_.Erase(job.start_seq);
   running_by_end_.erase(RunningByEnd{.end = job.EstimatedEnd(), .start_seq = job.start_seq});
   job.allocation.hosts.clear();
+  return host_gone;
+}
+
+void ClusterState::HostGone() {
+  ResetRequestHosts();
+  ReclassifyPending();
 }
 
 Status ClusterState::Cancel(JobId id, Instant now) {
@@ -301,7 +308,7 @@ Status ClusterState::Cancel(JobId id, Instant now) {
     case JobState::kAdmitting:
     case JobState::kRunning:
       usage_.ChargeFairshare(*job, topology_.queues()[job->queue].spec, now);
-      Release(*job);
+      if (Release(*job)) HostGone();
       break;
     default:
       return FailedPrecondition("job " + std::to_string(id) + " is already " +
@@ -326,7 +333,7 @@ Status ClusterState::Finish(JobId id, Instant now, int32_t exit_code, ExitCause 
   } else if (!lost_run && (was == JobState::kRunning || was == JobState::kAdmitting)) {
     usage_.ChargeFairshare(*job, topology_.queues()[job->queue].spec, now);
     usage_.RecordRuntime(*job, now);
-    Release(*job);
+    if (Release(*job)) HostGone();
   } else {
     return FailedPrecondition("job " + std::to_string(id) + " is not running but " +
                               std::string(ToString(job->state)));

@@ -203,8 +203,11 @@ class ClusterState {
   Status SetHostState(std::string_view host, HostState state);
   // Errors: as Topology::AddHost.
   Status AddHost(HostSpec spec);
-  // Replaces the configuration: hosts and queues may be added or changed, not removed while
-  // they still have jobs. Every pending job is classified again in the next cycle.
+  // Replaces the configuration: hosts and queues may be added or changed; a queue may not be
+  // removed while it still has jobs; a host removed while it runs jobs is closed and drains
+  // (HostMembership: its jobs run to their end, then it is gone; listed again before, it is
+  // back as configured). Every pending job is classified again in the next cycle, and again
+  // when a draining host is gone.
   // Validates and plans first (Topology::PlanReconfigure, whose errors it returns); a refused
   // configuration changes nothing, an accepted one is applied whole.
   Status Reconfigure(const ClusterConfig& config);
@@ -279,7 +282,12 @@ class ClusterState {
   // Tells the request catalog of the topology's hosts / shared resources.
   void ResetRequestHosts();
   void ResetRequestSharedResources();
-  void Release(Job& job);
+  // Gives back the job's allocation. Returns whether a draining host was gone with it: the
+  // caller then calls HostGone once the job is where it goes (pending again, or ended).
+  bool Release(Job& job);
+  // What a reconfiguration does after the hosts changed: requests are matched against the
+  // hosts that remain, and every pending job is classified again (R-ADM-1).
+  void HostGone();
   void RemovePending(Job& job);
   // Every pending job is classified again (R-ADM-1).
   void ReclassifyPending();

@@ -178,12 +178,19 @@ Status Topology::CheckNewHost(const HostSpec& spec) {
 }
 
 Status Topology::AddHost(HostSpec spec) {
+  const std::optional<HostIndex> known = FindHost(spec.name);
+  const bool gone = known && hosts_[*known].membership == HostMembership::kGone;
   // A bad slot count is reported before a duplicate name, a bad resource after it.
-  if (spec.slots >= 0 && host_by_name_.contains(spec.name)) {
+  if (spec.slots >= 0 && known && !gone) {
     return Status(StatusCode::kAlreadyExists, "host '" + spec.name + "' is defined twice");
   }
   SLUICE_RETURN_IF_ERROR(CheckNewHost(spec));
-  AppendHost(std::move(spec));
+  if (gone) {  // back under its old index (indices never change)
+    hosts_[*known].membership = HostMembership::kListed;
+    UpdateHost(hosts_[*known], std::move(spec));
+  } else {
+    AppendHost(std::move(spec));
+  }
   return Status::Ok();
 }
 
@@ -218,6 +225,22 @@ void Topology::SetHostSpec(Host& host, HostSpec spec) {
     if (id >= host.resource_total.size()) host.resource_total.resize(id + 1, 0);
     host.resource_total[id] = amount;
   }
+}
+
+void Topology::LeaveHost(Host& host) {
+  if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
+  host.membership = HostMembership::kLeaving;
+  if (host.spec.state != HostState::kUnavail) host.spec.state = HostState::kClosed;
+  SyncHostSlots(host);
+}
+
+void Topology::DropHost(Host& host) {
+  if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
+  host.membership = HostMembership::kGone;
+  host.spec.state = HostState::kUnavail;
+  total_slots_ -= host.spec.slots;
+  host.spec.slots = 0;
+  SyncHostSlots(host);
 }
 
 ResourceId Topology::InternHostResource(const std::string& name) {
@@ -301,6 +324,11 @@ Status Topology::SetHostState(std::string_view name, HostState state) {
   auto index = FindHost(name);
   if (!index) return NotFound("no host named '" + std::string(name) + "'");
   Host& host = hosts_[*index];
+  // A host out of the configuration never takes work again (only its agent's loss shows).
+  if (host.membership == HostMembership::kGone) state = HostState::kUnavail;
+  if (host.membership == HostMembership::kLeaving && state != HostState::kUnavail) {
+    state = HostState::kClosed;
+  }
   if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
   host.spec.state = state;
   if (host.AcceptsWork()) free_slots_ += host.FreeSlots();
@@ -345,7 +373,8 @@ void Topology::Occupy(QueueIndex queue_index, const Allocation& allocation) {
   queue.used_slots += allocation.TotalSlots();
 }
 
-void Topology::Vacate(QueueIndex queue_index, const Allocation& allocation) {
+bool Topology::Vacate(QueueIndex queue_index, const Allocation& allocation) {
+  bool gone = false;
   for (const HostGrant& grant : allocation.hosts) {
     Host& host = hosts_[grant.host];
     const int32_t taken = host.SlotsTaken(grant);
@@ -357,11 +386,16 @@ void Topology::Vacate(QueueIndex queue_index, const Allocation& allocation) {
     if (host.AcceptsWork()) free_slots_ += taken;
     SyncHostUse(host_slots_, host);
     for (const ResourceAmount& r : grant.resources) host.resource_used[r.id] -= r.amount;
+    if (host.membership == HostMembership::kLeaving && host.running_jobs == 0) {
+      DropHost(host);  // its drain is over
+      gone = true;
+    }
   }
   for (const ResourceAmount& r : allocation.shared) shared_used_[r.id] -= r.amount;
   Queue& queue = queues_[queue_index];
   queue.running_jobs -= 1;
   queue.used_slots -= allocation.TotalSlots();
+  return gone;
 }
 
 Result<Topology::ReconfigurePlan> Topology::PlanReconfigure(const ClusterConfig& config) const {
@@ -378,12 +412,7 @@ Result<Topology::ReconfigurePlan> Topology::PlanReconfigure(const ClusterConfig&
   }
   std::set<std::string, std::less<>> listed_queues;
   for (const QueueSpec& spec : config.queues) listed_queues.insert(spec.name);
-  // 1. What is removed holds no job.
-  for (const Host& host : hosts_) {
-    if (!index_of.contains(host.spec.name) && host.running_jobs > 0) {
-      return FailedPrecondition("host '" + host.spec.name + "' still runs jobs");
-    }
-  }
+  // 1. A removed queue holds no job (a removed host may: it drains, ApplyReconfigure).
   for (const Queue& queue : queues_) {
     if (!listed_queues.contains(queue.spec.name) &&
         (queue.running_jobs > 0 || !queue.pending.empty())) {
@@ -421,26 +450,28 @@ Result<Topology::ReconfigurePlan> Topology::PlanReconfigure(const ClusterConfig&
 
 void Topology::ApplyReconfigure(const ClusterConfig& config, ReconfigurePlan plan) {
   SLUICE_CHECK(plan.queues.size() == config.queues.size());
-  // 1. Hosts: kept ones take their new spec, new ones are appended (a name listed twice: the
-  //    last spec wins).
+  // 1. Hosts: kept ones (leaving or gone ones too) take their new spec, new ones are appended
+  //    (a name listed twice: the last spec wins).
   std::set<std::string, std::less<>> listed_hosts;
   for (const HostSpec& spec : config.hosts) {
     listed_hosts.insert(spec.name);
     if (auto index = FindHost(spec.name)) {
+      hosts_[*index].membership = HostMembership::kListed;
       UpdateHost(hosts_[*index], spec);
     } else {
       AppendHost(spec);
     }
   }
   SetSharedResources(config.shared_resources);
-  // 2. A removed host stays in hosts_ (indices never move): unavail, with no slots.
+  // 2. A removed host stays in hosts_ (indices never move): leaving while it runs jobs, else
+  //    gone.
   for (Host& host : hosts_) {
     if (listed_hosts.contains(host.spec.name)) continue;
-    if (host.AcceptsWork()) free_slots_ -= host.FreeSlots();
-    host.spec.state = HostState::kUnavail;
-    total_slots_ -= host.spec.slots;
-    host.spec.slots = 0;
-    SyncHostSlots(host);
+    if (host.running_jobs > 0) {
+      LeaveHost(host);
+    } else {
+      DropHost(host);
+    }
   }
   // 3. Queues: kept ones take their new spec and layout, new ones are appended; a removed
   //    one stays, closed and inactive.

@@ -5,14 +5,16 @@
 // Representation:
 //  - hosts_ and queues_ are dense vectors addressed by HostIndex / QueueIndex; entries never
 //    move or disappear once created (a host that leaves becomes `unavail` with no slots, a
-//    queue that leaves becomes closed and inactive).
+//    queue that leaves becomes closed and inactive). A host the configuration drops while
+//    jobs run on it leaves only when the last of them ends (HostMembership).
 //  - host_slots_ mirrors hosts_ column-wise (SyncHostSlots after every change to a host).
 //  - Resource names by ResourceId: host resources (mem, gpu, ...) and shared resources
 //    (licenses) have separate id spaces; ids are assigned in order of first appearance and
 //    never change.
-// Invariants: total_slots_ is the sum of every host's configured slots; free_slots_ the sum
-// of FreeSlots() over the hosts that accept work; a host's used slots never exceed its slots;
-// windows_ has one entry per queue.
+// Invariants: total_slots_ is the sum of every host's configured slots (a leaving host's
+// included until it is gone); free_slots_ the sum of FreeSlots() over the hosts that accept
+// work; a host's used slots never exceed its slots; a leaving host runs jobs and never accepts
+// work; a gone host is unavail with no slots; windows_ has one entry per queue.
 // Thread-safety: none; owned by ClusterState.
 // Implements the host, queue and resource model of SPEC §2.
 #pragma once
@@ -37,9 +39,18 @@
 
 namespace sluice::core {
 
+// Whether a host is in the configuration (R-OPS-3). A reconfiguration that drops a host
+// running jobs makes it kLeaving: closed (unavail when its agent is lost), so nothing new
+// starts there, while the jobs it runs go on to their end with their slots and resources;
+// the end of its last job makes it kGone, as the reconfiguration makes a host it drops idle:
+// unavail with no slots, kept only because host indices never change. A configuration that
+// lists it again makes it kListed.
+enum class HostMembership : uint8_t { kListed, kLeaving, kGone };
+
 struct Host {
   HostSpec spec;
   HostIndex index = 0;
+  HostMembership membership = HostMembership::kListed;
   int32_t used_slots = 0;
   int32_t running_jobs = 0;
   std::vector<int64_t> resource_total;  // by host ResourceId; shorter vectors mean 0
@@ -181,8 +192,9 @@ class Topology {
 
   // --- Changes (ClusterState only). ---
 
-  // Appends a host. Errors: kInvalidArgument for negative slots or a negative resource
-  // amount, kAlreadyExists for a name already defined.
+  // Appends a host, or lists a gone host of that name again with `spec` (its index stays).
+  // Errors: kInvalidArgument for negative slots or a negative resource amount,
+  // kAlreadyExists for a name already defined (and not gone).
   Status AddHost(HostSpec spec);
   // Appends a queue using the hosts of `host_groups[spec.host_group]` (every host when the
   // group is empty). Errors: kAlreadyExists for a name already defined, kNotFound for an
@@ -194,7 +206,8 @@ class Topology {
   void SetSharedResources(const std::map<std::string, int64_t>& totals);
   // Errors: kNotFound naming `default_queue:` for an unknown queue.
   Status SetDefaultQueue(const std::string& name);
-  // Errors: kNotFound for an unknown host.
+  // A leaving host takes kUnavail as asked and any other state as kClosed; a gone one stays
+  // kUnavail. Errors: kNotFound for an unknown host.
   Status SetHostState(std::string_view host, HostState state);
   // Opens/closes and activates/inactivates a queue; unset fields stay. Returns the queue's
   // new spec. Errors: kNotFound for an unknown queue.
@@ -207,18 +220,20 @@ class Topology {
   // `queue`'s counters. REQUIRES: every grant fits its host's free slots and resources on a
   // host that accepts work (whole-host grants on idle hosts), the shared amounts are free.
   void Occupy(QueueIndex queue, const Allocation& allocation);
-  // Gives them back. REQUIRES: Occupy(queue, allocation) was called and not undone.
-  void Vacate(QueueIndex queue, const Allocation& allocation);
+  // Gives them back; a leaving host whose last job this was is gone after it. Returns whether
+  // a host went so. REQUIRES: Occupy(queue, allocation) was called and not undone.
+  bool Vacate(QueueIndex queue, const Allocation& allocation);
 
   // Checks a whole new configuration against this topology and computes how to apply it.
-  // Changes nothing. Errors, in this order: kFailedPrecondition for a removed host that still
-  // runs jobs or a removed queue that still has jobs; a queue's windows error; kNotFound for
-  // a queue naming an unknown host group or a group naming a host the config does not list;
-  // kFailedPrecondition for a kept host whose slots fall below those in use; then AddHost's
-  // errors for the first new host (in config order) that has them.
+  // Changes nothing. Errors, in this order: kFailedPrecondition for a removed queue that
+  // still has jobs; a queue's windows error; kNotFound for a queue naming an unknown host
+  // group or a group naming a host the config does not list; kFailedPrecondition for a kept
+  // host whose slots fall below those in use; then AddHost's errors for the first new host
+  // (in config order) that has them. A removed host may run jobs: it leaves when they end.
   Result<ReconfigurePlan> PlanReconfigure(const ClusterConfig& config) const;
   // Replaces hosts, shared resources, queues and the default queue by those of `config`.
-  // Removed hosts become unavail with no slots; removed queues closed and inactive.
+  // Removed hosts running jobs become leaving, idle ones gone (HostMembership); removed
+  // queues closed and inactive.
   // REQUIRES: `plan` is PlanReconfigure(config) on this unchanged topology. Cannot fail.
   void ApplyReconfigure(const ClusterConfig& config, ReconfigurePlan plan);
 
@@ -228,6 +243,9 @@ class Topology {
   void UpdateHost(Host& host, HostSpec spec);
   void AppendQueue(const QueueSpec& spec, QueueLayout layout);
   void SetHostSpec(Host& host, HostSpec spec);
+  // A host the configuration no longer lists: leaving while it runs jobs, else gone.
+  void LeaveHost(Host& host);
+  void DropHost(Host& host);
   ResourceId InternHostResource(const std::string& name);
   void SyncHostSlots(const Host& host);
 

@@ -122,5 +122,135 @@ TEST(TopologyTest, PlanChangesNothing) {
   EXPECT_EQ(topology.total_slots(), 6);
 }
 
+// --- A host the configuration drops while it runs jobs drains (R-OPS-3, issue 43). ---
+
+// TwoHostsTwoQueues' configuration with `hosts` only (queue "all" over every host).
+ClusterConfig OnlyHosts(std::vector<HostSpec> hosts) {
+  ClusterConfig config;
+  config.hosts = std::move(hosts);
+  config.queues = {QueueSpec{.name = "all"}};
+  return config;
+}
+
+void Reconfigure(Topology& topology, const ClusterConfig& config) {
+  Result<Topology::ReconfigurePlan> plan = topology.PlanReconfigure(config);
+  ASSERT_TRUE(plan.has_value()) << plan.error().ToString();
+  topology.ApplyReconfigure(config, std::move(*plan));
+}
+
+// b (2 slots) runs a job on 1 of them.
+Topology BusyB(Allocation& allocation) {
+  Topology topology = TwoHostsTwoQueues();
+  allocation.hosts = {HostGrant{.host = 1, .slots = 1}};
+  topology.Occupy(0, allocation);
+  return topology;
+}
+
+TEST(TopologyTest, ARemovedBusyHostIsKeptClosedAndLeaving) {
+  Allocation job;
+  Topology topology = BusyB(job);
+  Reconfigure(topology, OnlyHosts({HostSpec{.name = "a", .slots = 4}}));
+  const Host& b = topology.hosts()[1];
+  EXPECT_EQ(b.membership, HostMembership::kLeaving);
+  EXPECT_EQ(b.spec.state, HostState::kClosed);
+  EXPECT_EQ(b.spec.slots, 2);  // its job keeps what it holds
+  EXPECT_EQ(b.used_slots, 1);
+  EXPECT_EQ(topology.total_slots(), 6);
+  EXPECT_EQ(topology.free_slots(), 4);  // a's only
+  EXPECT_EQ(topology.host_slots().free[1], 0);
+  EXPECT_EQ(topology.host_slots().accepts_work[1], 0);
+  EXPECT_EQ(*topology.FindHost("b"), 1u);
+}
+
+TEST(TopologyTest, NothingStartsOnALeavingHost) {
+  Allocation job;
+  Topology topology = BusyB(job);
+  Reconfigure(topology, OnlyHosts({HostSpec{.name = "a", .slots = 4}}));
+  // Its agent registers again: the host stays closed.
+  ASSERT_TRUE(topology.SetHostState("b", HostState::kOk).ok());
+  EXPECT_EQ(topology.hosts()[1].spec.state, HostState::kClosed);
+  EXPECT_FALSE(topology.hosts()[1].AcceptsWork());
+  EXPECT_EQ(topology.free_slots(), 4);
+  // Its agent is lost: that shows.
+  ASSERT_TRUE(topology.SetHostState("b", HostState::kUnavail).ok());
+  EXPECT_EQ(topology.hosts()[1].spec.state, HostState::kUnavail);
+  ASSERT_TRUE(topology.SetHostState("b", HostState::kOk).ok());
+  EXPECT_EQ(topology.hosts()[1].spec.state, HostState::kClosed);
+  // Another reconfiguration without it changes nothing.
+  Reconfigure(topology, OnlyHosts({HostSpec{.name = "a", .slots = 4}}));
+  EXPECT_EQ(topology.hosts()[1].membership, HostMembership::kLeaving);
+  EXPECT_EQ(topology.hosts()[1].spec.state, HostState::kClosed);
+}
+
+TEST(TopologyTest, TheLastJobEndOfALeavingHostDropsIt) {
+  Allocation first;
+  Topology topology = BusyB(first);
+  Allocation second;
+  second.hosts = {HostGrant{.host = 1, .slots = 1}};
+  topology.Occupy(0, second);
+  Reconfigure(topology, OnlyHosts({HostSpec{.name = "a", .slots = 4}}));
+  EXPECT_FALSE(topology.Vacate(0, first));  // one job still runs there
+  EXPECT_EQ(topology.hosts()[1].membership, HostMembership::kLeaving);
+  EXPECT_TRUE(topology.Vacate(0, second));
+  const Host& b = topology.hosts()[1];
+  EXPECT_EQ(b.membership, HostMembership::kGone);
+  EXPECT_EQ(b.spec.state, HostState::kUnavail);
+  EXPECT_EQ(b.spec.slots, 0);
+  EXPECT_EQ(topology.total_slots(), 4);
+  EXPECT_EQ(topology.free_slots(), 4);
+  EXPECT_EQ(topology.host_slots().total[1], 0);
+  // Gone, it takes no state but unavail.
+  ASSERT_TRUE(topology.SetHostState("b", HostState::kOk).ok());
+  EXPECT_EQ(topology.hosts()[1].spec.state, HostState::kUnavail);
+}
+
+TEST(TopologyTest, ALeavingHostListedAgainBeforeItDrainsReopens) {
+  Allocation job;
+  Topology topology = BusyB(job);
+  Reconfigure(topology, OnlyHosts({HostSpec{.name = "a", .slots = 4}}));
+  Reconfigure(topology,
+              OnlyHosts({HostSpec{.name = "a", .slots = 4}, HostSpec{.name = "b", .slots = 3}}));
+  const Host& b = topology.hosts()[1];
+  EXPECT_EQ(b.membership, HostMembership::kListed);
+  EXPECT_EQ(b.spec.state, HostState::kOk);
+  EXPECT_EQ(b.spec.slots, 3);
+  EXPECT_EQ(topology.total_slots(), 7);
+  EXPECT_EQ(topology.free_slots(), 6);    // 4 on a, 2 on b
+  EXPECT_FALSE(topology.Vacate(0, job));  // its job's end leaves it in place
+  EXPECT_EQ(topology.hosts()[1].membership, HostMembership::kListed);
+  EXPECT_EQ(topology.free_slots(), 7);
+}
+
+TEST(TopologyTest, ALeavingHostListedAgainClosedStaysClosed) {
+  // The server lists a host an administrator closed as closed (ClusterSettings).
+  Allocation job;
+  Topology topology = BusyB(job);
+  Reconfigure(topology, OnlyHosts({HostSpec{.name = "a", .slots = 4}}));
+  Reconfigure(topology,
+              OnlyHosts({HostSpec{.name = "a", .slots = 4},
+                         HostSpec{.name = "b", .slots = 2, .state = HostState::kClosed}}));
+  EXPECT_EQ(topology.hosts()[1].membership, HostMembership::kListed);
+  EXPECT_EQ(topology.hosts()[1].spec.state, HostState::kClosed);
+  EXPECT_FALSE(topology.Vacate(0, job));
+  EXPECT_EQ(topology.hosts()[1].spec.state, HostState::kClosed);
+  EXPECT_EQ(topology.hosts()[1].spec.slots, 2);
+}
+
+TEST(TopologyTest, ARemovedIdleHostIsGoneAtOnceAndMayComeBack) {
+  Topology topology = TwoHostsTwoQueues();
+  Reconfigure(topology, OnlyHosts({HostSpec{.name = "a", .slots = 4}}));
+  EXPECT_EQ(topology.hosts()[1].membership, HostMembership::kGone);
+  EXPECT_EQ(topology.hosts()[1].spec.state, HostState::kUnavail);
+  EXPECT_EQ(topology.hosts()[1].spec.slots, 0);
+  EXPECT_EQ(topology.total_slots(), 4);
+  // Its agent adds it again (auth.allow_dynamic_hosts): the same index.
+  ASSERT_TRUE(topology.AddHost(HostSpec{.name = "b", .slots = 5}).ok());
+  EXPECT_EQ(topology.hosts().size(), 2u);
+  EXPECT_EQ(topology.hosts()[1].membership, HostMembership::kListed);
+  EXPECT_EQ(topology.hosts()[1].spec.slots, 5);
+  EXPECT_EQ(topology.total_slots(), 9);
+  EXPECT_EQ(topology.AddHost(HostSpec{.name = "b", .slots = 5}).code(), StatusCode::kAlreadyExists);
+}
+
 }  // namespace
 }  // namespace sluice::core
