@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "base/array_ids.h"
+#include "client/json_array_stream.h"
 #include "wire/history_json.h"
 
 namespace sluice::cli::compat {
@@ -95,15 +96,21 @@ Result<CompatJob> FindJob(client::RestClient& rest, int64_t id) {
   return NotFound("job " + std::to_string(id) + " is not known");
 }
 
+Status ForEachLiveJob(client::RestClient& rest, const std::string& query,
+                      const std::function<void(CompatJob)>& each) {
+  return client::ForEachElement(rest, "/v1/jobs" + (query.empty() ? "" : "?" + query),
+                                [&](const json& object) {
+                                  CompatJob job = client::compat::JobFromObject(object);
+                                  FillAccount(job);
+                                  each(std::move(job));
+                                  return true;
+                                });
+}
+
 Result<std::vector<CompatJob>> LiveJobs(client::RestClient& rest, const std::string& query) {
-  Result<json> jobs = rest.Get("/v1/jobs" + (query.empty() ? "" : "?" + query));
-  if (!jobs) return jobs.error();
   std::vector<CompatJob> out;
-  if (!jobs->is_array()) return out;
-  for (const json& job : *jobs) {
-    out.push_back(client::compat::JobFromObject(job));
-    FillAccount(out.back());
-  }
+  SLUICE_RETURN_IF_ERROR(
+      ForEachLiveJob(rest, query, [&](CompatJob job) { out.push_back(std::move(job)); }));
   return out;
 }
 
