@@ -54,6 +54,14 @@ Result<std::vector<CompatJob>> JobsByIds(client::RestClient& rest,
 
 bool Waiting(const CompatJob& job) { return !job.Ended(); }
 
+// squeue -t STATES (codes or names, `all`); without -t, the jobs that have not ended.
+bool SqueueShows(const std::string& states, const CompatJob& job) {
+  if (states.empty()) return Waiting(job);
+  if (states == "all" || states == "ALL") return true;
+  return states.find(ShortCode(SlurmStateOf(job))) != std::string::npos ||
+         states.find(ToString(SlurmStateOf(job))) != std::string::npos;
+}
+
 // ---- squeue ----
 
 enum SqueueOption { kNoHeader, kFormat, kJobs, kUser, kStates, kPartition, kMe, kAll };
@@ -114,14 +122,7 @@ int Squeue(Args args) {
   const auto print = [&](const CompatJob& job) {
     if (!started && header) std::cout << client::compat::SqueueHeader(*fields);
     started = true;
-    const std::string code(ShortCode(SlurmStateOf(job)));
-    const std::string name(ToString(SlurmStateOf(job)));
-    const bool wanted = states.empty() ? Waiting(job)
-                        : states == "all" || states == "ALL"
-                            ? true
-                            : (states.find(code) != std::string::npos ||
-                               states.find(name) != std::string::npos);
-    if (wanted) std::cout << client::compat::SqueueLine(*fields, job, now);
+    if (SqueueShows(states, job)) std::cout << client::compat::SqueueLine(*fields, job, now);
   };
   Status listed = Status::Ok();
   if (ids.empty()) {
