@@ -36,6 +36,8 @@
 #include "client/text_fields.h"
 #include "client/format.h"
 #include "client/job_long_format.h"
+#include "client/jobs_output.h"
+#include "client/json_array_stream.h"
 #include "client/printable.h"
 #include "client/rest_client.h"
 #include "client/submit_request.h"
@@ -205,7 +207,8 @@ int64_t NowSeconds() {
 // `jobs ID` of an array (issue 47.5), as `bjobs ID`: its elements that have their own objects
 // (with -p the waiting ones), a page of 1,000 at a time (`array=ID`), then the array's object
 // for the waiting elements that have none yet, as a listing shows it.
-Status AddArrayElements(client::RestClient& rest, const JobsCommand& cmd, json array, json& jobs) {
+Status AddArrayElements(client::RestClient& rest, const JobsCommand& cmd, json array,
+                        client::JobsOutput& out) {
   const int64_t id = array.value("id", int64_t{0});
   const std::string filter = cmd.pending ? "&state=PENDING,HELD&pending_reasons=1" : "";
   std::map<std::string, int64_t> listed;  // elements by state
@@ -215,9 +218,9 @@ Status AddArrayElements(client::RestClient& rest, const JobsCommand& cmd, json a
                                  "&order=asc&limit=" + std::to_string(kPage) +
                                  "&offset=" + std::to_string(offset) + filter);
     if (!page) return page.error();
-    for (json& element : *page) {
+    for (const json& element : *page) {
       ++listed[element.value("state", "")];
-      jobs.push_back(std::move(element));
+      out.Add(element);
     }
     if (static_cast<int64_t>(page->size()) < kPage) break;
   }
@@ -226,75 +229,92 @@ Status AddArrayElements(client::RestClient& rest, const JobsCommand& cmd, json a
   const int64_t held = counts.value("HELD", int64_t{0}) - listed["HELD"];
   if (pending > 0 || held > 0) {
     array["state"] = pending > 0 ? "PENDING" : "HELD";
-    jobs.push_back(std::move(array));
+    out.Add(array);
   }
   return Status::Ok();
 }
 
+// `jobs ID...`: each job (an array's elements) to `out`; the worst exit code of the ids.
+int AddNamedJobs(client::RestClient& rest, const JobsCommand& cmd, client::JobsOutput& out) {
+  int code = 0;
+  for (const std::string& text : cmd.ids) {
+    Result<client::JobRef> ref = client::ParseJobRef(text);
+    if (!ref) {
+      code = std::max(code, Fail(ref.error()));
+      continue;
+    }
+    Result<json> job = rest.Get(ref->Path());
+    if (!job) {
+      code = std::max(code, Fail(job.error()));
+      continue;
+    }
+    if (ref->index.empty() && job->contains("array") && !cmd.long_format && !cmd.as_json &&
+        !cmd.arrays) {
+      Status expanded = AddArrayElements(rest, cmd, std::move(*job), out);
+      if (!expanded.ok()) code = std::max(code, Fail(expanded));
+      continue;
+    }
+    out.Add(*job);
+  }
+  return code;
+}
+
+// The listing `jobs` asks for without ids: the filters, and only the members it prints.
+std::string ListingPath(const JobsCommand& cmd) {
+  std::string query = "/v1/jobs?";
+  // The caller's own jobs unless -u names someone (`all`: everyone's), as bjobs does.
+  query += "user=" + QueryEscape(cmd.user.empty() ? "@me" : cmd.user) + "&";
+  if (!cmd.queue.empty()) query += "queue=" + QueryEscape(cmd.queue) + "&";
+  if (!cmd.states.empty()) query += "state=" + QueryEscape(cmd.states) + "&";
+  // -p lists waiting jobs only, in every format (--json too; issue 47.7).
+  if (cmd.pending && cmd.states.empty()) query += "state=PENDING,HELD&";
+  if (cmd.pending) query += "pending_reasons=1&";
+  // The tables show a few members: fetching only those keeps 100,000 jobs quick to parse.
+  if (cmd.long_format && !cmd.pending) query += "pending_reasons=1&";
+  if (cmd.arrays) query += "arrays=1&fields=id,name,user,queue,array,elements&";
+  if (!cmd.format.empty()) {
+    std::string members;
+    FormatFields(cmd.format, members);
+    query += "fields=" + QueryEscape(members) + "&";
+  } else if (!cmd.as_json && !cmd.long_format && !cmd.arrays) {
+    query += "fields=" + std::string(client::kTableJobFields) + "&";
+  }
+  query.pop_back();
+  return query;
+}
+
+std::unique_ptr<client::JobsOutput> OutputOf(const JobsCommand& cmd) {
+  using client::JobsLayout;
+  std::string members;
+  const JobsLayout layout = !cmd.format.empty() ? JobsLayout::kFields
+                            : cmd.as_json       ? JobsLayout::kJson
+                            : cmd.arrays        ? JobsLayout::kArrays
+                            : cmd.long_format   ? JobsLayout::kLong
+                            : cmd.pending       ? JobsLayout::kPending
+                                                : JobsLayout::kTable;
+  return client::NewJobsOutput(std::cout, layout, NowSeconds(), FormatFields(cmd.format, members));
+}
+
+// Prints as the listing arrives (issue 45: a million jobs are a gigabyte of JSON): each job
+// object is parsed alone (client/json_array_stream.h) and printed (client/jobs_output.h).
 int RunJobs(const JobsCommand& cmd) {
   return WithClient(cmd.connection, [&](client::RestClient& rest) {
-    json jobs = json::array();
-    int code = 0;
+    std::unique_ptr<client::JobsOutput> out = OutputOf(cmd);
     if (!cmd.ids.empty()) {
-      for (const std::string& text : cmd.ids) {
-        Result<client::JobRef> ref = client::ParseJobRef(text);
-        if (!ref) {
-          code = std::max(code, Fail(ref.error()));
-          continue;
-        }
-        Result<json> job = rest.Get(ref->Path());
-        if (!job) {
-          code = std::max(code, Fail(job.error()));
-          continue;
-        }
-        if (ref->index.empty() && job->contains("array") && !cmd.long_format && !cmd.as_json &&
-            !cmd.arrays) {
-          Status expanded = AddArrayElements(rest, cmd, std::move(*job), jobs);
-          if (!expanded.ok()) code = std::max(code, Fail(expanded));
-          continue;
-        }
-        jobs.push_back(std::move(*job));
-      }
-    } else {
-      std::string query = "/v1/jobs?";
-      // The caller's own jobs unless -u names someone (`all`: everyone's), as bjobs does.
-      query += "user=" + QueryEscape(cmd.user.empty() ? "@me" : cmd.user) + "&";
-      if (!cmd.queue.empty()) query += "queue=" + QueryEscape(cmd.queue) + "&";
-      if (!cmd.states.empty()) query += "state=" + QueryEscape(cmd.states) + "&";
-      // -p lists waiting jobs only, in every format (--json too; issue 47.7).
-      if (cmd.pending && cmd.states.empty()) query += "state=PENDING,HELD&";
-      if (cmd.pending) query += "pending_reasons=1&";
-      // The tables show a few members: fetching only those keeps 100,000 jobs quick to parse.
-      if (cmd.long_format && !cmd.pending) query += "pending_reasons=1&";
-      if (cmd.arrays) query += "arrays=1&fields=id,name,user,queue,array,elements&";
-      if (!cmd.format.empty()) {
-        std::string members;
-        FormatFields(cmd.format, members);
-        query += "fields=" + QueryEscape(members) + "&";
-      } else if (!cmd.as_json && !cmd.long_format && !cmd.arrays) {
-        query += "fields=" + std::string(client::kTableJobFields) + "&";
-      }
-      query.pop_back();
-      Result<json> list = rest.Get(query);
-      if (!list) return Fail(list.error());
-      jobs = std::move(*list);
+      const int code = AddNamedJobs(rest, cmd, *out);
+      out->Finish();
+      return code;
     }
-    if (!cmd.format.empty()) {
-      std::string members;
-      const std::vector<std::string> fields = FormatFields(cmd.format, members);
-      std::cout << client::PrintableText(client::FormatJobFields(jobs, fields, NowSeconds()));
-    } else if (cmd.as_json) {
-      std::cout << jobs.dump(2) << "\n";
-    } else if (cmd.arrays) {
-      std::cout << client::PrintableText(client::FormatArrays(jobs));
-    } else if (cmd.long_format) {
-      std::cout << client::PrintableText(client::FormatJobsLong(jobs));
-    } else if (cmd.pending) {
-      std::cout << client::PrintableText(client::FormatPendingJobs(jobs, NowSeconds()));
-    } else {
-      std::cout << client::PrintableText(client::FormatJobs(jobs, NowSeconds()));
-    }
-    return code;
+    int64_t received = 0;
+    const Status listed = client::ForEachElement(rest, ListingPath(cmd), [&](json job) {
+      ++received;
+      out->Add(job);
+      return true;
+    });
+    // A listing that broke part way: what came is printed, then why the rest is missing.
+    if (received > 0 || listed.ok()) out->Finish();
+    std::cout.flush();
+    return listed.ok() ? 0 : Fail(listed);
   });
 }
 

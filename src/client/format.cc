@@ -47,23 +47,9 @@ std::string TimeText(const json& object, const char* key) {
 }
 
 std::string Table(const Row& header, const std::vector<Row>& rows) {
-  std::vector<size_t> widths(header.size(), 0);
-  for (size_t i = 0; i < header.size(); ++i) widths[i] = header[i].size();
-  for (const Row& row : rows) {
-    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
-      widths[i] = std::max(widths[i], row[i].size());
-    }
-  }
-  const auto line = [&](const Row& row) {
-    std::string out;
-    for (size_t i = 0; i < row.size(); ++i) {
-      out += row[i];
-      if (i + 1 < row.size()) out += std::string(widths[i] - row[i].size() + 2, ' ');
-    }
-    return out + "\n";
-  };
-  std::string out = line(header);
-  for (const Row& row : rows) out += line(row);
+  const std::vector<size_t> widths = ColumnWidths(header, rows);
+  std::string out = TableLine(header, widths);
+  for (const Row& row : rows) out += TableLine(row, widths);
   return out;
 }
 
@@ -170,6 +156,40 @@ std::string ReasonLines(const json& job) {
 
 }  // namespace
 
+std::vector<size_t> ColumnWidths(const Row& header, const std::vector<Row>& rows) {
+  std::vector<size_t> widths(header.size(), 0);
+  for (size_t i = 0; i < header.size(); ++i) widths[i] = header[i].size();
+  for (const Row& row : rows) {
+    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  return widths;
+}
+
+std::string TableLine(const Row& row, const std::vector<size_t>& widths) {
+  std::string out;
+  for (size_t i = 0; i < row.size(); ++i) {
+    out += row[i];
+    if (i + 1 == row.size()) break;
+    const size_t width = i < widths.size() ? widths[i] : 0;
+    out += std::string(width > row[i].size() ? width - row[i].size() + 2 : 2, ' ');
+  }
+  return out + "\n";
+}
+
+const Row& JobTableHeader() { return kJobHeader; }
+Row JobTableRow(const json& job, int64_t now) { return JobRow(job, now); }
+std::string JobFieldCell(const json& job, const std::string& field, int64_t now) {
+  return FieldText(job, field, now);
+}
+std::string PendingReasonText(const json& job) { return ReasonLines(job); }
+
+std::string ExitNote(const json& job) {
+  if (Text(job, "state") != "EXIT" || Text(job, "message") == "-") return "";
+  return "Job " + JobIdText(job) + " " + Text(job, "cause") + ": " + Text(job, "message") + "\n";
+}
+
 std::string ElapsedText(const json& job, int64_t now) {
   const json start = job.value("start_time", json());
   if (!start.is_number_integer() || start.get<int64_t>() <= 0) return "-";
@@ -200,12 +220,7 @@ std::string FormatJobs(const json& jobs, int64_t now) {
   }
   if (rows.empty()) return "No jobs found\n";
   std::string notes;
-  for (const json& job : jobs) {
-    if (Text(job, "state") == "EXIT" && Text(job, "message") != "-") {
-      notes +=
-          "Job " + JobIdText(job) + " " + Text(job, "cause") + ": " + Text(job, "message") + "\n";
-    }
-  }
+  for (const json& job : jobs) notes += ExitNote(job);
   return Table(kJobHeader, rows) + notes;
 }
 

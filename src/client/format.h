@@ -34,6 +34,23 @@ std::string FormatJobFields(const nlohmann::json& jobs, const std::vector<std::s
 // How long a job ran or has run: `M:SS`, `H:MM:SS` or `D-HH:MM:SS` (squeue's %M); "-"
 // before it starts.
 std::string ElapsedText(const nlohmann::json& job, int64_t now);
+
+// The pieces of the job tables, for the streamed listing (jobs_output.h) to print row by row
+// exactly as the functions above print whole tables.
+using TableRow = std::vector<std::string>;
+const TableRow& JobTableHeader();
+TableRow JobTableRow(const nlohmann::json& job, int64_t now);
+// One `-o` field of a job (FormatJobFields' cells).
+std::string JobFieldCell(const nlohmann::json& job, const std::string& field, int64_t now);
+// `jobs -p`'s lines under a job's row (its reasons, hint and estimate), each "\n"-ended.
+std::string PendingReasonText(const nlohmann::json& job);
+// FormatJobs' note under the table for an EXIT job with a message; "" for other jobs.
+std::string ExitNote(const nlohmann::json& job);
+// Each column's width: its widest cell among the header and `rows`.
+std::vector<size_t> ColumnWidths(const TableRow& header, const std::vector<TableRow>& rows);
+// A row padded to `widths` and 2 spaces between columns, "\n"-ended; a cell wider than its
+// column (a streamed table's late row) pushes the rest of its line right.
+std::string TableLine(const TableRow& row, const std::vector<size_t>& widths);
 std::string FormatHosts(const nlohmann::json& hosts);
 std::string FormatQueues(const nlohmann::json& queues);
 std::string FormatLimits(const nlohmann::json& limits);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,7 +35,13 @@ struct HttpReply {
   int status = 0;
   std::string body;
   std::string location;  // the Location header (a 307 to the leader)
+  // Some of a 2xx body went to a BodySink (Stream): `body` is empty, and a failure came after
+  // part of the answer was consumed, so the request must not be repeated.
+  bool streamed = false;
 };
+
+// Receives a body piece by piece as it arrives; false stops reading (the connection closes).
+using BodySink = std::function<bool(std::string_view piece)>;
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
@@ -51,6 +58,11 @@ class HttpTransport {
   // A non-GET request carries `body` as application/json.
   virtual HttpReply Send(std::string_view method, const std::string& path,
                          const HttpHeaders& headers, const std::string& body) = 0;
+  // A GET whose 2xx body goes to `sink` as it arrives instead of into the reply (a streamed
+  // listing, issue 45); any other status's body is read into the reply as Send reads it.
+  // The default reads the whole body first (a carrier without streaming).
+  virtual HttpReply Stream(const std::string& path, const HttpHeaders& headers,
+                           const BodySink& sink);
 };
 
 // `base_url` is "scheme://host[:port]" (wire::BaseUrl). http:// goes to NewPlainTransport,

@@ -4,8 +4,9 @@
 // Request: the head and the body in one write (no Nagle wait for a second segment) with
 // TCP_NODELAY. Answer: the status line, the headers (Content-Length, Transfer-Encoding:
 // chunked, Location, Connection: close), then the body by its length, its chunks, or until the
-// server closes. A kept connection the server has closed meanwhile (readable or hung up before
-// a request) is replaced before sending.
+// server closes; for Stream, a 2xx body goes to the sink piece by piece as it is read (issue 45).
+// A kept connection the server has closed meanwhile (readable or hung up before a request) is
+// replaced before sending.
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -110,6 +112,32 @@ class PlainTransport final : public HttpTransport {
 
   HttpReply Send(std::string_view method, const std::string& path, const HttpHeaders& headers,
                  const std::string& body) override {
+    return Exchange(method, path, headers, body, nullptr);
+  }
+
+  HttpReply Stream(const std::string& path, const HttpHeaders& headers,
+                   const BodySink& sink) override {
+    return Exchange("GET", path, headers, "", &sink);
+  }
+
+ private:
+  // Where a body goes: into the reply, or (a 2xx answer to Stream) to the sink.
+  struct BodyOut {
+    std::string* text;
+    const BodySink* sink;  // null: into `text`
+    bool stopped = false;  // the sink asked to stop
+    bool Put(std::string_view piece) {
+      if (sink == nullptr) {
+        text->append(piece);
+        return true;
+      }
+      stopped = stopped || !(*sink)(piece);
+      return !stopped;
+    }
+  };
+
+  HttpReply Exchange(std::string_view method, const std::string& path, const HttpHeaders& headers,
+                     const std::string& body, const BodySink* sink) {
     if (fd_ >= 0 && !StillOpen()) Close();
     if (fd_ < 0) {
       fd_ = ConnectTo(endpoint_, options_.connect_timeout);
@@ -121,14 +149,16 @@ class PlainTransport final : public HttpTransport {
       return Failed(HttpReply::Failure::kMaybeSent, "Failed to write connection");
     }
     HttpReply reply;
-    if (!ReadReply(method, reply)) {
-      return Failed(HttpReply::Failure::kMaybeSent, "Failed to read connection");
+    if (!ReadReply(method, reply, sink)) {
+      const bool streamed = reply.streamed;
+      HttpReply failed = Failed(HttpReply::Failure::kMaybeSent, "Failed to read connection");
+      failed.streamed = streamed;
+      return failed;
     }
     if (!keep_) Close();
     return reply;
   }
 
- private:
   std::string Head(std::string_view method, const std::string& path, const HttpHeaders& headers,
                    const std::string& body) const {
     std::string head;
@@ -191,22 +221,32 @@ class PlainTransport final : public HttpTransport {
     return true;
   }
 
-  bool ReadExactly(size_t length, std::string& out) {
-    while (buffer_.size() < length) {
-      if (!Fill()) return false;
+  // `length` bytes to `out`, each piece as soon as it is read. A sink that stops: true, and
+  // the connection is not kept (the rest of the body is left unread).
+  bool ReadExactly(size_t length, BodyOut& out) {
+    while (length > 0) {
+      if (buffer_.empty() && !Fill()) return false;
+      const size_t n = std::min(length, buffer_.size());
+      const bool more = out.Put(std::string_view(buffer_).substr(0, n));
+      buffer_.erase(0, n);
+      length -= n;
+      if (!more) {
+        keep_ = false;
+        return true;
+      }
     }
-    out.append(buffer_, 0, length);
-    buffer_.erase(0, length);
     return true;
   }
 
-  bool ReadChunked(std::string& out) {
+  bool ReadChunked(BodyOut& out) {
     std::string line;
     while (true) {
       if (!ReadLine(line)) return false;
       const size_t size = std::strtoul(line.c_str(), nullptr, 16);
       if (size == 0) break;
-      if (!ReadExactly(size, out) || !ReadLine(line)) return false;
+      if (!ReadExactly(size, out)) return false;
+      if (out.stopped) return true;
+      if (!ReadLine(line)) return false;
     }
     do {  // trailers up to the empty line
       if (!ReadLine(line)) return false;
@@ -214,7 +254,7 @@ class PlainTransport final : public HttpTransport {
     return true;
   }
 
-  bool ReadReply(std::string_view method, HttpReply& reply);
+  bool ReadReply(std::string_view method, HttpReply& reply, const BodySink* sink);
 
   HttpReply Failed(HttpReply::Failure failure, const std::string& why) {
     Close();
@@ -238,7 +278,7 @@ class PlainTransport final : public HttpTransport {
   std::string buffer_;
 };
 
-bool PlainTransport::ReadReply(std::string_view method, HttpReply& reply) {
+bool PlainTransport::ReadReply(std::string_view method, HttpReply& reply, const BodySink* sink) {
   std::string line;
   if (!ReadLine(line) || line.compare(0, 5, "HTTP/") != 0) return false;
   const size_t space = line.find(' ');
@@ -262,13 +302,16 @@ bool PlainTransport::ReadReply(std::string_view method, HttpReply& reply) {
     if (EqualsNoCase(name, "Connection")) keep_ = !EqualsNoCase(value, "close");
   }
   if (method == "HEAD" || reply.status == 204 || reply.status == 304) return true;
-  if (chunked) return ReadChunked(reply.body);
-  if (length >= 0) return ReadExactly(static_cast<size_t>(length), reply.body);
+  const bool to_sink = sink != nullptr && reply.status >= 200 && reply.status < 300;
+  reply.streamed = to_sink;
+  BodyOut out{.text = &reply.body, .sink = to_sink ? sink : nullptr};
+  if (chunked) return ReadChunked(out);
+  if (length >= 0) return ReadExactly(static_cast<size_t>(length), out);
   keep_ = false;  // the body ends when the server closes
-  while (Fill()) {
-  }
-  reply.body = std::move(buffer_);
-  buffer_.clear();
+  do {
+    if (!buffer_.empty() && !out.Put(buffer_)) return true;
+    buffer_.clear();
+  } while (Fill());
   return true;
 }
 
@@ -290,6 +333,17 @@ TransportFactory& HttpsFactory() {
 }
 
 }  // namespace
+
+HttpReply HttpTransport::Stream(const std::string& path, const HttpHeaders& headers,
+                                const BodySink& sink) {
+  HttpReply reply = Send("GET", path, headers, "");
+  if (reply.failure == HttpReply::Failure::kNone && reply.status >= 200 && reply.status < 300) {
+    sink(reply.body);
+    reply.body.clear();
+    reply.streamed = true;
+  }
+  return reply;
+}
 
 std::unique_ptr<HttpTransport> NewPlainTransport(const std::string& base_url,
                                                  const TransportOptions& options) {

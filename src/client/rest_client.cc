@@ -22,10 +22,15 @@ std::string FromEnv(const std::string& flag, const char* variable) {
 }
 
 Result<json> ToResult(const HttpReply& result, const std::string& server) {
+  if (result.failure != HttpReply::Failure::kNone && result.streamed) {
+    return Status(StatusCode::kUnavailable, "the connection to the controller at " + server +
+                                                " broke during its answer: " + result.error);
+  }
   if (result.failure != HttpReply::Failure::kNone) {
     return Status(StatusCode::kUnavailable,
                   "cannot reach the controller at " + server + ": " + result.error);
   }
+  if (result.streamed) return json();  // the body went to a sink
   json body = json::parse(result.body, nullptr, /*allow_exceptions=*/false);
   if (result.status >= 200 && result.status < 300) {
     if (body.is_discarded()) {
@@ -160,7 +165,7 @@ HttpTransport& RestClient::Connect() {
   return *http_;
 }
 
-Result<json> RestClient::Call(bool idempotent, const Sender& send) {
+Result<json> RestClient::Call(bool idempotent, const Sender& send, const bool* consumed) {
   const auto deadline = std::chrono::steady_clock::now() + options_.follow_for;
   while (true) {
     // A MUNGE credential is single-use: every attempt carries a fresh one.
@@ -170,6 +175,8 @@ Result<json> RestClient::Call(bool idempotent, const Sender& send) {
     int status = result.failure == HttpReply::Failure::kNone ? result.status : 0;
     // A request that may have reached the controller is not sent twice unless it is a read.
     const bool maybe_sent = result.failure == HttpReply::Failure::kMaybeSent;
+    // Nor is one whose answer was partly consumed (a streamed listing already printed).
+    if (consumed != nullptr && *consumed) idempotent = false;
     // A controller whose certificate is not trusted stays untrusted: no use retrying.
     const bool untrusted = result.failure == HttpReply::Failure::kUntrusted;
     if (!wire::LeaderFollower::NotServed(status) || (maybe_sent && !idempotent) || untrusted ||
@@ -207,6 +214,21 @@ Result<json> RestClient::Get(const std::string& path) {
   return Call(true, [&](HttpTransport& http, const std::string& authorization) {
     return http.Send("GET", path, AuthHeaders(authorization), "");
   });
+}
+
+Status RestClient::GetStream(const std::string& path, const BodySink& sink) {
+  bool consumed = false;
+  const BodySink counted = [&](std::string_view piece) {
+    consumed = true;
+    return sink(piece);
+  };
+  Result<json> done = Call(
+      true,
+      [&](HttpTransport& http, const std::string& authorization) {
+        return http.Stream(path, AuthHeaders(authorization), counted);
+      },
+      &consumed);
+  return done ? Status::Ok() : done.error();
 }
 
 Result<json> RestClient::Post(const std::string& path, const json& body) {

@@ -67,6 +67,11 @@ class RestClient {
   RestClient& operator=(const RestClient&) = delete;
 
   Result<nlohmann::json> Get(const std::string& path);
+  // A GET whose successful body goes to `sink` piece by piece as it arrives (a streamed
+  // listing, issue 45), following the leader as Get does until the first piece; once a piece
+  // was consumed the request is not repeated: a broken connection is then kUnavailable.
+  // A sink that returns false ends the read (and the call returns Ok).
+  Status GetStream(const std::string& path, const BodySink& sink);
   Result<nlohmann::json> Post(const std::string& path, const nlohmann::json& body);
   Result<nlohmann::json> Patch(const std::string& path, const nlohmann::json& body);
   // The base URL of the controller that answered last ("" before any answer).
@@ -78,7 +83,9 @@ class RestClient {
   // Sends with `send` to the leader, following it (see the header comment).
   // Sends one attempt with this Authorization header value (empty: none).
   using Sender = std::function<HttpReply(HttpTransport&, const std::string&)>;
-  Result<nlohmann::json> Call(bool idempotent, const Sender& send);
+  // `consumed` (may be null): set once part of an answer was consumed; no repeat after that.
+  Result<nlohmann::json> Call(bool idempotent, const Sender& send,
+                              const bool* consumed = nullptr);
   HttpTransport& Connect();
 
   ClientOptions options_;

@@ -209,12 +209,6 @@ Answer Controller::SubmitBatch(const Caller& caller, const json& body,
                       true);
 }
 
-Result<std::string> Controller::ListJobs(const std::map<std::string, std::string>& query) {
-  MutexLock lock(ctx_.mu());
-  ctx_.writes().AwaitWrites(lock, kReadWaitsForWrites);
-  return requests_.List(lock, query, settings_.auth());
-}
-
 Answer Controller::GetJob(JobId id) {
   MutexLock lock(ctx_.mu());
   ctx_.writes().AwaitWrites(lock, kReadWaitsForWrites);

@@ -92,6 +92,8 @@ class ServiceNotifier;
 namespace sluice::server {
 
 struct StatsSample;  // stats_sampler.h
+class JobListing;    // job_listing.h
+struct JobListingOptions;
 
 // What a Controller is built from.
 struct ControllerDeps {
@@ -157,7 +159,15 @@ class Controller {
                const std::string& idempotency_key = "");
   Answer SubmitBatch(const Caller& caller, const nlohmann::json& body,
                     const std::string& idempotency_key = "");
-  // The JSON text of the listing (built as text: see job_requests.h).
+  // GET /v1/jobs, streamed (job_listing.h, issue 45): Open checks the query (its errors come
+  // before any byte of the reply); each NextJobChunk takes the lock for one chunk and appends
+  // its text, until listing.done().
+  Result<std::unique_ptr<JobListing>> OpenJobListing(
+      const std::map<std::string, std::string>& query);
+  Result<std::unique_ptr<JobListing>> OpenJobListing(
+      const std::map<std::string, std::string>& query, const JobListingOptions& options);
+  void NextJobChunk(JobListing& listing, std::string& out);
+  // The whole listing's text (Open, then every chunk): for tests and small callers.
   Result<std::string> ListJobs(const std::map<std::string, std::string>& query);
   Answer GetJob(JobId id);
   Answer Cancel(const Caller& caller, JobId id);

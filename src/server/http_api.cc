@@ -11,6 +11,7 @@
 #include "server/connection_guard.h"
 #include "server/dashboard_routes.h"
 #include "server/job_arrays.h"
+#include "server/job_listing.h"
 #include "server/peek_broker.h"
 #include "server/request_guard.h"
 #include "server/sse_queue.h"
@@ -36,6 +37,24 @@ void SendError(httplib::Response& res, const Status& status) { Send(res, ErrorRe
 
 // A listing the controller wrote as JSON text, or why not.
 void SendText(httplib::Response& res, Result<std::string> text) { Send(res, Reply(std::move(text))); }
+
+// GET /v1/jobs written as it goes (job_listing.h, issue 45): a bad query is answered whole,
+// before any byte of the listing; then one HTTP chunk per chunk of jobs, each taking the
+// controller's lock for its own copy only. A client that goes away ends the listing.
+void StreamJobs(Controller& c, const std::map<std::string, std::string>& query,
+                httplib::Response& res) {
+  Result<std::unique_ptr<JobListing>> opened = c.OpenJobListing(query);
+  if (!opened) return SendError(res, opened.error());
+  std::shared_ptr<JobListing> listing = std::move(*opened);  // the provider must be copyable
+  res.set_chunked_content_provider(
+      "application/json", [&c, listing](size_t, httplib::DataSink& sink) {
+        std::string text;
+        c.NextJobChunk(*listing, text);
+        if (!text.empty() && !sink.write(text.data(), text.size())) return false;
+        if (listing->done()) sink.done();
+        return true;
+      });
+}
 
 std::string BearerToken(const httplib::Request& req) {
   const std::string header = req.get_header_value("Authorization");
@@ -346,7 +365,7 @@ void HttpApi::InstallJobRoutes(httplib::Server& server) {
     if (query["user"] == "@me") query["user"] = caller.user;  // the caller's own (squeue --me)
     if (query["user"].empty()) query.erase("user");
     if (AnswerJobPage(c, query, res)) return;  // offset, sort, search... (job_pages.h)
-    SendText(res, c.ListJobs(query));
+    StreamJobs(c, query, res);
   });
   server.Get(R"(/v1/jobs/(-?\d+))", [&c](const httplib::Request& req, httplib::Response& res) {
     Caller caller;

@@ -30,35 +30,6 @@ Status NoJob(JobId id) { return NotFound("no job " + std::to_string(id)); }
 
 }  // namespace
 
-struct JobRequests::ListQuery {
-  std::string user;
-  std::string queue;
-  std::vector<std::string> states;
-  bool reasons = false;
-  int64_t limit = -1;
-  std::optional<wire::JobFields> fields;
-  bool arrays = false;  // the arrays' own objects as they are (`jobs -A`), not as listed
-
-  // `state`: the job's listed state (ListedState).
-  bool Matches(const JobInfo& job, const std::string& state) const {
-    if (!user.empty() && job.spec.value("user", "") != user) return false;
-    if (!queue.empty() && job.queue != queue) return false;
-    return states.empty() || std::find(states.begin(), states.end(), state) != states.end();
-  }
-};
-
-namespace {
-
-// The state a listing shows a job with: its own, but an array's object stands for its
-// elements without objects of their own (JobBook::ListedArrayState; issue 47.5) unless the
-// arrays are asked for as they are; nullopt: not listed.
-std::optional<std::string> ListedState(const JobBook& book, const JobInfo& job, bool arrays) {
-  if (arrays || !IsArrayParent(job)) return job.row.state;
-  return book.ListedArrayState(job.row.id);
-}
-
-}  // namespace
-
 // --- Submit -------------------------------------------------------------------------------------
 
 Result<std::vector<json>> JobRequests::ParseBatch(const json& body) {
@@ -208,110 +179,7 @@ void JobRequests::LogSubmitted(const Caller& caller, const std::vector<JobId>& i
   }
 }
 
-// --- List and detail ----------------------------------------------------------------------------
-
-Result<JobRequests::ListQuery> JobRequests::ParseListQuery(
-    const std::map<std::string, std::string>& query) {
-  ListQuery q;
-  for (const auto& [key, value] : query) {
-    if (key == "user") {
-      q.user = value == "all" ? "" : value;
-    } else if (key == "queue") {
-      q.queue = value;
-    } else if (key == "state") {
-      Result<std::vector<std::string>> states = ParseJobStates(value);
-      if (!states) return states.error();
-      q.states = std::move(*states);
-    } else if (key == "pending_reasons") {
-      q.reasons = value == "1" || value == "true";
-    } else if (key == "arrays") {
-      q.arrays = value == "1" || value == "true";
-    } else if (key == "fields") {
-      q.fields.emplace();
-      for (const std::string& name : SplitList(value)) {
-        const std::vector<std::string>& known = wire::JobFieldNames();
-        if (std::find(known.begin(), known.end(), name) == known.end()) {
-          return InvalidArgument("fields: no job field '" + name + "'");
-        }
-        q.fields->insert(name);
-      }
-    } else if (key == "limit") {
-      Result<int64_t> limit =
-          QueryInteger(key, value, -1, std::numeric_limits<int64_t>::max());  // -1: no limit
-      if (!limit) return limit.error();
-      q.limit = *limit;
-    } else {
-      return InvalidArgument(key + ": unknown query parameter");
-    }
-  }
-  return q;
-}
-
-// Under the lock only the filter and copies of the selected jobs' changing fields, a chunk
-// at a time (the lock is released between chunks, so a listing of a million jobs never holds
-// up heartbeats or the cycle for long); the text is written without the lock (wire/job_json.h).
-// `selected` shares the jobs, so they stay valid across releases even if ForgetEnded drops
-// them meanwhile; a job whose state left the filter is skipped. A listing is therefore not
-// one atomic snapshot, as squeue's is not.
-Result<std::string> JobRequests::List(Lock& lock, const std::map<std::string, std::string>& query,
-                                      const config::AuthConfig& auth) {
-  Result<ListQuery> q = ParseListQuery(query);
-  if (!q) return q.error();
-  if (!q->queue.empty() && !ctx_.state().topology().FindQueue(q->queue)) {
-    std::string names;
-    for (const core::Queue& queue : ctx_.state().topology().queues()) {
-      names += (names.empty() ? "" : ", ") + queue.spec.name;
-    }
-    return InvalidArgument("queue: no queue named '" + q->queue.substr(0, 40) + "'; the queues are " +
-                           names);
-  }
-  std::vector<std::shared_ptr<const JobInfo>> selected;
-  for (const auto& [id, job] : book_.jobs()) {
-    const std::optional<std::string> state = ListedState(book_, *job, q->arrays);
-    if (state && q->Matches(*job, *state)) selected.push_back(job);
-  }
-  // Only an empty listing asks whether its user exists (the account database, then the jobs
-  // of other states): the listing's own loop stays as it was.
-  const auto has_jobs = [&](const std::string& user) {
-    return std::any_of(book_.jobs().begin(), book_.jobs().end(),
-                       [&](const auto& entry) { return entry.second->spec.value("user", "") == user; });
-  };
-  if (selected.empty() && !q->user.empty() && !IsKnownUser(auth, q->user) && !has_jobs(q->user)) {
-    const std::string users = ConfiguredUserNames(auth);
-    return InvalidArgument("user: no user '" + q->user.substr(0, 40) +
-                           "' (not in auth.users, not an account of the controller's host)" +
-                           (users.empty() ? "" : "; the configured users are " + users));
-  }
-  size_t first = 0;
-  if (q->limit >= 0 && selected.size() > static_cast<size_t>(q->limit)) {
-    first = selected.size() - q->limit;
-  }
-  std::string text = "[";
-  constexpr size_t kChunk = 4096;
-  std::vector<wire::JobListEntry> entries;
-  entries.reserve(std::min(kChunk, selected.size()));
-  bool first_job = true;
-  for (size_t at = first; at < selected.size(); at += kChunk) {
-    if (!lock.owns_lock()) lock.lock();
-    entries.clear();
-    for (size_t i = at; i < std::min(at + kChunk, selected.size()); ++i) {
-      const std::optional<std::string> state = ListedState(book_, *selected[i], q->arrays);
-      if (!state || !q->Matches(*selected[i], *state)) continue;
-      entries.push_back(ListEntryOf(*selected[i], ctx_.state(), q->reasons));
-      entries.back().state = *state;
-    }
-    lock.unlock();
-    if (at == first) text.reserve((selected.size() - first) * (q->fields ? 200 : 640) + 2);
-    for (const wire::JobListEntry& entry : entries) {
-      if (!first_job) text += ',';
-      first_job = false;
-      wire::AppendJobText(entry, text, q->fields ? &*q->fields : nullptr);
-    }
-  }
-  if (!lock.owns_lock()) lock.lock();
-  text += ']';
-  return text;
-}
+// --- Detail ------------------------------------------------------------------------------------
 
 Result<json> JobRequests::Get(JobId id) {
   JobInfo* job = book_.Find(id);

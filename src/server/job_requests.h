@@ -1,6 +1,7 @@
 // JobRequests: what users ask of their jobs (docs/api.md "Users"; R-SRV-1, R-SRV-5):
-// submit (one or a batch), list, detail, cancel, hold and release. Each checks the request,
-// changes the job book and the core through events, and answers once the change committed.
+// submit (one or a batch), detail, cancel, hold and release (the listing: job_listing.h).
+// Each checks the request, changes the job book and the core through events, and answers once
+// the change committed.
 //
 // Outcomes (Status codes; the HTTP front end maps them, http_reply.h):
 //   kInvalidArgument  a malformed request or a job the cluster cannot take (named field);
@@ -9,7 +10,7 @@
 //   kFailedPrecondition the job's state does not allow the action;
 //   kResourceExhausted a batch of more than 100,000 jobs.
 // Thread-safety: every method takes the caller's lock on the context's mutex, held on entry
-// and on return; it is released while the store commits and between a listing's chunks.
+// and on return; it is released while the store commits.
 #pragma once
 
 #include <functional>
@@ -42,12 +43,7 @@ class JobRequests {
   // submission, {"ids"} for a batch.
   Result<nlohmann::json> Submit(Lock& lock, const Caller& caller, std::vector<nlohmann::json> specs,
                                 std::vector<std::shared_ptr<const std::string>> fixed, bool batch);
-  // GET /v1/jobs: the JSON text of the matching jobs (user, queue, state, pending_reasons,
-  // fields, limit).
-  // `auth` names the users a `user` filter may name: one with no job that is neither a
-  // configured user nor an account of this host is an error (a typo would list nothing).
-  Result<std::string> List(Lock& lock, const std::map<std::string, std::string>& query,
-                           const config::AuthConfig& auth);
+  // GET /v1/jobs is job_listing.h.
   Result<nlohmann::json> Get(JobId id);
   Result<nlohmann::json> Cancel(Lock& lock, const Caller& caller, JobId id);
   Result<nlohmann::json> Hold(Lock& lock, const Caller& caller, JobId id, bool held);
@@ -65,8 +61,6 @@ class JobRequests {
   void set_reservation_check(ReservationCheck check) { reservation_check_ = std::move(check); }
 
  private:
-  struct ListQuery;
-  static Result<ListQuery> ParseListQuery(const std::map<std::string, std::string>& query);
   // The spec may go to its queue: open, the user allowed, its resreq compiles.
   Status CheckSubmittable(const Caller& caller, const nlohmann::json& spec,
                           const std::string& where);

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <mutex>
 #include <set>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include "client/http_transport.h"
@@ -99,6 +101,41 @@ TEST(PlainHttpTest, SendsRequestsAndReadsAnswersByLengthAndInChunks) {
   EXPECT_EQ(moved.status, 307);
   EXPECT_EQ(moved.location, "http://127.0.0.1:1/v1/jobs");
   EXPECT_EQ(http->Send("GET", "/missing", {}, "").status, 404);
+}
+
+// Issue 45: Stream hands a 2xx body to the sink piece by piece (chunked or by length), reads
+// any other answer into the reply, and a sink that stops ends the read without a failure.
+TEST(PlainHttpTest, StreamHandsASuccessfulBodyToTheSinkAsItArrives) {
+  Server server;
+  std::unique_ptr<HttpTransport> http = NewTransport(server.url(), {});
+  std::vector<std::string> pieces;
+  const BodySink keep = [&](std::string_view piece) {
+    pieces.emplace_back(piece);
+    return true;
+  };
+  HttpReply chunked = http->Stream("/chunked", {}, keep);
+  ASSERT_EQ(chunked.failure, HttpReply::Failure::kNone) << chunked.error;
+  EXPECT_EQ(chunked.status, 200);
+  EXPECT_TRUE(chunked.streamed);
+  EXPECT_TRUE(chunked.body.empty());
+  std::string joined;
+  for (const std::string& piece : pieces) joined += piece;
+  EXPECT_EQ(joined, "012345678901234567890123456789");
+  pieces.clear();
+  EXPECT_EQ(http->Stream("/plain", {{"Authorization", "Bearer t"}}, keep).status, 200);
+  ASSERT_FALSE(pieces.empty());
+  EXPECT_EQ(pieces.front().substr(0, 9), "{\"auth\":\"");
+  pieces.clear();
+  HttpReply missing = http->Stream("/missing", {}, keep);
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_FALSE(missing.streamed);
+  EXPECT_TRUE(pieces.empty());
+  int calls = 0;
+  HttpReply stopped = http->Stream("/chunked", {}, [&](std::string_view) { return ++calls < 1; });
+  EXPECT_EQ(stopped.failure, HttpReply::Failure::kNone);
+  EXPECT_EQ(calls, 1);
+  // The connection left with an unread body is not reused: the next request still works.
+  EXPECT_EQ(http->Send("GET", "/plain", {}, "").status, 200);
 }
 
 TEST(PlainHttpTest, KeepsItsConnectionAndReplacesOneTheServerClosed) {

@@ -7,7 +7,10 @@
 
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <vector>
 
+#include "client/json_array_stream.h"
+#include "client/rest_client.h"
 #include "server/loopback_options.h"
 #include "server/server.h"
 #include "testing/subprocess.h"
@@ -151,6 +154,34 @@ TEST_F(HttpApiTest, BatchSubmissionReturnsConsecutiveIdsAndListingFilters) {
     EXPECT_TRUE(all[0].contains(field)) << field;
   }
   EXPECT_EQ(all[1]["command"], "echo b");
+}
+
+// Issue 45: the listing is an HTTP chunked reply (256 jobs a chunk) that parses whole, and the
+// CLI's reader gets every job once, element by element; a bad query is still a 400.
+TEST_F(HttpApiTest, ListingsAreStreamedAndReadBackOneJobAtATime) {
+  std::string batch = R"({"jobs":[)";
+  for (int i = 0; i < 600; ++i) batch += std::string(i ? "," : "") + R"({"command":"x"})";
+  ASSERT_EQ(Post("/v1/jobs/batch", batch + "]}", "alice-token")->status, 201);
+  auto listed = Get("/v1/jobs?fields=id,state", "alice-token");
+  ASSERT_EQ(listed->status, 200);
+  EXPECT_EQ(listed->get_header_value("Transfer-Encoding"), "chunked");
+  std::vector<JobId> expected;
+  for (JobId id = 1; id <= 600; ++id) expected.push_back(id);
+  std::vector<JobId> ids;
+  for (const json& job : json::parse(listed->body)) ids.push_back(job["id"]);
+  EXPECT_EQ(ids, expected);
+
+  client::RestClient rest(client::ClientOptions{
+      .server = "http://127.0.0.1:" + std::to_string(server_->port()), .token = "alice-token"});
+  ids.clear();
+  Status read = client::ForEachElement(rest, "/v1/jobs?fields=id", [&](json job) {
+    ids.push_back(job["id"]);
+    return true;
+  });
+  ASSERT_TRUE(read.ok()) << read.ToString();
+  EXPECT_EQ(ids, expected);
+  Status bad = client::ForEachElement(rest, "/v1/jobs?queue=nosuchq", [](json) { return true; });
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
 }
 
 TEST_F(HttpApiTest, MetricsUseTheNamesOfRSrv4) {

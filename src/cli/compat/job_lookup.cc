@@ -7,8 +7,10 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 
 #include "base/array_ids.h"
+#include "client/json_array_stream.h"
 #include "wire/history_json.h"
 
 namespace sluice::cli::compat {
@@ -21,13 +23,40 @@ using nlohmann::json;
 // the first pages ended long ago.
 constexpr int kHistoryPages = 20;
 
-// The account database's ids for scontrol's UserId=name(uid) GroupId=group(gid).
-void FillAccount(CompatJob& job) {
-  const std::string& account = job.account.empty() ? job.user : job.account;
+// An account's ids as FillAccount sets them (uid -1: not in the account database).
+struct AccountIds {
+  int64_t uid = -1;
+  int64_t gid = -1;
+  std::string group;
+};
+// A listing's accounts, looked up once each: a million jobs have few owners.
+using AccountCache = std::map<std::string, AccountIds>;
+
+AccountIds LookUpAccount(const std::string& account) {
+  AccountIds ids;
   if (const passwd* pw = getpwnam(account.c_str()); pw != nullptr) {
-    job.uid = pw->pw_uid;
-    job.gid = pw->pw_gid;
-    if (const group* gr = getgrgid(pw->pw_gid); gr != nullptr) job.group = gr->gr_name;
+    ids.uid = pw->pw_uid;
+    ids.gid = pw->pw_gid;
+    if (const group* gr = getgrgid(pw->pw_gid); gr != nullptr) ids.group = gr->gr_name;
+  }
+  return ids;
+}
+
+// The account database's ids for scontrol's UserId=name(uid) GroupId=group(gid).
+void FillAccount(CompatJob& job, AccountCache* cache = nullptr) {
+  const std::string& account = job.account.empty() ? job.user : job.account;
+  AccountIds ids;
+  if (cache == nullptr) {
+    ids = LookUpAccount(account);
+  } else {
+    auto [known, added] = cache->try_emplace(account);
+    if (added) known->second = LookUpAccount(account);
+    ids = known->second;
+  }
+  if (ids.uid >= 0) {
+    job.uid = ids.uid;
+    job.gid = ids.gid;
+    job.group = ids.group;
   }
   if (IsArrayElement(job.id)) {  // the API's element id: the array's id and the index
     job.index = ArrayIndexOf(job.id);
@@ -95,15 +124,22 @@ Result<CompatJob> FindJob(client::RestClient& rest, int64_t id) {
   return NotFound("job " + std::to_string(id) + " is not known");
 }
 
+Status ForEachLiveJob(client::RestClient& rest, const std::string& query,
+                      const std::function<void(CompatJob)>& each) {
+  AccountCache accounts;
+  return client::ForEachElement(rest, "/v1/jobs" + (query.empty() ? "" : "?" + query),
+                                [&](const json& object) {
+                                  CompatJob job = client::compat::JobFromObject(object);
+                                  FillAccount(job, &accounts);
+                                  each(std::move(job));
+                                  return true;
+                                });
+}
+
 Result<std::vector<CompatJob>> LiveJobs(client::RestClient& rest, const std::string& query) {
-  Result<json> jobs = rest.Get("/v1/jobs" + (query.empty() ? "" : "?" + query));
-  if (!jobs) return jobs.error();
   std::vector<CompatJob> out;
-  if (!jobs->is_array()) return out;
-  for (const json& job : *jobs) {
-    out.push_back(client::compat::JobFromObject(job));
-    FillAccount(out.back());
-  }
+  SLUICE_RETURN_IF_ERROR(
+      ForEachLiveJob(rest, query, [&](CompatJob job) { out.push_back(std::move(job)); }));
   return out;
 }
 

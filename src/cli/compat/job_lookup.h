@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +26,12 @@ Result<int64_t> ParseJobId(const std::string& text);
 // number of pages). Errors: kNotFound when neither knows it; others as RestClient's.
 Result<client::compat::CompatJob> FindJob(client::RestClient& rest, int64_t id);
 
-// The live jobs (GET /v1/jobs with `query`, e.g. "user=alice&state=RUNNING").
+// The live jobs (GET /v1/jobs with `query`, e.g. "user=alice&state=RUNNING"), each to `each`
+// as the streamed listing arrives (issue 45), so a status command prints as it reads.
+// Errors: the request's (some jobs may have gone to `each` before a broken connection).
+Status ForEachLiveJob(client::RestClient& rest, const std::string& query,
+                      const std::function<void(client::compat::CompatJob)>& each);
+// The same, kept in a vector (for output that needs every job first, e.g. bjobs -json's count).
 Result<std::vector<client::compat::CompatJob>> LiveJobs(client::RestClient& rest,
                                                         const std::string& query);
 

@@ -84,6 +84,35 @@ std::string Print(const BjobsRequest& r, const std::vector<CompatJob>& jobs, int
   return out;
 }
 
+// bjobs without ids: the live jobs printed as the listing arrives (issue 45), the header
+// once before the first; except -json, whose record count comes before the records.
+int BjobsListing(client::RestClient& rest, const BjobsRequest& r) {
+  const std::string user = r.user.empty() ? CurrentUser() : r.user;
+  const std::string query = "user=" + user + (r.queue.empty() ? "" : "&queue=" + r.queue);
+  const int64_t now = Now();
+  if (r.json) {
+    Result<std::vector<CompatJob>> live = LiveJobs(rest, query);
+    if (!live) return Usage("bjobs", live.error().message());
+    std::erase_if(*live, [&](const CompatJob& job) { return !Shown(r, job, false); });
+    std::cout << Print(r, *live, now);
+    return 0;
+  }
+  int64_t shown = 0;
+  const Status listed = ForEachLiveJob(rest, query, [&](const CompatJob& job) {
+    if (!Shown(r, job, false)) return;
+    std::string text = Print(r, {job}, now);
+    if (shown++ > 0 && !r.long_form) text.erase(0, text.find('\n') + 1);  // the header
+    std::cout << text;
+  });
+  if (!listed.ok()) return Usage("bjobs", listed.message());
+  if (shown == 0 && r.format.empty()) {
+    std::cerr << "No unfinished job found\n";
+  } else if (shown == 0) {
+    std::cout << Print(r, {}, now);  // -o: the header alone
+  }
+  return 0;
+}
+
 }  // namespace
 
 int Bjobs(Args args) {
@@ -113,23 +142,10 @@ int Bjobs(Args args) {
   }
   Result<std::unique_ptr<client::RestClient>> rest = Connect();
   if (!rest) return Usage("bjobs", rest.error().message());
+  if (parsed->operands.empty()) return BjobsListing(**rest, r);
   int code = 0;
-  std::vector<CompatJob> jobs;
-  const bool by_id = !parsed->operands.empty();
-  if (by_id) {
-    jobs = JobsByIds(**rest, parsed->operands, code);
-  } else {
-    const std::string user = r.user.empty() ? CurrentUser() : r.user;
-    Result<std::vector<CompatJob>> live = LiveJobs(
-        **rest, "user=" + user + (r.queue.empty() ? "" : "&queue=" + r.queue));
-    if (!live) return Usage("bjobs", live.error().message());
-    jobs = std::move(*live);
-  }
-  std::erase_if(jobs, [&](const CompatJob& job) { return !Shown(r, job, by_id); });
-  if (jobs.empty() && !by_id && r.format.empty()) {
-    std::cerr << "No unfinished job found\n";
-    return code;
-  }
+  std::vector<CompatJob> jobs = JobsByIds(**rest, parsed->operands, code);
+  std::erase_if(jobs, [&](const CompatJob& job) { return !Shown(r, job, true); });
   std::cout << Print(r, jobs, Now());
   return code;
 }
@@ -201,23 +217,20 @@ int Bhist(Args args) {
   if (!rest) return Usage("bhist", rest.error().message());
   if (long_format) return BhistLong(**rest, ids);
   int code = 0;
-  std::vector<CompatJob> jobs;
-  if (!ids.empty()) {
-    jobs = JobsByIds(**rest, ids, code);
-  } else {
-    Result<std::vector<CompatJob>> live = LiveJobs(**rest, "user=" + CurrentUser());
-    if (!live) return Usage("bhist", live.error().message());
-    jobs = std::move(*live);
-  }
-  if (jobs.empty()) {
-    if (ids.empty()) std::cerr << "No matching job found\n";
-    return ids.empty() ? 0 : code;
-  }
   const int64_t now = Now();
-  std::string out = client::compat::BhistHeader();
-  for (const CompatJob& job : jobs) out += client::compat::BhistLine(job, now);
-  std::cout << out;
-  return code;
+  int64_t shown = 0;  // lines go out as the listing arrives (issue 45), the header first
+  const auto print = [&](const CompatJob& job) {
+    std::cout << (shown++ == 0 ? client::compat::BhistHeader() : "")
+              << client::compat::BhistLine(job, now);
+  };
+  if (!ids.empty()) {
+    for (const CompatJob& job : JobsByIds(**rest, ids, code)) print(job);
+    return code;
+  }
+  const Status listed = ForEachLiveJob(**rest, "user=" + CurrentUser(), print);
+  if (!listed.ok()) return Usage("bhist", listed.message());
+  if (shown == 0) std::cerr << "No matching job found\n";
+  return 0;
 }
 
 }  // namespace sluice::cli::compat

@@ -1,7 +1,9 @@
 // squeue, sacct, scontrol show job|jobid|config and scancel (R-COMPAT-1), in the forms
 // docs/compat.md lists, printing what Slurm 22.05 prints.
+#include <functional>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "cli/compat/compat_commands.h"
@@ -51,6 +53,14 @@ Result<std::vector<CompatJob>> JobsByIds(client::RestClient& rest,
 }
 
 bool Waiting(const CompatJob& job) { return !job.Ended(); }
+
+// squeue -t STATES (codes or names, `all`); without -t, the jobs that have not ended.
+bool SqueueShows(const std::string& states, const CompatJob& job) {
+  if (states.empty()) return Waiting(job);
+  if (states == "all" || states == "ALL") return true;
+  return states.find(ShortCode(SlurmStateOf(job))) != std::string::npos ||
+         states.find(ToString(SlurmStateOf(job))) != std::string::npos;
+}
 
 // ---- squeue ----
 
@@ -106,23 +116,26 @@ int Squeue(Args args) {
   if (!fields) return Error("squeue", fields.error().message());
   Result<std::unique_ptr<client::RestClient>> rest = Connect();
   if (!rest) return Error("squeue", rest.error().message());
-  Result<std::vector<CompatJob>> jobs =
-      ids.empty() ? LiveJobs(**rest, query.empty() ? "" : query.substr(1)) : JobsByIds(**rest, ids);
-  if (!jobs) return Error("squeue", jobs.error().message());
   const int64_t now = Now();
-  std::string out = header ? client::compat::SqueueHeader(*fields) : "";
-  for (const CompatJob& job : *jobs) {
-    const std::string code(ShortCode(SlurmStateOf(job)));
-    const std::string name(ToString(SlurmStateOf(job)));
-    const bool wanted = states.empty() ? Waiting(job)
-                        : states == "all" || states == "ALL"
-                            ? true
-                            : (states.find(code) != std::string::npos ||
-                               states.find(name) != std::string::npos);
-    if (wanted) out += client::compat::SqueueLine(*fields, job, now);
+  // Lines go out as the listing arrives (issue 45); the header before the first of them.
+  bool started = false;
+  const auto print = [&](const CompatJob& job) {
+    if (!started && header) std::cout << client::compat::SqueueHeader(*fields);
+    started = true;
+    if (SqueueShows(states, job)) std::cout << client::compat::SqueueLine(*fields, job, now);
+  };
+  Status listed = Status::Ok();
+  if (ids.empty()) {
+    listed = ForEachLiveJob(**rest, query.empty() ? "" : query.substr(1), print);
+  } else if (Result<std::vector<CompatJob>> jobs = JobsByIds(**rest, ids); jobs) {
+    for (const CompatJob& job : *jobs) print(job);
+  } else {
+    listed = jobs.error();
   }
-  std::cout << out;
-  return 0;
+  if (!listed.ok() && !started) return Error("squeue", listed.message());
+  if (!started && header) std::cout << client::compat::SqueueHeader(*fields);
+  std::cout.flush();
+  return listed.ok() ? 0 : Error("squeue", listed.message());
 }
 
 namespace {
@@ -139,6 +152,32 @@ constexpr OptionSpec kSacctOptions[] = {
     {"-a", "--allusers", false, kSAllUsers},   {"-X", "--allocations", false, kSAllocations},
     {"-b", "--brief", false, kSBrief},
 };
+
+// sacct's jobs to `print`: those of `ids`, or without ids the user's jobs still in the
+// controller, printed as they arrive (issue 45), then those ended since midnight that the
+// controller no longer holds (a history that cannot be read leaves them out, as before).
+Status SacctJobs(client::RestClient& rest, const std::vector<std::string>& ids,
+                 const std::string& user, const std::function<void(const CompatJob&)>& print) {
+  if (!ids.empty()) {
+    Result<std::vector<CompatJob>> jobs = JobsByIds(rest, ids);
+    if (!jobs) return jobs.error();
+    for (const CompatJob& job : *jobs) print(job);
+    return Status::Ok();
+  }
+  std::set<int64_t> live;
+  SLUICE_RETURN_IF_ERROR(ForEachLiveJob(rest, "user=" + user, [&](const CompatJob& job) {
+    live.insert(job.id);  // an element's id is its array's (job_lookup.h), as before
+    print(job);
+  }));
+  const int64_t midnight = Now() - Now() % 86400;
+  Result<std::vector<CompatJob>> ended =
+      HistoryJobs(rest, "user=" + user + "&since=" + std::to_string(midnight));
+  if (!ended) return Status::Ok();
+  for (const CompatJob& job : *ended) {
+    if (live.count(job.id) == 0) print(job);
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -187,31 +226,18 @@ int Sacct(Args args) {
   if (!fields) return Error("sacct", fields.error().message());
   Result<std::unique_ptr<client::RestClient>> rest = Connect();
   if (!rest) return Error("sacct", rest.error().message());
-  Result<std::vector<CompatJob>> jobs = JobsByIds(**rest, ids);
-  if (ids.empty()) {
-    // Without -j: the user's jobs still in the controller and those ended since midnight.
-    jobs = LiveJobs(**rest, "user=" + user);
-    const int64_t midnight = Now() - Now() % 86400;
-    Result<std::vector<CompatJob>> ended =
-        HistoryJobs(**rest, "user=" + user + "&since=" + std::to_string(midnight));
-    if (jobs && ended) {
-      for (CompatJob& job : *ended) {
-        bool known = false;
-        for (const CompatJob& live : *jobs) known = known || live.id == job.id;
-        if (!known) jobs->push_back(std::move(job));
-      }
-    }
-  }
-  if (!jobs) return Error("sacct", jobs.error().message());
   const int64_t now = Now();
-  std::string out = header ? client::compat::SacctHeader(*fields, parsable) : "";
-  if (header && trailing_bar) out.insert(out.find('\n'), "|");
-  for (const CompatJob& job : *jobs) {
+  std::string head = header ? client::compat::SacctHeader(*fields, parsable) : "";
+  if (header && trailing_bar) head.insert(head.find('\n'), "|");
+  const auto print = [&](const CompatJob& job) {
     std::string line = client::compat::SacctLine(*fields, job, parsable, now);
     if (trailing_bar) line.insert(line.size() - 1, "|");
-    out += line;
-  }
-  std::cout << out;
+    std::cout << head << line;
+    head.clear();  // printed once, before the first line
+  };
+  const Status listed = SacctJobs(**rest, ids, user, print);
+  if (!listed.ok()) return Error("sacct", listed.message());
+  std::cout << head;  // no line came: the header alone
   return 0;
 }
 
@@ -244,13 +270,13 @@ int Scontrol(Args args) {
   if (!rest) return Error("scontrol", rest.error().message());
   const int64_t now = Now();
   if (words.size() == 2) {
-    Result<std::vector<CompatJob>> jobs = LiveJobs(**rest, "");
-    if (!jobs) return Error("scontrol", jobs.error().message());
-    if (jobs->empty()) {
-      std::cout << "No jobs in the system\n";
-      return 0;
-    }
-    for (const CompatJob& job : *jobs) std::cout << client::compat::ScontrolShowJob(job, details, now);
+    int64_t shown = 0;  // each as the listing arrives (issue 45)
+    const Status listed = ForEachLiveJob(**rest, "", [&](const CompatJob& job) {
+      std::cout << client::compat::ScontrolShowJob(job, details, now);
+      ++shown;
+    });
+    if (!listed.ok()) return Error("scontrol", listed.message());
+    if (shown == 0) std::cout << "No jobs in the system\n";
     return 0;
   }
   Result<int64_t> id = ParseJobId(words[2]);
