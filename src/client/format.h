@@ -37,5 +37,8 @@ std::string ElapsedText(const nlohmann::json& job, int64_t now);
 std::string FormatHosts(const nlohmann::json& hosts);
 std::string FormatQueues(const nlohmann::json& queues);
 std::string FormatLimits(const nlohmann::json& limits);
+// The tables above: `header` and `rows`, each column padded to its widest cell.
+std::string FormatTable(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace sluice::client
