@@ -454,6 +454,12 @@ TEST_F(DashboardBrowserTest, HostsPageShowsReservations) {
   EXPECT_NE(row.find("h1"), std::string::npos) << row;
   EXPECT_NE(row.find("maintenance"), std::string::npos) << row;
   EXPECT_TRUE(browser.Screenshot(ScreenshotDir() / "hosts-reservations.png"));
+  // The host's own page lists it among its fields.
+  ASSERT_TRUE(browser.Navigate(ui + "/hosts/h1"));
+  EXPECT_TRUE(browser.WaitFor(
+      "[...document.querySelectorAll('dl.fields dt')].some((d) => d.textContent === "
+      "'Reservations' && d.nextElementSibling.textContent.startsWith('maint-h1 '))"))
+      << browser.Eval("document.querySelector('main').innerText").dump();
   EXPECT_TRUE(browser.errors().empty()) << [&] {
     std::string text;
     for (const std::string& e : browser.errors()) text += e + "\n";
