@@ -34,6 +34,7 @@ std::string FormatJobFields(const nlohmann::json& jobs, const std::vector<std::s
 // How long a job ran or has run: `M:SS`, `H:MM:SS` or `D-HH:MM:SS` (squeue's %M); "-"
 // before it starts.
 std::string ElapsedText(const nlohmann::json& job, int64_t now);
+// `sluice hosts`; a RESERVATION column (client/rsv_format.h) when a host has a reservation.
 std::string FormatHosts(const nlohmann::json& hosts);
 std::string FormatQueues(const nlohmann::json& queues);
 std::string FormatLimits(const nlohmann::json& limits);
