@@ -33,6 +33,7 @@ int Main(int argc, char** argv) {
   RegisterPeekCommand(app, exit_code);
   RegisterLaunchCommand(app, exit_code);
   RegisterRunCommands(app, exit_code);
+  RegisterRsvCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

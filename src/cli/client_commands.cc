@@ -1,5 +1,5 @@
 // The user verbs speaking REST to the controller (docs/api.md), with bsub/bjobs habits:
-//   sluice submit [-q Q] [-n N[,M]] [-R REQ] [-W LIMIT] [-w DEP] [-b TIME] [-x] [-H]
+//   sluice submit [-q Q] [-n N[,M]] [-R REQ] [-W LIMIT] [-w DEP] [-b TIME] [-x] [-H] [-U RSV]
 //                 [-o FILE] [-e FILE] [-J NAME[IDX]%N] [-a IDX%N] [-P PROJECT] [--cwd DIR]
 //                 [--parsable] [--wait]
 //                 -- CMD... | FILE [ARGS...] | < FILE      (scripts: cli/submit_script.h)
@@ -127,6 +127,8 @@ void AddJobShapeFlags(CLI::App* cmd, client::SubmitFlags& f) {
   cmd->add_option("-J,--name", f.name, "job name; NAME[1-50]%5 submits an array (bsub -J)");
   cmd->add_option("-P,--project", f.project, "project");
   cmd->add_option("--cwd", f.cwd, "working directory (default: the current directory)");
+  cmd->add_option("-U,--reservation", f.reservation,
+                  "run inside this advance reservation (bsub -U, sbatch --reservation)");
   cmd->add_option("--export", f.export_env,
                   "the job's environment: ALL (default: yours), NONE, or [ALL,]VAR[=VALUE],...");
 }

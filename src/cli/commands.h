@@ -36,8 +36,10 @@ void RegisterGenHistoryCommand(CLI::App& app, int& exit_code);
 void RegisterPeekCommand(CLI::App& app, int& exit_code);
 void RegisterLaunchCommand(CLI::App& app, int& exit_code);
 void RegisterRunCommands(CLI::App& app, int& exit_code);  // run, alloc
+// rsv add|list|show|modify|delete|preview (rsv_command.cc, R-RSV-1).
+void RegisterRsvCommand(CLI::App& app, int& exit_code);
 // The flags that shape a job (queue, tasks, resources, run limit, name, project, directory,
-// environment), shared by `submit` and the interactive `run` and `alloc`.
+// reservation, environment), shared by `submit` and the interactive `run` and `alloc`.
 void AddJobShapeFlags(CLI::App* cmd, client::SubmitFlags& flags);
 // What an interactive job's front end prints while the job waits and starts, to stderr unless
 // set: bsub -I prints LSF's lines (`Job <N> is submitted to ...`, `<<Waiting for dispatch

@@ -16,9 +16,9 @@
 namespace sluice::cli {
 namespace {
 
-constexpr std::array<std::string_view, 17> kFrontEndVerbs = {
-    "submit", "jobs",  "cancel", "hold",   "release", "hosts",   "queues", "limits", "queue",
-    "host",   "modify", "requeue", "history", "peek",   "launch", "run",   "alloc"};
+constexpr std::array<std::string_view, 18> kFrontEndVerbs = {
+    "submit", "jobs",   "cancel",  "hold",    "release", "hosts",  "queues", "limits", "queue",
+    "host",   "modify", "requeue", "history", "peek",    "launch", "run",    "alloc",  "rsv"};
 
 // The complete binary: `sluice-full` in the directory of this executable.
 std::string FullBinary() {
@@ -48,6 +48,8 @@ int RunClientVerbs(int argc, char** argv) {
     RegisterLaunchCommand(app, exit_code);
   } else if (verb == "run" || verb == "alloc") {
     RegisterRunCommands(app, exit_code);
+  } else if (verb == "rsv") {
+    RegisterRsvCommand(app, exit_code);
   } else {
     RegisterClientCommands(app, exit_code, verb);
   }

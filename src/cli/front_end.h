@@ -1,8 +1,8 @@
 // The `sluice` front-end (R-ARCH-3; issue 21, the one-process-per-job submit path).
 //
 // `sluice` is what users run for every verb. The client verbs over plain HTTP (submit, jobs,
-// cancel, hold, release, hosts, queues, limits, queue, host, modify, requeue, history, peek)
-// run in this process, which links only libc, libm and libmunge: no cpp-httplib, OpenSSL,
+// cancel, hold, release, hosts, queues, limits, queue, host, modify, requeue, history, peek,
+// rsv) run in this process, which links only libc, libm and libmunge: no cpp-httplib, OpenSSL,
 // SQLite, yaml-cpp, spdlog or prometheus, so a loop of `sluice submit` pays ~1 ms of process
 // start instead of ~4. Everything else — the server, the agent, the simulator, `--help`
 // without a verb, and any command line or SLUICE_SERVER naming an https:// URL — is handed to

@@ -27,6 +27,7 @@ enum class Field {
   kPriority,
   kCwd,
   kArray,
+  kReservation,
 };
 
 struct OptionSpec {
@@ -53,6 +54,7 @@ constexpr OptionSpec kSluiceOptions[] = {
     {"", "--priority", true, Field::kPriority},
     {"", "--cwd", true, Field::kCwd},
     {"-a", "--array", true, Field::kArray},
+    {"-U", "--reservation", true, Field::kReservation},
 };
 
 using Dialect = DirectiveDialect;
@@ -148,6 +150,8 @@ std::string* TextField(Field field, SubmitFlags& flags) {
       return &flags.project;
     case Field::kCwd:
       return &flags.cwd;
+    case Field::kReservation:
+      return &flags.reservation;
     default:
       return nullptr;
   }
@@ -410,6 +414,7 @@ SubmitFlags MergeFlags(const SubmitFlags& command_line, const SubmitFlags& direc
   fill(out.name, directives.name);
   fill(out.project, directives.project);
   fill(out.array, directives.array);
+  fill(out.reservation, directives.reservation);
   out.exclusive = command_line.exclusive || directives.exclusive;
   out.hold = command_line.hold || directives.hold;
   if (!out.priority) out.priority = directives.priority;

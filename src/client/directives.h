@@ -10,7 +10,7 @@
 //
 // Options:
 //   #SLUICE  the flags of `sluice submit`: -q -n -R --gpu -W -w -b -x -H -o -e -J -P --priority
-//            --cwd --array (each also as `--long=VALUE` or `--long VALUE`)
+//            --cwd --array -U (each also as `--long=VALUE` or `--long VALUE`)
 //   #BSUB    bsub's options, read by bsub's own table (client/compat/bsub_request.h)
 //   #SBATCH  sbatch's options, read by sbatch's own table (client/compat/sbatch_request.h):
 //            Slurm's time forms, dependencies, --export, --mem, --cpus-per-task, --nodes ...

@@ -9,6 +9,7 @@
 
 #include "client/array_format.h"
 #include "client/printable.h"
+#include "client/rsv_format.h"
 #include "core/explain/render.h"
 #include "wire/reasons_json.h"
 
@@ -46,12 +47,16 @@ std::string TimeText(const json& object, const char* key) {
   return buffer;
 }
 
-std::string Table(const Row& header, const std::vector<Row>& rows) {
+}  // namespace
+
+std::string FormatTable(const Row& header, const std::vector<Row>& rows) {
   const std::vector<size_t> widths = ColumnWidths(header, rows);
   std::string out = TableLine(header, widths);
   for (const Row& row : rows) out += TableLine(row, widths);
   return out;
 }
+
+namespace {
 
 // "h1:2,h2:2" from [{"name": "h1", "slots": 2}, ...].
 std::string HostsText(const json& job) {
@@ -221,7 +226,7 @@ std::string FormatJobs(const json& jobs, int64_t now) {
   if (rows.empty()) return "No jobs found\n";
   std::string notes;
   for (const json& job : jobs) notes += ExitNote(job);
-  return Table(kJobHeader, rows) + notes;
+  return FormatTable(kJobHeader, rows) + notes;
 }
 
 std::string FormatJobFields(const json& jobs, const std::vector<std::string>& fields,
@@ -239,7 +244,7 @@ std::string FormatJobFields(const json& jobs, const std::vector<std::string>& fi
     rows.push_back(std::move(row));
   }
   if (rows.empty()) return "No jobs found\n";
-  return Table(header, rows);
+  return FormatTable(header, rows);
 }
 
 std::string FormatPendingJobs(const json& jobs, int64_t now) {
@@ -255,7 +260,7 @@ std::string FormatPendingJobs(const json& jobs, int64_t now) {
   }
   if (rows.empty()) return "No pending jobs found\n";
   // One aligned table; each job's row is followed by its reasons (bjobs -p layout).
-  const std::string table = Table(kJobHeader, rows);
+  const std::string table = FormatTable(kJobHeader, rows);
   std::string out;
   size_t line_start = 0;
   for (size_t line = 0; line_start < table.size(); ++line) {
@@ -270,6 +275,7 @@ std::string FormatPendingJobs(const json& jobs, int64_t now) {
 std::string FormatHosts(const json& hosts) {
   std::vector<Row> rows;
   std::string notes;  // why the controller closed a host (bhosts -l's "closed" reason)
+  bool any_reserved = false;
   if (hosts.is_array()) {
     for (const json& host : hosts) {
       if (Text(host, "reason") != "-") {
@@ -286,13 +292,21 @@ std::string FormatHosts(const json& hosts) {
           resources += (resources.empty() ? "" : ",") + key + "=" + Text(*it, key.c_str());
         }
       }
+      const std::string reserved = HostReservationsText(host);
+      any_reserved = any_reserved || !reserved.empty();
       rows.push_back({Text(host, "name"), Text(host, "state"), Text(host, "slots"),
                       Text(host, "used_slots"), Text(host, "running_jobs"), agent,
-                      resources.empty() ? "-" : resources});
+                      resources.empty() ? "-" : resources, reserved.empty() ? "-" : reserved});
     }
   }
   if (rows.empty()) return "No hosts\n";
-  return Table({"HOST", "STATE", "SLOTS", "USED", "JOBS", "AGENT", "RESOURCES"}, rows) + notes;
+  Row header = {"HOST", "STATE", "SLOTS", "USED", "JOBS", "AGENT", "RESOURCES", "RESERVATION"};
+  // The reservations column (R-RSV-1) only when a host has one: the table stays as it was.
+  if (!any_reserved) {
+    header.pop_back();
+    for (Row& row : rows) row.pop_back();
+  }
+  return FormatTable(header, rows) + notes;
 }
 
 std::string FormatQueues(const json& queues) {
@@ -307,7 +321,7 @@ std::string FormatQueues(const json& queues) {
     }
   }
   if (rows.empty()) return "No queues\n";
-  return Table({"QUEUE", "PRIO", "POLICY", "STATUS", "PEND", "HELD", "RUN", "SLOTS"}, rows);
+  return FormatTable({"QUEUE", "PRIO", "POLICY", "STATUS", "PEND", "HELD", "RUN", "SLOTS"}, rows);
 }
 
 std::string FormatLimits(const json& limits) {
@@ -340,7 +354,7 @@ std::string FormatLimits(const json& limits) {
     }
   }
   if (rows.empty()) return "No limits\n";
-  return Table({"LIMIT", "SLOTS", "JOBS", "RESOURCES", "SCOPE"}, rows);
+  return FormatTable({"LIMIT", "SLOTS", "JOBS", "RESOURCES", "SCOPE"}, rows);
 }
 
 }  // namespace sluice::client

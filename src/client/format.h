@@ -51,8 +51,12 @@ std::vector<size_t> ColumnWidths(const TableRow& header, const std::vector<Table
 // A row padded to `widths` and 2 spaces between columns, "\n"-ended; a cell wider than its
 // column (a streamed table's late row) pushes the rest of its line right.
 std::string TableLine(const TableRow& row, const std::vector<size_t>& widths);
+// `sluice hosts`; a RESERVATION column (client/rsv_format.h) when a host has a reservation.
 std::string FormatHosts(const nlohmann::json& hosts);
 std::string FormatQueues(const nlohmann::json& queues);
 std::string FormatLimits(const nlohmann::json& limits);
+// The tables above: `header` and `rows`, each column padded to its widest cell.
+std::string FormatTable(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace sluice::client

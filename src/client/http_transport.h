@@ -54,8 +54,8 @@ struct TransportOptions {
 class HttpTransport {
  public:
   virtual ~HttpTransport() = default;
-  // Sends `method` (GET, POST, PATCH) for `path` (with its query) and waits for the answer.
-  // A non-GET request carries `body` as application/json.
+  // Sends `method` (GET, POST, PATCH, DELETE) for `path` (with its query) and waits for the
+  // answer. A non-GET request carries `body` as application/json.
   virtual HttpReply Send(std::string_view method, const std::string& path,
                          const HttpHeaders& headers, const std::string& body) = 0;
   // A GET whose 2xx body goes to `sink` as it arrives instead of into the reply (a streamed

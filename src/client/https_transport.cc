@@ -25,6 +25,8 @@ class HttpsTransport final : public HttpTransport {
     httplib::Result result = method == "GET" ? http_.Get(path.c_str(), sent)
                              : method == "POST"
                                  ? http_.Post(path.c_str(), sent, body, "application/json")
+                             : method == "DELETE"
+                                 ? http_.Delete(path.c_str(), sent, body, "application/json")
                                  : http_.Patch(path.c_str(), sent, body, "application/json");
     if (!result) return Failed(result.error());
     HttpReply reply;

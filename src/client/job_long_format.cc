@@ -288,6 +288,7 @@ const std::set<std::string, std::less<>>& KnownMembers() {
                                                             "user",
                                                             "queue",
                                                             "project",
+                                                            "reservation",
                                                             "state",
                                                             "command",
                                                             "script_bytes",
@@ -334,6 +335,11 @@ std::string FormatJobLong(const json& job) {
   Line("User", Member(job, "user"), out);
   Line("Queue", Member(job, "queue"), out);
   Line("Project", Member(job, "project"), out);
+  // `-U NAME` (R-RSV-2): only for a job in a reservation.
+  if (job.contains("reservation") && job["reservation"].is_string() &&
+      !job["reservation"].get_ref<const std::string&>().empty()) {
+    Line("Reservation", Member(job, "reservation"), out);
+  }
   Line("State", StateText(job), out);
   std::string command = Member(job, "command");
   if (job.contains("script_bytes"))

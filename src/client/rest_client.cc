@@ -250,4 +250,10 @@ Result<json> RestClient::Patch(const std::string& path, const json& body) {
   });
 }
 
+Result<json> RestClient::Delete(const std::string& path) {
+  return Call(false, [&](HttpTransport& http, const std::string& authorization) {
+    return http.Send("DELETE", path, AuthHeaders(authorization), "");
+  });
+}
+
 }  // namespace sluice::client

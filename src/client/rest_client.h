@@ -74,6 +74,8 @@ class RestClient {
   Status GetStream(const std::string& path, const BodySink& sink);
   Result<nlohmann::json> Post(const std::string& path, const nlohmann::json& body);
   Result<nlohmann::json> Patch(const std::string& path, const nlohmann::json& body);
+  // Not repeated once it may have been sent, as a PATCH.
+  Result<nlohmann::json> Delete(const std::string& path);
   // The base URL of the controller that answered last ("" before any answer).
   const std::string& connected_to() const { return connected_to_; }
 

@@ -218,6 +218,7 @@ Result<json> BuildSubmitBody(const SubmitFlags& flags, const std::string& submit
   if (flags.exclusive) body["exclusive"] = true;
   if (flags.hold) body["hold"] = true;
   if (!flags.project.empty()) body["project"] = flags.project;
+  if (!flags.reservation.empty()) body["reservation"] = flags.reservation;
   if (flags.priority) body["priority"] = *flags.priority;
   const std::string cwd = flags.cwd.empty() ? submit_dir : Absolute(flags.cwd, submit_dir);
   if (!cwd.empty()) body["cwd"] = cwd;

@@ -8,6 +8,7 @@
 //   --export WHAT   the environment the job gets, as sbatch's --export: ALL (the default: the
 //                   submitter's whole environment, as sbatch and bsub), NONE, or a list
 //                   [ALL,]VAR[=VALUE],... (the named variables, with ALL added to all of them)
+//   -U NAME         the advance reservation to run in (bsub -U, sbatch --reservation)
 //   --gpu S         GPUs as bsub -gpu writes them (`num=2:gmodel=A100`, `-` for one): the
 //                   gpu[S] section appended to -R (client/compat/gpu_request.h)
 // The job runs in the submitter's working directory unless --cwd says otherwise (R-SRV-5b);
@@ -56,6 +57,8 @@ struct SubmitFlags {
   // The job's environment as sbatch or bsub made it (client/compat/env_export.h): when set,
   // it is sent instead of what `export_env` takes from `environment`.
   std::optional<std::map<std::string, std::string>> env;
+  // -U NAME / --reservation (R-RSV-2): run only inside this advance reservation.
+  std::string reservation;
 };
 
 // The `env` object of a submission: the variables --export names from `environment`.

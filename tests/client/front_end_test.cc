@@ -22,7 +22,7 @@ bool Runs(std::vector<const char*> argv, const char* env = nullptr) {
 TEST(FrontEndTest, RunsTheClientVerbsOverPlainHttpItself) {
   for (const char* verb : {"submit", "jobs", "cancel", "hold", "release", "hosts", "queues",
                            "limits", "queue", "host", "modify", "requeue", "history", "peek",
-                           "launch", "run", "alloc"}) {
+                           "launch", "run", "alloc", "rsv"}) {
     SCOPED_TRACE(verb);
     EXPECT_TRUE(IsFrontEndVerb(verb));
     EXPECT_TRUE(Runs({"sluice", verb, "--server", "http://127.0.0.1:1"}));

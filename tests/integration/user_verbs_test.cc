@@ -262,6 +262,27 @@ TEST_F(UserVerbsTest, ImpossibleJobsAreRefusedWithoutTakingAnId) {
             std::string::npos);
 }
 
+// `submit -U NAME` (R-RSV-2) sends the job's reservation; one that does not exist is refused
+// at submission, taking no id. A server without the field (before the controller's side of
+// issue 42) refuses the field itself: the request is shown to carry it, the rest is skipped.
+TEST_F(UserVerbsTest, SubmitWithAnUnknownReservationIsRefused) {
+  Cluster& c = *cluster_;
+  testing::ProcessResult refused = c.Cli({"submit", "-U", "nosuch", "--", "true"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.stderr_text;
+  EXPECT_NE(refused.stderr_text.find("reservation"), std::string::npos) << refused.stderr_text;
+  EXPECT_TRUE(c.Get("/v1/jobs").empty());
+  if (refused.stderr_text.find("unknown field") != std::string::npos) {
+    GTEST_SKIP() << "the server does not take a job's `reservation` yet: " << refused.stderr_text;
+  }
+  EXPECT_NE(refused.stderr_text.find("no reservation 'nosuch'"), std::string::npos)
+      << refused.stderr_text;
+  // The same from a script's directive.
+  refused = c.Cli({"submit", Script("rsv.sh", "#!/bin/sh\n#SBATCH --reservation=nosuch\ntrue\n")});
+  EXPECT_EQ(refused.exit_code, 2) << refused.stderr_text;
+  EXPECT_NE(refused.stderr_text.find("no reservation 'nosuch'"), std::string::npos)
+      << refused.stderr_text;
+}
+
 TEST_F(UserVerbsTest, WaitReturnsTheExitCodeAndPeekShowsTheTail) {
   Cluster& c = *cluster_;
   testing::ProcessResult done = c.Cli({"submit", "--wait", "--", "true"});

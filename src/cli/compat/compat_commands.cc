@@ -19,7 +19,7 @@ constexpr Command kCommands[] = {
     {"bkill", Bkill},     {"bhist", Bhist},     {"bqueues", Bqueues}, {"bhosts", Bhosts},
     {"bparams", Bparams}, {"lsadmin", Lsadmin}, {"lsid", Lsid},       {"srun", Srun},
     {"blaunch", Blaunch}, {"salloc", Salloc},   {"bmod", Bmod},       {"brequeue", Brequeue},
-    {"bpeek", Bpeek},
+    {"bpeek", Bpeek},     {"brsvadd", Brsvadd}, {"brsvs", Brsvs},     {"brsvdel", Brsvdel},
 };
 
 }  // namespace

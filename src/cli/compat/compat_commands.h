@@ -67,6 +67,12 @@ int Lsid(Args args);
 int Bmod(Args args);
 int Brequeue(Args args);
 int Bpeek(Args args);
+// Advance reservations (reservation_compat.cc): brsvadd, brsvs, brsvdel, and scontrol's
+// `create reservation`, `update`, `delete` and `show reservation[s]` (`words` from the verb on).
+int Brsvadd(Args args);
+int Brsvs(Args args);
+int Brsvdel(Args args);
+int ScontrolReservation(Args words);
 // Steps inside a job (launch_compat.cc).
 int Srun(Args args);
 int Salloc(Args args);

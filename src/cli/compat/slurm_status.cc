@@ -243,6 +243,22 @@ int Sacct(Args args) {
 
 // ---- scontrol ----
 
+namespace {
+
+// show reservation[s], create reservation[s], delete ReservationName=, update ReservationName=.
+bool IsReservationForm(const std::vector<std::string>& words) {
+  if (words.size() < 2) return false;
+  const bool reservation = words[1] == "reservation" || words[1] == "reservations" ||
+                           words[1] == "res";
+  if (words[0] == "show" || words[0] == "create") return reservation;
+  std::string key = words[1].substr(0, words[1].find('='));
+  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return (words[0] == "delete" || words[0] == "update") &&
+         (key == "reservationname" || key == "reservation");
+}
+
+}  // namespace
+
 int Scontrol(Args args) {
   bool details = false;
   std::vector<std::string> words;
@@ -261,9 +277,10 @@ int Scontrol(Args args) {
   if (words.size() >= 2 && words[0] == "show" && words[1] == "config") {
     return ScontrolShowConfig();
   }
+  if (IsReservationForm(words)) return ScontrolReservation(words);
   if (words.size() < 2 || words[0] != "show" || (words[1] != "job" && words[1] != "jobid")) {
-    std::cerr << "scontrol: error: only `scontrol show job[id] [ID]` and `scontrol show config` "
-                 "are supported by Sluice\n";
+    std::cerr << "scontrol: error: only `scontrol show job[id] [ID]`, `scontrol show config` "
+                 "and the reservation forms are supported by Sluice\n";
     return 1;
   }
   Result<std::unique_ptr<client::RestClient>> rest = Connect();

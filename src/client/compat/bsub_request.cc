@@ -29,6 +29,7 @@ enum Opt {
   kPriority,
   kEnv,
   kWait,
+  kReservation,
   kIgnoredFlag,
   kIgnoredValue,
   kRefusedFlag,
@@ -62,7 +63,7 @@ constexpr OptionSpec kOptions[] = {
     {"-p", "", true, kRefusedValue},   {"-F", "", true, kRefusedValue},
     {"-D", "", true, kRefusedValue},   {"-S", "", true, kRefusedValue},
     {"-C", "", true, kRefusedValue},   {"-t", "", true, kRefusedValue},
-    {"-s", "", true, kRefusedValue},   {"-U", "", true, kRefusedValue},
+    {"-s", "", true, kRefusedValue},   {"-U", "", true, kReservation},
     {"-sla", "", true, kRefusedValue}, {"-pack", "", true, kRefusedValue},
     {"-jsdl", "", true, kRefusedValue}, {"-k", "", true, kRefusedValue},
     {"-f", "", true, kRefusedValue},   {"-ext", "", true, kRefusedValue},
@@ -127,6 +128,8 @@ std::optional<std::string>* TextField(int id, BsubRequest& r) {
       return &r.depend;
     case kEnv:
       return &r.env_spec;
+    case kReservation:
+      return &r.reservation;
     default:
       return nullptr;
   }
@@ -324,6 +327,7 @@ BsubRequest MergeBsub(const BsubRequest& command_line, const BsubRequest& direct
   fill(out.exclusive, directives.exclusive);
   fill(out.hold, directives.hold);
   fill(out.env_spec, directives.env_spec);
+  fill(out.reservation, directives.reservation);
   if (out.resreq.empty()) out.resreq = directives.resreq;
   out.ignored.insert(out.ignored.begin(), directives.ignored.begin(), directives.ignored.end());
   return out;
@@ -358,6 +362,7 @@ Result<SubmitFlags> ToSubmitFlags(const BsubRequest& r) {
   f.cwd = r.cwd.value_or("");
   f.depend = r.depend.value_or("");
   f.begin = r.begin.value_or("");
+  f.reservation = r.reservation.value_or("");
   f.exclusive = r.exclusive.value_or(false);
   f.hold = r.hold.value_or(false);
   f.priority = r.priority;

@@ -5,12 +5,13 @@
 // -R (repeatable: the requests are joined), -M (memory with units, default MB), -x, -w, -b
 // ([[[YYYY:]MM:]DD:]hh:mm, or Sluice's forms), -P, -H, -cwd, -sp (priority), -env, -K (wait),
 // -I (an interactive job: `sluice run`), -Ip and -Is (the same on a pseudo-terminal), -gpu
-// (the gpu[] section appended to a plain -R: client/compat/gpu_request.h).
+// (the gpu[] section appended to a plain -R: client/compat/gpu_request.h), -U (the advance
+// reservation to run in, R-RSV-2).
 // Accepted without effect (a warning names them): -u, -N, -B (mail), -r, -rn (rerunnable:
 // queues say what happens on host loss), -We (estimated run time), -Jd, -ti.
 // Refused (kFailedPrecondition "-m: not supported by Sluice"): the other options LSF documents
 // (-m, -G, -app, -c, -i, -E, -Ep, -a, -g, -L, resource limits -T -v -p -F -D -S -C, the
-// ssh and X11 interactive jobs -IS, -ISp, -ISs, -IX, -U, -sla, -pack, -jsdl, ...). Unknown options are
+// ssh and X11 interactive jobs -IS, -ISp, -ISs, -IX, -sla, -pack, -jsdl, ...). Unknown options are
 // kInvalidArgument ("illegal option -- Z").
 //
 // -M is LSF's per-process memory limit; Sluice's limit is the per-task reservation, so -M M
@@ -37,6 +38,7 @@ enum class BsubInteractive { kNo, kPlain, kPty };
 
 struct BsubRequest {
   std::optional<std::string> tasks, queue, run_limit, name, output, error, project, cwd, depend;
+  std::optional<std::string> reservation;  // -U
   std::optional<std::string> begin;  // as ParseBeginTime reads it
   std::vector<std::string> resreq;   // each -R
   std::optional<int64_t> mem_limit_mb, priority;

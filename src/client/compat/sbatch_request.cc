@@ -40,6 +40,7 @@ enum Opt {
   kGpusPerNode,
   kGpusPerTask,
   kGres,
+  kReservation,
   kIgnored,   // accepted without effect
   kRefused,   // documented by sbatch, not honoured by Sluice
 };
@@ -87,7 +88,7 @@ constexpr OptionSpec kOptions[] = {
     {"-L", "--licenses", true, kRefused},
     {"", "--signal", true, kRefused},
     {"-i", "--input", true, kRefused},
-    {"", "--reservation", true, kRefused},
+    {"", "--reservation", true, kReservation},
     {"-M", "--clusters", true, kRefused},
     {"-m", "--distribution", true, kRefused},
     {"-s", "--oversubscribe", false, kRefused},
@@ -260,6 +261,8 @@ std::optional<std::string>* TextField(int id, SbatchRequest& r) {
       return &r.export_spec;
     case kWrap:
       return &r.wrap;
+    case kReservation:
+      return &r.reservation;
     default:
       return nullptr;
   }
@@ -367,6 +370,7 @@ SbatchRequest MergeSbatch(const SbatchRequest& command_line, const SbatchRequest
   fill(out.account, directives.account);
   fill(out.chdir, directives.chdir);
   fill(out.array, directives.array);
+  fill(out.reservation, directives.reservation);
   fill(out.export_spec, directives.export_spec);
   fill(out.depend, directives.depend);
   fill(out.begin, directives.begin);
@@ -441,6 +445,7 @@ Result<SubmitFlags> ToSubmitFlags(const SbatchRequest& r, const std::string& use
   f.project = r.account.value_or("");
   f.cwd = r.chdir.value_or("");
   f.array = r.array.value_or("");
+  f.reservation = r.reservation.value_or("");
   f.depend = r.depend.value_or("");
   f.begin = r.begin.value_or("");
   if (r.time_limit && *r.time_limit > 0) f.run_limit = std::to_string(*r.time_limit) + "s";

@@ -5,7 +5,8 @@
 //   --job-name -J, --output -o, --error -e (%j %A %a as Sluice, %x %u replaced here),
 //   --partition -p (queue), --time -t (run limit; UNLIMITED: none), --account -A (project),
 //   --chdir -D, --dependency -d, --begin -b, --array -a, --hold -H, --exclusive,
-//   --priority, --export, --wrap, --parsable, --wait -W, --quiet -Q, --verbose -v;
+//   --priority, --export, --wrap, --parsable, --wait -W, --quiet -Q, --verbose -v,
+//   --reservation (the advance reservation to run in, R-RSV-2);
 //   tasks and hosts: --ntasks -n, --cpus-per-task -c, --nodes -N (N or N-N),
 //   --ntasks-per-node; memory: --mem (per host), --mem-per-cpu (units K M G T);
 //   GPUs: one of --gpus-per-node, --gres=gpu, --gpus-per-task, --gpus -G.
@@ -13,7 +14,7 @@
 // --no-requeue, --comment, --qos -q, --propagate, --time-min, --kill-on-invalid-dep.
 // Refused (kFailedPrecondition: "--constraint is not supported by Sluice"): every other option
 // sbatch documents that Sluice cannot honour (--constraint, another gres than gpu, --nodelist,
-// --exclude, --licenses, --signal, --input, --reservation, --mem-per-gpu, --cpus-per-gpu, ...),
+// --exclude, --licenses, --signal, --input, --mem-per-gpu, --cpus-per-gpu, ...),
 // and two different GPU options together. Unknown options and bad values are
 // kInvalidArgument in sbatch's words (`Invalid --time specification`).
 //
@@ -48,6 +49,7 @@ namespace sluice::client::compat {
 
 struct SbatchRequest {
   std::optional<std::string> name, output, error, partition, account, chdir, array, wrap;
+  std::optional<std::string> reservation;
   std::optional<std::string> export_spec;  // --export as written
   std::optional<std::string> depend;       // translated to Sluice's expression
   std::optional<std::string> begin;        // as ParseBeginTime reads it

@@ -1,8 +1,10 @@
 // Host detail (issue 47.9): its state and why, slots and each consumable (configured and held
 // by its jobs, memory in MB), its load and available memory as its agent reports them,
-// attributes and tags, its agent, its GPUs (R-GPU-4), and the jobs running on it.
+// attributes and tags, its agent, its reservations (R-RSV-1), its GPUs (R-GPU-4), and the
+// jobs running on it.
 import {get} from '../api.js';
 import {errorBox, fieldList, fill, fmtNumber, fmtTime, h, jobHref, jobLabel, stateBadge} from '../dom.js';
+import {fmtWindow} from '../reservations.js';
 
 function usage(used, total, unit) {
   const pct = total > 0 ? ` (${Math.round((100 * used) / total)} %)` : '';
@@ -23,6 +25,10 @@ function fields(host) {
     `${fmtNumber(load.mem_available_mb)} MB` : '-']);
   for (const [name, value] of Object.entries(host.attributes || {})) rows.push([`Attribute ${name}`, value]);
   rows.push(['Tags', (host.tags || []).join(', ') || '-']);
+  if (Array.isArray(host.reservations)) {
+    rows.push(['Reservations', host.reservations.map((r) => `${r.name} ${fmtWindow(r.begin, r.end)}`)
+        .join('; ') || '-']);
+  }
   const agent = host.agent || {};
   rows.push(['Agent', agent.connected ? 'connected' : 'not connected'],
       ['Last heartbeat', fmtTime(agent.last_heartbeat)]);

@@ -1,7 +1,10 @@
-// Hosts (R-UI-1): a grid of tiles coloured by state, each with its load (used / slots) and a
-// link to its jobs; administrators can open and close a host.
+// Hosts (R-UI-1): a grid of tiles coloured by state, each with its load (used / slots), its
+// advance reservations and a link to its jobs; administrators can open and close a host. Below
+// the tiles, the reservations (R-RSV-1), asked for only of a server whose hosts carry
+// `reservations` (an older one has no /v1/reservations).
 import {get, post} from '../api.js';
 import {fill, errorBox, fmtNumber, h} from '../dom.js';
+import {hostReservations, reservationsTable} from '../reservations.js';
 
 function loadClass(host) {
   if (host.state !== 'ok') return '';
@@ -30,6 +33,7 @@ function tile(host, app, refresh, status) {
       h('div', {class: 'meter-fill', style: null, 'data-pct': pct})),
       h('div', {class: 'muted'}, `${host.used_slots} / ${host.slots} slots · ${host.running_jobs} jobs`),
       h('div', {class: 'muted'}, agent),
+      hostReservations(host),
       h('div', {class: 'tile-links'},
           h('a', {href: `/ui/jobs?host=${encodeURIComponent(host.name)}&state=ADMITTING,RUNNING`}, 'Jobs'),
           admin && host.state === 'ok' ? h('button', {type: 'button', onclick: () => act('close')}, 'Close') : null,
@@ -54,6 +58,14 @@ export async function mount(root, params, app) {
       fill(body, errorBox(err));
       return;
     }
+    let reservations = null;
+    if (hosts.some((x) => Array.isArray(x.reservations))) {
+      try {
+        reservations = reservationsTable((await get('/v1/reservations')).reservations || []);
+      } catch (err) {
+        reservations = errorBox(err);
+      }
+    }
     const byState = {};
     let used = 0;
     let slots = 0;
@@ -67,7 +79,8 @@ export async function mount(root, params, app) {
             Object.entries(byState).map(([st, n]) => h('span', {class: `badge hs-${st}`}, `${st} ${n}`))),
         h('ul', {class: 'tiles', 'aria-label': 'Hosts'}, hosts.map((x) => tile(x, app, refresh, status))),
         h('p', {class: 'muted legend-line'}, 'Colour: grey idle, green some load, amber half or more, red full; ' +
-          'striped closed or draining, dark unavailable.'));
+          'striped closed or draining, dark unavailable.'),
+        reservations ? [h('h2', null, 'Reservations'), reservations] : null);
     sizeMeters(body);
   };
   await refresh();
