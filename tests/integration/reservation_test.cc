@@ -2,7 +2,8 @@
 // agents. A reservation made through REST on one of two hosts 30 s ahead for alice keeps bob's
 // two-minute job (run limit 2 min) off that host; alice's job in it waits, naming it in
 // `jobs -p`, then runs inside the window on the reserved host; a restart keeps the
-// reservation, and so does an HA failover (etcd; skipped without it).
+// reservation, and so does an HA failover (etcd; skipped without it). `sluice rsv` previews,
+// makes, lists, shows on `hosts` and deletes one against the same real server.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <time.h>
@@ -10,6 +11,8 @@
 #include "client/rest_client.h"
 #include "integration/cluster_harness.h"
 #include "integration/ha_harness.h"
+#include "testing/build_paths.h"
+#include "testing/subprocess.h"
 
 namespace sluice::integration {
 namespace {
@@ -102,6 +105,57 @@ TEST(ReservationTest, KeepsTheHostForItsUsersAndSurvivesARestart) {
       EXPECT_EQ(host["reservations"].size(), 1u) << host.dump();
     }
   }
+}
+
+// `sluice rsv VERB ARGS --server URL --token TOKEN` (the connection flags are the verbs').
+testing::ProcessResult Rsv(Cluster& c, std::vector<std::string> args, const std::string& token) {
+  std::vector<std::string> argv = {sluice::testing::SluiceBinary(), "rsv"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--server", c.url(), "--token", token});
+  return testing::RunProcess(argv, c.dir() / "cli", 60s);
+}
+
+TEST(ReservationTest, TheCliPreviewsMakesListsAndDeletesAgainstTheServer) {
+  Cluster c(DefaultClusterYaml(kTwoHosts));
+  std::string error;
+  ASSERT_TRUE(c.StartServer(&error)) << error;
+  c.StartAgent("h1", 2);
+  c.StartAgent("h2", 2);
+  ASSERT_TRUE(Eventually([&] { return HostsConnected(c); }, 30s)) << c.Logs();
+  json bob = c.Post("/v1/jobs", {{"command", "sleep 600"}, {"run_limit", 900}}, "bob-token");
+  ASSERT_TRUE(bob.contains("id")) << bob.dump();
+  const int64_t bob_id = bob["id"];
+  ASSERT_TRUE(Eventually([&] { return c.JobState(bob_id) == "RUNNING"; }, 30s)) << c.Logs();
+  const std::string host = FirstHost(c.Job(bob_id));
+  const std::vector<std::string> window = {"-m", host, "-b", "now+5m", "-d", "30m", "--maint"};
+  // The preview names bob's job, which would still run when the window begins.
+  std::vector<std::string> preview = {"preview"};
+  preview.insert(preview.end(), window.begin(), window.end());
+  testing::ProcessResult p = Rsv(c, preview, "admin-token");
+  EXPECT_EQ(p.exit_code, 0) << p.stdout_text << p.stderr_text;
+  EXPECT_NE(p.stdout_text.find("Running jobs that would run into the reservation (1)"),
+            std::string::npos)
+      << p.stdout_text;
+  EXPECT_NE(p.stdout_text.find(std::to_string(bob_id)), std::string::npos) << p.stdout_text;
+  // Without --ignore-jobs it is refused over that job; with it, made.
+  std::vector<std::string> add = {"add", "fix"};
+  add.insert(add.end(), window.begin(), window.end());
+  p = Rsv(c, add, "admin-token");
+  EXPECT_NE(p.exit_code, 0) << p.stdout_text;
+  EXPECT_NE(p.stderr_text.find(std::to_string(bob_id)), std::string::npos) << p.stderr_text;
+  add.push_back("--ignore-jobs");
+  EXPECT_NE(Rsv(c, add, "bob-token").exit_code, 0) << "users may not make reservations here";
+  p = Rsv(c, add, "admin-token");
+  ASSERT_EQ(p.exit_code, 0) << p.stdout_text << p.stderr_text << c.Logs();
+  p = Rsv(c, {"list"}, "admin-token");
+  EXPECT_NE(p.stdout_text.find("fix"), std::string::npos) << p.stdout_text;
+  const testing::ProcessResult hosts = c.Cli({"hosts"});
+  EXPECT_NE(hosts.stdout_text.find("fix"), std::string::npos) << hosts.stdout_text;
+  p = Rsv(c, {"delete", "fix"}, "admin-token");
+  EXPECT_EQ(p.exit_code, 0) << p.stdout_text << p.stderr_text;
+  int status = 0;
+  c.Get("/v1/reservations/fix", "admin-token", &status);
+  EXPECT_EQ(status, 404);
 }
 
 TEST(ReservationTest, AFailoverKeepsTheReservation) {
