@@ -15,7 +15,8 @@
 //   JobBook            (job_book.h)           job records, restore mapping, retention, events;
 //   AgentRegistry      (agent_registry.h)     leases, registration, heartbeats, reconciliation;
 //   CycleRunner        (cycle_runner.h)       the drive loop's handler, cycle timing;
-//   JobRequests        (job_requests.h)       users' submit, list, detail, cancel, hold;
+//   JobRequests        (job_requests.h)       users' submit, detail, cancel, hold;
+//   JobListing         (job_listing.h)        GET /v1/jobs in chunks, the lock per chunk;
 //   JobChanges         (job_changes.h)        modify and requeue;
 //   ArrayRequests      (array_requests.h)     actions on arrays, elements and ranges;
 //   SubmissionRefusals (submission_refusal.h) jobs that could never run, refused;

@@ -8,24 +8,13 @@
 #include "server/controller.h"
 #include "server/job_arrays.h"
 #include "server/job_identity.h"
+#include "server/job_pages.h"
 #include "server/text_parsers.h"
 #include "server/views.h"
 
 namespace sluice::server {
 
 namespace {
-
-Status ParseFields(const std::string& value, JobListQuery& q) {
-  q.fields.emplace();
-  const std::vector<std::string>& known = wire::JobFieldNames();
-  for (const std::string& name : SplitList(value)) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      return InvalidArgument("fields: no job field '" + name + "'");
-    }
-    q.fields->insert(name);
-  }
-  return Status::Ok();
-}
 
 Status ParseParam(const std::string& key, const std::string& value, JobListQuery& q) {
   if (key == "user") {
@@ -41,7 +30,9 @@ Status ParseParam(const std::string& key, const std::string& value, JobListQuery
   } else if (key == "arrays") {
     q.arrays = value == "1" || value == "true";
   } else if (key == "fields") {
-    return ParseFields(value, q);
+    Result<wire::JobFields> fields = ParseJobFieldList(value);
+    if (!fields) return fields.error();
+    q.fields = std::move(*fields);
   } else if (key == "limit") {
     Result<int64_t> limit =
         QueryInteger(key, value, -1, std::numeric_limits<int64_t>::max());  // -1: no limit

@@ -41,18 +41,6 @@ Status ParseSort(const std::string& key, const std::string& value, JobPageQuery&
   return Status::Ok();
 }
 
-Status ParseFields(const std::string& value, JobPageQuery& q) {
-  q.fields.emplace();
-  const std::vector<std::string>& known = wire::JobFieldNames();
-  for (const std::string& name : SplitList(value)) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      return InvalidArgument("fields: no job field '" + name + "'");
-    }
-    q.fields->insert(name);
-  }
-  return Status::Ok();
-}
-
 Status ParseParam(const std::string& key, const std::string& value, JobPageQuery& q) {
   if (key == "user") {
     q.user = value == "all" ? "" : value;
@@ -75,7 +63,9 @@ Status ParseParam(const std::string& key, const std::string& value, JobPageQuery
     if (!id) return id.error();
     q.array = *id;
   } else if (key == "fields") {
-    return ParseFields(value, q);
+    Result<wire::JobFields> fields = ParseJobFieldList(value);
+    if (!fields) return fields.error();
+    q.fields = std::move(*fields);
   } else if (key == "sort" || key == "order") {
     return ParseSort(key, value, q);
   } else if (key == "offset" || key == "limit") {
@@ -176,6 +166,18 @@ bool IsJobPageQuery(const std::map<std::string, std::string>& query) {
     if (query.count(key) > 0) return true;
   }
   return false;
+}
+
+Result<wire::JobFields> ParseJobFieldList(const std::string& value) {
+  wire::JobFields fields;
+  const std::vector<std::string>& known = wire::JobFieldNames();
+  for (const std::string& name : SplitList(value)) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return InvalidArgument("fields: no job field '" + name + "'");
+    }
+    fields.insert(name);
+  }
+  return fields;
 }
 
 Result<JobPageQuery> ParseJobPageQuery(const std::map<std::string, std::string>& query) {

@@ -47,6 +47,10 @@ bool IsJobPageQuery(const std::map<std::string, std::string>& query);
 // The query, or kInvalidArgument naming the parameter and what it expects.
 Result<JobPageQuery> ParseJobPageQuery(const std::map<std::string, std::string>& query);
 
+// A `fields` parameter ("id,state,user"): the job members named, each one the API knows
+// (wire::JobFieldNames); the listing and the pages share it.
+Result<wire::JobFields> ParseJobFieldList(const std::string& value);
+
 struct JobPage {
   std::string text;   // a JSON array of job objects
   int64_t total = 0;  // jobs matching the filters, all pages

@@ -9,12 +9,12 @@
 //   scontrol delete ReservationName=NAME       nothing on success
 //   scontrol show reservation[s] [NAME]        Slurm's text, `No reservations in the system`
 // LSF's commands exit 255 on an error, scontrol 1.
-#include <cctype>
 #include <iostream>
 
 #include "cli/compat/compat_commands.h"
 #include "cli/compat/job_lookup.h"
 #include "cli/local_zone.h"
+#include "cli/rest_verbs.h"
 #include "client/compat/lsf_rsv.h"
 #include "client/compat/slurm_rsv.h"
 #include "client/printable.h"
@@ -24,21 +24,6 @@ namespace sluice::cli::compat {
 namespace {
 
 using nlohmann::json;
-
-std::string Escaped(const std::string& name) {
-  std::string out;
-  static const char kHex[] = "0123456789ABCDEF";
-  for (unsigned char c : name) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 // Posts `flags` as a new reservation, named NextRsvName(prefix) when it has no name; the name.
 Result<std::string> Create(client::RestClient& rest, client::RsvFlags flags,
@@ -74,7 +59,7 @@ std::string NameOf(Args words) {
 
 int ScontrolShow(client::RestClient& rest, Args words) {
   if (words.size() > 2) {  // show reservation NAME
-    Result<json> rsv = rest.Get("/v1/reservations/" + Escaped(words[2]));
+    Result<json> rsv = rest.Get("/v1/reservations/" + verbs::QueryEscape(words[2]));
     if (!rsv) {
       std::cerr << "Reservation " << client::PrintableField(words[2]) << " not found\n";
       return 1;
@@ -110,7 +95,7 @@ int ScontrolChange(client::RestClient& rest, const std::string& verb, Args words
     return ScontrolError("scontrol: error", InvalidArgument("ReservationName= is required"));
   Result<json> body = client::BuildRsvBody(*flags, client::RsvBody::kModify, Now());
   if (!body) return ScontrolError("Error updating the reservation", body.error());
-  Result<json> changed = rest.Patch("/v1/reservations/" + Escaped(name), *body);
+  Result<json> changed = rest.Patch("/v1/reservations/" + verbs::QueryEscape(name), *body);
   if (!changed) return ScontrolError("Error updating the reservation", changed.error());
   std::cout << "Reservation updated.\n";
   return 0;
@@ -129,7 +114,7 @@ int ScontrolReservation(Args words) {
   if (name.empty()) {
     return ScontrolError("scontrol: error", InvalidArgument("ReservationName= is required"));
   }
-  Result<json> deleted = (*rest)->Delete("/v1/reservations/" + Escaped(name));
+  Result<json> deleted = (*rest)->Delete("/v1/reservations/" + verbs::QueryEscape(name));
   if (!deleted) return ScontrolError("Error deleting the reservation", deleted.error());
   return 0;
 }
@@ -167,7 +152,7 @@ int Brsvdel(Args args) {
   if (!rest) return LsfUsage("brsvdel", rest.error().message());
   int code = 0;
   for (const std::string& name : args) {
-    Result<json> deleted = (*rest)->Delete("/v1/reservations/" + Escaped(name));
+    Result<json> deleted = (*rest)->Delete("/v1/reservations/" + verbs::QueryEscape(name));
     if (!deleted) {
       std::cerr << "Reservation " << client::PrintableField(name) << ": "
                 << deleted.error().message() << "\n";
