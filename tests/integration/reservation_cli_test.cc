@@ -50,10 +50,13 @@ class ReservationCliTest : public ::testing::Test {
     })) << cluster_->Logs();
   }
 
+  // `sluice rsv VERB ARGS --server URL --token TOKEN`: the connection flags are the verbs'
+  // (Cluster::Cli puts them after the first word).
   testing::ProcessResult Rsv(std::vector<std::string> args,
                              const std::string& token = "admin-token") {
-    args.insert(args.begin(), "rsv");
-    return cluster_->Cli(args, token);
+    args.insert(args.begin(), {testing::SluiceBinary(), "rsv"});
+    args.insert(args.end(), {"--server", cluster_->url(), "--token", token});
+    return testing::RunProcess(args, cluster_->dir() / "cli", std::chrono::seconds(60));
   }
 
   // A drop-in command (build/compat/NAME) as the administrator.
