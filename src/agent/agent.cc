@@ -21,6 +21,7 @@
 #include "agent/host_load.h"
 #include "agent/instance_name.h"
 #include "agent/job_script.h"
+#include "agent/job_tmpdir.h"
 #include "agent/job_shepherd.h"
 #include "agent/journal.h"
 #include "agent/lease_file.h"
@@ -203,6 +204,7 @@ struct Agent::State {
   const FaultPlan faults = FaultPlan::FromEnvironment();
   // Job scripts' private copies (R-UX-1).
   ScriptFiles scripts{"", AgentInstanceName(options.host.name, options.state_dir)};
+  JobTmpDirs tmpdirs{options.job_tmpdir};  // --job-tmpdir: each job's TMPDIR here
   std::mutex mu;
   std::condition_variable report_cv;
   JobRunner runner;
@@ -297,6 +299,15 @@ struct Agent::State {
     if (!options.ca_file.empty()) env["SLUICE_CA_FILE"] = options.ca_file;
   }
 
+  // With --job-tmpdir: the job's directory here, named by TMPDIR in `env`. REQUIRES: mu held.
+  Status SetTmpDir(int64_t job, const std::string& account, std::map<std::string, std::string>& env) {
+    if (!tmpdirs.enabled()) return Status::Ok();
+    Result<std::string> dir = tmpdirs.Prepare(job, account);
+    if (!dir) return dir.error();
+    env["TMPDIR"] = *dir;
+    return Status::Ok();
+  }
+
   // `url`: where the exchange went (leader_url is cleared when it fails).
   void NoteConnected(bool now_connected, const std::string& url, const std::string& error) {
     if (now_connected == connected) return;
@@ -361,6 +372,7 @@ struct Agent::State {
                                   "controller older than the agent?)")
                          : Status::Ok();
     if (started.ok() && !launch.script.empty()) started = scripts.Prepare(launch, spec);
+    if (started.ok() && tmpdirs.enabled()) started = SetTmpDir(spec.job, spec.account, spec.env);
     if (started.ok()) started = scripts.PrepareHostfile(spec);  // R-LAUNCH-1
     if (started.ok() && launch.attach) {  // interactive (R-LAUNCH-3): step 0's streams
       started = steps.Attach(spec.job, launch.attach->pty, launch.attach->rows,
@@ -391,6 +403,7 @@ struct Agent::State {
                  FormatJobId(spec.job),
                  started.message());
     scripts.Remove(spec.job);
+    tmpdirs.Remove(spec.job);
     unacked_failures[spec.job] = {.job = spec.job,
                                   .message = BoundedText(started.message()),
                                   .host_fault = IsHostFault(started)};
@@ -424,6 +437,10 @@ struct Agent::State {
         continue;
       }
       AddAgentVariables(order.env);
+      if (Status s = SetTmpDir(order.job, order.account, order.env); !s.ok()) {
+        steps.Refuse(order, s.message());
+        continue;
+      }
       steps.Start(order, runner);
     }
     for (const wire::StepKill& kill : reply.step_kill) steps.Kill(kill, runner);
@@ -736,6 +753,7 @@ struct Agent::State {
       spdlog::debug("agent {}: job {} ended ({})", options.host.name, exit.job,
                     ToString(exit.cause));
       scripts.Remove(exit.job);
+      tmpdirs.Remove(exit.job);
       peek_targets.erase(exit.job);
       interactive.erase(exit.job);
       unacked_exits[exit.job] = ExitReportOf(exit);
@@ -836,7 +854,11 @@ struct Agent::State {
       runner.KillAll(options.fence_grace, now, ExitCause::kFenced);
       steps.KillAll(runner);
     }
-    steps.Reap();
+    for (int64_t job : steps.Reap()) {
+      // A host where only steps of the job ran: its directory goes with the last of them.
+      if (!runner.IsRunning(job) && !steps.HasJob(job)) tmpdirs.Remove(job);
+    }
+    tmpdirs.Reap();
     if (report_pending) report_cv.notify_one();
   }
 };
@@ -882,6 +904,11 @@ Status Agent::Setup() {
     if (s.runner.size() > 0) s.inherited_deadline = s.lease_file.Inherit();
   }
   SLUICE_RETURN_IF_ERROR(s.runner.Setup());
+  if (Status base = s.tmpdirs.EnsureBase(); !base.ok()) {
+    return Status(base.code(), "--job-tmpdir: " + base.message());
+  }
+  // A previous run's directories whose jobs have ended since (the adopted ones stay).
+  s.tmpdirs.RemoveStale([&s](int64_t job) { return s.runner.IsRunning(job); });
   s.set_up = true;
   if (!s.runner.warning().empty()) {
     spdlog::warn("agent {}: {}", host, s.runner.warning());

@@ -65,6 +65,8 @@ struct AgentOptions {
   std::string munge_socket;  // used when `token` is empty: MUNGE credentials (R-SEC-2)
   std::string ca_file;       // PEM CA bundle verifying an https:// controller
   std::string work_dir;      // cwd of jobs that name none; empty: the agent's cwd
+  // Where each job gets a private TMPDIR (job_tmpdir.h); empty: jobs keep the one they carry.
+  std::string job_tmpdir;
   // The agent's journal of launched and ended jobs (journal.h); empty: none (exits are then
   // lost with a crash of the agent, and leftovers without cgroups are not swept).
   std::string state_dir;

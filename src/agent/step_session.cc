@@ -454,8 +454,19 @@ void StepSessions::KillAll(JobRunner& runner) {
   for (int64_t job : jobs) runner.EndSteps(job);
 }
 
-void StepSessions::Reap() {
-  std::erase_if(sessions_, [](const auto& entry) { return entry.second->finished(); });
+std::set<int64_t> StepSessions::Reap() {
+  std::set<int64_t> jobs;
+  std::erase_if(sessions_, [&jobs](const auto& entry) {
+    if (!entry.second->finished()) return false;
+    jobs.insert(entry.first.first);
+    return true;
+  });
+  return jobs;
+}
+
+bool StepSessions::HasJob(int64_t job) const {
+  auto it = sessions_.lower_bound({job, 0});  // steps are numbered from 0
+  return it != sessions_.end() && it->first.first == job;
 }
 
 }  // namespace sluice::agent

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -66,8 +67,9 @@ class StepSessions {
   // step was signalled.
   bool Signal(int64_t job, int signal, const JobRunner& runner);
   void KillAll(JobRunner& runner);
-  // Forgets the sessions whose threads have finished.
-  void Reap();
+  // Forgets the sessions whose threads have finished; the jobs they were of.
+  std::set<int64_t> Reap();
+  bool HasJob(int64_t job) const;
   size_t size() const { return sessions_.size(); }
 
  private:

@@ -67,6 +67,7 @@ struct AgentFlags {
   std::string attributes;
   std::vector<std::string> tags;
   std::string work_dir;
+  std::string job_tmpdir;  // empty: jobs keep their TMPDIR
   std::string state_dir;  // empty: DefaultStateDir
   std::string munge_socket;
   std::string ca_file;
@@ -224,6 +225,7 @@ int RunAgent(const AgentFlags& flags) {
       .token = token,
       .ca_file = FromEnv(flags.ca_file, "SLUICE_CA_FILE"),
       .work_dir = flags.work_dir,
+      .job_tmpdir = flags.job_tmpdir,
       .state_dir = flags.state_dir.empty() ? DefaultStateDir(flags) : flags.state_dir,
       .fence_grace = std::chrono::milliseconds(flags.fence_grace_ms),
       .kill_jobs_on_stop = flags.kill_jobs_on_stop,
@@ -283,7 +285,7 @@ int RunAgent(const AgentFlags& flags) {
   if (Status set_up = agent.Setup(); !set_up.ok()) {
     const std::string& message = set_up.message();
     std::cerr << "error: "
-              << (message.starts_with("--state-dir") ? "" : "--cgroup " + flags.cgroup + ": ")
+              << (message.starts_with("--") ? "" : "--cgroup " + flags.cgroup + ": ")
               << message << "\n";
     return 2;
   }
@@ -370,6 +372,9 @@ void RegisterAgentCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--ca-file", flags->ca_file,
                   "CA certificates verifying an https:// controller (default $SLUICE_CA_FILE)");
   cmd->add_option("--work-dir", flags->work_dir, "working directory of jobs that name none");
+  cmd->add_option("--job-tmpdir", flags->job_tmpdir,
+                  "give each job a private TMPDIR here, DIR/JOB.tmpdir (mode 700, the job's "
+                  "account's), removed when the job ends on this host (as LSF's job TMPDIR)");
   cmd->add_option("--state-dir", flags->state_dir,
                   "the agent's private journal of launched and ended jobs (default: "
                   "WORK_DIR/.sluice-agent-NAME, else /var/lib/sluice/agent-NAME as root); "

@@ -61,8 +61,12 @@ class LaunchTest : public ::testing::Test {
         "queues:\n  - {name: normal, policy: fifo}\n"));
     std::string error;
     ASSERT_TRUE(cluster_->StartServer(&error)) << error;
-    cluster_->StartAgent("h1", 2);
-    cluster_->StartAgent("h2", 2);
+    // Each host's jobs get a TMPDIR of their own, as on separate machines: Open MPI's daemons
+    // wipe their job's session directory under TMPDIR as they start, so two "hosts" sharing
+    // /tmp removed each other's (seen in CI).
+    for (const char* host : {"h1", "h2"}) {
+      cluster_->StartAgent(host, 2, "", {"--job-tmpdir", (c().dir() / ("tmp-" + std::string(host))).string()});
+    }
     ASSERT_TRUE(Eventually([&] {
       return cluster_->HostState("h1") == "ok" && cluster_->HostState("h2") == "ok";
     }, 30s)) << cluster_->Logs();
@@ -152,13 +156,21 @@ TEST_F(LaunchTest, Mpi4pyRingRunsOnBothAgentsThroughSrunAndThroughSluiceLaunch) 
   // The rsh way: `sluice launch` as Open MPI's ssh, the hostfile every job has.
   out = RunJob(std::string("mpirun --mca plm rsh --mca plm_rsh_agent 'sluice launch' ") + kMpiFlags +
                    " --hostfile $SLUICE_HOSTFILE -np 4 /usr/bin/python3 ring.py"
-                   " && sluice launch h2 cat /proc/self/cgroup",
+                   " && sluice launch h2 cat /proc/self/cgroup"
+                   " && echo tmp=$TMPDIR && sluice launch h2 'echo tmp=$TMPDIR'",  // ssh's way
                {"-n", "4", "-R", "span[ptile=2]"});
   EXPECT_EQ(c().JobState(last_job_), "DONE") << out << c().Logs();
   EXPECT_EQ(CountLines(out, "sum=6"), 4) << out;
   // The step on h2 ran in the job's cgroup under h2's agent.
   EXPECT_NE(out.find("/h2/job_" + std::to_string(last_job_)), std::string::npos) << out;
-  EXPECT_EQ(Steps(last_job_).size(), 3u) << Steps(last_job_).dump();
+  EXPECT_EQ(Steps(last_job_).size(), 4u) << Steps(last_job_).dump();
+  // The job and its step on h2 each had that host's TMPDIR for the job; both went with it.
+  const std::string tmpdir = std::to_string(last_job_) + ".tmpdir";
+  for (const char* host : {"h1", "h2"}) {
+    const fs::path dir = c().dir() / ("tmp-" + std::string(host)) / tmpdir;
+    EXPECT_NE(out.find("tmp=" + dir.string() + "\n"), std::string::npos) << out;
+    EXPECT_TRUE(Eventually([&] { return !fs::exists(dir); }, 30s)) << dir;
+  }
 }
 
 // Issue 40's two batch routes for Open MPI, as a Slurm or an LSF user types them: `sbatch
