@@ -361,7 +361,21 @@ Answer Controller::Reconfigure() {
     ctx_.log().error("reconfigure refused: {}", config.error().message());
     return InvalidArgument(config.error().message());
   }
-  Answer reply = Reconfigure(std::move(*config));
+  {
+    std::lock_guard lock(ctx_.mu());
+    if (!taken_over_) {
+      // A standby (R-OPS-3): the file is checked now and put in force when this controller
+      // leads, after the restore (a standby holds no state a reload could change now).
+      reload_when_leading_ = PendingReload{std::move(*config), std::move(auth)};
+      ctx_.log().info("reconfigure: the file is valid; this standby puts it in force when it leads");
+      return json{{"applies", "when this controller leads"}};
+    }
+  }
+  return ApplyReload(std::move(*config), std::move(auth));
+}
+
+Answer Controller::ApplyReload(core::ClusterConfig config, config::AuthConfig auth) {
+  Answer reply = Reconfigure(std::move(config));
   if (reply.ok()) {
     authenticator_.Configure(auth);
     std::lock_guard lock(ctx_.mu());

@@ -221,7 +221,8 @@ class Controller {
   Answer ListReservations();
   Answer GetReservation(const std::string& name);
   Answer PreviewReservation(const Caller& caller, const nlohmann::json& body);
-  // Re-reads options.config_path (admin API and SIGHUP).
+  // Re-reads options.config_path (admin API and SIGHUP). On a standby the file is validated
+  // and put in force when this controller takes over (R-OPS-3: "it reloads when it leads").
   Answer Reconfigure();
   // Replaces the configuration (validated whole; R-SRV-4b).
   Answer Reconfigure(core::ClusterConfig config);
@@ -285,6 +286,8 @@ class Controller {
   // host unavailable until its agent registers (an agent not yet back is unknown, not
   // idle); 5. queues' reclaim deadlines.
   Status Restore(const store::Snapshot& snap);
+  // The second half of Reconfigure(): the new configuration and its auth section in force.
+  Answer ApplyReload(core::ClusterConfig config, config::AuthConfig auth);
   // The job credentials' key from the store's settings, or a new one written to `batch`.
   void RestoreCredentialKey(const store::Snapshot& snap, store::WriteBatch& batch);
   // The common end of Submit and SubmitBatch (idempotent_submit.cc): the key's earlier
@@ -348,6 +351,13 @@ class Controller {
   // first cycle ran (0: not yet), and the earliest next resync attempt (ResyncLocked).
   int64_t start_ms_ = 0;
   int64_t first_cycle_ms_ = 0;
+  // A configuration reloaded while a standby, put in force by TakeOver; taken_over_ set there.
+  struct PendingReload {
+    core::ClusterConfig config;
+    config::AuthConfig auth;
+  };
+  std::optional<PendingReload> reload_when_leading_;
+  bool taken_over_ = false;
   int64_t next_resync_ms_ = 0;
 };
 

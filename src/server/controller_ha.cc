@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "server/controller.h"
@@ -38,6 +39,21 @@ Status Controller::TakeOver() {
   }
   SLUICE_RETURN_IF_ERROR(Restore(*snap));
   ctx_.writes().store().Flush();  // a full disk: read-only from the start (StoreWriter::Failed)
+  std::optional<PendingReload> reload;
+  {
+    std::lock_guard lock(ctx_.mu());
+    taken_over_ = true;  // a reload from now on is a leader's
+    reload.swap(reload_when_leading_);
+  }
+  if (reload) {  // the file a SIGHUP checked while this controller was a standby
+    Answer reply = ApplyReload(std::move(reload->config), std::move(reload->auth));
+    if (reply.ok()) {
+      ctx_.log().info("the configuration reloaded while a standby is in force: {}", reply->dump());
+    } else {
+      ctx_.log().error("the configuration reloaded while a standby is refused now: {}",
+                       reply.failure() ? reply.failure()->message() : reply.refusal()->message);
+    }
+  }
   return Status::Ok();
 }
 

@@ -6,6 +6,8 @@
 // while HTTP goes on; a standby says READY=1 with STATUS=standby… and, once it leads, a
 // leader's status; the agent is ready before its controller answers and says when it
 // registered; with JOURNAL_STREAM naming its standard error the server logs journald's lines.
+// SIGHUP (`systemctl reload`) reloads the file between RELOADING=1 and READY=1; on a standby it
+// is checked and put in force when the standby leads (R-OPS-3).
 // Gaps are checked with slack for a loaded machine: the median against WATCHDOG_USEC/2, the
 // longest against 2.5 x WATCHDOG_USEC (a process descheduled that long is not the server's
 // fault); every wait is bounded.
@@ -17,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -126,6 +129,39 @@ queues:
 )");
 }
 
+// The same with a second queue: what a reload brings.
+std::string WithNightQueueYaml() {
+  return DefaultClusterYaml(R"(hosts:
+  - {name: h1, slots: 1}
+queues:
+  - {name: normal}
+  - {name: night}
+)");
+}
+
+// The queues the controller at `url` has (empty when it does not answer).
+std::vector<std::string> QueueNamesAt(const std::string& url) {
+  httplib::Client client(url);
+  client.set_connection_timeout(2s);
+  client.set_read_timeout(5s);
+  httplib::Result r = client.Get("/v1/queues", {{"Authorization", "Bearer alice-token"}});
+  std::vector<std::string> names;
+  if (!r || r->status != 200) return names;
+  const nlohmann::json queues = nlohmann::json::parse(r->body, nullptr, false);
+  if (!queues.is_array()) return names;
+  for (const nlohmann::json& q : queues) names.push_back(q.value("name", ""));
+  return names;
+}
+
+// SIGHUP to `server`: RELOADING=1, then READY=1 again; the index of READY (nullopt: not seen).
+std::optional<size_t> ReloadBySighup(ChildProcess& server, const NotifySocket& socket) {
+  const size_t from = socket.Messages().size();
+  server.Signal(SIGHUP);
+  const std::optional<size_t> reloading = socket.WaitFor(Field("RELOADING", "1"), 20s, from);
+  if (!reloading) return std::nullopt;
+  return socket.WaitFor(Field("READY", "1"), 20s, *reloading);
+}
+
 TEST(SystemdNotifyTest, TheServerIsReadyOnceItServesItsStateKeptAliveAndSaysStopping) {
   Cluster c(OneHostYaml());
   std::string error;
@@ -154,6 +190,12 @@ TEST(SystemdNotifyTest, TheServerIsReadyOnceItServesItsStateKeptAliveAndSaysStop
 
   ASSERT_TRUE(WaitForKeepAlives(socket, 15, *ready)) << socket.Transcript() << c.Logs();
   ExpectKeptAlive(socket, *ready);
+
+  // `systemctl reload` (ExecReload sends SIGHUP): the file's new queue is in force.
+  EXPECT_EQ(QueueNamesAt(c.url()), (std::vector<std::string>{"normal"}));
+  ASSERT_TRUE(testing::WriteFile(c.dir() / "cluster.yaml", WithNightQueueYaml()));
+  ASSERT_TRUE(ReloadBySighup(*server, socket)) << socket.Transcript() << c.Logs();
+  EXPECT_EQ(QueueNamesAt(c.url()), (std::vector<std::string>{"normal", "night"}));
 
   server->Signal(SIGTERM);
   ASSERT_TRUE(socket.WaitFor(Field("STOPPING", "1"), 20s, *ready)) << socket.Transcript();
@@ -308,10 +350,23 @@ TEST(SystemdNotifyTest, AStandbyIsReadyAsAStandbyAndSaysWhenItLeads) {
   ASSERT_TRUE(WaitForKeepAlives(socket, 10, *ready)) << socket.Transcript() << logs();
   ExpectKeptAlive(socket, *ready);
 
+  // A reload on the standby: the file is checked now and put in force when it leads; the
+  // leader, not reloaded, keeps its queues.
+  ASSERT_TRUE(testing::WriteFile(dir.path() / "cluster.yaml", WithNightQueueYaml()));
+  const std::optional<size_t> reloaded = ReloadBySighup(*standby, socket);
+  ASSERT_TRUE(reloaded) << socket.Transcript() << logs();
+  EXPECT_TRUE(StatusStarting("standby")(socket.Messages()[*reloaded])) << socket.Transcript();
+  EXPECT_NE(logs().find("this standby puts it in force when it leads"), std::string::npos)
+      << logs();
+  EXPECT_EQ(QueueNamesAt(url(0)), (std::vector<std::string>{"normal"}));
+
   leader->Signal(SIGKILL);
   ASSERT_GE(leader->Wait(10s), 0);
-  const std::optional<size_t> leads = socket.WaitFor(StatusStarting("leader (epoch "), 30s, *ready);
+  const std::optional<size_t> leads = socket.WaitFor(StatusStarting("leader (epoch "), 30s, *reloaded);
   ASSERT_TRUE(leads) << socket.Transcript() << logs();
+  EXPECT_TRUE(Eventually(
+      [&] { return QueueNamesAt(url(1)) == std::vector<std::string>{"normal", "night"}; }, 30s))
+      << logs();
   // The scheduling thread keeps the watchdog alive now.
   ASSERT_TRUE(WaitForKeepAlives(socket, 10, *leads)) << socket.Transcript() << logs();
   ExpectKeptAlive(socket, *leads);
