@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace sluice::agent {
@@ -63,6 +64,14 @@ std::string HostStanza(const DetectedHost& host) {
     out << "\n";
   }
   if (host.memory_mb) out << "    resources: {mem: " << *host.memory_mb << "}\n";
+  if (!host.features.arch.empty()) out << "    attributes: {arch: " << host.features.arch << "}\n";
+  if (!host.features.tags.empty()) {
+    out << "    tags: [";
+    for (size_t i = 0; i < host.features.tags.size(); ++i) {
+      out << (i > 0 ? ", " : "") << host.features.tags[i];
+    }
+    out << "]  # CPU features (/proc/cpuinfo)\n";
+  }
   if (!host.gpus || host.gpus->devices.empty()) return out.str();
   out << "    gpus:\n";
   const GpuInventory& inventory = *host.gpus;
@@ -82,6 +91,29 @@ std::optional<int64_t> ReadMemTotalMb(const std::string& proc) {
     if (std::sscanf(line.c_str(), "MemTotal: %lld kB", &kb) == 1) return kb / 1024;
   }
   return std::nullopt;
+}
+
+CpuFeatures ReadCpuFeatures(std::string arch, const std::string& proc) {
+  CpuFeatures features{.arch = std::move(arch)};
+  std::ifstream cpuinfo(proc + "/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    if (key != "flags" && key != "Features") continue;
+    std::istringstream words(line.substr(colon + 1));
+    std::vector<std::string> present{std::istream_iterator<std::string>(words), {}};
+    std::sort(present.begin(), present.end());
+    for (const char* tag : kCpuFeatureTags) {
+      if (std::binary_search(present.begin(), present.end(), std::string(tag))) {
+        features.tags.push_back(tag);
+      }
+    }
+    break;  // the first CPU's: the others' are the same on the hosts a scheduler sees
+  }
+  return features;
 }
 
 }  // namespace sluice::agent

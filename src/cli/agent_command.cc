@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -191,6 +192,12 @@ wire::GpuReport DetectGpusAtStart(const std::string& name) {
   return agent::GpuReportOf(found);
 }
 
+// uname's machine (x86_64, aarch64); empty when uname fails.
+std::string Machine() {
+  struct utsname names {};
+  return uname(&names) == 0 ? names.machine : "";
+}
+
 // `--detect`: the host's stanza on stdout.
 int PrintDetectedHost(const AgentFlags& flags) {
   std::string name = flags.name;
@@ -204,6 +211,7 @@ int PrintDetectedHost(const AgentFlags& flags) {
                                      .slots = cpus > 0 ? static_cast<int32_t>(cpus) : 0,
                                      .cpus = layout ? agent::DescribeCpus(*layout) : "",
                                      .memory_mb = agent::ReadMemTotalMb(),
+                                     .features = agent::ReadCpuFeatures(Machine()),
                                      .gpus = agent::DetectGpus({.search_path = SearchPath()})};
   std::cout << agent::HostStanza(detected);
   if (!detected.gpus) {

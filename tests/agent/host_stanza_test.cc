@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -91,6 +93,33 @@ TEST(HostStanzaTest, MemTotalInMegabytes) {
   EXPECT_EQ(ReadMemTotalMb((proc.path() / "missing").string()), std::nullopt);
 }
 
+// The features a job selects on: the first CPU's listed extensions that are in the short list,
+// in its order; Arm's "Features" line too; nothing without cpuinfo.
+TEST(HostStanzaTest, CpuFeaturesFromCpuinfo) {
+  sluice::testing::TempDir x86, arm;
+  std::ofstream(x86.path() / "cpuinfo")
+      << "processor\t: 0\nflags\t\t: fpu sse2 avx2 sse4_2 avx512f pni avx\n\n"
+         "processor\t: 1\nflags\t\t: fpu sve2\n";
+  const CpuFeatures found = ReadCpuFeatures("x86_64", x86.path().string());
+  EXPECT_EQ(found.arch, "x86_64");
+  EXPECT_EQ(found.tags, (std::vector<std::string>{"sse4_2", "avx", "avx2", "avx512f"}));
+  std::ofstream(arm.path() / "cpuinfo") << "processor\t: 0\nFeatures\t: fp asimd aes sve\n";
+  EXPECT_EQ(ReadCpuFeatures("aarch64", arm.path().string()).tags,
+            (std::vector<std::string>{"aes", "asimd", "sve"}));
+  EXPECT_TRUE(ReadCpuFeatures("", (arm.path() / "missing").string()).tags.empty());
+}
+
+TEST(HostStanzaTest, FeaturesReadBackAsAttributesAndTags) {
+  const std::string yaml =
+      HostStanza({.name = "n1", .slots = 4, .features = {"x86_64", {"avx", "avx512f"}}}) +
+      "queues:\n  - name: normal\n";
+  Result<core::ClusterConfig> config = config::ParseClusterConfig(yaml, "detect.yaml");
+  ASSERT_TRUE(config.has_value()) << config.error().message() << "\n" << yaml;
+  const core::HostSpec& host = config->hosts.at(0);
+  EXPECT_EQ(host.attributes.at("arch"), "x86_64") << yaml;
+  EXPECT_EQ(host.tags, (std::vector<std::string>{"avx", "avx512f"})) << yaml;
+}
+
 // The real `sluice agent --detect` on this machine (R-OPS-4): its stanza loads as a cluster
 // YAML host whose slots are the online CPUs and whose mem is /proc/meminfo's MemTotal in MB.
 TEST(HostStanzaTest, DetectOnThisMachineMatchesProc) {
@@ -116,6 +145,25 @@ TEST(HostStanzaTest, DetectOnThisMachineMatchesProc) {
   ASSERT_GT(kib, 0);
   ASSERT_TRUE(host.resources.contains("mem")) << run.stdout_text;
   EXPECT_EQ(host.resources.at("mem"), kib / 1024);
+  // The features are this machine's: its architecture, and each listed extension its first
+  // CPU's flags name.
+  struct utsname names {};
+  ASSERT_EQ(uname(&names), 0);
+  ASSERT_TRUE(host.attributes.contains("arch")) << run.stdout_text;
+  EXPECT_EQ(host.attributes.at("arch"), names.machine);
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, flags;
+  while (std::getline(cpuinfo, line)) {
+    if (line.starts_with("flags") || line.starts_with("Features")) {
+      flags = " " + line.substr(line.find(':') + 1) + " ";
+      break;
+    }
+  }
+  for (const char* tag : kCpuFeatureTags) {
+    const bool listed = flags.find(" " + std::string(tag) + " ") != std::string::npos;
+    const bool tagged = std::find(host.tags.begin(), host.tags.end(), tag) != host.tags.end();
+    EXPECT_EQ(listed, tagged) << tag << "\n" << run.stdout_text;
+  }
 }
 
 }  // namespace
