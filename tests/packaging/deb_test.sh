@@ -3,8 +3,8 @@
 # (R-OPS-1, issue 43): lintian shows no error; they install with dpkg into an empty root
 # directory, maintainer scripts included (the machine's own /usr and accounts are left
 # alone); every file is where Debian puts it; the installed `sluice --version` runs; every
-# man page renders; the default cluster.yaml starts a controller; the systemd units, when
-# packaging/systemd has them, are packaged and pass `systemd-analyze verify`.
+# man page renders (nested commands too); the default cluster.yaml starts a controller; the two
+# systemd units are packaged and pass `systemd-analyze verify`.
 # Part of `make test`, after the suites, on their build/. The install steps need root
 # (dpkg --root); without it they are skipped, and said so.
 set -euo pipefail
@@ -104,7 +104,7 @@ uid=$(awk -F: '$1 == "sluice" { print $3 }' "$root/etc/passwd")
 mkdir -p "$root/lib/systemd/system" && cp -rn /lib/systemd/system/. "$root/lib/systemd/system/"
 units=0
 for unit in packaging/systemd/sluice-server.service packaging/systemd/sluice-agent.service; do
-  [ -f "$unit" ] || continue
+  [ -f "$unit" ] || fail "$unit is missing"
   name=$(basename "$unit")
   expect_in "${name%.service}" "/lib/systemd/system/$name"
   grep -q "deb-systemd-helper.*$name" "$root/var/lib/dpkg/info/${name%.service}.postinst" ||
@@ -120,7 +120,8 @@ for unit in packaging/systemd/sluice-server.service packaging/systemd/sluice-age
   fi
   units=$((units + 1))
 done
-echo "units: $units packaged (as many as packaging/systemd has)"
+[ "$units" -eq 2 ] || fail "$units units checked, not 2"
+echo "units: $units packaged and verified"
 
 # 6. The installed commands run: `sluice` itself, and sluice-full beside it for --help.
 step "sluice --version"
@@ -135,7 +136,14 @@ man1=$root/usr/share/man/man1
 verbs=$(sed -n '/^Subcommands:/,$p' "$WORK/help.txt" | sed -n 's/^  \([a-z-]*\)  .*/\1/p')
 [ -n "$verbs" ] || fail "sluice --help lists no verbs"
 pages=(sluice sluice-full "${compat_names[@]}")
-for verb in $verbs; do pages+=("sluice-$verb"); done
+for verb in $verbs; do
+  pages+=("sluice-$verb")
+  # Commands nested in a verb (`rsv add`) have pages of their own.
+  for sub in $("$root/usr/bin/sluice" "$verb" --help | sed -n '/^Subcommands:/,$p' |
+    sed -n 's/^  \([a-z-]*\)  .*/\1/p'); do
+    pages+=("sluice-$verb-$sub")
+  done
+done
 for page in "${pages[@]}"; do
   [ -e "$man1/$page.1.gz" ] || fail "no man page $page(1)"
   warnings=$(MANWIDTH=100 man --warnings -l "$man1/$page.1.gz" 2>&1 >/dev/null)
@@ -143,6 +151,8 @@ for page in "${pages[@]}"; do
 done
 MANWIDTH=100 man -l "$man1/sluice-submit.1.gz" >"$WORK/submit.txt"
 grep -q -- '--queue' "$WORK/submit.txt" || fail "man sluice-submit lacks --queue"
+MANWIDTH=100 man -l "$man1/sluice-rsv-add.1.gz" >"$WORK/rsv-add.txt"
+grep -q -- '--maint' "$WORK/rsv-add.txt" || fail "man sluice-rsv-add lacks --maint"
 echo "man pages: ${#pages[@]} render"
 
 # 8. The default cluster.yaml starts a controller (bounded; stopped by PID).
