@@ -316,6 +316,42 @@ void OrderHostsReference(const PrimaryTask& task, const Capacity& capacity,
   for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = keyed[i].candidate;
 }
 
+// A host's first order[] key as OrderHosts sorts it (ascending; +infinity when missing),
+// and its row among the hosts sorted.
+struct KeyedHost {
+  double first = 0;
+  uint32_t row = 0;
+};
+
+// Sorts `keyed` by key, stably, when every key is a whole number within a small range or
+// +infinity (free slots, slot counts: the common order[]): a counting sort, O(hosts + range)
+// where the merge sort costs O(hosts log hosts), with the same result (equal keys keep their
+// order, missing ones come last). False, leaving `keyed` as it was, for other keys.
+bool CountingSortKeys(std::vector<KeyedHost>& keyed) {
+  constexpr double kMaxRange = 4096;
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+  for (const KeyedHost& k : keyed) {
+    if (std::isinf(k.first)) continue;  // a missing key: only +infinity (keys are finite)
+    if (k.first != std::floor(k.first)) return false;
+    lo = std::min(lo, k.first);
+    hi = std::max(hi, k.first);
+  }
+  if (lo <= hi && hi - lo > kMaxRange) return false;
+  // Buckets 0..range by value - lo, then one for missing keys.
+  const size_t missing = lo <= hi ? static_cast<size_t>(hi - lo) + 1 : 0;
+  auto bucket = [&](double key) {
+    return std::isinf(key) ? missing : static_cast<size_t>(key - lo);
+  };
+  std::vector<uint32_t> next(missing + 2, 0);
+  for (const KeyedHost& k : keyed) ++next[bucket(k.first) + 1];
+  for (size_t b = 1; b < next.size(); ++b) next[b] += next[b - 1];
+  std::vector<KeyedHost> sorted(keyed.size());
+  for (const KeyedHost& k : keyed) sorted[next[bucket(k.first)]++] = k;
+  keyed = std::move(sorted);
+  return true;
+}
+
 // Sorts a group by the order[] keys (stable: ties keep host order); hosts without a value
 // for a key come last for that key. Keys are finite (EvalOrderKey), so each becomes one
 // double that sorts ascending: negated when descending, +infinity when missing. Keys after
@@ -326,27 +362,34 @@ void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<C
   CapacityHostView view(task.state, capacity);
   const std::vector<resreq::OrderKey>& order = task.primary.order;
   const size_t width = order.size();
-  auto sort_key = [&](const resreq::OrderKey& key) {
-    const std::optional<double> value = resreq::EvalOrderKey(key, view);
+  auto sort_key = [&](const resreq::OrderKey& key, HostIndex host) {
+    // `slots` always resolves to the free slots (HostView::Free): read them directly.
+    const std::optional<double> value =
+        key.name == "slots" ? std::optional<double>(capacity.FreeSlots(host))
+                            : resreq::EvalOrderKey(key, view);
     if (!value) return std::numeric_limits<double>::infinity();
     return key.descending ? -*value : *value;
   };
-  struct Keyed {
-    double first = 0;
-    uint32_t row = 0;
-  };
-  std::vector<Keyed> keyed;
+  std::vector<KeyedHost> keyed;
   std::vector<double> rest;  // keys 2..width of each row
   keyed.reserve(hosts.size());
   rest.reserve(hosts.size() * (width - 1));
   for (const Candidate& c : hosts) {
     view.Bind(c.host);
-    keyed.push_back(Keyed{sort_key(order[0]), static_cast<uint32_t>(keyed.size())});
-    for (size_t i = 1; i < width; ++i) rest.push_back(sort_key(order[i]));
+    keyed.push_back(KeyedHost{sort_key(order[0], c.host), static_cast<uint32_t>(keyed.size())});
+    for (size_t i = 1; i < width; ++i) rest.push_back(sort_key(order[i], c.host));
   }
   // Stable, and comparing keys only: hosts share few key values (slot counts), and a
   // merge sort gains from the long runs of ties where a sort by (key, position) does not.
-  std::stable_sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+  // One key of whole numbers in a small range (`-slots`) is counted instead.
+  if (width == 1 && CountingSortKeys(keyed)) {
+    std::vector<Candidate> sorted;
+    sorted.reserve(hosts.size());
+    for (const KeyedHost& k : keyed) sorted.push_back(hosts[k.row]);
+    hosts = std::move(sorted);
+    return;
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const KeyedHost& a, const KeyedHost& b) {
     if (a.first != b.first) return a.first < b.first;
     for (size_t i = 0; i + 1 < width; ++i) {
       const double x = rest[a.row * (width - 1) + i];
@@ -357,7 +400,7 @@ void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<C
   });
   std::vector<Candidate> sorted;
   sorted.reserve(hosts.size());
-  for (const Keyed& k : keyed) sorted.push_back(hosts[k.row]);
+  for (const KeyedHost& k : keyed) sorted.push_back(hosts[k.row]);
   hosts = std::move(sorted);
 }
 
@@ -791,14 +834,29 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
     return true;
   }
   // 3. Hosts that pass select[] and have room; 4. plans over them. 5. Why none fits.
-  const bool explain = task.explain_failure || task.reference;
-  Scan scan = explain ? ScanHosts(task, demand, capacity)
-                      : ScanEligible(task, demand, capacity, /*for_placement=*/true);
+  if (task.reference) {
+    Scan scan = ScanHosts(task, demand, capacity);
+    if (demand.missing.empty() && SearchPlans(task, demand, scan, capacity, placement)) {
+      ClaimShared(demand, capacity, placement);
+      return true;
+    }
+    ExplainFailure(task, demand, scan, capacity, reasons);
+    return false;
+  }
+  // The placement needs only the eligible hosts (ScanEligible: the same hosts, order and
+  // fits as ScanHosts, without visiting full hosts); the counts of every host are scanned
+  // only when a failure is to be explained, so an explained start costs what an unexplained
+  // one does (issue 45).
+  Scan scan = ScanEligible(task, demand, capacity, /*for_placement=*/true);
   if (demand.missing.empty() && SearchPlans(task, demand, scan, capacity, placement)) {
     ClaimShared(demand, capacity, placement);
     return true;
   }
-  if (explain) ExplainFailure(task, demand, scan, capacity, reasons);
+  if (!task.explain_failure) return false;
+  Scan counted = ScanHosts(task, demand, capacity);
+  // SearchPlans packed the eligible hosts by GPUs; the explanation sees them in that order.
+  if (demand.missing.empty()) PackByGpus(task, demand, capacity, counted.eligible);
+  ExplainFailure(task, demand, counted, capacity, reasons);
   return false;
 }
 
