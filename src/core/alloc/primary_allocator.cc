@@ -129,7 +129,7 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
   Scan scan;
   scan.free_resources.assign(demand.per_task.size(), 0);
   CapacityHostView view(task.state, capacity, task.reference);
-  const HostSelector selector(task);
+  const HostSelector selector(task, capacity);
   auto visit = [&](HostIndex h) {
     if (!selector.Passes(h, view)) {
       ++scan.no_match;
@@ -216,7 +216,7 @@ Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capac
   if (may_stop) most = std::min<int64_t>(most, task.max_tasks);
   scan.eligible.reserve(static_cast<size_t>(most));
   CapacityHostView view(task.state, capacity);
-  const HostSelector selector(task);
+  const HostSelector selector(task, capacity);
   auto visit = [&](HostIndex h) {
     if (stopped) {
       wider_host = wider_host || capacity.FreeSlots(h) > 1;
@@ -750,7 +750,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
   if (task.max_tasks > capacity.TotalFree() || task.max_tasks > capacity.MaxHostSlots())
     return false;
   CapacityHostView view(task.state, capacity, task.reference);
-  const HostSelector selector(task);
+  const HostSelector selector(task, capacity);
   auto fits = [&](HostIndex h) {
     if (capacity.WithheldFor(h) != kNoJob) return false;
     if (!capacity.AcceptsWork(h) || capacity.FreeSlots(h) < task.max_tasks) return false;
