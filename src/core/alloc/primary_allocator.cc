@@ -250,19 +250,34 @@ Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capac
   return scan;
 }
 
-// Host groups to try when same[attr] is asked: one per value, in value order.
+// Whether two attribute values are equal. Values are short (rack names) and neighbouring
+// hosts mostly share one, so an inline byte loop beats a call to memcmp per host.
+bool SameText(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// Host groups to try when same[attr] is asked: one per value, in value order; hosts keep
+// their order within a group.
 std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Capacity& capacity,
                                                const Scan& scan) {
-  std::vector<std::vector<Candidate>> groups;
   // Views of the hosts' own strings (no copies), read from the cycle's attribute column
   // (one array read per host; the reference path searches each host's map); neighbouring
   // hosts often share a value (racks), so the last group is tried before the map.
   const std::vector<const std::string*>* column =
       task.reference ? nullptr : &capacity.AttributeColumn(task.state, task.primary.same);
-  std::map<std::string_view, std::vector<Candidate>> by_value;
-  std::vector<Candidate>* last = nullptr;
+  // 1. Each eligible host's group (by first appearance; kNone: no value), and group sizes.
+  constexpr uint32_t kNone = ~uint32_t{0};
+  std::map<std::string_view, uint32_t> by_value;
+  std::vector<uint32_t> group_of(scan.eligible.size(), kNone);
+  std::vector<uint32_t> sizes;
+  uint32_t last = kNone;
   std::string_view last_value;
-  for (const Candidate& c : scan.eligible) {
+  for (size_t i = 0; i < scan.eligible.size(); ++i) {
+    const Candidate& c = scan.eligible[i];
     const std::string* found = nullptr;
     if (column != nullptr) {
       found = (*column)[c.host];
@@ -273,13 +288,23 @@ std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Ca
     }
     if (found == nullptr) continue;  // cannot share a value it does not have
     const std::string_view value = *found;
-    if (last == nullptr || value != last_value) {
-      last = &by_value[value];
+    if (last == kNone || !SameText(value, last_value)) {
+      last = by_value.try_emplace(value, static_cast<uint32_t>(sizes.size())).first->second;
+      if (last == sizes.size()) sizes.push_back(0);
       last_value = value;
     }
-    last->push_back(c);
+    group_of[i] = last;
+    ++sizes[last];
   }
-  for (auto& [value, hosts] : by_value) groups.push_back(std::move(hosts));
+  // 2. The groups filled in host order (each sized once), 3. listed in value order.
+  std::vector<std::vector<Candidate>> filled(sizes.size());
+  for (size_t g = 0; g < sizes.size(); ++g) filled[g].reserve(sizes[g]);
+  for (size_t i = 0; i < scan.eligible.size(); ++i) {
+    if (group_of[i] != kNone) filled[group_of[i]].push_back(scan.eligible[i]);
+  }
+  std::vector<std::vector<Candidate>> groups;
+  groups.reserve(filled.size());
+  for (const auto& [value, g] : by_value) groups.push_back(std::move(filled[g]));
   return groups;
 }
 
