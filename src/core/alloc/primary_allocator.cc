@@ -222,6 +222,7 @@ Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capac
       wider_host = wider_host || capacity.FreeSlots(h) > 1;
       return;
     }
+    if (selector.KnownToFail(h)) return;
     const int32_t fit = HostFit(h, demand, capacity);
     if (fit <= 0 || !capacity.AcceptsWork(h) || capacity.WithheldFor(h) != kNoJob) return;
     if (!capacity.ReservationAdmits(h, task.reservation)) return;

@@ -71,6 +71,13 @@ class HostSelector {
     }
   }
 
+  // Whether the host's memoized verdict is a static failure: a scan tests this before the
+  // host's free amounts, which cost more to read than the verdict's byte.
+  bool KnownToFail(HostIndex host) const {
+    return verdicts_ != nullptr && !task_.reference &&
+           verdicts_[host] == RequestCatalog::kSelectFails;
+  }
+
   bool Passes(HostIndex host, CapacityHostView& view) const {
     if (task_.reference) {
       view.Bind(host);
