@@ -12,6 +12,25 @@
 #include "core/resreq/eval.h"
 
 namespace sluice::core {
+
+bool HostSelector::Evaluate(HostIndex host, CapacityHostView& view) const {
+  if (task_.reference) {
+    view.Bind(host);
+    return task_.Selects(host, view);
+  }
+  const uint8_t verdict = verdicts_[host];
+  if (verdict == RequestCatalog::kSelectReadsFree && compiled_) {
+    if (std::optional<bool> passes = compiled_->Passes(task_.state, capacity_, host)) {
+      return *passes;
+    }
+  }
+  view.Bind(host);
+  if (verdict == RequestCatalog::kSelectReadsFree) {
+    return resreq::EvalSelect(task_.primary.select, task_.state.requests().expr_pool(), view);
+  }
+  return task_.Selects(host, view);
+}
+
 namespace {
 
 // Resource amounts are whole units; a fractional rusage rounds up.
@@ -176,7 +195,8 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
       }
       scan.gpu_last_host = h;
     }
-    const int32_t fit = HostFit(h, demand, capacity);
+    // A full host fits nothing (HostFit is at most the free slots): not worth its rusage.
+    const int32_t fit = capacity.FreeSlots(h) > 0 ? HostFit(h, demand, capacity) : 0;
     if (fit <= 0) return;
     scan.eligible.push_back(Candidate{h, fit});
     scan.total_fit += fit;

@@ -78,29 +78,22 @@ class HostSelector {
            verdicts_[host] == RequestCatalog::kSelectFails;
   }
 
+  // Inline for the memoized verdicts a scan mostly reads; the rest is out of line.
   bool Passes(HostIndex host, CapacityHostView& view) const {
-    if (task_.reference) {
-      view.Bind(host);
-      return task_.Selects(host, view);
+    if (!task_.reference) {
+      if (all_) return true;
+      const uint8_t verdict = verdicts_[host];
+      if (verdict == RequestCatalog::kSelectPasses) return true;
+      if (verdict == RequestCatalog::kSelectFails) return false;
     }
-    if (all_) return true;
-    const uint8_t verdict = verdicts_[host];
-    if (verdict == RequestCatalog::kSelectPasses || verdict == RequestCatalog::kSelectFails) {
-      return verdict == RequestCatalog::kSelectPasses;
-    }
-    if (verdict == RequestCatalog::kSelectReadsFree && compiled_) {
-      if (std::optional<bool> passes = compiled_->Passes(task_.state, capacity_, host)) {
-        return *passes;
-      }
-    }
-    view.Bind(host);
-    if (verdict == RequestCatalog::kSelectReadsFree) {
-      return resreq::EvalSelect(task_.primary.select, task_.state.requests().expr_pool(), view);
-    }
-    return task_.Selects(host, view);
+    return Evaluate(host, view);
   }
 
  private:
+  // Passes for the reference path, and for hosts not judged yet or whose verdict reads free
+  // amounts.
+  bool Evaluate(HostIndex host, CapacityHostView& view) const;
+
   const PrimaryTask& task_;
   const Capacity& capacity_;
   bool all_;
