@@ -44,13 +44,15 @@ void BM_SyntheticCycle(benchmark::State& bench, bool explain) {
 // per host), 2 the reference path (plain lookups, no fast paths), 3 `type==gpu`, which names
 // the gpu resource but compares the word (memoized per host since issue 8's second pass),
 // 4 the free-amount select of 1 for a caller that needs no reasons (NominateUnexplained:
-// only hosts with room are visited; a full cluster costs an index walk).
+// only hosts with room are visited; a full cluster costs an index walk), 5 a select that
+// only compares a free amount with a constant (read from the Capacity since issue 45).
 void BM_FailingNomination(benchmark::State& bench) {
   ClusterState state = Synthetic(static_cast<int32_t>(bench.range(0)), 0, 0);
   const char* texts[] = {"select[type==arm && model==m3] rusage[mem=1000]",
                          "select[mem>4000 && type!=gpu]",
                          "select[type==arm && model==m3] rusage[mem=1000]",
-                         "select[type==gpu] rusage[gpu=1]", "select[mem>4000 && type!=gpu]"};
+                         "select[type==gpu] rusage[gpu=1]", "select[mem>4000 && type!=gpu]",
+                         "select[mem>4000]"};
   const int64_t which = bench.range(1);
   JobSpec spec{
       .id = 1000000, .queue = "q1", .resreq = texts[which], .min_tasks = 4, .max_tasks = 4};
@@ -74,12 +76,17 @@ BENCHMARK_CAPTURE(BM_SyntheticCycle, full_explain, true)
 BENCHMARK_CAPTURE(BM_SyntheticCycle, free, false)
     ->Args({10000, 100000, 20000})
     ->Unit(benchmark::kMillisecond);
+// Issue 45's case at a tenth of the jobs: thousands of starts, every other job explained.
+BENCHMARK_CAPTURE(BM_SyntheticCycle, free_explain, true)
+    ->Args({10000, 100000, 20000})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FailingNomination)
     ->Args({10000, 0})
     ->Args({10000, 1})
     ->Args({10000, 2})
     ->Args({10000, 3})
     ->Args({10000, 4})
+    ->Args({10000, 5})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -12,6 +12,25 @@
 #include "core/resreq/eval.h"
 
 namespace sluice::core {
+
+bool HostSelector::Evaluate(HostIndex host, CapacityHostView& view) const {
+  if (task_.reference) {
+    view.Bind(host);
+    return task_.Selects(host, view);
+  }
+  const uint8_t verdict = verdicts_[host];
+  if (verdict == RequestCatalog::kSelectReadsFree && compiled_) {
+    if (std::optional<bool> passes = compiled_->Passes(task_.state, capacity_, host)) {
+      return *passes;
+    }
+  }
+  view.Bind(host);
+  if (verdict == RequestCatalog::kSelectReadsFree) {
+    return resreq::EvalSelect(task_.primary.select, task_.state.requests().expr_pool(), view);
+  }
+  return task_.Selects(host, view);
+}
+
 namespace {
 
 // Resource amounts are whole units; a fractional rusage rounds up.
@@ -129,7 +148,7 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
   Scan scan;
   scan.free_resources.assign(demand.per_task.size(), 0);
   CapacityHostView view(task.state, capacity, task.reference);
-  const HostSelector selector(task);
+  const HostSelector selector(task, capacity);
   auto visit = [&](HostIndex h) {
     if (!selector.Passes(h, view)) {
       ++scan.no_match;
@@ -176,7 +195,8 @@ Scan ScanHosts(const PrimaryTask& task, const Demand& demand, const Capacity& ca
       }
       scan.gpu_last_host = h;
     }
-    const int32_t fit = HostFit(h, demand, capacity);
+    // A full host fits nothing (HostFit is at most the free slots): not worth its rusage.
+    const int32_t fit = capacity.FreeSlots(h) > 0 ? HostFit(h, demand, capacity) : 0;
     if (fit <= 0) return;
     scan.eligible.push_back(Candidate{h, fit});
     scan.total_fit += fit;
@@ -216,12 +236,13 @@ Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capac
   if (may_stop) most = std::min<int64_t>(most, task.max_tasks);
   scan.eligible.reserve(static_cast<size_t>(most));
   CapacityHostView view(task.state, capacity);
-  const HostSelector selector(task);
+  const HostSelector selector(task, capacity);
   auto visit = [&](HostIndex h) {
     if (stopped) {
       wider_host = wider_host || capacity.FreeSlots(h) > 1;
       return;
     }
+    if (selector.KnownToFail(h)) return;
     const int32_t fit = HostFit(h, demand, capacity);
     if (fit <= 0 || !capacity.AcceptsWork(h) || capacity.WithheldFor(h) != kNoJob) return;
     if (!capacity.ReservationAdmits(h, task.reservation)) return;
@@ -250,19 +271,34 @@ Scan ScanEligible(const PrimaryTask& task, const Demand& demand, Capacity& capac
   return scan;
 }
 
-// Host groups to try when same[attr] is asked: one per value, in value order.
+// Whether two attribute values are equal. Values are short (rack names) and neighbouring
+// hosts mostly share one, so an inline byte loop beats a call to memcmp per host.
+bool SameText(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+// Host groups to try when same[attr] is asked: one per value, in value order; hosts keep
+// their order within a group.
 std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Capacity& capacity,
                                                const Scan& scan) {
-  std::vector<std::vector<Candidate>> groups;
   // Views of the hosts' own strings (no copies), read from the cycle's attribute column
   // (one array read per host; the reference path searches each host's map); neighbouring
   // hosts often share a value (racks), so the last group is tried before the map.
   const std::vector<const std::string*>* column =
       task.reference ? nullptr : &capacity.AttributeColumn(task.state, task.primary.same);
-  std::map<std::string_view, std::vector<Candidate>> by_value;
-  std::vector<Candidate>* last = nullptr;
+  // 1. Each eligible host's group (by first appearance; kNone: no value), and group sizes.
+  constexpr uint32_t kNone = ~uint32_t{0};
+  std::map<std::string_view, uint32_t> by_value;
+  std::vector<uint32_t> group_of(scan.eligible.size(), kNone);
+  std::vector<uint32_t> sizes;
+  uint32_t last = kNone;
   std::string_view last_value;
-  for (const Candidate& c : scan.eligible) {
+  for (size_t i = 0; i < scan.eligible.size(); ++i) {
+    const Candidate& c = scan.eligible[i];
     const std::string* found = nullptr;
     if (column != nullptr) {
       found = (*column)[c.host];
@@ -273,13 +309,23 @@ std::vector<std::vector<Candidate>> SameGroups(const PrimaryTask& task, const Ca
     }
     if (found == nullptr) continue;  // cannot share a value it does not have
     const std::string_view value = *found;
-    if (last == nullptr || value != last_value) {
-      last = &by_value[value];
+    if (last == kNone || !SameText(value, last_value)) {
+      last = by_value.try_emplace(value, static_cast<uint32_t>(sizes.size())).first->second;
+      if (last == sizes.size()) sizes.push_back(0);
       last_value = value;
     }
-    last->push_back(c);
+    group_of[i] = last;
+    ++sizes[last];
   }
-  for (auto& [value, hosts] : by_value) groups.push_back(std::move(hosts));
+  // 2. The groups filled in host order (each sized once), 3. listed in value order.
+  std::vector<std::vector<Candidate>> filled(sizes.size());
+  for (size_t g = 0; g < sizes.size(); ++g) filled[g].reserve(sizes[g]);
+  for (size_t i = 0; i < scan.eligible.size(); ++i) {
+    if (group_of[i] != kNone) filled[group_of[i]].push_back(scan.eligible[i]);
+  }
+  std::vector<std::vector<Candidate>> groups;
+  groups.reserve(filled.size());
+  for (const auto& [value, g] : by_value) groups.push_back(std::move(filled[g]));
   return groups;
 }
 
@@ -316,6 +362,42 @@ void OrderHostsReference(const PrimaryTask& task, const Capacity& capacity,
   for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = keyed[i].candidate;
 }
 
+// A host's first order[] key as OrderHosts sorts it (ascending; +infinity when missing),
+// and its row among the hosts sorted.
+struct KeyedHost {
+  double first = 0;
+  uint32_t row = 0;
+};
+
+// Sorts `keyed` by key, stably, when every key is a whole number within a small range or
+// +infinity (free slots, slot counts: the common order[]): a counting sort, O(hosts + range)
+// where the merge sort costs O(hosts log hosts), with the same result (equal keys keep their
+// order, missing ones come last). False, leaving `keyed` as it was, for other keys.
+bool CountingSortKeys(std::vector<KeyedHost>& keyed) {
+  constexpr double kMaxRange = 4096;
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+  for (const KeyedHost& k : keyed) {
+    if (std::isinf(k.first)) continue;  // a missing key: only +infinity (keys are finite)
+    if (k.first != std::floor(k.first)) return false;
+    lo = std::min(lo, k.first);
+    hi = std::max(hi, k.first);
+  }
+  if (lo <= hi && hi - lo > kMaxRange) return false;
+  // Buckets 0..range by value - lo, then one for missing keys.
+  const size_t missing = lo <= hi ? static_cast<size_t>(hi - lo) + 1 : 0;
+  auto bucket = [&](double key) {
+    return std::isinf(key) ? missing : static_cast<size_t>(key - lo);
+  };
+  std::vector<uint32_t> next(missing + 2, 0);
+  for (const KeyedHost& k : keyed) ++next[bucket(k.first) + 1];
+  for (size_t b = 1; b < next.size(); ++b) next[b] += next[b - 1];
+  std::vector<KeyedHost> sorted(keyed.size());
+  for (const KeyedHost& k : keyed) sorted[next[bucket(k.first)]++] = k;
+  keyed = std::move(sorted);
+  return true;
+}
+
 // Sorts a group by the order[] keys (stable: ties keep host order); hosts without a value
 // for a key come last for that key. Keys are finite (EvalOrderKey), so each becomes one
 // double that sorts ascending: negated when descending, +infinity when missing. Keys after
@@ -326,27 +408,34 @@ void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<C
   CapacityHostView view(task.state, capacity);
   const std::vector<resreq::OrderKey>& order = task.primary.order;
   const size_t width = order.size();
-  auto sort_key = [&](const resreq::OrderKey& key) {
-    const std::optional<double> value = resreq::EvalOrderKey(key, view);
+  auto sort_key = [&](const resreq::OrderKey& key, HostIndex host) {
+    // `slots` always resolves to the free slots (HostView::Free): read them directly.
+    const std::optional<double> value =
+        key.name == "slots" ? std::optional<double>(capacity.FreeSlots(host))
+                            : resreq::EvalOrderKey(key, view);
     if (!value) return std::numeric_limits<double>::infinity();
     return key.descending ? -*value : *value;
   };
-  struct Keyed {
-    double first = 0;
-    uint32_t row = 0;
-  };
-  std::vector<Keyed> keyed;
+  std::vector<KeyedHost> keyed;
   std::vector<double> rest;  // keys 2..width of each row
   keyed.reserve(hosts.size());
   rest.reserve(hosts.size() * (width - 1));
   for (const Candidate& c : hosts) {
     view.Bind(c.host);
-    keyed.push_back(Keyed{sort_key(order[0]), static_cast<uint32_t>(keyed.size())});
-    for (size_t i = 1; i < width; ++i) rest.push_back(sort_key(order[i]));
+    keyed.push_back(KeyedHost{sort_key(order[0], c.host), static_cast<uint32_t>(keyed.size())});
+    for (size_t i = 1; i < width; ++i) rest.push_back(sort_key(order[i], c.host));
   }
   // Stable, and comparing keys only: hosts share few key values (slot counts), and a
   // merge sort gains from the long runs of ties where a sort by (key, position) does not.
-  std::stable_sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+  // One key of whole numbers in a small range (`-slots`) is counted instead.
+  if (width == 1 && CountingSortKeys(keyed)) {
+    std::vector<Candidate> sorted;
+    sorted.reserve(hosts.size());
+    for (const KeyedHost& k : keyed) sorted.push_back(hosts[k.row]);
+    hosts = std::move(sorted);
+    return;
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const KeyedHost& a, const KeyedHost& b) {
     if (a.first != b.first) return a.first < b.first;
     for (size_t i = 0; i + 1 < width; ++i) {
       const double x = rest[a.row * (width - 1) + i];
@@ -357,7 +446,7 @@ void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<C
   });
   std::vector<Candidate> sorted;
   sorted.reserve(hosts.size());
-  for (const Keyed& k : keyed) sorted.push_back(hosts[k.row]);
+  for (const KeyedHost& k : keyed) sorted.push_back(hosts[k.row]);
   hosts = std::move(sorted);
 }
 
@@ -707,7 +796,7 @@ bool FirstHostFits(const PrimaryTask& task, const Demand& demand, Capacity& capa
   if (task.max_tasks > capacity.TotalFree() || task.max_tasks > capacity.MaxHostSlots())
     return false;
   CapacityHostView view(task.state, capacity, task.reference);
-  const HostSelector selector(task);
+  const HostSelector selector(task, capacity);
   auto fits = [&](HostIndex h) {
     if (capacity.WithheldFor(h) != kNoJob) return false;
     if (!capacity.AcceptsWork(h) || capacity.FreeSlots(h) < task.max_tasks) return false;
@@ -791,14 +880,29 @@ bool AllocatePrimary(const PrimaryTask& task, Capacity& capacity, Placement& pla
     return true;
   }
   // 3. Hosts that pass select[] and have room; 4. plans over them. 5. Why none fits.
-  const bool explain = task.explain_failure || task.reference;
-  Scan scan = explain ? ScanHosts(task, demand, capacity)
-                      : ScanEligible(task, demand, capacity, /*for_placement=*/true);
+  if (task.reference) {
+    Scan scan = ScanHosts(task, demand, capacity);
+    if (demand.missing.empty() && SearchPlans(task, demand, scan, capacity, placement)) {
+      ClaimShared(demand, capacity, placement);
+      return true;
+    }
+    ExplainFailure(task, demand, scan, capacity, reasons);
+    return false;
+  }
+  // The placement needs only the eligible hosts (ScanEligible: the same hosts, order and
+  // fits as ScanHosts, without visiting full hosts); the counts of every host are scanned
+  // only when a failure is to be explained, so an explained start costs what an unexplained
+  // one does (issue 45).
+  Scan scan = ScanEligible(task, demand, capacity, /*for_placement=*/true);
   if (demand.missing.empty() && SearchPlans(task, demand, scan, capacity, placement)) {
     ClaimShared(demand, capacity, placement);
     return true;
   }
-  if (explain) ExplainFailure(task, demand, scan, capacity, reasons);
+  if (!task.explain_failure) return false;
+  Scan counted = ScanHosts(task, demand, capacity);
+  // SearchPlans packed the eligible hosts by GPUs; the explanation sees them in that order.
+  if (demand.missing.empty()) PackByGpus(task, demand, capacity, counted.eligible);
+  ExplainFailure(task, demand, counted, capacity, reasons);
   return false;
 }
 

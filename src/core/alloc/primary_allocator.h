@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/alloc/capacity.h"
+#include "core/alloc/free_amount_select.h"
 #include "core/alloc/host_view.h"
 #include "core/model/cluster_state.h"
 #include "core/reasons/reason.h"
@@ -51,37 +53,52 @@ struct PrimaryTask {
 
 // task.Selects for a host scan: a memoized verdict is read directly (one byte per host, no
 // lookup); hosts not judged yet are evaluated through the view (and memoized), and hosts
-// where the select reads free amounts are evaluated every time.
+// where the select reads free amounts are evaluated every time: from the capacity's free
+// columns when the select compares free amounts with constants (FreeAmountSelect), else
+// through the view.
 class HostSelector {
  public:
-  explicit HostSelector(const PrimaryTask& task)
+  HostSelector(const PrimaryTask& task, const Capacity& capacity)
       : task_(task),
+        capacity_(capacity),
         all_(task.primary.select == resreq::kNoExpr ||
              (task.optimistic_select &&
               task.state.requests().SelectTestsFreeAmounts(task.primary.select))),
-        verdicts_(all_ ? nullptr : task.state.requests().SelectVerdicts(task.primary.select)) {}
+        verdicts_(all_ ? nullptr : task.state.requests().SelectVerdicts(task.primary.select)) {
+    if (!all_ && !task.reference && !task.state.requests().SelectIsStatic(task.primary.select)) {
+      compiled_ = FreeAmountSelect::Compile(task.primary.select, task.state.requests().expr_pool(),
+                                            task.state);
+    }
+  }
 
+  // Whether the host's memoized verdict is a static failure: a scan tests this before the
+  // host's free amounts, which cost more to read than the verdict's byte.
+  bool KnownToFail(HostIndex host) const {
+    return verdicts_ != nullptr && !task_.reference &&
+           verdicts_[host] == RequestCatalog::kSelectFails;
+  }
+
+  // Inline for the memoized verdicts a scan mostly reads; the rest is out of line.
   bool Passes(HostIndex host, CapacityHostView& view) const {
-    if (task_.reference) {
-      view.Bind(host);
-      return task_.Selects(host, view);
+    if (!task_.reference) {
+      if (all_) return true;
+      const uint8_t verdict = verdicts_[host];
+      if (verdict == RequestCatalog::kSelectPasses) return true;
+      if (verdict == RequestCatalog::kSelectFails) return false;
     }
-    if (all_) return true;
-    const uint8_t verdict = verdicts_[host];
-    if (verdict == RequestCatalog::kSelectPasses || verdict == RequestCatalog::kSelectFails) {
-      return verdict == RequestCatalog::kSelectPasses;
-    }
-    view.Bind(host);
-    if (verdict == RequestCatalog::kSelectReadsFree) {
-      return resreq::EvalSelect(task_.primary.select, task_.state.requests().expr_pool(), view);
-    }
-    return task_.Selects(host, view);
+    return Evaluate(host, view);
   }
 
  private:
+  // Passes for the reference path, and for hosts not judged yet or whose verdict reads free
+  // amounts.
+  bool Evaluate(HostIndex host, CapacityHostView& view) const;
+
   const PrimaryTask& task_;
+  const Capacity& capacity_;
   bool all_;
   const uint8_t* verdicts_;  // non-null unless all_
+  std::optional<FreeAmountSelect> compiled_;  // for hosts marked kSelectReadsFree
 };
 
 // What the primaries of one attempt have claimed so far.
