@@ -7,6 +7,7 @@
 #include "base/array_ids.h"
 #include "server/job_arrays.h"
 #include "server/job_events.h"
+#include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "store/history.h"
 #include "wire/gpu_indexes.h"
@@ -114,6 +115,25 @@ void JobInfo::SetState(JobState state) {
 void JobInfo::SetPhase(core::AdmissionPhase phase) {
   phase_ = phase;
   row.phase = std::string(core::ToString(phase));
+}
+
+json JobInfo::Spec() const { return json::parse(row.spec, nullptr, /*allow_exceptions=*/false); }
+
+void JobInfo::SetSpec(const json& spec) {
+  row.spec = spec.dump();
+  row.spec.shrink_to_fit();  // dump grows it by doubling
+  AdoptSpec(spec);
+}
+
+void JobInfo::AdoptSpec(const json& spec) {
+  if (!spec.is_object()) return;
+  user = InternedText(spec.value("user", ""));
+  account = InternedText(AccountOf(spec));
+  reservation = InternedText(spec.value("reservation", ""));
+  const json& limit = spec.contains("run_limit") ? spec["run_limit"] : json();
+  run_limit = limit.is_number_integer() ? limit.get<int64_t>() : 0;
+  max_tasks = spec.value("max_tasks", 1);
+  has_array = spec.contains("array");
 }
 
 std::string JobInfo::WaitReason() const {
@@ -228,16 +248,17 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
   info->message = row.message;
   info->SetState(*state);
   info->SetPhase(*phase);
-  info->spec = json::parse(row.spec, nullptr, false);
-  if (!info->spec.is_object()) {
+  const json parsed = json::parse(row.spec, nullptr, false);
+  if (!parsed.is_object()) {
     ctx_.log().error("job {}: stored spec is not JSON; skipped", row.id);
     return nullptr;
   }
-  info->fixed_text = wire::FixedJobText(info->spec);
-  info->queue = info->spec.value("queue", "");
+  info->AdoptSpec(parsed);
+  info->fixed_text = wire::FixedJobText(parsed);
+  info->queue = InternedText(parsed.value("queue", ""));
   const core::ClusterState& cs = ctx_.state();
   if (info->queue.empty() && !cs.topology().queues().empty()) {
-    info->queue = cs.topology().queues()[cs.topology().default_queue()].spec.name;
+    info->queue = InternedText(cs.topology().queues()[cs.topology().default_queue()].spec.name);
   }
   JobInfo* job = Put(std::move(info));
   if (ended) {
@@ -248,7 +269,7 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
     if (!RestoreArrayRow(*job).ok()) Drop(row.id);
     return nullptr;
   }
-  core::JobSpec spec = ToCoreSpec(job->spec, row.id);
+  core::JobSpec spec = ToCoreSpec(parsed, row.id);
   spec.hold = *state == JobState::kHeld;
   const core::AdmissionRecord record = RecordOf(row, spec);
   const std::string what = "job " + std::to_string(row.id) + ": cannot restore";
@@ -256,7 +277,7 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
     return nullptr;
   }
   job->in_core = true;
-  job->queue = cs.topology().queues()[cs.FindJob(row.id)->queue].spec.name;
+  job->queue = InternedText(cs.topology().queues()[cs.FindJob(row.id)->queue].spec.name);
   return job->HoldsAllocation() ? job : nullptr;
 }
 
@@ -339,7 +360,7 @@ void JobBook::SetState(JobInfo& job, JobState state, const std::string& why,
 }
 
 nlohmann::json JobBook::RunLimitOf(const JobInfo& job) const {
-  if (!run_limit_source_.limit) return job.spec.value("run_limit", nlohmann::json(nullptr));
+  if (!run_limit_source_.limit) return job.run_limit > 0 ? json(job.run_limit) : json(nullptr);
   const std::optional<int64_t> limit = run_limit_source_.limit(job);
   return limit ? nlohmann::json(*limit) : nlohmann::json(nullptr);
 }
@@ -487,7 +508,7 @@ void JobBook::Recount(JobInfo& job) {
   if (IsArrayParent(job)) return;  // its elements are the jobs
   JobInfo::CountedAs& was = job.counted_as;
   std::string reason = job.WaitReason();
-  std::string user = job.spec.value("user", "");
+  const InternedText user = job.user;
   if (was.counted && was.state == job.row.state && was.queue == job.queue && was.user == user &&
       was.reason == reason) {
     return;
@@ -502,7 +523,7 @@ void JobBook::Recount(JobInfo& job) {
   was = {.counted = true,
          .state = job.row.state,
          .queue = job.queue,
-         .user = std::move(user),
+         .user = user,
          .reason = std::move(reason)};
 }
 
@@ -511,7 +532,7 @@ JobCounts JobBook::CountAll() const {
   for (const auto& [id, job] : jobs_) {
     if (IsArrayParent(*job)) continue;
     Bump(counts.by_state, job->row.state, job->queue, 1);
-    Bump(counts.by_user, job->spec.value("user", ""), job->row.state, 1);
+    Bump(counts.by_user, job->user, job->row.state, 1);
     if (std::string reason = job->WaitReason(); !reason.empty()) {
       Bump(counts.by_reason, reason, job->queue, 1);
     }
@@ -526,7 +547,7 @@ std::map<std::string, int64_t> JobBook::SlotsHeldByUser() const {
       auto it = by_id_.find(id);
       if (it == by_id_.end()) continue;
       const JobInfo& job = *it->second;
-      int64_t& held = slots[job.spec.value("user", "")];
+      int64_t& held = slots[job.user];
       for (const auto& [name, n] : job.hosts) held += n;
     }
   }
