@@ -284,7 +284,8 @@ class Controller {
   // the advance reservations; 3. every job (JobBook::Restore), the agents of hosts with jobs expected back; 4. every
   // host unavailable until its agent registers (an agent not yet back is unknown, not
   // idle); 5. queues' reclaim deadlines.
-  Status Restore(const store::Snapshot& snap);
+  // Moves the snapshot's job rows into the job records (`snap.jobs` is left empty).
+  Status Restore(store::Snapshot& snap);
   // The job credentials' key from the store's settings, or a new one written to `batch`.
   void RestoreCredentialKey(const store::Snapshot& snap, store::WriteBatch& batch);
   // The common end of Submit and SubmitBatch (idempotent_submit.cc): the key's earlier

@@ -202,26 +202,29 @@ void JobBook::Unindex(const JobInfo& job) {
 
 // --- Restart ------------------------------------------------------------------------------------
 
-JobBook::Restored JobBook::Restore(const std::vector<store::StoredJob>& rows,
+JobBook::Restored JobBook::Restore(std::vector<store::StoredJob>&& rows,
                                    store::WriteBatch& batch) {
   std::vector<JobInfo*> holding;
   PrepareArrayRestore(rows);
-  for (const store::StoredJob& row : rows) {
+  for (store::StoredJob& row : rows) {
     next_id_ = std::max(next_id_, ArrayIdOf(row.id) + 1);
-    if (JobInfo* job = RestoreRow(row)) holding.push_back(job);
+    if (JobInfo* job = RestoreRow(std::move(row))) holding.push_back(job);
   }
   std::sort(holding.begin(), holding.end(),
             [](const JobInfo* a, const JobInfo* b) { return a->row.start_seq < b->row.start_seq; });
   Restored restored{.holding = holding.size()};
   for (JobInfo* job : holding) {
     if (RestoreAllocation(*job, batch)) restored.launch_hosts.push_back(job->launch_host);
+    Recount(*job);  // a requeued one changed state after Put counted it
   }
-  // Restoring changed records after Put counted them (queue, state): counted again.
-  for (auto& [id, job] : jobs_) Recount(*job);
   return restored;
 }
 
-JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
+JobInfo* JobBook::RestoreRow(store::StoredJob&& stored) {
+  // Moved into the record below; `row` reads it there (one copy of each row, not two).
+  auto info = std::make_shared<JobInfo>();
+  info->row = std::move(stored);
+  const store::StoredJob& row = info->row;
   const std::optional<JobState> state = ParseJobState(row.state);
   const std::optional<core::AdmissionPhase> phase = ParseAdmissionPhase(row.phase);
   if (!state || !phase) {
@@ -243,8 +246,6 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
     if (keep >= 0 && row.end_time + keep <= ctx_.Now()) return nullptr;  // only in the store
     ended_by_time_.insert({row.end_time, row.id});
   }
-  auto info = std::make_shared<JobInfo>();
-  info->row = row;
   info->message = row.message;
   info->SetState(*state);
   info->SetPhase(*phase);
@@ -260,25 +261,27 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
   if (info->queue.empty() && !cs.topology().queues().empty()) {
     info->queue = InternedText(cs.topology().queues()[cs.topology().default_queue()].spec.name);
   }
-  JobInfo* job = Put(std::move(info));
   if (ended) {
-    if (!row.allocation.empty()) job->hosts = HostsOf(row.allocation);
+    if (!row.allocation.empty()) info->hosts = HostsOf(row.allocation);
+    Put(std::move(info));
     return nullptr;
   }
-  if (IsArrayParent(*job)) {
-    if (!RestoreArrayRow(*job).ok()) Drop(row.id);
+  if (IsArrayParent(*info)) {
+    const JobId id = row.id;
+    if (!RestoreArrayRow(*Put(std::move(info))).ok()) Drop(id);
     return nullptr;
   }
   core::JobSpec spec = ToCoreSpec(parsed, row.id);
   spec.hold = *state == JobState::kHeld;
   const core::AdmissionRecord record = RecordOf(row, spec);
   const std::string what = "job " + std::to_string(row.id) + ": cannot restore";
-  if (!ctx_.ApplyLocked(core::JobRestored{std::move(spec), row.seq, record}, what).ok()) {
-    return nullptr;
+  if (ctx_.ApplyLocked(core::JobRestored{std::move(spec), row.seq, record}, what).ok()) {
+    // Its queue as the core resolved it, before Put counts it (counted once, not twice).
+    info->in_core = true;
+    info->queue = InternedText(cs.topology().queues()[cs.FindJob(row.id)->queue].spec.name);
   }
-  job->in_core = true;
-  job->queue = InternedText(cs.topology().queues()[cs.FindJob(row.id)->queue].spec.name);
-  return job->HoldsAllocation() ? job : nullptr;
+  JobInfo* job = Put(std::move(info));
+  return job->in_core && job->HoldsAllocation() ? job : nullptr;
 }
 
 bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
@@ -507,7 +510,7 @@ void JobBook::Uncount(JobInfo& job) {
 void JobBook::Recount(JobInfo& job) {
   if (IsArrayParent(job)) return;  // its elements are the jobs
   JobInfo::CountedAs& was = job.counted_as;
-  std::string reason = job.WaitReason();
+  const std::string reason = job.WaitReason();
   const InternedText user = job.user;
   if (was.counted && was.state == job.row.state && was.queue == job.queue && was.user == user &&
       was.reason == reason) {
@@ -521,10 +524,10 @@ void JobBook::Recount(JobInfo& job) {
   Bump(counts_.by_user, user, job.row.state, 1);
   if (!reason.empty()) Bump(counts_.by_reason, reason, job.queue, 1);
   was = {.counted = true,
-         .state = job.row.state,
+         .state = InternedText(job.row.state),
          .queue = job.queue,
          .user = user,
-         .reason = std::move(reason)};
+         .reason = InternedText(reason)};
 }
 
 JobCounts JobBook::CountAll() const {

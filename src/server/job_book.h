@@ -100,12 +100,13 @@ struct JobInfo {
   bool preempt_committed = false;
   // Where JobBook's counts (JobCounts) have it now: its state, queue and wait reason when last
   // counted; `counted` false while it is not in the counts.
+  // Interned (issue 45): 32 bytes instead of 128 on every job.
   struct CountedAs {
     bool counted = false;
-    std::string state;
+    InternedText state;
     InternedText queue;
     InternedText user;
-    std::string reason;
+    InternedText reason;
   } counted_as;
 
   // row.spec parsed (a discarded value when it is not JSON, which Restore refuses).
@@ -198,7 +199,8 @@ class JobBook {
     size_t holding = 0;                     // jobs that held allocations when stored
     std::vector<std::string> launch_hosts;  // of the jobs that hold them again
   };
-  Restored Restore(const std::vector<store::StoredJob>& rows, store::WriteBatch& batch);
+  // The rows are moved into the records (a restart holds one copy of each, not two).
+  Restored Restore(std::vector<store::StoredJob>&& rows, store::WriteBatch& batch);
 
   // --- Transitions (each adds the row to `batch`) ---
   void SetState(JobInfo& job, JobState state, const std::string& why, store::WriteBatch& batch);
@@ -274,7 +276,7 @@ class JobBook {
 
  private:
   // Restore's step 1 for one row; the job when it holds an allocation to restore.
-  JobInfo* RestoreRow(const store::StoredJob& row);
+  JobInfo* RestoreRow(store::StoredJob&& row);
   // Restore's step 2 for one job; false when it was requeued (its row is in `batch`).
   bool RestoreAllocation(JobInfo& job, store::WriteBatch& batch);
   void Unindex(const JobInfo& job);
