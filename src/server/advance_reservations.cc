@@ -255,10 +255,8 @@ std::optional<Instant> WindowBound(const ReservationRecord& r, const std::vector
 
 std::optional<int64_t> AdvanceReservations::RunLimitOf(const JobInfo& job) const {
   std::optional<int64_t> own;
-  if (const json& limit = job.spec["run_limit"]; limit.is_number_integer()) {
-    own = limit.get<int64_t>();
-  }
-  const std::string name = job.spec.value("reservation", "");
+  if (job.run_limit > 0) own = job.run_limit;
+  const std::string name = job.reservation.str();
   auto it = records_.find(name);
   if (name.empty() || it == records_.end() || job.row.start_time == 0) return own;
   auto w = windows_.find(name);
@@ -271,12 +269,10 @@ std::optional<int64_t> AdvanceReservations::RunLimitOf(const JobInfo& job) const
 
 std::string AdvanceReservations::WindowEndMessage(const JobInfo& job) const {
   std::optional<int64_t> own;
-  if (const json& limit = job.spec["run_limit"]; limit.is_number_integer()) {
-    own = limit.get<int64_t>();
-  }
+  if (job.run_limit > 0) own = job.run_limit;
   const std::optional<int64_t> limit = RunLimitOf(job);
   if (!limit || (own && *own <= *limit)) return "";
-  const std::string name = job.spec.value("reservation", "");
+  const std::string name = job.reservation.str();
   const ReservationRecord& r = records_.at(name);
   return "ended at the end of reservation " + name +
          "'s window (t=" + std::to_string(job.row.start_time + *limit - r.overrun) + ", overrun " +
@@ -286,7 +282,7 @@ std::string AdvanceReservations::WindowEndMessage(const JobInfo& job) const {
 void AdvanceReservations::ResendRunLimits(const std::string& name) {
   for (const auto& [id, job] : book_.jobs()) {
     if (!job->HoldsAllocation() || job->launch_host.empty()) continue;
-    const std::string in = job->spec.value("reservation", "");
+    const std::string in = job->reservation.str();
     if (in.empty() || (!name.empty() && in != name)) continue;
     job->run_limit_pending = true;
     book_.NoteRunLimitOrder(*job);

@@ -589,9 +589,10 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
     if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options().relaunch_ms)
       continue;
     job->launch_sent_ms = now;
-    launch.push_back(LaunchOf(*job));
+    const json spec = job->Spec();
+    launch.push_back(LaunchOf(*job, spec));
     // An interactive job's streams are step 0's (R-LAUNCH-3): its client reads them from now.
-    if (steps_ != nullptr && job->spec.contains("interactive")) steps_->OpenAttached(id, name, now);
+    if (steps_ != nullptr && spec.contains("interactive")) steps_->OpenAttached(id, name, now);
   }
   for (JobId id : running) {
     JobInfo* job = book_.Find(id);
@@ -615,19 +616,19 @@ bool AgentRegistry::KillDue(JobId id, int64_t now_ms) {
 
 // The job's whole environment: its submitter's (as the `jobs:` policy left it at submission,
 // job_environment.h) and the job's own variables (job_variables.h), never the agent's.
-json AgentRegistry::EnvironmentOf(const JobInfo& job) const {
-  json env = job.spec.value("env", json::object());
+json AgentRegistry::EnvironmentOf(const JobInfo& job, const json& spec) const {
+  json env = spec.value("env", json::object());
   JobVariablesInput input{.id = job.row.id,
                           .hosts = job.hosts,
                           .queue = job.queue,
-                          .name = job.spec.value("name", ""),
-                          .user = job.spec.value("user", ""),
-                          .cwd = job.spec.value("cwd", "")};
+                          .name = spec.value("name", ""),
+                          .user = job.user,
+                          .cwd = spec.value("cwd", "")};
   if (IsArrayElement(job.row.id)) {  // R-UX-3
     input.id = ArrayIdOf(job.row.id);
     input.array_index = ArrayIndexOf(job.row.id);
   }
-  if (input.name.empty()) input.name = CommandName(job.spec["command"]);
+  if (input.name.empty()) input.name = CommandName(spec.contains("command") ? spec["command"] : json());
   for (auto& [name, value] : JobVariables(input)) env[name] = std::move(value);
   if (credentials_ != nullptr && credentials_->has_key()) {  // R-LAUNCH-1: its own steps
     env["SLUICE_JOB_CREDENTIAL"] = credentials_->Issue(job.row.id, job.row.start_time);
@@ -635,30 +636,31 @@ json AgentRegistry::EnvironmentOf(const JobInfo& job) const {
   return env;
 }
 
-json AgentRegistry::LaunchOf(const JobInfo& job) const {
-  json env = EnvironmentOf(job);
-  const std::string output = ReplaceJobId(job.spec.value("output", ""), job.row.id);
-  std::string error = ReplaceJobId(job.spec.value("error", ""), job.row.id);
+json AgentRegistry::LaunchOf(const JobInfo& job, const json& spec) const {
+  json env = EnvironmentOf(job, spec);
+  const json command = spec.contains("command") ? spec["command"] : json();
+  const std::string output = ReplaceJobId(spec.value("output", ""), job.row.id);
+  std::string error = ReplaceJobId(spec.value("error", ""), job.row.id);
   if (error.empty()) error = output;
   const LaunchLimits limits = LaunchLimitsOf(job, ctx_.state());  // R-SEC-3
   json launch = {{"job", job.row.id},
                  {"run", job.run},
-                 {"argv", Argv(job.spec["command"])},
-                 {"command", CommandText(job.spec["command"])},
-                 {"cwd", job.spec.value("cwd", "")},
+                 {"argv", Argv(command)},
+                 {"command", CommandText(command)},
+                 {"cwd", spec.value("cwd", "")},
                  {"output", output},
                  {"error", error},
                  {"run_limit", book_.RunLimitOf(job)},  // its reservation's too
                  {"env", env},
-                 {"user", job.spec.value("user", "")},
-                 {"account", AccountOf(job.spec)},
+                 {"user", job.user.str()},
+                 {"account", job.account.str()},
                  {"mem_limit_mb", limits.mem_limit_mb ? json(*limits.mem_limit_mb) : json(nullptr)},
                  {"cpu_limit", limits.cpus ? json(*limits.cpus) : json(nullptr)},
-                 {"umask", job.spec.value("umask", json(nullptr))},
-                 {"output_default", job.spec.value("output_default", false)}};
+                 {"umask", spec.value("umask", json(nullptr))},
+                 {"output_default", spec.value("output_default", false)}};
   wire::EncodeGpuBinding(GpuBindingOf(limits), launch);                              // R-GPU-3
-  if (job.spec.contains("script")) launch["script"] = job.spec["script"];            // R-UX-1
-  if (job.spec.contains("interactive")) launch["attach"] = job.spec["interactive"];  // R-LAUNCH-3
+  if (spec.contains("script")) launch["script"] = spec["script"];            // R-UX-1
+  if (spec.contains("interactive")) launch["attach"] = spec["interactive"];  // R-LAUNCH-3
   return launch;
 }
 

@@ -63,13 +63,14 @@ Status JobRequests::IngestArray(json spec, std::shared_ptr<const std::string> fi
   auto info = std::make_shared<JobInfo>();
   info->fixed_text = std::move(fixed);
   info->in_core = true;  // as its array: JobForgotten drops the array once it ended
-  info->queue = ctx_.state().topology().queues()[array->queue].spec.name;
+  info->queue = InternedText(ctx_.state().topology().queues()[array->queue].spec.name);
   info->row =
       store::StoredJob{.id = id, .spec = spec.dump(), .seq = array->base_seq, .submit_time = now};
+  info->row.spec.shrink_to_fit();
   info->row.array_states = EncodeElementStates(array->states);
   info->SetState(ParseJobState(AggregateState(*array)).value_or(JobState::kPending));
   info->SetPhase(core::AdmissionPhase::kPending);
-  info->spec = std::move(spec);
+  info->AdoptSpec(spec);
   book_.Stage(*info, write);
   book_.Add(std::move(info));
   return Status::Ok();
@@ -90,7 +91,7 @@ Result<json> ArrayRequests::Act(Lock& lock, const Caller& caller, JobId id, int3
   if (!IsArrayParent(*parent)) {
     return InvalidArgument("index: job " + std::to_string(id) + " is not a job array");
   }
-  const std::string owner = parent->spec.value("user", "");
+  const std::string owner = parent->user;
   SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, owner, id));  // 1. (R-SRV-5)
   const core::JobArray* array = ctx_.state().FindArray(id);
   if (array == nullptr) {

@@ -81,7 +81,7 @@ Result<std::unique_ptr<Controller>> Controller::Create(ControllerDeps deps) {
   return c;
 }
 
-Status Controller::Restore(const store::Snapshot& snap) {
+Status Controller::Restore(store::Snapshot& snap) {
   std::lock_guard lock(ctx_.mu());
   settings_.set_config_version(snap.config_version);
   SLUICE_RETURN_IF_ERROR(settings_.RestoreHosts(snap.hosts));
@@ -93,9 +93,10 @@ Status Controller::Restore(const store::Snapshot& snap) {
     book_.SkipIdsBelow(next->second);
   }
   RestoreCredentialKey(snap, batch);
-  const JobBook::Restored restored = book_.Restore(snap.jobs, batch);
+  idempotency_.Restore(snap.jobs, ctx_.Now());  // reads the rows before the book takes them
+  const JobBook::Restored restored = book_.Restore(std::move(snap.jobs), batch);
+  snap.jobs.clear();  // moved-from rows: nothing of them is read again
   settings_.SettleDrainingHosts();  // their jobs are back on them: they drain on
-  idempotency_.Restore(snap.jobs, ctx_.Now());
   for (const std::string& host : restored.launch_hosts) agents_.Expect(host, start_ms_);
   for (const core::Host& host : ctx_.state().topology().hosts()) {
     SLUICE_RETURN_IF_ERROR(

@@ -285,7 +285,8 @@ class Controller {
   // the advance reservations; 3. every job (JobBook::Restore), the agents of hosts with jobs expected back; 4. every
   // host unavailable until its agent registers (an agent not yet back is unknown, not
   // idle); 5. queues' reclaim deadlines.
-  Status Restore(const store::Snapshot& snap);
+  // Moves the snapshot's job rows into the job records (`snap.jobs` is left empty).
+  Status Restore(store::Snapshot& snap);
   // The second half of Reconfigure(): the new configuration and its auth section in force.
   Answer ApplyReload(core::ClusterConfig config, config::AuthConfig auth);
   // The job credentials' key from the store's settings, or a new one written to `batch`.

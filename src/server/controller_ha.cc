@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "server/controller.h"
+#include "server/memory_release.h"
 
 namespace sluice::server {
 
@@ -38,6 +39,10 @@ Status Controller::TakeOver() {
     }
   }
   SLUICE_RETURN_IF_ERROR(Restore(*snap));
+  // The rows were copied into the job records: the snapshot's copies go, and their pages go
+  // back to the system (issue 45: otherwise they stay resident as the heap's free memory).
+  *snap = store::Snapshot{};
+  ReleaseFreedMemory();
   ctx_.writes().store().Flush();  // a full disk: read-only from the start (StoreWriter::Failed)
   std::optional<PendingReload> reload;
   {

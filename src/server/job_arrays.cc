@@ -34,7 +34,7 @@ core::ElementState StoredElementState(const store::StoredJob& row) {
 }  // namespace
 
 bool IsArrayParent(const JobInfo& job) {
-  return !IsArrayElement(job.row.id) && job.spec.is_object() && job.spec.contains("array");
+  return !IsArrayElement(job.row.id) && job.has_array;
 }
 
 Status ParseArrayField(const json& body, const std::string& where, json& spec) {
@@ -201,7 +201,12 @@ JobInfo* JobBook::AddElement(JobId id) {
   if (cj == nullptr || parent_it == jobs_.end()) return nullptr;
   const JobInfo& parent = *parent_it->second;
   auto info = std::make_shared<JobInfo>();
-  info->spec = parent.spec;
+  info->user = parent.user;
+  info->account = parent.account;
+  info->reservation = parent.reservation;
+  info->run_limit = parent.run_limit;
+  info->max_tasks = parent.max_tasks;
+  info->has_array = parent.has_array;
   info->fixed_text = parent.fixed_text;
   info->queue = parent.queue;
   info->in_core = true;
@@ -286,8 +291,9 @@ Status JobBook::RestoreArrayRow(JobInfo& job) {
   if (found == restoring_arrays_.end()) {
     return InvalidArgument("job " + std::to_string(job.row.id) + ": unreadable array");
   }
-  core::ArrayRestored event{.spec = ToCoreSpec(job.spec, job.row.id),
-                            .array = job.spec["array"].get<std::string>(),
+  const json spec = job.Spec();
+  core::ArrayRestored event{.spec = ToCoreSpec(spec, job.row.id),
+                            .array = spec["array"].get<std::string>(),
                             .base_seq = job.row.seq,
                             .states = std::move(found->second)};
   restoring_arrays_.erase(found);

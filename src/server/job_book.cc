@@ -7,6 +7,7 @@
 #include "base/array_ids.h"
 #include "server/job_arrays.h"
 #include "server/job_events.h"
+#include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "store/history.h"
 #include "wire/gpu_indexes.h"
@@ -116,6 +117,25 @@ void JobInfo::SetPhase(core::AdmissionPhase phase) {
   row.phase = std::string(core::ToString(phase));
 }
 
+json JobInfo::Spec() const { return json::parse(row.spec, nullptr, /*allow_exceptions=*/false); }
+
+void JobInfo::SetSpec(const json& spec) {
+  row.spec = spec.dump();
+  row.spec.shrink_to_fit();  // dump grows it by doubling
+  AdoptSpec(spec);
+}
+
+void JobInfo::AdoptSpec(const json& spec) {
+  if (!spec.is_object()) return;
+  user = InternedText(spec.value("user", ""));
+  account = InternedText(AccountOf(spec));
+  reservation = InternedText(spec.value("reservation", ""));
+  const json& limit = spec.contains("run_limit") ? spec["run_limit"] : json();
+  run_limit = limit.is_number_integer() ? limit.get<int64_t>() : 0;
+  max_tasks = spec.value("max_tasks", 1);
+  has_array = spec.contains("array");
+}
+
 std::string JobInfo::WaitReason() const {
   if (state_ == JobState::kHeld) return std::string(core::ToString(core::ReasonCode::kHeld));
   if (state_ != JobState::kPending) return "";
@@ -182,26 +202,29 @@ void JobBook::Unindex(const JobInfo& job) {
 
 // --- Restart ------------------------------------------------------------------------------------
 
-JobBook::Restored JobBook::Restore(const std::vector<store::StoredJob>& rows,
+JobBook::Restored JobBook::Restore(std::vector<store::StoredJob>&& rows,
                                    store::WriteBatch& batch) {
   std::vector<JobInfo*> holding;
   PrepareArrayRestore(rows);
-  for (const store::StoredJob& row : rows) {
+  for (store::StoredJob& row : rows) {
     next_id_ = std::max(next_id_, ArrayIdOf(row.id) + 1);
-    if (JobInfo* job = RestoreRow(row)) holding.push_back(job);
+    if (JobInfo* job = RestoreRow(std::move(row))) holding.push_back(job);
   }
   std::sort(holding.begin(), holding.end(),
             [](const JobInfo* a, const JobInfo* b) { return a->row.start_seq < b->row.start_seq; });
   Restored restored{.holding = holding.size()};
   for (JobInfo* job : holding) {
     if (RestoreAllocation(*job, batch)) restored.launch_hosts.push_back(job->launch_host);
+    Recount(*job);  // a requeued one changed state after Put counted it
   }
-  // Restoring changed records after Put counted them (queue, state): counted again.
-  for (auto& [id, job] : jobs_) Recount(*job);
   return restored;
 }
 
-JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
+JobInfo* JobBook::RestoreRow(store::StoredJob&& stored) {
+  // Moved into the record below; `row` reads it there (one copy of each row, not two).
+  auto info = std::make_shared<JobInfo>();
+  info->row = std::move(stored);
+  const store::StoredJob& row = info->row;
   const std::optional<JobState> state = ParseJobState(row.state);
   const std::optional<core::AdmissionPhase> phase = ParseAdmissionPhase(row.phase);
   if (!state || !phase) {
@@ -223,41 +246,42 @@ JobInfo* JobBook::RestoreRow(const store::StoredJob& row) {
     if (keep >= 0 && row.end_time + keep <= ctx_.Now()) return nullptr;  // only in the store
     ended_by_time_.insert({row.end_time, row.id});
   }
-  auto info = std::make_shared<JobInfo>();
-  info->row = row;
   info->message = row.message;
   info->SetState(*state);
   info->SetPhase(*phase);
-  info->spec = json::parse(row.spec, nullptr, false);
-  if (!info->spec.is_object()) {
+  const json parsed = json::parse(row.spec, nullptr, false);
+  if (!parsed.is_object()) {
     ctx_.log().error("job {}: stored spec is not JSON; skipped", row.id);
     return nullptr;
   }
-  info->fixed_text = wire::FixedJobText(info->spec);
-  info->queue = info->spec.value("queue", "");
+  info->AdoptSpec(parsed);
+  info->fixed_text = wire::FixedJobText(parsed);
+  info->queue = InternedText(parsed.value("queue", ""));
   const core::ClusterState& cs = ctx_.state();
   if (info->queue.empty() && !cs.topology().queues().empty()) {
-    info->queue = cs.topology().queues()[cs.topology().default_queue()].spec.name;
+    info->queue = InternedText(cs.topology().queues()[cs.topology().default_queue()].spec.name);
   }
-  JobInfo* job = Put(std::move(info));
   if (ended) {
-    if (!row.allocation.empty()) job->hosts = HostsOf(row.allocation);
+    if (!row.allocation.empty()) info->hosts = HostsOf(row.allocation);
+    Put(std::move(info));
     return nullptr;
   }
-  if (IsArrayParent(*job)) {
-    if (!RestoreArrayRow(*job).ok()) Drop(row.id);
+  if (IsArrayParent(*info)) {
+    const JobId id = row.id;
+    if (!RestoreArrayRow(*Put(std::move(info))).ok()) Drop(id);
     return nullptr;
   }
-  core::JobSpec spec = ToCoreSpec(job->spec, row.id);
+  core::JobSpec spec = ToCoreSpec(parsed, row.id);
   spec.hold = *state == JobState::kHeld;
   const core::AdmissionRecord record = RecordOf(row, spec);
   const std::string what = "job " + std::to_string(row.id) + ": cannot restore";
-  if (!ctx_.ApplyLocked(core::JobRestored{std::move(spec), row.seq, record}, what).ok()) {
-    return nullptr;
+  if (ctx_.ApplyLocked(core::JobRestored{std::move(spec), row.seq, record}, what).ok()) {
+    // Its queue as the core resolved it, before Put counts it (counted once, not twice).
+    info->in_core = true;
+    info->queue = InternedText(cs.topology().queues()[cs.FindJob(row.id)->queue].spec.name);
   }
-  job->in_core = true;
-  job->queue = cs.topology().queues()[cs.FindJob(row.id)->queue].spec.name;
-  return job->HoldsAllocation() ? job : nullptr;
+  JobInfo* job = Put(std::move(info));
+  return job->in_core && job->HoldsAllocation() ? job : nullptr;
 }
 
 bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
@@ -339,7 +363,7 @@ void JobBook::SetState(JobInfo& job, JobState state, const std::string& why,
 }
 
 nlohmann::json JobBook::RunLimitOf(const JobInfo& job) const {
-  if (!run_limit_source_.limit) return job.spec.value("run_limit", nlohmann::json(nullptr));
+  if (!run_limit_source_.limit) return job.run_limit > 0 ? json(job.run_limit) : json(nullptr);
   const std::optional<int64_t> limit = run_limit_source_.limit(job);
   return limit ? nlohmann::json(*limit) : nlohmann::json(nullptr);
 }
@@ -486,8 +510,8 @@ void JobBook::Uncount(JobInfo& job) {
 void JobBook::Recount(JobInfo& job) {
   if (IsArrayParent(job)) return;  // its elements are the jobs
   JobInfo::CountedAs& was = job.counted_as;
-  std::string reason = job.WaitReason();
-  std::string user = job.spec.value("user", "");
+  const std::string reason = job.WaitReason();
+  const InternedText user = job.user;
   if (was.counted && was.state == job.row.state && was.queue == job.queue && was.user == user &&
       was.reason == reason) {
     return;
@@ -500,10 +524,10 @@ void JobBook::Recount(JobInfo& job) {
   Bump(counts_.by_user, user, job.row.state, 1);
   if (!reason.empty()) Bump(counts_.by_reason, reason, job.queue, 1);
   was = {.counted = true,
-         .state = job.row.state,
+         .state = InternedText(job.row.state),
          .queue = job.queue,
-         .user = std::move(user),
-         .reason = std::move(reason)};
+         .user = user,
+         .reason = InternedText(reason)};
 }
 
 JobCounts JobBook::CountAll() const {
@@ -511,7 +535,7 @@ JobCounts JobBook::CountAll() const {
   for (const auto& [id, job] : jobs_) {
     if (IsArrayParent(*job)) continue;
     Bump(counts.by_state, job->row.state, job->queue, 1);
-    Bump(counts.by_user, job->spec.value("user", ""), job->row.state, 1);
+    Bump(counts.by_user, job->user, job->row.state, 1);
     if (std::string reason = job->WaitReason(); !reason.empty()) {
       Bump(counts.by_reason, reason, job->queue, 1);
     }
@@ -526,7 +550,7 @@ std::map<std::string, int64_t> JobBook::SlotsHeldByUser() const {
       auto it = by_id_.find(id);
       if (it == by_id_.end()) continue;
       const JobInfo& job = *it->second;
-      int64_t& held = slots[job.spec.value("user", "")];
+      int64_t& held = slots[job.user];
       for (const auto& [name, n] : job.hosts) held += n;
     }
   }

@@ -114,9 +114,9 @@ Outcome<json> JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, con
   if (IsArrayElement(id)) return NotArrayElement(id, "modified");
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return NotFound("no job " + std::to_string(id));
-  Status owner = RefuseUnlessOwner(caller, job->spec.value("user", ""), id);
+  Status owner = RefuseUnlessOwner(caller, job->user, id);
   if (!owner.ok()) return owner;
-  Result<json> spec = MergedSpec(job->spec, body);
+  Result<json> spec = MergedSpec(job->Spec(), body);
   if (!spec) return spec.error();
   if (body.contains("output")) spec->erase("output_default");  // named now, or defaulted again
   (void)ApplyJobPolicy(policy, *spec);
@@ -145,14 +145,13 @@ Outcome<json> JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInf
   const JobId id = job.row.id;
   Status applied = ctx_.ApplyLocked(core::RunLimitChanged{id, limit}, "");
   if (!applied.ok()) return FailedPrecondition(applied.message());
-  const std::string changes = Changes(job.spec, spec);
+  const std::string changes = Changes(job.Spec(), spec);
   ctx_.log().info("job {}: modified by {}: {}", id, caller.user, changes);
   AppendJobEvent(job.row, {{"event", "modify"},
                            {"time", ctx_.Now()},
                            {"by", caller.user},
                            {"changes", changes}});
-  job.spec = spec;
-  job.row.spec = spec.dump();
+  job.SetSpec(spec);
   job.fixed_text = wire::FixedJobText(spec);
   job.run_limit_pending = true;  // TakeRunLimitOrders tells its agent
   book_.NoteRunLimitOrder(job);
@@ -208,17 +207,16 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
   }
   Status applied = ctx_.ApplyLocked(core::JobModified{core_spec}, "job " + std::to_string(id));
   if (!applied.ok()) return InvalidArgument(applied.message());
-  const std::string changes = Changes(job.spec, spec);
+  const std::string changes = Changes(job.Spec(), spec);
   ctx_.log().info("job {}: modified by {}: {}{}", id, caller.user, changes,
                  moves ? " (to the end of queue " + q.name + ")" : "");
   AppendJobEvent(job.row, {{"event", "modify"},
                            {"time", ctx_.Now()},
                            {"by", caller.user},
                            {"changes", changes}});
-  job.spec = std::move(spec);
-  job.row.spec = job.spec.dump();
-  job.fixed_text = wire::FixedJobText(job.spec);
-  job.queue = cs.topology().queues()[cs.FindJob(id)->queue].spec.name;
+  job.SetSpec(spec);
+  job.fixed_text = wire::FixedJobText(spec);
+  job.queue = InternedText(cs.topology().queues()[cs.FindJob(id)->queue].spec.name);
   job.reasons.reset();
   job.main_reason.clear();
   job.estimate.reset();
@@ -235,7 +233,7 @@ Outcome<json> JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
   if (IsArrayElement(id)) return NotArrayElement(id, "requeued");
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return RequeueEnded(lock, caller, id, nullptr);
-  Status owner = RefuseUnlessOwner(caller, job->spec.value("user", ""), id);
+  Status owner = RefuseUnlessOwner(caller, job->user, id);
   if (!owner.ok()) return owner;
   if (job->phase() == core::AdmissionPhase::kEnded) return RequeueEnded(lock, caller, id, job);
   if (!job->HoldsAllocation() || job->row.cancel_requested) {
@@ -284,14 +282,14 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
   if (job == nullptr) {
     auto info = std::make_shared<JobInfo>();
     info->row = row;
-    info->spec = spec;
+    info->AdoptSpec(spec);
     info->fixed_text = wire::FixedJobText(spec);
     job = info.get();
     book_.Add(std::move(info));
   }
   const core::ClusterState& cs = ctx_.state();
   job->in_core = true;
-  job->queue = cs.topology().queues()[cs.FindJob(id)->queue].spec.name;
+  job->queue = InternedText(cs.topology().queues()[cs.FindJob(id)->queue].spec.name);
   NoteRequeue(job->row, ctx_.Now(), "by " + caller.user);
   job->row.start_time = job->row.end_time = 0;
   job->row.exit_code.reset();

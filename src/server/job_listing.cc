@@ -60,7 +60,7 @@ Status CheckQueue(const core::ClusterState& state, const std::string& queue) {
 Status CheckUser(const JobBook& book, const config::AuthConfig& auth, const std::string& user) {
   if (user.empty() || IsKnownUser(auth, user)) return Status::Ok();
   for (const auto& [id, job] : book.jobs()) {
-    if (job->spec.value("user", "") == user) return Status::Ok();
+    if (job->user == user) return Status::Ok();
   }
   const std::string users = ConfiguredUserNames(auth);
   return InvalidArgument("user: no user '" + user.substr(0, 40) +
@@ -71,7 +71,7 @@ Status CheckUser(const JobBook& book, const config::AuthConfig& auth, const std:
 }  // namespace
 
 bool JobListQuery::Matches(const JobInfo& job, const std::string& state) const {
-  if (!user.empty() && job.spec.value("user", "") != user) return false;
+  if (!user.empty() && job.user != user) return false;
   if (!queue.empty() && job.queue != queue) return false;
   return states.empty() || std::find(states.begin(), states.end(), state) != states.end();
 }

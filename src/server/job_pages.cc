@@ -106,12 +106,15 @@ bool SpecContains(const nlohmann::json& spec, const char* field, std::string_vie
 // joined line only when the search has a space).
 bool SearchMatches(const std::string& search, const JobInfo& job) {
   if (std::to_string(job.row.id).find(search) != std::string::npos) return true;
-  for (const char* field : {"name", "user", "project"}) {
-    if (SpecContains(job.spec, field, search)) return true;
+  if (ContainsFolded(job.user.str(), search)) return true;
+  if (ContainsFolded(job.queue.str(), search)) return true;
+  // The rest is only in the spec's text (issue 45: no parsed tree is kept per job).
+  const nlohmann::json spec = job.Spec();
+  for (const char* field : {"name", "project"}) {
+    if (SpecContains(spec, field, search)) return true;
   }
-  if (ContainsFolded(job.queue, search)) return true;
-  auto command = job.spec.find("command");
-  if (command == job.spec.end()) return false;
+  auto command = spec.find("command");
+  if (command == spec.end()) return false;
   if (command->is_string()) return ContainsFolded(command->get_ref<const std::string&>(), search);
   if (search.find(' ') != std::string::npos) {
     return ContainsFolded(wire::CommandText(*command), search);
@@ -124,13 +127,7 @@ bool SearchMatches(const std::string& search, const JobInfo& job) {
 
 // `state`: the job's listed state (an array's object: JobBook::ListedArrayState).
 bool Matches(const JobPageQuery& q, const JobInfo& job, const std::string& state) {
-  if (!q.user.empty()) {
-    auto user = job.spec.find("user");
-    if (user == job.spec.end() || !user->is_string() ||
-        user->get_ref<const std::string&>() != q.user) {
-      return false;
-    }
-  }
+  if (!q.user.empty() && job.user != q.user) return false;
   if (!q.queue.empty() && job.queue != q.queue) return false;
   if (q.array != 0 && (!IsArrayElement(job.row.id) || ArrayIdOf(job.row.id) != q.array)) {
     return false;
@@ -152,10 +149,10 @@ SortKey KeyOf(const JobPageQuery& q, const std::shared_ptr<JobInfo>& job) {
   if (s == "submit_time") key.number = job->row.submit_time;
   if (s == "start_time") key.number = job->row.start_time;
   if (s == "end_time") key.number = job->row.end_time;
-  if (s == "user") key.text = job->spec.value("user", "");
+  if (s == "user") key.text = job->user;
   if (s == "queue") key.text = job->queue;
   if (s == "state") key.text = job->row.state;
-  if (s == "name") key.text = job->spec.value("name", "");
+  if (s == "name") key.text = job->Spec().value("name", "");
   return key;
 }
 

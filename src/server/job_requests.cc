@@ -23,7 +23,7 @@ using nlohmann::json;
 namespace {
 
 Status RefuseUnlessOwner(const Caller& caller, const JobInfo& job) {
-  return server::RefuseUnlessOwner(caller, job.spec.value("user", ""), job.row.id);
+  return server::RefuseUnlessOwner(caller, job.user, job.row.id);
 }
 
 Status NoJob(JobId id) { return NotFound("no job " + std::to_string(id)); }
@@ -105,11 +105,12 @@ Status JobRequests::Ingest(const Caller& caller, json spec,
   auto info = std::make_shared<JobInfo>();
   info->fixed_text = std::move(fixed);
   info->in_core = true;
-  info->queue = ctx_.state().topology().queues()[cj->queue].spec.name;
+  info->queue = InternedText(ctx_.state().topology().queues()[cj->queue].spec.name);
   info->row = store::StoredJob{.id = id, .spec = spec.dump(), .submit_time = now};
+  info->row.spec.shrink_to_fit();  // dump grows it by doubling: up to twice the text, per job
   info->SetState(cj->state == core::JobState::kHeld ? JobState::kHeld : JobState::kPending);
   info->SetPhase(core::AdmissionPhase::kPending);
-  info->spec = std::move(spec);  // moved, not copied: the batch's trees are not used again
+  info->AdoptSpec(spec);  // the tree itself is not kept (issue 45)
   book_.Stage(*info, write);
   book_.Add(std::move(info));
   return Status::Ok();
@@ -172,7 +173,7 @@ void JobRequests::LogSubmitted(const Caller& caller, const std::vector<JobId>& i
   if (ids.size() == 1) {
     const JobInfo* job = book_.Find(ids[0]);
     ctx_.log().info("job {}: submitted by {} to {}", ids[0], caller.user,
-                   job != nullptr ? job->queue : "?");
+                   job != nullptr ? job->queue.str() : std::string("?"));
   } else if (!ids.empty()) {
     ctx_.log().info("jobs {}-{}: {} submitted by {}", ids.front(), ids.back(), ids.size(),
                    caller.user);

@@ -22,7 +22,7 @@ Answer Controller::Signal(const Caller& caller, JobId id,
   MutexLock lock(ctx_.mu());
   JobInfo* named = book_.Find(id);
   if (named == nullptr) return NotFound("no job " + FormatJobId(id));
-  SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, named->spec.value("user", ""), id));
+  SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, named->user, id));
   // The job itself, or the elements of an array that are jobs now (the others wait).
   std::vector<JobInfo*> targets{named};
   if (IsArrayParent(*named)) {

@@ -34,7 +34,7 @@ Result<json> PeekBroker::Peek(MutexLock& lock, ServerContext& ctx, JobBook& book
                               std::optional<int64_t> offset) {
   JobInfo* job = book.Find(id);
   if (job == nullptr) return NotFound("no job " + std::to_string(id));
-  const std::string owner = job->spec.value("user", "");
+  const std::string owner = job->user;
   SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, owner, id, "peek only at their own jobs"));
   if (job->state() != JobState::kRunning || job->launch_host.empty()) {
     return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +

@@ -208,7 +208,7 @@ std::vector<AdvanceReservations::Running> AdvanceReservations::RunningInto(
   std::vector<Running> out;
   for (const auto& [id, job] : book_.jobs()) {
     if (!job->HoldsAllocation()) continue;
-    if (!r.name.empty() && job->spec.value("reservation", "") == r.name) continue;
+    if (!r.name.empty() && job->reservation == r.name) continue;
     std::vector<std::string> hosts;
     bool on = false;
     for (const auto& [host, slots] : job->hosts) {
@@ -219,7 +219,7 @@ std::vector<AdvanceReservations::Running> AdvanceReservations::RunningInto(
     std::optional<Instant> end;
     if (std::optional<int64_t> limit = RunLimitOf(*job)) end = job->row.start_time + *limit;
     if (end && *end <= from) continue;
-    out.push_back({id, job->spec.value("user", ""), std::move(hosts), end});
+    out.push_back({id, job->user.str(), std::move(hosts), end});
   }
   return out;
 }

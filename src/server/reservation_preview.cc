@@ -81,7 +81,7 @@ Outcome<json> AdvanceReservations::Preview(MutexLock& lock, const Caller& caller
     if (start_with <= start) continue;
     const JobInfo* job = book_.Find(id);
     delayed.push_back({{"id", id},
-                       {"user", job != nullptr ? job->spec.value("user", "") : ""},
+                       {"user", job != nullptr ? job->user.str() : ""},
                        {"estimated_start", TimeJson(start, offset)},
                        {"estimated_start_with", TimeJson(start_with, offset)}});
   }

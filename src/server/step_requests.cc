@@ -104,14 +104,14 @@ Result<Caller> StepRequests::CallerOfCredential(const std::string& credential, J
                   "the job credential is not job " + std::to_string(id) +
                       "'s, or its run has ended");
   }
-  return Caller{.user = job->spec.value("user", ""), .account = AccountOf(job->spec)};
+  return Caller{.user = job->user, .account = job->account};
 }
 
 Status StepRequests::CheckCaller(const Caller& caller, JobId id) {
   MutexLock lock(ctx_.mu());
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return NoJob(id);
-  return RefuseUnlessOwner(caller, job->spec.value("user", ""), id,
+  return RefuseUnlessOwner(caller, job->user, id,
                            "reach only their own jobs' steps");
 }
 
@@ -121,7 +121,7 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
   MutexLock lock(ctx_.mu());
   JobInfo* job = book_.Find(id);
   if (job == nullptr) return NoJob(id);
-  SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, job->spec.value("user", ""), id,
+  SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, job->user, id,
                                            "start steps only in their own jobs"));
   // ADMITTING too: the job's script may ask before its agent's confirmation of the start has
   // reached the controller (a loaded host); its allocation is held either way, and a launch
@@ -152,8 +152,8 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
   wire::StepOrder order{.job = id,
                         .step = step,
                         .command = request->command,
-                        .account = AccountOf(job->spec),
-                        .cwd = job->spec.value("cwd", ""),
+                        .account = job->account,
+                        .cwd = job->Spec().value("cwd", ""),
                         .pty = request->pty,
                         .rows = request->rows,
                         .cols = request->cols};
@@ -176,8 +176,8 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
     order.env[key] = value;
   }
   for (const auto& [key, value] : request->env) order.env[key] = value;
-  if (job->spec.contains("umask") && job->spec["umask"].is_number_integer()) {
-    order.umask = job->spec["umask"].get<int>();
+  if (const json spec = job->Spec(); spec.contains("umask") && spec["umask"].is_number_integer()) {
+    order.umask = spec["umask"].get<int>();
   }
   const LaunchLimits limits = LaunchLimitsOf(*job, ctx_.state(), index);
   order.mem_limit_mb = limits.mem_limit_mb;

@@ -61,8 +61,8 @@ wire::JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& sta
   const store::StoredJob& r = job.row;
   wire::JobListEntry e{.fixed = job.fixed_text,
                  .id = r.id,
-                 .user = job.spec.value("user", ""),
-                 .account = AccountOf(job.spec),
+                 .user = job.user,
+                 .account = job.account,
                  .queue = job.queue,
                  .state = r.state,
                  .submit_time = r.submit_time,
@@ -78,11 +78,11 @@ wire::JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& sta
                  .steps = r.steps,
                  .with_reasons = with_reasons};
   if (IsArrayParent(job)) {  // R-UX-3
-    e.array = job.spec["array"].get<std::string>();
+    e.array = job.Spec()["array"].get<std::string>();  // an array's record: few
     e.elements = ElementCounts(state.FindArray(r.id), r.array_states);
   }
   for (const auto& [name, slots] : job.hosts) e.tasks += slots;
-  if (e.tasks == 0) e.tasks = job.spec.value("max_tasks", 1);
+  if (e.tasks == 0) e.tasks = job.max_tasks;
   e.reason = job.WaitReason();
   if (!e.reason.empty()) e.estimate = job.estimate;
   if (with_reasons && !e.reason.empty()) {
@@ -112,8 +112,8 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
     j["requeues"] = requeues.count;
     j["queued_time"] = requeues.queued_time;
   }
-  if (job.spec.contains("script"))
-    j["script_bytes"] = job.spec["script"].get_ref<const std::string&>().size();
+  if (const json spec = job.Spec(); spec.contains("script"))
+    j["script_bytes"] = spec["script"].get_ref<const std::string&>().size();
   // Per-host verdicts of a waiting job (R-UX-4: `jobs -l`), as `sim --pending-at` shows them.
   const core::Job* cj = job.in_core ? state.FindJob(job.row.id) : nullptr;
   if (cj != nullptr && !entry.reason.empty() && j["reasons"].is_object()) {
