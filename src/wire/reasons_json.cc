@@ -122,6 +122,9 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       j["scope"] = detail.scope;
       j["time"] = TimeOrNull(detail.time);
       break;
+    case core::ReasonCode::kReservationDenied:
+      j["scope"] = detail.scope;
+      break;
     case core::ReasonCode::kNewJob:
     case core::ReasonCode::kHeld:
     case core::ReasonCode::kQueueInactive:

@@ -61,6 +61,16 @@ ReasonDetail ReservationWaitDetail(const Job& job, const ClusterState& state, In
   return detail;
 }
 
+// RESERVATION_DENIED (R-RSV-2): only the users a reservation admits run jobs in it. The
+// controller refuses other users at submission; this keeps out the jobs of a driver that
+// does not (the simulator, a test) and those of a user the reservation no longer lists.
+bool ReservationDenies(const Job& job, const ClusterState& state) {
+  if (job.spec.reservation.empty()) return false;
+  const ReservationBook& book = state.reservations();
+  const int32_t r = book.Find(job.spec.reservation);
+  return r >= 0 && !book.Admits(r, job.spec.user);
+}
+
 }  // namespace
 
 std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterState& state,
@@ -81,6 +91,10 @@ std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterStat
   }
   if (job.array_limited) reasons.Add(ArrayLimitDetail(job, state));
   if (ReservationClosed(job, state, now)) reasons.Add(ReservationWaitDetail(job, state, now));
+  if (ReservationDenies(job, state)) {
+    reasons.Add(ReasonDetail{.code = ReasonCode::kReservationDenied,
+                             .scope = "reservation " + job.spec.reservation});
+  }
   if (reasons.empty()) return std::nullopt;
   return reasons;
 }
@@ -88,7 +102,7 @@ std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterStat
 bool IsEligible(const Job& job, const ClusterState& state, Instant now) {
   return job.state != JobState::kHeld && !job.array_limited && !DependencyWaits(job, state) &&
          job.spec.begin_time <= now && WindowOpen(job, state, now) &&
-         !ReservationClosed(job, state, now);
+         !ReservationClosed(job, state, now) && !ReservationDenies(job, state);
 }
 
 std::optional<Instant> NextEligibilityTimer(const ClusterState& state, Instant now) {

@@ -135,6 +135,9 @@ std::string RenderReason(const ReasonDetail& detail) {
                                       : "The job's " + detail.scope + " opens at " +
                                             TimeText(detail.time);
       break;
+    case ReasonCode::kReservationDenied:
+      line = "The job's user may not run jobs in " + detail.scope;
+      break;
     case ReasonCode::kPreempting:
       if (detail.used > 0) {
         line = "Slots are being freed for the job; waiting for " + std::to_string(detail.used) +

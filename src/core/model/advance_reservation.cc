@@ -171,8 +171,9 @@ std::optional<Instant> ReservationBook::NextBoundaryAfter(Instant now) const {
 }
 
 bool ReservationBook::Admits(int32_t r, std::string_view user) const {
-  const std::vector<std::string>& users = entries_[Index(r)].spec.users;
-  return std::find(users.begin(), users.end(), user) != users.end();
+  const AdvanceReservationSpec& spec = entries_[Index(r)].spec;
+  if (!spec.groups.empty() || spec.users.empty()) return true;
+  return std::find(spec.users.begin(), spec.users.end(), user) != spec.users.end();
 }
 
 }  // namespace sluice::core

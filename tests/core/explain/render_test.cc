@@ -51,6 +51,11 @@ TEST(RenderReasonTest, FairshareAndPreemptingCarryTheirNumbers) {
             "for it");
 }
 
+TEST(RenderReasonTest, ReservationDeniedNamesTheReservation) {
+  EXPECT_EQ(RenderReason({.code = ReasonCode::kReservationDenied, .scope = "reservation course"}),
+            "The job's user may not run jobs in reservation course");
+}
+
 TEST(RenderPendingJobTest, EveryCodeRendersWithItsHint) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(2));
