@@ -53,7 +53,18 @@ TEST(ReasonDetailJsonTest, EveryCodeHasItsNameAndOnlyItsFields) {
       R"({"code":"RESERVED","job":3,"time":null})");
 }
 
-TEST(ReasonDetailJsonTest, ReservationDeniedCarriesItsReservationBothWays) {
+TEST(ReasonDetailJsonTest, ReservationReasonsCarryTheWindowAndHostsBothWays) {
+  const core::ReasonDetail reserved{.code = core::ReasonCode::kHostReserved,
+                                    .hosts = 1,
+                                    .time = 1000,
+                                    .scope = "reservation course",
+                                    .until = 2000,
+                                    .host_names = "h[1-8]"};
+  const nlohmann::ordered_json j = wire::ReasonDetailToJson(reserved);
+  EXPECT_EQ(j.dump(),
+            R"({"code":"HOST_RESERVED","hosts":1,"scope":"reservation course","time":1000,)"
+            R"("until":2000,"host_names":"h[1-8]"})");
+  EXPECT_EQ(wire::ReasonDetailFromJson(nlohmann::json::parse(j.dump())), reserved);
   const core::ReasonDetail denied{.code = core::ReasonCode::kReservationDenied,
                                   .scope = "reservation course"};
   const std::string denied_json = wire::ReasonDetailToJson(denied).dump();

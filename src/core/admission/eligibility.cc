@@ -51,12 +51,16 @@ bool ReservationClosed(const Job& job, const ClusterState& state, Instant now) {
 ReasonDetail ReservationWaitDetail(const Job& job, const ClusterState& state, Instant now) {
   ReasonDetail detail{.code = ReasonCode::kReservationWait,
                       .scope = "reservation " + job.spec.reservation};
-  const int32_t r = state.reservations().Find(job.spec.reservation);
-  if (r < 0) detail.scope += " (deleted)";  // the job waits: it is not killed (R-RSV-2)
-  if (r >= 0) {
-    if (std::optional<ReservationWindow> w = state.reservations().NextWindow(r, now)) {
-      detail.time = w->begin;
-    }
+  const ReservationBook& book = state.reservations();
+  const int32_t r = book.Find(job.spec.reservation);
+  if (r < 0) {
+    detail.scope += " (deleted)";  // the job waits: it is not killed (R-RSV-2)
+    return detail;
+  }
+  detail.host_names = book.HostList(r);
+  if (std::optional<ReservationWindow> w = book.NextWindow(r, now)) {
+    detail.time = w->begin;
+    detail.until = w->end;
   }
   return detail;
 }

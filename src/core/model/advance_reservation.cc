@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "base/host_list.h"
 #include "core/model/topology.h"
 
 namespace sluice::core {
@@ -78,6 +79,7 @@ Status ReservationBook::Set(std::vector<AdvanceReservationSpec> specs, const Top
     }
     std::sort(entry.hosts.begin(), entry.hosts.end());
     entry.hosts.erase(std::unique(entry.hosts.begin(), entry.hosts.end()), entry.hosts.end());
+    entry.host_list = CompressHostList(spec.hosts);
     entry.spec = std::move(spec);
     entries.push_back(std::move(entry));
   }

@@ -1,8 +1,8 @@
 // Advance reservations in the cycle (R-RSV-2), one test per rule: a job outside a
 // reservation must end by its run limit before a window on a host begins to start there;
 // a job inside one runs only in its windows and on its hosts, ends with the window, and a
-// MAINT window outranks it; only its users' jobs run in it; reasons name the reservation and
-// its window; the cycle wakes at window boundaries.
+// MAINT window outranks it; only its users' jobs run in it; reasons name the reservation, its
+// hosts and its window; the cycle wakes at window boundaries.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -72,6 +72,8 @@ TEST(ReservationCycleTest, AJobWhoseRunLimitCrossesTheWindowStartsOnAnotherHost)
   EXPECT_EQ(reserved->hosts, 1);
   EXPECT_EQ(reserved->scope, "reservation course");
   EXPECT_EQ(reserved->time, 100);
+  EXPECT_EQ(reserved->until, 200);  // the whole window, and where it is
+  EXPECT_EQ(reserved->host_names, "h1");
   // Where the reserved host is the only one, the reservation is the main reason.
   ClusterState one = ClusterBuilder().Hosts(1, 1).Policy(PolicyKind::kFifo).State();
   ASSERT_TRUE(Apply(ReservationsChanged{{Rsv("course", {"h1"}, {{100, 200}})}}, 0, one).ok());
@@ -111,6 +113,8 @@ TEST(ReservationCycleTest, AJobInsideTheReservationRunsOnlyInItsWindowAndOnItsHo
   EXPECT_EQ(reasons->main, ReasonCode::kReservationWait);
   EXPECT_EQ(reasons->details[0].scope, "reservation course");
   EXPECT_EQ(reasons->details[0].time, 100);
+  EXPECT_EQ(reasons->details[0].until, 200);
+  EXPECT_EQ(reasons->details[0].host_names, "h1");
   EXPECT_EQ(result.wake_at, 100);  // the cycle comes back when the window opens
   result = testing::CycleAndCommit(state, 100);
   ASSERT_NE(StartOf(result, 1), nullptr);

@@ -110,6 +110,14 @@ TEST(ReservationBookTest, AdmitsItsUsersAndLeavesGroupsToTheDrivers) {
   EXPECT_TRUE(book.Admits(book.Find("open"), "bob"));    // neither users nor groups
 }
 
+TEST(ReservationBookTest, HostListIsCompressedOnce) {
+  ClusterState state = testing::ClusterBuilder().Hosts(10, 1).State();
+  ASSERT_TRUE(
+      state.SetReservations({Rsv("fix", {"h3", "h1", "h2", "h10", "h9", "h5"}, {{100, 200}})})
+          .ok());
+  EXPECT_EQ(state.reservations().HostList(0), "h[1-3,5,9-10]");
+}
+
 TEST(ReservationBookTest, HostsAddedLaterAreIndexedAndTheCloneKeepsTheBook) {
   ClusterState state = ThreeHosts();
   ASSERT_TRUE(state.SetReservations({Rsv("course", {"h3"}, {{100, 200}})}).ok());
