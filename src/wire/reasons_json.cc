@@ -59,6 +59,12 @@ void AddLimitFields(const core::ReasonDetail& detail, nlohmann::ordered_json& j)
   if (detail.hosts > 0) j["hosts"] = detail.hosts;
 }
 
+// An advance reservation's window: its end and its hosts, when the reason knows them.
+void AddWindowFields(const core::ReasonDetail& detail, nlohmann::ordered_json& j) {
+  if (detail.until != kInfinite) j["until"] = detail.until;
+  if (!detail.host_names.empty()) j["host_names"] = detail.host_names;
+}
+
 }  // namespace
 
 nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
@@ -117,10 +123,15 @@ nlohmann::ordered_json ReasonDetailToJson(const core::ReasonDetail& detail) {
       j["hosts"] = detail.hosts;
       j["scope"] = detail.scope;
       j["time"] = TimeOrNull(detail.time);
+      AddWindowFields(detail, j);
       break;
     case core::ReasonCode::kReservationWait:
       j["scope"] = detail.scope;
       j["time"] = TimeOrNull(detail.time);
+      AddWindowFields(detail, j);
+      break;
+    case core::ReasonCode::kReservationDenied:
+      j["scope"] = detail.scope;
       break;
     case core::ReasonCode::kNewJob:
     case core::ReasonCode::kHeld:
@@ -251,6 +262,8 @@ std::optional<core::ReasonDetail> ReasonDetailFromJson(const nlohmann::json& det
   get_int("time", out.time);  // null (never) keeps kInfinite
   get_string("limit", out.limit);
   get_string("scope", out.scope);
+  get_int("until", out.until);
+  get_string("host_names", out.host_names);
   get_int("used", out.used);
   get_int("max", out.max);
   get_string("condition", out.condition);

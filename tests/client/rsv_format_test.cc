@@ -127,18 +127,25 @@ TEST_F(RsvFormatTest, JobsLongNamesTheJobsReservation) {
   EXPECT_EQ(FormatJobLong(json::parse(R"({"id": 7})")).find("Reservation"), std::string::npos);
 }
 
-TEST_F(RsvFormatTest, PendingReasonsNameTheReservationAndItsTime) {
+TEST_F(RsvFormatTest, PendingReasonsNameTheReservationItsHostsAndItsWindow) {
   const json jobs = json::parse(R"([{"id": 3, "user": "bob", "state": "PENDING",
       "reason": "HOST_RESERVED", "reasons": {"details": [
-        {"code": "HOST_RESERVED", "hosts": 1, "scope": "reservation course", "time": 1796569200},
-        {"code": "RESERVATION_WAIT", "scope": "reservation course", "time": 1796569200},
-        {"code": "RESERVATION_WAIT", "scope": "reservation old", "time": null}]}}])");
+        {"code": "HOST_RESERVED", "hosts": 1, "scope": "reservation course", "time": 1796569200,
+         "until": 1796576400, "host_names": "h[1-8]"},
+        {"code": "RESERVATION_WAIT", "scope": "reservation course", "time": 1796569200,
+         "until": 1796576400, "host_names": "h[1-8]"},
+        {"code": "RESERVATION_WAIT", "scope": "reservation old", "time": null},
+        {"code": "RESERVATION_DENIED", "scope": "reservation course"}]}}])");
   const std::string text = FormatPendingJobs(jobs, kNow);
-  EXPECT_NE(text.find(" 1 host is kept by reservation course from Dec 06 15:00:00, which the job "
-                      "would run into"),
+  EXPECT_NE(text.find(" 1 host is kept by reservation course on h[1-8] from Dec 06 15:00:00 to "
+                      "Dec 06 17:00:00, which the job would run into"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find(" The job's reservation course opens at Dec 06 15:00:00\n"),
+  EXPECT_NE(text.find(" The job's reservation course is closed until its window on h[1-8] from "
+                      "Dec 06 15:00:00 to Dec 06 17:00:00\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" The job's user may not run jobs in reservation course\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find(" The job's reservation old has no window left\n"), std::string::npos)

@@ -484,7 +484,8 @@ TEST_F(AdvanceReservationsTest, ADeletedReservationLeavesItsJobsWaitingAndSaysSo
   const JobId id =
       h_->Submit("alice", {{"command", "x"}, {"reservation", "course"}, {"run_limit", 60}});
   h_->Cycle();
-  EXPECT_NE(h_->Job(id).dump().find("reservation course opens at"), std::string::npos)
+  EXPECT_NE(h_->Job(id).dump().find("reservation course is closed until its window on h1 from"),
+            std::string::npos)
       << h_->Job(id).dump();
   ASSERT_EQ(Reply(h_->c().DeleteReservation(kAdmin, "course")).status, 200);
   h_->Advance(200'000);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "testing/builders.h"
+#include "wire/reasons_json.h"
 
 namespace sluice::sim {
 namespace {
@@ -27,9 +28,9 @@ TEST(ReasonDetailJsonTest, EveryCodeHasItsNameAndOnlyItsFields) {
     EXPECT_EQ(j["code"], std::string(core::ToString(code)));
     for (const auto& [key, value] : j.items()) {
       static const std::set<std::string> known = {
-          "code", "resource", "needed",    "available", "hosts",  "one_host",
-          "same", "per_host", "job",       "time",      "limit",  "used",
-          "max",  "scope",    "condition", "never",     "victims"};
+          "code",      "resource", "needed",  "available", "hosts",     "one_host", "same",
+          "per_host",  "job",      "time",    "limit",     "used",      "max",      "scope",
+          "condition", "never",    "victims", "until",     "host_names"};
       EXPECT_TRUE(known.contains(key)) << key << " in " << j.dump();
     }
   }
@@ -50,6 +51,25 @@ TEST(ReasonDetailJsonTest, EveryCodeHasItsNameAndOnlyItsFields) {
       wire::ReasonDetailToJson({.code = core::ReasonCode::kReserved, .job = 3, .time = kInfinite})
           .dump(),
       R"({"code":"RESERVED","job":3,"time":null})");
+}
+
+TEST(ReasonDetailJsonTest, ReservationReasonsCarryTheWindowAndHostsBothWays) {
+  const core::ReasonDetail reserved{.code = core::ReasonCode::kHostReserved,
+                                    .hosts = 1,
+                                    .time = 1000,
+                                    .scope = "reservation course",
+                                    .until = 2000,
+                                    .host_names = "h[1-8]"};
+  const nlohmann::ordered_json j = wire::ReasonDetailToJson(reserved);
+  EXPECT_EQ(j.dump(),
+            R"({"code":"HOST_RESERVED","hosts":1,"scope":"reservation course","time":1000,)"
+            R"("until":2000,"host_names":"h[1-8]"})");
+  EXPECT_EQ(wire::ReasonDetailFromJson(nlohmann::json::parse(j.dump())), reserved);
+  const core::ReasonDetail denied{.code = core::ReasonCode::kReservationDenied,
+                                  .scope = "reservation course"};
+  const std::string denied_json = wire::ReasonDetailToJson(denied).dump();
+  EXPECT_EQ(denied_json, R"({"code":"RESERVATION_DENIED","scope":"reservation course"})");
+  EXPECT_EQ(wire::ReasonDetailFromJson(nlohmann::json::parse(denied_json)), denied);
 }
 
 class PendingReportTest : public ::testing::Test {

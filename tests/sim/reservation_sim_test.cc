@@ -92,6 +92,26 @@ TEST(ReservationSimTest, AJobInsideRunsInTheWindowAndEndsWithItOthersGoAround) {
   EXPECT_EQ(result->records[0].cause, core::ExitCause::kRunLimit);
 }
 
+TEST(ReservationSimTest, AJobOfAUserTheReservationDoesNotListNeverRunsInIt) {
+  // The reservation's users reach the core: bob's job naming alice's reservation stays out of
+  // it, though h1 is idle during the window, while alice's runs there.
+  Result<Workload> workload = ParseJsonl(
+      R"({"reservation": {"name": "course", "hosts": ["h1"], "begin": 100, "end": 200, "users": ["alice"]}})"
+      "\n"
+      R"({"id": 1, "submit": 0, "runtime": 50, "user": "bob", "reservation": "course"})"
+      "\n"
+      R"({"id": 2, "submit": 0, "runtime": 50, "user": "alice", "reservation": "course"})"
+      "\n",
+      "w.jsonl", {});
+  ASSERT_TRUE(workload.has_value()) << workload.error().message();
+  ASSERT_EQ(workload->reservations.size(), 1u);
+  EXPECT_EQ(workload->reservations[0].users, std::vector<std::string>{"alice"});
+  Result<SimResult> result = RunSim(ClusterBuilder().Hosts(1, 1).Config(), *workload);
+  ASSERT_TRUE(result.has_value()) << result.error().message();
+  EXPECT_EQ(result->records[1].start, 100);
+  EXPECT_EQ(result->records[0].start, -1);  // never started
+}
+
 TEST(ReservationSimTest, AReservationTheClusterRefusesFailsTheRunNamingIt) {
   Result<Workload> workload = ParseJsonl(
       R"({"reservation": {"name": "course", "hosts": ["h9"], "begin": 100, "end": 200}})", "w.jsonl",

@@ -243,6 +243,7 @@ std::string_view SlurmWaitReason(std::string_view code) {
       {"ARRAY_LIMIT", "JobArrayTaskLimit"},
       {"HOST_RESERVED", "ReqNodeNotAvail"},
       {"RESERVATION_WAIT", "Reservation"},
+      {"RESERVATION_DENIED", "Reservation"},
   };
   for (const Word& w : kWords) {
     if (w.sluice == code) return w.slurm;

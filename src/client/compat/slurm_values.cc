@@ -1,9 +1,9 @@
 #include "client/compat/slurm_values.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <ctime>
-#include <map>
 #include <optional>
 
 #include "client/submit_request.h"
@@ -161,53 +161,6 @@ std::string SlurmClock(int64_t seconds) {
   const std::string clock =
       Pad2(seconds / 3600 % 24) + ":" + Pad2(seconds / 60 % 60) + ":" + Pad2(seconds % 60);
   return days > 0 ? std::to_string(days) + "-" + clock : clock;
-}
-
-std::string CompressHostList(const std::vector<std::string>& hosts) {
-  // prefix -> (digits, padded width) of each name ending in digits; names without digits apart.
-  std::map<std::string, std::vector<std::pair<int64_t, size_t>>> numbered;
-  std::vector<std::string> plain;
-  for (const std::string& host : hosts) {
-    size_t digits = host.size();
-    while (digits > 0 && host[digits - 1] >= '0' && host[digits - 1] <= '9') --digits;
-    const std::optional<int64_t> number =
-        host.size() - digits > 0 && host.size() - digits <= 18 ? ParseInt(host.substr(digits))
-                                                               : std::nullopt;
-    if (!number) {
-      plain.push_back(host);
-      continue;
-    }
-    const size_t width = host[digits] == '0' ? host.size() - digits : 0;
-    numbered[host.substr(0, digits)].emplace_back(*number, width);
-  }
-  std::vector<std::string> groups(plain.begin(), plain.end());
-  for (auto& [prefix, numbers] : numbered) {
-    std::sort(numbers.begin(), numbers.end());
-    numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
-    const auto text = [](const std::pair<int64_t, size_t>& n) {
-      std::string digits = std::to_string(n.first);
-      if (digits.size() < n.second) digits.insert(0, n.second - digits.size(), '0');
-      return digits;
-    };
-    std::string ranges;
-    for (size_t i = 0; i < numbers.size();) {
-      size_t j = i;
-      while (j + 1 < numbers.size() && numbers[j + 1].first == numbers[j].first + 1 &&
-             numbers[j + 1].second == numbers[i].second) {
-        ++j;
-      }
-      if (!ranges.empty()) ranges += ",";
-      ranges += text(numbers[i]);
-      if (j > i) ranges += "-" + text(numbers[j]);
-      i = j + 1;
-    }
-    const bool single = numbers.size() == 1;
-    groups.push_back(prefix + (single ? ranges : "[" + ranges + "]"));
-  }
-  std::sort(groups.begin(), groups.end());
-  std::string out;
-  for (const std::string& group : groups) out += (out.empty() ? "" : ",") + group;
-  return out;
 }
 
 }  // namespace sluice::client::compat

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/host_list.h"
 #include "base/status.h"
 
 namespace sluice::client::compat {
@@ -32,8 +33,7 @@ std::string SlurmDateTime(int64_t unix_seconds);
 std::string SlurmElapsed(int64_t seconds);
 // scontrol's RunTime and TimeLimit: HH:MM:SS or D-HH:MM:SS.
 std::string SlurmClock(int64_t seconds);
-// "n1,n2,n3,m07" -> "m07,n[1-3]": hosts grouped by their name without its trailing number, the
-// numbers (keeping their zero padding) sorted and run together.
-std::string CompressHostList(const std::vector<std::string>& hosts);
+// "n1,n2,n3,m07" -> "m07,n[1-3]" (base/host_list.h: the core's reasons write hosts so too).
+using ::sluice::CompressHostList;
 
 }  // namespace sluice::client::compat

@@ -51,14 +51,28 @@ bool ReservationClosed(const Job& job, const ClusterState& state, Instant now) {
 ReasonDetail ReservationWaitDetail(const Job& job, const ClusterState& state, Instant now) {
   ReasonDetail detail{.code = ReasonCode::kReservationWait,
                       .scope = "reservation " + job.spec.reservation};
-  const int32_t r = state.reservations().Find(job.spec.reservation);
-  if (r < 0) detail.scope += " (deleted)";  // the job waits: it is not killed (R-RSV-2)
-  if (r >= 0) {
-    if (std::optional<ReservationWindow> w = state.reservations().NextWindow(r, now)) {
-      detail.time = w->begin;
-    }
+  const ReservationBook& book = state.reservations();
+  const int32_t r = book.Find(job.spec.reservation);
+  if (r < 0) {
+    detail.scope += " (deleted)";  // the job waits: it is not killed (R-RSV-2)
+    return detail;
+  }
+  detail.host_names = book.HostList(r);
+  if (std::optional<ReservationWindow> w = book.NextWindow(r, now)) {
+    detail.time = w->begin;
+    detail.until = w->end;
   }
   return detail;
+}
+
+// RESERVATION_DENIED (R-RSV-2): only the users a reservation admits run jobs in it. The
+// controller refuses other users at submission; this keeps out the jobs of a driver that
+// does not (the simulator, a test) and those of a user the reservation no longer lists.
+bool ReservationDenies(const Job& job, const ClusterState& state) {
+  if (job.spec.reservation.empty()) return false;
+  const ReservationBook& book = state.reservations();
+  const int32_t r = book.Find(job.spec.reservation);
+  return r >= 0 && !book.Admits(r, job.spec.user);
 }
 
 }  // namespace
@@ -81,6 +95,10 @@ std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterStat
   }
   if (job.array_limited) reasons.Add(ArrayLimitDetail(job, state));
   if (ReservationClosed(job, state, now)) reasons.Add(ReservationWaitDetail(job, state, now));
+  if (ReservationDenies(job, state)) {
+    reasons.Add(ReasonDetail{.code = ReasonCode::kReservationDenied,
+                             .scope = "reservation " + job.spec.reservation});
+  }
   if (reasons.empty()) return std::nullopt;
   return reasons;
 }
@@ -88,7 +106,7 @@ std::optional<PendingReasons> CheckEligibility(const Job& job, const ClusterStat
 bool IsEligible(const Job& job, const ClusterState& state, Instant now) {
   return job.state != JobState::kHeld && !job.array_limited && !DependencyWaits(job, state) &&
          job.spec.begin_time <= now && WindowOpen(job, state, now) &&
-         !ReservationClosed(job, state, now);
+         !ReservationClosed(job, state, now) && !ReservationDenies(job, state);
 }
 
 std::optional<Instant> NextEligibilityTimer(const ClusterState& state, Instant now) {

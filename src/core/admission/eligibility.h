@@ -8,6 +8,8 @@
 //   ARRAY_LIMIT   an array element beyond its array's `%N` cap (Job::array_limited, R-UX-3)
 //   RESERVATION_WAIT  a job inside an advance reservation whose window is not open, or
 //                 which no longer exists (R-RSV-2; time: its next window's begin)
+//   RESERVATION_DENIED  a job inside an advance reservation that does not admit its user
+//                 (ReservationBook::Admits)
 // Every mechanism that applies adds its detail; the main reason follows severity
 // (reason.h). An ineligible job is skipped, never a queue head (R-ADM-2), and is not
 // runnable pending work for capacity lending (R-CAP-1).

@@ -1,6 +1,7 @@
 #include "core/admission/runtime_prediction.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace sluice::core {
 
@@ -22,7 +23,22 @@ Instant RuntimePredictor::PredictedEnd(const Job& running, Instant now) const {
   return now < limit_end ? limit_end : now;
 }
 
-ForecastEnd ExpectedEndForForecast(const ClusterState& state, const Job& running, Instant now) {
+namespace {
+
+// When the drivers end a job inside an advance reservation (R-RSV-2): at the end of the window
+// it started in + the reservation's overrun (the controller's run limit, the simulator's cut),
+// no earlier than `now`; kInfinite for a job in no reservation, or in one no longer known.
+Instant ReservationEnd(const ClusterState& state, const Job& running, Instant now) {
+  if (running.spec.reservation.empty()) return kInfinite;
+  const ReservationBook& book = state.reservations();
+  const int32_t r = book.Find(running.spec.reservation);
+  if (r < 0) return kInfinite;
+  const std::optional<ReservationWindow> window = book.OpenWindow(r, running.start_time);
+  if (!window) return kInfinite;
+  return std::max(AddDuration(window->end, book.spec(r).overrun), now);
+}
+
+ForecastEnd EndByRunLimitOrPrediction(const ClusterState& state, const Job& running, Instant now) {
   const QueueSpec& queue = state.topology().queues()[running.queue].spec;
   if (queue.policy == PolicyKind::kPredictiveBackfill) {
     const RuntimePredictor predictor(state.usage().runtimes(), queue.predictive);
@@ -31,6 +47,15 @@ ForecastEnd ExpectedEndForForecast(const ClusterState& state, const Job& running
   }
   if (!running.spec.run_limit) return ForecastEnd{};
   return ForecastEnd{.end = std::max(running.EstimatedEnd(), now)};
+}
+
+}  // namespace
+
+ForecastEnd ExpectedEndForForecast(const ClusterState& state, const Job& running, Instant now) {
+  ForecastEnd end = EndByRunLimitOrPrediction(state, running, now);
+  const Instant cut = ReservationEnd(state, running, now);
+  if (cut < end.end) end = ForecastEnd{.end = cut};  // the window ends it, not a prediction
+  return end;
 }
 
 }  // namespace sluice::core

@@ -53,7 +53,9 @@ class RuntimePredictor {
 // (or started at `now` in the forecast). For a job whose queue runs predictive_backfill:
 // its corrected predicted end, RuntimePredictor::PredictedEnd with the queue's history_runs
 // (so the estimate "uses predictions", issue 20); for any other job: start + run limit, no
-// earlier than `now`. `end` is kInfinite when neither a prediction nor a run limit bounds it.
+// earlier than `now`. A job inside an advance reservation ends at the latest when the window
+// it started in ends + the reservation's overrun, as the drivers end it (R-RSV-2), so such a
+// job without a run limit ends then too. `end` is kInfinite when nothing bounds it.
 struct ForecastEnd {
   Instant end = kInfinite;
   bool predicted = false;  // `end` comes from a prediction

@@ -660,14 +660,16 @@ void AddGpuShortage(const PrimaryTask& task, const Demand& demand, const Scan& s
 }
 
 // HOST_RESERVED (R-RSV-2): how many matching hosts advance reservations keep from the job,
-// naming the first one's reservation and when its window begins.
+// naming the first one's reservation, its hosts and the window the job would run into.
 void AddReservedHosts(const Scan& scan, const Capacity& capacity, PendingReasons& reasons) {
   ReasonDetail detail{.code = ReasonCode::kHostReserved, .hosts = scan.reserved};
   if (scan.reserved_by >= 0) {
     const ReservationBook& book = *capacity.reservations();
     detail.scope = "reservation " + book.spec(scan.reserved_by).name;
+    detail.host_names = book.HostList(scan.reserved_by);
     if (auto w = book.NextWindow(scan.reserved_by, capacity.reservation_now())) {
       detail.time = w->begin;
+      detail.until = w->end;
     }
   }
   reasons.Add(std::move(detail));

@@ -60,6 +60,8 @@ std::string UnknownText(core::ReasonCode reason, bool horizon, bool unlimited) {
       return "the hosts it needs are unavailable";
     case core::ReasonCode::kQueueWindow:
       return "its queue's dispatch window does not open in the forecast";
+    case core::ReasonCode::kReservationDenied:
+      return "its reservation does not admit its user";
     default:
       break;
   }

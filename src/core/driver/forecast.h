@@ -12,8 +12,9 @@
 // No scheduling code of its own: what the core would decide is what the estimate says.
 // A running job ends at start + run_limit, or at `now` if it has already overrun its limit;
 // in a predictive_backfill queue at its predicted end instead (ExpectedEndForForecast,
-// core/admission/runtime_prediction.h), and the estimates then say so (`predicted`).
-// A job without a run limit never ends in the forecast, so a job that does not start in the
+// core/admission/runtime_prediction.h), and the estimates then say so (`predicted`); inside an
+// advance reservation at the latest when its window ends + the overrun, as the drivers end it.
+// Any other job without a run limit never ends in the forecast, so a job that does not start in the
 // forecast waits behind such a job (or is held, or its queue is inactive, ...) and its
 // estimate is "unknown", with why. A job that does start in the forecast gets that time:
 // exact when run limits equal runtimes and no job arrives (tests/sim/estimate_test.cc).

@@ -239,6 +239,10 @@ std::string Hint(const Job& job, const ClusterState& state, const PendingReasons
                " has no window left; move it out of it (`sluice modify " + id + "`) or cancel it";
       }
       return "its " + d.scope + " opening at " + TimeText(d.time);
+    case ReasonCode::kReservationDenied:
+      return "nothing while its " + d.scope + " does not admit its user: an administrator " +
+             "adds the user (`sluice rsv modify`), or move the job out of it (`sluice modify " +
+             id + "`)";
     case ReasonCode::kQueueCapacity:
     case ReasonCode::kUserLimit:
       return QueueShareHint(d, job, queue);

@@ -54,6 +54,15 @@ std::string NoResourceText(const ReasonDetail& detail) {
          std::to_string(detail.available) + " free on " + HostsText(detail.hosts);
 }
 
+// " on h[1-8] from t=1000 to t=2000": where and when a reservation's window keeps its hosts,
+// as far as the detail knows (a detail from an older controller may lack hosts or the end).
+std::string WindowText(const ReasonDetail& detail) {
+  std::string text = detail.host_names.empty() ? "" : " on " + detail.host_names;
+  text += " from " + TimeText(detail.time);
+  if (detail.until != kInfinite) text += " to " + TimeText(detail.until);
+  return text;
+}
+
 // LIMIT and HOST_LIMIT: the limit, whom it binds and how full it is.
 std::string LimitText(const ReasonDetail& detail) {
   std::string line =
@@ -127,13 +136,16 @@ std::string RenderReason(const ReasonDetail& detail) {
       break;
     case ReasonCode::kHostReserved:
       line = HostsText(detail.hosts) + (detail.hosts == 1 ? " is" : " are") + " kept by " +
-             detail.scope + " from " + TimeText(detail.time) +
+             detail.scope + WindowText(detail) +
              ", which the job would run into (it must end by its run limit before then)";
       break;
     case ReasonCode::kReservationWait:
-      line = detail.time == kInfinite ? "The job's " + detail.scope + " has no window left"
-                                      : "The job's " + detail.scope + " opens at " +
-                                            TimeText(detail.time);
+      line = detail.time == kInfinite
+                 ? "The job's " + detail.scope + " has no window left"
+                 : "The job's " + detail.scope + " is closed until its window" + WindowText(detail);
+      break;
+    case ReasonCode::kReservationDenied:
+      line = "The job's user may not run jobs in " + detail.scope;
       break;
     case ReasonCode::kPreempting:
       if (detail.used > 0) {

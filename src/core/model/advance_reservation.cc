@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "base/host_list.h"
 #include "core/model/topology.h"
 
 namespace sluice::core {
@@ -78,6 +79,7 @@ Status ReservationBook::Set(std::vector<AdvanceReservationSpec> specs, const Top
     }
     std::sort(entry.hosts.begin(), entry.hosts.end());
     entry.hosts.erase(std::unique(entry.hosts.begin(), entry.hosts.end()), entry.hosts.end());
+    entry.host_list = CompressHostList(spec.hosts);
     entry.spec = std::move(spec);
     entries.push_back(std::move(entry));
   }
@@ -171,8 +173,9 @@ std::optional<Instant> ReservationBook::NextBoundaryAfter(Instant now) const {
 }
 
 bool ReservationBook::Admits(int32_t r, std::string_view user) const {
-  const std::vector<std::string>& users = entries_[Index(r)].spec.users;
-  return std::find(users.begin(), users.end(), user) != users.end();
+  const AdvanceReservationSpec& spec = entries_[Index(r)].spec;
+  if (!spec.groups.empty() || spec.users.empty()) return true;
+  return std::find(spec.users.begin(), spec.users.end(), user) != spec.users.end();
 }
 
 }  // namespace sluice::core

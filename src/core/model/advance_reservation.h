@@ -47,8 +47,8 @@ struct AdvanceReservationSpec {
   std::string name;
   std::vector<std::string> hosts;          // whole hosts
   std::vector<ReservationWindow> windows;  // sorted by begin, disjoint, non-empty
-  // Who may run inside it (drivers also accept members of `groups`, which the core cannot
-  // resolve); both empty: its creator only, which the drivers put in `users`.
+  // Who may run inside it (ReservationBook::Admits); both empty: its creator only, which the
+  // controller puts in `users`.
   std::vector<std::string> users;
   std::vector<std::string> groups;
   bool maint = false;    // a maintenance window: may overlap other reservations, outranks them
@@ -85,13 +85,19 @@ class ReservationBook {
   std::optional<ReservationWindow> NextWindow(int32_t r, Instant now) const;
   // The first window boundary (a begin or an end) of any reservation after `now`.
   std::optional<Instant> NextBoundaryAfter(Instant now) const;
-  // Whether `user` may run jobs in `r` (its users; group membership is the drivers').
+  // Whether `user` may run jobs in `r`: one of its users; or any user when it names groups,
+  // whose members only the drivers can tell (the controller refuses a non-member's job at
+  // submission; the core reads no account database); or any user when it names neither
+  // (the controller never sends that: it lists the creator; a simulated one is open).
   bool Admits(int32_t r, std::string_view user) const;
+  // `r`'s hosts compressed for reasons ("h[1-8]", base/host_list.h), made once by Set.
+  const std::string& HostList(int32_t r) const { return entries_[Index(r)].host_list; }
 
  private:
   struct Entry {
     AdvanceReservationSpec spec;
     std::vector<HostIndex> hosts;  // sorted
+    std::string host_list;         // CompressHostList(spec.hosts)
   };
   static size_t Index(int32_t r) { return static_cast<size_t>(r); }
   void IndexHosts(size_t host_count);

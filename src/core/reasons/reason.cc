@@ -60,6 +60,8 @@ std::string_view ToString(ReasonCode code) {
       return "HOST_RESERVED";
     case ReasonCode::kReservationWait:
       return "RESERVATION_WAIT";
+    case ReasonCode::kReservationDenied:
+      return "RESERVATION_DENIED";
   }
   return "UNKNOWN";
 }
@@ -120,13 +122,17 @@ std::string_view Headline(ReasonCode code) {
       return "Host is reserved by an advance reservation the job would run into";
     case ReasonCode::kReservationWait:
       return "The job's advance reservation is not open";
+    case ReasonCode::kReservationDenied:
+      return "The job's user may not run jobs in its advance reservation";
   }
   return "Unknown reason";
 }
 
 // Severity order (docs/design/cycle.md). INTERNAL (a bug) outranks everything; then HELD:
-// nothing else matters until the job is released; then a dependency, an inactive queue, a
-// closed window, an advance reservation not open (RESERVATION_WAIT), a begin time not reached, the queue's run limit, an array's `%N` cap
+// nothing else matters until the job is released; then an advance reservation that does not
+// admit the job's user (RESERVATION_DENIED: only an administrator or a change of the job helps),
+// a dependency, an inactive queue, a closed window, an advance reservation not open
+// (RESERVATION_WAIT), a begin time not reached, the queue's run limit, an array's `%N` cap
 // (ARRAY_LIMIT), a named limit, the
 // queue's minimum user share and its maximum capacity, which keep a job from even being
 // tried. HOST_LIMIT ranks just below a resource shortage (the shortage would remain). Among
@@ -193,6 +199,8 @@ int Severity(ReasonCode code) {
       return 35;
     case ReasonCode::kReservationWait:
       return 74;
+    case ReasonCode::kReservationDenied:
+      return 87;
   }
   return 100;
 }

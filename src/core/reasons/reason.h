@@ -50,6 +50,7 @@ enum class ReasonCode : uint8_t {
   kArrayLimit,      // an array element held back by its array's `%N` cap (R-UX-3)
   kHostReserved,    // matching hosts are kept by an advance reservation the job would run into
   kReservationWait, // its advance reservation's window is not open (or it has none left)
+  kReservationDenied,  // its advance reservation does not admit its user
 };
 inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kNewJob,        ReasonCode::kHeld,           ReasonCode::kBeginTime,
@@ -61,6 +62,7 @@ inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::kLimit,         ReasonCode::kHostLimit,      ReasonCode::kFairshare,
     ReasonCode::kPreempting,    ReasonCode::kDispatchFailed, ReasonCode::kInternal,
     ReasonCode::kArrayLimit,    ReasonCode::kHostReserved,   ReasonCode::kReservationWait,
+    ReasonCode::kReservationDenied,
 };
 
 // The JSON name: "NEW_JOB", "PRIORITY_WAIT", ...
@@ -93,9 +95,12 @@ struct ReasonDetail {
   std::string scope;         // kLimit, kHostLimit, kArrayLimit: the consumer it applies to, e.g.
                              // "user alice", "queue normal", "host h001"; kNoResource: the
                              // one host that matches, when only one does; kHostReserved,
-                             // kReservationWait: "reservation NAME"
+                             // kReservationWait, kReservationDenied: "reservation NAME"
   int64_t used = 0;          // kLimit, kHostLimit, kUserLimit, kQueueCapacity: in use
   int64_t max = 0;           // ... and the maximum (same unit as `resource`)
+  Instant until = kInfinite;  // kHostReserved, kReservationWait: when that window ends
+  std::string host_names;    // kHostReserved, kReservationWait: the reservation's hosts,
+                             // compressed ("h[1-8]", base/host_list.h)
   std::string condition;     // kDependency: the unsatisfied condition, e.g. "done(12)"
   bool never = false;        // kDependency: the condition can never be satisfied
 

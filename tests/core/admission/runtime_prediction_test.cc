@@ -108,5 +108,34 @@ TEST(RuntimePredictionTest, PredictionsFollowTheStatesHistory) {
   EXPECT_EQ(predictor.Predict(*state.FindJob(2)), 120);
 }
 
+// R-RSV-2: the drivers end a job inside an advance reservation when the window it started in
+// ends + the overrun, so the forecast must not expect it later (nor never, without a limit).
+TEST(RuntimePredictionTest, TheForecastEndsAJobInsideAReservationWithItsWindow) {
+  for (PolicyKind policy : {PolicyKind::kFifo, PolicyKind::kPredictiveBackfill}) {
+    SCOPED_TRACE(ToString(policy));
+    ClusterState state = testing::ClusterBuilder().Hosts(4, 1).Policy(policy).State();
+    ASSERT_TRUE(Apply(ReservationsChanged{{AdvanceReservationSpec{.name = "course",
+                                                                  .hosts = {"h1", "h2", "h3"},
+                                                                  .windows = {{100, 200}},
+                                                                  .users = {"ann"},
+                                                                  .overrun = 30}}},
+                      0, state)
+                    .ok());
+    testing::SubmitRunning(state, JobBuilder(1).User("ann").Reservation("course").Limit(500), 100);
+    testing::SubmitRunning(state, JobBuilder(2).User("ann").Reservation("course"), 110);
+    testing::SubmitRunning(state, JobBuilder(3).User("ann").Reservation("course").Limit(50), 120);
+    testing::SubmitRunning(state, JobBuilder(4).Limit(500), 0);  // outside: its limit
+    auto end_of = [&](JobId id, Instant now) {
+      return ExpectedEndForForecast(state, *state.FindJob(id), now);
+    };
+    EXPECT_EQ(end_of(1, 150).end, 230);  // 100 + 500 capped at 200 + 30
+    EXPECT_FALSE(end_of(1, 150).predicted);
+    EXPECT_EQ(end_of(2, 150).end, 230);  // no limit: the window still ends it
+    EXPECT_EQ(end_of(3, 150).end, 170);  // its limit comes first
+    EXPECT_EQ(end_of(1, 260).end, 260);  // overdue (its end not reported yet): due now
+    EXPECT_EQ(end_of(4, 150).end, 500);
+  }
+}
+
 }  // namespace
 }  // namespace sluice::core

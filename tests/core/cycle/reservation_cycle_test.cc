@@ -1,8 +1,8 @@
 // Advance reservations in the cycle (R-RSV-2), one test per rule: a job outside a
 // reservation must end by its run limit before a window on a host begins to start there;
 // a job inside one runs only in its windows and on its hosts, ends with the window, and a
-// MAINT window outranks it; reasons name the reservation and its window; the cycle wakes at
-// window boundaries.
+// MAINT window outranks it; only its users' jobs run in it; reasons name the reservation, its
+// hosts and its window; the cycle wakes at window boundaries.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -72,6 +72,8 @@ TEST(ReservationCycleTest, AJobWhoseRunLimitCrossesTheWindowStartsOnAnotherHost)
   EXPECT_EQ(reserved->hosts, 1);
   EXPECT_EQ(reserved->scope, "reservation course");
   EXPECT_EQ(reserved->time, 100);
+  EXPECT_EQ(reserved->until, 200);  // the whole window, and where it is
+  EXPECT_EQ(reserved->host_names, "h1");
   // Where the reserved host is the only one, the reservation is the main reason.
   ClusterState one = ClusterBuilder().Hosts(1, 1).Policy(PolicyKind::kFifo).State();
   ASSERT_TRUE(Apply(ReservationsChanged{{Rsv("course", {"h1"}, {{100, 200}})}}, 0, one).ok());
@@ -111,6 +113,8 @@ TEST(ReservationCycleTest, AJobInsideTheReservationRunsOnlyInItsWindowAndOnItsHo
   EXPECT_EQ(reasons->main, ReasonCode::kReservationWait);
   EXPECT_EQ(reasons->details[0].scope, "reservation course");
   EXPECT_EQ(reasons->details[0].time, 100);
+  EXPECT_EQ(reasons->details[0].until, 200);
+  EXPECT_EQ(reasons->details[0].host_names, "h1");
   EXPECT_EQ(result.wake_at, 100);  // the cycle comes back when the window opens
   result = testing::CycleAndCommit(state, 100);
   ASSERT_NE(StartOf(result, 1), nullptr);
@@ -120,6 +124,44 @@ TEST(ReservationCycleTest, AJobInsideTheReservationRunsOnlyInItsWindowAndOnItsHo
   result = testing::CycleAndCommit(state, 101);
   EXPECT_EQ(StartOf(result, 2), nullptr);
   EXPECT_NE(ReasonsOf(result, 2)->main, ReasonCode::kReservationWait);
+}
+
+TEST(ReservationCycleTest, AnotherUsersJobInsideTheReservationIsRefusedAndSkipped) {
+  // course admits alice only. bob's job naming it does not start in the open window although
+  // h1 is free, says why, and is not a head that holds up the queue: carol's job behind it
+  // starts on h2.
+  ClusterState state = TwoHostsWithCourse();
+  Submit(state, JobBuilder(1).User("bob").Reservation("course").Limit(50));
+  Submit(state, JobBuilder(2).User("carol").Limit(50).Submit(1));
+  CycleResult result = testing::CycleAndCommit(state, 100);
+  EXPECT_EQ(StartOf(result, 1), nullptr);
+  ASSERT_NE(StartOf(result, 2), nullptr);
+  EXPECT_EQ(HostOf(result, 2), 1u);
+  std::optional<PendingReasons> reasons = ReasonsOf(result, 1);
+  ASSERT_TRUE(reasons.has_value());
+  EXPECT_EQ(reasons->main, ReasonCode::kReservationDenied);
+  std::optional<ReasonDetail> denied = DetailOf(result, 1, ReasonCode::kReservationDenied);
+  ASSERT_TRUE(denied.has_value());
+  EXPECT_EQ(denied->scope, "reservation course");
+  // alice's job in the same window starts on h1.
+  Submit(state, JobBuilder(3).User("alice").Reservation("course").Limit(50).Submit(100));
+  result = testing::CycleAndCommit(state, 101);
+  ASSERT_NE(StartOf(result, 3), nullptr);
+  EXPECT_EQ(HostOf(result, 3), 0u);
+  EXPECT_EQ(StartOf(result, 1), nullptr);
+}
+
+TEST(ReservationCycleTest, AReservationThatNamesGroupsLeavesMembershipToTheDrivers) {
+  // The core reads no account database: with groups listed, a user who is not among the
+  // users may be a member, which the controller checked at submission.
+  ClusterState state = ClusterBuilder().Hosts(2, 1).Policy(PolicyKind::kFifo).State();
+  AdvanceReservationSpec course = Rsv("course", {"h1"}, {{100, 200}});
+  course.groups = {"physics"};
+  ASSERT_TRUE(Apply(ReservationsChanged{{course}}, 0, state).ok());
+  Submit(state, JobBuilder(1).User("bob").Reservation("course").Limit(50));
+  CycleResult result = testing::CycleAndCommit(state, 100);
+  ASSERT_NE(StartOf(result, 1), nullptr);
+  EXPECT_EQ(HostOf(result, 1), 0u);
 }
 
 TEST(ReservationCycleTest, AJobInsideEndsWithTheWindowSoAMaintWindowAfterItDoesNotBlockIt) {

@@ -51,6 +51,32 @@ TEST(RenderReasonTest, FairshareAndPreemptingCarryTheirNumbers) {
             "for it");
 }
 
+TEST(RenderReasonTest, ReservationReasonsNameTheReservationItsHostsAndItsWindow) {
+  EXPECT_EQ(RenderReason({.code = ReasonCode::kHostReserved,
+                          .hosts = 2,
+                          .time = 1000,
+                          .scope = "reservation maint",
+                          .until = 2000,
+                          .host_names = "h[1-8]"}),
+            "2 hosts are kept by reservation maint on h[1-8] from t=1000 to t=2000, which the job "
+            "would run into (it must end by its run limit before then)");
+  EXPECT_EQ(RenderReason({.code = ReasonCode::kReservationWait,
+                          .time = 1000,
+                          .scope = "reservation course",
+                          .until = 2000,
+                          .host_names = "h1"}),
+            "The job's reservation course is closed until its window on h1 from t=1000 to t=2000");
+  // A detail without hosts or an end (an older controller's) still reads.
+  EXPECT_EQ(
+      RenderReason(
+          {.code = ReasonCode::kReservationWait, .time = 1000, .scope = "reservation course"}),
+      "The job's reservation course is closed until its window from t=1000");
+  EXPECT_EQ(RenderReason({.code = ReasonCode::kReservationWait, .scope = "reservation old"}),
+            "The job's reservation old has no window left");
+  EXPECT_EQ(RenderReason({.code = ReasonCode::kReservationDenied, .scope = "reservation course"}),
+            "The job's user may not run jobs in reservation course");
+}
+
 TEST(RenderPendingJobTest, EveryCodeRendersWithItsHint) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   Submit(state, JobBuilder(2));

@@ -95,6 +95,29 @@ TEST(ReservationBookTest, ReservedFromIsTheEarliestWindowNotYetEnded) {
   EXPECT_FALSE(book.Admits(weekly, "bob"));
 }
 
+TEST(ReservationBookTest, AdmitsItsUsersAndLeavesGroupsToTheDrivers) {
+  ClusterState state = ThreeHosts();
+  AdvanceReservationSpec users = Rsv("users", {"h1"}, {{100, 200}});
+  AdvanceReservationSpec groups = Rsv("groups", {"h2"}, {{100, 200}});
+  groups.groups = {"physics"};
+  AdvanceReservationSpec open = Rsv("open", {"h3"}, {{100, 200}});
+  open.users.clear();
+  ASSERT_TRUE(state.SetReservations({users, groups, open}).ok());
+  const ReservationBook& book = state.reservations();
+  EXPECT_TRUE(book.Admits(book.Find("users"), "alice"));
+  EXPECT_FALSE(book.Admits(book.Find("users"), "bob"));
+  EXPECT_TRUE(book.Admits(book.Find("groups"), "bob"));  // may be a member: not the core's call
+  EXPECT_TRUE(book.Admits(book.Find("open"), "bob"));    // neither users nor groups
+}
+
+TEST(ReservationBookTest, HostListIsCompressedOnce) {
+  ClusterState state = testing::ClusterBuilder().Hosts(10, 1).State();
+  ASSERT_TRUE(
+      state.SetReservations({Rsv("fix", {"h3", "h1", "h2", "h10", "h9", "h5"}, {{100, 200}})})
+          .ok());
+  EXPECT_EQ(state.reservations().HostList(0), "h[1-3,5,9-10]");
+}
+
 TEST(ReservationBookTest, HostsAddedLaterAreIndexedAndTheCloneKeepsTheBook) {
   ClusterState state = ThreeHosts();
   ASSERT_TRUE(state.SetReservations({Rsv("course", {"h3"}, {{100, 200}})}).ok());
