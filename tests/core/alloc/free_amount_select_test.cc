@@ -69,10 +69,11 @@ TEST(FreeAmountSelectTest, AgreesWithTheEvaluatorOnRandomHosts) {
     ClusterState state = RandomCluster(rng);
     Capacity capacity(state);
     ClaimAtRandom(capacity, state, rng);
-    CapacityHostView view(state, capacity);
     for (const std::string& text : selects) {
       SCOPED_TRACE(text);
       const resreq::ExprId select = SelectOf(state, text);
+      // After the select is interned: interning may move the names a view refers to (ASAN).
+      CapacityHostView view(state, capacity);
       const std::optional<FreeAmountSelect> compiled =
           FreeAmountSelect::Compile(select, state.requests().expr_pool(), state);
       if (!state.topology().FindHostResource("gpu") && text.find("gpu") != std::string::npos) {
