@@ -39,6 +39,15 @@ bool HostsConnected(Cluster& c) {
   return ok == 2;
 }
 
+// The server and the agents of h1 and h2, both hosts ok.
+void StartServerAndBothAgents(Cluster& c) {
+  std::string error;
+  ASSERT_TRUE(c.StartServer(&error)) << error;
+  c.StartAgent("h1", 2);
+  c.StartAgent("h2", 2);
+  ASSERT_TRUE(Eventually([&] { return HostsConnected(c); }, 30s)) << c.Logs();
+}
+
 std::string FirstHost(const json& job) {
   return job.is_object() && job.contains("hosts") && job["hosts"].is_array() &&
                  !job["hosts"].empty()
@@ -48,11 +57,7 @@ std::string FirstHost(const json& job) {
 
 TEST(ReservationTest, KeepsTheHostForItsUsersAndSurvivesARestart) {
   Cluster c(DefaultClusterYaml(kTwoHosts));
-  std::string error;
-  ASSERT_TRUE(c.StartServer(&error)) << error;
-  c.StartAgent("h1", 2);
-  c.StartAgent("h2", 2);
-  ASSERT_TRUE(Eventually([&] { return HostsConnected(c); }, 30s)) << c.Logs();
+  ASSERT_NO_FATAL_FAILURE(StartServerAndBothAgents(c));
   const int64_t begin = WallNow() + 30;
   int status = 0;
   json made = c.Post("/v1/reservations",
@@ -94,6 +99,7 @@ TEST(ReservationTest, KeepsTheHostForItsUsersAndSurvivesARestart) {
   EXPECT_GE(ran.value("start_time", int64_t{0}), begin) << "inside the window";
   // A restart keeps it.
   c.KillServer(SIGTERM);
+  std::string error;
   ASSERT_TRUE(c.StartServer(&error)) << error;
   json kept = c.Get("/v1/reservations/course", "admin-token", &status);
   EXPECT_EQ(status, 200) << kept.dump();
@@ -117,11 +123,7 @@ testing::ProcessResult Rsv(Cluster& c, std::vector<std::string> args, const std:
 
 TEST(ReservationTest, TheCliPreviewsMakesListsAndDeletesAgainstTheServer) {
   Cluster c(DefaultClusterYaml(kTwoHosts));
-  std::string error;
-  ASSERT_TRUE(c.StartServer(&error)) << error;
-  c.StartAgent("h1", 2);
-  c.StartAgent("h2", 2);
-  ASSERT_TRUE(Eventually([&] { return HostsConnected(c); }, 30s)) << c.Logs();
+  ASSERT_NO_FATAL_FAILURE(StartServerAndBothAgents(c));
   json bob = c.Post("/v1/jobs", {{"command", "sleep 600"}, {"run_limit", 900}}, "bob-token");
   ASSERT_TRUE(bob.contains("id")) << bob.dump();
   const int64_t bob_id = bob["id"];
