@@ -96,8 +96,13 @@ done
 # The postinst's account and state directory (systemd-sysusers and systemd-tmpfiles --root).
 uid=$(awk -F: '$1 == "sluice" { print $3 }' "$root/etc/passwd")
 [ -n "$uid" ] || fail "postinst made no sluice account"
-[ "$(stat -c '%u %a' "$root/var/lib/sluice")" = "$uid 750" ] ||
-  fail "/var/lib/sluice is $(stat -c '%u %a' "$root/var/lib/sluice"), not $uid 750"
+# /var/lib/sluice stays root's (an agent's journal is beside the controller's state).
+[ "$(stat -c '%u %a' "$root/var/lib/sluice")" = "0 755" ] ||
+  fail "/var/lib/sluice is $(stat -c '%u %a' "$root/var/lib/sluice"), not 0 755"
+[ "$(stat -c '%u %a' "$root/var/lib/sluice/server")" = "$uid 750" ] ||
+  fail "/var/lib/sluice/server is $(stat -c '%u %a' "$root/var/lib/sluice/server"), not $uid 750"
+[ "$(awk -F: '$1 == "sluice" { print $6 }' "$root/etc/passwd")" = /var/lib/sluice/server ] ||
+  fail "the sluice account's home is not /var/lib/sluice/server"
 # The units packaging/systemd holds, each in its role's package and enabled by its postinst;
 # systemd-analyze checks them in the root, beside this machine's units they may name (its
 # warnings, as an unknown key, fail too).
@@ -165,11 +170,22 @@ poll_until 30 0.1 grep -q '^listening on ' "$WORK/server.out" ||
 stop_pids 5 "${SERVER_PID[@]}"
 SERVER_PID=()
 
-# 9. Purge: the configuration and the controller's state go with the packages.
+# 9. Purge: the configuration and each role's state go with its package, and only its own:
+# purging the controller keeps a journal the agent of the same host wrote (as its unit's
+# StateDirectory makes it).
 step "dpkg --purge"
-dpkg --root="$root" --force-depends --force-script-chrootless --log=/dev/null \
-  --purge "${packages[@]}" >"$WORK/dpkg.log" 2>&1 ||
-  { cat "$WORK/dpkg.log" >&2; fail "dpkg --purge"; }
+purge() {
+  dpkg --root="$root" --force-depends --force-script-chrootless --log=/dev/null \
+    --purge "$@" >"$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log" >&2; fail "dpkg --purge $*"; }
+}
+install -d -m 700 "$root/var/lib/sluice/agent" && echo journal >"$root/var/lib/sluice/agent/journal"
+echo state >"$root/var/lib/sluice/server/sluice.db"
+purge sluice-server
+[ ! -e "$root/var/lib/sluice/server" ] || fail "/var/lib/sluice/server is left after purge"
+[ -f "$root/var/lib/sluice/agent/journal" ] || fail "purging sluice-server deleted the agent's journal"
+rest=()
+for p in "${packages[@]}"; do [ "$p" = sluice-server ] || rest+=("$p"); done
+purge "${rest[@]}"
 for gone in /etc/sluice /var/lib/sluice /usr/bin/sluice; do
   [ ! -e "$root$gone" ] || fail "$gone is left after purge"
 done
