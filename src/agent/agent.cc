@@ -231,6 +231,9 @@ struct Agent::State {
   bool stopping = false;
   bool set_up = false;
   std::atomic<bool> fatal{false};
+  // Why: 401, the credentials; 403, the controller does not let this agent serve this host
+  // (not configured, dropped by a reload, a credential of another host or of a user).
+  std::atomic<int> fatal_status{0};
   std::map<int64_t, wire::ExitReport> unacked_exits;
   std::map<int64_t, wire::LaunchFailure> unacked_failures;
   std::map<int64_t, PeekTarget> peek_targets;  // the output files of running jobs (R-UX-5)
@@ -695,6 +698,7 @@ struct Agent::State {
       }
       status = need_register ? Register(*poll_link) : Exchange(*poll_link, wait);
       if (need_register && (status == 401 || status == 403)) {
+        fatal_status = status;
         fatal = true;
         return;
       }
@@ -988,7 +992,10 @@ int Agent::Run(const std::atomic<bool>& stop) {
     }
     if (registered) s.Exchange(*s.report_link, 0ms);
   }
-  return s.fatal ? 1 : 0;
+  if (!s.fatal) return 0;
+  // A host the controller does not serve stays refused however often the agent restarts:
+  // exit status 2, which the unit's RestartPreventExitStatus keeps from a restart loop.
+  return s.fatal_status == 403 ? 2 : 1;
 }
 
 }  // namespace sluice::agent

@@ -111,8 +111,10 @@ class Agent {
   // Runs until `stop` becomes true, then (issue 43) leaves its batch jobs running under their
   // shepherds for the next agent, ends interactive jobs and steps, tells the controller it is
   // restarting, and returns 0; with kill_jobs_on_stop or without a state directory it kills
-  // every job and reports them (best effort) instead. Returns 1 early if the controller
-  // refuses the agent token (401/403), 2 if Setup fails.
+  // every job and reports them (best effort) instead. Returns early 1 if the controller
+  // refuses the agent's credentials (401), 2 if it does not let this agent serve this host (403:
+  // not in the cluster configuration, dropped by a reload, a credential of another host or
+  // of a user) or if Setup fails.
   int Run(const std::atomic<bool>& stop);
 
  private:

@@ -298,7 +298,12 @@ int RunAgent(const AgentFlags& flags) {
     return 2;
   }
   const int code = agent.Run(g_agent_stop);
-  if (code != 0) std::cerr << "error: the controller refused the agent's credentials\n";
+  if (code == 1) std::cerr << "error: the controller refused the agent's credentials\n";
+  if (code == 2) {
+    std::cerr << "error: the controller does not let this agent serve host " << flags.name
+              << " (the refusal above says why); starting the agent again does not help until "
+                 "the cluster configuration or the agent's credential changes\n";
+  }
   return code;
 }
 

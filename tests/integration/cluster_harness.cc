@@ -185,6 +185,13 @@ bool Cluster::AgentRunning(const std::string& name) {
   return it != agents_.end() && it->second->Running();
 }
 
+int Cluster::AgentExitStatus(const std::string& name) {
+  auto it = agents_.find(name);
+  if (it == agents_.end()) return -1;
+  const int status = it->second->Wait(std::chrono::milliseconds(0));
+  return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 testing::ProcessResult Cluster::Cli(std::vector<std::string> args, const std::string& token,
                                     const std::vector<std::string>& env) {
   args.insert(args.begin(), sluice::testing::SluiceBinary());

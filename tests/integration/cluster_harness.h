@@ -81,6 +81,8 @@ class Cluster {
   // Sends `sig` to the agent without waiting (SIGSTOP, SIGCONT).
   void SignalAgent(const std::string& name, int sig);
   bool AgentRunning(const std::string& name);
+  // The exit status of an agent that has exited; -1 while it runs (or was never started).
+  int AgentExitStatus(const std::string& name);
 
   // Runs the CLI: `sluice ARGS --server URL --token TOKEN`, bounded to 60 s; `env`
   // (NAME=VALUE) is added to the environment it inherits from the test.

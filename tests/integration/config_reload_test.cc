@@ -236,6 +236,9 @@ TEST(ConfigReloadTest, AHostDroppedWhileItRunsAJobClosesDrainsAndLeaves) {
   EXPECT_TRUE(Eventually([&] { return !c.AgentRunning("h2"); }, 60s))
       << "the agent of the dropped host still runs\n"
       << c.Logs();
+  // With exit status 2, which the unit's RestartPreventExitStatus keeps from restarting it
+  // every RestartSec only to be refused again.
+  EXPECT_EQ(c.AgentExitStatus("h2"), 2) << c.Logs();
 
   // The waiting job runs on h1 once it is free.
   std::ofstream(free_h1) << "go\n";
