@@ -4,7 +4,8 @@
 // submits the pending jobs, measures again (the difference over the pending count is the
 // core's bytes per pending job), runs one cycle that classifies every new job (reported
 // separately), then --cycles more on the same state — RunCycle is pure and nothing is
-// committed, so each repeats the same decisions — and reports the median.
+// committed, so each repeats the same decisions — and reports the median. Like a driver
+// (core/driver/drive_loop.h), it keeps a CycleWorkspace and recycles each result into it.
 // Figures and the commands that reproduce them: docs/performance.md.
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/bench_estimate.h"
@@ -141,11 +143,13 @@ CycleFigures TimeCycles(core::ClusterState& state, const BenchFlags& flags) {
   const Instant now = 10;
   const core::CycleOptions cycle_options{.explain = flags.explain};
   CycleFigures figures;
+  core::CycleWorkspace workspace;
   auto start = std::chrono::steady_clock::now();
   {
-    core::CycleResult first = scheduler.RunCycle(state, now, cycle_options);
+    core::CycleResult first = scheduler.RunCycle(state, now, cycle_options, &workspace);
     figures.first_seconds = Seconds(std::chrono::steady_clock::now() - start);
     figures.unschedulable = first.stats.failed;
+    workspace.Recycle(std::move(first));
   }
   // The first cycle classified every job; later cycles see them classified. Jobs it found
   // unschedulable stay pending here (nothing is committed) and are explained as such.
@@ -154,11 +158,12 @@ CycleFigures TimeCycles(core::ClusterState& state, const BenchFlags& flags) {
   for (int32_t c = 0; c < std::max(flags.cycles, 1); ++c) {
     start = std::chrono::steady_clock::now();
     const double cpu_start = CpuSeconds();
-    core::CycleResult result = scheduler.RunCycle(state, now, cycle_options);
+    core::CycleResult result = scheduler.RunCycle(state, now, cycle_options, &workspace);
     cpu_times.push_back(CpuSeconds() - cpu_start);
     figures.times.push_back(Seconds(std::chrono::steady_clock::now() - start));
     figures.stats = result.stats;
     figures.decisions = static_cast<int64_t>(result.decisions.size());
+    workspace.Recycle(std::move(result));  // untimed, as the result's destruction was
   }
   figures.cycle = Median(figures.times);
   figures.cycle_cpu = Median(cpu_times);

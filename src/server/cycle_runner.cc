@@ -55,7 +55,7 @@ void CycleRunner::Run() {
   touched_.clear();
   started_.clear();
   preempted_.clear();
-  const core::CycleResult result = loop_.Cycle(now, options, *this);
+  const core::CycleResult& result = loop_.Cycle(now, options, *this);
   for (JobId id : touched_) {
     if (JobInfo* job = book_.Find(id)) book_.Stage(*job, batch_);
   }

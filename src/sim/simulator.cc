@@ -452,7 +452,7 @@ Result<SimResult> Simulator::Run(DecisionSink* sink) {
       result.pending.clear();
       result.pending_time = t;
     }
-    const core::CycleResult cycle = loop.Cycle(t, core::CycleOptions{.explain = explain}, replay);
+    const core::CycleResult& cycle = loop.Cycle(t, core::CycleOptions{.explain = explain}, replay);
     ++result.cycles;
     result.evaluations += cycle.stats.evaluated;
     SLUICE_RETURN_IF_ERROR(replay.RequeueVictims(t, loop));

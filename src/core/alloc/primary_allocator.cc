@@ -408,13 +408,16 @@ void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<C
   CapacityHostView view(task.state, capacity);
   const std::vector<resreq::OrderKey>& order = task.primary.order;
   const size_t width = order.size();
-  auto sort_key = [&](const resreq::OrderKey& key, HostIndex host) {
-    // `slots` always resolves to the free slots (HostView::Free): read them directly.
-    const std::optional<double> value =
-        key.name == "slots" ? std::optional<double>(capacity.FreeSlots(host))
-                            : resreq::EvalOrderKey(key, view);
+  // `slots` always resolves to the free slots (HostView::Free): read them directly. The
+  // names are compared once here, not once per host.
+  std::vector<uint8_t> reads_slots(width);
+  for (size_t i = 0; i < width; ++i) reads_slots[i] = order[i].name == "slots";
+  auto sort_key = [&](size_t i, HostIndex host) {
+    const std::optional<double> value = reads_slots[i]
+                                            ? std::optional<double>(capacity.FreeSlots(host))
+                                            : resreq::EvalOrderKey(order[i], view);
     if (!value) return std::numeric_limits<double>::infinity();
-    return key.descending ? -*value : *value;
+    return order[i].descending ? -*value : *value;
   };
   std::vector<KeyedHost> keyed;
   std::vector<double> rest;  // keys 2..width of each row
@@ -422,8 +425,8 @@ void OrderHosts(const PrimaryTask& task, const Capacity& capacity, std::vector<C
   rest.reserve(hosts.size() * (width - 1));
   for (const Candidate& c : hosts) {
     view.Bind(c.host);
-    keyed.push_back(KeyedHost{sort_key(order[0], c.host), static_cast<uint32_t>(keyed.size())});
-    for (size_t i = 1; i < width; ++i) rest.push_back(sort_key(order[i], c.host));
+    keyed.push_back(KeyedHost{sort_key(0, c.host), static_cast<uint32_t>(keyed.size())});
+    for (size_t i = 1; i < width; ++i) rest.push_back(sort_key(i, c.host));
   }
   // Stable, and comparing keys only: hosts share few key values (slot counts), and a
   // merge sort gains from the long runs of ties where a sort by (key, position) does not.

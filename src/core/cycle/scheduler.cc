@@ -74,6 +74,7 @@ CycleContext Scheduler::BeginCycle(const ClusterState& state, Instant now,
                    .chosen_victims = workspace.chosen_victims,
                    .blocked_heads = workspace.blocked_heads,
                    .started_user_slots = {}};
+  ctx.result.decisions.swap(workspace.decisions);  // a recycled buffer, or none
   if (ctx.explain) {
     // About one decision per waiting job: growing the vector would move it ~20 times.
     size_t waiting = 0;

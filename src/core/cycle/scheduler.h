@@ -53,7 +53,8 @@ class Scheduler {
   //  7. FinishCycle: the clock-only eligibility timers join wake_at; returns the decisions
   //     in the order they were made, the unavailable counts and wake_at.
   // `workspace`: buffers kept from the driver's previous cycle (none: the cycle allocates
-  // its own); the decisions are the same either way.
+  // its own), including the decisions' when the caller recycled its last result
+  // (CycleWorkspace::Recycle); the decisions are the same either way.
   CycleResult RunCycle(const ClusterState& state, Instant now, const CycleOptions& options = {},
                        CycleWorkspace* workspace = nullptr) const;
 

@@ -11,14 +11,16 @@ namespace sluice::core {
 DriveLoop::DriveLoop(const Scheduler& scheduler, ClusterState& state)
     : scheduler_(scheduler), state_(state) {}
 
-CycleResult DriveLoop::Cycle(Instant now, const CycleOptions& options, DecisionHandler& handler) {
+const CycleResult& DriveLoop::Cycle(Instant now, const CycleOptions& options,
+                                    DecisionHandler& handler) {
   ClearDueWake(now);
-  CycleResult result = scheduler_.RunCycle(state_, now, options, &workspace_);
+  workspace_.Recycle(std::move(last_));
+  last_ = scheduler_.RunCycle(state_, now, options, &workspace_);
   // Moves only the starts' allocations into their jobs: the decisions stay to be handed out.
-  Commit(std::move(result), now, state_);  // NOLINT(bugprone-use-after-move)
-  for (Decision& decision : result.decisions) Dispatch(decision, now, handler);
-  if (result.wake_at && *result.wake_at > now) WakeAt(*result.wake_at);
-  return result;
+  Commit(std::move(last_), now, state_);  // NOLINT(bugprone-use-after-move)
+  for (Decision& decision : last_.decisions) Dispatch(decision, now, handler);
+  if (last_.wake_at && *last_.wake_at > now) WakeAt(*last_.wake_at);
+  return last_;
 }
 
 void DriveLoop::WakeAt(Instant t) { wake_at_ = std::min(wake_at_.value_or(kInfinite), t); }

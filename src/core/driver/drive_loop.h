@@ -53,9 +53,10 @@ class DriveLoop {
   // Steps 2-5 at `now`: RunCycle, Commit, every decision to `handler` in order, then the
   // core's wake-up (a wake at or before `now` is dropped: the cycle just ran). Returns the
   // cycle's result with its decisions already handed out (stats, unavailable counts); its
-  // starts' allocations are in their jobs (see DecisionHandler).
+  // starts' allocations are in their jobs (see DecisionHandler). The result is the loop's,
+  // valid until the next Cycle, which builds its own in the same buffers.
   // REQUIRES: `now` is no earlier than the previous cycle's time.
-  CycleResult Cycle(Instant now, const CycleOptions& options, DecisionHandler& handler);
+  const CycleResult& Cycle(Instant now, const CycleOptions& options, DecisionHandler& handler);
 
   // The driver asks for a cycle at `t` without an input (e.g. at the same time, after
   // preemption victims went back to their queues). Keeps the earlier of the pending wakes.
@@ -82,6 +83,7 @@ class DriveLoop {
   ClusterState& state_;
   std::optional<Instant> wake_at_;
   CycleWorkspace workspace_;  // the cycles' buffers, reused from one cycle to the next
+  CycleResult last_;          // the last cycle's, recycled into workspace_ by the next
 };
 
 // Hands one decision to the matching method of `handler`: the single place that branches
