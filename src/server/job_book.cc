@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/array_ids.h"
+#include "server/fixed_text_pool.h"
 #include "server/job_arrays.h"
 #include "server/job_events.h"
 #include "server/job_identity.h"
@@ -276,7 +277,7 @@ JobInfo* JobBook::RestoreRow(store::StoredJob&& stored) {
     return nullptr;
   }
   info->AdoptSpec(parsed);
-  info->fixed_text = wire::FixedJobText(parsed);
+  info->fixed_text = SharedFixedText(parsed);
   info->queue = InternedText(parsed.value("queue", ""));
   const core::ClusterState& cs = ctx_.state();
   if (info->queue.empty() && !cs.topology().queues().empty()) {

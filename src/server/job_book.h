@@ -71,7 +71,7 @@ struct JobInfo {
   int64_t run_limit = 0;     // seconds; 0: none
   int32_t max_tasks = 1;
   bool has_array = false;  // the spec names an array (the array's record, or an element's)
-  std::shared_ptr<const std::string> fixed_text;       // wire::FixedJobText(spec): listings reuse it
+  std::shared_ptr<const std::string> fixed_text;  // SharedFixedText(spec): listings reuse it
   InternedText queue;                                  // resolved queue name
   std::vector<std::pair<std::string, int32_t>> hosts;  // allocation by host name
   SparseText launch_host;                              // first host of the allocation; "" when none

@@ -10,6 +10,7 @@
 #include "core/cycle/scheduler.h"
 #include "core/model/dependency.h"
 #include "server/controller.h"
+#include "server/fixed_text_pool.h"
 #include "server/job_environment.h"
 #include "server/job_events.h"
 #include "server/job_identity.h"
@@ -152,7 +153,7 @@ Outcome<json> JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInf
                            {"by", caller.user},
                            {"changes", changes}});
   job.SetSpec(spec);
-  job.fixed_text = wire::FixedJobText(spec);
+  job.fixed_text = SharedFixedText(spec);
   job.run_limit_pending = true;  // TakeRunLimitOrders tells its agent
   book_.NoteRunLimitOrder(job);
   ctx_.wakeups().Mark(job.launch_host);  // a batched poll answers with it at once
@@ -215,7 +216,7 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
                            {"by", caller.user},
                            {"changes", changes}});
   job.SetSpec(spec);
-  job.fixed_text = wire::FixedJobText(spec);
+  job.fixed_text = SharedFixedText(spec);
   job.queue = InternedText(cs.topology().queues()[cs.FindJob(id)->queue].spec.name);
   job.reasons.reset();
   job.main_reason.clear();
@@ -283,7 +284,7 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
     auto info = std::make_shared<JobInfo>();
     info->row = JobRow::From(store::StoredJob(row));  // a copy: `row` is read below
     info->AdoptSpec(spec);
-    info->fixed_text = wire::FixedJobText(spec);
+    info->fixed_text = SharedFixedText(spec);
     job = info.get();
     book_.Add(std::move(info));
   }
