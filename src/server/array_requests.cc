@@ -65,7 +65,7 @@ Status JobRequests::IngestArray(json spec, std::shared_ptr<const std::string> fi
   info->in_core = true;  // as its array: JobForgotten drops the array once it ended
   info->queue = InternedText(ctx_.state().topology().queues()[array->queue].spec.name);
   info->row =
-      store::StoredJob{.id = id, .spec = spec.dump(), .seq = array->base_seq, .submit_time = now};
+      JobRow{.id = id, .spec = spec.dump(), .seq = array->base_seq, .submit_time = now};
   info->row.spec.shrink_to_fit();
   info->row.array_states = EncodeElementStates(array->states);
   info->SetState(ParseJobState(AggregateState(*array)).value_or(JobState::kPending));
@@ -96,7 +96,7 @@ Result<json> ArrayRequests::Act(Lock& lock, const Caller& caller, JobId id, int3
   const core::JobArray* array = ctx_.state().FindArray(id);
   if (array == nullptr) {
     return FailedPrecondition("job array " + std::to_string(id) + " is already " +
-                              parent->row.state);
+                              parent->StateText());
   }
   auto lo = std::lower_bound(array->indices.begin(), array->indices.end(), first);
   if (lo == array->indices.end() || *lo > last) {

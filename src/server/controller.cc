@@ -11,6 +11,7 @@
 
 #include "daemon/service_notifier.h"
 #include "server/cycle_pacing.h"
+#include "server/fixed_text_pool.h"
 #include "server/job_identity.h"
 #include "server/job_spec.h"
 #include "wire/job_json.h"
@@ -178,7 +179,7 @@ Answer Controller::Submit(const Caller& caller, const json& body,
                          const std::string& idempotency_key) {
   Result<json> spec = ParseSubmission(body, "job");
   if (!spec) return spec.error();
-  std::vector<std::shared_ptr<const std::string>> fixed = {wire::FixedJobText(*spec)};
+  std::vector<std::shared_ptr<const std::string>> fixed = {SharedFixedText(*spec)};
   std::vector<json> specs;
   specs.push_back(std::move(*spec));
   if (!idempotency_key.empty()) {
@@ -198,7 +199,7 @@ Answer Controller::SubmitBatch(const Caller& caller, const json& body,
   if (!specs) return specs.error();
   std::vector<std::shared_ptr<const std::string>> fixed;
   fixed.reserve(specs->size());
-  for (const json& spec : *specs) fixed.push_back(wire::FixedJobText(spec));
+  for (const json& spec : *specs) fixed.push_back(SharedFixedText(spec));
   if (!idempotency_key.empty()) {
     if (Status s = IdempotencyKeys::CheckKey(idempotency_key); !s.ok()) return s;
   }

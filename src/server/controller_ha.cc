@@ -114,7 +114,7 @@ void Controller::ResyncLocked() {
   batch.deleted_jobs = writes.withdrawn();  // kept until the resync commits (it may fail again)
   batch.settings[std::string(JobBook::kNextIdSetting)] = book_.next_id();
   for (const auto& [id, job] : book_.jobs()) {
-    batch.jobs.push_back(job->row);
+    batch.jobs.push_back(job->Stored());
     if (batch.jobs.size() < kRowsPerBatch) continue;
     writes.Write(std::exchange(batch, {}));
   }

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/controller.h"
+#include "server/fixed_text_pool.h"
 #include "server/job_environment.h"
 #include "server/pending_quota.h"
 
@@ -91,7 +92,7 @@ void Controller::ApplyPolicy(const Caller& runs_as, std::vector<json>& specs,
                        runs_as.user, removed.size());
     }
     // The listing's text shows the output the job writes (a default one included).
-    if (specs[i].value("output", "") != output) fixed[i] = wire::FixedJobText(specs[i]);
+    if (specs[i].value("output", "") != output) fixed[i] = SharedFixedText(specs[i]);
   }
 }
 

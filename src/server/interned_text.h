@@ -23,6 +23,10 @@ class InternedText {
   // The pool's entry for `text` (added on first use).
   explicit InternedText(std::string_view text);
 
+  // The pool's entry for `text`, as the constructor (a record's member set from a string).
+  InternedText& operator=(std::string_view text) { return *this = InternedText(text); }
+  void clear() { text_ = InternedText().text_; }
+
   const std::string& str() const { return *text_; }
   operator const std::string&() const { return *text_; }  // NOLINT: reads as the string
   bool empty() const { return text_->empty(); }

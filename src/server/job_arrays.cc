@@ -211,7 +211,7 @@ JobInfo* JobBook::AddElement(JobId id) {
   info->queue = parent.queue;
   info->in_core = true;
   info->row =
-      store::StoredJob{.id = id, .spec = parent.row.spec, .submit_time = parent.row.submit_time};
+      JobRow{.id = id, .spec = parent.row.spec, .submit_time = parent.row.submit_time};
   info->SetState(cj->state == JobState::kHeld ? JobState::kHeld : JobState::kPending);
   info->SetPhase(core::AdmissionPhase::kPending);
   SyncRow(*info);
@@ -240,11 +240,11 @@ void JobBook::StageArray(JobId id, store::WriteBatch& batch) {
   const size_t look = std::min<size_t>(batch.jobs.size(), 64);
   for (size_t i = batch.jobs.size(); i > batch.jobs.size() - look; --i) {
     if (batch.jobs[i - 1].id == id) {
-      batch.jobs[i - 1] = parent.row;
+      batch.jobs[i - 1] = parent.Stored();
       return;
     }
   }
-  batch.jobs.push_back(parent.row);
+  batch.jobs.push_back(parent.Stored());
 }
 
 void JobBook::PrepareArrayRestore(const std::vector<store::StoredJob>& rows) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/array_ids.h"
+#include "server/fixed_text_pool.h"
 #include "server/job_arrays.h"
 #include "server/job_events.h"
 #include "server/job_identity.h"
@@ -94,11 +95,11 @@ core::ExitCause CoreCause(const std::string& cause, int32_t exit_code) {
   return core::ExitCause::kNonZeroExit;
 }
 
-core::AdmissionRecord RecordOf(const store::StoredJob& row, const core::JobSpec& spec) {
+core::AdmissionRecord RecordOf(const JobRow& row, const core::JobSpec& spec) {
   return core::AdmissionRecord{
       .enqueue_time = row.enqueue_time,
       .spec_digest = core::SpecDigest(spec),
-      .policy = core::ParsePolicyKind(row.policy).value_or(core::PolicyKind::kFifo),
+      .policy = core::ParsePolicyKind(row.policy.str()).value_or(core::PolicyKind::kFifo),
       .bypass_count = row.bypass_count,
       .first_blocked = row.first_blocked,
       .gate_since = row.gate_since,
@@ -107,14 +108,35 @@ core::AdmissionRecord RecordOf(const store::StoredJob& row, const core::JobSpec&
 
 }  // namespace
 
-void JobInfo::SetState(JobState state) {
-  state_ = state;
-  row.state = std::string(ToString(state));
+void JobInfo::SetState(JobState state) { state_ = state; }
+
+void JobInfo::SetPhase(core::AdmissionPhase phase) { phase_ = phase; }
+
+store::StoredJob JobInfo::Stored() const { return row.Stored(ToString(state_), ToString(phase_)); }
+
+const std::string& JobInfo::StateText() const {
+  // One string per state, made once: listings and messages read it for every job.
+  static const auto* texts = [] {
+    auto* t = new std::vector<std::string>();
+    for (JobState s : kAllJobStates) {
+      t->resize(std::max(t->size(), static_cast<size_t>(s) + 1));
+      (*t)[static_cast<size_t>(s)] = ToString(s);
+    }
+    return t;
+  }();
+  return (*texts)[static_cast<size_t>(state_)];
 }
 
-void JobInfo::SetPhase(core::AdmissionPhase phase) {
-  phase_ = phase;
-  row.phase = std::string(core::ToString(phase));
+const std::string& JobInfo::PhaseText() const {
+  static const auto* texts = [] {
+    auto* t = new std::vector<std::string>();
+    for (core::AdmissionPhase p : kAllAdmissionPhases) {
+      t->resize(std::max(t->size(), static_cast<size_t>(p) + 1));
+      (*t)[static_cast<size_t>(p)] = ToString(p);
+    }
+    return t;
+  }();
+  return (*texts)[static_cast<size_t>(phase_)];
 }
 
 json JobInfo::Spec() const { return json::parse(row.spec, nullptr, /*allow_exceptions=*/false); }
@@ -222,16 +244,16 @@ JobBook::Restored JobBook::Restore(std::vector<store::StoredJob>&& rows,
 
 JobInfo* JobBook::RestoreRow(store::StoredJob&& stored) {
   // Moved into the record below; `row` reads it there (one copy of each row, not two).
-  auto info = std::make_shared<JobInfo>();
-  info->row = std::move(stored);
-  const store::StoredJob& row = info->row;
-  const std::optional<JobState> state = ParseJobState(row.state);
-  const std::optional<core::AdmissionPhase> phase = ParseAdmissionPhase(row.phase);
+  const std::optional<JobState> state = ParseJobState(stored.state);
+  const std::optional<core::AdmissionPhase> phase = ParseAdmissionPhase(stored.phase);
   if (!state || !phase) {
-    ctx_.log().error("job {}: stored state {} phase {} unknown; skipped", row.id, row.state,
-                     row.phase);
+    ctx_.log().error("job {}: stored state {} phase {} unknown; skipped", stored.id, stored.state,
+                     stored.phase);
     return nullptr;
   }
+  auto info = std::make_shared<JobInfo>();
+  info->row = JobRow::From(std::move(stored));
+  const JobRow& row = info->row;
   const bool ended = *phase == core::AdmissionPhase::kEnded;
   if (ended) {
     // Not restored into the core; dependencies that name it keep its verdict.
@@ -255,7 +277,7 @@ JobInfo* JobBook::RestoreRow(store::StoredJob&& stored) {
     return nullptr;
   }
   info->AdoptSpec(parsed);
-  info->fixed_text = wire::FixedJobText(parsed);
+  info->fixed_text = SharedFixedText(parsed);
   info->queue = InternedText(parsed.value("queue", ""));
   const core::ClusterState& cs = ctx_.state();
   if (info->queue.empty() && !cs.topology().queues().empty()) {
@@ -308,7 +330,7 @@ bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
       job.row.end_time = ctx_.Now();
       ended_by_time_.insert({job.row.end_time, job.row.id});
     }
-    batch.jobs.push_back(job.row);
+    batch.jobs.push_back(job.Stored());
     return false;
   }
   // The victim keeps being stopped for the same job, with the same kill time.
@@ -343,7 +365,7 @@ void JobBook::SyncRow(JobInfo& job) {
 
 void JobBook::Stage(JobInfo& job, store::WriteBatch& batch) {
   SyncRow(job);
-  batch.jobs.push_back(job.row);
+  batch.jobs.push_back(job.Stored());
   if (IsArrayElement(job.row.id)) StageArray(ArrayIdOf(job.row.id), batch);
 }
 
@@ -412,7 +434,7 @@ void JobBook::Requeue(JobInfo& job, const std::string& why, store::WriteBatch& b
   (void)ctx_.ApplyLocked(core::JobRequeued{job.row.id},
                          "job " + std::to_string(job.row.id) + ": requeue");
   job.SetPhase(core::AdmissionPhase::kPending);
-  NoteRequeue(job.row, ctx_.Now(), why);
+  NoteRequeue(job.row, job.StateText(), ctx_.Now(), why);
   job.row.allocation.clear();
   job.row.start_time = 0;
   job.hosts.clear();
@@ -430,7 +452,7 @@ void JobBook::ConfirmRunning(JobInfo& job, const std::string& why, store::WriteB
   job.lost_host.clear();
   job.from_earlier_epoch = false;
   if (job.row.cancel_requested) {
-    batch.jobs.push_back(job.row);  // stays CANCELLED: its kill is on the way
+    batch.jobs.push_back(job.Stored());  // stays CANCELLED: its kill is on the way
   } else {
     SetState(job, JobState::kRunning, why, batch);
   }
@@ -512,19 +534,19 @@ void JobBook::Recount(JobInfo& job) {
   JobInfo::CountedAs& was = job.counted_as;
   const std::string reason = job.WaitReason();
   const InternedText user = job.user;
-  if (was.counted && was.state == job.row.state && was.queue == job.queue && was.user == user &&
+  if (was.counted && was.state == job.StateText() && was.queue == job.queue && was.user == user &&
       was.reason == reason) {
     return;
   }
-  if (was.counted && !store::IsEndedState(was.state) && store::IsEndedState(job.row.state)) {
-    ++ended_totals_[{job.row.state, job.queue}];
+  if (was.counted && !store::IsEndedState(was.state) && store::IsEndedState(job.StateText())) {
+    ++ended_totals_[{job.StateText(), job.queue}];
   }
   Uncount(job);
-  Bump(counts_.by_state, job.row.state, job.queue, 1);
-  Bump(counts_.by_user, user, job.row.state, 1);
+  Bump(counts_.by_state, job.StateText(), job.queue, 1);
+  Bump(counts_.by_user, user, job.StateText(), 1);
   if (!reason.empty()) Bump(counts_.by_reason, reason, job.queue, 1);
   was = {.counted = true,
-         .state = InternedText(job.row.state),
+         .state = InternedText(job.StateText()),
          .queue = job.queue,
          .user = user,
          .reason = InternedText(reason)};
@@ -534,8 +556,8 @@ JobCounts JobBook::CountAll() const {
   JobCounts counts;
   for (const auto& [id, job] : jobs_) {
     if (IsArrayParent(*job)) continue;
-    Bump(counts.by_state, job->row.state, job->queue, 1);
-    Bump(counts.by_user, job->user, job->row.state, 1);
+    Bump(counts.by_state, job->StateText(), job->queue, 1);
+    Bump(counts.by_user, job->user, job->StateText(), 1);
     if (std::string reason = job->WaitReason(); !reason.empty()) {
       Bump(counts.by_reason, reason, job->queue, 1);
     }
@@ -571,7 +593,7 @@ void JobBook::Emit(JobInfo& job) {
   Recount(job);
   if (listeners_.empty()) return;
   JobEvent event{.id = job.row.id,
-                 .state = job.row.state,
+                 .state = job.StateText(),
                  .cpu_seconds = job.row.cpu_seconds,
                  .max_rss_mb = job.row.max_rss_mb};
   if (!job.main_reason.empty() && IsWaiting(job.state())) event.reason = job.main_reason;

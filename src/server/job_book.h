@@ -4,7 +4,7 @@
 // through outside a cycle (finish, requeue, confirm, lose), and the retention of ended jobs.
 //
 // Representation:
-//  - jobs_ (by id, ordered): every job's persisted row (store::StoredJob) plus what only the
+//  - jobs_ (by id, ordered): every job's persisted row (JobRow, compact: job_row.h) plus what only the
 //    server keeps (launch host, whether its launch may be sent, its last main reason). A
 //    listing keeps shared pointers to them across lock releases, so ForgetEnded may drop an
 //    entry from the map while a listing still reads it.
@@ -14,8 +14,8 @@
 //    (the first host of the allocation, the "mother superior").
 //  - ended_by_time_: the ended jobs of jobs_, by when their end was recorded (retention).
 // Invariants:
-//  - JobInfo's state and phase are the truth; row.state and row.phase always spell them
-//    (JobInfo::SetState/SetPhase keep both);
+//  - JobInfo's state and phase are the truth; the stored row's state and phase spell them
+//    (JobInfo::Stored);
 //  - a job that holds an allocation (phase ADMITTING or ADMITTED) is running in the core and
 //    is in launched_ under its launch host;
 //  - every change of a job in the core goes through core::Apply (ServerContext::ApplyLocked);
@@ -43,6 +43,7 @@
 #include "core/reasons/reason.h"
 #include "server/context.h"
 #include "server/interned_text.h"
+#include "server/job_row.h"
 #include "server/job_state.h"
 #include "store/store.h"
 
@@ -59,7 +60,8 @@ struct JobEvent {
 };
 
 struct JobInfo {
-  store::StoredJob row;  // what the store holds (the truth across restarts)
+  // What the store holds (the truth across restarts), compact (job_row.h): Stored() spells it.
+  JobRow row;
   // What listings, counts and filters read of the spec on every job, kept compact (issue 45):
   // the parsed tree of row.spec (about 2 KB a job as nlohmann::json) is not kept; Spec()
   // parses the text when a rarer path (a launch, a change, the details) needs the rest.
@@ -69,10 +71,10 @@ struct JobInfo {
   int64_t run_limit = 0;     // seconds; 0: none
   int32_t max_tasks = 1;
   bool has_array = false;  // the spec names an array (the array's record, or an element's)
-  std::shared_ptr<const std::string> fixed_text;       // wire::FixedJobText(spec): listings reuse it
+  std::shared_ptr<const std::string> fixed_text;  // SharedFixedText(spec): listings reuse it
   InternedText queue;                                  // resolved queue name
   std::vector<std::pair<std::string, int32_t>> hosts;  // allocation by host name
-  std::string launch_host;                             // first host of the allocation; "" when none
+  SparseText launch_host;                              // first host of the allocation; "" when none
   bool in_core = false;             // the core holds the job (it did not end before this start)
   bool launch_ready = false;        // its ADMITTING row committed: the launch may be sent
   int64_t launch_sent_ms = -1;      // when the launch was last sent; -1 never (this epoch)
@@ -85,13 +87,13 @@ struct JobInfo {
   // it before the job runs again ends the job (issue 44: a run that completed in a partition
   // is not run twice). Cleared once a later run is confirmed running.
   uint64_t lost_run = 0;
-  std::string lost_host;
+  SparseText lost_host;
   std::optional<core::PendingReasons> reasons;  // from the last explained cycle
-  std::string main_reason;                      // last main reason logged ("" none)
-  std::string message;                          // why it ended, when it did not end by itself
+  InternedText main_reason;                     // last main reason logged ("" none)
+  SparseText message;                           // why it ended, when it did not end by itself
   std::optional<core::StartEstimate> estimate;  // waiting: the last forecast's (estimates.h)
   bool requeue_requested = false;  // its kill was ordered to requeue it (job_changes.h)
-  std::string requeue_by;          // by whom (its history says so; job_events.h)
+  SparseText requeue_by;           // by whom (its history says so; job_events.h)
   bool run_limit_pending = false;  // its changed run limit is yet to go to its agent
   // Preempted (R-CAP-3, R-CAP-4; the marker is row.preempted_for and row.preempt_kill_at,
   // persisted so that a restart neither forgets why the victim is stopped nor restarts its
@@ -116,7 +118,13 @@ struct JobInfo {
   // Sets only the compact members from `spec` (row.spec already holds its text).
   void AdoptSpec(const nlohmann::json& spec);
 
+  // The row as the store holds it (row.state and row.phase spelled from state() and phase()).
+  store::StoredJob Stored() const;
+
   JobState state() const { return state_; }
+  // ToString(state()) and ToString(phase()) as strings (the API's and the store's texts).
+  const std::string& StateText() const;
+  const std::string& PhaseText() const;
   core::AdmissionPhase phase() const { return phase_; }
   void SetState(JobState state);
   void SetPhase(core::AdmissionPhase phase);

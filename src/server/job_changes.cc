@@ -10,6 +10,7 @@
 #include "core/cycle/scheduler.h"
 #include "core/model/dependency.h"
 #include "server/controller.h"
+#include "server/fixed_text_pool.h"
 #include "server/job_environment.h"
 #include "server/job_events.h"
 #include "server/job_identity.h"
@@ -125,12 +126,12 @@ Outcome<json> JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, con
   if ((state == JobState::kRunning || state == JobState::kAdmitting) && job->HoldsAllocation() &&
       !job->row.cancel_requested) {
     if (body.size() != 1 || !body.contains("run_limit")) {
-      return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+      return FailedPrecondition("job " + std::to_string(id) + " is " + job->StateText() +
                                            "; only its run_limit may change (administrators)");
     }
     return ModifyRunning(lock, caller, *job, *spec);
   }
-  return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+  return FailedPrecondition("job " + std::to_string(id) + " is " + job->StateText() +
                                        "; only PENDING and HELD jobs can be modified");
 }
 
@@ -152,7 +153,7 @@ Outcome<json> JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInf
                            {"by", caller.user},
                            {"changes", changes}});
   job.SetSpec(spec);
-  job.fixed_text = wire::FixedJobText(spec);
+  job.fixed_text = SharedFixedText(spec);
   job.run_limit_pending = true;  // TakeRunLimitOrders tells its agent
   book_.NoteRunLimitOrder(job);
   ctx_.wakeups().Mark(job.launch_host);  // a batched poll answers with it at once
@@ -215,7 +216,7 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
                            {"by", caller.user},
                            {"changes", changes}});
   job.SetSpec(spec);
-  job.fixed_text = wire::FixedJobText(spec);
+  job.fixed_text = SharedFixedText(spec);
   job.queue = InternedText(cs.topology().queues()[cs.FindJob(id)->queue].spec.name);
   job.reasons.reset();
   job.main_reason.clear();
@@ -237,7 +238,7 @@ Outcome<json> JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
   if (!owner.ok()) return owner;
   if (job->phase() == core::AdmissionPhase::kEnded) return RequeueEnded(lock, caller, id, job);
   if (!job->HoldsAllocation() || job->row.cancel_requested) {
-    return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+    return FailedPrecondition("job " + std::to_string(id) + " is " + job->StateText() +
                                          "; only running and ended jobs can be requeued");
   }
   store::WriteBatch batch;
@@ -256,7 +257,7 @@ Outcome<json> JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
 Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobInfo* job) {
   store::StoredJob row;
   if (job != nullptr) {
-    row = job->row;
+    row = job->Stored();
   } else {
     // Not in memory: its row in the store's history (it ended before the retention).
     store::HistoryQuery query{.id = id, .limit = 1};
@@ -268,7 +269,7 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
     row = page->records.front().row;
     job = book_.Find(id);  // it may have come back while the lock was released
     if (job != nullptr && job->phase() != core::AdmissionPhase::kEnded) {
-      return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state);
+      return FailedPrecondition("job " + std::to_string(id) + " is " + job->StateText());
     }
   }
   json spec = json::parse(row.spec, nullptr, false);
@@ -281,16 +282,16 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
   if (!revived.ok()) return FailedPrecondition(revived.message());
   if (job == nullptr) {
     auto info = std::make_shared<JobInfo>();
-    info->row = row;
+    info->row = JobRow::From(store::StoredJob(row));  // a copy: `row` is read below
     info->AdoptSpec(spec);
-    info->fixed_text = wire::FixedJobText(spec);
+    info->fixed_text = SharedFixedText(spec);
     job = info.get();
     book_.Add(std::move(info));
   }
   const core::ClusterState& cs = ctx_.state();
   job->in_core = true;
   job->queue = InternedText(cs.topology().queues()[cs.FindJob(id)->queue].spec.name);
-  NoteRequeue(job->row, ctx_.Now(), "by " + caller.user);
+  NoteRequeue(job->row, row.state, ctx_.Now(), "by " + caller.user);
   job->row.start_time = job->row.end_time = 0;
   job->row.exit_code.reset();
   job->row.cause.clear();

@@ -36,8 +36,13 @@ bool IsRequeue(const json& event) { return Text(event, "event") == "requeue"; }
 
 }  // namespace
 
-void AppendJobEvent(store::StoredJob& row, json event) {
-  json events = json::parse(row.events.empty() ? "[]" : row.events, nullptr, false);
+namespace {
+
+// For a stored row and a record's row alike: `Row::events` reads as a std::string and takes one.
+template <typename Row>
+void AppendEventTo(Row& row, json event) {
+  const std::string& text = row.events;
+  json events = json::parse(text.empty() ? "[]" : text, nullptr, false);
   if (!events.is_array()) events = json::array();
   const bool requeue = IsRequeue(event);
   events.push_back(std::move(event));
@@ -56,18 +61,31 @@ void AppendJobEvent(store::StoredJob& row, json event) {
   row.events = events.dump();
 }
 
-void NoteRequeue(store::StoredJob& row, int64_t now, const std::string& why) {
+template <typename Row>
+void NoteRequeueOf(Row& row, std::string_view state, int64_t now, const std::string& why) {
   json event = {{"event", "requeue"},
                 {"time", now},
                 {"why", why},
                 {"start_time", row.start_time},
                 {"hosts", HostsOf(row.allocation)}};
-  if (store::IsEndedState(row.state)) {  // an ended job submitted again
-    event["state"] = row.state;
+  if (store::IsEndedState(std::string(state))) {  // an ended job submitted again
+    event["state"] = std::string(state);
     event["end_time"] = row.end_time;
     if (row.exit_code) event["exit_code"] = *row.exit_code;
   }
-  AppendJobEvent(row, std::move(event));
+  AppendEventTo(row, std::move(event));
+}
+
+}  // namespace
+
+void AppendJobEvent(store::StoredJob& row, json event) { AppendEventTo(row, std::move(event)); }
+void AppendJobEvent(JobRow& row, json event) { AppendEventTo(row, std::move(event)); }
+
+void NoteRequeue(store::StoredJob& row, int64_t now, const std::string& why) {
+  NoteRequeueOf(row, row.state, now, why);
+}
+void NoteRequeue(JobRow& row, std::string_view state, int64_t now, const std::string& why) {
+  NoteRequeueOf(row, state, now, why);
 }
 
 std::vector<json> JobEvents(const store::StoredJob& row) {

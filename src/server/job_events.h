@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/job_row.h"
 #include "store/store.h"
 #include "wire/history_json.h"
 
@@ -28,9 +29,11 @@ inline constexpr size_t kMaxJobRuns = 256;   // earlier runs (requeue events)
 
 // Appends `event` (with "event" and "time") to `row.events`.
 void AppendJobEvent(store::StoredJob& row, nlohmann::json event);
+void AppendJobEvent(JobRow& row, nlohmann::json event);
 // Records that the current run of `row` ends by a requeue at `now` (call before the row's
-// start time, allocation and end are cleared).
+// start time, allocation and end are cleared). A record's row is in state `state`.
 void NoteRequeue(store::StoredJob& row, int64_t now, const std::string& why);
+void NoteRequeue(JobRow& row, std::string_view state, int64_t now, const std::string& why);
 // The events of `row`, oldest first (a row without events, or with unreadable ones: none).
 std::vector<nlohmann::json> JobEvents(const store::StoredJob& row);
 // How many times `row` was requeued, and when its current run's wait began (the last

@@ -85,7 +85,7 @@ Result<JobListQuery> ParseJobListQuery(const std::map<std::string, std::string>&
 }
 
 std::optional<std::string> ListedJobState(const JobBook& book, const JobInfo& job, bool arrays) {
-  if (arrays || !IsArrayParent(job)) return job.row.state;
+  if (arrays || !IsArrayParent(job)) return job.StateText();
   return book.ListedArrayState(job.row.id);
 }
 

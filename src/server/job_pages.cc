@@ -151,7 +151,7 @@ SortKey KeyOf(const JobPageQuery& q, const std::shared_ptr<JobInfo>& job) {
   if (s == "end_time") key.number = job->row.end_time;
   if (s == "user") key.text = job->user;
   if (s == "queue") key.text = job->queue;
-  if (s == "state") key.text = job->row.state;
+  if (s == "state") key.text = job->StateText();
   if (s == "name") key.text = job->Spec().value("name", "");
   return key;
 }
@@ -192,7 +192,7 @@ JobPage ListJobPage(MutexLock& lock, const JobBook& book,
   std::vector<SortKey> keys;
   for (const auto& [id, job] : book.jobs()) {
     const std::optional<std::string> listed =
-        IsArrayParent(*job) ? book.ListedArrayState(id) : std::optional(job->row.state);
+        IsArrayParent(*job) ? book.ListedArrayState(id) : std::optional(job->StateText());
     if (!listed || !Matches(query, *job, *listed)) continue;
     keys.push_back(KeyOf(query, job));
     keys.back().state = *listed;

@@ -106,7 +106,7 @@ Status JobRequests::Ingest(const Caller& caller, json spec,
   info->fixed_text = std::move(fixed);
   info->in_core = true;
   info->queue = InternedText(ctx_.state().topology().queues()[cj->queue].spec.name);
-  info->row = store::StoredJob{.id = id, .spec = spec.dump(), .submit_time = now};
+  info->row = JobRow{.id = id, .spec = spec.dump(), .submit_time = now};
   info->row.spec.shrink_to_fit();  // dump grows it by doubling: up to twice the text, per job
   info->SetState(cj->state == core::JobState::kHeld ? JobState::kHeld : JobState::kPending);
   info->SetPhase(core::AdmissionPhase::kPending);
@@ -237,7 +237,7 @@ Status JobRequests::CancelJob(const Caller& caller, JobInfo& job_ref, store::Wri
       ctx_.wakeups().Mark(job->launch_host);
     }
   } else {
-    return FailedPrecondition("job " + FormatJobId(id) + " is already " + job->row.state);
+    return FailedPrecondition("job " + FormatJobId(id) + " is already " + job->StateText());
   }
   return Status::Ok();
 }
@@ -258,7 +258,7 @@ Status JobRequests::HoldJob(const Caller& caller, JobInfo& job, bool held,
       held ? core::Event(core::JobHeld{id}) : core::Event(core::JobReleased{id});
   if (!job.in_core || !ctx_.ApplyLocked(event, "").ok()) {
     return FailedPrecondition(
-        "job " + FormatJobId(id) + " is " + job.row.state + "; " +
+        "job " + FormatJobId(id) + " is " + job.StateText() + "; " +
         (held ? "only PENDING jobs can be held" : "only HELD jobs can be released"));
   }
   AppendJobEvent(job.row,

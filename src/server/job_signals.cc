@@ -46,7 +46,7 @@ Answer Controller::Signal(const Caller& caller, JobId id,
         : range ? " and none of its elements in [" + std::to_string(range->first) + ", " +
                       std::to_string(range->second) + "] runs"
                 : " and none of its elements runs";
-    return FailedPrecondition("job " + FormatJobId(id) + " is " + named->row.state + which +
+    return FailedPrecondition("job " + FormatJobId(id) + " is " + named->StateText() + which +
                               "; only a running job can be signalled");
   }
   for (JobInfo* job : targets) {

@@ -37,7 +37,7 @@ Result<json> PeekBroker::Peek(MutexLock& lock, ServerContext& ctx, JobBook& book
   const std::string owner = job->user;
   SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, owner, id, "peek only at their own jobs"));
   if (job->state() != JobState::kRunning || job->launch_host.empty()) {
-    return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+    return FailedPrecondition("job " + std::to_string(id) + " is " + job->StateText() +
                               "; only a RUNNING job's output can be peeked at");
   }
   const std::string host = job->launch_host;

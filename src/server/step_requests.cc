@@ -129,7 +129,7 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
   const core::AdmissionPhase phase = job->phase();
   if ((phase != core::AdmissionPhase::kAdmitted && phase != core::AdmissionPhase::kAdmitting) ||
       job->row.cancel_requested) {
-    return FailedPrecondition("job " + std::to_string(id) + " is " + job->row.state +
+    return FailedPrecondition("job " + std::to_string(id) + " is " + job->StateText() +
                               "; steps start only inside a running job");
   }
   auto at = std::find_if(job->hosts.begin(), job->hosts.end(),
@@ -142,7 +142,7 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
   // The step's number: after the last one this controller gave, or the job's record has.
   auto [next, fresh] = next_step_.try_emplace(id, 0);
   if (fresh && !job->row.steps.empty()) {
-    json recorded = json::parse(job->row.steps, nullptr, false);
+    json recorded = json::parse(job->row.steps.str(), nullptr, false);
     if (recorded.is_array()) {
       for (const json& s : recorded) next->second = std::max(next->second, s.value("step", int64_t{0}));
     }
@@ -201,7 +201,7 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
 void StepRequests::Record(JobInfo& job, int64_t step, const std::string& host,
                           const std::string& command, const std::optional<StepEnd>& end,
                           store::WriteBatch& batch) {
-  json steps = job.row.steps.empty() ? json::array() : json::parse(job.row.steps, nullptr, false);
+  json steps = job.row.steps.empty() ? json::array() : json::parse(job.row.steps.str(), nullptr, false);
   if (!steps.is_array()) steps = json::array();
   auto it = std::find_if(steps.begin(), steps.end(),
                          [&](const json& s) { return s.value("step", int64_t{0}) == step; });

@@ -26,14 +26,14 @@ json ScopeJson(const core::LimitScope& scope) {
 // The detail's admission section: the stored record, or the core's diagnosis when the core
 // holds the job.
 json AdmissionJson(const JobInfo& job, const core::ClusterState& state, Instant now, bool waiting) {
-  const store::StoredJob& r = job.row;
-  json admission = {{"policy", r.policy},
+  const JobRow& r = job.row;
+  json admission = {{"policy", r.policy.str()},
                     {"seq", r.seq},
                     {"bypass_count", r.bypass_count},
                     {"first_blocked", OptionalTime(r.first_blocked)},
                     {"gate_since", OptionalTime(r.gate_since)},
                     {"gate_active", r.gate_since.has_value()},
-                    {"phase", r.phase},
+                    {"phase", job.PhaseText()},
                     {"epoch", r.epoch}};
   const core::Job* cj = job.in_core ? state.FindJob(r.id) : nullptr;
   if (cj == nullptr) return admission;
@@ -58,13 +58,13 @@ json AdmissionJson(const JobInfo& job, const core::ClusterState& state, Instant 
 }  // namespace
 
 wire::JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bool with_reasons) {
-  const store::StoredJob& r = job.row;
+  const JobRow& r = job.row;
   wire::JobListEntry e{.fixed = job.fixed_text,
                  .id = r.id,
                  .user = job.user,
                  .account = job.account,
                  .queue = job.queue,
-                 .state = r.state,
+                 .state = job.StateText(),
                  .submit_time = r.submit_time,
                  .start_time = r.start_time,
                  .end_time = r.end_time,
@@ -79,7 +79,7 @@ wire::JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& sta
                  .with_reasons = with_reasons};
   if (IsArrayParent(job)) {  // R-UX-3
     e.array = job.Spec()["array"].get<std::string>();  // an array's record: few
-    e.elements = ElementCounts(state.FindArray(r.id), r.array_states);
+    e.elements = ElementCounts(state.FindArray(r.id), r.array_states.str());
   }
   for (const auto& [name, slots] : job.hosts) e.tasks += slots;
   if (e.tasks == 0) e.tasks = job.max_tasks;
@@ -108,7 +108,7 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
   if (!detail) return j;
   j["admission"] = AdmissionJson(job, state, now, !entry.reason.empty());
   // Requeued (issue 47.6): when it began waiting again, and how often.
-  if (const Requeues requeues = RequeuesOf(job.row); requeues.count > 0) {
+  if (const Requeues requeues = RequeuesOf(job.Stored()); requeues.count > 0) {
     j["requeues"] = requeues.count;
     j["queued_time"] = requeues.queued_time;
   }
