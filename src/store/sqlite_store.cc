@@ -627,6 +627,15 @@ Result<Snapshot> SqliteStore::Load() {
   snap.config_version = *version;
   // NOTE: runs on the caller's thread while the writer is idle (Load precedes writes).
   sqlite3_stmt* s = nullptr;
+  // The rows' vector sized once: growing it by doubling moved every row a few times (7 % of
+  // a restart's CPU at 100,000 jobs, issue 45).
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM jobs", -1, &s, nullptr) != SQLITE_OK) {
+    return SqlError(db, "counting jobs");
+  }
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    snap.jobs.reserve(static_cast<size_t>(std::max<int64_t>(0, sqlite3_column_int64(s, 0))));
+  }
+  sqlite3_finalize(s);
   if (sqlite3_prepare_v2(db,
                          "SELECT id, spec, state, seq, submit_time, start_time, end_time, "
                          "exit_code, cause, allocation, start_seq, phase, enqueue_time, policy, "
