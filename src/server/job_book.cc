@@ -114,30 +114,9 @@ void JobInfo::SetPhase(core::AdmissionPhase phase) { phase_ = phase; }
 
 store::StoredJob JobInfo::Stored() const { return row.Stored(ToString(state_), ToString(phase_)); }
 
-const std::string& JobInfo::StateText() const {
-  // One string per state, made once: listings and messages read it for every job.
-  static const auto* texts = [] {
-    auto* t = new std::vector<std::string>();
-    for (JobState s : kAllJobStates) {
-      t->resize(std::max(t->size(), static_cast<size_t>(s) + 1));
-      (*t)[static_cast<size_t>(s)] = ToString(s);
-    }
-    return t;
-  }();
-  return (*texts)[static_cast<size_t>(state_)];
-}
+const std::string& JobInfo::StateText() const { return ToText(state_); }
 
-const std::string& JobInfo::PhaseText() const {
-  static const auto* texts = [] {
-    auto* t = new std::vector<std::string>();
-    for (core::AdmissionPhase p : kAllAdmissionPhases) {
-      t->resize(std::max(t->size(), static_cast<size_t>(p) + 1));
-      (*t)[static_cast<size_t>(p)] = ToString(p);
-    }
-    return t;
-  }();
-  return (*texts)[static_cast<size_t>(phase_)];
-}
+const std::string& JobInfo::PhaseText() const { return ToText(phase_); }
 
 json JobInfo::Spec() const { return json::parse(row.spec, nullptr, /*allow_exceptions=*/false); }
 

@@ -62,14 +62,14 @@ void AppendEventTo(Row& row, json event) {
 }
 
 template <typename Row>
-void NoteRequeueOf(Row& row, std::string_view state, int64_t now, const std::string& why) {
+void NoteRequeueOf(Row& row, const std::string& state, int64_t now, const std::string& why) {
   json event = {{"event", "requeue"},
                 {"time", now},
                 {"why", why},
                 {"start_time", row.start_time},
                 {"hosts", HostsOf(row.allocation)}};
-  if (store::IsEndedState(std::string(state))) {  // an ended job submitted again
-    event["state"] = std::string(state);
+  if (store::IsEndedState(state)) {  // an ended job submitted again
+    event["state"] = state;
     event["end_time"] = row.end_time;
     if (row.exit_code) event["exit_code"] = *row.exit_code;
   }
@@ -84,14 +84,17 @@ void AppendJobEvent(JobRow& row, json event) { AppendEventTo(row, std::move(even
 void NoteRequeue(store::StoredJob& row, int64_t now, const std::string& why) {
   NoteRequeueOf(row, row.state, now, why);
 }
-void NoteRequeue(JobRow& row, std::string_view state, int64_t now, const std::string& why) {
+void NoteRequeue(JobRow& row, const std::string& state, int64_t now, const std::string& why) {
   NoteRequeueOf(row, state, now, why);
 }
 
-std::vector<json> JobEvents(const store::StoredJob& row) {
+namespace {
+
+// The events of a row's `events` text (JobEvents).
+std::vector<json> EventsIn(const std::string& text) {
   std::vector<json> out;
-  if (row.events.empty()) return out;
-  const json events = json::parse(row.events, nullptr, false);
+  if (text.empty()) return out;
+  const json events = json::parse(text, nullptr, false);
   if (!events.is_array()) return out;
   for (const json& e : events) {
     if (e.is_object() && e.contains("event") && e.contains("time")) out.push_back(e);
@@ -99,15 +102,22 @@ std::vector<json> JobEvents(const store::StoredJob& row) {
   return out;
 }
 
-Requeues RequeuesOf(const store::StoredJob& row) {
-  Requeues out{.queued_time = row.submit_time};
-  for (const json& e : JobEvents(row)) {
+Requeues RequeuesIn(int64_t submit_time, const std::string& events) {
+  Requeues out{.queued_time = submit_time};
+  for (const json& e : EventsIn(events)) {
     if (!IsRequeue(e)) continue;
     ++out.count;
     out.queued_time = Int(e, "time");
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<json> JobEvents(const store::StoredJob& row) { return EventsIn(row.events); }
+
+Requeues RequeuesOf(const store::StoredJob& row) { return RequeuesIn(row.submit_time, row.events); }
+Requeues RequeuesOf(const JobRow& row) { return RequeuesIn(row.submit_time, row.events); }
 
 std::vector<wire::HistoryEntry> JobRuns(const store::StoredJob& row, wire::HistoryEntry current) {
   std::vector<wire::HistoryEntry> runs;

@@ -33,7 +33,7 @@ void AppendJobEvent(JobRow& row, nlohmann::json event);
 // Records that the current run of `row` ends by a requeue at `now` (call before the row's
 // start time, allocation and end are cleared). A record's row is in state `state`.
 void NoteRequeue(store::StoredJob& row, int64_t now, const std::string& why);
-void NoteRequeue(JobRow& row, std::string_view state, int64_t now, const std::string& why);
+void NoteRequeue(JobRow& row, const std::string& state, int64_t now, const std::string& why);
 // The events of `row`, oldest first (a row without events, or with unreadable ones: none).
 std::vector<nlohmann::json> JobEvents(const store::StoredJob& row);
 // How many times `row` was requeued, and when its current run's wait began (the last
@@ -43,6 +43,7 @@ struct Requeues {
   int64_t queued_time = 0;
 };
 Requeues RequeuesOf(const store::StoredJob& row);
+Requeues RequeuesOf(const JobRow& row);
 
 // `current` (the row's own history entry, HistoryEntryOf) as the last run, after the earlier
 // runs its events record (REQUEUED rows), oldest first.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/model/job.h"
@@ -23,6 +24,11 @@ inline constexpr JobState kAllJobStates[] = {
 inline constexpr core::AdmissionPhase kAllAdmissionPhases[] = {
     core::AdmissionPhase::kPending, core::AdmissionPhase::kAdmitting,
     core::AdmissionPhase::kAdmitted, core::AdmissionPhase::kEnded};
+
+// ToString(state) and ToString(phase) as strings, each made once: listings, counts and
+// messages read them for every job.
+const std::string& ToText(JobState state);
+const std::string& ToText(core::AdmissionPhase phase);
 
 // The state named by `text` (as ToString writes it); nullopt for any other text.
 std::optional<JobState> ParseJobState(std::string_view text);

@@ -108,7 +108,7 @@ json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, b
   if (!detail) return j;
   j["admission"] = AdmissionJson(job, state, now, !entry.reason.empty());
   // Requeued (issue 47.6): when it began waiting again, and how often.
-  if (const Requeues requeues = RequeuesOf(job.Stored()); requeues.count > 0) {
+  if (const Requeues requeues = RequeuesOf(job.row); requeues.count > 0) {
     j["requeues"] = requeues.count;
     j["queued_time"] = requeues.queued_time;
   }
