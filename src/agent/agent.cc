@@ -230,10 +230,12 @@ struct Agent::State {
   bool report_pending = false;
   bool stopping = false;
   bool set_up = false;
-  std::atomic<bool> fatal{false};
-  // Why: 401, the credentials; 403, the controller does not let this agent serve this host
-  // (not configured, dropped by a reload, a credential of another host or of a user).
-  std::atomic<int> fatal_status{0};
+  // Non-zero once the controller refused the registration for good: Run stops and returns
+  // it. 1: the credentials (401); 2: the controller does not let this agent serve this host
+  // (403: not configured, dropped by a reload, a credential of another host or of a user),
+  // which no restart changes, so the unit's RestartPreventExitStatus keeps it from a loop.
+  std::atomic<int> fatal_exit{0};
+  bool fatal() const { return fatal_exit != 0; }
   std::map<int64_t, wire::ExitReport> unacked_exits;
   std::map<int64_t, wire::LaunchFailure> unacked_failures;
   std::map<int64_t, PeekTarget> peek_targets;  // the output files of running jobs (R-UX-5)
@@ -375,7 +377,7 @@ struct Agent::State {
                                   "controller older than the agent?)")
                          : Status::Ok();
     if (started.ok() && !launch.script.empty()) started = scripts.Prepare(launch, spec);
-    if (started.ok() && tmpdirs.enabled()) started = SetTmpDir(spec.job, spec.account, spec.env);
+    if (started.ok()) started = SetTmpDir(spec.job, spec.account, spec.env);
     if (started.ok()) started = scripts.PrepareHostfile(spec);  // R-LAUNCH-1
     if (started.ok() && launch.attach) {  // interactive (R-LAUNCH-3): step 0's streams
       started = steps.Attach(spec.job, launch.attach->pty, launch.attach->rows,
@@ -698,8 +700,7 @@ struct Agent::State {
       }
       status = need_register ? Register(*poll_link) : Exchange(*poll_link, wait);
       if (need_register && (status == 401 || status == 403)) {
-        fatal_status = status;
-        fatal = true;
+        fatal_exit = status == 403 ? 2 : 1;
         return;
       }
       if (status == 200) {
@@ -777,7 +778,7 @@ struct Agent::State {
   // The agent stops (issue 43). Returns true when batch jobs are left to their shepherds for
   // the next agent (a restart: the default with a state directory); interactive jobs and
   // steps, whose streams pass through this process, end with it. Otherwise (no state
-  // directory, --kill-jobs-on-stop, `fatal`) every job is killed, its exit saying why.
+  // directory, --kill-jobs-on-stop, fatal()) every job is killed, its exit saying why.
   bool StopJobs(bool fatal_stop) {
     const bool restart = !options.state_dir.empty() && !options.kill_jobs_on_stop && !fatal_stop;
     std::vector<int64_t> ending;
@@ -958,7 +959,7 @@ int Agent::Run(const std::atomic<bool>& stop) {
   daemon::ServiceNotifier* notifier = s.options.notifier;
   if (notifier != nullptr) notifier->Ready(s.ServiceStatus());
   TimePoint status_at = Clock::now();
-  while (!stop && !s.fatal) {
+  while (!stop && !s.fatal()) {
     // This loop must stay alive: it reaps, fences and enforces limits (R-OPS-2).
     if (notifier != nullptr) notifier->KeepAlive();
     s.Tick(Clock::now());
@@ -973,7 +974,7 @@ int Agent::Run(const std::atomic<bool>& stop) {
   }
   // Shutdown: end the jobs that do not outlive the agent (their exits are reported once, best
   // effort), then the threads.
-  const bool restart = s.StopJobs(s.fatal);
+  const bool restart = s.StopJobs(s.fatal());
   {
     std::lock_guard lock(s.mu);
     s.stopping = true;
@@ -983,7 +984,7 @@ int Agent::Run(const std::atomic<bool>& stop) {
   poller.join();
   reporter.join();
   s.health.reset();  // waits for a run in progress, at most its timeout
-  if (!s.fatal) {
+  if (!s.fatal()) {
     bool registered = false;
     {
       std::lock_guard lock(s.mu);
@@ -992,10 +993,7 @@ int Agent::Run(const std::atomic<bool>& stop) {
     }
     if (registered) s.Exchange(*s.report_link, 0ms);
   }
-  if (!s.fatal) return 0;
-  // A host the controller does not serve stays refused however often the agent restarts:
-  // exit status 2, which the unit's RestartPreventExitStatus keeps from a restart loop.
-  return s.fatal_status == 403 ? 2 : 1;
+  return s.fatal_exit;
 }
 
 }  // namespace sluice::agent
