@@ -221,6 +221,16 @@ int PrintDetectedHost(const AgentFlags& flags) {
   return 0;
 }
 
+// What Agent::Run's non-zero exit status means, on stderr.
+void SayWhyRunEnded(int code, const std::string& host) {
+  if (code == 1) std::cerr << "error: the controller refused the agent's credentials\n";
+  if (code == 2) {
+    std::cerr << "error: the controller does not let this agent serve host " << host
+              << " (the refusal above says why); starting the agent again does not help until "
+                 "the cluster configuration or the agent's credential changes\n";
+  }
+}
+
 int RunAgent(const AgentFlags& flags) {
   Result<std::string> token_or = AgentToken(flags);
   if (!token_or) {
@@ -298,12 +308,7 @@ int RunAgent(const AgentFlags& flags) {
     return 2;
   }
   const int code = agent.Run(g_agent_stop);
-  if (code == 1) std::cerr << "error: the controller refused the agent's credentials\n";
-  if (code == 2) {
-    std::cerr << "error: the controller does not let this agent serve host " << flags.name
-              << " (the refusal above says why); starting the agent again does not help until "
-                 "the cluster configuration or the agent's credential changes\n";
-  }
+  SayWhyRunEnded(code, flags.name);
   return code;
 }
 
