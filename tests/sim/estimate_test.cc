@@ -6,6 +6,7 @@
 #include <random>
 #include <variant>
 
+#include "base/array_ids.h"
 #include "core/cycle/scheduler.h"
 #include "core/driver/forecast.h"
 #include "sim/simulator.h"
@@ -106,6 +107,83 @@ TEST(ClusterStateCloneTest, CloneIsIndependentAndDecidesTheSame) {
   EXPECT_TRUE(core::Apply(core::JobFinished{1, 0, core::ExitCause::kNone}, 20, clone).ok());
   EXPECT_EQ(state.FindJob(1)->state, core::JobState::kRunning);
   EXPECT_EQ(state.topology().hosts()[0].used_slots + state.topology().hosts()[1].used_slots, 3);
+}
+
+// Issue 45: the controller's forecast copies only the first waiting jobs of each queue. Kept
+// besides them: running jobs, the ended jobs a kept job's dependency names, and an array's
+// pending element Jobs wherever they stand (the array's record checks they exist).
+TEST(ClusterStateCloneTest, CloneFirstWaitingKeepsTheHeadsAndWhatTheyNeed) {
+  core::ClusterState state = ClusterBuilder()
+                                 .Hosts(2, 1)
+                                 .Queue("a", core::PolicyKind::kFifo, 10)
+                                 .Queue("b", core::PolicyKind::kFifo, 5)
+                                 .State();
+  testing::SubmitRunning(state, JobBuilder(1).Queue("a").Limit(10).Build(), 0);
+  ASSERT_TRUE(core::Apply(core::JobFinished{.job = 1, .exit_code = 0}, 5, state).ok());
+  testing::SubmitRunning(state, JobBuilder(2).Queue("a").Limit(100).Build(), 5);
+  testing::SubmitRunning(state, JobBuilder(3).Queue("b").Limit(100).Build(), 5);
+  for (JobId id = 10; id < 20; ++id) testing::Submit(state, JobBuilder(id).Queue("a").Submit(6));
+  testing::Submit(state, JobBuilder(20).Queue("a").Depend("done(1) && done(2)").Priority(50).Submit(6));
+  for (JobId id = 30; id < 35; ++id) testing::Submit(state, JobBuilder(id).Queue("b").Submit(6));
+  ASSERT_TRUE(core::Apply(core::JobSubmitted{JobBuilder(40).Queue("b").Submit(6), "1-4%2"}, 6, state)
+                  .ok());
+  core::Commit(testing::ExplainedCycle(state, 6), 6, state);
+  std::vector<JobId> elements;
+  for (int32_t index = 1; index <= 4; ++index) {
+    const core::Job* element = state.FindJob(ArrayElementId(40, index));
+    if (element != nullptr && element->state == core::JobState::kPending)
+      elements.push_back(element->spec.id);
+  }
+  ASSERT_FALSE(elements.empty());  // the array's first element is a pending Job
+
+  core::ClusterState copy = state.CloneFirstWaiting(2);
+  auto waiting = [](const core::ClusterState& s, size_t q) {
+    std::vector<JobId> ids;
+    for (const core::PendingEntry& entry : s.topology().queues()[q].pending)
+      ids.push_back(entry.job->spec.id);
+    return ids;
+  };
+  // Queue a: job 20 first (its priority), then 10; queue b: 30, 31, then the element(s).
+  EXPECT_EQ(waiting(copy, 0), (std::vector<JobId>{20, 10}));
+  std::vector<JobId> b{30, 31};
+  b.insert(b.end(), elements.begin(), elements.end());
+  EXPECT_EQ(waiting(copy, 1), b);
+  EXPECT_EQ(copy.FindJob(11), nullptr);
+  EXPECT_EQ(copy.FindJob(32), nullptr);
+  ASSERT_NE(copy.FindJob(1), nullptr);  // ended, named by job 20's dependency
+  EXPECT_EQ(copy.FindJob(1)->state, core::JobState::kDone);
+  EXPECT_EQ(copy.running().size(), 2u);
+  for (const core::RunningEntry& entry : copy.running())
+    EXPECT_EQ(entry.job, copy.FindJob(entry.job->spec.id));
+  EXPECT_EQ(state.topology().queues()[0].pending.size(), 11u);  // the original keeps them all
+
+  // The copy runs forward: job 2 ends, so job 20's dependency holds and it starts; the
+  // array's cap and refills find their element Jobs.
+  ASSERT_TRUE(core::Apply(core::JobFinished{.job = 2, .exit_code = 0}, 105, copy).ok());
+  ASSERT_TRUE(core::Apply(core::JobFinished{.job = 3, .exit_code = 0}, 105, copy).ok());
+  testing::CycleAndCommit(copy, 105);
+  EXPECT_EQ(copy.FindJob(20)->state, core::JobState::kRunning);
+  EXPECT_EQ(copy.FindJob(30)->state, core::JobState::kRunning);
+}
+
+// With a FIFO queue, nothing behind a job can change when it starts: the forecast of the
+// first jobs on the trimmed copy gives the full forecast's estimates for them.
+TEST(EstimateTest, TheFirstWaitingJobsEstimateAsOnTheWholeState) {
+  core::ClusterState state = ClusterBuilder().Hosts(3, 2).State();
+  for (JobId id = 1; id <= 3; ++id)
+    testing::SubmitRunning(state, JobBuilder(id).Tasks(2).Limit(50 * id).Build(), 0);
+  for (JobId id = 10; id < 60; ++id)
+    testing::Submit(state, JobBuilder(id).Tasks(1 + id % 4).Limit(10 + id % 7).Submit(1));
+  const auto whole = core::EstimateStarts(state, 1, std::nullopt, {.cycle_at_now = true});
+  const auto first = core::EstimateStartsOn(state.CloneFirstWaiting(20), 1, std::nullopt,
+                                            {.cycle_at_now = true});
+  ASSERT_EQ(whole.size(), 50u);
+  ASSERT_EQ(first.size(), 20u);
+  for (const auto& [id, estimate] : first) {
+    ASSERT_TRUE(whole.contains(id)) << id;
+    EXPECT_LT(id, 30) << "only the first 20 waiting jobs are estimated";
+    EXPECT_EQ(estimate.start, whole.at(id).start) << "job " << id;
+  }
 }
 
 TEST(EstimateTest, FifoQueueStartsWhenLimitsEnd) {

@@ -60,13 +60,32 @@ Status ClusterState::SetQueueStatus(std::string_view name, std::optional<bool> o
 
 // The parts are copied one by one: the request catalog has no plain copy (its copies would
 // share requests), and the jobs' pointers into it and into each other are re-linked.
-ClusterState ClusterState::Clone() const {
+ClusterState ClusterState::CloneParts(RequestCatalog::Relink& relink) const {
   ClusterState copy;
-  RequestCatalog::Relink relink;
   copy.config_ = config_;
   copy.topology_ = topology_;
   copy.requests_ = requests_.Clone(relink);
   copy.dependencies_ = dependencies_;
+  copy.running_by_end_ = running_by_end_;
+  copy.usage_ = usage_;
+  copy.reservations_ = reservations_;
+  copy.preemptions_ = preemptions_;
+  copy.next_seq_ = next_seq_;
+  copy.next_start_seq_ = next_start_seq_;
+  copy.arrays_ = arrays_;
+  copy.open_arrays_ = open_arrays_;
+  return copy;
+}
+
+Job& ClusterState::AdoptCopy(const Job& job, const RequestCatalog::Relink& relink) {
+  Job& copy = jobs_.emplace(job.spec.id, job).first->second;
+  if (auto it = relink.find(copy.request); it != relink.end()) copy.request = it->second;
+  return copy;
+}
+
+ClusterState ClusterState::Clone() const {
+  RequestCatalog::Relink relink;
+  ClusterState copy = CloneParts(relink);
   copy.jobs_ = jobs_;
   for (auto& [id, job] : copy.jobs_) {
     if (auto it = relink.find(job.request); it != relink.end()) job.request = it->second;
@@ -82,16 +101,66 @@ ClusterState ClusterState::Clone() const {
   for (const RunningEntry& entry : running_) {
     copy.running_.Append(RunningEntry{entry.start_seq, copy.MutableJob(entry.job->spec.id)});
   }
-  copy.running_by_end_ = running_by_end_;
-  copy.usage_ = usage_;
-  copy.reservations_ = reservations_;
-  copy.preemptions_ = preemptions_;
   copy.future_begins_ = future_begins_;
   copy.unclassified_ = unclassified_;
-  copy.next_seq_ = next_seq_;
-  copy.next_start_seq_ = next_start_seq_;
-  copy.arrays_ = arrays_;
-  copy.open_arrays_ = open_arrays_;
+  return copy;
+}
+
+// Steps: 1. the first waiting jobs of each queue, in queue order; 2. the waiting jobs kept
+// whatever their place (preemptions' beneficiaries, array elements), into their queues;
+// 3. the running jobs; 4. the jobs not waiting that kept jobs' dependencies name (ended ones
+// still in the table); 5. the job-keyed indexes, filtered to the kept jobs.
+ClusterState ClusterState::CloneFirstWaiting(size_t waiting_per_queue) const {
+  RequestCatalog::Relink relink;
+  ClusterState copy = CloneParts(relink);
+  std::vector<const Job*> waiting_kept;
+  for (QueueIndex q = 0; q < topology_.queues().size(); ++q) {
+    PendingSet first;
+    size_t n = 0;
+    for (auto it = topology_.queues()[q].pending.begin();
+         n < waiting_per_queue && it != topology_.queues()[q].pending.end(); ++it, ++n) {
+      first.insert(PendingEntry{it->neg_priority, it->seq, &copy.AdoptCopy(*it->job, relink)});
+      waiting_kept.push_back(it->job);
+    }
+    copy.topology_.MutableQueue(q).pending = std::move(first);
+  }
+  auto keep_waiting = [&](JobId id) {
+    const Job* job = FindJob(id);
+    if (job == nullptr || copy.jobs_.contains(id) ||
+        (job->state != JobState::kPending && job->state != JobState::kHeld)) {
+      return;
+    }
+    copy.topology_.MutableQueue(job->queue)
+        .pending.insert(PendingEntry{-job->spec.priority, job->seq, &copy.AdoptCopy(*job, relink)});
+    waiting_kept.push_back(job);
+  };
+  for (const auto& [for_job, preemption] : preemptions_) keep_waiting(for_job);
+  for (JobId array_id : open_arrays_) {
+    const JobArray& array = arrays_.at(array_id);
+    for (uint32_t position : array.pending) {
+      keep_waiting(ArrayElementId(array_id, array.indices[position]));
+    }
+  }
+  for (const RunningEntry& entry : running_) {
+    copy.running_.Append(RunningEntry{entry.start_seq, &copy.AdoptCopy(*entry.job, relink)});
+  }
+  for (const Job* job : waiting_kept) {
+    const Dependency* dependency = dependencies_.ExpressionOf(job->spec.id);
+    if (dependency == nullptr) continue;
+    for (JobId named : dependency->jobs()) {
+      const Job* target = FindJob(named);
+      if (target != nullptr && !copy.jobs_.contains(named) && target->state != JobState::kPending &&
+          target->state != JobState::kHeld) {
+        copy.AdoptCopy(*target, relink);
+      }
+    }
+  }
+  for (const auto& entry : future_begins_) {
+    if (copy.jobs_.contains(entry.second)) copy.future_begins_.insert(entry);
+  }
+  for (JobId id : unclassified_) {
+    if (copy.jobs_.contains(id)) copy.unclassified_.push_back(id);
+  }
   return copy;
 }
 

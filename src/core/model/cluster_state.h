@@ -91,6 +91,15 @@ class ClusterState {
   // its own expression pool, compiled requests and jobs, every pointer re-linked; the
   // request memos start empty. O(jobs + requests + hosts).
   ClusterState Clone() const;
+  // The same copy with at most `waiting_per_queue` waiting (PENDING or HELD) jobs of each
+  // queue, the first in queue order (issue 45: a forecast over a million waiting jobs cost a
+  // copy of them all under the controller's lock, and its estimates far down a queue mean
+  // little; Slurm's backfill tests its first bf_max_job_test jobs the same way). Kept besides
+  // them: every job that is not waiting (running, admitting, ended), the jobs preemptions are
+  // under way for and every array element that is a Job (its array's record counts on it).
+  // A kept job's dependency that names a job left out never changes verdict in the copy.
+  // O(kept jobs + requests + hosts) when ended jobs are few.
+  ClusterState CloneFirstWaiting(size_t waiting_per_queue) const;
 
   const ClusterConfig& config() const { return config_; }
   // Wall-clock seconds at core time `t` (ClusterConfig::epoch_offset).
@@ -279,6 +288,10 @@ class ClusterState {
  private:
   ClusterState() = default;
   Job* MutableJob(JobId id);
+  // Clone's parts other than the jobs, their queue order and the job-keyed indexes.
+  ClusterState CloneParts(RequestCatalog::Relink& relink) const;
+  // Adds a copy of `job` to this clone's table, its request re-linked.
+  Job& AdoptCopy(const Job& job, const RequestCatalog::Relink& relink);
   // Tells the request catalog of the topology's hosts / shared resources.
   void ResetRequestHosts();
   void ResetRequestSharedResources();

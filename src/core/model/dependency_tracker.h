@@ -41,6 +41,11 @@ class DependencyTracker {
     auto it = depends_.find(id);
     return it == depends_.end() ? nullptr : &it->second.eval;
   }
+  // The expression of a job's tracked dependency, or nullptr when it has none. O(1).
+  const Dependency* ExpressionOf(JobId id) const {
+    auto it = depends_.find(id);
+    return it == depends_.end() ? nullptr : &it->second.expression;
+  }
   // The job ended and left the job table (NoteEnded, Forget).
   bool HasEnded(JobId id) const { return ended_.contains(id); }
   // Some tracked dependency names job `id`.

@@ -9,7 +9,8 @@
 // costs 5 bytes (index + state). Element at position p has enqueue sequence
 // base_seq + p: the elements keep their submission's place in the queue, in index order.
 // Invariants: indices ascending and unique; states.size() == indices.size(); every
-// position before `cursor` is not kWaiting; `queued` lists the kQueued positions ascending.
+// position before `cursor` is not kWaiting; `pending` lists the positions of the elements
+// that are PENDING Jobs.
 // Thread-safety: none (owned by ClusterState).
 // Implements R-UX-3 (arrays in the core).
 #pragma once
@@ -51,7 +52,6 @@ struct JobArray {
   QueueIndex queue = 0;
   int32_t min_slots = 1;         // of the shared request (the materialization window)
   size_t cursor = 0;             // no kWaiting position before it
-  std::vector<uint32_t> queued;  // positions of elements that are Jobs, ascending
   // Elements by state, kept by ClusterState: waiting/held (not Jobs) and ended ones.
   int64_t waiting = 0;
   int64_t held = 0;
