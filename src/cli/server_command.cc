@@ -56,6 +56,7 @@ struct ServerFlags {
   std::string munge_socket;
   server::ConnectionLimits connections;
   int64_t stats_interval = 10;
+  int64_t estimate_jobs_per_queue = server::ControllerOptions{}.estimate_jobs_per_queue;
   LogFlags log;
 };
 
@@ -97,7 +98,8 @@ void AddStoreFlags(CLI::App& cmd, ServerFlags& flags) {
       ->check(MinusOneOrAtLeast(0, "-1 (keep for ever) or a number of days >= 0", "-1|DAYS"));
 }
 
-// Agents' leases, dispatch retries and how long ended jobs stay listed.
+// Agents' leases, dispatch retries, how long ended jobs stay listed, and the periodic tasks'
+// scope (the dashboard's samples, start estimates).
 void AddLifetimeFlags(CLI::App& cmd, ServerFlags& flags) {
   cmd.add_option("--lease-seconds", flags.lease_seconds, "Agent lease")->check(CLI::PositiveNumber);
   cmd.add_option("--agent-absence-seconds", flags.absence_seconds,
@@ -122,6 +124,9 @@ void AddLifetimeFlags(CLI::App& cmd, ServerFlags& flags) {
   cmd.add_option("--stats-interval", flags.stats_interval,
                  "Seconds between the dashboard's samples (GET /v1/stats; 8640 are kept)")
       ->check(CLI::Range(1, 3600));
+  cmd.add_option("--estimate-jobs-per-queue", flags.estimate_jobs_per_queue,
+                 "Start estimates cover the first this many waiting jobs of each queue (0: all)")
+      ->check(CLI::NonNegativeNumber);
   AddLogFlags(&cmd, flags.log);
 }
 
@@ -158,6 +163,7 @@ server::ServerOptions OptionsFrom(const ServerFlags& flags) {
                          flags.keep_history_days < 0
                              ? -1
                              : static_cast<int64_t>(flags.keep_history_days * 86'400),
+                     .estimate_jobs_per_queue = flags.estimate_jobs_per_queue,
                      .munge_socket = flags.munge_socket},
       .connections = flags.connections,
       .stats_interval_seconds = flags.stats_interval};

@@ -117,7 +117,7 @@ Result<json> ArrayRequests::Act(Lock& lock, const Caller& caller, JobId id, int3
                  caller.user);
   book_.StageArray(id, batch);  // 4.
   ctx_.cycle().MarkDirty();
-  json answer = JobJson(*parent, ctx_.state(), ctx_.Now(), false);
+  json answer = JobJson(*parent, book_, ctx_.state(), ctx_.Now(), false);
   answer["changed"] = changed;
   (void)ctx_.writes().WriteAndWait(lock, std::move(batch));  // a failure is resynced (context.h)
   return answer;
@@ -184,7 +184,7 @@ int64_t ArrayRequests::ChangeElementJobs(const Caller& caller, JobId id, int32_t
 }
 
 Result<json> ArrayRequests::Get(JobId element) {
-  if (JobInfo* job = book_.Find(element)) return JobJson(*job, ctx_.state(), ctx_.Now(), true);
+  if (JobInfo* job = book_.Find(element)) return JobJson(*job, book_, ctx_.state(), ctx_.Now(), true);
   const JobInfo* parent = book_.Find(ArrayIdOf(element));
   const std::optional<JobState> state = ctx_.state().ElementStateOf(element);
   if (parent == nullptr || !IsArrayParent(*parent) || !state) {
@@ -192,7 +192,7 @@ Result<json> ArrayRequests::Get(JobId element) {
   }
   // Not a Job yet (waiting behind the ones that could start), or ended and forgotten: the
   // array's object with the element's index and state.
-  json j = JobJson(*parent, ctx_.state(), ctx_.Now(), false);
+  json j = JobJson(*parent, book_, ctx_.state(), ctx_.Now(), false);
   j.erase("array");
   j.erase("elements");
   j["index"] = ArrayIndexOf(element);

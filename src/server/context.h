@@ -80,6 +80,10 @@ struct ControllerOptions {
   // Estimated starts (R-UX-8, estimates.h) are refreshed at most this often after a change,
   // and at least every 10 x this; <= 0: not computed.
   int64_t estimate_interval_ms = 3'000;
+  // The forecast covers the first this many waiting jobs of each queue (in queue order; the
+  // rest show no estimate): its copy of the core is taken under the lock and its cost grows
+  // with the jobs in it (issue 45). 0: every waiting job.
+  int64_t estimate_jobs_per_queue = 10'000;
   std::string config_path;   // re-read by Reconfigure()
   std::string munge_socket;  // `--munge-socket`: MUNGE on with this socket (request_auth.h)
 };

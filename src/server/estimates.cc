@@ -24,7 +24,13 @@ RefreshStats StartEstimator::Refresh() {
   // 1. The copy, under the lock.
   MutexLock lock(ctx_.mu());
   const auto clone_start = std::chrono::steady_clock::now();
-  core::ClusterState copy = ctx_.state().Clone();
+  const int64_t per_queue = ctx_.options().estimate_jobs_per_queue;
+  bool cut = false;  // some queue has more waiting jobs than the forecast takes
+  for (const core::Queue& queue : ctx_.state().topology().queues()) {
+    cut = cut || (per_queue > 0 && static_cast<int64_t>(queue.pending.size()) > per_queue);
+  }
+  core::ClusterState copy = cut ? ctx_.state().CloneFirstWaiting(static_cast<size_t>(per_queue))
+                                : ctx_.state().Clone();
   const Instant now = ctx_.Now();
   stats.clone_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - clone_start)
@@ -47,9 +53,12 @@ RefreshStats StartEstimator::Refresh() {
   for (auto& [id, estimate] : estimates) {
     JobInfo* job = book_.Find(id);
     if (job == nullptr) continue;
-    job->estimate = std::move(estimate);
+    job->estimate = std::make_shared<const core::StartEstimate>(std::move(estimate));
     estimated_.insert(id);
   }
+  book_.SetUnestimated(cut ? "not in the last forecast, which covered the first " +
+                                 std::to_string(per_queue) + " waiting jobs of each queue"
+                           : "not estimated yet");
   return stats;
 }
 

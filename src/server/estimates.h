@@ -2,11 +2,14 @@
 // forward run of the core as `sluice sim --pending-at` (core/driver/forecast.h), in the
 // background.
 //
-// Steps of Refresh: 1. under the context's lock, a Clone() of the core's state and the time
-// (O(jobs); the only part that holds the lock); 2. without the lock, the forecast on the
-// copy: a cycle at now, then the drive loop with run limits as runtimes and no arrivals;
-// 3. under the lock again, each waiting job's estimate into its JobInfo (views show it), and
-// the estimates of jobs no longer waiting dropped.
+// Steps of Refresh: 1. under the context's lock, a copy of the core's state and the time
+// (the only part that holds the lock): the whole state, or, when a queue has more waiting jobs
+// than estimate_jobs_per_queue, only that many of each queue's first ones
+// (ClusterState::CloneFirstWaiting; O(running + covered jobs) instead of O(jobs)); 2. without
+// the lock, the forecast on the copy: a cycle at now, then the drive loop with run limits as
+// runtimes and no arrivals; 3. under the lock again, each covered job's estimate into its
+// JobInfo (views show it), the estimates of jobs no longer covered dropped, and what the
+// others show (JobBook::SetUnestimated).
 // The thread refreshes after something changed (ServerContext::changes), at most every
 // estimate_interval_ms, and at least every 10 x that (time alone moves estimates).
 // Never delays a cycle for longer than the clone.

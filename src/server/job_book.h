@@ -60,6 +60,10 @@ struct JobEvent {
 };
 
 struct JobInfo {
+  // Member order (issue 45): the 8-byte members first, then the 4-byte ones, then the flags,
+  // so that the record has no holes: 496 bytes, in its make_shared block of 512 (mimalloc's
+  // size class; 640 before).
+
   // What the store holds (the truth across restarts), compact (job_row.h): Stored() spells it.
   JobRow row;
   // What listings, counts and filters read of the spec on every job, kept compact (issue 45):
@@ -68,17 +72,12 @@ struct JobInfo {
   InternedText user;
   InternedText account;  // AccountOf(spec): its account, else its user
   InternedText reservation;  // the advance reservation it runs in (R-RSV-2); "" none
+  InternedText queue;        // resolved queue name
   int64_t run_limit = 0;     // seconds; 0: none
-  int32_t max_tasks = 1;
-  bool has_array = false;  // the spec names an array (the array's record, or an element's)
   std::shared_ptr<const std::string> fixed_text;  // SharedFixedText(spec): listings reuse it
-  InternedText queue;                                  // resolved queue name
   std::vector<std::pair<std::string, int32_t>> hosts;  // allocation by host name
   SparseText launch_host;                              // first host of the allocation; "" when none
-  bool in_core = false;             // the core holds the job (it did not end before this start)
-  bool launch_ready = false;        // its ADMITTING row committed: the launch may be sent
   int64_t launch_sent_ms = -1;      // when the launch was last sent; -1 never (this epoch)
-  bool from_earlier_epoch = false;  // restored ADMITTING: unresolved until its agent reports
   // Its current run as this leader numbered it (epoch << 40 | n; the launch's `run`, echoed
   // in the exit report, so a late report of an earlier run is not taken for this one's).
   // 0: a run restored from the store, whose number this leader does not know.
@@ -88,28 +87,51 @@ struct JobInfo {
   // is not run twice). Cleared once a later run is confirmed running.
   uint64_t lost_run = 0;
   SparseText lost_host;
-  std::optional<core::PendingReasons> reasons;  // from the last explained cycle
   InternedText main_reason;                     // last main reason logged ("" none)
   SparseText message;                           // why it ended, when it did not end by itself
-  std::optional<core::StartEstimate> estimate;  // waiting: the last forecast's (estimates.h)
+  // Waiting: the last forecast's estimate (estimates.h); null when it did not cover the job
+  // (JobBook::EstimateOf says why). Shared with the listings that copy it.
+  std::shared_ptr<const core::StartEstimate> estimate;
+  SparseText requeue_by;           // by whom its kill was ordered to requeue it (job_events.h)
+  // Where JobBook's counts (JobCounts) have it now: its state, queue, user and wait reason when
+  // last counted; an empty state while it is not in the counts.
+  // Interned (issue 45): 32 bytes instead of 128 on every job.
+  struct CountedAs {
+    InternedText state;
+    InternedText queue;
+    InternedText user;
+    InternedText reason;
+    bool counted() const { return !state.empty(); }
+  } counted_as;
+
+ private:
+  core::PendingReasons reasons_;  // reasons()
+
+ public:
+  int32_t max_tasks = 1;
+  bool has_array = false;  // the spec names an array (the array's record, or an element's)
+  bool in_core = false;             // the core holds the job (it did not end before this start)
+  bool launch_ready = false;        // its ADMITTING row committed: the launch may be sent
+  bool from_earlier_epoch = false;  // restored ADMITTING: unresolved until its agent reports
   bool requeue_requested = false;  // its kill was ordered to requeue it (job_changes.h)
-  SparseText requeue_by;           // by whom (its history says so; job_events.h)
   bool run_limit_pending = false;  // its changed run limit is yet to go to its agent
   // Preempted (R-CAP-3, R-CAP-4; the marker is row.preempted_for and row.preempt_kill_at,
   // persisted so that a restart neither forgets why the victim is stopped nor restarts its
   // grace): its agent is told to kill it (SIGTERM, SIGKILL at the kill time) once the marker
   // committed, and its exit requeues it at its original position instead of ending it.
   bool preempt_committed = false;
-  // Where JobBook's counts (JobCounts) have it now: its state, queue and wait reason when last
-  // counted; `counted` false while it is not in the counts.
-  // Interned (issue 45): 32 bytes instead of 128 on every job.
-  struct CountedAs {
-    bool counted = false;
-    InternedText state;
-    InternedText queue;
-    InternedText user;
-    InternedText reason;
-  } counted_as;
+
+  // The reasons of the last explained cycle; nullptr before one explained it (or since it
+  // last stopped waiting).
+  const core::PendingReasons* reasons() const { return explained_ ? &reasons_ : nullptr; }
+  void SetReasons(core::PendingReasons reasons) {
+    reasons_ = std::move(reasons);
+    explained_ = true;
+  }
+  void ClearReasons() {
+    reasons_ = {};
+    explained_ = false;
+  }
 
   // row.spec parsed (a discarded value when it is not JSON, which Restore refuses).
   nlohmann::json Spec() const;
@@ -145,6 +167,7 @@ struct JobInfo {
  private:
   JobState state_ = JobState::kPending;
   core::AdmissionPhase phase_ = core::AdmissionPhase::kPending;
+  bool explained_ = false;  // reasons_ holds an explained cycle's reasons
 };
 
 // The jobs by (state, queue), the waiting jobs by (main reason, queue) and the jobs by
@@ -273,6 +296,19 @@ class JobBook {
   // the elements are the jobs. GET /v1/jobs/ID keeps the aggregate state done(ID) reads.
   std::optional<std::string> ListedArrayState(JobId id) const;
 
+  // --- Start estimates (estimates.h) ---
+  // What waiting job `job` shows as its estimated start: the last forecast's, or when the
+  // forecast did not cover it, an unknown one saying why (SetUnestimated).
+  std::shared_ptr<const core::StartEstimate> EstimateOf(const JobInfo& job) const {
+    return job.estimate ? job.estimate : unestimated_;
+  }
+  void SetUnestimated(std::string why) {
+    if (unestimated_->unknown_because != why) {
+      unestimated_ = std::make_shared<const core::StartEstimate>(
+          core::StartEstimate{.unknown_because = std::move(why)});
+    }
+  }
+
   // --- Job events (SSE) ---
   int Subscribe(std::function<void(const JobEvent&)> listener);
   void Unsubscribe(int id);
@@ -314,6 +350,8 @@ class JobBook {
   std::map<int, std::function<void(const JobEvent&)>> listeners_;
   int next_listener_ = 1;
   std::map<JobId, std::vector<core::ElementState>> restoring_arrays_;  // during Restore only
+  std::shared_ptr<const core::StartEstimate> unestimated_ = std::make_shared<
+      const core::StartEstimate>(core::StartEstimate{.unknown_because = "not estimated yet"});
 };
 
 }  // namespace sluice::server

@@ -99,7 +99,7 @@ Refusal Unprocessable(JobId id, const std::string& cause) {
 }  // namespace
 
 Outcome<json> JobChanges::Answer(Lock& lock, JobInfo& job, store::WriteBatch batch) {
-  json answer = JobJson(job, ctx_.state(), ctx_.Now(), false);
+  json answer = JobJson(job, book_, ctx_.state(), ctx_.Now(), false);
   // Answered once stored; a write the store could not take (kUnavailable, HA) is resynced
   // from memory later (context.h) and answered 503, as Controller::AnswerAfterCommit does.
   if (!batch.empty()) {
@@ -218,7 +218,7 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
   job.SetSpec(spec);
   job.fixed_text = SharedFixedText(spec);
   job.queue = InternedText(cs.topology().queues()[cs.FindJob(id)->queue].spec.name);
-  job.reasons.reset();
+  job.ClearReasons();
   job.main_reason.clear();
   job.estimate.reset();
   ctx_.cycle().MarkDirty();
@@ -304,7 +304,7 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
   job->launch_ready = false;
   job->launch_sent_ms = -1;
   job->message.clear();
-  job->reasons.reset();
+  job->ClearReasons();
   job->estimate.reset();
   job->requeue_requested = false;
   job->SetPhase(core::AdmissionPhase::kPending);

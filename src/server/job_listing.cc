@@ -143,7 +143,7 @@ void JobListing::Next(MutexLock& lock, const JobBook& book, const core::ClusterS
     after_ = it->first;
     const std::optional<std::string> listed = ListedJobState(book, *it->second, query_.arrays);
     if (!listed || !query_.Matches(*it->second, *listed)) continue;
-    entries.push_back(ListEntryOf(*it->second, state, query_.reasons));
+    entries.push_back(ListEntryOf(*it->second, book, state, query_.reasons));
     entries.back().state = *listed;
   }
   if (left_ >= 0) left_ -= static_cast<int64_t>(entries.size());

@@ -213,7 +213,7 @@ JobPage ListJobPage(MutexLock& lock, const JobBook& book,
   lock.lock();
   std::vector<wire::JobListEntry> entries;
   for (size_t i = begin; i < end; ++i) {
-    entries.push_back(ListEntryOf(*keys[i].job, state, query.reasons));
+    entries.push_back(ListEntryOf(*keys[i].job, book, state, query.reasons));
     entries.back().state = keys[i].state;
   }
   lock.unlock();

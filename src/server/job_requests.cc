@@ -190,14 +190,14 @@ Result<json> JobRequests::Get(JobId id) {
                     " s ago and is no longer kept (keep_ended_seconds)");
   }
   if (job == nullptr) return NoJob(id);
-  return JobJson(*job, ctx_.state(), ctx_.Now(), true);
+  return JobJson(*job, book_, ctx_.state(), ctx_.Now(), true);
 }
 
 // --- Actions ------------------------------------------------------------------------------------
 
 json JobRequests::AnswerAfterCommit(Lock& lock, JobInfo& job, store::WriteBatch batch) {
   // The job as the action left it, taken before the lock is released for the commit.
-  json answer = JobJson(job, ctx_.state(), ctx_.Now(), false);
+  json answer = JobJson(job, book_, ctx_.state(), ctx_.Now(), false);
   (void)ctx_.writes().WriteAndWait(lock, std::move(batch));  // a failure is resynced (context.h)
   return answer;
 }

@@ -60,7 +60,7 @@ Answer Controller::Signal(const Caller& caller, JobId id,
     ctx_.log().info("job {}: signal {} by {} (to {})", FormatJobId(job->row.id), *signal,
                     caller.user, listed);
   }
-  nlohmann::json answer = JobJson(*named, ctx_.state(), ctx_.Now(), false);
+  nlohmann::json answer = JobJson(*named, book_, ctx_.state(), ctx_.Now(), false);
   answer["signal"] = *signal;
   answer["signalled"] = targets.size();
   return answer;

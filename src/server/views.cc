@@ -57,7 +57,8 @@ json AdmissionJson(const JobInfo& job, const core::ClusterState& state, Instant 
 
 }  // namespace
 
-wire::JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bool with_reasons) {
+wire::JobListEntry ListEntryOf(const JobInfo& job, const JobBook& book,
+                               const core::ClusterState& state, bool with_reasons) {
   const JobRow& r = job.row;
   wire::JobListEntry e{.fixed = job.fixed_text,
                  .id = r.id,
@@ -84,24 +85,25 @@ wire::JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& sta
   for (const auto& [name, slots] : job.hosts) e.tasks += slots;
   if (e.tasks == 0) e.tasks = job.max_tasks;
   e.reason = job.WaitReason();
-  if (!e.reason.empty()) e.estimate = job.estimate;
+  if (!e.reason.empty()) e.estimate = book.EstimateOf(job);
   if (with_reasons && !e.reason.empty()) {
-    e.reasons = job.reasons;
+    if (job.reasons() != nullptr) e.reasons = *job.reasons();
     // What would let it start (R-PR-2), from the same reasons the JSON shows.
     const core::Job* cj = job.in_core ? state.FindJob(r.id) : nullptr;
     if (cj != nullptr) {
       const core::PendingReasons unexplained{.main = job.state() == JobState::kHeld
                                                          ? core::ReasonCode::kHeld
                                                          : core::ReasonCode::kNewJob};
-      e.hint = core::Hint(*cj, state, job.reasons ? *job.reasons : unexplained);
+      e.hint = core::Hint(*cj, state, job.reasons() != nullptr ? *job.reasons() : unexplained);
     }
   }
   return e;
 }
 
-json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now, bool detail) {
+json JobJson(const JobInfo& job, const JobBook& book, const core::ClusterState& state, Instant now,
+             bool detail) {
   // One source of truth for the job object: the listing's text writer (wire/job_json.h).
-  wire::JobListEntry entry = ListEntryOf(job, state, detail);
+  wire::JobListEntry entry = ListEntryOf(job, book, state, detail);
   std::string text;
   wire::AppendJobText(entry, text);
   json j = json::parse(text);

@@ -20,11 +20,12 @@
 namespace sluice::server {
 
 // A job's listing fields, copied under the lock (wire/job_json.h); with reasons and a hint when
-// `with_reasons` and the job waits.
-wire::JobListEntry ListEntryOf(const JobInfo& job, const core::ClusterState& state, bool with_reasons);
+// `with_reasons` and the job waits. `book` holds `job` (its estimate, JobBook::EstimateOf).
+wire::JobListEntry ListEntryOf(const JobInfo& job, const JobBook& book,
+                               const core::ClusterState& state, bool with_reasons);
 // The job object; `detail` adds the pending reasons and the admission section (at `now`).
-nlohmann::json JobJson(const JobInfo& job, const core::ClusterState& state, Instant now,
-                       bool detail);
+nlohmann::json JobJson(const JobInfo& job, const JobBook& book, const core::ClusterState& state,
+                       Instant now, bool detail);
 // What a host object shows of its agent: connected or not, last heartbeat (seconds).
 struct AgentView {
   bool registered = false;

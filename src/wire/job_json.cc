@@ -183,7 +183,7 @@ void AppendReasons(const JobListEntry& e, std::string& out) {
 
 // The value of `estimated_start` and the members that go with it (estimate_json.h); a job not
 // estimated yet is unknown "not estimated yet".
-void AppendEstimate(const std::optional<core::StartEstimate>& estimate, std::string& out) {
+void AppendEstimate(const core::StartEstimate* estimate, std::string& out) {
   nlohmann::ordered_json members;
   AddEstimateJson(
       estimate ? *estimate : core::StartEstimate{.unknown_because = "not estimated yet"}, members);
@@ -279,7 +279,7 @@ void AppendJobText(const JobListEntry& e, std::string& out, const JobFields* fie
     std::string value;
     if (AppendSteps(e.steps, value) && member("steps")) out += value;
   }
-  if (!e.reason.empty() && member("estimated_start")) AppendEstimate(e.estimate, out);
+  if (!e.reason.empty() && member("estimated_start")) AppendEstimate(e.estimate.get(), out);
   if (e.with_reasons) {
     // Asked for by pending_reasons=1, whatever `fields` says.
     if (!first) out += ',';

@@ -58,8 +58,9 @@ struct JobListEntry {
   bool with_reasons = false;
   std::optional<core::PendingReasons> reasons;  // the last explained cycle's, if any
   std::string hint;                             // what would let it start (core::Hint); "": absent
-  // Waiting jobs (R-UX-8): the controller's last forecast; nullopt: not estimated yet.
-  std::optional<core::StartEstimate> estimate;
+  // Waiting jobs (R-UX-8): the controller's last forecast (shared with its job record); null:
+  // not estimated yet.
+  std::shared_ptr<const core::StartEstimate> estimate;
   // A job array's parent (R-UX-3): its specification ("" for other jobs) and its elements
   // by state. An element's `id` is its array's, followed by its `index` (from `id`).
   std::string array;

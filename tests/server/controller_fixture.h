@@ -62,6 +62,7 @@ class ControllerHarness {
                               .agent_absence_ms = agent_absence_ms_,
                               .max_dispatch_attempts = 3,
                               .relaunch_ms = 3'000};
+    options.estimate_jobs_per_queue = estimate_jobs_per_queue_;
     auto now = now_ms_;
     auto controller = Controller::Create(ControllerDeps{.config = config,
                                                         .auth = std::move(auth),
@@ -83,6 +84,8 @@ class ControllerHarness {
   // ControllerOptions::agent_absence_ms for the next Open (default 0: the lease, so host loss
   // comes after lease + grace as these tests were written for).
   void set_agent_absence_ms(int64_t ms) { agent_absence_ms_ = ms; }
+  // ControllerOptions::estimate_jobs_per_queue for the next Open.
+  void set_estimate_jobs_per_queue(int64_t n) { estimate_jobs_per_queue_ = n; }
   store::Store& store() { return *store_; }
   void Advance(int64_t ms) { *now_ms_ += ms; }
   int64_t now_ms() const { return *now_ms_; }
@@ -122,6 +125,7 @@ class ControllerHarness {
  private:
   std::string dir_;
   int64_t agent_absence_ms_ = 0;
+  int64_t estimate_jobs_per_queue_ = ControllerOptions{}.estimate_jobs_per_queue;
   std::shared_ptr<int64_t> now_ms_;
   std::shared_ptr<std::ostringstream> log_stream_;
   std::shared_ptr<spdlog::logger> log_;

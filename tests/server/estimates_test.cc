@@ -131,5 +131,44 @@ TEST(EstimatesTest, AHeldJobIsUnknownWithWhy) {
   EXPECT_EQ(job["unknown_because"], "it is held");
 }
 
+// Issue 45: the forecast covers the first estimate_jobs_per_queue waiting jobs of each queue;
+// the others say so instead of carrying an estimate, in the job's object and in listings.
+TEST(EstimatesTest, JobsBeyondTheForecastsCoverSaySo) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.set_estimate_jobs_per_queue(2);
+  h.Open();
+  ASSERT_EQ(h.Register("h1").status, 200);
+  ASSERT_EQ(h.Register("h2").status, 200);
+  std::vector<JobId> ids;
+  for (int i = 0; i < 5; ++i)
+    ids.push_back(h.Submit("alice", {{"command", "x"}, {"tasks", 8}, {"run_limit", 100}}));
+  h.Cycle();
+  EXPECT_EQ(h.c().RefreshEstimates().estimated, 2);  // the first runs; ids[1], ids[2] covered
+  EXPECT_EQ(h.Job(ids[1])["estimated_start"], h.now_ms() / 1000 + 100);
+  EXPECT_EQ(h.Job(ids[2])["estimated_start"], h.now_ms() / 1000 + 200);
+  const std::string beyond =
+      "not in the last forecast, which covered the first 2 waiting jobs of each queue";
+  for (JobId id : {ids[3], ids[4]}) {
+    EXPECT_TRUE(h.Job(id)["estimated_start"].is_null());
+    EXPECT_EQ(h.Job(id)["unknown_because"], beyond) << "job " << id;
+  }
+  int listed = 0;
+  for (const json& job :
+       Reply(h.c().ListJobs({{"fields", "id,estimated_start,unknown_because"}})).Json()) {
+    if (job["id"] == ids[4]) {
+      EXPECT_EQ(job["unknown_because"], beyond);
+      ++listed;
+    }
+  }
+  EXPECT_EQ(listed, 1);
+  // Once the queue is short enough again, the forecast covers every job.
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, ids[1])).status, 200);
+  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, ids[2])).status, 200);
+  h.Cycle();
+  EXPECT_EQ(h.c().RefreshEstimates().estimated, 2);
+  EXPECT_EQ(h.Job(ids[4])["estimated_start"], h.now_ms() / 1000 + 200);
+}
+
 }  // namespace
 }  // namespace sluice::server
