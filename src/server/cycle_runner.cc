@@ -61,7 +61,20 @@ void CycleRunner::Run() {
   }
   wake_at_ = result.wake_at;
   Time(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  LogRestoredReasons();
   Commit();
+}
+
+void CycleRunner::LogRestoredReasons() {
+  if (restored_reasons_.empty()) return;
+  int64_t jobs = 0;
+  std::string counts;
+  for (const auto& [reason, n] : restored_reasons_) {
+    jobs += n;
+    counts += (counts.empty() ? "" : ", ") + reason + " " + std::to_string(n);
+  }
+  ctx_.log().info("restart: {} restored waiting jobs explained: {}", jobs, counts);
+  restored_reasons_.clear();
 }
 
 void CycleRunner::Time(double seconds) {
@@ -113,7 +126,8 @@ void CycleRunner::OnStart(const core::StartJob& start, Instant now) {
   job->launch_sent_ms = -1;
   // Unique across leaders too: a later epoch's runs number above an earlier one's.
   job->run = (ctx_.writes().epoch() << 40) | (++runs_started_ & ((uint64_t{1} << 40) - 1));
-  job->reasons.reset();
+  job->ClearReasons();
+  job->restored_waiting = false;
   started_.push_back(job->row.id);
   touched_.erase(job->row.id);
   book_.SetState(*job, JobState::kAdmitting,
@@ -140,14 +154,20 @@ void CycleRunner::OnPend(core::PendJob& pend, Instant /*now*/) {
   JobInfo* job = book_.Find(pend.job);
   if (job == nullptr) return;
   const core::ReasonCode code = pend.reasons.main;
-  job->reasons = std::move(pend.reasons);
+  job->SetReasons(std::move(pend.reasons));
   const std::string main(core::ToString(code));
   if (main != job->main_reason) {
     // R-SRV-6: one line per change of the main reason, never one per cycle.
-    ctx_.log().info("job {}: pending: {} ({})", FormatJobId(job->row.id), main, core::Headline(code));
+    if (job->restored_waiting) {
+      ++restored_reasons_[main];
+    } else {
+      ctx_.log().info("job {}: pending: {} ({})", FormatJobId(job->row.id), main,
+                      core::Headline(code));
+    }
     job->main_reason = main;
     book_.Emit(*job);
   }
+  job->restored_waiting = false;
   // An array shows the reason of its last explained element (R-UX-3).
   if (IsArrayElement(pend.job)) {
     JobInfo* array = book_.Find(ArrayIdOf(pend.job));

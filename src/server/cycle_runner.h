@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -76,6 +77,9 @@ class CycleRunner : public core::DecisionHandler {
   void Time(double seconds);
   // Step 3 and 4: the batch, and what may go out once it committed.
   void Commit();
+  // One line for the first main reasons of the jobs restored waiting (JobInfo::
+  // restored_waiting) this cycle explained, by reason, instead of a line each.
+  void LogRestoredReasons();
 
   ServerContext& ctx_;
   JobBook& book_;
@@ -93,6 +97,7 @@ class CycleRunner : public core::DecisionHandler {
   std::vector<JobId> started_;
   uint64_t runs_started_ = 0;  // numbers the runs (JobInfo::run)
   std::vector<JobId> preempted_;
+  std::map<std::string, int64_t> restored_reasons_;  // LogRestoredReasons: jobs by reason
 };
 
 }  // namespace sluice::server

@@ -285,6 +285,7 @@ JobInfo* JobBook::RestoreRow(store::StoredJob&& stored) {
   if (ctx_.ApplyLocked(core::JobRestored{std::move(spec), row.seq, record}, what).ok()) {
     // Its queue as the core resolved it, before Put counts it (counted once, not twice).
     info->in_core = true;
+    info->restored_waiting = IsWaiting(*state);
     info->queue = InternedText(cs.topology().queues()[cs.FindJob(row.id)->queue].spec.name);
   }
   JobInfo* job = Put(std::move(info));

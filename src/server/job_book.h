@@ -120,6 +120,10 @@ struct JobInfo {
   // grace): its agent is told to kill it (SIGTERM, SIGKILL at the kill time) once the marker
   // committed, and its exit requeues it at its original position instead of ending it.
   bool preempt_committed = false;
+  // Restored waiting at this start and not explained since: its first main reason goes into
+  // the restart's one summary line instead of a line of its own (CycleRunner::OnPend; the
+  // reason it had before the restart is not stored, so that first one is no change to log).
+  bool restored_waiting = false;
 
   // The reasons of the last explained cycle; nullptr before one explained it (or since it
   // last stopped waiting).
