@@ -124,6 +124,9 @@ TEST(ClusterStateCloneTest, CloneFirstWaitingKeepsTheHeadsAndWhatTheyNeed) {
   testing::SubmitRunning(state, JobBuilder(3).Queue("b").Limit(100).Build(), 5);
   for (JobId id = 10; id < 20; ++id) testing::Submit(state, JobBuilder(id).Queue("a").Submit(6));
   testing::Submit(state, JobBuilder(20).Queue("a").Depend("done(1) && done(2)").Priority(50).Submit(6));
+  // Names job 19, which the copy leaves out of queue a.
+  testing::Submit(state,
+                  JobBuilder(21).Queue("a").Depend("done(2) && started(19)").Priority(40).Submit(6));
   for (JobId id = 30; id < 35; ++id) testing::Submit(state, JobBuilder(id).Queue("b").Submit(6));
   ASSERT_TRUE(core::Apply(core::JobSubmitted{JobBuilder(40).Queue("b").Submit(6), "1-4%2"}, 6, state)
                   .ok());
@@ -143,27 +146,35 @@ TEST(ClusterStateCloneTest, CloneFirstWaitingKeepsTheHeadsAndWhatTheyNeed) {
       ids.push_back(entry.job->spec.id);
     return ids;
   };
-  // Queue a: job 20 first (its priority), then 10; queue b: 30, 31, then the element(s).
-  EXPECT_EQ(waiting(copy, 0), (std::vector<JobId>{20, 10}));
+  // Queue a: jobs 20 and 21 first (their priorities); queue b: 30, 31, then the element(s).
+  EXPECT_EQ(waiting(copy, 0), (std::vector<JobId>{20, 21}));
   std::vector<JobId> b{30, 31};
   b.insert(b.end(), elements.begin(), elements.end());
   EXPECT_EQ(waiting(copy, 1), b);
-  EXPECT_EQ(copy.FindJob(11), nullptr);
+  EXPECT_EQ(copy.FindJob(10), nullptr);
   EXPECT_EQ(copy.FindJob(32), nullptr);
   ASSERT_NE(copy.FindJob(1), nullptr);  // ended, named by job 20's dependency
   EXPECT_EQ(copy.FindJob(1)->state, core::JobState::kDone);
+  ASSERT_NE(copy.FindJob(19), nullptr);  // waiting, named by job 21's, outside the queues
+  EXPECT_EQ(copy.FindJob(19)->state, core::JobState::kPending);
   EXPECT_EQ(copy.running().size(), 2u);
   for (const core::RunningEntry& entry : copy.running())
     EXPECT_EQ(entry.job, copy.FindJob(entry.job->spec.id));
-  EXPECT_EQ(state.topology().queues()[0].pending.size(), 11u);  // the original keeps them all
+  EXPECT_EQ(state.topology().queues()[0].pending.size(), 12u);  // the original keeps them all
 
-  // The copy runs forward: job 2 ends, so job 20's dependency holds and it starts; the
-  // array's cap and refills find their element Jobs.
+  // The copy runs forward: job 2 ends, so job 20's dependency holds and it starts; job 21's
+  // still waits for job 19 (read as it is, not as a job that does not exist); the other slot
+  // goes to queue b; the array's cap and refills find their element Jobs.
   ASSERT_TRUE(core::Apply(core::JobFinished{.job = 2, .exit_code = 0}, 105, copy).ok());
   ASSERT_TRUE(core::Apply(core::JobFinished{.job = 3, .exit_code = 0}, 105, copy).ok());
   testing::CycleAndCommit(copy, 105);
   EXPECT_EQ(copy.FindJob(20)->state, core::JobState::kRunning);
+  EXPECT_EQ(copy.FindJob(21)->state, core::JobState::kPending);
+  const core::DependEvaluation* waits = copy.dependencies().Of(21);
+  ASSERT_NE(waits, nullptr);
+  EXPECT_EQ(waits->verdict, core::DependVerdict::kWaiting);
   EXPECT_EQ(copy.FindJob(30)->state, core::JobState::kRunning);
+  EXPECT_EQ(copy.FindJob(19)->state, core::JobState::kPending);
 }
 
 // With a FIFO queue, nothing behind a job can change when it starts: the forecast of the

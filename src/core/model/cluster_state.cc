@@ -1,6 +1,7 @@
 #include "core/model/cluster_state.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <utility>
 
 namespace sluice::core {
@@ -108,8 +109,10 @@ ClusterState ClusterState::Clone() const {
 
 // Steps: 1. the first waiting jobs of each queue, in queue order; 2. the waiting jobs kept
 // whatever their place (preemptions' beneficiaries, array elements), into their queues;
-// 3. the running jobs; 4. the jobs not waiting that kept jobs' dependencies name (ended ones
-// still in the table); 5. the job-keyed indexes, filtered to the kept jobs.
+// 3. the running jobs; 4. the jobs that kept jobs' dependencies name, whatever their state
+// (a waiting one outside every queue: no cycle considers it, so it stays as it is and the
+// dependency reads it as it is, instead of as a job that does not exist: `never`); 5. the
+// job-keyed indexes, filtered to the kept jobs.
 ClusterState ClusterState::CloneFirstWaiting(size_t waiting_per_queue) const {
   RequestCatalog::Relink relink;
   ClusterState copy = CloneParts(relink);
@@ -149,17 +152,17 @@ ClusterState ClusterState::CloneFirstWaiting(size_t waiting_per_queue) const {
     if (dependency == nullptr) continue;
     for (JobId named : dependency->jobs()) {
       const Job* target = FindJob(named);
-      if (target != nullptr && !copy.jobs_.contains(named) && target->state != JobState::kPending &&
-          target->state != JobState::kHeld) {
-        copy.AdoptCopy(*target, relink);
-      }
+      if (target != nullptr && !copy.jobs_.contains(named)) copy.AdoptCopy(*target, relink);
     }
   }
+  // Only the jobs in the copy's queues: a cycle classifies and times these.
+  std::unordered_set<JobId> queued;
+  for (const Job* job : waiting_kept) queued.insert(job->spec.id);
   for (const auto& entry : future_begins_) {
-    if (copy.jobs_.contains(entry.second)) copy.future_begins_.insert(entry);
+    if (queued.contains(entry.second)) copy.future_begins_.insert(entry);
   }
   for (JobId id : unclassified_) {
-    if (copy.jobs_.contains(id)) copy.unclassified_.push_back(id);
+    if (queued.contains(id)) copy.unclassified_.push_back(id);
   }
   return copy;
 }

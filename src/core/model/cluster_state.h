@@ -95,10 +95,13 @@ class ClusterState {
   // queue, the first in queue order (issue 45: a forecast over a million waiting jobs cost a
   // copy of them all under the controller's lock, and its estimates far down a queue mean
   // little; Slurm's backfill tests its first bf_max_job_test jobs the same way). Kept besides
-  // them: every job that is not waiting (running, admitting, ended), the jobs preemptions are
-  // under way for and every array element that is a Job (its array's record counts on it).
-  // A kept job's dependency that names a job left out never changes verdict in the copy.
-  // O(kept jobs + requests + hosts) when ended jobs are few.
+  // them: the running and admitting jobs, the jobs preemptions are under way for, every array
+  // element that is a Job (its array's record counts on it), and the jobs kept jobs'
+  // dependencies name (a waiting one outside every queue: no cycle of the copy considers it,
+  // so those dependencies keep reading it as it is). NOTE: the copy breaks the invariant
+  // that every waiting job is in its queue's pending set; it is for forecasts only.
+  // O(kept jobs + requests + hosts), plus a flat copy of the queues' pending entries (24
+  // bytes a waiting job, with the topology), of the dependency tracker and of the arrays.
   ClusterState CloneFirstWaiting(size_t waiting_per_queue) const;
 
   const ClusterConfig& config() const { return config_; }
