@@ -22,7 +22,7 @@ enum class HostState { kOk, kClosed, kUnavail, kDraining };
 std::string_view ToString(HostState state);
 std::optional<HostState> ParseHostState(std::string_view text);
 
-enum class PolicyKind { kFifo, kBoundedBackfill, kEasyBackfill, kPredictiveBackfill };
+enum class PolicyKind : uint8_t { kFifo, kBoundedBackfill, kEasyBackfill, kPredictiveBackfill };
 std::string_view ToString(PolicyKind policy);
 std::optional<PolicyKind> ParsePolicyKind(std::string_view text);
 

@@ -19,12 +19,12 @@
 
 namespace sluice::core {
 
-enum class JobState { kPending, kHeld, kAdmitting, kRunning, kDone, kExit, kCancelled };
+enum class JobState : uint8_t { kPending, kHeld, kAdmitting, kRunning, kDone, kExit, kCancelled };
 std::string_view ToString(JobState state);
 bool IsTerminal(JobState state);
 
 // Why a job ended in EXIT (machine-readable; the message carries the human text).
-enum class ExitCause { kNone, kNonZeroExit, kUnschedulable, kRunLimit, kHostLost };
+enum class ExitCause : uint8_t { kNone, kNonZeroExit, kUnschedulable, kRunLimit, kHostLost };
 std::string_view ToString(ExitCause cause);
 
 // Immutable specification of a job, as submitted (SPEC §2, R-SIM-4).
@@ -90,7 +90,7 @@ struct Allocation {
 // sequence and time and the spec digest never change; the head fields change only through
 // UpdateAdmission decisions and are reset only by the job leaving the queue (admission,
 // cancellation, unschedulability).
-enum class AdmissionPhase { kPending, kAdmitting, kAdmitted, kEnded };
+enum class AdmissionPhase : uint8_t { kPending, kAdmitting, kAdmitted, kEnded };
 std::string_view ToString(AdmissionPhase phase);
 
 struct AdmissionRecord {
@@ -98,10 +98,11 @@ struct AdmissionRecord {
   uint64_t spec_digest = 0;               // of the immutable JobSpec (the request snapshot is
                                           // spec.resreq, compiled into Job::request)
   PolicyKind policy = PolicyKind::kFifo;  // the queue's policy when the job was enqueued
+  // Beside policy (one byte each): a record of 64 bytes, not 72 (issue 45).
+  AdmissionPhase phase = AdmissionPhase::kPending;
   int32_t bypass_count = 0;               // later jobs admitted while this job was the blocked head
   std::optional<Instant> first_blocked;   // first cycle it was head and temporarily unavailable
   std::optional<Instant> gate_since;      // when its aging gate activated (bounded_backfill)
-  AdmissionPhase phase = AdmissionPhase::kPending;
   uint64_t epoch = 0;  // controller epoch that last wrote the record (server)
 
   bool gate_active() const { return gate_since.has_value(); }
@@ -111,29 +112,32 @@ struct AdmissionRecord {
 // Digest of the fields of a JobSpec that identify it (deterministic across runs).
 uint64_t SpecDigest(const JobSpec& spec);
 
+// Member order (issue 45): the one-byte members together, so that a Job is 496 bytes and its
+// node in the job table (key and next pointer beside it) fills mimalloc's 512-byte size class
+// instead of 640. tests/core/model/job_layout_test.cc keeps it there.
 struct Job {
   JobSpec spec;
   JobState state = JobState::kPending;
+  ExitCause exit_cause = ExitCause::kNone;
+  bool classified = false;  // static feasibility checked (R-ADM-1) by some cycle
+  // An array element held back by its array's `%N` cap (R-UX-3: ARRAY_LIMIT); set by
+  // ClusterState so that at most `cap` elements run, whatever this cycle starts.
+  bool array_limited = false;
   QueueIndex queue = 0;
   uint64_t seq = 0;  // enqueue sequence: the final tie-break of queue order
   AdmissionRecord admission;
-  bool classified = false;  // static feasibility checked (R-ADM-1) by some cycle
   Instant start_time = 0;   // valid when RUNNING or after
   uint64_t start_seq = 0;   // global start order, for EASY's tie-break
   Instant end_time = 0;     // valid when terminal
-  ExitCause exit_cause = ExitCause::kNone;
   int32_t exit_code = 0;
+  // The fewest slots any alternative of the request can run with (R-RR-6: classification
+  // and reservations use the minimum).
+  int32_t min_slots = 1;
   Allocation allocation;         // valid when ADMITTING or RUNNING
   JobId preempted_for = kNoJob;  // RUNNING: being preempted so that this job can start
   // The compiled request (the job's resreq, or its queue's default), shared by every job
   // with the same text and owned by the ClusterState. Never null once submitted.
   const resreq::Request* request = nullptr;
-  // The fewest slots any alternative of the request can run with (R-RR-6: classification
-  // and reservations use the minimum).
-  int32_t min_slots = 1;
-  // An array element held back by its array's `%N` cap (R-UX-3: ARRAY_LIMIT); set by
-  // ClusterState so that at most `cap` elements run, whatever this cycle starts.
-  bool array_limited = false;
 
   // start_time + run_limit, or kInfinite when the job has no run limit.
   Instant EstimatedEnd() const {

@@ -22,10 +22,10 @@ std::vector<JobId> PendingOrder(const ClusterState& state) {
 TEST(ClusterStateRestoreTest, RestoreKeepsSequenceAndRecord) {
   ClusterState state = ClusterBuilder().Hosts(1, 2).State();
   AdmissionRecord record{.enqueue_time = 5,
+                         .phase = AdmissionPhase::kAdmitting,
                          .bypass_count = 3,
                          .first_blocked = 7,
                          .gate_since = 9,
-                         .phase = AdmissionPhase::kAdmitting,
                          .epoch = 2};
   ASSERT_TRUE(state.Restore(JobBuilder(20).Build(), 40, record).ok());
   ASSERT_TRUE(state.Restore(JobBuilder(10).Build(), 12, AdmissionRecord{}).ok());
