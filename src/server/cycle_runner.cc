@@ -126,8 +126,7 @@ void CycleRunner::OnStart(const core::StartJob& start, Instant now) {
   job->launch_sent_ms = -1;
   // Unique across leaders too: a later epoch's runs number above an earlier one's.
   job->run = (ctx_.writes().epoch() << 40) | (++runs_started_ & ((uint64_t{1} << 40) - 1));
-  job->ClearReasons();
-  job->restored_waiting = false;
+  job->ClearReasons();  // and restored_waiting
   started_.push_back(job->row.id);
   touched_.erase(job->row.id);
   book_.SetState(*job, JobState::kAdmitting,

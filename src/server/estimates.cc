@@ -31,6 +31,7 @@ RefreshStats StartEstimator::Refresh() {
   }
   core::ClusterState copy = cut ? ctx_.state().CloneFirstWaiting(static_cast<size_t>(per_queue))
                                 : ctx_.state().Clone();
+  book_.ForgetNotEstimated(cut);
   const Instant now = ctx_.Now();
   stats.clone_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - clone_start)
@@ -56,9 +57,8 @@ RefreshStats StartEstimator::Refresh() {
     job->estimate = std::make_shared<const core::StartEstimate>(std::move(estimate));
     estimated_.insert(id);
   }
-  book_.SetUnestimated(cut ? "not in the last forecast, which covered the first " +
-                                 std::to_string(per_queue) + " waiting jobs of each queue"
-                           : "not estimated yet");
+  book_.SetUnestimated(cut, "not in the last forecast, which covered the first " +
+                                std::to_string(per_queue) + " waiting jobs of each queue");
   return stats;
 }
 

@@ -159,7 +159,27 @@ JobInfo* JobBook::Find(JobId id) {
 
 void JobBook::Add(std::shared_ptr<JobInfo> job) {
   next_id_ = std::max(next_id_, ArrayIdOf(job->row.id) + 1);
-  Put(std::move(job));
+  NoteNotEstimated(*Put(std::move(job)));
+}
+
+std::shared_ptr<const core::StartEstimate> JobBook::EstimateOf(const JobInfo& job) const {
+  if (job.estimate) return job.estimate;
+  if (forecast_cut_ && not_estimated_.contains(job.row.id)) return not_yet_;
+  return unestimated_;
+}
+
+void JobBook::NoteNotEstimated(JobInfo& job) {
+  job.estimate.reset();
+  if (forecast_cut_) not_estimated_.insert(job.row.id);
+}
+
+void JobBook::SetUnestimated(bool cut, std::string why) {
+  if (!cut) {
+    unestimated_ = not_yet_;
+  } else if (unestimated_->unknown_because != why) {
+    unestimated_ = std::make_shared<const core::StartEstimate>(
+        core::StartEstimate{.unknown_because = std::move(why)});
+  }
 }
 
 JobInfo* JobBook::Put(std::shared_ptr<JobInfo> job) {

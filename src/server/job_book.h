@@ -61,8 +61,8 @@ struct JobEvent {
 
 struct JobInfo {
   // Member order (issue 45): the 8-byte members first, then the 4-byte ones, then the flags,
-  // so that the record has no holes: 496 bytes, in its make_shared block of 512 (mimalloc's
-  // size class; 640 before).
+  // so that the record has no holes: 488 bytes (496 at most), in its make_shared block of 512
+  // (mimalloc's size class; 640 before).
 
   // What the store holds (the truth across restarts), compact (job_row.h): Stored() spells it.
   JobRow row;
@@ -132,9 +132,12 @@ struct JobInfo {
     reasons_ = std::move(reasons);
     explained_ = true;
   }
+  // Also ends restored_waiting: whatever made the job stop waiting or change, its next reason
+  // is a change to log.
   void ClearReasons() {
     reasons_ = {};
     explained_ = false;
+    restored_waiting = false;
   }
 
   // row.spec parsed (a discarded value when it is not JSON, which Restore refuses).
@@ -301,17 +304,23 @@ class JobBook {
   std::optional<std::string> ListedArrayState(JobId id) const;
 
   // --- Start estimates (estimates.h) ---
-  // What waiting job `job` shows as its estimated start: the last forecast's, or when the
+  // What waiting job `job` shows as its estimated start: the last forecast's; "not estimated
+  // yet" when it began waiting since that forecast's copy (NoteNotEstimated); else, when the
   // forecast did not cover it, an unknown one saying why (SetUnestimated).
-  std::shared_ptr<const core::StartEstimate> EstimateOf(const JobInfo& job) const {
-    return job.estimate ? job.estimate : unestimated_;
+  std::shared_ptr<const core::StartEstimate> EstimateOf(const JobInfo& job) const;
+  // `job` began waiting (submitted, modified, requeued): its estimate is gone until the next
+  // forecast. Only remembered while the last forecast's copy left jobs out (ForgetNotEstimated),
+  // the one case where it shows something else than "not estimated yet".
+  void NoteNotEstimated(JobInfo& job);
+  // The forecast's copy was taken, of only part of the waiting jobs when `cut`: the jobs
+  // noted so far are in it, or it does not cover them.
+  void ForgetNotEstimated(bool cut) {
+    forecast_cut_ = cut;
+    not_estimated_.clear();
   }
-  void SetUnestimated(std::string why) {
-    if (unestimated_->unknown_because != why) {
-      unestimated_ = std::make_shared<const core::StartEstimate>(
-          core::StartEstimate{.unknown_because = std::move(why)});
-    }
-  }
+  // What the jobs that forecast did not cover show once it is done: `why` when it was cut,
+  // else "not estimated yet".
+  void SetUnestimated(bool cut, std::string why);
 
   // --- Job events (SSE) ---
   int Subscribe(std::function<void(const JobEvent&)> listener);
@@ -354,8 +363,12 @@ class JobBook {
   std::map<int, std::function<void(const JobEvent&)>> listeners_;
   int next_listener_ = 1;
   std::map<JobId, std::vector<core::ElementState>> restoring_arrays_;  // during Restore only
-  std::shared_ptr<const core::StartEstimate> unestimated_ = std::make_shared<
+  // EstimateOf's answers without an estimate of the job's own.
+  const std::shared_ptr<const core::StartEstimate> not_yet_ = std::make_shared<
       const core::StartEstimate>(core::StartEstimate{.unknown_because = "not estimated yet"});
+  std::shared_ptr<const core::StartEstimate> unestimated_ = not_yet_;
+  bool forecast_cut_ = false;  // the last forecast's copy left waiting jobs out
+  std::unordered_set<JobId> not_estimated_;  // NoteNotEstimated's jobs since its copy
 };
 
 }  // namespace sluice::server

@@ -220,7 +220,7 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
   job.queue = InternedText(cs.topology().queues()[cs.FindJob(id)->queue].spec.name);
   job.ClearReasons();
   job.main_reason.clear();
-  job.estimate.reset();
+  book_.NoteNotEstimated(job);
   ctx_.cycle().MarkDirty();
   store::WriteBatch batch;
   book_.Stage(job, batch);
@@ -305,7 +305,7 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
   job->launch_sent_ms = -1;
   job->message.clear();
   job->ClearReasons();
-  job->estimate.reset();
+  book_.NoteNotEstimated(*job);
   job->requeue_requested = false;
   job->SetPhase(core::AdmissionPhase::kPending);
   ctx_.cycle().MarkDirty();

@@ -162,9 +162,15 @@ TEST(EstimatesTest, JobsBeyondTheForecastsCoverSaySo) {
     }
   }
   EXPECT_EQ(listed, 1);
+  // A job that begins waiting after that forecast's copy was not left out by it.
+  const JobId later = h.Submit("alice", {{"command", "x"}, {"tasks", 8}, {"run_limit", 100}});
+  EXPECT_EQ(h.Job(later)["unknown_because"], "not estimated yet");
+  h.Cycle();
+  EXPECT_EQ(h.c().RefreshEstimates().estimated, 2);
+  EXPECT_EQ(h.Job(later)["unknown_because"], beyond);
   // Once the queue is short enough again, the forecast covers every job.
-  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, ids[1])).status, 200);
-  ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, ids[2])).status, 200);
+  for (JobId id : {ids[1], ids[2], later})
+    ASSERT_EQ(Reply(h.c().Cancel(Caller{.user = "alice"}, id)).status, 200);
   h.Cycle();
   EXPECT_EQ(h.c().RefreshEstimates().estimated, 2);
   EXPECT_EQ(h.Job(ids[4])["estimated_start"], h.now_ms() / 1000 + 200);
