@@ -38,7 +38,8 @@ std::string Reference(const json& spec) {
 
 std::string OddText(std::mt19937& rng) {
   static const std::vector<std::string> kPieces = {
-      "a", "sleep 10", "\"", "\\", "\n", "\t", "\x01", "\x1f", "é", "日本", "/", " ", "%j", "\x7f"};
+      "a", "sleep 10", "\"", "\\", "\n", "\t", "\r", "\b", "\f", "\x01", "\x1f", "é", "日本",
+      "/", " ", "%j", "\x7f"};
   std::string text;
   const int n = std::uniform_int_distribution<int>(0, 6)(rng);
   for (int i = 0; i < n; ++i)
@@ -68,6 +69,16 @@ TEST(FixedJobTextTest, SameTextAsTheDumpedObject) {
     if (coin()) spec["reservation"] = coin() ? "" : OddText(rng) + "r";
     if (coin()) spec["script"] = "#!/bin/sh\ntrue\n";  // not a fixed member
     ASSERT_EQ(*FixedJobText(spec), Reference(spec)) << spec.dump();
+  }
+}
+
+// A member of the wrong type is refused as the object's version refused it (the API checks
+// specs before they get here; a stored row that slipped through fails its restore alike).
+TEST(FixedJobTextTest, AWrongTypeThrowsAsBefore) {
+  for (const json& spec : {json{{"name", 5}}, json{{"cwd", json::array()}}, json{{"min_tasks", "x"}},
+                           json{{"exclusive", "yes"}}, json::array()}) {
+    EXPECT_THROW(Reference(spec), json::type_error) << spec.dump();
+    EXPECT_THROW(FixedJobText(spec), json::type_error) << spec.dump();
   }
 }
 
