@@ -1,6 +1,6 @@
 // Acknowledged store writes per second, SQLite against a 3-member etcd cluster on loopback
 // (issue 15, docs/ha.md): single-job batches from 1 and 16 writers (the group commit at
-// work) and 1,000-job batches; and the store's size per job. Jobs are rows like a
+// work) and 1,000-job batches; the store's size per job; and SQLite's specs read by id. Jobs are rows like a
 // controller's (a ~250-byte spec). The etcd cluster is started by the benchmark
 // (tests/testing/etcd_cluster.h); without the etcd binary its benchmarks are skipped.
 // Not timed tests: nothing asserts. `build/sluice_bench --benchmark_filter=Store`.
@@ -11,6 +11,8 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <random>
+#include <thread>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -146,6 +148,47 @@ void BM_StoreSizePerJob(benchmark::State& state) {
   }
 }
 
+// Specs read back by id (issue 45: the controller drops a spec once stored and reads it for a
+// launch, a step or the details): 100,000 stored rows, ids in a seeded random order, with the
+// writer committing state changes (rows without their spec: an UPDATE) meanwhile when
+// range(0) is 1.
+void BM_StoreReadSpec(benchmark::State& state) {
+  constexpr JobId kJobs = 100000;
+  if (std::string error = OpenShared(kSqlite); !error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  for (JobId first = 1; first <= kJobs; first += 10000) {
+    WriteBatch batch;
+    for (JobId id = first; id < first + 10000; ++id) batch.jobs.push_back(BenchRow(id));
+    (void)shared.store->WriteSync(std::move(batch));
+  }
+  std::atomic<bool> stop = false;
+  std::thread writer;
+  if (state.range(0) == 1) {
+    writer = std::thread([&stop] {
+      for (JobId id = 1; !stop; id = id % kJobs + 1) {
+        StoredJob row = BenchRow(id);
+        row.spec.clear();
+        row.state = "RUNNING";
+        (void)shared.store->WriteSync(WriteBatch{.jobs = {std::move(row)}});
+      }
+    });
+  }
+  std::mt19937_64 rng(45);
+  int64_t missing = 0;
+  for (auto _ : state) {
+    const JobId id = static_cast<JobId>(rng() % kJobs) + 1;
+    Result<std::string> spec = shared.store->ReadSpec(id);
+    if (!spec || spec->empty()) ++missing;
+    benchmark::DoNotOptimize(spec);
+  }
+  stop = true;
+  if (writer.joinable()) writer.join();
+  state.counters["missing"] = static_cast<double>(missing);
+  shared.store.reset();
+}
+
 // Single-job and 1,000-job batches from one writer; single-job batches from 16 writers.
 BENCHMARK(BM_StoreWrite)
     ->ArgsProduct({{kSqlite, kEtcd}, {1, 1000}})
@@ -158,6 +201,7 @@ BENCHMARK(BM_StoreWrite)
     ->UseRealTime()
     ->MinTime(1.0);
 BENCHMARK(BM_StoreSizePerJob)->Arg(kSqlite)->Arg(kEtcd)->Iterations(1)->UseRealTime();
+BENCHMARK(BM_StoreReadSpec)->Arg(0)->Arg(1)->MinTime(1.0);
 
 }  // namespace
 }  // namespace sluice::store

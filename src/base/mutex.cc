@@ -63,6 +63,8 @@ const char* ToString(LockRank rank) {
       return "store queue";
     case LockRank::kStoreSpecs:
       return "store specs";
+    case LockRank::kSpecReader:
+      return "spec reader";
     case LockRank::kHistoryReader:
       return "history reader";
     case LockRank::kAuth:

@@ -28,6 +28,7 @@ enum class LockRank : int {
   kStoreFault,        // server/store_writer.h: why the store refuses writes
   kStoreQueue,        // store/: the writer's queue of batches (SQLite, etcd)
   kStoreSpecs,        // store/etcd_store.h: job specs already in etcd
+  kSpecReader,        // store/sqlite_spec_reader.h: the specs' read connection
   kHistoryReader,     // store/sqlite_history.h: the history connection
   kAuth,              // server/request_auth.h: tokens and the MUNGE replay cache
   kIdentityCache,     // server/job_identity.cc: UNIX accounts looked up

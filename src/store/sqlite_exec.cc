@@ -33,4 +33,11 @@ Status Exec(sqlite3* db, const char* sql) {
   return Status::Ok();
 }
 
+std::string Text(sqlite3_stmt* s, int col) {
+  const unsigned char* text = sqlite3_column_text(s, col);  // before _bytes: its length as text
+  if (text == nullptr) return std::string();
+  return std::string(reinterpret_cast<const char*>(text),
+                     static_cast<size_t>(sqlite3_column_bytes(s, col)));
+}
+
 }  // namespace sluice::store

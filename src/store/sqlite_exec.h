@@ -1,5 +1,5 @@
-// The SQLite store's error mapping and statement helper, shared by the store (sqlite_store.cc)
-// and its migrations (sqlite_schema.cc).
+// The SQLite store's error mapping and statement helpers, shared by the store (sqlite_store.cc),
+// its readers (sqlite_history.cc, sqlite_spec_reader.cc) and its migrations (sqlite_schema.cc).
 // A fault of the disk under the state directory (full, I/O error, cannot create the WAL's
 // files) may pass: kResourceExhausted, and the server waits for space (docs/reliability.md);
 // anything else (corruption, misuse) is kInternal.
@@ -11,6 +11,7 @@
 #include "base/status.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace sluice::store {
 
@@ -20,5 +21,7 @@ Status SqlStatus(sqlite3* db, const std::string& message);
 Status SqlError(sqlite3* db, const std::string& what);
 // Runs `sql` (one or more statements) without results.
 Status Exec(sqlite3* db, const char* sql);
+// Column `col` of `s`'s current row as text ("" for NULL).
+std::string Text(sqlite3_stmt* s, int col);
 
 }  // namespace sluice::store

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "store/sqlite_exec.h"
+
 namespace sluice::store {
 namespace {
 
@@ -30,25 +32,6 @@ CREATE INDEX IF NOT EXISTS jobs_ended_queue ON jobs (json_extract(spec, '$.queue
 CREATE INDEX IF NOT EXISTS jobs_ended_state ON jobs (state, end_time) WHERE phase = 'ENDED';
 CREATE INDEX IF NOT EXISTS jobs_ended_end ON jobs (end_time) WHERE phase = 'ENDED';
 )sql";
-
-Status SqlError(sqlite3* db, const std::string& what) {
-  return Internal(what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "no database"));
-}
-
-Status Exec(sqlite3* db, const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string message = err != nullptr ? err : "unknown error";
-    sqlite3_free(err);
-    return Internal(std::string("sqlite: ") + message);
-  }
-  return Status::Ok();
-}
-
-std::string Text(sqlite3_stmt* s, int col) {
-  const unsigned char* t = sqlite3_column_text(s, col);
-  return t != nullptr ? std::string(reinterpret_cast<const char*>(t)) : std::string();
-}
 
 // A statement and the values to bind to it, built from a query's filters.
 struct Sql {

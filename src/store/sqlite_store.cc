@@ -22,6 +22,7 @@
 #include "store/sqlite_exec.h"
 #include "store/sqlite_history.h"
 #include "store/sqlite_schema.h"
+#include "store/sqlite_spec_reader.h"
 #include "store/store.h"
 
 namespace sluice::store {
@@ -72,6 +73,17 @@ constexpr const char* kUpsertJob =
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
     "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
 
+// A row written without its spec keeps the stored one (Store::ServesSpecs): the same
+// parameters as kUpsertJob, ?2 unused. It inserts nothing when the row is gone (an ended job
+// whose history was purged): a row without its spec would be unreadable at the next start.
+constexpr const char* kUpdateJob =
+    "UPDATE jobs SET state = ?3, seq = ?4, submit_time = ?5, start_time = ?6, end_time = ?7, "
+    "exit_code = ?8, cause = ?9, allocation = ?10, start_seq = ?11, phase = ?12, "
+    "enqueue_time = ?13, policy = ?14, bypass_count = ?15, first_blocked = ?16, "
+    "gate_since = ?17, epoch = ?18, dispatch_attempts = ?19, cancel_requested = ?20, "
+    "preempted_for = ?21, preempt_kill_at = ?22, cpu_seconds = ?23, max_rss_mb = ?24, "
+    "message = ?25, array_states = ?26, steps = ?27, events = ?28 WHERE id = ?1";
+
 // Columns added after the first schema: ALTER TABLE adds those an older database lacks.
 struct AddedColumn {
   const char* name;
@@ -94,6 +106,52 @@ void BindOptionalDouble(sqlite3_stmt* s, int index, const std::optional<double>&
   } else {
     sqlite3_bind_null(s, index);
   }
+}
+
+void BindOptionalInt(sqlite3_stmt* s, int index, const std::optional<int64_t>& value) {
+  if (value) {
+    sqlite3_bind_int64(s, index, *value);
+  } else {
+    sqlite3_bind_null(s, index);
+  }
+}
+
+void BindText(sqlite3_stmt* s, int index, const std::string& text) {
+  sqlite3_bind_text(s, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+}
+
+// Binds `j` to kUpsertJob's or kUpdateJob's parameters (the texts are not copied: `j` must
+// outlive the step).
+void BindJob(sqlite3_stmt* s, const StoredJob& j) {
+  sqlite3_reset(s);
+  sqlite3_bind_int64(s, 1, j.id);
+  BindText(s, 2, j.spec);
+  BindText(s, 3, j.state);
+  sqlite3_bind_int64(s, 4, static_cast<int64_t>(j.seq));
+  sqlite3_bind_int64(s, 5, j.submit_time);
+  sqlite3_bind_int64(s, 6, j.start_time);
+  sqlite3_bind_int64(s, 7, j.end_time);
+  BindOptionalInt(s, 8, j.exit_code);
+  BindText(s, 9, j.cause);
+  BindText(s, 10, j.allocation);
+  sqlite3_bind_int64(s, 11, static_cast<int64_t>(j.start_seq));
+  BindText(s, 12, j.phase);
+  sqlite3_bind_int64(s, 13, j.enqueue_time);
+  BindText(s, 14, j.policy);
+  sqlite3_bind_int64(s, 15, j.bypass_count);
+  BindOptionalInt(s, 16, j.first_blocked);
+  BindOptionalInt(s, 17, j.gate_since);
+  sqlite3_bind_int64(s, 18, static_cast<int64_t>(j.epoch));
+  sqlite3_bind_int64(s, 19, j.dispatch_attempts);
+  sqlite3_bind_int64(s, 20, j.cancel_requested ? 1 : 0);
+  sqlite3_bind_int64(s, 21, j.preempted_for);
+  sqlite3_bind_int64(s, 22, j.preempt_kill_at);
+  BindOptionalDouble(s, 23, j.cpu_seconds);
+  BindOptionalDouble(s, 24, j.max_rss_mb);
+  BindText(s, 25, j.message);
+  BindText(s, 26, j.array_states);
+  BindText(s, 27, j.steps);
+  BindText(s, 28, j.events);
 }
 
 std::optional<double> OptionalDouble(sqlite3_stmt* s, int col) {
@@ -172,6 +230,7 @@ class SqliteWriter {
     cv_.notify_all();
     if (writer_.joinable()) writer_.join();
     sqlite3_finalize(upsert_job_);
+    sqlite3_finalize(update_job_);
     sqlite3_finalize(upsert_host_);
     sqlite3_finalize(read_epoch_);
     sqlite3_finalize(upsert_setting_);
@@ -184,6 +243,7 @@ class SqliteWriter {
 
   Status Prepare() {
     if (sqlite3_prepare_v2(db_, kUpsertJob, -1, &upsert_job_, nullptr) != SQLITE_OK ||
+        sqlite3_prepare_v2(db_, kUpdateJob, -1, &update_job_, nullptr) != SQLITE_OK ||
         sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO hosts (name, spec) VALUES (?1, ?2)", -1,
                            &upsert_host_, nullptr) != SQLITE_OK ||
         sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = 'epoch'", -1, &read_epoch_,
@@ -340,50 +400,8 @@ class SqliteWriter {
 
   Status Apply(const WriteBatch& batch) {
     for (const StoredJob& j : batch.jobs) {
-      sqlite3_stmt* s = upsert_job_;
-      sqlite3_reset(s);
-      sqlite3_bind_int64(s, 1, j.id);
-      sqlite3_bind_text(s, 2, j.spec.data(), static_cast<int>(j.spec.size()), SQLITE_STATIC);
-      sqlite3_bind_text(s, 3, j.state.data(), static_cast<int>(j.state.size()), SQLITE_STATIC);
-      sqlite3_bind_int64(s, 4, static_cast<int64_t>(j.seq));
-      sqlite3_bind_int64(s, 5, j.submit_time);
-      sqlite3_bind_int64(s, 6, j.start_time);
-      sqlite3_bind_int64(s, 7, j.end_time);
-      if (j.exit_code) {
-        sqlite3_bind_int64(s, 8, *j.exit_code);
-      } else {
-        sqlite3_bind_null(s, 8);
-      }
-      sqlite3_bind_text(s, 9, j.cause.data(), static_cast<int>(j.cause.size()), SQLITE_STATIC);
-      sqlite3_bind_text(s, 10, j.allocation.data(), static_cast<int>(j.allocation.size()),
-                        SQLITE_STATIC);
-      sqlite3_bind_int64(s, 11, static_cast<int64_t>(j.start_seq));
-      sqlite3_bind_text(s, 12, j.phase.data(), static_cast<int>(j.phase.size()), SQLITE_STATIC);
-      sqlite3_bind_int64(s, 13, j.enqueue_time);
-      sqlite3_bind_text(s, 14, j.policy.data(), static_cast<int>(j.policy.size()), SQLITE_STATIC);
-      sqlite3_bind_int64(s, 15, j.bypass_count);
-      if (j.first_blocked) {
-        sqlite3_bind_int64(s, 16, *j.first_blocked);
-      } else {
-        sqlite3_bind_null(s, 16);
-      }
-      if (j.gate_since) {
-        sqlite3_bind_int64(s, 17, *j.gate_since);
-      } else {
-        sqlite3_bind_null(s, 17);
-      }
-      sqlite3_bind_int64(s, 18, static_cast<int64_t>(j.epoch));
-      sqlite3_bind_int64(s, 19, j.dispatch_attempts);
-      sqlite3_bind_int64(s, 20, j.cancel_requested ? 1 : 0);
-      sqlite3_bind_int64(s, 21, j.preempted_for);
-      sqlite3_bind_int64(s, 22, j.preempt_kill_at);
-      BindOptionalDouble(s, 23, j.cpu_seconds);
-      BindOptionalDouble(s, 24, j.max_rss_mb);
-      sqlite3_bind_text(s, 25, j.message.data(), static_cast<int>(j.message.size()), SQLITE_STATIC);
-      sqlite3_bind_text(s, 26, j.array_states.data(), static_cast<int>(j.array_states.size()),
-                        SQLITE_STATIC);
-      sqlite3_bind_text(s, 27, j.steps.data(), static_cast<int>(j.steps.size()), SQLITE_STATIC);
-      sqlite3_bind_text(s, 28, j.events.data(), static_cast<int>(j.events.size()), SQLITE_STATIC);
+      sqlite3_stmt* s = j.spec.empty() ? update_job_ : upsert_job_;
+      BindJob(s, j);
       if (sqlite3_step(s) != SQLITE_DONE)
         return SqlError(db_, "writing job " + std::to_string(j.id));
     }
@@ -426,6 +444,7 @@ class SqliteWriter {
   uint64_t epoch_;
   bool epoch_stored_ = true;
   sqlite3_stmt* upsert_job_ = nullptr;
+  sqlite3_stmt* update_job_ = nullptr;  // a row written without its spec (kUpdateJob)
   sqlite3_stmt* upsert_host_ = nullptr;
   sqlite3_stmt* read_epoch_ = nullptr;
   sqlite3_stmt* upsert_setting_ = nullptr;
@@ -481,11 +500,6 @@ Status AddMissingColumns(sqlite3* db) {
   return Status::Ok();
 }
 
-std::string Text(sqlite3_stmt* s, int col) {
-  const unsigned char* t = sqlite3_column_text(s, col);
-  return t != nullptr ? std::string(reinterpret_cast<const char*>(t)) : std::string();
-}
-
 std::optional<int64_t> OptionalInt(sqlite3_stmt* s, int col) {
   if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
   return sqlite3_column_int64(s, col);
@@ -527,10 +541,17 @@ class SqliteStore final : public Store {
     return history_->Purge(ended_before, max_rows);
   }
   bool PurgesHistory() const override { return true; }
-  void SetHistory(std::unique_ptr<SqliteHistory> history) { history_ = std::move(history); }
+  bool ServesSpecs() const override { return true; }
+  Result<std::string> ReadSpec(JobId id) override { return specs_->Read(id); }
+  void SetReaders(std::unique_ptr<SqliteHistory> history, std::unique_ptr<SqliteSpecReader> specs) {
+    history_ = std::move(history);
+    specs_ = std::move(specs);
+  }
 
  private:
-  std::unique_ptr<SqliteHistory> history_;  // history.h, on its own connection
+  // Each on its own connection, closed after the writer's (declared first: destroyed last).
+  std::unique_ptr<SqliteHistory> history_;  // history.h
+  std::unique_ptr<SqliteSpecReader> specs_;  // sqlite_spec_reader.h
   std::unique_ptr<SqliteWriter> impl_;
   std::string dir_;
   uint64_t epoch_ = 0;
@@ -610,9 +631,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
   real->Start();
   Result<std::unique_ptr<SqliteHistory>> history = SqliteHistory::Open(db_path, epoch);
   if (!history) return history.error();
+  Result<std::unique_ptr<SqliteSpecReader>> specs = SqliteSpecReader::Open(db_path);
+  if (!specs) return specs.error();
   auto store = std::make_unique<SqliteStore>(std::move(real), dir, epoch,
                                              SchemaOpened{.found = *schema});
-  store->SetHistory(std::move(*history));
+  store->SetReaders(std::move(*history), std::move(*specs));
   return std::unique_ptr<Store>(std::move(store));
 }
 

@@ -1,4 +1,5 @@
-// Store's shared parts: WriteSync over Write, Role's names, and OpenUrl's choice of backend.
+// Store's shared parts: WriteSync over Write, Role's names, the default ReadSpec, and OpenUrl's
+// choice of backend.
 #include "store/store.h"
 
 #include <future>
@@ -24,6 +25,10 @@ Status Store::WriteSync(WriteBatch batch) {
   std::future<Status> future = promise.get_future();
   Write(std::move(batch), [&promise](const Status& s) { promise.set_value(s); });
   return future.get();
+}
+
+Result<std::string> Store::ReadSpec(JobId /*id*/) {
+  return FailedPrecondition("this store does not serve specs by id");
 }
 
 Result<std::unique_ptr<Store>> Store::OpenUrl(const std::string& url, const OpenOptions& options) {

@@ -54,7 +54,9 @@ namespace sluice::store {
 // One job row. Times are Unix seconds; 0 means "not yet".
 struct StoredJob {
   JobId id = 0;
-  std::string spec;   // the submission as JSON (changed only by `modify`, R-UX-7)
+  // The submission as JSON (changed only by `modify`, R-UX-7). Written empty, on a store that
+  // ServesSpecs(): the row keeps the spec it has.
+  std::string spec;
   std::string state;  // PENDING, HELD, ADMITTING, RUNNING, DONE, EXIT, CANCELLED
   uint64_t seq = 0;   // enqueue sequence (admission record)
   int64_t submit_time = 0;
@@ -239,6 +241,16 @@ class Store {
   // For tests of fencing: overwrite the stored epoch as a rival controller would (SQLite
   // only; the etcd store answers kFailedPrecondition: a rival there is a second store).
   virtual Status OverwriteEpochForTest(uint64_t epoch) = 0;
+
+  // --- Specs on demand (issue 45). From any thread. ---
+  // True when ReadSpec serves the spec of every stored row (SQLite), so the controller keeps
+  // a job's spec text only until a write carrying it committed. A job row written with an
+  // empty spec then keeps the spec stored with it (it updates the row, and inserts none when
+  // there is no row). False (etcd): rows always carry their spec, the controller keeps them.
+  virtual bool ServesSpecs() const { return false; }
+  // The committed spec of job `id`. Errors: kNotFound when no row has that id;
+  // kFailedPrecondition when !ServesSpecs(); the backend's read errors.
+  virtual Result<std::string> ReadSpec(JobId id);
 
   // --- History (R-UX-6; store/history.h). From any thread, while leading. ---
   // One page of ended jobs matching `query`. The default scans Load() (the etcd store);

@@ -121,6 +121,56 @@ TEST(StoreTest, RowsRoundTripAndEpochGrowsOnEachOpen) {
                                                             {"reclaim_deadline/b", 1764450000}}));
 }
 
+// Specs on demand (issue 45): the controller drops a spec once a write carrying it committed
+// and reads it back by id, so a row written without one must keep the stored spec, and a row
+// gone from the store (its history purged) must not come back without one.
+TEST(StoreTest, ARowWrittenWithoutItsSpecKeepsTheStoredOne) {
+  TempDir dir;
+  auto store = Store::Open(dir.path().string());
+  ASSERT_TRUE(store) << store.error().ToString();
+  ASSERT_TRUE((*store)->ServesSpecs());
+  ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {Job(1)}}).ok());
+  Result<std::string> read = (*store)->ReadSpec(1);
+  ASSERT_TRUE(read) << read.error().ToString();
+  EXPECT_EQ(*read, Job(1).spec);
+
+  StoredJob changed = Job(1);
+  changed.spec.clear();
+  changed.state = "RUNNING";
+  changed.start_time = 500;
+  StoredJob gone = Job(2);  // never stored with its spec
+  gone.spec.clear();
+  ASSERT_TRUE(WriteOnCaller(**store, WriteBatch{.jobs = {changed, gone}}).ok());
+  read = (*store)->ReadSpec(1);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(*read, Job(1).spec);
+  EXPECT_EQ((*store)->ReadSpec(2).error().code(), StatusCode::kNotFound);
+
+  store->reset();
+  store = Store::Open(dir.path().string());
+  ASSERT_TRUE(store);
+  auto snap = (*store)->Load();
+  ASSERT_TRUE(snap);
+  ASSERT_EQ(snap->jobs.size(), 1u);
+  StoredJob expected = changed;
+  expected.spec = Job(1).spec;
+  EXPECT_EQ(snap->jobs[0], expected);
+}
+
+TEST(StoreTest, TheSpecReaderSeesOnlyCommittedWrites) {
+  TempDir dir;
+  auto store = Store::Open(dir.path().string());
+  ASSERT_TRUE(store);
+  ASSERT_EQ((*store)->ReadSpec(3).error().code(), StatusCode::kNotFound);
+  StoredJob modified = Job(3);
+  ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {modified}}).ok());
+  modified.spec = R"({"command":"false","id":3})";  // as `modify` writes it
+  ASSERT_TRUE((*store)->WriteSync(WriteBatch{.jobs = {modified}}).ok());
+  Result<std::string> read = (*store)->ReadSpec(3);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(*read, modified.spec);
+}
+
 // A state directory written before the preemption, accounting and steps columns existed opens,
 // keeps its rows and stores the new fields from then on; its history shows them too.
 TEST(StoreTest, AnOlderDatabaseGainsTheNewColumns) {
