@@ -105,7 +105,10 @@ class AgentRegistry {
     credentials_ = credentials;
   }
   // The job's whole environment as its processes get it (EnvironmentOf's comment).
-  nlohmann::json JobEnvironment(const JobInfo& job) const { return EnvironmentOf(job, job.Spec()); }
+  // `spec`: JobBook::Spec(job).
+  nlohmann::json JobEnvironment(const JobInfo& job, const nlohmann::json& spec) const {
+    return EnvironmentOf(job, spec);
+  }
   // A user's signal to a running job (issue 47, `sluice cancel --signal`): one order for the
   // agent of each of `hosts`, for the job's current `run`, sent once with its next heartbeat
   // reply. Orders are not stored: one lost with its reply, with a failover, or dropped when
@@ -212,7 +215,8 @@ class AgentRegistry {
   // order lost with its reply), never in every long-poll reply (issue 19: a job that ignores
   // SIGTERM made a tight kill loop of heartbeats and log lines).
   bool KillDue(JobId id, int64_t now_ms);
-  // `spec`: job.Spec(), parsed once by the caller (issue 45: the tree is not kept).
+  // `spec`: JobBook::Spec(job), read once by the caller (issue 45: neither the tree nor, once
+  // stored, the text is kept).
   nlohmann::json LaunchOf(const JobInfo& job, const nlohmann::json& spec) const;
   nlohmann::json EnvironmentOf(const JobInfo& job, const nlohmann::json& spec) const;
   bool HasOrders(const std::string& name) const;  // peek, step or signal orders wait for it

@@ -64,9 +64,8 @@ Status JobRequests::IngestArray(json spec, std::shared_ptr<const std::string> fi
   info->fixed_text = std::move(fixed);
   info->in_core = true;  // as its array: JobForgotten drops the array once it ended
   info->queue = InternedText(ctx_.state().topology().queues()[array->queue].spec.name);
-  info->row =
-      JobRow{.id = id, .spec = spec.dump(), .seq = array->base_seq, .submit_time = now};
-  info->row.spec.shrink_to_fit();
+  info->row = JobRow{
+      .id = id, .spec = SparseText(spec.dump()), .seq = array->base_seq, .submit_time = now};
   info->row.array_states = EncodeElementStates(array->states);
   info->SetState(ParseJobState(AggregateState(*array)).value_or(JobState::kPending));
   info->SetPhase(core::AdmissionPhase::kPending);

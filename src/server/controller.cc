@@ -56,6 +56,9 @@ Controller::Controller(core::ClusterState state, ControllerDeps deps)
   agents_.set_peek_broker(&peeks_);
   agents_.set_steps(&step_streams_, &job_credentials_);
   book_.OnReleased([this](JobId id) { steps_.JobReleased(id); });
+  // Specs once stored are read from the store, not kept (issue 45; SQLite).
+  ctx_.writes().SetSpecsStored(
+      [this](const std::vector<SpecWritten>& written) { book_.SpecsStored(written); });
   // Jobs in advance reservations end with their window (R-RSV-2) and only their users submit.
   book_.SetRunLimitSource(
       {.limit = [this](const JobInfo& job) { return reservations_.RunLimitOf(job); },

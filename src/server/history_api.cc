@@ -248,7 +248,7 @@ Answer Controller::JobHistory(JobId id) {
     }
     if (JobInfo* job = book_.Find(id)) {
       book_.SyncRow(*job);
-      row = job->Stored();
+      row = book_.StoredWithSpec(*job);
     }
   }
   if (!row) {  // forgotten by the controller, kept by the store (R-UX-6)

@@ -210,8 +210,8 @@ JobInfo* JobBook::AddElement(JobId id) {
   info->fixed_text = parent.fixed_text;
   info->queue = parent.queue;
   info->in_core = true;
-  info->row =
-      JobRow{.id = id, .spec = parent.row.spec, .submit_time = parent.row.submit_time};
+  // The parent keeps its spec (SpecsStored): each element's row stores a copy of it.
+  info->row = JobRow{.id = id, .spec = parent.row.spec, .submit_time = parent.row.submit_time};
   info->SetState(cj->state == JobState::kHeld ? JobState::kHeld : JobState::kPending);
   info->SetPhase(core::AdmissionPhase::kPending);
   SyncRow(*info);
@@ -291,7 +291,7 @@ Status JobBook::RestoreArrayRow(JobInfo& job) {
   if (found == restoring_arrays_.end()) {
     return InvalidArgument("job " + std::to_string(job.row.id) + ": unreadable array");
   }
-  const json spec = job.Spec();
+  const json spec = Spec(job);
   core::ArrayRestored event{.spec = ToCoreSpec(spec, job.row.id),
                             .array = spec["array"].get<std::string>(),
                             .base_seq = job.row.seq,

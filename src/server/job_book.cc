@@ -124,11 +124,8 @@ const std::string& JobInfo::StateText() const { return ToText(state_); }
 
 const std::string& JobInfo::PhaseText() const { return ToText(phase_); }
 
-json JobInfo::Spec() const { return json::parse(row.spec, nullptr, /*allow_exceptions=*/false); }
-
 void JobInfo::SetSpec(const json& spec) {
-  row.spec = spec.dump();
-  row.spec.shrink_to_fit();  // dump grows it by doubling
+  row.spec = SparseText(spec.dump());
   AdoptSpec(spec);
 }
 
@@ -227,6 +224,39 @@ void JobBook::Unindex(const JobInfo& job) {
   if (on_released_) on_released_(job.row.id);
 }
 
+// --- Specs --------------------------------------------------------------------------------------
+
+std::string JobBook::SpecText(const JobInfo& job) const {
+  if (!job.row.spec.empty()) return job.row.spec.str();
+  Result<std::string> stored = ctx_.writes().store().ReadSpec(job.row.id);
+  if (!stored) {
+    ctx_.log().error("job {}: cannot read its spec: {}", FormatJobId(job.row.id),
+                     stored.error().message());
+    return std::string();
+  }
+  return std::move(*stored);
+}
+
+json JobBook::Spec(const JobInfo& job) const {
+  return json::parse(SpecText(job), nullptr, /*allow_exceptions=*/false);
+}
+
+store::StoredJob JobBook::StoredWithSpec(const JobInfo& job) const {
+  store::StoredJob row = job.Stored();
+  if (row.spec.empty()) row.spec = SpecText(job);
+  return row;
+}
+
+void JobBook::SpecsStored(const std::vector<SpecWritten>& written) {
+  for (const SpecWritten& w : written) {
+    JobInfo* job = Find(w.id);
+    if (job == nullptr || job->row.spec.empty() || IsArrayParent(*job)) continue;
+    // Changed since (a `modify` queued after this write): that text is not stored yet.
+    if (std::hash<std::string>{}(job->row.spec.str()) != w.hash) continue;
+    job->row.spec.clear();
+  }
+}
+
 // --- Restart ------------------------------------------------------------------------------------
 
 JobBook::Restored JobBook::Restore(std::vector<store::StoredJob>&& rows,
@@ -276,12 +306,14 @@ JobInfo* JobBook::RestoreRow(store::StoredJob&& stored) {
   info->message = row.message;
   info->SetState(*state);
   info->SetPhase(*phase);
-  const json parsed = json::parse(row.spec, nullptr, false);
+  const json parsed = json::parse(row.spec.str(), nullptr, false);
   if (!parsed.is_object()) {
     ctx_.log().error("job {}: stored spec is not JSON; skipped", row.id);
     return nullptr;
   }
   info->AdoptSpec(parsed);
+  // Read from the store when needed again (SpecText): the text was parsed once, here.
+  if (ctx_.writes().store().ServesSpecs() && !IsArrayParent(*info)) info->row.spec.clear();
   info->fixed_text = SharedFixedText(parsed);
   info->queue = InternedText(parsed.value("queue", ""));
   const core::ClusterState& cs = ctx_.state();

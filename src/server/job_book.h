@@ -67,8 +67,9 @@ struct JobInfo {
   // What the store holds (the truth across restarts), compact (job_row.h): Stored() spells it.
   JobRow row;
   // What listings, counts and filters read of the spec on every job, kept compact (issue 45):
-  // the parsed tree of row.spec (about 2 KB a job as nlohmann::json) is not kept; Spec()
-  // parses the text when a rarer path (a launch, a change, the details) needs the rest.
+  // the parsed tree of the spec (about 2 KB a job as nlohmann::json) is not kept, nor, once
+  // stored, its text (job_row.h); JobBook::Spec reads it when a rarer path (a launch, a step, a
+  // change, the details) needs the rest.
   InternedText user;
   InternedText account;  // AccountOf(spec): its account, else its user
   InternedText reservation;  // the advance reservation it runs in (R-RSV-2); "" none
@@ -140,8 +141,6 @@ struct JobInfo {
     restored_waiting = false;
   }
 
-  // row.spec parsed (a discarded value when it is not JSON, which Restore refuses).
-  nlohmann::json Spec() const;
   // Sets row.spec to `spec`'s text and the compact members above from it.
   void SetSpec(const nlohmann::json& spec);
   // Sets only the compact members from `spec` (row.spec already holds its text).
@@ -226,6 +225,19 @@ class JobBook {
   void SetRunLimitSource(RunLimitSource source) { run_limit_source_ = std::move(source); }
   // The run limit `job`'s agent enforces, as launches and run-limit orders carry it (null: none).
   nlohmann::json RunLimitOf(const JobInfo& job) const;
+
+  // --- Specs (issue 45) ---
+  // A job's spec text: its record's while it holds one, else the store's (a store that serves
+  // specs: SQLite). "" when the store cannot read it (logged).
+  std::string SpecText(const JobInfo& job) const;
+  // SpecText parsed: a discarded value when it is unreadable or not JSON.
+  nlohmann::json Spec(const JobInfo& job) const;
+  // The row as the store holds it, its spec included (history answers, a revived job).
+  store::StoredJob StoredWithSpec(const JobInfo& job) const;
+  // Rows carrying their specs committed (StoreWriter::SetSpecsStored): a record that still
+  // holds the text written drops it, and reads it from the store from now on. An array's
+  // record keeps its own (each element it adds copies it into the element's row).
+  void SpecsStored(const std::vector<SpecWritten>& written);
 
   // --- Restart ---
   // Steps: 1. every row in id order: an ended one is noted for dependencies (EndedJobNoted)

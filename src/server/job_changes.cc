@@ -117,7 +117,12 @@ Outcome<json> JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, con
   if (job == nullptr) return NotFound("no job " + std::to_string(id));
   Status owner = RefuseUnlessOwner(caller, job->user, id);
   if (!owner.ok()) return owner;
-  Result<json> spec = MergedSpec(job->Spec(), body);
+  const json stored = book_.Spec(*job);
+  if (!stored.is_object()) {
+    return Status(StatusCode::kUnavailable,
+                  "job " + std::to_string(id) + ": its spec cannot be read now; retry");
+  }
+  Result<json> spec = MergedSpec(stored, body);
   if (!spec) return spec.error();
   if (body.contains("output")) spec->erase("output_default");  // named now, or defaulted again
   (void)ApplyJobPolicy(policy, *spec);
@@ -146,7 +151,7 @@ Outcome<json> JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInf
   const JobId id = job.row.id;
   Status applied = ctx_.ApplyLocked(core::RunLimitChanged{id, limit}, "");
   if (!applied.ok()) return FailedPrecondition(applied.message());
-  const std::string changes = Changes(job.Spec(), spec);
+  const std::string changes = Changes(book_.Spec(job), spec);
   ctx_.log().info("job {}: modified by {}: {}", id, caller.user, changes);
   AppendJobEvent(job.row, {{"event", "modify"},
                            {"time", ctx_.Now()},
@@ -208,7 +213,7 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
   }
   Status applied = ctx_.ApplyLocked(core::JobModified{core_spec}, "job " + std::to_string(id));
   if (!applied.ok()) return InvalidArgument(applied.message());
-  const std::string changes = Changes(job.Spec(), spec);
+  const std::string changes = Changes(book_.Spec(job), spec);
   ctx_.log().info("job {}: modified by {}: {}{}", id, caller.user, changes,
                  moves ? " (to the end of queue " + q.name + ")" : "");
   AppendJobEvent(job.row, {{"event", "modify"},
@@ -257,7 +262,7 @@ Outcome<json> JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
 Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId id, JobInfo* job) {
   store::StoredJob row;
   if (job != nullptr) {
-    row = job->Stored();
+    row = book_.StoredWithSpec(*job);
   } else {
     // Not in memory: its row in the store's history (it ended before the retention).
     store::HistoryQuery query{.id = id, .limit = 1};

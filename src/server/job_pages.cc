@@ -102,25 +102,23 @@ bool SpecContains(const nlohmann::json& spec, const char* field, std::string_vie
          ContainsFolded(it->get_ref<const std::string&>(), needle);
 }
 
-// The search: id, name, user, project, queue, then the command (its words one by one; the
-// joined line only when the search has a space).
+// The job's listed fixed members (wire::FixedJobText: name, project, the command's line...)
+// as a JSON object: the search and the sort by name read them there, not in the spec, which
+// a store that serves specs would read row by row (issue 45).
+nlohmann::json FixedMembersOf(const JobInfo& job) {
+  if (!job.fixed_text) return nlohmann::json::object();
+  return nlohmann::json::parse("{" + *job.fixed_text + "}", nullptr, /*allow_exceptions=*/false);
+}
+
+// The search: id, name, user, project, queue, then the command's line (its words joined by
+// spaces: a search without a space matches it where it matches one of its words).
 bool SearchMatches(const std::string& search, const JobInfo& job) {
   if (std::to_string(job.row.id).find(search) != std::string::npos) return true;
   if (ContainsFolded(job.user.str(), search)) return true;
   if (ContainsFolded(job.queue.str(), search)) return true;
-  // The rest is only in the spec's text (issue 45: no parsed tree is kept per job).
-  const nlohmann::json spec = job.Spec();
-  for (const char* field : {"name", "project"}) {
-    if (SpecContains(spec, field, search)) return true;
-  }
-  auto command = spec.find("command");
-  if (command == spec.end()) return false;
-  if (command->is_string()) return ContainsFolded(command->get_ref<const std::string&>(), search);
-  if (search.find(' ') != std::string::npos) {
-    return ContainsFolded(wire::CommandText(*command), search);
-  }
-  for (const nlohmann::json& word : *command) {
-    if (word.is_string() && ContainsFolded(word.get_ref<const std::string&>(), search)) return true;
+  const nlohmann::json fixed = FixedMembersOf(job);
+  for (const char* field : {"name", "project", "command"}) {
+    if (SpecContains(fixed, field, search)) return true;
   }
   return false;
 }
@@ -152,7 +150,10 @@ SortKey KeyOf(const JobPageQuery& q, const std::shared_ptr<JobInfo>& job) {
   if (s == "user") key.text = job->user;
   if (s == "queue") key.text = job->queue;
   if (s == "state") key.text = job->StateText();
-  if (s == "name") key.text = job->Spec().value("name", "");
+  if (s == "name") {
+    const nlohmann::json fixed = FixedMembersOf(*job);
+    key.text = fixed.is_object() ? fixed.value("name", "") : "";
+  }
   return key;
 }
 

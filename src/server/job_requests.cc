@@ -106,8 +106,7 @@ Status JobRequests::Ingest(const Caller& caller, json spec,
   info->fixed_text = std::move(fixed);
   info->in_core = true;
   info->queue = InternedText(ctx_.state().topology().queues()[cj->queue].spec.name);
-  info->row = JobRow{.id = id, .spec = spec.dump(), .submit_time = now};
-  info->row.spec.shrink_to_fit();  // dump grows it by doubling: up to twice the text, per job
+  info->row = JobRow{.id = id, .spec = SparseText(spec.dump()), .submit_time = now};
   info->SetState(cj->state == core::JobState::kHeld ? JobState::kHeld : JobState::kPending);
   info->SetPhase(core::AdmissionPhase::kPending);
   info->AdoptSpec(spec);  // the tree itself is not kept (issue 45)

@@ -6,7 +6,7 @@ namespace sluice::server {
 
 JobRow JobRow::From(store::StoredJob&& s) {
   JobRow row{.id = s.id,
-             .spec = std::move(s.spec),
+             .spec = SparseText(std::move(s.spec)),
              .seq = s.seq,
              .submit_time = s.submit_time,
              .start_time = s.start_time,

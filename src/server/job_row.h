@@ -5,9 +5,11 @@
 // (state, phase: JobInfo::state(), phase()), with the admission policy interned (a few
 // distinct values) and the texts only started, ended or changed jobs carry (cause,
 // allocation, message, array states, steps, events) as SparseText: a null pointer while
-// empty, so a pending job pays 8 bytes for each instead of a 32-byte std::string. A pending
-// job's row is 208 bytes instead of StoredJob's 488. JobInfo::Stored() spells it back whole
-// for the store; JobRow::From takes a stored row apart at a restart.
+// empty, so a pending job pays 8 bytes for each instead of a 32-byte std::string. The spec's
+// text is a SparseText too: on a store that serves specs (SQLite) the record drops it once
+// stored (job_book.h). A pending job's row is 184 bytes instead of StoredJob's 488.
+// JobInfo::Stored() spells it back for the store; JobRow::From takes a stored row apart at a
+// restart.
 // Invariants: a SparseText holds no empty string (empty is the null pointer).
 // Thread-safety: plain values, guarded by their owner's lock.
 #pragma once
@@ -29,6 +31,11 @@ namespace sluice::server {
 class SparseText {
  public:
   SparseText() = default;
+  // Takes `text`, its capacity trimmed to its size (a dumped spec is grown by doubling).
+  explicit SparseText(std::string text) {
+    text.shrink_to_fit();
+    *this = std::move(text);
+  }
   SparseText(const SparseText& other) { *this = other.str(); }
   SparseText(SparseText&&) noexcept = default;
   SparseText& operator=(const SparseText& other) {
@@ -81,7 +88,10 @@ class SparseText {
 
 struct JobRow {
   JobId id = 0;
-  std::string spec;  // the submission as JSON (see StoredJob::spec)
+  // The submission as JSON (see StoredJob::spec). On a store that serves specs it is kept only
+  // until a write carrying it committed (JobBook::SpecsStored), then read from the store
+  // (JobBook::SpecText); an array's record keeps its own.
+  SparseText spec;
   uint64_t seq = 0;
   int64_t submit_time = 0;
   int64_t start_time = 0;

@@ -147,17 +147,22 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
       for (const json& s : recorded) next->second = std::max(next->second, s.value("step", int64_t{0}));
     }
   }
+  const json spec = book_.Spec(*job);
+  if (!spec.is_object()) {
+    return Status(StatusCode::kUnavailable,
+                  "job " + FormatJobId(id) + ": its spec cannot be read now; retry");
+  }
   const int64_t step = ++next->second;
 
   wire::StepOrder order{.job = id,
                         .step = step,
                         .command = request->command,
                         .account = job->account,
-                        .cwd = job->Spec().value("cwd", ""),
+                        .cwd = spec.value("cwd", ""),
                         .pty = request->pty,
                         .rows = request->rows,
                         .cols = request->cols};
-  const json job_env = agents_.JobEnvironment(*job);
+  const json job_env = agents_.JobEnvironment(*job, spec);
   for (const auto& [key, value] : job_env.items()) {
     if (value.is_string()) order.env[key] = value.get<std::string>();
   }
@@ -176,7 +181,7 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
     order.env[key] = value;
   }
   for (const auto& [key, value] : request->env) order.env[key] = value;
-  if (const json spec = job->Spec(); spec.contains("umask") && spec["umask"].is_number_integer()) {
+  if (spec.contains("umask") && spec["umask"].is_number_integer()) {
     order.umask = spec["umask"].get<int>();
   }
   const LaunchLimits limits = LaunchLimitsOf(*job, ctx_.state(), index);

@@ -1,7 +1,9 @@
 #include "server/store_writer.h"
 
 #include <cstdlib>
+#include <functional>
 #include <future>
+#include <string>
 #include <utility>
 
 namespace sluice::server {
@@ -43,14 +45,30 @@ void StoreWriter::ForgetWithdrawn(size_t n) {
   withdrawn_.erase(withdrawn_.begin(), withdrawn_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
+std::vector<SpecWritten> StoreWriter::SpecsOf(const store::WriteBatch& batch) const {
+  std::vector<SpecWritten> specs;
+  if (!specs_stored_ || !store_->ServesSpecs()) return specs;
+  for (const store::StoredJob& row : batch.jobs) {
+    if (!row.spec.empty()) specs.push_back({row.id, std::hash<std::string>{}(row.spec)});
+  }
+  return specs;
+}
+
+void StoreWriter::Committed(const Status& status, const std::vector<SpecWritten>& specs) {
+  if (status.ok() && !specs.empty()) specs_stored_(specs);
+  ++writes_ended_;
+}
+
 void StoreWriter::Write(store::WriteBatch batch, std::function<void()> then) {
   ++writes_begun_;
-  store_->Write(std::move(batch), [this, then = std::move(then)](const Status& status) {
+  std::vector<SpecWritten> specs = SpecsOf(batch);
+  store_->Write(std::move(batch), [this, then = std::move(then),
+                                   specs = std::move(specs)](const Status& status) {
     if (!status.ok()) Failed(status);  // returns only for kUnavailable, kResourceExhausted
     {
       std::lock_guard lock(mu_);
       if (then && status.ok()) then();
-      ++writes_ended_;
+      Committed(status, specs);
       if (after_commit_) after_commit_();
     }
     writes_cv_.notify_all();
@@ -79,14 +97,16 @@ Status StoreWriter::WriteAndWait(MutexLock& lock, store::WriteBatch batch) {
   auto done = std::make_shared<std::promise<Status>>();
   std::future<Status> future = done->get_future();
   ++writes_begun_;
+  std::vector<SpecWritten> specs = SpecsOf(batch);
   // Queued in order under the lock; committed on this thread once the lock is released
   // (store.h, WriteForCaller): the reply waits for the fsync and nothing else.
-  store_->WriteForCaller(std::move(batch), [this, done](const Status& status) {
+  store_->WriteForCaller(std::move(batch), [this, done,
+                                            specs = std::move(specs)](const Status& status) {
     if (!status.ok()) Failed(status);
     done->set_value(status);  // first: the waiting request answers without waiting for the lock
     {
       std::lock_guard ended(mu_);
-      ++writes_ended_;
+      Committed(status, specs);
     }
     writes_cv_.notify_all();
   });

@@ -12,7 +12,8 @@
 // Invariants:
 //  - a write that fails otherwise ends the process (fenced: this controller may no longer act);
 //  - nothing is written, launched or scheduled while !Writable();
-//  - a write's follow-up (`then`) runs only after its commit, with the controller's lock held.
+//  - a write's follow-up (`then`, and the specs it stored) runs only after its commit, with the
+//    controller's lock held.
 // Thread-safety: the methods marked REQUIRES(mu) are called with the controller's lock held
 // (the lock `mu` passed at construction); Fault(), Recovered(), DiskFault(), deposed() and
 // Depose() are safe from any thread. The store's commit callbacks run on its committer thread
@@ -37,6 +38,13 @@
 #include "store/store.h"
 
 namespace sluice::server {
+
+// A job row written with its spec (issue 45): the spec's hash, so that once the write
+// committed the record can tell whether it still holds that same text (JobBook::SpecsStored).
+struct SpecWritten {
+  JobId id = 0;
+  size_t hash = 0;
+};
 
 class StoreWriter {
  public:
@@ -69,6 +77,11 @@ class StoreWriter {
   bool Depose() { return !deposed_.exchange(true); }
 
   // --- Writes ---
+  // On a store that serves specs (Store::ServesSpecs): `stored` runs with the lock held after
+  // each write that committed rows carrying their spec, with those rows. Set before writing.
+  void SetSpecsStored(std::function<void(const std::vector<SpecWritten>&)> stored) {
+    specs_stored_ = std::move(stored);
+  }
   // Queues `batch`; `then` runs after the commit with the controller's lock held, before
   // waiters wake (not when the write failed).
   void Write(store::WriteBatch batch, std::function<void()> then = nullptr) SLUICE_REQUIRES(mu_);
@@ -109,6 +122,11 @@ class StoreWriter {
   // Ends the process after a failed write, or marks a resync due (kUnavailable,
   // kResourceExhausted).
   void Failed(const Status& status);
+  // The rows of `batch` that carry their spec, when someone is told of them once stored.
+  std::vector<SpecWritten> SpecsOf(const store::WriteBatch& batch) const;
+  // After a write ended, with mu_ held.
+  void Committed(const Status& status, const std::vector<SpecWritten>& specs)
+      SLUICE_REQUIRES(mu_);
   int64_t NowMs() const { return clock_(); }
 
   store::Store* const store_;
@@ -116,6 +134,7 @@ class StoreWriter {
   const std::function<int64_t()> clock_;
   const std::shared_ptr<spdlog::logger> log_;
   const std::function<void()> after_commit_;
+  std::function<void(const std::vector<SpecWritten>&)> specs_stored_;
   uint64_t epoch_ SLUICE_GUARDED_BY(mu_) = 0;
   uint64_t writes_begun_ SLUICE_GUARDED_BY(mu_) = 0;  // writes handed to the store
   uint64_t writes_ended_ SLUICE_GUARDED_BY(mu_) = 0;  // of those, committed or failed

@@ -79,7 +79,7 @@ wire::JobListEntry ListEntryOf(const JobInfo& job, const JobBook& book,
                  .steps = r.steps,
                  .with_reasons = with_reasons};
   if (IsArrayParent(job)) {  // R-UX-3
-    e.array = job.Spec()["array"].get<std::string>();  // an array's record: few
+    e.array = book.Spec(job).value("array", "");  // an array's record: few, and it keeps its spec
     e.elements = ElementCounts(state.FindArray(r.id), r.array_states.str());
   }
   for (const auto& [name, slots] : job.hosts) e.tasks += slots;
@@ -114,7 +114,7 @@ json JobJson(const JobInfo& job, const JobBook& book, const core::ClusterState& 
     j["requeues"] = requeues.count;
     j["queued_time"] = requeues.queued_time;
   }
-  if (const json spec = job.Spec(); spec.contains("script"))
+  if (const json spec = book.Spec(job); spec.contains("script"))
     j["script_bytes"] = spec["script"].get_ref<const std::string&>().size();
   // Per-host verdicts of a waiting job (R-UX-4: `jobs -l`), as `sim --pending-at` shows them.
   const core::Job* cj = job.in_core ? state.FindJob(job.row.id) : nullptr;

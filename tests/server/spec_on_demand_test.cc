@@ -1,7 +1,9 @@
 // A job's record keeps only a compact view of its spec (job_book.h, issue 45); the rest is
-// read from the spec's text when needed. What the job was submitted with must reach its agent
-// and the API unchanged, before and after a restart.
+// read from the spec's text when needed, and on SQLite that text is read from the store once
+// stored. What the job was submitted with (or modified to) must reach its agent and the API
+// unchanged, before and after a restart.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "server/controller.h"
 #include "server/controller_fixture.h"
@@ -50,6 +52,20 @@ class SpecOnDemandTest : public ::testing::Test {
     EXPECT_EQ(launch["account"], "alice");
   }
 
+  // Sets the stored spec's env.A as another connection to the database would: what the
+  // controller reads from the store from now on.
+  void SetStoredVariable(JobId id, const std::string& value) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_.path() / "sluice.db").c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    const std::string sql = "UPDATE jobs SET spec = json_set(spec, '$.env.A', '" + value +
+                            "') WHERE id = " + std::to_string(id);
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    EXPECT_EQ(sqlite3_changes(db), 1);
+    sqlite3_close(db);
+  }
+
   TempDir dir_;
   std::unique_ptr<ControllerHarness> h_;
 };
@@ -66,6 +82,31 @@ TEST_F(SpecOnDemandTest, AfterARestartTheLaunchCarriesTheSameEnvironmentAndScrip
   h_->Open();
   EXPECT_EQ(h_->Job(id), before);  // the API shows the same job
   ExpectSubmitted(LaunchOf(id));
+}
+
+// Once its submission committed, the record keeps no copy of the spec (a million waiting jobs
+// would hold ~300 B each, and real jobs' environments are KBs): the launch reads the store's.
+TEST_F(SpecOnDemandTest, OnceStoredTheSpecIsReadFromTheStoreNotKept) {
+  const JobId id = SubmitWithEnvironmentAndScript();
+  SetStoredVariable(id, "from the store");
+  const json launch = LaunchOf(id);
+  EXPECT_EQ(launch["env"]["A"], "from the store");
+  EXPECT_EQ(launch["script"], kScript);
+  EXPECT_EQ(launch["env"]["SLUICE_JOB_NAME"], "with-env");
+}
+
+// A modify's spec is kept until its write committed, then read back from the store: the
+// launch carries the change, before and after a restart.
+TEST_F(SpecOnDemandTest, AModifiedSpecReachesTheLaunch) {
+  const JobId id = h_->Submit("alice", {{"command", "true"}, {"name", "first"}, {"hold", true}});
+  const Reply modified = Reply(h_->c().Modify(Caller{.user = "alice"}, id, {{"name", "second"}}));
+  ASSERT_EQ(modified.status, 200) << modified.body.dump();
+  EXPECT_EQ(h_->Job(id)["name"], "second");
+  h_->Close();
+  h_->Open();
+  EXPECT_EQ(h_->Job(id)["name"], "second");
+  ASSERT_EQ(Reply(h_->c().Hold(Caller{.user = "alice"}, id, false)).status, 200);
+  EXPECT_EQ(LaunchOf(id)["env"]["SLUICE_JOB_NAME"], "second");
 }
 
 TEST_F(SpecOnDemandTest, TheDetailsShowTheScriptSizeAndTheListedFieldsFromTheSpec) {
