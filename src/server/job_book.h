@@ -61,8 +61,8 @@ struct JobEvent {
 
 struct JobInfo {
   // Member order (issue 45): the 8-byte members first, then the 4-byte ones, then the flags,
-  // so that the record has no holes: 488 bytes (496 at most), in its make_shared block of 512
-  // (mimalloc's size class; 640 before).
+  // so that the record has no holes: 432 bytes (at most), in its make_shared block of 448
+  // (mimalloc's size class; 512 with the spec's text and 16-byte optionals, 640 before).
 
   // What the store holds (the truth across restarts), compact (job_row.h): Stored() spells it.
   JobRow row;
