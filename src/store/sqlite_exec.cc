@@ -33,6 +33,20 @@ Status Exec(sqlite3* db, const char* sql) {
   return Status::Ok();
 }
 
+Result<sqlite3*> OpenSecondConnection(const std::string& db_path, int flags,
+                                      const std::string& what) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    Status status = SqlError(db, "opening " + db_path + " " + what);
+    sqlite3_close(db);
+    return status;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  int persist_wal = 1;
+  sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist_wal);
+  return db;
+}
+
 std::string Text(sqlite3_stmt* s, int col) {
   const unsigned char* text = sqlite3_column_text(s, col);  // before _bytes: its length as text
   if (text == nullptr) return std::string();

@@ -93,20 +93,10 @@ Status CreateHistoryIndexes(sqlite3* db) { return Exec(db, kIndexes); }
 
 Result<std::unique_ptr<SqliteHistory>> SqliteHistory::Open(const std::string& db_path,
                                                            uint64_t epoch) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) !=
-      SQLITE_OK) {
-    Status status = SqlError(db, "opening " + db_path + " for history");
-    sqlite3_close(db);
-    return status;
-  }
-  sqlite3_busy_timeout(db, 5000);
-  // This connection closes after the store's own (SqliteStore declares it first), and the
-  // last connection to close deletes the WAL's files unless told to keep them, as the store's
-  // connection is (a restart on a full disk must not need to create them).
-  int persist_wal = 1;
-  sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist_wal);
-  std::unique_ptr<SqliteHistory> history(new SqliteHistory(db, epoch));
+  // Read-write: it purges. It closes after the store's own (SqliteStore declares it first).
+  Result<sqlite3*> db = OpenSecondConnection(db_path, SQLITE_OPEN_READWRITE, "for history");
+  if (!db) return db.error();
+  std::unique_ptr<SqliteHistory> history(new SqliteHistory(*db, epoch));
   history->ReadAccountingColumns();
   return history;
 }

@@ -9,17 +9,9 @@
 namespace sluice::store {
 
 Result<std::unique_ptr<SqliteSpecReader>> SqliteSpecReader::Open(const std::string& db_path) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) !=
-      SQLITE_OK) {
-    Status status = SqlError(db, "opening " + db_path + " to read specs");
-    sqlite3_close(db);
-    return status;
-  }
-  sqlite3_busy_timeout(db, 5000);
-  // As the history's connection: the WAL's files must outlive this connection's close.
-  int persist_wal = 1;
-  sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist_wal);
+  Result<sqlite3*> opened = OpenSecondConnection(db_path, SQLITE_OPEN_READONLY, "to read specs");
+  if (!opened) return opened.error();
+  sqlite3* db = *opened;
   sqlite3_stmt* select = nullptr;
   if (sqlite3_prepare_v3(db, "SELECT spec FROM jobs WHERE id = ?1", -1, SQLITE_PREPARE_PERSISTENT,
                          &select, nullptr) != SQLITE_OK) {
