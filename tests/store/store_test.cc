@@ -157,7 +157,7 @@ TEST(StoreTest, ARowWrittenWithoutItsSpecKeepsTheStoredOne) {
   EXPECT_EQ(snap->jobs[0], expected);
 }
 
-TEST(StoreTest, TheSpecReaderSeesOnlyCommittedWrites) {
+TEST(StoreTest, TheSpecReaderReadsTheLastCommittedSpec) {
   TempDir dir;
   auto store = Store::Open(dir.path().string());
   ASSERT_TRUE(store);
