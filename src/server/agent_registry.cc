@@ -588,9 +588,9 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
     }
     if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options().relaunch_ms)
       continue;
-    job->launch_sent_ms = now;
     const json spec = book_.Spec(*job);
-    if (!spec.is_object()) continue;  // unreadable now (logged): sent again after relaunch_ms
+    if (!spec.is_object()) continue;  // unreadable now (logged): not sent; the next poll tries
+    job->launch_sent_ms = now;
     launch.push_back(LaunchOf(*job, spec));
     // An interactive job's streams are step 0's (R-LAUNCH-3): its client reads them from now.
     if (steps_ != nullptr && spec.contains("interactive")) steps_->OpenAttached(id, name, now);

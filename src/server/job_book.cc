@@ -112,6 +112,20 @@ core::AdmissionRecord RecordOf(const JobRow& row, const core::JobSpec& spec) {
       .epoch = row.epoch};
 }
 
+// Whether a record may drop its spec's text once stored (issue 45): the store serves specs by
+// id, and every record the book keeps has its row there, i.e. the store does not delete an
+// ended job's row (its history retention, keep_history_seconds) before the book forgets the
+// job (keep_ended_seconds). Otherwise a record would outlive its spec: the history of the job,
+// its details and a requeue of it read the spec.
+bool DropsStoredSpecs(const ServerContext& ctx) {
+  const store::Store& store = ctx.writes().store();
+  if (!store.ServesSpecs()) return false;
+  if (!store.PurgesHistory()) return true;
+  const int64_t history = ctx.options().keep_history_seconds;  // < 0: rows never deleted
+  const int64_t ended = ctx.options().keep_ended_seconds;      // < 0: records kept for ever
+  return history < 0 || (ended >= 0 && ended < history);
+}
+
 }  // namespace
 
 void JobInfo::SetState(JobState state) { state_ = state; }
@@ -248,9 +262,12 @@ store::StoredJob JobBook::StoredWithSpec(const JobInfo& job) const {
 }
 
 void JobBook::SpecsStored(const std::vector<SpecWritten>& written) {
+  if (!DropsStoredSpecs(ctx_)) return;
   for (const SpecWritten& w : written) {
-    JobInfo* job = Find(w.id);
-    if (job == nullptr || job->row.spec.empty() || IsArrayParent(*job)) continue;
+    auto it = by_id_.find(w.id);  // not Find: it may add an array element's record
+    if (it == by_id_.end()) continue;
+    JobInfo* job = it->second;
+    if (job->row.spec.empty() || IsArrayParent(*job)) continue;
     // Changed since (a `modify` queued after this write): that text is not stored yet.
     if (std::hash<std::string>{}(job->row.spec.str()) != w.hash) continue;
     job->row.spec.clear();
@@ -313,7 +330,7 @@ JobInfo* JobBook::RestoreRow(store::StoredJob&& stored) {
   }
   info->AdoptSpec(parsed);
   // Read from the store when needed again (SpecText): the text was parsed once, here.
-  if (ctx_.writes().store().ServesSpecs() && !IsArrayParent(*info)) info->row.spec.clear();
+  if (DropsStoredSpecs(ctx_) && !IsArrayParent(*info)) info->row.spec.clear();
   info->fixed_text = SharedFixedText(parsed);
   info->queue = InternedText(parsed.value("queue", ""));
   const core::ClusterState& cs = ctx_.state();

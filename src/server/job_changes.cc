@@ -44,6 +44,12 @@ const std::set<std::string>& SubmissionFields() {
 }
 
 // The body over the stored spec, checked as a submission; errors name `job.<field>`.
+// A job's spec the store could not read now (JobBook::Spec logged why).
+Status SpecUnreadable(JobId id) {
+  return Status(StatusCode::kUnavailable,
+                "job " + std::to_string(id) + ": its spec cannot be read now; retry");
+}
+
 Result<json> MergedSpec(const json& stored, const json& body) {
   if (!body.is_object() || body.empty()) {
     return InvalidArgument("job: expected an object with the fields to change");
@@ -118,10 +124,7 @@ Outcome<json> JobChanges::Modify(Lock& lock, const Caller& caller, JobId id, con
   Status owner = RefuseUnlessOwner(caller, job->user, id);
   if (!owner.ok()) return owner;
   const json stored = book_.Spec(*job);
-  if (!stored.is_object()) {
-    return Status(StatusCode::kUnavailable,
-                  "job " + std::to_string(id) + ": its spec cannot be read now; retry");
-  }
+  if (!stored.is_object()) return SpecUnreadable(id);
   Result<json> spec = MergedSpec(stored, body);
   if (!spec) return spec.error();
   if (body.contains("output")) spec->erase("output_default");  // named now, or defaulted again
@@ -149,9 +152,12 @@ Outcome<json> JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInf
   std::optional<Duration> limit;
   if (spec["run_limit"].is_number_integer()) limit = spec["run_limit"].get<int64_t>();
   const JobId id = job.row.id;
+  // Read before the core changes: a spec that cannot be read now changes nothing.
+  const json before = book_.Spec(job);
+  if (!before.is_object()) return SpecUnreadable(id);
   Status applied = ctx_.ApplyLocked(core::RunLimitChanged{id, limit}, "");
   if (!applied.ok()) return FailedPrecondition(applied.message());
-  const std::string changes = Changes(book_.Spec(job), spec);
+  const std::string changes = Changes(before, spec);
   ctx_.log().info("job {}: modified by {}: {}", id, caller.user, changes);
   AppendJobEvent(job.row, {{"event", "modify"},
                            {"time", ctx_.Now()},
@@ -172,6 +178,9 @@ Outcome<json> JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInf
 // Steps 2-4 of Modify for a PENDING/HELD job (job_changes.h).
 Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInfo& job, json spec) {
   const JobId id = job.row.id;
+  // Read before the core changes: a spec that cannot be read now changes nothing.
+  const json before = book_.Spec(job);
+  if (!before.is_object()) return SpecUnreadable(id);
   const core::ClusterState& cs = ctx_.state();
   const std::string queue_name = spec.value("queue", "");
   const std::optional<QueueIndex> queue =
@@ -213,7 +222,7 @@ Outcome<json> JobChanges::ModifyWaiting(Lock& lock, const Caller& caller, JobInf
   }
   Status applied = ctx_.ApplyLocked(core::JobModified{core_spec}, "job " + std::to_string(id));
   if (!applied.ok()) return InvalidArgument(applied.message());
-  const std::string changes = Changes(book_.Spec(job), spec);
+  const std::string changes = Changes(before, spec);
   ctx_.log().info("job {}: modified by {}: {}{}", id, caller.user, changes,
                  moves ? " (to the end of queue " + q.name + ")" : "");
   AppendJobEvent(job.row, {{"event", "modify"},
@@ -277,6 +286,7 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
       return FailedPrecondition("job " + std::to_string(id) + " is " + job->StateText());
     }
   }
+  if (row.spec.empty()) return SpecUnreadable(id);
   json spec = json::parse(row.spec, nullptr, false);
   if (!spec.is_object()) return Internal("job " + std::to_string(id) + ": bad spec");
   Status owner = RefuseUnlessOwner(caller, spec.value("user", ""), id);
@@ -293,6 +303,9 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
     job = info.get();
     book_.Add(std::move(info));
   }
+  // Its row is written whole again (an upsert): the store may have deleted it meanwhile (the
+  // history's retention), and a row written without its spec is only an update.
+  if (job->row.spec.empty()) job->row.spec = SparseText(std::string(row.spec));
   const core::ClusterState& cs = ctx_.state();
   job->in_core = true;
   job->queue = InternedText(cs.topology().queues()[cs.FindJob(id)->queue].spec.name);

@@ -63,6 +63,8 @@ class ControllerHarness {
                               .max_dispatch_attempts = 3,
                               .relaunch_ms = 3'000};
     options.estimate_jobs_per_queue = estimate_jobs_per_queue_;
+    options.keep_ended_seconds = keep_ended_seconds_;
+    options.keep_history_seconds = keep_history_seconds_;
     auto now = now_ms_;
     auto controller = Controller::Create(ControllerDeps{.config = config,
                                                         .auth = std::move(auth),
@@ -86,6 +88,11 @@ class ControllerHarness {
   void set_agent_absence_ms(int64_t ms) { agent_absence_ms_ = ms; }
   // ControllerOptions::estimate_jobs_per_queue for the next Open.
   void set_estimate_jobs_per_queue(int64_t n) { estimate_jobs_per_queue_ = n; }
+  // ControllerOptions::keep_ended_seconds and keep_history_seconds for the next Open.
+  void set_keep_seconds(int64_t ended, int64_t history) {
+    keep_ended_seconds_ = ended;
+    keep_history_seconds_ = history;
+  }
   store::Store& store() { return *store_; }
   void Advance(int64_t ms) { *now_ms_ += ms; }
   int64_t now_ms() const { return *now_ms_; }
@@ -126,6 +133,8 @@ class ControllerHarness {
   std::string dir_;
   int64_t agent_absence_ms_ = 0;
   int64_t estimate_jobs_per_queue_ = ControllerOptions{}.estimate_jobs_per_queue;
+  int64_t keep_ended_seconds_ = ControllerOptions{}.keep_ended_seconds;
+  int64_t keep_history_seconds_ = ControllerOptions{}.keep_history_seconds;
   std::shared_ptr<int64_t> now_ms_;
   std::shared_ptr<std::ostringstream> log_stream_;
   std::shared_ptr<spdlog::logger> log_;

@@ -15,6 +15,7 @@ namespace {
 using nlohmann::json;
 using ::sluice::testing::TempDir;
 using testing::ControllerHarness;
+using testing::Exited;
 using testing::LaunchedIds;
 
 constexpr const char* kScript = "#!/bin/sh\necho \"hello\" > out.txt\n";
@@ -52,18 +53,20 @@ class SpecOnDemandTest : public ::testing::Test {
     EXPECT_EQ(launch["account"], "alice");
   }
 
-  // Sets the stored spec's env.A as another connection to the database would: what the
-  // controller reads from the store from now on.
-  void SetStoredVariable(JobId id, const std::string& value) {
+  // Runs `sql` on the database as another connection (another process) would.
+  void ExecOnTheDatabase(const std::string& sql) {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open((dir_.path() / "sluice.db").c_str(), &db), SQLITE_OK);
     sqlite3_busy_timeout(db, 5000);
-    const std::string sql = "UPDATE jobs SET spec = json_set(spec, '$.env.A', '" + value +
-                            "') WHERE id = " + std::to_string(id);
     EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
         << sqlite3_errmsg(db);
-    EXPECT_EQ(sqlite3_changes(db), 1);
+    EXPECT_EQ(sqlite3_changes(db), 1) << sql;
     sqlite3_close(db);
+  }
+  // Sets the stored spec's env.A: what the controller reads from the store from now on.
+  void SetStoredVariable(JobId id, const std::string& value) {
+    ExecOnTheDatabase("UPDATE jobs SET spec = json_set(spec, '$.env.A', '" + value +
+                      "') WHERE id = " + std::to_string(id));
   }
 
   TempDir dir_;
@@ -107,6 +110,31 @@ TEST_F(SpecOnDemandTest, AModifiedSpecReachesTheLaunch) {
   EXPECT_EQ(h_->Job(id)["name"], "second");
   ASSERT_EQ(Reply(h_->c().Hold(Caller{.user = "alice"}, id, false)).status, 200);
   EXPECT_EQ(LaunchOf(id)["env"]["SLUICE_JOB_NAME"], "second");
+}
+
+// Where the store deletes ended jobs' rows (its history retention) before the controller forgets
+// the jobs, the records keep their specs: a job whose row went can still be requeued, and is
+// stored again whole (it is there after a restart).
+TEST_F(SpecOnDemandTest, RecordsThatOutliveTheirRowsKeepTheirSpecs) {
+  h_->Close();
+  h_->set_keep_seconds(/*ended=*/3600, /*history=*/60);
+  h_->Open();
+  const JobId id = SubmitWithEnvironmentAndScript();
+  ASSERT_FALSE(LaunchOf(id).is_null());
+  const std::string host = h_->Job(id)["hosts"][0]["name"].get<std::string>();
+  h_->Heartbeat(host, json::array({id}));
+  h_->Heartbeat(host, json::array(), Exited(id));
+  h_->c().FlushStore();
+  ASSERT_EQ(h_->State(id), "DONE");
+  ExecOnTheDatabase("DELETE FROM jobs WHERE id = " + std::to_string(id));  // as a purge would
+
+  const Reply requeued = Reply(h_->c().Requeue(Caller{.user = "alice"}, id));
+  ASSERT_EQ(requeued.status, 200) << requeued.body.dump();
+  h_->c().FlushStore();
+  h_->Close();
+  h_->Open();
+  EXPECT_EQ(h_->State(id), "PENDING");
+  ExpectSubmitted(LaunchOf(id));
 }
 
 TEST_F(SpecOnDemandTest, TheDetailsShowTheScriptSizeAndTheListedFieldsFromTheSpec) {
