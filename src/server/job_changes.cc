@@ -43,13 +43,13 @@ const std::set<std::string>& SubmissionFields() {
   return kFields;
 }
 
-// The body over the stored spec, checked as a submission; errors name `job.<field>`.
 // A job's spec the store could not read now (JobBook::Spec logged why).
 Status SpecUnreadable(JobId id) {
   return Status(StatusCode::kUnavailable,
                 "job " + std::to_string(id) + ": its spec cannot be read now; retry");
 }
 
+// The body over the stored spec, checked as a submission; errors name `job.<field>`.
 Result<json> MergedSpec(const json& stored, const json& body) {
   if (!body.is_object() || body.empty()) {
     return InvalidArgument("job: expected an object with the fields to change");
