@@ -157,7 +157,8 @@ void JobInfo::AdoptSpec(const json& spec) {
 std::string JobInfo::WaitReason() const {
   if (state_ == JobState::kHeld) return std::string(core::ToString(core::ReasonCode::kHeld));
   if (state_ != JobState::kPending) return "";
-  return main_reason.empty() ? std::string(core::ToString(core::ReasonCode::kNewJob)) : main_reason;
+  return main_reason.empty() ? std::string(core::ToString(core::ReasonCode::kNewJob))
+                             : main_reason.str();
 }
 
 // --- Records ------------------------------------------------------------------------------------

@@ -38,11 +38,11 @@
 #include <utility>
 #include <vector>
 
+#include "base/interned_text.h"
 #include "core/driver/forecast.h"
 #include "core/model/job.h"
 #include "core/reasons/reason.h"
 #include "server/context.h"
-#include "server/interned_text.h"
 #include "server/job_row.h"
 #include "server/job_state.h"
 #include "store/store.h"

@@ -24,8 +24,8 @@
 #include <string_view>
 
 #include "base/ids.h"
-#include "server/interned_text.h"
-#include "server/packed_optional.h"
+#include "base/interned_text.h"
+#include "base/packed_optional.h"
 #include "store/store.h"
 
 namespace sluice::server {

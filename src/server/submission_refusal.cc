@@ -48,7 +48,9 @@ std::optional<Refusal> SubmissionRefusals::Check(ServerContext& ctx, const Calle
     std::optional<core::NeverRunnable> never = check.Check(spec);
     if (!never) continue;
     const std::string queue =
-        spec.queue.empty() ? ctx.state().topology().queues()[ctx.state().topology().default_queue()].spec.name : spec.queue;
+        spec.queue.empty()
+            ? ctx.state().topology().queues()[ctx.state().topology().default_queue()].spec.name
+            : spec.queue.str();
     refused_by_queue_[queue] += 1;
     json details = json::array();
     for (const core::ReasonDetail& detail : never->reasons.details) {

@@ -85,7 +85,9 @@ Status ReadInt32(const Json& value, const Location& at, std::string_view field, 
   return Status::Ok();
 }
 
-Status ReadString(const Json& value, const Location& at, std::string_view field, std::string& out) {
+// Into a std::string or an InternedText (the spec's user, project, queue and reservation).
+template <typename Text>
+Status ReadString(const Json& value, const Location& at, std::string_view field, Text& out) {
   if (!value.is_string()) return at.Error(field, "expected a string");
   out = value.get<std::string>();
   return Status::Ok();

@@ -226,8 +226,8 @@ Status SubmitPending(const SyntheticOptions& options, const std::vector<Syntheti
         .max_tasks = shape.max_tasks,
         .run_limit = 60 + static_cast<Duration>(Below(rng, 86400)),
         .priority = Below(rng, 10) == 0 ? 1 + static_cast<int32_t>(Below(rng, 3)) : 0,
-        .submit_time = 1,
-        .exclusive = shape.exclusive};
+        .exclusive = shape.exclusive,
+        .submit_time = 1};
     SLUICE_RETURN_IF_ERROR(state.Submit(std::move(spec)));
   }
   return Status::Ok();

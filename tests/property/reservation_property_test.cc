@@ -88,7 +88,7 @@ void CheckStart(const Job& job, const ClusterState& state, Counts& counts) {
   for (const HostGrant& g : job.allocation.hosts) {
     if (own >= 0) {
       EXPECT_TRUE(book.Covers(own, g.host))
-          << "job " << job.spec.id << " of " << job.spec.reservation << " on host " << g.host;
+          << "job " << job.spec.id << " of " << job.spec.reservation.str() << " on host " << g.host;
     }
     const Instant from = book.ReservedFrom(g.host, start, own);
     EXPECT_LE(end, from) << "job " << job.spec.id << " on host " << g.host << " runs [" << start

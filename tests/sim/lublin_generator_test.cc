@@ -86,8 +86,8 @@ TEST(LublinGeneratorTest, ShapeOfTheWorkload) {
       ASSERT_TRUE(job.spec.run_limit.has_value());
       ASSERT_GE(*job.spec.run_limit, job.runtime);
       ASSERT_EQ(job.spec.queue, "");
-      ASSERT_EQ(job.spec.user.front(), 'u');
-      const int64_t user = std::stoll(job.spec.user.substr(1));
+      ASSERT_EQ(job.spec.user.str().front(), 'u');
+      const int64_t user = std::stoll(job.spec.user.str().substr(1));
       ASSERT_GE(user, 1);
       ASSERT_LE(user, max_users);
     }

@@ -171,7 +171,7 @@ std::string QueueShareHint(const ReasonDetail& d, const Job& job, const Queue& q
            "/" + std::to_string(d.max) + " slots — starts when its running jobs free " +
            Plural(std::max<int64_t>(1, d.used + job.min_slots - d.max), "slot", "slots");
   }
-  return "user " + (job.spec.user.empty() ? std::string("-") : job.spec.user) + " holds " +
+  return "user " + (job.spec.user.empty() ? std::string("-") : job.spec.user.str()) + " holds " +
          std::to_string(d.used) + "/" + std::to_string(d.max) +
          " slots of the queue's minimum user share while others wait — starts when one of its "
          "jobs ends";

@@ -7,12 +7,13 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/ids.h"
+#include "base/interned_text.h"
+#include "base/packed_optional.h"
 #include "base/time.h"
 #include "core/model/config.h"
 #include "core/resreq/request.h"
@@ -28,26 +29,29 @@ enum class ExitCause : uint8_t { kNone, kNonZeroExit, kUnschedulable, kRunLimit,
 std::string_view ToString(ExitCause cause);
 
 // Immutable specification of a job, as submitted (SPEC §2, R-SIM-4).
+// Member order and types (issue 45): the names a site has few of (user, project, queue,
+// reservation) are interned, 8 bytes each instead of a string's 32, and the small members sit
+// together, so that a Job fits mimalloc's 384-byte size class (see Job).
 struct JobSpec {
   JobId id = kNoJob;
   std::string name;
-  std::string user;
-  std::string project;
-  std::string queue;  // empty: the cluster's default queue
+  InternedText user;
+  InternedText project;
+  InternedText queue;  // empty: the cluster's default queue
   std::string command;
   std::string resreq;  // resource request string (SPEC §3); empty: any slots
   int32_t min_tasks = 1;
   int32_t max_tasks = 1;
-  std::optional<Duration>
-      run_limit;  // kill limit and backfill estimate; none: never assumed to end
+  // Kill limit and backfill estimate; none: never assumed to end.
+  PackedOptional<Duration> run_limit;
   int32_t priority = 0;
+  bool exclusive = false;  // beside priority: no hole (a designated initializer names them
+  bool hold = false;       // before submit_time)
   Instant submit_time = 0;
   Instant begin_time = 0;
   std::string depend;
-  bool exclusive = false;
-  bool hold = false;
   // The advance reservation it runs in (R-RSV-2, `-U NAME`); empty: none.
-  std::string reservation;
+  InternedText reservation;
 };
 
 // An amount of one consumable resource (host or shared, by context).
@@ -98,11 +102,11 @@ struct AdmissionRecord {
   uint64_t spec_digest = 0;               // of the immutable JobSpec (the request snapshot is
                                           // spec.resreq, compiled into Job::request)
   PolicyKind policy = PolicyKind::kFifo;  // the queue's policy when the job was enqueued
-  // Beside policy (one byte each): a record of 64 bytes, not 72 (issue 45).
+  // Beside policy (one byte each), and the optional times packed: 48 bytes (issue 45).
   AdmissionPhase phase = AdmissionPhase::kPending;
   int32_t bypass_count = 0;               // later jobs admitted while this job was the blocked head
-  std::optional<Instant> first_blocked;   // first cycle it was head and temporarily unavailable
-  std::optional<Instant> gate_since;      // when its aging gate activated (bounded_backfill)
+  PackedOptional<Instant> first_blocked;  // first cycle it was head and temporarily unavailable
+  PackedOptional<Instant> gate_since;     // when its aging gate activated (bounded_backfill)
   uint64_t epoch = 0;  // controller epoch that last wrote the record (server)
 
   bool gate_active() const { return gate_since.has_value(); }
@@ -112,9 +116,9 @@ struct AdmissionRecord {
 // Digest of the fields of a JobSpec that identify it (deterministic across runs).
 uint64_t SpecDigest(const JobSpec& spec);
 
-// Member order (issue 45): the one-byte members together, so that a Job is 496 bytes and its
-// node in the job table (key and next pointer beside it) fills mimalloc's 512-byte size class
-// instead of 640. tests/core/model/job_layout_test.cc keeps it there.
+// Member order (issue 45): the one-byte members together, so that a Job is at most 368 bytes and
+// its node in the job table (key and next pointer beside it) fills mimalloc's 384-byte size
+// class instead of 512. tests/core/model/job_layout_test.cc keeps it there.
 struct Job {
   JobSpec spec;
   JobState state = JobState::kPending;

@@ -14,7 +14,7 @@
 #include <optional>
 #include <type_traits>
 
-namespace sluice::server {
+namespace sluice {
 
 template <typename T>
 class PackedOptional {
@@ -27,7 +27,7 @@ class PackedOptional {
 
  public:
   PackedOptional() = default;
-  PackedOptional(std::nullopt_t) {}  // NOLINT: as std::optional
+  PackedOptional(std::nullopt_t) {}                  // NOLINT: as std::optional
   PackedOptional(T value) : bits_(ToBits(value)) {}  // NOLINT: as std::optional
   PackedOptional(const std::optional<T>& value) {    // NOLINT: as std::optional
     if (value) bits_ = ToBits(*value);
@@ -65,4 +65,4 @@ class PackedOptional {
   Bits bits_ = kNone;
 };
 
-}  // namespace sluice::server
+}  // namespace sluice

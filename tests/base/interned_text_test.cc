@@ -1,13 +1,15 @@
 // InternedText (interned_text.h): one pool entry per distinct text, shared by every holder.
-#include "server/interned_text.h"
+#include "base/interned_text.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
-namespace sluice::server {
+namespace sluice {
 namespace {
 
 TEST(InternedTextTest, EqualTextsShareOneEntry) {
@@ -26,6 +28,32 @@ TEST(InternedTextTest, ManyHoldersOfAFewTextsAddOnlyThoseTexts) {
   EXPECT_EQ(InternedTextCount(), before + 3);
   EXPECT_EQ(users[0].str(), "pool-user-0");
   EXPECT_EQ(users[9'999].str(), "pool-user-0");
+}
+
+// A record's member reads and writes as the std::string it replaced (the core's JobSpec).
+TEST(InternedTextTest, ReadsAndWritesAsAString) {
+  InternedText user = "text-carol";
+  EXPECT_TRUE(user == "text-carol");
+  EXPECT_TRUE(user == std::string("text-carol"));
+  EXPECT_TRUE(user == std::string_view("text-carol"));
+  EXPECT_TRUE("text-carol" == user);
+  EXPECT_EQ("user " + user, "user text-carol");
+  EXPECT_EQ(user + "!", "text-carol!");
+  EXPECT_EQ(user.size(), 10u);
+  const std::string& as_string = user;
+  const std::string_view as_view = user;
+  EXPECT_EQ(as_string, as_view);
+  user = std::string("text-dave");
+  EXPECT_EQ(user.str(), "text-dave");
+}
+
+// Ordered by text, not by where the pool put the entry: sorted listings stay alphabetical.
+TEST(InternedTextTest, OrdersByText) {
+  std::vector<InternedText> names;
+  for (const char* name : {"order-m", "order-z", "order-a", "order-q"}) names.emplace_back(name);
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> texts(names.begin(), names.end());
+  EXPECT_EQ(texts, (std::vector<std::string>{"order-a", "order-m", "order-q", "order-z"}));
 }
 
 TEST(InternedTextTest, EmptyTextIsTheDefaultAndAddsNothing) {
@@ -49,4 +77,4 @@ TEST(InternedTextTest, ThreadsInterningTheSameTextGetOneEntry) {
 }
 
 }  // namespace
-}  // namespace sluice::server
+}  // namespace sluice

@@ -1,6 +1,6 @@
-// PackedOptional (server/packed_optional.h, issue 45): the job record's optional numbers in 8
-// bytes, read and written as std::optional is by the record's users and the stored row.
-#include "server/packed_optional.h"
+// PackedOptional (base/packed_optional.h, issue 45): optional numbers in 8 bytes, read and
+// written as std::optional is by the records' users.
+#include "base/packed_optional.h"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,7 @@
 #include <limits>
 #include <optional>
 
-#include "server/job_row.h"
-
-namespace sluice::server {
+namespace sluice {
 namespace {
 
 static_assert(sizeof(PackedOptional<int64_t>) == 8 && sizeof(PackedOptional<double>) == 8);
@@ -48,19 +46,5 @@ TEST(PackedOptionalTest, KeepsEveryValueARowHolds) {
   EXPECT_FALSE(PackedOptional<double>(std::optional<double>()).has_value());
 }
 
-// The stored row gets back exactly what the record was given (JobRow::From, JobRow::Stored).
-TEST(PackedOptionalTest, ARowRoundTripsItsOptionalNumbers) {
-  store::StoredJob stored{.id = 5, .spec = "{}", .first_blocked = 120, .cpu_seconds = 0.25};
-  const JobRow row = JobRow::From(store::StoredJob(stored));
-  EXPECT_EQ(*row.first_blocked, 120);
-  EXPECT_FALSE(row.gate_since);
-  EXPECT_FALSE(row.max_rss_mb);
-  const store::StoredJob back = row.Stored("PENDING", "PENDING");
-  EXPECT_EQ(back.first_blocked, std::optional<int64_t>(120));
-  EXPECT_EQ(back.gate_since, std::nullopt);
-  EXPECT_EQ(back.cpu_seconds, std::optional<double>(0.25));
-  EXPECT_EQ(back.max_rss_mb, std::nullopt);
-}
-
 }  // namespace
-}  // namespace sluice::server
+}  // namespace sluice
