@@ -281,12 +281,12 @@ std::string AdvanceReservations::WindowEndMessage(const JobInfo& job) const {
 
 void AdvanceReservations::ResendRunLimits(const std::string& name) {
   for (const auto& [id, job] : book_.jobs()) {
-    if (!job->HoldsAllocation() || job->launch_host.empty()) continue;
+    if (!job->HoldsAllocation() || job->launch().launch_host.empty()) continue;
     const std::string in = job->reservation.str();
     if (in.empty() || (!name.empty() && in != name)) continue;
     job->run_limit_pending = true;
     book_.NoteRunLimitOrder(*job);
-    ctx_.wakeups().Mark(job->launch_host);
+    ctx_.wakeups().Mark(job->launch().launch_host);
   }
 }
 

@@ -50,13 +50,14 @@ std::string CommandName(const json& command) {
 // run: nothing else of the job ran there since. A fenced run is not an end (its agent killed
 // it): the requeue stands.
 bool EndsLostRun(const JobInfo& job, const std::string& name, const wire::ExitReport& e) {
-  if (job.lost_host.empty() || job.lost_host != name || job.row.cancel_requested) return false;
+  if (job.launch().lost_host.empty() || job.launch().lost_host != name || job.row.cancel_requested)
+    return false;
   const bool waits = job.phase() == core::AdmissionPhase::kPending;
   const bool relaunched_here =
-      job.phase() == core::AdmissionPhase::kAdmitting && job.launch_host == name;
+      job.phase() == core::AdmissionPhase::kAdmitting && job.launch().launch_host == name;
   if (!waits && !relaunched_here) return false;
   if (e.cause == wire::ExitCause::kFenced) return false;
-  return e.run == 0 || job.lost_run == 0 || e.run == job.lost_run;
+  return e.run == 0 || job.launch().lost_run == 0 || e.run == job.launch().lost_run;
 }
 
 // Why a host the configuration dropped while it ran jobs is closed (GET /v1/hosts `reason`,
@@ -464,17 +465,19 @@ void AgentRegistry::ApplyExits(const std::string& name, const HeartbeatReport& r
                    e.cause == wire::ExitCause::kKilled, batch);
       continue;
     }
-    if (job == nullptr || job->launch_host != name || !job->HoldsAllocation()) continue;
-    if (e.run != 0 && job->run != 0 && e.run != job->run) {
+    if (job == nullptr || job->launch().launch_host != name || !job->HoldsAllocation()) continue;
+    if (e.run != 0 && job->launch().run != 0 && e.run != job->launch().run) {
       // A late copy of an earlier run's report (e.g. sent on both of the agent's links before
       // the first was acknowledged) after the job was requeued and dispatched here again.
       ctx_.log().info("job {}: ignored the exit report of its earlier run {} (now run {})",
-                      FormatJobId(e.job), e.run, job->run);
+                      FormatJobId(e.job), e.run, job->launch().run);
       continue;
     }
     if (job->requeue_requested && !job->row.cancel_requested) {  // sluice requeue
       job->requeue_requested = false;
-      book_.Requeue(*job, job->requeue_by.empty() ? "requeued" : "by " + job->requeue_by, batch);
+      book_.Requeue(
+          *job, job->launch().requeue_by.empty() ? "requeued" : "by " + job->launch().requeue_by,
+          batch);
       continue;
     }
     if (job->BeingPreempted() && !job->row.cancel_requested) {  // back to its queue
@@ -500,7 +503,7 @@ void AgentRegistry::ApplyLaunchFailures(const std::string& name, const Heartbeat
     const std::string& message = failure.message;
     ack.push_back(id);
     JobInfo* job = book_.Find(id);
-    if (job == nullptr || job->launch_host != name ||
+    if (job == nullptr || job->launch().launch_host != name ||
         job->phase() != core::AdmissionPhase::kAdmitting) {
       continue;
     }
@@ -528,7 +531,7 @@ void AgentRegistry::ApplyLaunchFailures(const std::string& name, const Heartbeat
 void AgentRegistry::ApplyRunning(const std::string& name, Agent& agent,
                                  const HeartbeatReport& report, store::WriteBatch& batch) {
   const auto admitting_here = [&](const JobInfo* job) {
-    return job != nullptr && job->launch_host == name &&
+    return job != nullptr && job->launch().launch_host == name &&
            job->phase() == core::AdmissionPhase::kAdmitting;
   };
   for (JobId id : report.running) {
@@ -540,13 +543,13 @@ void AgentRegistry::ApplyRunning(const std::string& name, Agent& agent,
   }
   for (JobId id : std::exchange(agent.unlisted, {})) {
     JobInfo* job = book_.Find(id);
-    if (job == nullptr || job->launch_host != name || !job->HoldsAllocation() ||
+    if (job == nullptr || job->launch().launch_host != name || !job->HoldsAllocation() ||
         report.running.contains(id)) {
       continue;
     }
     if (!admitting_here(job)) {
       book_.Lose(*job, "its agent restarted without it", batch);
-    } else if (job->from_earlier_epoch || job->launch_sent_ms >= 0) {
+    } else if (job->from_earlier_epoch || job->launch().launch_sent_ms >= 0) {
       book_.Requeue(*job, "its agent does not run it", batch);
     }
   }
@@ -555,8 +558,8 @@ void AgentRegistry::ApplyRunning(const std::string& name, Agent& agent,
     JobInfo* job = book_.Find(id);
     if (job != nullptr && job->row.cancel_requested &&
         job->phase() == core::AdmissionPhase::kAdmitting && !report.running.contains(id) &&
-        job->launch_sent_ms >= 0 &&
-        ctx_.NowMs() - job->launch_sent_ms > ctx_.options().relaunch_ms) {
+        job->launch().launch_sent_ms >= 0 &&
+        ctx_.NowMs() - job->launch().launch_sent_ms > ctx_.options().relaunch_ms) {
       never_ran.push_back(job);
     }
   }
@@ -586,18 +589,19 @@ void AgentRegistry::CollectWork(const std::string& name, const std::set<JobId>& 
         running.contains(id) || !ctx_.writes().Writable()) {
       continue;
     }
-    if (job->launch_sent_ms >= 0 && now - job->launch_sent_ms < ctx_.options().relaunch_ms)
+    if (job->launch().launch_sent_ms >= 0 &&
+        now - job->launch().launch_sent_ms < ctx_.options().relaunch_ms)
       continue;
     const json spec = book_.Spec(*job);
     if (!spec.is_object()) continue;  // unreadable now (logged): not sent; the next poll tries
-    job->launch_sent_ms = now;
+    job->mutable_launch().launch_sent_ms = now;
     launch.push_back(LaunchOf(*job, spec));
     // An interactive job's streams are step 0's (R-LAUNCH-3): its client reads them from now.
     if (steps_ != nullptr && spec.contains("interactive")) steps_->OpenAttached(id, name, now);
   }
   for (JobId id : running) {
     JobInfo* job = book_.Find(id);
-    if ((job == nullptr || job->launch_host != name || !job->HoldsAllocation()) &&
+    if ((job == nullptr || job->launch().launch_host != name || !job->HoldsAllocation()) &&
         KillDue(id, now)) {
       kill.push_back({{"job", id}, {"grace_seconds", grace}});
     }
@@ -620,7 +624,7 @@ bool AgentRegistry::KillDue(JobId id, int64_t now_ms) {
 json AgentRegistry::EnvironmentOf(const JobInfo& job, const json& spec) const {
   json env = spec.value("env", json::object());
   JobVariablesInput input{.id = job.row.id,
-                          .hosts = job.hosts,
+                          .hosts = job.launch().hosts,
                           .queue = job.queue,
                           .name = spec.value("name", ""),
                           .user = job.user,
@@ -645,7 +649,7 @@ json AgentRegistry::LaunchOf(const JobInfo& job, const json& spec) const {
   if (error.empty()) error = output;
   const LaunchLimits limits = LaunchLimitsOf(job, ctx_.state());  // R-SEC-3
   json launch = {{"job", job.row.id},
-                 {"run", job.run},
+                 {"run", job.launch().run},
                  {"argv", Argv(command)},
                  {"command", CommandText(command)},
                  {"cwd", spec.value("cwd", "")},

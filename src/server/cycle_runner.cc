@@ -93,14 +93,14 @@ void CycleRunner::Commit() {
       JobInfo* job = book_.Find(id);
       if (job != nullptr && job->phase() == core::AdmissionPhase::kAdmitting) {
         job->launch_ready = true;
-        ctx_.wakeups().Mark(job->launch_host);
+        ctx_.wakeups().Mark(job->launch().launch_host);
       }
     }
     for (JobId id : preempted) {  // their agents' long polls answer with the kills
       JobInfo* job = book_.Find(id);
       if (job != nullptr && job->BeingPreempted()) {
         job->preempt_committed = true;
-        ctx_.wakeups().Mark(job->launch_host);
+        ctx_.wakeups().Mark(job->launch().launch_host);
       }
     }
   });
@@ -123,9 +123,10 @@ void CycleRunner::OnStart(const core::StartJob& start, Instant now) {
   job->SetPhase(core::AdmissionPhase::kAdmitting);
   job->row.start_time = now;
   job->launch_ready = false;
-  job->launch_sent_ms = -1;
+  job->mutable_launch().launch_sent_ms = -1;
   // Unique across leaders too: a later epoch's runs number above an earlier one's.
-  job->run = (ctx_.writes().epoch() << 40) | (++runs_started_ & ((uint64_t{1} << 40) - 1));
+  job->mutable_launch().run =
+      (ctx_.writes().epoch() << 40) | (++runs_started_ & ((uint64_t{1} << 40) - 1));
   job->ClearReasons();  // and restored_waiting
   started_.push_back(job->row.id);
   touched_.erase(job->row.id);

@@ -16,11 +16,10 @@
 
 namespace sluice::server {
 
-// A pending job's record and its make_shared control block fill mimalloc's 448-byte size
+// A pending job's record and its make_shared control block fill mimalloc's 384-byte size
 // class (issue 45: a million pending jobs); a member that grows it costs 64 bytes a job.
-static_assert(sizeof(void*) != 8 || sizeof(JobInfo) <= 432,
-              "JobInfo outgrew 432 bytes: see the member order note in job_book.h");
-
+static_assert(sizeof(void*) != 8 || sizeof(JobInfo) <= 368,
+              "JobInfo outgrew 368 bytes: see the member order note in job_book.h");
 
 using nlohmann::json;
 
@@ -128,6 +127,17 @@ bool DropsStoredSpecs(const ServerContext& ctx) {
 
 }  // namespace
 
+const LaunchRecord JobInfo::kNoLaunch;
+
+void JobInfo::EndLaunch() {
+  if (!launch_) return;
+  launch_->hosts.clear();
+  launch_->launch_host.clear();
+  launch_->launch_sent_ms = -1;
+  launch_->run = 0;  // the next start numbers its run (a lost one is in lost_run)
+  if (launch_->empty()) launch_.reset();
+}
+
 void JobInfo::SetState(JobState state) { state_ = state; }
 
 void JobInfo::SetPhase(core::AdmissionPhase phase) { phase_ = phase; }
@@ -222,18 +232,19 @@ const std::set<JobId>& JobBook::LaunchedBy(const std::string& host) const {
 }
 
 void JobBook::SetHosts(JobInfo& job, std::vector<std::pair<std::string, int32_t>> hosts) {
-  job.hosts = std::move(hosts);
-  job.launch_host = job.hosts.front().first;
-  launched_[job.launch_host].insert(job.row.id);
+  LaunchRecord& launch = job.mutable_launch();
+  launch.hosts = std::move(hosts);
+  launch.launch_host = launch.hosts.front().first;
+  launched_[launch.launch_host].insert(job.row.id);
   if (job.run_limit_pending) NoteRunLimitOrder(job);  // an order not taken before a requeue
 }
 
 void JobBook::NoteRunLimitOrder(const JobInfo& job) {
-  if (!job.launch_host.empty()) run_limit_hosts_.insert(job.launch_host);
+  if (!job.launch().launch_host.empty()) run_limit_hosts_.insert(job.launch().launch_host);
 }
 
 void JobBook::Unindex(const JobInfo& job) {
-  if (auto it = launched_.find(job.launch_host); it != launched_.end()) {
+  if (auto it = launched_.find(job.launch().launch_host); it != launched_.end()) {
     it->second.erase(job.row.id);
   }
   if (on_released_) on_released_(job.row.id);
@@ -289,7 +300,7 @@ JobBook::Restored JobBook::Restore(std::vector<store::StoredJob>&& rows,
             [](const JobInfo* a, const JobInfo* b) { return a->row.start_seq < b->row.start_seq; });
   Restored restored{.holding = holding.size()};
   for (JobInfo* job : holding) {
-    if (RestoreAllocation(*job, batch)) restored.launch_hosts.push_back(job->launch_host);
+    if (RestoreAllocation(*job, batch)) restored.launch_hosts.push_back(job->launch().launch_host);
     Recount(*job);  // a requeued one changed state after Put counted it
   }
   return restored;
@@ -339,7 +350,7 @@ JobInfo* JobBook::RestoreRow(store::StoredJob&& stored) {
     info->queue = InternedText(cs.topology().queues()[cs.topology().default_queue()].spec.name);
   }
   if (ended) {
-    if (!row.allocation.empty()) info->hosts = HostsOf(row.allocation);
+    if (!row.allocation.empty()) info->mutable_launch().hosts = HostsOf(row.allocation);
     Put(std::move(info));
     return nullptr;
   }
@@ -395,7 +406,6 @@ bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
   for (const core::HostGrant& g : alloc->hosts) {
     hosts.emplace_back(cs.topology().hosts()[g.host].spec.name, g.slots);
   }
-  job.hosts.clear();
   SetHosts(job, std::move(hosts));
   job.from_earlier_epoch = job.phase() == core::AdmissionPhase::kAdmitting;
   job.launch_ready = true;
@@ -493,10 +503,8 @@ void JobBook::Requeue(JobInfo& job, const std::string& why, store::WriteBatch& b
   NoteRequeue(job.row, job.StateText(), ctx_.Now(), why);
   job.row.allocation.clear();
   job.row.start_time = 0;
-  job.hosts.clear();
-  job.launch_host.clear();
+  job.EndLaunch();
   job.launch_ready = false;
-  job.launch_sent_ms = -1;
   job.from_earlier_epoch = false;
   SetState(job, JobState::kPending,
            "(requeued at sequence " + std::to_string(job.row.seq) + ": " + why + ")", batch);
@@ -504,8 +512,11 @@ void JobBook::Requeue(JobInfo& job, const std::string& why, store::WriteBatch& b
 
 void JobBook::ConfirmRunning(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
   job.SetPhase(core::AdmissionPhase::kAdmitted);
-  job.lost_run = 0;  // it runs again: a late end of the lost run can no longer stop that
-  job.lost_host.clear();
+  // It runs again: a late end of the lost run can no longer stop that.
+  if (job.launch().lost_run != 0 || !job.launch().lost_host.empty()) {
+    job.mutable_launch().lost_run = 0;
+    job.mutable_launch().lost_host.clear();
+  }
   job.from_earlier_epoch = false;
   if (job.row.cancel_requested) {
     batch.jobs.push_back(job.Stored());  // stays CANCELLED: its kill is on the way
@@ -519,8 +530,9 @@ namespace {
 // The run lost with its host, and that host: its late exit report ends the job if the job has
 // not run since (JobInfo::lost_run; AgentRegistry's EndsLostRun).
 void RememberLostRun(JobInfo& job) {
-  job.lost_run = job.run;
-  job.lost_host = job.launch_host;
+  LaunchRecord& launch = job.mutable_launch();
+  launch.lost_run = launch.run;
+  launch.lost_host = launch.launch_host;
 }
 
 }  // namespace
@@ -542,7 +554,7 @@ void JobBook::Lose(JobInfo& job, const std::string& why, store::WriteBatch& batc
 }
 
 void JobBook::LoseLaunch(JobInfo& job, const std::string& why, store::WriteBatch& batch) {
-  if (job.from_earlier_epoch || job.launch_sent_ms >= 0) RememberLostRun(job);
+  if (job.from_earlier_epoch || job.launch().launch_sent_ms >= 0) RememberLostRun(job);
   Requeue(job, why, batch);
 }
 
@@ -628,7 +640,7 @@ std::map<std::string, int64_t> JobBook::SlotsHeldByUser() const {
       if (it == by_id_.end()) continue;
       const JobInfo& job = *it->second;
       int64_t& held = slots[job.user];
-      for (const auto& [name, n] : job.hosts) held += n;
+      for (const auto& [name, n] : job.launch().hosts) held += n;
     }
   }
   return slots;

@@ -59,10 +59,35 @@ struct JobEvent {
   mutable std::string sse_frame;  // its /v1/events frame, built once for all readers (sse_queue.h)
 };
 
+// What a job holds from its first start on (issue 45): a waiting job's record carries one
+// pointer for it instead of these 72 bytes. Kept after the job ends (listings show its hosts)
+// and across a requeue (the lost run; JobBook::Requeue drops it when nothing is left in it).
+struct LaunchRecord {
+  std::vector<std::pair<std::string, int32_t>> hosts;  // allocation by host name
+  SparseText launch_host;  // first host of the allocation; "" when none
+  int64_t launch_sent_ms = -1;  // when the launch was last sent; -1 never (this epoch)
+  // Its current run as this leader numbered it (epoch << 40 | n; the launch's `run`, echoed
+  // in the exit report, so a late report of an earlier run is not taken for this one's).
+  // 0: a run restored from the store, whose number this leader does not know.
+  uint64_t run = 0;
+  // Since its host was lost (JobBook::Lose, LoseLaunch): that run and host. An exit that host
+  // reports for it before the job runs again ends the job (issue 44: a run that completed in a
+  // partition is not run twice). Cleared once a later run is confirmed running.
+  uint64_t lost_run = 0;
+  SparseText lost_host;
+  SparseText requeue_by;  // by whom its kill was ordered to requeue it (job_events.h)
+
+  bool empty() const {
+    return hosts.empty() && launch_host.empty() && launch_sent_ms < 0 && run == 0 &&
+           lost_run == 0 && lost_host.empty() && requeue_by.empty();
+  }
+};
+
 struct JobInfo {
   // Member order (issue 45): the 8-byte members first, then the 4-byte ones, then the flags,
-  // so that the record has no holes: 432 bytes (at most), in its make_shared block of 448
-  // (mimalloc's size class; 512 with the spec's text and 16-byte optionals, 640 before).
+  // so that the record has no holes: 368 bytes (at most), in its make_shared block of 384
+  // (mimalloc's size class; 448 with the started job's members inline, 512 with the spec's
+  // text and 16-byte optionals, 640 before).
 
   // What the store holds (the truth across restarts), compact (job_row.h): Stored() spells it.
   JobRow row;
@@ -76,24 +101,11 @@ struct JobInfo {
   InternedText queue;        // resolved queue name
   int64_t run_limit = 0;     // seconds; 0: none
   std::shared_ptr<const std::string> fixed_text;  // SharedFixedText(spec): listings reuse it
-  std::vector<std::pair<std::string, int32_t>> hosts;  // allocation by host name
-  SparseText launch_host;                              // first host of the allocation; "" when none
-  int64_t launch_sent_ms = -1;      // when the launch was last sent; -1 never (this epoch)
-  // Its current run as this leader numbered it (epoch << 40 | n; the launch's `run`, echoed
-  // in the exit report, so a late report of an earlier run is not taken for this one's).
-  // 0: a run restored from the store, whose number this leader does not know.
-  uint64_t run = 0;
-  // Since its host was lost (JobBook::Lose, LoseLaunch): that run and host. An exit that host reports for
-  // it before the job runs again ends the job (issue 44: a run that completed in a partition
-  // is not run twice). Cleared once a later run is confirmed running.
-  uint64_t lost_run = 0;
-  SparseText lost_host;
   InternedText main_reason;                     // last main reason logged ("" none)
   SparseText message;                           // why it ended, when it did not end by itself
   // Waiting: the last forecast's estimate (estimates.h); null when it did not cover the job
   // (JobBook::EstimateOf says why). Shared with the listings that copy it.
   std::shared_ptr<const core::StartEstimate> estimate;
-  SparseText requeue_by;           // by whom its kill was ordered to requeue it (job_events.h)
   // Where JobBook's counts (JobCounts) have it now: its state, queue, user and wait reason when
   // last counted; an empty state while it is not in the counts.
   // Interned (issue 45): 32 bytes instead of 128 on every job.
@@ -125,6 +137,17 @@ struct JobInfo {
   // the restart's one summary line instead of a line of its own (CycleRunner::OnPend; the
   // reason it had before the restart is not stored, so that first one is no change to log).
   bool restored_waiting = false;
+
+  // Its hosts, launch and runs (LaunchRecord); an empty record when it never started.
+  const LaunchRecord& launch() const { return launch_ ? *launch_ : kNoLaunch; }
+  LaunchRecord& mutable_launch() {
+    if (!launch_) launch_ = std::make_unique<LaunchRecord>();
+    return *launch_;
+  }
+  // Ends the launch of a job that stops holding its allocation (requeued, restarted): its hosts,
+  // launch and run number go; the lost run and the requeue's author stay (the record goes when
+  // nothing is left in it).
+  void EndLaunch();
 
   // The reasons of the last explained cycle; nullptr before one explained it (or since it
   // last stopped waiting).
@@ -174,6 +197,8 @@ struct JobInfo {
   JobState state_ = JobState::kPending;
   core::AdmissionPhase phase_ = core::AdmissionPhase::kPending;
   bool explained_ = false;  // reasons_ holds an explained cycle's reasons
+  std::unique_ptr<LaunchRecord> launch_;  // null until it starts (launch())
+  static const LaunchRecord kNoLaunch;
 };
 
 // The jobs by (state, queue), the waiting jobs by (main reason, queue) and the jobs by

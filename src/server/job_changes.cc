@@ -167,7 +167,7 @@ Outcome<json> JobChanges::ModifyRunning(Lock& lock, const Caller& caller, JobInf
   job.fixed_text = SharedFixedText(spec);
   job.run_limit_pending = true;  // TakeRunLimitOrders tells its agent
   book_.NoteRunLimitOrder(job);
-  ctx_.wakeups().Mark(job.launch_host);  // a batched poll answers with it at once
+  ctx_.wakeups().Mark(job.launch().launch_host);  // a batched poll answers with it at once
   ctx_.cycle().MarkDirty();
   store::WriteBatch batch;
   book_.Stage(job, batch);
@@ -256,14 +256,15 @@ Outcome<json> JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
                                          "; only running and ended jobs can be requeued");
   }
   store::WriteBatch batch;
-  if (job->phase() == core::AdmissionPhase::kAdmitting && job->launch_sent_ms < 0 &&
+  if (job->phase() == core::AdmissionPhase::kAdmitting && job->launch().launch_sent_ms < 0 &&
       !job->from_earlier_epoch) {
     book_.Requeue(*job, "by " + caller.user, batch);  // never sent to an agent
   } else if (!job->requeue_requested) {
     job->requeue_requested = true;
-    job->requeue_by = caller.user;
+    job->mutable_launch().requeue_by = caller.user;
     ctx_.log().info("job {}: requeue by {}: killing it", id, caller.user);
-    ctx_.wakeups().Mark(job->launch_host);  // a batched poll looks at once (agent_batch.cc)
+    ctx_.wakeups().Mark(
+        job->launch().launch_host);  // a batched poll looks at once (agent_batch.cc)
   }
   return Answer(lock, *job, std::move(batch));
 }
@@ -317,10 +318,8 @@ Outcome<json> JobChanges::RequeueEnded(Lock& lock, const Caller& caller, JobId i
   job->row.dispatch_attempts = 0;
   job->row.cancel_requested = false;
   job->ClearPreemption();
-  job->hosts.clear();
-  job->launch_host.clear();
+  job->EndLaunch();
   job->launch_ready = false;
-  job->launch_sent_ms = -1;
   job->message.clear();
   job->ClearReasons();
   book_.NoteNotEstimated(*job);

@@ -104,10 +104,10 @@ Status RefuseUnlessOwner(const Caller& caller, const std::string& owner, JobId i
 
 LaunchLimits LaunchLimitsOf(const JobInfo& job, const core::ClusterState& state, size_t index) {
   LaunchLimits limits;
-  if (index >= job.hosts.size()) return limits;
-  limits.cpus = job.hosts[index].second;
+  if (index >= job.launch().hosts.size()) return limits;
+  limits.cpus = job.launch().hosts[index].second;
   const core::Job* cj = job.in_core ? state.FindJob(job.row.id) : nullptr;
-  const std::optional<HostIndex> host = state.topology().FindHost(job.hosts[index].first);
+  const std::optional<HostIndex> host = state.topology().FindHost(job.launch().hosts[index].first);
   const std::optional<ResourceId> mem = state.topology().FindHostResource("mem");
   if (cj == nullptr || !host) return limits;
   for (const core::HostGrant& grant : cj->allocation.hosts) {

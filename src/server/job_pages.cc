@@ -134,7 +134,7 @@ bool Matches(const JobPageQuery& q, const JobInfo& job, const std::string& state
       std::find(q.states.begin(), q.states.end(), state) == q.states.end()) {
     return false;
   }
-  if (!q.host.empty() && std::none_of(job.hosts.begin(), job.hosts.end(),
+  if (!q.host.empty() && std::none_of(job.launch().hosts.begin(), job.launch().hosts.end(),
                                       [&](const auto& h) { return h.first == q.host; })) {
     return false;
   }

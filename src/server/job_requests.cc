@@ -226,14 +226,15 @@ Status JobRequests::CancelJob(const Caller& caller, JobInfo& job_ref, store::Wri
     AppendJobEvent(job->row, event);
     job->row.cancel_requested = true;
     job->row.end_time = ctx_.Now();
-    if (state == JobState::kAdmitting && job->launch_sent_ms < 0 && !job->from_earlier_epoch) {
+    if (state == JobState::kAdmitting && job->launch().launch_sent_ms < 0 &&
+        !job->from_earlier_epoch) {
       // Never sent to an agent: release at once.
       book_.Finish(*job, 0, "", false, batch);
     } else {
       // The agent kills it (R-SRV-2: a cancel during ADMITTING kills it if it launches);
       // its slots are released when the agent reports the kill or the host is lost.
       book_.SetState(*job, JobState::kCancelled, "(by " + caller.user + "; killing)", batch);
-      ctx_.wakeups().Mark(job->launch_host);
+      ctx_.wakeups().Mark(job->launch().launch_host);
     }
   } else {
     return FailedPrecondition("job " + FormatJobId(id) + " is already " + job->StateText());

@@ -52,11 +52,11 @@ Answer Controller::Signal(const Caller& caller, JobId id,
   for (JobInfo* job : targets) {
     std::vector<std::string> hosts;
     std::string listed;
-    for (const auto& [host, slots] : job->hosts) {
+    for (const auto& [host, slots] : job->launch().hosts) {
       hosts.push_back(host);
       listed += (listed.empty() ? "" : ",") + host;
     }
-    agents_.OrderSignal(job->row.id, job->run, hosts, *signal);
+    agents_.OrderSignal(job->row.id, job->launch().run, hosts, *signal);
     ctx_.log().info("job {}: signal {} by {} (to {})", FormatJobId(job->row.id), *signal,
                     caller.user, listed);
   }

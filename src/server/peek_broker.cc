@@ -36,11 +36,11 @@ Result<json> PeekBroker::Peek(MutexLock& lock, ServerContext& ctx, JobBook& book
   if (job == nullptr) return NotFound("no job " + std::to_string(id));
   const std::string owner = job->user;
   SLUICE_RETURN_IF_ERROR(RefuseUnlessOwner(caller, owner, id, "peek only at their own jobs"));
-  if (job->state() != JobState::kRunning || job->launch_host.empty()) {
+  if (job->state() != JobState::kRunning || job->launch().launch_host.empty()) {
     return FailedPrecondition("job " + std::to_string(id) + " is " + job->StateText() +
                               "; only a RUNNING job's output can be peeked at");
   }
-  const std::string host = job->launch_host;
+  const std::string host = job->launch().launch_host;
   const int64_t order_id = next_id_++;
   orders_[host].push_back(
       wire::PeekOrder{.id = order_id,

@@ -211,7 +211,7 @@ std::vector<AdvanceReservations::Running> AdvanceReservations::RunningInto(
     if (!r.name.empty() && job->reservation == r.name) continue;
     std::vector<std::string> hosts;
     bool on = false;
-    for (const auto& [host, slots] : job->hosts) {
+    for (const auto& [host, slots] : job->launch().hosts) {
       hosts.push_back(host);
       on = on || Contains(r.hosts, host);
     }

@@ -80,7 +80,7 @@ Result<OpenRequest> ParseOpen(const json& body) {
 
 std::string HostList(const JobInfo& job) {
   std::string out;
-  for (const auto& [name, slots] : job.hosts) out += (out.empty() ? "" : ", ") + name;
+  for (const auto& [name, slots] : job.launch().hosts) out += (out.empty() ? "" : ", ") + name;
   return out;
 }
 
@@ -132,13 +132,13 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
     return FailedPrecondition("job " + std::to_string(id) + " is " + job->StateText() +
                               "; steps start only inside a running job");
   }
-  auto at = std::find_if(job->hosts.begin(), job->hosts.end(),
+  auto at = std::find_if(job->launch().hosts.begin(), job->launch().hosts.end(),
                          [&](const auto& h) { return h.first == request->host; });
-  if (at == job->hosts.end()) {
+  if (at == job->launch().hosts.end()) {
     return FailedPrecondition("host " + request->host + " is not in job " + std::to_string(id) +
                               "'s allocation (" + HostList(*job) + ")");
   }
-  const size_t index = static_cast<size_t>(at - job->hosts.begin());
+  const size_t index = static_cast<size_t>(at - job->launch().hosts.begin());
   // The step's number: after the last one this controller gave, or the job's record has.
   auto [next, fresh] = next_step_.try_emplace(id, 0);
   if (fresh && !job->row.steps.empty()) {

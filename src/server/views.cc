@@ -61,28 +61,28 @@ wire::JobListEntry ListEntryOf(const JobInfo& job, const JobBook& book,
                                const core::ClusterState& state, bool with_reasons) {
   const JobRow& r = job.row;
   wire::JobListEntry e{.fixed = job.fixed_text,
-                 .id = r.id,
-                 .user = job.user,
-                 .account = job.account,
-                 .queue = job.queue,
-                 .state = job.StateText(),
-                 .submit_time = r.submit_time,
-                 .start_time = r.start_time,
-                 .end_time = r.end_time,
-                 .exit_code = r.exit_code,
-                 .cause = r.cause,
-                 .hosts = job.hosts,
-                 .dispatch_attempts = r.dispatch_attempts,
-                 .cpu_seconds = r.cpu_seconds,
-                 .max_rss_mb = r.max_rss_mb,
-                 .message = job.message,
-                 .steps = r.steps,
-                 .with_reasons = with_reasons};
+                       .id = r.id,
+                       .user = job.user,
+                       .account = job.account,
+                       .queue = job.queue,
+                       .state = job.StateText(),
+                       .submit_time = r.submit_time,
+                       .start_time = r.start_time,
+                       .end_time = r.end_time,
+                       .exit_code = r.exit_code,
+                       .cause = r.cause,
+                       .hosts = job.launch().hosts,
+                       .dispatch_attempts = r.dispatch_attempts,
+                       .cpu_seconds = r.cpu_seconds,
+                       .max_rss_mb = r.max_rss_mb,
+                       .message = job.message,
+                       .steps = r.steps,
+                       .with_reasons = with_reasons};
   if (IsArrayParent(job)) {  // R-UX-3
     e.array = book.Spec(job).value("array", "");  // an array's record: few, and it keeps its spec
     e.elements = ElementCounts(state.FindArray(r.id), r.array_states.str());
   }
-  for (const auto& [name, slots] : job.hosts) e.tasks += slots;
+  for (const auto& [name, slots] : job.launch().hosts) e.tasks += slots;
   if (e.tasks == 0) e.tasks = job.max_tasks;
   e.reason = job.WaitReason();
   if (!e.reason.empty()) e.estimate = book.EstimateOf(job);
