@@ -158,7 +158,7 @@ void JobBook::CountUnrecordedElements(JobCounts& counts) const {
         continue;  // an ended element is counted by its record while it has one
       }
       const JobId element = ArrayElementId(id, array.indices[position]);
-      if (by_id_.contains(element)) continue;  // counted by its record
+      if (jobs_.contains(element)) continue;  // counted by its record
       const core::Job* cj = state == core::ElementState::kQueued ? cs.FindJob(element) : nullptr;
       const bool is_held = state == core::ElementState::kHeld ||
                            (cj != nullptr && cj->state == core::JobState::kHeld);
@@ -166,9 +166,8 @@ void JobBook::CountUnrecordedElements(JobCounts& counts) const {
     }
     const std::string& queue = cs.topology().queues()[array.queue].spec.name;
     std::string reason = std::string(core::ToString(core::ReasonCode::kNewJob));
-    if (auto parent = by_id_.find(id); parent != by_id_.end() &&
-                                       IsWaiting(parent->second->state()) &&
-                                       !parent->second->main_reason.empty()) {
+    if (auto parent = jobs_.find(id); parent != jobs_.end() && IsWaiting(parent->second->state()) &&
+                                      !parent->second->main_reason.empty()) {
       reason = parent->second->main_reason;
     }
     const std::string& user = array.spec.user;  // a structured binding: not captured (clang)
@@ -188,7 +187,7 @@ std::optional<std::string> JobBook::ListedArrayState(JobId id) const {
   if (array == nullptr) return std::nullopt;
   bool waiting = array->waiting > 0;
   for (auto it = array->pending.begin(); !waiting && it != array->pending.end(); ++it) {
-    waiting = !by_id_.contains(ArrayElementId(id, array->indices[*it]));  // not looked up yet
+    waiting = !jobs_.contains(ArrayElementId(id, array->indices[*it]));  // not looked up yet
   }
   if (waiting) return std::string(ToString(JobState::kPending));
   if (array->held > 0 || array->queued_held > 0) return std::string(ToString(JobState::kHeld));

@@ -174,8 +174,8 @@ std::string JobInfo::WaitReason() const {
 // --- Records ------------------------------------------------------------------------------------
 
 JobInfo* JobBook::Find(JobId id) {
-  auto it = by_id_.find(id);
-  if (it != by_id_.end()) return it->second;
+  auto it = jobs_.find(id);
+  if (it != jobs_.end()) return it->second.get();
   return IsArrayElement(id) ? AddElement(id) : nullptr;
 }
 
@@ -209,14 +209,12 @@ JobInfo* JobBook::Put(std::shared_ptr<JobInfo> job) {
   auto [it, added] = jobs_.try_emplace(raw->row.id, nullptr);
   if (!added) Uncount(*it->second);  // replaced
   it->second = std::move(job);
-  by_id_[raw->row.id] = raw;
   Recount(*raw);
   return raw;
 }
 
 void JobBook::Drop(JobId id) {
   if (auto it = jobs_.find(id); it != jobs_.end()) Uncount(*it->second);
-  by_id_.erase(id);
   jobs_.erase(id);
 }
 
@@ -276,9 +274,9 @@ store::StoredJob JobBook::StoredWithSpec(const JobInfo& job) const {
 void JobBook::SpecsStored(const std::vector<SpecWritten>& written) {
   if (!DropsStoredSpecs(ctx_)) return;
   for (const SpecWritten& w : written) {
-    auto it = by_id_.find(w.id);  // not Find: it may add an array element's record
-    if (it == by_id_.end()) continue;
-    JobInfo* job = it->second;
+    auto it = jobs_.find(w.id);  // not Find: it may add an array element's record
+    if (it == jobs_.end()) continue;
+    JobInfo* job = it->second.get();
     if (job->row.spec.empty() || IsArrayParent(*job)) continue;
     // Changed since (a `modify` queued after this write): that text is not stored yet.
     if (std::hash<std::string>{}(job->row.spec.str()) != w.hash) continue;
@@ -636,8 +634,8 @@ std::map<std::string, int64_t> JobBook::SlotsHeldByUser() const {
   std::map<std::string, int64_t> slots;
   for (const auto& [host, ids] : launched_) {
     for (JobId id : ids) {
-      auto it = by_id_.find(id);
-      if (it == by_id_.end()) continue;
+      auto it = jobs_.find(id);
+      if (it == jobs_.end()) continue;
       const JobInfo& job = *it->second;
       int64_t& held = slots[job.user];
       for (const auto& [name, n] : job.launch().hosts) held += n;
