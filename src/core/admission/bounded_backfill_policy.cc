@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "core/admission/policy.h"
+#include "core/admission/shared_reasons.h"
 
 namespace sluice::core {
 namespace {
@@ -58,6 +59,7 @@ QueueOrder::iterator NextEligible(const QueueOrder& order, QueueOrder::iterator 
 // Explains every job after `from` that is still pending as waiting behind the gated head.
 void PendGated(const QueueOrder& order, QueueOrder::iterator from, const HeadState& head,
                AdmissionContext& ctx, Explained& explained) {
+  SharedReasons gated({.job = head.job->spec.id, .time = *head.record.gate_since});
   for (auto it = from; it != order.end(); ++it) {
     const Job& job = *it;
     if (ctx.DecidedThisCycle(job) || ctx.StartedThisCycle(job)) continue;
@@ -65,10 +67,7 @@ void PendGated(const QueueOrder& order, QueueOrder::iterator from, const HeadSta
       if (explained.insert(job.spec.id).second) ctx.Pend(job, std::move(*why));
       continue;
     }
-    PendingReasons reasons;
-    reasons.Add(ReasonDetail{
-        .code = ReasonCode::kGated, .job = head.job->spec.id, .time = *head.record.gate_since});
-    ctx.Pend(job, std::move(reasons));
+    ctx.Pend(job, gated.For(ReasonCode::kGated));
   }
 }
 

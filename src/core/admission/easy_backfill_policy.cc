@@ -16,6 +16,7 @@
 
 #include "core/admission/policy.h"
 #include "core/admission/reservation.h"
+#include "core/admission/shared_reasons.h"
 
 namespace sluice::core {
 namespace {
@@ -57,6 +58,9 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
       if (!reserved) reserved = ReserveForHead(head, ctx);
       return *reserved;
     };
+    // The jobs the reservation keeps back all wait for it: one shared reason (the shadow time
+    // does not move during the scan).
+    std::optional<SharedReasons> reserved_reasons;
     for (auto it = std::next(head_it); it != order.end(); ++it) {
       const Job& job = *it;
       if (!ctx.explain()) {
@@ -88,10 +92,10 @@ class EasyBackfillPolicy final : public AdmissionPolicy {
         reservation().extra -= slots;
         ctx.Start(job, std::move(outcome.allocation), /*backfilled=*/true);
       } else if (ctx.explain()) {
-        PendingReasons reasons;
-        reasons.Add(ReasonDetail{
-            .code = ReasonCode::kReserved, .job = head.spec.id, .time = reservation().shadow});
-        ctx.Pend(job, std::move(reasons));
+        if (!reserved_reasons) {
+          reserved_reasons.emplace(ReasonDetail{.job = head.spec.id, .time = reservation().shadow});
+        }
+        ctx.Pend(job, reserved_reasons->For(ReasonCode::kReserved));
       }
     }
   }

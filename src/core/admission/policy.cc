@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "core/admission/shared_reasons.h"
+
 namespace sluice::core {
 
 QueueOrder::iterator StartInOrder(const QueueOrder& order, AdmissionContext& ctx,
@@ -30,18 +32,16 @@ QueueOrder::iterator StartInOrder(const QueueOrder& order, AdmissionContext& ctx
 
 void PendBehindHead(const QueueOrder& order, QueueOrder::iterator from, const Job& head,
                     AdmissionContext& ctx) {
+  SharedReasons behind({.job = head.spec.id});
   for (auto it = from; it != order.end(); ++it) {
     if (ctx.DecidedThisCycle(*it)) continue;
     if (auto why = ctx.Ineligible(*it)) {
       ctx.Pend(*it, std::move(*why));
       continue;
     }
-    PendingReasons reasons;
     // In a fairshare queue a job behind another user's head waits for fairshare order.
     const bool fairshare = order.computed() && it->spec.user != head.spec.user;
-    reasons.Add(ReasonDetail{.code = fairshare ? ReasonCode::kFairshare : ReasonCode::kPriorityWait,
-                             .job = head.spec.id});
-    ctx.Pend(*it, std::move(reasons));
+    ctx.Pend(*it, behind.For(fairshare ? ReasonCode::kFairshare : ReasonCode::kPriorityWait));
   }
 }
 

@@ -11,6 +11,7 @@
 #include "core/admission/eligibility.h"
 #include "core/admission/fairshare.h"
 #include "core/admission/policy_limits.h"
+#include "core/admission/shared_reasons.h"
 #include "core/alloc/resreq_allocator.h"
 #include "core/cycle/preemption.h"
 
@@ -123,13 +124,12 @@ void Scheduler::ClassifyNewJobs(CycleContext& ctx) const {
 namespace {
 
 void ExplainInactive(const Queue& queue, CycleContext& ctx) {
+  SharedReasons inactive({});
   for (const PendingEntry& entry : queue.pending) {
     if (ctx.DecidedThisCycle(*entry.job)) continue;
-    PendingReasons reasons;
-    reasons.Add(ReasonDetail{.code = entry.job->state == JobState::kHeld
-                                         ? ReasonCode::kHeld
-                                         : ReasonCode::kQueueInactive});
-    ctx.Pend(*entry.job, std::move(reasons));
+    ctx.Pend(*entry.job, inactive.For(entry.job->state == JobState::kHeld
+                                          ? ReasonCode::kHeld
+                                          : ReasonCode::kQueueInactive));
   }
 }
 
