@@ -23,6 +23,11 @@ const CycleResult& DriveLoop::Cycle(Instant now, const CycleOptions& options,
   return last_;
 }
 
+void DriveLoop::ReleaseBuffers() {
+  last_ = CycleResult{};
+  workspace_ = CycleWorkspace{};
+}
+
 void DriveLoop::WakeAt(Instant t) { wake_at_ = std::min(wake_at_.value_or(kInfinite), t); }
 
 Instant DriveLoop::NextTime(Instant next_input) const {

@@ -78,6 +78,11 @@ class DriveLoop {
 
   std::optional<Instant> wake_at() const { return wake_at_; }
 
+  // Gives back the last cycle's result and the buffers kept for the next cycle, which
+  // allocates its own: for a driver that rests after a large explained cycle (the controller,
+  // issue 45: ~72 bytes a waiting job). Invalidates the result Cycle returned; keeps the wake.
+  void ReleaseBuffers();
+
  private:
   const Scheduler& scheduler_;
   ClusterState& state_;

@@ -133,6 +133,26 @@ TEST(DriveLoopTest, KeepsTheCyclesWakeUpAndTheEarliestOfSeveral) {
   EXPECT_EQ(loop.NextTime(100), 50);
 }
 
+// Releasing the buffers between cycles changes no decision and keeps the pending wake-up
+// (the controller releases them after a large explained cycle).
+TEST(DriveLoopTest, ReleasedBuffersChangeNoDecision) {
+  ClusterState kept_state = MixedState();
+  ClusterState released_state = MixedState();
+  const Scheduler scheduler;
+  DriveLoop kept(scheduler, kept_state);
+  DriveLoop released(scheduler, released_state);
+  RecordingHandler kept_calls;
+  RecordingHandler released_calls;
+  for (Instant now : {10, 20, 3610}) {
+    kept.Cycle(now, CycleOptions{.explain = true}, kept_calls);
+    released.Cycle(now, CycleOptions{.explain = true}, released_calls);
+    released.ReleaseBuffers();
+    EXPECT_EQ(released.wake_at(), kept.wake_at());
+  }
+  EXPECT_EQ(released_calls.calls, kept_calls.calls);
+  EXPECT_FALSE(kept_calls.calls.empty());
+}
+
 TEST(DriveLoopTest, ClearDueWakeDropsOnlyAWakeThatIsDue) {
   ClusterState state = ClusterBuilder().Hosts(1, 1).State();
   const Scheduler scheduler;
