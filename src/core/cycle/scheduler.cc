@@ -127,9 +127,9 @@ void ExplainInactive(const Queue& queue, CycleContext& ctx) {
   SharedReasons inactive({});
   for (const PendingEntry& entry : queue.pending) {
     if (ctx.DecidedThisCycle(*entry.job)) continue;
-    ctx.Pend(*entry.job, inactive.For(entry.job->state == JobState::kHeld
-                                          ? ReasonCode::kHeld
-                                          : ReasonCode::kQueueInactive));
+    ctx.Pend(*entry.job,
+             inactive.For(entry.job->state == JobState::kHeld ? ReasonCode::kHeld
+                                                              : ReasonCode::kQueueInactive));
   }
 }
 
