@@ -4,9 +4,9 @@
 // them). Beside std::string's 32 bytes it takes 8.
 //
 // Representation: a pointer to an entry of one process-wide pool (a hash set of strings whose
-// nodes never move and are never freed). The pool only grows: it holds the distinct values
-// ever interned (users, projects, accounts, queue and reservation names), a few thousand at
-// most; free-form texts (names, commands) are not interned.
+// nodes never move and are never freed). The pool only grows: it holds every distinct value
+// ever interned (users, queues, reservations; projects and accounts, which a client chooses:
+// ever new ones grow it, a known limit); job names and commands are not interned.
 // Invariants: two InternedText are equal exactly when their texts are (one entry per text),
 // so comparing them compares pointers.
 // Thread-safety: a text new to the calling thread takes the pool's mutex (a known one is found
