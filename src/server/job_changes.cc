@@ -43,12 +43,6 @@ const std::set<std::string>& SubmissionFields() {
   return kFields;
 }
 
-// A job's spec the store could not read now (JobBook::Spec logged why).
-Status SpecUnreadable(JobId id) {
-  return Status(StatusCode::kUnavailable,
-                "job " + std::to_string(id) + ": its spec cannot be read now; retry");
-}
-
 // The body over the stored spec, checked as a submission; errors name `job.<field>`.
 Result<json> MergedSpec(const json& stored, const json& body) {
   if (!body.is_object() || body.empty()) {
@@ -263,8 +257,8 @@ Outcome<json> JobChanges::Requeue(Lock& lock, const Caller& caller, JobId id) {
     job->requeue_requested = true;
     job->mutable_launch().requeue_by = caller.user;
     ctx_.log().info("job {}: requeue by {}: killing it", id, caller.user);
-    ctx_.wakeups().Mark(
-        job->launch().launch_host);  // a batched poll looks at once (agent_batch.cc)
+    // A batched poll looks at once (agent_batch.cc).
+    ctx_.wakeups().Mark(job->launch().launch_host);
   }
   return Answer(lock, *job, std::move(batch));
 }

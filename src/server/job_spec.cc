@@ -3,6 +3,7 @@
 #include <optional>
 #include <set>
 
+#include "base/array_ids.h"
 #include "server/field_limits.h"
 #include "server/job_arrays.h"
 #include "wire/job_script.h"
@@ -229,6 +230,11 @@ Result<json> ParseSubmission(const json& body, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(ParseInteractive(body, where, spec));  // R-LAUNCH-3
   SLUICE_RETURN_IF_ERROR(CheckFieldLimits(spec, where));       // issue 19
   return spec;
+}
+
+Status SpecUnreadable(JobId id) {
+  return Status(StatusCode::kUnavailable,
+                "job " + FormatJobId(id) + ": its spec cannot be read now; retry");
 }
 
 core::JobSpec ToCoreSpec(const json& spec, JobId id) {

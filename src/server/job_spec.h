@@ -23,6 +23,10 @@ Result<nlohmann::json> ParseSubmission(const nlohmann::json& body, const std::st
 // The core's view of a stored spec. `user` and `submit_time` are stored beside the spec.
 core::JobSpec ToCoreSpec(const nlohmann::json& spec, JobId id);
 
+// kUnavailable "job ID: its spec cannot be read now; retry": the stored spec of job `id`
+// could not be read back (JobBook::Spec logged why); the request changed nothing.
+Status SpecUnreadable(JobId id);
+
 // The two views of a job's command (wire/job_json.h).
 using wire::Argv;
 using wire::CommandText;

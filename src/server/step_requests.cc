@@ -5,6 +5,7 @@
 
 #include "base/array_ids.h"
 #include "server/job_identity.h"
+#include "server/job_spec.h"
 #include "wire/step_stream.h"
 
 namespace sluice::server {
@@ -148,10 +149,7 @@ Outcome<json> StepRequests::Open(const Caller& caller, JobId id, const json& bod
     }
   }
   const json spec = book_.Spec(*job);
-  if (!spec.is_object()) {
-    return Status(StatusCode::kUnavailable,
-                  "job " + FormatJobId(id) + ": its spec cannot be read now; retry");
-  }
+  if (!spec.is_object()) return SpecUnreadable(id);
   const int64_t step = ++next->second;
 
   wire::StepOrder order{.job = id,
