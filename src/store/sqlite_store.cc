@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <string>
@@ -518,6 +519,9 @@ class SqliteStore final : public Store {
   uint64_t epoch() const override { return epoch_; }
   const std::string& dir() const override { return dir_; }
   Result<Snapshot> Load() override;
+  Result<Snapshot> LoadAllButJobs() override;
+  Status ReadJobs(JobId first, JobId last, size_t chunk_rows,
+                  const std::function<void(std::vector<StoredJob>&&)>& take) override;
   void Write(WriteBatch batch, std::function<void(const Status&)> done) override {
     impl_->Enqueue(std::move(batch), std::move(done), /*wake=*/true);
   }
@@ -640,6 +644,27 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
 }
 
 Result<Snapshot> SqliteStore::Load() {
+  Result<Snapshot> snap = LoadAllButJobs();
+  if (!snap) return snap;
+  sqlite3* db = impl_->db();
+  sqlite3_stmt* s = nullptr;
+  // The rows' vector sized once: growing it by doubling moved every row a few times (7 % of
+  // a restart's CPU at 100,000 jobs, issue 45).
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM jobs", -1, &s, nullptr) != SQLITE_OK) {
+    return SqlError(db, "counting jobs");
+  }
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    snap->jobs.reserve(static_cast<size_t>(std::max<int64_t>(0, sqlite3_column_int64(s, 0))));
+  }
+  sqlite3_finalize(s);
+  SLUICE_RETURN_IF_ERROR(
+      ReadJobs(0, std::numeric_limits<JobId>::max(), 4096, [&](std::vector<StoredJob>&& rows) {
+        for (StoredJob& row : rows) snap->jobs.push_back(std::move(row));
+      }));
+  return snap;
+}
+
+Result<Snapshot> SqliteStore::LoadAllButJobs() {
   sqlite3* db = impl_->db();
   Flush();
   Snapshot snap;
@@ -650,26 +675,49 @@ Result<Snapshot> SqliteStore::Load() {
   snap.config_version = *version;
   // NOTE: runs on the caller's thread while the writer is idle (Load precedes writes).
   sqlite3_stmt* s = nullptr;
-  // The rows' vector sized once: growing it by doubling moved every row a few times (7 % of
-  // a restart's CPU at 100,000 jobs, issue 45).
-  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM jobs", -1, &s, nullptr) != SQLITE_OK) {
-    return SqlError(db, "counting jobs");
+  if (sqlite3_prepare_v2(db, "SELECT name, spec FROM hosts ORDER BY rowid", -1, &s, nullptr) !=
+      SQLITE_OK) {
+    return SqlError(db, "reading hosts");
   }
-  if (sqlite3_step(s) == SQLITE_ROW) {
-    snap.jobs.reserve(static_cast<size_t>(std::max<int64_t>(0, sqlite3_column_int64(s, 0))));
-  }
+  while (sqlite3_step(s) == SQLITE_ROW) snap.hosts.push_back(StoredHost{Text(s, 0), Text(s, 1)});
   sqlite3_finalize(s);
+  if (sqlite3_prepare_v2(db, "SELECT key, value FROM settings", -1, &s, nullptr) != SQLITE_OK) {
+    return SqlError(db, "reading settings");
+  }
+  while (sqlite3_step(s) == SQLITE_ROW) snap.settings[Text(s, 0)] = sqlite3_column_int64(s, 1);
+  sqlite3_finalize(s);
+  if (sqlite3_prepare_v2(db, "SELECT name, spec FROM reservations", -1, &s, nullptr) != SQLITE_OK) {
+    return SqlError(db, "reading reservations");
+  }
+  while (sqlite3_step(s) == SQLITE_ROW) snap.reservations[Text(s, 0)] = Text(s, 1);
+  sqlite3_finalize(s);
+  return snap;
+}
+
+// NOTE: the writer is idle (reads precede writes), so the writer's connection serves this
+// one thread.
+Status SqliteStore::ReadJobs(JobId first, JobId last, size_t chunk_rows,
+                             const std::function<void(std::vector<StoredJob>&&)>& take) {
+  sqlite3* db = impl_->db();
+  sqlite3_stmt* s = nullptr;
   if (sqlite3_prepare_v2(db,
                          "SELECT id, spec, state, seq, submit_time, start_time, end_time, "
                          "exit_code, cause, allocation, start_seq, phase, enqueue_time, policy, "
                          "bypass_count, first_blocked, gate_since, epoch, dispatch_attempts, "
                          "cancel_requested, preempted_for, preempt_kill_at, cpu_seconds, "
-                         "max_rss_mb, message, array_states, steps, events FROM jobs ORDER BY id",
+                         "max_rss_mb, message, array_states, steps, events FROM jobs "
+                         "WHERE id BETWEEN ? AND ? ORDER BY id",
                          -1, &s, nullptr) != SQLITE_OK) {
     return SqlError(db, "reading jobs");
   }
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    StoredJob j;
+  sqlite3_bind_int64(s, 1, first);
+  sqlite3_bind_int64(s, 2, last);
+  chunk_rows = std::max<size_t>(chunk_rows, 1);
+  std::vector<StoredJob> chunk;
+  chunk.reserve(chunk_rows);
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    StoredJob& j = chunk.emplace_back();
     j.id = sqlite3_column_int64(s, 0);
     j.spec = Text(s, 1);
     j.state = Text(s, 2);
@@ -698,26 +746,16 @@ Result<Snapshot> SqliteStore::Load() {
     j.array_states = Text(s, 25);
     j.steps = Text(s, 26);
     j.events = Text(s, 27);
-    snap.jobs.push_back(std::move(j));
+    if (chunk.size() == chunk_rows) {
+      take(std::move(chunk));
+      chunk.clear();  // moved-from: valid, made empty again
+      chunk.reserve(chunk_rows);
+    }
   }
+  const Status status = rc == SQLITE_DONE ? Status::Ok() : SqlError(db, "reading jobs");
   sqlite3_finalize(s);
-  if (sqlite3_prepare_v2(db, "SELECT name, spec FROM hosts ORDER BY rowid", -1, &s, nullptr) !=
-      SQLITE_OK) {
-    return SqlError(db, "reading hosts");
-  }
-  while (sqlite3_step(s) == SQLITE_ROW) snap.hosts.push_back(StoredHost{Text(s, 0), Text(s, 1)});
-  sqlite3_finalize(s);
-  if (sqlite3_prepare_v2(db, "SELECT key, value FROM settings", -1, &s, nullptr) != SQLITE_OK) {
-    return SqlError(db, "reading settings");
-  }
-  while (sqlite3_step(s) == SQLITE_ROW) snap.settings[Text(s, 0)] = sqlite3_column_int64(s, 1);
-  sqlite3_finalize(s);
-  if (sqlite3_prepare_v2(db, "SELECT name, spec FROM reservations", -1, &s, nullptr) != SQLITE_OK) {
-    return SqlError(db, "reading reservations");
-  }
-  while (sqlite3_step(s) == SQLITE_ROW) snap.reservations[Text(s, 0)] = Text(s, 1);
-  sqlite3_finalize(s);
-  return snap;
+  if (!chunk.empty() && status.ok()) take(std::move(chunk));
+  return status;
 }
 
 Status SqliteStore::OverwriteEpochForTest(uint64_t epoch) {

@@ -190,6 +190,14 @@ class Store {
   // etcd store first checks and upgrades the schema as the leader (store/etcd_schema.h):
   // kFailedPrecondition for a newer schema, with nothing changed.
   virtual Result<Snapshot> Load() = 0;
+  // Load in two steps, so that a restart restores each chunk of job rows while the next is
+  // read (issue 45: a million rows were a 0.5 GB vector). LoadAllButJobs is Load without
+  // the job rows; ReadJobs then hands the rows whose id is in [first, last] to `take` in id
+  // order, at most `chunk_rows` at a time, from the calling thread (any one thread, before
+  // any write). The default (etcd) loads everything at once and hands over the rows it kept.
+  virtual Result<Snapshot> LoadAllButJobs();
+  virtual Status ReadJobs(JobId first, JobId last, size_t chunk_rows,
+                          const std::function<void(std::vector<StoredJob>&&)>& take);
 
   // Queues a batch; `done` runs on the writer thread after the commit (or failure). A batch
   // is all-or-nothing. Failures: kFailedPrecondition when this store was fenced (another
@@ -266,6 +274,9 @@ class Store {
 
  protected:
   Store() = default;
+
+ private:
+  std::vector<StoredJob> unread_jobs_;  // the default LoadAllButJobs's rows, for ReadJobs
 };
 
 }  // namespace sluice::store

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <vector>
 
+#include "base/array_ids.h"
 #include "store/etcd_store.h"
 #include "store/store.h"
 #include "testing/etcd_cluster.h"
@@ -99,6 +101,50 @@ class StoreContractTest : public ::testing::Test {
 
 using Backends = ::testing::Types<SqliteBackend, EtcdBackend>;
 TYPED_TEST_SUITE(StoreContractTest, Backends);
+
+// A restart's load (issue 45): everything but the rows, then the rows of an id range in id
+// order, in chunks no larger than asked, the same rows Load returns.
+TYPED_TEST(StoreContractTest, TheTwoStepLoadHandsTheRowsOfARangeInIdOrderByChunks) {
+  const JobId element = (JobId{3} << 32) | 2;  // element 2 of array 2 (base/array_ids.h)
+  {
+    auto store = this->backend_.Open();
+    ASSERT_TRUE(store) << store.error().ToString();
+    ASSERT_TRUE((*store)
+                    ->WriteSync(WriteBatch{.jobs = {Row(5), Row(element), Row(1), Row(2), Row(9)},
+                                           .hosts = {{"x1", "{\"slots\":4}"}},
+                                           .settings = {{"next_job_id", 10}}})
+                    .ok());
+  }
+  auto store = this->backend_.Open();
+  ASSERT_TRUE(store) << store.error().ToString();
+  auto whole = (*store)->Load();
+  ASSERT_TRUE(whole) << whole.error().ToString();
+  Store& s = **store;
+  auto snap = s.LoadAllButJobs();
+  ASSERT_TRUE(snap) << snap.error().ToString();
+  EXPECT_TRUE(snap->jobs.empty());
+  EXPECT_EQ(snap->hosts, whole->hosts);
+  EXPECT_EQ(snap->settings, whole->settings);
+  std::vector<std::vector<JobId>> chunks;
+  std::vector<StoredJob> read;
+  const auto take = [&](std::vector<StoredJob>&& rows) {
+    chunks.emplace_back();
+    for (StoredJob& row : rows) {
+      chunks.back().push_back(row.id);
+      read.push_back(std::move(row));
+    }
+  };
+  ASSERT_TRUE(s.ReadJobs(kMaxArrayJobId + 1, std::numeric_limits<JobId>::max(), 2, take).ok());
+  ASSERT_TRUE(s.ReadJobs(0, kMaxArrayJobId, 2, take).ok());
+  EXPECT_EQ(chunks, (std::vector<std::vector<JobId>>{{element}, {1, 2}, {5, 9}}));
+  std::vector<StoredJob> expected;
+  for (JobId id : {element, JobId{1}, JobId{2}, JobId{5}, JobId{9}}) {
+    for (const StoredJob& row : whole->jobs) {
+      if (row.id == id) expected.push_back(row);
+    }
+  }
+  EXPECT_EQ(read, expected);
+}
 
 TYPED_TEST(StoreContractTest, RowsRoundTripAcrossAReopenAndTheEpochGrows) {
   StoredJob full = Row(7);
