@@ -83,6 +83,8 @@ const char* ToString(LockRank rank) {
       return "worker queue";
     case LockRank::kAgentsHeard:
       return "agents heard";
+    case LockRank::kPipeline:
+      return "pipeline";
     case LockRank::kDrmaaTemplate:
       return "drmaa template";
     case LockRank::kDrmaaSession:

@@ -21,23 +21,24 @@ namespace sluice {
 // Every mutex of the controller process, outermost first: a mutex may be taken while holding
 // only mutexes listed before it. Leaves (nothing is taken while they are held) come last.
 enum class LockRank : int {
-  kStatsSampler,      // server/stats_sampler.h: sampling calls into the controller
-  kHistoryKeeper,     // server/history_api.h: the retention thread's schedule
-  kEstimator,         // server/estimates.h: the estimator thread's stop flag
-  kController,        // server/context.h: the controller's state (the single-writer lock)
-  kStoreFault,        // server/store_writer.h: why the store refuses writes
-  kStoreQueue,        // store/: the writer's queue of batches (SQLite, etcd)
-  kStoreSpecs,        // store/etcd_store.h: job specs already in etcd
-  kSpecReader,        // store/sqlite_spec_reader.h: the specs' read connection
-  kHistoryReader,     // store/sqlite_history.h: the history connection
-  kAuth,              // server/request_auth.h: tokens and the MUNGE replay cache
-  kIdentityCache,     // server/job_identity.cc: UNIX accounts looked up
-  kStepStreams,       // server/step_broker.h: steps' buffered streams and orders
-  kEventQueue,        // server/sse_queue.h: one event-stream reader's frames
+  kStatsSampler,        // server/stats_sampler.h: sampling calls into the controller
+  kHistoryKeeper,       // server/history_api.h: the retention thread's schedule
+  kEstimator,           // server/estimates.h: the estimator thread's stop flag
+  kController,          // server/context.h: the controller's state (the single-writer lock)
+  kStoreFault,          // server/store_writer.h: why the store refuses writes
+  kStoreQueue,          // store/: the writer's queue of batches (SQLite, etcd)
+  kStoreSpecs,          // store/etcd_store.h: job specs already in etcd
+  kSpecReader,          // store/sqlite_spec_reader.h: the specs' read connection
+  kHistoryReader,       // store/sqlite_history.h: the history connection
+  kAuth,                // server/request_auth.h: tokens and the MUNGE replay cache
+  kIdentityCache,       // server/job_identity.cc: UNIX accounts looked up
+  kStepStreams,         // server/step_broker.h: steps' buffered streams and orders
+  kEventQueue,          // server/sse_queue.h: one event-stream reader's frames
   kConnectionRegistry,  // server/connection_guard.cc: the guards by port
-  kConnections,       // server/connection_guard.h: open connections
-  kWorkerQueue,       // server/connection_guard.cc: the HTTP workers' task queue
-  kAgentsHeard,       // server/ha_front.h: the agents a standby heard from
+  kConnections,         // server/connection_guard.h: open connections
+  kWorkerQueue,         // server/connection_guard.cc: the HTTP workers' task queue
+  kAgentsHeard,         // server/ha_front.h: the agents a standby heard from
+  kPipeline,            // server/ordered_pipeline.h: chunks in flight (a restart's job rows)
   // libsluice-drmaa's, in the processes that load it (python3-drmaa, Galaxy, Snakemake),
   // never with the controller's: a job template's values (drmaa/job_template.h), copied out
   // before the session is touched, and the process's DRMAA session (drmaa/session.h), held
