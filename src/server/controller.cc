@@ -1,21 +1,24 @@
 #include "server/controller.h"
 
-#include <random>
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <random>
+#include <thread>
 #include <utility>
+#include <vector>
 
+#include "base/array_ids.h"
 #include "daemon/service_notifier.h"
 #include "server/cycle_pacing.h"
 #include "server/fixed_text_pool.h"
 #include "server/job_identity.h"
 #include "server/job_spec.h"
-#include "wire/job_json.h"
+#include "server/ordered_pipeline.h"
 #include "server/views.h"
+#include "wire/job_json.h"
 
 namespace sluice::server {
 
@@ -97,23 +100,66 @@ Status Controller::Restore(store::Snapshot& snap) {
     book_.SkipIdsBelow(next->second);
   }
   RestoreCredentialKey(snap, batch);
-  idempotency_.Restore(snap.jobs, ctx_.Now());  // reads the rows before the book takes them
-  const JobBook::Restored restored = book_.Restore(std::move(snap.jobs), batch);
-  snap.jobs.clear();  // moved-from rows: nothing of them is read again
+  Result<JobBook::Restored> restored = RestoreJobs(batch);
+  if (!restored) return restored.error();
   settings_.SettleDrainingHosts();  // their jobs are back on them: they drain on
-  for (const std::string& host : restored.launch_hosts) agents_.Expect(host, start_ms_);
+  for (const std::string& host : restored->launch_hosts) agents_.Expect(host, start_ms_);
   for (const core::Host& host : ctx_.state().topology().hosts()) {
     SLUICE_RETURN_IF_ERROR(
         ctx_.ApplyLocked(core::HostChanged{host.spec.name, core::HostState::kUnavail}, ""));
   }
   settings_.RestoreReclaimDeadlines(snap.settings);
-  ctx_.log().info("epoch {}: restored {} jobs ({} holding allocations), {} agent hosts", ctx_.writes().epoch(),
-                 book_.jobs().size(), restored.holding, settings_.agent_host_count());
+  ctx_.log().info("epoch {}: restored {} jobs ({} holding allocations), {} agent hosts",
+                  ctx_.writes().epoch(), book_.jobs().size(), restored->holding,
+                  settings_.agent_host_count());
   // Written even when empty: a store opened on a full disk learns here that it cannot write
   // yet (TakeOver waits for it), so this controller starts read-only instead of deciding.
   ctx_.writes().Write(std::move(batch));
   ctx_.cycle().MarkDirty();
   return Status::Ok();
+}
+
+// A chunk of rows at a time, read, parsed and restored at once (issue 45; job_book.h,
+// "Restart"): the array elements' rows first, then every other, each in id order.
+Result<JobBook::Restored> Controller::RestoreJobs(store::WriteBatch& batch) {
+  constexpr size_t kRowsPerChunk = 1024;
+  store::Store& store = ctx_.writes().store();
+  const bool keeps_history = !store.PurgesHistory();
+  const JobBook::RestoreFrame frame =
+      book_.BeginRestore([this, keeps_history](const RestoringRow& row) {
+        if (row.ended && keeps_history) history_.insert({row.end_time, row.id});
+        if (!row.idempotency.is_null()) {
+          idempotency_.NoteRestored(row.id, row.submit_time, row.user, row.idempotency);
+        }
+      });
+  using Rows = std::vector<store::StoredJob>;
+  using Prepared = std::vector<RestoringRow>;
+  const OrderedPipeline<Rows, Prepared>::Stages stages{
+      .read = [&store](const OrderedPipeline<Rows, Prepared>::Emit& emit) -> Status {
+        SLUICE_RETURN_IF_ERROR(store.ReadJobs(kMaxArrayJobId + 1, std::numeric_limits<JobId>::max(),
+                                              kRowsPerChunk, emit));
+        return store.ReadJobs(0, kMaxArrayJobId, kRowsPerChunk, emit);
+      },
+      .prepare =
+          [&frame](Rows&& rows) {
+            Prepared prepared;
+            prepared.reserve(rows.size());
+            for (store::StoredJob& row : rows) {
+              prepared.push_back(JobBook::PrepareRestore(std::move(row), frame));
+            }
+            return prepared;
+          },
+      .apply =
+          [this](Prepared&& rows) {
+            for (RestoringRow& row : rows) book_.RestorePrepared(std::move(row));
+          }};
+  // The calling thread prepares too while it has nothing to apply: one worker per other core.
+  const int workers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()) - 1, 1, 3);
+  SLUICE_RETURN_IF_ERROR(
+      (OrderedPipeline<Rows, Prepared>::Run(stages, workers, /*max_in_flight=*/4 * (workers + 2))));
+  JobBook::Restored restored = book_.EndRestore(batch);
+  idempotency_.EndRestore();  // after EndRestore: the elements' rows are noted there
+  return restored;
 }
 
 Result<Caller> Controller::Authenticate(const std::string& token) {

@@ -282,11 +282,14 @@ class Controller {
   Controller(core::ClusterState state, ControllerDeps deps);
 
   // Steps: 1. hosts agents added earlier; 2. administrators' queue and host overrides, and
-  // the advance reservations; 3. every job (JobBook::Restore), the agents of hosts with jobs expected back; 4. every
-  // host unavailable until its agent registers (an agent not yet back is unknown, not
-  // idle); 5. queues' reclaim deadlines.
-  // Moves the snapshot's job rows into the job records (`snap.jobs` is left empty).
+  // the advance reservations; 3. every job (RestoreJobs), the agents of hosts with jobs expected
+  // back; 4. every host unavailable until its agent registers (an agent not yet back is unknown,
+  // not idle); 5. queues' reclaim deadlines. The snapshot holds no job rows
+  // (Store::LoadAllButJobs): step 3 reads them (RestoreJobs).
   Status Restore(store::Snapshot& snap);
+  // Step 3: every stored job back into the book and the core, the idempotency keys and the
+  // history's index (the writes it needs join `batch`).
+  Result<JobBook::Restored> RestoreJobs(store::WriteBatch& batch);
   // The second half of Reconfigure(): the new configuration and its auth section in force.
   Answer ApplyReload(core::ClusterConfig config, config::AuthConfig auth);
   // The job credentials' key from the store's settings, or a new one written to `batch`.

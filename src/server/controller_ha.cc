@@ -22,7 +22,7 @@ constexpr int64_t kResyncRetryMs = 1'000;  // while the disk stays full
 
 Status Controller::TakeOver() {
   const int64_t start_ms = ctx_.NowMs();  // "first cycle, N ms after taking over" counts the load
-  Result<store::Snapshot> snap = ctx_.writes().store().Load();
+  Result<store::Snapshot> snap = ctx_.writes().store().LoadAllButJobs();
   if (!snap) return snap.error();
   if (snap->schema.upgraded()) {  // R-OPS-5: the store upgraded it in place, before the read
     ctx_.log().info("upgraded state {} from schema {} to {}", ctx_.writes().store().dir(),
@@ -32,15 +32,10 @@ Status Controller::TakeOver() {
     std::lock_guard lock(ctx_.mu());
     ctx_.writes().BeginEpoch();
     start_ms_ = start_ms;
-    for (const store::StoredJob& row : snap->jobs) {
-      if (row.phase == "ENDED" && !ctx_.writes().store().PurgesHistory()) {
-        history_.insert({row.end_time, row.id});
-      }
-    }
   }
   SLUICE_RETURN_IF_ERROR(Restore(*snap));
-  // The rows were copied into the job records: the snapshot's copies go, and their pages go
-  // back to the system (issue 45: otherwise they stay resident as the heap's free memory).
+  // What the restart read and freed goes back to the system (issue 45: otherwise it stays
+  // resident as the heap's free memory).
   *snap = store::Snapshot{};
   ReleaseFreedMemory();
   ctx_.writes().store().Flush();  // a full disk: read-only from the start (StoreWriter::Failed)

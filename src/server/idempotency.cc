@@ -108,36 +108,32 @@ void IdempotencyKeys::Abandon(const std::string& user, const std::string& key) {
   settled_cv_.notify_all();
 }
 
-// Steps: 1. the rows submitted within the TTL whose spec carries a tag (a cheap text test
-// first: most rows have none); 2. the ids of each (user, key) by their index in the
-// submission; 3. complete submissions only (retention may have deleted some of a batch).
-void IdempotencyKeys::Restore(const std::vector<store::StoredJob>& rows, Instant now) {
-  std::map<Id, Entry> found;
-  for (const store::StoredJob& row : rows) {
-    if (row.submit_time + kTtlSeconds <= now) continue;
-    if (row.spec.find("\"idempotency\"") == std::string::npos) continue;
-    const json spec = json::parse(row.spec, nullptr, /*allow_exceptions=*/false);
-    if (!spec.is_object() || !spec.contains("idempotency")) continue;
-    const json& tag = spec["idempotency"];
-    if (!tag.is_object() || !tag.value("key", json()).is_string() ||
-        !tag.value("index", json()).is_number_unsigned() ||
-        !tag.value("count", json()).is_number_unsigned()) {
-      continue;
-    }
-    const size_t index = tag["index"].get<size_t>();
-    const size_t count = tag["count"].get<size_t>();
-    if (index >= count) continue;
-    Entry& entry = found[{spec.value("user", ""), tag["key"].get<std::string>()}];
-    entry.digest = tag.value("digest", "");
-    entry.when = row.submit_time;
-    if (entry.ids.size() != count) entry.ids.assign(count, 0);
-    entry.ids[index] = row.id;
+// The ids of each (user, key) by their index in the submission; EndRestore keeps complete
+// submissions only (retention may have deleted some of a batch).
+void IdempotencyKeys::NoteRestored(JobId id, Instant submit_time, const std::string& user,
+                                   const json& tag) {
+  if (!tag.is_object() || !tag.value("key", json()).is_string() ||
+      !tag.value("index", json()).is_number_unsigned() ||
+      !tag.value("count", json()).is_number_unsigned()) {
+    return;
   }
-  for (auto& [id, entry] : found) {
+  const size_t index = tag["index"].get<size_t>();
+  const size_t count = tag["count"].get<size_t>();
+  if (index >= count) return;
+  Entry& entry = restoring_[{user, tag["key"].get<std::string>()}];
+  entry.digest = tag.value("digest", "");
+  entry.when = submit_time;
+  if (entry.ids.size() != count) entry.ids.assign(count, 0);
+  entry.ids[index] = id;
+}
+
+void IdempotencyKeys::EndRestore() {
+  for (auto& [id, entry] : restoring_) {
     bool complete = true;
     for (JobId job : entry.ids) complete = complete && job != 0;
     if (complete) Insert(id, std::move(entry));
   }
+  restoring_.clear();
 }
 
 }  // namespace sluice::server

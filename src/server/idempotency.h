@@ -70,8 +70,12 @@ class IdempotencyKeys {
   void Finish(const std::string& user, const std::string& key, std::vector<JobId> ids);
   void Abandon(const std::string& user, const std::string& key);
 
-  // Rebuilds the entries from stored rows submitted within kTtlSeconds of `now`.
-  void Restore(const std::vector<store::StoredJob>& rows, Instant now);
+  // A restart rebuilds the entries: NoteRestored for each stored job submitted within
+  // kTtlSeconds whose spec carries a tag (`tag`, its spec's `user`), in id order; then
+  // EndRestore keeps the submissions whose every job was noted.
+  void NoteRestored(JobId id, Instant submit_time, const std::string& user,
+                    const nlohmann::json& tag);
+  void EndRestore();
 
   size_t size() const { return entries_.size(); }
 
@@ -92,6 +96,7 @@ class IdempotencyKeys {
   std::set<std::pair<Instant, Id>> by_time_;
   std::map<std::string, size_t> per_user_;
   std::condition_variable_any settled_cv_;
+  std::map<Id, Entry> restoring_;  // NoteRestored's, until EndRestore
 };
 
 }  // namespace sluice::server

@@ -24,14 +24,14 @@ std::optional<core::ElementState> StateOfLetter(char c) {
   return std::nullopt;
 }
 
+}  // namespace
+
 core::ElementState StoredElementState(const store::StoredJob& row) {
   if (row.phase != core::ToString(core::AdmissionPhase::kEnded)) return core::ElementState::kQueued;
   if (row.state == ToString(JobState::kDone)) return core::ElementState::kDone;
   if (row.state == ToString(JobState::kCancelled)) return core::ElementState::kCancelled;
   return core::ElementState::kExit;
 }
-
-}  // namespace
 
 bool IsArrayParent(const JobInfo& job) {
   return !IsArrayElement(job.row.id) && job.has_array;
@@ -246,58 +246,41 @@ void JobBook::StageArray(JobId id, store::WriteBatch& batch) {
   batch.jobs.push_back(parent.Stored());
 }
 
-void JobBook::PrepareArrayRestore(const std::vector<store::StoredJob>& rows) {
-  restoring_arrays_.clear();
-  std::map<JobId, std::vector<int32_t>> indices;
-  const std::string ended(core::ToString(core::AdmissionPhase::kEnded));
-  for (const store::StoredJob& row : rows) {
-    if (IsArrayElement(row.id) || row.phase == ended ||
-        row.spec.find("\"array\"") == std::string::npos) {
-      continue;
-    }
-    json spec = json::parse(row.spec, nullptr, false);
-    if (!spec.is_object() || !spec.contains("array") || !spec["array"].is_string()) continue;
-    Result<core::ArraySpec> parsed = core::ParseArraySpec(spec["array"].get<std::string>());
-    if (!parsed) continue;
-    Result<std::vector<core::ElementState>> decoded =
-        DecodeElementStates(row.array_states, parsed->indices.size());
-    std::vector<core::ElementState> states(parsed->indices.size(), core::ElementState::kWaiting);
-    if (decoded) {
-      states = std::move(*decoded);
-    } else {
-      ctx_.log().error("job {}: {}; its elements wait again", row.id, decoded.error().message());
-    }
-    // A queued element without an unfinished row was a pending Job never stored: it waits.
-    for (core::ElementState& s : states) {
-      if (s == core::ElementState::kQueued) s = core::ElementState::kWaiting;
-    }
-    restoring_arrays_[row.id] = std::move(states);
-    indices[row.id] = std::move(parsed->indices);
+// Steps: 1. its elements' states from its row (a queued one without an unfinished row was a
+// pending job never stored: it waits); 2. each element row's state over its position's;
+// 3. ArrayRestored.
+Status JobBook::RestoreArrayRow(JobInfo& job, const json& spec) {
+  const JobId id = job.row.id;
+  const std::string what = "job " + std::to_string(id);
+  if (!spec.is_object() || !spec.contains("array") || !spec["array"].is_string()) {
+    return InvalidArgument(what + ": unreadable array");
   }
-  for (const store::StoredJob& row : rows) {
-    if (!IsArrayElement(row.id)) continue;
-    auto found = restoring_arrays_.find(ArrayIdOf(row.id));
-    if (found == restoring_arrays_.end()) continue;
-    const std::vector<int32_t>& index = indices[found->first];
-    auto pos = std::lower_bound(index.begin(), index.end(), ArrayIndexOf(row.id));
-    if (pos == index.end() || *pos != ArrayIndexOf(row.id)) continue;
-    found->second[static_cast<size_t>(pos - index.begin())] = StoredElementState(row);
+  Result<core::ArraySpec> parsed = core::ParseArraySpec(spec["array"].get<std::string>());
+  if (!parsed) return InvalidArgument(what + ": unreadable array");
+  const std::vector<int32_t>& indices = parsed->indices;
+  Result<std::vector<core::ElementState>> decoded =
+      DecodeElementStates(job.row.array_states.str(), indices.size());
+  std::vector<core::ElementState> states(indices.size(), core::ElementState::kWaiting);
+  if (decoded) {
+    states = std::move(*decoded);
+  } else {
+    ctx_.log().error("job {}: {}; its elements wait again", id, decoded.error().message());
   }
-}
-
-Status JobBook::RestoreArrayRow(JobInfo& job) {
-  auto found = restoring_arrays_.find(job.row.id);
-  if (found == restoring_arrays_.end()) {
-    return InvalidArgument("job " + std::to_string(job.row.id) + ": unreadable array");
+  for (core::ElementState& s : states) {
+    if (s == core::ElementState::kQueued) s = core::ElementState::kWaiting;
   }
-  const json spec = Spec(job);
-  core::ArrayRestored event{.spec = ToCoreSpec(spec, job.row.id),
+  if (auto rows = element_states_.find(id); rows != element_states_.end()) {
+    for (const auto& [index, state] : rows->second) {
+      auto pos = std::lower_bound(indices.begin(), indices.end(), index);
+      if (pos != indices.end() && *pos == index)
+        states[static_cast<size_t>(pos - indices.begin())] = state;
+    }
+  }
+  core::ArrayRestored event{.spec = ToCoreSpec(spec, id),
                             .array = spec["array"].get<std::string>(),
                             .base_seq = job.row.seq,
-                            .states = std::move(found->second)};
-  restoring_arrays_.erase(found);
-  SLUICE_RETURN_IF_ERROR(
-      ctx_.ApplyLocked(event, "job " + std::to_string(job.row.id) + ": cannot restore the array"));
+                            .states = std::move(states)};
+  SLUICE_RETURN_IF_ERROR(ctx_.ApplyLocked(event, what + ": cannot restore the array"));
   job.in_core = true;
   return Status::Ok();
 }

@@ -27,6 +27,7 @@
 #include "base/status.h"
 #include "core/model/cluster_state.h"
 #include "core/model/job_array.h"
+#include "store/store.h"
 
 namespace sluice::server {
 
@@ -51,6 +52,8 @@ Status ParseArrayField(const nlohmann::json& body, const std::string& where, nlo
 // done, exit, cancelled). Decode errors: kInvalidArgument when malformed or not `size` long.
 std::string EncodeElementStates(const std::vector<core::ElementState>& states);
 Result<std::vector<core::ElementState>> DecodeElementStates(std::string_view text, size_t size);
+// An array element's state as its stored row spells it (a restart's).
+core::ElementState StoredElementState(const store::StoredJob& row);
 
 // `INDEX` or `FIRST-LAST` (the query parameter `index`, the CLI's `ID[2-7]`) -> the range.
 // Errors: kInvalidArgument "index: expected ...".

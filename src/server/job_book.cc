@@ -25,74 +25,6 @@ using nlohmann::json;
 
 namespace {
 
-// The allocation of a stored row, or an error when the cluster no longer has its hosts or
-// resources.
-// A stored grant's GPUs: its `gpus` indexes; or, for one stored before devices had indexes,
-// as many of the host's free devices as its `gpu` count (it was bound to none, so any do).
-Result<uint64_t> GpusOfGrant(const json& h, const core::HostGrant& grant,
-                             const core::ClusterState& state) {
-  const core::Host& host = state.topology().hosts()[grant.host];
-  auto listed = h.find("gpus");
-  if (listed == h.end()) {
-    auto gpu = state.topology().FindHostResource("gpu");
-    for (const core::ResourceAmount& r : grant.resources) {
-      if (gpu && r.id == *gpu) {
-        return core::LowestBits(host.GpusFree(), static_cast<int32_t>(r.amount));
-      }
-    }
-    return uint64_t{0};
-  }
-  Result<uint64_t> mask = wire::GpuMaskOf(*listed);
-  if (!mask) return mask.error().WithPrefix("host " + host.spec.name + ": gpus");
-  return mask;
-}
-
-Result<core::Allocation> DecodeAllocation(const std::string& text,
-                                          const core::ClusterState& state) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return InvalidArgument("bad allocation " + text);
-  core::Allocation alloc;
-  for (const json& h : j.value("hosts", json::array())) {
-    auto host = state.topology().FindHost(h.value("host", ""));
-    if (!host) return NotFound("no host " + h.value("host", ""));
-    core::HostGrant grant{
-        .host = *host, .slots = h.value("slots", 0), .whole_host = h.value("whole_host", false)};
-    for (auto it = h["resources"].begin(); it != h["resources"].end(); ++it) {
-      auto id = state.topology().FindHostResource(it.key());
-      if (!id) return NotFound("no host resource " + it.key());
-      grant.resources.push_back({*id, it.value().get<int64_t>()});
-    }
-    Result<uint64_t> gpus = GpusOfGrant(h, grant, state);
-    if (!gpus) return gpus.error();
-    grant.gpus = *gpus;
-    if (auto mem = h.find("gpu_mem_mb"); mem != h.end()) {  // shared mode
-      if (!mem->is_number_integer() || mem->get<int64_t>() <= 0 || grant.gpus == 0) {
-        return InvalidArgument("host " + h.value("host", "") +
-                               ": gpu_mem_mb must be a positive integer beside gpus");
-      }
-      grant.gpu_mem_mb = mem->get<int64_t>();
-    }
-    alloc.hosts.push_back(std::move(grant));
-  }
-  for (auto it = j["shared"].begin(); it != j["shared"].end(); ++it) {
-    auto id = state.topology().FindSharedResource(it.key());
-    if (!id) return NotFound("no shared resource " + it.key());
-    alloc.shared.push_back({*id, it.value().get<int64_t>()});
-  }
-  return alloc;
-}
-
-// The hosts (by name) of a stored allocation, for an ended job's "where it ran".
-std::vector<std::pair<std::string, int32_t>> HostsOf(const std::string& allocation) {
-  std::vector<std::pair<std::string, int32_t>> hosts;
-  json alloc = json::parse(allocation, nullptr, false);
-  if (!alloc.is_object()) return hosts;
-  for (const json& g : alloc.value("hosts", json::array())) {
-    hosts.emplace_back(g.value("host", ""), g.value("slots", 0));
-  }
-  return hosts;
-}
-
 core::ExitCause CoreCause(const std::string& cause, int32_t exit_code) {
   if (cause == "RUN_LIMIT") return core::ExitCause::kRunLimit;
   if (cause == "HOST_LOST") return core::ExitCause::kHostLost;
@@ -100,16 +32,7 @@ core::ExitCause CoreCause(const std::string& cause, int32_t exit_code) {
   return core::ExitCause::kNonZeroExit;
 }
 
-core::AdmissionRecord RecordOf(const JobRow& row, const core::JobSpec& spec) {
-  return core::AdmissionRecord{
-      .enqueue_time = row.enqueue_time,
-      .spec_digest = core::SpecDigest(spec),
-      .policy = core::ParsePolicyKind(row.policy.str()).value_or(core::PolicyKind::kFifo),
-      .bypass_count = row.bypass_count,
-      .first_blocked = row.first_blocked,
-      .gate_since = row.gate_since,
-      .epoch = row.epoch};
-}
+}  // namespace
 
 // Whether a record may drop its spec's text once stored (issue 45): the store serves specs by
 // id, and every record the book keeps has its row there, i.e. the store does not delete an
@@ -124,8 +47,6 @@ bool DropsStoredSpecs(const ServerContext& ctx) {
   const int64_t ended = ctx.options().keep_ended_seconds;      // < 0: records kept for ever
   return history < 0 || (ended >= 0 && ended < history);
 }
-
-}  // namespace
 
 const LaunchRecord JobInfo::kNoLaunch;
 
@@ -282,132 +203,6 @@ void JobBook::SpecsStored(const std::vector<SpecWritten>& written) {
     if (std::hash<std::string>{}(job->row.spec.str()) != w.hash) continue;
     job->row.spec.clear();
   }
-}
-
-// --- Restart ------------------------------------------------------------------------------------
-
-JobBook::Restored JobBook::Restore(std::vector<store::StoredJob>&& rows,
-                                   store::WriteBatch& batch) {
-  std::vector<JobInfo*> holding;
-  PrepareArrayRestore(rows);
-  for (store::StoredJob& row : rows) {
-    next_id_ = std::max(next_id_, ArrayIdOf(row.id) + 1);
-    if (JobInfo* job = RestoreRow(std::move(row))) holding.push_back(job);
-  }
-  std::sort(holding.begin(), holding.end(),
-            [](const JobInfo* a, const JobInfo* b) { return a->row.start_seq < b->row.start_seq; });
-  Restored restored{.holding = holding.size()};
-  for (JobInfo* job : holding) {
-    if (RestoreAllocation(*job, batch)) restored.launch_hosts.push_back(job->launch().launch_host);
-    Recount(*job);  // a requeued one changed state after Put counted it
-  }
-  return restored;
-}
-
-JobInfo* JobBook::RestoreRow(store::StoredJob&& stored) {
-  // Moved into the record below; `row` reads it there (one copy of each row, not two).
-  const std::optional<JobState> state = ParseJobState(stored.state);
-  const std::optional<core::AdmissionPhase> phase = ParseAdmissionPhase(stored.phase);
-  if (!state || !phase) {
-    ctx_.log().error("job {}: stored state {} phase {} unknown; skipped", stored.id, stored.state,
-                     stored.phase);
-    return nullptr;
-  }
-  auto info = std::make_shared<JobInfo>();
-  info->row = JobRow::From(std::move(stored));
-  const JobRow& row = info->row;
-  const bool ended = *phase == core::AdmissionPhase::kEnded;
-  if (ended) {
-    // Not restored into the core; dependencies that name it keep its verdict.
-    // start_seq, not start_time: a requeue clears the start time, not the fact it started.
-    const bool started = row.start_seq != 0 || row.start_time != 0 || !row.allocation.empty();
-    // An element of an array the core holds again reads its state there.
-    if (!IsArrayElement(row.id) || ctx_.state().FindArray(ArrayIdOf(row.id)) == nullptr) {
-      (void)ctx_.ApplyLocked(core::EndedJobNoted{row.id, CoreEndedState(*state), started},
-                             "job " + std::to_string(row.id));
-    }
-    const int64_t keep = ctx_.options().keep_ended_seconds;
-    if (keep >= 0 && row.end_time + keep <= ctx_.Now()) return nullptr;  // only in the store
-    ended_by_time_.insert({row.end_time, row.id});
-  }
-  info->message = row.message;
-  info->SetState(*state);
-  info->SetPhase(*phase);
-  const json parsed = json::parse(row.spec.str(), nullptr, false);
-  if (!parsed.is_object()) {
-    ctx_.log().error("job {}: stored spec is not JSON; skipped", row.id);
-    return nullptr;
-  }
-  info->AdoptSpec(parsed);
-  // Read from the store when needed again (SpecText): the text was parsed once, here.
-  if (DropsStoredSpecs(ctx_) && !IsArrayParent(*info)) info->row.spec.clear();
-  info->fixed_text = SharedFixedText(parsed);
-  info->queue = InternedText(parsed.value("queue", ""));
-  const core::ClusterState& cs = ctx_.state();
-  if (info->queue.empty() && !cs.topology().queues().empty()) {
-    info->queue = InternedText(cs.topology().queues()[cs.topology().default_queue()].spec.name);
-  }
-  if (ended) {
-    if (!row.allocation.empty()) info->mutable_launch().hosts = HostsOf(row.allocation);
-    Put(std::move(info));
-    return nullptr;
-  }
-  if (IsArrayParent(*info)) {
-    const JobId id = row.id;
-    if (!RestoreArrayRow(*Put(std::move(info))).ok()) Drop(id);
-    return nullptr;
-  }
-  core::JobSpec spec = ToCoreSpec(parsed, row.id);
-  spec.hold = *state == JobState::kHeld;
-  const core::AdmissionRecord record = RecordOf(row, spec);
-  const std::string what = "job " + std::to_string(row.id) + ": cannot restore";
-  if (ctx_.ApplyLocked(core::JobRestored{std::move(spec), row.seq, record}, what).ok()) {
-    // Its queue as the core resolved it, before Put counts it (counted once, not twice).
-    info->in_core = true;
-    info->restored_waiting = IsWaiting(*state);
-    info->queue = InternedText(cs.topology().queues()[cs.FindJob(row.id)->queue].spec.name);
-  }
-  JobInfo* job = Put(std::move(info));
-  return job->in_core && job->HoldsAllocation() ? job : nullptr;
-}
-
-bool JobBook::RestoreAllocation(JobInfo& job, store::WriteBatch& batch) {
-  const core::ClusterState& cs = ctx_.state();
-  Result<core::Allocation> alloc = DecodeAllocation(job.row.allocation, cs);
-  Status restored = alloc ? Status::Ok() : alloc.error();
-  if (alloc) {
-    const JobId preempted_for = job.BeingPreempted() ? job.row.preempted_for : kNoJob;
-    restored = ctx_.ApplyLocked(
-        core::AllocationRestored{job.row.id, *alloc, job.row.start_time, preempted_for}, "");
-  }
-  if (!restored.ok()) {
-    // The configuration changed under it: it cannot hold those slots; it waits again.
-    ctx_.log().error("job {}: stored allocation no longer fits ({}); requeued",
-                     FormatJobId(job.row.id), restored.message());
-    const bool cancelled = job.row.cancel_requested;
-    job.SetPhase(core::AdmissionPhase::kPending);
-    job.SetState(cancelled ? JobState::kCancelled : JobState::kPending);
-    job.row.allocation.clear();
-    job.ClearPreemption();
-    if (cancelled) {
-      (void)ctx_.ApplyLocked(core::JobCancelled{job.row.id}, "");
-      job.SetPhase(core::AdmissionPhase::kEnded);
-      job.row.end_time = ctx_.Now();
-      ended_by_time_.insert({job.row.end_time, job.row.id});
-    }
-    batch.jobs.push_back(job.Stored());
-    return false;
-  }
-  // The victim keeps being stopped for the same job, with the same kill time.
-  job.preempt_committed = job.BeingPreempted();
-  std::vector<std::pair<std::string, int32_t>> hosts;
-  for (const core::HostGrant& g : alloc->hosts) {
-    hosts.emplace_back(cs.topology().hosts()[g.host].spec.name, g.slots);
-  }
-  SetHosts(job, std::move(hosts));
-  job.from_earlier_epoch = job.phase() == core::AdmissionPhase::kAdmitting;
-  job.launch_ready = true;
-  return true;
 }
 
 // --- Transitions --------------------------------------------------------------------------------

@@ -43,6 +43,7 @@
 #include "base/interned_text.h"
 #include "core/driver/forecast.h"
 #include "core/model/job.h"
+#include "core/model/job_array.h"
 #include "core/reasons/reason.h"
 #include "server/context.h"
 #include "server/job_row.h"
@@ -203,6 +204,31 @@ struct JobInfo {
   static const LaunchRecord kNoLaunch;
 };
 
+// A stored row made ready to restore (JobBook::PrepareRestore, on any thread): its record
+// built and its spec parsed once, so that restoring it in id order (JobBook::RestorePrepared,
+// under the controller's lock) touches only the book and the core (issue 45).
+struct RestoringRow {
+  JobId id = 0;
+  std::string error;   // not restored: why (RestorePrepared logs it)
+  bool known = false;  // its state and phase are ones this version knows
+  JobState state = JobState::kPending;
+  bool ended = false;
+  bool started = false;  // an ended one: it had started (dependencies on it read this)
+  int64_t end_time = 0;
+  // Its record; null when it is not restored (`error`) or is an ended job past the retention
+  // (only in the store; noted for the dependencies on it).
+  std::shared_ptr<JobInfo> info;
+  std::optional<core::JobSpec> spec;  // an unfinished job's but an array's: JobRestored's
+  core::AdmissionRecord record;       // beside `spec`
+  nlohmann::json array_spec;          // an unfinished array's own record: its spec
+  core::ElementState element_state = core::ElementState::kQueued;  // an array element's
+  // Its submission's idempotency tag and user when submitted within the keys' time to live
+  // (IdempotencyKeys::NoteRestored), else null.
+  nlohmann::json idempotency;
+  std::string user;
+  int64_t submit_time = 0;
+};
+
 // The jobs by (state, queue), the waiting jobs by (main reason, queue) and the jobs by
 // (user, state): the /metrics gauges sluice_jobs, sluice_pending_reasons and sluice_user_jobs.
 // An array's own record is left out: its elements are the jobs (R-UX-3). Keys with no job are
@@ -213,6 +239,10 @@ struct JobCounts {
   std::map<std::pair<std::string, std::string>, int64_t> by_user;    // (user, state)
   bool operator==(const JobCounts&) const = default;
 };
+
+// Whether a record drops its spec's text once a write carrying it committed (issue 45): the
+// store serves specs by id and keeps every row a record outlives (job_book.cc).
+bool DropsStoredSpecs(const ServerContext& ctx);
 
 class JobBook {
  public:
@@ -269,15 +299,31 @@ class JobBook {
   // --- Restart ---
   // Steps: 1. every row in id order: an ended one is noted for dependencies (EndedJobNoted)
   // and kept only within retention; an unfinished one goes back into the core through the
-  // submission path with its stored sequence and admission record (JobRestored); 2. the
-  // allocations of ADMITTING/RUNNING jobs in start order (AllocationRestored, with their
-  // preemption markers); one that no longer fits is requeued (its row joins `batch`).
+  // submission path with its stored sequence and admission record (JobRestored); an array's
+  // record with its elements' states (ArrayRestored); 2. the allocations of ADMITTING/RUNNING
+  // jobs in start order (AllocationRestored, with their preemption markers); one that no
+  // longer fits is requeued (its row joins `batch`).
+  // A chunk of rows at a time (issue 45): PrepareRestore readies a row on any thread (parses
+  // its spec, builds its record; touches neither the book nor the core), RestorePrepared
+  // takes the prepared rows in id order, EndRestore does step 2. The rows of array elements
+  // (ids above every other job's, base/array_ids.h) come first: RestorePrepared keeps them
+  // (their arrays' restores read their states) and EndRestore restores them, in id order,
+  // before step 2 — the order of one pass over all rows by id.
+  struct RestoreFrame {  // what preparing a row reads: the same for every row of a restart
+    Instant now = 0;
+    int64_t keep_ended_seconds = 0;
+    bool drops_specs = false;  // DropsStoredSpecs
+    InternedText default_queue;
+  };
+  // `noted` sees every row as it is restored, in id order (the controller's own bookkeeping).
+  RestoreFrame BeginRestore(std::function<void(const RestoringRow&)> noted);
+  static RestoringRow PrepareRestore(store::StoredJob&& row, const RestoreFrame& frame);
+  void RestorePrepared(RestoringRow&& row);
   struct Restored {
     size_t holding = 0;                     // jobs that held allocations when stored
     std::vector<std::string> launch_hosts;  // of the jobs that hold them again
   };
-  // The rows are moved into the records (a restart holds one copy of each, not two).
-  Restored Restore(std::vector<store::StoredJob>&& rows, store::WriteBatch& batch);
+  Restored EndRestore(store::WriteBatch& batch);
 
   // --- Transitions (each adds the row to `batch`) ---
   void SetState(JobInfo& job, JobState state, const std::string& why, store::WriteBatch& batch);
@@ -371,8 +417,8 @@ class JobBook {
   void OnReleased(std::function<void(JobId)> released) { on_released_ = std::move(released); }
 
  private:
-  // Restore's step 1 for one row; the job when it holds an allocation to restore.
-  JobInfo* RestoreRow(store::StoredJob&& row);
+  // Restore's step 1 for one prepared row.
+  void RestoreRow(RestoringRow&& row);
   // Restore's step 2 for one job; false when it was requeued (its row is in `batch`).
   bool RestoreAllocation(JobInfo& job, store::WriteBatch& batch);
   void Unindex(const JobInfo& job);
@@ -383,10 +429,9 @@ class JobBook {
   // Adds or replaces job `job->row.id` in jobs_; Drop removes it.
   JobInfo* Put(std::shared_ptr<JobInfo> job);
   void Drop(JobId id);
-  // Restore's arrays: the element states of every unfinished array (job_arrays.h), then
-  // ArrayRestored for one parent row.
-  void PrepareArrayRestore(const std::vector<store::StoredJob>& rows);
-  Status RestoreArrayRow(JobInfo& job);
+  // ArrayRestored for an unfinished array's own record, its elements' states from its row and
+  // its elements' rows (job_arrays.h).
+  Status RestoreArrayRow(JobInfo& job, const nlohmann::json& spec);
 
   ServerContext& ctx_;
   std::function<void(JobId)> on_released_;
@@ -400,7 +445,12 @@ class JobBook {
   std::map<std::pair<std::string, std::string>, int64_t> ended_totals_;
   std::map<int, std::function<void(const JobEvent&)>> listeners_;
   int next_listener_ = 1;
-  std::map<JobId, std::vector<core::ElementState>> restoring_arrays_;  // during Restore only
+  // During a restart only (BeginRestore to EndRestore):
+  std::function<void(const RestoringRow&)> restore_noted_;
+  std::vector<RestoringRow> restoring_elements_;  // the array elements' rows, by id
+  // Their states by array, as (index, state).
+  std::map<JobId, std::vector<std::pair<int32_t, core::ElementState>>> element_states_;
+  std::vector<JobInfo*> holding_;  // restored jobs that hold an allocation to restore
   // EstimateOf's answers without an estimate of the job's own.
   const std::shared_ptr<const core::StartEstimate> not_yet_ = std::make_shared<
       const core::StartEstimate>(core::StartEstimate{.unknown_because = "not estimated yet"});
