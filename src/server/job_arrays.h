@@ -9,7 +9,7 @@
 // the controller nothing. Element rows are stored once they changed state (start, hold,
 // end); whenever one is staged the parent is staged with it (JobBook::StageArray), so the
 // stored states always agree with the element rows of the same batch.
-// Restart (JobBook::Restore): the parent's states, with each stored unfinished element
+// Restart (job_restore.cc): the parent's states, with each stored unfinished element
 // `queued` and a `queued` position without a row `waiting` again (a pending element Job
 // that was never stored), go back as ArrayRestored; element rows then follow as jobs.
 // Thread-safety: the functions here are pure; JobBook's array methods REQUIRE the mutex.

@@ -21,7 +21,8 @@
 //  - every change of a job in the core goes through core::Apply (ServerContext::ApplyLocked);
 //  - each transition adds the job's row to the caller's batch, logs the state change and
 //    emits a JobEvent to the listeners.
-// Thread-safety: every method REQUIRES the context's mutex held.
+// Thread-safety: every method REQUIRES the context's mutex held, but the static
+// PrepareRestore (any thread: it reads only its arguments).
 #pragma once
 
 #include <absl/container/btree_map.h>

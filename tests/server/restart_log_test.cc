@@ -4,11 +4,13 @@
 // million restored jobs logged a million lines, 13 % of the restart's CPU). Jobs submitted
 // after the restart, and later changes of restored jobs, log their lines as before.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <map>
 #include <string>
 
 #include "server/controller_fixture.h"
+#include "server/http_reply.h"
 
 namespace sluice::server {
 namespace {
@@ -63,6 +65,36 @@ TEST(RestartLogTest, RestoredWaitingJobsAreSummedUpInOneLine) {
   after = h.log().substr(before);
   EXPECT_EQ(Count(after, "job " + std::to_string(later) + ": pending: "), 1u) << after;
   EXPECT_EQ(Count(after, "restart: "), 1u) << after;
+}
+
+// A stored spec the restart cannot read (a member of another type than the submission
+// wrote: an edited database, a bug) costs that job only: it is logged and left out, and
+// every other job comes back (it ended the restart before, issue 45).
+TEST(RestartLogTest, AStoredSpecItCannotReadIsLoggedAndSkipped) {
+  TempDir dir;
+  ControllerHarness h(dir.path().string());
+  h.Open();
+  std::vector<JobId> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(h.Submit("alice", {{"command", "x"}}));
+  h.Close();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path() / "sluice.db").c_str(), &db), SQLITE_OK);
+  const std::string sql = "UPDATE jobs SET spec = json_set(spec, '$.queue', 5) WHERE id = " +
+                          std::to_string(ids[1]);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  EXPECT_EQ(sqlite3_changes(db), 1);
+  sqlite3_close(db);
+
+  const size_t before = h.log().size();
+  h.Open();
+  const std::string after = h.log().substr(before);
+  EXPECT_EQ(Count(after, "job " + std::to_string(ids[1]) + ": stored spec unreadable"), 1u)
+      << after;
+  EXPECT_EQ(Reply(h.c().GetJob(ids[1])).status, 404);
+  EXPECT_EQ(h.State(ids[0]), "PENDING");
+  EXPECT_EQ(h.State(ids[2]), "PENDING");
+  EXPECT_EQ(h.Submit("alice", {{"command", "x"}}), ids[2] + 1);  // no id is taken twice
 }
 
 }  // namespace
