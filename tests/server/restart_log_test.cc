@@ -79,8 +79,8 @@ TEST(RestartLogTest, AStoredSpecItCannotReadIsLoggedAndSkipped) {
   h.Close();
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir.path() / "sluice.db").c_str(), &db), SQLITE_OK);
-  const std::string sql = "UPDATE jobs SET spec = json_set(spec, '$.queue', 5) WHERE id = " +
-                          std::to_string(ids[1]);
+  const std::string sql =
+      "UPDATE jobs SET spec = json_set(spec, '$.queue', 5) WHERE id = " + std::to_string(ids[1]);
   EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
       << sqlite3_errmsg(db);
   EXPECT_EQ(sqlite3_changes(db), 1);
