@@ -59,10 +59,7 @@ class OrderedPipeline {
     });
     std::vector<std::thread> preparers;
     for (int i = 0; i < workers; ++i) {
-      preparers.emplace_back([this] {
-        while (PrepareOne(/*for_apply=*/std::nullopt)) {
-        }
-      });
+      preparers.emplace_back([this] { PrepareAll(); });
     }
     ApplyAll();
     reader.join();
@@ -79,15 +76,21 @@ class OrderedPipeline {
     changed_.notify_all();
   }
 
-  // Prepares one read chunk; false when there is none and reading is over. With `for_apply`
-  // (the applying thread), returns at once, false, when chunk *for_apply is prepared or
-  // nothing is left to prepare.
-  bool PrepareOne(std::optional<uint64_t> for_apply) {
+  // A preparer's loop: until reading is over and no chunk is left to prepare.
+  void PrepareAll() {
     MutexLock lock(mu_);
-    changed_.wait(lock, [&]() SLUICE_NO_THREAD_SAFETY_ANALYSIS {
-      return !unprepared_.empty() || reading_done_ || (for_apply && prepared_.contains(*for_apply));
-    });
-    if (unprepared_.empty() || (for_apply && prepared_.contains(*for_apply))) return false;
+    for (;;) {
+      changed_.wait(lock, [this]() SLUICE_NO_THREAD_SAFETY_ANALYSIS {
+        return !unprepared_.empty() || reading_done_;
+      });
+      if (unprepared_.empty()) return;
+      PrepareFront(lock);
+    }
+  }
+
+  // Prepares the oldest unprepared chunk, without the lock while it works. REQUIRES `lock`
+  // held and a chunk in unprepared_; holds it again on return.
+  void PrepareFront(MutexLock& lock) {
     auto [seq, chunk] = std::move(unprepared_.front());
     unprepared_.pop_front();
     lock.unlock();
@@ -95,7 +98,6 @@ class OrderedPipeline {
     lock.lock();
     prepared_.emplace(seq, std::move(out));
     changed_.notify_all();
-    return true;
   }
 
   void ApplyAll() {
@@ -111,9 +113,7 @@ class OrderedPipeline {
           }
           if (reading_done_ && applied_ == read_) return;
           if (!unprepared_.empty()) {  // help rather than wait
-            lock.unlock();
-            PrepareOne(applied_);
-            lock.lock();
+            PrepareFront(lock);
             continue;
           }
           changed_.wait(lock);
