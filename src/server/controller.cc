@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <limits>
 #include <random>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "server/fixed_text_pool.h"
 #include "server/job_identity.h"
 #include "server/job_spec.h"
+#include "server/memory_release.h"
 #include "server/ordered_pipeline.h"
 #include "server/views.h"
 #include "wire/job_json.h"
@@ -84,7 +86,22 @@ Result<std::unique_ptr<Controller>> Controller::Create(ControllerDeps deps) {
   if (!deps.log) deps.log = spdlog::default_logger();
   const bool standby = deps.standby;
   std::unique_ptr<Controller> c(new Controller(std::move(*state), std::move(deps)));
-  if (!standby) SLUICE_RETURN_IF_ERROR(c->TakeOver());
+  if (!standby) {
+    // On a thread of its own that ends with it: the restored jobs' memory is then abandoned to
+    // the threads that go on working (mimalloc reuses a thread's pages only when that thread
+    // allocates), not kept by the caller, the main thread, which then only waits for signals.
+    Status taken;
+    std::exception_ptr thrown;
+    std::thread([&] {
+      try {
+        taken = c->TakeOver();
+      } catch (...) {
+        thrown = std::current_exception();  // the caller's, as if it had restored itself
+      }
+    }).join();
+    if (thrown) std::rethrow_exception(thrown);
+    SLUICE_RETURN_IF_ERROR(taken);
+  }
   return c;
 }
 
@@ -520,8 +537,15 @@ void Controller::SchedulingLoop() {
       break;
     }
     if (notifier_ != nullptr) notifier_->KeepAlive();
+    const int64_t cycles = runner_.timing().count;
     TurnLocked(runner_.ExplainDue(ctx_.NowMs()));
     last_cycle_end = std::chrono::steady_clock::now();
+    // A turn without a cycle after large ones: their freed buffers go back to the system.
+    if (runner_.timing().count == cycles && ReleaseOwed()) {
+      lock.unlock();
+      ReleaseFreedMemory();
+      lock.lock();
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "base/array_ids.h"
 #include "server/cluster_settings.h"
+#include "server/memory_release.h"
 #include "wire/gpu_indexes.h"
 
 namespace sluice::server {
@@ -70,7 +71,11 @@ void CycleRunner::Run() {
   // At rest the controller keeps no cycle's decisions (issue 45): an explained cycle at a
   // million waiting jobs would hold ~72 MB of them until the next. The next such cycle
   // allocates its own (~10-20 ms of page faults against its ~0.5 s); small ones keep reusing.
-  if (decided > kDecisionsKeptAtRest) loop_.ReleaseBuffers();
+  // Their pages go back to the system once the scheduling thread is idle (SchedulingLoop).
+  if (decided > kDecisionsKeptAtRest) {
+    loop_.ReleaseBuffers();
+    OweRelease();
+  }
 }
 
 void CycleRunner::LogRestoredReasons() {

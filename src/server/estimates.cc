@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/driver/forecast.h"
+#include "server/memory_release.h"
 
 namespace sluice::server {
 namespace {
@@ -84,6 +85,7 @@ void StartEstimator::Start() {
         seen = changes;
         last_ms = now_ms;
         Refresh();
+        ReleaseFreedMemory();  // the forecast's copies go back to the system (issue 45)
       }
       lock.lock();
     }
