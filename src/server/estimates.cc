@@ -12,6 +12,9 @@
 namespace sluice::server {
 namespace {
 
+// The fewest estimated jobs whose forecast is followed by ReleaseFreedMemory.
+constexpr int64_t kReleaseAfterEstimates = 1000;
+
 double ThreadCpuMs() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -84,8 +87,9 @@ void StartEstimator::Start() {
       if (changes != seen || now_ms - last_ms >= 10 * interval) {
         seen = changes;
         last_ms = now_ms;
-        Refresh();
-        ReleaseFreedMemory();  // the forecast's copies go back to the system (issue 45)
+        // A large forecast's copies go back to the system (issue 45: ~20 MB at a million
+        // waiting jobs); a small one's are not worth the release.
+        if (Refresh().estimated >= kReleaseAfterEstimates) ReleaseFreedMemory();
       }
       lock.lock();
     }
