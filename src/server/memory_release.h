@@ -14,7 +14,9 @@
 // needs them. Otherwise glibc's malloc_trim(0) returns the free top and whole free pages of
 // every arena.
 // Costs a few milliseconds at most, and some page faults when the thread works again: call it
-// once a burst is over, holding no lock.
+// once a burst is over, holding no lock, and not on the main thread: mimalloc cannot abandon
+// the main heap, and a forced collect there takes every abandoned segment into it (the restart
+// runs on a thread of its own for this, Controller::Create).
 //
 // OweRelease / ReleaseOwed: a thread that works in bursts notes one (OweRelease) and releases
 // when it finds itself idle (ReleaseOwed tells whether one is owed and forgets it), so that
