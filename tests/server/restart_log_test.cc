@@ -4,13 +4,13 @@
 // million restored jobs logged a million lines, 13 % of the restart's CPU). Jobs submitted
 // after the restart, and later changes of restored jobs, log their lines as before.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <map>
 #include <string>
 
 #include "server/controller_fixture.h"
 #include "server/http_reply.h"
+#include "testing/state_database.h"
 
 namespace sluice::server {
 namespace {
@@ -77,14 +77,9 @@ TEST(RestartLogTest, AStoredSpecItCannotReadIsLoggedAndSkipped) {
   std::vector<JobId> ids;
   for (int i = 0; i < 3; ++i) ids.push_back(h.Submit("alice", {{"command", "x"}}));
   h.Close();
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir.path() / "sluice.db").c_str(), &db), SQLITE_OK);
-  const std::string sql =
-      "UPDATE jobs SET spec = json_set(spec, '$.queue', 5) WHERE id = " + std::to_string(ids[1]);
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  EXPECT_EQ(sqlite3_changes(db), 1);
-  sqlite3_close(db);
+  ::sluice::testing::ExecOnStateDatabase(
+      dir.path(),
+      "UPDATE jobs SET spec = json_set(spec, '$.queue', 5) WHERE id = " + std::to_string(ids[1]));
 
   const size_t before = h.log().size();
   h.Open();

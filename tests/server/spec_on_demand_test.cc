@@ -3,11 +3,11 @@
 // stored. What the job was submitted with (or modified to) must reach its agent and the API
 // unchanged, before and after a restart.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include "server/controller.h"
 #include "server/controller_fixture.h"
 #include "server/http_reply.h"
+#include "testing/state_database.h"
 
 namespace sluice::server {
 namespace {
@@ -53,20 +53,11 @@ class SpecOnDemandTest : public ::testing::Test {
     EXPECT_EQ(launch["account"], "alice");
   }
 
-  // Runs `sql` on the database as another connection (another process) would.
-  void ExecOnTheDatabase(const std::string& sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((dir_.path() / "sluice.db").c_str(), &db), SQLITE_OK);
-    sqlite3_busy_timeout(db, 5000);
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db);
-    EXPECT_EQ(sqlite3_changes(db), 1) << sql;
-    sqlite3_close(db);
-  }
   // Sets the stored spec's env.A: what the controller reads from the store from now on.
   void SetStoredVariable(JobId id, const std::string& value) {
-    ExecOnTheDatabase("UPDATE jobs SET spec = json_set(spec, '$.env.A', '" + value +
-                      "') WHERE id = " + std::to_string(id));
+    ::sluice::testing::ExecOnStateDatabase(
+        dir_.path(), "UPDATE jobs SET spec = json_set(spec, '$.env.A', '" + value +
+                         "') WHERE id = " + std::to_string(id));
   }
 
   TempDir dir_;
@@ -126,7 +117,9 @@ TEST_F(SpecOnDemandTest, RecordsThatOutliveTheirRowsKeepTheirSpecs) {
   h_->Heartbeat(host, json::array(), Exited(id));
   h_->c().FlushStore();
   ASSERT_EQ(h_->State(id), "DONE");
-  ExecOnTheDatabase("DELETE FROM jobs WHERE id = " + std::to_string(id));  // as a purge would
+  // As a purge would.
+  ::sluice::testing::ExecOnStateDatabase(dir_.path(),
+                                         "DELETE FROM jobs WHERE id = " + std::to_string(id));
 
   const Reply requeued = Reply(h_->c().Requeue(Caller{.user = "alice"}, id));
   ASSERT_EQ(requeued.status, 200) << requeued.body.dump();
